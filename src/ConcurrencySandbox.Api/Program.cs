@@ -1,0 +1,4 @@
+using ConcurrencySandbox.Api;
+
+var app = SandboxApp.Build(args);
+await app.RunAsync();

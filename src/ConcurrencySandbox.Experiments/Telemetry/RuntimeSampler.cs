@@ -1,0 +1,77 @@
+using System.Diagnostics;
+using ConcurrencySandbox.Experiments.ThreadPools;
+
+namespace ConcurrencySandbox.Experiments.Telemetry;
+
+public sealed record ThreadPoolTelemetry(
+    int ThreadCount, long PendingWorkItemCount, long CompletedWorkItemCount, int MinWorkerThreads, int MaxWorkerThreads);
+
+public sealed record GCTelemetry(
+    int Gen0Collections, int Gen1Collections, int Gen2Collections, long TotalAllocatedBytes, long HeapSizeBytes, double TotalPauseDurationMs);
+
+/// <summary>CPU use is the CPU time since the previous snapshot over the wall time times the processor count.</summary>
+public sealed record ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
+
+/// <summary>One reading of the runtime's own counters.</summary>
+public sealed record RuntimeSnapshot(
+    DateTimeOffset Timestamp,
+    double UptimeSeconds,
+    int ProcessorCount,
+    ThreadPoolTelemetry ThreadPool,
+    GCTelemetry GC,
+    ProcessTelemetry Process,
+    long LockContentionCount,
+    long InFlightRequests);
+
+/// <summary>
+/// Reads the ThreadPool, GC and process counters the runtime keeps; cheap enough to call every second.
+/// The CPU share is measured between consecutive snapshots, whoever asked for them.
+/// </summary>
+public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFlightRequests)
+{
+    private readonly Lock gate = new();
+    private long previousTimestamp = timeProvider.GetTimestamp();
+    private TimeSpan previousCpuTime = Environment.CpuUsage.TotalTime;
+
+    public RuntimeSnapshot Sample()
+    {
+        var cpuTime = Environment.CpuUsage.TotalTime;
+        var timestamp = timeProvider.GetTimestamp();
+        double cpuPercent;
+        lock (gate)
+        {
+            var wallTime = timeProvider.GetElapsedTime(previousTimestamp, timestamp);
+            cpuPercent = CpuPercent(cpuTime - previousCpuTime, wallTime, Environment.ProcessorCount);
+            (previousTimestamp, previousCpuTime) = (timestamp, cpuTime);
+        }
+
+        var (uptime, osThreadCount) = ReadProcess();
+        ThreadPool.GetMinThreads(out var minWorkers, out _);
+        ThreadPool.GetMaxThreads(out var maxWorkers, out _);
+        return new RuntimeSnapshot(
+            timeProvider.GetUtcNow(),
+            uptime.TotalSeconds,
+            RuntimeFacts.ProcessorCount,
+            new ThreadPoolTelemetry(
+                ThreadPool.ThreadCount, ThreadPool.PendingWorkItemCount, ThreadPool.CompletedWorkItemCount, minWorkers, maxWorkers),
+            new GCTelemetry(
+                GC.CollectionCount(0),
+                GC.CollectionCount(1),
+                GC.CollectionCount(2),
+                GC.GetTotalAllocatedBytes(),
+                GC.GetGCMemoryInfo().HeapSizeBytes,
+                GC.GetTotalPauseDuration().TotalMilliseconds),
+            new ProcessTelemetry(cpuTime.TotalMilliseconds, cpuPercent, Environment.WorkingSet, osThreadCount),
+            Monitor.LockContentionCount,
+            inFlightRequests());
+    }
+
+    public static double CpuPercent(TimeSpan cpuTime, TimeSpan wallTime, int processorCount) =>
+        wallTime <= TimeSpan.Zero ? 0 : cpuTime / (wallTime * processorCount) * 100;
+
+    private static (TimeSpan Uptime, int OsThreadCount) ReadProcess()
+    {
+        using var process = Process.GetCurrentProcess();
+        return (DateTime.Now - process.StartTime, process.Threads.Count);
+    }
+}

@@ -1,0 +1,4 @@
+using ConcurrencySandbox.ThirdPartyStub;
+
+var app = StubApp.Build(args);
+await app.RunAsync();

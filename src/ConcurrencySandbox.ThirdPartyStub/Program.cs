@@ -1,4 +1,7 @@
-using ConcurrencySandbox.ThirdPartyStub;
+namespace ConcurrencySandbox.ThirdPartyStub;
 
-var app = StubApp.Build(args);
-await app.RunAsync();
+// A named class rather than top-level statements, so test projects can reference both this app and the API.
+internal static class Program
+{
+    private static Task Main(string[] args) => StubApp.Build(args).RunAsync();
+}

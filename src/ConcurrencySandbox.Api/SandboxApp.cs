@@ -1,4 +1,7 @@
+using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Api.Telemetry;
+using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Api.Work;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
@@ -21,13 +24,20 @@ public static class SandboxApp
         builder.Services.AddProblemDetails();
         builder.AddSwagger();
         builder.AddWorkExperiments();
+        builder.AddFanOut();
+        builder.AddThreadPools();
+        builder.AddTelemetry();
 
         var app = builder.Build();
+        app.UseInFlightRequests();
         app.UseExceptionHandler();
         app.UseStatusCodePages();
         app.UseSwaggerDocs();
         app.MapGet("/healthz", () => TypedResults.Ok(new { status = "ok" })).WithName("Health").WithTags("Health").WithSummary("Liveness and readiness probe.");
         app.MapWorkExperiments();
+        app.MapFanOut();
+        app.MapThreadPools();
+        app.MapTelemetry();
         app.PrintReadyLine();
         return app;
     }

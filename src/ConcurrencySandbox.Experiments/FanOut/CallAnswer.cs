@@ -3,6 +3,7 @@ using System.Text.Json.Serialization;
 namespace ConcurrencySandbox.Experiments.FanOut;
 
 /// <summary>How a third-party call ended.</summary>
+[JsonConverter(typeof(JsonStringEnumConverter<CallOutcome>))]
 public enum CallOutcome
 {
     [JsonStringEnumMemberName("ok")] Ok,

@@ -1,8 +1,10 @@
 using System.Text.Json.Serialization;
+using ConcurrencySandbox.Experiments.ThreadPools;
 
 namespace ConcurrencySandbox.Experiments.FanOut;
 
 /// <summary>What kind of thread started a call.</summary>
+[JsonConverter(typeof(JsonStringEnumConverter<CallThread>))]
 public enum CallThread
 {
     [JsonStringEnumMemberName("pool")] Pool,
@@ -30,17 +32,6 @@ public sealed record MsSummary(double Max, double Mean)
         values.Count == 0 ? new MsSummary(0, 0) : new MsSummary(values.Max(), values.Average());
 }
 
-/// <summary>The CLR ThreadPool's size and backlog at one moment.</summary>
-public sealed record PoolSnapshot(int ThreadCount, long PendingWorkItemCount, int BusyWorkerThreads)
-{
-    public static PoolSnapshot Take()
-    {
-        ThreadPool.GetMaxThreads(out var maxWorkers, out _);
-        ThreadPool.GetAvailableThreads(out var availableWorkers, out _);
-        return new PoolSnapshot(ThreadPool.ThreadCount, ThreadPool.PendingWorkItemCount, maxWorkers - availableWorkers);
-    }
-}
-
 /// <summary>One fan-out request's result: every call, their summaries, and the pool before and after.</summary>
 public sealed record FanOutReport(
     string Strategy,
@@ -53,11 +44,11 @@ public sealed record FanOutReport(
     int FailedCount,
     int TimedOutCount,
     int DistinctThreads,
-    PoolSnapshot ThreadPoolBefore,
-    PoolSnapshot ThreadPoolAfter)
+    ThreadPoolSnapshot ThreadPoolBefore,
+    ThreadPoolSnapshot ThreadPoolAfter)
 {
     public static FanOutReport Create(
-        FanOutStrategy strategy, double elapsedMs, IReadOnlyList<CallRecord> results, PoolSnapshot before, PoolSnapshot after) =>
+        FanOutStrategy strategy, double elapsedMs, IReadOnlyList<CallRecord> results, ThreadPoolSnapshot before, ThreadPoolSnapshot after) =>
         new(
             strategy.Name(),
             results.Count,

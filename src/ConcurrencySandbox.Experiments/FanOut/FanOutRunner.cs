@@ -1,3 +1,5 @@
+using ConcurrencySandbox.Experiments.ThreadPools;
+
 namespace ConcurrencySandbox.Experiments.FanOut;
 
 /// <summary>What one fan-out request asks for: how to run the calls, how many, how the third party behaves, and each call's timeout.</summary>
@@ -13,7 +15,7 @@ public sealed class FanOutRunner(IThirdParty thirdParty, DedicatedThreadPool ded
     public async Task<FanOutReport> RunAsync(FanOutPlan plan, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(plan.Calls);
-        var before = PoolSnapshot.Take();
+        var before = ThreadPoolSnapshot.Capture();
         var startedAt = timeProvider.GetTimestamp();
         var batch = new CallBatch(plan.Calls, timeProvider, cancellationToken);
         var (stub, timeout) = (plan.Stub, plan.Timeout);
@@ -40,7 +42,7 @@ public sealed class FanOutRunner(IThirdParty thirdParty, DedicatedThreadPool ded
         }
 
         var elapsedMs = timeProvider.GetElapsedTime(startedAt).TotalMilliseconds;
-        return FanOutReport.Create(plan.Strategy, elapsedMs, batch.Records, before, PoolSnapshot.Take());
+        return FanOutReport.Create(plan.Strategy, elapsedMs, batch.Records, before, ThreadPoolSnapshot.Capture());
     }
 
     // The global queue, as QueueUserWorkItem from a request thread used in seed 003.

@@ -46,14 +46,13 @@ public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFligh
         }
 
         var (uptime, osThreadCount) = ReadProcess();
-        ThreadPool.GetMinThreads(out var minWorkers, out _);
-        ThreadPool.GetMaxThreads(out var maxWorkers, out _);
+        var pool = ThreadPoolSnapshot.Capture();
         return new RuntimeSnapshot(
             timeProvider.GetUtcNow(),
             uptime.TotalSeconds,
-            RuntimeFacts.ProcessorCount,
+            Environment.ProcessorCount,
             new ThreadPoolTelemetry(
-                ThreadPool.ThreadCount, ThreadPool.PendingWorkItemCount, ThreadPool.CompletedWorkItemCount, minWorkers, maxWorkers),
+                pool.ThreadCount, pool.PendingWorkItemCount, pool.CompletedWorkItemCount, pool.MinWorkerThreads, pool.MaxWorkerThreads),
             new GCTelemetry(
                 GC.CollectionCount(0),
                 GC.CollectionCount(1),

@@ -6,12 +6,10 @@ public sealed record ThreadPoolLimits(int MinWorkerThreads, int MinIoThreads, in
     /// <summary>The most threads the runtime accepts for any of the four settings.</summary>
     public const int MaxThreads = short.MaxValue;
 
-    public static ThreadPoolLimits Read()
-    {
-        ThreadPool.GetMinThreads(out var minWorkers, out var minIo);
-        ThreadPool.GetMaxThreads(out var maxWorkers, out var maxIo);
-        return new ThreadPoolLimits(minWorkers, minIo, maxWorkers, maxIo);
-    }
+    public static ThreadPoolLimits Read() => Of(ThreadPoolSnapshot.Capture());
+
+    public static ThreadPoolLimits Of(ThreadPoolSnapshot snapshot) =>
+        new(snapshot.MinWorkerThreads, snapshot.MinIoThreads, snapshot.MaxWorkerThreads, snapshot.MaxIoThreads);
 }
 
 /// <summary>A change to any of the four settings; those left null stay as they are.</summary>
@@ -27,31 +25,35 @@ public sealed record ThreadPoolChange(int? MinWorkerThreads = null, int? MinIoTh
         MaxIoThreads ?? current.MaxIoThreads);
 
     /// <summary>
-    /// What is wrong with this change against the current limits, by setting name: each value 1..32767 and
-    /// each minimum at most its maximum. Empty when the change may be applied.
+    /// What is wrong with this change against the current limits: each value 1..32767 and each minimum at most
+    /// its maximum. Keyed by setting name as <paramref name="nameOf"/> spells it (a JSON property, a
+    /// configuration key); empty when the change may be applied.
     /// </summary>
-    public IReadOnlyDictionary<string, string> Problems(ThreadPoolLimits current)
+    public IReadOnlyDictionary<string, string> Problems(ThreadPoolLimits current, Func<string, string> nameOf)
     {
         var problems = new Dictionary<string, string>();
-        foreach (var (name, value) in Values())
+        foreach (var (setting, value) in Values())
         {
             if (value is < 1 or > ThreadPoolLimits.MaxThreads)
             {
-                problems[name] = $"'{name}' must be between 1 and {ThreadPoolLimits.MaxThreads}; got {value}.";
+                problems[nameOf(setting)] = $"'{nameOf(setting)}' must be an integer from 1 to {ThreadPoolLimits.MaxThreads}; got {value}.";
             }
         }
 
-        var target = AppliedTo(current);
-        if (problems.Count == 0 && target.MinWorkerThreads > target.MaxWorkerThreads)
+        if (problems.Count > 0)
         {
-            problems[nameof(MinWorkerThreads)] =
-                $"'{nameof(MinWorkerThreads)}' ({target.MinWorkerThreads}) must be at most '{nameof(MaxWorkerThreads)}' ({target.MaxWorkerThreads}).";
+            return problems;
         }
 
-        if (problems.Count == 0 && target.MinIoThreads > target.MaxIoThreads)
+        var target = AppliedTo(current);
+        (string Min, int MinValue, string Max, int MaxValue)[] pairs =
+        [
+            (nameof(MinWorkerThreads), target.MinWorkerThreads, nameof(MaxWorkerThreads), target.MaxWorkerThreads),
+            (nameof(MinIoThreads), target.MinIoThreads, nameof(MaxIoThreads), target.MaxIoThreads),
+        ];
+        foreach (var (min, minValue, max, maxValue) in pairs.Where(pair => pair.MinValue > pair.MaxValue))
         {
-            problems[nameof(MinIoThreads)] =
-                $"'{nameof(MinIoThreads)}' ({target.MinIoThreads}) must be at most '{nameof(MaxIoThreads)}' ({target.MaxIoThreads}).";
+            problems[nameOf(min)] = $"'{nameOf(min)}' ({minValue}) must be at most '{nameOf(max)}' ({maxValue}).";
         }
 
         return problems;

@@ -1,8 +1,9 @@
 using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.ThreadPools;
 
-[Collection(ThreadPoolSettingsCollection.Name)]
+[Collection(ProcessWideCollection.Name)]
 public sealed class ThreadPoolControlTests : IDisposable
 {
     private readonly ThreadPoolLimits original = ThreadPoolLimits.Read();

@@ -17,7 +17,9 @@ public static class SandboxApp
     /// <summary>The fixed start of the line printed once the server is ready; scripts and the load runner wait for it.</summary>
     public const string ReadyLinePrefix = "ConcurrencySandbox API ready at ";
 
-    public static WebApplication Build(string[] args)
+    /// <param name="args">Command-line arguments, including configuration such as --urls.</param>
+    /// <param name="configureServices">Runs after the app's own registrations, so tests can replace a service.</param>
+    public static WebApplication Build(string[] args, Action<IServiceCollection>? configureServices = null)
     {
         var builder = WebApplication.CreateBuilder(args);
         builder.UseDefaultUrlWhenNoneConfigured();
@@ -27,6 +29,7 @@ public static class SandboxApp
         builder.AddFanOut();
         builder.AddThreadPools();
         builder.AddTelemetry();
+        configureServices?.Invoke(builder.Services);
 
         var app = builder.Build();
         app.UseInFlightRequests();

@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.Api.Admin;
 public sealed class AdminKeyRequiredMetadata;
 
 /// <summary>Lets a call through when it carries the configured admin key, or, with no key configured, when it comes from loopback.</summary>
-internal sealed class AdminKeyFilter(IOptions<AdminOptions> options) : IEndpointFilter
+public sealed class AdminKeyFilter(IOptions<AdminOptions> options) : IEndpointFilter
 {
     public const string HeaderName = "X-Admin-Key";
 
@@ -21,7 +21,8 @@ internal sealed class AdminKeyFilter(IOptions<AdminOptions> options) : IEndpoint
         return refusal is null ? next(context) : ValueTask.FromResult<object?>(refusal);
     }
 
-    private static ProblemHttpResult? Refusal(string? configuredKey, string sentKey, IPAddress? remote)
+    /// <summary>The problem to answer with, or null to let the call through.</summary>
+    public static ProblemHttpResult? Refusal(string? configuredKey, string sentKey, IPAddress? remote)
     {
         if (string.IsNullOrEmpty(configuredKey))
         {

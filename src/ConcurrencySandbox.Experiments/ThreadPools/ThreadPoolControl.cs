@@ -46,6 +46,11 @@ public sealed class ThreadPoolControl(IThreadPoolSettings settings)
         {
             var current = settings.Read();
             var target = change.AppliedTo(current);
+            if (target == current)
+            {
+                return ThreadPoolApplyResult.Success;
+            }
+
             var result = SetInSafeOrder(current, target);
             if (!result.Applied)
             {

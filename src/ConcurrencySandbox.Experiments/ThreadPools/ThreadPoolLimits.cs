@@ -6,10 +6,11 @@ public sealed record ThreadPoolLimits(int MinWorkerThreads, int MinIoThreads, in
     /// <summary>The most threads the runtime accepts for any of the four settings.</summary>
     public const int MaxThreads = short.MaxValue;
 
-    public static ThreadPoolLimits Read() => Of(ThreadPoolSnapshot.Capture());
-
-    public static ThreadPoolLimits Of(ThreadPoolSnapshot snapshot) =>
-        new(snapshot.MinWorkerThreads, snapshot.MinIoThreads, snapshot.MaxWorkerThreads, snapshot.MaxIoThreads);
+    public static ThreadPoolLimits Read()
+    {
+        var snapshot = ThreadPoolSnapshot.Capture();
+        return new(snapshot.MinWorkerThreads, snapshot.MinIoThreads, snapshot.MaxWorkerThreads, snapshot.MaxIoThreads);
+    }
 }
 
 /// <summary>A change to any of the four settings; those left null stay as they are.</summary>

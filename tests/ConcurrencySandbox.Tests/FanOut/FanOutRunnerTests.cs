@@ -8,6 +8,8 @@ public sealed class FanOutRunnerTests : IDisposable
 
     private readonly DedicatedThreadPool dedicatedPool = new(2, "test-dedicated");
 
+    public static TheoryData<FanOutStrategy> AllStrategies => new(Enum.GetValues<FanOutStrategy>());
+
     public void Dispose() => dedicatedPool.Dispose();
 
     [Theory]
@@ -79,10 +81,7 @@ public sealed class FanOutRunnerTests : IDisposable
     }
 
     [Theory]
-    [InlineData(FanOutStrategy.ThreadPool)]
-    [InlineData(FanOutStrategy.SyncOverAsync)]
-    [InlineData(FanOutStrategy.Dedicated)]
-    [InlineData(FanOutStrategy.Async)]
+    [MemberData(nameof(AllStrategies))]
     public async Task FailRateOneFailsEveryCallAndSaysWhy(FanOutStrategy strategy)
     {
         var report = await Run(strategy, calls: 3, new StubBehaviour(10, failRate: 1));
@@ -115,10 +114,7 @@ public sealed class FanOutRunnerTests : IDisposable
     }
 
     [Theory]
-    [InlineData(FanOutStrategy.ThreadPool)]
-    [InlineData(FanOutStrategy.SyncOverAsync)]
-    [InlineData(FanOutStrategy.Dedicated)]
-    [InlineData(FanOutStrategy.Async)]
+    [MemberData(nameof(AllStrategies))]
     public async Task CancellingTheRequestStopsItsCalls(FanOutStrategy strategy)
     {
         using var cancellation = new CancellationTokenSource(TimeSpan.FromMilliseconds(100));

@@ -44,10 +44,7 @@ public sealed class HttpStubTests(StubAppFixture stubApp) : IClassFixture<StubAp
     }
 
     [Theory]
-    [InlineData(FanOutStrategy.ThreadPool)]
-    [InlineData(FanOutStrategy.SyncOverAsync)]
-    [InlineData(FanOutStrategy.Dedicated)]
-    [InlineData(FanOutStrategy.Async)]
+    [MemberData(nameof(FanOutRunnerTests.AllStrategies), MemberType = typeof(FanOutRunnerTests))]
     public async Task EveryStrategyFansOutOverHttp(FanOutStrategy strategy)
     {
         using var dedicatedPool = new DedicatedThreadPool(2);

@@ -30,19 +30,21 @@ public sealed record RuntimeSnapshot(
 public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFlightRequests)
 {
     private readonly Lock gate = new();
-    private long previousTimestamp = timeProvider.GetTimestamp();
-    private TimeSpan previousCpuTime = Environment.CpuUsage.TotalTime;
+
+    // The first snapshot measures CPU use since the process started.
+    private (long Timestamp, TimeSpan CpuTime) previous = (
+        timeProvider.GetTimestamp() - (long)(ReadProcess().Uptime.TotalSeconds * timeProvider.TimestampFrequency), TimeSpan.Zero);
 
     public RuntimeSnapshot Sample()
     {
-        var cpuTime = Environment.CpuUsage.TotalTime;
-        var timestamp = timeProvider.GetTimestamp();
         double cpuPercent;
+        TimeSpan cpuTime;
         lock (gate)
         {
-            var wallTime = timeProvider.GetElapsedTime(previousTimestamp, timestamp);
-            cpuPercent = CpuPercent(cpuTime - previousCpuTime, wallTime, Environment.ProcessorCount);
-            (previousTimestamp, previousCpuTime) = (timestamp, cpuTime);
+            cpuTime = Environment.CpuUsage.TotalTime;
+            var timestamp = timeProvider.GetTimestamp();
+            cpuPercent = CpuPercent(cpuTime - previous.CpuTime, timeProvider.GetElapsedTime(previous.Timestamp, timestamp), Environment.ProcessorCount);
+            previous = (timestamp, cpuTime);
         }
 
         var (uptime, osThreadCount) = ReadProcess();
@@ -65,8 +67,12 @@ public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFligh
             inFlightRequests());
     }
 
+    /// <summary>
+    /// CPU time over wall time times processors, in percent. The kernel accounts CPU time in scheduler ticks, so
+    /// a window of a few milliseconds can overshoot; the result is kept within 0..100.
+    /// </summary>
     public static double CpuPercent(TimeSpan cpuTime, TimeSpan wallTime, int processorCount) =>
-        wallTime <= TimeSpan.Zero ? 0 : cpuTime / (wallTime * processorCount) * 100;
+        wallTime <= TimeSpan.Zero ? 0 : Math.Clamp(cpuTime / (wallTime * processorCount) * 100, 0, 100);
 
     private static (TimeSpan Uptime, int OsThreadCount) ReadProcess()
     {

@@ -7,9 +7,9 @@ public sealed class DedicatedThreadPoolTests
     [Fact]
     public void WorkRunsOnTheOwnNamedThreadsOnly()
     {
-        using var pool = new DedicatedThreadPool(3, "named");
         var seen = new System.Collections.Concurrent.ConcurrentBag<(string? Name, bool IsPoolThread, bool IsDedicated)>();
         using var done = new CountdownEvent(12);
+        using var pool = new DedicatedThreadPool(3, "named"); // disposed first: its threads stop before the events go
 
         for (var i = 0; i < 12; i++)
         {
@@ -52,9 +52,9 @@ public sealed class DedicatedThreadPoolTests
     [Fact]
     public void ItemsWaitInTheQueueWhileEveryThreadIsBusy()
     {
-        using var pool = new DedicatedThreadPool(1);
         using var release = new ManualResetEventSlim();
         using var started = new ManualResetEventSlim();
+        using var pool = new DedicatedThreadPool(1); // disposed first: its thread leaves release.Wait before the events go
         pool.Enqueue(() =>
         {
             started.Set();

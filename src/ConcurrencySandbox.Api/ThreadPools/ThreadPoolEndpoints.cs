@@ -32,7 +32,7 @@ public static class ThreadPoolEndpoints
             .WithName("SetThreadPool")
             .WithSummary("Changes any of minWorkerThreads, minIoThreads, maxWorkerThreads, maxIoThreads for the whole process; returns the new state.")
             .WithDescription("Seed 000's fix: raise minWorkerThreads (e.g. to 400) so a burst of blocking work gets threads at once instead of one or two a second. " +
-                "Each value 1..32767, each minimum at most its maximum (400). A runtime refusal is 409 and nothing changes. " +
+                "Each value 1..32767 and each minimum at most its maximum, else 400 naming the setting. A runtime refusal is 409 and nothing changes. " +
                 "Requires the admin key (X-Admin-Key) when Admin:Key is set, otherwise a loopback caller.")
             .RequireAdminKey()
             .ProducesProblem(StatusCodes.Status409Conflict);

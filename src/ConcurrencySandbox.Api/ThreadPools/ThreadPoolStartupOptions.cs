@@ -12,13 +12,13 @@ public sealed class ThreadPoolStartupOptions
 {
     public const string SectionName = "ThreadPool";
 
-    public int? MinWorkerThreads { get; set; }
+    public long? MinWorkerThreads { get; set; }
 
-    public int? MinIoThreads { get; set; }
+    public long? MinIoThreads { get; set; }
 
-    public int? MaxWorkerThreads { get; set; }
+    public long? MaxWorkerThreads { get; set; }
 
-    public int? MaxIoThreads { get; set; }
+    public long? MaxIoThreads { get; set; }
 
     public ThreadPoolChange ToChange() => new(MinWorkerThreads, MinIoThreads, MaxWorkerThreads, MaxIoThreads);
 }

@@ -13,17 +13,20 @@ public sealed record ThreadPoolLimits(int MinWorkerThreads, int MinIoThreads, in
     }
 }
 
-/// <summary>A change to any of the four settings; those left null stay as they are.</summary>
-public sealed record ThreadPoolChange(int? MinWorkerThreads = null, int? MinIoThreads = null, int? MaxWorkerThreads = null, int? MaxIoThreads = null)
+/// <summary>
+/// A change to any of the four settings; those left null stay as they are. Values are as sent (long), so that
+/// <see cref="Problems"/> can name an out-of-range one; apply a change only once it has no problems.
+/// </summary>
+public sealed record ThreadPoolChange(long? MinWorkerThreads = null, long? MinIoThreads = null, long? MaxWorkerThreads = null, long? MaxIoThreads = null)
 {
     public static ThreadPoolChange To(ThreadPoolLimits limits) =>
         new(limits.MinWorkerThreads, limits.MinIoThreads, limits.MaxWorkerThreads, limits.MaxIoThreads);
 
     public ThreadPoolLimits AppliedTo(ThreadPoolLimits current) => new(
-        MinWorkerThreads ?? current.MinWorkerThreads,
-        MinIoThreads ?? current.MinIoThreads,
-        MaxWorkerThreads ?? current.MaxWorkerThreads,
-        MaxIoThreads ?? current.MaxIoThreads);
+        checked((int)(MinWorkerThreads ?? current.MinWorkerThreads)),
+        checked((int)(MinIoThreads ?? current.MinIoThreads)),
+        checked((int)(MaxWorkerThreads ?? current.MaxWorkerThreads)),
+        checked((int)(MaxIoThreads ?? current.MaxIoThreads)));
 
     /// <summary>
     /// What is wrong with this change against the current limits: each value 1..32767 and each minimum at most
@@ -60,9 +63,9 @@ public sealed record ThreadPoolChange(int? MinWorkerThreads = null, int? MinIoTh
         return problems;
     }
 
-    private IEnumerable<(string Name, int Value)> Values()
+    private IEnumerable<(string Name, long Value)> Values()
     {
-        (string, int?)[] all =
+        (string, long?)[] all =
         [
             (nameof(MinWorkerThreads), MinWorkerThreads),
             (nameof(MinIoThreads), MinIoThreads),

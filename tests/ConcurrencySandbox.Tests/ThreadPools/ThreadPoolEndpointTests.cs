@@ -51,6 +51,7 @@ public sealed class ThreadPoolEndpointTests : IDisposable
     [Theory]
     [InlineData("""{"minWorkerThreads":0}""", "minWorkerThreads")]
     [InlineData("""{"maxWorkerThreads":32768}""", "maxWorkerThreads")]
+    [InlineData("""{"maxWorkerThreads":99999999999}""", "maxWorkerThreads")]
     [InlineData("""{"minIoThreads":-1}""", "minIoThreads")]
     [InlineData("""{"maxIoThreads":0}""", "maxIoThreads")]
     [InlineData("""{"minWorkerThreads":500,"maxWorkerThreads":400}""", "minWorkerThreads")]
@@ -93,6 +94,7 @@ public sealed class ThreadPoolEndpointTests : IDisposable
     [Theory]
     [InlineData("ThreadPool:MinWorkerThreads=0", "ThreadPool__MinWorkerThreads")]
     [InlineData("ThreadPool:MaxIoThreads=40000", "ThreadPool__MaxIoThreads")]
+    [InlineData("ThreadPool:MinIoThreads=99999999999", "ThreadPool__MinIoThreads")]
     [InlineData("ThreadPool:MaxWorkerThreads=1", "ThreadPool__MinWorkerThreads")]
     public async Task InvalidStartUpSettingsStopStartUpNamingThem(string setting, string environmentVariable)
     {

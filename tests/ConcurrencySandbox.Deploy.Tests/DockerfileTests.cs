@@ -143,6 +143,7 @@ public class DockerfileTests
                 continue;
             }
 
+            Assert.True(File.Exists(Repository.PathOf(next)), $"{next}: no such project in the repository.");
             var directory = Path.GetDirectoryName(next)!;
             foreach (var reference in XDocument.Load(Repository.PathOf(next)).Descendants("ProjectReference"))
             {

@@ -1,0 +1,139 @@
+using System.Diagnostics;
+using ConcurrencySandbox.LoadTests.Telemetry;
+
+namespace ConcurrencySandbox.LoadTests.Engine;
+
+/// <summary>One reporting interval of one variant: the curves' row.</summary>
+public sealed record IntervalRow(string Variant, double ElapsedSeconds, string LoadUnit, double Load, double RequestsPerSecond, LatencyStats Stats);
+
+/// <summary>One telemetry sample taken while a variant ran.</summary>
+public sealed record TelemetryRow(string Variant, double ElapsedSeconds, TelemetrySnapshot Snapshot);
+
+/// <summary>Everything measured for one variant.</summary>
+public sealed record VariantResult(
+    string Name,
+    string Request,
+    string LoadUnit,
+    double ElapsedSeconds,
+    IReadOnlyList<IntervalRow> Intervals,
+    IReadOnlyList<TelemetryRow> Telemetry,
+    LatencyStats Total)
+{
+    public double RequestsPerSecond => ElapsedSeconds > 0 ? Total.Requests / ElapsedSeconds : 0;
+    public double PeakLoad => Intervals.Count == 0 ? 0 : Intervals.Max(i => i.Load);
+    public int? PeakThreads => Telemetry.Count == 0 ? null : Telemetry.Max(t => t.Snapshot.ThreadPool.ThreadCount);
+    public long? PeakQueue => Telemetry.Count == 0 ? null : Telemetry.Max(t => t.Snapshot.ThreadPool.PendingWorkItemCount);
+
+    /// <summary>Mean latency over the intervals run at the peak load (the "at peak users" figure), weighted by requests.</summary>
+    public double PeakLoadMeanMs
+    {
+        get
+        {
+            var atPeak = Intervals.Where(i => i.Load >= PeakLoad && i.Stats.Requests > 0).ToList();
+            var requests = atPeak.Sum(i => i.Stats.Requests);
+            return requests == 0 ? Total.MeanMs : atPeak.Sum(i => i.Stats.MeanMs * i.Stats.Requests) / requests;
+        }
+    }
+}
+
+/// <summary>Runs one variant: applies the workload, cuts the outcomes into intervals and samples telemetry every second.</summary>
+public static class VariantRunner
+{
+    private static readonly TimeSpan TelemetryPeriod = TimeSpan.FromSeconds(1);
+
+    public static async Task<VariantResult> RunAsync(
+        string variant,
+        string request,
+        IWorkload workload,
+        SendRequest send,
+        TimeSpan reportingInterval,
+        SandboxClient? telemetry,
+        Action<IntervalRow, TelemetrySnapshot?> progress,
+        CancellationToken cancellationToken)
+    {
+        var recorder = new LatencyRecorder();
+        var started = Stopwatch.GetTimestamp();
+        var samples = new List<TelemetryRow>();
+        using var stopSampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var sampling = telemetry is null ? Task.CompletedTask : SampleAsync(telemetry, variant, started, samples, stopSampling.Token);
+
+        var load = workload.RunAsync(send, recorder, cancellationToken);
+        var intervals = new List<IntervalRow>();
+        var previous = 0.0;
+        using (var timer = new PeriodicTimer(reportingInterval))
+        {
+            while (!load.IsCompleted)
+            {
+                var tick = timer.WaitForNextTickAsync(cancellationToken).AsTask();
+                if (await Task.WhenAny(tick, load) != tick)
+                {
+                    break;
+                }
+                await tick;
+                AddInterval();
+            }
+        }
+        await load;
+        AddInterval(onlyIfAny: intervals.Count > 0);
+
+        stopSampling.Cancel();
+        await sampling;
+        var elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
+        return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, SnapshotOf(samples), recorder.Total());
+
+        void AddInterval(bool onlyIfAny = false)
+        {
+            var now = Stopwatch.GetElapsedTime(started).TotalSeconds;
+            var stats = recorder.TakeInterval();
+            if (onlyIfAny && stats.Requests == 0)
+            {
+                return;
+            }
+            var width = Math.Max(now - previous, 1e-3);
+            previous = now;
+            var row = new IntervalRow(variant, now, workload.LoadUnit, workload.CurrentLoad, stats.Requests / width, stats);
+            intervals.Add(row);
+            progress(row, LatestOf(samples));
+        }
+    }
+
+    private static async Task SampleAsync(SandboxClient client, string variant, long started, List<TelemetryRow> samples, CancellationToken stop)
+    {
+        using var timer = new PeriodicTimer(TelemetryPeriod);
+        try
+        {
+            do
+            {
+                var at = Stopwatch.GetElapsedTime(started).TotalSeconds;
+                if (await client.GetTelemetryAsync(TelemetryPeriod * 2, stop) is { } snapshot)
+                {
+                    lock (samples)
+                    {
+                        samples.Add(new TelemetryRow(variant, at, snapshot));
+                    }
+                }
+            }
+            while (await timer.WaitForNextTickAsync(stop));
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+            // The variant finished: sampling stops with it.
+        }
+    }
+
+    private static TelemetrySnapshot? LatestOf(List<TelemetryRow> samples)
+    {
+        lock (samples)
+        {
+            return samples.Count == 0 ? null : samples[^1].Snapshot;
+        }
+    }
+
+    private static TelemetryRow[] SnapshotOf(List<TelemetryRow> samples)
+    {
+        lock (samples)
+        {
+            return [.. samples];
+        }
+    }
+}

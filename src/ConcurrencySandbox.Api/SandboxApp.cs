@@ -1,13 +1,50 @@
+using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Api.Work;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+
 namespace ConcurrencySandbox.Api;
 
 /// <summary>Builds the sandbox's web application; the API, the tests and the load runner all start it here.</summary>
 public static class SandboxApp
 {
+    /// <summary>Where the API listens when nothing else is configured (no --urls, ASPNETCORE_URLS or ASPNETCORE_HTTP_PORTS).</summary>
+    public const string DefaultUrl = "http://127.0.0.1:5080";
+
+    /// <summary>The fixed start of the line printed once the server is ready; scripts and the load runner wait for it.</summary>
+    public const string ReadyLinePrefix = "ConcurrencySandbox API ready at ";
+
     public static WebApplication Build(string[] args)
     {
         var builder = WebApplication.CreateBuilder(args);
+        builder.UseDefaultUrlWhenNoneConfigured();
+        builder.Services.AddProblemDetails();
+        builder.AddSwagger();
+        builder.AddWorkExperiments();
+
         var app = builder.Build();
-        app.MapGet("/healthz", () => TypedResults.Ok(new { status = "ok" }));
+        app.UseExceptionHandler();
+        app.UseStatusCodePages();
+        app.UseSwaggerDocs();
+        app.MapGet("/healthz", () => TypedResults.Ok(new { status = "ok" })).WithName("Health").WithTags("Health").WithSummary("Liveness and readiness probe.");
+        app.MapWorkExperiments();
+        app.PrintReadyLine();
         return app;
     }
+
+    private static void UseDefaultUrlWhenNoneConfigured(this WebApplicationBuilder builder)
+    {
+        var configured = new[] { "urls", "http_ports", "https_ports" }.Any(key => !string.IsNullOrEmpty(builder.Configuration[key]));
+        if (!configured)
+        {
+            builder.WebHost.UseUrls(DefaultUrl);
+        }
+    }
+
+    private static void PrintReadyLine(this WebApplication app) =>
+        app.Lifetime.ApplicationStarted.Register(() =>
+        {
+            var addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
+            Console.WriteLine($"{ReadyLinePrefix}{addresses.FirstOrDefault()}");
+        });
 }

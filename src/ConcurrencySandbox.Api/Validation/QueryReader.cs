@@ -1,0 +1,96 @@
+using System.Globalization;
+using Microsoft.AspNetCore.Http.HttpResults;
+
+namespace ConcurrencySandbox.Api.Validation;
+
+/// <summary>
+/// Reads a request's query parameters against their descriptors and collects every error,
+/// so one 400 answer names each bad parameter with its allowed range.
+/// </summary>
+public sealed class QueryReader(HttpRequest request)
+{
+    private readonly Dictionary<string, string[]> _errors = new(StringComparer.Ordinal);
+
+    public bool IsValid => _errors.Count == 0;
+
+    public long Read(IntegerParameter parameter)
+    {
+        if (!TryGetRaw(parameter, out var raw))
+        {
+            return parameter.Default ?? 0;
+        }
+
+        if (long.TryParse(raw, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) && value >= parameter.Min && value <= parameter.Max)
+        {
+            return value;
+        }
+
+        Reject(parameter, raw);
+        return parameter.Default ?? parameter.Min;
+    }
+
+    public double Read(NumberParameter parameter)
+    {
+        if (!TryGetRaw(parameter, out var raw))
+        {
+            return parameter.Default ?? 0;
+        }
+
+        if (double.TryParse(raw, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) && double.IsFinite(value) && value >= parameter.Min && value <= parameter.Max)
+        {
+            return value;
+        }
+
+        Reject(parameter, raw);
+        return parameter.Default ?? parameter.Min;
+    }
+
+    public string Read(ChoiceParameter parameter)
+    {
+        if (!TryGetRaw(parameter, out var raw))
+        {
+            return parameter.Default ?? string.Empty;
+        }
+
+        var choice = parameter.Choices.FirstOrDefault(c => string.Equals(c, raw, StringComparison.OrdinalIgnoreCase));
+        if (choice is not null)
+        {
+            return choice;
+        }
+
+        Reject(parameter, raw);
+        return parameter.Default ?? parameter.Choices[0];
+    }
+
+    /// <summary>Records a rule that spans parameters (for example a sweep's total work).</summary>
+    public void Fail(string parameterName, string message) => _errors[parameterName] = [message];
+
+    public ValidationProblem Problem() =>
+        TypedResults.ValidationProblem(
+            _errors,
+            detail: string.Join(" ", _errors.Values.SelectMany(m => m)),
+            title: "One or more query parameters are invalid.");
+
+    private bool TryGetRaw(QueryParameter parameter, out string raw)
+    {
+        var values = request.Query[parameter.Name];
+        raw = values.Count > 0 ? values[^1] ?? string.Empty : string.Empty;
+        if (values.Count > 0 && raw.Length > 0)
+        {
+            return true;
+        }
+
+        if (parameter.DefaultText is null)
+        {
+            Fail(parameter.Name, $"'{parameter.Name}' is required: {parameter.AllowedRange}.");
+        }
+
+        return false;
+    }
+
+    private void Reject(QueryParameter parameter, string raw)
+    {
+        var shown = raw.Length > 40 ? raw[..40] + "..." : raw;
+        Fail(parameter.Name, $"'{parameter.Name}' must be {parameter.AllowedRange}; got '{shown}'.");
+    }
+}

@@ -1,0 +1,46 @@
+using Microsoft.Extensions.Options;
+
+namespace ConcurrencySandbox.Api.Work;
+
+/// <summary>Caps on what one request may ask for, so no request can exhaust the server. Section "Limits" (env: Limits__MaxCycles, ...).</summary>
+public sealed class ExperimentLimits
+{
+    public const string SectionName = "Limits";
+
+    public long MaxCycles { get; set; } = 10_000_000_000;
+
+    public long MaxSpinIterations { get; set; } = 1_000_000_000;
+
+    public long MaxSleepMilliseconds { get; set; } = 60_000;
+
+    public int MaxRepeat { get; set; } = 50;
+
+    /// <summary>A sweep's total work: the sum of its amounts times repeat.</summary>
+    public long MaxSweepCycles { get; set; } = 20_000_000_000;
+
+    public long MaxSweepSpinIterations { get; set; } = 2_000_000_000;
+
+    public long MaxSweepMilliseconds { get; set; } = 300_000;
+}
+
+internal sealed class ExperimentLimitsValidator : IValidateOptions<ExperimentLimits>
+{
+    public ValidateOptionsResult Validate(string? name, ExperimentLimits options)
+    {
+        var settings = new (string Name, long Value)[]
+        {
+            (nameof(options.MaxCycles), options.MaxCycles),
+            (nameof(options.MaxSpinIterations), options.MaxSpinIterations),
+            (nameof(options.MaxSleepMilliseconds), options.MaxSleepMilliseconds),
+            (nameof(options.MaxRepeat), options.MaxRepeat),
+            (nameof(options.MaxSweepCycles), options.MaxSweepCycles),
+            (nameof(options.MaxSweepSpinIterations), options.MaxSweepSpinIterations),
+            (nameof(options.MaxSweepMilliseconds), options.MaxSweepMilliseconds),
+        };
+        var failures = settings
+            .Where(s => s.Value < 1)
+            .Select(s => $"{ExperimentLimits.SectionName}:{s.Name} (env {ExperimentLimits.SectionName}__{s.Name}) must be at least 1; it is {s.Value}.")
+            .ToList();
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+}

@@ -1,0 +1,73 @@
+using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Experiments.Work;
+
+namespace ConcurrencySandbox.Api.Work;
+
+/// <summary>
+/// Everything the API needs to expose one work unit: its routes' texts, its parameters with the configured caps,
+/// and the defaults of its sweep. The endpoints are the same code for every family.
+/// </summary>
+internal sealed record WorkFamily(
+    WorkUnit Unit,
+    string Tag,
+    string UnitDescription,
+    IntegerParameter Amount,
+    IntegerParameter SweepFrom,
+    IntegerParameter SweepTo,
+    long MaxSweepTotal,
+    string MaxSweepSetting)
+{
+    public static IReadOnlyList<WorkFamily> Create(ExperimentLimits limits) =>
+    [
+        Define(
+            WorkUnit.Compute,
+            "Compute",
+            "the seed's counting loop (pure CPU work, grows linearly with cycles)",
+            "Loop cycles per unit (each request runs the unit twice).",
+            limits.MaxCycles,
+            sweepFrom: 1,
+            sweepTo: 1_000_000_000,
+            limits.MaxSweepCycles,
+            nameof(ExperimentLimits.MaxSweepCycles)),
+        Define(
+            WorkUnit.SpinWait,
+            "SpinWait",
+            "Thread.SpinWait (burns CPU without doing arithmetic)",
+            "Thread.SpinWait iterations per unit (each request runs the unit twice).",
+            limits.MaxSpinIterations,
+            sweepFrom: 1,
+            sweepTo: 10_000_000,
+            limits.MaxSweepSpinIterations,
+            nameof(ExperimentLimits.MaxSweepSpinIterations)),
+        Define(
+            WorkUnit.Sleep,
+            "Sleep",
+            "a sleep (sync and taskrun block a thread; async awaits Task.Delay and holds none)",
+            "Milliseconds each unit sleeps (each request runs the unit twice).",
+            limits.MaxSleepMilliseconds,
+            sweepFrom: 1,
+            sweepTo: 1_000,
+            limits.MaxSweepMilliseconds,
+            nameof(ExperimentLimits.MaxSweepMilliseconds)),
+    ];
+
+    private static WorkFamily Define(
+        WorkUnit unit,
+        string tag,
+        string unitDescription,
+        string amountDescription,
+        long maxAmount,
+        long sweepFrom,
+        long sweepTo,
+        long maxSweepTotal,
+        string maxSweepSetting) =>
+        new(
+            unit,
+            tag,
+            unitDescription,
+            new IntegerParameter(unit.AmountName, 1, maxAmount, null, amountDescription),
+            new IntegerParameter("from", 1, maxAmount, Math.Min(sweepFrom, maxAmount), $"First {unit.AmountName} of the sweep."),
+            new IntegerParameter("to", 1, maxAmount, Math.Min(sweepTo, maxAmount), $"Last {unit.AmountName} of the sweep (included when the factor reaches it)."),
+            maxSweepTotal,
+            $"{ExperimentLimits.SectionName}:{maxSweepSetting}");
+}

@@ -1,0 +1,44 @@
+using ConcurrencySandbox.Api;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace ConcurrencySandbox.Tests.Hosting;
+
+/// <summary>The real API on real Kestrel, on a free loopback port, owned by one test.</summary>
+public sealed class SandboxServer : IAsyncDisposable
+{
+    private readonly WebApplication _app;
+
+    private SandboxServer(WebApplication app, Uri baseAddress)
+    {
+        _app = app;
+        BaseAddress = baseAddress;
+        Client = new HttpClient { BaseAddress = baseAddress, Timeout = TimeSpan.FromMinutes(2) };
+    }
+
+    public Uri BaseAddress { get; }
+
+    public HttpClient Client { get; }
+
+    public IServiceProvider Services => _app.Services;
+
+    /// <summary>Starts the API; settings are configuration keys such as "Limits:MaxCycles=1000".</summary>
+    public static async Task<SandboxServer> StartAsync(params string[] settings)
+    {
+        var args = new List<string> { "--urls", "http://127.0.0.1:0", "--Logging:LogLevel:Default=Warning" };
+        args.AddRange(settings.Select(s => "--" + s));
+        var app = SandboxApp.Build([.. args]);
+        await app.StartAsync();
+        var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+        return new SandboxServer(app, new Uri(address));
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        Client.Dispose();
+        await _app.StopAsync();
+        await _app.DisposeAsync();
+    }
+}

@@ -1,0 +1,46 @@
+using System.Text.Json;
+using ConcurrencySandbox.Tests.Hosting;
+
+namespace ConcurrencySandbox.Tests;
+
+public sealed class SwaggerDocumentTests
+{
+    public static TheoryData<string, string[]> Routes() => new()
+    {
+        { "/api/compute/sync", ["cycles"] },
+        { "/api/compute/taskrun", ["cycles"] },
+        { "/api/compute/compare", ["cycles", "repeat"] },
+        { "/api/compute/sweep", ["from", "to", "factor", "repeat", "format"] },
+        { "/api/spinwait/sync", ["iterations"] },
+        { "/api/spinwait/taskrun", ["iterations"] },
+        { "/api/spinwait/compare", ["iterations", "repeat"] },
+        { "/api/spinwait/sweep", ["from", "to", "factor", "repeat", "format"] },
+        { "/api/sleep/sync", ["milliseconds"] },
+        { "/api/sleep/taskrun", ["milliseconds"] },
+        { "/api/sleep/async", ["milliseconds"] },
+        { "/api/sleep/compare", ["milliseconds", "repeat"] },
+        { "/api/sleep/sweep", ["from", "to", "factor", "repeat", "format"] },
+        { "/healthz", [] },
+    };
+
+    [Theory]
+    [MemberData(nameof(Routes))]
+    public async Task EveryRouteIsDocumentedWithItsParameters(string route, string[] parameters)
+    {
+        await using var server = await SandboxServer.StartAsync();
+        using var document = JsonDocument.Parse(await server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+
+        var operation = document.RootElement.GetProperty("paths").GetProperty(route).GetProperty("get");
+
+        Assert.False(string.IsNullOrWhiteSpace(operation.GetProperty("summary").GetString()));
+        Assert.NotEmpty(operation.GetProperty("tags").EnumerateArray());
+        var documented = operation.TryGetProperty("parameters", out var list) ? list.EnumerateArray().ToList() : [];
+        Assert.Equal(parameters, documented.Select(p => p.GetProperty("name").GetString()));
+        foreach (var parameter in documented)
+        {
+            Assert.Contains("Allowed:", parameter.GetProperty("description").GetString(), StringComparison.Ordinal);
+            var schema = parameter.GetProperty("schema");
+            Assert.True(schema.TryGetProperty("maximum", out _) || schema.TryGetProperty("enum", out _), $"{route} {parameter}: no range");
+        }
+    }
+}

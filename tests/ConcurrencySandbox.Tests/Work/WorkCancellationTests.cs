@@ -1,0 +1,40 @@
+using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Tests.Hosting;
+
+namespace ConcurrencySandbox.Tests.Work;
+
+[Collection(ProcessWideCollection.Name)]
+public sealed class WorkCancellationTests
+{
+    [Theory]
+    [InlineData("/api/compute/sync?cycles=10000000000")]
+    [InlineData("/api/compute/taskrun?cycles=10000000000")]
+    [InlineData("/api/spinwait/sync?iterations=1000000000")]
+    [InlineData("/api/sleep/sync?milliseconds=60000")]
+    [InlineData("/api/compute/sweep?from=1000000000&to=1000000000&repeat=20")]
+    public async Task AbandonedRequestStopsItsWork(string url)
+    {
+        await using var server = await SandboxServer.StartAsync();
+        var cancelledBefore = WorkRunner.Activity.Cancelled;
+        using var client = new CancellationTokenSource();
+
+        var request = server.Client.GetAsync(url, client.Token);
+        await Eventually(() => WorkRunner.Activity.Active > 0, "the work to start");
+        await client.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);
+
+        // The units end because the request was abandoned, not because they finished.
+        await Eventually(() => WorkRunner.Activity.Active == 0, "the work to stop");
+        Assert.True(WorkRunner.Activity.Cancelled > cancelledBefore, "the units should report cancellation");
+    }
+
+    private static async Task Eventually(Func<bool> condition, string what)
+    {
+        for (var attempt = 0; attempt < 600 && !condition(); attempt++)
+        {
+            await Task.Delay(50);
+        }
+
+        Assert.True(condition(), $"timed out waiting for {what}");
+    }
+}

@@ -1,0 +1,68 @@
+using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Tests.Hosting;
+
+namespace ConcurrencySandbox.Tests.Work;
+
+[Collection(ProcessWideCollection.Name)]
+public sealed class WorkRunnerTests
+{
+    [Fact]
+    public async Task SyncRunsBothUnitsOnTheCallingThread()
+    {
+        var (callerId, run) = await OnDedicatedThread(() => WorkRunner.RunTwiceAsync(WorkUnit.Compute, RunMode.Sync, 1_000, CancellationToken.None));
+
+        Assert.Equal([callerId, callerId], run.ThreadIds);
+    }
+
+    [Fact]
+    public async Task TaskRunMovesBothUnitsOffTheCallingThread()
+    {
+        var (callerId, run) = await OnDedicatedThread(() => WorkRunner.RunTwiceAsync(WorkUnit.Compute, RunMode.TaskRun, 1_000, CancellationToken.None));
+
+        Assert.Equal(2, run.ThreadIds.Count);
+        Assert.DoesNotContain(callerId, run.ThreadIds);
+        Assert.All(run.ThreadIds, id => Assert.NotEqual(0, id));
+    }
+
+    [Fact]
+    public async Task AsyncSleepHoldsNoThreadWhileWaiting()
+    {
+        const int requests = 100;
+        using var release = new CancellationTokenSource();
+        var runs = Enumerable.Range(0, requests)
+            .Select(_ => WorkRunner.RunTwiceAsync(WorkUnit.Sleep, RunMode.Async, 60_000, release.Token))
+            .ToArray();
+
+        // 200 units are waiting at once, yet the pool has far fewer threads than that: none is held per unit.
+        Assert.True(WorkRunner.Activity.Active >= 2 * requests, $"active units: {WorkRunner.Activity.Active}");
+        Assert.True(ThreadPool.ThreadCount < requests, $"pool threads: {ThreadPool.ThreadCount}");
+
+        var cancelledBefore = WorkRunner.Activity.Cancelled;
+        await release.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => Task.WhenAll(runs));
+        Assert.Equal(cancelledBefore + (2 * requests), WorkRunner.Activity.Cancelled);
+    }
+
+    [Fact]
+    public async Task ElapsedTimeCoversBothUnits()
+    {
+        var run = await WorkRunner.RunTwiceAsync(WorkUnit.Sleep, RunMode.Sync, 20, CancellationToken.None);
+
+        // Two sequential 20 ms sleeps cannot take less than 40 ms: a lower bound, not a speed threshold.
+        Assert.True(run.ElapsedSeconds >= 0.039, $"elapsed {run.ElapsedSeconds} s");
+        Assert.Equal(40, run.Checksum);
+    }
+
+    private static Task<(int CallerId, WorkRun Run)> OnDedicatedThread(Func<Task<WorkRun>> start)
+    {
+        var result = new TaskCompletionSource<(int, WorkRun)>();
+        var thread = new Thread(() =>
+        {
+            var task = start();
+            task.ContinueWith(t => result.SetResult((Environment.CurrentManagedThreadId, t.Result)), TaskScheduler.Default);
+        });
+        thread.Start();
+        thread.Join();
+        return result.Task.ContinueWith(t => (thread.ManagedThreadId, t.Result.Item2), TaskScheduler.Default);
+    }
+}

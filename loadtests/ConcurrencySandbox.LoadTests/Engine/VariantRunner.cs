@@ -57,15 +57,15 @@ public static class VariantRunner
         using var stopSampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var sampling = telemetry is null ? Task.CompletedTask : SampleAsync(telemetry, variant, started, samples, stopSampling.Token);
 
-        var load = workload.RunAsync(send, recorder, cancellationToken);
+        var running = workload.RunAsync(send, recorder, cancellationToken);
         var intervals = new List<IntervalRow>();
         var previous = 0.0;
         using (var timer = new PeriodicTimer(reportingInterval))
         {
-            while (!load.IsCompleted)
+            while (!running.IsCompleted)
             {
                 var tick = timer.WaitForNextTickAsync(cancellationToken).AsTask();
-                if (await Task.WhenAny(tick, load) != tick)
+                if (await Task.WhenAny(tick, running) != tick)
                 {
                     break;
                 }
@@ -73,25 +73,27 @@ public static class VariantRunner
                 AddInterval();
             }
         }
-        await load;
-        AddInterval(onlyIfAny: intervals.Count > 0);
+        await running;
+        // The tail after the last tick: drawn only when it is long enough for a meaningful rate; always in the totals.
+        AddInterval(keep: intervals.Count == 0 || Stopwatch.GetElapsedTime(started).TotalSeconds - previous >= reportingInterval.TotalSeconds / 2);
 
         stopSampling.Cancel();
         await sampling;
         var elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
         return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, SnapshotOf(samples), recorder.Total());
 
-        void AddInterval(bool onlyIfAny = false)
+        void AddInterval(bool keep = true)
         {
             var now = Stopwatch.GetElapsedTime(started).TotalSeconds;
             var stats = recorder.TakeInterval();
-            if (onlyIfAny && stats.Requests == 0)
+            if (!keep)
             {
                 return;
             }
             var width = Math.Max(now - previous, 1e-3);
+            var applied = workload.LoadBetween(TimeSpan.FromSeconds(previous), TimeSpan.FromSeconds(now));
             previous = now;
-            var row = new IntervalRow(variant, now, workload.LoadUnit, workload.CurrentLoad, stats.Requests / width, stats);
+            var row = new IntervalRow(variant, now, workload.LoadUnit, applied, stats.Requests / width, stats);
             intervals.Add(row);
             progress(row, LatestOf(samples));
         }

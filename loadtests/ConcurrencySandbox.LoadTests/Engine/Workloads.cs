@@ -11,8 +11,8 @@ public interface IWorkload
     /// <summary>What <see cref="CurrentLoad"/> counts: "users", "rate" (requests per second) or "burst".</summary>
     string LoadUnit { get; }
 
-    /// <summary>The load the workload applies right now (users, or arrivals per second).</summary>
-    double CurrentLoad { get; }
+    /// <summary>The load applied between two moments since the run began (users or arrivals per second at the middle; a burst's requests still in flight).</summary>
+    double LoadBetween(TimeSpan from, TimeSpan to);
 
     Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken);
 }
@@ -24,10 +24,10 @@ public interface IWorkload
 public sealed class ClosedModel(LoadShape shape) : IWorkload
 {
     private static readonly TimeSpan ControlPeriod = TimeSpan.FromMilliseconds(50);
-    private int _activeUsers;
 
     public string LoadUnit => "users";
-    public double CurrentLoad => Volatile.Read(ref _activeUsers);
+
+    public double LoadBetween(TimeSpan from, TimeSpan to) => shape.UsersAt((from + to) / 2);
 
     public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
     {
@@ -47,7 +47,6 @@ public sealed class ClosedModel(LoadShape shape) : IWorkload
                 {
                     users.Pop().Stop.Cancel();
                 }
-                Volatile.Write(ref _activeUsers, users.Count);
                 await Task.Delay(ControlPeriod, cancellationToken);
             }
         }
@@ -58,7 +57,6 @@ public sealed class ClosedModel(LoadShape shape) : IWorkload
                 stop.Cancel();
             }
             await Task.WhenAll(users.Select(u => u.Loop));
-            Volatile.Write(ref _activeUsers, 0);
         }
     }
 
@@ -84,7 +82,8 @@ public sealed class OpenModel(LoadShape shape, int maxInFlight) : IWorkload
     private long _startTimestamp;
 
     public string LoadUnit => "rate";
-    public double CurrentLoad => _startTimestamp == 0 ? 0 : shape.RateAt(Stopwatch.GetElapsedTime(_startTimestamp));
+
+    public double LoadBetween(TimeSpan from, TimeSpan to) => shape.RateAt((from + to) / 2);
 
     /// <summary>How many due requests were never sent because every slot stayed busy until the shape ended.</summary>
     public long NotSent { get; private set; }
@@ -157,7 +156,8 @@ public sealed class Burst(int copies) : IWorkload
     private int _inFlight;
 
     public string LoadUnit => "burst";
-    public double CurrentLoad => Volatile.Read(ref _inFlight);
+
+    public double LoadBetween(TimeSpan from, TimeSpan to) => Volatile.Read(ref _inFlight);
 
     public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
     {

@@ -24,8 +24,11 @@ public sealed class HttpLoadClient : IDisposable
         _http = new HttpClient(handler) { BaseAddress = baseAddress, Timeout = requestTimeout };
     }
 
-    /// <summary>A sender for GET <paramref name="pathAndQuery"/>: true on a 2xx answer, false on any other answer, error or timeout.</summary>
-    public SendRequest Get(string pathAndQuery)
+    /// <summary>
+    /// A sender for GET <paramref name="pathAndQuery"/>: true on a 2xx answer, false on any other answer, error or timeout.
+    /// The body is drained unread, or handed to <paramref name="probe"/> when one is given.
+    /// </summary>
+    public SendRequest Get(string pathAndQuery, IResponseProbe? probe = null)
     {
         var uri = new Uri(_http.BaseAddress!, pathAndQuery);
         return async cancellationToken =>
@@ -33,10 +36,15 @@ public sealed class HttpLoadClient : IDisposable
             try
             {
                 using var response = await _http.GetAsync(uri, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
-                await response.Content.CopyToAsync(Stream.Null, cancellationToken);
+                await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
+                if (probe is not null && response.IsSuccessStatusCode)
+                {
+                    await probe.ObserveAsync(body, cancellationToken);
+                }
+                await body.CopyToAsync(Stream.Null, cancellationToken);
                 return response.IsSuccessStatusCode;
             }
-            catch (Exception e) when (e is HttpRequestException or TaskCanceledException or IOException && !cancellationToken.IsCancellationRequested)
+            catch (Exception e) when (e is HttpRequestException or TaskCanceledException or IOException or System.Text.Json.JsonException && !cancellationToken.IsCancellationRequested)
             {
                 return false;
             }

@@ -19,6 +19,9 @@ public sealed record VariantResult(
     IReadOnlyList<TelemetryRow> Telemetry,
     LatencyStats Total)
 {
+    /// <summary>The longest per-call queue wait the server reported (fan-out only), in milliseconds.</summary>
+    public double? MaxQueueWaitMs { get; init; }
+
     public double RequestsPerSecond => ElapsedSeconds > 0 ? Total.Requests / ElapsedSeconds : 0;
     public double PeakLoad => Intervals.Count == 0 ? 0 : Intervals.Max(i => i.Load);
     public int? PeakThreads => Telemetry.Count == 0 ? null : Telemetry.Max(t => t.Snapshot.ThreadPool.ThreadCount);

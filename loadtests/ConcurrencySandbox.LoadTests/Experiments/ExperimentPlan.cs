@@ -2,10 +2,13 @@ using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
-/// <summary>One variant of an experiment: the request every user sends, and the API child's extra environment.</summary>
-public sealed record Variant(string Name, string Request, IReadOnlyDictionary<string, string> Environment)
+/// <summary>
+/// One variant of an experiment: the request every user sends, the API child's extra environment, and whether the
+/// response reports per-call queue waits (the fan-out endpoint's <c>queueWaitMs</c>).
+/// </summary>
+public sealed record Variant(string Name, string Request, IReadOnlyDictionary<string, string> Environment, bool ReportsQueueWait = false)
 {
-    public Variant(string name, string request) : this(name, request, new Dictionary<string, string>())
+    public Variant(string name, string request, bool reportsQueueWait = false) : this(name, request, new Dictionary<string, string>(), reportsQueueWait)
     {
     }
 }

@@ -73,8 +73,10 @@ public static class ExperimentRunner
         var interval = plan.IsColdStart ? LoadOptions.BurstInterval : load.Shape.ReportingInterval;
         var name = variant.Name + labelSuffix;
         console.WriteLine($"-- {plan.Name}/{name}: GET {variant.Request} on {server.BaseAddress}");
-        return await VariantRunner.RunAsync(name, variant.Request, workload, http.Get(variant.Request), interval, telemetry,
+        var queueWaits = variant.ReportsQueueWait ? new QueueWaitProbe() : null;
+        var result = await VariantRunner.RunAsync(name, variant.Request, workload, http.Get(variant.Request, queueWaits), interval, telemetry,
             (row, latest) => console.WriteLine(ProgressLine(plan.Name, row, latest)), cancellationToken);
+        return result with { MaxQueueWaitMs = queueWaits?.MaxMs };
     }
 
     private static string ProgressLine(string experiment, IntervalRow row, TelemetrySnapshot? latest)

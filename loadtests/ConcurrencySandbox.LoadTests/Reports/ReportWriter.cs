@@ -73,6 +73,7 @@ public static class ReportWriter
             v.PeakLoadMeanMs,
             v.PeakThreads,
             v.PeakQueue,
+            v.MaxQueueWaitMs,
         }),
         r.Finding.Comparisons,
         r.Finding.Verdict,

@@ -1,0 +1,44 @@
+using System.Text.Json;
+using ConcurrencySandbox.LoadTests.Matrix;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+public class MatrixTests
+{
+    [Fact]
+    public void SweepJsonIsReadWithItsBreakEvenAndProcessorCount()
+    {
+        using var document = JsonDocument.Parse("""
+            { "work": "compute", "processorCount": 1, "breakEvenAmount": null,
+              "rows": [ { "amount": 1, "syncSeconds": 0.001, "taskRunSeconds": 0.002, "efficiencyPercent": 50 } ] }
+            """);
+
+        var (rows, breakEven, processors) = MatrixRunner.ReadSweep(document.RootElement);
+
+        Assert.Equal([new SweepRow(1, 0.001, 0.002, 50)], rows);
+        Assert.Null(breakEven);
+        Assert.Equal(1, processors);
+    }
+
+    [Theory]
+    [InlineData(101, "confirmed")]
+    [InlineData(180, "refuted")]
+    public void Hypothesis3IsJudgedOnOneCoreAtTheLargestAmount(double efficiencyAtLargest, string expected)
+    {
+        CoreCountRun[] runs =
+        [
+            new(1, null, 1, [new SweepRow(10, 1, 1, 300), new SweepRow(1_000_000_000, 2, 2, efficiencyAtLargest)], null, null),
+            new(2, null, 2, [new SweepRow(1_000_000_000, 2, 1, 199)], null, null),
+        ];
+
+        Assert.Contains(expected, MatrixRunner.Hypothesis3(runs));
+    }
+
+    [Fact]
+    public void Hypothesis3IsNotTestedWhenOneCoreWasSkipped()
+    {
+        CoreCountRun[] runs = [new(1, "no taskset", null, [], null, null)];
+
+        Assert.Contains("not tested", MatrixRunner.Hypothesis3(runs));
+    }
+}

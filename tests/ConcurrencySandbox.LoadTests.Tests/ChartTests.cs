@@ -5,15 +5,19 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 public class ChartTests
 {
     [Theory]
-    [InlineData(0.7, 1)]
-    [InlineData(1.3, 2)]
-    [InlineData(2.2, 2.5)]
-    [InlineData(37, 50)]
-    [InlineData(100, 100)]
-    [InlineData(0, 1)]
-    public void AxisEndsOnANiceNumber(double value, double expected)
+    [InlineData(3, 3, 0.5)]
+    [InlineData(60, 60, 10)]
+    [InlineData(480, 500, 100)]
+    [InlineData(37, 40, 10)]
+    [InlineData(0.7, 0.8, 0.2)]
+    [InlineData(0, 1, 0.2)]
+    public void AxisEndsOnARoundStepAtOrAboveTheMaximum(double max, double top, double step)
     {
-        Assert.Equal(expected, SvgChart.NiceCeiling(value), 9);
+        var scale = SvgChart.NiceScale(max);
+
+        Assert.Equal(top, scale.Top, 9);
+        Assert.Equal(step, scale.Step, 9);
+        Assert.True(scale.Ticks.Count() <= 7);
     }
 
     [Fact]

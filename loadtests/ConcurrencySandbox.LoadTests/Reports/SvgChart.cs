@@ -36,13 +36,13 @@ public static class SvgChart
     private const int PanelHeight = 300;
     private const int Left = 70;
     private const int PlotWidth = 700;
-    private const int Top = 50;
-    private const int Gap = 70;
-    private const int TickCount = 5;
+    private const int Top = 75;
+    private const int Gap = 75;
+    private const int MaxTicks = 6;
 
     public static string Render(string title, string xLabel, IReadOnlyList<ChartPanel> panels)
     {
-        var xMax = NiceCeiling(panels.SelectMany(p => p.Series).SelectMany(s => s.Points).Select(p => p.X).DefaultIfEmpty(1).Max());
+        var x = NiceScale(panels.SelectMany(p => p.Series).SelectMany(s => s.Points).Select(p => p.X).DefaultIfEmpty(1).Max());
         var height = Top + panels.Count * (PanelHeight + Gap);
         var svg = new StringBuilder();
         svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{Width}\" height=\"{height}\" viewBox=\"0 0 {Width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n");
@@ -50,33 +50,37 @@ public static class SvgChart
         svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left}\" y=\"25\" font-size=\"16\" font-weight=\"bold\">{Escape(title)}</text>\n");
         for (var i = 0; i < panels.Count; i++)
         {
-            DrawPanel(svg, panels[i], Top + i * (PanelHeight + Gap), xMax, xLabel);
+            DrawPanel(svg, panels[i], Top + i * (PanelHeight + Gap), x, xLabel);
         }
         svg.Append("</svg>\n");
         return svg.ToString();
     }
 
-    private static void DrawPanel(StringBuilder svg, ChartPanel panel, int top, double xMax, string xLabel)
+    private static void DrawPanel(StringBuilder svg, ChartPanel panel, int top, Scale x, string xLabel)
     {
         var bottom = top + PanelHeight;
         var right = Left + PlotWidth;
-        var leftMax = AxisMax(panel.Series, Axis.Left);
-        var rightMax = AxisMax(panel.Series, Axis.Right);
+        var left = AxisScale(panel.Series, Axis.Left);
+        var rightAxis = AxisScale(panel.Series, Axis.Right);
         svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left}\" y=\"{top - 10}\" font-weight=\"bold\">{Escape(panel.Title)}</text>\n");
         svg.Append(CultureInfo.InvariantCulture, $"<rect x=\"{Left}\" y=\"{top}\" width=\"{PlotWidth}\" height=\"{PanelHeight}\" fill=\"none\" stroke=\"#333\"/>\n");
 
-        for (var t = 0; t <= TickCount; t++)
+        foreach (var tick in left.Ticks)
         {
-            var fraction = (double)t / TickCount;
-            var y = bottom - fraction * PanelHeight;
-            var x = Left + fraction * PlotWidth;
+            var y = bottom - tick / left.Top * PanelHeight;
             svg.Append(CultureInfo.InvariantCulture, $"<line x1=\"{Left}\" y1=\"{y:0.#}\" x2=\"{right}\" y2=\"{y:0.#}\" stroke=\"#eee\"/>\n");
-            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left - 6}\" y=\"{y + 4:0.#}\" text-anchor=\"end\">{Format(leftMax * fraction)}</text>\n");
-            if (panel.Series.Any(s => s.Axis == Axis.Right))
+            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left - 6}\" y=\"{y + 4:0.#}\" text-anchor=\"end\">{Format(tick)}</text>\n");
+        }
+        if (panel.Series.Any(s => s.Axis == Axis.Right))
+        {
+            foreach (var tick in rightAxis.Ticks)
             {
-                svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{right + 6}\" y=\"{y + 4:0.#}\">{Format(rightMax * fraction)}</text>\n");
+                svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{right + 6}\" y=\"{bottom - tick / rightAxis.Top * PanelHeight + 4:0.#}\">{Format(tick)}</text>\n");
             }
-            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{x:0.#}\" y=\"{bottom + 16}\" text-anchor=\"middle\">{Format(xMax * fraction)}</text>\n");
+        }
+        foreach (var tick in x.Ticks)
+        {
+            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + tick / x.Top * PlotWidth:0.#}\" y=\"{bottom + 16}\" text-anchor=\"middle\">{Format(tick)}</text>\n");
         }
         svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + PlotWidth / 2}\" y=\"{bottom + 34}\" text-anchor=\"middle\">{Escape(xLabel)}</text>\n");
         svg.Append(CultureInfo.InvariantCulture, $"<text transform=\"translate({Left - 48},{top + PanelHeight / 2}) rotate(-90)\" text-anchor=\"middle\">{Escape(panel.LeftLabel)}</text>\n");
@@ -85,9 +89,9 @@ public static class SvgChart
         for (var i = 0; i < panel.Series.Count; i++)
         {
             var series = panel.Series[i];
-            var yMax = series.Axis == Axis.Left ? leftMax : rightMax;
+            var yTop = (series.Axis == Axis.Left ? left : rightAxis).Top;
             var points = string.Join(' ', series.Points.Select(p =>
-                string.Create(CultureInfo.InvariantCulture, $"{Left + p.X / xMax * PlotWidth:0.#},{bottom - p.Y / yMax * PanelHeight:0.#}")));
+                string.Create(CultureInfo.InvariantCulture, $"{Left + p.X / x.Top * PlotWidth:0.#},{bottom - p.Y / yTop * PanelHeight:0.#}")));
             svg.Append(CultureInfo.InvariantCulture, $"<polyline fill=\"none\" stroke=\"{series.Color}\" stroke-width=\"2\"{DashOf(series.Stroke)} points=\"{points}\"><title>{Escape(series.Name)}</title></polyline>\n");
 
             var legendY = top + 8 + i * 18;
@@ -103,25 +107,28 @@ public static class SvgChart
         _ => "",
     };
 
-    private static double AxisMax(IEnumerable<ChartSeries> series, Axis axis) =>
-        NiceCeiling(series.Where(s => s.Axis == axis).SelectMany(s => s.Points).Select(p => p.Y).DefaultIfEmpty(1).Max());
+    private static Scale AxisScale(IEnumerable<ChartSeries> series, Axis axis) =>
+        NiceScale(series.Where(s => s.Axis == axis).SelectMany(s => s.Points).Select(p => p.Y).DefaultIfEmpty(1).Max());
 
-    /// <summary>The smallest 1, 2, 2.5 or 5 x 10^k at or above <paramref name="value"/>, so ticks land on round numbers.</summary>
-    public static double NiceCeiling(double value)
+    /// <summary>An axis from 0 to <see cref="Top"/> in round steps.</summary>
+    public sealed record Scale(double Top, double Step)
     {
-        if (value <= 0 || double.IsNaN(value) || double.IsInfinity(value))
+        public IEnumerable<double> Ticks => Enumerable.Range(0, (int)Math.Round(Top / Step) + 1).Select(i => i * Step);
+    }
+
+    /// <summary>
+    /// The axis for values up to <paramref name="max"/>: the smallest step of 1, 2, 2.5 or 5 x 10^k that needs at most
+    /// <see cref="MaxTicks"/> steps, and the first multiple of it at or above the maximum.
+    /// </summary>
+    public static Scale NiceScale(double max)
+    {
+        if (max <= 0 || double.IsNaN(max) || double.IsInfinity(max))
         {
-            return 1;
+            return new Scale(1, 0.2);
         }
-        var magnitude = Math.Pow(10, Math.Floor(Math.Log10(value)));
-        foreach (var step in new[] { 1, 2, 2.5, 5, 10 })
-        {
-            if (step * magnitude >= value * (1 - 1e-12))
-            {
-                return step * magnitude;
-            }
-        }
-        return 10 * magnitude;
+        var magnitude = Math.Pow(10, Math.Floor(Math.Log10(max / MaxTicks)));
+        var step = new[] { 1, 2, 2.5, 5, 10 }.Select(m => m * magnitude).First(s => s * MaxTicks >= max * (1 - 1e-12));
+        return new Scale(Math.Ceiling(max / step * (1 - 1e-12)) * step, step);
     }
 
     private static string Format(double value) => value.ToString(Math.Abs(value) >= 100 ? "0" : "0.##", CultureInfo.InvariantCulture);

@@ -73,6 +73,12 @@ public static class ExperimentRunner
         var interval = plan.IsColdStart ? LoadOptions.BurstInterval : load.Shape.ReportingInterval;
         var name = variant.Name + labelSuffix;
         console.WriteLine($"-- {plan.Name}/{name}: GET {variant.Request} on {server.BaseAddress}");
+        if (!plan.IsColdStart)
+        {
+            // One unmeasured request first, so the JIT and the first connection are not in the curves
+            // (the cold start is exactly what the coldstart experiment measures, so it gets none).
+            await http.Get(variant.Request)(cancellationToken);
+        }
         var queueWaits = variant.ReportsQueueWait ? new QueueWaitProbe() : null;
         var result = await VariantRunner.RunAsync(name, variant.Request, workload, http.Get(variant.Request, queueWaits), interval, telemetry,
             (row, latest) => console.WriteLine(ProgressLine(plan.Name, row, latest)), cancellationToken);

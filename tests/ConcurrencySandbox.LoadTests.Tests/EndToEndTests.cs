@@ -43,6 +43,26 @@ public sealed class EndToEndTests : IDisposable
     }
 
     [Fact]
+    public async Task MatrixShortFormWritesTheSweepAndFanOutTablesPerCoreCount()
+    {
+        var (code, output, error) = await RunRunnerAsync(
+            "matrix", "--cpus", "1,2", "--profile", "smoke", "--sweep-to", "1000", "--sweep-repeat", "1",
+            "--strategies", "threadpool,async", "--calls", "2", "--delay-ms", "50", "--out", _out);
+
+        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
+        var matrix = await File.ReadAllTextAsync(Path.Combine(_out, "matrix.md"));
+        Assert.Contains("## Compute sweep (seed 004's table) per core count", matrix);
+        Assert.Contains("Hypothesis 3", matrix);
+        foreach (var cpus in new[] { 1, 2 })
+        {
+            var measured = matrix.Contains($"| {cpus} core: Sync (s) |", StringComparison.Ordinal)
+                && matrix.Contains($"\n| {cpus} | {cpus} | threadpool |", StringComparison.Ordinal);
+            Assert.True(measured || matrix.Contains($"- {cpus} core(s): skipped", StringComparison.Ordinal), $"{cpus} core(s) neither measured nor skipped:\n{matrix}");
+        }
+        Assert.Contains("threadpool@1cpu", await File.ReadAllTextAsync(Path.Combine(_out, "curves.csv")));
+    }
+
+    [Fact]
     public async Task BadOptionExitsWithCode2WithoutAStackTrace()
     {
         var (code, _, error) = await RunRunnerAsync("fanout", "--profile", "forever");

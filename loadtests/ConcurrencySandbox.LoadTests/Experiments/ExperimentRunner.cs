@@ -6,22 +6,6 @@ using ConcurrencySandbox.LoadTests.Telemetry;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
-/// <summary>How every variant of a run is loaded: the shape, its name, and the per-request limits.</summary>
-public sealed record LoadOptions(LoadShape Shape, string ProfileName, TimeSpan RequestTimeout, int MaxInFlight)
-{
-    /// <summary>The cold-start burst is reported in one-second intervals, whatever the profile.</summary>
-    public static readonly TimeSpan BurstInterval = TimeSpan.FromSeconds(1);
-
-    public string Describe() => string.Join(", ", Shape.Steps.Select(s => s switch
-    {
-        KeepConstant k => string.Create(CultureInfo.InvariantCulture, $"KeepConstant({k.Copies}, {k.During.TotalSeconds:0.#} s)"),
-        RampingConstant r => string.Create(CultureInfo.InvariantCulture, $"RampingConstant({r.Copies}, {r.During.TotalSeconds:0.#} s)"),
-        Inject i => string.Create(CultureInfo.InvariantCulture, $"Inject({i.RatePerSecond:0.##}/s, {i.During.TotalSeconds:0.#} s)"),
-        RampingInject r => string.Create(CultureInfo.InvariantCulture, $"RampingInject({r.RatePerSecond:0.##}/s, {r.During.TotalSeconds:0.#} s)"),
-        _ => s.ToString(),
-    }));
-}
-
 /// <summary>Runs an experiment's variants one after another against the servers and builds its report.</summary>
 public static class ExperimentRunner
 {

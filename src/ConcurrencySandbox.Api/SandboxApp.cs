@@ -1,4 +1,7 @@
+using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Api.Telemetry;
+using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Api.Work;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
@@ -14,20 +17,30 @@ public static class SandboxApp
     /// <summary>The fixed start of the line printed once the server is ready; scripts and the load runner wait for it.</summary>
     public const string ReadyLinePrefix = "ConcurrencySandbox API ready at ";
 
-    public static WebApplication Build(string[] args)
+    /// <param name="args">Command-line arguments, including configuration such as --urls.</param>
+    /// <param name="configureServices">Runs after the app's own registrations, so tests can replace a service.</param>
+    public static WebApplication Build(string[] args, Action<IServiceCollection>? configureServices = null)
     {
         var builder = WebApplication.CreateBuilder(args);
         builder.UseDefaultUrlWhenNoneConfigured();
         builder.Services.AddProblemDetails();
         builder.AddSwagger();
         builder.AddWorkExperiments();
+        builder.AddFanOut();
+        builder.AddThreadPools();
+        builder.AddTelemetry();
+        configureServices?.Invoke(builder.Services);
 
         var app = builder.Build();
+        app.UseInFlightRequests();
         app.UseExceptionHandler();
         app.UseStatusCodePages();
         app.UseSwaggerDocs();
         app.MapGet("/healthz", () => TypedResults.Ok(new { status = "ok" })).WithName("Health").WithTags("Health").WithSummary("Liveness and readiness probe.");
         app.MapWorkExperiments();
+        app.MapFanOut();
+        app.MapThreadPools();
+        app.MapTelemetry();
         app.PrintReadyLine();
         return app;
     }

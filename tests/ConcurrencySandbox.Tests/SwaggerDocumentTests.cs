@@ -20,6 +20,9 @@ public sealed class SwaggerDocumentTests
         { "/api/sleep/async", ["milliseconds"] },
         { "/api/sleep/compare", ["milliseconds", "repeat"] },
         { "/api/sleep/sweep", ["from", "to", "factor", "repeat", "format"] },
+        { "/api/fanout", ["calls", "delayMs", "strategy", "jitterMs", "failRate", "hangRate", "timeoutMs"] },
+        { "/api/threadpool", [] },
+        { "/api/telemetry", [] },
         { "/healthz", [] },
     };
 

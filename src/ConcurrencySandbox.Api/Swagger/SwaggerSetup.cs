@@ -15,9 +15,12 @@ internal static class SwaggerSetup
                 Title = "ConcurrencySandbox",
                 Version = "v1",
                 Description = "Measure what concurrency choices cost on this machine: inline vs Task.Run, spinning vs sleeping vs awaiting. " +
-                    "Every timing is taken in the server with a Stopwatch; compare and sweep run both forms side by side in one process.",
+                    "Every timing is taken in the server with a Stopwatch; compare and sweep run both forms side by side in one process. " +
+                    "Fan-out (seed 003) calls a slow third party under four strategies; the thread pool can be read and tuned at run time (seed 000); telemetry shows the runtime's own counters.",
             });
             options.OperationFilter<QueryParameterOperationFilter>();
+            options.AddSecurityDefinition(AdminKeyOperationFilter.SchemeName, AdminKeyOperationFilter.Scheme);
+            options.OperationFilter<AdminKeyOperationFilter>();
             options.IncludeXmlComments(Path.Combine(AppContext.BaseDirectory, $"{typeof(SwaggerSetup).Assembly.GetName().Name}.xml"));
         });
         return builder;

@@ -25,11 +25,14 @@ public sealed class SandboxServer : IAsyncDisposable
     public IServiceProvider Services => _app.Services;
 
     /// <summary>Starts the API; settings are configuration keys such as "Limits:MaxCycles=1000".</summary>
-    public static async Task<SandboxServer> StartAsync(params string[] settings)
+    public static Task<SandboxServer> StartAsync(params string[] settings) => StartAsync(_ => { }, settings);
+
+    /// <summary>Starts the API with some services replaced; settings as above.</summary>
+    public static async Task<SandboxServer> StartAsync(Action<IServiceCollection> configureServices, params string[] settings)
     {
         var args = new List<string> { "--urls", "http://127.0.0.1:0", "--Logging:LogLevel:Default=Warning" };
         args.AddRange(settings.Select(s => "--" + s));
-        var app = SandboxApp.Build([.. args]);
+        var app = SandboxApp.Build([.. args], configureServices);
         await app.StartAsync();
         var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
         return new SandboxServer(app, new Uri(address));

@@ -1,0 +1,50 @@
+# syntax=docker/dockerfile:1
+# Images for the sandbox. Build from the repository root:
+#   docker build -t concurrencysandbox/api:local .                        (default target: api)
+#   docker build -t concurrencysandbox/stub:local --target stub .
+#   docker build -t concurrencysandbox/loadrunner:local --target loadrunner .
+# docs/deploy.md describes the environment variables each image reads.
+
+FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
+WORKDIR /src
+# Restore layer: only the files restore reads, so editing source code keeps this layer cached.
+COPY global.json Directory.Build.props Directory.Packages.props ./
+COPY src/ConcurrencySandbox.Experiments/ConcurrencySandbox.Experiments.csproj src/ConcurrencySandbox.Experiments/
+COPY src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj src/ConcurrencySandbox.Api/
+COPY src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj src/ConcurrencySandbox.ThirdPartyStub/
+COPY loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj loadtests/ConcurrencySandbox.LoadTests/
+RUN dotnet restore src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj \
+ && dotnet restore src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj \
+ && dotnet restore loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj
+COPY . .
+
+# One publish stage per image, so building one target does not compile the others.
+FROM build AS publish-api
+RUN dotnet publish src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj -c Release --no-restore -p:UseAppHost=false -o /out
+
+FROM build AS publish-stub
+RUN dotnet publish src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj -c Release --no-restore -p:UseAppHost=false -o /out
+
+FROM build AS publish-loadrunner
+RUN dotnet publish loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj -c Release --no-restore -p:UseAppHost=false -o /out
+
+# The ASP.NET runtime image; the load runner needs it too because it references the API project.
+FROM mcr.microsoft.com/dotnet/aspnet:10.0 AS runtime
+WORKDIR /app
+ENV ASPNETCORE_HTTP_PORTS=8080
+EXPOSE 8080
+# The image's non-root user "app" (uid 1654).
+USER $APP_UID
+
+FROM runtime AS stub
+COPY --from=publish-stub /out .
+ENTRYPOINT ["dotnet", "ConcurrencySandbox.ThirdPartyStub.dll"]
+
+FROM runtime AS loadrunner
+COPY --from=publish-loadrunner /out .
+ENTRYPOINT ["dotnet", "ConcurrencySandbox.LoadTests.dll"]
+
+# Last stage: what a plain `docker build .` produces.
+FROM runtime AS api
+COPY --from=publish-api /out .
+ENTRYPOINT ["dotnet", "ConcurrencySandbox.Api.dll"]

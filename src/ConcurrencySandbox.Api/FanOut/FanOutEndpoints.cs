@@ -1,0 +1,126 @@
+using System.Globalization;
+using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Experiments.FanOut;
+using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
+
+namespace ConcurrencySandbox.Api.FanOut;
+
+/// <summary>Seed 003 as a service: one request fans out to several slow third-party calls, run by the chosen strategy.</summary>
+public static class FanOutEndpoints
+{
+    public static WebApplicationBuilder AddFanOut(this WebApplicationBuilder builder)
+    {
+        builder.Services.AddOptions<FanOutOptions>().Bind(builder.Configuration.GetSection(FanOutOptions.SectionName)).ValidateOnStart();
+        builder.Services.AddSingleton<IValidateOptions<FanOutOptions>, FanOutOptionsValidator>();
+        builder.Services.AddOptions<ThirdPartyOptions>().Bind(builder.Configuration.GetSection(ThirdPartyOptions.SectionName)).ValidateOnStart();
+        builder.Services.AddSingleton<IValidateOptions<ThirdPartyOptions>, ThirdPartyOptionsValidator>();
+
+        builder.Services.TryAddSingleton(TimeProvider.System);
+        builder.Services.AddSingleton(services => new DedicatedThreadPool(
+            services.GetRequiredService<IOptions<FanOutOptions>>().Value.DedicatedThreads, "fanout-dedicated"));
+        builder.Services.AddTransient<FanOutRunner>();
+
+        var baseUrl = builder.Configuration.GetSection(ThirdPartyOptions.SectionName)[nameof(ThirdPartyOptions.BaseUrl)];
+        if (string.IsNullOrEmpty(baseUrl))
+        {
+            builder.Services.AddSingleton<IThirdParty>(new InProcessThirdParty(new StubDice()));
+        }
+        else
+        {
+            builder.Services.AddHttpClient<IThirdParty, HttpThirdParty>(client =>
+            {
+                client.BaseAddress = new Uri(baseUrl.TrimEnd('/') + "/");
+                client.Timeout = Timeout.InfiniteTimeSpan; // each call has its own timeout
+            });
+        }
+
+        return builder;
+    }
+
+    public static IEndpointRouteBuilder MapFanOut(this IEndpointRouteBuilder endpoints)
+    {
+        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<FanOutOptions>>().Value;
+        var thirdParty = endpoints.ServiceProvider.GetRequiredService<IOptions<ThirdPartyOptions>>().Value;
+        var parameters = new FanOutParameters(limits, thirdParty);
+
+        endpoints.MapGroup("/api/fanout").WithTags("FanOut")
+            .MapGet("", (HttpRequest request, FanOutRunner runner, CancellationToken cancellationToken) => FanOutAsync(parameters, request, runner, cancellationToken))
+            .WithName("FanOut")
+            .WithSummary("Seed 003: one request fans out to `calls` slow third-party calls, run by the chosen strategy.")
+            .WithDescription(
+                "threadpool: each call queued with ThreadPool.QueueUserWorkItem and blocking its thread (the seed's original; the request thread blocks too). " +
+                "sync-over-async: the same, but each call blocks on an asynchronous call's Task (.Result), which the pool notices and answers with threads sooner. " +
+                "dedicated: the blocking calls run on the app's own fixed pool (FanOut:DedicatedThreads); the request awaits without holding a thread. " +
+                "async: awaited all the way, no thread held while waiting. " +
+                "Per call: queueWaitMs (enqueued to started: the seed's 'waiting for work to even start'), durationMs, outcome and the thread that ran it; " +
+                "the CLR pool before and after. 502 when no call succeeded.")
+            .WithQueryParameters(parameters.All)
+            .ProducesProblem(StatusCodes.Status502BadGateway);
+        return endpoints;
+    }
+
+    private static async Task<Results<Ok<FanOutReport>, ValidationProblem, ProblemHttpResult>> FanOutAsync(
+        FanOutParameters parameters, HttpRequest request, FanOutRunner runner, CancellationToken cancellationToken)
+    {
+        var query = new QueryReader(request);
+        var plan = parameters.Read(query);
+        if (!query.IsValid)
+        {
+            return query.Problem();
+        }
+
+        var report = await runner.RunAsync(plan, cancellationToken);
+        if (report.OkCount > 0 || report.Calls == 0)
+        {
+            return TypedResults.Ok(report);
+        }
+
+        var firstError = report.Results[0].Error;
+        return TypedResults.Problem(
+            $"All {report.Calls} third-party calls failed: {report.FailedCount} failed, {report.TimedOutCount} timed out. First error: {firstError}.",
+            statusCode: StatusCodes.Status502BadGateway,
+            title: "Every third-party call failed.",
+            extensions: new Dictionary<string, object?> { ["report"] = report });
+    }
+
+    /// <summary>The fan-out query parameters, with ranges from the configured caps.</summary>
+    private sealed class FanOutParameters(FanOutOptions limits, ThirdPartyOptions thirdParty)
+    {
+        private readonly IntegerParameter calls = new("calls", 1, limits.MaxCalls, 10, "How many third-party calls the request makes.");
+        private readonly IntegerParameter delayMs = new("delayMs", 0, limits.MaxDelayMs, 1000, "How long the stub takes to answer each call, in milliseconds (seed 003: 4000).");
+        private readonly ChoiceParameter strategy = new("strategy", [.. FanOutStrategies.Names], "async", "How the calls run: threadpool, sync-over-async, dedicated or async.");
+        private readonly IntegerParameter jitterMs = new("jitterMs", 0, limits.MaxJitterMs, 0, "Up to this many milliseconds added at random to each call's delay.");
+        private readonly NumberParameter failRate = new("failRate", 0, 1, 0, "Share of calls the stub answers with an error.");
+        private readonly NumberParameter hangRate = new("hangRate", 0, 1, 0, "Share of calls the stub never answers; they time out.");
+        private readonly IntegerParameter timeoutMs = new("timeoutMs", 1, limits.MaxTimeoutMs, thirdParty.TimeoutMs, "Each call's timeout in milliseconds (default: ThirdParty:TimeoutMs).");
+
+        public QueryParameter[] All => [calls, delayMs, strategy, jitterMs, failRate, hangRate, timeoutMs];
+
+        public FanOutPlan Read(QueryReader query)
+        {
+            var callCount = (int)query.Read(calls);
+            var delay = (int)query.Read(delayMs);
+            var strategyName = query.Read(strategy);
+            var jitter = (int)query.Read(jitterMs);
+            var fail = query.Read(failRate);
+            var hang = query.Read(hangRate);
+            var timeout = (int)query.Read(timeoutMs);
+            var totalMs = (long)callCount * (delay + jitter);
+            if (query.IsValid && totalMs > limits.MaxTotalDelayMs)
+            {
+                query.Fail(
+                    "calls",
+                    $"'calls' x ('delayMs' + 'jitterMs') is {totalMs.ToString(CultureInfo.InvariantCulture)} ms; the limit is " +
+                    $"{limits.MaxTotalDelayMs.ToString(CultureInfo.InvariantCulture)} ms ({SettingName.Of(FanOutOptions.SectionName, nameof(limits.MaxTotalDelayMs))}). Lower 'calls' or 'delayMs'.");
+            }
+
+            return new FanOutPlan(
+                FanOutStrategies.Parse(strategyName),
+                callCount,
+                new StubBehaviour(delay, jitter, fail, hang),
+                TimeSpan.FromMilliseconds(timeout));
+        }
+    }
+}

@@ -1,0 +1,98 @@
+namespace ConcurrencySandbox.Experiments.FanOut;
+
+/// <summary>The calls of one fan-out: times and records each one, and completes when the last one ends.</summary>
+internal sealed class CallBatch(int calls, TimeProvider timeProvider, CancellationToken cancellationToken)
+{
+    private readonly CallRecord?[] records = new CallRecord?[calls];
+    private readonly TaskCompletionSource completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private int remaining = calls;
+
+    public Task Completion => completion.Task;
+
+    /// <summary>Every call's record; only complete when the caller has not given up.</summary>
+    public IReadOnlyList<CallRecord> Records
+    {
+        get
+        {
+            // A call skipped or abandoned because of cancellation left no record.
+            cancellationToken.ThrowIfCancellationRequested();
+            return Array.ConvertAll(records, call => call!);
+        }
+    }
+
+    /// <summary>Hands each call to <paramref name="enqueue"/>, which decides where and when it runs.</summary>
+    public void Queue(Action<Action> enqueue, Func<Task<CallAnswer>> call)
+    {
+        if (records.Length == 0)
+        {
+            completion.TrySetResult();
+        }
+
+        for (var i = 0; i < records.Length; i++)
+        {
+            var index = i;
+            var enqueuedAt = timeProvider.GetTimestamp();
+            // RunAsync never throws, so nothing is lost by not observing its task here.
+            enqueue(() => _ = RunAsync(index, enqueuedAt, call));
+        }
+    }
+
+    /// <summary>
+    /// Blocks the calling thread until every call has ended, as seed 003's request did. A plain kernel wait on
+    /// purpose: Task.Wait would tell the pool that the thread is blocked and change the experiment.
+    /// </summary>
+    public void WaitBlocking()
+    {
+        WaitHandle.WaitAny([((IAsyncResult)completion.Task).AsyncWaitHandle, cancellationToken.WaitHandle]);
+        cancellationToken.ThrowIfCancellationRequested();
+    }
+
+    private async Task RunAsync(int index, long enqueuedAt, Func<Task<CallAnswer>> call)
+    {
+        try
+        {
+            if (cancellationToken.IsCancellationRequested)
+            {
+                return;
+            }
+
+            var startedAt = timeProvider.GetTimestamp();
+            var threadId = Environment.CurrentManagedThreadId;
+            var thread = CurrentThread();
+            CallAnswer answer;
+            try
+            {
+                answer = await call();
+            }
+            catch (Exception) when (cancellationToken.IsCancellationRequested)
+            {
+                return;
+            }
+            catch (Exception e)
+            {
+                answer = CallAnswer.Failed($"the call threw {e.GetType().Name}: {e.Message}");
+            }
+
+            records[index] = new CallRecord(
+                index,
+                timeProvider.GetElapsedTime(enqueuedAt, startedAt).TotalMilliseconds,
+                timeProvider.GetElapsedTime(startedAt).TotalMilliseconds,
+                answer.Outcome,
+                answer.Error,
+                threadId,
+                thread);
+        }
+        finally
+        {
+            if (Interlocked.Decrement(ref remaining) == 0)
+            {
+                completion.TrySetResult();
+            }
+        }
+    }
+
+    private static CallThread CurrentThread() =>
+        Thread.CurrentThread.IsThreadPoolThread ? CallThread.Pool
+        : DedicatedThreadPool.IsDedicatedThread ? CallThread.Dedicated
+        : CallThread.Other;
+}

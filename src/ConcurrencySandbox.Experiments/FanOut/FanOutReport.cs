@@ -1,0 +1,65 @@
+using System.Text.Json.Serialization;
+using ConcurrencySandbox.Experiments.ThreadPools;
+
+namespace ConcurrencySandbox.Experiments.FanOut;
+
+/// <summary>What kind of thread started a call.</summary>
+[JsonConverter(typeof(JsonStringEnumConverter<CallThread>))]
+public enum CallThread
+{
+    [JsonStringEnumMemberName("pool")] Pool,
+    [JsonStringEnumMemberName("dedicated")] Dedicated,
+    [JsonStringEnumMemberName("other")] Other,
+}
+
+/// <summary>
+/// One third-party call: how long it waited in a queue before it started, how long it took, how it ended,
+/// and which thread started it.
+/// </summary>
+public sealed record CallRecord(
+    int Index,
+    double QueueWaitMs,
+    double DurationMs,
+    CallOutcome Outcome,
+    string? Error,
+    int ThreadId,
+    CallThread Thread);
+
+/// <summary>The largest and the mean of a set of times.</summary>
+public sealed record MsSummary(double Max, double Mean)
+{
+    public static MsSummary Of(IReadOnlyCollection<double> values) =>
+        values.Count == 0 ? new MsSummary(0, 0) : new MsSummary(values.Max(), values.Average());
+}
+
+/// <summary>One fan-out request's result: every call, their summaries, and the pool before and after.</summary>
+public sealed record FanOutReport(
+    string Strategy,
+    int Calls,
+    double ElapsedMs,
+    IReadOnlyList<CallRecord> Results,
+    MsSummary QueueWaitMs,
+    MsSummary DurationMs,
+    int OkCount,
+    int FailedCount,
+    int TimedOutCount,
+    int DistinctThreads,
+    ThreadPoolSnapshot ThreadPoolBefore,
+    ThreadPoolSnapshot ThreadPoolAfter)
+{
+    public static FanOutReport Create(
+        FanOutStrategy strategy, double elapsedMs, IReadOnlyList<CallRecord> results, ThreadPoolSnapshot before, ThreadPoolSnapshot after) =>
+        new(
+            strategy.Name(),
+            results.Count,
+            elapsedMs,
+            results,
+            MsSummary.Of([.. results.Select(call => call.QueueWaitMs)]),
+            MsSummary.Of([.. results.Select(call => call.DurationMs)]),
+            results.Count(call => call.Outcome == CallOutcome.Ok),
+            results.Count(call => call.Outcome == CallOutcome.Failed),
+            results.Count(call => call.Outcome == CallOutcome.TimedOut),
+            results.Select(call => call.ThreadId).Distinct().Count(),
+            before,
+            after);
+}

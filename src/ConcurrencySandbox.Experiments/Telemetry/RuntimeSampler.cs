@@ -1,0 +1,82 @@
+using System.Diagnostics;
+using ConcurrencySandbox.Experiments.ThreadPools;
+
+namespace ConcurrencySandbox.Experiments.Telemetry;
+
+public sealed record ThreadPoolTelemetry(
+    int ThreadCount, long PendingWorkItemCount, long CompletedWorkItemCount, int MinWorkerThreads, int MaxWorkerThreads);
+
+public sealed record GCTelemetry(
+    int Gen0Collections, int Gen1Collections, int Gen2Collections, long TotalAllocatedBytes, long HeapSizeBytes, double TotalPauseDurationMs);
+
+/// <summary>CPU use is the CPU time since the previous snapshot over the wall time times the processor count.</summary>
+public sealed record ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
+
+/// <summary>One reading of the runtime's own counters.</summary>
+public sealed record RuntimeSnapshot(
+    DateTimeOffset Timestamp,
+    double UptimeSeconds,
+    int ProcessorCount,
+    ThreadPoolTelemetry ThreadPool,
+    GCTelemetry GC,
+    ProcessTelemetry Process,
+    long LockContentionCount,
+    long InFlightRequests);
+
+/// <summary>
+/// Reads the ThreadPool, GC and process counters the runtime keeps; cheap enough to call every second.
+/// The CPU share is measured between consecutive snapshots, whoever asked for them.
+/// </summary>
+public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFlightRequests)
+{
+    private readonly Lock gate = new();
+
+    // The first snapshot measures CPU use since the process started.
+    private (long Timestamp, TimeSpan CpuTime) previous = (
+        timeProvider.GetTimestamp() - (long)(ReadProcess().Uptime.TotalSeconds * timeProvider.TimestampFrequency), TimeSpan.Zero);
+
+    public RuntimeSnapshot Sample()
+    {
+        double cpuPercent;
+        TimeSpan cpuTime;
+        lock (gate)
+        {
+            cpuTime = Environment.CpuUsage.TotalTime;
+            var timestamp = timeProvider.GetTimestamp();
+            cpuPercent = CpuPercent(cpuTime - previous.CpuTime, timeProvider.GetElapsedTime(previous.Timestamp, timestamp), Environment.ProcessorCount);
+            previous = (timestamp, cpuTime);
+        }
+
+        var (uptime, osThreadCount) = ReadProcess();
+        var pool = ThreadPoolSnapshot.Capture();
+        return new RuntimeSnapshot(
+            timeProvider.GetUtcNow(),
+            uptime.TotalSeconds,
+            Environment.ProcessorCount,
+            new ThreadPoolTelemetry(
+                pool.ThreadCount, pool.PendingWorkItemCount, pool.CompletedWorkItemCount, pool.MinWorkerThreads, pool.MaxWorkerThreads),
+            new GCTelemetry(
+                GC.CollectionCount(0),
+                GC.CollectionCount(1),
+                GC.CollectionCount(2),
+                GC.GetTotalAllocatedBytes(),
+                GC.GetGCMemoryInfo().HeapSizeBytes,
+                GC.GetTotalPauseDuration().TotalMilliseconds),
+            new ProcessTelemetry(cpuTime.TotalMilliseconds, cpuPercent, Environment.WorkingSet, osThreadCount),
+            Monitor.LockContentionCount,
+            inFlightRequests());
+    }
+
+    /// <summary>
+    /// CPU time over wall time times processors, in percent. The kernel accounts CPU time in scheduler ticks, so
+    /// a window of a few milliseconds can overshoot; the result is kept within 0..100.
+    /// </summary>
+    public static double CpuPercent(TimeSpan cpuTime, TimeSpan wallTime, int processorCount) =>
+        wallTime <= TimeSpan.Zero ? 0 : Math.Clamp(cpuTime / (wallTime * processorCount) * 100, 0, 100);
+
+    private static (TimeSpan Uptime, int OsThreadCount) ReadProcess()
+    {
+        using var process = Process.GetCurrentProcess();
+        return (DateTime.Now - process.StartTime, process.Threads.Count);
+    }
+}

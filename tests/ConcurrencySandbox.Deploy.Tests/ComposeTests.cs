@@ -1,0 +1,122 @@
+using ConcurrencySandbox.Api;
+using ConcurrencySandbox.Deploy.Tests.Support;
+
+namespace ConcurrencySandbox.Deploy.Tests;
+
+public class ComposeTests
+{
+    private readonly ComposeFile _compose = new();
+
+    [Fact]
+    public void ApiRunsThreeTimesWithQuotasOfOneTwoAndFourCpus()
+    {
+        Assert.Equal(new[] { 1.0, 2.0, 4.0 }, _compose.Apis.Select(api => ComposeFile.Cpus(api.Value)));
+        Assert.All(_compose.Apis, api => Assert.Null(api.Value.At("cpuset")));
+    }
+
+    [Fact]
+    public void ProcessorCountIsLeftToTheRuntimeToDeriveFromTheQuota() =>
+        Assert.All(_compose.Apis, api => Assert.DoesNotContain("DOTNET_PROCESSOR_COUNT", ComposeFile.Environment(api.Value).Keys));
+
+    [Fact]
+    public void ApisAndStubListenOn8080InsideAndEachHasItsOwnHostPort()
+    {
+        var services = _compose.Apis.Append(_compose.Stub).ToList();
+        var hostPorts = services.Select(service =>
+        {
+            var mapping = Assert.Single(service.Value.List("ports")) as string;
+            var parts = mapping?.Split(':') ?? [];
+            Assert.True(parts.Length == 2 && parts[1] == "8080", $"{service.Key} publishes '{mapping}', expected HOST:8080.");
+            Assert.Equal("8080", ComposeFile.Environment(service.Value)["ASPNETCORE_HTTP_PORTS"]);
+            return parts[0];
+        }).ToList();
+        Assert.Equal(hostPorts.Count, hostPorts.Distinct().Count());
+    }
+
+    [Fact]
+    public void ApisAndStubAreHealthCheckedOnHealthzAtPort8080()
+    {
+        Assert.All(_compose.Apis.Append(_compose.Stub), service =>
+        {
+            var command = HealthcheckCommand(service.Value);
+            Assert.Contains("/dev/tcp/127.0.0.1/8080", command, StringComparison.Ordinal);
+            Assert.Contains("GET /healthz ", command, StringComparison.Ordinal);
+        });
+    }
+
+    [FactWhenToolExists("bash")]
+    public async Task HealthcheckPassesWhenHealthzAnswers200AndFailsOtherwise()
+    {
+        await using var api = SandboxApp.Build(["--urls", "http://127.0.0.1:0"]);
+        await api.StartAsync();
+        var port = new Uri(api.Urls.Single()).Port.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        var command = HealthcheckCommand(_compose.Apis[0].Value).Replace("$$", "$", StringComparison.Ordinal).Replace("127.0.0.1/8080", $"127.0.0.1/{port}", StringComparison.Ordinal);
+
+        Assert.Equal(0, ExternalTool.Run("bash", "-c", command).ExitCode);
+        Assert.NotEqual(0, ExternalTool.Run("bash", "-c", command.Replace("/healthz ", "/no-such-path ", StringComparison.Ordinal)).ExitCode);
+    }
+
+    [Fact]
+    public void ApisCallTheStubServiceThroughTheThirdPartyBaseUrl()
+    {
+        Assert.All(_compose.Apis, api =>
+        {
+            Assert.Equal($"http://{_compose.Stub.Key}:8080", ComposeFile.Environment(api.Value)["ThirdParty__BaseUrl"]);
+            Assert.Equal("service_healthy", api.Value.Text("depends_on", _compose.Stub.Key, "condition"));
+        });
+    }
+
+    [Fact]
+    public void LoadRunnerTargetsEachApiInTurnOnceItIsHealthy()
+    {
+        var loadRunner = _compose.LoadRunner.Value;
+        var targets = ComposeFile.Environment(loadRunner)["TARGETS"]?.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(_compose.Apis.Select(api => $"http://{api.Key}:8080"), targets);
+        Assert.All(_compose.Apis, api => Assert.Equal("service_healthy", loadRunner.Text("depends_on", api.Key, "condition")));
+    }
+
+    [Fact]
+    public void LoadRunnerWritesItsReportsToTheMountedReportsFolder()
+    {
+        var loadRunner = _compose.LoadRunner.Value;
+        var reportsDir = ComposeFile.Environment(loadRunner)["REPORTS_DIR"];
+        Assert.Contains($"./reports:{reportsDir}", loadRunner.List("volumes"));
+        Assert.Contains("--out \"$REPORTS_DIR/", Repository.Read("deploy/loadrunner/run-each-target.sh"), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void LoadRunnerScriptIsMountedFromTheRepositoryAndRunAsNonRoot()
+    {
+        var loadRunner = _compose.LoadRunner.Value;
+        var script = loadRunner.List("entrypoint").OfType<string>().Last();
+        var mount = Assert.Single(loadRunner.List("volumes").OfType<string>(), volume => volume.Split(':')[1] == script);
+        Assert.True(File.Exists(Repository.PathOf("deploy/" + mount.Split(':')[0])), $"{mount}: the script is not in deploy/.");
+        Assert.DoesNotMatch(@"^(root|0)(:.*)?$", ComposeFile.WithDefaults(Assert.IsType<string>(loadRunner.At("user"))));
+    }
+
+    [Fact]
+    public void CpusetVariantPinsEachApiToAsManyCoresAsItsQuota()
+    {
+        var cpuset = Yaml.LoadFile("deploy/compose.cpuset.yaml");
+        var pinned = cpuset.Entries("services").ToDictionary(service => service.Key, service => service.Value.Text("cpuset"));
+
+        Assert.Equal(_compose.Apis.Select(api => api.Key).Order(), pinned.Keys.Order());
+        Assert.All(_compose.Apis, api => Assert.Equal(ComposeFile.Cpus(api.Value), CoreCount(pinned[api.Key])));
+        Assert.Equal(new[] { 1, 2, 4 }, pinned.Values.Select(CoreCount).Order());
+    }
+
+    private static string HealthcheckCommand(object? service)
+    {
+        var test = service.List("healthcheck", "test").OfType<string>().ToList();
+        Assert.Equal(new[] { "CMD", "bash", "-c" }, test.Take(3));
+        return test[3];
+    }
+
+    /// <summary>How many CPUs a cpuset list such as "0", "0-1" or "0,2-3" names.</summary>
+    private static int CoreCount(string? cpuset) =>
+        (cpuset ?? "").Split(',', StringSplitOptions.RemoveEmptyEntries).Sum(range =>
+        {
+            var bounds = range.Split('-').Select(int.Parse).ToArray();
+            return bounds[^1] - bounds[0] + 1;
+        });
+}

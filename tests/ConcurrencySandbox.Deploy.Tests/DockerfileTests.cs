@@ -1,0 +1,173 @@
+using System.Text.RegularExpressions;
+using System.Xml.Linq;
+using ConcurrencySandbox.Deploy.Tests.Support;
+
+namespace ConcurrencySandbox.Deploy.Tests;
+
+public class DockerfileTests
+{
+    private const string SdkImage = "mcr.microsoft.com/dotnet/sdk:10.0";
+    private const string RuntimeImage = "mcr.microsoft.com/dotnet/aspnet:10.0";
+
+    /// <summary>Each image target and the project whose published output it runs.</summary>
+    public static TheoryData<string, string> Targets => new()
+    {
+        { "api", "src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj" },
+        { "stub", "src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj" },
+        { "loadrunner", "loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj" },
+    };
+
+    private readonly Dockerfile _dockerfile = Dockerfile.Load();
+
+    [Fact]
+    public void ApiIsTheDefaultTarget() => Assert.Equal("api", _dockerfile.Stages[^1].Name);
+
+    [Theory]
+    [MemberData(nameof(Targets))]
+    public void TargetRunsItsProjectOnTheAspNetRuntimeAfterPublishingItWithTheSdk(string target, string project)
+    {
+        var stage = _dockerfile[target];
+        Assert.Equal(RuntimeImage, _dockerfile.BaseImage(stage));
+
+        var copy = Assert.Single(stage.All("COPY"));
+        var publishStage = _dockerfile[copy.Flag("from") ?? throw new Xunit.Sdk.XunitException($"{target} copies nothing from a build stage.")];
+        Assert.Equal(SdkImage, _dockerfile.BaseImage(publishStage));
+        var publish = Assert.Single(publishStage.All("RUN"));
+        Assert.Equal(project, PathAfter("publish", publish.Arguments));
+
+        Assert.Equal(new[] { "dotnet", $"{Path.GetFileNameWithoutExtension(project)}.dll" }, Assert.Single(stage.All("ENTRYPOINT")).ExecForm());
+    }
+
+    [Theory]
+    [InlineData("api")]
+    [InlineData("stub")]
+    [InlineData("loadrunner")]
+    public void TargetRunsAsANonRootUser(string target)
+    {
+        var user = _dockerfile.EffectiveUser(_dockerfile[target]);
+        Assert.NotNull(user);
+        Assert.DoesNotMatch(@"^(root|0)(:.*)?$", user);
+    }
+
+    [Theory]
+    [InlineData("api")]
+    [InlineData("stub")]
+    [InlineData("loadrunner")]
+    public void TargetListensOnPort8080(string target)
+    {
+        var lineage = _dockerfile.Lineage(_dockerfile[target]).ToList();
+        Assert.Contains(lineage, stage => stage.All("EXPOSE").Any(expose => expose.Arguments == "8080"));
+        Assert.Contains(lineage, stage => stage.All("ENV").Any(env => env.Arguments == "ASPNETCORE_HTTP_PORTS=8080"));
+    }
+
+    [Fact]
+    public void RestoreRunsBeforeTheSourceIsCopied()
+    {
+        var build = BuildStage();
+        var restoreIndex = IndexOf(build, instruction => instruction.Keyword == "RUN" && instruction.Arguments.Contains("dotnet restore", StringComparison.Ordinal));
+        var sourceIndex = IndexOf(build, instruction => instruction.Keyword == "COPY" && instruction.Words().SequenceEqual([".", "."]));
+        Assert.True(restoreIndex < sourceIndex, "dotnet restore must run before COPY . . so that source edits keep the restore layer.");
+
+        var copiedBeforeRestore = build.Instructions.Take(restoreIndex).Where(instruction => instruction.Keyword == "COPY").SelectMany(Sources);
+        Assert.All(copiedBeforeRestore, source => Assert.Matches(@"(\.csproj|\.props|global\.json)$", source));
+    }
+
+    [Fact]
+    public void RestoreLayerHoldsEveryFileRestoreReads()
+    {
+        var build = BuildStage();
+        var restoreIndex = IndexOf(build, instruction => instruction.Keyword == "RUN" && instruction.Arguments.Contains("dotnet restore", StringComparison.Ordinal));
+        var copied = build.Instructions.Take(restoreIndex).Where(instruction => instruction.Keyword == "COPY").SelectMany(Sources).ToHashSet();
+        var restored = Regex.Matches(build.Instructions[restoreIndex].Arguments, @"dotnet restore (\S+)").Select(match => match.Groups[1].Value).ToList();
+
+        Assert.NotEmpty(restored);
+        var needed = restored.SelectMany(ProjectClosure).SelectMany(project => BuildFilesRestoreReads(project).Append(project)).Distinct();
+        Assert.All(needed, path => Assert.Contains(path, copied));
+    }
+
+    [Fact]
+    public void EveryTargetProjectIsRestored()
+    {
+        var build = BuildStage();
+        var restore = Assert.Single(build.All("RUN"), instruction => instruction.Arguments.Contains("dotnet restore", StringComparison.Ordinal));
+        Assert.All(Targets, row => Assert.Contains($"dotnet restore {row[1]}", restore.Arguments, StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void EveryPathTheDockerfileCopiesFromTheContextExists()
+    {
+        var sources = _dockerfile.Stages.SelectMany(stage => stage.All("COPY")).Where(copy => copy.Flag("from") is null).SelectMany(Sources).ToList();
+        Assert.NotEmpty(sources);
+        Assert.All(sources, source => Assert.True(
+            source == "." || File.Exists(Repository.PathOf(source)),
+            $"COPY {source}: no such file in the repository."));
+    }
+
+    [Fact]
+    public void DockerignoreKeepsBuildOutputOutOfTheContext()
+    {
+        var patterns = Repository.Read(".dockerignore").ReplaceLineEndings("\n").Split('\n').Select(line => line.Trim().TrimEnd('/')).ToHashSet();
+        Assert.Contains("**/bin", patterns);
+        Assert.Contains("**/obj", patterns);
+    }
+
+    private Stage BuildStage() =>
+        Assert.Single(_dockerfile.Stages, stage => stage.From == SdkImage && stage.All("RUN").Any(run => run.Arguments.Contains("dotnet restore", StringComparison.Ordinal)));
+
+    private static int IndexOf(Stage stage, Func<Instruction, bool> match)
+    {
+        var index = stage.Instructions.ToList().FindIndex(instruction => match(instruction));
+        Assert.True(index >= 0, $"Stage {stage.Name} lacks the expected instruction.");
+        return index;
+    }
+
+    /// <summary>The source paths of a COPY: every word but the destination.</summary>
+    private static IEnumerable<string> Sources(Instruction copy)
+    {
+        var words = copy.Words();
+        return words.Take(words.Count - 1);
+    }
+
+    private static string PathAfter(string verb, string arguments) =>
+        Regex.Match(arguments, $@"dotnet {verb} (\S+)").Groups[1].Value;
+
+    /// <summary>The project and every project it references, transitively, as repository paths.</summary>
+    private static IEnumerable<string> ProjectClosure(string project)
+    {
+        var seen = new HashSet<string>();
+        var pending = new Stack<string>([project]);
+        while (pending.TryPop(out var next))
+        {
+            if (!seen.Add(next))
+            {
+                continue;
+            }
+
+            Assert.True(File.Exists(Repository.PathOf(next)), $"{next}: no such project in the repository.");
+            var directory = Path.GetDirectoryName(next)!;
+            foreach (var reference in XDocument.Load(Repository.PathOf(next)).Descendants("ProjectReference"))
+            {
+                var referenced = Path.GetRelativePath(Repository.Root, Path.Combine(Repository.PathOf(directory), reference.Attribute("Include")!.Value.Replace('\\', '/')));
+                pending.Push(referenced.Replace(Path.DirectorySeparatorChar, '/'));
+            }
+        }
+
+        return seen;
+    }
+
+    /// <summary>The Directory.*.props and global.json files above a project that MSBuild imports on restore.</summary>
+    private static IEnumerable<string> BuildFilesRestoreReads(string project)
+    {
+        for (var directory = Path.GetDirectoryName(project); directory is not null; directory = Path.GetDirectoryName(directory))
+        {
+            foreach (var name in new[] { "Directory.Build.props", "Directory.Packages.props", "global.json", "NuGet.config", "nuget.config" })
+            {
+                var path = directory.Length == 0 ? name : $"{directory}/{name}";
+                if (File.Exists(Repository.PathOf(path)))
+                {
+                    yield return path;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+using ConcurrencySandbox.Deploy.Tests.Support;
+
+namespace ConcurrencySandbox.Deploy.Tests;
+
+public class KubernetesTests
+{
+    public static TheoryData<int> CpuCounts => new() { 1, 2, 4 };
+
+    private readonly object? _api = Manifests.Load("base/deployment.yaml");
+    private readonly object? _apiService = Manifests.Load("base/service.yaml");
+    private readonly object? _stub = Manifests.Load("stub/deployment.yaml");
+    private readonly object? _stubService = Manifests.Load("stub/service.yaml");
+    private readonly object? _job = Manifests.Load("loadrunner/job.yaml");
+
+    [Fact]
+    public void EveryPathAKustomizationNamesExists()
+    {
+        var directories = Manifests.KustomizationDirectories().ToList();
+        Assert.Contains($"{Manifests.K8s}/base", directories);
+        Assert.All(directories.SelectMany(Manifests.ReferencedPaths), path => Assert.True(
+            File.Exists(Repository.PathOf(path)) || File.Exists(Repository.PathOf($"{path}/kustomization.yaml")),
+            $"{path} is neither a file nor a kustomization directory."));
+    }
+
+    [Fact]
+    public void OverlaysExistForOneTwoAndFourCpusOnly() =>
+        Assert.Equal(
+            new[] { "cpu-1", "cpu-2", "cpu-4" },
+            Directory.GetDirectories(Repository.PathOf($"{Manifests.K8s}/overlays")).Select(Path.GetFileName).Order());
+
+    [Theory]
+    [MemberData(nameof(CpuCounts))]
+    public void OverlayGivesTheApiRequestsEqualToLimitsOfItsCpuCountAndAMemoryLimit(int cpus)
+    {
+        var overlay = $"{Manifests.K8s}/overlays/cpu-{cpus}";
+        Assert.Contains($"{Manifests.K8s}/base", Manifests.ReferencedPaths(overlay));
+
+        var patch = Yaml.LoadFile(Assert.Single(Manifests.ReferencedPaths(overlay), path => path.EndsWith(".yaml", StringComparison.Ordinal)));
+        Assert.Equal(_api.Text("kind"), patch.Text("kind"));
+        Assert.Equal(_api.Text("metadata", "name"), patch.Text("metadata", "name"));
+        var resources = Manifests.Container(patch, Manifests.Container(_api, "api").Text("name")!).At("resources");
+
+        Assert.Equal($"{cpus}", resources.Text("limits", "cpu"));
+        Assert.Equal($"{cpus}", resources.Text("requests", "cpu"));
+        Assert.NotNull(resources.Text("limits", "memory"));
+        Assert.Equal(resources.Text("limits", "memory"), resources.Text("requests", "memory"));
+    }
+
+    [Theory]
+    [MemberData(nameof(CpuCounts))]
+    public void OverlayPutsItsApiAndStubInANamespaceOfItsOwn(int cpus) =>
+        Assert.Equal($"concurrencysandbox-cpu-{cpus}", Manifests.Kustomization($"{Manifests.K8s}/overlays/cpu-{cpus}").Text("namespace"));
+
+    [Fact]
+    public void BaseLeavesCpuLimitsToTheOverlays() =>
+        Assert.Null(Manifests.Container(_api, "api").At("resources", "limits", "cpu"));
+
+    [Fact]
+    public void ApiIsProbedForReadinessAndLivenessOnHealthzAtPort8080() => AssertProbedOnHealthz(_api, "api");
+
+    [Fact]
+    public void StubIsProbedForReadinessAndLivenessOnHealthzAtPort8080() => AssertProbedOnHealthz(_stub, "stub");
+
+    [Fact]
+    public void ServicesForwardToTheirPodsPort8080()
+    {
+        Assert.All(new[] { (_api, _apiService, "api"), (_stub, _stubService, "stub") }, pair =>
+        {
+            var (deployment, service, container) = pair;
+            var servicePort = Assert.Single(service.List("spec", "ports"));
+            Assert.Equal("8080", Manifests.ResolvePort(Manifests.Container(deployment, container), servicePort.Text("targetPort")));
+            Assert.All(service.Entries("spec", "selector"), label =>
+                Assert.Equal(label.Value, deployment.Text("spec", "template", "metadata", "labels", label.Key)));
+        });
+    }
+
+    [Fact]
+    public void PodsRunAsNonRoot()
+    {
+        Assert.All(new[] { _api, _stub, _job }, workload =>
+        {
+            var securityContext = Manifests.PodSpec(workload).At("securityContext");
+            Assert.Equal("true", securityContext.Text("runAsNonRoot"));
+            Assert.NotEqual("0", securityContext.Text("runAsUser"));
+        });
+    }
+
+    [Fact]
+    public void ApiGetsItsEnvironmentFromTheGeneratedConfigMap()
+    {
+        var generator = Assert.Single(Manifests.Kustomization($"{Manifests.K8s}/base").List("configMapGenerator"));
+        var envFrom = Assert.Single(Manifests.Container(_api, "api").List("envFrom"));
+        Assert.Equal(generator.Text("name"), envFrom.Text("configMapRef", "name"));
+        Assert.Contains("ASPNETCORE_HTTP_PORTS=8080", generator.List("literals"));
+    }
+
+    [Fact]
+    public void ApiReachesTheStubServiceThroughTheThirdPartyBaseUrl()
+    {
+        var literals = Assert.Single(Manifests.Kustomization($"{Manifests.K8s}/base").List("configMapGenerator")).List("literals");
+        var stubPort = Assert.Single(_stubService.List("spec", "ports")).Text("port");
+        Assert.Contains($"ThirdParty__BaseUrl=http://{_stubService.Text("metadata", "name")}:{stubPort}", literals);
+    }
+
+    [Fact]
+    public void LoadRunnerJobTargetsTheApiServiceAndWritesToAMountedVolume()
+    {
+        var loadRunner = Manifests.Container(_job, "loadrunner");
+        var args = loadRunner.List("args").OfType<string>().ToList();
+        var apiPort = Assert.Single(_apiService.List("spec", "ports")).Text("port");
+
+        Assert.Equal($"http://{_apiService.Text("metadata", "name")}:{apiPort}", args[args.IndexOf("--target") + 1]);
+        Assert.Contains(loadRunner.List("volumeMounts"), mount => mount.Text("mountPath") == args[args.IndexOf("--out") + 1]);
+    }
+
+    [FactWhenToolExists("kubectl")]
+    public void EveryOverlayRendersWithTheApiLimitedToItsCpuCount()
+    {
+        foreach (var cpus in new[] { 1, 2, 4 })
+        {
+            var objects = Manifests.RenderedObjects($"{Manifests.K8s}/overlays/cpu-{cpus}").ToList();
+            var api = Assert.Single(objects, o => o.Text("kind") == "Deployment" && o.Text("metadata", "name") == "api");
+            var configMap = Assert.Single(objects, o => o.Text("kind") == "ConfigMap");
+
+            Assert.Equal($"{cpus}", Manifests.Container(api, "api").Text("resources", "limits", "cpu"));
+            Assert.Equal(configMap.Text("metadata", "name"), Assert.Single(Manifests.Container(api, "api").List("envFrom")).Text("configMapRef", "name"));
+            Assert.Contains(objects, o => o.Text("kind") == "Deployment" && o.Text("metadata", "name") == "stub");
+            Assert.All(objects.Where(o => o.Text("kind") != "Namespace"), o => Assert.Equal($"concurrencysandbox-cpu-{cpus}", o.Text("metadata", "namespace")));
+        }
+    }
+
+    [FactWhenToolExists("kubectl")]
+    public void LoadRunnerKustomizationRendersOneJobWithoutANamespace()
+    {
+        var job = Assert.Single(Manifests.RenderedObjects($"{Manifests.K8s}/loadrunner"));
+        Assert.Equal("Job", job.Text("kind"));
+        Assert.Null(job.At("metadata", "namespace"));
+    }
+
+    private static void AssertProbedOnHealthz(object? deployment, string containerName)
+    {
+        var container = Manifests.Container(deployment, containerName);
+        Assert.All(new[] { "readinessProbe", "livenessProbe" }, probe =>
+        {
+            Assert.Equal("/healthz", container.Text(probe, "httpGet", "path"));
+            Assert.Equal("8080", Manifests.ResolvePort(container, container.Text(probe, "httpGet", "port")));
+        });
+    }
+}

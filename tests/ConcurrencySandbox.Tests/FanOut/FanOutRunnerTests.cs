@@ -1,0 +1,144 @@
+using ConcurrencySandbox.Experiments.FanOut;
+
+namespace ConcurrencySandbox.Tests.FanOut;
+
+public sealed class FanOutRunnerTests : IDisposable
+{
+    private static readonly TimeSpan LongTimeout = TimeSpan.FromSeconds(30);
+
+    private readonly DedicatedThreadPool dedicatedPool = new(2, "test-dedicated");
+
+    public static TheoryData<FanOutStrategy> AllStrategies => new(Enum.GetValues<FanOutStrategy>());
+
+    public void Dispose() => dedicatedPool.Dispose();
+
+    [Theory]
+    [InlineData(FanOutStrategy.ThreadPool)]
+    [InlineData(FanOutStrategy.SyncOverAsync)]
+    public async Task BlockingStrategiesRunEveryCallOnAPoolThread(FanOutStrategy strategy)
+    {
+        var report = await Run(strategy, calls: 4, new StubBehaviour(delayMs: 50));
+
+        Assert.Equal(4, report.OkCount);
+        Assert.All(report.Results, call => Assert.Equal(CallThread.Pool, call.Thread));
+    }
+
+    [Theory]
+    [InlineData(FanOutStrategy.ThreadPool)]
+    [InlineData(FanOutStrategy.SyncOverAsync)]
+    public void BlockingStrategiesHoldTheRequestThreadUntilEveryCallEnded(FanOutStrategy strategy)
+    {
+        var running = Runner().RunAsync(Plan(strategy, 2, new StubBehaviour(50)), CancellationToken.None);
+
+        Assert.True(running.IsCompletedSuccessfully);
+    }
+
+    [Theory]
+    [InlineData(FanOutStrategy.Dedicated)]
+    [InlineData(FanOutStrategy.Async)]
+    public async Task NonBlockingStrategiesReleaseTheRequestThreadWhileCallsWait(FanOutStrategy strategy)
+    {
+        var running = Runner().RunAsync(Plan(strategy, 2, new StubBehaviour(200)), CancellationToken.None);
+
+        Assert.False(running.IsCompleted);
+        Assert.Equal(2, (await running).OkCount);
+    }
+
+    [Fact]
+    public async Task DedicatedStrategyRunsEveryCallOnADedicatedThread()
+    {
+        var report = await Run(FanOutStrategy.Dedicated, calls: 6, new StubBehaviour(20));
+
+        Assert.All(report.Results, call => Assert.Equal(CallThread.Dedicated, call.Thread));
+        Assert.InRange(report.DistinctThreads, 1, dedicatedPool.ThreadCount);
+    }
+
+    [Fact]
+    public async Task AsyncFanOutStartsEveryCallOnOneThreadAndOverlapsThem()
+    {
+        const int calls = 20, delayMs = 200;
+
+        var report = await Run(FanOutStrategy.Async, calls, new StubBehaviour(delayMs));
+
+        // One thread started all twenty waits and none held a thread, so they overlapped.
+        Assert.Equal(1, report.DistinctThreads);
+        Assert.True(report.ElapsedMs < calls * delayMs / 4.0, $"elapsed {report.ElapsedMs} ms");
+    }
+
+    [Fact]
+    public async Task WithOneDedicatedThreadEachCallWaitsForThePreviousOne()
+    {
+        using var onePool = new DedicatedThreadPool(1, "one");
+        var runner = new FanOutRunner(new InProcessThirdParty(new StubDice(1)), onePool, TimeProvider.System);
+
+        var report = await runner.RunAsync(Plan(FanOutStrategy.Dedicated, 3, new StubBehaviour(100)), CancellationToken.None);
+
+        var (first, second, third) = (report.Results[0], report.Results[1], report.Results[2]);
+        Assert.True(first.QueueWaitMs < second.QueueWaitMs && second.QueueWaitMs < third.QueueWaitMs);
+        Assert.True(second.QueueWaitMs >= first.DurationMs * 0.5, $"second waited {second.QueueWaitMs} ms, first took {first.DurationMs} ms");
+        Assert.True(third.QueueWaitMs >= second.QueueWaitMs + second.DurationMs * 0.5);
+        Assert.Equal(third.QueueWaitMs, report.QueueWaitMs.Max);
+    }
+
+    [Theory]
+    [MemberData(nameof(AllStrategies))]
+    public async Task FailRateOneFailsEveryCallAndSaysWhy(FanOutStrategy strategy)
+    {
+        var report = await Run(strategy, calls: 3, new StubBehaviour(10, failRate: 1));
+
+        Assert.Equal(3, report.FailedCount);
+        Assert.All(report.Results, call => Assert.False(string.IsNullOrEmpty(call.Error)));
+    }
+
+    [Theory]
+    [InlineData(FanOutStrategy.ThreadPool)]
+    [InlineData(FanOutStrategy.Async)]
+    public async Task HangRateOneTimesOutEveryCallAtTheTimeout(FanOutStrategy strategy)
+    {
+        var plan = new FanOutPlan(strategy, 3, new StubBehaviour(10, hangRate: 1), TimeSpan.FromMilliseconds(100));
+
+        var report = await Runner().RunAsync(plan, CancellationToken.None);
+
+        Assert.Equal(3, report.TimedOutCount);
+        Assert.All(report.Results, call => Assert.True(call.DurationMs >= 50, $"gave up after {call.DurationMs} ms"));
+    }
+
+    [Fact]
+    public async Task ACallSlowerThanItsTimeoutTimesOut()
+    {
+        var plan = new FanOutPlan(FanOutStrategy.Async, 1, new StubBehaviour(60_000), TimeSpan.FromMilliseconds(50));
+
+        var report = await Runner().RunAsync(plan, CancellationToken.None);
+
+        Assert.Equal(CallOutcome.TimedOut, Assert.Single(report.Results).Outcome);
+    }
+
+    [Theory]
+    [MemberData(nameof(AllStrategies))]
+    public async Task CancellingTheRequestStopsItsCalls(FanOutStrategy strategy)
+    {
+        using var cancellation = new CancellationTokenSource(TimeSpan.FromMilliseconds(100));
+        var plan = new FanOutPlan(strategy, 2, new StubBehaviour(60_000), LongTimeout);
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => Runner().RunAsync(plan, cancellation.Token));
+    }
+
+    [Fact]
+    public async Task ReportSummarisesTheCalls()
+    {
+        var report = await Run(FanOutStrategy.Async, calls: 5, new StubBehaviour(10, failRate: 0));
+
+        Assert.Equal("async", report.Strategy);
+        Assert.Equal(5, report.Calls);
+        Assert.Equal(report.Results.Max(call => call.DurationMs), report.DurationMs.Max);
+        Assert.Equal(report.Results.Average(call => call.DurationMs), report.DurationMs.Mean, 6);
+        Assert.Equal(Enumerable.Range(0, 5), report.Results.Select(call => call.Index));
+    }
+
+    private FanOutRunner Runner() => new(new InProcessThirdParty(new StubDice(42)), dedicatedPool, TimeProvider.System);
+
+    private static FanOutPlan Plan(FanOutStrategy strategy, int calls, StubBehaviour stub) => new(strategy, calls, stub, LongTimeout);
+
+    private Task<FanOutReport> Run(FanOutStrategy strategy, int calls, StubBehaviour stub) =>
+        Runner().RunAsync(Plan(strategy, calls, stub), CancellationToken.None);
+}

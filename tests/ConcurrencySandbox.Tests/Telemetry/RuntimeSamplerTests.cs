@@ -1,0 +1,35 @@
+using ConcurrencySandbox.Experiments.Telemetry;
+
+namespace ConcurrencySandbox.Tests.Telemetry;
+
+public sealed class RuntimeSamplerTests
+{
+    [Fact]
+    public void CpuPercentIsCpuTimeOverWallTimeTimesProcessorsWithinZeroToHundred()
+    {
+        Assert.Equal(50, RuntimeSampler.CpuPercent(TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(1), processorCount: 2), 6);
+        Assert.Equal(0, RuntimeSampler.CpuPercent(TimeSpan.FromSeconds(1), TimeSpan.Zero, processorCount: 2));
+        Assert.Equal(100, RuntimeSampler.CpuPercent(TimeSpan.FromSeconds(3), TimeSpan.FromSeconds(1), processorCount: 2));
+    }
+
+    [Fact]
+    public async Task CountersMoveWhenWorkRuns()
+    {
+        var sampler = new RuntimeSampler(TimeProvider.System, () => 3);
+        var before = sampler.Sample();
+
+        await Task.WhenAll(Enumerable.Range(0, 20).Select(_ => Task.Run(() => GC.KeepAlive(new byte[100_000]))));
+        GC.Collect(0);
+        var after = sampler.Sample();
+
+        Assert.True(after.ThreadPool.CompletedWorkItemCount > before.ThreadPool.CompletedWorkItemCount);
+        Assert.True(after.GC.TotalAllocatedBytes > before.GC.TotalAllocatedBytes);
+        Assert.True(after.GC.Gen0Collections > before.GC.Gen0Collections);
+        Assert.True(after.Process.CpuTimeMs >= before.Process.CpuTimeMs);
+        Assert.True(after.Timestamp >= before.Timestamp);
+        Assert.InRange(after.Process.CpuPercent, 0, 100);
+        Assert.True(after.Process.OsThreadCount >= after.ThreadPool.ThreadCount);
+        Assert.True(after.UptimeSeconds > 0);
+        Assert.Equal(3, after.InFlightRequests);
+    }
+}

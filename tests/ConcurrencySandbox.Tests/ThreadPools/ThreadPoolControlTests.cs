@@ -1,0 +1,81 @@
+using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Tests.Hosting;
+
+namespace ConcurrencySandbox.Tests.ThreadPools;
+
+[Collection(ProcessWideCollection.Name)]
+public sealed class ThreadPoolControlTests : IDisposable
+{
+    private readonly ThreadPoolLimits original = ThreadPoolLimits.Read();
+    private readonly ThreadPoolControl control = new();
+
+    public void Dispose() => Assert.True(control.Apply(ThreadPoolChange.To(original)).Applied);
+
+    [Fact]
+    public void RaisingTheMinimumChangesOnlyTheMinimum()
+    {
+        var result = control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 7));
+
+        Assert.True(result.Applied);
+        Assert.Equal(original with { MinWorkerThreads = original.MinWorkerThreads + 7 }, ThreadPoolLimits.Read());
+    }
+
+    [Fact]
+    public void AMinimumAboveTheCurrentMaximumIsAppliedWhenTheMaximumRisesWithIt()
+    {
+        control.Apply(new ThreadPoolChange(MaxWorkerThreads: original.MinWorkerThreads + 10));
+
+        var result = control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 20, MaxWorkerThreads: original.MinWorkerThreads + 30));
+
+        Assert.True(result.Applied);
+        Assert.Equal(original.MinWorkerThreads + 20, ThreadPoolLimits.Read().MinWorkerThreads);
+    }
+
+    [Fact]
+    public void ARuntimeRefusalIsReportedAndTheOldLimitsPutBack()
+    {
+        var refusing = new RefusingSettings(new ThreadPoolLimits(2, 2, 100, 1000));
+        var refusingControl = new ThreadPoolControl(refusing);
+
+        var result = refusingControl.Apply(new ThreadPoolChange(MinWorkerThreads: 50, MaxWorkerThreads: 200));
+
+        Assert.False(result.Applied);
+        Assert.Contains("SetMinThreads(workerThreads: 50", result.Refusal);
+        Assert.Equal(new ThreadPoolLimits(2, 2, 100, 1000), refusing.Read());
+    }
+
+    [Fact]
+    public void ResetReturnsToTheStartupLimits()
+    {
+        control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 5, MinIoThreads: original.MinIoThreads + 5));
+
+        Assert.True(control.Reset().Applied);
+
+        Assert.Equal(original, ThreadPoolLimits.Read());
+    }
+
+    [Fact]
+    public void StartupSettingsBecomeWhatResetReturnsTo()
+    {
+        control.ApplyAtStartup(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 3));
+        control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 9));
+
+        control.Reset();
+
+        Assert.Equal(original.MinWorkerThreads + 3, ThreadPoolLimits.Read().MinWorkerThreads);
+    }
+
+    /// <summary>Accepts maximums but refuses every minimum, as a runtime with forced settings might.</summary>
+    private sealed class RefusingSettings(ThreadPoolLimits limits) : IThreadPoolSettings
+    {
+        public ThreadPoolLimits Read() => limits;
+
+        public bool TrySetMin(int workerThreads, int ioThreads) => false;
+
+        public bool TrySetMax(int workerThreads, int ioThreads)
+        {
+            limits = limits with { MaxWorkerThreads = workerThreads, MaxIoThreads = ioThreads };
+            return true;
+        }
+    }
+}

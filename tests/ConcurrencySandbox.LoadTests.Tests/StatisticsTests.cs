@@ -58,4 +58,19 @@ public class StatisticsTests
         Assert.Equal(3, total.Requests);
         Assert.Equal(20, total.MeanMs);
     }
+
+    [Fact]
+    public void ExtendingThePreviousIntervalCoversBothWithoutCountingTwice()
+    {
+        var recorder = new LatencyRecorder();
+        recorder.Record(10, ok: true);
+        recorder.TakeInterval();
+        recorder.Record(30, ok: false);
+
+        var extended = recorder.TakeInterval(extendPrevious: true);
+
+        Assert.Equal((1, 1), (extended.Ok, extended.Failed));
+        Assert.Equal(20, extended.MeanMs);
+        Assert.Equal(2, recorder.Total().Requests);
+    }
 }

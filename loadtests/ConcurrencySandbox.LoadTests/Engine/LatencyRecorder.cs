@@ -11,6 +11,8 @@ public sealed class LatencyRecorder
     private List<double> _current = [];
     private long _currentFailed;
     private long _allFailed;
+    private double[] _previous = [];
+    private long _previousFailed;
 
     public void Record(double latencyMs, bool ok)
     {
@@ -24,8 +26,12 @@ public sealed class LatencyRecorder
         }
     }
 
-    /// <summary>Takes the samples recorded since the previous call as one interval's statistics.</summary>
-    public LatencyStats TakeInterval()
+    /// <summary>
+    /// Takes the samples recorded since the previous call as one interval's statistics; with
+    /// <paramref name="extendPrevious"/> the statistics cover the previous interval's samples too (a row that grows).
+    /// Called by one reporter at a time.
+    /// </summary>
+    public LatencyStats TakeInterval(bool extendPrevious = false)
     {
         List<double> samples;
         long failed;
@@ -38,7 +44,9 @@ public sealed class LatencyRecorder
         }
         _all.AddRange(samples);
         _allFailed += failed;
-        return LatencyStats.From([.. samples], failed);
+        _previous = extendPrevious ? [.. _previous, .. samples] : [.. samples];
+        _previousFailed = extendPrevious ? _previousFailed + failed : failed;
+        return LatencyStats.From(_previous, _previousFailed);
     }
 
     /// <summary>Statistics over every interval taken so far.</summary>

@@ -42,7 +42,9 @@ public sealed record VariantResult(
 /// <summary>Runs one variant: applies the workload, cuts the outcomes into intervals and samples telemetry every second.</summary>
 public static class VariantRunner
 {
+    private const int MaxOutstandingSamples = 5;
     private static readonly TimeSpan TelemetryPeriod = TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan TelemetryTimeout = TimeSpan.FromSeconds(10);
 
     public static async Task<VariantResult> RunAsync(
         string variant,
@@ -62,7 +64,7 @@ public static class VariantRunner
 
         var running = workload.RunAsync(send, recorder, cancellationToken);
         var intervals = new List<IntervalRow>();
-        var previous = 0.0;
+        var (rowStart, previousRowStart) = (0.0, 0.0);
         using (var timer = new PeriodicTimer(reportingInterval))
         {
             while (!running.IsCompleted)
@@ -73,49 +75,53 @@ public static class VariantRunner
                     break;
                 }
                 await tick;
-                AddInterval();
+                AddInterval(extendPrevious: false);
             }
         }
         await running;
-        // The tail after the last tick: drawn only when it is long enough for a meaningful rate; always in the totals.
-        AddInterval(keep: intervals.Count == 0 || Stopwatch.GetElapsedTime(started).TotalSeconds - previous >= reportingInterval.TotalSeconds / 2);
+        // The tail after the last tick: a short one joins the previous row so its rate is not computed over a sliver.
+        var shortTail = intervals.Count > 0 && Stopwatch.GetElapsedTime(started).TotalSeconds - rowStart < reportingInterval.TotalSeconds / 2;
+        if (shortTail)
+        {
+            intervals.RemoveAt(intervals.Count - 1);
+            rowStart = previousRowStart;
+        }
+        AddInterval(extendPrevious: shortTail);
 
-        stopSampling.Cancel();
+        await stopSampling.CancelAsync();
         await sampling;
         var elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
         return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, SnapshotOf(samples), recorder.Total());
 
-        void AddInterval(bool keep = true)
+        void AddInterval(bool extendPrevious)
         {
             var now = Stopwatch.GetElapsedTime(started).TotalSeconds;
-            var stats = recorder.TakeInterval();
-            if (!keep)
-            {
-                return;
-            }
-            var width = Math.Max(now - previous, 1e-3);
-            var applied = workload.LoadBetween(TimeSpan.FromSeconds(previous), TimeSpan.FromSeconds(now));
-            previous = now;
+            var stats = recorder.TakeInterval(extendPrevious);
+            var width = Math.Max(now - rowStart, 1e-3);
+            var applied = workload.LoadBetween(TimeSpan.FromSeconds(rowStart), TimeSpan.FromSeconds(now));
+            (previousRowStart, rowStart) = (rowStart, now);
             var row = new IntervalRow(variant, now, workload.LoadUnit, applied, stats.Requests / width, stats);
             intervals.Add(row);
             progress(row, LatestOf(samples));
         }
     }
 
+    /// <summary>
+    /// Asks for a snapshot every second without waiting for the previous answer (a starving API answers late, and a
+    /// late answer is still a reading); each row is stamped when its answer arrived.
+    /// </summary>
     private static async Task SampleAsync(SandboxClient client, string variant, long started, List<TelemetryRow> samples, CancellationToken stop)
     {
+        var outstanding = new List<Task>();
         using var timer = new PeriodicTimer(TelemetryPeriod);
         try
         {
             do
             {
-                var at = Stopwatch.GetElapsedTime(started).TotalSeconds;
-                if (await client.GetTelemetryAsync(TelemetryPeriod * 2, stop) is { } snapshot)
+                outstanding.RemoveAll(t => t.IsCompleted);
+                if (outstanding.Count < MaxOutstandingSamples)
                 {
-                    lock (samples)
-                    {
-                        samples.Add(new TelemetryRow(variant, at, snapshot));
-                    }
+                    outstanding.Add(SampleOnceAsync(client, variant, started, samples, stop));
                 }
             }
             while (await timer.WaitForNextTickAsync(stop));
@@ -123,6 +129,26 @@ public static class VariantRunner
         catch (OperationCanceledException) when (stop.IsCancellationRequested)
         {
             // The variant finished: sampling stops with it.
+        }
+        await Task.WhenAll(outstanding);
+    }
+
+    private static async Task SampleOnceAsync(SandboxClient client, string variant, long started, List<TelemetryRow> samples, CancellationToken stop)
+    {
+        try
+        {
+            if (await client.GetTelemetryAsync(TelemetryTimeout, stop) is { } snapshot)
+            {
+                var at = Stopwatch.GetElapsedTime(started).TotalSeconds;
+                lock (samples)
+                {
+                    samples.Add(new TelemetryRow(variant, at, snapshot));
+                }
+            }
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+            // Still unanswered when the variant finished.
         }
     }
 
@@ -138,7 +164,7 @@ public static class VariantRunner
     {
         lock (samples)
         {
-            return [.. samples];
+            return [.. samples.OrderBy(s => s.ElapsedSeconds)];
         }
     }
 }

@@ -93,10 +93,17 @@ public static class MatrixRunner
             console.WriteLine($"== matrix: compute sweep on {cpus} core(s), 1 to {request.Matrix.SweepTo:N0} cycles");
             await using var server = await servers.AcquireAsync(new Dictionary<string, string>(), cancellationToken);
             using var client = new SandboxClient(server.BaseAddress);
-            using var document = await client.GetJsonAsync(
-                string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={request.Matrix.SweepTo}&factor=10&repeat={request.Matrix.SweepRepeat}&format=json"),
-                SweepTimeout, cancellationToken);
-            (sweep, breakEven, processorCount) = ReadSweep(document.RootElement);
+            try
+            {
+                using var document = await client.GetJsonAsync(
+                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={request.Matrix.SweepTo}&factor=10&repeat={request.Matrix.SweepRepeat}&format=json"),
+                    SweepTimeout, cancellationToken);
+                (sweep, breakEven, processorCount) = ReadSweep(document.RootElement);
+            }
+            catch (Exception e) when (e is HttpRequestException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
+            {
+                throw new UsageException($"the compute sweep on {cpus} core(s) failed: {e.Message.ReplaceLineEndings(" ")}");
+            }
         }
         ExperimentReport? fanOut = null;
         if (request.Matrix.Experiments.Contains("fanout"))

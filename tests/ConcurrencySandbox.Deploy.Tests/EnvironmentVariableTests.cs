@@ -32,12 +32,6 @@ public class EnvironmentVariableTests
     }
 
     [Fact]
-    public void PendingSettingsNameOnlySectionsThatHaveNoOptionsClassYet() =>
-        Assert.All(AppConfiguration.PendingSettings.Keys, section => Assert.False(
-            AppConfiguration.OptionsBySection.Contains(section),
-            $"Section {section} now has an options class: delete it from AppConfiguration.PendingSettings."));
-
-    [Fact]
     public void EveryVariableInTheDeploymentFilesIsDocumented()
     {
         var docs = Repository.Read("docs/deploy.md");

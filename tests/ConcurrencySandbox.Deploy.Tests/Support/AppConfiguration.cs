@@ -14,17 +14,6 @@ internal static class AppConfiguration
         "DOTNET_gcServer",
     };
 
-    /// <summary>
-    /// The settings of options classes that are not on main yet (issue 3, fan-out). A section here counts only
-    /// while no class has its SectionName; a test fails once one does, so that the entry gets deleted.
-    /// </summary>
-    public static readonly IReadOnlyDictionary<string, string[]> PendingSettings = new Dictionary<string, string[]>(StringComparer.OrdinalIgnoreCase)
-    {
-        ["ThreadPool"] = ["MinWorkerThreads", "MinIoThreads", "MaxWorkerThreads", "MaxIoThreads"],
-        ["ThirdParty"] = ["BaseUrl", "TimeoutMs"],
-        ["Admin"] = ["Key"],
-    };
-
     /// <summary>The options classes of the API and the libraries it references, by their SectionName.</summary>
     public static ILookup<string, Type> OptionsBySection { get; } = FindOptions();
 
@@ -46,11 +35,6 @@ internal static class AppConfiguration
         }
 
         var candidates = OptionsBySection[parts[0]].ToList();
-        if (candidates.Count == 0 && PendingSettings.TryGetValue(parts[0], out var pending))
-        {
-            return pending.Contains(parts[1], StringComparer.OrdinalIgnoreCase) ? null : $"{variable}: {parts[1]} is not a pending {parts[0]} setting";
-        }
-
         if (candidates.Count == 0)
         {
             return $"{variable}: no options class has SectionName \"{parts[0]}\" (known: {string.Join(", ", OptionsBySection.Select(g => g.Key))})";

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Matrix;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -40,5 +41,16 @@ public class MatrixTests
         CoreCountRun[] runs = [new(1, "no taskset", null, [], null, null)];
 
         Assert.Contains("not tested", MatrixRunner.Hypothesis3(runs));
+    }
+
+    [Fact]
+    public void StarvationStartsAtTheFirstIntervalWhoseMeanReachesTheLimit()
+    {
+        IntervalRow Row(double users, double meanMs) =>
+            new("threadpool", users, "users", users, 1, new LatencyStats(1, 0, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs));
+        var result = new VariantResult("threadpool", "/x", "users", 3, [Row(4, 1000), Row(8, 0), Row(12, 2500), Row(16, 4000)], [], LatencyStats.Empty);
+
+        Assert.Equal("12 users", MatrixRunner.StarvedFrom(result, 2000));
+        Assert.Equal("never", MatrixRunner.StarvedFrom(result, 5000));
     }
 }

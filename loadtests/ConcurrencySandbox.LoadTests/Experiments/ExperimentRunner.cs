@@ -27,8 +27,10 @@ public static class ExperimentRunner
             results.Add(await RunVariantAsync(plan, variant, load, servers, console, labelSuffix, cancellationToken));
         }
         var thresholds = Thresholds.Evaluate([.. plan.DefaultThresholds, .. userThresholds], results);
+        // The verdict knows the variants by their plain names, without a matrix label such as "@2cpu".
+        var finding = plan.Assess([.. results.Select((result, i) => result with { Name = plan.Variants[i].Name })]);
         return new ExperimentReport(plan.Name, plan.Seed, plan.IsColdStart ? "burst" : load.ProfileName, shape, servers.Describe(), started,
-            MachineFacts.Current(), results, plan.Assess(results), thresholds);
+            MachineFacts.Current(), results, finding, thresholds);
     }
 
     /// <summary>Rejects a user threshold that names no variant of any of the plans before anything runs.</summary>

@@ -25,6 +25,9 @@ public static class MatrixRunner
     /// <summary>Seed 004's hypothesis 3 holds when on one core the largest sweep row's efficiency stays at or below this.</summary>
     public const double NoGainEfficiencyPercent = 110;
 
+    /// <summary>A fan-out variant counts as starved once its mean latency reaches this many times the delay.</summary>
+    public const double StarvedFactor = 2;
+
     private static readonly TimeSpan SweepTimeout = TimeSpan.FromMinutes(30);
 
     public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
@@ -64,7 +67,7 @@ public static class MatrixRunner
         File.WriteAllText(Path.Combine(request.OutputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
         File.WriteAllText(Path.Combine(request.OutputFolder, "chart.svg"), ReportChart.Render("fanout per core count", allFanOut));
         var verdict = Hypothesis3(runs);
-        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.md"), Markdown(runs, verdict, options));
+        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.md"), Markdown(runs, verdict, options, request.Settings.DelayMs));
         File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.json"), JsonSerializer.Serialize(new { options, runs, verdict }, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
         console.WriteLine($"== matrix: {verdict}");
         console.WriteLine($"report: {Path.GetFullPath(request.OutputFolder)}");
@@ -144,7 +147,7 @@ public static class MatrixRunner
             : string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {largest.EfficiencyPercent:0} %, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
     }
 
-    private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options)
+    private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, int delayMs)
     {
         var md = new StringBuilder();
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
@@ -188,14 +191,16 @@ public static class MatrixRunner
             md.AppendLine();
             md.AppendLine("![fan-out per core count](chart.svg)");
             md.AppendLine();
-            md.AppendLine("| cores | API ProcessorCount | strategy | mean (ms) | mean at peak load (ms) | p99 (ms) | RPS | errors | peak pool threads | peak queue |");
-            md.AppendLine("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+            md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"\"Starved from\" is the load of the first interval whose mean latency reached {StarvedFactor:0} x the {delayMs} ms delay."));
+            md.AppendLine();
+            md.AppendLine("| cores | API ProcessorCount | strategy | mean (ms) | mean at peak load (ms) | p99 (ms) | RPS | errors | peak pool threads | peak queue | starved from |");
+            md.AppendLine("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
             foreach (var run in fanOuts)
             {
                 foreach (var v in run.FanOut!.Variants)
                 {
                     md.AppendLine(string.Create(CultureInfo.InvariantCulture,
-                        $"| {run.Cpus} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Name} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} |"));
+                        $"| {run.Cpus} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Name} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
                 }
                 md.AppendLine();
                 md.AppendLine($"{run.Cpus} core(s): {run.FanOut.Finding.Verdict} (details in fanout-{run.Cpus}cpu/summary.md)");
@@ -204,6 +209,12 @@ public static class MatrixRunner
         }
         return md.ToString();
     }
+
+    /// <summary>The load ("8 users") of the first interval whose mean latency reached <paramref name="meanMs"/>, or "never".</summary>
+    public static string StarvedFrom(VariantResult result, double meanMs) =>
+        result.Intervals.FirstOrDefault(i => i.Stats.Requests > 0 && i.Stats.MeanMs >= meanMs) is { } first
+            ? string.Create(CultureInfo.InvariantCulture, $"{first.Load:0.#} {first.LoadUnit}")
+            : "never";
 
     private static bool OnPath(string program) =>
         (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)

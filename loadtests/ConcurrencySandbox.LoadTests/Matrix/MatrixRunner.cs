@@ -202,9 +202,11 @@ public static class MatrixRunner
                     md.AppendLine(string.Create(CultureInfo.InvariantCulture,
                         $"| {run.Cpus} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Name} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
                 }
-                md.AppendLine();
-                md.AppendLine($"{run.Cpus} core(s): {run.FanOut.Finding.Verdict} (details in fanout-{run.Cpus}cpu/summary.md)");
-                md.AppendLine();
+            }
+            md.AppendLine();
+            foreach (var run in fanOuts)
+            {
+                md.AppendLine($"- {run.Cpus} core(s): {run.FanOut!.Finding.Verdict} (details in fanout-{run.Cpus}cpu/summary.md)");
             }
         }
         return md.ToString();

@@ -121,8 +121,9 @@ public static class ReportWriter
         return md.ToString();
     }
 
+    /// <summary>The machine in one line; the API's processor count only when it is known (the matrix lists it per core count).</summary>
     public static string MachineLine(MachineFacts m, int? apiProcessorCount) => Invariant(
-        $"Machine: {m.CpuModel}, {m.LogicalCores} logical cores, runner ProcessorCount {m.ProcessorCount}, API ProcessorCount {apiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}, {m.Runtime}, {m.Os}.");
+        $"Machine: {m.CpuModel}, {m.LogicalCores} logical cores, runner ProcessorCount {m.ProcessorCount}{(apiProcessorCount is { } n ? Invariant($", API ProcessorCount {n}") : "")}, {m.Runtime}, {m.Os}.");
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

@@ -79,6 +79,20 @@ public class CommandLineTests
     }
 
     [Fact]
+    public async Task ThresholdOptionRepeats()
+    {
+        RunRequest? seen = null;
+
+        await InvokeAsync(["fanout", "--threshold", "async:p99<1200", "--threshold", "*:failedPercent<=1"], (request, _) =>
+        {
+            seen = request;
+            return Task.FromResult(0);
+        });
+
+        Assert.Equal(["async:p99<1200", "*:failedPercent<=1"], seen!.Thresholds.Select(t => t.ToString()));
+    }
+
+    [Fact]
     public async Task HelpListsTheOptions()
     {
         var (code, output, _) = await InvokeAsync(["--help"], (_, _) => Task.FromResult(0));

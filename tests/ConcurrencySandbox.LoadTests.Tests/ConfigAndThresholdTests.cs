@@ -14,7 +14,7 @@ public class ConfigAndThresholdTests
 
         Assert.Equal(TimeSpan.FromSeconds(2), shape.ReportingInterval);
         Assert.Equal(TimeSpan.FromSeconds(15), shape.Duration);
-        Assert.Equal(8, shape.PeakValue);
+        Assert.Equal(6, shape.UsersAt(TimeSpan.FromSeconds(12.5)));
     }
 
     [Fact]

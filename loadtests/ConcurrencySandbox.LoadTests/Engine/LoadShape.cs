@@ -39,7 +39,6 @@ public sealed class LoadShape
             previous = step.Target;
         }
         Duration = TimeSpan.FromSeconds(start);
-        TotalArrivals = arrivals;
     }
 
     public IReadOnlyList<LoadSimulation> Steps { get; }
@@ -47,17 +46,11 @@ public sealed class LoadShape
     public TimeSpan ReportingInterval { get; }
     public TimeSpan Duration { get; }
 
-    /// <summary>Open model: the number of requests the whole shape schedules (the integral of the rate).</summary>
-    public double TotalArrivals { get; }
-
     /// <summary>Closed model: the number of users at <paramref name="elapsed"/> (0 after the end).</summary>
     public int UsersAt(TimeSpan elapsed) => (int)Math.Floor(ValueAt(elapsed.TotalSeconds) + 1e-9);
 
     /// <summary>Open model: the arrival rate per second at <paramref name="elapsed"/> (0 after the end).</summary>
     public double RateAt(TimeSpan elapsed) => ValueAt(elapsed.TotalSeconds);
-
-    /// <summary>The peak of users or rate over the whole shape.</summary>
-    public double PeakValue => _segments.Max(s => Math.Max(s.From, s.To));
 
     /// <summary>
     /// Open model: the intended start of request number <paramref name="index"/> (0-based), i.e. the time at which

@@ -31,8 +31,6 @@ public sealed partial class ApiProcess : IAsyncDisposable
 
     public Uri BaseAddress { get; }
 
-    public int ProcessId => _process.Id;
-
     [GeneratedRegex(@"ConcurrencySandbox API ready at (?<url>https?://\S+)")]
     private static partial Regex ReadyLine();
 

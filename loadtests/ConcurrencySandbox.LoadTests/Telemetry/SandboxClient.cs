@@ -10,8 +10,6 @@ public sealed class SandboxClient(Uri baseAddress) : IDisposable
     private static readonly TimeSpan HealthTimeout = TimeSpan.FromSeconds(5);
     private readonly HttpClient _http = new() { BaseAddress = baseAddress, Timeout = Timeout.InfiniteTimeSpan };
 
-    public Uri BaseAddress => baseAddress;
-
     public async Task<bool> IsHealthyAsync(CancellationToken cancellationToken)
     {
         using var cts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);

@@ -1,0 +1,176 @@
+using System.CommandLine;
+using System.CommandLine.Help;
+using System.Globalization;
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
+
+namespace ConcurrencySandbox.LoadTests.Cli;
+
+/// <summary>The runner's command line: parses and validates into a <see cref="RunRequest"/>; exit code 2 for any usage error.</summary>
+public static class CommandLine
+{
+    public const int ExitOk = 0;
+    public const int ExitThresholdFailed = 1;
+    public const int ExitUsage = 2;
+    public const int ExitCancelled = 130;
+
+    public static readonly IReadOnlyList<string> Experiments = [.. Catalog.Names, "all", "matrix"];
+
+    private static readonly ExperimentSettings D = ExperimentSettings.Defaults;
+
+    private static readonly Argument<string> Experiment = new("experiment")
+    {
+        Description = $"What to run: {string.Join(", ", Experiments)}.",
+    };
+
+    private static readonly Option<string> Profile = new("--profile")
+    {
+        Description = "Load shape: quick (4 users +4 every 6 s, 1 min per variant), seed003 (4 users +4 every 45 s, 8 min), open (arrival rate ramping to --rate), smoke (3 s, for tests).",
+        DefaultValueFactory = _ => "quick",
+    };
+
+    private static readonly Option<FileInfo?> Config = new("--config") { Description = "A load-shape JSON file (see docs/loadtests.md); replaces --profile." };
+    private static readonly Option<string?> Target = new("--target") { Description = "Use an API that is already running at this URL instead of starting one per variant." };
+    private static readonly Option<string?> Out = new("--out") { Description = "Report folder (default: reports/<yyyyMMdd-HHmmss>-<experiment>/)." };
+    private static readonly Option<long> Cycles = new("--cycles") { Description = "compute: loop cycles per work unit.", DefaultValueFactory = _ => D.Cycles };
+    private static readonly Option<long> Iterations = new("--iterations") { Description = "spinwait: SpinWait iterations per work unit.", DefaultValueFactory = _ => D.Iterations };
+    private static readonly Option<int> Milliseconds = new("--milliseconds") { Description = "sleep: milliseconds per work unit.", DefaultValueFactory = _ => D.Milliseconds };
+    private static readonly Option<int> DelayMs = new("--delay-ms") { Description = "fanout: the third party's delay per call.", DefaultValueFactory = _ => D.DelayMs };
+    private static readonly Option<int> Calls = new("--calls") { Description = "fanout: third-party calls per request.", DefaultValueFactory = _ => D.Calls };
+    private static readonly Option<string> Strategies = new("--strategies") { Description = "fanout: comma-separated strategies.", DefaultValueFactory = _ => string.Join(',', D.Strategies) };
+    private static readonly Option<int> Burst = new("--burst") { Description = "coldstart: concurrent requests fired at a fresh API.", DefaultValueFactory = _ => D.Burst };
+    private static readonly Option<int> MinWorkerThreads = new("--min-worker-threads") { Description = "coldstart: the raised ThreadPool minimum compared with the default.", DefaultValueFactory = _ => D.ColdStartMinWorkerThreads };
+    private static readonly Option<string> ColdStartRequest = new("--coldstart-request") { Description = "coldstart: the blocking request of the burst.", DefaultValueFactory = _ => D.ColdStartRequest };
+    private static readonly Option<double> Rate = new("--rate") { Description = "open profile: peak arrival rate (requests per second).", DefaultValueFactory = _ => 20 };
+    private static readonly Option<string[]> Threshold = new("--threshold") { Description = "Extra pass/fail limit, repeatable: variant:metric<value (variant * = all; metrics mean, min, p50, p75, p95, p99, max in ms, rps, failed, failedPercent)." };
+    private static readonly Option<double> RequestTimeoutSeconds = new("--request-timeout-s") { Description = "Per-request timeout; a timed-out request counts as failed.", DefaultValueFactory = _ => 60 };
+    private static readonly Option<int> MaxInFlight = new("--max-in-flight") { Description = "open profile: bound on outstanding requests.", DefaultValueFactory = _ => 5000 };
+    private static readonly Option<string> Cpus = new("--cpus") { Description = "matrix: comma-separated core counts; the API is pinned to the first N cores.", DefaultValueFactory = _ => "1,2" };
+    private static readonly Option<string?> Gc = new("--gc") { Description = "matrix: GC mode of the API, server or workstation (default: the runtime's)." };
+    private static readonly Option<string> MatrixRuns = new("--matrix-experiments") { Description = "matrix: what to run at each core count: sweep, fanout.", DefaultValueFactory = _ => string.Join(',', MatrixOptions.KnownExperiments) };
+    private static readonly Option<long> SweepTo = new("--sweep-to") { Description = "matrix: the compute sweep's largest cycle count (powers of ten from 1).", DefaultValueFactory = _ => 1_000_000_000 };
+    private static readonly Option<int> SweepRepeat = new("--sweep-repeat") { Description = "matrix: repeats per sweep row.", DefaultValueFactory = _ => 3 };
+
+    /// <summary>Parses and runs; <paramref name="run"/> gets the validated request. Never throws for a user mistake.</summary>
+    public static async Task<int> InvokeAsync(string[] args, TextWriter output, TextWriter error, Func<RunRequest, CancellationToken, Task<int>> run)
+    {
+        var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
+        {
+            Experiment, Profile, Config, Target, Out, Cycles, Iterations, Milliseconds, DelayMs, Calls, Strategies, Burst, MinWorkerThreads,
+            ColdStartRequest, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, Gc, MatrixRuns, SweepTo, SweepRepeat,
+        };
+        Threshold.AllowMultipleArgumentsPerToken = false;
+        root.SetAction(async (parse, cancellationToken) =>
+        {
+            try
+            {
+                return await run(Validate(parse), cancellationToken);
+            }
+            catch (UsageException e)
+            {
+                await error.WriteLineAsync($"error: {e.Message}");
+                return ExitUsage;
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                await error.WriteLineAsync("cancelled: the API children were stopped");
+                return ExitCancelled;
+            }
+        });
+
+        var result = root.Parse(args);
+        if (result.Errors.Count > 0 && result.Action is not HelpAction)
+        {
+            await error.WriteLineAsync($"error: {result.Errors[0].Message} (see --help)");
+            return ExitUsage;
+        }
+        return await result.InvokeAsync(new InvocationConfiguration { Output = output, Error = error });
+    }
+
+    private static RunRequest Validate(ParseResult p)
+    {
+        var experiment = p.GetValue(Experiment)!;
+        if (!Experiments.Contains(experiment))
+        {
+            throw new UsageException($"unknown experiment '{experiment}' (expected one of: {string.Join(", ", Experiments)})");
+        }
+        var profile = p.GetValue(Profile)!;
+        if (!Profiles.Names.Contains(profile))
+        {
+            throw new UsageException($"unknown profile '{profile}' (expected one of: {string.Join(", ", Profiles.Names)})");
+        }
+        var rate = Positive(p, Rate);
+        var config = p.GetValue(Config);
+        var shape = config is null ? Profiles.Create(profile, rate) : LoadShapeConfig.Load(config.FullName);
+        var load = new LoadOptions(shape, config is null ? profile : $"config {config.Name}", TimeSpan.FromSeconds(Positive(p, RequestTimeoutSeconds)), (int)Positive(p, MaxInFlight));
+
+        var strategies = SplitList(p.GetValue(Strategies)!);
+        if (strategies.Count == 0)
+        {
+            throw new UsageException("--strategies names no strategy");
+        }
+        foreach (var unknown in strategies.Except(ExperimentSettings.AllStrategies))
+        {
+            throw new UsageException($"unknown strategy '{unknown}' (expected: {string.Join(", ", ExperimentSettings.AllStrategies)})");
+        }
+        var coldStartRequest = p.GetValue(ColdStartRequest)!;
+        if (!coldStartRequest.StartsWith('/'))
+        {
+            throw new UsageException($"--coldstart-request must be a path starting with '/', got '{coldStartRequest}'");
+        }
+        var settings = new ExperimentSettings(
+            (long)Positive(p, Cycles), (long)Positive(p, Iterations), (int)Positive(p, Milliseconds), (int)Positive(p, DelayMs), (int)Positive(p, Calls),
+            strategies, (int)Positive(p, Burst), (int)Positive(p, MinWorkerThreads), coldStartRequest);
+
+        var outFolder = p.GetValue(Out) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-{experiment}");
+        var thresholds = (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse).ToList();
+        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, settings, thresholds, ParseMatrix(p));
+    }
+
+    private static MatrixOptions ParseMatrix(ParseResult p)
+    {
+        var cpus = SplitList(p.GetValue(Cpus)!).Select(text =>
+            int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n > 0
+                ? n
+                : throw new UsageException($"--cpus takes positive core counts like 1,2; got '{text}'")).Distinct().ToList();
+        if (cpus.Count == 0)
+        {
+            throw new UsageException("--cpus names no core count");
+        }
+        var gc = p.GetValue(Gc);
+        if (gc is not (null or "server" or "workstation"))
+        {
+            throw new UsageException($"--gc must be server or workstation, got '{gc}'");
+        }
+        var runs = SplitList(p.GetValue(MatrixRuns)!);
+        foreach (var unknown in runs.Except(MatrixOptions.KnownExperiments))
+        {
+            throw new UsageException($"unknown matrix experiment '{unknown}' (expected: {string.Join(", ", MatrixOptions.KnownExperiments)})");
+        }
+        return new MatrixOptions(cpus, gc, runs, (long)Positive(p, SweepTo), (int)Positive(p, SweepRepeat));
+    }
+
+    private static Uri? ParseTarget(string? text)
+    {
+        if (text is null)
+        {
+            return null;
+        }
+        if (!Uri.TryCreate(text, UriKind.Absolute, out var uri) || uri.Scheme is not ("http" or "https"))
+        {
+            throw new UsageException($"--target must be an absolute http(s) URL, got '{text}'");
+        }
+        return uri;
+    }
+
+    private static List<string> SplitList(string text) =>
+        [.. text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)];
+
+    private static double Positive<T>(ParseResult p, Option<T> option) where T : System.Numerics.INumber<T>
+    {
+        var value = p.GetValue(option)!;
+        return T.IsPositive(value) && !T.IsZero(value)
+            ? double.CreateChecked(value)
+            : throw new UsageException($"{option.Name} must be positive, got {value}");
+    }
+}

@@ -1,0 +1,55 @@
+using System.Net;
+
+namespace ConcurrencySandbox.LoadTests.Engine;
+
+/// <summary>
+/// The one HTTP client every load request goes through: one pooled handler with as many connections as there are
+/// users, headers-first reads and the body drained into nowhere, so the runner is not the bottleneck.
+/// </summary>
+public sealed class HttpLoadClient : IDisposable
+{
+    private readonly HttpClient _http;
+
+    public HttpLoadClient(Uri baseAddress, TimeSpan requestTimeout)
+    {
+        var handler = new SocketsHttpHandler
+        {
+            MaxConnectionsPerServer = int.MaxValue,
+            PooledConnectionIdleTimeout = TimeSpan.FromMinutes(5),
+            UseCookies = false,
+            UseProxy = false,
+            AllowAutoRedirect = false,
+            AutomaticDecompression = DecompressionMethods.None,
+        };
+        _http = new HttpClient(handler) { BaseAddress = baseAddress, Timeout = requestTimeout };
+    }
+
+    /// <summary>
+    /// A sender for GET <paramref name="pathAndQuery"/>: true on a 2xx answer, false on any other answer, error or timeout.
+    /// The body is drained unread, or handed to <paramref name="probe"/> when one is given.
+    /// </summary>
+    public SendRequest Get(string pathAndQuery, IResponseProbe? probe = null)
+    {
+        var uri = new Uri(_http.BaseAddress!, pathAndQuery);
+        return async cancellationToken =>
+        {
+            try
+            {
+                using var response = await _http.GetAsync(uri, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
+                await using var body = await response.Content.ReadAsStreamAsync(cancellationToken);
+                if (probe is not null && response.IsSuccessStatusCode)
+                {
+                    await probe.ObserveAsync(body, cancellationToken);
+                }
+                await body.CopyToAsync(Stream.Null, cancellationToken);
+                return response.IsSuccessStatusCode;
+            }
+            catch (Exception e) when (e is HttpRequestException or TaskCanceledException or IOException or System.Text.Json.JsonException && !cancellationToken.IsCancellationRequested)
+            {
+                return false;
+            }
+        };
+    }
+
+    public void Dispose() => _http.Dispose();
+}

@@ -1,0 +1,54 @@
+namespace ConcurrencySandbox.LoadTests.Engine;
+
+/// <summary>
+/// Collects request outcomes cheaply: one append under a short lock into the current interval's buffer.
+/// The reporter swaps the buffer out once per interval; every sample is also kept for the variant's totals.
+/// </summary>
+public sealed class LatencyRecorder
+{
+    private readonly object _gate = new();
+    private readonly List<double> _all = [];
+    private List<double> _current = [];
+    private long _currentFailed;
+    private long _allFailed;
+    private double[] _previous = [];
+    private long _previousFailed;
+
+    public void Record(double latencyMs, bool ok)
+    {
+        lock (_gate)
+        {
+            _current.Add(latencyMs);
+            if (!ok)
+            {
+                _currentFailed++;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Takes the samples recorded since the previous call as one interval's statistics; with
+    /// <paramref name="extendPrevious"/> the statistics cover the previous interval's samples too (a row that grows).
+    /// Called by one reporter at a time.
+    /// </summary>
+    public LatencyStats TakeInterval(bool extendPrevious = false)
+    {
+        List<double> samples;
+        long failed;
+        lock (_gate)
+        {
+            samples = _current;
+            failed = _currentFailed;
+            _current = new List<double>(samples.Count);
+            _currentFailed = 0;
+        }
+        _all.AddRange(samples);
+        _allFailed += failed;
+        _previous = extendPrevious ? [.. _previous, .. samples] : [.. samples];
+        _previousFailed = extendPrevious ? _previousFailed + failed : failed;
+        return LatencyStats.From(_previous, _previousFailed);
+    }
+
+    /// <summary>Statistics over every interval taken so far.</summary>
+    public LatencyStats Total() => LatencyStats.From([.. _all], _allFailed);
+}

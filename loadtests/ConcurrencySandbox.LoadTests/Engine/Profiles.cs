@@ -1,0 +1,40 @@
+namespace ConcurrencySandbox.LoadTests.Engine;
+
+/// <summary>The built-in load shapes a user picks with --profile.</summary>
+public static class Profiles
+{
+    public static readonly IReadOnlyList<string> Names = ["quick", "seed003", "open", "smoke"];
+
+    /// <summary>Builds a named profile; <paramref name="openRatePerSecond"/> is the open profile's peak arrival rate.</summary>
+    public static LoadShape Create(string name, double openRatePerSecond) => name switch
+    {
+        // Seed 003: 4 users, +4 every 45 s, 8 minutes.
+        "seed003" => new LoadShape(SteppedRamp(4, 4, TimeSpan.FromSeconds(45), TimeSpan.FromMinutes(8)), TimeSpan.FromSeconds(5)),
+        // The same shape compressed to one minute: +4 users every 6 s up to 40.
+        "quick" => new LoadShape(SteppedRamp(4, 4, TimeSpan.FromSeconds(6), TimeSpan.FromMinutes(1)), TimeSpan.FromSeconds(2)),
+        // Open model: the arrival rate ramps up for 45 s, then holds its peak for 15 s.
+        "open" => new LoadShape(
+            [new RampingInject(openRatePerSecond, TimeSpan.FromSeconds(45)), new Inject(openRatePerSecond, TimeSpan.FromSeconds(15))],
+            TimeSpan.FromSeconds(2)),
+        // A few seconds, for tests and CI: 2, 4 then 6 users.
+        "smoke" => new LoadShape(SteppedRamp(2, 2, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(3)), TimeSpan.FromSeconds(1)),
+        _ => throw new ArgumentException($"unknown profile '{name}' (expected one of: {string.Join(", ", Names)})", nameof(name)),
+    };
+
+    /// <summary>
+    /// Closed-model staircase: <paramref name="startUsers"/>, then +<paramref name="stepUsers"/> every
+    /// <paramref name="every"/> until <paramref name="total"/> has elapsed (the last step may be shorter).
+    /// </summary>
+    public static IReadOnlyList<LoadSimulation> SteppedRamp(int startUsers, int stepUsers, TimeSpan every, TimeSpan total)
+    {
+        var steps = new List<LoadSimulation>();
+        var users = startUsers;
+        for (var elapsed = TimeSpan.Zero; elapsed < total; elapsed += every)
+        {
+            var during = total - elapsed < every ? total - elapsed : every;
+            steps.Add(new KeepConstant(users, during));
+            users += stepUsers;
+        }
+        return steps;
+    }
+}

@@ -1,0 +1,170 @@
+using System.Diagnostics;
+using ConcurrencySandbox.LoadTests.Telemetry;
+
+namespace ConcurrencySandbox.LoadTests.Engine;
+
+/// <summary>One reporting interval of one variant: the curves' row.</summary>
+public sealed record IntervalRow(string Variant, double ElapsedSeconds, string LoadUnit, double Load, double RequestsPerSecond, LatencyStats Stats);
+
+/// <summary>One telemetry sample taken while a variant ran.</summary>
+public sealed record TelemetryRow(string Variant, double ElapsedSeconds, TelemetrySnapshot Snapshot);
+
+/// <summary>Everything measured for one variant.</summary>
+public sealed record VariantResult(
+    string Name,
+    string Request,
+    string LoadUnit,
+    double ElapsedSeconds,
+    IReadOnlyList<IntervalRow> Intervals,
+    IReadOnlyList<TelemetryRow> Telemetry,
+    LatencyStats Total)
+{
+    /// <summary>The longest per-call queue wait the server reported (fan-out only), in milliseconds.</summary>
+    public double? MaxQueueWaitMs { get; init; }
+
+    public double RequestsPerSecond => ElapsedSeconds > 0 ? Total.Requests / ElapsedSeconds : 0;
+    public double PeakLoad => Intervals.Count == 0 ? 0 : Intervals.Max(i => i.Load);
+    public int? PeakThreads => Telemetry.Count == 0 ? null : Telemetry.Max(t => t.Snapshot.ThreadPool.ThreadCount);
+    public long? PeakQueue => Telemetry.Count == 0 ? null : Telemetry.Max(t => t.Snapshot.ThreadPool.PendingWorkItemCount);
+
+    /// <summary>Mean latency over the intervals run at the peak load (the "at peak users" figure), weighted by requests.</summary>
+    public double PeakLoadMeanMs
+    {
+        get
+        {
+            var atPeak = Intervals.Where(i => i.Load >= PeakLoad && i.Stats.Requests > 0).ToList();
+            var requests = atPeak.Sum(i => i.Stats.Requests);
+            return requests == 0 ? Total.MeanMs : atPeak.Sum(i => i.Stats.MeanMs * i.Stats.Requests) / requests;
+        }
+    }
+}
+
+/// <summary>Runs one variant: applies the workload, cuts the outcomes into intervals and samples telemetry every second.</summary>
+public static class VariantRunner
+{
+    private const int MaxOutstandingSamples = 5;
+    private static readonly TimeSpan TelemetryPeriod = TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan TelemetryTimeout = TimeSpan.FromSeconds(10);
+
+    public static async Task<VariantResult> RunAsync(
+        string variant,
+        string request,
+        IWorkload workload,
+        SendRequest send,
+        TimeSpan reportingInterval,
+        SandboxClient? telemetry,
+        Action<IntervalRow, TelemetrySnapshot?> progress,
+        CancellationToken cancellationToken)
+    {
+        var recorder = new LatencyRecorder();
+        var started = Stopwatch.GetTimestamp();
+        var samples = new List<TelemetryRow>();
+        using var stopSampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var sampling = telemetry is null ? Task.CompletedTask : SampleAsync(telemetry, variant, started, samples, stopSampling.Token);
+
+        var running = workload.RunAsync(send, recorder, cancellationToken);
+        var intervals = new List<IntervalRow>();
+        var (rowStart, previousRowStart) = (0.0, 0.0);
+        using (var timer = new PeriodicTimer(reportingInterval))
+        {
+            while (!running.IsCompleted)
+            {
+                var tick = timer.WaitForNextTickAsync(cancellationToken).AsTask();
+                if (await Task.WhenAny(tick, running) != tick)
+                {
+                    break;
+                }
+                await tick;
+                AddInterval(extendPrevious: false);
+            }
+        }
+        await running;
+        // The tail after the last tick: a short one joins the previous row so its rate is not computed over a sliver.
+        var shortTail = intervals.Count > 0 && Stopwatch.GetElapsedTime(started).TotalSeconds - rowStart < reportingInterval.TotalSeconds / 2;
+        if (shortTail)
+        {
+            intervals.RemoveAt(intervals.Count - 1);
+            rowStart = previousRowStart;
+        }
+        AddInterval(extendPrevious: shortTail);
+
+        await stopSampling.CancelAsync();
+        await sampling;
+        var elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
+        return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, SnapshotOf(samples), recorder.Total());
+
+        void AddInterval(bool extendPrevious)
+        {
+            var now = Stopwatch.GetElapsedTime(started).TotalSeconds;
+            var stats = recorder.TakeInterval(extendPrevious);
+            var width = Math.Max(now - rowStart, 1e-3);
+            var applied = workload.LoadBetween(TimeSpan.FromSeconds(rowStart), TimeSpan.FromSeconds(now));
+            (previousRowStart, rowStart) = (rowStart, now);
+            var row = new IntervalRow(variant, now, workload.LoadUnit, applied, stats.Requests / width, stats);
+            intervals.Add(row);
+            progress(row, LatestOf(samples));
+        }
+    }
+
+    /// <summary>
+    /// Asks for a snapshot every second without waiting for the previous answer (a starving API answers late, and a
+    /// late answer is still a reading); each row is stamped when its answer arrived.
+    /// </summary>
+    private static async Task SampleAsync(SandboxClient client, string variant, long started, List<TelemetryRow> samples, CancellationToken stop)
+    {
+        var outstanding = new List<Task>();
+        using var timer = new PeriodicTimer(TelemetryPeriod);
+        try
+        {
+            do
+            {
+                outstanding.RemoveAll(t => t.IsCompleted);
+                if (outstanding.Count < MaxOutstandingSamples)
+                {
+                    outstanding.Add(SampleOnceAsync(client, variant, started, samples, stop));
+                }
+            }
+            while (await timer.WaitForNextTickAsync(stop));
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+            // The variant finished: sampling stops with it.
+        }
+        await Task.WhenAll(outstanding);
+    }
+
+    private static async Task SampleOnceAsync(SandboxClient client, string variant, long started, List<TelemetryRow> samples, CancellationToken stop)
+    {
+        try
+        {
+            if (await client.GetTelemetryAsync(TelemetryTimeout, stop) is { } snapshot)
+            {
+                var at = Stopwatch.GetElapsedTime(started).TotalSeconds;
+                lock (samples)
+                {
+                    samples.Add(new TelemetryRow(variant, at, snapshot));
+                }
+            }
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+            // Still unanswered when the variant finished.
+        }
+    }
+
+    private static TelemetrySnapshot? LatestOf(List<TelemetryRow> samples)
+    {
+        lock (samples)
+        {
+            return samples.Count == 0 ? null : samples[^1].Snapshot;
+        }
+    }
+
+    private static TelemetryRow[] SnapshotOf(List<TelemetryRow> samples)
+    {
+        lock (samples)
+        {
+            return [.. samples.OrderBy(s => s.ElapsedSeconds)];
+        }
+    }
+}

@@ -1,0 +1,162 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Globalization;
+using System.Reflection;
+using System.Text.RegularExpressions;
+
+namespace ConcurrencySandbox.LoadTests.Hosting;
+
+/// <summary>How to start the API child: environment, optional pinning to the first N cores.</summary>
+public sealed record ApiLaunch(IReadOnlyDictionary<string, string> Environment, int? PinToCores = null)
+{
+    public static readonly ApiLaunch Default = new(new Dictionary<string, string>());
+}
+
+/// <summary>
+/// The API served by a child copy of this runner (hidden verb <c>serve-api</c>), so the load generator and the
+/// server never share a ThreadPool. Started on a free loopback port; killed (with its tree) on dispose.
+/// </summary>
+public sealed partial class ApiProcess : IAsyncDisposable
+{
+    public const string ServeVerb = "serve-api";
+    private static readonly TimeSpan ReadyTimeout = TimeSpan.FromSeconds(60);
+    private static readonly ConcurrentDictionary<int, Process> Live = new();
+    private readonly Process _process;
+
+    private ApiProcess(Process process, Uri baseAddress)
+    {
+        _process = process;
+        BaseAddress = baseAddress;
+    }
+
+    public Uri BaseAddress { get; }
+
+    [GeneratedRegex(@"ConcurrencySandbox API ready at (?<url>https?://\S+)")]
+    private static partial Regex ReadyLine();
+
+    /// <summary>Starts the child and waits for its ready line; throws <see cref="UsageException"/> when it cannot start.</summary>
+    public static async Task<ApiProcess> StartAsync(ApiLaunch launch, CancellationToken cancellationToken)
+    {
+        var start = CreateStartInfo(launch);
+        var process = Process.Start(start) ?? throw new UsageException($"could not start {start.FileName}");
+        var ready = new TaskCompletionSource<Uri>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var errors = new Queue<string>();
+        process.OutputDataReceived += (_, e) =>
+        {
+            // Keep draining stdout after the ready line so the child never blocks on a full pipe.
+            if (e.Data is { } line && ReadyLine().Match(line) is { Success: true } match)
+            {
+                ready.TrySetResult(new Uri(match.Groups["url"].Value));
+            }
+        };
+        process.ErrorDataReceived += (_, e) =>
+        {
+            if (e.Data is { } line)
+            {
+                lock (errors)
+                {
+                    errors.Enqueue(line);
+                    if (errors.Count > 5)
+                    {
+                        errors.Dequeue();
+                    }
+                }
+            }
+        };
+        process.EnableRaisingEvents = true;
+        process.Exited += (_, _) => ready.TrySetException(new UsageException(
+            $"the API child exited with code {process.ExitCode} before it was ready: {string.Join(" | ", errors)}"));
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+
+        Live[process.Id] = process;
+        try
+        {
+            return new ApiProcess(process, await ready.Task.WaitAsync(ReadyTimeout, cancellationToken));
+        }
+        catch (TimeoutException)
+        {
+            await StopAsync(process);
+            throw new UsageException($"the API child printed no ready line within {ReadyTimeout.TotalSeconds:0} s");
+        }
+        catch
+        {
+            await StopAsync(process);
+            throw;
+        }
+    }
+
+    private static ProcessStartInfo CreateStartInfo(ApiLaunch launch)
+    {
+        var self = Environment.ProcessPath ?? throw new UsageException("cannot find this runner's own executable");
+        var arguments = new List<string>();
+        // Under `dotnet x.dll` the process path is the host: the entry assembly must follow it.
+        if (Path.GetFileNameWithoutExtension(self).Equals("dotnet", StringComparison.OrdinalIgnoreCase))
+        {
+            arguments.Add(Assembly.GetEntryAssembly()!.Location);
+        }
+        arguments.AddRange([ServeVerb, ServeApi.ParentPidOption, Environment.ProcessId.ToString(CultureInfo.InvariantCulture), "--urls", "http://127.0.0.1:0"]);
+
+        var start = new ProcessStartInfo
+        {
+            FileName = self,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            RedirectStandardInput = false,
+            UseShellExecute = false,
+        };
+        if (launch.PinToCores is { } cores)
+        {
+            start.FileName = "taskset";
+            start.ArgumentList.Add("-c");
+            start.ArgumentList.Add(cores == 1 ? "0" : $"0-{cores - 1}");
+            start.ArgumentList.Add(self);
+            start.Environment["DOTNET_PROCESSOR_COUNT"] = cores.ToString(CultureInfo.InvariantCulture);
+        }
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+        foreach (var (name, value) in launch.Environment)
+        {
+            start.Environment[name] = value;
+        }
+        return start;
+    }
+
+    public ValueTask DisposeAsync() => new(StopAsync(_process));
+
+    private static async Task StopAsync(Process process)
+    {
+        try
+        {
+            if (!process.HasExited)
+            {
+                process.Kill(entireProcessTree: true);
+                await process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(10));
+            }
+        }
+        catch (Exception e) when (e is InvalidOperationException or TimeoutException or System.ComponentModel.Win32Exception)
+        {
+            // Already gone, or refusing to die: nothing more this runner can do.
+        }
+        Live.TryRemove(process.Id, out _);
+        process.Dispose();
+    }
+
+    /// <summary>Kills every child still alive; called when the runner itself is being stopped.</summary>
+    public static void KillAll()
+    {
+        foreach (var process in Live.Values)
+        {
+            try
+            {
+                process.Kill(entireProcessTree: true);
+            }
+            catch (InvalidOperationException)
+            {
+                // Already exited.
+            }
+        }
+    }
+}

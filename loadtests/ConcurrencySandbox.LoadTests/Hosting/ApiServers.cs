@@ -1,0 +1,53 @@
+namespace ConcurrencySandbox.LoadTests.Hosting;
+
+/// <summary>Where the runner's requests go: a fresh API child per variant, or a server the user already runs.</summary>
+public abstract class ApiServers
+{
+    /// <summary>Whether each variant gets its own fresh process (and so its own environment).</summary>
+    public abstract bool StartsOwnProcess { get; }
+
+    public abstract string Describe();
+
+    /// <summary>A server for one variant, with <paramref name="environment"/> applied when a process is started.</summary>
+    public abstract Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken);
+}
+
+/// <summary>The API a variant runs against; disposing it stops the child, if there is one.</summary>
+public sealed class ApiLease(Uri baseAddress, ApiProcess? child) : IAsyncDisposable
+{
+    public Uri BaseAddress { get; } = baseAddress;
+
+    public ValueTask DisposeAsync() => child?.DisposeAsync() ?? ValueTask.CompletedTask;
+}
+
+/// <summary>Starts a fresh API child per variant, so no variant inherits another's grown pool.</summary>
+public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
+{
+    public override bool StartsOwnProcess => true;
+
+    public override string Describe() => launch.PinToCores is { } cores
+        ? $"a fresh API child per variant, pinned to {cores} core(s)"
+        : "a fresh API child per variant on a loopback port";
+
+    public override async Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken)
+    {
+        var merged = new Dictionary<string, string>(launch.Environment);
+        foreach (var (name, value) in environment)
+        {
+            merged[name] = value;
+        }
+        var child = await ApiProcess.StartAsync(launch with { Environment = merged }, cancellationToken);
+        return new ApiLease(child.BaseAddress, child);
+    }
+}
+
+/// <summary>An API the user runs (--target): every variant goes to it, one after another.</summary>
+public sealed class TargetApiServers(Uri target) : ApiServers
+{
+    public override bool StartsOwnProcess => false;
+
+    public override string Describe() => target.ToString();
+
+    public override Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken) =>
+        Task.FromResult(new ApiLease(target, null));
+}

@@ -1,0 +1,224 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Hosting;
+using ConcurrencySandbox.LoadTests.Reports;
+using ConcurrencySandbox.LoadTests.Telemetry;
+
+namespace ConcurrencySandbox.LoadTests.Matrix;
+
+/// <summary>One row of the API's compute sweep (seed 004's table).</summary>
+public sealed record SweepRow(double Amount, double SyncSeconds, double TaskRunSeconds, double EfficiencyPercent);
+
+/// <summary>What was measured at one core count, or why it was skipped.</summary>
+public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut);
+
+/// <summary>
+/// Issue 5's local matrix: for each core count the machine has, an API child pinned to the first N cores
+/// (taskset + DOTNET_PROCESSOR_COUNT), the compute sweep and the fan-out experiment, then one cross-core report.
+/// </summary>
+public static class MatrixRunner
+{
+    /// <summary>Seed 004's hypothesis 3 holds when on one core the largest sweep row's efficiency stays at or below this.</summary>
+    public const double NoGainEfficiencyPercent = 110;
+
+    /// <summary>A fan-out variant counts as starved once its mean latency reaches this many times the delay.</summary>
+    public const double StarvedFactor = 2;
+
+    private static readonly TimeSpan SweepTimeout = TimeSpan.FromMinutes(30);
+
+    public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    {
+        if (request.Target is not null)
+        {
+            throw new UsageException("matrix starts its own pinned API per core count, so it cannot use --target");
+        }
+        var options = request.Matrix;
+        var plan = Catalog.Create("fanout", request.Settings);
+        ExperimentRunner.CheckThresholdsNameVariants([plan], request.Thresholds);
+        var available = Environment.ProcessorCount;
+        var hasTaskset = OnPath("taskset");
+        var runs = new List<CoreCountRun>();
+        foreach (var cpus in options.Cpus)
+        {
+            var skipped = !hasTaskset ? "taskset (util-linux) is not installed, so the API cannot be pinned"
+                : cpus > available ? $"this machine offers only {available} core(s) to the runner"
+                : null;
+            if (skipped is not null)
+            {
+                console.WriteLine($"== matrix: {cpus} core(s) skipped: {skipped}");
+                runs.Add(new CoreCountRun(cpus, skipped, null, [], null, null));
+                continue;
+            }
+            runs.Add(await RunCoreCountAsync(cpus, plan, request, console, cancellationToken));
+        }
+
+        Directory.CreateDirectory(request.OutputFolder);
+        var fanOuts = runs.Where(r => r.FanOut is not null).Select(r => r.FanOut!).ToList();
+        var allFanOut = fanOuts.SelectMany(f => f.Variants).ToList();
+        foreach (var (run, report) in runs.Where(r => r.FanOut is not null).Select(r => (r, r.FanOut!)))
+        {
+            ReportWriter.Write(Path.Combine(request.OutputFolder, $"fanout-{run.Cpus}cpu"), report);
+        }
+        File.WriteAllText(Path.Combine(request.OutputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
+        File.WriteAllText(Path.Combine(request.OutputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
+        File.WriteAllText(Path.Combine(request.OutputFolder, "chart.svg"), ReportChart.Render("fanout per core count", allFanOut));
+        var verdict = Hypothesis3(runs);
+        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.md"), Markdown(runs, verdict, options, request.Settings.DelayMs));
+        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.json"), JsonSerializer.Serialize(new { options, runs, verdict }, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
+        console.WriteLine($"== matrix: {verdict}");
+        console.WriteLine($"report: {Path.GetFullPath(request.OutputFolder)}");
+
+        var passed = true;
+        foreach (var report in fanOuts)
+        {
+            passed &= Runner.PrintOutcome(report, request.OutputFolder, console);
+        }
+        return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+    }
+
+    private static async Task<CoreCountRun> RunCoreCountAsync(int cpus, ExperimentPlan plan, RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    {
+        var environment = new Dictionary<string, string>();
+        if (request.Matrix.GcMode is { } gc)
+        {
+            environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
+        }
+        var servers = new ChildApiServers(new ApiLaunch(environment, cpus));
+        IReadOnlyList<SweepRow> sweep = [];
+        double? breakEven = null;
+        int? processorCount = null;
+        if (request.Matrix.Experiments.Contains("sweep"))
+        {
+            console.WriteLine($"== matrix: compute sweep on {cpus} core(s), 1 to {request.Matrix.SweepTo:N0} cycles");
+            await using var server = await servers.AcquireAsync(new Dictionary<string, string>(), cancellationToken);
+            using var client = new SandboxClient(server.BaseAddress);
+            try
+            {
+                using var document = await client.GetJsonAsync(
+                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={request.Matrix.SweepTo}&factor=10&repeat={request.Matrix.SweepRepeat}&format=json"),
+                    SweepTimeout, cancellationToken);
+                (sweep, breakEven, processorCount) = ReadSweep(document.RootElement);
+            }
+            catch (Exception e) when (e is HttpRequestException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
+            {
+                throw new UsageException($"the compute sweep on {cpus} core(s) failed: {e.Message.ReplaceLineEndings(" ")}");
+            }
+        }
+        ExperimentReport? fanOut = null;
+        if (request.Matrix.Experiments.Contains("fanout"))
+        {
+            fanOut = await ExperimentRunner.RunAsync(plan, request.Load, servers, request.Thresholds, console, cancellationToken, $"@{cpus}cpu");
+            processorCount ??= fanOut.ApiProcessorCount;
+        }
+        return new CoreCountRun(cpus, null, processorCount, sweep, breakEven, fanOut);
+    }
+
+    /// <summary>Reads the sweep endpoint's JSON: rows of amount, syncSeconds, taskRunSeconds, efficiencyPercent.</summary>
+    public static (IReadOnlyList<SweepRow> Rows, double? BreakEven, int? ProcessorCount) ReadSweep(JsonElement root)
+    {
+        var rows = root.GetProperty("rows").EnumerateArray().Select(r => new SweepRow(
+            r.GetProperty("amount").GetDouble(),
+            r.GetProperty("syncSeconds").GetDouble(),
+            r.GetProperty("taskRunSeconds").GetDouble(),
+            r.GetProperty("efficiencyPercent").GetDouble())).ToList();
+        double? breakEven = root.TryGetProperty("breakEvenAmount", out var b) && b.ValueKind == JsonValueKind.Number ? b.GetDouble() : null;
+        int? processors = root.TryGetProperty("processorCount", out var p) && p.ValueKind == JsonValueKind.Number ? p.GetInt32() : null;
+        return (rows, breakEven, processors);
+    }
+
+    /// <summary>
+    /// Seed 004's hypothesis 3: on one core Task.Run brings no gain. Judged at the sweep's largest amount, where the
+    /// work dwarfs Task.Run's overhead and any gain could only come from running the two units in parallel.
+    /// </summary>
+    public static string Hypothesis3(IReadOnlyList<CoreCountRun> runs)
+    {
+        var one = runs.FirstOrDefault(r => r.Cpus == 1 && r.SkippedBecause is null && r.Sweep.Count > 0);
+        if (one is null)
+        {
+            return "Hypothesis 3 (no gain on one core) not tested: no compute sweep ran on 1 core.";
+        }
+        var largest = one.Sweep.MaxBy(r => r.Amount)!;
+        return largest.EfficiencyPercent <= NoGainEfficiencyPercent
+            ? string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) confirmed: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {largest.EfficiencyPercent:0} %, not above {NoGainEfficiencyPercent:0} % (seed 004: about 100 % at best).")
+            : string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {largest.EfficiencyPercent:0} %, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
+    }
+
+    private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, int delayMs)
+    {
+        var md = new StringBuilder();
+        var measured = runs.Where(r => r.SkippedBecause is null).ToList();
+        md.AppendLine("# Core-count matrix");
+        md.AppendLine();
+        md.AppendLine(ReportWriter.MachineLine(MachineFacts.Current(), null));
+        md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."));
+        md.AppendLine();
+        foreach (var skipped in runs.Where(r => r.SkippedBecause is not null))
+        {
+            md.AppendLine($"- {skipped.Cpus} core(s): skipped, {skipped.SkippedBecause}.");
+        }
+        if (measured.Any(r => r.Sweep.Count > 0))
+        {
+            md.AppendLine();
+            md.AppendLine("## Compute sweep (seed 004's table) per core count");
+            md.AppendLine();
+            md.AppendLine("| Cycles | " + string.Join(" | ", measured.Select(r => $"{r.Cpus} core: Sync (s) | {r.Cpus} core: Async (s) | {r.Cpus} core: % Efficiency")) + " |");
+            md.AppendLine("|---:|" + string.Concat(Enumerable.Repeat("---:|---:|---:|", measured.Count)));
+            foreach (var amount in measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order())
+            {
+                var cells = measured.Select(r => r.Sweep.FirstOrDefault(s => s.Amount == amount) is { } s
+                    ? string.Create(CultureInfo.InvariantCulture, $"{s.SyncSeconds:G4} | {s.TaskRunSeconds:G4} | {s.EfficiencyPercent:0.##}")
+                    : "n/a | n/a | n/a");
+                md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"| {amount:N0} | {string.Join(" | ", cells)} |"));
+            }
+            md.AppendLine();
+            md.AppendLine("API ProcessorCount: " + string.Join("; ", measured.Select(r =>
+                string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".");
+            md.AppendLine();
+            md.AppendLine("Break-even (first amount where Task.Run is at least as fast): " + string.Join("; ", measured.Select(r =>
+                string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {(r.BreakEvenAmount is { } b ? b.ToString("N0", CultureInfo.InvariantCulture) : "none")}"))) + ".");
+        }
+        md.AppendLine();
+        md.AppendLine(verdict);
+        var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
+        if (fanOuts.Count > 0)
+        {
+            md.AppendLine();
+            md.AppendLine("## Fan-out per core count");
+            md.AppendLine();
+            md.AppendLine("![fan-out per core count](chart.svg)");
+            md.AppendLine();
+            md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"\"Starved from\" is the load of the first interval whose mean latency reached {StarvedFactor:0} x the {delayMs} ms delay."));
+            md.AppendLine();
+            md.AppendLine("| cores | API ProcessorCount | strategy | mean (ms) | mean at peak load (ms) | p99 (ms) | RPS | errors | peak pool threads | peak queue | starved from |");
+            md.AppendLine("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+            foreach (var run in fanOuts)
+            {
+                foreach (var v in run.FanOut!.Variants)
+                {
+                    md.AppendLine(string.Create(CultureInfo.InvariantCulture,
+                        $"| {run.Cpus} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Name} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
+                }
+            }
+            md.AppendLine();
+            foreach (var run in fanOuts)
+            {
+                md.AppendLine($"- {run.Cpus} core(s): {run.FanOut!.Finding.Verdict} (details in fanout-{run.Cpus}cpu/summary.md)");
+            }
+        }
+        return md.ToString();
+    }
+
+    /// <summary>The load ("8 users") of the first interval whose mean latency reached <paramref name="meanMs"/>, or "never".</summary>
+    public static string StarvedFrom(VariantResult result, double meanMs) =>
+        result.Intervals.FirstOrDefault(i => i.Stats.Requests > 0 && i.Stats.MeanMs >= meanMs) is { } first
+            ? string.Create(CultureInfo.InvariantCulture, $"{first.Load:0.#} {first.LoadUnit}")
+            : "never";
+
+    private static bool OnPath(string program) =>
+        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
+            .Any(folder => File.Exists(Path.Combine(folder, program)));
+}

@@ -1,0 +1,23 @@
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
+
+namespace ConcurrencySandbox.LoadTests.Reports;
+
+/// <summary>Everything one experiment produced, ready to be written out.</summary>
+public sealed record ExperimentReport(
+    string Experiment,
+    string Seed,
+    string Profile,
+    string LoadShape,
+    string Target,
+    DateTimeOffset StartedAt,
+    MachineFacts Machine,
+    IReadOnlyList<VariantResult> Variants,
+    Finding Finding,
+    IReadOnlyList<ThresholdOutcome> Thresholds)
+{
+    public bool Passed => Thresholds.All(t => t.Passed);
+
+    /// <summary>The API's processor count as its telemetry reported it (null when telemetry never answered).</summary>
+    public int? ApiProcessorCount => Variants.SelectMany(v => v.Telemetry).Select(t => (int?)t.Snapshot.ProcessorCount).FirstOrDefault();
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Is the load runner the bottleneck? Runs wrk and then our runner, ~10 s each, against ONE API process on
+# GET /api/compute/sync?cycles=1 with the same number of connections/users, and prints both throughputs.
+# Issue 4 asks the runner to reach at least half of wrk's figure. Needs wrk (apt-get install -y wrk).
+# Usage: loadtests/bench-vs-wrk.sh [seconds=10] [connections=64]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-10}"
+connections="${2:-64}"
+command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
+
+work=$(mktemp -d)
+api_pid=""
+cleanup() { [ -n "$api_pid" ] && kill "$api_pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+dotnet build -c Release loadtests/ConcurrencySandbox.LoadTests -v quiet -nologo >/dev/null
+runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests.dll
+
+# One API for both tools, served by the runner's own hidden verb (the same server the runner's children run).
+dotnet "$runner" serve-api --urls http://127.0.0.1:0 >"$work/api.log" 2>&1 &
+api_pid=$!
+for _ in $(seq 1 120); do
+  url=$(sed -n 's/^ConcurrencySandbox API ready at \(http:[^ ]*\).*/\1/p' "$work/api.log" | head -n 1)
+  [ -n "$url" ] && break
+  sleep 0.5
+done
+[ -n "${url:-}" ] || { echo "the API printed no ready line" >&2; cat "$work/api.log" >&2; exit 2; }
+url="${url%/}"
+path="/api/compute/sync?cycles=1"
+echo "API at $url; ${seconds} s each, ${connections} connections/users, GET $path"
+
+# Warm-up (JIT, connection pools) so neither tool pays it.
+wrk -t2 -c"$connections" -d3s "$url$path" >/dev/null
+
+wrk_rps=$(wrk -t2 -c"$connections" -d"${seconds}s" "$url$path" | sed -n 's/^Requests\/sec:[[:space:]]*\([0-9.]*\).*/\1/p')
+
+cat >"$work/shape.json" <<JSON
+{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [${connections}, "$(printf '%02d:%02d:%02d' $((seconds / 3600)) $((seconds % 3600 / 60)) $((seconds % 60)))"] } ] }
+JSON
+dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report" >"$work/runner.log"
+# summary.json lists the sync variant first.
+ours_rps=$(grep -m1 '"requestsPerSecond"' "$work/report/summary.json" | sed 's/[^0-9.]//g')
+
+echo "wrk:         ${wrk_rps} requests/s"
+echo "load runner: ${ours_rps} requests/s (sync variant)"
+awk -v w="$wrk_rps" -v o="$ours_rps" 'BEGIN { r = o / w; printf "ratio:       %.2f (issue 4 asks for at least 0.50): %s\n", r, (r >= 0.5 ? "PASS" : "FAIL"); exit (r >= 0.5 ? 0 : 1) }'

@@ -1,0 +1,113 @@
+using ConcurrencySandbox.LoadTests.Cli;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+public class CommandLineTests
+{
+    [Theory]
+    [InlineData("bogus")]
+    [InlineData("fanout", "--profile", "forever")]
+    [InlineData("compute", "--cycles", "many")]
+    [InlineData("compute", "--cycles", "0")]
+    [InlineData("fanout", "--strategies", "threadpool,magic")]
+    [InlineData("fanout", "--threshold", "async:p99")]
+    [InlineData("fanout", "--target", "not a url")]
+    [InlineData("matrix", "--cpus", "one")]
+    [InlineData("compute", "--no-such-option")]
+    [InlineData("compute", "--config", "/no/such/file.json")]
+    public async Task BadOptionsExitWithCode2AndOneLine(params string[] args)
+    {
+        var (code, _, error) = await InvokeAsync(args, (_, _) => Task.FromResult(0));
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.StartsWith("error: ", error);
+        Assert.Single(error.Trim().Split('\n'));
+    }
+
+    [Fact]
+    public async Task MalformedConfigFileExitsWithCode2()
+    {
+        var path = Path.GetTempFileName();
+        await File.WriteAllTextAsync(path, """{ "LoadSimulationsSettings": [ { "KeepConstant": [4] } ] }""");
+        try
+        {
+            var (code, _, error) = await InvokeAsync(["fanout", "--config", path], (_, _) => Task.FromResult(0));
+
+            Assert.Equal(CommandLine.ExitUsage, code);
+            Assert.Contains("KeepConstant", error);
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    [Theory]
+    [InlineData("unreachable", "compute", "--target", "http://127.0.0.1:9")]
+    [InlineData("names no variant", "fanout", "--threshold", "nosuchvariant:p99<5")]
+    [InlineData("cannot use --target", "coldstart", "--target", "http://127.0.0.1:9")]
+    [InlineData("cannot use --target", "matrix", "--target", "http://127.0.0.1:9")]
+    public async Task RunnerRefusesWhatCannotRunWithCode2BeforeStartingAnything(string expected, params string[] args)
+    {
+        var (code, _, error) = await InvokeAsync(
+            [.. args, "--profile", "smoke", "--out", Path.Combine(Path.GetTempPath(), Guid.NewGuid().ToString())],
+            (request, cancellationToken) => Runner.RunAsync(request, TextWriter.Null, cancellationToken));
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains(expected, error);
+    }
+
+    [Fact]
+    public async Task DefaultsShowTheFanOutEffectOnTwoCores()
+    {
+        RunRequest? seen = null;
+
+        var (code, _, _) = await InvokeAsync(["fanout"], (request, _) =>
+        {
+            seen = request;
+            return Task.FromResult(0);
+        });
+
+        Assert.Equal(0, code);
+        Assert.NotNull(seen);
+        Assert.Equal("quick", seen.Load.ProfileName);
+        Assert.Equal(1000, seen.Settings.DelayMs);
+        Assert.Equal(10, seen.Settings.Calls);
+        Assert.Equal(["threadpool", "sync-over-async", "dedicated", "async"], seen.Settings.Strategies);
+        Assert.StartsWith(Path.Combine("reports", ""), seen.OutputFolder);
+        Assert.EndsWith("-fanout", seen.OutputFolder);
+    }
+
+    [Fact]
+    public async Task ThresholdOptionRepeats()
+    {
+        RunRequest? seen = null;
+
+        await InvokeAsync(["fanout", "--threshold", "async:p99<1200", "--threshold", "*:failedPercent<=1"], (request, _) =>
+        {
+            seen = request;
+            return Task.FromResult(0);
+        });
+
+        Assert.Equal(["async:p99<1200", "*:failedPercent<=1"], seen!.Thresholds.Select(t => t.ToString()));
+    }
+
+    [Fact]
+    public async Task HelpListsTheOptions()
+    {
+        var (code, output, _) = await InvokeAsync(["--help"], (_, _) => Task.FromResult(0));
+
+        Assert.Equal(0, code);
+        Assert.Contains("--profile", output);
+        Assert.Contains("--threshold", output);
+        Assert.Contains("matrix", output);
+    }
+
+    private static async Task<(int Code, string Output, string Error)> InvokeAsync(string[] args, Func<RunRequest, CancellationToken, Task<int>> run)
+    {
+        using var output = new StringWriter();
+        using var error = new StringWriter();
+        var code = await CommandLine.InvokeAsync(args, output, error, run);
+        return (code, output.ToString(), error.ToString());
+    }
+}

@@ -1,0 +1,115 @@
+using System.Diagnostics;
+using System.Globalization;
+using ConcurrencySandbox.LoadTests.Cli;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary>The real runner, as a process, against the API child it starts itself: mechanisms, counts and exit codes only.</summary>
+public sealed class EndToEndTests : IDisposable
+{
+    private readonly string _out = Path.Combine(Path.GetTempPath(), "loadtests-e2e-" + Guid.NewGuid().ToString("N"));
+
+    [Fact]
+    public async Task SmokeRunWritesTheReportAndAnImpossibleThresholdFailsTheRun()
+    {
+        var (code, output, _) = await RunRunnerAsync(
+            "sleep", "--profile", "smoke", "--milliseconds", "20", "--out", _out, "--threshold", "*:p99<0.001");
+
+        Assert.Equal(CommandLine.ExitThresholdFailed, code);
+        Assert.Contains("THRESHOLD FAILED: *:p99<0.001", output);
+        string[] variants = ["sync", "taskrun", "async"];
+
+        var curves = ReadCsv("curves.csv");
+        foreach (var variant in variants)
+        {
+            var rows = curves.Where(r => r["variant"] == variant).ToList();
+            Assert.NotEmpty(rows);
+            Assert.Contains(rows, r => double.Parse(r["rps"], CultureInfo.InvariantCulture) > 0 && long.Parse(r["ok"], CultureInfo.InvariantCulture) > 0);
+        }
+
+        var telemetry = ReadCsv("telemetry.csv");
+        foreach (var variant in variants)
+        {
+            var completed = telemetry.Where(r => r["variant"] == variant).Select(r => long.Parse(r["completed_items"], CultureInfo.InvariantCulture)).ToList();
+            Assert.True(completed.Count >= 2, $"{variant}: {completed.Count} telemetry samples");
+            Assert.True(completed[^1] > completed[0], $"{variant}: the pool's completed work items did not move");
+        }
+
+        var summary = await File.ReadAllTextAsync(Path.Combine(_out, "summary.md"));
+        Assert.All(variants, v => Assert.Contains($"| {v} |", summary));
+        Assert.Contains("FAIL", summary);
+        Assert.True(File.Exists(Path.Combine(_out, "summary.json")));
+        Assert.StartsWith("<svg", await File.ReadAllTextAsync(Path.Combine(_out, "chart.svg")));
+    }
+
+    [Fact]
+    public async Task MatrixShortFormWritesTheSweepAndFanOutTablesPerCoreCount()
+    {
+        var (code, output, error) = await RunRunnerAsync(
+            "matrix", "--cpus", "1,2", "--profile", "smoke", "--sweep-to", "1000", "--sweep-repeat", "1",
+            "--strategies", "threadpool,async", "--calls", "2", "--delay-ms", "50", "--out", _out);
+
+        // Exit 1 is possible: the default async p99 limit is a timing on two shared cores; the tables are what is checked.
+        Assert.True(code is CommandLine.ExitOk or CommandLine.ExitThresholdFailed, $"exit {code}: {error}\n{output}");
+        Assert.DoesNotContain("Not assessed", output);
+        var matrix = await File.ReadAllTextAsync(Path.Combine(_out, "matrix.md"));
+        Assert.Contains("## Compute sweep (seed 004's table) per core count", matrix);
+        Assert.Contains("Hypothesis 3", matrix);
+        foreach (var cpus in new[] { 1, 2 })
+        {
+            var measured = matrix.Contains($"| {cpus} core: Sync (s) |", StringComparison.Ordinal)
+                && matrix.Contains($"\n| {cpus} | {cpus} | threadpool@{cpus}cpu |", StringComparison.Ordinal);
+            Assert.True(measured || matrix.Contains($"- {cpus} core(s): skipped", StringComparison.Ordinal), $"{cpus} core(s) neither measured nor skipped:\n{matrix}");
+        }
+        Assert.Contains("threadpool@1cpu", await File.ReadAllTextAsync(Path.Combine(_out, "curves.csv")));
+    }
+
+    [Fact]
+    public async Task BadOptionExitsWithCode2WithoutAStackTrace()
+    {
+        var (code, _, error) = await RunRunnerAsync("fanout", "--profile", "forever");
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.StartsWith("error: ", error);
+        Assert.DoesNotContain("   at ", error);
+    }
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_out))
+        {
+            Directory.Delete(_out, recursive: true);
+        }
+    }
+
+    private List<Dictionary<string, string>> ReadCsv(string name)
+    {
+        var lines = File.ReadAllLines(Path.Combine(_out, name));
+        var header = lines[0].Split(',');
+        return [.. lines.Skip(1).Select(line => header.Zip(line.Split(',')).ToDictionary(p => p.First, p => p.Second))];
+    }
+
+    private static async Task<(int Code, string Output, string Error)> RunRunnerAsync(params string[] args)
+    {
+        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        start.ArgumentList.Add(typeof(Runner).Assembly.Location);
+        foreach (var arg in args)
+        {
+            start.ArgumentList.Add(arg);
+        }
+        using var process = Process.Start(start)!;
+        var output = process.StandardOutput.ReadToEndAsync();
+        var error = process.StandardError.ReadToEndAsync();
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
+        try
+        {
+            await process.WaitForExitAsync(timeout.Token);
+        }
+        catch (OperationCanceledException)
+        {
+            process.Kill(entireProcessTree: true);
+            throw;
+        }
+        return (process.ExitCode, await output, await error);
+    }
+}

@@ -1,0 +1,56 @@
+using System.Text.Json;
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Matrix;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+public class MatrixTests
+{
+    [Fact]
+    public void SweepJsonIsReadWithItsBreakEvenAndProcessorCount()
+    {
+        using var document = JsonDocument.Parse("""
+            { "work": "compute", "processorCount": 1, "breakEvenAmount": null,
+              "rows": [ { "amount": 1, "syncSeconds": 0.001, "taskRunSeconds": 0.002, "efficiencyPercent": 50 } ] }
+            """);
+
+        var (rows, breakEven, processors) = MatrixRunner.ReadSweep(document.RootElement);
+
+        Assert.Equal([new SweepRow(1, 0.001, 0.002, 50)], rows);
+        Assert.Null(breakEven);
+        Assert.Equal(1, processors);
+    }
+
+    [Theory]
+    [InlineData(101, "confirmed")]
+    [InlineData(180, "refuted")]
+    public void Hypothesis3IsJudgedOnOneCoreAtTheLargestAmount(double efficiencyAtLargest, string expected)
+    {
+        CoreCountRun[] runs =
+        [
+            new(1, null, 1, [new SweepRow(10, 1, 1, 300), new SweepRow(1_000_000_000, 2, 2, efficiencyAtLargest)], null, null),
+            new(2, null, 2, [new SweepRow(1_000_000_000, 2, 1, 199)], null, null),
+        ];
+
+        Assert.Contains(expected, MatrixRunner.Hypothesis3(runs));
+    }
+
+    [Fact]
+    public void Hypothesis3IsNotTestedWhenOneCoreWasSkipped()
+    {
+        CoreCountRun[] runs = [new(1, "no taskset", null, [], null, null)];
+
+        Assert.Contains("not tested", MatrixRunner.Hypothesis3(runs));
+    }
+
+    [Fact]
+    public void StarvationStartsAtTheFirstIntervalWhoseMeanReachesTheLimit()
+    {
+        IntervalRow Row(double users, double meanMs) =>
+            new("threadpool", users, "users", users, 1, new LatencyStats(1, 0, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs));
+        var result = new VariantResult("threadpool", "/x", "users", 3, [Row(4, 1000), Row(8, 0), Row(12, 2500), Row(16, 4000)], [], LatencyStats.Empty);
+
+        Assert.Equal("12 users", MatrixRunner.StarvedFrom(result, 2000));
+        Assert.Equal("never", MatrixRunner.StarvedFrom(result, 5000));
+    }
+}

@@ -30,14 +30,16 @@ start_api() {
 
 field() { grep -o "\"$1\":[0-9.]*" <<<"$2" | head -n 1 | cut -d: -f2; }
 
-sample_telemetry() { # one row a second until the load ends: seconds, pool threads, queue, CPU %, in flight
-  local file=$1 end=$2 start=$SECONDS
-  echo "second,threadCount,pendingWorkItemCount,cpuPercent,inFlightRequests" >"$file"
-  while (( SECONDS < end )); do
-    local t; t=$(curl -s --max-time 2 "$url/api/telemetry" || true)
-    [ -n "$t" ] && echo "$((SECONDS - start)),$(field threadCount "$t"),$(field pendingWorkItemCount "$t"),$(field cpuPercent "$t"),$(field inFlightRequests "$t")" >>"$file"
-    sleep 1
-  done
+# The API records a snapshot every second on a thread of its own, so its history has no gaps while the pool
+# starves (the live /api/telemetry is served by that pool): read it once the load has ended.
+write_telemetry() { # file, uptime at the start: seconds, pool threads, queue, CPU %, in flight
+  local history; history=$(curl -s --max-time 30 "$url/api/telemetry/history?since=$2")
+  echo "second,threadCount,pendingWorkItemCount,cpuPercent,inFlightRequests" >"$1"
+  paste -d, <(grep -o '"uptimeSeconds":[0-9.]*' <<<"$history" | cut -d: -f2 | awk -v s="$2" '{ printf "%.0f\n", $1 - s }') \
+    <(grep -o '"threadCount":[0-9]*' <<<"$history" | cut -d: -f2) \
+    <(grep -o '"pendingWorkItemCount":[0-9]*' <<<"$history" | cut -d: -f2) \
+    <(grep -o '"cpuPercent":[0-9.]*' <<<"$history" | cut -d: -f2) \
+    <(grep -o '"inFlightRequests":[0-9]*' <<<"$history" | cut -d: -f2) >>"$1"
 }
 
 echo "# Fan-out: $calls calls x $delay_ms ms, $concurrency in flight for $seconds s per variant, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
@@ -52,15 +54,16 @@ for variant in $variants; do
     curl -sf -X PUT -H 'Content-Type: application/json' -d "{\"minWorkerThreads\":$min_workers}" "$url/api/threadpool" >"$out/$variant.threadpool.json"
   fi
   request="$url/api/fanout?calls=$calls&delayMs=$delay_ms&strategy=$strategy"
+  curl -s -o /dev/null "$url/api/fanout?calls=1&delayMs=1&strategy=$strategy" # unmeasured warm-up: JIT, first connection
   end=$((SECONDS + seconds))
-  sample_telemetry "$out/$variant.telemetry.csv" "$end" &
-  sampler=$!
+  started_uptime=$(field uptimeSeconds "$(curl -s "$url/api/telemetry")")
   for _ in $(seq 1 "$concurrency"); do
     while (( SECONDS < end )); do
       curl -s -o /dev/null --max-time 120 -w '%{http_code} %{time_total}\n' "$request" || echo "000 0"
     done >>"$out/$variant.latencies.txt" &
   done
   wait $(jobs -p | grep -v "^$api\$")
+  write_telemetry "$out/$variant.telemetry.csv" "$started_uptime"
   stop_api
   sort -k2 -n "$out/$variant.latencies.txt" | awk -v v="$variant" -v tel="$out/$variant.telemetry.csv" '
     { n++; t[n] = $2; sum += $2; if ($1 != 200) errors++ }

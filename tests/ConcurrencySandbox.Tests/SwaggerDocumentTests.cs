@@ -23,6 +23,7 @@ public sealed class SwaggerDocumentTests
         { "/api/fanout", ["calls", "delayMs", "strategy", "jitterMs", "failRate", "hangRate", "timeoutMs"] },
         { "/api/threadpool", [] },
         { "/api/telemetry", [] },
+        { "/api/telemetry/history", ["since"] },
         { "/healthz", [] },
     };
 

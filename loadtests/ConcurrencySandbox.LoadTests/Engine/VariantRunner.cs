@@ -45,6 +45,7 @@ public static class VariantRunner
     private const int MaxOutstandingSamples = 5;
     private static readonly TimeSpan TelemetryPeriod = TimeSpan.FromSeconds(1);
     private static readonly TimeSpan TelemetryTimeout = TimeSpan.FromSeconds(10);
+    private static readonly TimeSpan HistoryTimeout = TimeSpan.FromSeconds(30);
 
     public static async Task<VariantResult> RunAsync(
         string variant,
@@ -58,6 +59,7 @@ public static class VariantRunner
     {
         var recorder = new LatencyRecorder();
         var started = Stopwatch.GetTimestamp();
+        var startedUtc = DateTimeOffset.UtcNow;
         var samples = new List<TelemetryRow>();
         using var stopSampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var sampling = telemetry is null ? Task.CompletedTask : SampleAsync(telemetry, variant, started, samples, stopSampling.Token);
@@ -91,7 +93,8 @@ public static class VariantRunner
         await stopSampling.CancelAsync();
         await sampling;
         var elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
-        return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, SnapshotOf(samples), recorder.Total());
+        var recorded = telemetry is null ? null : await RecordedDuringAsync(telemetry, variant, startedUtc, elapsed, cancellationToken);
+        return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, recorded is { Length: > 0 } ? recorded : SnapshotOf(samples), recorder.Total());
 
         void AddInterval(bool extendPrevious)
         {
@@ -150,6 +153,20 @@ public static class VariantRunner
         {
             // Still unanswered when the variant finished.
         }
+    }
+
+    /// <summary>
+    /// The API's own per-second history for the variant's span, preferred to the live samples: those are served by
+    /// the pool being measured, so a starving API answers them late or not at all. Null or empty when the API has no history for it.
+    /// </summary>
+    private static async Task<TelemetryRow[]?> RecordedDuringAsync(
+        SandboxClient client, string variant, DateTimeOffset startedUtc, double elapsedSeconds, CancellationToken cancellationToken)
+    {
+        var history = await client.GetTelemetryHistoryAsync(HistoryTimeout, cancellationToken);
+        return history?
+            .Select(s => new TelemetryRow(variant, (s.Timestamp - startedUtc).TotalSeconds, s))
+            .Where(row => row.ElapsedSeconds >= 0 && row.ElapsedSeconds <= elapsedSeconds)
+            .ToArray();
     }
 
     private static TelemetrySnapshot? LatestOf(List<TelemetryRow> samples)

@@ -26,13 +26,24 @@ public sealed class SandboxClient(Uri baseAddress) : IDisposable
     }
 
     /// <summary>One telemetry snapshot, or null when the endpoint does not answer within <paramref name="timeout"/>.</summary>
-    public async Task<TelemetrySnapshot?> GetTelemetryAsync(TimeSpan timeout, CancellationToken cancellationToken)
+    public Task<TelemetrySnapshot?> GetTelemetryAsync(TimeSpan timeout, CancellationToken cancellationToken) =>
+        GetOrNullAsync<TelemetrySnapshot>("/api/telemetry", timeout, cancellationToken);
+
+    /// <summary>
+    /// The samples the API recorded every second on its own thread (complete even while its pool starved), or null
+    /// when it does not answer within <paramref name="timeout"/> or has no history endpoint.
+    /// </summary>
+    public async Task<IReadOnlyList<TelemetrySnapshot>?> GetTelemetryHistoryAsync(TimeSpan timeout, CancellationToken cancellationToken) =>
+        (await GetOrNullAsync<TelemetryHistory>("/api/telemetry/history", timeout, cancellationToken))?.Samples;
+
+    private async Task<T?> GetOrNullAsync<T>(string path, TimeSpan timeout, CancellationToken cancellationToken)
+        where T : class
     {
         using var cts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         cts.CancelAfter(timeout);
         try
         {
-            return await _http.GetFromJsonAsync<TelemetrySnapshot>("/api/telemetry", Json, cts.Token);
+            return await _http.GetFromJsonAsync<T>(path, Json, cts.Token);
         }
         catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
         {

@@ -16,3 +16,6 @@ public sealed record ThreadPoolTelemetry(int ThreadCount, long PendingWorkItemCo
 public sealed record GcTelemetry(int Gen0Collections, int Gen1Collections, int Gen2Collections, long TotalAllocatedBytes, long HeapSizeBytes, double TotalPauseDurationMs);
 
 public sealed record ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
+
+/// <summary>The API's <c>GET /api/telemetry/history</c> document.</summary>
+public sealed record TelemetryHistory(double IntervalSeconds, IReadOnlyList<TelemetrySnapshot> Samples);

@@ -24,6 +24,35 @@ public sealed class TelemetryEndpointTests
     }
 
     [Fact]
+    public async Task HistoryHoldsRecordedSamplesAfterTheGivenUptime()
+    {
+        await using var server = await SandboxServer.StartAsync();
+        await Task.Delay(TimeSpan.FromSeconds(2.5));
+
+        using var all = JsonDocument.Parse(await server.Client.GetStringAsync("/api/telemetry/history"));
+        var samples = all.RootElement.GetProperty("samples").EnumerateArray().ToList();
+        var cut = samples[0].GetProperty("uptimeSeconds").GetDouble();
+        using var later = JsonDocument.Parse(await server.Client.GetStringAsync($"/api/telemetry/history?since={cut.ToString(System.Globalization.CultureInfo.InvariantCulture)}"));
+
+        Assert.Equal(1, all.RootElement.GetProperty("intervalSeconds").GetDouble());
+        Assert.True(samples.Count >= 2, $"{samples.Count} samples after 2.5 s");
+        Assert.Equal(samples.Count - 1, later.RootElement.GetProperty("samples").GetArrayLength());
+        Assert.True(Read(samples[^1], "threadPool", "threadCount") >= 1);
+    }
+
+    [Theory]
+    [InlineData("-1")]
+    [InlineData("soon")]
+    public async Task HistoryRefusesABadSince(string since)
+    {
+        await using var server = await SandboxServer.StartAsync();
+
+        using var response = await server.Client.GetAsync($"/api/telemetry/history?since={since}");
+
+        await ProblemAssert.IsBadRequestNaming(response, "since");
+    }
+
+    [Fact]
     public async Task EverySnapshotHasTheDocumentedFields()
     {
         await using var server = await SandboxServer.StartAsync();

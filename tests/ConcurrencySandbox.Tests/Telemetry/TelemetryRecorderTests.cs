@@ -1,0 +1,52 @@
+using ConcurrencySandbox.Experiments.Telemetry;
+
+namespace ConcurrencySandbox.Tests.Telemetry;
+
+public sealed class TelemetryRecorderTests
+{
+    [Fact]
+    public async Task KeepsTheLatestSamplesOldestFirst()
+    {
+        using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromMilliseconds(5), capacity: 3);
+
+        await Eventually(() => recorder.Since(0).Count == 3);
+        var first = recorder.Since(0);
+        await Eventually(() => recorder.Since(first[^1].UptimeSeconds).Count > 0);
+        var later = recorder.Since(0);
+
+        Assert.Equal(3, later.Count);
+        Assert.True(later[0].UptimeSeconds > first[0].UptimeSeconds, "the oldest sample should have been overwritten");
+        Assert.Equal(later.OrderBy(s => s.UptimeSeconds), later);
+    }
+
+    [Fact]
+    public async Task SinceReturnsOnlyLaterSamples()
+    {
+        using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromMilliseconds(5), capacity: 100);
+        await Eventually(() => recorder.Since(0).Count >= 4);
+
+        var all = recorder.Since(0);
+        var cut = all[1].UptimeSeconds;
+
+        Assert.All(recorder.Since(cut), s => Assert.True(s.UptimeSeconds > cut));
+        Assert.DoesNotContain(all[0], recorder.Since(cut));
+    }
+
+    [Fact]
+    public void RecordsOnAThreadOfItsOwn()
+    {
+        using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromSeconds(1), capacity: 1);
+
+        Assert.NotEqual(Environment.CurrentManagedThreadId, recorder.ThreadId);
+    }
+
+    private static async Task Eventually(Func<bool> condition)
+    {
+        for (var attempt = 0; attempt < 400 && !condition(); attempt++)
+        {
+            await Task.Delay(25);
+        }
+
+        Assert.True(condition());
+    }
+}

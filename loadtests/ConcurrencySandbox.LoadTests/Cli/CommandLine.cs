@@ -38,6 +38,7 @@ public static class CommandLine
     private static readonly Option<int> DelayMs = new("--delay-ms") { Description = "fanout: the third party's delay per call.", DefaultValueFactory = _ => D.DelayMs };
     private static readonly Option<int> Calls = new("--calls") { Description = "fanout: third-party calls per request.", DefaultValueFactory = _ => D.Calls };
     private static readonly Option<string> Strategies = new("--strategies") { Description = "fanout: comma-separated strategies.", DefaultValueFactory = _ => string.Join(',', D.Strategies) };
+    private static readonly Option<int> DedicatedThreads = new("--dedicated-threads") { Description = "fanout: threads of the API's dedicated pool (FanOut__DedicatedThreads) for the dedicated strategy.", DefaultValueFactory = _ => D.DedicatedThreads };
     private static readonly Option<int> Burst = new("--burst") { Description = "coldstart: concurrent requests fired at a fresh API.", DefaultValueFactory = _ => D.Burst };
     private static readonly Option<int> MinWorkerThreads = new("--min-worker-threads") { Description = "coldstart: the raised ThreadPool minimum compared with the default.", DefaultValueFactory = _ => D.ColdStartMinWorkerThreads };
     private static readonly Option<string> ColdStartRequest = new("--coldstart-request") { Description = "coldstart: the blocking request of the burst.", DefaultValueFactory = _ => D.ColdStartRequest };
@@ -56,7 +57,7 @@ public static class CommandLine
     {
         var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
         {
-            Experiment, Profile, Config, Target, Out, Cycles, Iterations, Milliseconds, DelayMs, Calls, Strategies, Burst, MinWorkerThreads,
+            Experiment, Profile, Config, Target, Out, Cycles, Iterations, Milliseconds, DelayMs, Calls, Strategies, DedicatedThreads, Burst, MinWorkerThreads,
             ColdStartRequest, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, Gc, MatrixRuns, SweepTo, SweepRepeat,
         };
         Threshold.AllowMultipleArgumentsPerToken = false;
@@ -120,7 +121,7 @@ public static class CommandLine
         }
         var settings = new ExperimentSettings(
             (long)Positive(p, Cycles), (long)Positive(p, Iterations), (int)Positive(p, Milliseconds), (int)Positive(p, DelayMs), (int)Positive(p, Calls),
-            strategies, (int)Positive(p, Burst), (int)Positive(p, MinWorkerThreads), coldStartRequest);
+            strategies, (int)Positive(p, DedicatedThreads), (int)Positive(p, Burst), (int)Positive(p, MinWorkerThreads), coldStartRequest);
 
         var outFolder = p.GetValue(Out) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-{experiment}");
         var thresholds = (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse).ToList();

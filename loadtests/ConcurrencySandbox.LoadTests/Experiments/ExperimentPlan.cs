@@ -43,6 +43,7 @@ public sealed record ExperimentSettings(
     int DelayMs,
     int Calls,
     IReadOnlyList<string> Strategies,
+    int DedicatedThreads,
     int Burst,
     int ColdStartMinWorkerThreads,
     string ColdStartRequest)
@@ -56,6 +57,8 @@ public sealed record ExperimentSettings(
         DelayMs: 1000,
         Calls: 10,
         Strategies: AllStrategies,
+        // Enough for every call at the built-in profiles' peak (44 users x 10 calls): seed 003's pool was sized to the load.
+        DedicatedThreads: 500,
         Burst: 64,
         ColdStartMinWorkerThreads: 200,
         ColdStartRequest: "/api/sleep/sync?milliseconds=500");

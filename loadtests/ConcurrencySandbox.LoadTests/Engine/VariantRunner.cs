@@ -45,7 +45,8 @@ public static class VariantRunner
     private const int MaxOutstandingSamples = 5;
     private static readonly TimeSpan TelemetryPeriod = TimeSpan.FromSeconds(1);
     private static readonly TimeSpan TelemetryTimeout = TimeSpan.FromSeconds(10);
-    private static readonly TimeSpan HistoryTimeout = TimeSpan.FromSeconds(30);
+    // The history is served by the pool it describes: after a starving run the queue must drain first.
+    private static readonly TimeSpan HistoryTimeout = TimeSpan.FromSeconds(120);
 
     public static async Task<VariantResult> RunAsync(
         string variant,

@@ -33,7 +33,7 @@ public static class ReportChart
         return SvgChart.Render(title, "seconds since the variant started",
         [
             new ChartPanel("Load, throughput and mean latency", "mean latency (s)", $"{LoadLabel(loadUnit)} · requests/s", top),
-            new ChartPanel("API thread pool (from /api/telemetry, every second)", "pool threads", "queued work items", bottom),
+            new ChartPanel("API thread pool (recorded in the API every second, /api/telemetry/history)", "pool threads", "queued work items", bottom),
         ]);
     }
 

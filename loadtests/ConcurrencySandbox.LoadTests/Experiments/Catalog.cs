@@ -1,5 +1,7 @@
 using System.Globalization;
+using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.LoadTests.Engine;
+using Seed004 = ConcurrencySandbox.Experiments.Work.SeedFigures;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
@@ -82,11 +84,11 @@ public static class Catalog
             return new Finding([], "Not assessed: both the sync and the taskrun variant need completed requests.");
         }
         var ratio = taskRun.RequestsPerSecond / sync.RequestsPerSecond;
-        (long Cycles, double EfficiencyPercent)? seed = seed004Cycles is { } cycles ? SeedFigures.Seed004Nearest(cycles) : null;
+        var seed = seed004Cycles is { } cycles ? Seed004.Seed004Nearest(WorkUnit.Compute, cycles) : null;
         List<SeedComparison> comparisons =
         [
             new("Task.Run vs inline, one request on an idle machine (efficiency)",
-                seed is { } row ? $"{row.EfficiencyPercent:0.##} % at {row.Cycles:N0} cycles, 4 cores" : "not measured (the seed only names SpinWait)",
+                seed is { } row ? $"{row.Efficiency.FourCoresPercent:0.##} % at {row.Amount:N0} cycles, 4 cores" : "not measured (the seed only names SpinWait)",
                 "see the API's /compare and /sweep endpoints"),
             new("Task.Run vs inline under load (throughput taskrun / sync)", "not measured (seed 004 ran no load)",
                 $"{ratio * 100:0} % ({taskRun.RequestsPerSecond:0.#} vs {sync.RequestsPerSecond:0.#} req/s)"),

@@ -191,7 +191,7 @@ public static class MatrixRunner
             md.AppendLine();
             md.AppendLine("![fan-out per core count](chart.svg)");
             md.AppendLine();
-            md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"\"Starved from\" is the load of the first interval whose mean latency reached {StarvedFactor:0} x the {delayMs} ms delay."));
+            md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"\"Starved from\" is the load at which the first requests were sent whose mean latency reached {StarvedFactor:0} x the {delayMs} ms delay (the interval they completed in, moved back by that latency)."));
             md.AppendLine();
             md.AppendLine("| cores | API ProcessorCount | strategy | mean (ms) | mean at peak load (ms) | p99 (ms) | RPS | errors | peak pool threads | peak queue | starved from |");
             md.AppendLine("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
@@ -212,11 +212,20 @@ public static class MatrixRunner
         return md.ToString();
     }
 
-    /// <summary>The load ("8 users") of the first interval whose mean latency reached <paramref name="meanMs"/>, or "never".</summary>
-    public static string StarvedFrom(VariantResult result, double meanMs) =>
-        result.Intervals.FirstOrDefault(i => i.Stats.Requests > 0 && i.Stats.MeanMs >= meanMs) is { } first
-            ? string.Create(CultureInfo.InvariantCulture, $"{first.Load:0.#} {first.LoadUnit}")
-            : "never";
+    /// <summary>
+    /// The load ("8 users") at which the first starved requests were sent, or "never": a slow request is counted in the
+    /// interval it completed in, so the load is read where that interval's mean latency says the requests started.
+    /// </summary>
+    public static string StarvedFrom(VariantResult result, double meanMs)
+    {
+        if (result.Intervals.FirstOrDefault(i => i.Stats.Requests > 0 && i.Stats.MeanMs >= meanMs) is not { } first)
+        {
+            return "never";
+        }
+        var sentAtSeconds = first.ElapsedSeconds - (first.Stats.MeanMs / 1000);
+        var sent = result.Intervals.First(i => i.ElapsedSeconds >= sentAtSeconds);
+        return string.Create(CultureInfo.InvariantCulture, $"{sent.Load:0.#} {sent.LoadUnit}");
+    }
 
     private static bool OnPath(string program) =>
         (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)

@@ -31,9 +31,22 @@ public static class SeedFigures
     /// <summary>Seed 004 measured Task.Run's added cost at about 0.23 ms per pair of units.</summary>
     public const double TaskRunOverheadSeconds = 0.0002281 - 0.0000006;
 
-    public static SeedEfficiency? Seed004(WorkUnit unit, long amount)
+    public static SeedEfficiency? Seed004(WorkUnit unit, long amount) =>
+        TableOf(unit) is { } table && table.TryGetValue(amount, out var seed) ? seed : null;
+
+    /// <summary>The seed 004 row nearest (in decades) to <paramref name="amount"/>, or null for a unit the seed did not tabulate.</summary>
+    public static (long Amount, SeedEfficiency Efficiency)? Seed004Nearest(WorkUnit unit, long amount)
     {
-        var table = unit == WorkUnit.Compute ? ComputeByCycles : unit == WorkUnit.Sleep ? SleepByMilliseconds : null;
-        return table is not null && table.TryGetValue(amount, out var seed) ? seed : null;
+        if (TableOf(unit) is not { } table)
+        {
+            return null;
+        }
+
+        var decades = Math.Log10(Math.Max(1, amount));
+        var nearest = table.MinBy(row => Math.Abs(Math.Log10(row.Key) - decades));
+        return (nearest.Key, nearest.Value);
     }
+
+    private static Dictionary<long, SeedEfficiency>? TableOf(WorkUnit unit) =>
+        unit == WorkUnit.Compute ? ComputeByCycles : unit == WorkUnit.Sleep ? SleepByMilliseconds : null;
 }

@@ -61,6 +61,20 @@ public sealed class ComparisonAndSweepTests
         Assert.StartsWith("cycles,syncSeconds,taskRunSeconds,efficiencyPercent", csv[0], StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData(10_000_000, 10_000_000, 134.5728267)]
+    [InlineData(30_000_000, 10_000_000, 134.5728267)]
+    [InlineData(40_000_000, 100_000_000, 183.6655326)]
+    [InlineData(50_000_000_000, 1_000_000_000, 198.6237583)]
+    public void TheNearestSeedRowIsFoundByDecade(long cycles, long seedCycles, double fourCoresPercent)
+    {
+        var (amount, efficiency) = SeedFigures.Seed004Nearest(WorkUnit.Compute, cycles)!.Value;
+
+        Assert.Equal(seedCycles, amount);
+        Assert.Equal(fourCoresPercent, efficiency.FourCoresPercent);
+        Assert.Null(SeedFigures.Seed004Nearest(WorkUnit.SpinWait, cycles));
+    }
+
     [Fact]
     public void SpreadAndPercentilesInterpolate()
     {

@@ -29,22 +29,8 @@ internal sealed class QueryParameterOperationFilter : IOperationFilter
 
     private static OpenApiSchema SchemaOf(QueryParameter parameter) => parameter switch
     {
-        IntegerParameter p => new OpenApiSchema
-        {
-            Type = JsonSchemaType.Integer,
-            Format = "int64",
-            Minimum = p.Min.ToString(CultureInfo.InvariantCulture),
-            Maximum = p.Max.ToString(CultureInfo.InvariantCulture),
-            Default = p.Default is { } d ? JsonValue.Create(d) : null,
-        },
-        NumberParameter p => new OpenApiSchema
-        {
-            Type = JsonSchemaType.Number,
-            Format = "double",
-            Minimum = p.Min.ToString(CultureInfo.InvariantCulture),
-            Maximum = p.Max.ToString(CultureInfo.InvariantCulture),
-            Default = p.Default is { } d ? JsonValue.Create(d) : null,
-        },
+        IntegerParameter p => Range(JsonSchemaType.Integer, "int64", p.Min, p.Max, p.Default is { } d ? JsonValue.Create(d) : null),
+        NumberParameter p => Range(JsonSchemaType.Number, "double", p.Min, p.Max, p.Default is { } d ? JsonValue.Create(d) : null),
         ChoiceParameter p => new OpenApiSchema
         {
             Type = JsonSchemaType.String,
@@ -52,5 +38,15 @@ internal sealed class QueryParameterOperationFilter : IOperationFilter
             Default = p.Default is { } d ? JsonValue.Create(d) : null,
         },
         _ => throw new ArgumentOutOfRangeException(nameof(parameter), parameter.GetType().Name, "Unknown parameter kind."),
+    };
+
+    private static OpenApiSchema Range<T>(JsonSchemaType type, string format, T min, T max, JsonNode? defaultValue)
+        where T : IFormattable => new()
+    {
+        Type = type,
+        Format = format,
+        Minimum = min.ToString(null, CultureInfo.InvariantCulture),
+        Maximum = max.ToString(null, CultureInfo.InvariantCulture),
+        Default = defaultValue,
     };
 }

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Telemetry;
@@ -29,6 +30,7 @@ public static class SandboxApp
         builder.AddFanOut();
         builder.AddThreadPools();
         builder.AddTelemetry();
+        builder.AddControlPlane();
         configureServices?.Invoke(builder.Services);
 
         var app = builder.Build();
@@ -36,7 +38,7 @@ public static class SandboxApp
         app.UseExceptionHandler();
         app.UseStatusCodePages();
         app.UseSwaggerDocs();
-        app.MapGet("/healthz", () => TypedResults.Ok(new { status = "ok" })).WithName("Health").WithTags("Health").WithSummary("Liveness and readiness probe.");
+        app.MapHealth();
         app.MapWorkExperiments();
         app.MapFanOut();
         app.MapThreadPools();
@@ -59,5 +61,6 @@ public static class SandboxApp
         {
             var addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
             Console.WriteLine($"{ReadyLinePrefix}{addresses.FirstOrDefault()}");
+            Console.WriteLine($"{ControlListener.ReadyLinePrefix}{app.Services.GetRequiredService<ControlListener>().Address}");
         });
 }

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Validation;
 using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.FanOut;

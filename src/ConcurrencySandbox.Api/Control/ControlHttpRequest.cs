@@ -6,7 +6,7 @@ namespace ConcurrencySandbox.Api.Control;
 
 /// <summary>
 /// One HTTP/1.1 request read with blocking socket calls (no pool thread involved): the request line, the headers
-/// and a Content-Length body. Chunked bodies are refused; the connection carries one request.
+/// and a Content-Length or chunked body of at most <see cref="ControlActions.MaxBodyBytes"/>; one request per connection.
 /// </summary>
 internal sealed record ControlHttpRequest(string Method, string Path, IQueryCollection Query, IReadOnlyDictionary<string, string> Headers, byte[] Body)
 {
@@ -60,41 +60,99 @@ internal sealed record ControlHttpRequest(string Method, string Path, IQueryColl
 
     private static byte[] ReadBody(Socket connection, Dictionary<string, string> headers, ReadOnlySpan<byte> alreadyReceived)
     {
-        if (headers.ContainsKey("Transfer-Encoding"))
-        {
-            throw new BadControlRequestException(StatusCodes.Status411LengthRequired, "The control listener reads bodies with a Content-Length only.");
-        }
-
-        if (!headers.TryGetValue("Content-Length", out var lengthText))
-        {
-            return [];
-        }
-
-        if (!int.TryParse(lengthText, out var length) || length < 0 || length > ControlActions.MaxBodyBytes)
-        {
-            throw new BadControlRequestException(StatusCodes.Status413PayloadTooLarge, $"Content-Length must be from 0 to {ControlActions.MaxBodyBytes}; it is '{lengthText}'.");
-        }
-
+        var body = new BodyStream(connection, alreadyReceived.ToArray());
         if (headers.TryGetValue("Expect", out var expect) && expect.Equals("100-continue", StringComparison.OrdinalIgnoreCase))
         {
             connection.Send("HTTP/1.1 100 Continue\r\n\r\n"u8);
         }
 
-        var body = new byte[length];
-        var filled = Math.Min(length, alreadyReceived.Length);
-        alreadyReceived[..filled].CopyTo(body);
-        while (filled < length)
+        if (headers.TryGetValue("Transfer-Encoding", out var encoding))
         {
-            var received = connection.Receive(body, filled, length - filled, SocketFlags.None);
-            if (received == 0)
-            {
-                throw new EndOfStreamException("The client closed the connection in the middle of the body.");
-            }
-
-            filled += received;
+            return encoding.Equals("chunked", StringComparison.OrdinalIgnoreCase)
+                ? body.ReadChunked()
+                : throw new BadControlRequestException(StatusCodes.Status411LengthRequired, $"Transfer-Encoding '{encoding}' is not supported: send a Content-Length or chunked body.");
         }
 
-        return body;
+        return headers.TryGetValue("Content-Length", out var lengthText) ? body.Read(CheckedLength(lengthText)) : [];
+    }
+
+    private static int CheckedLength(string text) =>
+        int.TryParse(text, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var length) && length <= ControlActions.MaxBodyBytes
+            ? length
+            : throw new BadControlRequestException(StatusCodes.Status413PayloadTooLarge, $"The body must be from 0 to {ControlActions.MaxBodyBytes} bytes; its length is '{text}'.");
+
+    /// <summary>The bytes after the headers: those already received, then blocking reads from the socket.</summary>
+    private sealed class BodyStream(Socket connection, byte[] alreadyReceived)
+    {
+        private int _position;
+
+        public byte[] Read(int length)
+        {
+            var bytes = new byte[length];
+            for (var i = 0; i < length; i++)
+            {
+                bytes[i] = ReadByte();
+            }
+
+            return bytes;
+        }
+
+        /// <summary>Decodes chunks (hex size, CRLF, data, CRLF) until the zero-size chunk; trailers are skipped.</summary>
+        public byte[] ReadChunked()
+        {
+            using var body = new MemoryStream();
+            while (true)
+            {
+                var sizeLine = ReadLine().Split(';')[0].Trim();
+                if (!int.TryParse(sizeLine, System.Globalization.NumberStyles.AllowHexSpecifier, System.Globalization.CultureInfo.InvariantCulture, out var size) || size < 0)
+                {
+                    throw new BadControlRequestException(StatusCodes.Status400BadRequest, $"Not a chunk size: '{sizeLine}'.");
+                }
+
+                if (size == 0)
+                {
+                    while (ReadLine().Length > 0)
+                    {
+                    }
+
+                    return body.ToArray();
+                }
+
+                CheckedLength((body.Length + size).ToString(System.Globalization.CultureInfo.InvariantCulture));
+                body.Write(Read(size));
+                ReadLine();
+            }
+        }
+
+        private string ReadLine()
+        {
+            var line = new StringBuilder();
+            for (var b = ReadByte(); b != (byte)'\n'; b = ReadByte())
+            {
+                if (b != (byte)'\r')
+                {
+                    line.Append((char)b);
+                }
+
+                if (line.Length > 1024)
+                {
+                    throw new BadControlRequestException(StatusCodes.Status400BadRequest, "A chunk line is longer than 1024 bytes.");
+                }
+            }
+
+            return line.ToString();
+        }
+
+        private byte ReadByte()
+        {
+            if (_position < alreadyReceived.Length)
+            {
+                return alreadyReceived[_position++];
+            }
+
+            Span<byte> one = stackalloc byte[1];
+            return connection.Receive(one) == 1 ? one[0] : throw new EndOfStreamException("The client closed the connection in the middle of the body.");
+        }
     }
 }
 

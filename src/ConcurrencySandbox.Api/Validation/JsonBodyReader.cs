@@ -62,7 +62,7 @@ public sealed class JsonBodyReader : ValidationErrors
         {
             Fail(property.Name, $"'{property.Name}' is not a known property: send {expected}.");
         }
-        else if (_values.ContainsKey(declared.Name) || Has(declared.Name))
+        else if (_values.Remove(declared.Name) || Has(declared.Name))
         {
             Fail(declared.Name, $"'{declared.Name}' appears more than once.");
         }

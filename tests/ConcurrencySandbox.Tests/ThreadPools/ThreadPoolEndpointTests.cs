@@ -49,21 +49,42 @@ public sealed class ThreadPoolEndpointTests : IDisposable
     }
 
     [Theory]
-    [InlineData("""{"minWorkerThreads":0}""", "minWorkerThreads")]
-    [InlineData("""{"maxWorkerThreads":32768}""", "maxWorkerThreads")]
-    [InlineData("""{"maxWorkerThreads":99999999999}""", "maxWorkerThreads")]
-    [InlineData("""{"minIoThreads":-1}""", "minIoThreads")]
-    [InlineData("""{"maxIoThreads":0}""", "maxIoThreads")]
-    [InlineData("""{"minWorkerThreads":500,"maxWorkerThreads":400}""", "minWorkerThreads")]
-    public async Task InvalidSettingsGetProblemDetailsNamingTheSettingAndRange(string body, string setting)
+    [InlineData("""{"minWorkerThreads":0}""", "minWorkerThreads", "from 1 to 32767")]
+    [InlineData("""{"maxWorkerThreads":32768}""", "maxWorkerThreads", "to 32767")]
+    [InlineData("""{"maxWorkerThreads":99999999999}""", "maxWorkerThreads", "to 32767")]
+    [InlineData("""{"maxWorkerThreads":1}""", "maxWorkerThreads", "to 32767")]
+    [InlineData("""{"minIoThreads":-1}""", "minIoThreads", "from 1 to 32767")]
+    [InlineData("""{"maxIoThreads":0}""", "maxIoThreads", "to 32767")]
+    [InlineData("""{"minWorkerThreads":500,"maxWorkerThreads":400}""", "minWorkerThreads", "must be at most")]
+    [InlineData("""{"minWorkerThreads":"400"}""", "minWorkerThreads", "an integer")]
+    [InlineData("""{"minWorkerThreads":400.5}""", "minWorkerThreads", "an integer")]
+    [InlineData("""{"minWorkerThreadz":400}""", "minWorkerThreadz", "not a known property")]
+    [InlineData("""{"minWorkerThreads":""", "body", "not valid JSON")]
+    [InlineData("", "body", "empty")]
+    [InlineData("""[{"minWorkerThreads":400}]""", "body", "array")]
+    public async Task AnInvalidBodyIsRefusedNamingThePropertyAndWhatIsExpected(string body, string property, string expected)
     {
         await using var server = await SandboxServer.StartAsync();
 
         using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
 
-        var detail = await ProblemAssert.IsBadRequestNaming(response, setting);
-        Assert.Matches("from 1 to 32767|must be at most", detail);
+        var detail = await ProblemAssert.IsBadRequestNaming(response, property);
+        Assert.Contains(expected, detail, StringComparison.Ordinal);
         Assert.Equal(original, ThreadPoolLimits.Read());
+    }
+
+    [Fact]
+    public async Task SwaggersExampleBodyIsAccepted()
+    {
+        await using var server = await SandboxServer.StartAsync();
+        using var document = JsonDocument.Parse(await server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+        var example = document.RootElement.GetProperty("paths").GetProperty("/api/threadpool").GetProperty("put")
+            .GetProperty("requestBody").GetProperty("content").GetProperty("application/json").GetProperty("example").GetRawText();
+
+        using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(example, System.Text.Encoding.UTF8, "application/json"));
+
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.Equal(400, ThreadPoolLimits.Read().MinWorkerThreads);
     }
 
     [Fact]
@@ -95,7 +116,7 @@ public sealed class ThreadPoolEndpointTests : IDisposable
     [InlineData("ThreadPool:MinWorkerThreads=0", "ThreadPool__MinWorkerThreads")]
     [InlineData("ThreadPool:MaxIoThreads=40000", "ThreadPool__MaxIoThreads")]
     [InlineData("ThreadPool:MinIoThreads=99999999999", "ThreadPool__MinIoThreads")]
-    [InlineData("ThreadPool:MaxWorkerThreads=1", "ThreadPool__MinWorkerThreads")]
+    [InlineData("ThreadPool:MaxWorkerThreads=1", "ThreadPool__MaxWorkerThreads")]
     public async Task InvalidStartUpSettingsStopStartUpNamingThem(string setting, string environmentVariable)
     {
         var failure = await Assert.ThrowsAsync<OptionsValidationException>(() => SandboxServer.StartAsync(setting));

@@ -1,0 +1,111 @@
+using System.Net;
+using System.Net.Http.Json;
+using System.Net.Sockets;
+using System.Text;
+using System.Text.Json;
+using ConcurrencySandbox.Api.Admin;
+using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Tests.Hosting;
+
+namespace ConcurrencySandbox.Tests.Control;
+
+/// <summary>The control port against the API port: same actions, same answers, its own small HTTP/1.1 reader.</summary>
+[Collection(ProcessWideCollection.Name)]
+public sealed class ControlListenerTests : IDisposable
+{
+    private readonly ThreadPoolLimits original = ThreadPoolLimits.Read();
+
+    public void Dispose() => Assert.True(new ThreadPoolControl().Apply(ThreadPoolChange.To(original)).Applied);
+
+    [Fact]
+    public async Task TheControlPortAnswersTheSameThreadPoolStateAsTheApiPort()
+    {
+        await using var server = await SandboxServer.StartAsync();
+        using var control = new HttpClient { BaseAddress = server.ControlAddress };
+
+        var viaControl = await control.GetFromJsonAsync<ThreadPoolStateResponse>(ControlRoutes.ThreadPool);
+        var viaApi = await server.Client.GetFromJsonAsync<ThreadPoolStateResponse>(ControlRoutes.ThreadPool);
+
+        Assert.Equal(viaApi!.Startup, viaControl!.Startup);
+        Assert.Equal(viaApi.ProcessorCount, viaControl.ProcessorCount);
+        Assert.NotEqual(server.BaseAddress.Port, server.ControlAddress.Port);
+    }
+
+    [Fact]
+    public async Task APutOnTheControlPortChangesThePoolAndABadOneIsRefusedAsOnTheApiPort()
+    {
+        await using var server = await SandboxServer.StartAsync();
+        using var control = new HttpClient { BaseAddress = server.ControlAddress };
+
+        using var good = await control.PutAsJsonAsync(ControlRoutes.ThreadPool, new { minWorkerThreads = original.MinWorkerThreads + 5 });
+        using var bad = await control.PutAsync(ControlRoutes.ThreadPool, new StringContent("""{"minWorkerThreads":"400"}""", Encoding.UTF8, "application/json"));
+        using var badOnApi = await server.Client.PutAsync(ControlRoutes.ThreadPool, new StringContent("""{"minWorkerThreads":"400"}""", Encoding.UTF8, "application/json"));
+
+        Assert.Equal(HttpStatusCode.OK, good.StatusCode);
+        Assert.Equal(original.MinWorkerThreads + 5, ThreadPoolLimits.Read().MinWorkerThreads);
+        Assert.Equal(await ProblemAssert.IsBadRequestNaming(badOnApi, "minWorkerThreads"), await ProblemAssert.IsBadRequestNaming(bad, "minWorkerThreads"));
+    }
+
+    [Fact]
+    public async Task TheControlPortChecksTheAdminKeyBeforeTheBody()
+    {
+        await using var server = await SandboxServer.StartAsync("Admin:Key=s3cret");
+        using var control = new HttpClient { BaseAddress = server.ControlAddress };
+
+        using var withoutKey = await control.PutAsync(ControlRoutes.ThreadPool, new StringContent("{oops", Encoding.UTF8, "application/json"));
+        using var request = new HttpRequestMessage(HttpMethod.Post, ControlRoutes.ThreadPoolReset);
+        request.Headers.Add(AdminKeyFilter.HeaderName, "s3cret");
+        using var withKey = await control.SendAsync(request);
+
+        Assert.Equal(HttpStatusCode.Unauthorized, withoutKey.StatusCode);
+        Assert.Equal("application/problem+json", withoutKey.Content.Headers.ContentType?.MediaType);
+        Assert.Equal(HttpStatusCode.OK, withKey.StatusCode);
+    }
+
+    [Theory]
+    [InlineData("GET", "/api/fanout", HttpStatusCode.NotFound)]
+    [InlineData("DELETE", ControlRoutes.ThreadPool, HttpStatusCode.MethodNotAllowed)]
+    [InlineData("OPTIONS", ControlRoutes.ThreadPool, HttpStatusCode.NoContent)]
+    [InlineData("GET", ControlRoutes.TelemetryHistory + "?since=abc", HttpStatusCode.BadRequest)]
+    public async Task TheControlPortAnswersOtherRequestsWithTheRightStatus(string method, string path, HttpStatusCode expected)
+    {
+        await using var server = await SandboxServer.StartAsync();
+        using var control = new HttpClient { BaseAddress = server.ControlAddress };
+
+        using var response = await control.SendAsync(new HttpRequestMessage(new HttpMethod(method), path));
+
+        Assert.Equal(expected, response.StatusCode);
+        Assert.Equal("*", response.Headers.GetValues("Access-Control-Allow-Origin").Single());
+    }
+
+    [Fact]
+    public async Task AChunkedBodyIsReadAndAnOversizedOneRefused()
+    {
+        await using var server = await SandboxServer.StartAsync();
+        using var socket = new Socket(SocketType.Stream, ProtocolType.Tcp);
+        await socket.ConnectAsync(server.ControlAddress.Host, server.ControlAddress.Port);
+
+        await socket.SendAsync(Encoding.ASCII.GetBytes("PUT /api/threadpool HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n1;x=y\r\n}\r\n0\r\n\r\n"));
+        var buffer = new byte[8192];
+        var received = await socket.ReceiveAsync(buffer);
+        using var tooLarge = await new HttpClient { BaseAddress = server.ControlAddress }.PutAsync(
+            ControlRoutes.ThreadPool, new ByteArrayContent(new byte[ControlActions.MaxBodyBytes + 1]));
+
+        Assert.StartsWith("HTTP/1.1 200 ", Encoding.ASCII.GetString(buffer, 0, received), StringComparison.Ordinal);
+        Assert.Equal(HttpStatusCode.RequestEntityTooLarge, tooLarge.StatusCode);
+    }
+
+    [Fact]
+    public async Task SwaggerListsTheControlPlaneAsAServer()
+    {
+        await using var server = await SandboxServer.StartAsync();
+        using var document = JsonDocument.Parse(await server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+
+        var servers = document.RootElement.GetProperty("servers").EnumerateArray().Select(s => s.GetProperty("url").GetString()).ToList();
+
+        Assert.Contains(server.ControlAddress.ToString().TrimEnd('/'), servers);
+        Assert.Contains(server.BaseAddress.ToString().TrimEnd('/'), servers);
+    }
+}

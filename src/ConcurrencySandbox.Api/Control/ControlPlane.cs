@@ -24,7 +24,8 @@ public static class ControlPlane
         endpoints.MapGet(ControlRoutes.Health, ControlActions.Health)
             .WithName("Health")
             .WithTags(ApiTags.Health)
-            .WithSummary("Liveness and readiness probe.");
+            .WithSummary("Liveness and readiness probe.")
+            .WithDescription("200 {\"status\":\"ok\"} once the app serves. The control plane answers it too, from threads of its own, so it stays up while the pool starves.");
         return endpoints;
     }
 }

@@ -21,10 +21,10 @@ internal static class SwaggerSetup
                     "**Start here:** GET /healthz, then /api/compute/compare?cycles=1000000 (seed 004's row), then /api/fanout with strategy=async and strategy=threadpool (seed 003), " +
                     "and watch /api/telemetry while you load it. When the pool starves, the API port answers late; pick the control plane server below " +
                     "(it runs on threads of its own) to read the pool and rescue it with PUT /api/threadpool {\"minWorkerThreads\": 400} (seed 000's fix).",
-                License = new OpenApiLicense { Name = "For local experiments; see the repository's README." },
             });
             options.OperationFilter<QueryParameterOperationFilter>();
             options.OperationFilter<JsonBodyOperationFilter>();
+            options.OperationFilter<TextAlternativesOperationFilter>();
             options.AddSecurityDefinition(AdminKeyOperationFilter.SchemeName, AdminKeyOperationFilter.Scheme);
             options.OperationFilter<AdminKeyOperationFilter>();
             options.DocumentFilter<TagsDocumentFilter>();

@@ -28,7 +28,8 @@ public static class ThreadPoolEndpoints
 
         group.MapGet("", (ControlActions actions) => actions.ReadThreadPool())
             .WithName("GetThreadPool")
-            .WithSummary("The CLR ThreadPool's minimum, maximum and available worker and I/O threads, its load, the processor count and GC mode.");
+            .WithSummary("The CLR ThreadPool's minimum, maximum and available worker and I/O threads, its load, the processor count and GC mode.")
+            .WithDescription("startup holds the limits reset returns to. While an experiment starves the pool, ask the control plane's server: it answers from threads of its own.");
 
         group.MapPut("", SetAsync)
             .WithName("SetThreadPool")
@@ -46,6 +47,7 @@ public static class ThreadPoolEndpoints
         group.MapPost("/reset", (ControlActions actions) => actions.ResetThreadPool())
             .WithName("ResetThreadPool")
             .WithSummary("Returns the thread pool to its start-up settings (after the ThreadPool configuration section was applied).")
+            .WithDescription("Takes no body. Requires the admin key (X-Admin-Key) when Admin:Key is set, otherwise a loopback caller. A runtime refusal is 409 and nothing changes.")
             .RequireAdminKey()
             .ProducesProblem(StatusCodes.Status409Conflict);
 

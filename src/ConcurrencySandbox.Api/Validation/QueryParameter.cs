@@ -23,7 +23,9 @@ public abstract record QueryParameter(string Name, string Description)
 public sealed record IntegerParameter(string Name, long Min, long Max, long? Default, string Description)
     : QueryParameter(Name, Description)
 {
-    public override string AllowedRange => $"an integer from {Min.ToString(CultureInfo.InvariantCulture)} to {Max.ToString(CultureInfo.InvariantCulture)}";
+    public override string AllowedRange => Max == long.MaxValue
+        ? $"an integer of at least {Min.ToString(CultureInfo.InvariantCulture)}"
+        : $"an integer from {Min.ToString(CultureInfo.InvariantCulture)} to {Max.ToString(CultureInfo.InvariantCulture)}";
 
     public override string? DefaultText => Default?.ToString(CultureInfo.InvariantCulture);
 

@@ -21,6 +21,15 @@ public sealed class SettingsReader(string section) : ValidationErrors
 
         return value;
     }
+
+    /// <summary>Reads settings whose only rule is to be positive (caps, sizes), declared here by name.</summary>
+    public void ReadPositive(params (string Name, long Value)[] settings)
+    {
+        foreach (var (name, value) in settings)
+        {
+            Read(new IntegerParameter(name, 1, long.MaxValue, null, "A positive whole number."), value);
+        }
+    }
 }
 
 /// <summary>Validates an options class at start-up through its declared settings, so a bad value stops the app with a message that says what to fix.</summary>

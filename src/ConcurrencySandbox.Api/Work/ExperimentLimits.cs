@@ -1,4 +1,4 @@
-using Microsoft.Extensions.Options;
+using ConcurrencySandbox.Api.Validation;
 
 namespace ConcurrencySandbox.Api.Work;
 
@@ -23,24 +23,15 @@ public sealed class ExperimentLimits
     public long MaxSweepMilliseconds { get; set; } = 300_000;
 }
 
-internal sealed class ExperimentLimitsValidator : IValidateOptions<ExperimentLimits>
+internal sealed class ExperimentLimitsValidator() : DeclaredSettingsValidator<ExperimentLimits>(ExperimentLimits.SectionName)
 {
-    public ValidateOptionsResult Validate(string? name, ExperimentLimits options)
-    {
-        var settings = new (string Name, long Value)[]
-        {
+    protected override void Check(ExperimentLimits options, SettingsReader reader) =>
+        reader.ReadPositive(
             (nameof(options.MaxCycles), options.MaxCycles),
             (nameof(options.MaxSpinIterations), options.MaxSpinIterations),
             (nameof(options.MaxSleepMilliseconds), options.MaxSleepMilliseconds),
             (nameof(options.MaxRepeat), options.MaxRepeat),
             (nameof(options.MaxSweepCycles), options.MaxSweepCycles),
             (nameof(options.MaxSweepSpinIterations), options.MaxSweepSpinIterations),
-            (nameof(options.MaxSweepMilliseconds), options.MaxSweepMilliseconds),
-        };
-        var failures = settings
-            .Where(s => s.Value < 1)
-            .Select(s => $"{ExperimentLimits.SectionName}:{s.Name} (env {ExperimentLimits.SectionName}__{s.Name}) must be at least 1; it is {s.Value}.")
-            .ToList();
-        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
-    }
+            (nameof(options.MaxSweepMilliseconds), options.MaxSweepMilliseconds));
 }

@@ -1,5 +1,5 @@
 using ConcurrencySandbox.Api.Swagger;
-using Microsoft.Extensions.Options;
+using ConcurrencySandbox.Api.Validation;
 
 namespace ConcurrencySandbox.Api.Control;
 
@@ -8,8 +8,7 @@ public static class ControlPlane
 {
     public static WebApplicationBuilder AddControlPlane(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<ControlOptions>().Bind(builder.Configuration.GetSection(ControlOptions.SectionName)).ValidateOnStart();
-        builder.Services.AddSingleton<IValidateOptions<ControlOptions>, ControlOptionsValidator>();
+        builder.Services.AddDeclaredSettings<ControlOptions, ControlOptionsValidator>(builder.Configuration, ControlOptions.SectionName);
         builder.Services.AddSingleton<ControlActions>();
         builder.Services.AddSingleton<ControlListener>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ControlListener>());

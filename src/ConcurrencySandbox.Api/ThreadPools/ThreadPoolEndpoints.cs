@@ -5,7 +5,6 @@ using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Machine;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using Microsoft.AspNetCore.Http.HttpResults;
-using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.ThreadPools;
 
@@ -15,8 +14,7 @@ public static class ThreadPoolEndpoints
     public static WebApplicationBuilder AddThreadPools(this WebApplicationBuilder builder)
     {
         builder.Services.AddSingleton<ThreadPoolControl>(_ => new ThreadPoolControl(ClrThreadPoolSettings.Instance));
-        builder.Services.AddOptions<ThreadPoolStartupOptions>().Bind(builder.Configuration.GetSection(ThreadPoolStartupOptions.SectionName)).ValidateOnStart();
-        builder.Services.AddSingleton<IValidateOptions<ThreadPoolStartupOptions>, ThreadPoolStartupOptionsValidator>();
+        builder.Services.AddDeclaredSettings<ThreadPoolStartupOptions, ThreadPoolStartupOptionsValidator>(builder.Configuration, ThreadPoolStartupOptions.SectionName);
         builder.AddAdminKey();
         builder.Services.AddHostedService<ThreadPoolStartup>();
         return builder;

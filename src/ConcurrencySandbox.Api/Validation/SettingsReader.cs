@@ -46,3 +46,16 @@ public abstract class DeclaredSettingsValidator<TOptions>(string section) : IVal
     /// <summary>Reads each setting through the reader; rules that span settings call <see cref="ValidationErrors.Fail"/>.</summary>
     protected abstract void Check(TOptions options, SettingsReader reader);
 }
+
+public static class DeclaredSettingsRegistration
+{
+    /// <summary>Binds <typeparamref name="TOptions"/> to its section and checks it at start-up through its declared settings.</summary>
+    public static IServiceCollection AddDeclaredSettings<TOptions, TValidator>(this IServiceCollection services, IConfiguration configuration, string section)
+        where TOptions : class
+        where TValidator : DeclaredSettingsValidator<TOptions>
+    {
+        services.AddOptions<TOptions>().Bind(configuration.GetSection(section)).ValidateOnStart();
+        services.AddSingleton<IValidateOptions<TOptions>, TValidator>();
+        return services;
+    }
+}

@@ -20,10 +20,7 @@ public static class WorkEndpoints
 
     public static WebApplicationBuilder AddWorkExperiments(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<ExperimentLimits>()
-            .Bind(builder.Configuration.GetSection(ExperimentLimits.SectionName))
-            .ValidateOnStart();
-        builder.Services.AddSingleton<IValidateOptions<ExperimentLimits>, ExperimentLimitsValidator>();
+        builder.Services.AddDeclaredSettings<ExperimentLimits, ExperimentLimitsValidator>(builder.Configuration, ExperimentLimits.SectionName);
         return builder;
     }
 

@@ -8,7 +8,10 @@ PUT /api/threadpool {"minWorkerThreads": 400} to the control plane and measures 
 experiment request and the throughput after. Then a second fresh API is starved the same way and sent SIGTERM:
 the time to exit is measured. Bounded: every phase has a fixed length, every request a timeout.
 
-Usage: scripts/control-plane-bench.py [--connections 125] [--starve 20] [--recover 15] [--no-build]
+Usage: scripts/control-plane-bench.py [--connections 125] [--starve 20] [--recover 15] [--sigterm-after 10]
+                                     [--probe control|api] [--env NAME=VALUE ...] [--no-build]
+--probe api polls the same endpoints on the API port (Kestrel) instead, for comparison; --env passes environment
+variables to the API (e.g. DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=1).
 Prints a Markdown table; figures depend on the machine (print its cores and runtime with them).
 """
 import argparse, http.client, json, os, re, signal, socket, subprocess, sys, threading, time
@@ -21,10 +24,10 @@ EXPERIMENT = "/api/fanout?calls=1&delayMs=500&strategy=sync-over-async"
 CONTROL_PATHS = ["/healthz", "/api/threadpool", "/api/telemetry", "/api/telemetry/history?since={since}"]
 
 
-def start_api():
+def start_api(environment):
     process = subprocess.Popen(
         ["dotnet", DLL, "--urls", "http://127.0.0.1:0", "--Control:Port=0", "--Logging:LogLevel:Default=Warning"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env={**os.environ, **environment})
     api = control = None
     deadline = time.monotonic() + 60
     while (api is None or control is None) and time.monotonic() < deadline:
@@ -100,14 +103,15 @@ def percentile(values, p):
 
 
 def rescue_run(args):
-    process, api, control, _ = start_api()
+    process, api, control, _ = start_api(args.environment)
     try:
         request(api, "GET", "/api/fanout?calls=1&delayMs=1&strategy=sync-over-async", timeout=30)  # warm-up: JIT, first connection
         stop_load, stop_probe = threading.Event(), threading.Event()
         completions, samples = [], []
         started = time.monotonic()
         load(api, stop_load, completions, args.connections)
-        prober = threading.Thread(target=probe_control, args=(control, stop_probe, samples), daemon=True)
+        probed = api if args.probe == "api" else control
+        prober = threading.Thread(target=probe_control, args=(probed, stop_probe, samples), daemon=True)
         prober.start()
         time.sleep(args.starve)
         put_at = time.monotonic()
@@ -137,7 +141,7 @@ def rescue_run(args):
 
 
 def sigterm_run(args):
-    process, api, control, log = start_api()
+    process, api, control, log = start_api(args.environment)
     stop_load = threading.Event()
     completions = []
     request(api, "GET", "/api/fanout?calls=1&delayMs=1&strategy=sync-over-async", timeout=30)
@@ -165,8 +169,11 @@ def main():
     parser.add_argument("--starve", type=float, default=20)
     parser.add_argument("--recover", type=float, default=15)
     parser.add_argument("--sigterm-after", type=float, default=10)
+    parser.add_argument("--probe", choices=["control", "api"], default="control")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--no-build", action="store_true")
     args = parser.parse_args()
+    args.environment = dict(pair.split("=", 1) for pair in args.env)
     if not 1 <= args.connections <= 500 or not 1 <= args.starve <= 120 or not 1 <= args.recover <= 120:
         sys.exit("connections 1..500, starve and recover 1..120 s")
     if not args.no_build:
@@ -177,11 +184,12 @@ def main():
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     runtime = subprocess.run(["dotnet", "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"# Control plane under {args.connections} connections of {EXPERIMENT}")
+    extra = "".join(f" --env {pair}" for pair in args.env) + (" --probe api" if args.probe == "api" else "")
+    print(f"# Control endpoints on the {args.probe} port under {args.connections} connections of {EXPERIMENT}")
     print(f"\n{os.cpu_count()} cores ({cpu}), .NET SDK {runtime}; command: scripts/control-plane-bench.py "
-          f"--connections {args.connections} --starve {args.starve:g} --recover {args.recover:g} --sigterm-after {args.sigterm_after:g}\n")
+          f"--connections {args.connections} --starve {args.starve:g} --recover {args.recover:g} --sigterm-after {args.sigterm_after:g}{extra}\n")
     samples = rescue["samples"]
-    print("| control endpoint | requests | failed | p50 (ms) | p99 (ms) | max (ms) |")
+    print(f"| endpoint on the {args.probe} port | requests | failed (5 s timeout) | p50 (ms) | p99 (ms) | max (ms) |")
     print("|---|---|---|---|---|---|")
     for path in [p.split("?")[0] for p in CONTROL_PATHS] + ["all"]:
         chosen = [s for s in samples if path == "all" or s[2] == path]

@@ -1,7 +1,7 @@
 using System.Net.Http.Json;
 using System.Text.Json;
 
-namespace ConcurrencySandbox.LoadTests.Telemetry;
+namespace ConcurrencySandbox.LoadTests.ApiContract;
 
 /// <summary>A small typed client for the sandbox API's control and telemetry endpoints (not used for load).</summary>
 public sealed class SandboxClient(Uri baseAddress) : IDisposable

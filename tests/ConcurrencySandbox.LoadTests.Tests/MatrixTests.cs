@@ -1,4 +1,5 @@
 using System.Text.Json;
+using ConcurrencySandbox.LoadTests.ApiContract;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Matrix;
 
@@ -9,16 +10,14 @@ public class MatrixTests
     [Fact]
     public void SweepJsonIsReadWithItsBreakEvenAndProcessorCount()
     {
-        using var document = JsonDocument.Parse("""
+        var sweep = JsonSerializer.Deserialize<SweepResponse>("""
             { "work": "compute", "processorCount": 1, "breakEvenAmount": null,
               "rows": [ { "amount": 1, "syncSeconds": 0.001, "taskRunSeconds": 0.002, "efficiencyPercent": 50 } ] }
-            """);
+            """, SandboxClient.Json)!;
 
-        var (rows, breakEven, processors) = MatrixRunner.ReadSweep(document.RootElement);
-
-        Assert.Equal([new SweepRow(1, 0.001, 0.002, 50)], rows);
-        Assert.Null(breakEven);
-        Assert.Equal(1, processors);
+        Assert.Equal([new SweepRow(1, 0.001, 0.002, 50)], sweep.Rows);
+        Assert.Null(sweep.BreakEvenAmount);
+        Assert.Equal(1, sweep.ProcessorCount);
     }
 
     [Theory]

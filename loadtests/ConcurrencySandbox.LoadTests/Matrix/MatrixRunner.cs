@@ -10,9 +10,6 @@ using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
 
-/// <summary>One row of the API's compute sweep (seed 004's table).</summary>
-public sealed record SweepRow(double Amount, double SyncSeconds, double TaskRunSeconds, double EfficiencyPercent);
-
 /// <summary>What was measured at one core count, or why it was skipped.</summary>
 public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut);
 
@@ -95,12 +92,12 @@ public static class MatrixRunner
             using var client = new SandboxClient(server.BaseAddress);
             try
             {
-                using var document = await client.GetJsonAsync(
+                var answer = await client.GetAsync<SweepResponse>(
                     string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&format=json"),
                     SweepTimeout, cancellationToken);
-                (sweep, breakEven, processorCount) = ReadSweep(document.RootElement);
+                (sweep, breakEven, processorCount) = (answer.Rows, answer.BreakEvenAmount, answer.ProcessorCount);
             }
-            catch (Exception e) when (e is HttpRequestException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
+            catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
             {
                 throw new UsageException($"the compute sweep on {cpus} core(s) failed: {e.Message.ReplaceLineEndings(" ")}");
             }
@@ -112,19 +109,6 @@ public static class MatrixRunner
             processorCount ??= fanOut.ApiProcessorCount;
         }
         return new CoreCountRun(cpus, null, processorCount, sweep, breakEven, fanOut);
-    }
-
-    /// <summary>Reads the sweep endpoint's JSON: rows of amount, syncSeconds, taskRunSeconds, efficiencyPercent.</summary>
-    public static (IReadOnlyList<SweepRow> Rows, double? BreakEven, int? ProcessorCount) ReadSweep(JsonElement root)
-    {
-        var rows = root.GetProperty("rows").EnumerateArray().Select(r => new SweepRow(
-            r.GetProperty("amount").GetDouble(),
-            r.GetProperty("syncSeconds").GetDouble(),
-            r.GetProperty("taskRunSeconds").GetDouble(),
-            r.GetProperty("efficiencyPercent").GetDouble())).ToList();
-        double? breakEven = root.TryGetProperty("breakEvenAmount", out var b) && b.ValueKind == JsonValueKind.Number ? b.GetDouble() : null;
-        int? processors = root.TryGetProperty("processorCount", out var p) && p.ValueKind == JsonValueKind.Number ? p.GetInt32() : null;
-        return (rows, breakEven, processors);
     }
 
     /// <summary>

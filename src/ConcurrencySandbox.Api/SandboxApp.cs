@@ -1,5 +1,6 @@
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
+using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
@@ -31,6 +32,7 @@ public static class SandboxApp
         builder.AddThreadPools();
         builder.AddTelemetry();
         builder.AddControlPlane();
+        builder.Services.AddHostedService<ParentProcessWatch>();
         configureServices?.Invoke(builder.Services);
 
         var app = builder.Build();

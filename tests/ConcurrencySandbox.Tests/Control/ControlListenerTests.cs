@@ -90,11 +90,23 @@ public sealed class ControlListenerTests : IDisposable
         await socket.SendAsync(Encoding.ASCII.GetBytes("PUT /api/threadpool HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n1;x=y\r\n}\r\n0\r\n\r\n"));
         var buffer = new byte[8192];
         var received = await socket.ReceiveAsync(buffer);
-        using var tooLarge = await new HttpClient { BaseAddress = server.ControlAddress }.PutAsync(
-            ControlRoutes.ThreadPool, new ByteArrayContent(new byte[ControlActions.MaxBodyBytes + 1]));
+        using var control = new HttpClient { BaseAddress = server.ControlAddress };
+        using var tooLarge = await control.PutAsync(ControlRoutes.ThreadPool, new ByteArrayContent(new byte[ControlActions.MaxBodyBytes + 1]));
 
         Assert.StartsWith("HTTP/1.1 200 ", Encoding.ASCII.GetString(buffer, 0, received), StringComparison.Ordinal);
         Assert.Equal(HttpStatusCode.RequestEntityTooLarge, tooLarge.StatusCode);
+    }
+
+    [Theory]
+    [InlineData("Control:Port=70000", "Control__Port")]
+    [InlineData("Control:ConnectionThreads=0", "Control__ConnectionThreads")]
+    [InlineData("Control:ShutdownSeconds=600", "Control__ShutdownSeconds")]
+    [InlineData("Control:Host=localhost", "Control__Host")]
+    public async Task InvalidControlSettingsStopStartUpNamingThem(string setting, string environmentVariable)
+    {
+        var failure = await Assert.ThrowsAsync<Microsoft.Extensions.Options.OptionsValidationException>(() => SandboxServer.StartAsync(setting));
+
+        Assert.Contains(environmentVariable, failure.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -13,12 +13,8 @@ namespace ConcurrencySandbox.Tests.Control;
 
 /// <summary>The control port against the API port: same actions, same answers, its own small HTTP/1.1 reader.</summary>
 [Collection(ProcessWideCollection.Name)]
-public sealed class ControlListenerTests : IDisposable
+public sealed class ControlListenerTests : RestoresThreadPoolLimits
 {
-    private readonly ThreadPoolLimits original = ThreadPoolLimits.Read();
-
-    public void Dispose() => Assert.True(new ThreadPoolControl().Apply(ThreadPoolChange.To(original)).Applied);
-
     [Fact]
     public async Task TheControlPortAnswersTheSameThreadPoolStateAsTheApiPort()
     {
@@ -39,12 +35,12 @@ public sealed class ControlListenerTests : IDisposable
         await using var server = await SandboxServer.StartAsync();
         using var control = new HttpClient { BaseAddress = server.ControlAddress };
 
-        using var good = await control.PutAsJsonAsync(ControlRoutes.ThreadPool, new { minWorkerThreads = original.MinWorkerThreads + 5 });
+        using var good = await control.PutAsJsonAsync(ControlRoutes.ThreadPool, new { minWorkerThreads = Original.MinWorkerThreads + 5 });
         using var bad = await control.PutAsync(ControlRoutes.ThreadPool, new StringContent("""{"minWorkerThreads":"400"}""", Encoding.UTF8, "application/json"));
         using var badOnApi = await server.Client.PutAsync(ControlRoutes.ThreadPool, new StringContent("""{"minWorkerThreads":"400"}""", Encoding.UTF8, "application/json"));
 
         Assert.Equal(HttpStatusCode.OK, good.StatusCode);
-        Assert.Equal(original.MinWorkerThreads + 5, ThreadPoolLimits.Read().MinWorkerThreads);
+        Assert.Equal(Original.MinWorkerThreads + 5, ThreadPoolLimits.Read().MinWorkerThreads);
         Assert.Equal(await ProblemAssert.IsBadRequestNaming(badOnApi, "minWorkerThreads"), await ProblemAssert.IsBadRequestNaming(bad, "minWorkerThreads"));
     }
 

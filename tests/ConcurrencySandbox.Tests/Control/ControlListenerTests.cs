@@ -106,6 +106,27 @@ public sealed class ControlListenerTests : RestoresThreadPoolLimits
     }
 
     [Fact]
+    public async Task StoppingTheAppEndsTheListenersDedicatedThreads()
+    {
+        // Linux names threads in /proc (15 characters at most); elsewhere there is nothing to count.
+        static int ListenerThreads() => OperatingSystem.IsLinux()
+            ? Directory.GetDirectories("/proc/self/task").Count(task => File.ReadAllText(Path.Combine(task, "comm")).StartsWith("Control listen", StringComparison.Ordinal))
+            : 0;
+        var before = ListenerThreads();
+
+        var server = await SandboxServer.StartAsync("Control:ConnectionThreads=3");
+        var whileRunning = ListenerThreads();
+        await server.DisposeAsync();
+        using var guard = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        while (ListenerThreads() > before)
+        {
+            await Task.Delay(50, guard.Token);
+        }
+
+        Assert.Equal(OperatingSystem.IsLinux() ? before + 3 : 0, whileRunning);
+    }
+
+    [Fact]
     public async Task SwaggerListsTheControlPlaneAsAServer()
     {
         await using var server = await SandboxServer.StartAsync();

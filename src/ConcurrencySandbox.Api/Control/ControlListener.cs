@@ -39,7 +39,8 @@ public sealed class ControlListener(ControlActions actions, IOptions<ControlOpti
         Address = $"http://{(bound.AddressFamily == AddressFamily.InterNetworkV6 ? $"[{bound.Address}]" : bound.Address.ToString())}:{bound.Port}";
         for (var i = 0; i < settings.ConnectionThreads; i++)
         {
-            new Thread(AcceptLoop) { IsBackground = true, Name = $"Control listener {i}" }.Start(_socket);
+            // "Control <port> <i>" fits Linux's 15-character thread names, so each listener's threads can be told apart.
+            new Thread(AcceptLoop) { IsBackground = true, Name = $"Control {bound.Port} {i}" }.Start(_socket);
         }
 
         return Task.CompletedTask;

@@ -108,22 +108,34 @@ public sealed class ControlListenerTests : RestoresThreadPoolLimits
     [Fact]
     public async Task StoppingTheAppEndsTheListenersDedicatedThreads()
     {
-        // Linux names threads in /proc (15 characters at most); elsewhere there is nothing to count.
-        static int ListenerThreads() => OperatingSystem.IsLinux()
-            ? Directory.GetDirectories("/proc/self/task").Count(task => File.ReadAllText(Path.Combine(task, "comm")).StartsWith("Control listen", StringComparison.Ordinal))
-            : 0;
-        var before = ListenerThreads();
-
         var server = await SandboxServer.StartAsync("Control:ConnectionThreads=3");
-        var whileRunning = ListenerThreads();
+        var port = server.ControlAddress.Port;
+        var whileRunning = ListenerThreads(port);
         await server.DisposeAsync();
         using var guard = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        while (ListenerThreads() > before)
+        while (ListenerThreads(port) > 0)
         {
             await Task.Delay(50, guard.Token);
         }
 
-        Assert.Equal(OperatingSystem.IsLinux() ? before + 3 : 0, whileRunning);
+        Assert.Equal(OperatingSystem.IsLinux() ? 3 : 0, whileRunning);
+    }
+
+    // Linux names threads in /proc (15 characters at most); elsewhere there is nothing to count.
+    private static int ListenerThreads(int port) => OperatingSystem.IsLinux()
+        ? Directory.GetDirectories("/proc/self/task").Count(task => ReadName(task).StartsWith($"Control {port} ", StringComparison.Ordinal))
+        : 0;
+
+    private static string ReadName(string task)
+    {
+        try
+        {
+            return File.ReadAllText(Path.Combine(task, "comm"));
+        }
+        catch (IOException)
+        {
+            return string.Empty; // the thread ended while we looked
+        }
     }
 
     [Fact]

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.FanOut;
+using ConcurrencySandbox.Api.Receive;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
@@ -39,6 +40,7 @@ public static class SandboxApp
         app.MapGet("/healthz", () => TypedResults.Ok(new { status = "ok" })).WithName("Health").WithTags("Health").WithSummary("Liveness and readiness probe.");
         app.MapWorkExperiments();
         app.MapFanOut();
+        app.MapReceive();
         app.MapThreadPools();
         app.MapTelemetry();
         app.PrintReadyLine();

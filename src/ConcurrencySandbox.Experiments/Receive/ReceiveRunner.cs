@@ -1,0 +1,65 @@
+namespace ConcurrencySandbox.Experiments.Receive;
+
+/// <summary>Runs one receive experiment: a fresh loopback connection, a sender thread and a receiver thread.</summary>
+public static class ReceiveRunner
+{
+    private static long s_active;
+    private static long s_cancelled;
+
+    /// <summary>Runs in progress, and runs stopped by cancellation since start-up; tests read them to see that an abandoned run stops.</summary>
+    public static (long Active, long Cancelled) Activity => (Interlocked.Read(ref s_active), Interlocked.Read(ref s_cancelled));
+
+    /// <summary>
+    /// Receives on a dedicated thread so its CPU clock and allocation counter see the receive loop and nothing else.
+    /// Cancelling closes the connection, so even a receive blocked in the kernel returns at once.
+    /// </summary>
+    public static Task<ReceiveResult> RunAsync(ReceiveVariant variant, ReceivePlan plan, CancellationToken cancellationToken)
+    {
+        plan.Validate();
+        cancellationToken.ThrowIfCancellationRequested();
+        var completion = new TaskCompletionSource<ReceiveResult>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var receiver = new Thread(() => Run(variant, plan, completion, cancellationToken))
+        {
+            IsBackground = true,
+            Name = $"receive-{variant.Name}",
+        };
+        Interlocked.Increment(ref s_active);
+        receiver.Start();
+        return completion.Task;
+    }
+
+    private static void Run(ReceiveVariant variant, ReceivePlan plan, TaskCompletionSource<ReceiveResult> completion, CancellationToken cancellationToken)
+    {
+        try
+        {
+            using var connection = LoopbackConnection.Open();
+            using var abort = cancellationToken.Register(connection.Dispose);
+            var sender = MessageSender.Start(connection, plan, cancellationToken);
+            ReceiveResult result;
+            try
+            {
+                result = MessageReceiver.Receive(connection.Receiver, variant, plan, cancellationToken);
+            }
+            catch (Exception failure) when (!cancellationToken.IsCancellationRequested && sender.Failure is not null)
+            {
+                throw new IOException($"The sender failed: {sender.Failure.Message}", new AggregateException(failure, sender.Failure));
+            }
+
+            sender.Thread.Join();
+            completion.TrySetResult(result);
+        }
+        catch (Exception) when (cancellationToken.IsCancellationRequested)
+        {
+            Interlocked.Increment(ref s_cancelled);
+            completion.TrySetCanceled(cancellationToken);
+        }
+        catch (Exception failure)
+        {
+            completion.TrySetException(failure);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref s_active);
+        }
+    }
+}

@@ -30,36 +30,43 @@ public static class ReceiveRunner
 
     private static void Run(ReceiveVariant variant, ReceivePlan plan, TaskCompletionSource<ReceiveResult> completion, CancellationToken cancellationToken)
     {
+        // The run leaves Activity before its task completes, so whoever awaits it sees the count already down.
+        Action complete;
         try
         {
-            using var connection = LoopbackConnection.Open();
-            using var abort = cancellationToken.Register(connection.Dispose);
-            var sender = MessageSender.Start(connection, plan, cancellationToken);
-            ReceiveResult result;
-            try
-            {
-                result = MessageReceiver.Receive(connection.Receiver, variant, plan, cancellationToken);
-            }
-            catch (Exception failure) when (!cancellationToken.IsCancellationRequested && sender.Failure is not null)
-            {
-                throw new IOException($"The sender failed: {sender.Failure.Message}", new AggregateException(failure, sender.Failure));
-            }
-
-            sender.Thread.Join();
-            completion.TrySetResult(result);
+            var result = Receive(variant, plan, cancellationToken);
+            complete = () => completion.TrySetResult(result);
         }
         catch (Exception) when (cancellationToken.IsCancellationRequested)
         {
             Interlocked.Increment(ref s_cancelled);
-            completion.TrySetCanceled(cancellationToken);
+            complete = () => completion.TrySetCanceled(cancellationToken);
         }
         catch (Exception failure)
         {
-            completion.TrySetException(failure);
+            complete = () => completion.TrySetException(failure);
         }
-        finally
+
+        Interlocked.Decrement(ref s_active);
+        complete();
+    }
+
+    private static ReceiveResult Receive(ReceiveVariant variant, ReceivePlan plan, CancellationToken cancellationToken)
+    {
+        using var connection = LoopbackConnection.Open();
+        using var abort = cancellationToken.Register(connection.Dispose);
+        var sender = MessageSender.Start(connection, plan, cancellationToken);
+        ReceiveResult result;
+        try
         {
-            Interlocked.Decrement(ref s_active);
+            result = MessageReceiver.Receive(connection.Receiver, variant, plan, cancellationToken);
         }
+        catch (Exception failure) when (!cancellationToken.IsCancellationRequested && sender.Failure is not null)
+        {
+            throw new IOException($"The sender failed: {sender.Failure.Message}", new AggregateException(failure, sender.Failure));
+        }
+
+        sender.Thread.Join();
+        return result;
     }
 }

@@ -11,13 +11,10 @@ public sealed class ReceiveRunnerTests
     [MemberData(nameof(Variants))]
     public async Task EveryVariantReceivesExactlyWhatWasSentInOrder(string name)
     {
-        var plan = new ReceivePlan(Messages: 3000, MessageBytes: 64, TimeoutMs: 1000, IntervalMs: 0);
-
-        var result = await ReceiveRunner.RunAsync(ReceiveVariant.Find(name)!, plan, CancellationToken.None);
+        var result = await RunAsync(name, new ReceivePlan(Messages: 3000, MessageBytes: 64, TimeoutMs: 1000, IntervalMs: 0));
 
         Assert.Equal(name, result.Variant);
-        Assert.Equal(3000, result.ReceivedMessages);
-        Assert.Equal(0, result.OutOfOrderMessages);
+        AssertEveryMessageInOrder(3000, result);
     }
 
     [Theory]
@@ -25,9 +22,7 @@ public sealed class ReceiveRunnerTests
     [InlineData("allocating")]
     public async Task PerCallVariantsAllocateAtLeastTheMessageOnEveryReceive(string name)
     {
-        var plan = new ReceivePlan(Messages: 2000, MessageBytes: 512, TimeoutMs: 1000, IntervalMs: 0);
-
-        var result = await ReceiveRunner.RunAsync(ReceiveVariant.Find(name)!, plan, CancellationToken.None);
+        var result = await RunAsync(name, new ReceivePlan(Messages: 2000, MessageBytes: 512, TimeoutMs: 1000, IntervalMs: 0));
 
         Assert.True(result.AllocatedBytes >= 2000L * 512, $"{name} allocated {result.AllocatedBytes} bytes for 2000 receives of 512 bytes");
         Assert.True(result.AllocatedBytesPerReceive >= 512);
@@ -38,10 +33,8 @@ public sealed class ReceiveRunnerTests
     [InlineData("spinning")]
     public async Task ReusedBufferVariantsAllocateNoMessageBuffers(string name)
     {
-        var variant = ReceiveVariant.Find(name)!;
-
-        var few = await ReceiveRunner.RunAsync(variant, new ReceivePlan(1000, 512, 1000, 0), CancellationToken.None);
-        var many = await ReceiveRunner.RunAsync(variant, new ReceivePlan(11_000, 512, 1000, 0), CancellationToken.None);
+        var few = await RunAsync(name, new ReceivePlan(1000, 512, 1000, 0));
+        var many = await RunAsync(name, new ReceivePlan(11_000, 512, 1000, 0));
 
         // 10,000 more receives may add the spinning path's Stopwatch (40 bytes each), never a 512-byte buffer.
         var perExtraReceive = (many.AllocatedBytes - few.AllocatedBytes) / 10_000.0;
@@ -51,9 +44,9 @@ public sealed class ReceiveRunnerTests
     [Fact]
     public async Task PreallocatedAllocatesCloseToNothingPerReceiveOnceWarm()
     {
-        await ReceiveRunner.RunAsync(ReceiveVariant.Preallocated, new ReceivePlan(1000, 128, 1000, 0), CancellationToken.None);
+        await RunAsync("preallocated", new ReceivePlan(1000, 128, 1000, 0));
 
-        var result = await ReceiveRunner.RunAsync(ReceiveVariant.Preallocated, new ReceivePlan(20_000, 128, 1000, 0), CancellationToken.None);
+        var result = await RunAsync("preallocated", new ReceivePlan(20_000, 128, 1000, 0));
 
         Assert.True(result.AllocatedBytesPerReceive <= 1, $"preallocated allocated {result.AllocatedBytesPerReceive} bytes per receive");
     }
@@ -64,13 +57,10 @@ public sealed class ReceiveRunnerTests
     public async Task AReceiveThatTimesOutIsCountedAndTriedAgain(string name)
     {
         // Messages 300 ms apart against a 5 ms timeout: waiting for the second and third must time out.
-        var plan = new ReceivePlan(Messages: 3, MessageBytes: 16, TimeoutMs: 5, IntervalMs: 300);
-
-        var result = await ReceiveRunner.RunAsync(ReceiveVariant.Find(name)!, plan, CancellationToken.None);
+        var result = await RunAsync(name, new ReceivePlan(Messages: 3, MessageBytes: 16, TimeoutMs: 5, IntervalMs: 300));
 
         Assert.True(result.Timeouts >= 1, $"{name} counted {result.Timeouts} timeouts");
-        Assert.Equal(3, result.ReceivedMessages);
-        Assert.Equal(0, result.OutOfOrderMessages);
+        AssertEveryMessageInOrder(3, result);
     }
 
     [Theory]
@@ -97,5 +87,14 @@ public sealed class ReceiveRunnerTests
         var failure = Assert.Throws<ArgumentOutOfRangeException>(() => new ReceivePlan(10, 7, 1000, 0).Validate());
 
         Assert.Equal(nameof(ReceivePlan.MessageBytes), failure.ParamName);
+    }
+
+    private static Task<ReceiveResult> RunAsync(string variant, ReceivePlan plan) =>
+        ReceiveRunner.RunAsync(ReceiveVariant.Find(variant)!, plan, CancellationToken.None);
+
+    private static void AssertEveryMessageInOrder(long sent, ReceiveResult result)
+    {
+        Assert.Equal(sent, result.ReceivedMessages);
+        Assert.Equal(0, result.OutOfOrderMessages);
     }
 }

@@ -49,7 +49,7 @@ internal sealed class MessageSender
                 sent += socket.Send(message, sent, message.Length - sent, SocketFlags.None);
             }
 
-            if (plan.IntervalMs > 0)
+            if (plan.IntervalMs > 0 && sequence + 1 < plan.Messages)
             {
                 cancellationToken.WaitHandle.WaitOne(plan.IntervalMs);
             }

@@ -65,16 +65,21 @@ public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
             new HttpRamp(string.Create(CultureInfo.InvariantCulture, $"/api/receive/{name}?messages={settings.Messages}&messageBytes={settings.MessageBytes}&intervalMs={settings.IntervalMs}")))),
     ];
 
-    public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result) =>
-        ReceiveUsage.Of(result) is { } usage
-            ?
-            [
-                new("CPU per request", usage.CpuMsPerRequest, "ms"),
-                new("CPU per receive", usage.CpuMsPerRequest * 1e6 / settings.Messages, "ns"),
-                new("allocated per receive", usage.AllocatedBytesPerRequest / settings.Messages, "B"),
-                new("allocation rate", usage.AllocatedBytesPerSecond / 1e6, "MB/s"),
-            ]
-            : [];
+    public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result)
+    {
+        if (ReceiveUsage.Of(result) is not { } usage)
+        {
+            return [];
+        }
+
+        return
+        [
+            new("CPU per request", usage.CpuMsPerRequest, "ms"),
+            new("CPU per receive", usage.CpuMsPerRequest * 1e6 / settings.Messages, "ns"),
+            new("allocated per receive", usage.AllocatedBytesPerRequest / settings.Messages, "B"),
+            new("allocation rate", usage.AllocatedBytesPerSecond / 1e6, "MB/s"),
+        ];
+    }
 
     public override Finding Assess(IReadOnlyList<VariantResult> results)
     {

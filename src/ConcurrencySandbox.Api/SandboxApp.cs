@@ -1,6 +1,7 @@
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Hosting;
+using ConcurrencySandbox.Api.Receive;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
@@ -43,6 +44,7 @@ public static class SandboxApp
         app.MapHealth();
         app.MapWorkExperiments();
         app.MapFanOut();
+        app.MapReceive();
         app.MapThreadPools();
         app.MapTelemetry();
         app.PrintReadyLine();

@@ -38,7 +38,7 @@ public static class Runner
         {
             var report = await ExperimentRunner.RunAsync(plan, request.Load, servers, request.Thresholds, console, cancellationToken);
             var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, plan.Name) : request.OutputFolder;
-            ReportWriter.Write(folder, report);
+            ReportWriter.Write(folder, report, RunnerCommandLine.Current());
             passed &= PrintOutcome(report, folder, console);
         }
         return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;

@@ -60,6 +60,7 @@ public static class CommandLine
             Experiment, Profile, Config, Target, Out, Cycles, Iterations, Milliseconds, DelayMs, Calls, Strategies, DedicatedThreads, Burst, MinWorkerThreads,
             ColdStartRequest, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, Gc, MatrixRuns, SweepTo, SweepRepeat,
         };
+        root.Subcommands.Add(CompareCommand.Create(output, error));
         Threshold.AllowMultipleArgumentsPerToken = false;
         root.SetAction(async (parse, cancellationToken) =>
         {

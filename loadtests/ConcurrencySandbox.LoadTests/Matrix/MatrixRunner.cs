@@ -10,8 +10,28 @@ using ConcurrencySandbox.LoadTests.Telemetry;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
 
-/// <summary>One row of the API's compute sweep (seed 004's table).</summary>
-public sealed record SweepRow(double Amount, double SyncSeconds, double TaskRunSeconds, double EfficiencyPercent);
+/// <summary>One row of the API's compute sweep (seed 004's table), with its repeats' min and max when the API sent them.</summary>
+public sealed record SweepRow(double Amount, double SyncSeconds, double TaskRunSeconds, double EfficiencyPercent)
+{
+    public RepeatRange? SyncRange { get; init; }
+    public RepeatRange? TaskRunRange { get; init; }
+
+    /// <summary>What cannot be true in this row on <paramref name="cores"/> cores, or is too noisy to trust.</summary>
+    public IEnumerable<FigureFlag> Flags(int cores)
+    {
+        var label = string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {Amount:N0} cycles");
+        FigureFlag?[] flags =
+        [
+            FigureChecks.Efficiency($"{label}: % efficiency", EfficiencyPercent, cores),
+            SyncRange is { } s ? FigureChecks.Spread($"{label}: sync", SyncSeconds, s.Min, s.Max) : null,
+            TaskRunRange is { } t ? FigureChecks.Spread($"{label}: Task.Run", TaskRunSeconds, t.Min, t.Max) : null,
+        ];
+        return flags.OfType<FigureFlag>();
+    }
+}
+
+/// <summary>The fastest and slowest of a sweep cell's repeats, in seconds.</summary>
+public sealed record RepeatRange(double Min, double Max);
 
 /// <summary>What was measured at one core count, or why it was skipped.</summary>
 public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut);
@@ -61,14 +81,22 @@ public static class MatrixRunner
         var allFanOut = fanOuts.SelectMany(f => f.Variants).ToList();
         foreach (var (run, report) in runs.Where(r => r.FanOut is not null).Select(r => (r, r.FanOut!)))
         {
-            ReportWriter.Write(Path.Combine(request.OutputFolder, $"fanout-{run.Cpus}cpu"), report);
+            ReportWriter.Write(Path.Combine(request.OutputFolder, $"fanout-{run.Cpus}cpu"), report, RunnerCommandLine.Current());
         }
         File.WriteAllText(Path.Combine(request.OutputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
         File.WriteAllText(Path.Combine(request.OutputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "chart.svg"), ReportChart.Render("fanout per core count", allFanOut));
+        File.WriteAllText(Path.Combine(request.OutputFolder, "chart.svg"),
+            ReportChart.Render(ReportChart.Title("fanout per core count", plan.Seed, request.Load.ProfileName, allFanOut, MachineFacts.Current(), null), allFanOut));
         var verdict = Hypothesis3(runs);
+        var flags = Flags(runs);
+        foreach (var flag in flags)
+        {
+            console.WriteLine($"FLAGGED: {flag}");
+        }
         File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.md"), Markdown(runs, verdict, options, request.Settings.DelayMs));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.json"), JsonSerializer.Serialize(new { options, runs, verdict }, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
+        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.json"), JsonSerializer.Serialize(
+            new { options, runs = runs.Select(r => new { r.Cpus, r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, FanOut = r.FanOut?.Experiment }), verdict, flags },
+            new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
         console.WriteLine($"== matrix: {verdict}");
         console.WriteLine($"report: {Path.GetFullPath(request.OutputFolder)}");
 
@@ -117,18 +145,32 @@ public static class MatrixRunner
         return new CoreCountRun(cpus, null, processorCount, sweep, breakEven, fanOut);
     }
 
-    /// <summary>Reads the sweep endpoint's JSON: rows of amount, syncSeconds, taskRunSeconds, efficiencyPercent.</summary>
+    /// <summary>Every flagged sweep figure, judged against the cores the API really had (its ProcessorCount when known).</summary>
+    public static IReadOnlyList<FigureFlag> Flags(IReadOnlyList<CoreCountRun> runs) =>
+        [.. runs.SelectMany(r => r.Sweep.SelectMany(row => row.Flags(r.ApiProcessorCount ?? r.Cpus)))];
+
+    /// <summary>Reads the sweep endpoint's JSON: rows of amount, syncSeconds, taskRunSeconds, efficiencyPercent, and the repeats' sync and taskRun min and max.</summary>
     public static (IReadOnlyList<SweepRow> Rows, double? BreakEven, int? ProcessorCount) ReadSweep(JsonElement root)
     {
         var rows = root.GetProperty("rows").EnumerateArray().Select(r => new SweepRow(
             r.GetProperty("amount").GetDouble(),
             r.GetProperty("syncSeconds").GetDouble(),
             r.GetProperty("taskRunSeconds").GetDouble(),
-            r.GetProperty("efficiencyPercent").GetDouble())).ToList();
+            r.GetProperty("efficiencyPercent").GetDouble())
+        {
+            SyncRange = RangeOf(r, "sync"),
+            TaskRunRange = RangeOf(r, "taskRun"),
+        }).ToList();
         double? breakEven = root.TryGetProperty("breakEvenAmount", out var b) && b.ValueKind == JsonValueKind.Number ? b.GetDouble() : null;
         int? processors = root.TryGetProperty("processorCount", out var p) && p.ValueKind == JsonValueKind.Number ? p.GetInt32() : null;
         return (rows, breakEven, processors);
     }
+
+    private static RepeatRange? RangeOf(JsonElement row, string name) =>
+        row.TryGetProperty(name, out var spread) && spread.ValueKind == JsonValueKind.Object
+            && spread.TryGetProperty("min", out var min) && spread.TryGetProperty("max", out var max)
+            ? new RepeatRange(min.GetDouble(), max.GetDouble())
+            : null;
 
     /// <summary>
     /// Seed 004's hypothesis 3: on one core Task.Run brings no gain. Judged at the sweep's largest amount, where the
@@ -170,9 +212,20 @@ public static class MatrixRunner
             foreach (var amount in measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order())
             {
                 var cells = measured.Select(r => r.Sweep.FirstOrDefault(s => s.Amount == amount) is { } s
-                    ? string.Create(CultureInfo.InvariantCulture, $"{s.SyncSeconds:G4} | {s.TaskRunSeconds:G4} | {s.EfficiencyPercent:0.##}")
+                    ? SweepCells(s, r.ApiProcessorCount ?? r.Cpus)
                     : "n/a | n/a | n/a");
                 md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"| {amount:N0} | {string.Join(" | ", cells)} |"));
+            }
+            var flags = Flags(measured);
+            if (flags.Count > 0)
+            {
+                md.AppendLine();
+                md.AppendLine("Flagged figures (do not quote them):");
+                md.AppendLine();
+                foreach (var flag in flags)
+                {
+                    md.AppendLine($"- {flag}");
+                }
             }
             md.AppendLine();
             md.AppendLine("API ProcessorCount: " + string.Join("; ", measured.Select(r =>
@@ -210,6 +263,15 @@ public static class MatrixRunner
             }
         }
         return md.ToString();
+    }
+
+    /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
+    private static string SweepCells(SweepRow row, int cores)
+    {
+        var flags = row.Flags(cores).ToList();
+        string Mark(string figureEnd) => flags.FirstOrDefault(f => f.Figure.EndsWith(figureEnd, StringComparison.Ordinal)) is { } f ? " " + f.Mark : "";
+        return string.Create(CultureInfo.InvariantCulture,
+            $"{row.SyncSeconds:G4}{Mark(": sync")} | {row.TaskRunSeconds:G4}{Mark(": Task.Run")} | {row.EfficiencyPercent:0.##}{Mark(": % efficiency")}");
     }
 
     /// <summary>

@@ -5,19 +5,22 @@ using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>Writes a report folder: curves.csv, telemetry.csv, summary.json, summary.md and chart.svg.</summary>
+/// <summary>Writes a report folder: curves.csv, telemetry.csv, summary.json, summary.md, chart.svg and report.html.</summary>
 public static class ReportWriter
 {
     private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { WriteIndented = true };
 
-    public static void Write(string folder, ExperimentReport report)
+    /// <param name="commandLine">The runner's command line as typed (see <see cref="RunnerCommandLine"/>), printed in the report.</param>
+    public static void Write(string folder, ExperimentReport report, string commandLine)
     {
         Directory.CreateDirectory(folder);
+        var chart = ReportChart.Render(report);
         File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(report.Variants));
-        File.WriteAllText(Path.Combine(folder, "summary.json"), JsonSerializer.Serialize(SummaryDocument(report), Json));
-        File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(report));
-        File.WriteAllText(Path.Combine(folder, "chart.svg"), ReportChart.Render($"{report.Experiment} ({report.Profile})", report.Variants));
+        File.WriteAllText(Path.Combine(folder, "summary.json"), JsonSerializer.Serialize(SummaryDocument(report, commandLine), Json));
+        File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(report, commandLine));
+        File.WriteAllText(Path.Combine(folder, "chart.svg"), chart);
+        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(report, commandLine, chart));
     }
 
     public static string CurvesCsv(IEnumerable<VariantResult> variants)
@@ -42,8 +45,9 @@ public static class ReportWriter
         return csv.ToString();
     }
 
-    private static object SummaryDocument(ExperimentReport r) => new
+    private static object SummaryDocument(ExperimentReport r, string commandLine) => new
     {
+        SchemaVersion = SummaryFile.SchemaVersion,
         r.Experiment,
         r.Seed,
         r.Profile,
@@ -70,7 +74,8 @@ public static class ReportWriter
             v.Total.P95Ms,
             v.Total.P99Ms,
             v.Total.MaxMs,
-            v.PeakLoadMeanMs,
+            PeakLoadMeanMs = double.IsNaN(v.PeakLoadMeanMs) ? (double?)null : v.PeakLoadMeanMs,
+            PeakStepSeconds = new[] { v.PeakStep().FromSeconds, v.PeakStep().ToSeconds },
             v.PeakThreads,
             v.PeakQueue,
             v.MaxQueueWaitMs,
@@ -79,47 +84,87 @@ public static class ReportWriter
         r.Finding.Verdict,
         r.Thresholds,
         r.Passed,
+        CommandLine = commandLine,
     };
 
-    public static string SummaryMarkdown(ExperimentReport r)
+    public static string SummaryMarkdown(ExperimentReport r, string commandLine)
     {
         var md = new StringBuilder();
         md.AppendLine(Invariant($"# {r.Experiment} ({r.Profile})"));
         md.AppendLine();
+        md.AppendLine(r.Finding.Verdict);
+        md.AppendLine();
         md.AppendLine(Invariant($"Started {r.StartedAt:u} against {r.Target}. Load shape: {r.LoadShape}."));
         md.AppendLine(MachineLine(r.Machine, r.ApiProcessorCount));
         md.AppendLine();
+        md.AppendLine($"Command: `{commandLine}`. The same report with its charts inline: [report.html](report.html).");
+        md.AppendLine();
         md.AppendLine("![chart](chart.svg)");
         md.AppendLine();
-        md.AppendLine("| variant | request | requests | mean (ms) | p95 (ms) | p99 (ms) | max (ms) | RPS | errors | mean at peak load (ms) | peak threads | peak queue |");
-        md.AppendLine("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        foreach (var v in r.Variants)
-        {
-            var t = v.Total;
-            md.AppendLine(Invariant($"| {v.Name} | `{v.Request}` | {t.Requests} | {t.MeanMs:0.#} | {t.P95Ms:0.#} | {t.P99Ms:0.#} | {t.MaxMs:0.#} | {v.RequestsPerSecond:0.##} | {t.Failed} | {v.PeakLoadMeanMs:0.#} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} |"));
-        }
+        md.Append(VariantTable(r).ToMarkdown());
+        md.AppendLine();
+        md.AppendLine(PeakNote);
         md.AppendLine();
         md.AppendLine(Invariant($"## Seed {r.Seed} beside today"));
         md.AppendLine();
-        md.AppendLine("| figure | seed | today |");
-        md.AppendLine("|---|---|---|");
-        foreach (var c in r.Finding.Comparisons)
-        {
-            md.AppendLine($"| {c.Figure} | {c.Seed} | {c.Today} |");
-        }
-        md.AppendLine();
-        md.AppendLine(r.Finding.Verdict);
+        md.Append(SeedTable(r).ToMarkdown());
         md.AppendLine();
         md.AppendLine("## Thresholds");
         md.AppendLine();
-        md.AppendLine("| threshold | variant | actual | result |");
-        md.AppendLine("|---|---|---:|---|");
-        foreach (var t in r.Thresholds)
-        {
-            md.AppendLine(Invariant($"| `{t.Threshold}` | {t.Variant} | {t.Actual:0.###} | {(t.Passed ? "pass" : "**FAIL**")} |"));
-        }
+        md.Append(ThresholdTable(r).ToMarkdown());
         return md.ToString();
     }
+
+    /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
+    public static string ReportHtml(ExperimentReport r, string commandLine, string chartSvg)
+    {
+        var verdictClass = r.Finding.Verdict.StartsWith("Reproduced", StringComparison.Ordinal) ? "verdict reproduced" : "verdict not";
+        return new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
+            .Paragraph(r.Finding.Verdict, verdictClass)
+            .Heading(2, Invariant($"Seed {r.Seed} beside today"))
+            .Table(SeedTable(r))
+            .Heading(2, "Per variant")
+            .Table(VariantTable(r))
+            .Paragraph(PeakNote)
+            .Heading(2, "Thresholds")
+            .Table(ThresholdTable(r))
+            .Paragraph(r.Passed ? "All thresholds passed." : "At least one threshold failed: the run exits with code 1.")
+            .Heading(2, "Machine and run")
+            .List(
+            [
+                MachineLine(r.Machine, r.ApiProcessorCount),
+                Invariant($"Started {r.StartedAt:u} against {r.Target}."),
+                $"Load shape: {r.LoadShape}.",
+            ])
+            .Paragraph("Command line:")
+            .Preformatted(commandLine)
+            .Heading(2, "Charts")
+            .Figure(chartSvg)
+            .ToString();
+    }
+
+    private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed. Peak threads and queue: the highest values the API recorded while the variant ran.";
+
+    public static TextTable VariantTable(ExperimentReport r) => new(
+        ["variant", "request", "requests", "mean (ms)", "p50 (ms)", "p99 (ms)", "max (ms)", "RPS", "errors", "mean at peak load (ms)", "peak threads", "peak queue"],
+        [.. r.Variants.Select(v => (IReadOnlyList<string>)
+        [
+            v.Name, v.Request, Invariant($"{v.Total.Requests}"), Invariant($"{v.Total.MeanMs:0.#}"), Invariant($"{v.Total.P50Ms:0.#}"),
+            Invariant($"{v.Total.P99Ms:0.#}"), Invariant($"{v.Total.MaxMs:0.#}"), Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Total.Failed}"),
+            double.IsNaN(v.PeakLoadMeanMs) ? "n/a (none sent at peak)" : Invariant($"{v.PeakLoadMeanMs:0.#}"),
+            v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)",
+        ])],
+        new HashSet<int> { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 });
+
+    private static TextTable SeedTable(ExperimentReport r) => new(
+        ["figure", "seed", "today"],
+        [.. r.Finding.Comparisons.Select(c => (IReadOnlyList<string>)[c.Figure, c.Seed, c.Today])],
+        new HashSet<int>());
+
+    private static TextTable ThresholdTable(ExperimentReport r) => new(
+        ["threshold", "variant", "actual", "result"],
+        [.. r.Thresholds.Select(t => (IReadOnlyList<string>)[t.Threshold, t.Variant, Invariant($"{t.Actual:0.###}"), t.Passed ? "pass" : "FAIL"])],
+        new HashSet<int> { 2 });
 
     /// <summary>The machine in one line; the API's processor count only when it is known (the matrix lists it per core count).</summary>
     public static string MachineLine(MachineFacts m, int? apiProcessorCount) => Invariant(

@@ -1,0 +1,53 @@
+namespace ConcurrencySandbox.LoadTests.Reports;
+
+/// <summary>
+/// One colour per variant name, the same in every chart of every report: blocking variants in warm colours, the
+/// ones that hold no pool thread in cool ones. A matrix label ("async@2cpu") takes its variant's colour.
+/// </summary>
+public static class VariantPalette
+{
+    private static readonly Dictionary<string, string> Known = new(StringComparer.OrdinalIgnoreCase)
+    {
+        ["threadpool"] = "#d62728",
+        ["sync-over-async"] = "#ff7f0e",
+        ["dedicated"] = "#9467bd",
+        ["async"] = "#2ca02c",
+        ["sync"] = "#8c564b",
+        ["taskrun"] = "#1f77b4",
+        ["default-pool"] = "#e377c2",
+    };
+
+    /// <summary>For the raised-minimum cold-start variant, whatever minimum it names.</summary>
+    private const string RaisedMinimumColor = "#17becf";
+
+    /// <summary>For names the palette does not know: picked by a stable hash of the name, so it never changes between runs.</summary>
+    private static readonly string[] Others = ["#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#bcbd22", "#7f7f7f"];
+
+    /// <summary>The colour drawn for the applied load (the same for every variant).</summary>
+    public const string LoadColor = "#555555";
+
+    public static string ColorOf(string variant)
+    {
+        var name = BaseName(variant);
+        if (Known.TryGetValue(name, out var color))
+        {
+            return color;
+        }
+        if (name.StartsWith("min-workers", StringComparison.OrdinalIgnoreCase))
+        {
+            return RaisedMinimumColor;
+        }
+        var hash = 2166136261u;
+        foreach (var c in name.ToLowerInvariant())
+        {
+            hash = (hash ^ c) * 16777619u;
+        }
+        return Others[hash % (uint)Others.Length];
+    }
+
+    /// <summary>The variant's name without a matrix label: "async@2cpu" is "async".</summary>
+    public static string BaseName(string variant) => variant.Split('@')[0];
+
+    /// <summary>The matrix label ("2cpu"), or "" for a plain variant name.</summary>
+    public static string Label(string variant) => variant.Contains('@', StringComparison.Ordinal) ? variant[(variant.IndexOf('@', StringComparison.Ordinal) + 1)..] : "";
+}

@@ -5,7 +5,7 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// <summary>
 /// The pictures of a report. A load run: per-interval latency on a log axis (p99 solid, p50 dashed), throughput,
 /// the applied load and the API's pool threads and queue, each on its own panel. A burst (coldstart): every request
-/// as a dot at its completion time and latency, then the pool. Variants keep their colour (<see cref="VariantPalette"/>);
+/// as a dot at its completion time and latency, the requests served so far, then the pool. Variants keep their colour (<see cref="VariantPalette"/>);
 /// matrix labels ("async@2cpu") get one set of panels per core count.
 /// </summary>
 public static class ReportChart
@@ -25,6 +25,7 @@ public static class ReportChart
             if (isBurst)
             {
                 panels.Add(Timeline(members, suffix));
+                panels.Add(Served(members, suffix));
             }
             else
             {
@@ -97,6 +98,13 @@ public static class ReportChart
         null,
         [.. variants.Select(v => new ChartSeries($"{v.Name} ({v.Requests.Count} requests)", [.. v.Requests.Select(r => (r.CompletedSeconds, r.LatencyMs / 1000))], VariantPalette.ColorOf(v.Name), Axis.Left, Stroke.Dots))],
         Height: 280);
+
+    private static ChartPanel Served(List<VariantResult> variants, string suffix) => new(
+        $"Requests of the burst served so far{suffix}",
+        new ChartAxis("requests completed"),
+        null,
+        [.. variants.Select(v => new ChartSeries(v.Name, [(0, 0), .. v.Requests.Select((r, i) => (r.CompletedSeconds, i + 1.0))], VariantPalette.ColorOf(v.Name), Axis.Left, Stroke.Solid))],
+        Height: 160);
 
     private static ChartPanel Pool(List<VariantResult> variants, string suffix) => new(
         $"API thread pool{suffix} (recorded in the API every second): threads solid, queued items dashed",

@@ -27,9 +27,10 @@ public static class SyntheticReports
             }
             requests.Sort((a, b) => a.CompletedSeconds.CompareTo(b.CompletedSeconds));
             var end = Math.Ceiling(requests[^1].CompletedSeconds);
+            var bySecond = requests.ToLookup(r => (int)Math.Ceiling(r.CompletedSeconds), r => r.LatencyMs);
             var intervals = Enumerable.Range(1, (int)end).Select(second =>
             {
-                var done = requests.Where(r => r.CompletedSeconds > second - 1 && r.CompletedSeconds <= second).Select(r => r.LatencyMs).ToArray();
+                var done = bySecond[second].ToArray();
                 return new IntervalRow(name, second, "users", UsersAt(second - 0.5, seconds), done.Length, LatencyStats.From(done, 0));
             }).ToList();
             var telemetry = withTelemetry

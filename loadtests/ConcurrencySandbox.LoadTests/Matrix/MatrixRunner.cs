@@ -85,8 +85,8 @@ public static class MatrixRunner
         }
         File.WriteAllText(Path.Combine(request.OutputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
         File.WriteAllText(Path.Combine(request.OutputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "chart.svg"),
-            ReportChart.Render(ReportChart.Title("fanout per core count", plan.Seed, request.Load.ProfileName, allFanOut, MachineFacts.Current(), null), allFanOut));
+        var chart = ReportChart.Render(ReportChart.Title("fanout per core count", plan.Seed, request.Load.ProfileName, allFanOut, MachineFacts.Current(), null), allFanOut);
+        File.WriteAllText(Path.Combine(request.OutputFolder, "chart.svg"), chart);
         var verdict = Hypothesis3(runs);
         var flags = Flags(runs);
         foreach (var flag in flags)
@@ -94,6 +94,7 @@ public static class MatrixRunner
             console.WriteLine($"FLAGGED: {flag}");
         }
         File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.md"), Markdown(runs, verdict, options, request.Settings.DelayMs));
+        File.WriteAllText(Path.Combine(request.OutputFolder, "report.html"), Html(runs, verdict, options, request.Settings.DelayMs, chart));
         File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.json"), JsonSerializer.Serialize(
             new { options, runs = runs.Select(r => new { r.Cpus, r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, FanOut = r.FanOut?.Experiment }), verdict, flags },
             new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
@@ -195,27 +196,17 @@ public static class MatrixRunner
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         md.AppendLine("# Core-count matrix");
         md.AppendLine();
-        md.AppendLine(ReportWriter.MachineLine(MachineFacts.Current(), null));
-        md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."));
-        md.AppendLine();
-        foreach (var skipped in runs.Where(r => r.SkippedBecause is not null))
+        foreach (var line in Setup(runs, options))
         {
-            md.AppendLine($"- {skipped.Cpus} core(s): skipped, {skipped.SkippedBecause}.");
+            md.AppendLine(line);
+            md.AppendLine();
         }
         if (measured.Any(r => r.Sweep.Count > 0))
         {
             md.AppendLine();
             md.AppendLine("## Compute sweep (seed 004's table) per core count");
             md.AppendLine();
-            md.AppendLine("| Cycles | " + string.Join(" | ", measured.Select(r => $"{r.Cpus} core: Sync (s) | {r.Cpus} core: Async (s) | {r.Cpus} core: % Efficiency")) + " |");
-            md.AppendLine("|---:|" + string.Concat(Enumerable.Repeat("---:|---:|---:|", measured.Count)));
-            foreach (var amount in measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order())
-            {
-                var cells = measured.Select(r => r.Sweep.FirstOrDefault(s => s.Amount == amount) is { } s
-                    ? SweepCells(s, r.ApiProcessorCount ?? r.Cpus)
-                    : "n/a | n/a | n/a");
-                md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"| {amount:N0} | {string.Join(" | ", cells)} |"));
-            }
+            md.Append(SweepTable(measured).ToMarkdown());
             var flags = Flags(measured);
             if (flags.Count > 0)
             {
@@ -227,12 +218,11 @@ public static class MatrixRunner
                     md.AppendLine($"- {flag}");
                 }
             }
-            md.AppendLine();
-            md.AppendLine("API ProcessorCount: " + string.Join("; ", measured.Select(r =>
-                string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".");
-            md.AppendLine();
-            md.AppendLine("Break-even (first amount where Task.Run is at least as fast): " + string.Join("; ", measured.Select(r =>
-                string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {(r.BreakEvenAmount is { } b ? b.ToString("N0", CultureInfo.InvariantCulture) : "none")}"))) + ".");
+            foreach (var line in SweepFacts(measured))
+            {
+                md.AppendLine();
+                md.AppendLine(line);
+            }
         }
         md.AppendLine();
         md.AppendLine(verdict);
@@ -244,34 +234,93 @@ public static class MatrixRunner
             md.AppendLine();
             md.AppendLine("![fan-out per core count](chart.svg)");
             md.AppendLine();
-            md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"\"Starved from\" is the load at which the first requests were sent whose mean latency reached {StarvedFactor:0} x the {delayMs} ms delay (the interval they completed in, moved back by that latency)."));
+            md.AppendLine(StarvedNote(delayMs));
             md.AppendLine();
-            md.AppendLine("| cores | API ProcessorCount | strategy | mean (ms) | mean at peak load (ms) | p99 (ms) | RPS | errors | peak pool threads | peak queue | starved from |");
-            md.AppendLine("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-            foreach (var run in fanOuts)
-            {
-                foreach (var v in run.FanOut!.Variants)
-                {
-                    md.AppendLine(string.Create(CultureInfo.InvariantCulture,
-                        $"| {run.Cpus} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Name} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
-                }
-            }
+            md.Append(FanOutTable(fanOuts, delayMs).ToMarkdown());
             md.AppendLine();
-            foreach (var run in fanOuts)
+            foreach (var line in FanOutVerdicts(fanOuts))
             {
-                md.AppendLine($"- {run.Cpus} core(s): {run.FanOut!.Finding.Verdict} (details in fanout-{run.Cpus}cpu/summary.md)");
+                md.AppendLine($"- {line}");
             }
         }
         return md.ToString();
     }
 
+    /// <summary>The matrix's report.html: the verdict and the flags first, then the tables, the setup and the chart.</summary>
+    private static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, int delayMs, string chartSvg)
+    {
+        var measured = runs.Where(r => r.SkippedBecause is null).ToList();
+        var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
+        var flags = Flags(measured);
+        var page = new HtmlPage("Core-count matrix").Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts));
+        if (flags.Count > 0)
+        {
+            page.Heading(2, "Flagged figures (do not quote them)").List(flags.Select(f => f.ToString()), "flags");
+        }
+        if (measured.Any(r => r.Sweep.Count > 0))
+        {
+            page.Heading(2, "Compute sweep (seed 004's table) per core count").Table(SweepTable(measured)).List(SweepFacts(measured));
+        }
+        if (fanOuts.Count > 0)
+        {
+            page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, delayMs)).Paragraph(StarvedNote(delayMs));
+        }
+        return page.Heading(2, "Machine and run").List(Setup(runs, options)).Paragraph("Command line:").Preformatted(RunnerCommandLine.Current())
+            .Heading(2, "Charts").Figure(chartSvg).ToString();
+    }
+
+    private static IEnumerable<string> Setup(IReadOnlyList<CoreCountRun> runs, MatrixOptions options) =>
+    [
+        ReportWriter.MachineLine(MachineFacts.Current(), null),
+        string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."),
+        .. runs.Where(r => r.SkippedBecause is not null).Select(r => $"{r.Cpus} core(s): skipped, {r.SkippedBecause}."),
+    ];
+
+    private static TextTable SweepTable(List<CoreCountRun> measured) => new(
+        ["Cycles", .. measured.SelectMany(r => new[] { $"{r.Cpus} core: Sync (s)", $"{r.Cpus} core: Async (s)", $"{r.Cpus} core: % Efficiency" })],
+        [.. measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order().Select(amount => (IReadOnlyList<string>)
+        [
+            amount.ToString("N0", CultureInfo.InvariantCulture),
+            .. measured.SelectMany(r => r.Sweep.FirstOrDefault(s => s.Amount == amount) is { } s ? SweepCells(s, r.ApiProcessorCount ?? r.Cpus) : ["n/a", "n/a", "n/a"]),
+        ])],
+        new HashSet<int>(Enumerable.Range(0, 1 + 3 * measured.Count)));
+
+    private static IEnumerable<string> SweepFacts(List<CoreCountRun> measured) =>
+    [
+        "API ProcessorCount: " + string.Join("; ", measured.Select(r =>
+            string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".",
+        "Break-even (first amount where Task.Run is at least as fast): " + string.Join("; ", measured.Select(r =>
+            string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {(r.BreakEvenAmount is { } b ? b.ToString("N0", CultureInfo.InvariantCulture) : "none")}"))) + ".",
+    ];
+
+    private static string StarvedNote(int delayMs) => string.Create(CultureInfo.InvariantCulture,
+        $"\"Starved from\" is the load at which the first requests were sent whose mean latency reached {StarvedFactor:0} x the {delayMs} ms delay (the interval they completed in, moved back by that latency).");
+
+    private static TextTable FanOutTable(List<CoreCountRun> fanOuts, int delayMs) => new(
+        ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "errors", "peak pool threads", "peak queue", "starved from"],
+        [.. fanOuts.SelectMany(run => run.FanOut!.Variants.Select(v => (IReadOnlyList<string>)
+        [
+            run.Cpus.ToString(CultureInfo.InvariantCulture), run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Name,
+            v.Total.MeanMs.ToString("0", CultureInfo.InvariantCulture), ReportWriter.PeakLoadMean(v), v.Total.P99Ms.ToString("0", CultureInfo.InvariantCulture),
+            v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), v.Total.Failed.ToString(CultureInfo.InvariantCulture),
+            v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a", StarvedFrom(v, StarvedFactor * delayMs),
+        ]))],
+        new HashSet<int> { 0, 1, 3, 4, 5, 6, 7, 8, 9, 10 });
+
+    private static IEnumerable<string> FanOutVerdicts(List<CoreCountRun> fanOuts) =>
+        fanOuts.Select(run => $"{run.Cpus} core(s): {run.FanOut!.Finding.Verdict} (details in fanout-{run.Cpus}cpu/report.html)");
+
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
-    private static string SweepCells(SweepRow row, int cores)
+    private static string[] SweepCells(SweepRow row, int cores)
     {
         var flags = row.Flags(cores).ToList();
         string Mark(string figureEnd) => flags.FirstOrDefault(f => f.Figure.EndsWith(figureEnd, StringComparison.Ordinal)) is { } f ? " " + f.Mark : "";
-        return string.Create(CultureInfo.InvariantCulture,
-            $"{row.SyncSeconds:G4}{Mark(": sync")} | {row.TaskRunSeconds:G4}{Mark(": Task.Run")} | {row.EfficiencyPercent:0.##}{Mark(": % efficiency")}");
+        return
+        [
+            string.Create(CultureInfo.InvariantCulture, $"{row.SyncSeconds:G4}{Mark(": sync")}"),
+            string.Create(CultureInfo.InvariantCulture, $"{row.TaskRunSeconds:G4}{Mark(": Task.Run")}"),
+            string.Create(CultureInfo.InvariantCulture, $"{row.EfficiencyPercent:0.##}{Mark(": % efficiency")}"),
+        ];
     }
 
     /// <summary>

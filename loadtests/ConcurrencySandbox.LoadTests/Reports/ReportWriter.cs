@@ -151,10 +151,13 @@ public static class ReportWriter
         [
             v.Name, v.Request, Invariant($"{v.Total.Requests}"), Invariant($"{v.Total.MeanMs:0.#}"), Invariant($"{v.Total.P50Ms:0.#}"),
             Invariant($"{v.Total.P99Ms:0.#}"), Invariant($"{v.Total.MaxMs:0.#}"), Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Total.Failed}"),
-            double.IsNaN(v.PeakLoadMeanMs) ? "n/a (none sent at peak)" : Invariant($"{v.PeakLoadMeanMs:0.#}"),
+            PeakLoadMean(v),
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)",
         ])],
         new HashSet<int> { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 });
+
+    /// <summary>The mean at peak load for a table cell: "n/a (none sent at peak)" when no request was sent in the peak step.</summary>
+    public static string PeakLoadMean(VariantResult v) => double.IsNaN(v.PeakLoadMeanMs) ? "n/a (none sent at peak)" : Invariant($"{v.PeakLoadMeanMs:0.#}");
 
     private static TextTable SeedTable(ExperimentReport r) => new(
         ["figure", "seed", "today"],

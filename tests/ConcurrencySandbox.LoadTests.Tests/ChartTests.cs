@@ -1,3 +1,4 @@
+using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -110,7 +111,7 @@ public class ChartTests
         var reordered = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["async", "threadpool"], 20, 5, (_, _) => 100));
 
         var asyncColor = VariantPalette.ColorOf("async");
-        Assert.Equal(asyncColor, VariantPalette.ColorOf("async@2cpu"));
+        Assert.Equal(asyncColor, VariantPalette.ColorOf(new VariantKey("async", Cpus: 2)));
         Assert.NotEqual(asyncColor, VariantPalette.ColorOf("threadpool"));
         Assert.Equal(VariantPalette.ColorOf("experimental-x"), VariantPalette.ColorOf("experimental-x"));
         foreach (var svg in new[] { fanout, reordered })
@@ -145,16 +146,17 @@ public class ChartTests
     }
 
     [Fact]
-    public void MatrixChartGetsOnePanelSetPerCoreCount()
+    public void MatrixChartGetsOnePanelSetPerCoreCountWithTheVariantsLabelled()
     {
-        var one = SyntheticReports.LoadRun("fanout", ["threadpool@1cpu", "async@1cpu"], 20, 5, (_, _) => 100).Variants;
-        var two = SyntheticReports.LoadRun("fanout", ["threadpool@2cpu", "async@2cpu"], 20, 5, (_, _) => 100).Variants;
+        var one = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 1).Variants;
+        var two = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 2).Variants;
 
         var svg = ReportChart.Render(["matrix"], [.. one, .. two]);
 
-        Assert.Contains(">Latency per interval, 1cpu: p99 solid, p50 dashed (log scale)</text>", svg);
-        Assert.Contains(">Latency per interval, 2cpu: p99 solid, p50 dashed (log scale)</text>", svg);
+        Assert.Contains(">Latency per interval, 1 core(s): p99 solid, p50 dashed (log scale)</text>", svg);
+        Assert.Contains(">Latency per interval, 2 core(s): p99 solid, p50 dashed (log scale)</text>", svg);
         Assert.Equal(3 * 2 + 1, Count(svg, "class=\"panel\""));
+        Assert.Contains("data-series=\"async@2cpu p99\"", svg);
     }
 
     [Theory]

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using ConcurrencySandbox.LoadTests.ApiContract;
 using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Reports;
 
@@ -37,9 +38,9 @@ public class FigureFlagTests
               { "amount": 1000000000, "syncSeconds": 2, "taskRunSeconds": 1.02, "efficiencyPercent": 196,
                 "sync": { "median": 2, "min": 1.98, "max": 2.02 }, "taskRun": { "median": 1.02, "min": 1.0, "max": 1.05 } } ] }
             """);
-        var (rows, _, processors) = MatrixRunner.ReadSweep(document.RootElement);
+        var sweep = document.Deserialize<SweepResponse>(new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
 
-        var flags = MatrixRunner.Flags([new CoreCountRun(2, null, processors, rows, null, null)]);
+        var flags = MatrixRunner.Flags([new CoreCountRun(2, null, sweep.ProcessorCount, sweep.Rows, null, null)]);
 
         Assert.Equal(2, flags.Count);
         Assert.Contains(flags, f => f.Kind == FlagKind.Impossible && f.Figure == "2 core(s), 10 cycles: % efficiency" && f.Value == "725 %");

@@ -50,11 +50,11 @@ public class PeakLoadTests
     }
 
     private static IntervalRow Row(double end, double users, long requests, double meanMs) =>
-        new("v", end, "users", users, requests, new LatencyStats(requests, 0, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs));
+        new(new VariantKey("v"), end, "users", users, requests, new LatencyStats(requests, 0, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs));
 
     private static VariantResult Result(IntervalRow[] rows, RequestSample[] requests)
     {
         var latencies = requests.Select(r => r.LatencyMs).ToArray();
-        return new VariantResult("v", "/x", "users", rows[^1].ElapsedSeconds, rows, [], LatencyStats.From(latencies, 0)) { Requests = requests };
+        return new VariantResult(new VariantKey("v"), "/x", "users", rows[^1].ElapsedSeconds, rows, [], LatencyStats.From(latencies, 0)) { Requests = requests };
     }
 }

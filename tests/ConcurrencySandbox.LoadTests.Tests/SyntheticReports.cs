@@ -1,7 +1,7 @@
+using ConcurrencySandbox.LoadTests.ApiContract;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Reports;
-using ConcurrencySandbox.LoadTests.Telemetry;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -14,11 +14,12 @@ public static class SyntheticReports
     /// A closed-model run: users step up ten times over <paramref name="seconds"/>; each variant's latency comes from
     /// <paramref name="latencyMs"/> (variant, seconds since start when sent); one telemetry sample a second.
     /// </summary>
-    public static ExperimentReport LoadRun(string experiment, IReadOnlyList<string> variants, double seconds, int requestsPerSecond, Func<string, double, double> latencyMs, bool withTelemetry = true)
+    public static ExperimentReport LoadRun(string experiment, IReadOnlyList<string> variants, double seconds, int requestsPerSecond, Func<string, double, double> latencyMs, int? cpus = null)
     {
         var random = new Random(42);
-        var results = variants.Select(name =>
+        var results = variants.Select(variant =>
         {
+            var (name, key) = (variant, new VariantKey(variant, cpus));
             var requests = new List<RequestSample>();
             for (var sent = 0.0; sent < seconds; sent += 1.0 / requestsPerSecond)
             {
@@ -31,12 +32,10 @@ public static class SyntheticReports
             var intervals = Enumerable.Range(1, (int)end).Select(second =>
             {
                 var done = bySecond[second].ToArray();
-                return new IntervalRow(name, second, "users", UsersAt(second - 0.5, seconds), done.Length, LatencyStats.From(done, 0));
+                return new IntervalRow(key, second, "users", UsersAt(second - 0.5, seconds), done.Length, LatencyStats.From(done, 0));
             }).ToList();
-            var telemetry = withTelemetry
-                ? Enumerable.Range(0, (int)end).Select(second => new TelemetryRow(name, second, Snapshot(threads: 2 + second / 10, queue: name == "threadpool" ? second * 3 : 0))).ToList()
-                : [];
-            return new VariantResult(name, $"/api/{experiment}?strategy={name}", "users", end, intervals, telemetry, LatencyStats.From([.. requests.Select(r => r.LatencyMs)], 0))
+            var telemetry = Enumerable.Range(0, (int)end).Select(second => new TelemetryRow(key, second, Snapshot(threads: 2 + second / 10, queue: name == "threadpool" ? second * 3 : 0))).ToList();
+            return new VariantResult(key, $"/api/{experiment}?strategy={name}", "users", end, intervals, telemetry, LatencyStats.From([.. requests.Select(r => r.LatencyMs)], 0))
             {
                 Requests = requests,
             };
@@ -52,8 +51,9 @@ public static class SyntheticReports
             var requests = Enumerable.Range(0, copies).Select(i => (i / pair.Value + 1) * workMs).Select(ms => new RequestSample(ms / 1000, ms, Ok: true)).ToList();
             var stats = LatencyStats.From([.. requests.Select(r => r.LatencyMs)], 0);
             var end = requests[^1].CompletedSeconds;
-            return new VariantResult(pair.Key, "/api/sleep/sync?milliseconds=500", "burst", end, [new IntervalRow(pair.Key, end, "burst", copies, copies / end, stats)],
-                [.. Enumerable.Range(0, (int)Math.Ceiling(end) + 1).Select(s => new TelemetryRow(pair.Key, s, Snapshot(pair.Value, Math.Max(0, copies - pair.Value * (s + 1)))))], stats)
+            var key = new VariantKey(pair.Key);
+            return new VariantResult(key, "/api/sleep/sync?milliseconds=500", "burst", end, [new IntervalRow(key, end, "burst", copies, copies / end, stats)],
+                [.. Enumerable.Range(0, (int)Math.Ceiling(end) + 1).Select(s => new TelemetryRow(key, s, Snapshot(pair.Value, Math.Max(0, copies - pair.Value * (s + 1)))))], stats)
             {
                 Requests = requests,
             };
@@ -63,8 +63,8 @@ public static class SyntheticReports
 
     private static ExperimentReport Report(string experiment, string seed, string profile, IReadOnlyList<VariantResult> results) => new(
         experiment, seed, profile, "synthetic", "nowhere", new DateTimeOffset(2026, 11, 22, 4, 0, 0, TimeSpan.Zero), Machine, results,
-        new Finding([new SeedComparison("a figure", "1 s", "2 s")], "Reproduced: synthetic data."),
-        [new ThresholdOutcome("*:failed<=0", results[0].Name, 0, true)]);
+        new Finding(Outcome.Reproduced, [new SeedComparison("a figure", "1 s", "2 s")], "synthetic data."),
+        [new ThresholdOutcome("*:failed<=0", results[0].Key.Label, 0, true)]);
 
     private static double UsersAt(double t, double seconds) => t >= seconds ? 0 : 4 + 4 * Math.Floor(t / (seconds / 10));
 

@@ -1,37 +1,14 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.ApiContract;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
-using ConcurrencySandbox.LoadTests.Telemetry;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
-
-/// <summary>One row of the API's compute sweep (seed 004's table), with its repeats' min and max when the API sent them.</summary>
-public sealed record SweepRow(double Amount, double SyncSeconds, double TaskRunSeconds, double EfficiencyPercent)
-{
-    public RepeatRange? SyncRange { get; init; }
-    public RepeatRange? TaskRunRange { get; init; }
-
-    /// <summary>What cannot be true in this row on <paramref name="cores"/> cores, or is too noisy to trust.</summary>
-    public IEnumerable<FigureFlag> Flags(int cores)
-    {
-        var label = string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {Amount:N0} cycles");
-        FigureFlag?[] flags =
-        [
-            FigureChecks.Efficiency($"{label}: % efficiency", EfficiencyPercent, cores),
-            SyncRange is { } s ? FigureChecks.Spread($"{label}: sync", SyncSeconds, s.Min, s.Max) : null,
-            TaskRunRange is { } t ? FigureChecks.Spread($"{label}: Task.Run", TaskRunSeconds, t.Min, t.Max) : null,
-        ];
-        return flags.OfType<FigureFlag>();
-    }
-}
-
-/// <summary>The fastest and slowest of a sweep cell's repeats, in seconds.</summary>
-public sealed record RepeatRange(double Min, double Max);
 
 /// <summary>What was measured at one core count, or why it was skipped.</summary>
 public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut);
@@ -50,15 +27,11 @@ public static class MatrixRunner
 
     private static readonly TimeSpan SweepTimeout = TimeSpan.FromMinutes(30);
 
-    public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    /// <summary>Runs every core count, writes the matrix report into <paramref name="outputFolder"/>; true when every threshold passed.</summary>
+    public static async Task<bool> RunAsync(
+        MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken)
     {
-        if (request.Target is not null)
-        {
-            throw new UsageException("matrix starts its own pinned API per core count, so it cannot use --target");
-        }
-        var options = request.Matrix;
-        var plan = Catalog.Create("fanout", request.Settings);
-        ExperimentRunner.CheckThresholdsNameVariants([plan], request.Thresholds);
+        ExperimentRunner.CheckThresholdsNameVariants([fanOut], thresholds);
         var available = Environment.ProcessorCount;
         var hasTaskset = OnPath("taskset");
         var runs = new List<CoreCountRun>();
@@ -73,46 +46,47 @@ public static class MatrixRunner
                 runs.Add(new CoreCountRun(cpus, skipped, null, [], null, null));
                 continue;
             }
-            runs.Add(await RunCoreCountAsync(cpus, plan, request, console, cancellationToken));
+            runs.Add(await RunCoreCountAsync(cpus, options, fanOut, load, thresholds, console, cancellationToken));
         }
 
-        Directory.CreateDirectory(request.OutputFolder);
+        Directory.CreateDirectory(outputFolder);
         var fanOuts = runs.Where(r => r.FanOut is not null).Select(r => r.FanOut!).ToList();
         var allFanOut = fanOuts.SelectMany(f => f.Variants).ToList();
         foreach (var (run, report) in runs.Where(r => r.FanOut is not null).Select(r => (r, r.FanOut!)))
         {
-            ReportWriter.Write(Path.Combine(request.OutputFolder, $"fanout-{run.Cpus}cpu"), report, RunnerCommandLine.Current());
+            ReportWriter.Write(Path.Combine(outputFolder, $"fanout-{run.Cpus}cpu"), report, RunnerCommandLine.Current());
         }
-        File.WriteAllText(Path.Combine(request.OutputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
-        var chart = ReportChart.Render(ReportChart.Title("fanout per core count", plan.Seed, request.Load.ProfileName, allFanOut, MachineFacts.Current(), null), allFanOut);
-        File.WriteAllText(Path.Combine(request.OutputFolder, "chart.svg"), chart);
+        File.WriteAllText(Path.Combine(outputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
+        File.WriteAllText(Path.Combine(outputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
+        var chart = ReportChart.Render(ReportChart.Title("fanout per core count", fanOut.Seed, load.ProfileName, allFanOut, MachineFacts.Current(), null), allFanOut);
+        File.WriteAllText(Path.Combine(outputFolder, "chart.svg"), chart);
         var verdict = Hypothesis3(runs);
         var flags = Flags(runs);
         foreach (var flag in flags)
         {
             console.WriteLine($"FLAGGED: {flag}");
         }
-        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.md"), Markdown(runs, verdict, options, request.Settings.DelayMs));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "report.html"), Html(runs, verdict, options, request.Settings.DelayMs, chart));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.json"), JsonSerializer.Serialize(
+        File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, fanOut.Settings.DelayMs));
+        File.WriteAllText(Path.Combine(outputFolder, "report.html"), Html(runs, verdict, options, fanOut.Settings.DelayMs, chart));
+        File.WriteAllText(Path.Combine(outputFolder, "matrix.json"), JsonSerializer.Serialize(
             new { options, runs = runs.Select(r => new { r.Cpus, r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, FanOut = r.FanOut?.Experiment }), verdict, flags },
             new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
         console.WriteLine($"== matrix: {verdict}");
-        console.WriteLine($"report: {Path.GetFullPath(request.OutputFolder)}");
+        console.WriteLine($"report: {Path.GetFullPath(outputFolder)}");
 
         var passed = true;
         foreach (var report in fanOuts)
         {
-            passed &= Runner.PrintOutcome(report, request.OutputFolder, console);
+            passed &= ReportWriter.PrintOutcome(report, outputFolder, console);
         }
-        return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        return passed;
     }
 
-    private static async Task<CoreCountRun> RunCoreCountAsync(int cpus, ExperimentPlan plan, RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    private static async Task<CoreCountRun> RunCoreCountAsync(
+        int cpus, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, CancellationToken cancellationToken)
     {
         var environment = new Dictionary<string, string>();
-        if (request.Matrix.GcMode is { } gc)
+        if (options.GcMode is { } gc)
         {
             environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
         }
@@ -120,27 +94,27 @@ public static class MatrixRunner
         IReadOnlyList<SweepRow> sweep = [];
         double? breakEven = null;
         int? processorCount = null;
-        if (request.Matrix.Experiments.Contains("sweep"))
+        if (options.Experiments.Contains("sweep"))
         {
-            console.WriteLine($"== matrix: compute sweep on {cpus} core(s), 1 to {request.Matrix.SweepTo:N0} cycles");
+            console.WriteLine($"== matrix: compute sweep on {cpus} core(s), 1 to {options.SweepTo:N0} cycles");
             await using var server = await servers.AcquireAsync(new Dictionary<string, string>(), cancellationToken);
             using var client = new SandboxClient(server.BaseAddress);
             try
             {
-                using var document = await client.GetJsonAsync(
-                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={request.Matrix.SweepTo}&factor=10&repeat={request.Matrix.SweepRepeat}&format=json"),
+                var answer = await client.GetAsync<SweepResponse>(
+                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&format=json"),
                     SweepTimeout, cancellationToken);
-                (sweep, breakEven, processorCount) = ReadSweep(document.RootElement);
+                (sweep, breakEven, processorCount) = (answer.Rows, answer.BreakEvenAmount, answer.ProcessorCount);
             }
-            catch (Exception e) when (e is HttpRequestException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
+            catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
             {
                 throw new UsageException($"the compute sweep on {cpus} core(s) failed: {e.Message.ReplaceLineEndings(" ")}");
             }
         }
         ExperimentReport? fanOut = null;
-        if (request.Matrix.Experiments.Contains("fanout"))
+        if (options.Experiments.Contains("fanout"))
         {
-            fanOut = await ExperimentRunner.RunAsync(plan, request.Load, servers, request.Thresholds, console, cancellationToken, $"@{cpus}cpu");
+            fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, cpus);
             processorCount ??= fanOut.ApiProcessorCount;
         }
         return new CoreCountRun(cpus, null, processorCount, sweep, breakEven, fanOut);
@@ -148,30 +122,20 @@ public static class MatrixRunner
 
     /// <summary>Every flagged sweep figure, judged against the cores the API really had (its ProcessorCount when known).</summary>
     public static IReadOnlyList<FigureFlag> Flags(IReadOnlyList<CoreCountRun> runs) =>
-        [.. runs.SelectMany(r => r.Sweep.SelectMany(row => row.Flags(r.ApiProcessorCount ?? r.Cpus)))];
+        [.. runs.SelectMany(r => r.Sweep.SelectMany(row => Flags(row, r.ApiProcessorCount ?? r.Cpus)))];
 
-    /// <summary>Reads the sweep endpoint's JSON: rows of amount, syncSeconds, taskRunSeconds, efficiencyPercent, and the repeats' sync and taskRun min and max.</summary>
-    public static (IReadOnlyList<SweepRow> Rows, double? BreakEven, int? ProcessorCount) ReadSweep(JsonElement root)
+    /// <summary>What cannot be true in one sweep row on <paramref name="cores"/> cores, or is too noisy to trust.</summary>
+    public static IEnumerable<FigureFlag> Flags(SweepRow row, int cores)
     {
-        var rows = root.GetProperty("rows").EnumerateArray().Select(r => new SweepRow(
-            r.GetProperty("amount").GetDouble(),
-            r.GetProperty("syncSeconds").GetDouble(),
-            r.GetProperty("taskRunSeconds").GetDouble(),
-            r.GetProperty("efficiencyPercent").GetDouble())
-        {
-            SyncRange = RangeOf(r, "sync"),
-            TaskRunRange = RangeOf(r, "taskRun"),
-        }).ToList();
-        double? breakEven = root.TryGetProperty("breakEvenAmount", out var b) && b.ValueKind == JsonValueKind.Number ? b.GetDouble() : null;
-        int? processors = root.TryGetProperty("processorCount", out var p) && p.ValueKind == JsonValueKind.Number ? p.GetInt32() : null;
-        return (rows, breakEven, processors);
+        var label = string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {row.Amount:N0} cycles");
+        FigureFlag?[] flags =
+        [
+            FigureChecks.Efficiency($"{label}: % efficiency", row.EfficiencyPercent, cores),
+            row.Sync is { } s ? FigureChecks.Spread($"{label}: sync", row.SyncSeconds, s.Min, s.Max) : null,
+            row.TaskRun is { } t ? FigureChecks.Spread($"{label}: Task.Run", row.TaskRunSeconds, t.Min, t.Max) : null,
+        ];
+        return flags.OfType<FigureFlag>();
     }
-
-    private static RepeatRange? RangeOf(JsonElement row, string name) =>
-        row.TryGetProperty(name, out var spread) && spread.ValueKind == JsonValueKind.Object
-            && spread.TryGetProperty("min", out var min) && spread.TryGetProperty("max", out var max)
-            ? new RepeatRange(min.GetDouble(), max.GetDouble())
-            : null;
 
     /// <summary>
     /// Seed 004's hypothesis 3: on one core Task.Run brings no gain. Judged at the sweep's largest amount, where the
@@ -300,7 +264,7 @@ public static class MatrixRunner
         ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "errors", "peak pool threads", "peak queue", "starved from"],
         [.. fanOuts.SelectMany(run => run.FanOut!.Variants.Select(v => (IReadOnlyList<string>)
         [
-            run.Cpus.ToString(CultureInfo.InvariantCulture), run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Name,
+            run.Cpus.ToString(CultureInfo.InvariantCulture), run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Key.Label,
             v.Total.MeanMs.ToString("0", CultureInfo.InvariantCulture), ReportWriter.PeakLoadMean(v), v.Total.P99Ms.ToString("0", CultureInfo.InvariantCulture),
             v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), v.Total.Failed.ToString(CultureInfo.InvariantCulture),
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a", StarvedFrom(v, StarvedFactor * delayMs),
@@ -313,7 +277,7 @@ public static class MatrixRunner
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
     private static string[] SweepCells(SweepRow row, int cores)
     {
-        var flags = row.Flags(cores).ToList();
+        var flags = Flags(row, cores).ToList();
         string Mark(string figureEnd) => flags.FirstOrDefault(f => f.Figure.EndsWith(figureEnd, StringComparison.Ordinal)) is { } f ? " " + f.Mark : "";
         return
         [

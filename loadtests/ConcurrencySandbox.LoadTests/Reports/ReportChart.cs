@@ -6,7 +6,7 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// The pictures of a report. A load run: per-interval latency on a log axis (p99 solid, p50 dashed), throughput,
 /// the applied load and the API's pool threads and queue, each on its own panel. A burst (coldstart): every request
 /// as a dot at its completion time and latency, the requests served so far, then the pool. Variants keep their colour (<see cref="VariantPalette"/>);
-/// matrix labels ("async@2cpu") get one set of panels per core count.
+/// matrix variants (pinned to a core count) get one set of panels per core count.
 /// </summary>
 public static class ReportChart
 {
@@ -17,10 +17,10 @@ public static class ReportChart
     {
         var isBurst = variants.Count > 0 && variants.All(v => v.LoadUnit == "burst");
         var panels = new List<ChartPanel>();
-        var groups = variants.GroupBy(v => VariantPalette.Label(v.Name)).ToList();
+        var groups = variants.GroupBy(v => v.Key.Cpus).ToList();
         foreach (var group in groups)
         {
-            var suffix = group.Key.Length == 0 ? "" : $", {group.Key}";
+            var suffix = group.Key is { } cpus ? $", {cpus} core(s)" : "";
             var members = group.ToList();
             if (isBurst)
             {
@@ -81,29 +81,29 @@ public static class ReportChart
         null,
         [.. variants.SelectMany(v => new[]
         {
-            new ChartSeries($"{v.Name} p99", PerInterval(v, s => s.P99Ms), VariantPalette.ColorOf(v.Name), Axis.Left, Stroke.Solid),
-            new ChartSeries($"{v.Name} p50", PerInterval(v, s => s.P50Ms), VariantPalette.ColorOf(v.Name), Axis.Left, Stroke.Dashed),
+            new ChartSeries($"{v.Key.Label} p99", PerInterval(v, s => s.P99Ms), VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid),
+            new ChartSeries($"{v.Key.Label} p50", PerInterval(v, s => s.P50Ms), VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Dashed),
         })]);
 
     private static ChartPanel Throughput(List<VariantResult> variants, string suffix) => new(
         $"Throughput{suffix}: requests completed per second",
         new ChartAxis("requests/s"),
         null,
-        [.. variants.Select(v => new ChartSeries(v.Name, [.. v.Intervals.Select(i => (i.ElapsedSeconds, i.RequestsPerSecond))], VariantPalette.ColorOf(v.Name), Axis.Left, Stroke.Solid))],
+        [.. variants.Select(v => new ChartSeries(v.Key.Label, [.. v.Intervals.Select(i => (i.ElapsedSeconds, i.RequestsPerSecond))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid))],
         Height: 180);
 
     private static ChartPanel Timeline(List<VariantResult> variants, string suffix) => new(
         $"Every request{suffix}: when it completed and how long it took",
         new ChartAxis("latency (s)"),
         null,
-        [.. variants.Select(v => new ChartSeries($"{v.Name} ({v.Requests.Count} requests)", [.. v.Requests.Select(r => (r.CompletedSeconds, r.LatencyMs / 1000))], VariantPalette.ColorOf(v.Name), Axis.Left, Stroke.Dots))],
+        [.. variants.Select(v => new ChartSeries($"{v.Key.Label} ({v.Requests.Count} requests)", [.. v.Requests.Select(r => (r.CompletedSeconds, r.LatencyMs / 1000))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Dots))],
         Height: 280);
 
     private static ChartPanel Served(List<VariantResult> variants, string suffix) => new(
         $"Requests of the burst served so far{suffix}",
         new ChartAxis("requests completed"),
         null,
-        [.. variants.Select(v => new ChartSeries(v.Name, [(0, 0), .. v.Requests.Select((r, i) => (r.CompletedSeconds, i + 1.0))], VariantPalette.ColorOf(v.Name), Axis.Left, Stroke.Solid))],
+        [.. variants.Select(v => new ChartSeries(v.Key.Label, [(0, 0), .. v.Requests.Select((r, i) => (r.CompletedSeconds, i + 1.0))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid))],
         Height: 160);
 
     private static ChartPanel Pool(List<VariantResult> variants, string suffix) => new(
@@ -112,8 +112,8 @@ public static class ReportChart
         new ChartAxis("queued work items"),
         [.. variants.SelectMany(v => new[]
         {
-            new ChartSeries($"{v.Name} threads", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.ThreadCount))], VariantPalette.ColorOf(v.Name), Axis.Left, Stroke.Solid),
-            new ChartSeries($"{v.Name} queue", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.PendingWorkItemCount))], VariantPalette.ColorOf(v.Name), Axis.Right, Stroke.Dashed),
+            new ChartSeries($"{v.Key.Label} threads", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.ThreadCount))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid),
+            new ChartSeries($"{v.Key.Label} queue", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.PendingWorkItemCount))], VariantPalette.ColorOf(v.Key), Axis.Right, Stroke.Dashed),
         })],
         Height: 180);
 

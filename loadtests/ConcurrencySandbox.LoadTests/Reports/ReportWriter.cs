@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text;
 using System.Text.Json;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
@@ -29,7 +30,7 @@ public static class ReportWriter
         foreach (var row in variants.SelectMany(v => v.Intervals))
         {
             var s = row.Stats;
-            csv.AppendLine(Invariant($"{row.Variant},{row.ElapsedSeconds:0.###},{row.LoadUnit},{row.Load:0.##},{row.RequestsPerSecond:0.##},{s.Ok},{s.Failed},{s.MeanMs:0.###},{s.P50Ms:0.###},{s.P75Ms:0.###},{s.P95Ms:0.###},{s.P99Ms:0.###},{s.MaxMs:0.###}"));
+            csv.AppendLine(Invariant($"{row.Variant.Label},{row.ElapsedSeconds:0.###},{row.LoadUnit},{row.Load:0.##},{row.RequestsPerSecond:0.##},{s.Ok},{s.Failed},{s.MeanMs:0.###},{s.P50Ms:0.###},{s.P75Ms:0.###},{s.P95Ms:0.###},{s.P99Ms:0.###},{s.MaxMs:0.###}"));
         }
         return csv.ToString();
     }
@@ -40,7 +41,7 @@ public static class ReportWriter
         foreach (var row in variants.SelectMany(v => v.Telemetry))
         {
             var (t, p, g) = (row.Snapshot.ThreadPool, row.Snapshot.Process, row.Snapshot.Gc);
-            csv.AppendLine(Invariant($"{row.Variant},{row.ElapsedSeconds:0.###},{t.ThreadCount},{t.PendingWorkItemCount},{t.CompletedWorkItemCount},{p.CpuPercent:0.#},{p.OsThreadCount},{p.WorkingSetBytes},{g.HeapSizeBytes},{g.TotalAllocatedBytes},{g.Gen0Collections},{g.Gen1Collections},{g.Gen2Collections},{g.TotalPauseDurationMs:0.###},{row.Snapshot.LockContentionCount},{row.Snapshot.InFlightRequests}"));
+            csv.AppendLine(Invariant($"{row.Variant.Label},{row.ElapsedSeconds:0.###},{t.ThreadCount},{t.PendingWorkItemCount},{t.CompletedWorkItemCount},{p.CpuPercent:0.#},{p.OsThreadCount},{p.WorkingSetBytes},{g.HeapSizeBytes},{g.TotalAllocatedBytes},{g.Gen0Collections},{g.Gen1Collections},{g.Gen2Collections},{g.TotalPauseDurationMs:0.###},{row.Snapshot.LockContentionCount},{row.Snapshot.InFlightRequests}"));
         }
         return csv.ToString();
     }
@@ -58,7 +59,7 @@ public static class ReportWriter
         r.ApiProcessorCount,
         Variants = r.Variants.Select(v => new
         {
-            v.Name,
+            Name = v.Key.Label,
             v.Request,
             v.LoadUnit,
             v.PeakLoad,
@@ -79,8 +80,10 @@ public static class ReportWriter
             v.PeakThreads,
             v.PeakQueue,
             v.MaxQueueWaitMs,
+            v.Figures,
         }),
         r.Finding.Comparisons,
+        Outcome = r.Finding.Outcome.ToString(),
         r.Finding.Verdict,
         r.Thresholds,
         r.Passed,
@@ -102,6 +105,11 @@ public static class ReportWriter
         md.AppendLine("![chart](chart.svg)");
         md.AppendLine();
         md.Append(VariantTable(r).ToMarkdown());
+        if (FiguresTable(r) is { } figures)
+        {
+            md.AppendLine();
+            md.Append(figures.ToMarkdown());
+        }
         md.AppendLine();
         md.AppendLine(PeakNote);
         md.AppendLine();
@@ -118,13 +126,19 @@ public static class ReportWriter
     /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
     public static string ReportHtml(ExperimentReport r, string commandLine, string chartSvg)
     {
-        var verdictClass = r.Finding.Verdict.StartsWith("Reproduced", StringComparison.Ordinal) ? "verdict reproduced" : "verdict not";
+        var verdictClass = r.Finding.Outcome switch
+        {
+            Outcome.Reproduced => "verdict reproduced",
+            Outcome.NotReproduced => "verdict not",
+            _ => "verdict",
+        };
         return new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
             .Paragraph(r.Finding.Verdict, verdictClass)
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
             .Table(SeedTable(r))
             .Heading(2, "Per variant")
             .Table(VariantTable(r))
+            .Table(FiguresTable(r))
             .Paragraph(PeakNote)
             .Heading(2, "Thresholds")
             .Table(ThresholdTable(r))
@@ -149,12 +163,19 @@ public static class ReportWriter
         ["variant", "request", "requests", "mean (ms)", "p50 (ms)", "p99 (ms)", "max (ms)", "RPS", "errors", "mean at peak load (ms)", "peak threads", "peak queue"],
         [.. r.Variants.Select(v => (IReadOnlyList<string>)
         [
-            v.Name, v.Request, Invariant($"{v.Total.Requests}"), Invariant($"{v.Total.MeanMs:0.#}"), Invariant($"{v.Total.P50Ms:0.#}"),
+            v.Key.Label, v.Request, Invariant($"{v.Total.Requests}"), Invariant($"{v.Total.MeanMs:0.#}"), Invariant($"{v.Total.P50Ms:0.#}"),
             Invariant($"{v.Total.P99Ms:0.#}"), Invariant($"{v.Total.MaxMs:0.#}"), Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Total.Failed}"),
             PeakLoadMean(v),
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)",
         ])],
         new HashSet<int> { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 });
+
+    /// <summary>The experiment's own figures (e.g. CPU per request), when it computes any.</summary>
+    private static TextTable? FiguresTable(ExperimentReport r)
+    {
+        var rows = r.Variants.SelectMany(v => v.Figures.Select(f => (IReadOnlyList<string>)[v.Key.Label, f.Name, Invariant($"{f.Value:0.###} {f.Unit}")])).ToList();
+        return rows.Count == 0 ? null : new TextTable(["variant", "figure", "value"], rows, new HashSet<int> { 2 });
+    }
 
     /// <summary>The mean at peak load for a table cell: "n/a (none sent at peak)" when no request was sent in the peak step.</summary>
     public static string PeakLoadMean(VariantResult v) => double.IsNaN(v.PeakLoadMeanMs) ? "n/a (none sent at peak)" : Invariant($"{v.PeakLoadMeanMs:0.#}");
@@ -168,6 +189,18 @@ public static class ReportWriter
         ["threshold", "variant", "actual", "result"],
         [.. r.Thresholds.Select(t => (IReadOnlyList<string>)[t.Threshold, t.Variant, Invariant($"{t.Actual:0.###}"), t.Passed ? "pass" : "FAIL"])],
         new HashSet<int> { 2 });
+
+    /// <summary>Prints the verdict and every failed limit; true when all thresholds passed.</summary>
+    public static bool PrintOutcome(ExperimentReport report, string folder, TextWriter console)
+    {
+        console.WriteLine($"== {report.Experiment}: {report.Finding.Verdict}");
+        foreach (var failed in report.Thresholds.Where(t => !t.Passed))
+        {
+            console.WriteLine($"THRESHOLD FAILED: {failed.Threshold} on {failed.Variant} (actual {failed.Actual:0.###})");
+        }
+        console.WriteLine($"report: {Path.GetFullPath(folder)}");
+        return report.Passed;
+    }
 
     /// <summary>The machine in one line; the API's processor count only when it is known (the matrix lists it per core count).</summary>
     public static string MachineLine(MachineFacts m, int? apiProcessorCount) => Invariant(

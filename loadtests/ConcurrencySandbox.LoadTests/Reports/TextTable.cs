@@ -80,7 +80,8 @@ public sealed class HtmlPage
     public HtmlPage List(IEnumerable<string> items, string? cssClass = null) =>
         Append((cssClass is null ? "<ul>" : $"<ul class=\"{cssClass}\">") + string.Concat(items.Select(i => $"<li>{Encode(i)}</li>")) + "</ul>");
 
-    public HtmlPage Table(TextTable table) => Append(table.ToHtml());
+    /// <summary>The table, or nothing when there is none.</summary>
+    public HtmlPage Table(TextTable? table) => table is null ? this : Append(table.ToHtml());
 
     /// <summary>An inline SVG produced by <see cref="SvgChart"/> (trusted markup, not text).</summary>
     public HtmlPage Figure(string svg) => Append($"<figure>{svg}</figure>");

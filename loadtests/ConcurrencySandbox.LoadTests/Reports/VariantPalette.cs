@@ -1,8 +1,10 @@
+using ConcurrencySandbox.LoadTests.Engine;
+
 namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>
 /// One colour per variant name, the same in every chart of every report: blocking variants in warm colours, the
-/// ones that hold no pool thread in cool ones. A matrix label ("async@2cpu") takes its variant's colour.
+/// ones that hold no pool thread in cool ones. In the matrix a variant keeps its colour at every core count.
 /// </summary>
 public static class VariantPalette
 {
@@ -26,9 +28,10 @@ public static class VariantPalette
     /// <summary>The colour drawn for the applied load (the same for every variant).</summary>
     public const string LoadColor = "#555555";
 
-    public static string ColorOf(string variant)
+    public static string ColorOf(VariantKey variant) => ColorOf(variant.Name);
+
+    public static string ColorOf(string name)
     {
-        var name = BaseName(variant);
         if (Known.TryGetValue(name, out var color))
         {
             return color;
@@ -44,10 +47,4 @@ public static class VariantPalette
         }
         return Others[hash % (uint)Others.Length];
     }
-
-    /// <summary>The variant's name without a matrix label: "async@2cpu" is "async".</summary>
-    public static string BaseName(string variant) => variant.Split('@')[0];
-
-    /// <summary>The matrix label ("2cpu"), or "" for a plain variant name.</summary>
-    public static string Label(string variant) => variant.Contains('@', StringComparison.Ordinal) ? variant[(variant.IndexOf('@', StringComparison.Ordinal) + 1)..] : "";
 }

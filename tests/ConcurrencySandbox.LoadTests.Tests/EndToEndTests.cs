@@ -40,6 +40,9 @@ public sealed class EndToEndTests : IDisposable
         Assert.Contains("FAIL", summary);
         Assert.True(File.Exists(Path.Combine(_out, "summary.json")));
         Assert.StartsWith("<svg", await File.ReadAllTextAsync(Path.Combine(_out, "chart.svg")));
+        var html = await File.ReadAllTextAsync(Path.Combine(_out, "report.html"));
+        Assert.Contains("<p class=\"verdict", html);
+        Assert.Contains("-- sleep --profile smoke --milliseconds 20", html);
     }
 
     [Fact]

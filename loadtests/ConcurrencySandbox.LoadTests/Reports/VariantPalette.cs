@@ -17,6 +17,10 @@ public static class VariantPalette
         ["sync"] = "#8c564b",
         ["taskrun"] = "#1f77b4",
         ["default-pool"] = "#e377c2",
+        ["per-call"] = "#a50f15",
+        ["allocating"] = "#fd8d3c",
+        ["spinning"] = "#54278f",
+        ["preallocated"] = "#08519c",
     };
 
     /// <summary>For the raised-minimum cold-start variant, whatever minimum it names.</summary>

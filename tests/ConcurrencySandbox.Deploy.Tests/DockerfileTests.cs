@@ -20,6 +20,21 @@ public class DockerfileTests
     private readonly Dockerfile _dockerfile = Dockerfile.Load();
 
     [Fact]
+    public void BaseImagesAreBuildArgumentsDefaultingToTheOfficialImages()
+    {
+        Assert.Equal(SdkImage, _dockerfile.GlobalArguments["SDK_IMAGE"]);
+        Assert.Equal(RuntimeImage, _dockerfile.GlobalArguments["RUNTIME_IMAGE"]);
+        var imageStages = _dockerfile.Stages.Where(stage => _dockerfile.Stages.All(other => other.Name != stage.From)).Select(stage => stage.Name);
+        Assert.Equal(new[] { "build", "runtime" }, imageStages);
+        Assert.Matches(@"(?m)^FROM \$\{SDK_IMAGE\} AS build$", Repository.Read("Dockerfile"));
+        Assert.Matches(@"(?m)^FROM \$\{RUNTIME_IMAGE\} AS runtime$", Repository.Read("Dockerfile"));
+    }
+
+    [Fact]
+    public void DockerfileHasNoSyntaxDirectiveThatAnOfflineBuildKitWouldFetch() =>
+        Assert.DoesNotMatch(@"(?im)^#\s*syntax\s*=", Repository.Read("Dockerfile"));
+
+    [Fact]
     public void ApiIsTheDefaultTarget() => Assert.Equal("api", _dockerfile.Stages[^1].Name);
 
     [Theory]

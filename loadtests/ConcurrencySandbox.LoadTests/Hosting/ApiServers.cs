@@ -12,12 +12,12 @@ public abstract class ApiServers
     public abstract Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken);
 }
 
-/// <summary>The API a variant runs against; disposing it stops the child, if there is one.</summary>
-public sealed class ApiLease(Uri baseAddress, ApiProcess? child) : IAsyncDisposable
+/// <summary>The API a variant runs against; disposing it stops what was started for it (a child, a container), if anything.</summary>
+public sealed class ApiLease(Uri baseAddress, IAsyncDisposable? started) : IAsyncDisposable
 {
     public Uri BaseAddress { get; } = baseAddress;
 
-    public ValueTask DisposeAsync() => child?.DisposeAsync() ?? ValueTask.CompletedTask;
+    public ValueTask DisposeAsync() => started?.DisposeAsync() ?? ValueTask.CompletedTask;
 }
 
 /// <summary>Starts a fresh API child per variant, so no variant inherits another's grown pool.</summary>

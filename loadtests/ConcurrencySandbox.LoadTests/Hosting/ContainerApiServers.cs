@@ -37,6 +37,16 @@ public sealed class ContainerEngine(string command)
             : throw new UsageException($"the container engine '{Command}' does not answer ('{Command} version': {error})");
     }
 
+    /// <summary>The image's id (short form), so the report says exactly which build ran.</summary>
+    public async Task<string> ImageIdAsync(string image, CancellationToken cancellationToken)
+    {
+        var (exitCode, output, error) = await RunAsync(["image", "inspect", "--format", "{{.Id}}", image], cancellationToken);
+        var id = output.Replace("sha256:", "", StringComparison.Ordinal);
+        return exitCode == 0
+            ? id[..Math.Min(12, id.Length)]
+            : throw new UsageException($"no image {image} for '{Command}' ({error}): build it first, see docs/deploy.md");
+    }
+
     /// <summary>Starts <paramref name="image"/> detached with the limit and environment, its port 8080 published on a free loopback port.</summary>
     public async Task<string> StartAsync(string image, ContainerLimit limit, IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken)
     {

@@ -13,12 +13,25 @@ namespace ConcurrencySandbox.LoadTests.Matrix;
 /// <summary>One row of the API's compute sweep (seed 004's table).</summary>
 public sealed record SweepRow(double Amount, double SyncSeconds, double TaskRunSeconds, double EfficiencyPercent);
 
-/// <summary>What was measured at one core count, or why it was skipped.</summary>
-public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut);
+/// <summary>What was measured at one core count and limit (taskset pinning, or a container's quota or cpuset), or why it was skipped.</summary>
+public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
+    ContainerLimit? Container = null)
+{
+    /// <summary>How the report names this run: "2 core(s)" locally, "2 core(s) --cpus 2" in a container.</summary>
+    public string Label => Container is null ? $"{Cpus} core(s)" : $"{Cpus} core(s) {Container}";
+
+    /// <summary>A file-name-safe key: "2cpu", "2cpu-quota", "2cpu-pinning".</summary>
+    public string Key => Container is null ? $"{Cpus}cpu" : $"{Cpus}cpu-{Container.Kind.ToString().ToLowerInvariant()}";
+}
+
+/// <summary>Where the matrix's containers ran: the engine, its version and the image, for the report.</summary>
+public sealed record ContainerSetup(string Engine, string EngineVersion, string Image, string ImageId);
 
 /// <summary>
 /// Issue 5's local matrix: for each core count the machine has, an API child pinned to the first N cores
 /// (taskset + DOTNET_PROCESSOR_COUNT), the compute sweep and the fan-out experiment, then one cross-core report.
+/// With an engine (issue 11) each core count is a container instead, limited by quota and/or cpuset, and the runtime
+/// inside derives its processor count from that limit (checked before anything is measured).
 /// </summary>
 public static class MatrixRunner
 {
@@ -39,21 +52,43 @@ public static class MatrixRunner
         var options = request.Matrix;
         var plan = Catalog.Create("fanout", request.Settings);
         ExperimentRunner.CheckThresholdsNameVariants([plan], request.Thresholds);
-        var available = Environment.ProcessorCount;
-        var hasTaskset = OnPath("taskset");
-        var runs = new List<CoreCountRun>();
-        foreach (var cpus in options.Cpus)
+        var environment = new Dictionary<string, string>();
+        if (options.GcMode is { } gc)
         {
-            var skipped = !hasTaskset ? "taskset (util-linux) is not installed, so the API cannot be pinned"
-                : cpus > available ? $"this machine offers only {available} core(s) to the runner"
-                : null;
-            if (skipped is not null)
+            environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
+        }
+        var runs = new List<CoreCountRun>();
+        ContainerSetup? setup = null;
+        if (options.Engine is { } engineCommand)
+        {
+            var engine = new ContainerEngine(engineCommand);
+            setup = new ContainerSetup(engineCommand, await engine.ServerVersionAsync(cancellationToken), options.Image, await engine.ImageIdAsync(options.Image, cancellationToken));
+            console.WriteLine($"== matrix: {engineCommand} {setup.EngineVersion}, image {options.Image} ({setup.ImageId})");
+            var hostCpus = MachineFacts.CountLogicalCores();
+            foreach (var limit in options.Cpus.SelectMany(cpus => (options.Limits ?? []).Select(kind => new ContainerLimit(kind, cpus))))
             {
-                console.WriteLine($"== matrix: {cpus} core(s) skipped: {skipped}");
-                runs.Add(new CoreCountRun(cpus, skipped, null, [], null, null));
-                continue;
+                if (limit.Cpus > hostCpus)
+                {
+                    runs.Add(Skipped(new CoreCountRun(limit.Cpus, $"the engine refuses {limit}: this host has {hostCpus} CPU(s)", null, [], null, null, limit), console));
+                    continue;
+                }
+                var servers = new ContainerApiServers(engine, options.Image, limit, environment);
+                runs.Add(await RunCoreCountAsync(new CoreCountRun(limit.Cpus, null, null, [], null, null, limit), servers, plan, request, console, cancellationToken));
             }
-            runs.Add(await RunCoreCountAsync(cpus, plan, request, console, cancellationToken));
+        }
+        else
+        {
+            var available = Environment.ProcessorCount;
+            var hasTaskset = OnPath("taskset");
+            foreach (var cpus in options.Cpus)
+            {
+                var skipped = !hasTaskset ? "taskset (util-linux) is not installed, so the API cannot be pinned"
+                    : cpus > available ? $"this machine offers only {available} core(s) to the runner"
+                    : null;
+                runs.Add(skipped is not null
+                    ? Skipped(new CoreCountRun(cpus, skipped, null, [], null, null), console)
+                    : await RunCoreCountAsync(new CoreCountRun(cpus, null, null, [], null, null), new ChildApiServers(new ApiLaunch(environment, cpus)), plan, request, console, cancellationToken));
+            }
         }
 
         Directory.CreateDirectory(request.OutputFolder);
@@ -61,14 +96,14 @@ public static class MatrixRunner
         var allFanOut = fanOuts.SelectMany(f => f.Variants).ToList();
         foreach (var (run, report) in runs.Where(r => r.FanOut is not null).Select(r => (r, r.FanOut!)))
         {
-            ReportWriter.Write(Path.Combine(request.OutputFolder, $"fanout-{run.Cpus}cpu"), report);
+            ReportWriter.Write(Path.Combine(request.OutputFolder, $"fanout-{run.Key}"), report);
         }
         File.WriteAllText(Path.Combine(request.OutputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
         File.WriteAllText(Path.Combine(request.OutputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
         File.WriteAllText(Path.Combine(request.OutputFolder, "chart.svg"), ReportChart.Render("fanout per core count", allFanOut));
         var verdict = Hypothesis3(runs);
-        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.md"), Markdown(runs, verdict, options, request.Settings.DelayMs));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.json"), JsonSerializer.Serialize(new { options, runs, verdict }, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
+        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.md"), Markdown(runs, verdict, options, setup, request.Settings.DelayMs));
+        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.json"), JsonSerializer.Serialize(new { options, setup, runs, verdict }, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
         console.WriteLine($"== matrix: {verdict}");
         console.WriteLine($"report: {Path.GetFullPath(request.OutputFolder)}");
 
@@ -80,20 +115,21 @@ public static class MatrixRunner
         return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
 
-    private static async Task<CoreCountRun> RunCoreCountAsync(int cpus, ExperimentPlan plan, RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    private static CoreCountRun Skipped(CoreCountRun run, TextWriter console)
     {
-        var environment = new Dictionary<string, string>();
-        if (request.Matrix.GcMode is { } gc)
-        {
-            environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
-        }
-        var servers = new ChildApiServers(new ApiLaunch(environment, cpus));
+        console.WriteLine($"== matrix: {run.Label} skipped: {run.SkippedBecause}");
+        return run;
+    }
+
+    /// <summary>Measures at the core count and limit <paramref name="setting"/> names, and returns it with the figures filled in.</summary>
+    private static async Task<CoreCountRun> RunCoreCountAsync(CoreCountRun setting, ApiServers servers, ExperimentPlan plan, RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    {
         IReadOnlyList<SweepRow> sweep = [];
         double? breakEven = null;
         int? processorCount = null;
         if (request.Matrix.Experiments.Contains("sweep"))
         {
-            console.WriteLine($"== matrix: compute sweep on {cpus} core(s), 1 to {request.Matrix.SweepTo:N0} cycles");
+            console.WriteLine($"== matrix: compute sweep on {setting.Label}, 1 to {request.Matrix.SweepTo:N0} cycles");
             await using var server = await servers.AcquireAsync(new Dictionary<string, string>(), cancellationToken);
             using var client = new SandboxClient(server.BaseAddress);
             try
@@ -105,16 +141,16 @@ public static class MatrixRunner
             }
             catch (Exception e) when (e is HttpRequestException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
             {
-                throw new UsageException($"the compute sweep on {cpus} core(s) failed: {e.Message.ReplaceLineEndings(" ")}");
+                throw new UsageException($"the compute sweep on {setting.Label} failed: {e.Message.ReplaceLineEndings(" ")}");
             }
         }
         ExperimentReport? fanOut = null;
         if (request.Matrix.Experiments.Contains("fanout"))
         {
-            fanOut = await ExperimentRunner.RunAsync(plan, request.Load, servers, request.Thresholds, console, cancellationToken, $"@{cpus}cpu");
+            fanOut = await ExperimentRunner.RunAsync(plan, request.Load, servers, request.Thresholds, console, cancellationToken, $"@{setting.Key}");
             processorCount ??= fanOut.ApiProcessorCount;
         }
-        return new CoreCountRun(cpus, null, processorCount, sweep, breakEven, fanOut);
+        return setting with { ApiProcessorCount = processorCount, Sweep = sweep, BreakEvenAmount = breakEven, FanOut = fanOut };
     }
 
     /// <summary>Reads the sweep endpoint's JSON: rows of amount, syncSeconds, taskRunSeconds, efficiencyPercent.</summary>
@@ -147,25 +183,27 @@ public static class MatrixRunner
             : string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {largest.EfficiencyPercent:0} %, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
     }
 
-    private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, int delayMs)
+    private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs)
     {
         var md = new StringBuilder();
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         md.AppendLine("# Core-count matrix");
         md.AppendLine();
         md.AppendLine(ReportWriter.MachineLine(MachineFacts.Current(), null));
-        md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."));
+        md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; ") + (setup is null
+            ? "the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."
+            : $"the API in a fresh container per variant, engine {setup.Engine} {setup.EngineVersion}, image {setup.Image} ({setup.ImageId}), limited by {string.Join(" and by ", (options.Limits ?? []).Select(kind => kind == CpuLimitKind.Quota ? "quota (--cpus N)" : "pinning (--cpuset-cpus 0-(N-1))"))}; DOTNET_PROCESSOR_COUNT unset, the runtime derives it from the limit."));
         md.AppendLine();
         foreach (var skipped in runs.Where(r => r.SkippedBecause is not null))
         {
-            md.AppendLine($"- {skipped.Cpus} core(s): skipped, {skipped.SkippedBecause}.");
+            md.AppendLine($"- {skipped.Label}: skipped, {skipped.SkippedBecause}.");
         }
         if (measured.Any(r => r.Sweep.Count > 0))
         {
             md.AppendLine();
             md.AppendLine("## Compute sweep (seed 004's table) per core count");
             md.AppendLine();
-            md.AppendLine("| Cycles | " + string.Join(" | ", measured.Select(r => $"{r.Cpus} core: Sync (s) | {r.Cpus} core: Async (s) | {r.Cpus} core: % Efficiency")) + " |");
+            md.AppendLine("| Cycles | " + string.Join(" | ", measured.Select(r => $"{r.Label}: Sync (s) | {r.Label}: Async (s) | {r.Label}: % Efficiency")) + " |");
             md.AppendLine("|---:|" + string.Concat(Enumerable.Repeat("---:|---:|---:|", measured.Count)));
             foreach (var amount in measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order())
             {
@@ -176,10 +214,10 @@ public static class MatrixRunner
             }
             md.AppendLine();
             md.AppendLine("API ProcessorCount: " + string.Join("; ", measured.Select(r =>
-                string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".");
+                string.Create(CultureInfo.InvariantCulture, $"{r.Label}: {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".");
             md.AppendLine();
             md.AppendLine("Break-even (first amount where Task.Run is at least as fast): " + string.Join("; ", measured.Select(r =>
-                string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {(r.BreakEvenAmount is { } b ? b.ToString("N0", CultureInfo.InvariantCulture) : "none")}"))) + ".");
+                string.Create(CultureInfo.InvariantCulture, $"{r.Label}: {(r.BreakEvenAmount is { } b ? b.ToString("N0", CultureInfo.InvariantCulture) : "none")}"))) + ".");
         }
         md.AppendLine();
         md.AppendLine(verdict);
@@ -200,13 +238,13 @@ public static class MatrixRunner
                 foreach (var v in run.FanOut!.Variants)
                 {
                     md.AppendLine(string.Create(CultureInfo.InvariantCulture,
-                        $"| {run.Cpus} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Name} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
+                        $"| {run.Label} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Name} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
                 }
             }
             md.AppendLine();
             foreach (var run in fanOuts)
             {
-                md.AppendLine($"- {run.Cpus} core(s): {run.FanOut!.Finding.Verdict} (details in fanout-{run.Cpus}cpu/summary.md)");
+                md.AppendLine($"- {run.Label}: {run.FanOut!.Finding.Verdict} (details in fanout-{run.Key}/summary.md)");
             }
         }
         return md.ToString();

@@ -126,6 +126,29 @@ public class DockerfileTests
         Assert.Contains("**/obj", patterns);
     }
 
+    [Fact]
+    public void DockerignoreKeepsNoSourceFileOutEvenWhenMatchedIgnoringCase()
+    {
+        // Compose v1's own builder matches .dockerignore without regard to case: "**/reports/" dropped the runner's Reports/ folder.
+        var patterns = Repository.Read(".dockerignore").ReplaceLineEndings("\n").Split('\n')
+            .Select(line => line.Trim()).Where(line => line.Length > 0 && !line.StartsWith('#')).ToList();
+        var sources = new[] { "src", "loadtests" }
+            .SelectMany(folder => Directory.EnumerateFiles(Repository.PathOf(folder), "*", SearchOption.AllDirectories))
+            .Select(path => Path.GetRelativePath(Repository.Root, path).Replace(Path.DirectorySeparatorChar, '/'))
+            .Where(path => !Regex.IsMatch(path, "/(bin|obj)/"))
+            .ToList();
+
+        Assert.NotEmpty(sources);
+        Assert.All(sources, source => Assert.DoesNotContain(patterns, pattern => Regex.IsMatch(source, IgnoreRegex(pattern), RegexOptions.IgnoreCase)));
+    }
+
+    /// <summary>A .dockerignore pattern as a regex over repository paths: "**/" any folders, "*" within one name, a match covers everything below.</summary>
+    private static string IgnoreRegex(string pattern)
+    {
+        var body = Regex.Escape(pattern.Trim('/')).Replace(@"\*\*/", "(.*/)?", StringComparison.Ordinal).Replace(@"\*", "[^/]*", StringComparison.Ordinal);
+        return $"^{body}(/.*)?$";
+    }
+
     private Stage BuildStage() =>
         Assert.Single(_dockerfile.Stages, stage => stage.From == SdkImage && stage.All("RUN").Any(run => run.Arguments.Contains("dotnet restore", StringComparison.Ordinal)));
 

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
-using ConcurrencySandbox.LoadTests.Telemetry;
+using ConcurrencySandbox.LoadTests.ApiContract;
 
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
@@ -14,6 +14,9 @@ public enum CpuLimitKind
 /// <summary>A container's CPU limit, as the engine's command-line flag and as the report names it.</summary>
 public sealed record ContainerLimit(CpuLimitKind Kind, int Cpus)
 {
+    /// <summary>"quota" or "pinning", as variant labels and report folders name the limit.</summary>
+    public string KindName => Kind.ToString().ToLowerInvariant();
+
     public IReadOnlyList<string> DockerArguments() => Kind == CpuLimitKind.Quota
         ? ["--cpus", Cpus.ToString(CultureInfo.InvariantCulture)]
         : ["--cpuset-cpus", Cpus == 1 ? "0" : string.Create(CultureInfo.InvariantCulture, $"0-{Cpus - 1}")];

@@ -1,27 +1,27 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.ApiContract;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
-using ConcurrencySandbox.LoadTests.Telemetry;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
-
-/// <summary>One row of the API's compute sweep (seed 004's table).</summary>
-public sealed record SweepRow(double Amount, double SyncSeconds, double TaskRunSeconds, double EfficiencyPercent);
 
 /// <summary>What was measured at one core count and limit (taskset pinning, or a container's quota or cpuset), or why it was skipped.</summary>
 public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
     ContainerLimit? Container = null)
 {
     /// <summary>How the report names this run: "2 core(s)" locally, "2 core(s) --cpus 2" in a container.</summary>
-    public string Label => Container is null ? $"{Cpus} core(s)" : $"{Cpus} core(s) {Container}";
+    public string Label => $"{Cpus} core(s){LimitSuffix}";
+
+    /// <summary>Nothing locally (so the local report reads as before), " --cpus 2" or " --cpuset-cpus 0-1" in a container.</summary>
+    public string LimitSuffix => Container is null ? "" : $" {Container}";
 
     /// <summary>A file-name-safe key: "2cpu", "2cpu-quota", "2cpu-pinning".</summary>
-    public string Key => Container is null ? $"{Cpus}cpu" : $"{Cpus}cpu-{Container.Kind.ToString().ToLowerInvariant()}";
+    public string Key => Container is null ? $"{Cpus}cpu" : $"{Cpus}cpu-{Container.KindName}";
 }
 
 /// <summary>Where the matrix's containers ran: the engine, its version and the image, for the report.</summary>
@@ -43,15 +43,11 @@ public static class MatrixRunner
 
     private static readonly TimeSpan SweepTimeout = TimeSpan.FromMinutes(30);
 
-    public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    /// <summary>Runs every core count, writes the matrix report into <paramref name="outputFolder"/>; true when every threshold passed.</summary>
+    public static async Task<bool> RunAsync(
+        MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken)
     {
-        if (request.Target is not null)
-        {
-            throw new UsageException("matrix starts its own pinned API per core count, so it cannot use --target");
-        }
-        var options = request.Matrix;
-        var plan = Catalog.Create("fanout", request.Settings);
-        ExperimentRunner.CheckThresholdsNameVariants([plan], request.Thresholds);
+        ExperimentRunner.CheckThresholdsNameVariants([fanOut], thresholds);
         var environment = new Dictionary<string, string>();
         if (options.GcMode is { } gc)
         {
@@ -64,16 +60,13 @@ public static class MatrixRunner
             var engine = new ContainerEngine(engineCommand);
             setup = new ContainerSetup(engineCommand, await engine.ServerVersionAsync(cancellationToken), options.Image, await engine.ImageIdAsync(options.Image, cancellationToken));
             console.WriteLine($"== matrix: {engineCommand} {setup.EngineVersion}, image {options.Image} ({setup.ImageId})");
-            var hostCpus = MachineFacts.CountLogicalCores();
+            var hostCpus = MachineFacts.Current().LogicalCores;
             foreach (var limit in options.Cpus.SelectMany(cpus => (options.Limits ?? []).Select(kind => new ContainerLimit(kind, cpus))))
             {
-                if (limit.Cpus > hostCpus)
-                {
-                    runs.Add(Skipped(new CoreCountRun(limit.Cpus, $"the engine refuses {limit}: this host has {hostCpus} CPU(s)", null, [], null, null, limit), console));
-                    continue;
-                }
-                var servers = new ContainerApiServers(engine, options.Image, limit, environment);
-                runs.Add(await RunCoreCountAsync(new CoreCountRun(limit.Cpus, null, null, [], null, null, limit), servers, plan, request, console, cancellationToken));
+                var setting = new CoreCountRun(limit.Cpus, null, null, [], null, null, limit);
+                runs.Add(limit.Cpus > hostCpus
+                    ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {hostCpus} CPU(s)" }, console)
+                    : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, thresholds, console, cancellationToken));
             }
         }
         else
@@ -85,34 +78,35 @@ public static class MatrixRunner
                 var skipped = !hasTaskset ? "taskset (util-linux) is not installed, so the API cannot be pinned"
                     : cpus > available ? $"this machine offers only {available} core(s) to the runner"
                     : null;
+                var setting = new CoreCountRun(cpus, skipped, null, [], null, null);
                 runs.Add(skipped is not null
-                    ? Skipped(new CoreCountRun(cpus, skipped, null, [], null, null), console)
-                    : await RunCoreCountAsync(new CoreCountRun(cpus, null, null, [], null, null), new ChildApiServers(new ApiLaunch(environment, cpus)), plan, request, console, cancellationToken));
+                    ? Skipped(setting, console)
+                    : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, cpus)), options, fanOut, load, thresholds, console, cancellationToken));
             }
         }
 
-        Directory.CreateDirectory(request.OutputFolder);
+        Directory.CreateDirectory(outputFolder);
         var fanOuts = runs.Where(r => r.FanOut is not null).Select(r => r.FanOut!).ToList();
         var allFanOut = fanOuts.SelectMany(f => f.Variants).ToList();
         foreach (var (run, report) in runs.Where(r => r.FanOut is not null).Select(r => (r, r.FanOut!)))
         {
-            ReportWriter.Write(Path.Combine(request.OutputFolder, $"fanout-{run.Key}"), report);
+            ReportWriter.Write(Path.Combine(outputFolder, $"fanout-{run.Key}"), report);
         }
-        File.WriteAllText(Path.Combine(request.OutputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "chart.svg"), ReportChart.Render("fanout per core count", allFanOut));
+        File.WriteAllText(Path.Combine(outputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
+        File.WriteAllText(Path.Combine(outputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
+        File.WriteAllText(Path.Combine(outputFolder, "chart.svg"), ReportChart.Render("fanout per core count", allFanOut));
         var verdict = Hypothesis3(runs);
-        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.md"), Markdown(runs, verdict, options, setup, request.Settings.DelayMs));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.json"), JsonSerializer.Serialize(new { options, setup, runs, verdict }, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
+        File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, setup, fanOut.Settings.DelayMs));
+        File.WriteAllText(Path.Combine(outputFolder, "matrix.json"), JsonSerializer.Serialize(new { options, setup, runs, verdict }, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
         console.WriteLine($"== matrix: {verdict}");
-        console.WriteLine($"report: {Path.GetFullPath(request.OutputFolder)}");
+        console.WriteLine($"report: {Path.GetFullPath(outputFolder)}");
 
         var passed = true;
         foreach (var report in fanOuts)
         {
-            passed &= Runner.PrintOutcome(report, request.OutputFolder, console);
+            passed &= ReportWriter.PrintOutcome(report, outputFolder, console);
         }
-        return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        return passed;
     }
 
     private static CoreCountRun Skipped(CoreCountRun run, TextWriter console)
@@ -122,48 +116,36 @@ public static class MatrixRunner
     }
 
     /// <summary>Measures at the core count and limit <paramref name="setting"/> names, and returns it with the figures filled in.</summary>
-    private static async Task<CoreCountRun> RunCoreCountAsync(CoreCountRun setting, ApiServers servers, ExperimentPlan plan, RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    private static async Task<CoreCountRun> RunCoreCountAsync(
+        CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, CancellationToken cancellationToken)
     {
         IReadOnlyList<SweepRow> sweep = [];
         double? breakEven = null;
         int? processorCount = null;
-        if (request.Matrix.Experiments.Contains("sweep"))
+        if (options.Experiments.Contains("sweep"))
         {
-            console.WriteLine($"== matrix: compute sweep on {setting.Label}, 1 to {request.Matrix.SweepTo:N0} cycles");
+            console.WriteLine($"== matrix: compute sweep on {setting.Label}, 1 to {options.SweepTo:N0} cycles");
             await using var server = await servers.AcquireAsync(new Dictionary<string, string>(), cancellationToken);
             using var client = new SandboxClient(server.BaseAddress);
             try
             {
-                using var document = await client.GetJsonAsync(
-                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={request.Matrix.SweepTo}&factor=10&repeat={request.Matrix.SweepRepeat}&format=json"),
+                var answer = await client.GetAsync<SweepResponse>(
+                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&format=json"),
                     SweepTimeout, cancellationToken);
-                (sweep, breakEven, processorCount) = ReadSweep(document.RootElement);
+                (sweep, breakEven, processorCount) = (answer.Rows, answer.BreakEvenAmount, answer.ProcessorCount);
             }
-            catch (Exception e) when (e is HttpRequestException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
+            catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
             {
                 throw new UsageException($"the compute sweep on {setting.Label} failed: {e.Message.ReplaceLineEndings(" ")}");
             }
         }
         ExperimentReport? fanOut = null;
-        if (request.Matrix.Experiments.Contains("fanout"))
+        if (options.Experiments.Contains("fanout"))
         {
-            fanOut = await ExperimentRunner.RunAsync(plan, request.Load, servers, request.Thresholds, console, cancellationToken, $"@{setting.Key}");
+            fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, setting.Cpus, setting.Container?.KindName);
             processorCount ??= fanOut.ApiProcessorCount;
         }
         return setting with { ApiProcessorCount = processorCount, Sweep = sweep, BreakEvenAmount = breakEven, FanOut = fanOut };
-    }
-
-    /// <summary>Reads the sweep endpoint's JSON: rows of amount, syncSeconds, taskRunSeconds, efficiencyPercent.</summary>
-    public static (IReadOnlyList<SweepRow> Rows, double? BreakEven, int? ProcessorCount) ReadSweep(JsonElement root)
-    {
-        var rows = root.GetProperty("rows").EnumerateArray().Select(r => new SweepRow(
-            r.GetProperty("amount").GetDouble(),
-            r.GetProperty("syncSeconds").GetDouble(),
-            r.GetProperty("taskRunSeconds").GetDouble(),
-            r.GetProperty("efficiencyPercent").GetDouble())).ToList();
-        double? breakEven = root.TryGetProperty("breakEvenAmount", out var b) && b.ValueKind == JsonValueKind.Number ? b.GetDouble() : null;
-        int? processors = root.TryGetProperty("processorCount", out var p) && p.ValueKind == JsonValueKind.Number ? p.GetInt32() : null;
-        return (rows, breakEven, processors);
     }
 
     /// <summary>
@@ -203,7 +185,7 @@ public static class MatrixRunner
             md.AppendLine();
             md.AppendLine("## Compute sweep (seed 004's table) per core count");
             md.AppendLine();
-            md.AppendLine("| Cycles | " + string.Join(" | ", measured.Select(r => $"{r.Label}: Sync (s) | {r.Label}: Async (s) | {r.Label}: % Efficiency")) + " |");
+            md.AppendLine("| Cycles | " + string.Join(" | ", measured.Select(r => $"{r.Cpus} core{r.LimitSuffix}: Sync (s) | {r.Cpus} core{r.LimitSuffix}: Async (s) | {r.Cpus} core{r.LimitSuffix}: % Efficiency")) + " |");
             md.AppendLine("|---:|" + string.Concat(Enumerable.Repeat("---:|---:|---:|", measured.Count)));
             foreach (var amount in measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order())
             {
@@ -238,7 +220,7 @@ public static class MatrixRunner
                 foreach (var v in run.FanOut!.Variants)
                 {
                     md.AppendLine(string.Create(CultureInfo.InvariantCulture,
-                        $"| {run.Label} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Name} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
+                        $"| {run.Cpus}{run.LimitSuffix} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Key} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
                 }
             }
             md.AppendLine();

@@ -33,7 +33,7 @@ RUN dotnet publish src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.Thir
 FROM build AS publish-loadrunner
 RUN dotnet publish loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj -c Release --no-restore -p:UseAppHost=false -o /out
 
-# The ASP.NET runtime image; the load runner needs it too because it references the API project.
+# The ASP.NET runtime image; the load runner needs it too: its publish output carries the API in api/, which it can start.
 FROM ${RUNTIME_IMAGE} AS runtime
 WORKDIR /app
 ENV ASPNETCORE_HTTP_PORTS=8080

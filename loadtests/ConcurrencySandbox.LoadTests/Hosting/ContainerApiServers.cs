@@ -15,7 +15,9 @@ public enum CpuLimitKind
 public sealed record ContainerLimit(CpuLimitKind Kind, int Cpus)
 {
     /// <summary>"quota" or "pinning", as variant labels and report folders name the limit.</summary>
-    public string KindName => Kind.ToString().ToLowerInvariant();
+    public string KindName => NameOf(Kind);
+
+    public static string NameOf(CpuLimitKind kind) => kind.ToString().ToLowerInvariant();
 
     public IReadOnlyList<string> DockerArguments() => Kind == CpuLimitKind.Quota
         ? ["--cpus", Cpus.ToString(CultureInfo.InvariantCulture)]

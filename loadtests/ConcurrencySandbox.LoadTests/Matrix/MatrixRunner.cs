@@ -47,7 +47,10 @@ public static class MatrixRunner
     public static async Task<bool> RunAsync(
         MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken)
     {
-        ExperimentRunner.CheckThresholdsNameVariants([fanOut], thresholds);
+        // Thresholds may name a variant by its matrix label ("async@2cpu", "async@2cpu-quota"), so every label is offered.
+        IReadOnlyList<string?> limitNames = options.Engine is null ? [null] : [.. (options.Limits ?? []).Select(ContainerLimit.NameOf)];
+        ExperimentRunner.CheckThresholdsNameVariants(
+            [.. options.Cpus.SelectMany(cpus => limitNames.SelectMany(limit => fanOut.Variants.Select(v => new VariantKey(v.Name, cpus, limit))))], thresholds);
         var environment = new Dictionary<string, string>();
         if (options.GcMode is { } gc)
         {

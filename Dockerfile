@@ -51,5 +51,10 @@ ENTRYPOINT ["dotnet", "ConcurrencySandbox.LoadTests.dll"]
 
 # Last stage: what a plain `docker build .` produces.
 FROM runtime AS api
+# The control plane (src/ConcurrencySandbox.Api/Control) binds to 127.0.0.1 by default, which inside a container
+# nobody outside can reach; like port 8080 it listens on every interface here, reachable only where 5081 is
+# published. PUT /api/threadpool and reset still refuse non-loopback callers unless Admin__Key is set.
+ENV Control__Host=0.0.0.0
+EXPOSE 5081
 COPY --from=publish-api /out .
 ENTRYPOINT ["dotnet", "ConcurrencySandbox.Api.dll"]

@@ -2,8 +2,9 @@
 # CI's container stage (.ci/run calls it after the dotnet tests). Where a container engine can run (as root it
 # installs docker.io and starts dockerd when missing), it builds the three images with the project's Dockerfile,
 # runs the API at --cpus 1, --cpus 2, --cpuset-cpus 0 and --cpuset-cpus 0-1 and checks /healthz, the processor
-# count the runtime derived and the non-root uid, prints one compute compare row per setting, then runs the
-# compose stack end to end with the smoke profile. Everything it started (containers, the compose network,
+# count the runtime derived and the non-root uid, prints one compute compare row per setting, checks at --cpus 1
+# that the control plane (port 5081) answers /healthz from outside the container, then runs the compose stack
+# end to end with the smoke profile. Everything it started (containers, the compose network,
 # dockerd) is removed again by id. Where no engine can run, one line says so and every check counts as skipped.
 # Last line: "containers: N passed, N failed, N skipped".
 # Settings: COMPARE_CYCLES (default 10^9), SDK_IMAGE / RUNTIME_IMAGE (default: the official images when present
@@ -14,9 +15,11 @@ repo=$(pwd)
 
 SETTINGS=("--cpus 1" "--cpus 2" "--cpuset-cpus 0" "--cpuset-cpus 0-1")
 CHECKS_PER_SETTING=4 # healthz, processor count, uid, compare row
+CONTROL_SETTING="--cpus 1" # the setting whose control plane (port 5081) is also checked from outside: one more check
+CONTROL_PORT=5081          # the image's control port (ControlOptions.DefaultPort, Control__Host=0.0.0.0 in the image)
 COMPOSE_CHECKS=2     # the stack exits 0, the reports are written
 BUILD_CHECKS=3
-TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + COMPOSE_CHECKS))
+TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + 1 + COMPOSE_CHECKS))
 COMPARE_CYCLES=${COMPARE_CYCLES:-1000000000}
 PROJECT=concurrencysandbox-ci
 
@@ -30,6 +33,8 @@ compose=()
 pass() { echo "ok: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 skip() { echo "skipped: $*"; skipped=$((skipped + $2)); }
+# How many checks a setting counts: the control plane's is one more on CONTROL_SETTING.
+checks_for() { if [ "$1" = "$CONTROL_SETTING" ]; then echo $((CHECKS_PER_SETTING + 1)); else echo "$CHECKS_PER_SETTING"; fi; }
 # The CPU count a setting such as "--cpus 2" or "--cpuset-cpus 0-1" gives the container.
 expected_cpus() {
   local value=${1#* }
@@ -114,12 +119,12 @@ now_ms() { date +%s%3N; }
 for setting in "${SETTINGS[@]}"; do
   cpus=$(expected_cpus "$setting")
   if [ "$cpus" -gt "$(nproc)" ]; then
-    skip "$setting: the host has only $(nproc) CPU(s)" "$CHECKS_PER_SETTING"
+    skip "$setting: the host has only $(nproc) CPU(s)" "$(checks_for "$setting")"
     continue
   fi
   started_ms=$(now_ms)
   # shellcheck disable=SC2086 # the setting is a flag and its value
-  id=$(docker run -d $setting -p 127.0.0.1::8080 concurrencysandbox/api:local)
+  id=$(docker run -d $setting -p 127.0.0.1::8080 -p "127.0.0.1::$CONTROL_PORT" concurrencysandbox/api:local)
   containers+=("$id")
   port=$(docker port "$id" 8080/tcp | head -n 1 | sed 's/.*://')
   healthy_ms=""
@@ -130,6 +135,13 @@ for setting in "${SETTINGS[@]}"; do
   if [ -n "$healthy_ms" ]; then pass "$setting: /healthz 200, $healthy_ms ms from docker run"; else fail "$setting: /healthz never answered 200 within 30 s"; fi
   processors=$(curl -s "http://127.0.0.1:$port/api/threadpool" | grep -o '"processorCount":[0-9]*' | cut -d: -f2)
   if [ "$processors" = "$cpus" ]; then pass "$setting: ProcessorCount $processors"; else fail "$setting: ProcessorCount '${processors}', expected $cpus"; fi
+  if [ "$setting" = "$CONTROL_SETTING" ]; then
+    control_port=$(docker port "$id" "$CONTROL_PORT/tcp" | head -n 1 | sed 's/.*://')
+    control=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$control_port/healthz")
+    ready_line=$(docker logs "$id" 2>&1 | grep -o 'control plane ready at [^ ]*' | head -n 1)
+    if [ "$control" = 200 ]; then pass "$setting: control plane /healthz 200 from outside the container ($ready_line, published on $control_port)"
+    else fail "$setting: control plane /healthz answered '$control' on published port $control_port (${ready_line:-no ready line in the log})"; fi
+  fi
   uid=$(docker exec "$id" id -u)
   if [ "$uid" = 1654 ]; then pass "$setting: runs as uid 1654"; else fail "$setting: runs as uid '$uid', expected 1654"; fi
   row=$(curl -s --max-time 600 "http://127.0.0.1:$port/api/compute/compare?cycles=$COMPARE_CYCLES")

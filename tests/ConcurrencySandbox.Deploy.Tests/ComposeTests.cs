@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api;
+using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Deploy.Tests.Support;
 
 namespace ConcurrencySandbox.Deploy.Tests;
@@ -21,16 +22,25 @@ public class ComposeTests
     [Fact]
     public void ApisAndStubListenOn8080InsideAndEachHasItsOwnHostPort()
     {
-        var services = _compose.Apis.Append(_compose.Stub).ToList();
-        var hostPorts = services.Select(service =>
+        Assert.All(_compose.Apis.Append(_compose.Stub), service =>
         {
-            var mapping = Assert.Single(service.Value.List("ports")) as string;
-            var parts = mapping?.Split(':') ?? [];
-            Assert.True(parts.Length == 2 && parts[1] == "8080", $"{service.Key} publishes '{mapping}', expected HOST:8080.");
+            Assert.Contains("8080", PublishedPorts(service).Values);
             Assert.Equal("8080", ComposeFile.Environment(service.Value)["ASPNETCORE_HTTP_PORTS"]);
-            return parts[0];
-        }).ToList();
+        });
+        var hostPorts = _compose.Services.SelectMany(service => PublishedPorts(service).Keys).ToList();
         Assert.Equal(hostPorts.Count, hostPorts.Distinct().Count());
+    }
+
+    [Fact]
+    public void EachApiPublishesTheControlPlanesDefaultPortAndLeavesItsPortUnset()
+    {
+        var controlPort = ControlOptions.DefaultPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        Assert.All(_compose.Apis, api =>
+        {
+            Assert.Equal(new[] { "8080", controlPort }.Order(StringComparer.Ordinal), PublishedPorts(api).Values.Order(StringComparer.Ordinal));
+            Assert.DoesNotContain($"{ControlOptions.SectionName}__{nameof(ControlOptions.Port)}", ComposeFile.Environment(api.Value).Keys);
+        });
+        Assert.DoesNotContain(controlPort, PublishedPorts(_compose.Stub).Values);
     }
 
     [Fact]
@@ -144,6 +154,15 @@ public class ComposeTests
         Assert.All(_compose.Apis, api => Assert.Equal(ComposeFile.Cpus(api.Value), CoreCount(pinned[api.Key])));
         Assert.Equal(new[] { 1, 2, 4 }, pinned.Values.Select(CoreCount).Order());
     }
+
+    /// <summary>A service's "HOST:CONTAINER" port mappings, host port to container port.</summary>
+    private static IReadOnlyDictionary<string, string> PublishedPorts(KeyValuePair<string, object?> service) =>
+        service.Value.List("ports").Select(mapping =>
+        {
+            var parts = (mapping as string)?.Split(':') ?? [];
+            Assert.True(parts.Length == 2, $"{service.Key} publishes '{mapping}', expected HOST:CONTAINER.");
+            return (Host: parts[0], Container: parts[1]);
+        }).ToDictionary(port => port.Host, port => port.Container);
 
     private static string HealthcheckCommand(object? service)
     {

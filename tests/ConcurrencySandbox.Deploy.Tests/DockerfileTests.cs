@@ -1,5 +1,8 @@
+using System.Globalization;
+using System.Net;
 using System.Text.RegularExpressions;
 using System.Xml.Linq;
+using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Deploy.Tests.Support;
 
 namespace ConcurrencySandbox.Deploy.Tests;
@@ -73,6 +76,20 @@ public class DockerfileTests
         var lineage = _dockerfile.Lineage(_dockerfile[target]).ToList();
         Assert.Contains(lineage, stage => stage.All("EXPOSE").Any(expose => expose.Arguments == "8080"));
         Assert.Contains(lineage, stage => stage.All("ENV").Any(env => env.Arguments == "ASPNETCORE_HTTP_PORTS=8080"));
+    }
+
+    [Fact]
+    public void ApiTargetExposesTheControlPlanesDefaultPortOnEveryInterface()
+    {
+        var api = _dockerfile["api"];
+        var environment = _dockerfile.Environment(api);
+        var port = ControlOptions.DefaultPort.ToString(CultureInfo.InvariantCulture);
+
+        Assert.Contains(_dockerfile.Lineage(api), stage => stage.All("EXPOSE").Any(expose => expose.Arguments == port));
+        Assert.True(
+            IPAddress.TryParse(environment.GetValueOrDefault($"{ControlOptions.SectionName}__{nameof(ControlOptions.Host)}"), out var host) && host.Equals(IPAddress.Any),
+            "The api image must set Control__Host=0.0.0.0: the default, loopback, is unreachable from outside a container.");
+        Assert.DoesNotContain($"{ControlOptions.SectionName}__{nameof(ControlOptions.Port)}", environment.Keys);
     }
 
     [Fact]

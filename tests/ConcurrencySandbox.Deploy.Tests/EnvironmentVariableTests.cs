@@ -4,7 +4,7 @@ namespace ConcurrencySandbox.Deploy.Tests;
 
 public class EnvironmentVariableTests
 {
-    /// <summary>Every variable the compose services and Kubernetes manifests give the API or the stub.</summary>
+    /// <summary>Every variable the compose services, Kubernetes manifests and the images' ENV give the API or the stub.</summary>
     private static IEnumerable<(string Variable, string Where)> AppVariables()
     {
         var compose = new ComposeFile();
@@ -20,7 +20,11 @@ public class EnvironmentVariableTests
             .SelectMany(file => Manifests.PodSpec(Manifests.Load(file)).List("containers")
                 .SelectMany(container => container.List("env")).Select(env => (env.Text("name")!, $"{Manifests.K8s}/{file}")));
 
-        return fromCompose.Concat(fromConfigMap).Concat(fromDeployments);
+        var dockerfile = Dockerfile.Load();
+        var fromDockerfile = new[] { "api", "stub" }
+            .SelectMany(target => dockerfile.Environment(dockerfile[target]).Keys.Select(variable => (variable, $"Dockerfile target {target}")));
+
+        return fromCompose.Concat(fromConfigMap).Concat(fromDeployments).Concat(fromDockerfile);
     }
 
     [Fact]

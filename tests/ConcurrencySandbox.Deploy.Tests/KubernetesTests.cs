@@ -1,3 +1,5 @@
+using System.Globalization;
+using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Deploy.Tests.Support;
 
 namespace ConcurrencySandbox.Deploy.Tests;
@@ -67,11 +69,23 @@ public class KubernetesTests
         Assert.All(new[] { (_api, _apiService, "api"), (_stub, _stubService, "stub") }, pair =>
         {
             var (deployment, service, container) = pair;
-            var servicePort = Assert.Single(service.List("spec", "ports"));
+            var servicePort = HttpPort(service);
             Assert.Equal("8080", Manifests.ResolvePort(Manifests.Container(deployment, container), servicePort.Text("targetPort")));
             Assert.All(service.Entries("spec", "selector"), label =>
                 Assert.Equal(label.Value, deployment.Text("spec", "template", "metadata", "labels", label.Key)));
         });
+    }
+
+    [Fact]
+    public void ApiServiceForwardsAPortNamedControlToTheControlPlanesDefaultPort()
+    {
+        var controlPort = ControlOptions.DefaultPort.ToString(CultureInfo.InvariantCulture);
+        var servicePort = Assert.Single(_apiService.List("spec", "ports"), port => port.Text("name") == "control");
+
+        Assert.Equal(controlPort, servicePort.Text("port"));
+        Assert.Equal(controlPort, Manifests.ResolvePort(Manifests.Container(_api, "api"), servicePort.Text("targetPort")));
+        Assert.Contains(Manifests.Container(_api, "api").List("ports"), port => port.Text("name") == "control" && port.Text("containerPort") == controlPort);
+        Assert.DoesNotContain(_stubService.List("spec", "ports"), port => port.Text("name") == "control");
     }
 
     [Fact]
@@ -107,7 +121,7 @@ public class KubernetesTests
     {
         var loadRunner = Manifests.Container(_job, "loadrunner");
         var args = loadRunner.List("args").OfType<string>().ToList();
-        var apiPort = Assert.Single(_apiService.List("spec", "ports")).Text("port");
+        var apiPort = HttpPort(_apiService).Text("port");
 
         Assert.Equal($"http://{_apiService.Text("metadata", "name")}:{apiPort}", args[args.IndexOf("--target") + 1]);
         Assert.Contains(loadRunner.List("volumeMounts"), mount => mount.Text("mountPath") == args[args.IndexOf("--out") + 1]);
@@ -136,6 +150,10 @@ public class KubernetesTests
         Assert.Equal("Job", job.Text("kind"));
         Assert.Null(job.At("metadata", "namespace"));
     }
+
+    /// <summary>A Service's port named http, the one experiments and probes use.</summary>
+    private static object? HttpPort(object? service) =>
+        Assert.Single(service.List("spec", "ports"), port => port.Text("name") == "http");
 
     private static void AssertProbedOnHealthz(object? deployment, string containerName)
     {

@@ -87,6 +87,17 @@ internal sealed class Dockerfile
     /// <summary>The image at the root of a stage's lineage.</summary>
     public string BaseImage(Stage stage) => Lineage(stage).Last().From;
 
+    /// <summary>The variables a stage's ENV instructions (KEY=value form) set or inherit, the stage's own value winning.</summary>
+    public IReadOnlyDictionary<string, string> Environment(Stage stage) =>
+        Lineage(stage).Reverse()
+            .SelectMany(s => s.All("ENV"))
+            .Select(env => env.Arguments.Split('=', 2))
+            .Aggregate(new Dictionary<string, string>(), (variables, pair) =>
+            {
+                variables[pair[0]] = pair.Length == 2 ? pair[1] : "";
+                return variables;
+            });
+
     /// <summary>The last USER a stage sets or inherits, or null (root) when none does.</summary>
     public string? EffectiveUser(Stage stage) =>
         Lineage(stage).Select(s => s.All("USER").LastOrDefault()?.Arguments).FirstOrDefault(user => user is not null);

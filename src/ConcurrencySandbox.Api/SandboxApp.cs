@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.FanOut;
+using ConcurrencySandbox.Api.Streaming;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
@@ -29,6 +30,7 @@ public static class SandboxApp
         builder.AddFanOut();
         builder.AddThreadPools();
         builder.AddTelemetry();
+        builder.AddStreaming();
         configureServices?.Invoke(builder.Services);
 
         var app = builder.Build();
@@ -41,6 +43,7 @@ public static class SandboxApp
         app.MapFanOut();
         app.MapThreadPools();
         app.MapTelemetry();
+        app.MapStreaming();
         app.PrintReadyLine();
         return app;
     }

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Globalization;
 using System.Net;
 using ConcurrencySandbox.Experiments.Streaming;
 using Microsoft.Extensions.Options;
@@ -46,21 +47,37 @@ public sealed class StreamingHost(IOptions<StreamingOptions> options) : IHostedS
     }
 }
 
-/// <summary>Process-wide counters that only grow, plus the current heap, working set and thread count.</summary>
+/// <summary>Process-wide counters that only grow, plus the current heap (GC.GetTotalMemory), working set and thread count.</summary>
 public sealed record ProcessCounters(
     long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuTimeMs, long HeapSizeBytes, long WorkingSetBytes, int OsThreads)
 {
-    public static ProcessCounters Read()
-    {
-        using var process = Process.GetCurrentProcess();
-        return new ProcessCounters(
+    public static ProcessCounters Read() =>
+        new(
             GC.GetTotalAllocatedBytes(),
             GC.CollectionCount(0),
             GC.CollectionCount(1),
             GC.CollectionCount(2),
             Environment.CpuUsage.TotalTime.TotalMilliseconds,
-            GC.GetGCMemoryInfo().HeapSizeBytes,
+            GC.GetTotalMemory(forceFullCollection: false),
             Environment.WorkingSet,
-            process.Threads.Count);
+            OsThreadCount());
+
+    /// <summary>Read from /proc on Linux: Process.Threads builds an object per thread, noise in an allocation experiment.</summary>
+    private static int OsThreadCount()
+    {
+        const string status = "/proc/self/status";
+        if (File.Exists(status))
+        {
+            foreach (var line in File.ReadLines(status))
+            {
+                if (line.StartsWith("Threads:", StringComparison.Ordinal))
+                {
+                    return int.Parse(line.AsSpan("Threads:".Length).Trim(), CultureInfo.InvariantCulture);
+                }
+            }
+        }
+
+        using var process = Process.GetCurrentProcess();
+        return process.Threads.Count;
     }
 }

@@ -102,6 +102,7 @@ public static class StreamingExperiment
             server.DroppedSlowClients,
             server.SendLatenessP50Ms,
             server.SendLatenessP99Ms,
+            server.SendLatenessBuckets,
             process.AllocatedBytes,
             process.Gen0Collections,
             process.Gen1Collections,
@@ -123,7 +124,7 @@ public static class StreamingExperiment
 
         var failures = results
             .Where(r => r.Result.Clients.Lost + r.Result.Clients.Corrupt + r.Result.Clients.OutOfOrder > 0 || r.Result.SendLatenessP99Ms > LatenessP99LimitMs)
-            .Select(r => $"{r.Implementation} lost {r.Result.Clients.Lost}, corrupt {r.Result.Clients.Corrupt}, out of order {r.Result.Clients.OutOfOrder}, lateness p99 {r.Result.SendLatenessP99Ms:0.#} ms")
+            .Select(r => $"{r.Implementation} lost {r.Result.Clients.Lost}, corrupt {r.Result.Clients.Corrupt}, out of order {r.Result.Clients.OutOfOrder}, steady send lateness p99 {r.Result.SendLatenessP99Ms:0.#} ms")
             .ToList();
         var pooled = results.Where(r => r.Implementation != "allocating").ToList();
         var shares = pooled.Select(r => (r.Implementation, Share: r.Result.NetAllocatedBytesPerMessage / allocating.NetAllocatedBytesPerMessage)).ToList();
@@ -214,16 +215,16 @@ public static class StreamingExperiment
         md.AppendLine(CultureInfo.InvariantCulture, $"# {Name} (seed 001), profile {profile}");
         md.AppendLine();
         md.AppendLine(CultureInfo.InvariantCulture, $"{load.Clients} clients {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms ({load.MessagesPerSecond:0} messages/s), {load.Duration.TotalSeconds:0} s per implementation, a fresh API process each. " +
-            $"Machine: {machine.CpuModel}, {machine.LogicalCores} logical cores, {machine.Runtime}, {machine.Os}. Per-message figures are over the steady state (all clients connected); \"net\" subtracts what the same process allocated or burned per second while idle before the clients connected.");
+            $"Machine: {machine.CpuModel}, {machine.LogicalCores} logical cores, {machine.Runtime}, {machine.Os}. Per-message figures are over the steady state (all clients connected); \"net\" subtracts what the same process allocated or burned per second while idle after the clients left.");
         md.AppendLine();
         md.AppendLine(CultureInfo.InvariantCulture, $"**Verdict.** {verdict}");
         md.AppendLine();
-        md.AppendLine("| implementation | delivered | lost | corrupt | out of order | dropped | send lateness p50 / p99 ms | arrival lateness p99 ms | allocated B/message: net of idle / all in | gen0 / gen1 / gen2 | heap mean / peak MB | working set mean / peak MB | OS threads mean / peak | CPU µs/message: net / all in |");
-        md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        md.AppendLine("| implementation | delivered | lost | corrupt | out of order | dropped | send lateness p50 / p99 ms (steady) | send lateness p99 ms (whole run) | arrival lateness p99 ms | allocated B/message: net of idle / all in | gen0 / gen1 / gen2 | heap mean / peak MB | working set mean / peak MB | OS threads mean / peak | CPU µs/message: net / all in |");
+        md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var (implementation, r) in results)
         {
             md.AppendLine(CultureInfo.InvariantCulture,
-                $"| {implementation} | {r.Clients.Delivered} | {r.Clients.Lost} | {r.Clients.Corrupt} | {r.Clients.OutOfOrder} | {r.DroppedSlowClients} | {r.SendLatenessP50Ms:0.0} / {r.SendLatenessP99Ms:0.0} | {r.Clients.LatenessP99Ms:0.0} | {r.NetAllocatedBytesPerMessage:0.#} / {r.AllocatedBytesPerMessage:0.#} | {r.Gen0Collections} / {r.Gen1Collections} / {r.Gen2Collections} | {r.HeapMeanBytes / 1e6:0.0} / {r.HeapPeakBytes / 1e6:0.0} | {r.WorkingSetMeanBytes / 1e6:0.0} / {r.WorkingSetPeakBytes / 1e6:0.0} | {r.OsThreadsMean:0.#} / {r.OsThreadsPeak} | {r.NetCpuMicrosecondsPerMessage:0.#} / {r.CpuMicrosecondsPerMessage:0.#} |");
+                $"| {implementation} | {r.Clients.Delivered} | {r.Clients.Lost} | {r.Clients.Corrupt} | {r.Clients.OutOfOrder} | {r.DroppedSlowClients} | {r.SendLatenessP50Ms:0.0} / {r.SendLatenessP99Ms:0.0} | {r.SendLatenessP99MsWholeRun:0.0} | {r.Clients.LatenessP99Ms:0.0} | {r.NetAllocatedBytesPerMessage:0.#} / {r.AllocatedBytesPerMessage:0.#} | {r.Gen0Collections} / {r.Gen1Collections} / {r.Gen2Collections} | {r.HeapMeanBytes / 1e6:0.0} / {r.HeapPeakBytes / 1e6:0.0} | {r.WorkingSetMeanBytes / 1e6:0.0} / {r.WorkingSetPeakBytes / 1e6:0.0} | {r.OsThreadsMean:0.#} / {r.OsThreadsPeak} | {r.NetCpuMicrosecondsPerMessage:0.#} / {r.CpuMicrosecondsPerMessage:0.#} |");
         }
 
         md.AppendLine();

@@ -24,11 +24,33 @@ public sealed class LatenessHistogram
     public void RecordMs(double latenessMs) => Interlocked.Increment(ref _counts[BucketOf(latenessMs)]);
 
     /// <summary>The lateness below which <paramref name="percent"/> of records fall (a bucket's upper edge); 0 when empty.</summary>
-    public double PercentileMs(double percent)
+    public double PercentileMs(double percent) => PercentileMs((long[])_counts.Clone(), percent);
+
+    /// <summary>The buckets that hold records, so a reader can subtract an earlier reading and look at a window.</summary>
+    public IReadOnlyList<LatenessBucket> NonEmptyBuckets() =>
+        [.. _counts.Select((count, index) => new LatenessBucket(index, count)).Where(bucket => bucket.Count > 0)];
+
+    /// <summary>The percentile of what was recorded between two readings of <see cref="NonEmptyBuckets"/>.</summary>
+    public static double PercentileMsBetween(IReadOnlyList<LatenessBucket> earlier, IReadOnlyList<LatenessBucket> later, double percent)
+    {
+        var counts = new long[FineBuckets + CoarseBuckets + 1];
+        foreach (var bucket in later)
+        {
+            counts[bucket.Index] += bucket.Count;
+        }
+
+        foreach (var bucket in earlier)
+        {
+            counts[bucket.Index] -= bucket.Count;
+        }
+
+        return PercentileMs(counts, percent);
+    }
+
+    private static double PercentileMs(long[] counts, double percent)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(percent, 0);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(percent, 100);
-        var counts = (long[])_counts.Clone();
         var total = counts.Sum();
         if (total == 0)
         {
@@ -73,3 +95,6 @@ public sealed class LatenessHistogram
         ? (bucket + 1) * FineStepMs
         : (FineBuckets * FineStepMs) + ((bucket - FineBuckets + 1) * CoarseStepMs);
 }
+
+/// <summary>How many records fell in one bucket of a <see cref="LatenessHistogram"/>.</summary>
+public sealed record LatenessBucket(int Index, long Count);

@@ -24,7 +24,8 @@ public sealed record StreamingServerCounters(
     long MessagesSent,
     long BytesSent,
     double SendLatenessP50Ms,
-    double SendLatenessP99Ms);
+    double SendLatenessP99Ms,
+    IReadOnlyList<LatenessBucket> SendLatenessBuckets);
 
 /// <summary>
 /// A TCP server that sends every connected client one fixed-size frame per interval, from one ticking thread. How
@@ -97,7 +98,8 @@ public abstract class StreamingServer : IAsyncDisposable
         Interlocked.Read(ref _messagesSent),
         Interlocked.Read(ref _bytesSent),
         _lateness.PercentileMs(50),
-        _lateness.PercentileMs(99));
+        _lateness.PercentileMs(99),
+        _lateness.NonEmptyBuckets());
 
     public async ValueTask DisposeAsync()
     {

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.FanOut;
+using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Streaming;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Telemetry;
@@ -31,6 +32,7 @@ public static class SandboxApp
         builder.AddThreadPools();
         builder.AddTelemetry();
         builder.AddStreaming();
+        builder.Services.AddHostedService<ParentProcessWatch>();
         configureServices?.Invoke(builder.Services);
 
         var app = builder.Build();

@@ -71,15 +71,6 @@ public sealed class LatenessHistogram
         return UpperEdgeMs(counts.Length - 1);
     }
 
-    /// <summary>Adds another histogram's records to this one.</summary>
-    public void Add(LatenessHistogram other)
-    {
-        for (var bucket = 0; bucket < _counts.Length; bucket++)
-        {
-            Interlocked.Add(ref _counts[bucket], Interlocked.Read(ref other._counts[bucket]));
-        }
-    }
-
     private static int BucketOf(double latenessMs)
     {
         if (latenessMs < FineBuckets * FineStepMs)

@@ -4,23 +4,34 @@ using System.Net.Sockets;
 namespace ConcurrencySandbox.Experiments.Streaming;
 
 /// <summary>
-/// Today's idiom: the ticking thread writes each frame into a per-connection Pipe (pooled segments), and one
+/// Today's idiom: the ticking thread writes each frame into a per-connection Pipe (segments from one shared block pool), and one
 /// long-lived loop per connection drains it with Socket.SendAsync(ReadOnlyMemory), whose ValueTask is backed by a
 /// cached, reused awaitable. Nothing is allocated per message once the connection is warm.
 /// </summary>
 internal sealed class PipelinesStreamingServer(StreamingServerSettings settings) : StreamingServer(settings)
 {
-    // The server bounds the queue itself (QueueMessages), so the pipe never makes the ticking thread wait.
-    private static readonly PipeOptions Options = new(pauseWriterThreshold: 0, resumeWriterThreshold: 0, useSynchronizationContext: false);
+    private const int MinBlockBytes = 4096;
 
-    internal override StreamingServerConnection Open(Socket socket, int slot) => new Connection(this, socket, slot);
+    // The server bounds the queue itself (QueueMessages), so the pipe never makes the ticking thread wait.
+    private readonly PipeOptions _options = new(
+        pool: new BlockMemoryPool(Math.Max(MinBlockBytes, settings.FrameBytes)),
+        pauseWriterThreshold: 0,
+        resumeWriterThreshold: 0,
+        minimumSegmentSize: Math.Max(MinBlockBytes, settings.FrameBytes),
+        useSynchronizationContext: false);
+
+    internal override StreamingServerConnection Open(Socket socket, int slot) => new Connection(this, socket, slot, _options);
 
     private sealed class Connection : StreamingServerConnection
     {
-        private readonly Pipe _pipe = new(Options);
+        private readonly Pipe _pipe;
 
-        public Connection(StreamingServer server, Socket socket, int slot)
-            : base(server, socket, slot) => _ = DrainAsync();
+        public Connection(StreamingServer server, Socket socket, int slot, PipeOptions options)
+            : base(server, socket, slot)
+        {
+            _pipe = new Pipe(options);
+            _ = DrainAsync();
+        }
 
         public override void Retire()
         {

@@ -5,7 +5,8 @@ using System.Net.Sockets;
 namespace ConcurrencySandbox.Experiments.Streaming;
 
 /// <summary>What a set of clients saw; several clients add to one tally from several threads.</summary>
-public sealed class StreamTally
+/// <param name="observer">Told of every frame: its arrival lateness in ms (0 when not delivered) and whether it was delivered intact and in order.</param>
+public sealed class StreamTally(Action<double, bool>? observer = null)
 {
     private long _connected;
     private long _delivered;
@@ -31,13 +32,33 @@ public sealed class StreamTally
 
     internal void Connected() => Interlocked.Increment(ref _connected);
 
-    internal void Delivered() => Interlocked.Increment(ref _delivered);
+    internal void Delivered(double latenessMs)
+    {
+        Interlocked.Increment(ref _delivered);
+        Lateness.RecordMs(latenessMs);
+        observer?.Invoke(latenessMs, true);
+    }
 
-    internal void Lost(long count) => Interlocked.Add(ref _lost, count);
+    internal void Lost(long count)
+    {
+        Interlocked.Add(ref _lost, count);
+        for (var missing = 0L; observer is not null && missing < count; missing++)
+        {
+            observer(0, false);
+        }
+    }
 
-    internal void Corrupt() => Interlocked.Increment(ref _corrupt);
+    internal void Corrupt()
+    {
+        Interlocked.Increment(ref _corrupt);
+        observer?.Invoke(0, false);
+    }
 
-    internal void OutOfOrder() => Interlocked.Increment(ref _outOfOrder);
+    internal void OutOfOrder()
+    {
+        Interlocked.Increment(ref _outOfOrder);
+        observer?.Invoke(0, false);
+    }
 
     internal void ClosedByServer() => Interlocked.Increment(ref _closedByServer);
 
@@ -83,13 +104,13 @@ public sealed class StreamValidator(StreamHeader header, StreamTally tally)
         }
 
         _expected = sequence + 1;
-        tally.Delivered();
+        var dueOffset = sequence * header.IntervalMs * Stopwatch.Frequency / 1000;
         if (_firstArrival < 0)
         {
-            _firstArrival = arrivalTimestamp - (sequence * header.IntervalMs * Stopwatch.Frequency / 1000);
+            _firstArrival = arrivalTimestamp - dueOffset;
         }
 
-        tally.Lateness.RecordTimestamps(_firstArrival + (sequence * header.IntervalMs * Stopwatch.Frequency / 1000), arrivalTimestamp);
+        tally.Delivered(Math.Max(0, arrivalTimestamp - (_firstArrival + dueOffset)) * 1000.0 / Stopwatch.Frequency);
     }
 }
 

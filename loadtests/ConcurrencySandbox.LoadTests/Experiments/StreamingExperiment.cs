@@ -59,6 +59,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
             new("send lateness p99 (whole run)", r.SendLatenessP99MsWholeRun, "ms"),
             new("allocated per message, net of idle", r.NetAllocatedBytesPerMessage, "B"),
             new("allocated per message, all in", r.AllocatedBytesPerMessage, "B"),
+            new("allocated per message by the ticking thread", r.TickerAllocatedBytesPerMessage, "B"),
             new("gen0 collections", r.Gen0Collections, ""),
             new("gen1 collections", r.Gen1Collections, ""),
             new("gen2 collections", r.Gen2Collections, ""),
@@ -95,7 +96,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
             new("process memory saved by pooling", $"{Seed001.ProcessMemorySavedMegabytes:0} MB",
                 Each(pooled, p => $"{p.Key} {(allocating.WorkingSetMeanBytes - p.Value.WorkingSetMeanBytes) / 1e6:0.0} MB (working set mean {p.Value.WorkingSetMeanBytes / 1e6:0.0} vs {allocating.WorkingSetMeanBytes / 1e6:0.0} MB)")),
             new("garbage removed by pooling", $"{Seed001.AllocationsRemoved:N0} allocations, {Seed001.AllocationsRemovedShareOfGarbage * 100:0} % of all garbage",
-                Each(pooled, p => $"{p.Key} {p.Value.NetAllocatedBytesPerMessage:0.#} B per message vs {allocating.NetAllocatedBytesPerMessage:0.#} B (net of idle)")),
+                Each(pooled, p => $"{p.Key} {p.Value.NetAllocatedBytesPerMessage:0.#} B per message vs {allocating.NetAllocatedBytesPerMessage:0.#} B (net of idle); on the ticking thread {p.Value.TickerAllocatedBytesPerMessage:0.#} B vs {allocating.TickerAllocatedBytesPerMessage:0.#} B")),
             new("threads, pooled vs allocation-heavy", "fewer", Each(measured, m => $"{m.Key} mean {m.Value.OsThreadsMean:0.#}, peak {m.Value.OsThreadsPeak}")),
             new("CPU, pooled vs allocation-heavy", "less", Each(measured, m => $"{m.Key} {m.Value.CpuMicrosecondsPerMessage:0.#} µs per message all in, {m.Value.NetCpuMicrosecondsPerMessage:0.#} net of idle")),
             new($"send lateness p99 (steady), limit {LatenessP99LimitMs:0} ms", "not measured", Each(measured, m => $"{m.Key} {m.Value.SendLatenessP99Ms:0.#} ms")),
@@ -206,7 +207,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
             }
 
             return new StreamingSample(
-                0, s.ConnectedClients, s.MessagesSent, s.DroppedSlowClients, s.SendLatenessP50Ms, s.SendLatenessP99Ms, s.SendLatenessBuckets,
+                0, s.ConnectedClients, s.MessagesSent, s.DroppedSlowClients, s.SendLatenessP50Ms, s.SendLatenessP99Ms, s.SendLatenessBuckets, s.TickerAllocatedBytes,
                 p.AllocatedBytes, p.Gen0Collections, p.Gen1Collections, p.Gen2Collections, p.CpuTimeMs, p.HeapSizeBytes, p.WorkingSetBytes, p.OsThreads);
         }
     }

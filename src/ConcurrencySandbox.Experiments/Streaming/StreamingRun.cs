@@ -12,6 +12,7 @@ public sealed record StreamingSample(
     double SendLatenessP50Ms,
     double SendLatenessP99Ms,
     IReadOnlyList<LatenessBucket> SendLatenessBuckets,
+    long TickerAllocatedBytes,
     long AllocatedBytes,
     int Gen0Collections,
     int Gen1Collections,
@@ -123,6 +124,9 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
 
     /// <summary>The same, less what the idle process allocated in as much time: the streaming's own cost.</summary>
     public double NetAllocatedBytesPerMessage => NetPerMessage(sample => sample.AllocatedBytes);
+
+    /// <summary>What the server's ticking thread allocated per message: the implementation's own garbage, without the process's noise.</summary>
+    public double TickerAllocatedBytesPerMessage => PerMessage(sample => sample.TickerAllocatedBytes);
 
     public double IdleAllocatedBytesPerSecond => RatePerSecond(Idle, sample => sample.AllocatedBytes);
 

@@ -49,6 +49,37 @@ public sealed class StreamingServerTests
         Assert.Equal(1, counters.AcceptedClients);
     }
 
+    [Theory]
+    [InlineData(StreamingImplementation.Allocating, true)]
+    [InlineData(StreamingImplementation.SaeaPooled, false)]
+    [InlineData(StreamingImplementation.Pipelines, false)]
+    public async Task OnlyTheAllocatingImplementationAllocatesPerMessageOnTheTickingThread(StreamingImplementation implementation, bool allocatesPerMessage)
+    {
+        const int messageBytes = 500;
+        await using var server = Start(new StreamingServerSettings(implementation, messageBytes, IntervalMs: 2, QueueMessages: 1000, MaxClients: 4));
+        var tally = new StreamTally();
+        using var stop = new CancellationTokenSource();
+        var run = StreamingClient.RunManyAsync(server.EndPoint!, clients: 2, connectIntervalMs: 0, tally, stop.Token);
+
+        // Warm first (JIT, pipe segments, pool blocks), then compare two readings 200 messages apart.
+        await Eventually.TrueAsync(() => server.Counters().MessagesSent >= 200);
+        var before = server.Counters();
+        await Eventually.TrueAsync(() => server.Counters().MessagesSent >= before.MessagesSent + 200);
+        var after = server.Counters();
+        await stop.CancelAsync();
+        await run;
+
+        var bytesPerMessage = (double)(after.TickerAllocatedBytes - before.TickerAllocatedBytes) / (after.MessagesSent - before.MessagesSent);
+        if (allocatesPerMessage)
+        {
+            Assert.True(bytesPerMessage >= messageBytes, $"{implementation}: {bytesPerMessage:0.#} B per message, expected at least the {messageBytes} B buffer");
+        }
+        else
+        {
+            Assert.True(bytesPerMessage < messageBytes / 10.0, $"{implementation}: {bytesPerMessage:0.#} B per message on the ticking thread");
+        }
+    }
+
     [Fact]
     public async Task ClientsBeyondMaxClientsAreRefusedAndCounted()
     {

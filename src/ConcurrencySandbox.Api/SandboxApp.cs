@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Receive;
@@ -33,6 +34,7 @@ public static class SandboxApp
         builder.AddThreadPools();
         builder.AddTelemetry();
         builder.AddStreaming();
+        builder.AddControlPlane();
         builder.Services.AddHostedService<ParentProcessWatch>();
         configureServices?.Invoke(builder.Services);
 
@@ -41,7 +43,7 @@ public static class SandboxApp
         app.UseExceptionHandler();
         app.UseStatusCodePages();
         app.UseSwaggerDocs();
-        app.MapGet("/healthz", () => TypedResults.Ok(new { status = "ok" })).WithName("Health").WithTags("Health").WithSummary("Liveness and readiness probe.");
+        app.MapHealth();
         app.MapWorkExperiments();
         app.MapFanOut();
         app.MapReceive();
@@ -66,5 +68,6 @@ public static class SandboxApp
         {
             var addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
             Console.WriteLine($"{ReadyLinePrefix}{addresses.FirstOrDefault()}");
+            Console.WriteLine($"{ControlListener.ReadyLinePrefix}{app.Services.GetRequiredService<ControlListener>().Address}");
         });
 }

@@ -4,31 +4,28 @@ using ConcurrencySandbox.Tests.Hosting;
 namespace ConcurrencySandbox.Tests.ThreadPools;
 
 [Collection(ProcessWideCollection.Name)]
-public sealed class ThreadPoolControlTests : IDisposable
+public sealed class ThreadPoolControlTests : RestoresThreadPoolLimits
 {
-    private readonly ThreadPoolLimits original = ThreadPoolLimits.Read();
     private readonly ThreadPoolControl control = new();
-
-    public void Dispose() => Assert.True(control.Apply(ThreadPoolChange.To(original)).Applied);
 
     [Fact]
     public void RaisingTheMinimumChangesOnlyTheMinimum()
     {
-        var result = control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 7));
+        var result = control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 7));
 
         Assert.True(result.Applied);
-        Assert.Equal(original with { MinWorkerThreads = original.MinWorkerThreads + 7 }, ThreadPoolLimits.Read());
+        Assert.Equal(Original with { MinWorkerThreads = Original.MinWorkerThreads + 7 }, ThreadPoolLimits.Read());
     }
 
     [Fact]
     public void AMinimumAboveTheCurrentMaximumIsAppliedWhenTheMaximumRisesWithIt()
     {
-        control.Apply(new ThreadPoolChange(MaxWorkerThreads: original.MinWorkerThreads + 10));
+        control.Apply(new ThreadPoolChange(MaxWorkerThreads: Original.MinWorkerThreads + 10));
 
-        var result = control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 20, MaxWorkerThreads: original.MinWorkerThreads + 30));
+        var result = control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 20, MaxWorkerThreads: Original.MinWorkerThreads + 30));
 
         Assert.True(result.Applied);
-        Assert.Equal(original.MinWorkerThreads + 20, ThreadPoolLimits.Read().MinWorkerThreads);
+        Assert.Equal(Original.MinWorkerThreads + 20, ThreadPoolLimits.Read().MinWorkerThreads);
     }
 
     [Fact]
@@ -47,22 +44,22 @@ public sealed class ThreadPoolControlTests : IDisposable
     [Fact]
     public void ResetReturnsToTheStartupLimits()
     {
-        control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 5, MinIoThreads: original.MinIoThreads + 5));
+        control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 5, MinIoThreads: Original.MinIoThreads + 5));
 
         Assert.True(control.Reset().Applied);
 
-        Assert.Equal(original, ThreadPoolLimits.Read());
+        Assert.Equal(Original, ThreadPoolLimits.Read());
     }
 
     [Fact]
     public void StartupSettingsBecomeWhatResetReturnsTo()
     {
-        control.ApplyAtStartup(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 3));
-        control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 9));
+        control.ApplyAtStartup(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 3));
+        control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 9));
 
         control.Reset();
 
-        Assert.Equal(original.MinWorkerThreads + 3, ThreadPoolLimits.Read().MinWorkerThreads);
+        Assert.Equal(Original.MinWorkerThreads + 3, ThreadPoolLimits.Read().MinWorkerThreads);
     }
 
     /// <summary>Accepts maximums but refuses every minimum, as a runtime with forced settings might.</summary>

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Streaming;
 using Microsoft.Extensions.Options;
 
@@ -20,8 +21,7 @@ public static class StreamingEndpoints
 
     public static WebApplicationBuilder AddStreaming(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<StreamingOptions>().Bind(builder.Configuration.GetSection(StreamingOptions.SectionName)).ValidateOnStart();
-        builder.Services.AddSingleton<IValidateOptions<StreamingOptions>, StreamingOptionsValidator>();
+        builder.Services.AddDeclaredSettings<StreamingOptions, StreamingOptionsValidator>(builder.Configuration, StreamingOptions.SectionName);
         builder.Services.AddSingleton<StreamingHost>();
         builder.Services.AddHostedService(services => services.GetRequiredService<StreamingHost>());
         return builder;

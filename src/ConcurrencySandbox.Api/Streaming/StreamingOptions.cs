@@ -1,5 +1,5 @@
 using ConcurrencySandbox.Experiments.Streaming;
-using Microsoft.Extensions.Options;
+using ConcurrencySandbox.Api.Validation;
 
 namespace ConcurrencySandbox.Api.Streaming;
 
@@ -36,40 +36,37 @@ public sealed class StreamingOptions
     }
 }
 
-internal sealed class StreamingOptionsValidator : IValidateOptions<StreamingOptions>
+internal sealed class StreamingOptionsValidator() : DeclaredSettingsValidator<StreamingOptions>(StreamingOptions.SectionName)
 {
     /// <summary>Caps the saea-pooled block (MaxClients x QueueMessages x frame bytes).</summary>
     private const long MaxPoolBytes = 1L << 30;
 
-    public ValidateOptionsResult Validate(string? name, StreamingOptions options)
+    private static readonly IntegerParameter Port = new("port", 0, 65_535, 0, "The loopback TCP port to stream on; 0 leaves the server off.");
+    private static readonly ChoiceParameter Implementation = new("implementation", StreamingImplementations.Names, "pipelines", "How messages are sent.");
+    private static readonly IntegerParameter MessageBytes = new("messageBytes", StreamProtocol.MinMessageBytes, StreamProtocol.MaxMessageBytes, 128, "Payload bytes per message.");
+    private static readonly IntegerParameter IntervalMs = new("intervalMs", 1, 60_000, 100, "Every client gets one message per interval.");
+    private static readonly IntegerParameter QueueMessages = new("queueMessages", 1, 10_000, 32, "Messages a client may have waiting before it is dropped.");
+    private static readonly IntegerParameter MaxClients = new("maxClients", 1, 100_000, 1000, "Connections beyond this are closed at once.");
+
+    protected override void Check(StreamingOptions options, SettingsReader reader)
     {
-        (string Name, long Value, long Min, long Max)[] ranges =
-        [
-            (nameof(options.Port), options.Port, 0, 65_535),
-            (nameof(options.MessageBytes), options.MessageBytes, StreamProtocol.MinMessageBytes, StreamProtocol.MaxMessageBytes),
-            (nameof(options.IntervalMs), options.IntervalMs, 1, 60_000),
-            (nameof(options.QueueMessages), options.QueueMessages, 1, 10_000),
-            (nameof(options.MaxClients), options.MaxClients, 1, 100_000),
-        ];
-        var failures = ranges
-            .Where(setting => setting.Value < setting.Min || setting.Value > setting.Max)
-            .Select(setting => $"{Setting(setting.Name)} must be from {setting.Min} to {setting.Max}; it is {setting.Value}.")
-            .ToList();
+        reader.Read(Port, options.Port);
+        reader.Read(MessageBytes, options.MessageBytes);
+        reader.Read(IntervalMs, options.IntervalMs);
+        reader.Read(QueueMessages, options.QueueMessages);
+        reader.Read(MaxClients, options.MaxClients);
         if (!StreamingImplementations.TryParse(options.Implementation, out _))
         {
-            failures.Add($"{Setting(nameof(options.Implementation))} must be one of {string.Join(", ", StreamingImplementations.Names)}; it is '{options.Implementation}'.");
+            reader.Fail(reader.NameOf(Implementation), $"{reader.NameOf(Implementation)} must be {Implementation.AllowedRange}; it is '{options.Implementation}'.");
         }
 
         var poolBytes = (long)options.MaxClients * options.QueueMessages * StreamProtocol.FrameBytes(options.MessageBytes);
-        if (failures.Count == 0 && poolBytes > MaxPoolBytes)
+        if (reader.IsValid && poolBytes > MaxPoolBytes)
         {
-            failures.Add(
-                $"{Setting(nameof(options.MaxClients))} x {Setting(nameof(options.QueueMessages))} x (MessageBytes + {StreamProtocol.FramePrefixBytes}) " +
-                $"is {poolBytes} bytes; the limit is {MaxPoolBytes}. Lower MaxClients or QueueMessages.");
+            reader.Fail(
+                reader.NameOf(MaxClients),
+                $"{reader.NameOf(MaxClients)} x {reader.NameOf(QueueMessages)} x (MessageBytes + {StreamProtocol.FramePrefixBytes}) is {poolBytes} bytes; " +
+                $"the limit is {MaxPoolBytes}. Lower MaxClients or QueueMessages.");
         }
-
-        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
-
-    private static string Setting(string name) => SettingName.Of(StreamingOptions.SectionName, name);
 }

@@ -92,11 +92,11 @@ public sealed record TelemetryHistory(double IntervalSeconds, IReadOnlyList<Runt
 /// <summary>The number of HTTP requests the server is handling right now.</summary>
 public sealed class InFlightRequests
 {
-    private long count;
+    private long _count;
 
-    public long Count => Interlocked.Read(ref count);
+    public long Count => Interlocked.Read(ref _count);
 
-    public void Enter() => Interlocked.Increment(ref count);
+    public void Enter() => Interlocked.Increment(ref _count);
 
-    public void Leave() => Interlocked.Decrement(ref count);
+    public void Leave() => Interlocked.Decrement(ref _count);
 }

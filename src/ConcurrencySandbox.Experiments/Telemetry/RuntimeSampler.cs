@@ -29,22 +29,22 @@ public sealed record RuntimeSnapshot(
 /// </summary>
 public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFlightRequests)
 {
-    private readonly Lock gate = new();
+    private readonly Lock _gate = new();
 
     // The first snapshot measures CPU use since the process started.
-    private (long Timestamp, TimeSpan CpuTime) previous = (
+    private (long Timestamp, TimeSpan CpuTime) _previous = (
         timeProvider.GetTimestamp() - (long)(ReadProcess().Uptime.TotalSeconds * timeProvider.TimestampFrequency), TimeSpan.Zero);
 
     public RuntimeSnapshot Sample()
     {
         double cpuPercent;
         TimeSpan cpuTime;
-        lock (gate)
+        lock (_gate)
         {
             cpuTime = Environment.CpuUsage.TotalTime;
             var timestamp = timeProvider.GetTimestamp();
-            cpuPercent = CpuPercent(cpuTime - previous.CpuTime, timeProvider.GetElapsedTime(previous.Timestamp, timestamp), Environment.ProcessorCount);
-            previous = (timestamp, cpuTime);
+            cpuPercent = CpuPercent(cpuTime - _previous.CpuTime, timeProvider.GetElapsedTime(_previous.Timestamp, timestamp), Environment.ProcessorCount);
+            _previous = (timestamp, cpuTime);
         }
 
         var (uptime, osThreadCount) = ReadProcess();

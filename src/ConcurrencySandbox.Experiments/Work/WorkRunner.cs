@@ -9,11 +9,11 @@ public sealed record WorkRun(WorkUnit Unit, RunMode Mode, long Amount, double El
 /// <summary>Runs a unit twice, as seed 004 did, and times the pair with a Stopwatch.</summary>
 public static class WorkRunner
 {
-    private static long s_activeUnits;
-    private static long s_cancelledUnits;
+    private static long _activeUnits;
+    private static long _cancelledUnits;
 
     /// <summary>Units running right now in this process, and units that stopped early because their request was abandoned.</summary>
-    public static (long Active, long Cancelled) Activity => (Interlocked.Read(ref s_activeUnits), Interlocked.Read(ref s_cancelledUnits));
+    public static (long Active, long Cancelled) Activity => (Interlocked.Read(ref _activeUnits), Interlocked.Read(ref _cancelledUnits));
 
     public static async Task<WorkRun> RunTwiceAsync(WorkUnit unit, RunMode mode, long amount, CancellationToken cancellationToken)
     {
@@ -30,7 +30,7 @@ public static class WorkRunner
                 await Task.WhenAll(Task.Run(() => RunOne(0), cancellationToken), Task.Run(() => RunOne(1), cancellationToken));
                 break;
             case RunMode.Async:
-                await Task.WhenAll(AwaitOne(0), AwaitOne(1));
+                await Task.WhenAll(AwaitOneAsync(0), AwaitOneAsync(1));
                 break;
             default:
                 throw new ArgumentOutOfRangeException(nameof(mode), mode, null);
@@ -58,7 +58,7 @@ public static class WorkRunner
             }
         }
 
-        async Task AwaitOne(int slot)
+        async Task AwaitOneAsync(int slot)
         {
             var scope = UnitScope.Enter();
             try
@@ -86,7 +86,7 @@ public static class WorkRunner
 
         public static UnitScope Enter()
         {
-            Interlocked.Increment(ref s_activeUnits);
+            Interlocked.Increment(ref _activeUnits);
             return new UnitScope();
         }
 
@@ -94,10 +94,10 @@ public static class WorkRunner
         {
             if (Cancelled)
             {
-                Interlocked.Increment(ref s_cancelledUnits);
+                Interlocked.Increment(ref _cancelledUnits);
             }
 
-            Interlocked.Decrement(ref s_activeUnits);
+            Interlocked.Decrement(ref _activeUnits);
         }
     }
 }

@@ -16,7 +16,7 @@ public sealed class FanOutEndpointTests
     {
         await using var server = await SandboxServer.StartAsync("FanOut:DedicatedThreads=2");
 
-        using var json = await GetJson(server, $"/api/fanout?calls=3&delayMs=20&strategy={strategy}");
+        using var json = await GetJsonAsync(server, $"/api/fanout?calls=3&delayMs=20&strategy={strategy}");
         var root = json.RootElement;
 
         Assert.Equal(strategy, root.GetProperty("strategy").GetString());
@@ -39,7 +39,7 @@ public sealed class FanOutEndpointTests
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var json = await GetJson(server, "/api/fanout?calls=50&delayMs=100&strategy=async");
+        using var json = await GetJsonAsync(server, "/api/fanout?calls=50&delayMs=100&strategy=async");
 
         Assert.Equal(1, json.RootElement.GetProperty("distinctThreads").GetInt32());
     }
@@ -49,7 +49,7 @@ public sealed class FanOutEndpointTests
     {
         await using var server = await SandboxServer.StartAsync("FanOut:DedicatedThreads=1");
 
-        using var json = await GetJson(server, "/api/fanout?calls=2&delayMs=100&strategy=dedicated");
+        using var json = await GetJsonAsync(server, "/api/fanout?calls=2&delayMs=100&strategy=dedicated");
 
         var results = json.RootElement.GetProperty("results");
         var first = results[0];
@@ -69,7 +69,7 @@ public sealed class FanOutEndpointTests
 
         using var response = await server.Client.GetAsync($"/api/fanout?calls=4&delayMs=5&failRate=1&strategy={strategy}");
 
-        using var problem = await ReadProblem(response, HttpStatusCode.BadGateway);
+        using var problem = await ReadProblemAsync(response, HttpStatusCode.BadGateway);
         Assert.Contains("4 failed", problem.RootElement.GetProperty("detail").GetString(), StringComparison.Ordinal);
         Assert.Equal(4, problem.RootElement.GetProperty("report").GetProperty("failedCount").GetInt32());
     }
@@ -81,7 +81,7 @@ public sealed class FanOutEndpointTests
 
         using var response = await server.Client.GetAsync("/api/fanout?calls=2&delayMs=5&hangRate=1&timeoutMs=100&strategy=dedicated");
 
-        using var problem = await ReadProblem(response, HttpStatusCode.BadGateway);
+        using var problem = await ReadProblemAsync(response, HttpStatusCode.BadGateway);
         var report = problem.RootElement.GetProperty("report");
         Assert.Equal(2, report.GetProperty("timedOutCount").GetInt32());
         Assert.All(report.GetProperty("results").EnumerateArray(), call => Assert.Equal("timedOut", call.GetProperty("outcome").GetString()));
@@ -125,12 +125,12 @@ public sealed class FanOutEndpointTests
             () => server.Client.GetAsync($"/api/fanout?calls=2&delayMs=60000&strategy={strategy}", client.Token));
 
         // The server's handler ends long before the 60 s calls would: only the telemetry request is left in flight.
-        for (var attempt = 0; attempt < 200 && await InFlight(server) > 1; attempt++)
+        for (var attempt = 0; attempt < 200 && await InFlightAsync(server) > 1; attempt++)
         {
             await Task.Delay(50);
         }
 
-        Assert.Equal(1, await InFlight(server));
+        Assert.Equal(1, await InFlightAsync(server));
     }
 
     [Theory]
@@ -145,13 +145,13 @@ public sealed class FanOutEndpointTests
         Assert.Contains(environmentVariable, failure.Message, StringComparison.Ordinal);
     }
 
-    private static async Task<long> InFlight(SandboxServer server)
+    private static async Task<long> InFlightAsync(SandboxServer server)
     {
-        using var json = await GetJson(server, "/api/telemetry");
+        using var json = await GetJsonAsync(server, "/api/telemetry");
         return json.RootElement.GetProperty("inFlightRequests").GetInt64();
     }
 
-    private static async Task<JsonDocument> GetJson(SandboxServer server, string url)
+    private static async Task<JsonDocument> GetJsonAsync(SandboxServer server, string url)
     {
         using var response = await server.Client.GetAsync(url);
         var body = await response.Content.ReadAsStringAsync();
@@ -159,7 +159,7 @@ public sealed class FanOutEndpointTests
         return JsonDocument.Parse(body);
     }
 
-    private static async Task<JsonDocument> ReadProblem(HttpResponseMessage response, HttpStatusCode status)
+    private static async Task<JsonDocument> ReadProblemAsync(HttpResponseMessage response, HttpStatusCode status)
     {
         Assert.Equal(status, response.StatusCode);
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);

@@ -6,11 +6,11 @@ public sealed class FanOutRunnerTests : IDisposable
 {
     private static readonly TimeSpan LongTimeout = TimeSpan.FromSeconds(30);
 
-    private readonly DedicatedThreadPool dedicatedPool = new(2, "test-dedicated");
+    private readonly DedicatedThreadPool _dedicatedPool = new(2, "test-dedicated");
 
     public static TheoryData<FanOutStrategy> AllStrategies => new(Enum.GetValues<FanOutStrategy>());
 
-    public void Dispose() => dedicatedPool.Dispose();
+    public void Dispose() => _dedicatedPool.Dispose();
 
     [Theory]
     [InlineData(FanOutStrategy.ThreadPool)]
@@ -50,7 +50,7 @@ public sealed class FanOutRunnerTests : IDisposable
         var report = await Run(FanOutStrategy.Dedicated, calls: 6, new StubBehaviour(20));
 
         Assert.All(report.Results, call => Assert.Equal(CallThread.Dedicated, call.Thread));
-        Assert.InRange(report.DistinctThreads, 1, dedicatedPool.ThreadCount);
+        Assert.InRange(report.DistinctThreads, 1, _dedicatedPool.ThreadCount);
     }
 
     [Fact]
@@ -137,7 +137,7 @@ public sealed class FanOutRunnerTests : IDisposable
         Assert.Equal(Enumerable.Range(0, 5), report.Results.Select(call => call.Index));
     }
 
-    private FanOutRunner Runner() => new(new InProcessThirdParty(new StubDice(42)), dedicatedPool, TimeProvider.System);
+    private FanOutRunner Runner() => new(new InProcessThirdParty(new StubDice(42)), _dedicatedPool, TimeProvider.System);
 
     private static FanOutPlan Plan(FanOutStrategy strategy, int calls, StubBehaviour stub) => new(strategy, calls, stub, LongTimeout);
 

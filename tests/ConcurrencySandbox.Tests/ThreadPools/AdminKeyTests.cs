@@ -11,9 +11,9 @@ namespace ConcurrencySandbox.Tests.ThreadPools;
 [Collection(ProcessWideCollection.Name)]
 public sealed class AdminKeyTests : IDisposable
 {
-    private readonly ThreadPoolLimits original = ThreadPoolLimits.Read();
+    private readonly ThreadPoolLimits _original = ThreadPoolLimits.Read();
 
-    public void Dispose() => Assert.True(new ThreadPoolControl().Apply(ThreadPoolChange.To(original)).Applied);
+    public void Dispose() => Assert.True(new ThreadPoolControl().Apply(ThreadPoolChange.To(_original)).Applied);
 
     [Fact]
     public async Task WithoutAKeyLoopbackCallersMayTune()
@@ -41,7 +41,7 @@ public sealed class AdminKeyTests : IDisposable
     public async Task WithAKeyConfiguredTheHeaderDecides(string? sentKey, HttpStatusCode expected)
     {
         await using var server = await SandboxServer.StartAsync("Admin:Key=s3cret");
-        using var request = new HttpRequestMessage(HttpMethod.Put, "/api/threadpool") { Content = JsonContent.Create(new { minIoThreads = original.MinIoThreads }) };
+        using var request = new HttpRequestMessage(HttpMethod.Put, "/api/threadpool") { Content = JsonContent.Create(new { minIoThreads = _original.MinIoThreads }) };
         if (sentKey is not null)
         {
             request.Headers.Add(AdminKeyFilter.HeaderName, sentKey);

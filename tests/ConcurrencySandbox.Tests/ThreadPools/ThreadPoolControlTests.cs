@@ -6,29 +6,29 @@ namespace ConcurrencySandbox.Tests.ThreadPools;
 [Collection(ProcessWideCollection.Name)]
 public sealed class ThreadPoolControlTests : IDisposable
 {
-    private readonly ThreadPoolLimits original = ThreadPoolLimits.Read();
-    private readonly ThreadPoolControl control = new();
+    private readonly ThreadPoolLimits _original = ThreadPoolLimits.Read();
+    private readonly ThreadPoolControl _control = new();
 
-    public void Dispose() => Assert.True(control.Apply(ThreadPoolChange.To(original)).Applied);
+    public void Dispose() => Assert.True(_control.Apply(ThreadPoolChange.To(_original)).Applied);
 
     [Fact]
     public void RaisingTheMinimumChangesOnlyTheMinimum()
     {
-        var result = control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 7));
+        var result = _control.Apply(new ThreadPoolChange(MinWorkerThreads: _original.MinWorkerThreads + 7));
 
         Assert.True(result.Applied);
-        Assert.Equal(original with { MinWorkerThreads = original.MinWorkerThreads + 7 }, ThreadPoolLimits.Read());
+        Assert.Equal(_original with { MinWorkerThreads = _original.MinWorkerThreads + 7 }, ThreadPoolLimits.Read());
     }
 
     [Fact]
     public void AMinimumAboveTheCurrentMaximumIsAppliedWhenTheMaximumRisesWithIt()
     {
-        control.Apply(new ThreadPoolChange(MaxWorkerThreads: original.MinWorkerThreads + 10));
+        _control.Apply(new ThreadPoolChange(MaxWorkerThreads: _original.MinWorkerThreads + 10));
 
-        var result = control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 20, MaxWorkerThreads: original.MinWorkerThreads + 30));
+        var result = _control.Apply(new ThreadPoolChange(MinWorkerThreads: _original.MinWorkerThreads + 20, MaxWorkerThreads: _original.MinWorkerThreads + 30));
 
         Assert.True(result.Applied);
-        Assert.Equal(original.MinWorkerThreads + 20, ThreadPoolLimits.Read().MinWorkerThreads);
+        Assert.Equal(_original.MinWorkerThreads + 20, ThreadPoolLimits.Read().MinWorkerThreads);
     }
 
     [Fact]
@@ -47,22 +47,22 @@ public sealed class ThreadPoolControlTests : IDisposable
     [Fact]
     public void ResetReturnsToTheStartupLimits()
     {
-        control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 5, MinIoThreads: original.MinIoThreads + 5));
+        _control.Apply(new ThreadPoolChange(MinWorkerThreads: _original.MinWorkerThreads + 5, MinIoThreads: _original.MinIoThreads + 5));
 
-        Assert.True(control.Reset().Applied);
+        Assert.True(_control.Reset().Applied);
 
-        Assert.Equal(original, ThreadPoolLimits.Read());
+        Assert.Equal(_original, ThreadPoolLimits.Read());
     }
 
     [Fact]
     public void StartupSettingsBecomeWhatResetReturnsTo()
     {
-        control.ApplyAtStartup(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 3));
-        control.Apply(new ThreadPoolChange(MinWorkerThreads: original.MinWorkerThreads + 9));
+        _control.ApplyAtStartup(new ThreadPoolChange(MinWorkerThreads: _original.MinWorkerThreads + 3));
+        _control.Apply(new ThreadPoolChange(MinWorkerThreads: _original.MinWorkerThreads + 9));
 
-        control.Reset();
+        _control.Reset();
 
-        Assert.Equal(original.MinWorkerThreads + 3, ThreadPoolLimits.Read().MinWorkerThreads);
+        Assert.Equal(_original.MinWorkerThreads + 3, ThreadPoolLimits.Read().MinWorkerThreads);
     }
 
     /// <summary>Accepts maximums but refuses every minimum, as a runtime with forced settings might.</summary>

@@ -12,9 +12,9 @@ namespace ConcurrencySandbox.Tests.ThreadPools;
 [Collection(ProcessWideCollection.Name)]
 public sealed class ThreadPoolEndpointTests : IDisposable
 {
-    private readonly ThreadPoolLimits original = ThreadPoolLimits.Read();
+    private readonly ThreadPoolLimits _original = ThreadPoolLimits.Read();
 
-    public void Dispose() => Assert.True(new ThreadPoolControl().Apply(ThreadPoolChange.To(original)).Applied);
+    public void Dispose() => Assert.True(new ThreadPoolControl().Apply(ThreadPoolChange.To(_original)).Applied);
 
     [Fact]
     public async Task GetShowsTheLimitsTheLoadAndTheFacts()
@@ -24,8 +24,8 @@ public sealed class ThreadPoolEndpointTests : IDisposable
         using var json = JsonDocument.Parse(await server.Client.GetStringAsync("/api/threadpool"));
 
         var pool = json.RootElement.GetProperty("threadPool");
-        Assert.Equal(original.MinWorkerThreads, pool.GetProperty("minWorkerThreads").GetInt32());
-        Assert.Equal(original.MaxIoThreads, pool.GetProperty("maxIoThreads").GetInt32());
+        Assert.Equal(_original.MinWorkerThreads, pool.GetProperty("minWorkerThreads").GetInt32());
+        Assert.Equal(_original.MaxIoThreads, pool.GetProperty("maxIoThreads").GetInt32());
         Assert.True(pool.GetProperty("availableWorkerThreads").GetInt32() >= 0);
         Assert.True(pool.GetProperty("completedWorkItemCount").GetInt64() > 0);
         Assert.Equal(Environment.ProcessorCount, json.RootElement.GetProperty("processorCount").GetInt32());
@@ -37,15 +37,15 @@ public sealed class ThreadPoolEndpointTests : IDisposable
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var put = await server.Client.PutAsJsonAsync("/api/threadpool", new { minWorkerThreads = original.MinWorkerThreads + 11 });
+        using var put = await server.Client.PutAsJsonAsync("/api/threadpool", new { minWorkerThreads = _original.MinWorkerThreads + 11 });
         using var afterPut = JsonDocument.Parse(await put.Content.ReadAsStringAsync());
         Assert.Equal(HttpStatusCode.OK, put.StatusCode);
-        Assert.Equal(original.MinWorkerThreads + 11, afterPut.RootElement.GetProperty("threadPool").GetProperty("minWorkerThreads").GetInt32());
-        Assert.Equal(original.MinWorkerThreads + 11, ThreadPoolLimits.Read().MinWorkerThreads);
+        Assert.Equal(_original.MinWorkerThreads + 11, afterPut.RootElement.GetProperty("threadPool").GetProperty("minWorkerThreads").GetInt32());
+        Assert.Equal(_original.MinWorkerThreads + 11, ThreadPoolLimits.Read().MinWorkerThreads);
 
         using var reset = await server.Client.PostAsync("/api/threadpool/reset", null);
         Assert.Equal(HttpStatusCode.OK, reset.StatusCode);
-        Assert.Equal(original, ThreadPoolLimits.Read());
+        Assert.Equal(_original, ThreadPoolLimits.Read());
     }
 
     [Theory]
@@ -63,7 +63,7 @@ public sealed class ThreadPoolEndpointTests : IDisposable
 
         var detail = await ProblemAssert.IsBadRequestNaming(response, setting);
         Assert.Matches("from 1 to 32767|must be at most", detail);
-        Assert.Equal(original, ThreadPoolLimits.Read());
+        Assert.Equal(_original, ThreadPoolLimits.Read());
     }
 
     [Fact]
@@ -76,13 +76,13 @@ public sealed class ThreadPoolEndpointTests : IDisposable
         Assert.Equal(HttpStatusCode.Conflict, response.StatusCode);
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
         Assert.Contains("refused", await response.Content.ReadAsStringAsync(), StringComparison.Ordinal);
-        Assert.Equal(original, ThreadPoolLimits.Read());
+        Assert.Equal(_original, ThreadPoolLimits.Read());
     }
 
     [Fact]
     public async Task StartUpSettingsAreAppliedBeforeServingAndBecomeTheResetPoint()
     {
-        var raised = original.MinWorkerThreads + 13;
+        var raised = _original.MinWorkerThreads + 13;
         await using var server = await SandboxServer.StartAsync($"ThreadPool:MinWorkerThreads={raised}");
 
         using var json = JsonDocument.Parse(await server.Client.GetStringAsync("/api/threadpool"));

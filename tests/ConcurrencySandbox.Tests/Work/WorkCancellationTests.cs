@@ -19,16 +19,16 @@ public sealed class WorkCancellationTests
         using var client = new CancellationTokenSource();
 
         var request = server.Client.GetAsync(url, client.Token);
-        await Eventually(() => WorkRunner.Activity.Active > 0, "the work to start");
+        await EventuallyAsync(() => WorkRunner.Activity.Active > 0, "the work to start");
         await client.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);
 
         // The units end because the request was abandoned, not because they finished.
-        await Eventually(() => WorkRunner.Activity.Active == 0, "the work to stop");
+        await EventuallyAsync(() => WorkRunner.Activity.Active == 0, "the work to stop");
         Assert.True(WorkRunner.Activity.Cancelled > cancelledBefore, "the units should report cancellation");
     }
 
-    private static async Task Eventually(Func<bool> condition, string what)
+    private static async Task EventuallyAsync(Func<bool> condition, string what)
     {
         for (var attempt = 0; attempt < 600 && !condition(); attempt++)
         {

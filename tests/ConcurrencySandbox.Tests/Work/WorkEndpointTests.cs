@@ -19,7 +19,7 @@ public sealed class WorkEndpointTests
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var json = await GetJson(server, url);
+        using var json = await GetJsonAsync(server, url);
         var root = json.RootElement;
 
         Assert.Equal(work, root.GetProperty("work").GetString());
@@ -40,7 +40,7 @@ public sealed class WorkEndpointTests
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var json = await GetJson(server, "/api/compute/sync?cycles=10");
+        using var json = await GetJsonAsync(server, "/api/compute/sync?cycles=10");
 
         var requestThread = json.RootElement.GetProperty("requestThreadId").GetInt32();
         Assert.All(json.RootElement.GetProperty("threadIds").EnumerateArray(), id => Assert.Equal(requestThread, id.GetInt32()));
@@ -54,7 +54,7 @@ public sealed class WorkEndpointTests
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var json = await GetJson(server, $"/api/{work}/compare?{amount}&repeat=3");
+        using var json = await GetJsonAsync(server, $"/api/{work}/compare?{amount}&repeat=3");
         var root = json.RootElement;
 
         var sync = root.GetProperty("syncSeconds").GetDouble();
@@ -70,7 +70,7 @@ public sealed class WorkEndpointTests
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var json = await GetJson(server, "/api/compute/sweep?from=1&to=10000&factor=10&repeat=1");
+        using var json = await GetJsonAsync(server, "/api/compute/sweep?from=1&to=10000&factor=10&repeat=1");
         var root = json.RootElement;
 
         var rows = root.GetProperty("rows").EnumerateArray().ToList();
@@ -119,7 +119,7 @@ public sealed class WorkEndpointTests
         Assert.Equal(HttpStatusCode.OK, (await server.Client.GetAsync("/swagger/index.html")).StatusCode);
     }
 
-    private static async Task<JsonDocument> GetJson(SandboxServer server, string url)
+    private static async Task<JsonDocument> GetJsonAsync(SandboxServer server, string url)
     {
         using var response = await server.Client.GetAsync(url);
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);

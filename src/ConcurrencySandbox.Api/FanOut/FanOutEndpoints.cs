@@ -29,7 +29,7 @@ public static class FanOutEndpoints
         }
         else
         {
-            builder.Services.AddHttpClient<IThirdParty, HttpThirdParty>(client =>
+            builder.Services.AddHttpClient<IThirdParty, HttpThirdPartyAdapter>(client =>
             {
                 client.BaseAddress = new Uri(baseUrl.TrimEnd('/') + "/");
                 client.Timeout = Timeout.InfiniteTimeSpan; // each call has its own timeout

@@ -1,3 +1,5 @@
+using ConcurrencySandbox.Experiments.Telemetry;
+
 namespace ConcurrencySandbox.Experiments.FanOut;
 
 /// <summary>The calls of one fan-out: times and records each one, and completes when the last one ends.</summary>
@@ -60,6 +62,7 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
             var threadId = Environment.CurrentManagedThreadId;
             var thread = CurrentThread();
             CallAnswer answer;
+            SandboxMeter.FanOutCallStarted();
             try
             {
                 answer = await call();
@@ -71,6 +74,10 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
             catch (Exception e)
             {
                 answer = CallAnswer.Failed($"the call threw {e.GetType().Name}: {e.Message}");
+            }
+            finally
+            {
+                SandboxMeter.FanOutCallEnded();
             }
 
             _records[index] = new CallRecord(

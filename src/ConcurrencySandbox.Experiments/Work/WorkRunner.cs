@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Experiments.Telemetry;
 
 namespace ConcurrencySandbox.Experiments.Work;
 
@@ -9,12 +10,6 @@ public sealed record WorkRun(WorkUnit Unit, RunMode Mode, long Amount, double El
 /// <summary>Runs a unit twice, as seed 004 did, and times the pair with a Stopwatch.</summary>
 public static class WorkRunner
 {
-    private static long _activeUnits;
-    private static long _cancelledUnits;
-
-    /// <summary>Units running right now in this process, and units that stopped early because their request was abandoned.</summary>
-    public static (long Active, long Cancelled) Activity => (Interlocked.Read(ref _activeUnits), Interlocked.Read(ref _cancelledUnits));
-
     public static async Task<WorkRun> RunTwiceAsync(WorkUnit unit, RunMode mode, long amount, CancellationToken cancellationToken)
     {
         var threadIds = new int[2];
@@ -42,62 +37,39 @@ public static class WorkRunner
         void RunOne(int slot)
         {
             threadIds[slot] = Environment.CurrentManagedThreadId;
-            var scope = UnitScope.Enter();
-            try
-            {
-                checksums[slot] = unit.RunBlocking(amount, cancellationToken);
-            }
-            catch (OperationCanceledException)
-            {
-                scope.Cancelled = true;
-                throw;
-            }
-            finally
-            {
-                scope.Exit();
-            }
+            Counted(() => checksums[slot] = unit.RunBlocking(amount, cancellationToken));
         }
 
         async Task AwaitOneAsync(int slot)
         {
-            var scope = UnitScope.Enter();
-            try
-            {
-                await unit.RunAsync(amount, cancellationToken).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                scope.Cancelled = true;
-                throw;
-            }
-            finally
-            {
-                scope.Exit();
-            }
-
+            await CountedAsync(() => unit.RunAsync(amount, cancellationToken)).ConfigureAwait(false);
             threadIds[slot] = Environment.CurrentManagedThreadId;
         }
     }
 
-    /// <summary>Counts a unit as active until it ends, and as cancelled when it ended early.</summary>
-    private sealed class UnitScope
+    /// <summary>Runs a unit counted in <see cref="SandboxMeter.WorkUnitsActive"/> until it ends, and in <see cref="SandboxMeter.WorkUnitsCancelled"/> when it ended early.</summary>
+    private static void Counted(Action run) => CountedAsync(() =>
     {
-        public bool Cancelled { get; set; }
+        run();
+        return Task.CompletedTask;
+    }).GetAwaiter().GetResult(); // complete on return: run() finished synchronously
 
-        public static UnitScope Enter()
+    private static async Task CountedAsync(Func<Task> run)
+    {
+        SandboxMeter.WorkUnitStarted();
+        var cancelled = false;
+        try
         {
-            Interlocked.Increment(ref _activeUnits);
-            return new UnitScope();
+            await run().ConfigureAwait(false);
         }
-
-        public void Exit()
+        catch (OperationCanceledException)
         {
-            if (Cancelled)
-            {
-                Interlocked.Increment(ref _cancelledUnits);
-            }
-
-            Interlocked.Decrement(ref _activeUnits);
+            cancelled = true;
+            throw;
+        }
+        finally
+        {
+            SandboxMeter.WorkUnitEnded(cancelled);
         }
     }
 }

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.FanOut;
 
@@ -68,18 +69,23 @@ public sealed class FanOutRunnerTests : IDisposable
     }
 
     [Fact]
-    public async Task WithOneDedicatedThreadEachCallWaitsForThePreviousOne()
+    public async Task WithOneDedicatedThreadEachCallWaitsExactlyAsLongAsTheCallsBeforeIt()
     {
+        var clock = new ManualTimeProvider();
         using var onePool = new DedicatedThreadPool(1, "one");
-        var runner = new FanOutRunner(new InProcessThirdParty(new StubDice(1)), onePool, TimeProvider.System);
+        using var gate = new ManualResetEventSlim();
+        onePool.Enqueue(gate.Wait); // holds the only thread until every call is queued
+        var runner = new FanOutRunner(new ClockAdvancingThirdParty(clock, TimeSpan.FromMilliseconds(100)), onePool, clock);
 
-        var report = await runner.RunAsync(Plan(FanOutStrategy.Dedicated, 3, new StubBehaviour(100)), CancellationToken.None);
+        var running = runner.RunAsync(Plan(FanOutStrategy.Dedicated, 3, new StubBehaviour(0)), CancellationToken.None);
+        gate.Set();
+        var report = await running;
 
-        var (first, second, third) = (report.Results[0], report.Results[1], report.Results[2]);
-        Assert.True(first.QueueWaitMs < second.QueueWaitMs && second.QueueWaitMs < third.QueueWaitMs);
-        Assert.True(second.QueueWaitMs >= first.DurationMs * 0.5, $"second waited {second.QueueWaitMs} ms, first took {first.DurationMs} ms");
-        Assert.True(third.QueueWaitMs >= second.QueueWaitMs + second.DurationMs * 0.5);
-        Assert.Equal(third.QueueWaitMs, report.QueueWaitMs.Max);
+        // Each call takes 100 ms of the fake clock, and waits for every call queued before it.
+        Assert.Equal([0.0, 100, 200], report.Results.Select(call => call.QueueWaitMs));
+        Assert.All(report.Results, call => Assert.Equal(100, call.DurationMs));
+        Assert.Equal(new MsSummary(200, 100), report.QueueWaitMs);
+        Assert.Equal(300, report.ElapsedMs);
     }
 
     [Theory]
@@ -143,4 +149,17 @@ public sealed class FanOutRunnerTests : IDisposable
 
     private Task<FanOutReport> Run(FanOutStrategy strategy, int calls, StubBehaviour stub) =>
         Runner().RunAsync(Plan(strategy, calls, stub), CancellationToken.None);
+
+    /// <summary>A third party that answers at once but moves the fake clock on by each call's time.</summary>
+    private sealed class ClockAdvancingThirdParty(ManualTimeProvider clock, TimeSpan callTime) : IThirdParty
+    {
+        public CallAnswer Call(StubBehaviour behaviour, TimeSpan timeout, CancellationToken cancellationToken)
+        {
+            clock.Advance(callTime);
+            return CallAnswer.Ok;
+        }
+
+        public Task<CallAnswer> CallAsync(StubBehaviour behaviour, TimeSpan timeout, CancellationToken cancellationToken) =>
+            Task.FromResult(Call(behaviour, timeout, cancellationToken));
+    }
 }

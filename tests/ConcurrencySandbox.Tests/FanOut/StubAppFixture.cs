@@ -1,4 +1,4 @@
-using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.ThirdPartyStub;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting.Server;
@@ -15,7 +15,7 @@ public sealed class StubAppFixture : IAsyncLifetime
 
     public Uri BaseUrl => _client.BaseAddress!;
 
-    public HttpThirdParty ThirdParty() => new(_client);
+    public HttpThirdPartyAdapter ThirdParty() => new(_client);
 
     public async Task InitializeAsync()
     {

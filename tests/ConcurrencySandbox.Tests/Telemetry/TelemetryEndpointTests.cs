@@ -49,7 +49,7 @@ public sealed class TelemetryEndpointTests
 
         using var response = await server.Client.GetAsync($"/api/telemetry/history?since={since}");
 
-        await ProblemAssert.IsBadRequestNaming(response, "since");
+        await ProblemAssert.IsBadRequestNamingAsync(response, "since");
     }
 
     [Fact]

@@ -61,7 +61,7 @@ public sealed class ThreadPoolEndpointTests : IDisposable
 
         using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
 
-        var detail = await ProblemAssert.IsBadRequestNaming(response, setting);
+        var detail = await ProblemAssert.IsBadRequestNamingAsync(response, setting);
         Assert.Matches("from 1 to 32767|must be at most", detail);
         Assert.Equal(_original, ThreadPoolLimits.Read());
     }

@@ -1,4 +1,4 @@
-using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Work;
@@ -15,17 +15,18 @@ public sealed class WorkCancellationTests
     public async Task AbandonedRequestStopsItsWork(string url)
     {
         await using var server = await SandboxServer.StartAsync();
-        var cancelledBefore = WorkRunner.Activity.Cancelled;
+        using var meter = new SandboxMeterReader();
+        var cancelledBefore = meter.Read().CancelledWorkUnits;
         using var client = new CancellationTokenSource();
 
         var request = server.Client.GetAsync(url, client.Token);
-        await EventuallyAsync(() => WorkRunner.Activity.Active > 0, "the work to start");
+        await EventuallyAsync(() => meter.Read().ActiveWorkUnits > 0, "the work to start");
         await client.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);
 
         // The units end because the request was abandoned, not because they finished.
-        await EventuallyAsync(() => WorkRunner.Activity.Active == 0, "the work to stop");
-        Assert.True(WorkRunner.Activity.Cancelled > cancelledBefore, "the units should report cancellation");
+        await EventuallyAsync(() => meter.Read().ActiveWorkUnits == 0, "the work to stop");
+        Assert.True(meter.Read().CancelledWorkUnits > cancelledBefore, "the units should report cancellation");
     }
 
     private static async Task EventuallyAsync(Func<bool> condition, string what)

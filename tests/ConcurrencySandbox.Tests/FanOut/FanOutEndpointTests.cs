@@ -30,6 +30,19 @@ public sealed class FanOutEndpointTests(SandboxServerFixture shared) : IClassFix
     }
 
     [Fact]
+    public async Task OutcomesAndThreadsAreWrittenAsCamelCaseStrings()
+    {
+        var ok = await shared.Client.GetStringAsync("/api/fanout?calls=1&delayMs=1&strategy=dedicated");
+        using var hung = await shared.Client.GetAsync("/api/fanout?calls=1&hangRate=1&timeoutMs=20&strategy=threadpool");
+        var timedOut = await hung.Content.ReadAsStringAsync();
+
+        Assert.Contains("\"outcome\":\"ok\"", ok, StringComparison.Ordinal);
+        Assert.Contains("\"thread\":\"dedicated\"", ok, StringComparison.Ordinal);
+        Assert.Contains("\"outcome\":\"timedOut\"", timedOut, StringComparison.Ordinal);
+        Assert.Contains("\"thread\":\"pool\"", timedOut, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task AsyncFanOutStartsEveryCallOnTheRequestThread()
     {
         var report = await shared.Client.GetOkAsync<FanOutReport>("/api/fanout?calls=50&delayMs=100&strategy=async");
@@ -128,7 +141,4 @@ public sealed class FanOutEndpointTests(SandboxServerFixture shared) : IClassFix
     }
 
     private async Task<long> InFlightAsync() => (await shared.Client.GetOkAsync<RuntimeSnapshot>("/api/telemetry")).InFlightRequests;
-
-    /// <summary>The 502 answer: the problem's detail and the report of the calls that all failed.</summary>
-    private sealed record FanOutProblem(string Detail, FanOutReport Report);
 }

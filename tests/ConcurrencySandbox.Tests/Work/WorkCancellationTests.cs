@@ -4,7 +4,7 @@ using ConcurrencySandbox.Tests.Hosting;
 namespace ConcurrencySandbox.Tests.Work;
 
 [Collection(ProcessWideCollection.Name)]
-public sealed class WorkCancellationTests
+public sealed class WorkCancellationTests(SandboxServerFixture shared) : IClassFixture<SandboxServerFixture>
 {
     [Theory]
     [InlineData("/api/compute/sync?cycles=10000000000")]
@@ -14,12 +14,11 @@ public sealed class WorkCancellationTests
     [InlineData("/api/compute/sweep?from=1000000000&to=1000000000&repeat=20")]
     public async Task AbandonedRequestStopsItsWork(string url)
     {
-        await using var server = await SandboxServer.StartAsync();
         using var meter = new SandboxMeterReader();
         var cancelledBefore = meter.Read().CancelledWorkUnits;
         using var client = new CancellationTokenSource();
 
-        var request = server.Client.GetAsync(url, client.Token);
+        var request = shared.Client.GetAsync(url, client.Token);
         await EventuallyAsync(() => meter.Read().ActiveWorkUnits > 0, "the work to start");
         await client.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);

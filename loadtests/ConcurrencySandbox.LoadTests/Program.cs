@@ -1,11 +1,5 @@
-using ConcurrencySandbox.LoadTests;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Hosting;
-
-if (args.Length > 0 && args[0] == ApiProcess.ServeVerb)
-{
-    return await ServeApi.RunAsync(args[1..]);
-}
 
 // However the runner ends, it takes its API children with it.
 AppDomain.CurrentDomain.ProcessExit += (_, _) => ApiProcess.KillAll();

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.FanOut;
+using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
@@ -30,6 +31,7 @@ public static class SandboxApp
         builder.AddFanOut();
         builder.AddThreadPools();
         builder.AddTelemetry();
+        builder.Services.AddHostedService<ParentProcessWatch>();
         configureServices?.Invoke(builder.Services);
 
         var app = builder.Build();

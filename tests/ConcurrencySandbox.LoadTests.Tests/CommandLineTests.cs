@@ -1,4 +1,5 @@
 using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -71,9 +72,11 @@ public class CommandLineTests
         Assert.Equal(0, code);
         Assert.NotNull(seen);
         Assert.Equal("quick", seen.Load.ProfileName);
-        Assert.Equal(1000, seen.Settings.DelayMs);
-        Assert.Equal(10, seen.Settings.Calls);
-        Assert.Equal(["threadpool", "sync-over-async", "dedicated", "async"], seen.Settings.Strategies);
+        var fanOut = seen.Get<FanOutExperiment>();
+        Assert.Equal([fanOut], seen.Selected);
+        Assert.Equal(1000, fanOut.Settings.DelayMs);
+        Assert.Equal(10, fanOut.Settings.Calls);
+        Assert.Equal(["threadpool", "sync-over-async", "dedicated", "async"], fanOut.Settings.Strategies);
         Assert.StartsWith(Path.Combine("reports", ""), seen.OutputFolder);
         Assert.EndsWith("-fanout", seen.OutputFolder);
     }
@@ -101,6 +104,10 @@ public class CommandLineTests
         Assert.Contains("--profile", output);
         Assert.Contains("--threshold", output);
         Assert.Contains("matrix", output);
+        // Each experiment's own options are listed too.
+        Assert.Contains("--cycles", output);
+        Assert.Contains("--dedicated-threads", output);
+        Assert.Contains("--coldstart-request", output);
     }
 
     private static async Task<(int Code, string Output, string Error)> InvokeAsync(string[] args, Func<RunRequest, CancellationToken, Task<int>> run)

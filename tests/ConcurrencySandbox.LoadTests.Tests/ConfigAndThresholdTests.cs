@@ -36,9 +36,9 @@ public class ConfigAndThresholdTests
     [InlineData("""{ "LoadSimulationsSettings": [ { "Hold": [4, "00:00:10"] } ] }""", "unknown simulation 'Hold'")]
     [InlineData("""{ "LoadSimulationsSettings": [ { "KeepConstant": [4, "00:00:10"] }, { "Inject": [5, "00:00:01", "00:00:10"] } ] }""", "mixes closed")]
     [InlineData("""{ "LoadSimulationsSettings": [ { "KeepConstant": [4, "03:00:00"] } ] }""", "more than")]
-    public void MalformedConfigIsOneUsageError(string json, string expected)
+    public void MalformedConfigIsOneLineNamingTheFileAndTheFault(string json, string expected)
     {
-        var error = Assert.Throws<UsageException>(() => LoadShapeConfig.Parse(json, "bad.json"));
+        var error = Assert.Throws<FormatException>(() => LoadShapeConfig.Parse(json, "bad.json"));
 
         Assert.Contains(expected, error.Message);
         Assert.Contains("bad.json", error.Message);
@@ -51,9 +51,11 @@ public class ConfigAndThresholdTests
         var threshold = Threshold.Parse("async:p99<1200");
 
         Assert.Equal(new Threshold("async", "p99", "<", 1200), threshold);
-        Assert.True(threshold.AppliesTo("async@2cpu"));
-        Assert.False(threshold.AppliesTo("threadpool"));
-        Assert.True(Threshold.Parse("*:failed<=0").AppliesTo("anything"));
+        Assert.True(threshold.AppliesTo(new VariantKey("async", Cpus: 2)));
+        Assert.False(threshold.AppliesTo(new VariantKey("threadpool")));
+        Assert.True(Threshold.Parse("*:failed<=0").AppliesTo(new VariantKey("anything")));
+        Assert.True(Threshold.Parse("async@2cpu:p99<5").AppliesTo(new VariantKey("async", Cpus: 2)));
+        Assert.False(Threshold.Parse("async@2cpu:p99<5").AppliesTo(new VariantKey("async", Cpus: 1)));
     }
 
     [Theory]
@@ -61,9 +63,9 @@ public class ConfigAndThresholdTests
     [InlineData("async:p99=1200")]
     [InlineData("async:latency<1200")]
     [InlineData("async:p99<fast")]
-    public void BadThresholdIsAUsageError(string text)
+    public void BadThresholdIsAFormatError(string text)
     {
-        Assert.Throws<UsageException>(() => Threshold.Parse(text));
+        Assert.Throws<FormatException>(() => Threshold.Parse(text));
     }
 
     [Fact]
@@ -79,5 +81,5 @@ public class ConfigAndThresholdTests
     }
 
     private static VariantResult Result(string name, double p99, long failed) =>
-        new(name, "/x", "users", 1, [], [], new LatencyStats(10, failed, 1, 1, 1, 1, 1, p99, p99));
+        new(new VariantKey(name), "/x", "users", 1, [], [], new LatencyStats(10, failed, 1, 1, 1, 1, 1, p99, p99));
 }

@@ -7,20 +7,29 @@ public class FanOutPlanTests
     [Fact]
     public void OnlyTheDedicatedVariantSizesTheDedicatedPool()
     {
-        var plan = Catalog.Create("fanout", ExperimentSettings.Defaults with { DedicatedThreads = 123 });
+        var experiment = new FanOutExperiment(FanOutSettings.Defaults with { DedicatedThreads = 123 });
 
-        var dedicated = plan.Variants.Single(v => v.Name == "dedicated");
+        var dedicated = experiment.Variants.Single(v => v.Name == "dedicated");
         Assert.Equal("123", dedicated.Environment["FanOut__DedicatedThreads"]);
-        Assert.All(plan.Variants.Where(v => v.Name != "dedicated"), v => Assert.Empty(v.Environment));
+        Assert.All(experiment.Variants.Where(v => v.Name != "dedicated"), v => Assert.Empty(v.Environment));
+    }
+
+    [Fact]
+    public void EveryStrategyTheApiKnowsIsAVariantByDefault()
+    {
+        var experiment = new FanOutExperiment(FanOutSettings.Defaults);
+
+        Assert.Equal(["threadpool", "sync-over-async", "dedicated", "async"], experiment.Variants.Select(v => v.Name));
+        Assert.All(experiment.Variants, v => Assert.EndsWith($"&strategy={v.Name}", v.Driver.Request));
     }
 
     [Fact]
     public void StarvingStrategiesMayFailButThoseThatHoldNoPoolThreadMayNot()
     {
-        var plan = Catalog.Create("fanout", ExperimentSettings.Defaults);
+        var experiment = new FanOutExperiment(FanOutSettings.Defaults);
 
-        var noFailures = plan.DefaultThresholds.Where(t => t.Metric == "failed").Select(t => t.Variant).ToList();
+        var noFailures = experiment.DefaultThresholds.Where(t => t.Metric == "failed").Select(t => t.Variant).ToList();
         Assert.Equal(["dedicated", "async"], noFailures);
-        Assert.Contains(plan.DefaultThresholds, t => t is { Variant: "async", Metric: "p99", Limit: 1200 });
+        Assert.Contains(experiment.DefaultThresholds, t => t is { Variant: "async", Metric: "p99", Limit: 1200 });
     }
 }

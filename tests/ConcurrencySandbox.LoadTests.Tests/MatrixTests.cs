@@ -1,4 +1,5 @@
 using System.Text.Json;
+using ConcurrencySandbox.LoadTests.ApiContract;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Matrix;
 
@@ -9,16 +10,14 @@ public class MatrixTests
     [Fact]
     public void SweepJsonIsReadWithItsBreakEvenAndProcessorCount()
     {
-        using var document = JsonDocument.Parse("""
+        var sweep = JsonSerializer.Deserialize<SweepResponse>("""
             { "work": "compute", "processorCount": 1, "breakEvenAmount": null,
               "rows": [ { "amount": 1, "syncSeconds": 0.001, "taskRunSeconds": 0.002, "efficiencyPercent": 50 } ] }
-            """);
+            """, SandboxClient.Json)!;
 
-        var (rows, breakEven, processors) = MatrixRunner.ReadSweep(document.RootElement);
-
-        Assert.Equal([new SweepRow(1, 0.001, 0.002, 50)], rows);
-        Assert.Null(breakEven);
-        Assert.Equal(1, processors);
+        Assert.Equal([new SweepRow(1, 0.001, 0.002, 50)], sweep.Rows);
+        Assert.Null(sweep.BreakEvenAmount);
+        Assert.Equal(1, sweep.ProcessorCount);
     }
 
     [Theory]
@@ -46,9 +45,10 @@ public class MatrixTests
     [Fact]
     public void StarvationStartsAtTheLoadTheFirstSlowRequestsWereSentAt()
     {
+        var key = new VariantKey("threadpool", Cpus: 1);
         IntervalRow Row(double users, double meanMs) =>
-            new("threadpool", users, "users", users, 1, new LatencyStats(1, 0, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs));
-        var result = new VariantResult("threadpool", "/x", "users", 3, [Row(4, 1000), Row(8, 0), Row(12, 2500), Row(16, 4000)], [], LatencyStats.Empty);
+            new(key, users, "users", users, 1, new LatencyStats(1, 0, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs));
+        var result = new VariantResult(key, "/x", "users", 3, [Row(4, 1000), Row(8, 0), Row(12, 2500), Row(16, 4000)], [], LatencyStats.Empty);
 
         // Completed at 12 s after 2.5 s: sent at 9.5 s, in the 12-user interval; completed at 16 s after 4 s: sent at 12 s.
         Assert.Equal("12 users", MatrixRunner.StarvedFrom(result, 2000));

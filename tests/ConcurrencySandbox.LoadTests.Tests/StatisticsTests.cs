@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Experiments.Statistics;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -6,25 +7,14 @@ public class StatisticsTests
 {
     private static readonly double[] OneToHundred = [.. Enumerable.Range(1, 100).Select(i => (double)i)];
 
-    [Theory]
-    [InlineData(50, 50)]
-    [InlineData(75, 75)]
-    [InlineData(95, 95)]
-    [InlineData(99, 99)]
-    [InlineData(100, 100)]
-    [InlineData(0, 1)]
-    [InlineData(99.5, 100)]
-    public void PercentileIsTheNearestRank(double percent, double expected)
-    {
-        Assert.Equal(expected, LatencyStats.Percentile(OneToHundred, percent));
-    }
-
     [Fact]
-    public void PercentileOfFewSamplesRoundsTheRankUp()
+    public void LatencyPercentilesInterpolateBetweenClosestRanksLikeTheApisMedians()
     {
-        Assert.Equal(10, LatencyStats.Percentile([10, 20, 30], 33));
-        Assert.Equal(20, LatencyStats.Percentile([10, 20, 30], 34));
-        Assert.Equal(30, LatencyStats.Percentile([10, 20, 30], 67));
+        var stats = LatencyStats.From(OneToHundred, failed: 0);
+
+        Assert.Equal(Percentile.OfSorted(OneToHundred, 50), stats.P50Ms);
+        Assert.Equal(50.5, stats.P50Ms, 9);
+        Assert.Equal(99.01, stats.P99Ms, 9);
     }
 
     [Fact]
@@ -36,7 +26,7 @@ public class StatisticsTests
         Assert.Equal(1, stats.Failed);
         Assert.Equal(25, stats.MeanMs);
         Assert.Equal(10, stats.MinMs);
-        Assert.Equal(20, stats.P50Ms);
+        Assert.Equal(25, stats.P50Ms);
         Assert.Equal(40, stats.MaxMs);
     }
 

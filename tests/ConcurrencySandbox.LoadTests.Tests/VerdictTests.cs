@@ -5,61 +5,74 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 
 public class VerdictTests
 {
-    private static readonly ExperimentSettings Settings = ExperimentSettings.Defaults;
+    private static readonly FanOutExperiment FanOut = new(FanOutSettings.Defaults);
 
     [Theory]
-    [InlineData(3000, "Reproduced")]
-    [InlineData(1100, "Not reproduced")]
-    public void FanOutVerdictComesFromThreadpoolAgainstAsyncAtPeakLoad(double threadpoolMeanMs, string expected)
+    [InlineData(3000, Outcome.Reproduced)]
+    [InlineData(1100, Outcome.NotReproduced)]
+    public void FanOutVerdictComesFromThreadpoolAgainstAsyncAtPeakLoadAndShowsTheCustomPoolBesideTheSeed(double threadpoolMeanMs, Outcome expected)
     {
-        var finding = Catalog.Create("fanout", Settings).Assess(
+        var finding = FanOut.Assess(
             [Result("threadpool", threadpoolMeanMs), Result("sync-over-async", 1500), Result("dedicated", 1010), Result("async", 1005)]);
 
-        Assert.StartsWith(expected + ":", finding.Verdict);
+        Assert.Equal(expected, finding.Outcome);
         Assert.Contains(finding.Comparisons, c => c.Figure.StartsWith("dedicated", StringComparison.Ordinal) && c.Seed.Contains("4.5 s"));
+    }
+
+    [Fact]
+    public void FanOutVerdictJudgesVariantsByNameWhateverCoreCountTheyRanAt()
+    {
+        var finding = FanOut.Assess([Result("threadpool", 3000, cpus: 2), Result("async", 1005, cpus: 2)]);
+
+        Assert.Equal(Outcome.Reproduced, finding.Outcome);
+        Assert.StartsWith("Reproduced: at peak load threadpool's", finding.Verdict);
     }
 
     [Fact]
     public void SleepVerdictAllowsForSyncSleepingTwice()
     {
         // Unloaded, sync takes 2 x the milliseconds and async 1 x: twice async's latency is no starvation.
-        var finding = Catalog.Create("sleep", Settings).Assess(
-            [Result("sync", 2.0 * Settings.Milliseconds), Result("taskrun", Settings.Milliseconds), Result("async", Settings.Milliseconds)]);
+        const int milliseconds = 100;
+        var finding = new SleepExperiment(milliseconds).Assess(
+            [Result("sync", 2.0 * milliseconds), Result("taskrun", milliseconds), Result("async", milliseconds)]);
 
-        Assert.StartsWith("Not reproduced:", finding.Verdict);
+        Assert.Equal(Outcome.NotReproduced, finding.Outcome);
+        Assert.StartsWith("Not reproduced: ", finding.Verdict);
     }
 
     [Theory]
-    [InlineData(100, 104, "Reproduced")]
-    [InlineData(100, 180, "Not reproduced")]
-    public void ComputeVerdictComparesThroughput(double syncRequests, double taskRunRequests, string expected)
+    [InlineData(100, 104, Outcome.Reproduced)]
+    [InlineData(100, 180, Outcome.NotReproduced)]
+    public void ComputeVerdictComparesThroughput(double syncRequests, double taskRunRequests, Outcome expected)
     {
-        var finding = Catalog.Create("compute", Settings).Assess([Result("sync", 10, syncRequests), Result("taskrun", 10, taskRunRequests)]);
+        var finding = new ComputeExperiment(ComputeExperiment.DefaultCycles).Assess([Result("sync", 10, syncRequests), Result("taskrun", 10, taskRunRequests)]);
 
-        Assert.StartsWith(expected + ":", finding.Verdict);
+        Assert.Equal(expected, finding.Outcome);
     }
 
     [Theory]
-    [InlineData(6000, "Reproduced")]
-    [InlineData(1200, "Not reproduced")]
-    public void ColdStartVerdictComparesTheWholeBurst(double defaultPoolMaxMs, string expected)
+    [InlineData(6000, Outcome.Reproduced)]
+    [InlineData(1200, Outcome.NotReproduced)]
+    public void ColdStartVerdictComparesTheWholeBurst(double defaultPoolMaxMs, Outcome expected)
     {
-        var finding = Catalog.Create("coldstart", Settings).Assess([Result("default-pool", 900, max: defaultPoolMaxMs), Result("min-workers-200", 900, max: 1000)]);
+        var finding = new ColdStartExperiment(ColdStartSettings.Defaults).Assess([Result("default-pool", 900, max: defaultPoolMaxMs), Result("min-workers-200", 900, max: 1000)]);
 
-        Assert.StartsWith(expected + ":", finding.Verdict);
+        Assert.Equal(expected, finding.Outcome);
     }
 
     [Fact]
     public void MissingVariantIsNotAssessed()
     {
-        var finding = Catalog.Create("fanout", Settings with { Strategies = ["threadpool"] }).Assess([Result("threadpool", 3000)]);
+        var finding = new FanOutExperiment(FanOutSettings.Defaults with { Strategies = ["threadpool"] }).Assess([Result("threadpool", 3000)]);
 
-        Assert.StartsWith("Not assessed", finding.Verdict);
+        Assert.Equal(Outcome.NotAssessed, finding.Outcome);
+        Assert.StartsWith("Not assessed: ", finding.Verdict);
     }
 
-    private static VariantResult Result(string name, double meanMs, double requests = 100, double? max = null)
+    private static VariantResult Result(string name, double meanMs, double requests = 100, double? max = null, int? cpus = null)
     {
+        var key = new VariantKey(name, cpus);
         var stats = new LatencyStats((long)requests, 0, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs, max ?? meanMs);
-        return new VariantResult(name, "/x", "users", 10, [new IntervalRow(name, 10, "users", 40, requests / 10, stats)], [], stats);
+        return new VariantResult(key, "/x", "users", 10, [new IntervalRow(key, 10, "users", 40, requests / 10, stats)], [], stats);
     }
 }

@@ -3,6 +3,7 @@ using System.CommandLine.Help;
 using System.Globalization;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Matrix;
 
 namespace ConcurrencySandbox.LoadTests.Cli;
 
@@ -14,9 +15,7 @@ public static class CommandLine
     public const int ExitUsage = 2;
     public const int ExitCancelled = 130;
 
-    public static readonly IReadOnlyList<string> Experiments = [.. Catalog.Names, "all", "matrix"];
-
-    private static readonly ExperimentSettings D = ExperimentSettings.Defaults;
+    public static readonly IReadOnlyList<string> Experiments = [.. ExperimentList.Names, "all", "matrix"];
 
     private static readonly Argument<string> Experiment = new("experiment")
     {
@@ -32,16 +31,6 @@ public static class CommandLine
     private static readonly Option<FileInfo?> Config = new("--config") { Description = "A load-shape JSON file (see docs/loadtests.md); replaces --profile." };
     private static readonly Option<string?> Target = new("--target") { Description = "Use an API that is already running at this URL instead of starting one per variant." };
     private static readonly Option<string?> Out = new("--out") { Description = "Report folder (default: reports/<yyyyMMdd-HHmmss>-<experiment>/)." };
-    private static readonly Option<long> Cycles = new("--cycles") { Description = "compute: loop cycles per work unit.", DefaultValueFactory = _ => D.Cycles };
-    private static readonly Option<long> Iterations = new("--iterations") { Description = "spinwait: SpinWait iterations per work unit.", DefaultValueFactory = _ => D.Iterations };
-    private static readonly Option<int> Milliseconds = new("--milliseconds") { Description = "sleep: milliseconds per work unit.", DefaultValueFactory = _ => D.Milliseconds };
-    private static readonly Option<int> DelayMs = new("--delay-ms") { Description = "fanout: the third party's delay per call.", DefaultValueFactory = _ => D.DelayMs };
-    private static readonly Option<int> Calls = new("--calls") { Description = "fanout: third-party calls per request.", DefaultValueFactory = _ => D.Calls };
-    private static readonly Option<string> Strategies = new("--strategies") { Description = "fanout: comma-separated strategies.", DefaultValueFactory = _ => string.Join(',', D.Strategies) };
-    private static readonly Option<int> DedicatedThreads = new("--dedicated-threads") { Description = "fanout: threads of the API's dedicated pool (FanOut__DedicatedThreads) for the dedicated strategy.", DefaultValueFactory = _ => D.DedicatedThreads };
-    private static readonly Option<int> Burst = new("--burst") { Description = "coldstart: concurrent requests fired at a fresh API.", DefaultValueFactory = _ => D.Burst };
-    private static readonly Option<int> MinWorkerThreads = new("--min-worker-threads") { Description = "coldstart: the raised ThreadPool minimum compared with the default.", DefaultValueFactory = _ => D.ColdStartMinWorkerThreads };
-    private static readonly Option<string> ColdStartRequest = new("--coldstart-request") { Description = "coldstart: the blocking request of the burst.", DefaultValueFactory = _ => D.ColdStartRequest };
     private static readonly Option<double> Rate = new("--rate") { Description = "open profile: peak arrival rate (requests per second).", DefaultValueFactory = _ => 20 };
     private static readonly Option<string[]> Threshold = new("--threshold") { Description = "Extra pass/fail limit, repeatable: variant:metric<value (variant * = all; metrics mean, min, p50, p75, p95, p99, max in ms, rps, failed, failedPercent)." };
     private static readonly Option<double> RequestTimeoutSeconds = new("--request-timeout-s") { Description = "Per-request timeout; a timed-out request counts as failed.", DefaultValueFactory = _ => 60 };
@@ -57,9 +46,12 @@ public static class CommandLine
     {
         var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
         {
-            Experiment, Profile, Config, Target, Out, Cycles, Iterations, Milliseconds, DelayMs, Calls, Strategies, DedicatedThreads, Burst, MinWorkerThreads,
-            ColdStartRequest, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, Gc, MatrixRuns, SweepTo, SweepRepeat,
+            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, Gc, MatrixRuns, SweepTo, SweepRepeat,
         };
+        foreach (var option in ExperimentList.All.SelectMany(e => e.Options))
+        {
+            root.Options.Add(option);
+        }
         Threshold.AllowMultipleArgumentsPerToken = false;
         root.SetAction(async (parse, cancellationToken) =>
         {
@@ -67,7 +59,7 @@ public static class CommandLine
             {
                 return await run(Validate(parse), cancellationToken);
             }
-            catch (UsageException e)
+            catch (Exception e) when (e is UsageException or FormatException)
             {
                 await error.WriteLineAsync($"error: {e.Message}");
                 return ExitUsage;
@@ -90,6 +82,7 @@ public static class CommandLine
 
     private static RunRequest Validate(ParseResult p)
     {
+        var values = new OptionValues(p);
         var experiment = p.GetValue(Experiment)!;
         if (!Experiments.Contains(experiment))
         {
@@ -100,37 +93,21 @@ public static class CommandLine
         {
             throw new UsageException($"unknown profile '{profile}' (expected one of: {string.Join(", ", Profiles.Names)})");
         }
-        var rate = Positive(p, Rate);
+        var rate = values.Positive(Rate);
         var config = p.GetValue(Config);
         var shape = config is null ? Profiles.Create(profile, rate) : LoadShapeConfig.Load(config.FullName);
-        var load = new LoadOptions(shape, config is null ? profile : $"config {config.Name}", TimeSpan.FromSeconds(Positive(p, RequestTimeoutSeconds)), (int)Positive(p, MaxInFlight));
+        var load = new LoadOptions(shape, config is null ? profile : $"config {config.Name}", TimeSpan.FromSeconds(values.Positive(RequestTimeoutSeconds)), values.Positive(MaxInFlight));
 
-        var strategies = SplitList(p.GetValue(Strategies)!);
-        if (strategies.Count == 0)
-        {
-            throw new UsageException("--strategies names no strategy");
-        }
-        foreach (var unknown in strategies.Except(ExperimentSettings.AllStrategies))
-        {
-            throw new UsageException($"unknown strategy '{unknown}' (expected: {string.Join(", ", ExperimentSettings.AllStrategies)})");
-        }
-        var coldStartRequest = p.GetValue(ColdStartRequest)!;
-        if (!coldStartRequest.StartsWith('/'))
-        {
-            throw new UsageException($"--coldstart-request must be a path starting with '/', got '{coldStartRequest}'");
-        }
-        var settings = new ExperimentSettings(
-            (long)Positive(p, Cycles), (long)Positive(p, Iterations), (int)Positive(p, Milliseconds), (int)Positive(p, DelayMs), (int)Positive(p, Calls),
-            strategies, (int)Positive(p, DedicatedThreads), (int)Positive(p, Burst), (int)Positive(p, MinWorkerThreads), coldStartRequest);
-
+        // Every experiment is built, so a bad option is refused whichever experiment runs.
+        var experiments = ExperimentList.All.Select(definition => definition.Create(values)).ToList();
         var outFolder = p.GetValue(Out) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-{experiment}");
         var thresholds = (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse).ToList();
-        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, settings, thresholds, ParseMatrix(p));
+        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values));
     }
 
-    private static MatrixOptions ParseMatrix(ParseResult p)
+    private static MatrixOptions ParseMatrix(OptionValues values)
     {
-        var cpus = SplitList(p.GetValue(Cpus)!).Select(text =>
+        var cpus = values.List(Cpus).Select(text =>
             int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n > 0
                 ? n
                 : throw new UsageException($"--cpus takes positive core counts like 1,2; got '{text}'")).Distinct().ToList();
@@ -138,17 +115,17 @@ public static class CommandLine
         {
             throw new UsageException("--cpus names no core count");
         }
-        var gc = p.GetValue(Gc);
+        var gc = values.Get(Gc);
         if (gc is not (null or "server" or "workstation"))
         {
             throw new UsageException($"--gc must be server or workstation, got '{gc}'");
         }
-        var runs = SplitList(p.GetValue(MatrixRuns)!);
+        var runs = values.List(MatrixRuns);
         foreach (var unknown in runs.Except(MatrixOptions.KnownExperiments))
         {
             throw new UsageException($"unknown matrix experiment '{unknown}' (expected: {string.Join(", ", MatrixOptions.KnownExperiments)})");
         }
-        return new MatrixOptions(cpus, gc, runs, (long)Positive(p, SweepTo), (int)Positive(p, SweepRepeat));
+        return new MatrixOptions(cpus, gc, runs, values.Positive(SweepTo), values.Positive(SweepRepeat));
     }
 
     private static Uri? ParseTarget(string? text)
@@ -164,14 +141,4 @@ public static class CommandLine
         return uri;
     }
 
-    private static List<string> SplitList(string text) =>
-        [.. text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)];
-
-    private static double Positive<T>(ParseResult p, Option<T> option) where T : System.Numerics.INumber<T>
-    {
-        var value = p.GetValue(option)!;
-        return T.IsPositive(value) && !T.IsZero(value)
-            ? double.CreateChecked(value)
-            : throw new UsageException($"{option.Name} must be positive, got {value}");
-    }
 }

@@ -1,20 +1,24 @@
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Matrix;
 
 namespace ConcurrencySandbox.LoadTests.Cli;
 
-/// <summary>A validated command line: what to run, how hard, against what, and where the report goes.</summary>
+/// <summary>
+/// A validated command line: what to run, how hard, against what, and where the report goes.
+/// <paramref name="Experiments"/> holds every registered experiment built from its options, in <see cref="ExperimentList"/> order.
+/// </summary>
 public sealed record RunRequest(
     string Experiment,
     LoadOptions Load,
     Uri? Target,
     string OutputFolder,
-    ExperimentSettings Settings,
+    IReadOnlyList<Experiment> Experiments,
     IReadOnlyList<Threshold> Thresholds,
-    MatrixOptions Matrix);
-
-/// <summary>The matrix command's options: core counts, GC mode and what to run at each.</summary>
-public sealed record MatrixOptions(IReadOnlyList<int> Cpus, string? GcMode, IReadOnlyList<string> Experiments, long SweepTo, int SweepRepeat)
+    MatrixOptions Matrix)
 {
-    public static readonly IReadOnlyList<string> KnownExperiments = ["sweep", "fanout"];
+    /// <summary>The experiments the command names: one, or every one for <c>all</c>.</summary>
+    public IReadOnlyList<Experiment> Selected => Experiment == "all" ? Experiments : [.. Experiments.Where(e => e.Name == Experiment)];
+
+    public T Get<T>() where T : Experiment => Experiments.OfType<T>().Single();
 }

@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 ///   "LoadSimulationsSettings": [ { "KeepConstant": [4, "00:00:45"] }, { "RampingInject": [50, "00:00:01", "00:01:00"] } ] }
 /// </code>
 /// KeepConstant / RampingConstant take [copies, during]; Inject / RampingInject take [rate, interval, during]
-/// (rate requests per interval). Any problem is a <see cref="UsageException"/> naming the file and the fault.
+/// (rate requests per interval). Any problem is a <see cref="FormatException"/> naming the file and the fault.
 /// </summary>
 public static class LoadShapeConfig
 {
@@ -26,7 +26,7 @@ public static class LoadShapeConfig
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            throw new UsageException($"cannot read config '{path}': {e.Message}");
+            throw new FormatException($"cannot read config '{path}': {e.Message}", e);
         }
         return Parse(text, path);
     }
@@ -40,11 +40,11 @@ public static class LoadShapeConfig
         }
         catch (JsonException e)
         {
-            throw new UsageException($"config '{source}' is not valid JSON: {e.Message}");
+            throw new FormatException($"config '{source}' is not valid JSON: {e.Message}", e);
         }
         catch (FormatException e)
         {
-            throw new UsageException($"config '{source}': {e.Message}");
+            throw new FormatException($"config '{source}': {e.Message}", e);
         }
     }
 

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using ConcurrencySandbox.LoadTests.ApiContract;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
@@ -21,13 +22,9 @@ public sealed class QueueWaitProbe : IResponseProbe
 
     public async Task ObserveAsync(Stream body, CancellationToken cancellationToken)
     {
-        using var document = await JsonDocument.ParseAsync(body, cancellationToken: cancellationToken);
-        if (document.RootElement.TryGetProperty("queueWaitMs", out var wait)
-            && wait.ValueKind == JsonValueKind.Object
-            && wait.TryGetProperty("max", out var max)
-            && max.TryGetDouble(out var ms))
+        if (await JsonSerializer.DeserializeAsync<FanOutResponse>(body, SandboxClient.Json, cancellationToken) is { QueueWaitMs: { } wait })
         {
-            var microseconds = (long)(ms * 1000);
+            var microseconds = (long)(wait.Max * 1000);
             for (var seen = Interlocked.Read(ref _maxMicroseconds); microseconds > seen; seen = Interlocked.Read(ref _maxMicroseconds))
             {
                 if (Interlocked.CompareExchange(ref _maxMicroseconds, microseconds, seen) == seen)

@@ -16,22 +16,22 @@ public sealed partial record Threshold(string Variant, string Metric, string Ope
 
     public override string ToString() => $"{Variant}:{Metric}{Operator}{Limit.ToString("0.###", CultureInfo.InvariantCulture)}";
 
-    /// <summary>Parses <c>variant:metric&lt;value</c>; throws <see cref="UsageException"/> with the reason.</summary>
+    /// <summary>Parses <c>variant:metric&lt;value</c>; throws <see cref="FormatException"/> with the reason.</summary>
     public static Threshold Parse(string text)
     {
         var match = Syntax().Match(text);
         if (!match.Success || !double.TryParse(match.Groups["limit"].Value, NumberStyles.Float, CultureInfo.InvariantCulture, out var limit))
         {
-            throw new UsageException($"bad threshold '{text}': expected variant:metric<value, e.g. \"async:p99<1200\"");
+            throw new FormatException($"bad threshold '{text}': expected variant:metric<value, e.g. \"async:p99<1200\"");
         }
         var metric = Metrics.FirstOrDefault(m => m.Equals(match.Groups["metric"].Value, StringComparison.OrdinalIgnoreCase))
-            ?? throw new UsageException($"bad threshold '{text}': unknown metric (expected one of: {string.Join(", ", Metrics)})");
+            ?? throw new FormatException($"bad threshold '{text}': unknown metric (expected one of: {string.Join(", ", Metrics)})");
         return new Threshold(match.Groups["variant"].Value, metric, match.Groups["op"].Value, limit);
     }
 
-    /// <summary>True for every variant with <c>*</c>, else for the named variant (a matrix label "async@2cpu" counts as "async").</summary>
-    public bool AppliesTo(string variant) =>
-        Variant == "*" || Variant.Equals(variant.Split('@')[0], StringComparison.OrdinalIgnoreCase) || Variant.Equals(variant, StringComparison.OrdinalIgnoreCase);
+    /// <summary>True for every variant with <c>*</c>, else for the named variant at any core count ("async"), or at one ("async@2cpu").</summary>
+    public bool AppliesTo(VariantKey variant) =>
+        Variant == "*" || Variant.Equals(variant.Name, StringComparison.OrdinalIgnoreCase) || Variant.Equals(variant.Label, StringComparison.OrdinalIgnoreCase);
 
     public double Measure(VariantResult result) => Metric switch
     {
@@ -67,7 +67,7 @@ public static class Thresholds
     public static IReadOnlyList<ThresholdOutcome> Evaluate(IEnumerable<Threshold> thresholds, IReadOnlyList<VariantResult> results) =>
         [.. from threshold in thresholds
             from result in results
-            where threshold.AppliesTo(result.Name)
+            where threshold.AppliesTo(result.Key)
             let actual = threshold.Measure(result)
-            select new ThresholdOutcome(threshold.ToString(), result.Name, actual, threshold.IsMetBy(actual))];
+            select new ThresholdOutcome(threshold.ToString(), result.Key.Label, actual, threshold.IsMetBy(actual))];
 }

@@ -1,17 +1,20 @@
 using System.Diagnostics;
-using ConcurrencySandbox.LoadTests.Telemetry;
+using ConcurrencySandbox.LoadTests.ApiContract;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
 /// <summary>One reporting interval of one variant: the curves' row.</summary>
-public sealed record IntervalRow(string Variant, double ElapsedSeconds, string LoadUnit, double Load, double RequestsPerSecond, LatencyStats Stats);
+public sealed record IntervalRow(VariantKey Variant, double ElapsedSeconds, string LoadUnit, double Load, double RequestsPerSecond, LatencyStats Stats);
 
 /// <summary>One telemetry sample taken while a variant ran.</summary>
-public sealed record TelemetryRow(string Variant, double ElapsedSeconds, TelemetrySnapshot Snapshot);
+public sealed record TelemetryRow(VariantKey Variant, double ElapsedSeconds, TelemetrySnapshot Snapshot);
+
+/// <summary>A figure an experiment computes for one variant beyond latency and throughput, e.g. ("CPU per request", 1.8, "ms").</summary>
+public sealed record VariantFigure(string Name, double Value, string Unit);
 
 /// <summary>Everything measured for one variant.</summary>
 public sealed record VariantResult(
-    string Name,
+    VariantKey Key,
     string Request,
     string LoadUnit,
     double ElapsedSeconds,
@@ -21,6 +24,9 @@ public sealed record VariantResult(
 {
     /// <summary>The longest per-call queue wait the server reported (fan-out only), in milliseconds.</summary>
     public double? MaxQueueWaitMs { get; init; }
+
+    /// <summary>The experiment's own figures for this variant (e.g. CPU per request), printed in the report beside the latency.</summary>
+    public IReadOnlyList<VariantFigure> Figures { get; init; } = [];
 
     public double RequestsPerSecond => ElapsedSeconds > 0 ? Total.Requests / ElapsedSeconds : 0;
     public double PeakLoad => Intervals.Count == 0 ? 0 : Intervals.Max(i => i.Load);
@@ -49,7 +55,7 @@ public static class VariantRunner
     private static readonly TimeSpan HistoryTimeout = TimeSpan.FromSeconds(120);
 
     public static async Task<VariantResult> RunAsync(
-        string variant,
+        VariantKey variant,
         string request,
         IWorkload workload,
         SendRequest send,
@@ -114,7 +120,7 @@ public static class VariantRunner
     /// Asks for a snapshot every second without waiting for the previous answer (a starving API answers late, and a
     /// late answer is still a reading); each row is stamped when its answer arrived.
     /// </summary>
-    private static async Task SampleAsync(SandboxClient client, string variant, long started, List<TelemetryRow> samples, CancellationToken stop)
+    private static async Task SampleAsync(SandboxClient client, VariantKey variant, long started, List<TelemetryRow> samples, CancellationToken stop)
     {
         var outstanding = new List<Task>();
         using var timer = new PeriodicTimer(TelemetryPeriod);
@@ -137,7 +143,7 @@ public static class VariantRunner
         await Task.WhenAll(outstanding);
     }
 
-    private static async Task SampleOnceAsync(SandboxClient client, string variant, long started, List<TelemetryRow> samples, CancellationToken stop)
+    private static async Task SampleOnceAsync(SandboxClient client, VariantKey variant, long started, List<TelemetryRow> samples, CancellationToken stop)
     {
         try
         {
@@ -161,7 +167,7 @@ public static class VariantRunner
     /// the pool being measured, so a starving API answers them late or not at all. Null or empty when the API has no history for it.
     /// </summary>
     private static async Task<TelemetryRow[]?> RecordedDuringAsync(
-        SandboxClient client, string variant, DateTimeOffset startedUtc, double elapsedSeconds, CancellationToken cancellationToken)
+        SandboxClient client, VariantKey variant, DateTimeOffset startedUtc, double elapsedSeconds, CancellationToken cancellationToken)
     {
         var history = await client.GetTelemetryHistoryAsync(HistoryTimeout, cancellationToken);
         return history?

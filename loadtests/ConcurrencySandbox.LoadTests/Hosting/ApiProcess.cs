@@ -1,8 +1,8 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Globalization;
-using System.Reflection;
-using System.Text.RegularExpressions;
+using System.Runtime.InteropServices;
+using ConcurrencySandbox.LoadTests.ApiContract;
 
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
@@ -13,12 +13,17 @@ public sealed record ApiLaunch(IReadOnlyDictionary<string, string> Environment, 
 }
 
 /// <summary>
-/// The API served by a child copy of this runner (hidden verb <c>serve-api</c>), so the load generator and the
-/// server never share a ThreadPool. Started on a free loopback port; killed (with its tree) on dispose.
+/// The published API (<c>api/ConcurrencySandbox.Api.dll</c> next to this runner) started as its own process, so the
+/// load generator and the server never share a ThreadPool. Started on a free loopback port and told this runner's pid,
+/// so it stops by itself if the runner dies; killed (with its tree) on dispose.
 /// </summary>
-public sealed partial class ApiProcess : IAsyncDisposable
+public sealed class ApiProcess : IAsyncDisposable
 {
-    public const string ServeVerb = "serve-api";
+    /// <summary>Where the build puts the API, relative to the runner's own folder.</summary>
+    public static readonly string ApiAssembly = Path.Combine(AppContext.BaseDirectory, "api", "ConcurrencySandbox.Api.dll");
+
+    // Per-request Information logs would slow the server under load; the runner keeps only warnings.
+    private static readonly string[] QuietLogging = ["--Logging:LogLevel:Default=Warning", "--Logging:LogLevel:Microsoft.Hosting.Lifetime=Information"];
     private static readonly TimeSpan ReadyTimeout = TimeSpan.FromSeconds(60);
     private static readonly ConcurrentDictionary<int, Process> Live = new();
     private readonly Process _process;
@@ -31,9 +36,6 @@ public sealed partial class ApiProcess : IAsyncDisposable
 
     public Uri BaseAddress { get; }
 
-    [GeneratedRegex(@"ConcurrencySandbox API ready at (?<url>https?://\S+)")]
-    private static partial Regex ReadyLine();
-
     /// <summary>Starts the child and waits for its ready line; throws <see cref="UsageException"/> when it cannot start.</summary>
     public static async Task<ApiProcess> StartAsync(ApiLaunch launch, CancellationToken cancellationToken)
     {
@@ -44,9 +46,9 @@ public sealed partial class ApiProcess : IAsyncDisposable
         process.OutputDataReceived += (_, e) =>
         {
             // Keep draining stdout after the ready line so the child never blocks on a full pipe.
-            if (e.Data is { } line && ReadyLine().Match(line) is { Success: true } match)
+            if (Startup.ReadyAddress(e.Data) is { } address)
             {
-                ready.TrySetResult(new Uri(match.Groups["url"].Value));
+                ready.TrySetResult(address);
             }
         };
         process.ErrorDataReceived += (_, e) =>
@@ -88,18 +90,18 @@ public sealed partial class ApiProcess : IAsyncDisposable
 
     private static ProcessStartInfo CreateStartInfo(ApiLaunch launch)
     {
-        var self = Environment.ProcessPath ?? throw new UsageException("cannot find this runner's own executable");
-        var arguments = new List<string>();
-        // Under `dotnet x.dll` the process path is the host: the entry assembly must follow it.
-        if (Path.GetFileNameWithoutExtension(self).Equals("dotnet", StringComparison.OrdinalIgnoreCase))
+        if (!File.Exists(ApiAssembly))
         {
-            arguments.Add(Assembly.GetEntryAssembly()!.Location);
+            throw new UsageException($"the API is not next to the runner ({ApiAssembly}); build the runner project, which copies it there");
         }
-        arguments.AddRange([ServeVerb, ServeApi.ParentPidOption, Environment.ProcessId.ToString(CultureInfo.InvariantCulture), "--urls", "http://127.0.0.1:0"]);
-
+        string[] arguments =
+        [
+            ApiAssembly, "--urls", "http://127.0.0.1:0",
+            $"--{Startup.ParentProcessSetting}={Environment.ProcessId.ToString(CultureInfo.InvariantCulture)}", .. QuietLogging,
+        ];
         var start = new ProcessStartInfo
         {
-            FileName = self,
+            FileName = DotnetHost(),
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             RedirectStandardInput = false,
@@ -107,10 +109,10 @@ public sealed partial class ApiProcess : IAsyncDisposable
         };
         if (launch.PinToCores is { } cores)
         {
-            start.FileName = "taskset";
             start.ArgumentList.Add("-c");
             start.ArgumentList.Add(cores == 1 ? "0" : $"0-{cores - 1}");
-            start.ArgumentList.Add(self);
+            start.ArgumentList.Add(start.FileName);
+            start.FileName = "taskset";
             start.Environment["DOTNET_PROCESSOR_COUNT"] = cores.ToString(CultureInfo.InvariantCulture);
         }
         foreach (var argument in arguments)
@@ -122,6 +124,15 @@ public sealed partial class ApiProcess : IAsyncDisposable
             start.Environment[name] = value;
         }
         return start;
+    }
+
+    /// <summary>The dotnet host this runner runs on: the runtime folder is &lt;root&gt;/shared/Microsoft.NETCore.App/&lt;version&gt;/.</summary>
+    private static string DotnetHost()
+    {
+        var name = OperatingSystem.IsWindows() ? "dotnet.exe" : "dotnet";
+        var root = Path.GetFullPath(Path.Combine(RuntimeEnvironment.GetRuntimeDirectory(), "..", "..", ".."));
+        var host = Path.Combine(root, name);
+        return File.Exists(host) ? host : name;
     }
 
     public ValueTask DisposeAsync() => new(StopAsync(_process));

@@ -1,17 +1,14 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.ApiContract;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
-using ConcurrencySandbox.LoadTests.Telemetry;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
-
-/// <summary>One row of the API's compute sweep (seed 004's table).</summary>
-public sealed record SweepRow(double Amount, double SyncSeconds, double TaskRunSeconds, double EfficiencyPercent);
 
 /// <summary>What was measured at one core count, or why it was skipped.</summary>
 public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut);
@@ -30,15 +27,11 @@ public static class MatrixRunner
 
     private static readonly TimeSpan SweepTimeout = TimeSpan.FromMinutes(30);
 
-    public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    /// <summary>Runs every core count, writes the matrix report into <paramref name="outputFolder"/>; true when every threshold passed.</summary>
+    public static async Task<bool> RunAsync(
+        MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken)
     {
-        if (request.Target is not null)
-        {
-            throw new UsageException("matrix starts its own pinned API per core count, so it cannot use --target");
-        }
-        var options = request.Matrix;
-        var plan = Catalog.Create("fanout", request.Settings);
-        ExperimentRunner.CheckThresholdsNameVariants([plan], request.Thresholds);
+        ExperimentRunner.CheckThresholdsNameVariants([fanOut], thresholds);
         var available = Environment.ProcessorCount;
         var hasTaskset = OnPath("taskset");
         var runs = new List<CoreCountRun>();
@@ -53,37 +46,38 @@ public static class MatrixRunner
                 runs.Add(new CoreCountRun(cpus, skipped, null, [], null, null));
                 continue;
             }
-            runs.Add(await RunCoreCountAsync(cpus, plan, request, console, cancellationToken));
+            runs.Add(await RunCoreCountAsync(cpus, options, fanOut, load, thresholds, console, cancellationToken));
         }
 
-        Directory.CreateDirectory(request.OutputFolder);
+        Directory.CreateDirectory(outputFolder);
         var fanOuts = runs.Where(r => r.FanOut is not null).Select(r => r.FanOut!).ToList();
         var allFanOut = fanOuts.SelectMany(f => f.Variants).ToList();
         foreach (var (run, report) in runs.Where(r => r.FanOut is not null).Select(r => (r, r.FanOut!)))
         {
-            ReportWriter.Write(Path.Combine(request.OutputFolder, $"fanout-{run.Cpus}cpu"), report);
+            ReportWriter.Write(Path.Combine(outputFolder, $"fanout-{run.Cpus}cpu"), report);
         }
-        File.WriteAllText(Path.Combine(request.OutputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "chart.svg"), ReportChart.Render("fanout per core count", allFanOut));
+        File.WriteAllText(Path.Combine(outputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
+        File.WriteAllText(Path.Combine(outputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
+        File.WriteAllText(Path.Combine(outputFolder, "chart.svg"), ReportChart.Render("fanout per core count", allFanOut));
         var verdict = Hypothesis3(runs);
-        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.md"), Markdown(runs, verdict, options, request.Settings.DelayMs));
-        File.WriteAllText(Path.Combine(request.OutputFolder, "matrix.json"), JsonSerializer.Serialize(new { options, runs, verdict }, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
+        File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, fanOut.Settings.DelayMs));
+        File.WriteAllText(Path.Combine(outputFolder, "matrix.json"), JsonSerializer.Serialize(new { options, runs, verdict }, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
         console.WriteLine($"== matrix: {verdict}");
-        console.WriteLine($"report: {Path.GetFullPath(request.OutputFolder)}");
+        console.WriteLine($"report: {Path.GetFullPath(outputFolder)}");
 
         var passed = true;
         foreach (var report in fanOuts)
         {
-            passed &= Runner.PrintOutcome(report, request.OutputFolder, console);
+            passed &= ReportWriter.PrintOutcome(report, outputFolder, console);
         }
-        return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        return passed;
     }
 
-    private static async Task<CoreCountRun> RunCoreCountAsync(int cpus, ExperimentPlan plan, RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    private static async Task<CoreCountRun> RunCoreCountAsync(
+        int cpus, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, CancellationToken cancellationToken)
     {
         var environment = new Dictionary<string, string>();
-        if (request.Matrix.GcMode is { } gc)
+        if (options.GcMode is { } gc)
         {
             environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
         }
@@ -91,43 +85,30 @@ public static class MatrixRunner
         IReadOnlyList<SweepRow> sweep = [];
         double? breakEven = null;
         int? processorCount = null;
-        if (request.Matrix.Experiments.Contains("sweep"))
+        if (options.Experiments.Contains("sweep"))
         {
-            console.WriteLine($"== matrix: compute sweep on {cpus} core(s), 1 to {request.Matrix.SweepTo:N0} cycles");
+            console.WriteLine($"== matrix: compute sweep on {cpus} core(s), 1 to {options.SweepTo:N0} cycles");
             await using var server = await servers.AcquireAsync(new Dictionary<string, string>(), cancellationToken);
             using var client = new SandboxClient(server.BaseAddress);
             try
             {
-                using var document = await client.GetJsonAsync(
-                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={request.Matrix.SweepTo}&factor=10&repeat={request.Matrix.SweepRepeat}&format=json"),
+                var answer = await client.GetAsync<SweepResponse>(
+                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&format=json"),
                     SweepTimeout, cancellationToken);
-                (sweep, breakEven, processorCount) = ReadSweep(document.RootElement);
+                (sweep, breakEven, processorCount) = (answer.Rows, answer.BreakEvenAmount, answer.ProcessorCount);
             }
-            catch (Exception e) when (e is HttpRequestException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
+            catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
             {
                 throw new UsageException($"the compute sweep on {cpus} core(s) failed: {e.Message.ReplaceLineEndings(" ")}");
             }
         }
         ExperimentReport? fanOut = null;
-        if (request.Matrix.Experiments.Contains("fanout"))
+        if (options.Experiments.Contains("fanout"))
         {
-            fanOut = await ExperimentRunner.RunAsync(plan, request.Load, servers, request.Thresholds, console, cancellationToken, $"@{cpus}cpu");
+            fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, cpus);
             processorCount ??= fanOut.ApiProcessorCount;
         }
         return new CoreCountRun(cpus, null, processorCount, sweep, breakEven, fanOut);
-    }
-
-    /// <summary>Reads the sweep endpoint's JSON: rows of amount, syncSeconds, taskRunSeconds, efficiencyPercent.</summary>
-    public static (IReadOnlyList<SweepRow> Rows, double? BreakEven, int? ProcessorCount) ReadSweep(JsonElement root)
-    {
-        var rows = root.GetProperty("rows").EnumerateArray().Select(r => new SweepRow(
-            r.GetProperty("amount").GetDouble(),
-            r.GetProperty("syncSeconds").GetDouble(),
-            r.GetProperty("taskRunSeconds").GetDouble(),
-            r.GetProperty("efficiencyPercent").GetDouble())).ToList();
-        double? breakEven = root.TryGetProperty("breakEvenAmount", out var b) && b.ValueKind == JsonValueKind.Number ? b.GetDouble() : null;
-        int? processors = root.TryGetProperty("processorCount", out var p) && p.ValueKind == JsonValueKind.Number ? p.GetInt32() : null;
-        return (rows, breakEven, processors);
     }
 
     /// <summary>
@@ -200,7 +181,7 @@ public static class MatrixRunner
                 foreach (var v in run.FanOut!.Variants)
                 {
                     md.AppendLine(string.Create(CultureInfo.InvariantCulture,
-                        $"| {run.Cpus} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Name} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
+                        $"| {run.Cpus} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Key} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
                 }
             }
             md.AppendLine();

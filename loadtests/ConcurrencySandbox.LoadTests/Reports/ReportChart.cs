@@ -25,10 +25,10 @@ public static class ReportChart
         {
             var v = variants[i];
             var color = SvgChart.Palette[i % SvgChart.Palette.Count];
-            top.Add(new ChartSeries($"{v.Name} mean latency (s)", [.. v.Intervals.Where(r => r.Stats.Requests > 0).Select(r => (r.ElapsedSeconds, r.Stats.MeanMs / 1000))], color, Axis.Left, Stroke.Solid));
-            top.Add(new ChartSeries($"{v.Name} requests/s", [.. v.Intervals.Select(r => (r.ElapsedSeconds, r.RequestsPerSecond))], color, Axis.Right, Stroke.Dashed));
-            bottom.Add(new ChartSeries($"{v.Name} pool threads", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.ThreadCount))], color, Axis.Left, Stroke.Solid));
-            bottom.Add(new ChartSeries($"{v.Name} queue length", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.PendingWorkItemCount))], color, Axis.Right, Stroke.Dashed));
+            top.Add(new ChartSeries($"{v.Key} mean latency (s)", [.. v.Intervals.Where(r => r.Stats.Requests > 0).Select(r => (r.ElapsedSeconds, r.Stats.MeanMs / 1000))], color, Axis.Left, Stroke.Solid));
+            top.Add(new ChartSeries($"{v.Key} requests/s", [.. v.Intervals.Select(r => (r.ElapsedSeconds, r.RequestsPerSecond))], color, Axis.Right, Stroke.Dashed));
+            bottom.Add(new ChartSeries($"{v.Key} pool threads", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.ThreadCount))], color, Axis.Left, Stroke.Solid));
+            bottom.Add(new ChartSeries($"{v.Key} queue length", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.PendingWorkItemCount))], color, Axis.Right, Stroke.Dashed));
         }
         return SvgChart.Render(title, "seconds since the variant started",
         [

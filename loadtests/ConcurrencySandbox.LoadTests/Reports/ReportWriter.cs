@@ -26,7 +26,7 @@ public static class ReportWriter
         foreach (var row in variants.SelectMany(v => v.Intervals))
         {
             var s = row.Stats;
-            csv.AppendLine(Invariant($"{row.Variant},{row.ElapsedSeconds:0.###},{row.LoadUnit},{row.Load:0.##},{row.RequestsPerSecond:0.##},{s.Ok},{s.Failed},{s.MeanMs:0.###},{s.P50Ms:0.###},{s.P75Ms:0.###},{s.P95Ms:0.###},{s.P99Ms:0.###},{s.MaxMs:0.###}"));
+            csv.AppendLine(Invariant($"{row.Variant.Label},{row.ElapsedSeconds:0.###},{row.LoadUnit},{row.Load:0.##},{row.RequestsPerSecond:0.##},{s.Ok},{s.Failed},{s.MeanMs:0.###},{s.P50Ms:0.###},{s.P75Ms:0.###},{s.P95Ms:0.###},{s.P99Ms:0.###},{s.MaxMs:0.###}"));
         }
         return csv.ToString();
     }
@@ -37,7 +37,7 @@ public static class ReportWriter
         foreach (var row in variants.SelectMany(v => v.Telemetry))
         {
             var (t, p, g) = (row.Snapshot.ThreadPool, row.Snapshot.Process, row.Snapshot.Gc);
-            csv.AppendLine(Invariant($"{row.Variant},{row.ElapsedSeconds:0.###},{t.ThreadCount},{t.PendingWorkItemCount},{t.CompletedWorkItemCount},{p.CpuPercent:0.#},{p.OsThreadCount},{p.WorkingSetBytes},{g.HeapSizeBytes},{g.TotalAllocatedBytes},{g.Gen0Collections},{g.Gen1Collections},{g.Gen2Collections},{g.TotalPauseDurationMs:0.###},{row.Snapshot.LockContentionCount},{row.Snapshot.InFlightRequests}"));
+            csv.AppendLine(Invariant($"{row.Variant.Label},{row.ElapsedSeconds:0.###},{t.ThreadCount},{t.PendingWorkItemCount},{t.CompletedWorkItemCount},{p.CpuPercent:0.#},{p.OsThreadCount},{p.WorkingSetBytes},{g.HeapSizeBytes},{g.TotalAllocatedBytes},{g.Gen0Collections},{g.Gen1Collections},{g.Gen2Collections},{g.TotalPauseDurationMs:0.###},{row.Snapshot.LockContentionCount},{row.Snapshot.InFlightRequests}"));
         }
         return csv.ToString();
     }
@@ -54,7 +54,7 @@ public static class ReportWriter
         r.ApiProcessorCount,
         Variants = r.Variants.Select(v => new
         {
-            v.Name,
+            Name = v.Key.Label,
             v.Request,
             v.LoadUnit,
             v.PeakLoad,
@@ -74,8 +74,10 @@ public static class ReportWriter
             v.PeakThreads,
             v.PeakQueue,
             v.MaxQueueWaitMs,
+            v.Figures,
         }),
         r.Finding.Comparisons,
+        Outcome = r.Finding.Outcome.ToString(),
         r.Finding.Verdict,
         r.Thresholds,
         r.Passed,
@@ -96,7 +98,19 @@ public static class ReportWriter
         foreach (var v in r.Variants)
         {
             var t = v.Total;
-            md.AppendLine(Invariant($"| {v.Name} | `{v.Request}` | {t.Requests} | {t.MeanMs:0.#} | {t.P95Ms:0.#} | {t.P99Ms:0.#} | {t.MaxMs:0.#} | {v.RequestsPerSecond:0.##} | {t.Failed} | {v.PeakLoadMeanMs:0.#} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} |"));
+            md.AppendLine(Invariant($"| {v.Key} | `{v.Request}` | {t.Requests} | {t.MeanMs:0.#} | {t.P95Ms:0.#} | {t.P99Ms:0.#} | {t.MaxMs:0.#} | {v.RequestsPerSecond:0.##} | {t.Failed} | {v.PeakLoadMeanMs:0.#} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} |"));
+        }
+        // The experiment's own figures (e.g. CPU per request), when it computes any.
+        var figures = r.Variants.SelectMany(v => v.Figures.Select(f => (v.Key, Figure: f))).ToList();
+        if (figures.Count > 0)
+        {
+            md.AppendLine();
+            md.AppendLine("| variant | figure | value |");
+            md.AppendLine("|---|---|---:|");
+            foreach (var (key, f) in figures)
+            {
+                md.AppendLine(Invariant($"| {key} | {f.Name} | {f.Value:0.###} {f.Unit} |"));
+            }
         }
         md.AppendLine();
         md.AppendLine(Invariant($"## Seed {r.Seed} beside today"));
@@ -119,6 +133,18 @@ public static class ReportWriter
             md.AppendLine(Invariant($"| `{t.Threshold}` | {t.Variant} | {t.Actual:0.###} | {(t.Passed ? "pass" : "**FAIL**")} |"));
         }
         return md.ToString();
+    }
+
+    /// <summary>Prints the verdict and every failed limit; true when all thresholds passed.</summary>
+    public static bool PrintOutcome(ExperimentReport report, string folder, TextWriter console)
+    {
+        console.WriteLine($"== {report.Experiment}: {report.Finding.Verdict}");
+        foreach (var failed in report.Thresholds.Where(t => !t.Passed))
+        {
+            console.WriteLine($"THRESHOLD FAILED: {failed.Threshold} on {failed.Variant} (actual {failed.Actual:0.###})");
+        }
+        console.WriteLine($"report: {Path.GetFullPath(folder)}");
+        return report.Passed;
     }
 
     /// <summary>The machine in one line; the API's processor count only when it is known (the matrix lists it per core count).</summary>

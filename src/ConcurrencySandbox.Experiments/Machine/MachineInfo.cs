@@ -3,33 +3,35 @@ using System.Runtime.InteropServices;
 
 namespace ConcurrencySandbox.Experiments.Machine;
 
-/// <summary>What a report must state about where it ran: cores, CPU model, runtime and GC mode.</summary>
+/// <summary>
+/// What a report must state about where it ran: cores, CPU model, runtime and GC mode. The one reader of
+/// /proc/cpuinfo: the API and the load runner both report the machine through it.
+/// </summary>
+/// <param name="ProcessorCount">The cores this process may use (<see cref="Environment.ProcessorCount"/>, lowered by pinning or DOTNET_PROCESSOR_COUNT).</param>
+/// <param name="LogicalCores">The cores the machine has, whatever this process may use.</param>
 public sealed record MachineInfo(
     int ProcessorCount,
     string CpuModel,
     string RuntimeVersion,
     string OsDescription,
-    bool IsServerGC)
+    bool IsServerGC,
+    int LogicalCores)
 {
-    public static MachineInfo Current { get; } = new(
-        Environment.ProcessorCount,
-        ReadCpuModel(),
-        RuntimeInformation.FrameworkDescription,
-        RuntimeInformation.OSDescription,
-        GCSettings.IsServerGC);
+    private const string CpuInfo = "/proc/cpuinfo";
 
-    private static string ReadCpuModel()
+    public static MachineInfo Current { get; } = Read();
+
+    private static MachineInfo Read()
     {
-        const string cpuInfo = "/proc/cpuinfo";
-        if (File.Exists(cpuInfo))
-        {
-            var line = File.ReadLines(cpuInfo).FirstOrDefault(l => l.StartsWith("model name", StringComparison.Ordinal));
-            if (line is not null)
-            {
-                return line[(line.IndexOf(':') + 1)..].Trim();
-            }
-        }
-
-        return RuntimeInformation.ProcessArchitecture.ToString();
+        var cpuInfo = File.Exists(CpuInfo) ? File.ReadAllLines(CpuInfo) : [];
+        var model = cpuInfo.FirstOrDefault(l => l.StartsWith("model name", StringComparison.Ordinal));
+        var processors = cpuInfo.Count(l => l.StartsWith("processor", StringComparison.Ordinal));
+        return new MachineInfo(
+            Environment.ProcessorCount,
+            model is null ? RuntimeInformation.ProcessArchitecture.ToString() : model[(model.IndexOf(':') + 1)..].Trim(),
+            RuntimeInformation.FrameworkDescription,
+            RuntimeInformation.OSDescription,
+            GCSettings.IsServerGC,
+            processors > 0 ? processors : Environment.ProcessorCount);
     }
 }

@@ -3,9 +3,23 @@ namespace ConcurrencySandbox.Experiments.Work;
 /// <summary>The seed's efficiency (sync / async x 100) for one amount, on 4 cores and on 1 core where it measured them.</summary>
 public sealed record SeedEfficiency(double? FourCoresPercent, double? OneCorePercent);
 
-/// <summary>Figures published in seed 004 (2015, .NET 4.5 on Azure), printed beside today's for the same amount.</summary>
+/// <summary>
+/// Figures the seeds published (shared/seeds), printed beside today's: seed 004's efficiency table (2015, .NET 4.5 on
+/// Azure) for the API's compare and sweep, seed 003's and seed 000's latencies for the load runner's verdicts.
+/// </summary>
 public static class SeedFigures
 {
+    /// <summary>Seed 003: the stub's wait, the CLR pool's mean, max and longest queue wait, the custom pool's mean (seconds).</summary>
+    public const double Seed003StubSeconds = 4.0;
+    public const double Seed003ClrMeanSeconds = 10.4;
+    public const double Seed003ClrMaxSeconds = 19.8;
+    public const double Seed003ClrQueueWaitSeconds = 12.0;
+    public const double Seed003CustomMeanSeconds = 4.5;
+
+    /// <summary>Seed 000: the first request's latency with 4 and with 40 bindings (seconds).</summary>
+    public const double Seed000FirstRequest4Seconds = 1.8;
+    public const double Seed000FirstRequest40Seconds = 37.7;
+
     private static readonly Dictionary<long, SeedEfficiency> ComputeByCycles = new()
     {
         [1] = new(0.2630425, 0.2866503),

@@ -1,12 +1,13 @@
 using System.Net.Http.Json;
 using System.Text.Json;
 
-namespace ConcurrencySandbox.LoadTests.Telemetry;
+namespace ConcurrencySandbox.LoadTests.ApiContract;
 
 /// <summary>A small typed client for the sandbox API's control and telemetry endpoints (not used for load).</summary>
 public sealed class SandboxClient(Uri baseAddress) : IDisposable
 {
-    private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web);
+    /// <summary>How the API writes JSON (ASP.NET Core's web defaults: camelCase names).</summary>
+    public static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web);
     private static readonly TimeSpan HealthTimeout = TimeSpan.FromSeconds(5);
     private readonly HttpClient _http = new() { BaseAddress = baseAddress, Timeout = Timeout.InfiniteTimeSpan };
 
@@ -51,8 +52,8 @@ public sealed class SandboxClient(Uri baseAddress) : IDisposable
         }
     }
 
-    /// <summary>Reads a JSON document from <paramref name="pathAndQuery"/>; throws when the API refuses.</summary>
-    public async Task<JsonDocument> GetJsonAsync(string pathAndQuery, TimeSpan timeout, CancellationToken cancellationToken)
+    /// <summary>Reads <paramref name="pathAndQuery"/>'s JSON answer as <typeparamref name="T"/>; throws when the API refuses or answers something else.</summary>
+    public async Task<T> GetAsync<T>(string pathAndQuery, TimeSpan timeout, CancellationToken cancellationToken)
     {
         using var cts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         cts.CancelAfter(timeout);
@@ -62,7 +63,7 @@ public sealed class SandboxClient(Uri baseAddress) : IDisposable
         {
             throw new HttpRequestException($"GET {pathAndQuery} answered {(int)response.StatusCode}: {body}");
         }
-        return JsonDocument.Parse(body);
+        return JsonSerializer.Deserialize<T>(body, Json) ?? throw new JsonException($"GET {pathAndQuery} answered null");
     }
 
     public void Dispose() => _http.Dispose();

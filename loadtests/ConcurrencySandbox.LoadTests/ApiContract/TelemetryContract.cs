@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.LoadTests.Telemetry;
+namespace ConcurrencySandbox.LoadTests.ApiContract;
 
 /// <summary>The API's <c>GET /api/telemetry</c> document (issue 3's contract), as far as the reports use it.</summary>
 public sealed record TelemetrySnapshot(

@@ -1,0 +1,53 @@
+using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Hosting;
+using ConcurrencySandbox.LoadTests.Matrix;
+using ConcurrencySandbox.LoadTests.Reports;
+using ConcurrencySandbox.LoadTests.Running;
+
+namespace ConcurrencySandbox.LoadTests.Cli;
+
+/// <summary>Runs what the command line asked for and turns the thresholds into the exit code.</summary>
+public static class Runner
+{
+    public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    {
+        if (request.Experiment == "matrix")
+        {
+            if (request.Target is not null)
+            {
+                throw new UsageException("matrix starts its own pinned API per core count, so it cannot use --target");
+            }
+            var matrixPassed = await MatrixRunner.RunAsync(request.Matrix, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken);
+            return matrixPassed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        }
+        var experiments = request.Selected;
+        if (request.Target is not null && experiments.Any(e => e.NeedsFreshApi))
+        {
+            if (experiments.Count == 1)
+            {
+                throw new UsageException($"{request.Experiment} starts a fresh API per variant, so it cannot use --target");
+            }
+            foreach (var skipped in experiments.Where(e => e.NeedsFreshApi))
+            {
+                console.WriteLine($"note: {skipped.Name} is skipped with --target (it needs to start fresh API processes)");
+            }
+            experiments = [.. experiments.Where(e => !e.NeedsFreshApi)];
+        }
+        ExperimentRunner.CheckThresholdsNameVariants(experiments, request.Thresholds);
+
+        ApiServers servers = request.Target is { } target ? new TargetApiServers(target) : new ChildApiServers(ApiLaunch.Default);
+        if (request.Target is not null)
+        {
+            console.WriteLine($"target: {request.Target}");
+        }
+        var passed = true;
+        foreach (var experiment in experiments)
+        {
+            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken);
+            var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, experiment.Name) : request.OutputFolder;
+            ReportWriter.Write(folder, report);
+            passed &= ReportWriter.PrintOutcome(report, folder, console);
+        }
+        return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+    }
+}

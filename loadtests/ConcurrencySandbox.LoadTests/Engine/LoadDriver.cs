@@ -1,0 +1,64 @@
+using ConcurrencySandbox.LoadTests.ApiContract;
+
+namespace ConcurrencySandbox.LoadTests.Engine;
+
+/// <summary>What a load driver gets for one variant: the API it loads, the run's load settings and where progress goes.</summary>
+public sealed record LoadContext(VariantKey Key, Uri BaseAddress, SandboxClient Api, LoadOptions Load, Action<IntervalRow, TelemetrySnapshot?> Progress);
+
+/// <summary>
+/// How one variant puts load on its API and measures it. The HTTP ramp and the cold-start burst are built in; an
+/// experiment whose load is something else (raw TCP clients, say) brings its own, usually an <see cref="IWorkload"/>
+/// and a <see cref="SendRequest"/> handed to <see cref="VariantRunner"/> so intervals and telemetry come for free.
+/// </summary>
+public interface ILoadDriver
+{
+    /// <summary>One unit of load as the report prints it: a request path, or e.g. "50 TCP clients on the announced port".</summary>
+    string Request { get; }
+
+    /// <summary>The report's profile name and load shape, e.g. ("quick", "KeepConstant(4, 6 s), ...") or ("burst", "a burst of 64 ...").</summary>
+    (string Profile, string Shape) Describe(LoadOptions load);
+
+    Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken);
+}
+
+/// <summary>
+/// The HTTP ramp: the run's load shape (closed users or open arrival rate) sends GET <see cref="Request"/>, after one
+/// unmeasured request so the JIT and the first connection are not in the curves.
+/// </summary>
+public sealed class HttpRamp(string request, bool reportsQueueWait = false) : ILoadDriver
+{
+    public string Request => request;
+
+    public (string Profile, string Shape) Describe(LoadOptions load) => (load.ProfileName, load.Describe());
+
+    public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
+    {
+        var load = context.Load;
+        using var http = new HttpLoadClient(context.BaseAddress, load.RequestTimeout);
+        IWorkload workload = load.Shape.IsOpen ? new OpenModel(load.Shape, load.MaxInFlight) : new ClosedModel(load.Shape);
+        await http.Get(request)(cancellationToken);
+        // Fan-out answers carry the server's per-call queue wait: seed 003's "waiting up to 12 s for work to start".
+        var queueWaits = reportsQueueWait ? new QueueWaitProbe() : null;
+        var result = await VariantRunner.RunAsync(context.Key, request, workload, http.Get(request, queueWaits), load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
+        return result with { MaxQueueWaitMs = queueWaits?.MaxMs };
+    }
+}
+
+/// <summary>
+/// The cold-start burst: <paramref name="copies"/> concurrent GET <see cref="Request"/> the moment a fresh API is
+/// ready, with no warm-up (the cold start is what is measured), reported in one-second intervals.
+/// </summary>
+public sealed class BurstAtFreshApi(string request, int copies) : ILoadDriver
+{
+    private static readonly TimeSpan Interval = TimeSpan.FromSeconds(1);
+
+    public string Request => request;
+
+    public (string Profile, string Shape) Describe(LoadOptions load) => ("burst", $"a burst of {copies} concurrent requests the moment a fresh API is ready");
+
+    public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
+    {
+        using var http = new HttpLoadClient(context.BaseAddress, context.Load.RequestTimeout);
+        return await VariantRunner.RunAsync(context.Key, request, new Burst(copies), http.Get(request), Interval, context.Api, context.Progress, cancellationToken);
+    }
+}

@@ -1,0 +1,42 @@
+using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Experiments;
+
+/// <summary>
+/// Seed 004 under load: the same work inline (<c>sync</c>) and split over Task.Run (<c>taskrun</c>). Seed 004 measured
+/// Task.Run speeding up one request on an idle machine; under load that gain should vanish.
+/// </summary>
+public abstract class TaskRunExperiment(WorkUnit unit, long amount) : Experiment
+{
+    /// <summary>Task.Run counts as "gaining nothing" when its throughput is within this factor of the inline form's.</summary>
+    public const double NoGainRatio = 1.10;
+
+    public override string Seed => "004";
+
+    public override IReadOnlyList<Variant> Variants =>
+        [.. new[] { "sync", "taskrun" }.Select(mode => new Variant(mode, new HttpRamp($"/api/{unit.Name}/{mode}?{unit.AmountName}={amount}")))];
+
+    public override Finding Assess(IReadOnlyList<VariantResult> results)
+    {
+        var sync = Find(results, "sync");
+        var taskRun = Find(results, "taskrun");
+        if (sync is null || taskRun is null || sync.RequestsPerSecond <= 0)
+        {
+            return Finding.NotAssessed("both the sync and the taskrun variant need completed requests.");
+        }
+        var ratio = taskRun.RequestsPerSecond / sync.RequestsPerSecond;
+        var seedRow = SeedFigures.Seed004Nearest(unit, amount);
+        List<SeedComparison> comparisons =
+        [
+            new("Task.Run vs inline, one request on an idle machine (efficiency)",
+                seedRow is { } row ? $"{row.Efficiency.FourCoresPercent:0.##} % at {row.Amount:N0} cycles, 4 cores" : "not measured (the seed only names SpinWait)",
+                "see the API's /compare and /sweep endpoints"),
+            new("Task.Run vs inline under load (throughput taskrun / sync)", "not measured (seed 004 ran no load)",
+                $"{ratio * 100:0} % ({taskRun.RequestsPerSecond:0.#} vs {sync.RequestsPerSecond:0.#} req/s)"),
+        ];
+        return ratio <= NoGainRatio
+            ? new(Outcome.Reproduced, comparisons, $"under load Task.Run gained nothing over inline work (taskrun served {ratio * 100:0} % of sync's throughput), so seed 004's per-request speed-up does not survive a busy server.")
+            : new(Outcome.NotReproduced, comparisons, $"under this load Task.Run still served {ratio * 100:0} % of sync's throughput, more than the {NoGainRatio * 100:0} % that would count as no gain (the load may not have saturated the cores).");
+    }
+}

@@ -1,0 +1,70 @@
+using System.Globalization;
+using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Hosting;
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Running;
+
+/// <summary>Runs an experiment's variants one after another against the servers and builds its report.</summary>
+public static class ExperimentRunner
+{
+    /// <param name="cpus">The core count the servers pin the API to (the matrix), carried in every variant's key.</param>
+    public static async Task<ExperimentReport> RunAsync(
+        Experiment experiment,
+        LoadOptions load,
+        ApiServers servers,
+        IReadOnlyList<Threshold> userThresholds,
+        TextWriter console,
+        CancellationToken cancellationToken,
+        int? cpus = null)
+    {
+        var started = DateTimeOffset.Now;
+        var variants = experiment.Variants;
+        var results = new List<VariantResult>();
+        var (profile, shape) = variants[0].Driver.Describe(load);
+        var label = cpus is { } n ? $"{experiment.Name}@{n}cpu" : experiment.Name;
+        console.WriteLine($"== {label}: {variants.Count} variant(s) against {servers.Describe()}; {shape}");
+        foreach (var variant in variants)
+        {
+            var result = await RunVariantAsync(experiment, variant, new VariantKey(variant.Name, cpus), load, servers, console, cancellationToken);
+            results.Add(result with { Figures = experiment.FiguresOf(result) });
+        }
+        var thresholds = Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results);
+        return new ExperimentReport(experiment.Name, experiment.Seed, profile, shape, servers.Describe(), started,
+            MachineFacts.Current(), results, experiment.Assess(results), thresholds);
+    }
+
+    /// <summary>Rejects a user threshold that names no variant of any of the experiments before anything runs.</summary>
+    public static void CheckThresholdsNameVariants(IReadOnlyList<Experiment> experiments, IEnumerable<Threshold> userThresholds)
+    {
+        var variants = experiments.SelectMany(e => e.Variants).Select(v => v.Name).Distinct().ToList();
+        foreach (var threshold in userThresholds.Where(t => !variants.Any(v => t.AppliesTo(new VariantKey(v)))))
+        {
+            throw new UsageException($"threshold '{threshold}' names no variant (variants: {string.Join(", ", variants)}, or *)");
+        }
+    }
+
+    private static async Task<VariantResult> RunVariantAsync(
+        Experiment experiment, Variant variant, VariantKey key, LoadOptions load, ApiServers servers, TextWriter console, CancellationToken cancellationToken)
+    {
+        await using var server = await servers.AcquireAsync(variant.Environment, cancellationToken);
+        using var api = new SandboxClient(server.BaseAddress);
+        if (!servers.StartsOwnProcess && !await api.IsHealthyAsync(cancellationToken))
+        {
+            throw new UsageException($"target {server.BaseAddress} is unreachable (GET /healthz did not answer 2xx)");
+        }
+        console.WriteLine($"-- {experiment.Name}/{key.Label}: GET {variant.Driver.Request} on {server.BaseAddress}");
+        var context = new LoadContext(key, server.BaseAddress, api, load, (row, latest) => console.WriteLine(ProgressLine(experiment.Name, row, latest)));
+        return await variant.Driver.RunAsync(context, cancellationToken);
+    }
+
+    private static string ProgressLine(string experiment, IntervalRow row, TelemetrySnapshot? latest)
+    {
+        var s = row.Stats;
+        var pool = latest is null ? "threads=n/a queue=n/a" : $"threads={latest.ThreadPool.ThreadCount} queue={latest.ThreadPool.PendingWorkItemCount}";
+        return string.Create(CultureInfo.InvariantCulture,
+            $"{experiment}/{row.Variant.Label} t={row.ElapsedSeconds,6:0.0}s {row.LoadUnit}={row.Load,6:0.#} rps={row.RequestsPerSecond,8:0.#} ok={s.Ok} failed={s.Failed} mean={s.MeanMs:0}ms p99={s.P99Ms:0}ms max={s.MaxMs:0}ms {pool}");
+    }
+}

@@ -24,9 +24,10 @@ public sealed class WorkUnitTests
         var small = FastestSeconds(() => WorkUnit.Compute.RunBlocking(4_000_000, CancellationToken.None));
         var large = FastestSeconds(() => WorkUnit.Compute.RunBlocking(64_000_000, CancellationToken.None));
 
-        // 16x the cycles; a loop the JIT removed or shortcut would give a ratio near 1. Wide margin for noisy cores.
+        // 16x the cycles; a loop the JIT removed or shortcut would give a ratio near 1. Only a lower bound: other
+        // processes on a shared machine can only stretch the longer run (seen: 446x at a load average of 47).
         var ratio = large / small;
-        Assert.InRange(ratio, 4, 64);
+        Assert.True(ratio >= 4, $"64M cycles took {ratio:0.0}x as long as 4M");
     }
 
     [Theory]

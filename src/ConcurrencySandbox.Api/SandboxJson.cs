@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.Api;
 /// </summary>
 public static class SandboxJson
 {
-    /// <summary>The API's settings, for clients that read its answers (the tests, the load runner).</summary>
+    /// <summary>The same settings for a client in this solution that reads the API's answers (the tests).</summary>
     public static JsonSerializerOptions Options { get; } = Configure(new JsonSerializerOptions(JsonSerializerDefaults.Web));
 
     public static WebApplicationBuilder AddSandboxJson(this WebApplicationBuilder builder)

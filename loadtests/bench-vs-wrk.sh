@@ -17,8 +17,10 @@ trap cleanup EXIT
 dotnet build -c Release loadtests/ConcurrencySandbox.LoadTests -v quiet -nologo >/dev/null
 runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests.dll
 
-# One API for both tools, served by the runner's own hidden verb (the same server the runner's children run).
-dotnet "$runner" serve-api --urls http://127.0.0.1:0 >"$work/api.log" 2>&1 &
+# One API for both tools: the copy the build put next to the runner (the same server the runner's children run),
+# with the runner's quiet logging.
+dotnet "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" --urls http://127.0.0.1:0 \
+  --Logging:LogLevel:Default=Warning --Logging:LogLevel:Microsoft.Hosting.Lifetime=Information >"$work/api.log" 2>&1 &
 api_pid=$!
 for _ in $(seq 1 120); do
   url=$(sed -n 's/^ConcurrencySandbox API ready at \(http:[^ ]*\).*/\1/p' "$work/api.log" | head -n 1)

@@ -1,5 +1,6 @@
 using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Hosting;
+using ConcurrencySandbox.Api.Receive;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
@@ -42,6 +43,7 @@ public static class SandboxApp
         app.MapGet("/healthz", () => TypedResults.Ok(new { status = "ok" })).WithName("Health").WithTags("Health").WithSummary("Liveness and readiness probe.");
         app.MapWorkExperiments();
         app.MapFanOut();
+        app.MapReceive();
         app.MapThreadPools();
         app.MapTelemetry();
         app.PrintReadyLine();

@@ -46,6 +46,7 @@ public class CommandLineTests
     [Theory]
     [InlineData("unreachable", "compute", "--target", "http://127.0.0.1:9")]
     [InlineData("names no variant", "fanout", "--threshold", "nosuchvariant:p99<5")]
+    [InlineData("names no variant", "matrix", "--cpus", "1,2", "--threshold", "async@4cpu:p99<5")]
     [InlineData("cannot use --target", "coldstart", "--target", "http://127.0.0.1:9")]
     [InlineData("cannot use --target", "matrix", "--target", "http://127.0.0.1:9")]
     public async Task RunnerRefusesWhatCannotRunWithCode2BeforeStartingAnything(string expected, params string[] args)

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -66,6 +67,16 @@ public class ConfigAndThresholdTests
     public void BadThresholdIsAFormatError(string text)
     {
         Assert.Throws<FormatException>(() => Threshold.Parse(text));
+    }
+
+    [Fact]
+    public void ThresholdForOneCoreCountIsAcceptedOnlyWhenThatCoreCountRuns()
+    {
+        VariantKey[] variants = [new("async", Cpus: 1), new("async", Cpus: 2)];
+
+        ExperimentRunner.CheckThresholdsNameVariants(variants, [Threshold.Parse("async@2cpu:p99<5"), Threshold.Parse("async:p99<5")]);
+        var error = Assert.Throws<UsageException>(() => ExperimentRunner.CheckThresholdsNameVariants(variants, [Threshold.Parse("async@4cpu:p99<5")]));
+        Assert.Contains("async@1cpu, async@2cpu", error.Message);
     }
 
     [Fact]

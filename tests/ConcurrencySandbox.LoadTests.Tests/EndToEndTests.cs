@@ -74,6 +74,28 @@ public sealed class EndToEndTests : IDisposable
         Assert.DoesNotContain("   at ", error);
     }
 
+    [Fact]
+    public async Task ReceiveSmokeRunReportsCpuAndAllocationPerReceiveBesideSeed002()
+    {
+        var (code, output, error) = await RunRunnerAsync("receive", "--profile", "smoke", "--receive-messages", "200", "--out", _out);
+
+        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
+        Assert.DoesNotContain("Not assessed", output);
+        var summary = await File.ReadAllTextAsync(Path.Combine(_out, "summary.md"));
+        Assert.Contains("4.9 x", summary);
+        var allocated = new Dictionary<string, double>();
+        foreach (var variant in new[] { "per-call", "preallocated", "allocating", "spinning" })
+        {
+            Assert.Contains($"| {variant} | CPU per receive |", summary);
+            var line = summary.Split('\n').Single(l => l.StartsWith($"| {variant} | allocated per receive |", StringComparison.Ordinal));
+            allocated[variant] = double.Parse(line.Split('|')[3].Trim().Split(' ')[0], CultureInfo.InvariantCulture);
+        }
+
+        // A new message object and buffer per receive shows in the process's allocation counter; a reused buffer does not.
+        Assert.True(allocated["per-call"] > allocated["preallocated"], $"per-call {allocated["per-call"]} B vs preallocated {allocated["preallocated"]} B per receive");
+        Assert.True(allocated["allocating"] > allocated["preallocated"], $"allocating {allocated["allocating"]} B vs preallocated {allocated["preallocated"]} B per receive");
+    }
+
     public void Dispose()
     {
         if (Directory.Exists(_out))

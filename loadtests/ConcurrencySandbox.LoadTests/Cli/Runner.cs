@@ -1,3 +1,4 @@
+using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Matrix;
@@ -33,7 +34,7 @@ public static class Runner
             }
             experiments = [.. experiments.Where(e => !e.NeedsFreshApi)];
         }
-        ExperimentRunner.CheckThresholdsNameVariants(experiments, request.Thresholds);
+        ExperimentRunner.CheckThresholdsNameVariants([.. experiments.SelectMany(e => e.Variants).Select(v => new VariantKey(v.Name))], request.Thresholds);
 
         ApiServers servers = request.Target is { } target ? new TargetApiServers(target) : new ChildApiServers(ApiLaunch.Default);
         if (request.Target is not null)

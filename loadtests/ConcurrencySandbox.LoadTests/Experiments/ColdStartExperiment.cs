@@ -48,7 +48,7 @@ public sealed class ColdStartExperiment(ColdStartSettings settings) : Experiment
         var ratio = cold.Total.MaxMs / raised.Total.MaxMs;
         List<SeedComparison> comparisons =
         [
-            new("first response, default pool", $"{SeedFigures.Seed000FirstRequest4Seconds} s (4 bindings), {SeedFigures.Seed000FirstRequest40Seconds} s (40 bindings)",
+            new("first response, default pool", $"{SeedFigures.Seed000.FirstRequest4BindingsSeconds} s (4 bindings), {SeedFigures.Seed000.FirstRequest40BindingsSeconds} s (40 bindings)",
                 $"{cold.Total.MinMs / 1000:0.00} s (first of {cold.Total.Requests}), last {cold.Total.MaxMs / 1000:0.00} s"),
             new("with raised minimum worker threads", "the delay vanished (no figure given)",
                 $"{raised.Total.MinMs / 1000:0.00} s first, last {raised.Total.MaxMs / 1000:0.00} s"),

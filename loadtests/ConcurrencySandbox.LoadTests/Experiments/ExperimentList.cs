@@ -15,6 +15,7 @@ public static class ExperimentList
         SleepExperiment.Definition,
         FanOutExperiment.Definition,
         ColdStartExperiment.Definition,
+        ReceiveExperiment.Definition,
     ];
 
     public static IReadOnlyList<string> Names => [.. All.Select(d => d.Name)];

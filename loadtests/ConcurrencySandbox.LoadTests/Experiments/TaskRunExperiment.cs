@@ -1,3 +1,4 @@
+using System.CommandLine;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.LoadTests.Engine;
 
@@ -12,10 +13,19 @@ public abstract class TaskRunExperiment(WorkUnit unit, long amount) : Experiment
     /// <summary>Task.Run counts as "gaining nothing" when its throughput is within this factor of the inline form's.</summary>
     public const double NoGainRatio = 1.10;
 
+    public override string Name => unit.Name;
+
     public override string Seed => "004";
 
     public override IReadOnlyList<Variant> Variants =>
         [.. new[] { "sync", "taskrun" }.Select(mode => new Variant(mode, new HttpRamp($"/api/{unit.Name}/{mode}?{unit.AmountName}={amount}")))];
+
+    /// <summary>The definition of a subclass: named after the work unit, with one option, <c>--{amount name}</c>.</summary>
+    protected static ExperimentDefinition Define(WorkUnit unit, long defaultAmount, string description, Func<long, TaskRunExperiment> create)
+    {
+        var amountOption = new Option<long>($"--{unit.AmountName}") { Description = $"{unit.Name}: {description}", DefaultValueFactory = _ => defaultAmount };
+        return new(unit.Name, [amountOption], values => create(values.Positive(amountOption)));
+    }
 
     public override Finding Assess(IReadOnlyList<VariantResult> results)
     {

@@ -13,7 +13,7 @@ public sealed record ApiLaunch(IReadOnlyDictionary<string, string> Environment, 
 }
 
 /// <summary>
-/// The published API (<c>api/ConcurrencySandbox.Api.dll</c> next to this runner) started as its own process, so the
+/// The API (<c>api/ConcurrencySandbox.Api.dll</c>, which the build copies next to this runner) started as its own process, so the
 /// load generator and the server never share a ThreadPool. Started on a free loopback port and told this runner's pid,
 /// so it stops by itself if the runner dies; killed (with its tree) on dispose.
 /// </summary>

@@ -1,6 +1,9 @@
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
-/// <summary>Where the runner's requests go: a fresh API child per variant, or a server the user already runs.</summary>
+/// <summary>
+/// Where the runner's requests go: a fresh API child per variant, or a server the user already runs. A container is
+/// one more subclass: start it with the variant's environment, return its address and what stops it.
+/// </summary>
 public abstract class ApiServers
 {
     /// <summary>Whether each variant gets its own fresh process (and so its own environment).</summary>
@@ -12,12 +15,12 @@ public abstract class ApiServers
     public abstract Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken);
 }
 
-/// <summary>The API a variant runs against; disposing it stops the child, if there is one.</summary>
-public sealed class ApiLease(Uri baseAddress, ApiProcess? child) : IAsyncDisposable
+/// <summary>The API a variant runs against; disposing it stops what was started for it (a child process, a container), if anything.</summary>
+public sealed class ApiLease(Uri baseAddress, IAsyncDisposable? started) : IAsyncDisposable
 {
     public Uri BaseAddress { get; } = baseAddress;
 
-    public ValueTask DisposeAsync() => child?.DisposeAsync() ?? ValueTask.CompletedTask;
+    public ValueTask DisposeAsync() => started?.DisposeAsync() ?? ValueTask.CompletedTask;
 }
 
 /// <summary>Starts a fresh API child per variant, so no variant inherits another's grown pool.</summary>

@@ -31,7 +31,7 @@ public static class MatrixRunner
     public static async Task<bool> RunAsync(
         MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken)
     {
-        ExperimentRunner.CheckThresholdsNameVariants([fanOut], thresholds);
+        ExperimentRunner.CheckThresholdsNameVariants([.. options.Cpus.SelectMany(cpus => fanOut.Variants.Select(v => new VariantKey(v.Name, cpus)))], thresholds);
         var available = Environment.ProcessorCount;
         var hasTaskset = OnPath("taskset");
         var runs = new List<CoreCountRun>();

@@ -36,13 +36,12 @@ public static class ExperimentRunner
             MachineFacts.Current(), results, experiment.Assess(results), thresholds);
     }
 
-    /// <summary>Rejects a user threshold that names no variant of any of the experiments before anything runs.</summary>
-    public static void CheckThresholdsNameVariants(IReadOnlyList<Experiment> experiments, IEnumerable<Threshold> userThresholds)
+    /// <summary>Rejects a user threshold that names none of the variants about to run, before anything runs.</summary>
+    public static void CheckThresholdsNameVariants(IReadOnlyList<VariantKey> variants, IEnumerable<Threshold> userThresholds)
     {
-        var variants = experiments.SelectMany(e => e.Variants).Select(v => v.Name).Distinct().ToList();
-        foreach (var threshold in userThresholds.Where(t => !variants.Any(v => t.AppliesTo(new VariantKey(v)))))
+        foreach (var threshold in userThresholds.Where(t => !variants.Any(t.AppliesTo)))
         {
-            throw new UsageException($"threshold '{threshold}' names no variant (variants: {string.Join(", ", variants)}, or *)");
+            throw new UsageException($"threshold '{threshold}' names no variant (variants: {string.Join(", ", variants.Select(v => v.Label).Distinct())}, or *)");
         }
     }
 

@@ -21,6 +21,19 @@ public sealed class ExperimentLimits
     public long MaxSweepSpinIterations { get; set; } = 2_000_000_000;
 
     public long MaxSweepMilliseconds { get; set; } = 300_000;
+
+    /// <summary>Seed 002: messages one receive run may ask for.</summary>
+    public int MaxReceiveMessages { get; set; } = 1_000_000;
+
+    public int MaxReceiveMessageBytes { get; set; } = 1_048_576;
+
+    public int MaxReceiveTimeoutMs { get; set; } = 60_000;
+
+    /// <summary>A receive compare's total: messages x 4 variants x repeat.</summary>
+    public long MaxReceiveTotalMessages { get; set; } = 20_000_000;
+
+    /// <summary>How long the sender may spend sleeping between messages in one request: messages x intervalMs (x 4 variants x repeat for compare).</summary>
+    public long MaxReceivePacedMilliseconds { get; set; } = 300_000;
 }
 
 internal sealed class ExperimentLimitsValidator : IValidateOptions<ExperimentLimits>
@@ -36,6 +49,11 @@ internal sealed class ExperimentLimitsValidator : IValidateOptions<ExperimentLim
             (nameof(options.MaxSweepCycles), options.MaxSweepCycles),
             (nameof(options.MaxSweepSpinIterations), options.MaxSweepSpinIterations),
             (nameof(options.MaxSweepMilliseconds), options.MaxSweepMilliseconds),
+            (nameof(options.MaxReceiveMessages), options.MaxReceiveMessages),
+            (nameof(options.MaxReceiveMessageBytes), options.MaxReceiveMessageBytes),
+            (nameof(options.MaxReceiveTimeoutMs), options.MaxReceiveTimeoutMs),
+            (nameof(options.MaxReceiveTotalMessages), options.MaxReceiveTotalMessages),
+            (nameof(options.MaxReceivePacedMilliseconds), options.MaxReceivePacedMilliseconds),
         };
         var failures = settings
             .Where(s => s.Value < 1)

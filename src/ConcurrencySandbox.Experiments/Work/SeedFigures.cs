@@ -3,22 +3,34 @@ namespace ConcurrencySandbox.Experiments.Work;
 /// <summary>The seed's efficiency (sync / async x 100) for one amount, on 4 cores and on 1 core where it measured them.</summary>
 public sealed record SeedEfficiency(double? FourCoresPercent, double? OneCorePercent);
 
+/// <summary>Seed 003's fan-out figures: the stub's wait, the CLR pool's mean, max and longest queue wait, the custom pool's mean.</summary>
+public sealed record FanOutSeedFigures(double StubSeconds, double ClrMeanSeconds, double ClrMaxSeconds, double ClrQueueWaitSeconds, double CustomMeanSeconds);
+
+/// <summary>Seed 000's cold start: the first request's latency with 4 and with 40 bindings.</summary>
+public sealed record ColdStartSeedFigures(double FirstRequest4BindingsSeconds, double FirstRequest40BindingsSeconds);
+
 /// <summary>
 /// Figures the seeds published (shared/seeds), printed beside today's: seed 004's efficiency table (2015, .NET 4.5 on
-/// Azure) for the API's compare and sweep, seed 003's and seed 000's latencies for the load runner's verdicts.
+/// Azure) for the API's compare and sweep, seed 003's and seed 000's latencies for the load runner's verdicts, and
+/// seed 002's CPU ticks per receive for both.
 /// </summary>
 public static class SeedFigures
 {
-    /// <summary>Seed 003: the stub's wait, the CLR pool's mean, max and longest queue wait, the custom pool's mean (seconds).</summary>
-    public const double Seed003StubSeconds = 4.0;
-    public const double Seed003ClrMeanSeconds = 10.4;
-    public const double Seed003ClrMaxSeconds = 19.8;
-    public const double Seed003ClrQueueWaitSeconds = 12.0;
-    public const double Seed003CustomMeanSeconds = 4.5;
+    public static readonly FanOutSeedFigures Seed003 = new(StubSeconds: 4.0, ClrMeanSeconds: 10.4, ClrMaxSeconds: 19.8, ClrQueueWaitSeconds: 12.0, CustomMeanSeconds: 4.5);
 
-    /// <summary>Seed 000: the first request's latency with 4 and with 40 bindings (seconds).</summary>
-    public const double Seed000FirstRequest4Seconds = 1.8;
-    public const double Seed000FirstRequest40Seconds = 37.7;
+    public static readonly ColdStartSeedFigures Seed000 = new(FirstRequest4BindingsSeconds: 1.8, FirstRequest40BindingsSeconds: 37.7);
+
+    /// <summary>
+    /// Seed 002 (clrzmq's Receive under the ANTS profiler), CPU ticks per receive with per-call message objects and
+    /// Stopwatch/SpinWait in the timeout path: the seed's own 191,196,025 ticks / 14,548 receives. The profiler's tick
+    /// is not a unit we can reproduce, so only the before/after ratio compares with today's.
+    /// </summary>
+    public const double Seed002PerCallCpuTicks = 191_196_025.0 / 14_548;
+
+    /// <summary>Seed 002 after pre-allocated buffers and a narrower timeout path: 5,132,725,522 ticks / 1,903,448 receives.</summary>
+    public const double Seed002PreallocatedCpuTicks = 5_132_725_522.0 / 1_903_448;
+
+    public const double Seed002CpuRatio = Seed002PerCallCpuTicks / Seed002PreallocatedCpuTicks;
 
     private static readonly Dictionary<long, SeedEfficiency> ComputeByCycles = new()
     {

@@ -1,0 +1,125 @@
+using System.Globalization;
+using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Api.Work;
+using ConcurrencySandbox.Experiments.Receive;
+using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.Extensions.Options;
+
+namespace ConcurrencySandbox.Api.Receive;
+
+/// <summary>Seed 002 as a service: the cost of one receive over loopback TCP, per-call objects and spinning vs a reused buffer and a blocking wait.</summary>
+public static class ReceiveEndpoints
+{
+    private const string Tag = "Receive";
+
+    public static IEndpointRouteBuilder MapReceive(this IEndpointRouteBuilder endpoints)
+    {
+        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<ExperimentLimits>>().Value;
+        var parameters = new ReceiveParameters(limits);
+        var group = endpoints.MapGroup("/api/receive").WithTags(Tag);
+
+        foreach (var variant in ReceiveVariant.All)
+        {
+            group.MapGet($"/{variant.Name}", (HttpRequest request, CancellationToken cancellationToken) => RunAsync(variant, parameters, request, cancellationToken))
+                .WithName($"Receive{string.Concat(variant.Name.Split('-').Select(w => char.ToUpperInvariant(w[0]) + w[1..]))}")
+                .WithSummary($"Seed 002, {variant.Description}.")
+                .WithDescription(
+                    "A sender thread writes `messages` messages of `messageBytes` over a loopback TCP connection; a receiver thread takes each with a timeout of `timeoutMs`. " +
+                    "Per receive: CPU time of the receiving thread, bytes it allocated and wall time; received and out-of-order counts check nothing was lost.")
+                .WithQueryParameters(parameters.Run);
+        }
+
+        group.MapGet("/compare", (HttpRequest request, CancellationToken cancellationToken) => CompareAsync(parameters, request, cancellationToken))
+            .WithName("ReceiveCompare")
+            .WithSummary("Seed 002's row: all four receive variants alternated, medians, per-call / preallocated ratios beside the seed's 13,142 -> 2,697 ticks (4.9x), and a verdict.")
+            .WithDescription(
+                "Warms each variant up on up to 1000 messages, then runs them `repeat` times, rotating which goes first. " +
+                "cpuRatio = per-call / preallocated CPU per receive; allocating and spinning change one cause each, so their ratios say which cause carries the effect. " +
+                "Try intervalMs=1 to see the spinning timeout path when messages are sparse.")
+            .WithQueryParameters(parameters.Compare);
+
+        // Any other name: a 400 that lists the variants (the literal routes above take precedence).
+        group.MapGet("/{variant}", (string variant) => UnknownVariant(variant)).ExcludeFromDescription();
+        return endpoints;
+    }
+
+    private static async Task<Results<Ok<ReceiveResult>, ValidationProblem>> RunAsync(
+        ReceiveVariant variant, ReceiveParameters parameters, HttpRequest request, CancellationToken cancellationToken)
+    {
+        var query = new QueryReader(request);
+        var plan = parameters.Read(query, runs: 1);
+        if (!query.IsValid)
+        {
+            return query.Problem();
+        }
+
+        return TypedResults.Ok(await ReceiveRunner.RunAsync(variant, plan, cancellationToken));
+    }
+
+    private static async Task<Results<Ok<ReceiveComparisonReport>, ValidationProblem>> CompareAsync(
+        ReceiveParameters parameters, HttpRequest request, CancellationToken cancellationToken)
+    {
+        var query = new QueryReader(request);
+        var repeat = (int)query.Read(parameters.Repeat);
+        var plan = parameters.Read(query, runs: (long)repeat * ReceiveVariant.All.Count);
+        if (!query.IsValid)
+        {
+            return query.Problem();
+        }
+
+        return TypedResults.Ok(await ReceiveComparison.CompareAsync(plan, repeat, cancellationToken));
+    }
+
+    private static ValidationProblem UnknownVariant(string variant)
+    {
+        var allowed = new ChoiceParameter("variant", ReceiveVariant.Names, null, "The receive variant.").AllowedRange;
+        var message = $"'variant' must be {allowed}; got '{(variant.Length > 40 ? variant[..40] + "..." : variant)}'.";
+        return TypedResults.ValidationProblem(
+            new Dictionary<string, string[]> { ["variant"] = [message] },
+            detail: message,
+            title: "Unknown receive variant.");
+    }
+
+    /// <summary>The receive query parameters, with ranges from the Limits section.</summary>
+    private sealed class ReceiveParameters(ExperimentLimits limits)
+    {
+        private readonly IntegerParameter _messages = new("messages", 1, limits.MaxReceiveMessages, 100_000, "How many messages the sender writes and the receiver takes.");
+        private readonly IntegerParameter _messageBytes = new(
+            "messageBytes", ReceivePlan.SequenceBytes, limits.MaxReceiveMessageBytes, 128, "Size of each message in bytes; the first 8 carry its sequence number.");
+        private readonly IntegerParameter _timeoutMs = new("timeoutMs", 1, limits.MaxReceiveTimeoutMs, 1000, "Each receive's timeout in milliseconds; a receive that times out is counted and tried again.");
+        private readonly IntegerParameter _intervalMs = new("intervalMs", 0, 1000, 0, "The sender sleeps this long between messages; 0 sends back to back, 1 makes messages sparse.");
+
+        public IntegerParameter Repeat { get; } = new("repeat", 1, limits.MaxRepeat, 3, "How many times each variant runs after the warm-up; medians are reported.");
+
+        public QueryParameter[] Run => [_messages, _messageBytes, _timeoutMs, _intervalMs];
+
+        public QueryParameter[] Compare => [.. Run, Repeat];
+
+        /// <summary>Reads the plan and checks the request's total work: <paramref name="runs"/> runs of it.</summary>
+        public ReceivePlan Read(QueryReader query, long runs)
+        {
+            var plan = new ReceivePlan((int)query.Read(_messages), (int)query.Read(_messageBytes), (int)query.Read(_timeoutMs), (int)query.Read(_intervalMs));
+            var totalMessages = plan.Messages * runs;
+            if (query.IsValid && runs > 1 && totalMessages > limits.MaxReceiveTotalMessages)
+            {
+                query.Fail(
+                    _messages.Name,
+                    $"This compare receives {Invariant(totalMessages)} messages in all ('messages' x 4 variants x 'repeat'); the limit is " +
+                    $"{Invariant(limits.MaxReceiveTotalMessages)} ({SettingName.Of(ExperimentLimits.SectionName, nameof(limits.MaxReceiveTotalMessages))}). Lower 'messages' or 'repeat'.");
+            }
+
+            var pacedMs = totalMessages * plan.IntervalMs;
+            if (query.IsValid && pacedMs > limits.MaxReceivePacedMilliseconds)
+            {
+                query.Fail(
+                    _intervalMs.Name,
+                    $"The sender would sleep {Invariant(pacedMs)} ms in all ('messages' x 'intervalMs'{(runs > 1 ? " x 4 variants x 'repeat'" : string.Empty)}); the limit is " +
+                    $"{Invariant(limits.MaxReceivePacedMilliseconds)} ms ({SettingName.Of(ExperimentLimits.SectionName, nameof(limits.MaxReceivePacedMilliseconds))}). Lower 'messages' or 'intervalMs'.");
+            }
+
+            return plan;
+        }
+
+        private static string Invariant(long value) => value.ToString(CultureInfo.InvariantCulture);
+    }
+}

@@ -1,0 +1,128 @@
+using System.Globalization;
+using ConcurrencySandbox.Experiments.Machine;
+using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Experiments.Work;
+
+namespace ConcurrencySandbox.Experiments.Receive;
+
+/// <summary>One variant's medians over the compare's rounds.</summary>
+/// <param name="CpuNs">Spread of CPU nanoseconds per receive over the rounds.</param>
+/// <param name="Timeouts">Receives that timed out, summed over the rounds.</param>
+/// <param name="OutOfOrderMessages">Summed over the rounds; anything but 0 means a message was lost or reordered.</param>
+public sealed record ReceiveVariantSummary(
+    string Variant,
+    string Description,
+    double CpuNsPerReceive,
+    double AllocatedBytesPerReceive,
+    double WallNsPerReceive,
+    Spread CpuNs,
+    long Timeouts,
+    long OutOfOrderMessages);
+
+/// <summary>Seed 002's figures: CPU ticks per receive before (per-call) and after (preallocated), as its profiler counted them.</summary>
+public sealed record Seed002Receive(double PerCallCpuTicks, double PreallocatedCpuTicks, double CpuRatio);
+
+/// <summary>Seed 002's row today: the four variants side by side, ratios against preallocated, the seed's ratio and a verdict.</summary>
+/// <param name="CpuRatio">per-call / preallocated CPU per receive (medians): the seed measured 4.9.</param>
+/// <param name="AllocatedBytesRatio">per-call / preallocated bytes per receive; null when preallocated allocated nothing.</param>
+/// <param name="AllocatingCpuRatio">allocating / preallocated CPU: the share of the effect due to allocation alone.</param>
+/// <param name="SpinningCpuRatio">spinning / preallocated CPU: the share due to the spinning timeout path alone.</param>
+public sealed record ReceiveComparisonReport(
+    ReceivePlan Plan,
+    int Repeat,
+    int WarmupMessages,
+    string CpuClock,
+    string AllocationCounter,
+    IReadOnlyList<ReceiveVariantSummary> Variants,
+    double CpuRatio,
+    double? AllocatedBytesRatio,
+    double AllocatingCpuRatio,
+    double SpinningCpuRatio,
+    Seed002Receive Seed,
+    string Verdict,
+    MachineInfo Machine);
+
+public static class ReceiveComparison
+{
+    /// <summary>Messages each variant receives once, untimed, before the measured rounds (fewer if the plan has fewer).</summary>
+    public const int WarmupMessages = 1000;
+
+    /// <summary>Warms every variant up, then runs them <paramref name="repeat"/> times, rotating which goes first, and takes medians.</summary>
+    public static async Task<ReceiveComparisonReport> CompareAsync(ReceivePlan plan, int repeat, CancellationToken cancellationToken)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(repeat, 1);
+        var variants = ReceiveVariant.All;
+        var warmup = plan with { Messages = Math.Min(plan.Messages, WarmupMessages), IntervalMs = 0 };
+        foreach (var variant in variants)
+        {
+            await ReceiveRunner.RunAsync(variant, warmup, cancellationToken);
+        }
+
+        var runs = variants.ToDictionary(v => v, _ => new List<ReceiveResult>(repeat));
+        for (var round = 0; round < repeat; round++)
+        {
+            for (var i = 0; i < variants.Count; i++)
+            {
+                var variant = variants[(round + i) % variants.Count];
+                runs[variant].Add(await ReceiveRunner.RunAsync(variant, plan, cancellationToken));
+            }
+        }
+
+        var summaries = variants.Select(v => Summarise(v, runs[v])).ToList();
+        var perCall = summaries[0];
+        var preallocated = summaries[1];
+        var cpuRatio = perCall.CpuNsPerReceive / preallocated.CpuNsPerReceive;
+        var allocatingRatio = summaries[2].CpuNsPerReceive / preallocated.CpuNsPerReceive;
+        var spinningRatio = summaries[3].CpuNsPerReceive / preallocated.CpuNsPerReceive;
+        var seed = new Seed002Receive(SeedFigures.Seed002PerCallCpuTicks, SeedFigures.Seed002PreallocatedCpuTicks, SeedFigures.Seed002CpuRatio);
+        return new ReceiveComparisonReport(
+            plan,
+            repeat,
+            warmup.Messages,
+            ThreadCpuClock.Name,
+            MessageReceiver.AllocationCounter,
+            summaries,
+            cpuRatio,
+            preallocated.AllocatedBytesPerReceive > 0 ? perCall.AllocatedBytesPerReceive / preallocated.AllocatedBytesPerReceive : null,
+            allocatingRatio,
+            spinningRatio,
+            seed,
+            Verdict(plan, perCall, preallocated, cpuRatio, allocatingRatio, spinningRatio),
+            MachineInfo.Current);
+    }
+
+    private static ReceiveVariantSummary Summarise(ReceiveVariant variant, List<ReceiveResult> runs)
+    {
+        var cpu = Spread.Of(runs.Select(r => r.CpuNsPerReceive).ToList());
+        return new ReceiveVariantSummary(
+            variant.Name,
+            variant.Description,
+            cpu.Median,
+            Spread.Of(runs.Select(r => r.AllocatedBytesPerReceive).ToList()).Median,
+            Spread.Of(runs.Select(r => r.WallNsPerReceive).ToList()).Median,
+            cpu,
+            runs.Sum(r => r.Timeouts),
+            runs.Sum(r => r.OutOfOrderMessages));
+    }
+
+    /// <summary>The comparison in words: is seed 002's effect still there, which cause carries it, and what the plan could not show.</summary>
+    private static string Verdict(
+        ReceivePlan plan, ReceiveVariantSummary perCall, ReceiveVariantSummary preallocated, double cpuRatio, double allocatingRatio, double spinningRatio)
+    {
+        var seedRatio = SeedFigures.Seed002CpuRatio;
+        var headline = cpuRatio >= seedRatio * 0.75 ? "Still there"
+            : cpuRatio >= 1.25 ? "Smaller than in the seed"
+            : cpuRatio > 0.8 ? "Gone at this message rate"
+            : "Reversed at this message rate";
+        var text = string.Create(
+            CultureInfo.InvariantCulture,
+            $"{headline}: per-call used {cpuRatio:0.0}x preallocated's CPU per receive ({perCall.CpuNsPerReceive:0} vs {preallocated.CpuNsPerReceive:0} ns), " +
+            $"against the seed's {seedRatio:0.0}x. It allocated {perCall.AllocatedBytesPerReceive:0} bytes per receive, preallocated {preallocated.AllocatedBytesPerReceive:0.##}. " +
+            $"Allocation alone cost {allocatingRatio:0.00}x and the spinning timeout path alone {spinningRatio:0.00}x preallocated's CPU.");
+        return plan.IntervalMs == 0
+            ? text + string.Create(
+                CultureInfo.InvariantCulture,
+                $" Messages were sent back to back ({preallocated.WallNsPerReceive:0} ns apart for preallocated), so every wait was short and a spin soon found the next one: intervalMs=1 shows the spinning timeout path when messages are sparse.")
+            : text + string.Create(CultureInfo.InvariantCulture, $" One message every {plan.IntervalMs} ms: every receive waited, spinning or blocked in the kernel.");
+    }
+}

@@ -1,0 +1,81 @@
+using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+public sealed class ReceiveExperimentTests
+{
+    private static readonly ReceiveExperiment Receive = new(ReceiveSettings.Defaults);
+
+    [Fact]
+    public void EveryReceiveVariantLoadsItsOwnEndpointWithTheSettings()
+    {
+        var experiment = new ReceiveExperiment(new ReceiveSettings(Messages: 500, MessageBytes: 64, IntervalMs: 1));
+
+        Assert.Equal(
+            ["/api/receive/per-call?messages=500&messageBytes=64&intervalMs=1", "/api/receive/preallocated?messages=500&messageBytes=64&intervalMs=1",
+             "/api/receive/allocating?messages=500&messageBytes=64&intervalMs=1", "/api/receive/spinning?messages=500&messageBytes=64&intervalMs=1"],
+            experiment.Variants.Select(v => v.Driver.Request));
+    }
+
+    [Fact]
+    public void CpuAndAllocationPerRequestComeFromTheTelemetrySpan()
+    {
+        // 10 s of samples, 20 requests a second: 200 requests, 4000 ms of CPU and 200 MB allocated in the span.
+        var usage = ReceiveUsage.Of(Result("per-call", requestsPerSecond: 20, cpuMs: 4000, allocatedBytes: 200_000_000));
+
+        Assert.NotNull(usage);
+        Assert.Equal(20, usage.CpuMsPerRequest, 6);
+        Assert.Equal(1_000_000, usage.AllocatedBytesPerRequest, 6);
+        Assert.Equal(20_000_000, usage.AllocatedBytesPerSecond, 6);
+    }
+
+    [Theory]
+    [InlineData(4000, Outcome.Reproduced)]
+    [InlineData(1100, Outcome.NotReproduced)]
+    public void VerdictComparesPerCallWithPreallocatedCpuPerRequestBesideTheSeed(double perCallCpuMs, Outcome expected)
+    {
+        var finding = Receive.Assess(
+        [
+            Result("per-call", 20, perCallCpuMs, 200_000_000),
+            Result("preallocated", 20, 1000, 1_000),
+            Result("allocating", 20, 1050, 150_000_000),
+            Result("spinning", 20, 3000, 50_000_000),
+        ]);
+
+        Assert.Equal(expected, finding.Outcome);
+        Assert.Contains(finding.Comparisons, c => c.Seed.Contains("4.9 x", StringComparison.Ordinal));
+        Assert.Contains("spinning alone 3.00 x", finding.Verdict, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void WithoutTelemetryTheReceiveVerdictIsNotAssessed()
+    {
+        var finding = Receive.Assess([Result("per-call", 20, 4000, 1, samples: 1), Result("preallocated", 20, 1000, 1, samples: 1)]);
+
+        Assert.Equal(Outcome.NotAssessed, finding.Outcome);
+    }
+
+    private static VariantResult Result(string name, double requestsPerSecond, double cpuMs, long allocatedBytes, int samples = 11)
+    {
+        var key = new VariantKey(name);
+        var requests = (long)(requestsPerSecond * 10);
+        var stats = new LatencyStats(requests, 0, 50, 50, 50, 50, 50, 50, 50);
+        var telemetry = Enumerable.Range(0, samples)
+            .Select(second => new TelemetryRow(key, second, Snapshot(second, cpuMs * second / 10, allocatedBytes * second / 10)))
+            .ToList();
+        return new VariantResult(key, "/x", "users", 10, [new IntervalRow(key, 10, "users", 4, requestsPerSecond, stats)], telemetry, stats);
+    }
+
+    private static TelemetrySnapshot Snapshot(double uptimeSeconds, double cpuMs, long allocatedBytes) =>
+        new(
+            DateTimeOffset.UnixEpoch.AddSeconds(uptimeSeconds),
+            uptimeSeconds,
+            2,
+            new ThreadPoolTelemetry(4, 0, 0, 2, 100),
+            new GcTelemetry(0, 0, 0, allocatedBytes, 0, 0),
+            new ProcessTelemetry(cpuMs, 0, 0, 20),
+            0,
+            0);
+}

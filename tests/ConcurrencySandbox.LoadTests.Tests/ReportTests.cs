@@ -1,0 +1,53 @@
+using System.Text.Json;
+using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+public sealed class ReportTests : IDisposable
+{
+    private readonly string _out = Path.Combine(Path.GetTempPath(), "loadtests-report-" + Guid.NewGuid().ToString("N"));
+
+    [Fact]
+    public void ExperimentsOwnFiguresAndTheOutcomeReachTheSummaries()
+    {
+        var stats = new LatencyStats(10, 0, 5, 5, 5, 5, 5, 5, 5);
+        var variant = new VariantResult(new VariantKey("pooled", Cpus: 2), "/api/receive/pooled", "users", 1, [], [], stats)
+        {
+            Figures = [new VariantFigure("CPU per request", 1.25, "ms")],
+        };
+        var report = new ExperimentReport("receive", "002", "smoke", "KeepConstant(2, 1 s)", "a fresh API child per variant", DateTimeOffset.UnixEpoch,
+            MachineFacts.Current(), [variant], new Finding(Outcome.NotReproduced, [], "pooled buffers cost as much CPU."), []);
+
+        ReportWriter.Write(_out, report);
+
+        Assert.Contains("| pooled@2cpu | CPU per request | 1.25 ms |", File.ReadAllText(Path.Combine(_out, "summary.md")));
+        var summary = JsonSerializer.Deserialize<Summary>(File.ReadAllText(Path.Combine(_out, "summary.json")), JsonSerializerOptions.Web)!;
+        Assert.Equal("NotReproduced", summary.Outcome);
+        Assert.Equal("Not reproduced: pooled buffers cost as much CPU.", summary.Verdict);
+        var written = Assert.Single(summary.Variants);
+        Assert.Equal("pooled@2cpu", written.Name);
+        Assert.Equal([new VariantFigure("CPU per request", 1.25, "ms")], written.Figures);
+    }
+
+    [Fact]
+    public void RunnerDoesNotLinkTheApiAssembly()
+    {
+        Assert.DoesNotContain(typeof(Runner).Assembly.GetReferencedAssemblies(), a => a.Name == "ConcurrencySandbox.Api");
+    }
+
+    /// <summary>The parts of summary.json these tests read.</summary>
+    private sealed record Summary(string Outcome, string Verdict, IReadOnlyList<SummaryVariant> Variants);
+
+    private sealed record SummaryVariant(string Name, IReadOnlyList<VariantFigure> Figures);
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_out))
+        {
+            Directory.Delete(_out, recursive: true);
+        }
+    }
+}

@@ -1,0 +1,14 @@
+namespace ConcurrencySandbox.Tests.Receive;
+
+internal static class Eventually
+{
+    public static async Task TrueAsync(Func<bool> condition, string what)
+    {
+        for (var attempt = 0; attempt < 600 && !condition(); attempt++)
+        {
+            await Task.Delay(50);
+        }
+
+        Assert.True(condition(), $"timed out waiting for {what}");
+    }
+}

@@ -62,7 +62,7 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
             var threadId = Environment.CurrentManagedThreadId;
             var thread = CurrentThread();
             CallAnswer answer;
-            SandboxMeter.FanOutCallStarted();
+            SandboxMeter.FanOutCallsActive.Increment();
             try
             {
                 answer = await call();
@@ -77,7 +77,7 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
             }
             finally
             {
-                SandboxMeter.FanOutCallEnded();
+                SandboxMeter.FanOutCallsActive.Decrement();
             }
 
             _records[index] = new CallRecord(

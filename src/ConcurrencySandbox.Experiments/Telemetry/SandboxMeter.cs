@@ -6,45 +6,54 @@ namespace ConcurrencySandbox.Experiments.Telemetry;
 /// The sandbox's own instruments, published beside the runtime's <c>System.Runtime</c> meter: the experiments
 /// count what they are doing, the telemetry (and <c>dotnet-counters monitor --counters ConcurrencySandbox</c>) reads it.
 /// Static, as the runtime's own meters are: the counts are process-wide like the ThreadPool they sit beside.
+/// Names and units follow the OpenTelemetry semantic conventions (lower-case, dot-separated, "{unit}" annotations).
 /// </summary>
 public static class SandboxMeter
 {
     public const string Name = "ConcurrencySandbox";
 
-    /// <summary>Work units (compute, spinwait, sleep) running now; unit "{unit}".</summary>
-    public const string WorkUnitsActive = "sandbox.work.units.active";
-
-    /// <summary>Work units that stopped early because their request was abandoned, since the process started; unit "{unit}".</summary>
-    public const string WorkUnitsCancelled = "sandbox.work.units.cancelled";
-
-    /// <summary>Fan-out calls to the third party in progress now; unit "{call}".</summary>
-    public const string FanOutCallsActive = "sandbox.fanout.calls.active";
-
     private static readonly Meter Meter = new(Name);
-    private static long _workUnitsActive;
-    private static long _workUnitsCancelled;
-    private static long _fanOutCallsActive;
 
-    static SandboxMeter()
+    internal static SandboxCount WorkUnitsActive { get; } =
+        UpDownCounter("sandbox.work.units.active", "{unit}", "Work units (compute, spinwait, sleep) running now.");
+
+    internal static SandboxCount WorkUnitsCancelled { get; } =
+        Counter("sandbox.work.units.cancelled", "{unit}", "Work units stopped early because their request was abandoned.");
+
+    internal static SandboxCount FanOutCallsActive { get; } =
+        UpDownCounter("sandbox.fanout.calls.active", "{call}", "Fan-out calls to the third party in progress now.");
+
+    internal static SandboxCount ReceiveRunsActive { get; } =
+        UpDownCounter("sandbox.receive.runs.active", "{run}", "Receive experiment runs in progress now.");
+
+    internal static SandboxCount ReceiveRunsCancelled { get; } =
+        Counter("sandbox.receive.runs.cancelled", "{run}", "Receive experiment runs stopped, or not started, because their caller cancelled.");
+
+    private static SandboxCount UpDownCounter(string name, string unit, string description)
     {
-        Meter.CreateObservableUpDownCounter(WorkUnitsActive, () => Interlocked.Read(ref _workUnitsActive), "{unit}", "Work units running now.");
-        Meter.CreateObservableCounter(WorkUnitsCancelled, () => Interlocked.Read(ref _workUnitsCancelled), "{unit}", "Work units stopped early by an abandoned request.");
-        Meter.CreateObservableUpDownCounter(FanOutCallsActive, () => Interlocked.Read(ref _fanOutCallsActive), "{call}", "Third-party calls in progress now.");
+        var count = new SandboxCount(name);
+        Meter.CreateObservableUpDownCounter(name, () => count.Value, unit, description);
+        return count;
     }
 
-    internal static void WorkUnitStarted() => Interlocked.Increment(ref _workUnitsActive);
-
-    internal static void WorkUnitEnded(bool cancelled)
+    private static SandboxCount Counter(string name, string unit, string description)
     {
-        if (cancelled)
-        {
-            Interlocked.Increment(ref _workUnitsCancelled);
-        }
-
-        Interlocked.Decrement(ref _workUnitsActive);
+        var count = new SandboxCount(name);
+        Meter.CreateObservableCounter(name, () => count.Value, unit, description);
+        return count;
     }
+}
 
-    internal static void FanOutCallStarted() => Interlocked.Increment(ref _fanOutCallsActive);
+/// <summary>One count behind an observable instrument of the <see cref="SandboxMeter"/>.</summary>
+internal sealed class SandboxCount(string instrumentName)
+{
+    private long _value;
 
-    internal static void FanOutCallEnded() => Interlocked.Decrement(ref _fanOutCallsActive);
+    public string InstrumentName => instrumentName;
+
+    public long Value => Interlocked.Read(ref _value);
+
+    public void Increment() => Interlocked.Increment(ref _value);
+
+    public void Decrement() => Interlocked.Decrement(ref _value);
 }

@@ -3,7 +3,8 @@ using System.Diagnostics.Metrics;
 namespace ConcurrencySandbox.Experiments.Telemetry;
 
 /// <summary>The sandbox meter's instruments as the telemetry reports them.</summary>
-public sealed record SandboxTelemetry(long ActiveWorkUnits, long CancelledWorkUnits, long ActiveFanOutCalls);
+public sealed record SandboxTelemetry(
+    long ActiveWorkUnits, long CancelledWorkUnits, long ActiveFanOutCalls, long ActiveReceiveRuns, long CancelledReceiveRuns);
 
 /// <summary>Reads the <see cref="SandboxMeter"/> instruments through a <see cref="MeterListener"/>, as any outside consumer would.</summary>
 public sealed class SandboxMeterReader : IDisposable
@@ -25,18 +26,23 @@ public sealed class SandboxMeterReader : IDisposable
         _listener.Start();
     }
 
-    /// <summary>The value each observable instrument reports now (0 for one not yet published: nothing has run).</summary>
+    /// <summary>The value each observable instrument reports now.</summary>
     public SandboxTelemetry Read()
     {
         lock (_gate)
         {
             _latest.Clear();
             _listener.RecordObservableInstruments();
-            return new SandboxTelemetry(Value(SandboxMeter.WorkUnitsActive), Value(SandboxMeter.WorkUnitsCancelled), Value(SandboxMeter.FanOutCallsActive));
+            return new SandboxTelemetry(
+                Value(SandboxMeter.WorkUnitsActive),
+                Value(SandboxMeter.WorkUnitsCancelled),
+                Value(SandboxMeter.FanOutCallsActive),
+                Value(SandboxMeter.ReceiveRunsActive),
+                Value(SandboxMeter.ReceiveRunsCancelled));
         }
     }
 
     public void Dispose() => _listener.Dispose();
 
-    private long Value(string instrument) => _latest.GetValueOrDefault(instrument);
+    private long Value(SandboxCount count) => _latest.GetValueOrDefault(count.InstrumentName);
 }

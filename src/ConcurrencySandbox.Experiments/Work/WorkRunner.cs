@@ -47,7 +47,7 @@ public static class WorkRunner
         }
     }
 
-    /// <summary>Runs a unit counted in <see cref="SandboxMeter.WorkUnitsActive"/> until it ends, and in <see cref="SandboxMeter.WorkUnitsCancelled"/> when it ended early.</summary>
+    /// <summary>Runs a unit counted in sandbox.work.units.active until it ends, and in sandbox.work.units.cancelled when it ended early.</summary>
     private static void Counted(Action run) => CountedAsync(() =>
     {
         run();
@@ -56,7 +56,7 @@ public static class WorkRunner
 
     private static async Task CountedAsync(Func<Task> run)
     {
-        SandboxMeter.WorkUnitStarted();
+        SandboxMeter.WorkUnitsActive.Increment();
         var cancelled = false;
         try
         {
@@ -69,7 +69,12 @@ public static class WorkRunner
         }
         finally
         {
-            SandboxMeter.WorkUnitEnded(cancelled);
+            if (cancelled)
+            {
+                SandboxMeter.WorkUnitsCancelled.Increment();
+            }
+
+            SandboxMeter.WorkUnitsActive.Decrement();
         }
     }
 }

@@ -1,6 +1,7 @@
 using System.Net.Http.Json;
 using System.Text.Json;
 using ConcurrencySandbox.Experiments.Receive;
+using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Tests.Hosting;
 using Microsoft.Extensions.Options;
@@ -109,17 +110,18 @@ public sealed class ReceiveEndpointTests
     public async Task AnAbandonedRequestStopsItsReceiveLoop(string url)
     {
         await using var server = await SandboxServer.StartAsync();
-        var cancelledBefore = ReceiveRunner.Activity.Cancelled;
+        using var meter = new SandboxMeterReader();
+        var cancelledBefore = meter.Read().CancelledReceiveRuns;
         using var client = new CancellationTokenSource();
 
         var request = server.Client.GetAsync(url, client.Token);
-        await Eventually.TrueAsync(() => ReceiveRunner.Activity.Active > 0, "the receive loop to start");
+        await Eventually.TrueAsync(() => meter.Read().ActiveReceiveRuns > 0, "the receive loop to start");
         await client.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);
 
         // The loop ends because the client went away, not because its 100 paced messages arrived.
-        await Eventually.TrueAsync(() => ReceiveRunner.Activity.Active == 0, "the receive loop to stop");
-        Assert.True(ReceiveRunner.Activity.Cancelled > cancelledBefore, "the run should report cancellation");
+        await Eventually.TrueAsync(() => meter.Read().ActiveReceiveRuns == 0, "the receive loop to stop");
+        Assert.True(meter.Read().CancelledReceiveRuns > cancelledBefore, "the run should report cancellation");
     }
 
     [Fact]

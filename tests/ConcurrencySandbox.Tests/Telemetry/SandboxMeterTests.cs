@@ -34,6 +34,8 @@ public sealed class SandboxMeterTests
                 ["sandbox.work.units.active"] = "{unit}",
                 ["sandbox.work.units.cancelled"] = "{unit}",
                 ["sandbox.fanout.calls.active"] = "{call}",
+                ["sandbox.receive.runs.active"] = "{run}",
+                ["sandbox.receive.runs.cancelled"] = "{run}",
             },
             published);
     }

@@ -19,22 +19,12 @@ public sealed class WorkCancellationTests(SandboxServerFixture shared) : IClassF
         using var client = new CancellationTokenSource();
 
         var request = shared.Client.GetAsync(url, client.Token);
-        await EventuallyAsync(() => meter.Read().ActiveWorkUnits > 0, "the work to start");
+        await Eventually.TrueAsync(() => meter.Read().ActiveWorkUnits > 0, "the work to start");
         await client.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);
 
         // The units end because the request was abandoned, not because they finished.
-        await EventuallyAsync(() => meter.Read().ActiveWorkUnits == 0, "the work to stop");
+        await Eventually.TrueAsync(() => meter.Read().ActiveWorkUnits == 0, "the work to stop");
         Assert.True(meter.Read().CancelledWorkUnits > cancelledBefore, "the units should report cancellation");
-    }
-
-    private static async Task EventuallyAsync(Func<bool> condition, string what)
-    {
-        for (var attempt = 0; attempt < 600 && !condition(); attempt++)
-        {
-            await Task.Delay(50);
-        }
-
-        Assert.True(condition(), $"timed out waiting for {what}");
     }
 }

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Receive;
@@ -32,6 +33,7 @@ public static class SandboxApp
         builder.AddFanOut();
         builder.AddThreadPools();
         builder.AddTelemetry();
+        builder.AddControlPlane();
         builder.Services.AddHostedService<ParentProcessWatch>();
         configureServices?.Invoke(builder.Services);
 
@@ -40,7 +42,7 @@ public static class SandboxApp
         app.UseExceptionHandler();
         app.UseStatusCodePages();
         app.UseSwaggerDocs();
-        app.MapGet("/healthz", () => TypedResults.Ok(new { status = "ok" })).WithName("Health").WithTags("Health").WithSummary("Liveness and readiness probe.");
+        app.MapHealth();
         app.MapWorkExperiments();
         app.MapFanOut();
         app.MapReceive();
@@ -64,5 +66,6 @@ public static class SandboxApp
         {
             var addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
             Console.WriteLine($"{ReadyLinePrefix}{addresses.FirstOrDefault()}");
+            Console.WriteLine($"{ControlListener.ReadyLinePrefix}{app.Services.GetRequiredService<ControlListener>().Address}");
         });
 }

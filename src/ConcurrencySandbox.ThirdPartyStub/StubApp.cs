@@ -1,4 +1,5 @@
-using System.Globalization;
+using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.FanOut;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
@@ -30,7 +31,7 @@ public static class StubApp
 
         var app = builder.Build();
         app.MapGet("/stub", AnswerAsync);
-        app.MapGet("/healthz", () => TypedResults.Ok(new { status = "ok" }));
+        app.MapGet("/healthz", () => TypedResults.Ok(HealthStatus.Ok));
         app.Lifetime.ApplicationStarted.Register(() =>
         {
             var addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
@@ -39,21 +40,19 @@ public static class StubApp
         return app;
     }
 
-    private static async Task<Results<Ok<StubAnswer>, ProblemHttpResult>> AnswerAsync(
+    private static readonly IntegerParameter DelayMs = new("delayMs", 0, int.MaxValue, 0, "The least time an answer takes, in ms.");
+    private static readonly IntegerParameter JitterMs = new("jitterMs", 0, int.MaxValue, 0, "Up to this many ms more, at random.");
+    private static readonly NumberParameter FailRate = new("failRate", 0, 1, 0, "The share of calls answered with an injected 500.");
+    private static readonly NumberParameter HangRate = new("hangRate", 0, 1, 0, "The share of calls that never answer.");
+
+    private static async Task<Results<Ok<StubAnswer>, ProblemHttpResult, ValidationProblem>> AnswerAsync(
         HttpRequest request, InProcessThirdParty stub, CancellationToken cancellationToken)
     {
-        StubBehaviour behaviour;
-        try
+        var query = new QueryReader(request);
+        var behaviour = new StubBehaviour((int)query.Read(DelayMs), (int)query.Read(JitterMs), query.Read(FailRate), query.Read(HangRate));
+        if (!query.IsValid)
         {
-            var query = request.Query;
-            behaviour = new StubBehaviour(
-                Read<int>(query, "delayMs"), Read<int>(query, "jitterMs"), Read<double>(query, "failRate"), Read<double>(query, "hangRate"));
-        }
-        catch (Exception e) when (e is FormatException or ArgumentOutOfRangeException)
-        {
-            return TypedResults.Problem(
-                $"{e.Message} Expected delayMs and jitterMs >= 0 (ms), failRate and hangRate between 0 and 1.",
-                statusCode: StatusCodes.Status400BadRequest);
+            return query.Problem();
         }
 
         var answer = await stub.CallAsync(behaviour, Timeout.InfiniteTimeSpan, cancellationToken);
@@ -61,12 +60,6 @@ public static class StubApp
             ? TypedResults.Ok(new StubAnswer(behaviour.DelayMs))
             : TypedResults.Problem(answer.Error, statusCode: StatusCodes.Status500InternalServerError);
     }
-
-    private static T Read<T>(IQueryCollection query, string name)
-        where T : struct, IParsable<T> =>
-        query[name].ToString() is { Length: > 0 } text
-            ? T.TryParse(text, CultureInfo.InvariantCulture, out var value) ? value : throw new FormatException($"'{name}' is not a number: '{text}'.")
-            : default;
 }
 
 /// <summary>The stub's answer to a call that succeeded.</summary>

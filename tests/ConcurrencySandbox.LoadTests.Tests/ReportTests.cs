@@ -21,7 +21,7 @@ public sealed class ReportTests : IDisposable
         var report = new ExperimentReport("receive", "002", "smoke", "KeepConstant(2, 1 s)", "a fresh API child per variant", DateTimeOffset.UnixEpoch,
             MachineFacts.Current(), [variant], new Finding(Outcome.NotReproduced, [], "pooled buffers cost as much CPU."), []);
 
-        ReportWriter.Write(_out, report);
+        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["receive", "--profile", "smoke"]));
 
         Assert.Contains("| pooled@2cpu | CPU per request | 1.25 ms |", File.ReadAllText(Path.Combine(_out, "summary.md")));
         var summary = JsonSerializer.Deserialize<Summary>(File.ReadAllText(Path.Combine(_out, "summary.json")), JsonSerializerOptions.Web)!;

@@ -4,5 +4,12 @@ namespace ConcurrencySandbox.LoadTests.ApiContract;
 /// <param name="BreakEvenAmount">The first amount at which Task.Run was at least as fast as inline; null when it never was.</param>
 public sealed record SweepResponse(IReadOnlyList<SweepRow> Rows, double? BreakEvenAmount, int? ProcessorCount);
 
-/// <summary>One row of the sweep.</summary>
-public sealed record SweepRow(double Amount, double SyncSeconds, double TaskRunSeconds, double EfficiencyPercent);
+/// <summary>One row of the sweep, with the spread of each form's repeats when the API sent it.</summary>
+public sealed record SweepRow(double Amount, double SyncSeconds, double TaskRunSeconds, double EfficiencyPercent)
+{
+    public SweepSpread? Sync { get; init; }
+    public SweepSpread? TaskRun { get; init; }
+}
+
+/// <summary>The median, fastest and slowest of a sweep cell's repeats, in seconds.</summary>
+public sealed record SweepSpread(double Median, double Min, double Max);

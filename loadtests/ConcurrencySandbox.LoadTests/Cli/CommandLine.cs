@@ -52,6 +52,7 @@ public static class CommandLine
         {
             root.Options.Add(option);
         }
+        root.Subcommands.Add(CompareCommand.Create(output, error));
         Threshold.AllowMultipleArgumentsPerToken = false;
         root.SetAction(async (parse, cancellationToken) =>
         {

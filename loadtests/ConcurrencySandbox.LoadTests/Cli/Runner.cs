@@ -46,7 +46,7 @@ public static class Runner
         {
             var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken);
             var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, experiment.Name) : request.OutputFolder;
-            ReportWriter.Write(folder, report);
+            ReportWriter.Write(folder, report, RunnerCommandLine.Current());
             passed &= ReportWriter.PrintOutcome(report, folder, console);
         }
         return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;

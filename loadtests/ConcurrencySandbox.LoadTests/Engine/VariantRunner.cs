@@ -25,6 +25,9 @@ public sealed record VariantResult(
     /// <summary>The longest per-call queue wait the server reported (fan-out only), in milliseconds.</summary>
     public double? MaxQueueWaitMs { get; init; }
 
+    /// <summary>Every request in completion order (empty when only interval statistics are known).</summary>
+    public IReadOnlyList<RequestSample> Requests { get; init; } = [];
+
     /// <summary>The experiment's own figures for this variant (e.g. CPU per request), printed in the report beside the latency.</summary>
     public IReadOnlyList<VariantFigure> Figures { get; init; } = [];
 
@@ -33,15 +36,42 @@ public sealed record VariantResult(
     public int? PeakThreads => Telemetry.Count == 0 ? null : Telemetry.Max(t => t.Snapshot.ThreadPool.ThreadCount);
     public long? PeakQueue => Telemetry.Count == 0 ? null : Telemetry.Max(t => t.Snapshot.ThreadPool.PendingWorkItemCount);
 
-    /// <summary>Mean latency over the intervals run at the peak load (the "at peak users" figure), weighted by requests.</summary>
+    /// <summary>
+    /// Mean latency of the requests sent during the peak step (the first run of intervals at the peak load), wherever
+    /// they completed: a starving server answers them long after the step ended. Without per-request samples, the
+    /// requests completed during the peak step. NaN when none.
+    /// </summary>
     public double PeakLoadMeanMs
     {
         get
         {
-            var atPeak = Intervals.Where(i => i.Load >= PeakLoad && i.Stats.Requests > 0).ToList();
+            var (fromSeconds, toSeconds) = PeakStep();
+            if (Requests.Count > 0)
+            {
+                var sent = Requests.Where(r => r.StartedSeconds >= fromSeconds && r.StartedSeconds < toSeconds).ToList();
+                return sent.Count == 0 ? double.NaN : sent.Average(r => r.LatencyMs);
+            }
+            var atPeak = Intervals.Where(i => i.ElapsedSeconds > fromSeconds && i.ElapsedSeconds <= toSeconds && i.Stats.Requests > 0).ToList();
             var requests = atPeak.Sum(i => i.Stats.Requests);
-            return requests == 0 ? Total.MeanMs : atPeak.Sum(i => i.Stats.MeanMs * i.Stats.Requests) / requests;
+            return requests == 0 ? double.NaN : atPeak.Sum(i => i.Stats.MeanMs * i.Stats.Requests) / requests;
         }
+    }
+
+    /// <summary>The peak step in seconds since the variant began: from the start of the first interval at the peak load to the end of the last one in a row.</summary>
+    public (double FromSeconds, double ToSeconds) PeakStep()
+    {
+        var peak = PeakLoad;
+        var first = Intervals.ToList().FindIndex(i => i.Load >= peak);
+        if (first < 0)
+        {
+            return (0, ElapsedSeconds);
+        }
+        var last = first;
+        while (last + 1 < Intervals.Count && Intervals[last + 1].Load >= peak)
+        {
+            last++;
+        }
+        return (first == 0 ? 0 : Intervals[first - 1].ElapsedSeconds, Intervals[last].ElapsedSeconds);
     }
 }
 
@@ -64,8 +94,8 @@ public static class VariantRunner
         Action<IntervalRow, TelemetrySnapshot?> progress,
         CancellationToken cancellationToken)
     {
-        var recorder = new LatencyRecorder();
         var started = Stopwatch.GetTimestamp();
+        var recorder = new LatencyRecorder(started);
         var startedUtc = DateTimeOffset.UtcNow;
         var samples = new List<TelemetryRow>();
         using var stopSampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -101,7 +131,10 @@ public static class VariantRunner
         await sampling;
         var elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
         var recorded = telemetry is null ? null : await RecordedDuringAsync(telemetry, variant, startedUtc, elapsed, cancellationToken);
-        return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, recorded is { Length: > 0 } ? recorded : SnapshotOf(samples), recorder.Total());
+        return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, recorded is { Length: > 0 } ? recorded : SnapshotOf(samples), recorder.Total())
+        {
+            Requests = recorder.Requests(),
+        };
 
         void AddInterval(bool extendPrevious)
         {

@@ -54,14 +54,23 @@ public static class MatrixRunner
         var allFanOut = fanOuts.SelectMany(f => f.Variants).ToList();
         foreach (var (run, report) in runs.Where(r => r.FanOut is not null).Select(r => (r, r.FanOut!)))
         {
-            ReportWriter.Write(Path.Combine(outputFolder, $"fanout-{run.Cpus}cpu"), report);
+            ReportWriter.Write(Path.Combine(outputFolder, $"fanout-{run.Cpus}cpu"), report, RunnerCommandLine.Current());
         }
         File.WriteAllText(Path.Combine(outputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
         File.WriteAllText(Path.Combine(outputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
-        File.WriteAllText(Path.Combine(outputFolder, "chart.svg"), ReportChart.Render("fanout per core count", allFanOut));
+        var chart = ReportChart.Render(ReportChart.Title("fanout per core count", fanOut.Seed, load.ProfileName, allFanOut, MachineFacts.Current(), null), allFanOut);
+        File.WriteAllText(Path.Combine(outputFolder, "chart.svg"), chart);
         var verdict = Hypothesis3(runs);
+        var flags = Flags(runs);
+        foreach (var flag in flags)
+        {
+            console.WriteLine($"FLAGGED: {flag}");
+        }
         File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, fanOut.Settings.DelayMs));
-        File.WriteAllText(Path.Combine(outputFolder, "matrix.json"), JsonSerializer.Serialize(new { options, runs, verdict }, new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
+        File.WriteAllText(Path.Combine(outputFolder, "report.html"), Html(runs, verdict, options, fanOut.Settings.DelayMs, chart));
+        File.WriteAllText(Path.Combine(outputFolder, "matrix.json"), JsonSerializer.Serialize(
+            new { options, runs = runs.Select(r => new { r.Cpus, r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, FanOut = r.FanOut?.Experiment }), verdict, flags },
+            new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
         console.WriteLine($"== matrix: {verdict}");
         console.WriteLine($"report: {Path.GetFullPath(outputFolder)}");
 
@@ -111,6 +120,23 @@ public static class MatrixRunner
         return new CoreCountRun(cpus, null, processorCount, sweep, breakEven, fanOut);
     }
 
+    /// <summary>Every flagged sweep figure, judged against the cores the API really had (its ProcessorCount when known).</summary>
+    public static IReadOnlyList<FigureFlag> Flags(IReadOnlyList<CoreCountRun> runs) =>
+        [.. runs.SelectMany(r => r.Sweep.SelectMany(row => Flags(row, r.ApiProcessorCount ?? r.Cpus)))];
+
+    /// <summary>What cannot be true in one sweep row on <paramref name="cores"/> cores, or is too noisy to trust.</summary>
+    public static IEnumerable<FigureFlag> Flags(SweepRow row, int cores)
+    {
+        var label = string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {row.Amount:N0} cycles");
+        FigureFlag?[] flags =
+        [
+            FigureChecks.Efficiency($"{label}: % efficiency", row.EfficiencyPercent, cores),
+            row.Sync is { } s ? FigureChecks.Spread($"{label}: sync", row.SyncSeconds, s.Min, s.Max) : null,
+            row.TaskRun is { } t ? FigureChecks.Spread($"{label}: Task.Run", row.TaskRunSeconds, t.Min, t.Max) : null,
+        ];
+        return flags.OfType<FigureFlag>();
+    }
+
     /// <summary>
     /// Seed 004's hypothesis 3: on one core Task.Run brings no gain. Judged at the sweep's largest amount, where the
     /// work dwarfs Task.Run's overhead and any gain could only come from running the two units in parallel.
@@ -134,33 +160,33 @@ public static class MatrixRunner
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         md.AppendLine("# Core-count matrix");
         md.AppendLine();
-        md.AppendLine(ReportWriter.MachineLine(MachineFacts.Current(), null));
-        md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."));
-        md.AppendLine();
-        foreach (var skipped in runs.Where(r => r.SkippedBecause is not null))
+        foreach (var line in Setup(runs, options))
         {
-            md.AppendLine($"- {skipped.Cpus} core(s): skipped, {skipped.SkippedBecause}.");
+            md.AppendLine(line);
+            md.AppendLine();
         }
         if (measured.Any(r => r.Sweep.Count > 0))
         {
             md.AppendLine();
             md.AppendLine("## Compute sweep (seed 004's table) per core count");
             md.AppendLine();
-            md.AppendLine("| Cycles | " + string.Join(" | ", measured.Select(r => $"{r.Cpus} core: Sync (s) | {r.Cpus} core: Async (s) | {r.Cpus} core: % Efficiency")) + " |");
-            md.AppendLine("|---:|" + string.Concat(Enumerable.Repeat("---:|---:|---:|", measured.Count)));
-            foreach (var amount in measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order())
+            md.Append(SweepTable(measured).ToMarkdown());
+            var flags = Flags(measured);
+            if (flags.Count > 0)
             {
-                var cells = measured.Select(r => r.Sweep.FirstOrDefault(s => s.Amount == amount) is { } s
-                    ? string.Create(CultureInfo.InvariantCulture, $"{s.SyncSeconds:G4} | {s.TaskRunSeconds:G4} | {s.EfficiencyPercent:0.##}")
-                    : "n/a | n/a | n/a");
-                md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"| {amount:N0} | {string.Join(" | ", cells)} |"));
+                md.AppendLine();
+                md.AppendLine("Flagged figures (do not quote them):");
+                md.AppendLine();
+                foreach (var flag in flags)
+                {
+                    md.AppendLine($"- {flag}");
+                }
             }
-            md.AppendLine();
-            md.AppendLine("API ProcessorCount: " + string.Join("; ", measured.Select(r =>
-                string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".");
-            md.AppendLine();
-            md.AppendLine("Break-even (first amount where Task.Run is at least as fast): " + string.Join("; ", measured.Select(r =>
-                string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {(r.BreakEvenAmount is { } b ? b.ToString("N0", CultureInfo.InvariantCulture) : "none")}"))) + ".");
+            foreach (var line in SweepFacts(measured))
+            {
+                md.AppendLine();
+                md.AppendLine(line);
+            }
         }
         md.AppendLine();
         md.AppendLine(verdict);
@@ -172,25 +198,93 @@ public static class MatrixRunner
             md.AppendLine();
             md.AppendLine("![fan-out per core count](chart.svg)");
             md.AppendLine();
-            md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"\"Starved from\" is the load at which the first requests were sent whose mean latency reached {StarvedFactor:0} x the {delayMs} ms delay (the interval they completed in, moved back by that latency)."));
+            md.AppendLine(StarvedNote(delayMs));
             md.AppendLine();
-            md.AppendLine("| cores | API ProcessorCount | strategy | mean (ms) | mean at peak load (ms) | p99 (ms) | RPS | errors | peak pool threads | peak queue | starved from |");
-            md.AppendLine("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-            foreach (var run in fanOuts)
-            {
-                foreach (var v in run.FanOut!.Variants)
-                {
-                    md.AppendLine(string.Create(CultureInfo.InvariantCulture,
-                        $"| {run.Cpus} | {run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.Key} | {v.Total.MeanMs:0} | {v.PeakLoadMeanMs:0} | {v.Total.P99Ms:0} | {v.RequestsPerSecond:0.##} | {v.Total.Failed} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {StarvedFrom(v, StarvedFactor * delayMs)} |"));
-                }
-            }
+            md.Append(FanOutTable(fanOuts, delayMs).ToMarkdown());
             md.AppendLine();
-            foreach (var run in fanOuts)
+            foreach (var line in FanOutVerdicts(fanOuts))
             {
-                md.AppendLine($"- {run.Cpus} core(s): {run.FanOut!.Finding.Verdict} (details in fanout-{run.Cpus}cpu/summary.md)");
+                md.AppendLine($"- {line}");
             }
         }
         return md.ToString();
+    }
+
+    /// <summary>The matrix's report.html: the verdict and the flags first, then the tables, the setup and the chart.</summary>
+    private static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, int delayMs, string chartSvg)
+    {
+        var measured = runs.Where(r => r.SkippedBecause is null).ToList();
+        var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
+        var flags = Flags(measured);
+        var page = new HtmlPage("Core-count matrix").Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts));
+        if (flags.Count > 0)
+        {
+            page.Heading(2, "Flagged figures (do not quote them)").List(flags.Select(f => f.ToString()), "flags");
+        }
+        if (measured.Any(r => r.Sweep.Count > 0))
+        {
+            page.Heading(2, "Compute sweep (seed 004's table) per core count").Table(SweepTable(measured)).List(SweepFacts(measured));
+        }
+        if (fanOuts.Count > 0)
+        {
+            page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, delayMs)).Paragraph(StarvedNote(delayMs));
+        }
+        return page.Heading(2, "Machine and run").List(Setup(runs, options)).Paragraph("Command line:").Preformatted(RunnerCommandLine.Current())
+            .Heading(2, "Charts").Figure(chartSvg).ToString();
+    }
+
+    private static IEnumerable<string> Setup(IReadOnlyList<CoreCountRun> runs, MatrixOptions options) =>
+    [
+        ReportWriter.MachineLine(MachineFacts.Current(), null),
+        string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."),
+        .. runs.Where(r => r.SkippedBecause is not null).Select(r => $"{r.Cpus} core(s): skipped, {r.SkippedBecause}."),
+    ];
+
+    private static TextTable SweepTable(List<CoreCountRun> measured) => new(
+        ["Cycles", .. measured.SelectMany(r => new[] { $"{r.Cpus} core: Sync (s)", $"{r.Cpus} core: Async (s)", $"{r.Cpus} core: % Efficiency" })],
+        [.. measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order().Select(amount => (IReadOnlyList<string>)
+        [
+            amount.ToString("N0", CultureInfo.InvariantCulture),
+            .. measured.SelectMany(r => r.Sweep.FirstOrDefault(s => s.Amount == amount) is { } s ? SweepCells(s, r.ApiProcessorCount ?? r.Cpus) : ["n/a", "n/a", "n/a"]),
+        ])],
+        new HashSet<int>(Enumerable.Range(0, 1 + 3 * measured.Count)));
+
+    private static IEnumerable<string> SweepFacts(List<CoreCountRun> measured) =>
+    [
+        "API ProcessorCount: " + string.Join("; ", measured.Select(r =>
+            string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".",
+        "Break-even (first amount where Task.Run is at least as fast): " + string.Join("; ", measured.Select(r =>
+            string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {(r.BreakEvenAmount is { } b ? b.ToString("N0", CultureInfo.InvariantCulture) : "none")}"))) + ".",
+    ];
+
+    private static string StarvedNote(int delayMs) => string.Create(CultureInfo.InvariantCulture,
+        $"\"Starved from\" is the load at which the first requests were sent whose mean latency reached {StarvedFactor:0} x the {delayMs} ms delay (the interval they completed in, moved back by that latency).");
+
+    private static TextTable FanOutTable(List<CoreCountRun> fanOuts, int delayMs) => new(
+        ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "errors", "peak pool threads", "peak queue", "starved from"],
+        [.. fanOuts.SelectMany(run => run.FanOut!.Variants.Select(v => (IReadOnlyList<string>)
+        [
+            run.Cpus.ToString(CultureInfo.InvariantCulture), run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Key.Label,
+            v.Total.MeanMs.ToString("0", CultureInfo.InvariantCulture), ReportWriter.PeakLoadMean(v), v.Total.P99Ms.ToString("0", CultureInfo.InvariantCulture),
+            v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), v.Total.Failed.ToString(CultureInfo.InvariantCulture),
+            v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a", StarvedFrom(v, StarvedFactor * delayMs),
+        ]))],
+        new HashSet<int> { 0, 1, 3, 4, 5, 6, 7, 8, 9, 10 });
+
+    private static IEnumerable<string> FanOutVerdicts(List<CoreCountRun> fanOuts) =>
+        fanOuts.Select(run => $"{run.Cpus} core(s): {run.FanOut!.Finding.Verdict} (details in fanout-{run.Cpus}cpu/report.html)");
+
+    /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
+    private static string[] SweepCells(SweepRow row, int cores)
+    {
+        var flags = Flags(row, cores).ToList();
+        string Mark(string figureEnd) => flags.FirstOrDefault(f => f.Figure.EndsWith(figureEnd, StringComparison.Ordinal)) is { } f ? " " + f.Mark : "";
+        return
+        [
+            string.Create(CultureInfo.InvariantCulture, $"{row.SyncSeconds:G4}{Mark(": sync")}"),
+            string.Create(CultureInfo.InvariantCulture, $"{row.TaskRunSeconds:G4}{Mark(": Task.Run")}"),
+            string.Create(CultureInfo.InvariantCulture, $"{row.EfficiencyPercent:0.##}{Mark(": % efficiency")}"),
+        ];
     }
 
     /// <summary>

@@ -2,22 +2,26 @@ using System.Globalization;
 using System.Text;
 using System.Text.Json;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>Writes a report folder: curves.csv, telemetry.csv, summary.json, summary.md and chart.svg.</summary>
+/// <summary>Writes a report folder: curves.csv, telemetry.csv, summary.json, summary.md, chart.svg and report.html.</summary>
 public static class ReportWriter
 {
     private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { WriteIndented = true };
 
-    public static void Write(string folder, ExperimentReport report)
+    /// <param name="commandLine">The runner's command line as typed (see <see cref="RunnerCommandLine"/>), printed in the report.</param>
+    public static void Write(string folder, ExperimentReport report, string commandLine)
     {
         Directory.CreateDirectory(folder);
+        var chart = ReportChart.Render(report);
         File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(report.Variants));
-        File.WriteAllText(Path.Combine(folder, "summary.json"), JsonSerializer.Serialize(SummaryDocument(report), Json));
-        File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(report));
-        File.WriteAllText(Path.Combine(folder, "chart.svg"), ReportChart.Render($"{report.Experiment} ({report.Profile})", report.Variants));
+        File.WriteAllText(Path.Combine(folder, "summary.json"), JsonSerializer.Serialize(SummaryDocument(report, commandLine), Json));
+        File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(report, commandLine));
+        File.WriteAllText(Path.Combine(folder, "chart.svg"), chart);
+        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(report, commandLine, chart));
     }
 
     public static string CurvesCsv(IEnumerable<VariantResult> variants)
@@ -42,8 +46,9 @@ public static class ReportWriter
         return csv.ToString();
     }
 
-    private static object SummaryDocument(ExperimentReport r) => new
+    private static object SummaryDocument(ExperimentReport r, string commandLine) => new
     {
+        SchemaVersion = SummaryFile.SchemaVersion,
         r.Experiment,
         r.Seed,
         r.Profile,
@@ -70,7 +75,8 @@ public static class ReportWriter
             v.Total.P95Ms,
             v.Total.P99Ms,
             v.Total.MaxMs,
-            v.PeakLoadMeanMs,
+            PeakLoadMeanMs = double.IsNaN(v.PeakLoadMeanMs) ? (double?)null : v.PeakLoadMeanMs,
+            PeakStepSeconds = new[] { v.PeakStep().FromSeconds, v.PeakStep().ToSeconds },
             v.PeakThreads,
             v.PeakQueue,
             v.MaxQueueWaitMs,
@@ -81,59 +87,108 @@ public static class ReportWriter
         r.Finding.Verdict,
         r.Thresholds,
         r.Passed,
+        CommandLine = commandLine,
     };
 
-    public static string SummaryMarkdown(ExperimentReport r)
+    public static string SummaryMarkdown(ExperimentReport r, string commandLine)
     {
         var md = new StringBuilder();
         md.AppendLine(Invariant($"# {r.Experiment} ({r.Profile})"));
         md.AppendLine();
+        md.AppendLine(r.Finding.Verdict);
+        md.AppendLine();
         md.AppendLine(Invariant($"Started {r.StartedAt:u} against {r.Target}. Load shape: {r.LoadShape}."));
         md.AppendLine(MachineLine(r.Machine, r.ApiProcessorCount));
         md.AppendLine();
+        md.AppendLine($"Command: `{commandLine}`. The same report with its charts inline: [report.html](report.html).");
+        md.AppendLine();
         md.AppendLine("![chart](chart.svg)");
         md.AppendLine();
-        md.AppendLine("| variant | request | requests | mean (ms) | p95 (ms) | p99 (ms) | max (ms) | RPS | errors | mean at peak load (ms) | peak threads | peak queue |");
-        md.AppendLine("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        foreach (var v in r.Variants)
-        {
-            var t = v.Total;
-            md.AppendLine(Invariant($"| {v.Key} | `{v.Request}` | {t.Requests} | {t.MeanMs:0.#} | {t.P95Ms:0.#} | {t.P99Ms:0.#} | {t.MaxMs:0.#} | {v.RequestsPerSecond:0.##} | {t.Failed} | {v.PeakLoadMeanMs:0.#} | {v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} | {v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a"} |"));
-        }
-        // The experiment's own figures (e.g. CPU per request), when it computes any.
-        var figures = r.Variants.SelectMany(v => v.Figures.Select(f => (v.Key, Figure: f))).ToList();
-        if (figures.Count > 0)
+        md.Append(VariantTable(r).ToMarkdown());
+        if (FiguresTable(r) is { } figures)
         {
             md.AppendLine();
-            md.AppendLine("| variant | figure | value |");
-            md.AppendLine("|---|---|---:|");
-            foreach (var (key, f) in figures)
-            {
-                md.AppendLine(Invariant($"| {key} | {f.Name} | {f.Value:0.###} {f.Unit} |"));
-            }
+            md.Append(figures.ToMarkdown());
         }
+        md.AppendLine();
+        md.AppendLine(PeakNote);
         md.AppendLine();
         md.AppendLine(Invariant($"## Seed {r.Seed} beside today"));
         md.AppendLine();
-        md.AppendLine("| figure | seed | today |");
-        md.AppendLine("|---|---|---|");
-        foreach (var c in r.Finding.Comparisons)
-        {
-            md.AppendLine($"| {c.Figure} | {c.Seed} | {c.Today} |");
-        }
-        md.AppendLine();
-        md.AppendLine(r.Finding.Verdict);
+        md.Append(SeedTable(r).ToMarkdown());
         md.AppendLine();
         md.AppendLine("## Thresholds");
         md.AppendLine();
-        md.AppendLine("| threshold | variant | actual | result |");
-        md.AppendLine("|---|---|---:|---|");
-        foreach (var t in r.Thresholds)
-        {
-            md.AppendLine(Invariant($"| `{t.Threshold}` | {t.Variant} | {t.Actual:0.###} | {(t.Passed ? "pass" : "**FAIL**")} |"));
-        }
+        md.Append(ThresholdTable(r).ToMarkdown());
         return md.ToString();
     }
+
+    /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
+    public static string ReportHtml(ExperimentReport r, string commandLine, string chartSvg)
+    {
+        var verdictClass = r.Finding.Outcome switch
+        {
+            Outcome.Reproduced => "verdict reproduced",
+            Outcome.NotReproduced => "verdict not",
+            _ => "verdict",
+        };
+        return new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
+            .Paragraph(r.Finding.Verdict, verdictClass)
+            .Heading(2, Invariant($"Seed {r.Seed} beside today"))
+            .Table(SeedTable(r))
+            .Heading(2, "Per variant")
+            .Table(VariantTable(r))
+            .Table(FiguresTable(r))
+            .Paragraph(PeakNote)
+            .Heading(2, "Thresholds")
+            .Table(ThresholdTable(r))
+            .Paragraph(r.Passed ? "All thresholds passed." : "At least one threshold failed: the run exits with code 1.")
+            .Heading(2, "Machine and run")
+            .List(
+            [
+                MachineLine(r.Machine, r.ApiProcessorCount),
+                Invariant($"Started {r.StartedAt:u} against {r.Target}."),
+                $"Load shape: {r.LoadShape}.",
+            ])
+            .Paragraph("Command line:")
+            .Preformatted(commandLine)
+            .Heading(2, "Charts")
+            .Figure(chartSvg)
+            .ToString();
+    }
+
+    private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed. Peak threads and queue: the highest values the API recorded while the variant ran.";
+
+    public static TextTable VariantTable(ExperimentReport r) => new(
+        ["variant", "request", "requests", "mean (ms)", "p50 (ms)", "p99 (ms)", "max (ms)", "RPS", "errors", "mean at peak load (ms)", "peak threads", "peak queue"],
+        [.. r.Variants.Select(v => (IReadOnlyList<string>)
+        [
+            v.Key.Label, v.Request, Invariant($"{v.Total.Requests}"), Invariant($"{v.Total.MeanMs:0.#}"), Invariant($"{v.Total.P50Ms:0.#}"),
+            Invariant($"{v.Total.P99Ms:0.#}"), Invariant($"{v.Total.MaxMs:0.#}"), Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Total.Failed}"),
+            PeakLoadMean(v),
+            v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)",
+        ])],
+        new HashSet<int> { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 });
+
+    /// <summary>The experiment's own figures (e.g. CPU per request), when it computes any.</summary>
+    private static TextTable? FiguresTable(ExperimentReport r)
+    {
+        var rows = r.Variants.SelectMany(v => v.Figures.Select(f => (IReadOnlyList<string>)[v.Key.Label, f.Name, Invariant($"{f.Value:0.###} {f.Unit}")])).ToList();
+        return rows.Count == 0 ? null : new TextTable(["variant", "figure", "value"], rows, new HashSet<int> { 2 });
+    }
+
+    /// <summary>The mean at peak load for a table cell: "n/a (none sent at peak)" when no request was sent in the peak step.</summary>
+    public static string PeakLoadMean(VariantResult v) => double.IsNaN(v.PeakLoadMeanMs) ? "n/a (none sent at peak)" : Invariant($"{v.PeakLoadMeanMs:0.#}");
+
+    private static TextTable SeedTable(ExperimentReport r) => new(
+        ["figure", "seed", "today"],
+        [.. r.Finding.Comparisons.Select(c => (IReadOnlyList<string>)[c.Figure, c.Seed, c.Today])],
+        new HashSet<int>());
+
+    private static TextTable ThresholdTable(ExperimentReport r) => new(
+        ["threshold", "variant", "actual", "result"],
+        [.. r.Thresholds.Select(t => (IReadOnlyList<string>)[t.Threshold, t.Variant, Invariant($"{t.Actual:0.###}"), t.Passed ? "pass" : "FAIL"])],
+        new HashSet<int> { 2 });
 
     /// <summary>Prints the verdict and every failed limit; true when all thresholds passed.</summary>
     public static bool PrintOutcome(ExperimentReport report, string folder, TextWriter console)

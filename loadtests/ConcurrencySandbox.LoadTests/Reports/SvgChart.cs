@@ -15,90 +15,169 @@ public enum Stroke
     Solid,
     Dashed,
     Dotted,
+
+    /// <summary>One dot per point, no line (a per-request timeline).</summary>
+    Dots,
 }
 
-/// <summary>One line on a panel.</summary>
+/// <summary>One series on a panel; a NaN y breaks its line (an interval without completed requests).</summary>
 public sealed record ChartSeries(string Name, IReadOnlyList<(double X, double Y)> Points, string Color, Axis Axis, Stroke Stroke);
 
-/// <summary>One panel: a plot area with a left and a right y axis sharing the chart's x axis.</summary>
-public sealed record ChartPanel(string Title, string LeftLabel, string RightLabel, IReadOnlyList<ChartSeries> Series);
+/// <summary>A y axis: its label, whether it is logarithmic, and how its tick values are written.</summary>
+public sealed record ChartAxis(string Label, bool Log = false, Func<double, string>? TickLabel = null);
+
+/// <summary>One panel: a plot area with a left and an optional right y axis sharing the chart's x axis.</summary>
+public sealed record ChartPanel(string Title, ChartAxis LeftAxis, ChartAxis? RightAxis, IReadOnlyList<ChartSeries> Series, int Height = 240);
 
 /// <summary>
-/// Draws stacked line-chart panels as a self-contained SVG (no scripts, no fonts or styles fetched), so the report
-/// opens offline in any browser. Axes get "nice" ticks; each panel has its legend on the right.
+/// Draws stacked panels as one self-contained SVG (no script, font, style or image fetched), 1000 px wide so it
+/// reads on a screen and on paper. A series is drawn only if it has points, and only a drawn series gets a legend
+/// entry; each panel's legend sits under its plot. Linear axes get round ticks from 0, log axes one tick per decade.
 /// </summary>
 public static class SvgChart
 {
-    public static readonly IReadOnlyList<string> Palette =
-        ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"];
-
-    private const int Width = 1100;
-    private const int PanelHeight = 300;
-    private const int Left = 70;
-    private const int PlotWidth = 700;
-    private const int Top = 75;
-    private const int Gap = 75;
+    public const int Width = 1000;
+    private const int Left = 80;
+    private const int Right = 70;
+    private const int PlotWidth = Width - Left - Right;
+    private const int PanelTitleHeight = 24;
+    private const int XAxisHeight = 40;
+    private const int LegendRowHeight = 18;
+    private const int LegendColumnWidth = 280;
+    private const int PanelGap = 22;
     private const int MaxTicks = 6;
+    private const int TitleLineHeight = 20;
 
-    public static string Render(string title, string xLabel, IReadOnlyList<ChartPanel> panels)
+    /// <summary>Renders the panels under a title of one or more lines (the first in bold).</summary>
+    public static string Render(IReadOnlyList<string> titleLines, string xLabel, IReadOnlyList<ChartPanel> panels)
     {
-        var x = NiceScale(panels.SelectMany(p => p.Series).SelectMany(s => s.Points).Select(p => p.X).DefaultIfEmpty(1).Max());
-        var height = Top + panels.Count * (PanelHeight + Gap);
-        var svg = new StringBuilder();
-        svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{Width}\" height=\"{height}\" viewBox=\"0 0 {Width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n");
-        svg.Append(CultureInfo.InvariantCulture, $"<rect width=\"{Width}\" height=\"{height}\" fill=\"white\"/>\n");
-        svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left}\" y=\"25\" font-size=\"16\" font-weight=\"bold\">{Escape(title)}</text>\n");
-        for (var i = 0; i < panels.Count; i++)
+        var drawn = panels.Select(p => p with { Series = [.. p.Series.Select(s => Drawable(s, IsLog(p, s.Axis))).Where(s => s.Points.Count > 0)] }).ToList();
+        var x = NiceScale(drawn.SelectMany(p => p.Series).SelectMany(s => s.Points).Select(p => p.X).DefaultIfEmpty(1).Max());
+        var top = 20 + titleLines.Count * TitleLineHeight;
+        var body = new StringBuilder();
+        foreach (var panel in drawn)
         {
-            DrawPanel(svg, panels[i], Top + i * (PanelHeight + Gap), x, xLabel);
+            top = DrawPanel(body, panel, top, x, xLabel) + PanelGap;
         }
+
+        var svg = new StringBuilder();
+        svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{Width}\" height=\"{top}\" viewBox=\"0 0 {Width} {top}\" font-family=\"sans-serif\" font-size=\"13\" role=\"img\">\n");
+        svg.Append(CultureInfo.InvariantCulture, $"<rect width=\"{Width}\" height=\"{top}\" fill=\"white\"/>\n");
+        for (var i = 0; i < titleLines.Count; i++)
+        {
+            var weight = i == 0 ? " font-size=\"17\" font-weight=\"bold\"" : "";
+            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left}\" y=\"{24 + i * TitleLineHeight}\"{weight}>{Escape(titleLines[i])}</text>\n");
+        }
+        svg.Append(body);
         svg.Append("</svg>\n");
         return svg.ToString();
     }
 
-    private static void DrawPanel(StringBuilder svg, ChartPanel panel, int top, Scale x, string xLabel)
-    {
-        var bottom = top + PanelHeight;
-        var right = Left + PlotWidth;
-        var left = AxisScale(panel.Series, Axis.Left);
-        var rightAxis = AxisScale(panel.Series, Axis.Right);
-        svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left}\" y=\"{top - 10}\" font-weight=\"bold\">{Escape(panel.Title)}</text>\n");
-        svg.Append(CultureInfo.InvariantCulture, $"<rect x=\"{Left}\" y=\"{top}\" width=\"{PlotWidth}\" height=\"{PanelHeight}\" fill=\"none\" stroke=\"#333\"/>\n");
+    private static bool IsLog(ChartPanel panel, Axis axis) => (axis == Axis.Left ? panel.LeftAxis : panel.RightAxis)?.Log == true;
 
-        foreach (var tick in left.Ticks)
+    /// <summary>The points a series can show: finite x, and y finite (NaN kept as a break), positive on a log axis.</summary>
+    private static ChartSeries Drawable(ChartSeries series, bool log)
+    {
+        var points = series.Points.Where(p => double.IsFinite(p.X) && (double.IsNaN(p.Y) || (double.IsFinite(p.Y) && (!log || p.Y > 0)))).ToList();
+        return series with { Points = points.Any(p => !double.IsNaN(p.Y)) ? points : [] };
+    }
+
+    /// <summary>Draws one panel from <paramref name="top"/>; returns the y below its legend.</summary>
+    private static int DrawPanel(StringBuilder svg, ChartPanel panel, int top, Scale x, string xLabel)
+    {
+        var plotTop = top + PanelTitleHeight;
+        var bottom = plotTop + panel.Height;
+        var right = Left + PlotWidth;
+        svg.Append(CultureInfo.InvariantCulture, $"<g class=\"panel\"><text x=\"{Left}\" y=\"{plotTop - 8}\" font-weight=\"bold\">{Escape(panel.Title)}</text>\n");
+        if (panel.Series.Count == 0)
         {
-            var y = bottom - tick / left.Top * PanelHeight;
-            svg.Append(CultureInfo.InvariantCulture, $"<line x1=\"{Left}\" y1=\"{y:0.#}\" x2=\"{right}\" y2=\"{y:0.#}\" stroke=\"#eee\"/>\n");
-            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left - 6}\" y=\"{y + 4:0.#}\" text-anchor=\"end\">{Format(tick)}</text>\n");
+            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + PlotWidth / 2}\" y=\"{plotTop + 20}\" text-anchor=\"middle\" fill=\"#555\">no data recorded</text></g>\n");
+            return plotTop + 30;
         }
-        if (panel.Series.Any(s => s.Axis == Axis.Right))
+
+        var leftMap = YMap(panel, Axis.Left, plotTop, bottom);
+        var rightMap = panel.RightAxis is not null && panel.Series.Any(s => s.Axis == Axis.Right) ? YMap(panel, Axis.Right, plotTop, bottom) : null;
+        foreach (var (value, y) in leftMap.Ticks)
         {
-            foreach (var tick in rightAxis.Ticks)
-            {
-                svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{right + 6}\" y=\"{bottom - tick / rightAxis.Top * PanelHeight + 4:0.#}\">{Format(tick)}</text>\n");
-            }
+            svg.Append(CultureInfo.InvariantCulture, $"<line x1=\"{Left}\" y1=\"{y:0.#}\" x2=\"{right}\" y2=\"{y:0.#}\" stroke=\"#ddd\"/>\n");
+            svg.Append(CultureInfo.InvariantCulture, $"<text class=\"tick\" x=\"{Left - 6}\" y=\"{y + 4:0.#}\" text-anchor=\"end\">{Escape(leftMap.Label(value))}</text>\n");
         }
+        foreach (var (value, y) in rightMap?.Ticks ?? [])
+        {
+            svg.Append(CultureInfo.InvariantCulture, $"<text class=\"tick\" x=\"{right + 6}\" y=\"{y + 4:0.#}\">{Escape(rightMap!.Label(value))}</text>\n");
+        }
+        svg.Append(CultureInfo.InvariantCulture, $"<rect x=\"{Left}\" y=\"{plotTop}\" width=\"{PlotWidth}\" height=\"{panel.Height}\" fill=\"none\" stroke=\"#333\"/>\n");
         foreach (var tick in x.Ticks)
         {
             svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + tick / x.Top * PlotWidth:0.#}\" y=\"{bottom + 16}\" text-anchor=\"middle\">{Format(tick)}</text>\n");
         }
-        svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + PlotWidth / 2}\" y=\"{bottom + 34}\" text-anchor=\"middle\">{Escape(xLabel)}</text>\n");
-        svg.Append(CultureInfo.InvariantCulture, $"<text transform=\"translate({Left - 48},{top + PanelHeight / 2}) rotate(-90)\" text-anchor=\"middle\">{Escape(panel.LeftLabel)}</text>\n");
-        svg.Append(CultureInfo.InvariantCulture, $"<text transform=\"translate({right + 50},{top + PanelHeight / 2}) rotate(90)\" text-anchor=\"middle\">{Escape(panel.RightLabel)}</text>\n");
+        svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + PlotWidth / 2}\" y=\"{bottom + 32}\" text-anchor=\"middle\" fill=\"#333\">{Escape(xLabel)}</text>\n");
+        svg.Append(CultureInfo.InvariantCulture, $"<text transform=\"translate({Left - 56},{plotTop + panel.Height / 2}) rotate(-90)\" text-anchor=\"middle\">{Escape(panel.LeftAxis.Label)}</text>\n");
+        if (rightMap is not null)
+        {
+            svg.Append(CultureInfo.InvariantCulture, $"<text transform=\"translate({right + 52},{plotTop + panel.Height / 2}) rotate(90)\" text-anchor=\"middle\">{Escape(panel.RightAxis!.Label)}</text>\n");
+        }
 
+        foreach (var series in panel.Series)
+        {
+            var map = series.Axis == Axis.Right && rightMap is not null ? rightMap : leftMap;
+            DrawSeries(svg, series, p => (Left + p.X / x.Top * PlotWidth, map.Y(p.Y)));
+        }
+
+        var legendTop = bottom + XAxisHeight;
+        var columns = Math.Max(1, (Width - Left) / LegendColumnWidth);
         for (var i = 0; i < panel.Series.Count; i++)
         {
             var series = panel.Series[i];
-            var yTop = (series.Axis == Axis.Left ? left : rightAxis).Top;
-            var points = string.Join(' ', series.Points.Select(p =>
-                string.Create(CultureInfo.InvariantCulture, $"{Left + p.X / x.Top * PlotWidth:0.#},{bottom - p.Y / yTop * PanelHeight:0.#}")));
-            svg.Append(CultureInfo.InvariantCulture, $"<polyline fill=\"none\" stroke=\"{series.Color}\" stroke-width=\"2\"{DashOf(series.Stroke)} points=\"{points}\"><title>{Escape(series.Name)}</title></polyline>\n");
-
-            var legendY = top + 8 + i * 18;
-            svg.Append(CultureInfo.InvariantCulture, $"<line x1=\"{right + 75}\" y1=\"{legendY}\" x2=\"{right + 105}\" y2=\"{legendY}\" stroke=\"{series.Color}\" stroke-width=\"2\"{DashOf(series.Stroke)}/>\n");
-            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{right + 110}\" y=\"{legendY + 4}\">{Escape(series.Name)}</text>\n");
+            var lx = Left + i % columns * LegendColumnWidth;
+            var ly = legendTop + i / columns * LegendRowHeight;
+            svg.Append(CultureInfo.InvariantCulture, $"<g class=\"legend\">{Swatch(series, lx, ly)}<text x=\"{lx + 36}\" y=\"{ly + 4}\">{Escape(series.Name)}</text></g>\n");
         }
+        svg.Append("</g>\n");
+        return legendTop + (panel.Series.Count + columns - 1) / columns * LegendRowHeight;
     }
+
+    private static void DrawSeries(StringBuilder svg, ChartSeries series, Func<(double X, double Y), (double X, double Y)> toPixels)
+    {
+        svg.Append(CultureInfo.InvariantCulture, $"<g class=\"series\" data-series=\"{Escape(series.Name)}\"><title>{Escape(series.Name)}</title>");
+        var segments = Segments(series.Points);
+        foreach (var segment in segments)
+        {
+            var pixels = segment.Select(toPixels).ToList();
+            if (series.Stroke == Stroke.Dots || pixels.Count == 1)
+            {
+                foreach (var (px, py) in pixels)
+                {
+                    svg.Append(CultureInfo.InvariantCulture, $"<circle cx=\"{px:0.#}\" cy=\"{py:0.#}\" r=\"3\" fill=\"{series.Color}\" fill-opacity=\"0.75\"/>");
+                }
+                continue;
+            }
+            var points = string.Join(' ', pixels.Select(p => string.Create(CultureInfo.InvariantCulture, $"{p.X:0.#},{p.Y:0.#}")));
+            svg.Append(CultureInfo.InvariantCulture, $"<polyline fill=\"none\" stroke=\"{series.Color}\" stroke-width=\"{(series.Stroke == Stroke.Solid ? 2.5 : 2)}\"{DashOf(series.Stroke)} stroke-linejoin=\"round\" points=\"{points}\"/>");
+        }
+        svg.Append("</g>\n");
+    }
+
+    private static List<List<(double X, double Y)>> Segments(IReadOnlyList<(double X, double Y)> points)
+    {
+        var segments = new List<List<(double X, double Y)>> { new() };
+        foreach (var point in points)
+        {
+            if (double.IsNaN(point.Y))
+            {
+                segments.Add([]);
+            }
+            else
+            {
+                segments[^1].Add(point);
+            }
+        }
+        return [.. segments.Where(s => s.Count > 0)];
+    }
+
+    private static string Swatch(ChartSeries series, int x, int y) => series.Stroke == Stroke.Dots
+        ? string.Create(CultureInfo.InvariantCulture, $"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"4\" fill=\"{series.Color}\"/>")
+        : string.Create(CultureInfo.InvariantCulture, $"<line x1=\"{x}\" y1=\"{y}\" x2=\"{x + 30}\" y2=\"{y}\" stroke=\"{series.Color}\" stroke-width=\"2.5\"{DashOf(series.Stroke)}/>");
 
     private static string DashOf(Stroke stroke) => stroke switch
     {
@@ -107,8 +186,34 @@ public static class SvgChart
         _ => "",
     };
 
-    private static Scale AxisScale(IEnumerable<ChartSeries> series, Axis axis) =>
-        NiceScale(series.Where(s => s.Axis == axis).SelectMany(s => s.Points).Select(p => p.Y).DefaultIfEmpty(1).Max());
+    /// <summary>Maps values of one axis to pixels and lists its ticks.</summary>
+    private sealed record YMapping(Func<double, double> Y, IReadOnlyList<(double Value, double Y)> Ticks, Func<double, string> Label);
+
+    private static YMapping YMap(ChartPanel panel, Axis axis, int plotTop, int bottom)
+    {
+        var spec = (axis == Axis.Left ? panel.LeftAxis : panel.RightAxis)!;
+        var values = panel.Series.Where(s => s.Axis == axis).SelectMany(s => s.Points).Select(p => p.Y).Where(double.IsFinite).ToList();
+        var height = bottom - plotTop;
+        var label = spec.TickLabel ?? Format;
+        if (spec.Log)
+        {
+            var decades = LogDecades(values.DefaultIfEmpty(1).Min(), values.DefaultIfEmpty(10).Max());
+            var (low, high) = (Math.Log10(decades[0]), Math.Log10(decades[^1]));
+            Func<double, double> y = v => bottom - (Math.Log10(v) - low) / (high - low) * height;
+            return new YMapping(y, [.. decades.Select(d => (d, y(d)))], label);
+        }
+        var scale = NiceScale(values.DefaultIfEmpty(1).Max());
+        Func<double, double> linear = v => bottom - v / scale.Top * height;
+        return new YMapping(linear, [.. scale.Ticks.Select(t => (t, linear(t)))], label);
+    }
+
+    /// <summary>The powers of ten from the one at or below <paramref name="min"/> to the one at or above <paramref name="max"/> (at least two).</summary>
+    public static IReadOnlyList<double> LogDecades(double min, double max)
+    {
+        var low = (int)Math.Floor(Math.Log10(min) + 1e-9);
+        var high = Math.Max(low + 1, (int)Math.Ceiling(Math.Log10(max) - 1e-9));
+        return [.. Enumerable.Range(low, high - low + 1).Select(k => Math.Pow(10, k))];
+    }
 
     /// <summary>An axis from 0 to <see cref="Top"/> in round steps.</summary>
     public sealed record Scale(double Top, double Step)
@@ -130,6 +235,11 @@ public static class SvgChart
         var step = new[] { 1, 2, 2.5, 5, 10 }.Select(m => m * magnitude).First(s => s * MaxTicks >= max * (1 - 1e-12));
         return new Scale(Math.Ceiling(max / step * (1 - 1e-12)) * step, step);
     }
+
+    /// <summary>A latency tick in milliseconds written with its unit: 1 ms, 100 ms, 1 s, 10 s.</summary>
+    public static string Milliseconds(double ms) => ms >= 1000
+        ? (ms / 1000).ToString("0.##", CultureInfo.InvariantCulture) + " s"
+        : ms.ToString(ms >= 1 ? "0.##" : "0.###", CultureInfo.InvariantCulture) + " ms";
 
     private static string Format(double value) => value.ToString(Math.Abs(value) >= 100 ? "0" : "0.##", CultureInfo.InvariantCulture);
 

@@ -12,10 +12,8 @@ public static class FanOutEndpoints
 {
     public static WebApplicationBuilder AddFanOut(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<FanOutOptions>().Bind(builder.Configuration.GetSection(FanOutOptions.SectionName)).ValidateOnStart();
-        builder.Services.AddSingleton<IValidateOptions<FanOutOptions>, FanOutOptionsValidator>();
-        builder.Services.AddOptions<ThirdPartyOptions>().Bind(builder.Configuration.GetSection(ThirdPartyOptions.SectionName)).ValidateOnStart();
-        builder.Services.AddSingleton<IValidateOptions<ThirdPartyOptions>, ThirdPartyOptionsValidator>();
+        builder.Services.AddDeclaredSettings<FanOutOptions, FanOutOptionsValidator>(builder.Configuration, FanOutOptions.SectionName);
+        builder.Services.AddDeclaredSettings<ThirdPartyOptions, ThirdPartyOptionsValidator>(builder.Configuration, ThirdPartyOptions.SectionName);
 
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton(services => new DedicatedThreadPool(

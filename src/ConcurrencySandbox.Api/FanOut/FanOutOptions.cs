@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Validation;
 using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.FanOut;
@@ -34,51 +35,33 @@ public sealed class ThirdPartyOptions
     public int TimeoutMs { get; set; } = 30_000;
 }
 
-internal sealed class FanOutOptionsValidator : IValidateOptions<FanOutOptions>
+internal sealed class FanOutOptionsValidator() : DeclaredSettingsValidator<FanOutOptions>(FanOutOptions.SectionName)
 {
-    public ValidateOptionsResult Validate(string? name, FanOutOptions options)
+    private static readonly IntegerParameter DedicatedThreads = new("dedicatedThreads", 1, 10_000, 64, "Threads in the dedicated pool.");
+
+    protected override void Check(FanOutOptions options, SettingsReader reader)
     {
-        (string Name, long Value)[] settings =
-        [
-            (nameof(options.DedicatedThreads), options.DedicatedThreads),
+        reader.Read(DedicatedThreads, options.DedicatedThreads);
+        reader.ReadPositive(
             (nameof(options.MaxCalls), options.MaxCalls),
             (nameof(options.MaxDelayMs), options.MaxDelayMs),
             (nameof(options.MaxJitterMs), options.MaxJitterMs),
             (nameof(options.MaxTimeoutMs), options.MaxTimeoutMs),
-            (nameof(options.MaxTotalDelayMs), options.MaxTotalDelayMs),
-        ];
-        var failures = settings
-            .Where(setting => setting.Value < 1)
-            .Select(setting => $"{SettingName.Of(FanOutOptions.SectionName, setting.Name)} must be at least 1; it is {setting.Value}.")
-            .ToList();
-        if (options.DedicatedThreads > MaxDedicatedThreads)
-        {
-            failures.Add($"{SettingName.Of(FanOutOptions.SectionName, nameof(options.DedicatedThreads))} must be at most {MaxDedicatedThreads}; it is {options.DedicatedThreads}.");
-        }
-
-        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+            (nameof(options.MaxTotalDelayMs), options.MaxTotalDelayMs));
     }
-
-    private const int MaxDedicatedThreads = 10_000;
 }
 
-internal sealed class ThirdPartyOptionsValidator(IOptions<FanOutOptions> fanOut) : IValidateOptions<ThirdPartyOptions>
+internal sealed class ThirdPartyOptionsValidator(IOptions<FanOutOptions> fanOut) : DeclaredSettingsValidator<ThirdPartyOptions>(ThirdPartyOptions.SectionName)
 {
-    public ValidateOptionsResult Validate(string? name, ThirdPartyOptions options)
+    protected override void Check(ThirdPartyOptions options, SettingsReader reader)
     {
-        var failures = new List<string>();
         var isHttpUrl = Uri.TryCreate(options.BaseUrl, UriKind.Absolute, out var url) && (url.Scheme == Uri.UriSchemeHttp || url.Scheme == Uri.UriSchemeHttps);
         if (!string.IsNullOrEmpty(options.BaseUrl) && !isHttpUrl)
         {
-            failures.Add($"{SettingName.Of(ThirdPartyOptions.SectionName, nameof(options.BaseUrl))} must be an absolute http(s) URL such as http://127.0.0.1:5090; it is '{options.BaseUrl}'.");
+            reader.Fail(nameof(options.BaseUrl), $"{SettingName.Of(ThirdPartyOptions.SectionName, nameof(options.BaseUrl))} must be an absolute http(s) URL such as http://127.0.0.1:5090; it is '{options.BaseUrl}'.");
         }
 
-        var maxTimeoutMs = fanOut.Value.MaxTimeoutMs;
-        if (options.TimeoutMs < 1 || options.TimeoutMs > maxTimeoutMs)
-        {
-            failures.Add($"{SettingName.Of(ThirdPartyOptions.SectionName, nameof(options.TimeoutMs))} must be from 1 to {maxTimeoutMs} (FanOut:MaxTimeoutMs); it is {options.TimeoutMs}.");
-        }
-
-        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+        // The upper bound is FanOut:MaxTimeoutMs, so it is declared here, where that setting is known.
+        reader.Read(new IntegerParameter("timeoutMs", 1, fanOut.Value.MaxTimeoutMs, 30_000, "Each call's timeout (up to FanOut:MaxTimeoutMs)."), options.TimeoutMs);
     }
 }

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using ConcurrencySandbox.Api.Validation;
 
 namespace ConcurrencySandbox.Api.Hosting;
 

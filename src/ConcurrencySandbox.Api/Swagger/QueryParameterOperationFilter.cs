@@ -22,25 +22,27 @@ internal sealed class QueryParameterOperationFilter : IOperationFilter
                 Required = parameter.DefaultText is null,
                 Description = $"{parameter.Description} Allowed: {parameter.AllowedRange}." +
                     (parameter.DefaultText is { } d ? $" Default: {d}." : string.Empty),
-                Schema = SchemaOf(parameter),
+                Schema = SchemaOf(parameter, description: null),
             });
         }
     }
 
-    private static OpenApiSchema SchemaOf(QueryParameter parameter) => parameter switch
+    /// <summary>The schema of any declared value (query parameter or body property): type, range, default.</summary>
+    public static OpenApiSchema SchemaOf(QueryParameter parameter, string? description) => parameter switch
     {
-        IntegerParameter p => Range(JsonSchemaType.Integer, "int64", p.Min, p.Max, p.Default is { } d ? JsonValue.Create(d) : null),
-        NumberParameter p => Range(JsonSchemaType.Number, "double", p.Min, p.Max, p.Default is { } d ? JsonValue.Create(d) : null),
+        IntegerParameter p => Range(JsonSchemaType.Integer, "int64", p.Min, p.Max, p.Default is { } d ? JsonValue.Create(d) : null, description),
+        NumberParameter p => Range(JsonSchemaType.Number, "double", p.Min, p.Max, p.Default is { } d ? JsonValue.Create(d) : null, description),
         ChoiceParameter p => new OpenApiSchema
         {
             Type = JsonSchemaType.String,
             Enum = p.Choices.Select(c => (JsonNode)JsonValue.Create(c)).ToList(),
             Default = p.Default is { } d ? JsonValue.Create(d) : null,
+            Description = description,
         },
         _ => throw new ArgumentOutOfRangeException(nameof(parameter), parameter.GetType().Name, "Unknown parameter kind."),
     };
 
-    private static OpenApiSchema Range<T>(JsonSchemaType type, string format, T min, T max, JsonNode? defaultValue)
+    private static OpenApiSchema Range<T>(JsonSchemaType type, string format, T min, T max, JsonNode? defaultValue, string? description)
         where T : IFormattable => new()
     {
         Type = type,
@@ -48,5 +50,6 @@ internal sealed class QueryParameterOperationFilter : IOperationFilter
         Minimum = min.ToString(null, CultureInfo.InvariantCulture),
         Maximum = max.ToString(null, CultureInfo.InvariantCulture),
         Default = defaultValue,
+        Description = description,
     };
 }

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Control;
 using Microsoft.OpenApi;
 
 namespace ConcurrencySandbox.Api.Swagger;
@@ -16,11 +17,17 @@ internal static class SwaggerSetup
                 Version = "v1",
                 Description = "Measure what concurrency choices cost on this machine: inline vs Task.Run, spinning vs sleeping vs awaiting. " +
                     "Every timing is taken in the server with a Stopwatch; compare and sweep run both forms side by side in one process. " +
-                    "Fan-out (seed 003) calls a slow third party under four strategies; the thread pool can be read and tuned at run time (seed 000); telemetry shows the runtime's own counters.",
+                    "Fan-out (seed 003) calls a slow third party under four strategies; the thread pool can be read and tuned at run time (seed 000); telemetry shows the runtime's own counters.\n\n" +
+                    "**Start here:** GET /healthz, then /api/compute/compare?cycles=1000000 (seed 004's row), then /api/fanout with strategy=async and strategy=threadpool (seed 003), " +
+                    "and watch /api/telemetry while you load it. When the pool starves, the API port answers late; pick the control plane server below " +
+                    "(it runs on threads of its own) to read the pool and rescue it with PUT /api/threadpool {\"minWorkerThreads\": 400} (seed 000's fix).",
             });
             options.OperationFilter<QueryParameterOperationFilter>();
+            options.OperationFilter<JsonBodyOperationFilter>();
+            options.OperationFilter<TextAlternativesOperationFilter>();
             options.AddSecurityDefinition(AdminKeyOperationFilter.SchemeName, AdminKeyOperationFilter.Scheme);
             options.OperationFilter<AdminKeyOperationFilter>();
+            options.DocumentFilter<TagsDocumentFilter>();
             options.IncludeXmlComments(Path.Combine(AppContext.BaseDirectory, $"{typeof(SwaggerSetup).Assembly.GetName().Name}.xml"));
         });
         return builder;
@@ -28,8 +35,21 @@ internal static class SwaggerSetup
 
     public static WebApplication UseSwaggerDocs(this WebApplication app)
     {
-        app.UseSwagger();
-        app.UseSwaggerUI(options => options.DocumentTitle = "ConcurrencySandbox");
+        var control = app.Services.GetRequiredService<ControlListener>();
+        app.UseSwagger(options => options.PreSerializeFilters.Add((document, request) => document.Servers =
+        [
+            new OpenApiServer { Url = $"{request.Scheme}://{request.Host}", Description = "The API (experiments and control endpoints); needs free ThreadPool threads to answer." },
+            new OpenApiServer
+            {
+                Url = control.Address ?? $"http://127.0.0.1:{ControlOptions.DefaultPort}",
+                Description = "The control plane (health, thread pool, telemetry only) on dedicated threads: answers while the pool starves.",
+            },
+        ]));
+        app.UseSwaggerUI(options =>
+        {
+            options.DocumentTitle = "ConcurrencySandbox";
+            options.EnableDeepLinking();
+        });
         app.MapGet("/", () => TypedResults.Redirect("/swagger")).ExcludeFromDescription();
         return app;
     }

@@ -1,6 +1,9 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Telemetry;
-using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace ConcurrencySandbox.Api.Telemetry;
 
@@ -11,13 +14,6 @@ namespace ConcurrencySandbox.Api.Telemetry;
 public static class TelemetryEndpoints
 {
     private const int HistoryCapacity = 3600;
-
-    private static readonly NumberParameter Since = new(
-        "since",
-        0,
-        1_000_000_000,
-        0,
-        "Only samples taken after this uptime, in seconds (an earlier answer's last uptimeSeconds).");
 
     public static WebApplicationBuilder AddTelemetry(this WebApplicationBuilder builder)
     {
@@ -43,14 +39,14 @@ public static class TelemetryEndpoints
         var inFlight = app.Services.GetRequiredService<InFlightRequests>();
         app.Use(async (context, next) =>
         {
-            inFlight.Enter();
+            var id = inFlight.Enter(context.Request);
             try
             {
                 await next(context);
             }
             finally
             {
-                inFlight.Leave();
+                inFlight.Leave(id);
             }
         });
         return app;
@@ -59,44 +55,49 @@ public static class TelemetryEndpoints
     public static IEndpointRouteBuilder MapTelemetry(this IEndpointRouteBuilder endpoints)
     {
         // Resolving the recorder here starts it with the app, so the history covers the whole run.
-        var recorder = endpoints.ServiceProvider.GetRequiredService<TelemetryRecorder>();
-        var group = endpoints.MapGroup("/api/telemetry").WithTags("Telemetry");
-        group.MapGet("/history", (HttpRequest request) => History(recorder, request))
+        endpoints.ServiceProvider.GetRequiredService<TelemetryRecorder>();
+        var group = endpoints.MapGroup(ControlRoutes.Telemetry).WithTags(ApiTags.Telemetry);
+        group.MapGet("/history", (ControlActions actions, HttpRequest request) => actions.History(request.Query))
             .WithName("TelemetryHistory")
             .WithSummary("The samples recorded every second (the last hour), taken on a dedicated thread: no gaps while the pool starves.")
             .WithDescription("Poll with since = the last uptimeSeconds you saw to get only new samples. " +
-                "Use it after a load run: the live snapshot is served by the same ThreadPool it measures and answers late when that pool starves.")
-            .WithQueryParameters(Since);
-        group.MapGet("", (RuntimeSampler sampler) => TypedResults.Ok(sampler.Sample()))
+                "The control port serves it (and the live snapshot) while the pool starves; on this port it answers late then.")
+            .WithQueryParameters(ControlActions.Since);
+        group.MapGet("", (ControlActions actions) => actions.Telemetry())
             .WithName("Telemetry")
             .WithSummary("The thread pool, GC, process and lock-contention counters now, and the requests in flight.")
             .WithDescription("Read from the runtime (ThreadPool, GC, Environment.CpuUsage, Process, Monitor), not estimated. " +
                 "process.cpuPercent is the CPU time since the previous snapshot over (wall time x processorCount) x 100, so poll at a steady interval. " +
-                "This request itself counts in inFlightRequests.");
+                "inFlightRequests counts the API port's requests, this one included when asked here; the control port's are not counted.");
         return endpoints;
-    }
-
-    private static Results<Ok<TelemetryHistory>, ValidationProblem> History(TelemetryRecorder recorder, HttpRequest request)
-    {
-        var query = new QueryReader(request);
-        var since = query.Read(Since);
-        return query.IsValid
-            ? TypedResults.Ok(new TelemetryHistory(recorder.Interval.TotalSeconds, recorder.Since(since)))
-            : query.Problem();
     }
 }
 
 /// <summary>Samples recorded at a fixed interval, oldest first.</summary>
 public sealed record TelemetryHistory(double IntervalSeconds, IReadOnlyList<RuntimeSnapshot> Samples);
 
-/// <summary>The number of HTTP requests the server is handling right now.</summary>
+/// <summary>The HTTP requests the server is handling right now, so a forced shutdown can say what it abandoned.</summary>
 public sealed class InFlightRequests
 {
-    private long _count;
+    // The request itself, not its description: formatting happens only when someone asks (a forced shutdown),
+    // so counting adds no string allocation to the experiments' own figures.
+    private readonly ConcurrentDictionary<long, (HttpRequest Request, long StartTimestamp)> _requests = new();
+    private long _nextId;
 
-    public long Count => Interlocked.Read(ref _count);
+    public long Count => _requests.Count;
 
-    public void Enter() => Interlocked.Increment(ref _count);
+    /// <summary>Records a request; pass the id to <see cref="Leave"/> when it ends.</summary>
+    public long Enter(HttpRequest request)
+    {
+        var id = Interlocked.Increment(ref _nextId);
+        _requests[id] = (request, Stopwatch.GetTimestamp());
+        return id;
+    }
 
-    public void Leave() => Interlocked.Decrement(ref _count);
+    public void Leave(long id) => _requests.TryRemove(id, out _);
+
+    /// <summary>Each request in flight with its age, oldest first, for example "GET /api/fanout?calls=1 (running 12.3 s)".</summary>
+    public IReadOnlyList<string> Describe() =>
+        [.. _requests.Values.OrderBy(r => r.StartTimestamp)
+            .Select(r => $"{r.Request.Method} {r.Request.Path}{r.Request.QueryString} (running {Stopwatch.GetElapsedTime(r.StartTimestamp).TotalSeconds:0.0} s)")];
 }

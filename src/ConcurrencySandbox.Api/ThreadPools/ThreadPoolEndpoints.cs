@@ -1,9 +1,10 @@
-using System.Text.Json;
 using ConcurrencySandbox.Api.Admin;
+using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Machine;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using Microsoft.AspNetCore.Http.HttpResults;
-using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.ThreadPools;
 
@@ -13,8 +14,7 @@ public static class ThreadPoolEndpoints
     public static WebApplicationBuilder AddThreadPools(this WebApplicationBuilder builder)
     {
         builder.Services.AddSingleton<ThreadPoolControl>(_ => new ThreadPoolControl(ClrThreadPoolSettings.Instance));
-        builder.Services.AddOptions<ThreadPoolStartupOptions>().Bind(builder.Configuration.GetSection(ThreadPoolStartupOptions.SectionName)).ValidateOnStart();
-        builder.Services.AddSingleton<IValidateOptions<ThreadPoolStartupOptions>, ThreadPoolStartupOptionsValidator>();
+        builder.Services.AddDeclaredSettings<ThreadPoolStartupOptions, ThreadPoolStartupOptionsValidator>(builder.Configuration, ThreadPoolStartupOptions.SectionName);
         builder.AddAdminKey();
         builder.Services.AddHostedService<ThreadPoolStartup>();
         return builder;
@@ -22,48 +22,43 @@ public static class ThreadPoolEndpoints
 
     public static IEndpointRouteBuilder MapThreadPools(this IEndpointRouteBuilder endpoints)
     {
-        var group = endpoints.MapGroup("/api/threadpool").WithTags("ThreadPool");
+        var group = endpoints.MapGroup(ControlRoutes.ThreadPool).WithTags(ApiTags.ThreadPool);
 
-        group.MapGet("", (ThreadPoolControl control) => TypedResults.Ok(ThreadPoolStateResponse.Read(control)))
+        group.MapGet("", (ControlActions actions) => actions.ReadThreadPool())
             .WithName("GetThreadPool")
-            .WithSummary("The CLR ThreadPool's minimum, maximum and available worker and I/O threads, its load, the processor count and GC mode.");
+            .WithSummary("The CLR ThreadPool's minimum, maximum and available worker and I/O threads, its load, the processor count and GC mode.")
+            .WithDescription("startup holds the limits reset returns to. While an experiment starves the pool, ask the control plane's server: it answers from threads of its own.");
 
-        group.MapPut("", Set)
+        group.MapPut("", SetAsync)
             .WithName("SetThreadPool")
             .WithSummary("Changes any of minWorkerThreads, minIoThreads, maxWorkerThreads, maxIoThreads for the whole process; returns the new state.")
             .WithDescription("Seed 000's fix: raise minWorkerThreads (e.g. to 400) so a burst of blocking work gets threads at once instead of one or two a second. " +
-                "Each value 1..32767 and each minimum at most its maximum, else 400 naming the setting. A runtime refusal is 409 and nothing changes. " +
-                "Requires the admin key (X-Admin-Key) when Admin:Key is set, otherwise a loopback caller.")
+                "Send it to the control port while the pool starves: this port needs a free pool thread to answer. " +
+                "The body is a JSON object with any of the four settings (ranges in the schema; the maximums never below the processor count, at least 2), " +
+                "each minimum at most its maximum; anything else (unknown property, string, fraction, overflow, malformed JSON, empty body, array) is 400 naming it. " +
+                "A runtime refusal is 409 and nothing changes. Requires the admin key (X-Admin-Key) when Admin:Key is set, otherwise a loopback caller; that check answers first.")
+            .WithJsonBody(ThreadPoolSettings.All, """{"minWorkerThreads": 400}""")
             .RequireAdminKey()
+            .ProducesValidationProblem()
             .ProducesProblem(StatusCodes.Status409Conflict);
 
-        group.MapPost("/reset", (ThreadPoolControl control) => Applied(control, control.Reset()))
+        group.MapPost("/reset", (ControlActions actions) => actions.ResetThreadPool())
             .WithName("ResetThreadPool")
             .WithSummary("Returns the thread pool to its start-up settings (after the ThreadPool configuration section was applied).")
+            .WithDescription("Takes no body. Requires the admin key (X-Admin-Key) when Admin:Key is set, otherwise a loopback caller. A runtime refusal is 409 and nothing changes.")
             .RequireAdminKey()
             .ProducesProblem(StatusCodes.Status409Conflict);
 
         return endpoints;
     }
 
-    private static Results<Ok<ThreadPoolStateResponse>, ValidationProblem, ProblemHttpResult> Set(ThreadPoolChange change, ThreadPoolControl control)
+    // The body is read here, not bound, so the admin key filter answers before any body problem.
+    private static async Task<Results<Ok<ThreadPoolStateResponse>, ValidationProblem, ProblemHttpResult>> SetAsync(
+        HttpRequest request, ControlActions actions, CancellationToken cancellationToken)
     {
-        var problems = change.Problems(control.Current, JsonNamingPolicy.CamelCase.ConvertName);
-        if (problems.Count > 0)
-        {
-            return TypedResults.ValidationProblem(
-                problems.ToDictionary(problem => problem.Key, problem => new[] { problem.Value }),
-                detail: string.Join(" ", problems.Values),
-                title: "One or more thread pool settings are invalid.");
-        }
-
-        return Applied(control, control.Apply(change));
+        var body = await JsonBody.ReadAsync(request, ControlActions.MaxBodyBytes, cancellationToken);
+        return actions.SetThreadPool(body);
     }
-
-    private static Results<Ok<ThreadPoolStateResponse>, ValidationProblem, ProblemHttpResult> Applied(ThreadPoolControl control, ThreadPoolApplyResult result) =>
-        result.Applied
-            ? TypedResults.Ok(ThreadPoolStateResponse.Read(control))
-            : TypedResults.Problem(result.Refusal, statusCode: StatusCodes.Status409Conflict, title: "The runtime refused the thread pool settings.");
 }
 
 /// <summary>The pool now, the start-up limits that reset returns to, and the facts that explain the pool's behaviour.</summary>

@@ -1,12 +1,12 @@
+using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.ThreadPools;
-using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.ThreadPools;
 
 /// <summary>
 /// Thread pool settings applied before the server starts serving. Section "ThreadPool"
 /// (env: ThreadPool__MinWorkerThreads, ThreadPool__MinIoThreads, ThreadPool__MaxWorkerThreads, ThreadPool__MaxIoThreads).
-/// Absent settings keep the runtime's defaults.
+/// Absent settings keep the runtime's defaults; ranges as declared in <see cref="ThreadPoolSettings"/>.
 /// </summary>
 public sealed class ThreadPoolStartupOptions
 {
@@ -23,11 +23,18 @@ public sealed class ThreadPoolStartupOptions
     public ThreadPoolChange ToChange() => new(MinWorkerThreads, MinIoThreads, MaxWorkerThreads, MaxIoThreads);
 }
 
-internal sealed class ThreadPoolStartupOptionsValidator(ThreadPoolControl control) : IValidateOptions<ThreadPoolStartupOptions>
+internal sealed class ThreadPoolStartupOptionsValidator(ThreadPoolControl control) : DeclaredSettingsValidator<ThreadPoolStartupOptions>(ThreadPoolStartupOptions.SectionName)
 {
-    public ValidateOptionsResult Validate(string? name, ThreadPoolStartupOptions options)
+    protected override void Check(ThreadPoolStartupOptions options, SettingsReader reader)
     {
-        var problems = options.ToChange().Problems(control.Current, setting => SettingName.Of(ThreadPoolStartupOptions.SectionName, setting));
-        return problems.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(problems.Values);
+        var sent = options.ToChange();
+        var values = new Dictionary<IntegerParameter, long?>
+        {
+            [ThreadPoolSettings.MinWorkerThreads] = sent.MinWorkerThreads,
+            [ThreadPoolSettings.MinIoThreads] = sent.MinIoThreads,
+            [ThreadPoolSettings.MaxWorkerThreads] = sent.MaxWorkerThreads,
+            [ThreadPoolSettings.MaxIoThreads] = sent.MaxIoThreads,
+        };
+        ThreadPoolSettings.Check(setting => reader.Read(setting, values[setting]), control.Current, reader, reader.NameOf);
     }
 }

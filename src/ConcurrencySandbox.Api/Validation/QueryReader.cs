@@ -7,11 +7,12 @@ namespace ConcurrencySandbox.Api.Validation;
 /// Reads a request's query parameters against their descriptors and collects every error,
 /// so one 400 answer names each bad parameter with its allowed range.
 /// </summary>
-public sealed class QueryReader(HttpRequest request)
+public sealed class QueryReader(IQueryCollection query) : ValidationErrors
 {
-    private readonly Dictionary<string, string[]> _errors = new(StringComparer.Ordinal);
-
-    public bool IsValid => _errors.Count == 0;
+    public QueryReader(HttpRequest request)
+        : this(request.Query)
+    {
+    }
 
     public long Read(IntegerParameter parameter)
     {
@@ -20,7 +21,7 @@ public sealed class QueryReader(HttpRequest request)
             return parameter.Default ?? 0;
         }
 
-        if (long.TryParse(raw, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) && value >= parameter.Min && value <= parameter.Max)
+        if (parameter.TryParse(raw, out var value))
         {
             return value;
         }
@@ -62,18 +63,11 @@ public sealed class QueryReader(HttpRequest request)
         return parameter.Default ?? parameter.Choices[0];
     }
 
-    /// <summary>Records a rule that spans parameters (for example a sweep's total work).</summary>
-    public void Fail(string parameterName, string message) => _errors[parameterName] = [message];
-
-    public ValidationProblem Problem() =>
-        TypedResults.ValidationProblem(
-            _errors,
-            detail: string.Join(" ", _errors.Values.SelectMany(m => m)),
-            title: "One or more query parameters are invalid.");
+    public ValidationProblem Problem() => Problem("One or more query parameters are invalid.");
 
     private bool TryGetRaw(QueryParameter parameter, out string raw)
     {
-        var values = request.Query[parameter.Name];
+        var values = query[parameter.Name];
         raw = values.Count > 0 ? values[^1] ?? string.Empty : string.Empty;
         if (values.Count > 0 && raw.Length > 0)
         {
@@ -88,9 +82,5 @@ public sealed class QueryReader(HttpRequest request)
         return false;
     }
 
-    private void Reject(QueryParameter parameter, string raw)
-    {
-        var shown = raw.Length > 40 ? raw[..40] + "..." : raw;
-        Fail(parameter.Name, $"'{parameter.Name}' must be {parameter.AllowedRange}; got '{shown}'.");
-    }
+    private void Reject(QueryParameter parameter, string raw) => Fail(parameter.Name, parameter.Rejection(raw));
 }

@@ -1,4 +1,4 @@
-using Microsoft.Extensions.Options;
+using ConcurrencySandbox.Api.Validation;
 
 namespace ConcurrencySandbox.Api.Work;
 
@@ -36,12 +36,10 @@ public sealed class ExperimentLimits
     public long MaxReceivePacedMilliseconds { get; set; } = 300_000;
 }
 
-internal sealed class ExperimentLimitsValidator : IValidateOptions<ExperimentLimits>
+internal sealed class ExperimentLimitsValidator() : DeclaredSettingsValidator<ExperimentLimits>(ExperimentLimits.SectionName)
 {
-    public ValidateOptionsResult Validate(string? name, ExperimentLimits options)
-    {
-        var settings = new (string Name, long Value)[]
-        {
+    protected override void Check(ExperimentLimits options, SettingsReader reader) =>
+        reader.ReadPositive(
             (nameof(options.MaxCycles), options.MaxCycles),
             (nameof(options.MaxSpinIterations), options.MaxSpinIterations),
             (nameof(options.MaxSleepMilliseconds), options.MaxSleepMilliseconds),
@@ -53,12 +51,5 @@ internal sealed class ExperimentLimitsValidator : IValidateOptions<ExperimentLim
             (nameof(options.MaxReceiveMessageBytes), options.MaxReceiveMessageBytes),
             (nameof(options.MaxReceiveTimeoutMs), options.MaxReceiveTimeoutMs),
             (nameof(options.MaxReceiveTotalMessages), options.MaxReceiveTotalMessages),
-            (nameof(options.MaxReceivePacedMilliseconds), options.MaxReceivePacedMilliseconds),
-        };
-        var failures = settings
-            .Where(s => s.Value < 1)
-            .Select(s => $"{ExperimentLimits.SectionName}:{s.Name} (env {ExperimentLimits.SectionName}__{s.Name}) must be at least 1; it is {s.Value}.")
-            .ToList();
-        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
-    }
+            (nameof(options.MaxReceivePacedMilliseconds), options.MaxReceivePacedMilliseconds));
 }

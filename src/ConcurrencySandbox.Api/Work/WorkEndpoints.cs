@@ -1,4 +1,5 @@
 using System.Globalization;
+using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Machine;
 using ConcurrencySandbox.Experiments.ThreadPools;
@@ -19,10 +20,7 @@ public static class WorkEndpoints
 
     public static WebApplicationBuilder AddWorkExperiments(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<ExperimentLimits>()
-            .Bind(builder.Configuration.GetSection(ExperimentLimits.SectionName))
-            .ValidateOnStart();
-        builder.Services.AddSingleton<IValidateOptions<ExperimentLimits>, ExperimentLimitsValidator>();
+        builder.Services.AddDeclaredSettings<ExperimentLimits, ExperimentLimitsValidator>(builder.Configuration, ExperimentLimits.SectionName);
         return builder;
     }
 
@@ -59,7 +57,7 @@ public static class WorkEndpoints
                 .WithSummary($"Seed 004's whole table for {unit.Name}: a compare row per amount, with the break-even point.")
                 .WithDescription("Amounts go from `from` to `to`, multiplied by `factor`. The Markdown form has the seed's columns and the seed's figures beside today's.")
                 .WithQueryParameters(family.SweepFrom, family.SweepTo, factor, sweepRepeat, Format)
-                .Produces<string>(StatusCodes.Status200OK, "text/csv", "text/markdown");
+                .ProducesJsonOrText<SweepReport>("text/csv", "text/markdown");
         }
 
         return endpoints;

@@ -36,7 +36,7 @@ public sealed class ThreadPoolControl(IThreadPoolSettings settings)
     }
 
     /// <summary>
-    /// Applies a change already checked with <see cref="ThreadPoolChange.Problems"/>. SetMinThreads and
+    /// Applies a change already validated. SetMinThreads and
     /// SetMaxThreads return false when the runtime refuses; then the previous limits are put back and the
     /// refusal is returned.
     /// </summary>

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api;
+using ConcurrencySandbox.Api.Control;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
@@ -24,13 +25,16 @@ public sealed class SandboxServer : IAsyncDisposable
 
     public IServiceProvider Services => _app.Services;
 
+    /// <summary>The control plane's own listener (dedicated threads, its own free port).</summary>
+    public Uri ControlAddress => new(_app.Services.GetRequiredService<ControlListener>().Address!);
+
     /// <summary>Starts the API; settings are configuration keys such as "Limits:MaxCycles=1000".</summary>
     public static Task<SandboxServer> StartAsync(params string[] settings) => StartAsync(_ => { }, settings);
 
     /// <summary>Starts the API with some services replaced; settings as above.</summary>
     public static async Task<SandboxServer> StartAsync(Action<IServiceCollection> configureServices, params string[] settings)
     {
-        var args = new List<string> { "--urls", "http://127.0.0.1:0", "--Logging:LogLevel:Default=Warning" };
+        var args = new List<string> { "--urls", "http://127.0.0.1:0", "--Control:Port=0", "--Logging:LogLevel:Default=Warning" };
         args.AddRange(settings.Select(s => "--" + s));
         var app = SandboxApp.Build([.. args], configureServices);
         await app.StartAsync();

@@ -9,12 +9,8 @@ using Microsoft.AspNetCore.Http;
 namespace ConcurrencySandbox.Tests.ThreadPools;
 
 [Collection(ProcessWideCollection.Name)]
-public sealed class AdminKeyTests : IDisposable
+public sealed class AdminKeyTests : RestoresThreadPoolLimits
 {
-    private readonly ThreadPoolLimits _original = ThreadPoolLimits.Read();
-
-    public void Dispose() => Assert.True(new ThreadPoolControl().Apply(ThreadPoolChange.To(_original)).Applied);
-
     [Fact]
     public async Task WithoutAKeyLoopbackCallersMayTune()
     {
@@ -41,7 +37,7 @@ public sealed class AdminKeyTests : IDisposable
     public async Task WithAKeyConfiguredTheHeaderDecides(string? sentKey, HttpStatusCode expected)
     {
         await using var server = await SandboxServer.StartAsync("Admin:Key=s3cret");
-        using var request = new HttpRequestMessage(HttpMethod.Put, "/api/threadpool") { Content = JsonContent.Create(new { minIoThreads = _original.MinIoThreads }) };
+        using var request = new HttpRequestMessage(HttpMethod.Put, "/api/threadpool") { Content = JsonContent.Create(new { minIoThreads = Original.MinIoThreads }) };
         if (sentKey is not null)
         {
             request.Headers.Add(AdminKeyFilter.HeaderName, sentKey);
@@ -50,6 +46,19 @@ public sealed class AdminKeyTests : IDisposable
         using var response = await server.Client.SendAsync(request);
 
         Assert.Equal(expected, response.StatusCode);
+    }
+
+    [Theory]
+    [InlineData("{\"minWorkerThreads\":")]
+    [InlineData("")]
+    [InlineData("{\"minWorkerThreadz\":1}")]
+    public async Task TheKeyIsCheckedBeforeTheBody(string body)
+    {
+        await using var server = await SandboxServer.StartAsync("Admin:Key=s3cret");
+
+        using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
+
+        Assert.Equal(HttpStatusCode.Unauthorized, response.StatusCode);
     }
 
     [Fact]
@@ -75,6 +84,7 @@ public sealed class AdminKeyTests : IDisposable
         var paths = document.RootElement.GetProperty("paths");
         Assert.True(paths.GetProperty("/api/threadpool").GetProperty("put").TryGetProperty("security", out _));
         Assert.True(paths.GetProperty("/api/threadpool/reset").GetProperty("post").TryGetProperty("security", out _));
-        Assert.False(paths.GetProperty("/api/threadpool").GetProperty("get").TryGetProperty("security", out _));
+        var readSecurity = Assert.Single(paths.GetProperty("/api/threadpool").GetProperty("get").GetProperty("security").EnumerateArray());
+        Assert.Empty(readSecurity.EnumerateObject());
     }
 }

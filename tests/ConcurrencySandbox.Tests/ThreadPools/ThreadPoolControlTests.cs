@@ -4,31 +4,28 @@ using ConcurrencySandbox.Tests.Hosting;
 namespace ConcurrencySandbox.Tests.ThreadPools;
 
 [Collection(ProcessWideCollection.Name)]
-public sealed class ThreadPoolControlTests : IDisposable
+public sealed class ThreadPoolControlTests : RestoresThreadPoolLimits
 {
-    private readonly ThreadPoolLimits _original = ThreadPoolLimits.Read();
     private readonly ThreadPoolControl _control = new();
-
-    public void Dispose() => Assert.True(_control.Apply(ThreadPoolChange.To(_original)).Applied);
 
     [Fact]
     public void RaisingTheMinimumChangesOnlyTheMinimum()
     {
-        var result = _control.Apply(new ThreadPoolChange(MinWorkerThreads: _original.MinWorkerThreads + 7));
+        var result = _control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 7));
 
         Assert.True(result.Applied);
-        Assert.Equal(_original with { MinWorkerThreads = _original.MinWorkerThreads + 7 }, ThreadPoolLimits.Read());
+        Assert.Equal(Original with { MinWorkerThreads = Original.MinWorkerThreads + 7 }, ThreadPoolLimits.Read());
     }
 
     [Fact]
     public void AMinimumAboveTheCurrentMaximumIsAppliedWhenTheMaximumRisesWithIt()
     {
-        _control.Apply(new ThreadPoolChange(MaxWorkerThreads: _original.MinWorkerThreads + 10));
+        _control.Apply(new ThreadPoolChange(MaxWorkerThreads: Original.MinWorkerThreads + 10));
 
-        var result = _control.Apply(new ThreadPoolChange(MinWorkerThreads: _original.MinWorkerThreads + 20, MaxWorkerThreads: _original.MinWorkerThreads + 30));
+        var result = _control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 20, MaxWorkerThreads: Original.MinWorkerThreads + 30));
 
         Assert.True(result.Applied);
-        Assert.Equal(_original.MinWorkerThreads + 20, ThreadPoolLimits.Read().MinWorkerThreads);
+        Assert.Equal(Original.MinWorkerThreads + 20, ThreadPoolLimits.Read().MinWorkerThreads);
     }
 
     [Fact]
@@ -47,22 +44,22 @@ public sealed class ThreadPoolControlTests : IDisposable
     [Fact]
     public void ResetReturnsToTheStartupLimits()
     {
-        _control.Apply(new ThreadPoolChange(MinWorkerThreads: _original.MinWorkerThreads + 5, MinIoThreads: _original.MinIoThreads + 5));
+        _control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 5, MinIoThreads: Original.MinIoThreads + 5));
 
         Assert.True(_control.Reset().Applied);
 
-        Assert.Equal(_original, ThreadPoolLimits.Read());
+        Assert.Equal(Original, ThreadPoolLimits.Read());
     }
 
     [Fact]
     public void StartupSettingsBecomeWhatResetReturnsTo()
     {
-        _control.ApplyAtStartup(new ThreadPoolChange(MinWorkerThreads: _original.MinWorkerThreads + 3));
-        _control.Apply(new ThreadPoolChange(MinWorkerThreads: _original.MinWorkerThreads + 9));
+        _control.ApplyAtStartup(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 3));
+        _control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 9));
 
         _control.Reset();
 
-        Assert.Equal(_original.MinWorkerThreads + 3, ThreadPoolLimits.Read().MinWorkerThreads);
+        Assert.Equal(Original.MinWorkerThreads + 3, ThreadPoolLimits.Read().MinWorkerThreads);
     }
 
     /// <summary>Accepts maximums but refuses every minimum, as a runtime with forced settings might.</summary>

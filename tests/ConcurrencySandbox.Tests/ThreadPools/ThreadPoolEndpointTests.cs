@@ -10,12 +10,8 @@ namespace ConcurrencySandbox.Tests.ThreadPools;
 
 /// <summary>These change the process-wide pool, so they run alone and put the limits back afterwards.</summary>
 [Collection(ProcessWideCollection.Name)]
-public sealed class ThreadPoolEndpointTests : IDisposable
+public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
 {
-    private readonly ThreadPoolLimits _original = ThreadPoolLimits.Read();
-
-    public void Dispose() => Assert.True(new ThreadPoolControl().Apply(ThreadPoolChange.To(_original)).Applied);
-
     [Fact]
     public async Task GetShowsTheLimitsTheLoadAndTheFacts()
     {
@@ -24,8 +20,8 @@ public sealed class ThreadPoolEndpointTests : IDisposable
         using var json = JsonDocument.Parse(await server.Client.GetStringAsync("/api/threadpool"));
 
         var pool = json.RootElement.GetProperty("threadPool");
-        Assert.Equal(_original.MinWorkerThreads, pool.GetProperty("minWorkerThreads").GetInt32());
-        Assert.Equal(_original.MaxIoThreads, pool.GetProperty("maxIoThreads").GetInt32());
+        Assert.Equal(Original.MinWorkerThreads, pool.GetProperty("minWorkerThreads").GetInt32());
+        Assert.Equal(Original.MaxIoThreads, pool.GetProperty("maxIoThreads").GetInt32());
         Assert.True(pool.GetProperty("availableWorkerThreads").GetInt32() >= 0);
         Assert.True(pool.GetProperty("completedWorkItemCount").GetInt64() > 0);
         Assert.Equal(Environment.ProcessorCount, json.RootElement.GetProperty("processorCount").GetInt32());
@@ -37,33 +33,54 @@ public sealed class ThreadPoolEndpointTests : IDisposable
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var put = await server.Client.PutAsJsonAsync("/api/threadpool", new { minWorkerThreads = _original.MinWorkerThreads + 11 });
+        using var put = await server.Client.PutAsJsonAsync("/api/threadpool", new { minWorkerThreads = Original.MinWorkerThreads + 11 });
         using var afterPut = JsonDocument.Parse(await put.Content.ReadAsStringAsync());
         Assert.Equal(HttpStatusCode.OK, put.StatusCode);
-        Assert.Equal(_original.MinWorkerThreads + 11, afterPut.RootElement.GetProperty("threadPool").GetProperty("minWorkerThreads").GetInt32());
-        Assert.Equal(_original.MinWorkerThreads + 11, ThreadPoolLimits.Read().MinWorkerThreads);
+        Assert.Equal(Original.MinWorkerThreads + 11, afterPut.RootElement.GetProperty("threadPool").GetProperty("minWorkerThreads").GetInt32());
+        Assert.Equal(Original.MinWorkerThreads + 11, ThreadPoolLimits.Read().MinWorkerThreads);
 
         using var reset = await server.Client.PostAsync("/api/threadpool/reset", null);
         Assert.Equal(HttpStatusCode.OK, reset.StatusCode);
-        Assert.Equal(_original, ThreadPoolLimits.Read());
+        Assert.Equal(Original, ThreadPoolLimits.Read());
     }
 
     [Theory]
-    [InlineData("""{"minWorkerThreads":0}""", "minWorkerThreads")]
-    [InlineData("""{"maxWorkerThreads":32768}""", "maxWorkerThreads")]
-    [InlineData("""{"maxWorkerThreads":99999999999}""", "maxWorkerThreads")]
-    [InlineData("""{"minIoThreads":-1}""", "minIoThreads")]
-    [InlineData("""{"maxIoThreads":0}""", "maxIoThreads")]
-    [InlineData("""{"minWorkerThreads":500,"maxWorkerThreads":400}""", "minWorkerThreads")]
-    public async Task InvalidSettingsGetProblemDetailsNamingTheSettingAndRange(string body, string setting)
+    [InlineData("""{"minWorkerThreads":0}""", "minWorkerThreads", "from 1 to 32767")]
+    [InlineData("""{"maxWorkerThreads":32768}""", "maxWorkerThreads", "to 32767")]
+    [InlineData("""{"maxWorkerThreads":99999999999}""", "maxWorkerThreads", "to 32767")]
+    [InlineData("""{"maxWorkerThreads":1}""", "maxWorkerThreads", "to 32767")]
+    [InlineData("""{"minIoThreads":-1}""", "minIoThreads", "from 1 to 32767")]
+    [InlineData("""{"maxIoThreads":0}""", "maxIoThreads", "to 32767")]
+    [InlineData("""{"minWorkerThreads":500,"maxWorkerThreads":400}""", "minWorkerThreads", "must be at most")]
+    [InlineData("""{"minWorkerThreads":"400"}""", "minWorkerThreads", "an integer")]
+    [InlineData("""{"minWorkerThreads":400.5}""", "minWorkerThreads", "an integer")]
+    [InlineData("""{"minWorkerThreadz":400}""", "minWorkerThreadz", "not a known property")]
+    [InlineData("""{"minWorkerThreads":""", "body", "not valid JSON")]
+    [InlineData("", "body", "empty")]
+    [InlineData("""[{"minWorkerThreads":400}]""", "body", "array")]
+    public async Task AnInvalidBodyIsRefusedNamingThePropertyAndWhatIsExpected(string body, string property, string expected)
     {
         await using var server = await SandboxServer.StartAsync();
 
         using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
 
-        var detail = await ProblemAssert.IsBadRequestNamingAsync(response, setting);
-        Assert.Matches("from 1 to 32767|must be at most", detail);
-        Assert.Equal(_original, ThreadPoolLimits.Read());
+        var detail = await ProblemAssert.IsBadRequestNamingAsync(response, property);
+        Assert.Contains(expected, detail, StringComparison.Ordinal);
+        Assert.Equal(Original, ThreadPoolLimits.Read());
+    }
+
+    [Fact]
+    public async Task SwaggersExampleBodyIsAccepted()
+    {
+        await using var server = await SandboxServer.StartAsync();
+        using var document = JsonDocument.Parse(await server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+        var example = document.RootElement.GetProperty("paths").GetProperty("/api/threadpool").GetProperty("put")
+            .GetProperty("requestBody").GetProperty("content").GetProperty("application/json").GetProperty("example").GetRawText();
+
+        using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(example, System.Text.Encoding.UTF8, "application/json"));
+
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.Equal(400, ThreadPoolLimits.Read().MinWorkerThreads);
     }
 
     [Fact]
@@ -76,13 +93,13 @@ public sealed class ThreadPoolEndpointTests : IDisposable
         Assert.Equal(HttpStatusCode.Conflict, response.StatusCode);
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
         Assert.Contains("refused", await response.Content.ReadAsStringAsync(), StringComparison.Ordinal);
-        Assert.Equal(_original, ThreadPoolLimits.Read());
+        Assert.Equal(Original, ThreadPoolLimits.Read());
     }
 
     [Fact]
     public async Task StartUpSettingsAreAppliedBeforeServingAndBecomeTheResetPoint()
     {
-        var raised = _original.MinWorkerThreads + 13;
+        var raised = Original.MinWorkerThreads + 13;
         await using var server = await SandboxServer.StartAsync($"ThreadPool:MinWorkerThreads={raised}");
 
         using var json = JsonDocument.Parse(await server.Client.GetStringAsync("/api/threadpool"));
@@ -95,7 +112,7 @@ public sealed class ThreadPoolEndpointTests : IDisposable
     [InlineData("ThreadPool:MinWorkerThreads=0", "ThreadPool__MinWorkerThreads")]
     [InlineData("ThreadPool:MaxIoThreads=40000", "ThreadPool__MaxIoThreads")]
     [InlineData("ThreadPool:MinIoThreads=99999999999", "ThreadPool__MinIoThreads")]
-    [InlineData("ThreadPool:MaxWorkerThreads=1", "ThreadPool__MinWorkerThreads")]
+    [InlineData("ThreadPool:MaxWorkerThreads=1", "ThreadPool__MaxWorkerThreads")]
     public async Task InvalidStartUpSettingsStopStartUpNamingThem(string setting, string environmentVariable)
     {
         var failure = await Assert.ThrowsAsync<OptionsValidationException>(() => SandboxServer.StartAsync(setting));

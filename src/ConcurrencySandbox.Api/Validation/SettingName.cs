@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.Api;
+namespace ConcurrencySandbox.Api.Validation;
 
 /// <summary>How start-up validation names a setting, so the message says what to fix in either form.</summary>
 internal static class SettingName

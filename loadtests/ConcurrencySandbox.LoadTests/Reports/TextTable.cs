@@ -1,0 +1,99 @@
+using System.Net;
+using System.Text;
+
+namespace ConcurrencySandbox.LoadTests.Reports;
+
+/// <summary>A table of already-formatted cells, written once and rendered as Markdown or HTML; numeric columns align right.</summary>
+public sealed record TextTable(IReadOnlyList<string> Headers, IReadOnlyList<IReadOnlyList<string>> Rows, IReadOnlySet<int> NumericColumns)
+{
+    public string ToMarkdown()
+    {
+        var md = new StringBuilder();
+        md.AppendLine("| " + string.Join(" | ", Headers) + " |");
+        md.AppendLine("|" + string.Concat(Headers.Select((_, i) => NumericColumns.Contains(i) ? "---:|" : "---|")));
+        foreach (var row in Rows)
+        {
+            md.AppendLine("| " + string.Join(" | ", row.Select(c => c.Replace("|", "\\|", StringComparison.Ordinal))) + " |");
+        }
+        return md.ToString();
+    }
+
+    /// <summary>A flagged cell (one that carries a <see cref="FigureFlag.Mark"/>) is highlighted.</summary>
+    public string ToHtml()
+    {
+        var html = new StringBuilder("<table>\n<thead><tr>");
+        foreach (var header in Headers)
+        {
+            html.Append("<th>").Append(WebUtility.HtmlEncode(header)).Append("</th>");
+        }
+        html.Append("</tr></thead>\n<tbody>\n");
+        foreach (var row in Rows)
+        {
+            html.Append("<tr>");
+            for (var i = 0; i < row.Count; i++)
+            {
+                var flagged = row[i].Contains("(impossible)", StringComparison.Ordinal) || row[i].Contains("(noisy)", StringComparison.Ordinal);
+                var classes = (NumericColumns.Contains(i) ? "num" : "") + (flagged ? " flag" : "");
+                html.Append(classes.Length > 0 ? $"<td class=\"{classes.Trim()}\">" : "<td>").Append(WebUtility.HtmlEncode(row[i])).Append("</td>");
+            }
+            html.Append("</tr>\n");
+        }
+        return html.Append("</tbody>\n</table>\n").ToString();
+    }
+}
+
+/// <summary>
+/// A self-contained HTML page: its style inline, its charts inline SVG, nothing fetched (no script, font, style or
+/// image from anywhere), readable offline and in print.
+/// </summary>
+public sealed class HtmlPage
+{
+    private const string Style = """
+        body{font-family:sans-serif;max-width:1040px;margin:1.5em auto;padding:0 1em;color:#111;line-height:1.4}
+        h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
+        table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
+        th,td{border:1px solid #bbb;padding:.25em .5em;vertical-align:top}th{background:#f0f0f0;text-align:left}
+        td.num{text-align:right;font-variant-numeric:tabular-nums}td.flag{background:#fde2e1;font-weight:bold}
+        .verdict{font-size:1.15em;padding:.6em .8em;border-left:6px solid #555;background:#f6f6f6}
+        .verdict.reproduced{border-color:#2ca02c}.verdict.not{border-color:#d62728}
+        .flags li{color:#a00}pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;word-break:break-all}
+        svg{max-width:100%;height:auto}
+        @media print{body{max-width:none;margin:0}h2{break-after:avoid}figure,table{break-inside:avoid}}
+        """;
+
+    private readonly string _title;
+    private readonly StringBuilder _body = new();
+
+    public HtmlPage(string title)
+    {
+        _title = title;
+        Heading(1, title);
+    }
+
+    public HtmlPage Heading(int level, string text) => Append($"<h{level}>{Encode(text)}</h{level}>");
+
+    public HtmlPage Paragraph(string text, string? cssClass = null) =>
+        Append(cssClass is null ? $"<p>{Encode(text)}</p>" : $"<p class=\"{cssClass}\">{Encode(text)}</p>");
+
+    public HtmlPage Preformatted(string text) => Append($"<pre><code>{Encode(text)}</code></pre>");
+
+    public HtmlPage List(IEnumerable<string> items, string? cssClass = null) =>
+        Append((cssClass is null ? "<ul>" : $"<ul class=\"{cssClass}\">") + string.Concat(items.Select(i => $"<li>{Encode(i)}</li>")) + "</ul>");
+
+    /// <summary>The table, or nothing when there is none.</summary>
+    public HtmlPage Table(TextTable? table) => table is null ? this : Append(table.ToHtml());
+
+    /// <summary>An inline SVG produced by <see cref="SvgChart"/> (trusted markup, not text).</summary>
+    public HtmlPage Figure(string svg) => Append($"<figure>{svg}</figure>");
+
+    public override string ToString() =>
+        $"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{Encode(_title)}</title>\n<style>{Style}</style>\n</head>\n<body>\n{_body}</body>\n</html>\n";
+
+    private HtmlPage Append(string html)
+    {
+        _body.AppendLine(html);
+        return this;
+    }
+
+    private static string Encode(string text) => WebUtility.HtmlEncode(text);
+}

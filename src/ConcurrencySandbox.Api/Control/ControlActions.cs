@@ -1,0 +1,62 @@
+using ConcurrencySandbox.Api.Telemetry;
+using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Experiments.Telemetry;
+using ConcurrencySandbox.Experiments.ThreadPools;
+using Microsoft.AspNetCore.Http.HttpResults;
+
+namespace ConcurrencySandbox.Api.Control;
+
+/// <summary>
+/// The one implementation of each control action (health, thread pool read/change/reset, telemetry). Both
+/// transports call it: the Kestrel endpoints and the <see cref="ControlListener"/>, whose threads are its own, so
+/// every action here must run without a free ThreadPool thread: synchronous, no awaits, no pool work items.
+/// </summary>
+public sealed class ControlActions(ThreadPoolControl control, RuntimeSampler sampler, TelemetryRecorder recorder)
+{
+    /// <summary>The largest PUT body either transport reads.</summary>
+    public const int MaxBodyBytes = 64 * 1024;
+
+    public static readonly NumberParameter Since = new(
+        "since",
+        0,
+        1_000_000_000,
+        0,
+        "Only samples taken after this uptime, in seconds (an earlier answer's last uptimeSeconds).");
+
+    public static Ok<HealthStatus> Health() => TypedResults.Ok(HealthStatus.Ok);
+
+    public Ok<ThreadPoolStateResponse> ReadThreadPool() => TypedResults.Ok(ThreadPoolStateResponse.Read(control));
+
+    /// <summary>Validates the whole body against <see cref="ThreadPoolSettings"/> before anything changes.</summary>
+    public Results<Ok<ThreadPoolStateResponse>, ValidationProblem, ProblemHttpResult> SetThreadPool(ReadOnlySpan<byte> body)
+    {
+        var reader = new JsonBodyReader(body, ThreadPoolSettings.All);
+        var change = ThreadPoolSettings.Check(reader.Read, control.Current, reader, setting => setting.Name);
+        return reader.IsValid ? Applied(control.Apply(change)) : reader.Problem();
+    }
+
+    public Results<Ok<ThreadPoolStateResponse>, ValidationProblem, ProblemHttpResult> ResetThreadPool() => Applied(control.Reset());
+
+    public Ok<RuntimeSnapshot> Telemetry() => TypedResults.Ok(sampler.Sample());
+
+    public Results<Ok<TelemetryHistory>, ValidationProblem> History(IQueryCollection query)
+    {
+        var reader = new QueryReader(query);
+        var since = reader.Read(Since);
+        return reader.IsValid
+            ? TypedResults.Ok(new TelemetryHistory(recorder.Interval.TotalSeconds, recorder.Since(since)))
+            : reader.Problem();
+    }
+
+    private Results<Ok<ThreadPoolStateResponse>, ValidationProblem, ProblemHttpResult> Applied(ThreadPoolApplyResult result) =>
+        result.Applied
+            ? TypedResults.Ok(ThreadPoolStateResponse.Read(control))
+            : TypedResults.Problem(result.Refusal, statusCode: StatusCodes.Status409Conflict, title: "The runtime refused the thread pool settings.");
+}
+
+/// <summary>The liveness answer: the process serves requests.</summary>
+public sealed record HealthStatus(string Status)
+{
+    public static HealthStatus Ok { get; } = new("ok");
+}

@@ -1,0 +1,30 @@
+using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Api.Validation;
+
+namespace ConcurrencySandbox.Api.Control;
+
+/// <summary>Registers the control actions, the control listener and the shutdown watchdog, and maps /healthz.</summary>
+public static class ControlPlane
+{
+    public static WebApplicationBuilder AddControlPlane(this WebApplicationBuilder builder)
+    {
+        builder.Services.AddDeclaredSettings<ControlOptions, ControlOptionsValidator>(builder.Configuration, ControlOptions.SectionName);
+        builder.Services.AddSingleton<ControlActions>();
+        builder.Services.AddSingleton<ControlListener>();
+        builder.Services.AddHostedService(services => services.GetRequiredService<ControlListener>());
+        builder.Services.AddSingleton<ShutdownWatchdog>();
+        return builder;
+    }
+
+    public static IEndpointRouteBuilder MapHealth(this IEndpointRouteBuilder endpoints)
+    {
+        // Resolving the watchdog here arms it for the app's whole life.
+        endpoints.ServiceProvider.GetRequiredService<ShutdownWatchdog>();
+        endpoints.MapGet(ControlRoutes.Health, ControlActions.Health)
+            .WithName("Health")
+            .WithTags(ApiTags.Health)
+            .WithSummary("Liveness and readiness probe.")
+            .WithDescription("200 {\"status\":\"ok\"} once the app serves. The control plane answers it too, from threads of its own, so it stays up while the pool starves.");
+        return endpoints;
+    }
+}

@@ -1,0 +1,79 @@
+using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+public sealed class CompareTests : IDisposable
+{
+    private readonly string _root = Path.Combine(Path.GetTempPath(), "compare-" + Guid.NewGuid().ToString("N"));
+
+    [Fact]
+    public async Task CompareOfTwoRunsPrintsAndWritesMeanP99RpsAndThreadsWithDeltasAndRatios()
+    {
+        var a = Write("a", SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, _) => name == "threadpool" ? 2000 : 1000));
+        var b = Write("b", SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, _) => name == "threadpool" ? 4000 : 1000));
+        var outFolder = Path.Combine(_root, "cmp");
+
+        var (code, output, error) = await InvokeAsync("compare", a, b, "--out", outFolder);
+
+        Assert.Equal(CommandLine.ExitOk, code);
+        Assert.Equal("", error);
+        var comparison = ReportComparison.Of(a, b);
+        var threadpoolMean = comparison.Table().Rows.Single(r => r[0] == "threadpool" && r[1] == "mean (ms)");
+        var ratio = double.Parse(threadpoolMean[5].TrimEnd(' ', 'x'), System.Globalization.CultureInfo.InvariantCulture);
+        Assert.InRange(ratio, 1.5, 2.5);
+        Assert.StartsWith("+", threadpoolMean[4], StringComparison.Ordinal);
+        Assert.Contains(comparison.Table().Rows, r => r[0] == "async" && r[1] == "peak threads" && r[5] == "1.00 x");
+        Assert.Contains("| threadpool | mean (ms) |", output);
+        Assert.Contains("| async | RPS |", File.ReadAllText(Path.Combine(outFolder, "compare.md")));
+        Assert.Contains("<td>threadpool</td><td>p99 (ms)</td>", File.ReadAllText(Path.Combine(outFolder, "compare.html")));
+    }
+
+    [Fact]
+    public async Task ComparingDifferentExperimentsExitsWith2AndOneLine()
+    {
+        var a = Write("a", SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100));
+        var b = Write("b", SyntheticReports.Burst(8, new Dictionary<string, int> { ["default-pool"] = 2 }));
+
+        var (code, _, error) = await InvokeAsync("compare", a, b);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.StartsWith("error: not comparable: ", error);
+        Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
+    [Fact]
+    public async Task ComparingAFolderThatIsNotAReportExitsWith2AndOneLine()
+    {
+        var a = Write("a", SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100));
+        var notReport = Directory.CreateDirectory(Path.Combine(_root, "empty")).FullName;
+
+        var (code, _, error) = await InvokeAsync("compare", a, notReport);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Equal($"error: '{notReport}' is not a report folder (no summary.json)", error.Trim());
+    }
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_root))
+        {
+            Directory.Delete(_root, recursive: true);
+        }
+    }
+
+    private string Write(string name, ExperimentReport report)
+    {
+        var folder = Path.Combine(_root, name);
+        ReportWriter.Write(folder, report, RunnerCommandLine.Format([report.Experiment]));
+        return folder;
+    }
+
+    private static async Task<(int Code, string Output, string Error)> InvokeAsync(params string[] args)
+    {
+        using var output = new StringWriter();
+        using var error = new StringWriter();
+        var code = await CommandLine.InvokeAsync(args, output, error, (_, _) => throw new InvalidOperationException("compare must not start a run"));
+        return (code, output.ToString(), error.ToString());
+    }
+}

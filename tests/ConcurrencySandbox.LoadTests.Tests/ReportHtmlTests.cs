@@ -1,0 +1,76 @@
+using System.Text.RegularExpressions;
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+public sealed partial class ReportHtmlTests : IDisposable
+{
+    private readonly string _out = Path.Combine(Path.GetTempPath(), "report-html-" + Guid.NewGuid().ToString("N"));
+
+    [GeneratedRegex(@"(?:src|href|xlink:href)\s*=|url\(|@import|<script|<link|<img|<iframe|<object|<embed", RegexOptions.IgnoreCase)]
+    private static partial Regex ExternalReference();
+
+    [Fact]
+    public void ReportHtmlFetchesNothingAndCarriesItsChartsInline()
+    {
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100);
+        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["fanout", "--profile", "quick"]));
+
+        var html = File.ReadAllText(Path.Combine(_out, "report.html"));
+
+        Assert.Empty(ExternalReference().Matches(html));
+        Assert.DoesNotContain("http", html.Replace("http://www.w3.org/2000/svg", "", StringComparison.Ordinal), StringComparison.OrdinalIgnoreCase);
+        Assert.Contains("<svg xmlns=\"http://www.w3.org/2000/svg\"", html);
+        Assert.Equal(File.ReadAllText(Path.Combine(_out, "chart.svg")).Trim(), Between(html, "<figure>", "</figure>").Trim());
+    }
+
+    [Fact]
+    public void ReportHtmlPutsTheVerdictFirstThenSeedVariantsThresholdsMachineCommandAndCharts()
+    {
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100);
+        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["fanout", "--threshold", "async:p99<1200"]));
+
+        var html = File.ReadAllText(Path.Combine(_out, "report.html"));
+
+        string[] inOrder = ["class=\"verdict reproduced\">Reproduced: synthetic data.", "<h2>Seed 003 beside today</h2>", "<h2>Per variant</h2>", "<h2>Thresholds</h2>", "<h2>Machine and run</h2>",
+            "dotnet run -c Release --project loadtests/ConcurrencySandbox.LoadTests -- fanout --threshold &#39;async:p99&lt;1200&#39;", "<h2>Charts</h2>", "<svg"];
+        var positions = inOrder.Select(s => html.IndexOf(s, StringComparison.Ordinal)).ToList();
+        Assert.All(positions.Zip(inOrder), p => Assert.True(p.First >= 0, $"missing: {p.Second}"));
+        Assert.Equal(positions.Order(), positions);
+        Assert.True(File.Exists(Path.Combine(_out, "summary.md")));
+    }
+
+    [Fact]
+    public void ExperimentsOwnFiguresAppearInReportHtml()
+    {
+        var report = SyntheticReports.LoadRun("receive", ["per-call", "preallocated"], 10, 5, (_, _) => 10);
+        report = report with { Variants = [.. report.Variants.Select(v => v with { Figures = [new Engine.VariantFigure("CPU per receive", 1.25, "ms")] })] };
+        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["receive"]));
+
+        Assert.Contains("<td>per-call</td><td>CPU per receive</td><td class=\"num\">1.25 ms</td>", File.ReadAllText(Path.Combine(_out, "report.html")));
+    }
+
+    [Fact]
+    public void FlaggedCellIsHighlightedInHtmlAndMarkedInMarkdown()
+    {
+        var flag = FigureChecks.Efficiency("2 core(s), 10 cycles: % efficiency", 725, cores: 2)!;
+        var table = new TextTable(["cycles", "% efficiency"], [["10", $"725 {flag.Mark}"]], new HashSet<int> { 0, 1 });
+
+        Assert.Contains("<td class=\"num flag\">725 (impossible)</td>", table.ToHtml());
+        Assert.Contains("| 10 | 725 (impossible) |", table.ToMarkdown());
+    }
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_out))
+        {
+            Directory.Delete(_out, recursive: true);
+        }
+    }
+
+    private static string Between(string text, string start, string end)
+    {
+        var from = text.IndexOf(start, StringComparison.Ordinal) + start.Length;
+        return text[from..text.IndexOf(end, from, StringComparison.Ordinal)];
+    }
+}

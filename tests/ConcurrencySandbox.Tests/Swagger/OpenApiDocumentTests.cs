@@ -1,0 +1,76 @@
+using System.Text.Json;
+using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Tests.Hosting;
+
+namespace ConcurrencySandbox.Tests.Swagger;
+
+/// <summary>What the linters do not check: tags as declared, the PUT body's ranges, the sweep's JSON answer, deep links. One server, read only.</summary>
+public sealed class OpenApiDocumentTests : IAsyncLifetime
+{
+    private SandboxServer? _server;
+    private JsonDocument? _document;
+
+    private JsonElement Root => _document!.RootElement;
+
+    public async Task InitializeAsync()
+    {
+        _server = await SandboxServer.StartAsync();
+        _document = JsonDocument.Parse(await _server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+    }
+
+    public async Task DisposeAsync()
+    {
+        _document?.Dispose();
+        await _server!.DisposeAsync();
+    }
+
+    [Fact]
+    public void EveryUsedTagIsDescribedInTheDeclaredOrder()
+    {
+        var listed = Root.GetProperty("tags").EnumerateArray().Select(t => (Name: t.GetProperty("name").GetString(), Description: t.GetProperty("description").GetString())).ToList();
+        var used = Root.GetProperty("paths").EnumerateObject()
+            .SelectMany(path => path.Value.EnumerateObject())
+            .SelectMany(operation => operation.Value.GetProperty("tags").EnumerateArray().Select(t => t.GetString()))
+            .ToHashSet();
+
+        Assert.Equal(ApiTags.Ordered.Select(t => t.Name), listed.Select(t => t.Name));
+        Assert.Subset(listed.Select(t => t.Name).ToHashSet(), used);
+        Assert.All(listed, tag => Assert.False(string.IsNullOrWhiteSpace(tag.Description)));
+        Assert.Contains("Start here", Root.GetProperty("info").GetProperty("description").GetString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ThePutBodyDeclaresEachSettingsRangeAndNoOtherProperty()
+    {
+        var reference = Root.GetProperty("paths").GetProperty("/api/threadpool").GetProperty("put").GetProperty("requestBody")
+            .GetProperty("content").GetProperty("application/json").GetProperty("schema").GetProperty("$ref").GetString()!;
+        var schema = Root.GetProperty("components").GetProperty("schemas").GetProperty(reference.Split('/')[^1]);
+
+        Assert.False(schema.GetProperty("additionalProperties").GetBoolean());
+        foreach (var setting in ThreadPoolSettings.All)
+        {
+            var property = schema.GetProperty("properties").GetProperty(setting.Name);
+            Assert.Equal(setting.Min, property.GetProperty("minimum").GetInt64());
+            Assert.Equal(setting.Max, property.GetProperty("maximum").GetInt64());
+        }
+    }
+
+    [Fact]
+    public void TheSweepDocumentsItsJsonAnswerBesideTheTextOnes()
+    {
+        var content = Root.GetProperty("paths").GetProperty("/api/compute/sweep").GetProperty("get").GetProperty("responses").GetProperty("200").GetProperty("content");
+
+        Assert.EndsWith("/SweepReport", content.GetProperty("application/json").GetProperty("schema").GetProperty("$ref").GetString(), StringComparison.Ordinal);
+        Assert.True(content.TryGetProperty("text/csv", out _));
+        Assert.True(content.TryGetProperty("text/markdown", out _));
+    }
+
+    [Fact]
+    public async Task SwaggerUiHasDeepLinksOn()
+    {
+        var initializer = await _server!.Client.GetStringAsync("/swagger/index.js");
+
+        Assert.Contains("\"deepLinking\":true", initializer.Replace(" ", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
+    }
+}

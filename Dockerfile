@@ -1,11 +1,16 @@
-# syntax=docker/dockerfile:1
 # Images for the sandbox. Build from the repository root:
 #   docker build -t concurrencysandbox/api:local .                        (default target: api)
 #   docker build -t concurrencysandbox/stub:local --target stub .
 #   docker build -t concurrencysandbox/loadrunner:local --target loadrunner .
 # docs/deploy.md describes the environment variables each image reads.
+# No "# syntax=" line: BuildKit would fetch that frontend from a registry first, which fails offline.
 
-FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
+# The base images, overridable with --build-arg to use a mirror or the offline stand-ins that
+# deploy/build-base-images.sh builds.
+ARG SDK_IMAGE=mcr.microsoft.com/dotnet/sdk:10.0
+ARG RUNTIME_IMAGE=mcr.microsoft.com/dotnet/aspnet:10.0
+
+FROM ${SDK_IMAGE} AS build
 WORKDIR /src
 # Restore layer: only the files restore reads, so editing source code keeps this layer cached.
 COPY global.json Directory.Build.props Directory.Packages.props ./
@@ -28,8 +33,8 @@ RUN dotnet publish src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.Thir
 FROM build AS publish-loadrunner
 RUN dotnet publish loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj -c Release --no-restore -p:UseAppHost=false -o /out
 
-# The ASP.NET runtime image; the load runner needs it too because it references the API project.
-FROM mcr.microsoft.com/dotnet/aspnet:10.0 AS runtime
+# The ASP.NET runtime image; the load runner needs it too: its publish output carries the API in api/, which it can start.
+FROM ${RUNTIME_IMAGE} AS runtime
 WORKDIR /app
 ENV ASPNETCORE_HTTP_PORTS=8080
 EXPOSE 8080

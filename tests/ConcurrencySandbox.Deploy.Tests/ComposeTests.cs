@@ -67,21 +67,61 @@ public class ComposeTests
     }
 
     [Fact]
-    public void LoadRunnerTargetsEachApiInTurnOnceItIsHealthy()
+    public void LoadRunnerTargetsEachApiInTurnAndWaitsOnlyForTheApisEveryProfileStarts()
     {
         var loadRunner = _compose.LoadRunner.Value;
         var targets = ComposeFile.Environment(loadRunner)["TARGETS"]?.Split(' ', StringSplitOptions.RemoveEmptyEntries);
         Assert.Equal(_compose.Apis.Select(api => $"http://{api.Key}:8080"), targets);
-        Assert.All(_compose.Apis, api => Assert.Equal("service_healthy", loadRunner.Text("depends_on", api.Key, "condition")));
+        Assert.All(_compose.Apis, api => Assert.Equal(
+            api.Value.At("profiles") is null ? "service_healthy" : null,
+            loadRunner.Text("depends_on", api.Key, "condition")));
     }
 
     [Fact]
-    public void LoadRunnerWritesItsReportsToTheMountedReportsFolder()
+    public void ApisNeedingMoreThanTwoCpusAreOptInThroughAProfile()
     {
-        var loadRunner = _compose.LoadRunner.Value;
-        var reportsDir = ComposeFile.Environment(loadRunner)["REPORTS_DIR"];
-        Assert.Contains($"./reports:{reportsDir}", loadRunner.List("volumes"));
-        Assert.Contains("--out \"$REPORTS_DIR/", Repository.Read("deploy/loadrunner/run-each-target.sh"), StringComparison.Ordinal);
+        Assert.All(_compose.Apis, api => Assert.Equal(
+            ComposeFile.Cpus(api.Value) > 2 ? new object?[] { $"cpu{ComposeFile.Cpus(api.Value)}" } : [],
+            api.Value.List("profiles")));
+        Assert.Contains(_compose.Apis, api => api.Value.At("profiles") is null);
+    }
+
+    [Fact]
+    public void HealthchecksUseNoKeyThatNeedsDockerEngine25()
+    {
+        Assert.All(_compose.Services, service => Assert.Null(service.Value.At("healthcheck", "start_interval")));
+        Assert.DoesNotContain("start_interval:", Repository.Read(ComposeFile.Path), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void EveryImageIsBuiltFromTheOfficialBaseImagesUnlessTheShellNamesOthers()
+    {
+        var dockerfile = Dockerfile.Load();
+        Assert.All(_compose.Services.Where(service => service.Value.At("build") is not null), service =>
+        {
+            var arguments = service.Value.Entries("build", "args").ToDictionary(entry => entry.Key, entry => ComposeFile.WithDefaults(Assert.IsType<string>(entry.Value)));
+            Assert.Equal(dockerfile.GlobalArguments.OrderBy(argument => argument.Key), arguments.OrderBy(argument => argument.Key));
+        });
+    }
+
+    [TheoryWhenToolExists("docker-compose")]
+    [InlineData("deploy/compose.yaml")]
+    [InlineData("deploy/compose.yaml", "deploy/compose.cpuset.yaml")]
+    public void ComposeV1ConfigAcceptsTheFilesWithEveryProfile(params string[] files)
+    {
+        var arguments = files.SelectMany(file => new[] { "-f", file }).Concat(["--profile", "cpu4", "config", "--quiet"]).ToArray();
+        var (exitCode, _, error) = ExternalTool.Run("docker-compose", arguments);
+        Assert.True(exitCode == 0, error);
+    }
+
+    [FactWhenToolExists("getent")]
+    public void LoadRunnerScriptSkipsATargetWhoseServiceIsNotRunningWithOneLine()
+    {
+        var (exitCode, output, _) = ExternalTool.RunWith(
+            new Dictionary<string, string> { ["TARGETS"] = "http://api-absent.invalid:8080", ["EXPERIMENTS"] = "compute", ["PROFILE"] = "smoke", ["REPORTS_DIR"] = "/nonexistent" },
+            "bash", "deploy/loadrunner/run-each-target.sh");
+        Assert.Equal(0, exitCode);
+        Assert.Equal("== http://api-absent.invalid:8080 skipped: no service api-absent.invalid is running (opt-in profile not enabled)", output.Trim());
     }
 
     [Fact]
@@ -89,7 +129,7 @@ public class ComposeTests
     {
         var loadRunner = _compose.LoadRunner.Value;
         var script = loadRunner.List("entrypoint").OfType<string>().Last();
-        var mount = Assert.Single(loadRunner.List("volumes").OfType<string>(), volume => volume.Split(':')[1] == script);
+        var mount = Assert.Single(loadRunner.List("volumes").OfType<string>().Select(ComposeFile.WithDefaults), volume => volume.Split(':')[1] == script);
         Assert.True(File.Exists(Repository.PathOf("deploy/" + mount.Split(':')[0])), $"{mount}: the script is not in deploy/.");
         Assert.DoesNotMatch(@"^(root|0)(:.*)?$", ComposeFile.WithDefaults(Assert.IsType<string>(loadRunner.At("user"))));
     }

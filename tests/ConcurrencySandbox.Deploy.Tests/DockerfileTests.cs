@@ -20,6 +20,21 @@ public class DockerfileTests
     private readonly Dockerfile _dockerfile = Dockerfile.Load();
 
     [Fact]
+    public void BaseImagesAreBuildArgumentsDefaultingToTheOfficialImages()
+    {
+        Assert.Equal(SdkImage, _dockerfile.GlobalArguments["SDK_IMAGE"]);
+        Assert.Equal(RuntimeImage, _dockerfile.GlobalArguments["RUNTIME_IMAGE"]);
+        var imageStages = _dockerfile.Stages.Where(stage => _dockerfile.Stages.All(other => other.Name != stage.From)).Select(stage => stage.Name);
+        Assert.Equal(new[] { "build", "runtime" }, imageStages);
+        Assert.Matches(@"(?m)^FROM \$\{SDK_IMAGE\} AS build$", Repository.Read("Dockerfile"));
+        Assert.Matches(@"(?m)^FROM \$\{RUNTIME_IMAGE\} AS runtime$", Repository.Read("Dockerfile"));
+    }
+
+    [Fact]
+    public void DockerfileHasNoSyntaxDirectiveThatAnOfflineBuildKitWouldFetch() =>
+        Assert.DoesNotMatch(@"(?im)^#\s*syntax\s*=", Repository.Read("Dockerfile"));
+
+    [Fact]
     public void ApiIsTheDefaultTarget() => Assert.Equal("api", _dockerfile.Stages[^1].Name);
 
     [Theory]
@@ -109,6 +124,29 @@ public class DockerfileTests
         var patterns = Repository.Read(".dockerignore").ReplaceLineEndings("\n").Split('\n').Select(line => line.Trim().TrimEnd('/')).ToHashSet();
         Assert.Contains("**/bin", patterns);
         Assert.Contains("**/obj", patterns);
+    }
+
+    [Fact]
+    public void DockerignoreKeepsNoSourceFileOutEvenWhenMatchedIgnoringCase()
+    {
+        // Compose v1's own builder matches .dockerignore without regard to case: "**/reports/" dropped the runner's Reports/ folder.
+        var patterns = Repository.Read(".dockerignore").ReplaceLineEndings("\n").Split('\n')
+            .Select(line => line.Trim()).Where(line => line.Length > 0 && !line.StartsWith('#')).ToList();
+        var sources = new[] { "src", "loadtests" }
+            .SelectMany(folder => Directory.EnumerateFiles(Repository.PathOf(folder), "*", SearchOption.AllDirectories))
+            .Select(path => Path.GetRelativePath(Repository.Root, path).Replace(Path.DirectorySeparatorChar, '/'))
+            .Where(path => !Regex.IsMatch(path, "/(bin|obj)/"))
+            .ToList();
+
+        Assert.NotEmpty(sources);
+        Assert.All(sources, source => Assert.DoesNotContain(patterns, pattern => Regex.IsMatch(source, IgnoreRegex(pattern), RegexOptions.IgnoreCase)));
+    }
+
+    /// <summary>A .dockerignore pattern as a regex over repository paths: "**/" any folders, "*" within one name, a match covers everything below.</summary>
+    private static string IgnoreRegex(string pattern)
+    {
+        var body = Regex.Escape(pattern.Trim('/')).Replace(@"\*\*/", "(.*/)?", StringComparison.Ordinal).Replace(@"\*", "[^/]*", StringComparison.Ordinal);
+        return $"^{body}(/.*)?$";
     }
 
     private Stage BuildStage() =>

@@ -35,7 +35,10 @@ public static class CommandLine
     private static readonly Option<string[]> Threshold = new("--threshold") { Description = "Extra pass/fail limit, repeatable: variant:metric<value (variant * = all; metrics mean, min, p50, p75, p95, p99, max in ms, rps, failed, failedPercent)." };
     private static readonly Option<double> RequestTimeoutSeconds = new("--request-timeout-s") { Description = "Per-request timeout; a timed-out request counts as failed.", DefaultValueFactory = _ => 60 };
     private static readonly Option<int> MaxInFlight = new("--max-in-flight") { Description = "open profile: bound on outstanding requests.", DefaultValueFactory = _ => 5000 };
-    private static readonly Option<string> Cpus = new("--cpus") { Description = "matrix: comma-separated core counts; the API is pinned to the first N cores.", DefaultValueFactory = _ => "1,2" };
+    private static readonly Option<string> Cpus = new("--cpus") { Description = "matrix: comma-separated core counts; the API is pinned to the first N cores, or limited to N CPUs in a container with --engine.", DefaultValueFactory = _ => "1,2" };
+    private static readonly Option<string> EngineName = new("--engine") { Description = "matrix: local (the API pinned with taskset), docker or podman (a container per core count and limit).", DefaultValueFactory = _ => "local" };
+    private static readonly Option<string> Limit = new("--limit") { Description = "matrix with --engine: how a container gets N CPUs: quota (--cpus N), cpuset (--cpuset-cpus 0-(N-1)) or both.", DefaultValueFactory = _ => "both" };
+    private static readonly Option<string> Image = new("--image") { Description = "matrix with --engine: the API image to run.", DefaultValueFactory = _ => MatrixOptions.DefaultImage };
     private static readonly Option<string?> Gc = new("--gc") { Description = "matrix: GC mode of the API, server or workstation (default: the runtime's)." };
     private static readonly Option<string> MatrixRuns = new("--matrix-experiments") { Description = "matrix: what to run at each core count: sweep, fanout.", DefaultValueFactory = _ => string.Join(',', MatrixOptions.KnownExperiments) };
     private static readonly Option<long> SweepTo = new("--sweep-to") { Description = "matrix: the compute sweep's largest cycle count (powers of ten from 1).", DefaultValueFactory = _ => 1_000_000_000 };
@@ -46,7 +49,7 @@ public static class CommandLine
     {
         var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
         {
-            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, Gc, MatrixRuns, SweepTo, SweepRepeat,
+            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat,
         };
         foreach (var option in ExperimentList.All.SelectMany(e => e.Options))
         {
@@ -126,7 +129,20 @@ public static class CommandLine
         {
             throw new UsageException($"unknown matrix experiment '{unknown}' (expected: {string.Join(", ", MatrixOptions.KnownExperiments)})");
         }
-        return new MatrixOptions(cpus, gc, runs, values.Positive(SweepTo), values.Positive(SweepRepeat));
+        var engine = values.Get(EngineName)!;
+        if (!MatrixOptions.KnownEngines.Contains(engine))
+        {
+            throw new UsageException($"--engine must be one of {string.Join(", ", MatrixOptions.KnownEngines)}, got '{engine}'");
+        }
+        IReadOnlyList<Hosting.CpuLimitKind> limits = values.Get(Limit) switch
+        {
+            "quota" => [Hosting.CpuLimitKind.Quota],
+            "cpuset" => [Hosting.CpuLimitKind.Pinning],
+            "both" => [Hosting.CpuLimitKind.Quota, Hosting.CpuLimitKind.Pinning],
+            var other => throw new UsageException($"--limit must be quota, cpuset or both, got '{other}'"),
+        };
+        return new MatrixOptions(cpus, gc, runs, values.Positive(SweepTo), values.Positive(SweepRepeat),
+            engine == "local" ? null : engine, values.Get(Image)!, limits);
     }
 
     private static Uri? ParseTarget(string? text)

@@ -10,12 +10,28 @@ using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
 
-/// <summary>What was measured at one core count, or why it was skipped.</summary>
-public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut);
+/// <summary>What was measured at one core count and limit (taskset pinning, or a container's quota or cpuset), or why it was skipped.</summary>
+public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
+    ContainerLimit? Container = null)
+{
+    /// <summary>How the report names this run: "2 core(s)" locally, "2 core(s) --cpus 2" in a container.</summary>
+    public string Label => $"{Cpus} core(s){LimitSuffix}";
+
+    /// <summary>Nothing locally (so the local report reads as before), " --cpus 2" or " --cpuset-cpus 0-1" in a container.</summary>
+    public string LimitSuffix => Container is null ? "" : $" {Container}";
+
+    /// <summary>A file-name-safe key: "2cpu", "2cpu-quota", "2cpu-pinning".</summary>
+    public string Key => Container is null ? $"{Cpus}cpu" : $"{Cpus}cpu-{Container.KindName}";
+}
+
+/// <summary>Where the matrix's containers ran: the engine, its version and the image, for the report.</summary>
+public sealed record ContainerSetup(string Engine, string EngineVersion, string Image, string ImageId);
 
 /// <summary>
 /// Issue 5's local matrix: for each core count the machine has, an API child pinned to the first N cores
 /// (taskset + DOTNET_PROCESSOR_COUNT), the compute sweep and the fan-out experiment, then one cross-core report.
+/// With an engine (issue 11) each core count is a container instead, limited by quota and/or cpuset, and the runtime
+/// inside derives its processor count from that limit (checked before anything is measured).
 /// </summary>
 public static class MatrixRunner
 {
@@ -31,22 +47,45 @@ public static class MatrixRunner
     public static async Task<bool> RunAsync(
         MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken)
     {
-        ExperimentRunner.CheckThresholdsNameVariants([.. options.Cpus.SelectMany(cpus => fanOut.Variants.Select(v => new VariantKey(v.Name, cpus)))], thresholds);
-        var available = Environment.ProcessorCount;
-        var hasTaskset = OnPath("taskset");
-        var runs = new List<CoreCountRun>();
-        foreach (var cpus in options.Cpus)
+        // Thresholds may name a variant by its matrix label ("async@2cpu", "async@2cpu-quota"), so every label is offered.
+        IReadOnlyList<string?> limitNames = options.Engine is null ? [null] : [.. (options.Limits ?? []).Select(ContainerLimit.NameOf)];
+        ExperimentRunner.CheckThresholdsNameVariants(
+            [.. options.Cpus.SelectMany(cpus => limitNames.SelectMany(limit => fanOut.Variants.Select(v => new VariantKey(v.Name, cpus, limit))))], thresholds);
+        var environment = new Dictionary<string, string>();
+        if (options.GcMode is { } gc)
         {
-            var skipped = !hasTaskset ? "taskset (util-linux) is not installed, so the API cannot be pinned"
-                : cpus > available ? $"this machine offers only {available} core(s) to the runner"
-                : null;
-            if (skipped is not null)
+            environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
+        }
+        var runs = new List<CoreCountRun>();
+        ContainerSetup? setup = null;
+        if (options.Engine is { } engineCommand)
+        {
+            var engine = new ContainerEngine(engineCommand);
+            setup = new ContainerSetup(engineCommand, await engine.ServerVersionAsync(cancellationToken), options.Image, await engine.ImageIdAsync(options.Image, cancellationToken));
+            console.WriteLine($"== matrix: {engineCommand} {setup.EngineVersion}, image {options.Image} ({setup.ImageId})");
+            var hostCpus = MachineFacts.Current().LogicalCores;
+            foreach (var limit in options.Cpus.SelectMany(cpus => (options.Limits ?? []).Select(kind => new ContainerLimit(kind, cpus))))
             {
-                console.WriteLine($"== matrix: {cpus} core(s) skipped: {skipped}");
-                runs.Add(new CoreCountRun(cpus, skipped, null, [], null, null));
-                continue;
+                var setting = new CoreCountRun(limit.Cpus, null, null, [], null, null, limit);
+                runs.Add(limit.Cpus > hostCpus
+                    ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {hostCpus} CPU(s)" }, console)
+                    : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, thresholds, console, cancellationToken));
             }
-            runs.Add(await RunCoreCountAsync(cpus, options, fanOut, load, thresholds, console, cancellationToken));
+        }
+        else
+        {
+            var available = Environment.ProcessorCount;
+            var hasTaskset = OnPath("taskset");
+            foreach (var cpus in options.Cpus)
+            {
+                var skipped = !hasTaskset ? "taskset (util-linux) is not installed, so the API cannot be pinned"
+                    : cpus > available ? $"this machine offers only {available} core(s) to the runner"
+                    : null;
+                var setting = new CoreCountRun(cpus, skipped, null, [], null, null);
+                runs.Add(skipped is not null
+                    ? Skipped(setting, console)
+                    : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, cpus)), options, fanOut, load, thresholds, console, cancellationToken));
+            }
         }
 
         Directory.CreateDirectory(outputFolder);
@@ -54,7 +93,7 @@ public static class MatrixRunner
         var allFanOut = fanOuts.SelectMany(f => f.Variants).ToList();
         foreach (var (run, report) in runs.Where(r => r.FanOut is not null).Select(r => (r, r.FanOut!)))
         {
-            ReportWriter.Write(Path.Combine(outputFolder, $"fanout-{run.Cpus}cpu"), report, RunnerCommandLine.Current());
+            ReportWriter.Write(Path.Combine(outputFolder, $"fanout-{run.Key}"), report, RunnerCommandLine.Current());
         }
         File.WriteAllText(Path.Combine(outputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
         File.WriteAllText(Path.Combine(outputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
@@ -66,10 +105,10 @@ public static class MatrixRunner
         {
             console.WriteLine($"FLAGGED: {flag}");
         }
-        File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, fanOut.Settings.DelayMs));
-        File.WriteAllText(Path.Combine(outputFolder, "report.html"), Html(runs, verdict, options, fanOut.Settings.DelayMs, chart));
+        File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, setup, fanOut.Settings.DelayMs));
+        File.WriteAllText(Path.Combine(outputFolder, "report.html"), Html(runs, verdict, options, setup, fanOut.Settings.DelayMs, chart));
         File.WriteAllText(Path.Combine(outputFolder, "matrix.json"), JsonSerializer.Serialize(
-            new { options, runs = runs.Select(r => new { r.Cpus, r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, FanOut = r.FanOut?.Experiment }), verdict, flags },
+            new { options, setup, runs = runs.Select(r => new { r.Cpus, Limit = r.Container?.ToString(), r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, FanOut = r.FanOut?.Experiment }), verdict, flags },
             new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
         console.WriteLine($"== matrix: {verdict}");
         console.WriteLine($"report: {Path.GetFullPath(outputFolder)}");
@@ -82,21 +121,22 @@ public static class MatrixRunner
         return passed;
     }
 
-    private static async Task<CoreCountRun> RunCoreCountAsync(
-        int cpus, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, CancellationToken cancellationToken)
+    private static CoreCountRun Skipped(CoreCountRun run, TextWriter console)
     {
-        var environment = new Dictionary<string, string>();
-        if (options.GcMode is { } gc)
-        {
-            environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
-        }
-        var servers = new ChildApiServers(new ApiLaunch(environment, cpus));
+        console.WriteLine($"== matrix: {run.Label} skipped: {run.SkippedBecause}");
+        return run;
+    }
+
+    /// <summary>Measures at the core count and limit <paramref name="setting"/> names, and returns it with the figures filled in.</summary>
+    private static async Task<CoreCountRun> RunCoreCountAsync(
+        CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, CancellationToken cancellationToken)
+    {
         IReadOnlyList<SweepRow> sweep = [];
         double? breakEven = null;
         int? processorCount = null;
         if (options.Experiments.Contains("sweep"))
         {
-            console.WriteLine($"== matrix: compute sweep on {cpus} core(s), 1 to {options.SweepTo:N0} cycles");
+            console.WriteLine($"== matrix: compute sweep on {setting.Label}, 1 to {options.SweepTo:N0} cycles");
             await using var server = await servers.AcquireAsync(new Dictionary<string, string>(), cancellationToken);
             using var client = new SandboxClient(server.BaseAddress);
             try
@@ -108,16 +148,16 @@ public static class MatrixRunner
             }
             catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
             {
-                throw new UsageException($"the compute sweep on {cpus} core(s) failed: {e.Message.ReplaceLineEndings(" ")}");
+                throw new UsageException($"the compute sweep on {setting.Label} failed: {e.Message.ReplaceLineEndings(" ")}");
             }
         }
         ExperimentReport? fanOut = null;
         if (options.Experiments.Contains("fanout"))
         {
-            fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, cpus);
+            fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, setting.Cpus, setting.Container?.KindName);
             processorCount ??= fanOut.ApiProcessorCount;
         }
-        return new CoreCountRun(cpus, null, processorCount, sweep, breakEven, fanOut);
+        return setting with { ApiProcessorCount = processorCount, Sweep = sweep, BreakEvenAmount = breakEven, FanOut = fanOut };
     }
 
     /// <summary>Every flagged sweep figure, judged against the cores the API really had (its ProcessorCount when known).</summary>
@@ -154,13 +194,13 @@ public static class MatrixRunner
             : string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {largest.EfficiencyPercent:0} %, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
     }
 
-    private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, int delayMs)
+    private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs)
     {
         var md = new StringBuilder();
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         md.AppendLine("# Core-count matrix");
         md.AppendLine();
-        foreach (var line in Setup(runs, options))
+        foreach (var line in Setup(runs, options, setup))
         {
             md.AppendLine(line);
             md.AppendLine();
@@ -211,7 +251,7 @@ public static class MatrixRunner
     }
 
     /// <summary>The matrix's report.html: the verdict and the flags first, then the tables, the setup and the chart.</summary>
-    private static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, int delayMs, string chartSvg)
+    private static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string chartSvg)
     {
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
@@ -229,19 +269,21 @@ public static class MatrixRunner
         {
             page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, delayMs)).Paragraph(StarvedNote(delayMs));
         }
-        return page.Heading(2, "Machine and run").List(Setup(runs, options)).Paragraph("Command line:").Preformatted(RunnerCommandLine.Current())
+        return page.Heading(2, "Machine and run").List(Setup(runs, options, setup)).Paragraph("Command line:").Preformatted(RunnerCommandLine.Current())
             .Heading(2, "Charts").Figure(chartSvg).ToString();
     }
 
-    private static IEnumerable<string> Setup(IReadOnlyList<CoreCountRun> runs, MatrixOptions options) =>
+    private static IEnumerable<string> Setup(IReadOnlyList<CoreCountRun> runs, MatrixOptions options, ContainerSetup? setup) =>
     [
         ReportWriter.MachineLine(MachineFacts.Current(), null),
-        string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."),
-        .. runs.Where(r => r.SkippedBecause is not null).Select(r => $"{r.Cpus} core(s): skipped, {r.SkippedBecause}."),
+        string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; ") + (setup is null
+            ? "the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."
+            : $"the API in a fresh container per variant, engine {setup.Engine} {setup.EngineVersion}, image {setup.Image} ({setup.ImageId}), limited by {string.Join(" and by ", (options.Limits ?? []).Select(kind => kind == CpuLimitKind.Quota ? "quota (--cpus N)" : "pinning (--cpuset-cpus 0-(N-1))"))}; DOTNET_PROCESSOR_COUNT unset, the runtime derives it from the limit."),
+        .. runs.Where(r => r.SkippedBecause is not null).Select(r => $"{r.Label}: skipped, {r.SkippedBecause}."),
     ];
 
     private static TextTable SweepTable(List<CoreCountRun> measured) => new(
-        ["Cycles", .. measured.SelectMany(r => new[] { $"{r.Cpus} core: Sync (s)", $"{r.Cpus} core: Async (s)", $"{r.Cpus} core: % Efficiency" })],
+        ["Cycles", .. measured.SelectMany(r => new[] { $"{r.Cpus} core{r.LimitSuffix}: Sync (s)", $"{r.Cpus} core{r.LimitSuffix}: Async (s)", $"{r.Cpus} core{r.LimitSuffix}: % Efficiency" })],
         [.. measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order().Select(amount => (IReadOnlyList<string>)
         [
             amount.ToString("N0", CultureInfo.InvariantCulture),
@@ -252,9 +294,9 @@ public static class MatrixRunner
     private static IEnumerable<string> SweepFacts(List<CoreCountRun> measured) =>
     [
         "API ProcessorCount: " + string.Join("; ", measured.Select(r =>
-            string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".",
+            string.Create(CultureInfo.InvariantCulture, $"{r.Label}: {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".",
         "Break-even (first amount where Task.Run is at least as fast): " + string.Join("; ", measured.Select(r =>
-            string.Create(CultureInfo.InvariantCulture, $"{r.Cpus} core(s): {(r.BreakEvenAmount is { } b ? b.ToString("N0", CultureInfo.InvariantCulture) : "none")}"))) + ".",
+            string.Create(CultureInfo.InvariantCulture, $"{r.Label}: {(r.BreakEvenAmount is { } b ? b.ToString("N0", CultureInfo.InvariantCulture) : "none")}"))) + ".",
     ];
 
     private static string StarvedNote(int delayMs) => string.Create(CultureInfo.InvariantCulture,
@@ -264,7 +306,7 @@ public static class MatrixRunner
         ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "errors", "peak pool threads", "peak queue", "starved from"],
         [.. fanOuts.SelectMany(run => run.FanOut!.Variants.Select(v => (IReadOnlyList<string>)
         [
-            run.Cpus.ToString(CultureInfo.InvariantCulture), run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Key.Label,
+            $"{run.Cpus}{run.LimitSuffix}", run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Key.Label,
             v.Total.MeanMs.ToString("0", CultureInfo.InvariantCulture), ReportWriter.PeakLoadMean(v), v.Total.P99Ms.ToString("0", CultureInfo.InvariantCulture),
             v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), v.Total.Failed.ToString(CultureInfo.InvariantCulture),
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a", StarvedFrom(v, StarvedFactor * delayMs),
@@ -272,7 +314,7 @@ public static class MatrixRunner
         new HashSet<int> { 0, 1, 3, 4, 5, 6, 7, 8, 9, 10 });
 
     private static IEnumerable<string> FanOutVerdicts(List<CoreCountRun> fanOuts) =>
-        fanOuts.Select(run => $"{run.Cpus} core(s): {run.FanOut!.Finding.Verdict} (details in fanout-{run.Cpus}cpu/report.html)");
+        fanOuts.Select(run => $"{run.Label}: {run.FanOut!.Finding.Verdict} (details in fanout-{run.Key}/report.html)");
 
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
     private static string[] SweepCells(SweepRow row, int cores)

@@ -11,6 +11,7 @@ namespace ConcurrencySandbox.LoadTests.Running;
 public static class ExperimentRunner
 {
     /// <param name="cpus">The core count the servers pin the API to (the matrix), carried in every variant's key.</param>
+    /// <param name="limit">How a container matrix limits the API to <paramref name="cpus"/> ("quota", "pinning"), also in the key.</param>
     public static async Task<ExperimentReport> RunAsync(
         Experiment experiment,
         LoadOptions load,
@@ -18,17 +19,18 @@ public static class ExperimentRunner
         IReadOnlyList<Threshold> userThresholds,
         TextWriter console,
         CancellationToken cancellationToken,
-        int? cpus = null)
+        int? cpus = null,
+        string? limit = null)
     {
         var started = DateTimeOffset.Now;
         var variants = experiment.Variants;
         var results = new List<VariantResult>();
         var (profile, shape) = variants[0].Driver.Describe(load);
-        var label = cpus is { } n ? $"{experiment.Name}@{n}cpu" : experiment.Name;
+        var label = new VariantKey(experiment.Name, cpus, limit).Label;
         console.WriteLine($"== {label}: {variants.Count} variant(s) against {servers.Describe()}; {shape}");
         foreach (var variant in variants)
         {
-            var result = await RunVariantAsync(experiment, variant, new VariantKey(variant.Name, cpus), load, servers, console, cancellationToken);
+            var result = await RunVariantAsync(experiment, variant, new VariantKey(variant.Name, cpus, limit), load, servers, console, cancellationToken);
             results.Add(result with { Figures = experiment.FiguresOf(result) });
         }
         var thresholds = Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results);

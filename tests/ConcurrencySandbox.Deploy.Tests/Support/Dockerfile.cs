@@ -28,7 +28,14 @@ internal sealed record Stage(string Name, string From, IReadOnlyList<Instruction
 /// <summary>The top-level Dockerfile parsed into stages, enough to check its structure.</summary>
 internal sealed class Dockerfile
 {
-    private Dockerfile(IReadOnlyList<Stage> stages) => Stages = stages;
+    private Dockerfile(IReadOnlyDictionary<string, string> globalArguments, IReadOnlyList<Stage> stages)
+    {
+        GlobalArguments = globalArguments;
+        Stages = stages;
+    }
+
+    /// <summary>The ARGs declared before the first FROM, with their defaults (the only ARGs a FROM may use).</summary>
+    public IReadOnlyDictionary<string, string> GlobalArguments { get; }
 
     public IReadOnlyList<Stage> Stages { get; }
 
@@ -40,6 +47,7 @@ internal sealed class Dockerfile
     public static Dockerfile Parse(string text)
     {
         var stages = new List<Stage>();
+        var globalArguments = new Dictionary<string, string>();
         List<Instruction>? current = null;
         foreach (var instruction in Instructions(text))
         {
@@ -48,7 +56,15 @@ internal sealed class Dockerfile
                 var words = instruction.Words();
                 current = [];
                 var name = words.Count == 3 && words[1].Equals("AS", StringComparison.OrdinalIgnoreCase) ? words[2] : $"#{stages.Count}";
-                stages.Add(new Stage(name, words[0], current));
+                var from = Regex.Replace(words[0], @"\$\{(\w+)\}|\$(\w+)", match =>
+                    globalArguments.GetValueOrDefault(match.Groups[1].Success ? match.Groups[1].Value : match.Groups[2].Value)
+                    ?? throw new FormatException($"FROM {words[0]}: {match.Value} is not an ARG with a default before the first FROM."));
+                stages.Add(new Stage(name, from, current));
+            }
+            else if (current is null && instruction.Keyword == "ARG")
+            {
+                var (argument, value) = (instruction.Arguments.Split('=', 2) is [var key, var defaultValue] ? (key, defaultValue) : (instruction.Arguments, ""));
+                globalArguments[argument] = value;
             }
             else
             {
@@ -56,7 +72,7 @@ internal sealed class Dockerfile
             }
         }
 
-        return new Dockerfile(stages);
+        return new Dockerfile(globalArguments, stages);
     }
 
     /// <summary>The stage followed by the stages it is built FROM, up to the one built from an image.</summary>

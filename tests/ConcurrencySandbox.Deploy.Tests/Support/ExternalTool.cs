@@ -11,7 +11,11 @@ internal static class ExternalTool
             .Any(dir => File.Exists(Path.Combine(dir, tool)) || File.Exists(Path.Combine(dir, tool + ".exe")));
 
     /// <summary>Runs the tool to completion and returns its exit code and output.</summary>
-    public static (int ExitCode, string Output, string Error) Run(string tool, params string[] arguments)
+    public static (int ExitCode, string Output, string Error) Run(string tool, params string[] arguments) =>
+        RunWith(new Dictionary<string, string>(), tool, arguments);
+
+    /// <summary>Runs the tool with <paramref name="environment"/> added to this process's environment.</summary>
+    public static (int ExitCode, string Output, string Error) RunWith(IReadOnlyDictionary<string, string> environment, string tool, params string[] arguments)
     {
         var start = new ProcessStartInfo(tool)
         {
@@ -22,6 +26,10 @@ internal static class ExternalTool
         foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);
+        }
+        foreach (var (name, value) in environment)
+        {
+            start.Environment[name] = value;
         }
 
         using var process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {tool}.");
@@ -36,6 +44,18 @@ internal static class ExternalTool
 internal sealed class FactWhenToolExistsAttribute : FactAttribute
 {
     public FactWhenToolExistsAttribute(string tool)
+    {
+        if (!ExternalTool.IsOnPath(tool))
+        {
+            Skip = $"{tool} is not on the PATH of this machine.";
+        }
+    }
+}
+
+/// <summary>A theory that runs only where the named tool is on the PATH, and says so when skipped.</summary>
+internal sealed class TheoryWhenToolExistsAttribute : TheoryAttribute
+{
+    public TheoryWhenToolExistsAttribute(string tool)
     {
         if (!ExternalTool.IsOnPath(tool))
         {

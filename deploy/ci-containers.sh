@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# CI's container stage (.ci/run calls it after the dotnet tests). Where a container engine can run (as root it
+# installs docker.io and starts dockerd when missing), it builds the three images with the project's Dockerfile,
+# runs the API at --cpus 1, --cpus 2, --cpuset-cpus 0 and --cpuset-cpus 0-1 and checks /healthz, the processor
+# count the runtime derived and the non-root uid, prints one compute compare row per setting, then runs the
+# compose stack end to end with the smoke profile. Everything it started (containers, the compose network,
+# dockerd) is removed again by id. Where no engine can run, one line says so and every check counts as skipped.
+# Last line: "containers: N passed, N failed, N skipped".
+# Settings: COMPARE_CYCLES (default 10^9), SDK_IMAGE / RUNTIME_IMAGE (default: the official images when present
+# or pullable, else the offline stand-ins deploy/build-base-images.sh builds).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+SETTINGS=("--cpus 1" "--cpus 2" "--cpuset-cpus 0" "--cpuset-cpus 0-1")
+CHECKS_PER_SETTING=4 # healthz, processor count, uid, compare row
+COMPOSE_CHECKS=2     # the stack exits 0, the reports are written
+BUILD_CHECKS=3
+TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + COMPOSE_CHECKS))
+COMPARE_CYCLES=${COMPARE_CYCLES:-1000000000}
+PROJECT=concurrencysandbox-ci
+
+passed=0; failed=0; skipped=0
+started_at=$(date +%s)
+work=$(mktemp -d)
+containers=()
+dockerd_pid=""
+compose=()
+
+pass() { echo "ok: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+skip() { echo "skipped: $*"; skipped=$((skipped + $2)); }
+# The CPU count a setting such as "--cpus 2" or "--cpuset-cpus 0-1" gives the container.
+expected_cpus() {
+  local value=${1#* }
+  case $1 in
+    "--cpus "*) echo "$value" ;;
+    *) awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' <<<"$value" ;;
+  esac
+}
+
+finish() {
+  for id in "${containers[@]}"; do docker rm -f "$id" >/dev/null 2>&1; done
+  if [ ${#compose[@]} -gt 0 ]; then
+    (cd deploy && REPORTS_HOST_DIR="$work/reports" "${compose[@]}" -p "$PROJECT" down --volumes --remove-orphans >/dev/null 2>&1)
+  fi
+  if [ -n "$dockerd_pid" ]; then
+    kill "$dockerd_pid" 2>/dev/null
+    for _ in $(seq 1 30); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 1; done
+    echo "containers: stopped the dockerd this stage started (pid $dockerd_pid)"
+  fi
+  rm -rf "$work"
+  echo "containers: stage took $(($(date +%s) - started_at)) s"
+  echo "containers: $passed passed, $failed failed, $skipped skipped"
+}
+trap finish EXIT
+
+# 1. An engine: use a running one; as root, install docker.io and start dockerd when missing.
+engine_unavailable() {
+  echo "containers: no container engine can run here ($1): $TOTAL_CHECKS container checks skipped"
+  skipped=$TOTAL_CHECKS
+  exit 0
+}
+if ! docker info >/dev/null 2>&1; then
+  [ "$(id -u)" -eq 0 ] || engine_unavailable "docker is not running and this is not root"
+  if ! command -v dockerd >/dev/null; then
+    { apt-get install -y docker.io docker-compose || { apt-get update && apt-get install -y docker.io docker-compose; }; } >"$work/apt.log" 2>&1 \
+      || engine_unavailable "apt-get could not install docker.io (see apt-get's output)"
+  fi
+  dockerd >"$work/dockerd.log" 2>&1 &
+  dockerd_pid=$!
+  for _ in $(seq 1 30); do docker info >/dev/null 2>&1 && break; sleep 1; done
+  docker info >/dev/null 2>&1 || { tail -n 5 "$work/dockerd.log"; engine_unavailable "dockerd did not start"; }
+  echo "containers: started dockerd (pid $dockerd_pid)"
+fi
+if docker compose version >/dev/null 2>&1; then compose=(docker compose)
+elif command -v docker-compose >/dev/null; then compose=(docker-compose)
+fi
+engine=$(docker version --format '{{.Server.Version}}' 2>/dev/null)
+echo "containers: Docker Engine $engine, compose: ${compose[*]:-none}, host CPUs $(nproc)"
+
+# 2. Base images: the official ones when present or pullable, else the offline stand-ins.
+have_image() { docker image inspect "$1" >/dev/null 2>&1; }
+official_sdk=mcr.microsoft.com/dotnet/sdk:10.0
+official_runtime=mcr.microsoft.com/dotnet/aspnet:10.0
+if [ -z "${SDK_IMAGE:-}" ]; then
+  if { have_image "$official_sdk" || timeout 120 docker pull -q "$official_sdk"; } >/dev/null 2>&1 \
+    && { have_image "$official_runtime" || timeout 120 docker pull -q "$official_runtime"; } >/dev/null 2>&1; then
+    SDK_IMAGE=$official_sdk RUNTIME_IMAGE=$official_runtime
+  else
+    echo "containers: the official .NET images cannot be pulled: using the offline stand-ins"
+    deploy/build-base-images.sh || echo "containers: building the offline stand-ins failed"
+    SDK_IMAGE=concurrencysandbox/dotnet-sdk:10.0-offline RUNTIME_IMAGE=concurrencysandbox/dotnet-aspnet:10.0-offline
+  fi
+fi
+RUNTIME_IMAGE=${RUNTIME_IMAGE:-$official_runtime}
+echo "containers: base images $SDK_IMAGE and $RUNTIME_IMAGE"
+
+# 3. The three images, with the legacy builder (BuildKit would reach for a registry).
+for target in api stub loadrunner; do
+  build_started=$(date +%s)
+  if DOCKER_BUILDKIT=0 docker build -q --build-arg "SDK_IMAGE=$SDK_IMAGE" --build-arg "RUNTIME_IMAGE=$RUNTIME_IMAGE" \
+      --target "$target" -t "concurrencysandbox/$target:local" . >"$work/build-$target.log" 2>&1; then
+    pass "image concurrencysandbox/$target:local built in $(($(date +%s) - build_started)) s"
+  else
+    tail -n 20 "$work/build-$target.log"
+    fail "image concurrencysandbox/$target:local did not build"
+  fi
+done
+have_image concurrencysandbox/api:local || { skip "the API image is missing: API and compose checks" $((TOTAL_CHECKS - BUILD_CHECKS)); exit 1; }
+
+# 4. The API at each CPU setting.
+now_ms() { date +%s%3N; }
+for setting in "${SETTINGS[@]}"; do
+  cpus=$(expected_cpus "$setting")
+  if [ "$cpus" -gt "$(nproc)" ]; then
+    skip "$setting: the host has only $(nproc) CPU(s)" "$CHECKS_PER_SETTING"
+    continue
+  fi
+  started_ms=$(now_ms)
+  # shellcheck disable=SC2086 # the setting is a flag and its value
+  id=$(docker run -d $setting -p 127.0.0.1::8080 concurrencysandbox/api:local)
+  containers+=("$id")
+  port=$(docker port "$id" 8080/tcp | head -n 1 | sed 's/.*://')
+  healthy_ms=""
+  for _ in $(seq 1 600); do
+    if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")" = 200 ]; then healthy_ms=$(( $(now_ms) - started_ms )); break; fi
+    sleep 0.05
+  done
+  if [ -n "$healthy_ms" ]; then pass "$setting: /healthz 200, $healthy_ms ms from docker run"; else fail "$setting: /healthz never answered 200 within 30 s"; fi
+  processors=$(curl -s "http://127.0.0.1:$port/api/threadpool" | grep -o '"processorCount":[0-9]*' | cut -d: -f2)
+  if [ "$processors" = "$cpus" ]; then pass "$setting: ProcessorCount $processors"; else fail "$setting: ProcessorCount '${processors}', expected $cpus"; fi
+  uid=$(docker exec "$id" id -u)
+  if [ "$uid" = 1654 ]; then pass "$setting: runs as uid 1654"; else fail "$setting: runs as uid '$uid', expected 1654"; fi
+  row=$(curl -s --max-time 600 "http://127.0.0.1:$port/api/compute/compare?cycles=$COMPARE_CYCLES")
+  efficiency=$(grep -o '"efficiencyPercent":[0-9.]*' <<<"$row" | cut -d: -f2)
+  if [ -n "$efficiency" ]; then
+    sync=$(grep -o '"syncSeconds":[0-9.]*' <<<"$row" | cut -d: -f2)
+    taskrun=$(grep -o '"taskRunSeconds":[0-9.]*' <<<"$row" | cut -d: -f2)
+    pass "$(printf '%-18s compare cycles=%s  sync %.3f s  Task.Run %.3f s  efficiency %.0f %%' "$setting:" "$COMPARE_CYCLES" "$sync" "$taskrun" "$efficiency")"
+  else
+    fail "$setting: no compare row (${row:0:200})"
+  fi
+  docker rm -f "$id" >/dev/null
+done
+
+# 5. The compose stack end to end: the smoke profile against every API the host can run, reports written, exit 0.
+if [ ${#compose[@]} -eq 0 ]; then
+  skip "compose stack: neither 'docker compose' nor docker-compose is installed" "$COMPOSE_CHECKS"
+else
+  mkdir -p "$work/reports" && chmod 777 "$work/reports"
+  compose_started=$(date +%s)
+  (cd deploy && REPORTS_HOST_DIR="$work/reports" LOADRUNNER_UID=$(id -u) PROFILE=smoke EXPERIMENTS="compute fanout" \
+    timeout 900 "${compose[@]}" -p "$PROJECT" up --no-build --abort-on-container-exit --exit-code-from loadrunner) >"$work/compose.log" 2>&1
+  compose_rc=$?
+  grep -E 'loadrunner.*(==|!!|verdict|report:)' "$work/compose.log" | tail -n 20
+  if [ "$compose_rc" -eq 0 ]; then pass "compose stack (smoke) exited 0 in $(($(date +%s) - compose_started)) s"; else tail -n 30 "$work/compose.log"; fail "compose stack (smoke) exited $compose_rc"; fi
+  missing=""
+  for service in api-1cpu api-2cpu; do
+    for experiment in compute fanout; do
+      [ -n "$(find "$work/reports/$service/$experiment" -name '*.md' 2>/dev/null)" ] || missing+=" $service/$experiment"
+    done
+  done
+  if [ -z "$missing" ]; then pass "compose stack wrote a report per API and experiment"; else fail "compose stack wrote no report for:$missing"; fi
+fi
+[ "$failed" -eq 0 ]

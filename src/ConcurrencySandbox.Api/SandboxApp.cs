@@ -2,6 +2,7 @@ using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Receive;
+using ConcurrencySandbox.Api.Streaming;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
@@ -33,6 +34,7 @@ public static class SandboxApp
         builder.AddFanOut();
         builder.AddThreadPools();
         builder.AddTelemetry();
+        builder.AddStreaming();
         builder.AddControlPlane();
         builder.Services.AddHostedService<ParentProcessWatch>();
         configureServices?.Invoke(builder.Services);
@@ -48,6 +50,7 @@ public static class SandboxApp
         app.MapReceive();
         app.MapThreadPools();
         app.MapTelemetry();
+        app.MapStreaming();
         app.PrintReadyLine();
         return app;
     }

@@ -49,6 +49,10 @@ public class CommandLineTests
     [InlineData("names no variant", "matrix", "--cpus", "1,2", "--threshold", "async@4cpu:p99<5")]
     [InlineData("cannot use --target", "coldstart", "--target", "http://127.0.0.1:9")]
     [InlineData("cannot use --target", "matrix", "--target", "http://127.0.0.1:9")]
+    [InlineData("cannot use --target", "streaming", "--target", "http://127.0.0.1:9")]
+    [InlineData("--message-bytes must be from 1 to 65536", "streaming", "--message-bytes", "65537")]
+    [InlineData("--clients must be positive", "streaming", "--clients", "0")]
+    [InlineData("--connect-interval-ms must be from 0 to 60000", "streaming", "--connect-interval-ms", "-1")]
     public async Task RunnerRefusesWhatCannotRunWithCode2BeforeStartingAnything(string expected, params string[] args)
     {
         var (code, _, error) = await InvokeAsync(

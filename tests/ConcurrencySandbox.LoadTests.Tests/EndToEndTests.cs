@@ -68,6 +68,25 @@ public sealed class EndToEndTests : IDisposable
     }
 
     [Fact]
+    public async Task StreamingSmokeRunChecksEveryMessageOfEveryImplementationAndPrintsTheSeedBesideToday()
+    {
+        var (code, output, error) = await RunRunnerAsync(
+            "streaming", "--profile", "smoke", "--clients", "4", "--connect-interval-ms", "5", "--interval-ms", "20", "--out", _out);
+
+        // Exit 0: no message lost, corrupt or out of order (the default threshold); timings are not judged here.
+        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
+        var curves = ReadCsv("curves.csv");
+        foreach (var variant in new[] { "allocating", "saea-pooled", "pipelines" })
+        {
+            Assert.Contains(curves, r => r["variant"] == variant && long.Parse(r["ok"], CultureInfo.InvariantCulture) > 0);
+        }
+
+        var summary = await File.ReadAllTextAsync(Path.Combine(_out, "summary.md"));
+        Assert.Contains("| saea-pooled | allocated per message, net of idle |", summary);
+        Assert.Contains("310,188 allocations", summary);
+    }
+
+    [Fact]
     public async Task BadOptionExitsWithCode2WithoutAStackTrace()
     {
         var (code, _, error) = await RunRunnerAsync("fanout", "--profile", "forever");

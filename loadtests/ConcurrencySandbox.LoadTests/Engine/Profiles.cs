@@ -3,13 +3,15 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// <summary>The built-in load shapes a user picks with --profile.</summary>
 public static class Profiles
 {
-    public static readonly IReadOnlyList<string> Names = ["quick", "seed003", "open", "smoke"];
+    public static readonly IReadOnlyList<string> Names = ["quick", "seed003", "seed001", "open", "smoke"];
 
     /// <summary>Builds a named profile; <paramref name="openRatePerSecond"/> is the open profile's peak arrival rate.</summary>
     public static LoadShape Create(string name, double openRatePerSecond) => name switch
     {
         // Seed 003: 4 users, +4 every 45 s, 8 minutes.
         "seed003" => new LoadShape(SteppedRamp(4, 4, TimeSpan.FromSeconds(45), TimeSpan.FromMinutes(8)), TimeSpan.FromSeconds(5)),
+        // Seed 001: 50 clients held for 5 minutes (the streaming experiment's clients; for HTTP experiments, 50 users).
+        "seed001" => new LoadShape([new KeepConstant(50, TimeSpan.FromMinutes(5))], TimeSpan.FromSeconds(5)),
         // The same shape compressed to one minute: +4 users every 6 s up to 40.
         "quick" => new LoadShape(SteppedRamp(4, 4, TimeSpan.FromSeconds(6), TimeSpan.FromMinutes(1)), TimeSpan.FromSeconds(2)),
         // Open model: the arrival rate ramps up for 45 s, then holds its peak for 15 s.

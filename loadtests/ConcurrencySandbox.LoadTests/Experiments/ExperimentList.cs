@@ -16,6 +16,7 @@ public static class ExperimentList
         FanOutExperiment.Definition,
         ColdStartExperiment.Definition,
         ReceiveExperiment.Definition,
+        StreamingExperiment.Definition,
     ];
 
     public static IReadOnlyList<string> Names => [.. All.Select(d => d.Name)];

@@ -1,0 +1,83 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Net;
+using ConcurrencySandbox.Experiments.Streaming;
+using Microsoft.Extensions.Options;
+
+namespace ConcurrencySandbox.Api.Streaming;
+
+/// <summary>
+/// Runs the streaming server for the life of the app when Streaming:Port is set, and remembers the process's
+/// counters at its start so figures per message cover the streaming only from then on.
+/// </summary>
+public sealed class StreamingHost(IOptions<StreamingOptions> options) : IHostedService, IAsyncDisposable
+{
+    /// <summary>The fixed start of the line printed once the server listens; the load runner waits for it.</summary>
+    public const string ListeningLinePrefix = "ConcurrencySandbox streaming server";
+
+    public StreamingServer? Server { get; private set; }
+
+    /// <summary>The process's counters when the server started.</summary>
+    public ProcessCounters? AtStart { get; private set; }
+
+    public Task StartAsync(CancellationToken cancellationToken)
+    {
+        var port = options.Value.Port;
+        if (port == 0)
+        {
+            return Task.CompletedTask;
+        }
+
+        AtStart = ProcessCounters.Read();
+        Server = StreamingServer.Create(options.Value.ToSettings());
+        Server.Start(new IPEndPoint(IPAddress.Loopback, port));
+        Console.WriteLine($"{ListeningLinePrefix} ({Server.ImplementationName}) listening at tcp://{Server.EndPoint}");
+        return Task.CompletedTask;
+    }
+
+    public async Task StopAsync(CancellationToken cancellationToken) => await DisposeAsync();
+
+    public async ValueTask DisposeAsync()
+    {
+        if (Server is { } server)
+        {
+            Server = null;
+            await server.DisposeAsync();
+        }
+    }
+}
+
+/// <summary>Process-wide counters that only grow, plus the current heap (GC.GetTotalMemory), working set and thread count.</summary>
+public sealed record ProcessCounters(
+    long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuTimeMs, long HeapSizeBytes, long WorkingSetBytes, int OsThreads)
+{
+    public static ProcessCounters Read() =>
+        new(
+            GC.GetTotalAllocatedBytes(),
+            GC.CollectionCount(0),
+            GC.CollectionCount(1),
+            GC.CollectionCount(2),
+            Environment.CpuUsage.TotalTime.TotalMilliseconds,
+            GC.GetTotalMemory(forceFullCollection: false),
+            Environment.WorkingSet,
+            OsThreadCount());
+
+    /// <summary>Read from /proc on Linux: Process.Threads builds an object per thread, noise in an allocation experiment.</summary>
+    private static int OsThreadCount()
+    {
+        const string status = "/proc/self/status";
+        if (File.Exists(status))
+        {
+            foreach (var line in File.ReadLines(status))
+            {
+                if (line.StartsWith("Threads:", StringComparison.Ordinal))
+                {
+                    return int.Parse(line.AsSpan("Threads:".Length).Trim(), CultureInfo.InvariantCulture);
+                }
+            }
+        }
+
+        using var process = Process.GetCurrentProcess();
+        return process.Threads.Count;
+    }
+}

@@ -1,0 +1,193 @@
+using System.Diagnostics;
+using System.Net;
+
+namespace ConcurrencySandbox.Experiments.Streaming;
+
+/// <summary>One reading of the streaming server's process, taken from outside it (the API's GET /api/streaming).</summary>
+public sealed record StreamingSample(
+    double ElapsedSeconds,
+    int ConnectedClients,
+    long MessagesSent,
+    long DroppedSlowClients,
+    double SendLatenessP50Ms,
+    double SendLatenessP99Ms,
+    IReadOnlyList<LatenessBucket> SendLatenessBuckets,
+    long TickerAllocatedBytes,
+    long AllocatedBytes,
+    int Gen0Collections,
+    int Gen1Collections,
+    int Gen2Collections,
+    double CpuTimeMs,
+    long HeapSizeBytes,
+    long WorkingSetBytes,
+    int OsThreads);
+
+/// <summary>Seed 001's published figures (2011, .NET 4, F#, YourKit), printed beside today's.</summary>
+public static class Seed001
+{
+    /// <summary>The pooled (SAEA) server's heap against the allocation-heavy one's: "around half the size".</summary>
+    public const double PooledHeapShare = 0.5;
+
+    /// <summary>"The process memory is 15MB less."</summary>
+    public const double ProcessMemorySavedMegabytes = 15;
+
+    /// <summary>Allocations the pool removed in the 5-minute run: "310,188 of them, that's 27% of the total garbage".</summary>
+    public const long AllocationsRemoved = 310_188;
+
+    public const double AllocationsRemovedShareOfGarbage = 0.27;
+}
+
+/// <summary>
+/// The shape of one run: seed 001 was 50 clients, 15 ms apart, 128 B every 100 ms, for 5 minutes. After the clients
+/// leave, the warm, idle server is read for <paramref name="Idle"/>: what the process allocates and burns with no
+/// client (its own telemetry, these readings) is subtracted from the per-message figures.
+/// </summary>
+public sealed record StreamingLoad(int Clients, int ConnectIntervalMs, int MessageBytes, int IntervalMs, TimeSpan Duration, TimeSpan Idle)
+{
+    public static StreamingLoad Seed001Shape { get; } = new(50, 15, 128, 100, TimeSpan.FromMinutes(5), TimeSpan.FromSeconds(10));
+
+    public double MessagesPerSecond => Clients * 1000.0 / IntervalMs;
+}
+
+/// <summary>
+/// Runs the clients against a streaming server in another process for the load's duration, reading that process
+/// once a second, and sums up what both sides saw.
+/// </summary>
+public static class StreamingRun
+{
+    public static async Task<StreamingResult> RunAsync(
+        IPEndPoint server,
+        StreamingLoad load,
+        Func<CancellationToken, Task<StreamingSample>> sampleAsync,
+        StreamTally tally,
+        Action<StreamingSample, StreamTallyCounts>? progress,
+        CancellationToken cancellationToken)
+    {
+        using var timer = new PeriodicTimer(TimeSpan.FromSeconds(1));
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var clients = StreamingClient.RunManyAsync(server, load.Clients, load.ConnectIntervalMs, tally, stop.Token);
+        var samples = await SampleAsync(timer, load.Duration, sampleAsync, progress, tally, cancellationToken);
+        await stop.CancelAsync();
+        await clients;
+        var counts = tally.Counts();
+
+        // Let the server notice the clients are gone before the idle readings start.
+        await timer.WaitForNextTickAsync(cancellationToken);
+        var idle = await SampleAsync(timer, load.Idle, sampleAsync, progress: null, tally, cancellationToken);
+        return new StreamingResult(load, idle, samples, counts);
+    }
+
+    /// <summary>Reads the server once a tick for <paramref name="duration"/>, starting with a reading at once.</summary>
+    private static async Task<List<StreamingSample>> SampleAsync(
+        PeriodicTimer timer,
+        TimeSpan duration,
+        Func<CancellationToken, Task<StreamingSample>> sampleAsync,
+        Action<StreamingSample, StreamTallyCounts>? progress,
+        StreamTally tally,
+        CancellationToken cancellationToken)
+    {
+        var samples = new List<StreamingSample>();
+        var clock = Stopwatch.StartNew();
+        do
+        {
+            var sample = await sampleAsync(cancellationToken) with { ElapsedSeconds = clock.Elapsed.TotalSeconds };
+            samples.Add(sample);
+            progress?.Invoke(sample, tally.Counts());
+        }
+        while (clock.Elapsed < duration && await timer.WaitForNextTickAsync(cancellationToken));
+
+        return samples;
+    }
+}
+
+/// <summary>Everything one variant's run measured, and the figures derived from it.</summary>
+/// <param name="Idle">Readings of the warm server after the clients left.</param>
+public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<StreamingSample> Idle, IReadOnlyList<StreamingSample> Samples, StreamTallyCounts Clients)
+{
+    /// <summary>
+    /// The samples from the first one with every client connected to the end (all of them if that never happened):
+    /// per-message figures leave out the start-up and the connecting.
+    /// </summary>
+    public IReadOnlyList<StreamingSample> Steady
+    {
+        get
+        {
+            var first = Samples.ToList().FindIndex(sample => sample.ConnectedClients >= Load.Clients);
+            return first < 0 || Samples.Count - first < 2 ? Samples : Samples.Skip(first).ToList();
+        }
+    }
+
+    public long MessagesInSteadyState => Steady.Count < 2 ? 0 : Steady[^1].MessagesSent - Steady[0].MessagesSent;
+
+    /// <summary>Everything the process allocated in the steady state over the messages sent.</summary>
+    public double AllocatedBytesPerMessage => PerMessage(sample => sample.AllocatedBytes);
+
+    /// <summary>The same, less what the idle process allocated in as much time: the streaming's own cost.</summary>
+    public double NetAllocatedBytesPerMessage => NetPerMessage(sample => sample.AllocatedBytes);
+
+    /// <summary>What the server's ticking thread allocated per message: the implementation's own garbage, without the process's noise.</summary>
+    public double TickerAllocatedBytesPerMessage => PerMessage(sample => sample.TickerAllocatedBytes);
+
+    public double IdleAllocatedBytesPerSecond => RatePerSecond(Idle, sample => sample.AllocatedBytes);
+
+    public double CpuMicrosecondsPerMessage => PerMessage(sample => sample.CpuTimeMs * 1000);
+
+    public double NetCpuMicrosecondsPerMessage => NetPerMessage(sample => sample.CpuTimeMs * 1000);
+
+    public int Gen0Collections => Delta(sample => sample.Gen0Collections);
+
+    public int Gen1Collections => Delta(sample => sample.Gen1Collections);
+
+    public int Gen2Collections => Delta(sample => sample.Gen2Collections);
+
+    public double HeapMeanBytes => Steady.Count == 0 ? 0 : Steady.Average(sample => sample.HeapSizeBytes);
+
+    public long HeapPeakBytes => Steady.Count == 0 ? 0 : Steady.Max(sample => sample.HeapSizeBytes);
+
+    public double WorkingSetMeanBytes => Steady.Count == 0 ? 0 : Steady.Average(sample => sample.WorkingSetBytes);
+
+    public long WorkingSetPeakBytes => Steady.Count == 0 ? 0 : Steady.Max(sample => sample.WorkingSetBytes);
+
+    public double OsThreadsMean => Steady.Count == 0 ? 0 : Steady.Average(sample => sample.OsThreads);
+
+    public int OsThreadsPeak => Steady.Count == 0 ? 0 : Steady.Max(sample => sample.OsThreads);
+
+    /// <summary>The server's send lateness against schedule over the whole run, warm-up included.</summary>
+    public double SendLatenessP99MsWholeRun => Samples.Count == 0 ? 0 : Samples[^1].SendLatenessP99Ms;
+
+    /// <summary>The server's send lateness against schedule in the steady state.</summary>
+    public double SendLatenessP50Ms => SteadyLateness(50);
+
+    public double SendLatenessP99Ms => SteadyLateness(99);
+
+    public long DroppedSlowClients => Samples.Count == 0 ? 0 : Samples[^1].DroppedSlowClients;
+
+    private double PerMessage(Func<StreamingSample, double> counter)
+    {
+        var messages = MessagesInSteadyState;
+        return messages == 0 ? 0 : (counter(Steady[^1]) - counter(Steady[0])) / messages;
+    }
+
+    private double SteadyLateness(double percent) =>
+        Steady.Count < 2 ? 0 : LatenessHistogram.PercentileMsBetween(Steady[0].SendLatenessBuckets, Steady[^1].SendLatenessBuckets, percent);
+
+    private double NetPerMessage(Func<StreamingSample, double> counter)
+    {
+        var messages = MessagesInSteadyState;
+        if (messages == 0)
+        {
+            return 0;
+        }
+
+        var idle = RatePerSecond(Idle, counter) * (Steady[^1].ElapsedSeconds - Steady[0].ElapsedSeconds);
+        return (counter(Steady[^1]) - counter(Steady[0]) - idle) / messages;
+    }
+
+    private static double RatePerSecond(IReadOnlyList<StreamingSample> samples, Func<StreamingSample, double> counter)
+    {
+        var seconds = samples.Count < 2 ? 0 : samples[^1].ElapsedSeconds - samples[0].ElapsedSeconds;
+        return seconds <= 0 ? 0 : (counter(samples[^1]) - counter(samples[0])) / seconds;
+    }
+
+    private int Delta(Func<StreamingSample, int> counter) => Steady.Count < 2 ? 0 : counter(Steady[^1]) - counter(Steady[0]);
+}

@@ -1,0 +1,316 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+
+namespace ConcurrencySandbox.Experiments.Streaming;
+
+/// <param name="Implementation">How messages are sent.</param>
+/// <param name="MessageBytes">Payload bytes per message; each frame adds <see cref="StreamProtocol.FramePrefixBytes"/>.</param>
+/// <param name="IntervalMs">Every client gets one message per interval.</param>
+/// <param name="QueueMessages">Messages a client may have waiting to be sent; one more and it is dropped as too slow.</param>
+/// <param name="MaxClients">Connections beyond this are closed at once and counted as refused.</param>
+public sealed record StreamingServerSettings(StreamingImplementation Implementation, int MessageBytes, int IntervalMs, int QueueMessages, int MaxClients)
+{
+    public int FrameBytes => StreamProtocol.FrameBytes(MessageBytes);
+}
+
+/// <summary>The server's counters at one moment.</summary>
+/// <param name="TickerAllocatedBytes">
+/// What the ticking thread has allocated: every message is built and handed to its socket there (completions that
+/// finish at once run there too), so its growth per message is the implementation's own allocation, free of the
+/// process's other noise.
+/// </param>
+public sealed record StreamingServerCounters(
+    int ConnectedClients,
+    long AcceptedClients,
+    long DroppedSlowClients,
+    long RefusedClients,
+    long DisconnectedClients,
+    long MessagesSent,
+    long BytesSent,
+    double SendLatenessP50Ms,
+    double SendLatenessP99Ms,
+    IReadOnlyList<LatenessBucket> SendLatenessBuckets,
+    long TickerAllocatedBytes);
+
+/// <summary>
+/// A TCP server that sends every connected client one fixed-size frame per interval, from one ticking thread. How
+/// a frame reaches the socket is the implementation's business; the ticking, the bounded per-client queue, the
+/// slow-client drop and the counters are shared, so the variants differ only in how they send.
+/// </summary>
+public abstract class StreamingServer : IAsyncDisposable
+{
+    private readonly Socket _listener;
+    private readonly StreamingServerConnection?[] _slots;
+    private readonly Stack<int> _freeSlots;
+    private readonly Lock _slotsGate = new();
+    private readonly CancellationTokenSource _stopping = new();
+    private readonly ManualResetEventSlim _stopSignal = new();
+    private readonly LatenessHistogram _lateness = new();
+    private readonly long _intervalTimestamps;
+    private Thread? _ticker;
+    private Task _acceptLoop = Task.CompletedTask;
+    private long _startTimestamp;
+    private int _connectedClients;
+    private long _acceptedClients;
+    private long _droppedSlowClients;
+    private long _refusedClients;
+    private long _disconnectedClients;
+    private long _messagesSent;
+    private long _bytesSent;
+    private long _tickerAllocatedBytes;
+
+    protected StreamingServer(StreamingServerSettings settings)
+    {
+        Settings = settings;
+        _slots = new StreamingServerConnection?[settings.MaxClients];
+        _freeSlots = new Stack<int>(Enumerable.Range(0, settings.MaxClients).Reverse());
+        _intervalTimestamps = settings.IntervalMs * Stopwatch.Frequency / 1000;
+        _listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+    }
+
+    public StreamingServerSettings Settings { get; }
+
+    public string ImplementationName => StreamingImplementations.NameOf(Settings.Implementation);
+
+    /// <summary>Where the server listens, once started.</summary>
+    public IPEndPoint? EndPoint { get; private set; }
+
+    public static StreamingServer Create(StreamingServerSettings settings) => settings.Implementation switch
+    {
+        StreamingImplementation.Allocating => new AllocatingStreamingServer(settings),
+        StreamingImplementation.SaeaPooled => new SaeaPooledStreamingServer(settings),
+        StreamingImplementation.Pipelines => new PipelinesStreamingServer(settings),
+        _ => throw new ArgumentOutOfRangeException(nameof(settings), settings.Implementation, "Unknown implementation."),
+    };
+
+    /// <summary>Binds (port 0 picks a free one), listens, and starts accepting and ticking.</summary>
+    public void Start(IPEndPoint endPoint)
+    {
+        _listener.Bind(endPoint);
+        _listener.Listen(512);
+        EndPoint = (IPEndPoint)_listener.LocalEndPoint!;
+        _startTimestamp = Stopwatch.GetTimestamp();
+        _ticker = new Thread(Tick) { IsBackground = true, Name = "streaming-ticker" };
+        _ticker.Start();
+        _acceptLoop = AcceptLoopAsync(_stopping.Token);
+    }
+
+    public StreamingServerCounters Counters() => new(
+        Volatile.Read(ref _connectedClients),
+        Interlocked.Read(ref _acceptedClients),
+        Interlocked.Read(ref _droppedSlowClients),
+        Interlocked.Read(ref _refusedClients),
+        Interlocked.Read(ref _disconnectedClients),
+        Interlocked.Read(ref _messagesSent),
+        Interlocked.Read(ref _bytesSent),
+        _lateness.PercentileMs(50),
+        _lateness.PercentileMs(99),
+        _lateness.NonEmptyBuckets(),
+        Interlocked.Read(ref _tickerAllocatedBytes));
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stopping.CancelAsync();
+        _stopSignal.Set();
+        _listener.Dispose();
+        await _acceptLoop;
+        _ticker?.Join();
+        for (var slot = 0; slot < _slots.Length; slot++)
+        {
+            if (_slots[slot] is { } connection)
+            {
+                Remove(connection);
+            }
+        }
+
+        _stopping.Dispose();
+        _stopSignal.Dispose();
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>Wraps a connected socket whose header is already sent.</summary>
+    internal abstract StreamingServerConnection Open(Socket socket, int slot);
+
+    /// <summary>A frame went out whole; called once per frame, in sequence order per connection.</summary>
+    internal void OnSent(StreamingServerConnection connection, long sequence)
+    {
+        var now = Stopwatch.GetTimestamp();
+        connection.Dequeued();
+        Interlocked.Increment(ref _messagesSent);
+        Interlocked.Add(ref _bytesSent, Settings.FrameBytes);
+        _lateness.RecordTimestamps(_startTimestamp + ((connection.FirstTick + sequence) * _intervalTimestamps), now);
+    }
+
+    /// <summary>A send failed: the client went away, or was dropped and its socket closed.</summary>
+    internal void OnFailed(StreamingServerConnection connection)
+    {
+        if (Remove(connection) && !_stopping.IsCancellationRequested)
+        {
+            Interlocked.Increment(ref _disconnectedClients);
+        }
+    }
+
+    /// <summary>Returns a slot once its connection has nothing in flight, so its memory can be reused.</summary>
+    internal void ReleaseSlot(int slot)
+    {
+        lock (_slotsGate)
+        {
+            _freeSlots.Push(slot);
+        }
+    }
+
+    private async Task AcceptLoopAsync(CancellationToken cancellationToken)
+    {
+        var header = new byte[StreamProtocol.HeaderBytes];
+        StreamProtocol.WriteHeader(header, Settings.Implementation, Settings.MessageBytes, Settings.IntervalMs);
+        while (!cancellationToken.IsCancellationRequested)
+        {
+            Socket socket;
+            try
+            {
+                socket = await _listener.AcceptAsync(cancellationToken);
+            }
+            catch (Exception exception) when (exception is OperationCanceledException or ObjectDisposedException or SocketException)
+            {
+                return;
+            }
+
+            await AdmitAsync(socket, header, cancellationToken);
+        }
+    }
+
+    private async Task AdmitAsync(Socket socket, byte[] header, CancellationToken cancellationToken)
+    {
+        int slot;
+        lock (_slotsGate)
+        {
+            slot = _freeSlots.Count > 0 ? _freeSlots.Pop() : -1;
+        }
+
+        if (slot < 0)
+        {
+            Interlocked.Increment(ref _refusedClients);
+            socket.Dispose();
+            return;
+        }
+
+        try
+        {
+            socket.NoDelay = true;
+            await socket.SendAsync(header, SocketFlags.None, cancellationToken);
+        }
+        catch (Exception exception) when (exception is OperationCanceledException or ObjectDisposedException or SocketException)
+        {
+            socket.Dispose();
+            ReleaseSlot(slot);
+            return;
+        }
+
+        var connection = Open(socket, slot);
+        Interlocked.Increment(ref _acceptedClients);
+        Interlocked.Increment(ref _connectedClients);
+        Volatile.Write(ref _slots[slot], connection);
+    }
+
+    private void Tick()
+    {
+        for (long tick = 0; ; tick++)
+        {
+            var scheduled = _startTimestamp + (tick * _intervalTimestamps);
+            for (var remaining = scheduled - Stopwatch.GetTimestamp(); remaining > 0; remaining = scheduled - Stopwatch.GetTimestamp())
+            {
+                if (_stopSignal.Wait((int)Math.Max(1, remaining * 1000 / Stopwatch.Frequency)))
+                {
+                    return;
+                }
+            }
+
+            if (_stopping.IsCancellationRequested)
+            {
+                return;
+            }
+
+            for (var slot = 0; slot < _slots.Length; slot++)
+            {
+                if (Volatile.Read(ref _slots[slot]) is { } connection)
+                {
+                    Send(connection, tick);
+                }
+            }
+
+            Interlocked.Exchange(ref _tickerAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
+        }
+    }
+
+    private void Send(StreamingServerConnection connection, long tick)
+    {
+        if (connection.FirstTick < 0)
+        {
+            connection.FirstTick = tick;
+        }
+
+        if (connection.Queued >= Settings.QueueMessages)
+        {
+            // The client has not taken its last QueueMessages messages: drop it rather than buffer without bound.
+            if (Remove(connection))
+            {
+                Interlocked.Increment(ref _droppedSlowClients);
+            }
+
+            return;
+        }
+
+        connection.Enqueue(tick - connection.FirstTick);
+    }
+
+    /// <summary>Takes a connection out of the table once; false if someone else already did.</summary>
+    private bool Remove(StreamingServerConnection connection)
+    {
+        if (Interlocked.CompareExchange(ref _slots[connection.Slot], null, connection) != connection)
+        {
+            return false;
+        }
+
+        Interlocked.Decrement(ref _connectedClients);
+        connection.Retire();
+        return true;
+    }
+}
+
+/// <summary>One client as the server sees it: its socket, its slot and how many of its messages are queued.</summary>
+internal abstract class StreamingServerConnection(StreamingServer server, Socket socket, int slot)
+{
+    private long _queued;
+
+    public int Slot { get; } = slot;
+
+    /// <summary>The tick this client's message 0 belongs to; set by the ticking thread.</summary>
+    public long FirstTick { get; set; } = -1;
+
+    public long Queued => Interlocked.Read(ref _queued);
+
+    protected StreamingServer Server { get; } = server;
+
+    protected Socket Socket { get; } = socket;
+
+    protected int FrameBytes => Server.Settings.FrameBytes;
+
+    /// <summary>Queues message <paramref name="sequence"/> for sending; called by the ticking thread only.</summary>
+    public void Enqueue(long sequence)
+    {
+        Interlocked.Increment(ref _queued);
+        Send(sequence);
+    }
+
+    public void Dequeued() => Interlocked.Decrement(ref _queued);
+
+    /// <summary>Closes the socket (failing whatever is in flight) and gives the slot back when nothing uses it.</summary>
+    public virtual void Retire()
+    {
+        Socket.Dispose();
+        Server.ReleaseSlot(Slot);
+    }
+
+    protected abstract void Send(long sequence);
+}

@@ -28,6 +28,7 @@ public static class SandboxApp
         var builder = WebApplication.CreateBuilder(args);
         builder.UseDefaultUrlWhenNoneConfigured();
         builder.Services.AddProblemDetails();
+        builder.AddSandboxJson();
         builder.AddSwagger();
         builder.AddWorkExperiments();
         builder.AddFanOut();

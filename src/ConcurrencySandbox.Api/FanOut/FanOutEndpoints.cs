@@ -27,7 +27,7 @@ public static class FanOutEndpoints
         }
         else
         {
-            builder.Services.AddHttpClient<IThirdParty, HttpThirdParty>(client =>
+            builder.Services.AddHttpClient<IThirdParty, HttpThirdPartyAdapter>(client =>
             {
                 client.BaseAddress = new Uri(baseUrl.TrimEnd('/') + "/");
                 client.Timeout = Timeout.InfiniteTimeSpan; // each call has its own timeout
@@ -86,25 +86,25 @@ public static class FanOutEndpoints
     /// <summary>The fan-out query parameters, with ranges from the configured caps.</summary>
     private sealed class FanOutParameters(FanOutOptions limits, ThirdPartyOptions thirdParty)
     {
-        private readonly IntegerParameter calls = new("calls", 1, limits.MaxCalls, 10, "How many third-party calls the request makes.");
-        private readonly IntegerParameter delayMs = new("delayMs", 0, limits.MaxDelayMs, 1000, "How long the stub takes to answer each call, in milliseconds (seed 003: 4000).");
-        private readonly ChoiceParameter strategy = new("strategy", [.. FanOutStrategies.Names], "async", "How the calls run: threadpool, sync-over-async, dedicated or async.");
-        private readonly IntegerParameter jitterMs = new("jitterMs", 0, limits.MaxJitterMs, 0, "Up to this many milliseconds added at random to each call's delay.");
-        private readonly NumberParameter failRate = new("failRate", 0, 1, 0, "Share of calls the stub answers with an error.");
-        private readonly NumberParameter hangRate = new("hangRate", 0, 1, 0, "Share of calls the stub never answers; they time out.");
-        private readonly IntegerParameter timeoutMs = new("timeoutMs", 1, limits.MaxTimeoutMs, thirdParty.TimeoutMs, "Each call's timeout in milliseconds (default: ThirdParty:TimeoutMs).");
+        private readonly IntegerParameter _calls = new("calls", 1, limits.MaxCalls, 10, "How many third-party calls the request makes.");
+        private readonly IntegerParameter _delayMs = new("delayMs", 0, limits.MaxDelayMs, 1000, "How long the stub takes to answer each call, in milliseconds (seed 003: 4000).");
+        private readonly ChoiceParameter _strategy = new("strategy", [.. FanOutStrategies.Names], "async", "How the calls run: threadpool, sync-over-async, dedicated or async.");
+        private readonly IntegerParameter _jitterMs = new("jitterMs", 0, limits.MaxJitterMs, 0, "Up to this many milliseconds added at random to each call's delay.");
+        private readonly NumberParameter _failRate = new("failRate", 0, 1, 0, "Share of calls the stub answers with an error.");
+        private readonly NumberParameter _hangRate = new("hangRate", 0, 1, 0, "Share of calls the stub never answers; they time out.");
+        private readonly IntegerParameter _timeoutMs = new("timeoutMs", 1, limits.MaxTimeoutMs, thirdParty.TimeoutMs, "Each call's timeout in milliseconds (default: ThirdParty:TimeoutMs).");
 
-        public QueryParameter[] All => [calls, delayMs, strategy, jitterMs, failRate, hangRate, timeoutMs];
+        public QueryParameter[] All => [_calls, _delayMs, _strategy, _jitterMs, _failRate, _hangRate, _timeoutMs];
 
         public FanOutPlan Read(QueryReader query)
         {
-            var callCount = (int)query.Read(calls);
-            var delay = (int)query.Read(delayMs);
-            var strategyName = query.Read(strategy);
-            var jitter = (int)query.Read(jitterMs);
-            var fail = query.Read(failRate);
-            var hang = query.Read(hangRate);
-            var timeout = (int)query.Read(timeoutMs);
+            var callCount = (int)query.Read(_calls);
+            var delay = (int)query.Read(_delayMs);
+            var strategyName = query.Read(_strategy);
+            var jitter = (int)query.Read(_jitterMs);
+            var fail = query.Read(_failRate);
+            var hang = query.Read(_hangRate);
+            var timeout = (int)query.Read(_timeoutMs);
             var totalMs = (long)callCount * (delay + jitter);
             if (query.IsValid && totalMs > limits.MaxTotalDelayMs)
             {

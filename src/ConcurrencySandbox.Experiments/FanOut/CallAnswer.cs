@@ -1,14 +1,11 @@
-using System.Text.Json.Serialization;
-
 namespace ConcurrencySandbox.Experiments.FanOut;
 
 /// <summary>How a third-party call ended.</summary>
-[JsonConverter(typeof(JsonStringEnumConverter<CallOutcome>))]
 public enum CallOutcome
 {
-    [JsonStringEnumMemberName("ok")] Ok,
-    [JsonStringEnumMemberName("failed")] Failed,
-    [JsonStringEnumMemberName("timedOut")] TimedOut,
+    Ok,
+    Failed,
+    TimedOut,
 }
 
 /// <summary>A third party's answer to one call: the outcome and, when it went wrong, why.</summary>

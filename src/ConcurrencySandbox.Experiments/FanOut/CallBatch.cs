@@ -1,13 +1,15 @@
+using ConcurrencySandbox.Experiments.Telemetry;
+
 namespace ConcurrencySandbox.Experiments.FanOut;
 
 /// <summary>The calls of one fan-out: times and records each one, and completes when the last one ends.</summary>
 internal sealed class CallBatch(int calls, TimeProvider timeProvider, CancellationToken cancellationToken)
 {
-    private readonly CallRecord?[] records = new CallRecord?[calls];
-    private readonly TaskCompletionSource completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private int remaining = calls;
+    private readonly CallRecord?[] _records = new CallRecord?[calls];
+    private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private int _remaining = calls;
 
-    public Task Completion => completion.Task;
+    public Task Completion => _completion.Task;
 
     /// <summary>Every call's record; only complete when the caller has not given up.</summary>
     public IReadOnlyList<CallRecord> Records
@@ -16,19 +18,19 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
         {
             // A call skipped or abandoned because of cancellation left no record.
             cancellationToken.ThrowIfCancellationRequested();
-            return Array.ConvertAll(records, call => call!);
+            return Array.ConvertAll(_records, call => call!);
         }
     }
 
     /// <summary>Hands each call to <paramref name="enqueue"/>, which decides where and when it runs.</summary>
     public void Queue(Action<Action> enqueue, Func<Task<CallAnswer>> call)
     {
-        if (records.Length == 0)
+        if (_records.Length == 0)
         {
-            completion.TrySetResult();
+            _completion.TrySetResult();
         }
 
-        for (var i = 0; i < records.Length; i++)
+        for (var i = 0; i < _records.Length; i++)
         {
             var index = i;
             var enqueuedAt = timeProvider.GetTimestamp();
@@ -43,7 +45,7 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
     /// </summary>
     public void WaitBlocking()
     {
-        WaitHandle.WaitAny([((IAsyncResult)completion.Task).AsyncWaitHandle, cancellationToken.WaitHandle]);
+        WaitHandle.WaitAny([((IAsyncResult)_completion.Task).AsyncWaitHandle, cancellationToken.WaitHandle]);
         cancellationToken.ThrowIfCancellationRequested();
     }
 
@@ -60,6 +62,7 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
             var threadId = Environment.CurrentManagedThreadId;
             var thread = CurrentThread();
             CallAnswer answer;
+            SandboxMeter.FanOutCallsActive.Increment();
             try
             {
                 answer = await call();
@@ -72,8 +75,12 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
             {
                 answer = CallAnswer.Failed($"the call threw {e.GetType().Name}: {e.Message}");
             }
+            finally
+            {
+                SandboxMeter.FanOutCallsActive.Decrement();
+            }
 
-            records[index] = new CallRecord(
+            _records[index] = new CallRecord(
                 index,
                 timeProvider.GetElapsedTime(enqueuedAt, startedAt).TotalMilliseconds,
                 timeProvider.GetElapsedTime(startedAt).TotalMilliseconds,
@@ -84,9 +91,9 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
         }
         finally
         {
-            if (Interlocked.Decrement(ref remaining) == 0)
+            if (Interlocked.Decrement(ref _remaining) == 0)
             {
-                completion.TrySetResult();
+                _completion.TrySetResult();
             }
         }
     }

@@ -8,35 +8,35 @@ namespace ConcurrencySandbox.Experiments.FanOut;
 public sealed class DedicatedThreadPool : IDisposable
 {
     [ThreadStatic]
-    private static DedicatedThreadPool? owner;
+    private static DedicatedThreadPool? _owner;
 
-    private readonly Queue<Action> queue = new();
-    private readonly Thread[] threads;
-    private bool disposed;
+    private readonly Queue<Action> _queue = new();
+    private readonly Thread[] _threads;
+    private bool _disposed;
 
     public DedicatedThreadPool(int threadCount, string name = "dedicated")
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(threadCount, 1);
-        threads = new Thread[threadCount];
+        _threads = new Thread[threadCount];
         for (var i = 0; i < threadCount; i++)
         {
-            threads[i] = new Thread(Work) { IsBackground = true, Name = $"{name} {i + 1}/{threadCount}" };
-            threads[i].Start();
+            _threads[i] = new Thread(Work) { IsBackground = true, Name = $"{name} {i + 1}/{threadCount}" };
+            _threads[i].Start();
         }
     }
 
     /// <summary>True on a thread of any dedicated pool.</summary>
-    public static bool IsDedicatedThread => owner is not null;
+    public static bool IsDedicatedThread => _owner is not null;
 
-    public int ThreadCount => threads.Length;
+    public int ThreadCount => _threads.Length;
 
     public int QueueLength
     {
         get
         {
-            lock (queue)
+            lock (_queue)
             {
-                return queue.Count;
+                return _queue.Count;
             }
         }
     }
@@ -44,28 +44,28 @@ public sealed class DedicatedThreadPool : IDisposable
     /// <summary>Queues work for the next free thread. The work must not throw, as with ThreadPool.</summary>
     public void Enqueue(Action work)
     {
-        lock (queue)
+        lock (_queue)
         {
-            ObjectDisposedException.ThrowIf(disposed, this);
-            queue.Enqueue(work);
-            Monitor.Pulse(queue);
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            _queue.Enqueue(work);
+            Monitor.Pulse(_queue);
         }
     }
 
     public void Dispose()
     {
-        lock (queue)
+        lock (_queue)
         {
-            if (disposed)
+            if (_disposed)
             {
                 return;
             }
 
-            disposed = true;
-            Monitor.PulseAll(queue);
+            _disposed = true;
+            Monitor.PulseAll(_queue);
         }
 
-        foreach (var thread in threads)
+        foreach (var thread in _threads)
         {
             thread.Join();
         }
@@ -73,23 +73,23 @@ public sealed class DedicatedThreadPool : IDisposable
 
     private void Work()
     {
-        owner = this;
+        _owner = this;
         while (true)
         {
             Action work;
-            lock (queue)
+            lock (_queue)
             {
-                while (queue.Count == 0)
+                while (_queue.Count == 0)
                 {
-                    if (disposed)
+                    if (_disposed)
                     {
                         return;
                     }
 
-                    Monitor.Wait(queue);
+                    Monitor.Wait(_queue);
                 }
 
-                work = queue.Dequeue();
+                work = _queue.Dequeue();
             }
 
             work();

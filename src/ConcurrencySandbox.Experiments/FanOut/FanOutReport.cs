@@ -1,15 +1,13 @@
-using System.Text.Json.Serialization;
 using ConcurrencySandbox.Experiments.ThreadPools;
 
 namespace ConcurrencySandbox.Experiments.FanOut;
 
 /// <summary>What kind of thread started a call.</summary>
-[JsonConverter(typeof(JsonStringEnumConverter<CallThread>))]
 public enum CallThread
 {
-    [JsonStringEnumMemberName("pool")] Pool,
-    [JsonStringEnumMemberName("dedicated")] Dedicated,
-    [JsonStringEnumMemberName("other")] Other,
+    Pool,
+    Dedicated,
+    Other,
 }
 
 /// <summary>

@@ -42,16 +42,16 @@ public readonly record struct StubDraw(int DelayMs, bool Fails, bool Hangs);
 /// <summary>Draws each call's fate from a <see cref="StubBehaviour"/>; give it a seed for repeatable tests.</summary>
 public sealed class StubDice(int? seed = null)
 {
-    private readonly Random random = seed is { } value ? new Random(value) : new Random();
-    private readonly Lock gate = new();
+    private readonly Random _random = seed is { } value ? new Random(value) : new Random();
+    private readonly Lock _gate = new();
 
     public StubDraw Roll(StubBehaviour behaviour)
     {
-        lock (gate)
+        lock (_gate)
         {
-            var hangs = random.NextDouble() < behaviour.HangRate;
-            var fails = !hangs && random.NextDouble() < behaviour.FailRate;
-            var jitterMs = behaviour.JitterMs > 0 ? random.Next(behaviour.JitterMs + 1) : 0;
+            var hangs = _random.NextDouble() < behaviour.HangRate;
+            var fails = !hangs && _random.NextDouble() < behaviour.FailRate;
+            var jitterMs = behaviour.JitterMs > 0 ? _random.Next(behaviour.JitterMs + 1) : 0;
             return new StubDraw(behaviour.DelayMs + jitterMs, fails, hangs);
         }
     }

@@ -1,14 +1,10 @@
+using ConcurrencySandbox.Experiments.Telemetry;
+
 namespace ConcurrencySandbox.Experiments.Receive;
 
 /// <summary>Runs one receive experiment: a fresh loopback connection, a sender thread and a receiver thread.</summary>
 public static class ReceiveRunner
 {
-    private static long s_active;
-    private static long s_cancelled;
-
-    /// <summary>Runs in progress, and runs stopped (or not started) because their caller cancelled, since start-up; tests read them to see that an abandoned run stops.</summary>
-    public static (long Active, long Cancelled) Activity => (Interlocked.Read(ref s_active), Interlocked.Read(ref s_cancelled));
-
     /// <summary>
     /// Receives on a dedicated thread so its CPU clock and allocation counter see the receive loop and nothing else.
     /// Cancelling closes the connection, so even a receive blocked in the kernel returns at once.
@@ -19,7 +15,7 @@ public static class ReceiveRunner
         if (cancellationToken.IsCancellationRequested)
         {
             // Counted too: a compare cancelled between two runs stops here.
-            Interlocked.Increment(ref s_cancelled);
+            SandboxMeter.ReceiveRunsCancelled.Increment();
             return Task.FromCanceled<ReceiveResult>(cancellationToken);
         }
 
@@ -29,14 +25,14 @@ public static class ReceiveRunner
             IsBackground = true,
             Name = $"receive-{variant.Name}",
         };
-        Interlocked.Increment(ref s_active);
+        SandboxMeter.ReceiveRunsActive.Increment();
         receiver.Start();
         return completion.Task;
     }
 
     private static void Run(ReceiveVariant variant, ReceivePlan plan, TaskCompletionSource<ReceiveResult> completion, CancellationToken cancellationToken)
     {
-        // The run leaves Activity before its task completes, so whoever awaits it sees the count already down.
+        // The run leaves sandbox.receive.runs.active before its task completes, so whoever awaits it sees the count already down.
         Action complete;
         try
         {
@@ -45,7 +41,7 @@ public static class ReceiveRunner
         }
         catch (Exception) when (cancellationToken.IsCancellationRequested)
         {
-            Interlocked.Increment(ref s_cancelled);
+            SandboxMeter.ReceiveRunsCancelled.Increment();
             complete = () => completion.TrySetCanceled(cancellationToken);
         }
         catch (Exception failure)
@@ -53,7 +49,7 @@ public static class ReceiveRunner
             complete = () => completion.TrySetException(failure);
         }
 
-        Interlocked.Decrement(ref s_active);
+        SandboxMeter.ReceiveRunsActive.Decrement();
         complete();
     }
 

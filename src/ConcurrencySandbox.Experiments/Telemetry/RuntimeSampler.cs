@@ -21,30 +21,33 @@ public sealed record RuntimeSnapshot(
     GCTelemetry GC,
     ProcessTelemetry Process,
     long LockContentionCount,
-    long InFlightRequests);
+    long InFlightRequests,
+    SandboxTelemetry Sandbox);
 
 /// <summary>
 /// Reads the ThreadPool, GC and process counters the runtime keeps; cheap enough to call every second.
-/// The CPU share is measured between consecutive snapshots, whoever asked for them.
+/// The CPU share is measured between consecutive snapshots, whoever asked for them. The sandbox's own
+/// activity comes from the <see cref="SandboxMeter"/> instruments, read through a meter listener.
 /// </summary>
-public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFlightRequests)
+public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFlightRequests) : IDisposable
 {
-    private readonly Lock gate = new();
+    private readonly Lock _gate = new();
+    private readonly SandboxMeterReader _sandboxMeter = new();
 
     // The first snapshot measures CPU use since the process started.
-    private (long Timestamp, TimeSpan CpuTime) previous = (
+    private (long Timestamp, TimeSpan CpuTime) _previous = (
         timeProvider.GetTimestamp() - (long)(ReadProcess().Uptime.TotalSeconds * timeProvider.TimestampFrequency), TimeSpan.Zero);
 
     public RuntimeSnapshot Sample()
     {
         double cpuPercent;
         TimeSpan cpuTime;
-        lock (gate)
+        lock (_gate)
         {
             cpuTime = Environment.CpuUsage.TotalTime;
             var timestamp = timeProvider.GetTimestamp();
-            cpuPercent = CpuPercent(cpuTime - previous.CpuTime, timeProvider.GetElapsedTime(previous.Timestamp, timestamp), Environment.ProcessorCount);
-            previous = (timestamp, cpuTime);
+            cpuPercent = CpuPercent(cpuTime - _previous.CpuTime, timeProvider.GetElapsedTime(_previous.Timestamp, timestamp), Environment.ProcessorCount);
+            _previous = (timestamp, cpuTime);
         }
 
         var (uptime, osThreadCount) = ReadProcess();
@@ -64,8 +67,11 @@ public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFligh
                 GC.GetTotalPauseDuration().TotalMilliseconds),
             new ProcessTelemetry(cpuTime.TotalMilliseconds, cpuPercent, Environment.WorkingSet, osThreadCount),
             Monitor.LockContentionCount,
-            inFlightRequests());
+            inFlightRequests(),
+            _sandboxMeter.Read());
     }
+
+    public void Dispose() => _sandboxMeter.Dispose();
 
     /// <summary>
     /// CPU time over wall time times processors, in percent. The kernel accounts CPU time in scheduler ticks, so

@@ -3,6 +3,7 @@ namespace ConcurrencySandbox.Experiments.Telemetry;
 /// <summary>
 /// Samples the runtime at a fixed interval on a thread of its own and keeps the latest samples.
 /// A starved ThreadPool cannot delay it, so the history has no gaps exactly when the live endpoint would.
+/// The recorder owns its sampler: disposing the recorder disposes it.
 /// </summary>
 public sealed class TelemetryRecorder : IDisposable
 {
@@ -47,6 +48,7 @@ public sealed class TelemetryRecorder : IDisposable
         _stop.Set();
         _thread.Join();
         _stop.Dispose();
+        _sampler.Dispose();
     }
 
     private void Record()

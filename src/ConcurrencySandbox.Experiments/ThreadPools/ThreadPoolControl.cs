@@ -12,7 +12,7 @@ public sealed record ThreadPoolApplyResult(bool Applied, string? Refusal)
 /// </summary>
 public sealed class ThreadPoolControl(IThreadPoolSettings settings)
 {
-    private readonly Lock gate = new();
+    private readonly Lock _gate = new();
 
     public ThreadPoolControl()
         : this(ClrThreadPoolSettings.Instance)
@@ -27,7 +27,7 @@ public sealed class ThreadPoolControl(IThreadPoolSettings settings)
     /// <summary>Applies the configured start-up settings and remembers the result as what Reset returns to.</summary>
     public ThreadPoolApplyResult ApplyAtStartup(ThreadPoolChange change)
     {
-        lock (gate)
+        lock (_gate)
         {
             var result = Apply(change);
             StartupLimits = settings.Read();
@@ -42,7 +42,7 @@ public sealed class ThreadPoolControl(IThreadPoolSettings settings)
     /// </summary>
     public ThreadPoolApplyResult Apply(ThreadPoolChange change)
     {
-        lock (gate)
+        lock (_gate)
         {
             var current = settings.Read();
             var target = change.AppliedTo(current);

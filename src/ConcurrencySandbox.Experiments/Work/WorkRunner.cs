@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Experiments.Telemetry;
 
 namespace ConcurrencySandbox.Experiments.Work;
 
@@ -9,12 +10,6 @@ public sealed record WorkRun(WorkUnit Unit, RunMode Mode, long Amount, double El
 /// <summary>Runs a unit twice, as seed 004 did, and times the pair with a Stopwatch.</summary>
 public static class WorkRunner
 {
-    private static long s_activeUnits;
-    private static long s_cancelledUnits;
-
-    /// <summary>Units running right now in this process, and units that stopped early because their request was abandoned.</summary>
-    public static (long Active, long Cancelled) Activity => (Interlocked.Read(ref s_activeUnits), Interlocked.Read(ref s_cancelledUnits));
-
     public static async Task<WorkRun> RunTwiceAsync(WorkUnit unit, RunMode mode, long amount, CancellationToken cancellationToken)
     {
         var threadIds = new int[2];
@@ -30,7 +25,7 @@ public static class WorkRunner
                 await Task.WhenAll(Task.Run(() => RunOne(0), cancellationToken), Task.Run(() => RunOne(1), cancellationToken));
                 break;
             case RunMode.Async:
-                await Task.WhenAll(AwaitOne(0), AwaitOne(1));
+                await Task.WhenAll(AwaitOneAsync(0), AwaitOneAsync(1));
                 break;
             default:
                 throw new ArgumentOutOfRangeException(nameof(mode), mode, null);
@@ -42,62 +37,44 @@ public static class WorkRunner
         void RunOne(int slot)
         {
             threadIds[slot] = Environment.CurrentManagedThreadId;
-            var scope = UnitScope.Enter();
-            try
-            {
-                checksums[slot] = unit.RunBlocking(amount, cancellationToken);
-            }
-            catch (OperationCanceledException)
-            {
-                scope.Cancelled = true;
-                throw;
-            }
-            finally
-            {
-                scope.Exit();
-            }
+            Counted(() => checksums[slot] = unit.RunBlocking(amount, cancellationToken));
         }
 
-        async Task AwaitOne(int slot)
+        async Task AwaitOneAsync(int slot)
         {
-            var scope = UnitScope.Enter();
-            try
-            {
-                await unit.RunAsync(amount, cancellationToken).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                scope.Cancelled = true;
-                throw;
-            }
-            finally
-            {
-                scope.Exit();
-            }
-
+            await CountedAsync(() => unit.RunAsync(amount, cancellationToken)).ConfigureAwait(false);
             threadIds[slot] = Environment.CurrentManagedThreadId;
         }
     }
 
-    /// <summary>Counts a unit as active until it ends, and as cancelled when it ended early.</summary>
-    private sealed class UnitScope
+    /// <summary>Runs a unit counted in sandbox.work.units.active until it ends, and in sandbox.work.units.cancelled when it ended early.</summary>
+    private static void Counted(Action run) => CountedAsync(() =>
     {
-        public bool Cancelled { get; set; }
+        run();
+        return Task.CompletedTask;
+    }).GetAwaiter().GetResult(); // complete on return: run() finished synchronously
 
-        public static UnitScope Enter()
+    private static async Task CountedAsync(Func<Task> run)
+    {
+        SandboxMeter.WorkUnitsActive.Increment();
+        var cancelled = false;
+        try
         {
-            Interlocked.Increment(ref s_activeUnits);
-            return new UnitScope();
+            await run().ConfigureAwait(false);
         }
-
-        public void Exit()
+        catch (OperationCanceledException)
         {
-            if (Cancelled)
+            cancelled = true;
+            throw;
+        }
+        finally
+        {
+            if (cancelled)
             {
-                Interlocked.Increment(ref s_cancelledUnits);
+                SandboxMeter.WorkUnitsCancelled.Increment();
             }
 
-            Interlocked.Decrement(ref s_activeUnits);
+            SandboxMeter.WorkUnitsActive.Decrement();
         }
     }
 }

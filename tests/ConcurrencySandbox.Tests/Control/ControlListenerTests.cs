@@ -41,7 +41,7 @@ public sealed class ControlListenerTests : RestoresThreadPoolLimits
 
         Assert.Equal(HttpStatusCode.OK, good.StatusCode);
         Assert.Equal(Original.MinWorkerThreads + 5, ThreadPoolLimits.Read().MinWorkerThreads);
-        Assert.Equal(await ProblemAssert.IsBadRequestNaming(badOnApi, "minWorkerThreads"), await ProblemAssert.IsBadRequestNaming(bad, "minWorkerThreads"));
+        Assert.Equal(await ProblemAssert.IsBadRequestNamingAsync(badOnApi, "minWorkerThreads"), await ProblemAssert.IsBadRequestNamingAsync(bad, "minWorkerThreads"));
     }
 
     [Fact]

@@ -1,47 +1,53 @@
 using System.Net;
-using System.Text.Json;
+using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Tests.Hosting;
 using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Tests.FanOut;
 
-public sealed class FanOutEndpointTests
+public sealed class FanOutEndpointTests(SandboxServerFixture shared) : IClassFixture<SandboxServerFixture>
 {
     [Theory]
-    [InlineData("threadpool", "pool")]
-    [InlineData("sync-over-async", "pool")]
-    [InlineData("dedicated", "dedicated")]
-    [InlineData("async", "pool")]
-    public async Task EveryStrategyAnswersWithItsContract(string strategy, string thread)
+    [InlineData("threadpool", CallThread.Pool)]
+    [InlineData("sync-over-async", CallThread.Pool)]
+    [InlineData("dedicated", CallThread.Dedicated)]
+    [InlineData("async", CallThread.Pool)]
+    public async Task EveryStrategyAnswersWithItsContract(string strategy, CallThread thread)
     {
-        await using var server = await SandboxServer.StartAsync("FanOut:DedicatedThreads=2");
+        var report = await shared.Client.GetOkAsync<FanOutReport>($"/api/fanout?calls=3&delayMs=20&strategy={strategy}");
 
-        using var json = await GetJson(server, $"/api/fanout?calls=3&delayMs=20&strategy={strategy}");
-        var root = json.RootElement;
+        Assert.Equal(strategy, report.Strategy);
+        Assert.Equal(3, report.Calls);
+        Assert.True(report.ElapsedMs > 0);
+        Assert.Equal((3, 0, 0), (report.OkCount, report.FailedCount, report.TimedOutCount));
+        Assert.Equal(MsSummary.Of([.. report.Results.Select(call => call.QueueWaitMs)]), report.QueueWaitMs);
+        Assert.Equal(MsSummary.Of([.. report.Results.Select(call => call.DurationMs)]), report.DurationMs);
+        Assert.True(report.ThreadPoolBefore.ThreadCount >= 1);
+        Assert.Equal([0, 1, 2], report.Results.Select(call => call.Index));
+        Assert.All(report.Results, call => Assert.Equal(CallOutcome.Ok, call.Outcome));
+        Assert.All(report.Results, call => Assert.Equal(thread, call.Thread));
+    }
 
-        Assert.Equal(strategy, root.GetProperty("strategy").GetString());
-        Assert.Equal(3, root.GetProperty("calls").GetInt32());
-        Assert.True(root.GetProperty("elapsedMs").GetDouble() > 0);
-        Assert.Equal(3, root.GetProperty("okCount").GetInt32());
-        Assert.Equal(0, root.GetProperty("failedCount").GetInt32() + root.GetProperty("timedOutCount").GetInt32());
-        Assert.True(root.GetProperty("queueWaitMs").GetProperty("max").GetDouble() >= root.GetProperty("queueWaitMs").GetProperty("mean").GetDouble());
-        Assert.True(root.GetProperty("durationMs").GetProperty("max").GetDouble() >= root.GetProperty("durationMs").GetProperty("mean").GetDouble());
-        Assert.True(root.GetProperty("threadPoolBefore").GetProperty("threadCount").GetInt32() >= 1);
-        Assert.True(root.GetProperty("threadPoolAfter").GetProperty("pendingWorkItemCount").GetInt64() >= 0);
-        var results = root.GetProperty("results").EnumerateArray().ToList();
-        Assert.Equal(3, results.Count);
-        Assert.All(results, call => Assert.Equal("ok", call.GetProperty("outcome").GetString()));
-        Assert.All(results, call => Assert.Equal(thread, call.GetProperty("thread").GetString()));
+    [Fact]
+    public async Task OutcomesAndThreadsAreWrittenAsCamelCaseStrings()
+    {
+        var ok = await shared.Client.GetStringAsync("/api/fanout?calls=1&delayMs=1&strategy=dedicated");
+        using var hung = await shared.Client.GetAsync("/api/fanout?calls=1&hangRate=1&timeoutMs=20&strategy=threadpool");
+        var timedOut = await hung.Content.ReadAsStringAsync();
+
+        Assert.Contains("\"outcome\":\"ok\"", ok, StringComparison.Ordinal);
+        Assert.Contains("\"thread\":\"dedicated\"", ok, StringComparison.Ordinal);
+        Assert.Contains("\"outcome\":\"timedOut\"", timedOut, StringComparison.Ordinal);
+        Assert.Contains("\"thread\":\"pool\"", timedOut, StringComparison.Ordinal);
     }
 
     [Fact]
     public async Task AsyncFanOutStartsEveryCallOnTheRequestThread()
     {
-        await using var server = await SandboxServer.StartAsync();
+        var report = await shared.Client.GetOkAsync<FanOutReport>("/api/fanout?calls=50&delayMs=100&strategy=async");
 
-        using var json = await GetJson(server, "/api/fanout?calls=50&delayMs=100&strategy=async");
-
-        Assert.Equal(1, json.RootElement.GetProperty("distinctThreads").GetInt32());
+        Assert.Equal(1, report.DistinctThreads);
     }
 
     [Fact]
@@ -49,15 +55,11 @@ public sealed class FanOutEndpointTests
     {
         await using var server = await SandboxServer.StartAsync("FanOut:DedicatedThreads=1");
 
-        using var json = await GetJson(server, "/api/fanout?calls=2&delayMs=100&strategy=dedicated");
+        var report = await server.Client.GetOkAsync<FanOutReport>("/api/fanout?calls=2&delayMs=100&strategy=dedicated");
 
-        var results = json.RootElement.GetProperty("results");
-        var first = results[0];
-        var second = results[1];
-        Assert.True(
-            second.GetProperty("queueWaitMs").GetDouble() >= first.GetProperty("durationMs").GetDouble() * 0.5,
-            $"the second call should wait for the first: {results}");
-        Assert.Equal(1, json.RootElement.GetProperty("distinctThreads").GetInt32());
+        var (first, second) = (report.Results[0], report.Results[1]);
+        Assert.True(second.QueueWaitMs >= first.DurationMs * 0.5, $"the second call waited {second.QueueWaitMs} ms, the first took {first.DurationMs} ms");
+        Assert.Equal(1, report.DistinctThreads);
     }
 
     [Theory]
@@ -65,26 +67,22 @@ public sealed class FanOutEndpointTests
     [InlineData("async")]
     public async Task WhenEveryCallFailsTheAnswerIs502SayingSo(string strategy)
     {
-        await using var server = await SandboxServer.StartAsync();
+        using var response = await shared.Client.GetAsync($"/api/fanout?calls=4&delayMs=5&failRate=1&strategy={strategy}");
 
-        using var response = await server.Client.GetAsync($"/api/fanout?calls=4&delayMs=5&failRate=1&strategy={strategy}");
-
-        using var problem = await ReadProblem(response, HttpStatusCode.BadGateway);
-        Assert.Contains("4 failed", problem.RootElement.GetProperty("detail").GetString(), StringComparison.Ordinal);
-        Assert.Equal(4, problem.RootElement.GetProperty("report").GetProperty("failedCount").GetInt32());
+        var problem = await response.ReadProblemAsync<FanOutProblem>(HttpStatusCode.BadGateway);
+        Assert.Contains("4 failed", problem.Detail, StringComparison.Ordinal);
+        Assert.Equal(4, problem.Report.FailedCount);
+        Assert.All(problem.Report.Results, call => Assert.Equal(CallOutcome.Failed, call.Outcome));
     }
 
     [Fact]
     public async Task HangingCallsAreReportedAsTimedOut()
     {
-        await using var server = await SandboxServer.StartAsync();
+        using var response = await shared.Client.GetAsync("/api/fanout?calls=2&delayMs=5&hangRate=1&timeoutMs=100&strategy=dedicated");
 
-        using var response = await server.Client.GetAsync("/api/fanout?calls=2&delayMs=5&hangRate=1&timeoutMs=100&strategy=dedicated");
-
-        using var problem = await ReadProblem(response, HttpStatusCode.BadGateway);
-        var report = problem.RootElement.GetProperty("report");
-        Assert.Equal(2, report.GetProperty("timedOutCount").GetInt32());
-        Assert.All(report.GetProperty("results").EnumerateArray(), call => Assert.Equal("timedOut", call.GetProperty("outcome").GetString()));
+        var problem = await response.ReadProblemAsync<FanOutProblem>(HttpStatusCode.BadGateway);
+        Assert.Equal(2, problem.Report.TimedOutCount);
+        Assert.All(problem.Report.Results, call => Assert.Equal(CallOutcome.TimedOut, call.Outcome));
     }
 
     [Theory]
@@ -105,11 +103,9 @@ public sealed class FanOutEndpointTests
     [InlineData("calls=1000&delayMs=60000", "calls")]
     public async Task BadInputGetsProblemDetailsNamingTheParameter(string query, string parameter)
     {
-        await using var server = await SandboxServer.StartAsync();
+        using var response = await shared.Client.GetAsync($"/api/fanout?{query}");
 
-        using var response = await server.Client.GetAsync($"/api/fanout?{query}");
-
-        var detail = await ProblemAssert.IsBadRequestNaming(response, parameter);
+        var detail = await ProblemAssert.IsBadRequestNamingAsync(response, parameter);
         Assert.Matches("from|limit|one of", detail);
     }
 
@@ -118,19 +114,18 @@ public sealed class FanOutEndpointTests
     [InlineData("async")]
     public async Task AnAbandonedFanOutStopsWaiting(string strategy)
     {
-        await using var server = await SandboxServer.StartAsync();
         using var client = new CancellationTokenSource(TimeSpan.FromMilliseconds(300));
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(
-            () => server.Client.GetAsync($"/api/fanout?calls=2&delayMs=60000&strategy={strategy}", client.Token));
+            () => shared.Client.GetAsync($"/api/fanout?calls=2&delayMs=60000&strategy={strategy}", client.Token));
 
         // The server's handler ends long before the 60 s calls would: only the telemetry request is left in flight.
-        for (var attempt = 0; attempt < 200 && await InFlight(server) > 1; attempt++)
+        for (var attempt = 0; attempt < 200 && await InFlightAsync() > 1; attempt++)
         {
             await Task.Delay(50);
         }
 
-        Assert.Equal(1, await InFlight(server));
+        Assert.Equal(1, await InFlightAsync());
     }
 
     [Theory]
@@ -145,24 +140,5 @@ public sealed class FanOutEndpointTests
         Assert.Contains(environmentVariable, failure.Message, StringComparison.Ordinal);
     }
 
-    private static async Task<long> InFlight(SandboxServer server)
-    {
-        using var json = await GetJson(server, "/api/telemetry");
-        return json.RootElement.GetProperty("inFlightRequests").GetInt64();
-    }
-
-    private static async Task<JsonDocument> GetJson(SandboxServer server, string url)
-    {
-        using var response = await server.Client.GetAsync(url);
-        var body = await response.Content.ReadAsStringAsync();
-        Assert.True(response.IsSuccessStatusCode, $"{url}: {(int)response.StatusCode} {body}");
-        return JsonDocument.Parse(body);
-    }
-
-    private static async Task<JsonDocument> ReadProblem(HttpResponseMessage response, HttpStatusCode status)
-    {
-        Assert.Equal(status, response.StatusCode);
-        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
-        return JsonDocument.Parse(await response.Content.ReadAsStringAsync());
-    }
+    private async Task<long> InFlightAsync() => (await shared.Client.GetOkAsync<RuntimeSnapshot>("/api/telemetry")).InFlightRequests;
 }

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.FanOut;
 
@@ -6,11 +7,11 @@ public sealed class FanOutRunnerTests : IDisposable
 {
     private static readonly TimeSpan LongTimeout = TimeSpan.FromSeconds(30);
 
-    private readonly DedicatedThreadPool dedicatedPool = new(2, "test-dedicated");
+    private readonly DedicatedThreadPool _dedicatedPool = new(2, "test-dedicated");
 
     public static TheoryData<FanOutStrategy> AllStrategies => new(Enum.GetValues<FanOutStrategy>());
 
-    public void Dispose() => dedicatedPool.Dispose();
+    public void Dispose() => _dedicatedPool.Dispose();
 
     [Theory]
     [InlineData(FanOutStrategy.ThreadPool)]
@@ -50,7 +51,7 @@ public sealed class FanOutRunnerTests : IDisposable
         var report = await Run(FanOutStrategy.Dedicated, calls: 6, new StubBehaviour(20));
 
         Assert.All(report.Results, call => Assert.Equal(CallThread.Dedicated, call.Thread));
-        Assert.InRange(report.DistinctThreads, 1, dedicatedPool.ThreadCount);
+        Assert.InRange(report.DistinctThreads, 1, _dedicatedPool.ThreadCount);
     }
 
     [Fact]
@@ -68,18 +69,23 @@ public sealed class FanOutRunnerTests : IDisposable
     }
 
     [Fact]
-    public async Task WithOneDedicatedThreadEachCallWaitsForThePreviousOne()
+    public async Task WithOneDedicatedThreadEachCallWaitsExactlyAsLongAsTheCallsBeforeIt()
     {
+        var clock = new ManualTimeProvider();
         using var onePool = new DedicatedThreadPool(1, "one");
-        var runner = new FanOutRunner(new InProcessThirdParty(new StubDice(1)), onePool, TimeProvider.System);
+        using var gate = new ManualResetEventSlim();
+        onePool.Enqueue(gate.Wait); // holds the only thread until every call is queued
+        var runner = new FanOutRunner(new ClockAdvancingThirdParty(clock, TimeSpan.FromMilliseconds(100)), onePool, clock);
 
-        var report = await runner.RunAsync(Plan(FanOutStrategy.Dedicated, 3, new StubBehaviour(100)), CancellationToken.None);
+        var running = runner.RunAsync(Plan(FanOutStrategy.Dedicated, 3, new StubBehaviour(0)), CancellationToken.None);
+        gate.Set();
+        var report = await running;
 
-        var (first, second, third) = (report.Results[0], report.Results[1], report.Results[2]);
-        Assert.True(first.QueueWaitMs < second.QueueWaitMs && second.QueueWaitMs < third.QueueWaitMs);
-        Assert.True(second.QueueWaitMs >= first.DurationMs * 0.5, $"second waited {second.QueueWaitMs} ms, first took {first.DurationMs} ms");
-        Assert.True(third.QueueWaitMs >= second.QueueWaitMs + second.DurationMs * 0.5);
-        Assert.Equal(third.QueueWaitMs, report.QueueWaitMs.Max);
+        // Each call takes 100 ms of the fake clock, and waits for every call queued before it.
+        Assert.Equal([0.0, 100, 200], report.Results.Select(call => call.QueueWaitMs));
+        Assert.All(report.Results, call => Assert.Equal(100, call.DurationMs));
+        Assert.Equal(new MsSummary(200, 100), report.QueueWaitMs);
+        Assert.Equal(300, report.ElapsedMs);
     }
 
     [Theory]
@@ -137,10 +143,23 @@ public sealed class FanOutRunnerTests : IDisposable
         Assert.Equal(Enumerable.Range(0, 5), report.Results.Select(call => call.Index));
     }
 
-    private FanOutRunner Runner() => new(new InProcessThirdParty(new StubDice(42)), dedicatedPool, TimeProvider.System);
+    private FanOutRunner Runner() => new(new InProcessThirdParty(new StubDice(42)), _dedicatedPool, TimeProvider.System);
 
     private static FanOutPlan Plan(FanOutStrategy strategy, int calls, StubBehaviour stub) => new(strategy, calls, stub, LongTimeout);
 
     private Task<FanOutReport> Run(FanOutStrategy strategy, int calls, StubBehaviour stub) =>
         Runner().RunAsync(Plan(strategy, calls, stub), CancellationToken.None);
+
+    /// <summary>A third party that answers at once but moves the fake clock on by each call's time.</summary>
+    private sealed class ClockAdvancingThirdParty(ManualTimeProvider clock, TimeSpan callTime) : IThirdParty
+    {
+        public CallAnswer Call(StubBehaviour behaviour, TimeSpan timeout, CancellationToken cancellationToken)
+        {
+            clock.Advance(callTime);
+            return CallAnswer.Ok;
+        }
+
+        public Task<CallAnswer> CallAsync(StubBehaviour behaviour, TimeSpan timeout, CancellationToken cancellationToken) =>
+            Task.FromResult(Call(behaviour, timeout, cancellationToken));
+    }
 }

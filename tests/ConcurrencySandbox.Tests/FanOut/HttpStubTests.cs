@@ -1,8 +1,9 @@
+using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Experiments.FanOut;
 
 namespace ConcurrencySandbox.Tests.FanOut;
 
-/// <summary>The HTTP path: the real stub app on a loopback port, called through <see cref="HttpThirdParty"/>.</summary>
+/// <summary>The HTTP path: the real stub app on a loopback port, called through <see cref="HttpThirdPartyAdapter"/>.</summary>
 public sealed class HttpStubTests(StubAppFixture stubApp) : IClassFixture<StubAppFixture>
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(30);
@@ -38,7 +39,7 @@ public sealed class HttpStubTests(StubAppFixture stubApp) : IClassFixture<StubAp
     {
         using var client = new HttpClient { BaseAddress = new Uri("http://127.0.0.1:9/") };
 
-        var answer = await new HttpThirdParty(client).CallAsync(new StubBehaviour(5), Timeout, CancellationToken.None);
+        var answer = await new HttpThirdPartyAdapter(client).CallAsync(new StubBehaviour(5), Timeout, CancellationToken.None);
 
         Assert.Equal(CallOutcome.Failed, answer.Outcome);
     }

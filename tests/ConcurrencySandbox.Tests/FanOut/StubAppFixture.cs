@@ -1,4 +1,4 @@
-using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.ThirdPartyStub;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting.Server;
@@ -10,23 +10,23 @@ namespace ConcurrencySandbox.Tests.FanOut;
 /// <summary>The third-party stub app started in-process on a free loopback port.</summary>
 public sealed class StubAppFixture : IAsyncLifetime
 {
-    private readonly WebApplication app = StubApp.Build(["--urls", "http://127.0.0.1:0", "--Logging:LogLevel:Default", "Warning"]);
-    private readonly HttpClient client = new();
+    private readonly WebApplication _app = StubApp.Build(["--urls", "http://127.0.0.1:0", "--Logging:LogLevel:Default", "Warning"]);
+    private readonly HttpClient _client = new();
 
-    public Uri BaseUrl => client.BaseAddress!;
+    public Uri BaseUrl => _client.BaseAddress!;
 
-    public HttpThirdParty ThirdParty() => new(client);
+    public HttpThirdPartyAdapter ThirdParty() => new(_client);
 
     public async Task InitializeAsync()
     {
-        await app.StartAsync();
-        var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
-        client.BaseAddress = new Uri(address + "/");
+        await _app.StartAsync();
+        var address = _app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
+        _client.BaseAddress = new Uri(address + "/");
     }
 
     public async Task DisposeAsync()
     {
-        client.Dispose();
-        await app.DisposeAsync();
+        _client.Dispose();
+        await _app.DisposeAsync();
     }
 }

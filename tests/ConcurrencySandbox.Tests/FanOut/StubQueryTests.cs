@@ -16,6 +16,6 @@ public sealed class StubQueryTests(StubAppFixture stubApp) : IClassFixture<StubA
 
         using var response = await client.GetAsync($"stub?{query}");
 
-        Assert.Contains(range, await ProblemAssert.IsBadRequestNaming(response, parameter), StringComparison.Ordinal);
+        Assert.Contains(range, await ProblemAssert.IsBadRequestNamingAsync(response, parameter), StringComparison.Ordinal);
     }
 }

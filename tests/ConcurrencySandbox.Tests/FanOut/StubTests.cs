@@ -37,14 +37,21 @@ public sealed class StubTests
         Assert.Throws<ArgumentOutOfRangeException>(() => new StubBehaviour(delayMs, jitterMs, failRate, hangRate));
 
     [Fact]
-    public void BlockingInProcessCallHoldsTheCallingThreadForTheDelay()
+    public void BlockingInProcessCallHoldsTheCallingThreadUntilItsCallerGivesUp()
     {
         var stub = new InProcessThirdParty(new StubDice(1));
-        var started = TimeProvider.System.GetTimestamp();
+        using var caller = new CancellationTokenSource();
+        Exception? thrown = null;
+        var thread = new Thread(() => thrown = Record.Exception(() => stub.Call(new StubBehaviour(60_000), Timeout.InfiniteTimeSpan, caller.Token)));
 
-        var answer = stub.Call(new StubBehaviour(100), TimeSpan.FromSeconds(5), CancellationToken.None);
+        thread.Start();
+        SpinWait.SpinUntil(() => thread.ThreadState.HasFlag(ThreadState.WaitSleepJoin), TimeSpan.FromSeconds(30));
+        var blockedState = thread.ThreadState;
+        caller.Cancel();
+        thread.Join();
 
-        Assert.Equal(CallAnswer.Ok, answer);
-        Assert.True(TimeProvider.System.GetElapsedTime(started) >= TimeSpan.FromMilliseconds(50));
+        // The call parked its thread in a kernel wait, and only the caller's cancellation released it.
+        Assert.True(blockedState.HasFlag(ThreadState.WaitSleepJoin), $"the calling thread was {blockedState}");
+        Assert.IsAssignableFrom<OperationCanceledException>(thrown);
     }
 }

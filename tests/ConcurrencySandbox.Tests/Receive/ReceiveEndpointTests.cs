@@ -1,6 +1,7 @@
 using System.Net.Http.Json;
 using System.Text.Json;
 using ConcurrencySandbox.Experiments.Receive;
+using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Tests.Hosting;
 using Microsoft.Extensions.Options;
@@ -71,7 +72,7 @@ public sealed class ReceiveEndpointTests
 
         using var response = await server.Client.GetAsync(url);
 
-        var detail = await ProblemAssert.IsBadRequestNaming(response, parameter);
+        var detail = await ProblemAssert.IsBadRequestNamingAsync(response, parameter);
         Assert.Matches("from|limit|one of per-call, preallocated, allocating, spinning", detail);
     }
 
@@ -85,8 +86,8 @@ public sealed class ReceiveEndpointTests
         using var tooBig = await server.Client.GetAsync("/api/receive/preallocated?messages=10&messageBytes=65");
 
         Assert.True(allowed.IsSuccessStatusCode);
-        Assert.Contains("from 1 to 100;", await ProblemAssert.IsBadRequestNaming(tooMany, "messages"), StringComparison.Ordinal);
-        Assert.Contains("from 8 to 64;", await ProblemAssert.IsBadRequestNaming(tooBig, "messageBytes"), StringComparison.Ordinal);
+        Assert.Contains("from 1 to 100;", await ProblemAssert.IsBadRequestNamingAsync(tooMany, "messages"), StringComparison.Ordinal);
+        Assert.Contains("from 8 to 64;", await ProblemAssert.IsBadRequestNamingAsync(tooBig, "messageBytes"), StringComparison.Ordinal);
     }
 
     [Theory]
@@ -109,17 +110,18 @@ public sealed class ReceiveEndpointTests
     public async Task AnAbandonedRequestStopsItsReceiveLoop(string url)
     {
         await using var server = await SandboxServer.StartAsync();
-        var cancelledBefore = ReceiveRunner.Activity.Cancelled;
+        using var meter = new SandboxMeterReader();
+        var cancelledBefore = meter.Read().CancelledReceiveRuns;
         using var client = new CancellationTokenSource();
 
         var request = server.Client.GetAsync(url, client.Token);
-        await Eventually.TrueAsync(() => ReceiveRunner.Activity.Active > 0, "the receive loop to start");
+        await Eventually.TrueAsync(() => meter.Read().ActiveReceiveRuns > 0, "the receive loop to start");
         await client.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);
 
         // The loop ends because the client went away, not because its 100 paced messages arrived.
-        await Eventually.TrueAsync(() => ReceiveRunner.Activity.Active == 0, "the receive loop to stop");
-        Assert.True(ReceiveRunner.Activity.Cancelled > cancelledBefore, "the run should report cancellation");
+        await Eventually.TrueAsync(() => meter.Read().ActiveReceiveRuns == 0, "the receive loop to stop");
+        Assert.True(meter.Read().CancelledReceiveRuns > cancelledBefore, "the run should report cancellation");
     }
 
     [Fact]

@@ -1,4 +1,6 @@
 using ConcurrencySandbox.Experiments.Receive;
+using ConcurrencySandbox.Experiments.Telemetry;
+using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Receive;
 
@@ -68,17 +70,18 @@ public sealed class ReceiveRunnerTests
     [InlineData("spinning")]
     public async Task CancellingStopsAReceiveThatIsWaiting(string name)
     {
-        var cancelledBefore = ReceiveRunner.Activity.Cancelled;
+        using var meter = new SandboxMeterReader();
+        var cancelledBefore = meter.Read().CancelledReceiveRuns;
         using var cancellation = new CancellationTokenSource();
         var plan = new ReceivePlan(Messages: 100, MessageBytes: 16, TimeoutMs: 60_000, IntervalMs: 1000);
 
         var run = ReceiveRunner.RunAsync(ReceiveVariant.Find(name)!, plan, cancellation.Token);
-        await Eventually.TrueAsync(() => ReceiveRunner.Activity.Active > 0, "the run to start");
+        await Eventually.TrueAsync(() => meter.Read().ActiveReceiveRuns > 0, "the run to start");
         await cancellation.CancelAsync();
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => run);
-        Assert.True(ReceiveRunner.Activity.Cancelled > cancelledBefore, "the run should report cancellation");
-        Assert.Equal(0, ReceiveRunner.Activity.Active);
+        Assert.True(meter.Read().CancelledReceiveRuns > cancelledBefore, "the run should report cancellation");
+        Assert.Equal(0, meter.Read().ActiveReceiveRuns);
     }
 
     [Fact]

@@ -14,7 +14,7 @@ public sealed class StreamingEndpointTests
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var status = await GetStatus(server);
+        using var status = await GetStatusAsync(server);
 
         Assert.False(status.RootElement.GetProperty("enabled").GetBoolean());
         Assert.Equal(JsonValueKind.Null, status.RootElement.GetProperty("server").ValueKind);
@@ -30,7 +30,7 @@ public sealed class StreamingEndpointTests
         var client = StreamingClient.RunAsync(new IPEndPoint(IPAddress.Loopback, port), tally, stop.Token);
         await Eventually.TrueAsync(() => tally.Counts().Delivered >= 10);
 
-        using var status = await GetStatus(server);
+        using var status = await GetStatusAsync(server);
         await stop.CancelAsync();
         await client;
 
@@ -60,7 +60,7 @@ public sealed class StreamingEndpointTests
         Assert.DoesNotContain('\n', failure.Message);
     }
 
-    private static async Task<JsonDocument> GetStatus(SandboxServer server)
+    private static async Task<JsonDocument> GetStatusAsync(SandboxServer server)
     {
         using var response = await server.Client.GetAsync("/api/streaming");
         response.EnsureSuccessStatusCode();

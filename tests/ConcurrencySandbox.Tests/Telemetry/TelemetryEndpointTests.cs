@@ -9,10 +9,10 @@ public sealed class TelemetryEndpointTests
     public async Task FieldsMoveWhenWorkRuns()
     {
         await using var server = await SandboxServer.StartAsync();
-        using var before = await Snapshot(server);
+        using var before = await SnapshotAsync(server);
 
         using var work = await server.Client.GetAsync("/api/fanout?calls=8&delayMs=20&strategy=threadpool");
-        using var after = await Snapshot(server);
+        using var after = await SnapshotAsync(server);
 
         Assert.True(work.IsSuccessStatusCode);
         var (was, now) = (before.RootElement, after.RootElement);
@@ -60,7 +60,7 @@ public sealed class TelemetryEndpointTests
 
         using var response = await server.Client.GetAsync($"/api/telemetry/history?since={since}");
 
-        await ProblemAssert.IsBadRequestNaming(response, "since");
+        await ProblemAssert.IsBadRequestNamingAsync(response, "since");
     }
 
     [Fact]
@@ -68,7 +68,7 @@ public sealed class TelemetryEndpointTests
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var json = await Snapshot(server);
+        using var json = await SnapshotAsync(server);
         var root = json.RootElement;
 
         Assert.Equal(Environment.ProcessorCount, root.GetProperty("processorCount").GetInt32());
@@ -97,19 +97,19 @@ public sealed class TelemetryEndpointTests
         var seen = 0.0;
         for (var attempt = 0; attempt < 100 && seen < 2; attempt++)
         {
-            using var json = await Snapshot(server);
+            using var json = await SnapshotAsync(server);
             seen = json.RootElement.GetProperty("inFlightRequests").GetDouble();
             await Task.Delay(20);
         }
 
         Assert.Equal(2, seen);
         using var done = await slow;
-        using var afterwards = await Snapshot(server);
+        using var afterwards = await SnapshotAsync(server);
         Assert.Equal(1, afterwards.RootElement.GetProperty("inFlightRequests").GetInt64());
     }
 
     private static double Read(JsonElement root, string section, string field) => root.GetProperty(section).GetProperty(field).GetDouble();
 
-    private static async Task<JsonDocument> Snapshot(SandboxServer server) =>
+    private static async Task<JsonDocument> SnapshotAsync(SandboxServer server) =>
         JsonDocument.Parse(await server.Client.GetStringAsync("/api/telemetry"));
 }

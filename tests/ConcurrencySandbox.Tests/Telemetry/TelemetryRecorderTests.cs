@@ -9,9 +9,9 @@ public sealed class TelemetryRecorderTests
     {
         using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromMilliseconds(5), capacity: 3);
 
-        await Eventually(() => recorder.Since(0).Count == 3);
+        await EventuallyAsync(() => recorder.Since(0).Count == 3);
         var first = recorder.Since(0);
-        await Eventually(() => recorder.Since(first[^1].UptimeSeconds).Count > 0);
+        await EventuallyAsync(() => recorder.Since(first[^1].UptimeSeconds).Count > 0);
         var later = recorder.Since(0);
 
         Assert.Equal(3, later.Count);
@@ -23,7 +23,7 @@ public sealed class TelemetryRecorderTests
     public async Task SinceReturnsOnlyLaterSamples()
     {
         using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromMilliseconds(5), capacity: 100);
-        await Eventually(() => recorder.Since(0).Count >= 4);
+        await EventuallyAsync(() => recorder.Since(0).Count >= 4);
 
         var all = recorder.Since(0);
         var cut = all[1].UptimeSeconds;
@@ -40,7 +40,7 @@ public sealed class TelemetryRecorderTests
         Assert.NotEqual(Environment.CurrentManagedThreadId, recorder.ThreadId);
     }
 
-    private static async Task Eventually(Func<bool> condition)
+    private static async Task EventuallyAsync(Func<bool> condition)
     {
         for (var attempt = 0; attempt < 400 && !condition(); attempt++)
         {

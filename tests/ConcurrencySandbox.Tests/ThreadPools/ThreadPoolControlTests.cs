@@ -6,12 +6,12 @@ namespace ConcurrencySandbox.Tests.ThreadPools;
 [Collection(ProcessWideCollection.Name)]
 public sealed class ThreadPoolControlTests : RestoresThreadPoolLimits
 {
-    private readonly ThreadPoolControl control = new();
+    private readonly ThreadPoolControl _control = new();
 
     [Fact]
     public void RaisingTheMinimumChangesOnlyTheMinimum()
     {
-        var result = control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 7));
+        var result = _control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 7));
 
         Assert.True(result.Applied);
         Assert.Equal(Original with { MinWorkerThreads = Original.MinWorkerThreads + 7 }, ThreadPoolLimits.Read());
@@ -20,9 +20,9 @@ public sealed class ThreadPoolControlTests : RestoresThreadPoolLimits
     [Fact]
     public void AMinimumAboveTheCurrentMaximumIsAppliedWhenTheMaximumRisesWithIt()
     {
-        control.Apply(new ThreadPoolChange(MaxWorkerThreads: Original.MinWorkerThreads + 10));
+        _control.Apply(new ThreadPoolChange(MaxWorkerThreads: Original.MinWorkerThreads + 10));
 
-        var result = control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 20, MaxWorkerThreads: Original.MinWorkerThreads + 30));
+        var result = _control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 20, MaxWorkerThreads: Original.MinWorkerThreads + 30));
 
         Assert.True(result.Applied);
         Assert.Equal(Original.MinWorkerThreads + 20, ThreadPoolLimits.Read().MinWorkerThreads);
@@ -44,9 +44,9 @@ public sealed class ThreadPoolControlTests : RestoresThreadPoolLimits
     [Fact]
     public void ResetReturnsToTheStartupLimits()
     {
-        control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 5, MinIoThreads: Original.MinIoThreads + 5));
+        _control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 5, MinIoThreads: Original.MinIoThreads + 5));
 
-        Assert.True(control.Reset().Applied);
+        Assert.True(_control.Reset().Applied);
 
         Assert.Equal(Original, ThreadPoolLimits.Read());
     }
@@ -54,10 +54,10 @@ public sealed class ThreadPoolControlTests : RestoresThreadPoolLimits
     [Fact]
     public void StartupSettingsBecomeWhatResetReturnsTo()
     {
-        control.ApplyAtStartup(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 3));
-        control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 9));
+        _control.ApplyAtStartup(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 3));
+        _control.Apply(new ThreadPoolChange(MinWorkerThreads: Original.MinWorkerThreads + 9));
 
-        control.Reset();
+        _control.Reset();
 
         Assert.Equal(Original.MinWorkerThreads + 3, ThreadPoolLimits.Read().MinWorkerThreads);
     }

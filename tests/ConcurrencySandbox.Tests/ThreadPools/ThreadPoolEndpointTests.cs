@@ -64,7 +64,7 @@ public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
 
         using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
 
-        var detail = await ProblemAssert.IsBadRequestNaming(response, property);
+        var detail = await ProblemAssert.IsBadRequestNamingAsync(response, property);
         Assert.Contains(expected, detail, StringComparison.Ordinal);
         Assert.Equal(Original, ThreadPoolLimits.Read());
     }

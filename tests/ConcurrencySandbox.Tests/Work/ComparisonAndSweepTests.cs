@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Work;
 using ConcurrencySandbox.Experiments.Statistics;
 using ConcurrencySandbox.Experiments.Work;
 
@@ -11,8 +12,8 @@ public sealed class ComparisonAndSweepTests
         var row = await Comparison.CompareAsync(WorkUnit.Compute, 100_000, 3, CancellationToken.None);
 
         Assert.Equal(3, row.Repeat);
-        Assert.InRange(row.SyncSeconds, row.Sync.Min, row.Sync.Max);
-        Assert.InRange(row.TaskRunSeconds, row.TaskRun.Min, row.TaskRun.Max);
+        Assert.Equal(row.Sync.Median, row.SyncSeconds);
+        Assert.Equal(row.TaskRun.Median, row.TaskRunSeconds);
         Assert.Equal(row.SyncSeconds / row.TaskRunSeconds * 100, row.EfficiencyPercent, 9);
         Assert.Equal(row.TaskRunSeconds - row.SyncSeconds, row.TaskRunAddedSeconds, 12);
         Assert.Equal(69.7553358, row.Seed?.FourCoresPercent);

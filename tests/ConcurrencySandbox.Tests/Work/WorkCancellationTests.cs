@@ -1,10 +1,10 @@
-using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Work;
 
 [Collection(ProcessWideCollection.Name)]
-public sealed class WorkCancellationTests
+public sealed class WorkCancellationTests(SandboxServerFixture shared) : IClassFixture<SandboxServerFixture>
 {
     [Theory]
     [InlineData("/api/compute/sync?cycles=10000000000")]
@@ -14,27 +14,17 @@ public sealed class WorkCancellationTests
     [InlineData("/api/compute/sweep?from=1000000000&to=1000000000&repeat=20")]
     public async Task AbandonedRequestStopsItsWork(string url)
     {
-        await using var server = await SandboxServer.StartAsync();
-        var cancelledBefore = WorkRunner.Activity.Cancelled;
+        using var meter = new SandboxMeterReader();
+        var cancelledBefore = meter.Read().CancelledWorkUnits;
         using var client = new CancellationTokenSource();
 
-        var request = server.Client.GetAsync(url, client.Token);
-        await Eventually(() => WorkRunner.Activity.Active > 0, "the work to start");
+        var request = shared.Client.GetAsync(url, client.Token);
+        await Eventually.TrueAsync(() => meter.Read().ActiveWorkUnits > 0, "the work to start");
         await client.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);
 
         // The units end because the request was abandoned, not because they finished.
-        await Eventually(() => WorkRunner.Activity.Active == 0, "the work to stop");
-        Assert.True(WorkRunner.Activity.Cancelled > cancelledBefore, "the units should report cancellation");
-    }
-
-    private static async Task Eventually(Func<bool> condition, string what)
-    {
-        for (var attempt = 0; attempt < 600 && !condition(); attempt++)
-        {
-            await Task.Delay(50);
-        }
-
-        Assert.True(condition(), $"timed out waiting for {what}");
+        await Eventually.TrueAsync(() => meter.Read().ActiveWorkUnits == 0, "the work to stop");
+        Assert.True(meter.Read().CancelledWorkUnits > cancelledBefore, "the units should report cancellation");
     }
 }

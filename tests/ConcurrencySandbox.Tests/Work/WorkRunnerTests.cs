@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Tests.Hosting;
 
@@ -28,19 +29,22 @@ public sealed class WorkRunnerTests
     public async Task AsyncSleepHoldsNoThreadWhileWaiting()
     {
         const int requests = 100;
+        using var meter = new SandboxMeterReader();
         using var release = new CancellationTokenSource();
         var runs = Enumerable.Range(0, requests)
             .Select(_ => WorkRunner.RunTwiceAsync(WorkUnit.Sleep, RunMode.Async, 60_000, release.Token))
             .ToArray();
 
         // 200 units are waiting at once, yet the pool has far fewer threads than that: none is held per unit.
-        Assert.True(WorkRunner.Activity.Active >= 2 * requests, $"active units: {WorkRunner.Activity.Active}");
+        var waiting = meter.Read();
+        Assert.True(waiting.ActiveWorkUnits >= 2 * requests, $"active units: {waiting.ActiveWorkUnits}");
         Assert.True(ThreadPool.ThreadCount < requests, $"pool threads: {ThreadPool.ThreadCount}");
 
-        var cancelledBefore = WorkRunner.Activity.Cancelled;
         await release.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => Task.WhenAll(runs));
-        Assert.Equal(cancelledBefore + (2 * requests), WorkRunner.Activity.Cancelled);
+        var ended = meter.Read();
+        Assert.Equal(waiting.CancelledWorkUnits + (2 * requests), ended.CancelledWorkUnits);
+        Assert.Equal(waiting.ActiveWorkUnits - (2 * requests), ended.ActiveWorkUnits);
     }
 
     [Fact]

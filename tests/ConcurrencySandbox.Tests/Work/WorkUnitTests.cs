@@ -21,12 +21,13 @@ public sealed class WorkUnitTests
     public void ComputeTimeGrowsWithCycles()
     {
         WorkUnit.Compute.RunBlocking(1_000_000, CancellationToken.None);
-        var small = MedianSeconds(() => WorkUnit.Compute.RunBlocking(4_000_000, CancellationToken.None));
-        var large = MedianSeconds(() => WorkUnit.Compute.RunBlocking(64_000_000, CancellationToken.None));
+        var small = FastestSeconds(() => WorkUnit.Compute.RunBlocking(4_000_000, CancellationToken.None));
+        var large = FastestSeconds(() => WorkUnit.Compute.RunBlocking(64_000_000, CancellationToken.None));
 
-        // 16x the cycles; a loop the JIT removed or shortcut would give a ratio near 1. Wide margin for noisy cores.
+        // 16x the cycles; a loop the JIT removed or shortcut would give a ratio near 1. Only a lower bound: other
+        // processes on a shared machine can only stretch the longer run (seen: 446x at a load average of 47).
         var ratio = large / small;
-        Assert.InRange(ratio, 4, 64);
+        Assert.True(ratio >= 4, $"64M cycles took {ratio:0.0}x as long as 4M");
     }
 
     [Theory]
@@ -54,7 +55,7 @@ public sealed class WorkUnitTests
         await Assert.ThrowsAsync<NotSupportedException>(() => WorkUnit.SpinWait.RunAsync(1, CancellationToken.None));
     }
 
-    private static double MedianSeconds(Action action)
+    private static double FastestSeconds(Action action)
     {
         var samples = new double[5];
         for (var i = 0; i < samples.Length; i++)
@@ -64,7 +65,7 @@ public sealed class WorkUnitTests
             samples[i] = Stopwatch.GetElapsedTime(started).TotalSeconds;
         }
 
-        Array.Sort(samples);
-        return samples[2];
+        // The fastest run is the one least disturbed by other processes on a shared machine.
+        return samples.Min();
     }
 }

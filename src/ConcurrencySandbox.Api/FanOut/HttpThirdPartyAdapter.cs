@@ -1,12 +1,14 @@
 using System.Globalization;
+using ConcurrencySandbox.Experiments.FanOut;
 
-namespace ConcurrencySandbox.Experiments.FanOut;
+namespace ConcurrencySandbox.Api.FanOut;
 
 /// <summary>
-/// The third party over HTTP: the stub app's <c>GET /stub</c>. The client comes from IHttpClientFactory with
-/// its base address set; each call has its own timeout.
+/// Adapts the experiments' <see cref="IThirdParty"/> to HTTP: the stub app's <c>GET /stub</c>, used when
+/// ThirdParty:BaseUrl is set. The client comes from IHttpClientFactory with its base address set; each call
+/// has its own timeout.
 /// </summary>
-public sealed class HttpThirdParty(HttpClient http) : IThirdParty
+public sealed class HttpThirdPartyAdapter(HttpClient http) : IThirdParty
 {
     // HttpClient.Send is a genuinely synchronous call (HTTP/1.1): the thread blocks in the socket, as a
     // 2006 web-service proxy did, which is a different thing from blocking on a Task.

@@ -1,9 +1,10 @@
 using System.Globalization;
 using System.Text;
+using ConcurrencySandbox.Experiments.Work;
 
-namespace ConcurrencySandbox.Experiments.Work;
+namespace ConcurrencySandbox.Api.Work;
 
-/// <summary>Writes a sweep as CSV or as a Markdown table with the seed's columns, ready to paste beside the seed's.</summary>
+/// <summary>The sweep endpoint's text forms: writes a sweep as CSV or as a Markdown table with the seed's columns, ready to paste beside the seed's.</summary>
 public static class SweepFormat
 {
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;

@@ -14,29 +14,22 @@ public sealed class FigureFlagTests
     private static readonly ComparisonRow Noisy = Row(1_000, sync: new Spread(0.001, 0.0009, 0.00125), taskRun: new Spread(0.0008, 0.00079, 0.00081));
     private static readonly ComparisonRow Clean = Row(1_000_000_000, sync: new Spread(2, 1.98, 2.02), taskRun: new Spread(1.02, 1.0, 1.05));
 
-    [Fact]
-    public void EfficiencyAboveTwoCoresTimesHundredIsFlaggedImpossibleAndOnlyThat()
+    [Theory]
+    [InlineData("impossible", FlagKind.Impossible, "10 cycles: % efficiency", "725 %")]
+    [InlineData("noisy", FlagKind.Noisy, "1,000 cycles: sync", "0.001 s")]
+    public void AnEfficiencyAboveTwoCoresTimesHundredOrASpreadAboveTwentyPercentIsFlaggedAndNothingElse(string row, FlagKind kind, string figure, string value)
     {
-        var flag = Assert.Single(Impossible.Flags("cycles", cores: 2));
+        var flag = Assert.Single((row == "impossible" ? Impossible : Noisy).Flags("cycles", cores: 2));
 
-        Assert.Equal(FlagKind.Impossible, flag.Kind);
-        Assert.Equal("10 cycles: % efficiency", flag.Figure);
-        Assert.Equal("725 %", flag.Value);
+        Assert.Equal(kind, flag.Kind);
+        Assert.Equal(figure, flag.Figure);
+        Assert.Equal(value, flag.Value);
     }
 
     [Fact]
     public void TheSameEfficiencyIsPossibleOnEightCores()
     {
         Assert.Empty(Impossible.Flags("cycles", cores: 8));
-    }
-
-    [Fact]
-    public void SyncRepeatsSpreadingAboveTwentyPercentOfTheMedianAreFlaggedNoisy()
-    {
-        var flag = Assert.Single(Noisy.Flags("cycles", cores: 2));
-
-        Assert.Equal(FlagKind.Noisy, flag.Kind);
-        Assert.Equal("1,000 cycles: sync", flag.Figure);
     }
 
     [Fact]

@@ -1,6 +1,8 @@
 using System.Net;
 using System.Net.Http.Json;
+using System.Runtime;
 using System.Text.Json;
+using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;
 using Microsoft.Extensions.DependencyInjection;
@@ -17,15 +19,16 @@ public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var json = JsonDocument.Parse(await server.Client.GetStringAsync("/api/threadpool"));
+        var state = await server.Client.GetOkAsync<ThreadPoolStateResponse>("/api/threadpool");
 
-        var pool = json.RootElement.GetProperty("threadPool");
-        Assert.Equal(Original.MinWorkerThreads, pool.GetProperty("minWorkerThreads").GetInt32());
-        Assert.Equal(Original.MaxIoThreads, pool.GetProperty("maxIoThreads").GetInt32());
-        Assert.True(pool.GetProperty("availableWorkerThreads").GetInt32() >= 0);
-        Assert.True(pool.GetProperty("completedWorkItemCount").GetInt64() > 0);
-        Assert.Equal(Environment.ProcessorCount, json.RootElement.GetProperty("processorCount").GetInt32());
-        Assert.Matches("^(server|workstation), (non-)?concurrent$", json.RootElement.GetProperty("gcMode").GetString());
+        var pool = state.ThreadPool;
+        Assert.Equal(Original, new ThreadPoolLimits(pool.MinWorkerThreads, pool.MinIoThreads, pool.MaxWorkerThreads, pool.MaxIoThreads));
+        Assert.True(pool.AvailableWorkerThreads < pool.MaxWorkerThreads, "the worker serving this request is not available");
+        Assert.True(pool.CompletedWorkItemCount > 0);
+        Assert.Equal(Environment.ProcessorCount, state.ProcessorCount);
+        Assert.Equal(GCSettings.IsServerGC, state.IsServerGC);
+        Assert.Matches("^(server|workstation), (non-)?concurrent$", state.GCMode);
+        Assert.StartsWith(GCSettings.IsServerGC ? "server" : "workstation", state.GCMode, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -34,9 +37,9 @@ public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
         await using var server = await SandboxServer.StartAsync();
 
         using var put = await server.Client.PutAsJsonAsync("/api/threadpool", new { minWorkerThreads = Original.MinWorkerThreads + 11 });
-        using var afterPut = JsonDocument.Parse(await put.Content.ReadAsStringAsync());
+        var afterPut = await put.ReadOkAsync<ThreadPoolStateResponse>();
         Assert.Equal(HttpStatusCode.OK, put.StatusCode);
-        Assert.Equal(Original.MinWorkerThreads + 11, afterPut.RootElement.GetProperty("threadPool").GetProperty("minWorkerThreads").GetInt32());
+        Assert.Equal(Original.MinWorkerThreads + 11, afterPut.ThreadPool.MinWorkerThreads);
         Assert.Equal(Original.MinWorkerThreads + 11, ThreadPoolLimits.Read().MinWorkerThreads);
 
         using var reset = await server.Client.PostAsync("/api/threadpool/reset", null);
@@ -102,10 +105,10 @@ public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
         var raised = Original.MinWorkerThreads + 13;
         await using var server = await SandboxServer.StartAsync($"ThreadPool:MinWorkerThreads={raised}");
 
-        using var json = JsonDocument.Parse(await server.Client.GetStringAsync("/api/threadpool"));
+        var state = await server.Client.GetOkAsync<ThreadPoolStateResponse>("/api/threadpool");
 
-        Assert.Equal(raised, json.RootElement.GetProperty("threadPool").GetProperty("minWorkerThreads").GetInt32());
-        Assert.Equal(raised, json.RootElement.GetProperty("startup").GetProperty("minWorkerThreads").GetInt32());
+        Assert.Equal(raised, state.ThreadPool.MinWorkerThreads);
+        Assert.Equal(raised, state.Startup.MinWorkerThreads);
     }
 
     [Theory]

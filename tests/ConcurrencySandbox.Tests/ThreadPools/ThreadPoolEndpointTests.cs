@@ -10,16 +10,17 @@ using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Tests.ThreadPools;
 
-/// <summary>These change the process-wide pool, so they run alone and put the limits back afterwards.</summary>
+/// <summary>
+/// These change the process-wide pool, so they run alone and put the limits back afterwards. Tests with the default
+/// settings share one server: it started with the limits every test starts from, so its reset point is theirs too.
+/// </summary>
 [Collection(ProcessWideCollection.Name)]
-public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
+public sealed class ThreadPoolEndpointTests(SandboxServerFixture shared) : RestoresThreadPoolLimits, IClassFixture<SandboxServerFixture>
 {
     [Fact]
     public async Task GetShowsTheLimitsTheLoadAndTheFacts()
     {
-        await using var server = await SandboxServer.StartAsync();
-
-        var state = await server.Client.GetOkAsync<ThreadPoolStateResponse>("/api/threadpool");
+        var state = await shared.Client.GetOkAsync<ThreadPoolStateResponse>("/api/threadpool");
 
         var pool = state.ThreadPool;
         Assert.Equal(Original, new ThreadPoolLimits(pool.MinWorkerThreads, pool.MinIoThreads, pool.MaxWorkerThreads, pool.MaxIoThreads));
@@ -34,15 +35,13 @@ public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
     [Fact]
     public async Task PutChangesTheLimitsAndResetPutsTheStartUpOnesBack()
     {
-        await using var server = await SandboxServer.StartAsync();
-
-        using var put = await server.Client.PutAsJsonAsync("/api/threadpool", new { minWorkerThreads = Original.MinWorkerThreads + 11 });
+        using var put = await shared.Client.PutAsJsonAsync("/api/threadpool", new { minWorkerThreads = Original.MinWorkerThreads + 11 });
         var afterPut = await put.ReadOkAsync<ThreadPoolStateResponse>();
         Assert.Equal(HttpStatusCode.OK, put.StatusCode);
         Assert.Equal(Original.MinWorkerThreads + 11, afterPut.ThreadPool.MinWorkerThreads);
         Assert.Equal(Original.MinWorkerThreads + 11, ThreadPoolLimits.Read().MinWorkerThreads);
 
-        using var reset = await server.Client.PostAsync("/api/threadpool/reset", null);
+        using var reset = await shared.Client.PostAsync("/api/threadpool/reset", null);
         Assert.Equal(HttpStatusCode.OK, reset.StatusCode);
         Assert.Equal(Original, ThreadPoolLimits.Read());
     }
@@ -63,9 +62,7 @@ public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
     [InlineData("""[{"minWorkerThreads":400}]""", "body", "array")]
     public async Task AnInvalidBodyIsRefusedNamingThePropertyAndWhatIsExpected(string body, string property, string expected)
     {
-        await using var server = await SandboxServer.StartAsync();
-
-        using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
+        using var response = await shared.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
 
         var detail = await ProblemAssert.IsBadRequestNamingAsync(response, property);
         Assert.Contains(expected, detail, StringComparison.Ordinal);
@@ -75,12 +72,11 @@ public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
     [Fact]
     public async Task SwaggersExampleBodyIsAccepted()
     {
-        await using var server = await SandboxServer.StartAsync();
-        using var document = JsonDocument.Parse(await server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+        using var document = JsonDocument.Parse(await shared.Client.GetStringAsync("/swagger/v1/swagger.json"));
         var example = document.RootElement.GetProperty("paths").GetProperty("/api/threadpool").GetProperty("put")
             .GetProperty("requestBody").GetProperty("content").GetProperty("application/json").GetProperty("example").GetRawText();
 
-        using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(example, System.Text.Encoding.UTF8, "application/json"));
+        using var response = await shared.Client.PutAsync("/api/threadpool", new StringContent(example, System.Text.Encoding.UTF8, "application/json"));
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
         Assert.Equal(400, ThreadPoolLimits.Read().MinWorkerThreads);

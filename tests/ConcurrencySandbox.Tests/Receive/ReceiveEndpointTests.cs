@@ -118,7 +118,8 @@ public sealed class ReceiveEndpointTests(SandboxServerFixture shared) : IClassFi
         // This request's own handler returns only once its receive loop has stopped; 499 (not 200 after the 100 paced
         // messages) says the loop stopped because the client went away. No clock: a loop that ignored it would end in 200.
         Assert.Equal(StatusCodes.Status499ClientClosedRequest, await endings.StatusCodeOfAsync(url));
-        Assert.Equal(before with { CancelledReceiveRuns = before.CancelledReceiveRuns + 1 }, meter.Read());
+        var after = meter.Read();
+        Assert.Equal((before.ActiveReceiveRuns, before.CancelledReceiveRuns + 1), (after.ActiveReceiveRuns, after.CancelledReceiveRuns));
     }
 
     [Fact]

@@ -81,7 +81,8 @@ public sealed class ReceiveRunnerTests
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => run);
         // Receive runs go one at a time (ReceiveRunsCollection), so the meter moved for this run alone.
-        Assert.Equal(before with { CancelledReceiveRuns = before.CancelledReceiveRuns + 1 }, meter.Read());
+        var after = meter.Read();
+        Assert.Equal((before.ActiveReceiveRuns, before.CancelledReceiveRuns + 1), (after.ActiveReceiveRuns, after.CancelledReceiveRuns));
     }
 
     [Fact]

@@ -15,6 +15,7 @@ WORKDIR /src
 # Restore layer: only the files restore reads, so editing source code keeps this layer cached.
 COPY global.json Directory.Build.props Directory.Packages.props ./
 COPY src/ConcurrencySandbox.Experiments/ConcurrencySandbox.Experiments.csproj src/ConcurrencySandbox.Experiments/
+COPY src/ConcurrencySandbox.Validation/ConcurrencySandbox.Validation.csproj src/ConcurrencySandbox.Validation/
 COPY src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj src/ConcurrencySandbox.Api/
 COPY src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj src/ConcurrencySandbox.ThirdPartyStub/
 COPY loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj loadtests/ConcurrencySandbox.LoadTests/

@@ -1,6 +1,5 @@
-using ConcurrencySandbox.Api.Control;
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http.HttpResults;

@@ -126,6 +126,15 @@ public class DockerfileTests
     }
 
     [Fact]
+    public void StubProjectClosureHoldsTheValidationLibraryAndNotTheApi()
+    {
+        // The stub image publishes this closure: it validates like the API without carrying the API.
+        var closure = ProjectClosure("src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj").ToList();
+        Assert.Contains("src/ConcurrencySandbox.Validation/ConcurrencySandbox.Validation.csproj", closure);
+        Assert.DoesNotContain("src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj", closure);
+    }
+
+    [Fact]
     public void EveryPathTheDockerfileCopiesFromTheContextExists()
     {
         var sources = _dockerfile.Stages.SelectMany(stage => stage.All("COPY")).Where(copy => copy.Flag("from") is null).SelectMany(Sources).ToList();

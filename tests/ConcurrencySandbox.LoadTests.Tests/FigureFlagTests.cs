@@ -1,7 +1,7 @@
 using System.Text.Json;
+using ConcurrencySandbox.Experiments.Statistics;
 using ConcurrencySandbox.LoadTests.ApiContract;
 using ConcurrencySandbox.LoadTests.Matrix;
-using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 

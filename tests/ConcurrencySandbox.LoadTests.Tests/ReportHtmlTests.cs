@@ -1,4 +1,5 @@
 using System.Text.RegularExpressions;
+using ConcurrencySandbox.Experiments.Statistics;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using ConcurrencySandbox.Experiments.Statistics;
 using ConcurrencySandbox.LoadTests.ApiContract;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -165,17 +166,8 @@ public static class MatrixRunner
         [.. runs.SelectMany(r => r.Sweep.SelectMany(row => Flags(row, r.ApiProcessorCount ?? r.Cpus)))];
 
     /// <summary>What cannot be true in one sweep row on <paramref name="cores"/> cores, or is too noisy to trust.</summary>
-    public static IEnumerable<FigureFlag> Flags(SweepRow row, int cores)
-    {
-        var label = string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {row.Amount:N0} cycles");
-        FigureFlag?[] flags =
-        [
-            FigureChecks.Efficiency($"{label}: % efficiency", row.EfficiencyPercent, cores),
-            row.Sync is { } s ? FigureChecks.Spread($"{label}: sync", row.SyncSeconds, s.Min, s.Max) : null,
-            row.TaskRun is { } t ? FigureChecks.Spread($"{label}: Task.Run", row.TaskRunSeconds, t.Min, t.Max) : null,
-        ];
-        return flags.OfType<FigureFlag>();
-    }
+    public static IReadOnlyList<FigureFlag> Flags(SweepRow row, int cores) =>
+        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {row.Amount:N0} cycles"), row.EfficiencyPercent, row.Sync, row.TaskRun, cores);
 
     /// <summary>
     /// Seed 004's hypothesis 3: on one core Task.Run brings no gain. Judged at the sweep's largest amount, where the
@@ -319,13 +311,12 @@ public static class MatrixRunner
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
     private static string[] SweepCells(SweepRow row, int cores)
     {
-        var flags = Flags(row, cores).ToList();
-        string Mark(string figureEnd) => flags.FirstOrDefault(f => f.Figure.EndsWith(figureEnd, StringComparison.Ordinal)) is { } f ? " " + f.Mark : "";
+        var flags = Flags(row, cores);
         return
         [
-            string.Create(CultureInfo.InvariantCulture, $"{row.SyncSeconds:G4}{Mark(": sync")}"),
-            string.Create(CultureInfo.InvariantCulture, $"{row.TaskRunSeconds:G4}{Mark(": Task.Run")}"),
-            string.Create(CultureInfo.InvariantCulture, $"{row.EfficiencyPercent:0.##}{Mark(": % efficiency")}"),
+            string.Create(CultureInfo.InvariantCulture, $"{row.SyncSeconds:G4}{FigureChecks.MarkOf(flags, FigureChecks.SyncFigure)}"),
+            string.Create(CultureInfo.InvariantCulture, $"{row.TaskRunSeconds:G4}{FigureChecks.MarkOf(flags, FigureChecks.TaskRunFigure)}"),
+            string.Create(CultureInfo.InvariantCulture, $"{row.EfficiencyPercent:0.##}{FigureChecks.MarkOf(flags, FigureChecks.EfficiencyFigure)}"),
         ];
     }
 

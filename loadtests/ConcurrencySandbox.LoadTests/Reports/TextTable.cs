@@ -1,5 +1,6 @@
 using System.Net;
 using System.Text;
+using ConcurrencySandbox.Experiments.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 

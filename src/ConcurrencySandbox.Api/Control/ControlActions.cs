@@ -1,8 +1,8 @@
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace ConcurrencySandbox.Api.Control;
@@ -53,10 +53,4 @@ public sealed class ControlActions(ThreadPoolControl control, RuntimeSampler sam
         result.Applied
             ? TypedResults.Ok(ThreadPoolStateResponse.Read(control))
             : TypedResults.Problem(result.Refusal, statusCode: StatusCodes.Status409Conflict, title: "The runtime refused the thread pool settings.");
-}
-
-/// <summary>The liveness answer: the process serves requests.</summary>
-public sealed record HealthStatus(string Status)
-{
-    public static HealthStatus Ok { get; } = new("ok");
 }

@@ -1,5 +1,5 @@
 using System.Net;
-using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Control;
 

@@ -1,5 +1,5 @@
 using ConcurrencySandbox.Api.Swagger;
-using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Control;
 

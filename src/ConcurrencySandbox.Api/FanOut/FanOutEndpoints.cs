@@ -1,6 +1,6 @@
 using System.Globalization;
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;

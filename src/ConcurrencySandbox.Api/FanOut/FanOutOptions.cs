@@ -1,4 +1,4 @@
-using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Validation;
 using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.FanOut;

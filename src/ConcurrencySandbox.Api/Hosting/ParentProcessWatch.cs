@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
-using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Hosting;
 

@@ -1,7 +1,7 @@
 using System.Globalization;
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Api.Work;
 using ConcurrencySandbox.Experiments.Receive;
+using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 

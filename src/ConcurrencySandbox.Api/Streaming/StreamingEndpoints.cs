@@ -1,5 +1,5 @@
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Streaming;
+using ConcurrencySandbox.Validation;
 using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.Streaming;

@@ -1,5 +1,5 @@
 using ConcurrencySandbox.Experiments.Streaming;
-using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Streaming;
 

@@ -1,5 +1,5 @@
 using System.Text.Json.Nodes;
-using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Validation;
 using Microsoft.OpenApi;
 using Swashbuckle.AspNetCore.SwaggerGen;
 

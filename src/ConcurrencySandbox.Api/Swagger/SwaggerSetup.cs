@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Validation;
 using Microsoft.OpenApi;
 
 namespace ConcurrencySandbox.Api.Swagger;
@@ -28,7 +29,11 @@ internal static class SwaggerSetup
             options.AddSecurityDefinition(AdminKeyOperationFilter.SchemeName, AdminKeyOperationFilter.Scheme);
             options.OperationFilter<AdminKeyOperationFilter>();
             options.DocumentFilter<TagsDocumentFilter>();
-            options.IncludeXmlComments(Path.Combine(AppContext.BaseDirectory, $"{typeof(SwaggerSetup).Assembly.GetName().Name}.xml"));
+            // The API's doc comments, and the validation library's (it holds HealthStatus, which /healthz answers).
+            foreach (var assembly in new[] { typeof(SwaggerSetup).Assembly, typeof(HealthStatus).Assembly })
+            {
+                options.IncludeXmlComments(Path.Combine(AppContext.BaseDirectory, $"{assembly.GetName().Name}.xml"));
+            }
         });
         return builder;
     }

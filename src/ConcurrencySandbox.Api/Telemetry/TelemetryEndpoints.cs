@@ -2,8 +2,8 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.Swagger;
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Telemetry;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Telemetry;
 

@@ -1,9 +1,9 @@
 using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.Swagger;
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Machine;
 using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace ConcurrencySandbox.Api.ThreadPools;

@@ -1,5 +1,5 @@
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.ThreadPools;
 

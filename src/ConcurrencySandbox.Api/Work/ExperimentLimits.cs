@@ -1,4 +1,4 @@
-using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Work;
 

@@ -1,20 +1,33 @@
 using System.Globalization;
 using System.Text;
+using ConcurrencySandbox.Experiments.Statistics;
 using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Api.Work;
 
-/// <summary>The sweep endpoint's text forms: writes a sweep as CSV or as a Markdown table with the seed's columns, ready to paste beside the seed's.</summary>
+/// <summary>
+/// The sweep endpoint's text forms: writes a sweep as CSV or as a Markdown table with the seed's columns, ready to paste
+/// beside the seed's. Figures that cannot be true or are too noisy (<see cref="FigureChecks"/>) are marked in both.
+/// </summary>
 public static class SweepFormat
 {
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
 
+    /// <summary>The CSV column of each figure a flag can name.</summary>
+    private static readonly (string Figure, string Column)[] CsvFlaggable =
+    [
+        (FigureChecks.EfficiencyFigure, "efficiencyPercent"),
+        (FigureChecks.SyncFigure, "syncSeconds"),
+        (FigureChecks.TaskRunFigure, "taskRunSeconds"),
+    ];
+
     public static string ToCsv(SweepReport report)
     {
         var csv = new StringBuilder();
-        csv.AppendLine($"{report.AmountName},syncSeconds,taskRunSeconds,efficiencyPercent,taskRunAddedSeconds,syncMinSeconds,syncMaxSeconds,taskRunMinSeconds,taskRunMaxSeconds,repeat,seedFourCoresPercent,seedOneCorePercent");
+        csv.AppendLine($"{report.AmountName},syncSeconds,taskRunSeconds,efficiencyPercent,taskRunAddedSeconds,syncMinSeconds,syncMaxSeconds,taskRunMinSeconds,taskRunMaxSeconds,repeat,seedFourCoresPercent,seedOneCorePercent,flags");
         foreach (var m in report.Rows)
         {
+            var flags = m.Flags(report.AmountName, report.ProcessorCount);
             csv.AppendLine(string.Join(
                 ',',
                 m.Amount.ToString(Invariant),
@@ -28,7 +41,8 @@ public static class SweepFormat
                 Seconds(m.TaskRun.Max),
                 m.Repeat.ToString(Invariant),
                 OptionalPercent(m.Seed?.FourCoresPercent),
-                OptionalPercent(m.Seed?.OneCorePercent)));
+                OptionalPercent(m.Seed?.OneCorePercent),
+                CsvFlags(flags)));
         }
 
         return csv.ToString();
@@ -42,7 +56,22 @@ public static class SweepFormat
         md.AppendLine("|---:|---:|---:|---:|---:|---:|");
         foreach (var m in report.Rows)
         {
-            md.AppendLine($"| {m.Amount.ToString(Invariant)} | {Seconds(m.SyncSeconds)} | {Seconds(m.TaskRunSeconds)} | {Percent(m.EfficiencyPercent)} | {OptionalPercent(m.Seed?.FourCoresPercent, "-")} | {OptionalPercent(m.Seed?.OneCorePercent, "-")} |");
+            var flags = m.Flags(report.AmountName, report.ProcessorCount);
+            md.AppendLine($"| {m.Amount.ToString(Invariant)} | {Seconds(m.SyncSeconds)}{FigureChecks.MarkOf(flags, FigureChecks.SyncFigure)} | " +
+                $"{Seconds(m.TaskRunSeconds)}{FigureChecks.MarkOf(flags, FigureChecks.TaskRunFigure)} | {Percent(m.EfficiencyPercent)}{FigureChecks.MarkOf(flags, FigureChecks.EfficiencyFigure)} | " +
+                $"{OptionalPercent(m.Seed?.FourCoresPercent, "-")} | {OptionalPercent(m.Seed?.OneCorePercent, "-")} |");
+        }
+
+        var allFlags = report.Flags;
+        if (allFlags.Count > 0)
+        {
+            md.AppendLine();
+            md.AppendLine($"Flagged figures (do not quote them; judged on {report.ProcessorCount.ToString(Invariant)} processors):");
+            md.AppendLine();
+            foreach (var flag in allFlags)
+            {
+                md.AppendLine($"- {flag}");
+            }
         }
 
         var machine = report.Machine;
@@ -52,6 +81,13 @@ public static class SweepFormat
             $"median of {report.Rows.FirstOrDefault()?.Repeat ?? 0} runs per cell, {report.TotalSeconds.ToString("0.0", Invariant)} s in all.");
         return md.ToString();
     }
+
+    /// <summary>"efficiencyPercent impossible; syncSeconds noisy": the flagged columns and why, with no comma or quote to escape.</summary>
+    private static string CsvFlags(IReadOnlyList<FigureFlag> flags) =>
+        string.Join("; ", CsvFlaggable
+            .Select(c => (c.Column, Flag: FigureChecks.Find(flags, c.Figure)))
+            .Where(c => c.Flag is not null)
+            .Select(c => $"{c.Column} {c.Flag!.Kind.ToString().ToLowerInvariant()}"));
 
     private static string Seconds(double seconds) => seconds.ToString("0.0000000", Invariant);
 

@@ -1,9 +1,9 @@
 using System.Globalization;
 using ConcurrencySandbox.Api.Swagger;
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Machine;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 

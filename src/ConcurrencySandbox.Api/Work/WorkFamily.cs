@@ -1,5 +1,5 @@
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Work;
 

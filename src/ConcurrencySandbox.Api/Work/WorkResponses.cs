@@ -21,6 +21,7 @@ public sealed record WorkRunResponse(
     ThreadPoolSnapshot ThreadPool);
 
 /// <summary>Seed 004's row for one amount: sync vs Task.Run medians, efficiency and spread.</summary>
+/// <param name="Flags">Figures of this row that cannot be true on <paramref name="ProcessorCount"/> cores (efficiency above cores x 100 %) or whose repeats spread above 20 % of the median.</param>
 public sealed record CompareResponse(
     string Work,
     string AmountName,
@@ -33,7 +34,8 @@ public sealed record CompareResponse(
     Spread Sync,
     Spread TaskRun,
     SeedEfficiency? Seed,
-    int ProcessorCount)
+    int ProcessorCount,
+    IReadOnlyList<FigureFlag> Flags)
 {
     public static CompareResponse From(WorkUnit unit, ComparisonRow row, int processorCount) =>
         new(
@@ -48,5 +50,6 @@ public sealed record CompareResponse(
             row.Sync,
             row.TaskRun,
             row.Seed,
-            processorCount);
+            processorCount,
+            row.Flags(unit.AmountName, processorCount));
 }

@@ -1,3 +1,4 @@
+using System.Globalization;
 using ConcurrencySandbox.Experiments.Statistics;
 
 namespace ConcurrencySandbox.Experiments.Work;
@@ -15,7 +16,12 @@ public sealed record ComparisonRow(
     double TaskRunAddedSeconds,
     Spread Sync,
     Spread TaskRun,
-    SeedEfficiency? Seed);
+    SeedEfficiency? Seed)
+{
+    /// <summary>This row's figures that cannot be true on <paramref name="cores"/> cores or are too noisy to trust, named "10 cycles: ...".</summary>
+    public IReadOnlyList<FigureFlag> Flags(string amountName, int cores) =>
+        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{Amount:N0} {amountName}"), EfficiencyPercent, Sync, TaskRun, cores);
+}
 
 public static class Comparison
 {

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using ConcurrencySandbox.Experiments.Machine;
+using ConcurrencySandbox.Experiments.Statistics;
 
 namespace ConcurrencySandbox.Experiments.Work;
 
@@ -16,6 +17,9 @@ public sealed record SweepReport(
     public int ProcessorCount => Machine.ProcessorCount;
 
     public string RuntimeVersion => Machine.RuntimeVersion;
+
+    /// <summary>Every row's figures that cannot be true on this process's cores (<see cref="ProcessorCount"/>) or are too noisy to trust.</summary>
+    public IReadOnlyList<FigureFlag> Flags => [.. Rows.SelectMany(r => r.Flags(AmountName, ProcessorCount))];
 }
 
 public static class Sweep

@@ -5,6 +5,7 @@ using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Tests.Control;
 

@@ -5,7 +5,7 @@ using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Swagger;
 
-/// <summary>What the linters do not check: tags as declared, the PUT body's ranges, the sweep's JSON answer, deep links. One server, read only.</summary>
+/// <summary>What the linters do not check: tags as declared, the PUT body's ranges, the sweep's JSON answer, the flags, deep links. One server, read only.</summary>
 public sealed class OpenApiDocumentTests(SandboxServerFixture shared) : IClassFixture<SandboxServerFixture>, IAsyncLifetime
 {
     private JsonDocument? _document;
@@ -59,6 +59,22 @@ public sealed class OpenApiDocumentTests(SandboxServerFixture shared) : IClassFi
         Assert.EndsWith("/SweepReport", content.GetProperty("application/json").GetProperty("schema").GetProperty("$ref").GetString(), StringComparison.Ordinal);
         Assert.True(content.TryGetProperty("text/csv", out _));
         Assert.True(content.TryGetProperty("text/markdown", out _));
+    }
+
+    [Theory]
+    [InlineData("SweepReport")]
+    [InlineData("CompareResponse")]
+    public void TheSweepAndCompareAnswersDocumentTheirFlags(string answer)
+    {
+        var schemas = Root.GetProperty("components").GetProperty("schemas");
+        var flags = schemas.GetProperty(answer).GetProperty("properties").GetProperty("flags");
+        var flag = schemas.GetProperty(flags.GetProperty("items").GetProperty("$ref").GetString()!.Split('/')[^1]);
+        var kind = flag.GetProperty("properties").GetProperty("kind");
+        var kindSchema = kind.TryGetProperty("$ref", out var reference) ? schemas.GetProperty(reference.GetString()!.Split('/')[^1]) : kind;
+
+        Assert.Equal("array", flags.GetProperty("type").GetString());
+        Assert.Equal(["figure", "kind", "reason", "value"], flag.GetProperty("properties").EnumerateObject().Select(p => p.Name).Intersect(["figure", "value", "kind", "reason"]).Order());
+        Assert.Equal(["impossible", "noisy"], kindSchema.GetProperty("enum").EnumerateArray().Select(e => e.GetString()));
     }
 
     [Fact]

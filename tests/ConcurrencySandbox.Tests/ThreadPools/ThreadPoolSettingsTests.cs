@@ -1,7 +1,7 @@
 using System.Text;
 using ConcurrencySandbox.Api.ThreadPools;
-using ConcurrencySandbox.Api.Validation;
 using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Tests.ThreadPools;
 

@@ -1,5 +1,5 @@
 using System.Text;
-using ConcurrencySandbox.Api.Validation;
+using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Tests.Validation;
 

@@ -1,4 +1,7 @@
-namespace ConcurrencySandbox.Api.Validation;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
+
+namespace ConcurrencySandbox.Validation;
 
 /// <summary>Endpoint metadata declaring a JSON object body: its properties (read by <see cref="JsonBodyReader"/>) and an example for Swagger.</summary>
 public sealed record JsonBodyMetadata(IReadOnlyList<IntegerParameter> Properties, string Example);

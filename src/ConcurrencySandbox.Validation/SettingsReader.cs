@@ -1,6 +1,8 @@
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 
-namespace ConcurrencySandbox.Api.Validation;
+namespace ConcurrencySandbox.Validation;
 
 /// <summary>
 /// Checks start-up settings of one configuration section against their declarations; each message names the

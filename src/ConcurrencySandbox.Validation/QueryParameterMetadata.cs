@@ -1,4 +1,6 @@
-namespace ConcurrencySandbox.Api.Validation;
+using Microsoft.AspNetCore.Builder;
+
+namespace ConcurrencySandbox.Validation;
 
 /// <summary>Endpoint metadata listing the query parameters a handler reads through <see cref="QueryReader"/>.</summary>
 public sealed record QueryParameterMetadata(IReadOnlyList<QueryParameter> Parameters);

@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace ConcurrencySandbox.Api.Validation;
+namespace ConcurrencySandbox.Validation;
 
 /// <summary>
 /// One declared value (a query parameter, a JSON body property or a start-up setting): its validation, its 400

@@ -1,7 +1,7 @@
 using System.Text.Json;
 using Microsoft.AspNetCore.Http.HttpResults;
 
-namespace ConcurrencySandbox.Api.Validation;
+namespace ConcurrencySandbox.Validation;
 
 /// <summary>
 /// Reads a JSON object body strictly against its declared properties: an empty or malformed body, a body that is

@@ -1,7 +1,8 @@
 using System.Globalization;
+using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.HttpResults;
 
-namespace ConcurrencySandbox.Api.Validation;
+namespace ConcurrencySandbox.Validation;
 
 /// <summary>
 /// Reads a request's query parameters against their descriptors and collects every error,

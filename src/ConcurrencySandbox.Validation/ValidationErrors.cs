@@ -1,6 +1,7 @@
+using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.HttpResults;
 
-namespace ConcurrencySandbox.Api.Validation;
+namespace ConcurrencySandbox.Validation;
 
 /// <summary>
 /// The errors found while reading declared values, keyed by the name the user sent, so one 400 answer (or one

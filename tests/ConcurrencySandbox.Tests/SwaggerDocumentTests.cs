@@ -3,7 +3,8 @@ using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests;
 
-public sealed class SwaggerDocumentTests
+/// <summary>Every route against its parameter declarations in the Swagger document; one server, read only.</summary>
+public sealed class SwaggerDocumentTests(SandboxServerFixture shared) : IClassFixture<SandboxServerFixture>
 {
     public static TheoryData<string, string[]> Routes() => new()
     {
@@ -29,10 +30,9 @@ public sealed class SwaggerDocumentTests
 
     [Theory]
     [MemberData(nameof(Routes))]
-    public async Task EveryRouteIsDocumentedWithItsParameters(string route, string[] parameters)
+    public async Task EachRouteHasASummaryATagAndItsParametersWithTheirAllowedRanges(string route, string[] parameters)
     {
-        await using var server = await SandboxServer.StartAsync();
-        using var document = JsonDocument.Parse(await server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+        using var document = JsonDocument.Parse(await shared.Client.GetStringAsync("/swagger/v1/swagger.json"));
 
         var operation = document.RootElement.GetProperty("paths").GetProperty(route).GetProperty("get");
 

@@ -12,32 +12,31 @@ using ConcurrencySandbox.Tests.Hosting;
 namespace ConcurrencySandbox.Tests.Control;
 
 /// <summary>The control port against the API port: same actions, same answers, its own small HTTP/1.1 reader.</summary>
+/// <remarks>Tests with the default settings share one server; the pool limits a test changes are put back after it.</remarks>
 [Collection(ProcessWideCollection.Name)]
-public sealed class ControlListenerTests : RestoresThreadPoolLimits
+public sealed class ControlListenerTests(SandboxServerFixture shared) : RestoresThreadPoolLimits, IClassFixture<SandboxServerFixture>
 {
     [Fact]
-    public async Task TheControlPortAnswersTheSameThreadPoolStateAsTheApiPort()
+    public async Task TheControlPortAnswersTheSameStartUpLimitsAndProcessorCountAsTheApiPort()
     {
-        await using var server = await SandboxServer.StartAsync();
-        using var control = new HttpClient { BaseAddress = server.ControlAddress };
+        using var control = new HttpClient { BaseAddress = shared.Server.ControlAddress };
 
-        var viaControl = await control.GetFromJsonAsync<ThreadPoolStateResponse>(ControlRoutes.ThreadPool);
-        var viaApi = await server.Client.GetFromJsonAsync<ThreadPoolStateResponse>(ControlRoutes.ThreadPool);
+        var viaControl = await control.GetOkAsync<ThreadPoolStateResponse>(ControlRoutes.ThreadPool);
+        var viaApi = await shared.Client.GetOkAsync<ThreadPoolStateResponse>(ControlRoutes.ThreadPool);
 
-        Assert.Equal(viaApi!.Startup, viaControl!.Startup);
+        Assert.Equal(viaApi.Startup, viaControl.Startup);
         Assert.Equal(viaApi.ProcessorCount, viaControl.ProcessorCount);
-        Assert.NotEqual(server.BaseAddress.Port, server.ControlAddress.Port);
+        Assert.NotEqual(shared.Server.BaseAddress.Port, shared.Server.ControlAddress.Port);
     }
 
     [Fact]
     public async Task APutOnTheControlPortChangesThePoolAndABadOneIsRefusedAsOnTheApiPort()
     {
-        await using var server = await SandboxServer.StartAsync();
-        using var control = new HttpClient { BaseAddress = server.ControlAddress };
+        using var control = new HttpClient { BaseAddress = shared.Server.ControlAddress };
 
         using var good = await control.PutAsJsonAsync(ControlRoutes.ThreadPool, new { minWorkerThreads = Original.MinWorkerThreads + 5 });
         using var bad = await control.PutAsync(ControlRoutes.ThreadPool, new StringContent("""{"minWorkerThreads":"400"}""", Encoding.UTF8, "application/json"));
-        using var badOnApi = await server.Client.PutAsync(ControlRoutes.ThreadPool, new StringContent("""{"minWorkerThreads":"400"}""", Encoding.UTF8, "application/json"));
+        using var badOnApi = await shared.Client.PutAsync(ControlRoutes.ThreadPool, new StringContent("""{"minWorkerThreads":"400"}""", Encoding.UTF8, "application/json"));
 
         Assert.Equal(HttpStatusCode.OK, good.StatusCode);
         Assert.Equal(Original.MinWorkerThreads + 5, ThreadPoolLimits.Read().MinWorkerThreads);
@@ -65,10 +64,9 @@ public sealed class ControlListenerTests : RestoresThreadPoolLimits
     [InlineData("DELETE", ControlRoutes.ThreadPool, HttpStatusCode.MethodNotAllowed)]
     [InlineData("OPTIONS", ControlRoutes.ThreadPool, HttpStatusCode.NoContent)]
     [InlineData("GET", ControlRoutes.TelemetryHistory + "?since=abc", HttpStatusCode.BadRequest)]
-    public async Task TheControlPortAnswersOtherRequestsWithTheRightStatus(string method, string path, HttpStatusCode expected)
+    public async Task TheControlPortAnswersOtherRequestsWithTheRightStatusAndTheCorsHeader(string method, string path, HttpStatusCode expected)
     {
-        await using var server = await SandboxServer.StartAsync();
-        using var control = new HttpClient { BaseAddress = server.ControlAddress };
+        using var control = new HttpClient { BaseAddress = shared.Server.ControlAddress };
 
         using var response = await control.SendAsync(new HttpRequestMessage(new HttpMethod(method), path));
 
@@ -79,14 +77,13 @@ public sealed class ControlListenerTests : RestoresThreadPoolLimits
     [Fact]
     public async Task AChunkedBodyIsReadAndAnOversizedOneRefused()
     {
-        await using var server = await SandboxServer.StartAsync();
         using var socket = new Socket(SocketType.Stream, ProtocolType.Tcp);
-        await socket.ConnectAsync(server.ControlAddress.Host, server.ControlAddress.Port);
+        await socket.ConnectAsync(shared.Server.ControlAddress.Host, shared.Server.ControlAddress.Port);
 
         await socket.SendAsync(Encoding.ASCII.GetBytes("PUT /api/threadpool HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n1;x=y\r\n}\r\n0\r\n\r\n"));
         var buffer = new byte[8192];
         var received = await socket.ReceiveAsync(buffer);
-        using var control = new HttpClient { BaseAddress = server.ControlAddress };
+        using var control = new HttpClient { BaseAddress = shared.Server.ControlAddress };
         using var tooLarge = await control.PutAsync(ControlRoutes.ThreadPool, new ByteArrayContent(new byte[ControlActions.MaxBodyBytes + 1]));
 
         Assert.StartsWith("HTTP/1.1 200 ", Encoding.ASCII.GetString(buffer, 0, received), StringComparison.Ordinal);
@@ -141,12 +138,11 @@ public sealed class ControlListenerTests : RestoresThreadPoolLimits
     [Fact]
     public async Task SwaggerListsTheControlPlaneAsAServer()
     {
-        await using var server = await SandboxServer.StartAsync();
-        using var document = JsonDocument.Parse(await server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+        using var document = JsonDocument.Parse(await shared.Client.GetStringAsync("/swagger/v1/swagger.json"));
 
         var servers = document.RootElement.GetProperty("servers").EnumerateArray().Select(s => s.GetProperty("url").GetString()).ToList();
 
-        Assert.Contains(server.ControlAddress.ToString().TrimEnd('/'), servers);
-        Assert.Contains(server.BaseAddress.ToString().TrimEnd('/'), servers);
+        Assert.Contains(shared.Server.ControlAddress.ToString().TrimEnd('/'), servers);
+        Assert.Contains(shared.Server.BaseAddress.ToString().TrimEnd('/'), servers);
     }
 }

@@ -11,8 +11,14 @@ public static class ResponseJson
     public static async Task<T> GetOkAsync<T>(this HttpClient client, string url)
     {
         using var response = await client.GetAsync(url);
+        return await response.ReadOkAsync<T>();
+    }
+
+    /// <summary>Asserts a success status and reads the body as <typeparamref name="T"/>.</summary>
+    public static async Task<T> ReadOkAsync<T>(this HttpResponseMessage response)
+    {
         var body = await response.Content.ReadAsStringAsync();
-        Assert.True(response.IsSuccessStatusCode, $"{url}: {(int)response.StatusCode} {body}");
+        Assert.True(response.IsSuccessStatusCode, $"{response.RequestMessage?.RequestUri}: {(int)response.StatusCode} {body}");
         return Read<T>(body);
     }
 

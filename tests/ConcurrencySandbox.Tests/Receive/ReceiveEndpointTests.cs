@@ -1,24 +1,24 @@
-using System.Net.Http.Json;
 using System.Text.Json;
 using ConcurrencySandbox.Experiments.Receive;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Tests.Hosting;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Tests.Receive;
 
+/// <summary>Read-only tests share one server; those that need other settings or watch their own request start their own.</summary>
 [Collection(ReceiveRunsCollection.Name)]
-public sealed class ReceiveEndpointTests
+public sealed class ReceiveEndpointTests(SandboxServerFixture shared) : IClassFixture<SandboxServerFixture>
 {
     [Fact]
     public async Task ARunReportsWhatItReceivedAndWhichCountersItRead()
     {
-        await using var server = await SandboxServer.StartAsync();
+        var result = await shared.Client.GetOkAsync<ReceiveResult>("/api/receive/per-call?messages=500&messageBytes=256&timeoutMs=500");
 
-        var result = await server.Client.GetFromJsonAsync<ReceiveResult>("/api/receive/per-call?messages=500&messageBytes=256&timeoutMs=500");
-
-        Assert.NotNull(result);
         Assert.Equal("per-call", result.Variant);
         Assert.Equal(new ReceivePlan(500, 256, 500, 0), result.Plan);
         Assert.Equal(500, result.ReceivedMessages);
@@ -30,11 +30,8 @@ public sealed class ReceiveEndpointTests
     [Fact]
     public async Task CompareRunsEveryVariantAndPrintsTheSeedBesideToday()
     {
-        await using var server = await SandboxServer.StartAsync();
+        var report = await shared.Client.GetOkAsync<ReceiveComparisonReport>("/api/receive/compare?messages=300&messageBytes=128&repeat=2");
 
-        var report = await server.Client.GetFromJsonAsync<ReceiveComparisonReport>("/api/receive/compare?messages=300&messageBytes=128&repeat=2");
-
-        Assert.NotNull(report);
         Assert.Equal(ReceiveVariant.Names, report.Variants.Select(v => v.Variant));
         Assert.All(report.Variants, v => Assert.Equal(0, v.OutOfOrderMessages));
         Assert.Equal(4.87, report.Seed.CpuRatio, 2);
@@ -68,9 +65,7 @@ public sealed class ReceiveEndpointTests
     [InlineData("/api/receive/PerCall", "variant")]
     public async Task BadInputGetsProblemDetailsNamingTheParameter(string url, string parameter)
     {
-        await using var server = await SandboxServer.StartAsync();
-
-        using var response = await server.Client.GetAsync(url);
+        using var response = await shared.Client.GetAsync(url);
 
         var detail = await ProblemAssert.IsBadRequestNamingAsync(response, parameter);
         Assert.Matches("from|limit|one of per-call, preallocated, allocating, spinning", detail);
@@ -109,26 +104,28 @@ public sealed class ReceiveEndpointTests
     [InlineData("/api/receive/compare?messages=100&intervalMs=100&timeoutMs=60000&repeat=1")]
     public async Task AnAbandonedRequestStopsItsReceiveLoop(string url)
     {
-        await using var server = await SandboxServer.StartAsync();
+        var endings = new RequestEndings();
+        await using var server = await SandboxServer.StartAsync(services => services.AddSingleton<IStartupFilter>(endings));
         using var meter = new SandboxMeterReader();
-        var cancelledBefore = meter.Read().CancelledReceiveRuns;
+        var before = meter.Read();
         using var client = new CancellationTokenSource();
 
         var request = server.Client.GetAsync(url, client.Token);
-        await Eventually.TrueAsync(() => meter.Read().ActiveReceiveRuns > 0, "the receive loop to start");
+        await Eventually.TrueAsync(() => meter.Read().ActiveReceiveRuns > before.ActiveReceiveRuns, "the receive loop to start");
         await client.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);
 
-        // The loop ends because the client went away, not because its 100 paced messages arrived.
-        await Eventually.TrueAsync(() => meter.Read().ActiveReceiveRuns == 0, "the receive loop to stop");
-        Assert.True(meter.Read().CancelledReceiveRuns > cancelledBefore, "the run should report cancellation");
+        // This request's own handler returns only once its receive loop has stopped; 499 (not 200 after the 100 paced
+        // messages) says the loop stopped because the client went away. No clock: a loop that ignored it would end in 200.
+        Assert.Equal(StatusCodes.Status499ClientClosedRequest, await endings.StatusCodeOfAsync(url));
+        var after = meter.Read();
+        Assert.Equal((before.ActiveReceiveRuns, before.CancelledReceiveRuns + 1), (after.ActiveReceiveRuns, after.CancelledReceiveRuns));
     }
 
     [Fact]
     public async Task SwaggerDocumentsEveryReceiveRouteUnderItsTagWithRanges()
     {
-        await using var server = await SandboxServer.StartAsync();
-        using var document = JsonDocument.Parse(await server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+        using var document = JsonDocument.Parse(await shared.Client.GetStringAsync("/swagger/v1/swagger.json"));
         var paths = document.RootElement.GetProperty("paths");
 
         foreach (var variant in ReceiveVariant.Names)

@@ -1,6 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
-using System.Text.Json;
+using ConcurrencySandbox.Api.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.Tests.Hosting;
 using Microsoft.Extensions.Options;
@@ -14,10 +14,10 @@ public sealed class StreamingEndpointTests
     {
         await using var server = await SandboxServer.StartAsync();
 
-        using var status = await GetStatusAsync(server);
+        var status = await GetStatusAsync(server);
 
-        Assert.False(status.RootElement.GetProperty("enabled").GetBoolean());
-        Assert.Equal(JsonValueKind.Null, status.RootElement.GetProperty("server").ValueKind);
+        Assert.False(status.Enabled);
+        Assert.Null(status.Server);
     }
 
     [Fact]
@@ -28,19 +28,18 @@ public sealed class StreamingEndpointTests
         var tally = new StreamTally();
         using var stop = new CancellationTokenSource();
         var client = StreamingClient.RunAsync(new IPEndPoint(IPAddress.Loopback, port), tally, stop.Token);
-        await Eventually.TrueAsync(() => tally.Counts().Delivered >= 10);
+        await Eventually.TrueAsync(() => tally.Counts().Delivered >= 10, "ten messages delivered");
 
-        using var status = await GetStatusAsync(server);
+        var status = await GetStatusAsync(server);
         await stop.CancelAsync();
         await client;
 
-        var root = status.RootElement;
-        Assert.True(root.GetProperty("enabled").GetBoolean());
-        Assert.Equal("saea-pooled", root.GetProperty("implementation").GetString());
-        Assert.Equal($"tcp://127.0.0.1:{port}", root.GetProperty("endpoint").GetString());
-        Assert.Equal(1, root.GetProperty("server").GetProperty("connectedClients").GetInt32());
-        Assert.True(root.GetProperty("server").GetProperty("messagesSent").GetInt64() >= 10);
-        Assert.True(root.GetProperty("process").GetProperty("allocatedBytes").GetInt64() > 0);
+        Assert.True(status.Enabled);
+        Assert.Equal("saea-pooled", status.Implementation);
+        Assert.Equal($"tcp://127.0.0.1:{port}", status.Endpoint);
+        Assert.Equal(1, status.Server?.ConnectedClients);
+        Assert.True(status.Server?.MessagesSent >= 10, $"the server counted {status.Server?.MessagesSent} sent, the client received 10 or more");
+        Assert.True(status.Process?.AllocatedBytes > 0);
     }
 
     [Theory]
@@ -60,12 +59,7 @@ public sealed class StreamingEndpointTests
         Assert.DoesNotContain('\n', failure.Message);
     }
 
-    private static async Task<JsonDocument> GetStatusAsync(SandboxServer server)
-    {
-        using var response = await server.Client.GetAsync("/api/streaming");
-        response.EnsureSuccessStatusCode();
-        return JsonDocument.Parse(await response.Content.ReadAsStringAsync());
-    }
+    private static Task<StreamingStatus> GetStatusAsync(SandboxServer server) => server.Client.GetOkAsync<StreamingStatus>("/api/streaming");
 
     private static int FreePort()
     {

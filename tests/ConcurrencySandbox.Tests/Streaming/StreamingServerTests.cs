@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
 using ConcurrencySandbox.Experiments.Streaming;
+using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Streaming;
 
@@ -19,7 +20,7 @@ public sealed class StreamingServerTests
         using var stop = new CancellationTokenSource();
 
         var run = StreamingClient.RunManyAsync(server.EndPoint!, clients, connectIntervalMs: 10, tally, stop.Token);
-        await Eventually.TrueAsync(() => tally.Counts().Delivered >= clients * messagesEach);
+        await Eventually.TrueAsync(() => tally.Counts().Delivered >= clients * messagesEach, "every client's messages");
         await stop.CancelAsync();
         await run;
 
@@ -41,7 +42,7 @@ public sealed class StreamingServerTests
         using var silent = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { ReceiveBufferSize = 4096 };
         await silent.ConnectAsync(server.EndPoint!);
 
-        await Eventually.TrueAsync(() => server.Counters().DroppedSlowClients == 1);
+        await Eventually.TrueAsync(() => server.Counters().DroppedSlowClients == 1, "the silent client to be dropped");
 
         var counters = server.Counters();
         Assert.Equal(0, counters.ConnectedClients);
@@ -67,7 +68,7 @@ public sealed class StreamingServerTests
         var before = server.Counters();
         while (windows.Count < 8)
         {
-            await Eventually.TrueAsync(() => server.Counters().MessagesSent >= before.MessagesSent + 100);
+            await Eventually.TrueAsync(() => server.Counters().MessagesSent >= before.MessagesSent + 100, "100 more messages sent");
             var after = server.Counters();
             windows.Add((double)(after.TickerAllocatedBytes - before.TickerAllocatedBytes) / (after.MessagesSent - before.MessagesSent));
             before = after;
@@ -95,9 +96,9 @@ public sealed class StreamingServerTests
         using var stop = new CancellationTokenSource();
 
         var first = StreamingClient.RunAsync(server.EndPoint!, tally, stop.Token);
-        await Eventually.TrueAsync(() => tally.Counts().Delivered > 0);
+        await Eventually.TrueAsync(() => tally.Counts().Delivered > 0, "the first client's first message");
         var second = StreamingClient.RunAsync(server.EndPoint!, tally, stop.Token);
-        await Eventually.TrueAsync(() => server.Counters().RefusedClients == 1);
+        await Eventually.TrueAsync(() => server.Counters().RefusedClients == 1, "the second client to be refused");
         await second;
         await stop.CancelAsync();
         await first;
@@ -149,19 +150,5 @@ public sealed class StreamingServerTests
         var frame = new byte[header.FrameBytes];
         StreamProtocol.WriteFrame(frame, sequence);
         return frame;
-    }
-}
-
-/// <summary>Waits for a condition the code under test makes true; the limit only stops a broken test from hanging.</summary>
-internal static class Eventually
-{
-    public static async Task TrueAsync(Func<bool> condition, int limitSeconds = 60)
-    {
-        using var limit = new CancellationTokenSource(TimeSpan.FromSeconds(limitSeconds));
-        while (!condition())
-        {
-            Assert.False(limit.IsCancellationRequested, $"The condition did not become true within {limitSeconds} s.");
-            await Task.Delay(20);
-        }
     }
 }

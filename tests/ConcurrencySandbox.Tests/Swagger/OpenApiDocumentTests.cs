@@ -6,23 +6,18 @@ using ConcurrencySandbox.Tests.Hosting;
 namespace ConcurrencySandbox.Tests.Swagger;
 
 /// <summary>What the linters do not check: tags as declared, the PUT body's ranges, the sweep's JSON answer, the flags, deep links. One server, read only.</summary>
-public sealed class OpenApiDocumentTests : IAsyncLifetime
+public sealed class OpenApiDocumentTests(SandboxServerFixture shared) : IClassFixture<SandboxServerFixture>, IAsyncLifetime
 {
-    private SandboxServer? _server;
     private JsonDocument? _document;
 
     private JsonElement Root => _document!.RootElement;
 
-    public async Task InitializeAsync()
-    {
-        _server = await SandboxServer.StartAsync();
-        _document = JsonDocument.Parse(await _server.Client.GetStringAsync("/swagger/v1/swagger.json"));
-    }
+    public async Task InitializeAsync() => _document = JsonDocument.Parse(await shared.Client.GetStringAsync("/swagger/v1/swagger.json"));
 
-    public async Task DisposeAsync()
+    public Task DisposeAsync()
     {
         _document?.Dispose();
-        await _server!.DisposeAsync();
+        return Task.CompletedTask;
     }
 
     [Fact]
@@ -85,7 +80,7 @@ public sealed class OpenApiDocumentTests : IAsyncLifetime
     [Fact]
     public async Task SwaggerUiHasDeepLinksOn()
     {
-        var initializer = await _server!.Client.GetStringAsync("/swagger/index.js");
+        var initializer = await shared.Client.GetStringAsync("/swagger/index.js");
 
         Assert.Contains("\"deepLinking\":true", initializer.Replace(" ", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
     }

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Experiments.Telemetry;
+using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Telemetry;
 
@@ -13,23 +14,25 @@ public sealed class RuntimeSamplerTests
     }
 
     [Fact]
-    public async Task CountersMoveWhenWorkRuns()
+    public async Task CountersMoveWhenWorkRunsAndTheCpuShareIsOverTheInjectedClocksElapsedTime()
     {
-        var sampler = new RuntimeSampler(TimeProvider.System, () => 3);
+        var clock = new ManualTimeProvider();
+        using var sampler = new RuntimeSampler(clock, () => 3);
         var before = sampler.Sample();
 
         await Task.WhenAll(Enumerable.Range(0, 20).Select(_ => Task.Run(() => GC.KeepAlive(new byte[100_000]))));
         GC.Collect(0);
+        clock.Advance(TimeSpan.FromSeconds(10));
         var after = sampler.Sample();
 
         Assert.True(after.ThreadPool.CompletedWorkItemCount > before.ThreadPool.CompletedWorkItemCount);
         Assert.True(after.GC.TotalAllocatedBytes > before.GC.TotalAllocatedBytes);
         Assert.True(after.GC.Gen0Collections > before.GC.Gen0Collections);
-        Assert.True(after.Process.CpuTimeMs >= before.Process.CpuTimeMs);
-        Assert.True(after.Timestamp >= before.Timestamp);
-        Assert.InRange(after.Process.CpuPercent, 0, 100);
+        Assert.Equal(before.Timestamp + TimeSpan.FromSeconds(10), after.Timestamp);
+        var cpuTime = TimeSpan.FromMilliseconds(after.Process.CpuTimeMs - before.Process.CpuTimeMs);
+        Assert.Equal(RuntimeSampler.CpuPercent(cpuTime, TimeSpan.FromSeconds(10), Environment.ProcessorCount), after.Process.CpuPercent, tolerance: 1e-6);
         Assert.True(after.Process.OsThreadCount >= after.ThreadPool.ThreadCount);
-        Assert.True(after.UptimeSeconds > 0);
+        Assert.True(after.UptimeSeconds > before.UptimeSeconds);
         Assert.Equal(3, after.InFlightRequests);
     }
 }

@@ -1,54 +1,48 @@
-using System.Text.Json;
+using System.Globalization;
+using ConcurrencySandbox.Api.Telemetry;
+using ConcurrencySandbox.Experiments.Telemetry;
+using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Telemetry;
 
-public sealed class TelemetryEndpointTests
+/// <summary>One server for the class: the tests read it and run in sequence, so each sees only its own requests in flight.</summary>
+public sealed class TelemetryEndpointTests(SandboxServerFixture shared) : IClassFixture<SandboxServerFixture>
 {
     [Fact]
-    public async Task FieldsMoveWhenWorkRuns()
+    public async Task CountersMoveWhenWorkRuns()
     {
-        await using var server = await SandboxServer.StartAsync();
-        using var before = await SnapshotAsync(server);
+        var before = await SnapshotAsync();
 
-        using var work = await server.Client.GetAsync("/api/fanout?calls=8&delayMs=20&strategy=threadpool");
-        using var after = await SnapshotAsync(server);
+        using var work = await shared.Client.GetAsync("/api/fanout?calls=8&delayMs=20&strategy=threadpool");
+        var after = await SnapshotAsync();
 
         Assert.True(work.IsSuccessStatusCode);
-        var (was, now) = (before.RootElement, after.RootElement);
-        Assert.True(Read(now, "threadPool", "completedWorkItemCount") > Read(was, "threadPool", "completedWorkItemCount"));
-        Assert.True(Read(now, "gc", "totalAllocatedBytes") > Read(was, "gc", "totalAllocatedBytes"));
-        Assert.True(Read(now, "process", "cpuTimeMs") > Read(was, "process", "cpuTimeMs"));
-        Assert.True(now.GetProperty("timestamp").GetDateTimeOffset() > was.GetProperty("timestamp").GetDateTimeOffset());
-        Assert.True(now.GetProperty("uptimeSeconds").GetDouble() > was.GetProperty("uptimeSeconds").GetDouble());
+        Assert.True(after.ThreadPool.CompletedWorkItemCount > before.ThreadPool.CompletedWorkItemCount);
+        Assert.True(after.GC.TotalAllocatedBytes > before.GC.TotalAllocatedBytes);
+        Assert.True(after.Process.CpuTimeMs > before.Process.CpuTimeMs);
+        Assert.True(after.Timestamp > before.Timestamp);
+        Assert.True(after.UptimeSeconds > before.UptimeSeconds);
     }
 
     [Fact]
     public async Task HistoryHoldsRecordedSamplesAfterTheGivenUptime()
     {
-        await using var server = await SandboxServer.StartAsync();
-        var samples = await HistoryUptimesAsync(server, "");
+        var samples = await HistoryUptimesAsync("");
         // The recorder samples once a second on its own thread: wait for two samples, however slow this machine is.
         using var hangGuard = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         while (samples.Count < 2)
         {
             await Task.Delay(TimeSpan.FromMilliseconds(200), hangGuard.Token);
-            samples = await HistoryUptimesAsync(server, "");
+            samples = await HistoryUptimesAsync("");
         }
 
         var cut = samples[0];
-        var later = await HistoryUptimesAsync(server, $"?since={cut.ToString(System.Globalization.CultureInfo.InvariantCulture)}");
+        var later = await HistoryUptimesAsync($"?since={cut.ToString(CultureInfo.InvariantCulture)}");
 
         // A sample recorded between the two reads may follow, so the second answer starts with the first's tail.
         Assert.All(later, uptime => Assert.True(uptime > cut, $"sample at {uptime} s is not after {cut} s"));
         Assert.Equal(samples.Skip(1), later.Take(samples.Count - 1));
-    }
-
-    private static async Task<List<double>> HistoryUptimesAsync(SandboxServer server, string query)
-    {
-        using var history = JsonDocument.Parse(await server.Client.GetStringAsync($"/api/telemetry/history{query}"));
-        Assert.Equal(1, history.RootElement.GetProperty("intervalSeconds").GetDouble());
-        return [.. history.RootElement.GetProperty("samples").EnumerateArray().Select(s => s.GetProperty("uptimeSeconds").GetDouble())];
     }
 
     [Theory]
@@ -56,60 +50,65 @@ public sealed class TelemetryEndpointTests
     [InlineData("soon")]
     public async Task HistoryRefusesABadSince(string since)
     {
-        await using var server = await SandboxServer.StartAsync();
-
-        using var response = await server.Client.GetAsync($"/api/telemetry/history?since={since}");
+        using var response = await shared.Client.GetAsync($"/api/telemetry/history?since={since}");
 
         await ProblemAssert.IsBadRequestNamingAsync(response, "since");
     }
 
     [Fact]
-    public async Task EverySnapshotHasTheDocumentedFields()
+    public async Task EachSnapshotFieldLiesBetweenTheRuntimesOwnReadingsBeforeAndAfterTheRequest()
     {
-        await using var server = await SandboxServer.StartAsync();
+        // The server runs in this process, so the runtime's counters read here bracket what the snapshot reports.
+        // A full collection first makes every generation's count non-zero, so a field left at 0 fails; so do the other lower bounds.
+        GC.Collect();
+        var gcBefore = (GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2));
+        var allocatedBefore = GC.GetTotalAllocatedBytes();
+        var pauseBefore = GC.GetTotalPauseDuration().TotalMilliseconds;
+        var cpuBefore = Environment.CpuUsage.TotalTime.TotalMilliseconds;
+        var completedBefore = ThreadPool.CompletedWorkItemCount;
+        var contentionBefore = Monitor.LockContentionCount;
 
-        using var json = await SnapshotAsync(server);
-        var root = json.RootElement;
+        var snapshot = await SnapshotAsync();
 
-        Assert.Equal(Environment.ProcessorCount, root.GetProperty("processorCount").GetInt32());
-        foreach (var field in new[] { "threadCount", "pendingWorkItemCount", "completedWorkItemCount", "minWorkerThreads", "maxWorkerThreads" })
-        {
-            Assert.True(Read(root, "threadPool", field) >= 0, field);
-        }
-
-        foreach (var field in new[] { "gen0Collections", "gen1Collections", "gen2Collections", "totalAllocatedBytes", "heapSizeBytes", "totalPauseDurationMs" })
-        {
-            Assert.True(Read(root, "gc", field) >= 0, field);
-        }
-
-        Assert.InRange(Read(root, "process", "cpuPercent"), 0, 100);
-        Assert.True(Read(root, "process", "workingSetBytes") > 0);
-        Assert.True(Read(root, "process", "osThreadCount") >= Read(root, "threadPool", "threadCount"));
-        Assert.True(root.GetProperty("lockContentionCount").GetInt64() >= 0);
+        Assert.Equal(Environment.ProcessorCount, snapshot.ProcessorCount);
+        Assert.InRange(snapshot.GC.Gen0Collections, gcBefore.Item1, GC.CollectionCount(0));
+        Assert.InRange(snapshot.GC.Gen1Collections, gcBefore.Item2, GC.CollectionCount(1));
+        Assert.InRange(snapshot.GC.Gen2Collections, gcBefore.Item3, GC.CollectionCount(2));
+        Assert.InRange(snapshot.GC.TotalAllocatedBytes, allocatedBefore, GC.GetTotalAllocatedBytes());
+        Assert.InRange(snapshot.GC.TotalPauseDurationMs, pauseBefore, GC.GetTotalPauseDuration().TotalMilliseconds);
+        Assert.True(snapshot.GC.HeapSizeBytes > 0);
+        Assert.InRange(snapshot.Process.CpuTimeMs, cpuBefore, Environment.CpuUsage.TotalTime.TotalMilliseconds);
+        Assert.True(snapshot.Process.WorkingSetBytes > 0);
+        Assert.True(snapshot.Process.OsThreadCount >= snapshot.ThreadPool.ThreadCount);
+        Assert.True(snapshot.ThreadPool.ThreadCount > 0, "a pool thread served this very request");
+        Assert.True(snapshot.ThreadPool.CompletedWorkItemCount >= completedBefore, "the snapshot counts the work items completed before it was asked for");
+        Assert.Equal((ThreadPoolLimits.Read().MinWorkerThreads, ThreadPoolLimits.Read().MaxWorkerThreads), (snapshot.ThreadPool.MinWorkerThreads, snapshot.ThreadPool.MaxWorkerThreads));
+        Assert.InRange(snapshot.LockContentionCount, contentionBefore, Monitor.LockContentionCount);
     }
 
     [Fact]
     public async Task InFlightRequestsCountsTheRequestsBeingServed()
     {
-        await using var server = await SandboxServer.StartAsync();
-        var slow = server.Client.GetAsync("/api/fanout?calls=1&delayMs=3000&strategy=async");
+        var slow = shared.Client.GetAsync("/api/fanout?calls=1&delayMs=3000&strategy=async");
 
-        var seen = 0.0;
+        var seen = 0L;
         for (var attempt = 0; attempt < 100 && seen < 2; attempt++)
         {
-            using var json = await SnapshotAsync(server);
-            seen = json.RootElement.GetProperty("inFlightRequests").GetDouble();
+            seen = (await SnapshotAsync()).InFlightRequests;
             await Task.Delay(20);
         }
 
         Assert.Equal(2, seen);
         using var done = await slow;
-        using var afterwards = await SnapshotAsync(server);
-        Assert.Equal(1, afterwards.RootElement.GetProperty("inFlightRequests").GetInt64());
+        Assert.Equal(1, (await SnapshotAsync()).InFlightRequests);
     }
 
-    private static double Read(JsonElement root, string section, string field) => root.GetProperty(section).GetProperty(field).GetDouble();
+    private async Task<List<double>> HistoryUptimesAsync(string query)
+    {
+        var history = await shared.Client.GetOkAsync<TelemetryHistory>($"/api/telemetry/history{query}");
+        Assert.Equal(1, history.IntervalSeconds);
+        return [.. history.Samples.Select(s => s.UptimeSeconds)];
+    }
 
-    private static async Task<JsonDocument> SnapshotAsync(SandboxServer server) =>
-        JsonDocument.Parse(await server.Client.GetStringAsync("/api/telemetry"));
+    private Task<RuntimeSnapshot> SnapshotAsync() => shared.Client.GetOkAsync<RuntimeSnapshot>("/api/telemetry");
 }

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Experiments.Telemetry;
+using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Telemetry;
 
@@ -9,9 +10,9 @@ public sealed class TelemetryRecorderTests
     {
         using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromMilliseconds(5), capacity: 3);
 
-        await EventuallyAsync(() => recorder.Since(0).Count == 3);
+        await Eventually.TrueAsync(() => recorder.Since(0).Count == 3, "three samples");
         var first = recorder.Since(0);
-        await EventuallyAsync(() => recorder.Since(first[^1].UptimeSeconds).Count > 0);
+        await Eventually.TrueAsync(() => recorder.Since(first[^1].UptimeSeconds).Count > 0, "a sample after the first three");
         var later = recorder.Since(0);
 
         Assert.Equal(3, later.Count);
@@ -23,7 +24,7 @@ public sealed class TelemetryRecorderTests
     public async Task SinceReturnsOnlyLaterSamples()
     {
         using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromMilliseconds(5), capacity: 100);
-        await EventuallyAsync(() => recorder.Since(0).Count >= 4);
+        await Eventually.TrueAsync(() => recorder.Since(0).Count >= 4, "four samples");
 
         var all = recorder.Since(0);
         var cut = all[1].UptimeSeconds;
@@ -38,15 +39,5 @@ public sealed class TelemetryRecorderTests
         using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromSeconds(1), capacity: 1);
 
         Assert.NotEqual(Environment.CurrentManagedThreadId, recorder.ThreadId);
-    }
-
-    private static async Task EventuallyAsync(Func<bool> condition)
-    {
-        for (var attempt = 0; attempt < 400 && !condition(); attempt++)
-        {
-            await Task.Delay(25);
-        }
-
-        Assert.True(condition());
     }
 }

@@ -8,15 +8,15 @@ using Microsoft.AspNetCore.Http;
 
 namespace ConcurrencySandbox.Tests.ThreadPools;
 
+/// <summary>Two servers for the class, one without a key and one with "s3cret"; no test changes the pool's limits.</summary>
 [Collection(ProcessWideCollection.Name)]
-public sealed class AdminKeyTests : RestoresThreadPoolLimits
+public sealed class AdminKeyTests(SandboxServerFixture open, AdminKeyTests.KeyedServer keyed)
+    : RestoresThreadPoolLimits, IClassFixture<SandboxServerFixture>, IClassFixture<AdminKeyTests.KeyedServer>
 {
     [Fact]
     public async Task WithoutAKeyLoopbackCallersMayTune()
     {
-        await using var server = await SandboxServer.StartAsync();
-
-        using var response = await server.Client.PostAsync("/api/threadpool/reset", null);
+        using var response = await open.Client.PostAsync("/api/threadpool/reset", null);
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
     }
@@ -36,14 +36,13 @@ public sealed class AdminKeyTests : RestoresThreadPoolLimits
     [InlineData("s3cret", HttpStatusCode.OK)]
     public async Task WithAKeyConfiguredTheHeaderDecides(string? sentKey, HttpStatusCode expected)
     {
-        await using var server = await SandboxServer.StartAsync("Admin:Key=s3cret");
         using var request = new HttpRequestMessage(HttpMethod.Put, "/api/threadpool") { Content = JsonContent.Create(new { minIoThreads = Original.MinIoThreads }) };
         if (sentKey is not null)
         {
             request.Headers.Add(AdminKeyFilter.HeaderName, sentKey);
         }
 
-        using var response = await server.Client.SendAsync(request);
+        using var response = await keyed.Client.SendAsync(request);
 
         Assert.Equal(expected, response.StatusCode);
     }
@@ -54,9 +53,7 @@ public sealed class AdminKeyTests : RestoresThreadPoolLimits
     [InlineData("{\"minWorkerThreadz\":1}")]
     public async Task TheKeyIsCheckedBeforeTheBody(string body)
     {
-        await using var server = await SandboxServer.StartAsync("Admin:Key=s3cret");
-
-        using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
+        using var response = await keyed.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
 
         Assert.Equal(HttpStatusCode.Unauthorized, response.StatusCode);
     }
@@ -64,9 +61,7 @@ public sealed class AdminKeyTests : RestoresThreadPoolLimits
     [Fact]
     public async Task ReadingNeedsNoKey()
     {
-        await using var server = await SandboxServer.StartAsync("Admin:Key=s3cret");
-
-        using var response = await server.Client.GetAsync("/api/threadpool");
+        using var response = await keyed.Client.GetAsync("/api/threadpool");
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
     }
@@ -74,8 +69,7 @@ public sealed class AdminKeyTests : RestoresThreadPoolLimits
     [Fact]
     public async Task SwaggerOffersTheKeyThroughAuthorizeOnTheTuningEndpoints()
     {
-        await using var server = await SandboxServer.StartAsync();
-        using var document = JsonDocument.Parse(await server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+        using var document = JsonDocument.Parse(await open.Client.GetStringAsync("/swagger/v1/swagger.json"));
 
         var scheme = document.RootElement.GetProperty("components").GetProperty("securitySchemes").GetProperty("AdminKey");
         Assert.Equal("apiKey", scheme.GetProperty("type").GetString());
@@ -87,4 +81,7 @@ public sealed class AdminKeyTests : RestoresThreadPoolLimits
         var readSecurity = Assert.Single(paths.GetProperty("/api/threadpool").GetProperty("get").GetProperty("security").EnumerateArray());
         Assert.Empty(readSecurity.EnumerateObject());
     }
+
+    /// <summary>A server with Admin:Key set.</summary>
+    public sealed class KeyedServer() : SandboxServerFixture("Admin:Key=s3cret");
 }

@@ -1,6 +1,8 @@
 using System.Net;
 using System.Net.Http.Json;
+using System.Runtime;
 using System.Text.Json;
+using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;
 using Microsoft.Extensions.DependencyInjection;
@@ -8,38 +10,38 @@ using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Tests.ThreadPools;
 
-/// <summary>These change the process-wide pool, so they run alone and put the limits back afterwards.</summary>
+/// <summary>
+/// These change the process-wide pool, so they run alone and put the limits back afterwards. Tests with the default
+/// settings share one server: it started with the limits every test starts from, so its reset point is theirs too.
+/// </summary>
 [Collection(ProcessWideCollection.Name)]
-public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
+public sealed class ThreadPoolEndpointTests(SandboxServerFixture shared) : RestoresThreadPoolLimits, IClassFixture<SandboxServerFixture>
 {
     [Fact]
     public async Task GetShowsTheLimitsTheLoadAndTheFacts()
     {
-        await using var server = await SandboxServer.StartAsync();
+        var state = await shared.Client.GetOkAsync<ThreadPoolStateResponse>("/api/threadpool");
 
-        using var json = JsonDocument.Parse(await server.Client.GetStringAsync("/api/threadpool"));
-
-        var pool = json.RootElement.GetProperty("threadPool");
-        Assert.Equal(Original.MinWorkerThreads, pool.GetProperty("minWorkerThreads").GetInt32());
-        Assert.Equal(Original.MaxIoThreads, pool.GetProperty("maxIoThreads").GetInt32());
-        Assert.True(pool.GetProperty("availableWorkerThreads").GetInt32() >= 0);
-        Assert.True(pool.GetProperty("completedWorkItemCount").GetInt64() > 0);
-        Assert.Equal(Environment.ProcessorCount, json.RootElement.GetProperty("processorCount").GetInt32());
-        Assert.Matches("^(server|workstation), (non-)?concurrent$", json.RootElement.GetProperty("gcMode").GetString());
+        var pool = state.ThreadPool;
+        Assert.Equal(Original, new ThreadPoolLimits(pool.MinWorkerThreads, pool.MinIoThreads, pool.MaxWorkerThreads, pool.MaxIoThreads));
+        Assert.True(pool.AvailableWorkerThreads < pool.MaxWorkerThreads, "the worker serving this request is not available");
+        Assert.True(pool.CompletedWorkItemCount > 0);
+        Assert.Equal(Environment.ProcessorCount, state.ProcessorCount);
+        Assert.Equal(GCSettings.IsServerGC, state.IsServerGC);
+        Assert.Matches("^(server|workstation), (non-)?concurrent$", state.GCMode);
+        Assert.StartsWith(GCSettings.IsServerGC ? "server" : "workstation", state.GCMode, StringComparison.Ordinal);
     }
 
     [Fact]
     public async Task PutChangesTheLimitsAndResetPutsTheStartUpOnesBack()
     {
-        await using var server = await SandboxServer.StartAsync();
-
-        using var put = await server.Client.PutAsJsonAsync("/api/threadpool", new { minWorkerThreads = Original.MinWorkerThreads + 11 });
-        using var afterPut = JsonDocument.Parse(await put.Content.ReadAsStringAsync());
+        using var put = await shared.Client.PutAsJsonAsync("/api/threadpool", new { minWorkerThreads = Original.MinWorkerThreads + 11 });
+        var afterPut = await put.ReadOkAsync<ThreadPoolStateResponse>();
         Assert.Equal(HttpStatusCode.OK, put.StatusCode);
-        Assert.Equal(Original.MinWorkerThreads + 11, afterPut.RootElement.GetProperty("threadPool").GetProperty("minWorkerThreads").GetInt32());
+        Assert.Equal(Original.MinWorkerThreads + 11, afterPut.ThreadPool.MinWorkerThreads);
         Assert.Equal(Original.MinWorkerThreads + 11, ThreadPoolLimits.Read().MinWorkerThreads);
 
-        using var reset = await server.Client.PostAsync("/api/threadpool/reset", null);
+        using var reset = await shared.Client.PostAsync("/api/threadpool/reset", null);
         Assert.Equal(HttpStatusCode.OK, reset.StatusCode);
         Assert.Equal(Original, ThreadPoolLimits.Read());
     }
@@ -60,9 +62,7 @@ public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
     [InlineData("""[{"minWorkerThreads":400}]""", "body", "array")]
     public async Task AnInvalidBodyIsRefusedNamingThePropertyAndWhatIsExpected(string body, string property, string expected)
     {
-        await using var server = await SandboxServer.StartAsync();
-
-        using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
+        using var response = await shared.Client.PutAsync("/api/threadpool", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
 
         var detail = await ProblemAssert.IsBadRequestNamingAsync(response, property);
         Assert.Contains(expected, detail, StringComparison.Ordinal);
@@ -72,12 +72,11 @@ public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
     [Fact]
     public async Task SwaggersExampleBodyIsAccepted()
     {
-        await using var server = await SandboxServer.StartAsync();
-        using var document = JsonDocument.Parse(await server.Client.GetStringAsync("/swagger/v1/swagger.json"));
+        using var document = JsonDocument.Parse(await shared.Client.GetStringAsync("/swagger/v1/swagger.json"));
         var example = document.RootElement.GetProperty("paths").GetProperty("/api/threadpool").GetProperty("put")
             .GetProperty("requestBody").GetProperty("content").GetProperty("application/json").GetProperty("example").GetRawText();
 
-        using var response = await server.Client.PutAsync("/api/threadpool", new StringContent(example, System.Text.Encoding.UTF8, "application/json"));
+        using var response = await shared.Client.PutAsync("/api/threadpool", new StringContent(example, System.Text.Encoding.UTF8, "application/json"));
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
         Assert.Equal(400, ThreadPoolLimits.Read().MinWorkerThreads);
@@ -102,10 +101,10 @@ public sealed class ThreadPoolEndpointTests : RestoresThreadPoolLimits
         var raised = Original.MinWorkerThreads + 13;
         await using var server = await SandboxServer.StartAsync($"ThreadPool:MinWorkerThreads={raised}");
 
-        using var json = JsonDocument.Parse(await server.Client.GetStringAsync("/api/threadpool"));
+        var state = await server.Client.GetOkAsync<ThreadPoolStateResponse>("/api/threadpool");
 
-        Assert.Equal(raised, json.RootElement.GetProperty("threadPool").GetProperty("minWorkerThreads").GetInt32());
-        Assert.Equal(raised, json.RootElement.GetProperty("startup").GetProperty("minWorkerThreads").GetInt32());
+        Assert.Equal(raised, state.ThreadPool.MinWorkerThreads);
+        Assert.Equal(raised, state.Startup.MinWorkerThreads);
     }
 
     [Theory]

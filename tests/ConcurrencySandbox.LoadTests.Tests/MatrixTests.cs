@@ -47,7 +47,7 @@ public class MatrixTests
     {
         var key = new VariantKey("threadpool", Cpus: 1);
         IntervalRow Row(double users, double meanMs) =>
-            new(key, users, "users", users, 1, new LatencyStats(1, 0, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs));
+            new(key, users, "users", users, 1, TestStats.Uniform(1, meanMs));
         var result = new VariantResult(key, "/x", "users", 3, [Row(4, 1000), Row(8, 0), Row(12, 2500), Row(16, 4000)], [], LatencyStats.Empty);
 
         // Completed at 12 s after 2.5 s: sent at 9.5 s, in the 12-user interval; completed at 16 s after 4 s: sent at 12 s.

@@ -61,7 +61,7 @@ public sealed class ReceiveExperimentTests
     {
         var key = new VariantKey(name);
         var requests = (long)(requestsPerSecond * 10);
-        var stats = new LatencyStats(requests, 0, 50, 50, 50, 50, 50, 50, 50);
+        var stats = TestStats.Uniform(requests, 50);
         var telemetry = Enumerable.Range(0, samples)
             .Select(second => new TelemetryRow(key, second, Snapshot(second, cpuMs * second / 10, allocatedBytes * second / 10)))
             .ToList();

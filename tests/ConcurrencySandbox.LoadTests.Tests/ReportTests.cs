@@ -13,7 +13,7 @@ public sealed class ReportTests : IDisposable
     [Fact]
     public void ExperimentsOwnFiguresAndTheOutcomeReachTheSummaries()
     {
-        var stats = new LatencyStats(10, 0, 5, 5, 5, 5, 5, 5, 5);
+        var stats = TestStats.Uniform(10, 5);
         var variant = new VariantResult(new VariantKey("pooled", Cpus: 2), "/api/receive/pooled", "users", 1, [], [], stats)
         {
             Figures = [new VariantFigure("CPU per request", 1.25, "ms")],

@@ -20,7 +20,7 @@ public class WorkloadTests
             InterlockedMax(ref peak, now);
             await Task.Delay(20);
             Interlocked.Decrement(ref concurrent);
-            return true;
+            return RequestOutcome.Success;
         }, recorder, CancellationToken.None));
 
         Assert.Equal(5, peak);
@@ -40,7 +40,7 @@ public class WorkloadTests
         await Task.Run(() => model.RunAsync(async _ =>
         {
             await Task.Delay(service);
-            return true;
+            return RequestOutcome.Success;
         }, recorder, CancellationToken.None));
 
         var total = recorder.TakeInterval();
@@ -70,7 +70,7 @@ public class WorkloadTests
                 all.SetResult();
             }
             await all.Task.WaitAsync(TimeSpan.FromSeconds(30));
-            return true;
+            return RequestOutcome.Success;
         }, recorder, CancellationToken.None));
 
         Assert.Equal(copies, recorder.TakeInterval().Ok);

@@ -178,7 +178,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
             var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
             var workload = new Workload(run, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
             return await VariantRunner.RunAsync(
-                context.Key, Request, workload, _ => Task.FromResult(true), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
+                context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
         }
 
         private static TimeSpan IdleOf(TimeSpan duration) => TimeSpan.FromSeconds(Math.Clamp(duration.TotalSeconds / 6, 2, 10));
@@ -186,6 +186,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
     private sealed class Workload(StreamingLoad load, IPEndPoint server, SandboxClient api, Action<StreamingResult> measured) : IWorkload
     {
+        private static readonly RequestOutcome NotIntact = RequestOutcome.Failed("frame lost, corrupt or out of order");
         private StreamTally? _tally;
 
         public string LoadUnit => "clients";
@@ -194,7 +195,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
-            _tally = new StreamTally(recorder.Record);
+            _tally = new StreamTally((latenessMs, intact) => recorder.Record(latenessMs, intact ? RequestOutcome.Success : NotIntact));
             measured(await StreamingRun.RunAsync(server, load, SampleAsync, _tally, progress: null, cancellationToken));
         }
 

@@ -6,7 +6,7 @@ using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>Writes a report folder: curves.csv, telemetry.csv, summary.json, summary.md, chart.svg and report.html.</summary>
+/// <summary>Writes a report folder: curves.csv, telemetry.csv, summary.json, summary.md, chart.svg, distribution.svg (when any request completed) and report.html.</summary>
 public static class ReportWriter
 {
     private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { WriteIndented = true };
@@ -16,12 +16,18 @@ public static class ReportWriter
     {
         Directory.CreateDirectory(folder);
         var chart = ReportChart.Render(report);
+        var distribution = ReportChart.Distribution(
+            ReportChart.Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount), report.Variants);
         File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "summary.json"), JsonSerializer.Serialize(SummaryDocument(report, commandLine), Json));
         File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(report, commandLine));
         File.WriteAllText(Path.Combine(folder, "chart.svg"), chart);
-        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(report, commandLine, chart));
+        if (distribution is not null)
+        {
+            File.WriteAllText(Path.Combine(folder, "distribution.svg"), distribution);
+        }
+        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(report, commandLine, [chart, .. distribution is null ? Array.Empty<string>() : [distribution]]));
     }
 
     public static string CurvesCsv(IEnumerable<VariantResult> variants)
@@ -111,6 +117,11 @@ public static class ReportWriter
         md.AppendLine($"Command: `{commandLine}`. The same report with its charts inline: [report.html](report.html).");
         md.AppendLine();
         md.AppendLine("![chart](chart.svg)");
+        if (r.Variants.Any(v => v.Distribution.Count > 0))
+        {
+            md.AppendLine();
+            md.AppendLine("![latency distribution](distribution.svg)");
+        }
         md.AppendLine();
         md.Append(VariantTable(r).ToMarkdown());
         md.AppendLine();
@@ -136,7 +147,7 @@ public static class ReportWriter
     }
 
     /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
-    public static string ReportHtml(ExperimentReport r, string commandLine, string chartSvg)
+    public static string ReportHtml(ExperimentReport r, string commandLine, IReadOnlyList<string> chartSvgs)
     {
         var verdictClass = r.Finding.Outcome switch
         {
@@ -171,7 +182,7 @@ public static class ReportWriter
             .Paragraph("Command line:")
             .Preformatted(commandLine)
             .Heading(2, "Charts")
-            .Figure(chartSvg)
+            .Figures(chartSvgs)
             .ToString();
     }
 

@@ -87,6 +87,8 @@ public sealed class HtmlPage
     /// <summary>An inline SVG produced by <see cref="SvgChart"/> (trusted markup, not text).</summary>
     public HtmlPage Figure(string svg) => Append($"<figure>{svg}</figure>");
 
+    public HtmlPage Figures(IEnumerable<string> svgs) => svgs.Aggregate(this, (page, svg) => page.Figure(svg));
+
     public override string ToString() =>
         $"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{Encode(_title)}</title>\n<style>{Style}</style>\n</head>\n<body>\n{_body}</body>\n</html>\n";
 

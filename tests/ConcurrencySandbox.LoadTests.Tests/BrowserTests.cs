@@ -11,6 +11,7 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 /// error, no request leaving the page, every declared chart series drawn with data, a screenshot kept under
 /// TestResults/screenshots. Skipped, with the reason, where chromium is not installed.
 /// </summary>
+[Trait("Category", "Slow")]
 public sealed class BrowserTests : IDisposable
 {
     public const string Chromium = "/usr/bin/chromium";

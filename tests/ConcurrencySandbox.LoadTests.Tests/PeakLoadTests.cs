@@ -57,6 +57,20 @@ public class PeakLoadTests
         Assert.Equal((1, 0), (slices[1].Completed, slices[1].TimedOut));
     }
 
+    [Fact]
+    public void RecorderKeepsEachRequestWithItsCompletionTimeSinceTheRecorderStartedWhenAskedTo()
+    {
+        // A recorder whose run started an hour ago: completion times count from that start, not from the recording.
+        var recorder = new LatencyRecorder(Stopwatch.GetTimestamp() - 3600 * Stopwatch.Frequency, keepEveryRequest: true);
+        recorder.Record(10, RequestOutcome.Success);
+        recorder.Record(20, RequestOutcome.TimedOut);
+
+        var requests = recorder.Requests();
+
+        Assert.Equal([(10.0, RequestEnd.Ok), (20.0, RequestEnd.Timeout)], requests.Select(r => (r.LatencyMs, r.End)));
+        Assert.All(requests, r => Assert.InRange(r.CompletedSeconds, 3600, double.MaxValue));
+    }
+
     private static IntervalRow Row(double end, double users) => new(new VariantKey("v"), end, "users", users, 0, LatencyStats.Empty);
 
     private static VariantResult Result(params SentSlice[] sent) =>

@@ -53,6 +53,9 @@ public abstract class Experiment
     /// <summary>The figures beside the seed's and one computed verdict; results carry plain variant names (no core count).</summary>
     public abstract Finding Assess(IReadOnlyList<VariantResult> results);
 
+    /// <summary>The charts that show this experiment's effect, drawn beside its verdict (none by default: the generic latency, outcome and pool charts).</summary>
+    public virtual IReadOnlyList<EvidenceChart> EvidenceOf(IReadOnlyList<VariantResult> results) => [];
+
     /// <summary>Figures this experiment computes for one variant beyond latency and throughput (e.g. from its telemetry).</summary>
     public virtual IReadOnlyList<VariantFigure> FiguresOf(VariantResult result) => [];
 

@@ -42,6 +42,22 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
     public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
 
+    /// <summary>Bytes allocated per message, the heap (with seed 001's "half the heap" beside: half of the allocating variant's) and gen0 collections per variant.</summary>
+    public override IReadOnlyList<EvidenceChart> EvidenceOf(IReadOnlyList<VariantResult> results)
+    {
+        var allocatingHeap = results.FirstOrDefault(r => r.Key.Name == "allocating")?.Figures.FirstOrDefault(f => f.Name == "heap mean")?.Value;
+        return
+        [
+            .. new[]
+            {
+                EvidenceChart.OfFigure("Bytes allocated per message, net of idle", "allocated per message, net of idle", results, []),
+                EvidenceChart.OfFigure("Mean heap while streaming", "heap mean", results,
+                    allocatingHeap is > 0 ? [new EvidenceValue("seed 001: pooling halves the heap (half of allocating's)", allocatingHeap.Value / 2)] : []),
+                EvidenceChart.OfFigure("Gen0 collections during the run", "gen0 collections", results, []),
+            }.OfType<EvidenceChart>(),
+        ];
+    }
+
     public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result)
     {
         if (!_results.TryGetValue(result.Key.Name, out var r))

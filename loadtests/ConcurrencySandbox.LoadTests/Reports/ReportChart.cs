@@ -1,5 +1,6 @@
 using System.Globalization;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
@@ -68,6 +69,26 @@ public static class ReportChart
             new ChartPanel("Latency distribution of completed requests (timed-out ones are not latencies; see the outcome tables)", new ChartAxis("latency (log scale)", Log: true, SvgChart.Milliseconds), null,
                 [.. variants.Select(v => new ChartSeries($"{v.Key.Label} ({v.Total.Completed} completed)", [.. v.Distribution.Select(p => (-Math.Log10(1 - p.Percentile / 100), p.LatencyMs))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid))],
                 Height: 300),
+        ]);
+    }
+
+    /// <summary>
+    /// An experiment's evidence chart: one bar per variant in its colour (x axis: the variants in order), the seed's
+    /// figures as dashed grey reference lines across the whole width.
+    /// </summary>
+    public static string Evidence(EvidenceChart chart)
+    {
+        var names = chart.Values.Select(v => v.Name).ToList();
+        var right = names.Count + 1.0;
+        var variantAxis = new ChartAxis("variant", TickLabel: x => x >= 1 && x <= names.Count && x == Math.Floor(x) ? names[(int)x - 1] : "", Counts: true);
+        return SvgChart.Render([chart.Title], variantAxis,
+        [
+            new ChartPanel($"{chart.Title} ({chart.Unit})", new ChartAxis(chart.Unit), null,
+            [
+                .. chart.Values.Select((v, i) => new ChartSeries(Invariant($"{v.Name}: {v.Value:0.###} {chart.Unit}"), [(i + 0.6, double.NaN), (i + 1.4, v.Value)], VariantPalette.ColorOf(v.Name.Split('@')[0]), Axis.Left, Stroke.Bars)),
+                .. chart.SeedLines.Select(s => new ChartSeries(s.Name, [(0.0, s.Value), (right, s.Value)], VariantPalette.LoadColor, Axis.Left, Stroke.Dashed)),
+            ],
+            Height: 200),
         ]);
     }
 

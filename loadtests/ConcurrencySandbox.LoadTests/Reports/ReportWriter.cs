@@ -27,7 +27,12 @@ public static class ReportWriter
         {
             File.WriteAllText(Path.Combine(folder, "distribution.svg"), distribution);
         }
-        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(report, commandLine, [chart, .. distribution is null ? Array.Empty<string>() : [distribution]]));
+        var evidence = report.Evidence.Select(ReportChart.Evidence).ToList();
+        for (var i = 0; i < evidence.Count; i++)
+        {
+            File.WriteAllText(Path.Combine(folder, Invariant($"evidence-{i + 1}.svg")), evidence[i]);
+        }
+        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(report, commandLine, evidence, [chart, .. distribution is null ? Array.Empty<string>() : [distribution]]));
     }
 
     public static string CurvesCsv(IEnumerable<VariantResult> variants)
@@ -116,6 +121,11 @@ public static class ReportWriter
         md.AppendLine();
         md.AppendLine($"Command: `{commandLine}`. The same report with its charts inline: [report.html](report.html).");
         md.AppendLine();
+        for (var i = 1; i <= r.Evidence.Count; i++)
+        {
+            md.AppendLine(Invariant($"![{r.Evidence[i - 1].Title}](evidence-{i}.svg)"));
+            md.AppendLine();
+        }
         md.AppendLine("![chart](chart.svg)");
         if (r.Variants.Any(v => v.Distribution.Count > 0))
         {
@@ -147,7 +157,8 @@ public static class ReportWriter
     }
 
     /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
-    public static string ReportHtml(ExperimentReport r, string commandLine, IReadOnlyList<string> chartSvgs)
+    /// <param name="evidenceSvgs">The experiment's own evidence charts, drawn right under the verdict.</param>
+    public static string ReportHtml(ExperimentReport r, string commandLine, IReadOnlyList<string> evidenceSvgs, IReadOnlyList<string> chartSvgs)
     {
         var verdictClass = r.Finding.Outcome switch
         {
@@ -158,6 +169,7 @@ public static class ReportWriter
         return new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
             .Paragraph(r.Finding.Verdict, verdictClass)
             .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Total.Failed > 0) ? "outcomes failed" : "outcomes")
+            .Figures(evidenceSvgs)
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
             .Table(SeedTable(r))
             .Heading(2, "Per variant")

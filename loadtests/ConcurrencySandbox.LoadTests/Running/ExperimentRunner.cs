@@ -38,6 +38,7 @@ public static class ExperimentRunner
             MachineFacts.Current(), results, experiment.Assess(results), thresholds)
         {
             ExpectedToFail = experiment.ExpectedToFail,
+            Evidence = experiment.EvidenceOf(results),
         };
     }
 

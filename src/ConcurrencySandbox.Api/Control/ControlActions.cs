@@ -1,5 +1,6 @@
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Validation;

@@ -1,7 +1,9 @@
 using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.Swagger;
-using ConcurrencySandbox.Experiments.Machine;
+using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;

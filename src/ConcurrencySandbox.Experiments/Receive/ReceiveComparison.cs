@@ -1,6 +1,6 @@
 using System.Globalization;
-using ConcurrencySandbox.Experiments.Machine;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Experiments.Receive;

@@ -1,3 +1,5 @@
+using ConcurrencySandbox.Contracts.ThreadPools;
+
 namespace ConcurrencySandbox.Experiments.ThreadPools;
 
 /// <summary>The CLR ThreadPool's minimum and maximum worker and I/O completion threads.</summary>

@@ -6,6 +6,7 @@ using System.Text.Json;
 using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;
 

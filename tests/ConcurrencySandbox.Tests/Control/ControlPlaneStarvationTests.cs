@@ -2,6 +2,8 @@ using System.Net;
 using System.Net.Http.Json;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;

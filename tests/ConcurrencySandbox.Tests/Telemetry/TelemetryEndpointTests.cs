@@ -1,5 +1,6 @@
 using System.Globalization;
 using ConcurrencySandbox.Api.Telemetry;
+using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;

@@ -3,7 +3,7 @@ using System.Globalization;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.LoadTests.Engine;
 
-namespace ConcurrencySandbox.LoadTests.Experiments;
+namespace ConcurrencySandbox.LoadTests.Experiments.ColdStart;
 
 /// <summary>The cold-start parameters a user can set on the command line.</summary>
 public sealed record ColdStartSettings(int Burst, int MinWorkerThreads, string Request)

@@ -3,11 +3,12 @@ using System.CommandLine;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
+using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
 
-namespace ConcurrencySandbox.LoadTests.Experiments;
+namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
 /// <summary>
 /// Seed 001: the same stream (N clients connecting some ms apart, one message each per interval) from a fresh API per

@@ -4,7 +4,7 @@ using ConcurrencySandbox.Experiments.Receive;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.LoadTests.Engine;
 
-namespace ConcurrencySandbox.LoadTests.Experiments;
+namespace ConcurrencySandbox.LoadTests.Experiments.Receive;
 
 /// <summary>The receive parameters a user can set on the command line: what one request's receive run does.</summary>
 public sealed record ReceiveSettings(int Messages, int MessageBytes, int IntervalMs)
@@ -33,7 +33,7 @@ public sealed record ReceiveUsage(double CpuMsPerRequest, double AllocatedBytesP
 
         // The ramp's mean rate stands for the requests completed between the first and the last sample.
         var requests = result.RequestsPerSecond * spanSeconds;
-        var allocatedBytes = (double)(last.Gc.TotalAllocatedBytes - first.Gc.TotalAllocatedBytes);
+        var allocatedBytes = (double)(last.GC.TotalAllocatedBytes - first.GC.TotalAllocatedBytes);
         return new ReceiveUsage((last.Process.CpuTimeMs - first.Process.CpuTimeMs) / requests, allocatedBytes / requests, allocatedBytes / spanSeconds);
     }
 }

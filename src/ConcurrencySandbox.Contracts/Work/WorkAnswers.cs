@@ -1,8 +1,7 @@
-using ConcurrencySandbox.Experiments.Statistics;
-using ConcurrencySandbox.Experiments.ThreadPools;
-using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.ThreadPools;
 
-namespace ConcurrencySandbox.Api.Work;
+namespace ConcurrencySandbox.Contracts.Work;
 
 /// <summary>One run: the unit done twice in one mode, timed by the server.</summary>
 /// <param name="ElapsedSeconds">Server-side Stopwatch around both units.</param>
@@ -35,21 +34,4 @@ public sealed record CompareResponse(
     Spread TaskRun,
     SeedEfficiency? Seed,
     int ProcessorCount,
-    IReadOnlyList<FigureFlag> Flags)
-{
-    public static CompareResponse From(WorkUnit unit, ComparisonRow row, int processorCount) =>
-        new(
-            unit.Name,
-            unit.AmountName,
-            row.Amount,
-            row.Repeat,
-            row.SyncSeconds,
-            row.TaskRunSeconds,
-            row.EfficiencyPercent,
-            row.TaskRunAddedSeconds,
-            row.Sync,
-            row.TaskRun,
-            row.Seed,
-            processorCount,
-            row.Flags(unit.AmountName, processorCount));
-}
+    IReadOnlyList<FigureFlag> Flags);

@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace ConcurrencySandbox.Experiments.Statistics;
+namespace ConcurrencySandbox.Contracts.Statistics;
 
 /// <summary>Why a figure is flagged: it cannot be true on this machine, or its repeats disagree too much to trust it.</summary>
 public enum FlagKind

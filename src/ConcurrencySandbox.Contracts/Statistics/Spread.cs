@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.Experiments.Statistics;
+namespace ConcurrencySandbox.Contracts.Statistics;
 
 /// <summary>Median, minimum and maximum of a set of measurements.</summary>
 public sealed record Spread(double Median, double Min, double Max)

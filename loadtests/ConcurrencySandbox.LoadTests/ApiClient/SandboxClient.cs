@@ -1,7 +1,8 @@
 using System.Net.Http.Json;
 using System.Text.Json;
+using ConcurrencySandbox.Contracts.Telemetry;
 
-namespace ConcurrencySandbox.LoadTests.ApiContract;
+namespace ConcurrencySandbox.LoadTests.ApiClient;
 
 /// <summary>A small typed client for the sandbox API's control and telemetry endpoints (not used for load).</summary>
 public sealed class SandboxClient(Uri baseAddress) : IDisposable
@@ -27,14 +28,14 @@ public sealed class SandboxClient(Uri baseAddress) : IDisposable
     }
 
     /// <summary>One telemetry snapshot, or null when the endpoint does not answer within <paramref name="timeout"/>.</summary>
-    public Task<TelemetrySnapshot?> GetTelemetryAsync(TimeSpan timeout, CancellationToken cancellationToken) =>
-        GetOrNullAsync<TelemetrySnapshot>("/api/telemetry", timeout, cancellationToken);
+    public Task<RuntimeSnapshot?> GetTelemetryAsync(TimeSpan timeout, CancellationToken cancellationToken) =>
+        GetOrNullAsync<RuntimeSnapshot>("/api/telemetry", timeout, cancellationToken);
 
     /// <summary>
     /// The samples the API recorded every second on its own thread (complete even while its pool starved), or null
     /// when it does not answer within <paramref name="timeout"/> or has no history endpoint.
     /// </summary>
-    public async Task<IReadOnlyList<TelemetrySnapshot>?> GetTelemetryHistoryAsync(TimeSpan timeout, CancellationToken cancellationToken) =>
+    public async Task<IReadOnlyList<RuntimeSnapshot>?> GetTelemetryHistoryAsync(TimeSpan timeout, CancellationToken cancellationToken) =>
         (await GetOrNullAsync<TelemetryHistory>("/api/telemetry/history", timeout, cancellationToken))?.Samples;
 
     private async Task<T?> GetOrNullAsync<T>(string path, TimeSpan timeout, CancellationToken cancellationToken)

@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.Api.Control;
+namespace ConcurrencySandbox.Contracts.Control;
 
 /// <summary>The control endpoints' paths, the same on the API port and on the control port.</summary>
 public static class ControlRoutes

@@ -3,7 +3,7 @@ using System.Globalization;
 using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Engine;
 
-namespace ConcurrencySandbox.LoadTests.Experiments;
+namespace ConcurrencySandbox.LoadTests.Experiments.FanOut;
 
 /// <summary>The fan-out variant parameters a user can set on the command line.</summary>
 public sealed record FanOutSettings(int DelayMs, int Calls, IReadOnlyList<string> Strategies, int DedicatedThreads)

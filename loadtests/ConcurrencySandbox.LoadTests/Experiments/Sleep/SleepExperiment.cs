@@ -1,7 +1,7 @@
 using System.CommandLine;
 using ConcurrencySandbox.LoadTests.Engine;
 
-namespace ConcurrencySandbox.LoadTests.Experiments;
+namespace ConcurrencySandbox.LoadTests.Experiments.Sleep;
 
 /// <summary>Seed 003's starvation with sleep as the blocking work: <c>/api/sleep/{sync|taskrun|async}?milliseconds=</c>.</summary>
 public sealed class SleepExperiment(int milliseconds) : Experiment

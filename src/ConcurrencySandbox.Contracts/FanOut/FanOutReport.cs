@@ -1,6 +1,14 @@
-using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Contracts.ThreadPools;
 
-namespace ConcurrencySandbox.Experiments.FanOut;
+namespace ConcurrencySandbox.Contracts.FanOut;
+
+/// <summary>How a third-party call ended.</summary>
+public enum CallOutcome
+{
+    Ok,
+    Failed,
+    TimedOut,
+}
 
 /// <summary>What kind of thread started a call.</summary>
 public enum CallThread
@@ -30,7 +38,7 @@ public sealed record MsSummary(double Max, double Mean)
         values.Count == 0 ? new MsSummary(0, 0) : new MsSummary(values.Max(), values.Average());
 }
 
-/// <summary>One fan-out request's result: every call, their summaries, and the pool before and after.</summary>
+/// <summary>The API's <c>GET /api/fanout</c> answer: one fan-out request's result: every call, their summaries, and the pool before and after.</summary>
 public sealed record FanOutReport(
     string Strategy,
     int Calls,
@@ -43,21 +51,4 @@ public sealed record FanOutReport(
     int TimedOutCount,
     int DistinctThreads,
     ThreadPoolSnapshot ThreadPoolBefore,
-    ThreadPoolSnapshot ThreadPoolAfter)
-{
-    public static FanOutReport Create(
-        FanOutStrategy strategy, double elapsedMs, IReadOnlyList<CallRecord> results, ThreadPoolSnapshot before, ThreadPoolSnapshot after) =>
-        new(
-            strategy.Name(),
-            results.Count,
-            elapsedMs,
-            results,
-            MsSummary.Of([.. results.Select(call => call.QueueWaitMs)]),
-            MsSummary.Of([.. results.Select(call => call.DurationMs)]),
-            results.Count(call => call.Outcome == CallOutcome.Ok),
-            results.Count(call => call.Outcome == CallOutcome.Failed),
-            results.Count(call => call.Outcome == CallOutcome.TimedOut),
-            results.Select(call => call.ThreadId).Distinct().Count(),
-            before,
-            after);
-}
+    ThreadPoolSnapshot ThreadPoolAfter);

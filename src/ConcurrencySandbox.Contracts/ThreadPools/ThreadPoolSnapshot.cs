@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.Experiments.ThreadPools;
+namespace ConcurrencySandbox.Contracts.ThreadPools;
 
 /// <summary>The CLR ThreadPool's settings and load at one instant, read from the runtime's own counters.</summary>
 public sealed record ThreadPoolSnapshot(

@@ -1,6 +1,6 @@
 using ConcurrencySandbox.Experiments.Work;
 
-namespace ConcurrencySandbox.LoadTests.Experiments;
+namespace ConcurrencySandbox.LoadTests.Experiments.Compute;
 
 /// <summary>Seed 004's CPU-bound loop under load: <c>/api/compute/{sync|taskrun}?cycles=</c> (option --cycles).</summary>
 public sealed class ComputeExperiment(long cycles) : TaskRunExperiment(WorkUnit.Compute, cycles)

@@ -1,7 +1,7 @@
 using System.Runtime;
 using System.Runtime.InteropServices;
 
-namespace ConcurrencySandbox.Experiments.Machine;
+namespace ConcurrencySandbox.Contracts.Machine;
 
 /// <summary>
 /// What a report must state about where it ran: cores, CPU model, runtime and GC mode. The one reader of

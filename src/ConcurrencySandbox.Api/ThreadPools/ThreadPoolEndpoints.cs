@@ -62,10 +62,3 @@ public static class ThreadPoolEndpoints
         return actions.SetThreadPool(body);
     }
 }
-
-/// <summary>The pool now, the start-up limits that reset returns to, and the facts that explain the pool's behaviour.</summary>
-public sealed record ThreadPoolStateResponse(ThreadPoolSnapshot ThreadPool, ThreadPoolLimits Startup, int ProcessorCount, bool IsServerGC, string GCMode)
-{
-    public static ThreadPoolStateResponse Read(ThreadPoolControl control) =>
-        new(ThreadPoolSnapshot.Capture(), control.StartupLimits, MachineInfo.Current.ProcessorCount, MachineInfo.Current.IsServerGC, Experiments.ThreadPools.GCMode.Description);
-}

@@ -7,6 +7,7 @@ using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;
 

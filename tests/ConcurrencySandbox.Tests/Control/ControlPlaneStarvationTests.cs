@@ -4,6 +4,7 @@ using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;

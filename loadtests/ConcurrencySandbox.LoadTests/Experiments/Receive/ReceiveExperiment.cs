@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Receive;
 using ConcurrencySandbox.Experiments.Receive;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.LoadTests.Engine;

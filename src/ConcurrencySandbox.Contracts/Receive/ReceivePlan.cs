@@ -1,4 +1,6 @@
-namespace ConcurrencySandbox.Experiments.Receive;
+using ConcurrencySandbox.Contracts.Receive;
+
+namespace ConcurrencySandbox.Contracts.Receive;
 
 /// <summary>What one receive run does: the sender writes <paramref name="Messages"/> messages, the receiver takes each with a timeout.</summary>
 /// <param name="MessageBytes">Size of every message; its first 8 bytes carry the sequence number.</param>

@@ -1,4 +1,6 @@
-namespace ConcurrencySandbox.Experiments.Receive;
+using ConcurrencySandbox.Contracts.Receive;
+
+namespace ConcurrencySandbox.Contracts.Receive;
 
 /// <summary>One receive run, measured on the receiving thread between the first receive and the last.</summary>
 /// <param name="OutOfOrderMessages">Messages whose sequence number was not the next one expected (lost, repeated or reordered).</param>

@@ -1,5 +1,6 @@
 using System.Diagnostics;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.LoadTests.ApiClient;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
@@ -36,7 +37,7 @@ public sealed record SentSummary(long Completed, double CompletedSumMs, long Tim
     /// </summary>
     public double AtLeastMeanMs => Completed + TimedOut == 0 ? double.NaN : (CompletedSumMs + TimedOutSumMs) / (Completed + TimedOut);
 
-    /// <summary>The shortest time a timed-out request was given up after (the client's timeout); NaN when none timed out.</summary>
+    /// <summary>The mean time the timed-out requests were given up after (the client's timeout); NaN when none timed out.</summary>
     public double TimedOutAtMs => TimedOut == 0 ? double.NaN : TimedOutSumMs / TimedOut;
 
     public static SentSummary Of(IEnumerable<SentSlice> slices) => slices.Aggregate(
@@ -45,7 +46,7 @@ public sealed record SentSummary(long Completed, double CompletedSumMs, long Tim
 }
 
 /// <summary>One telemetry sample taken while a variant ran.</summary>
-public sealed record TelemetryRow(VariantKey Variant, double ElapsedSeconds, TelemetrySnapshot Snapshot);
+public sealed record TelemetryRow(VariantKey Variant, double ElapsedSeconds, RuntimeSnapshot Snapshot);
 
 /// <summary>A figure an experiment computes for one variant beyond latency and throughput, e.g. ("CPU per request", 1.8, "ms").</summary>
 public sealed record VariantFigure(string Name, double Value, string Unit);
@@ -133,7 +134,7 @@ public static class VariantRunner
         SendRequest send,
         TimeSpan reportingInterval,
         SandboxClient? telemetry,
-        Action<IntervalRow, TelemetrySnapshot?> progress,
+        Action<IntervalRow, RuntimeSnapshot?> progress,
         CancellationToken cancellationToken,
         bool keepEveryRequest = false)
     {
@@ -267,7 +268,7 @@ public static class VariantRunner
             .ToArray();
     }
 
-    private static TelemetrySnapshot? LatestOf(List<TelemetryRow> samples)
+    private static RuntimeSnapshot? LatestOf(List<TelemetryRow> samples)
     {
         lock (samples)
         {

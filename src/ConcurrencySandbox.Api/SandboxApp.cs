@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Hosting;
@@ -41,6 +42,7 @@ public static class SandboxApp
 
         var app = builder.Build();
         app.UseInFlightRequests();
+        app.UseOriginPolicy();
         app.UseExceptionHandler();
         app.UseStatusCodePages();
         app.UseSwaggerDocs();

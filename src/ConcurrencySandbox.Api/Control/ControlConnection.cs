@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.Api.Control;
 /// then the write side is shut and what the client still sends is read and dropped until it closes, so the answer
 /// is not lost to a reset. Every phase has a deadline; past it the connection is closed.
 /// </summary>
-internal sealed class ControlConnection(Socket socket, long nowTimestamp, long deadlineTicks)
+internal sealed class ControlConnection(Socket socket, long sequence, long nowTimestamp, long deadlineTicks)
 {
     private static readonly byte[] Continue = "HTTP/1.1 100 Continue\r\n\r\n"u8.ToArray();
     private readonly ControlRequestReader _reader = new();
@@ -34,6 +34,9 @@ internal sealed class ControlConnection(Socket socket, long nowTimestamp, long d
     }
 
     public Socket Socket { get; } = socket;
+
+    /// <summary>The order of acceptance: among connections equally idle, the one accepted first goes first.</summary>
+    public long Sequence { get; } = sequence;
 
     public IPAddress? Remote { get; } = (socket.RemoteEndPoint as IPEndPoint)?.Address;
 

@@ -13,15 +13,15 @@ internal sealed record ControlHttpRequest(string Method, string Path, IQueryColl
 /// <summary>
 /// Reads one request from the bytes a connection has received so far, as they arrive: the caller receives into
 /// <see cref="FreeSpace"/> in bulk, calls <see cref="Advance"/>, then <see cref="TryRead"/>, which answers null until
-/// the whole request is there. The request line and headers may take <see cref="MaxHeaderBytes"/> and
-/// <see cref="MaxHeaderCount"/> lines; a Content-Length or chunked body at most <see cref="ControlActions.MaxBodyBytes"/>.
+/// the whole request is there. The request line and headers may take <see cref="ControlActions.MaxHeaderBytes"/> and
+/// <see cref="ControlActions.MaxHeaderCount"/> lines; a Content-Length or chunked body at most <see cref="ControlActions.MaxBodyBytes"/>.
 /// Anything malformed or too large throws <see cref="BadControlRequestException"/> with the status to answer, as
 /// soon as it can be told: a bad request line before the headers end, an over-size Content-Length before the body.
 /// </summary>
 internal sealed class ControlRequestReader
 {
-    public const int MaxHeaderBytes = 16 * 1024;
-    public const int MaxHeaderCount = 100;
+    private const int MaxHeaderBytes = ControlActions.MaxHeaderBytes;
+    private const int MaxHeaderCount = ControlActions.MaxHeaderCount;
     private const int MaxChunkLineBytes = 1024;
 
     // The largest body with its chunk framing (a size line and CRLF per chunk) still fits.

@@ -40,6 +40,7 @@ public sealed class ControlListener(
     private Socket? _socket;
     private Socket? _wake;
     private volatile bool _stopping;
+    private long _accepted;
 
     /// <summary>The control plane's base address once started, for example http://127.0.0.1:5081 (no trailing slash).</summary>
     public string? Address { get; private set; }
@@ -227,7 +228,7 @@ public sealed class ControlListener(
         }
     }
 
-    private static void AcceptAll(Socket listener, Dictionary<Socket, ControlConnection> connections, int maxConnections, long now, long deadlineTicks)
+    private void AcceptAll(Socket listener, Dictionary<Socket, ControlConnection> connections, int maxConnections, long now, long deadlineTicks)
     {
         while (true)
         {
@@ -245,7 +246,7 @@ public sealed class ControlListener(
             accepted.NoDelay = true;
             if (connections.Count >= maxConnections)
             {
-                var idlest = connections.Values.Where(c => c.IsIdle).MinBy(c => c.LastActivityTimestamp);
+                var idlest = connections.Values.Where(c => c.IsIdle).MinBy(c => (c.LastActivityTimestamp, c.Sequence));
                 if (idlest is null)
                 {
                     accepted.Dispose(); // every connection is being answered: the newcomer waits for none of them
@@ -256,7 +257,7 @@ public sealed class ControlListener(
                 connections.Remove(idlest.Socket);
             }
 
-            connections.Add(accepted, new ControlConnection(accepted, now, deadlineTicks));
+            connections.Add(accepted, new ControlConnection(accepted, ++_accepted, now, deadlineTicks));
         }
     }
 

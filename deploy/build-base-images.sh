@@ -102,6 +102,24 @@ commit_image() {
 }
 add_app_user="groupadd --system --gid=$APP_UID app && useradd --no-log-init --system --uid=$APP_UID --gid=app --create-home app"
 
+if [ "$build_dotnet" -eq 1 ]; then
+  # Runtime: the host and the shared runtimes only, no SDK.
+  tar -C "$dotnet_root" -c dotnet host shared LICENSE.txt ThirdPartyNotices.txt \
+    | commit_image "$RUNTIME_TAG" "" "$add_app_user"
+
+  # SDK: the whole installation, this machine's extra CA certificates and its NuGet configuration and NUGET_* settings.
+  mkdir -p "$work/extra/usr/local/share/ca-certificates" "$work/extra/root/.nuget/NuGet"
+  cp /usr/local/share/ca-certificates/*.crt "$work/extra/usr/local/share/ca-certificates/" 2>/dev/null || true
+  nuget_config="$HOME/.nuget/NuGet/NuGet.Config"
+  [ -f "$nuget_config" ] && cp "$nuget_config" "$work/extra/root/.nuget/NuGet/NuGet.Config"
+  sdk_env=(--change "ENV DOTNET_NOLOGO=1" --change "ENV DOTNET_CLI_TELEMETRY_OPTOUT=1" --change "ENV DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1")
+  while IFS='=' read -r name value; do
+    sdk_env+=(--change "ENV $name=$value")
+  done < <(env | grep -E '^NUGET_[A-Z_]+=' || true)
+  tar -C "$dotnet_root" -c . \
+    | commit_image "$SDK_TAG" "$work/extra" "update-ca-certificates >/dev/null && $add_app_user" "${sdk_env[@]}"
+fi
+
 # Prometheus: Debian's package unpacked onto the root file system (its binaries need only libc), as nobody.
 if [ "$build_prometheus" -eq 1 ]; then
   mkdir -p "$work/deb" "$work/prometheus"
@@ -111,7 +129,8 @@ if [ "$build_prometheus" -eq 1 ]; then
   version=$(dpkg-deb -f "$work"/deb/prometheus_*.deb Version)
   id=$(docker create "$ROOTFS_TAG" bash -c "mkdir -p /prometheus && chown nobody:nogroup /prometheus")
   containers+=("$id")
-  tar -C "$work/prometheus" -c . | docker cp - "$id:/"
+  # Only the program and its configuration: the package's /lib (systemd unit) would collide with merged /usr.
+  tar -C "$work/prometheus" -c usr etc/prometheus | docker cp - "$id:/"
   docker start -a "$id" >/dev/null
   docker commit --change "USER nobody" --change "WORKDIR /prometheus" --change "EXPOSE 9090" \
     --change "LABEL org.opencontainers.image.version=$version" \
@@ -120,24 +139,4 @@ if [ "$build_prometheus" -eq 1 ]; then
   docker rm "$id" >/dev/null
   echo "base images: built $PROMETHEUS_TAG (Debian prometheus $version)"
 fi
-if [ "$build_dotnet" -eq 0 ]; then
-  docker image rm "$ROOTFS_TAG" >/dev/null
-  exit 0
-fi
-
-# Runtime: the host and the shared runtimes only, no SDK.
-tar -C "$dotnet_root" -c dotnet host shared LICENSE.txt ThirdPartyNotices.txt \
-  | commit_image "$RUNTIME_TAG" "" "$add_app_user"
-
-# SDK: the whole installation, this machine's extra CA certificates and its NuGet configuration and NUGET_* settings.
-mkdir -p "$work/extra/usr/local/share/ca-certificates" "$work/extra/root/.nuget/NuGet"
-cp /usr/local/share/ca-certificates/*.crt "$work/extra/usr/local/share/ca-certificates/" 2>/dev/null || true
-nuget_config="$HOME/.nuget/NuGet/NuGet.Config"
-[ -f "$nuget_config" ] && cp "$nuget_config" "$work/extra/root/.nuget/NuGet/NuGet.Config"
-sdk_env=(--change "ENV DOTNET_NOLOGO=1" --change "ENV DOTNET_CLI_TELEMETRY_OPTOUT=1" --change "ENV DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1")
-while IFS='=' read -r name value; do
-  sdk_env+=(--change "ENV $name=$value")
-done < <(env | grep -E '^NUGET_[A-Z_]+=' || true)
-tar -C "$dotnet_root" -c . \
-  | commit_image "$SDK_TAG" "$work/extra" "update-ca-certificates >/dev/null && $add_app_user" "${sdk_env[@]}"
 docker image rm "$ROOTFS_TAG" >/dev/null

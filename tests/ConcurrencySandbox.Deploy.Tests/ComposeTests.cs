@@ -121,7 +121,7 @@ public class ComposeTests
     [InlineData("deploy/compose.yaml", "deploy/compose.cpuset.yaml")]
     public void ComposeV1ConfigAcceptsTheFilesWithEveryProfile(params string[] files)
     {
-        var arguments = files.SelectMany(file => new[] { "-f", file }).Concat(["--profile", "cpu4", "config", "--quiet"]).ToArray();
+        var arguments = files.SelectMany(file => new[] { "-f", file }).Concat(["--profile", "cpu4", "--profile", "monitoring", "config", "--quiet"]).ToArray();
         var (exitCode, _, error) = ExternalTool.Run("docker-compose", arguments);
         Assert.True(exitCode == 0, error);
     }

@@ -189,9 +189,12 @@ public sealed class ControlListener(
                 }
             }
         }
-        catch (ObjectDisposedException)
+        catch (Exception e)
         {
-            // Disposed while stopping.
+            if (!_stopping)
+            {
+                logger.LogCritical(e, "The control plane's loop failed: the control port no longer answers");
+            }
         }
         finally
         {
@@ -212,9 +215,18 @@ public sealed class ControlListener(
         {
             step(connection);
         }
-        catch (SocketException e)
+        catch (Exception e)
         {
-            logger.LogDebug(e, "A control connection ended early");
+            // One connection's trouble must never end the loop that serves all the others.
+            if (e is SocketException or ObjectDisposedException)
+            {
+                logger.LogDebug(e, "A control connection ended early");
+            }
+            else
+            {
+                logger.LogError(e, "A control connection failed");
+            }
+
             connection.Close();
         }
     }

@@ -176,7 +176,10 @@ def rescue_run(args):
         scraper.start()
         time.sleep(args.starve)
         put_at = time.monotonic()
-        put_status, put_body = request(control, "PUT", "/api/threadpool", body=json.dumps({"minWorkerThreads": 400}), timeout=5.0)
+        try:
+            put_status, put_body = request(control, "PUT", "/api/threadpool", body=json.dumps({"minWorkerThreads": 400}), timeout=5.0)
+        except (OSError, http.client.HTTPException) as e:
+            put_status, put_body = f"none ({type(e).__name__})", b""
         put_seconds = time.monotonic() - put_at
         time.sleep(args.recover)
         stop_probe.set()

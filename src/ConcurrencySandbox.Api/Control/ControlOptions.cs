@@ -18,7 +18,7 @@ public sealed class ControlOptions
 
     public static readonly IntegerParameter HandlerThreadsSetting = new("handlerThreads", 1, 16, 2, "Dedicated threads that run the control actions; one more thread does all the socket work.");
 
-    public static readonly IntegerParameter MaxConnectionsSetting = new("maxConnections", 1, 1024, 64, "Open control connections at most; past it the least recently active idle one is closed for a new one.");
+    public static readonly IntegerParameter MaxConnectionsSetting = new("maxConnections", 1, 1024, 256, "Open control connections at most; past it the least recently active idle one is closed for a new one.");
 
     public static readonly IntegerParameter RequestSecondsSetting = new("requestSeconds", 1, 60, 2, "How long a client may take to send its whole request (and again to take the answer) before the connection is closed.");
 

@@ -1,5 +1,6 @@
-using ConcurrencySandbox.Api;
 using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Api;
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Deploy.Tests.Support;
 
 namespace ConcurrencySandbox.Deploy.Tests;
@@ -57,6 +58,7 @@ public class ComposeTests
     }
 
     [FactWhenToolExists("bash")]
+    [Trait("Category", "Slow")]
     public async Task HealthcheckPassesWhenHealthzAnswers200AndFailsOtherwise()
     {
         await using var api = SandboxApp.Build(["--urls", "http://127.0.0.1:0"]);
@@ -117,6 +119,7 @@ public class ComposeTests
     }
 
     [TheoryWhenToolExists("docker-compose")]
+    [Trait("Category", "Slow")]
     [InlineData("deploy/compose.yaml")]
     [InlineData("deploy/compose.yaml", "deploy/compose.cpuset.yaml")]
     public void ComposeV1ConfigAcceptsTheFilesWithEveryProfile(params string[] files)
@@ -127,6 +130,7 @@ public class ComposeTests
     }
 
     [FactWhenToolExists("getent")]
+    [Trait("Category", "Slow")]
     public void LoadRunnerScriptSkipsATargetWhoseServiceIsNotRunningWithOneLine()
     {
         var (exitCode, output, _) = ExternalTool.RunWith(

@@ -8,6 +8,7 @@ using System.Text.Encodings.Web;
 using System.Text.Json;
 using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Metrics;
+using ConcurrencySandbox.Contracts.Control;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.WebUtilities;
 using Microsoft.Extensions.Options;
@@ -29,8 +30,6 @@ public sealed class ControlListener(
     ControlActions actions, PrometheusExposition metrics, OriginPolicy origins, IOptions<ControlOptions> options, IOptions<AdminOptions> admin, ILogger<ControlListener> logger)
     : IHostedService, IDisposable
 {
-    public const string ReadyLinePrefix = "ConcurrencySandbox control plane ready at ";
-
     // As ASP.NET Core's own JSON options, so both transports answer byte for byte alike.
     private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
     private static readonly TimeSpan LongestWait = TimeSpan.FromSeconds(1);

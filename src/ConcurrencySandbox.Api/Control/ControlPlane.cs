@@ -1,5 +1,6 @@
 using ConcurrencySandbox.Api.Metrics;
 using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Control;

@@ -1,7 +1,9 @@
-using System.Net;
 using System.Net.Sockets;
+using System.Net;
 using System.Text;
 using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.Testing;
 using ConcurrencySandbox.Tests.Hosting;
 using ConcurrencySandbox.Validation;
 

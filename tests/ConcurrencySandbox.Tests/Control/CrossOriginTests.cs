@@ -2,7 +2,8 @@ using System.Net;
 using System.Text;
 using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Control;
-using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;
 using Microsoft.AspNetCore.Mvc;
 

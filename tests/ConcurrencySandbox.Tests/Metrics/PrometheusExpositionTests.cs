@@ -1,7 +1,7 @@
 using System.Diagnostics.Metrics;
 using System.Globalization;
-using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.Metrics;
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Metrics;

@@ -5,21 +5,28 @@ using ConcurrencySandbox.Experiments.Statistics;
 namespace ConcurrencySandbox.Experiments.Work;
 
 /// <summary>Seed 004's whole table for this machine, with the break-even amount.</summary>
-/// <param name="BreakEvenAmount">The first amount at which Task.Run is at least as fast as inline; null when it never is.</param>
+/// <param name="BreakEvenAmount">The first amount, among conclusive rows only, at which Task.Run is at least as fast as inline; null when none is.</param>
+/// <param name="Policy">How each row was measured, in words.</param>
+/// <param name="SpeedDriftPercent">(max - min) / min of the calibration loop's times before, between and after the rows.</param>
 public sealed record SweepReport(
     string Work,
     string AmountName,
     IReadOnlyList<ComparisonRow> Rows,
     long? BreakEvenAmount,
     double TotalSeconds,
-    MachineInfo Machine)
+    MachineInfo Machine,
+    string Policy,
+    double SpeedDriftPercent)
 {
     public int ProcessorCount => Machine.ProcessorCount;
 
     public string RuntimeVersion => Machine.RuntimeVersion;
 
-    /// <summary>Every row's figures that cannot be true on this process's cores (<see cref="ProcessorCount"/>) or are too noisy to trust.</summary>
+    /// <summary>Every row's flagged figures, judged on this process's cores (<see cref="ProcessorCount"/>).</summary>
     public IReadOnlyList<FigureFlag> Flags => [.. Rows.SelectMany(r => r.Flags(AmountName, ProcessorCount))];
+
+    /// <summary>The row the break-even was read from, with its efficiency's CI.</summary>
+    public ComparisonRow? BreakEvenRow => Rows.FirstOrDefault(r => r.Amount == BreakEvenAmount);
 }
 
 public static class Sweep
@@ -42,16 +49,20 @@ public static class Sweep
         return amounts;
     }
 
-    public static async Task<SweepReport> RunAsync(WorkUnit unit, IReadOnlyList<long> amounts, int repeat, CancellationToken cancellationToken)
+    /// <summary>A compare row per amount under <paramref name="policy"/>, whose budget is the whole sweep's, shared equally by the rows.</summary>
+    public static async Task<SweepReport> RunAsync(WorkUnit unit, IReadOnlyList<long> amounts, MeasurementPolicy policy, CancellationToken cancellationToken)
     {
         var started = Stopwatch.GetTimestamp();
+        var rowPolicy = policy with { Budget = policy.Budget / Math.Max(1, amounts.Count) };
         var rows = new List<ComparisonRow>(amounts.Count);
         foreach (var amount in amounts)
         {
-            rows.Add(await Comparison.CompareAsync(unit, amount, repeat, cancellationToken));
+            rows.Add(await Comparison.CompareAsync(unit, amount, rowPolicy, cancellationToken));
         }
 
-        var breakEven = rows.FirstOrDefault(r => r.EfficiencyPercent >= 100)?.Amount;
-        return new SweepReport(unit.Name, unit.AmountName, rows, breakEven, Stopwatch.GetElapsedTime(started).TotalSeconds, MachineInfo.Current);
+        var cores = MachineInfo.Current.ProcessorCount;
+        var breakEven = rows.FirstOrDefault(r => r.EfficiencyPercent >= 100 && FigureChecks.Conclusive(r.Flags(unit.AmountName, cores)))?.Amount;
+        return new SweepReport(unit.Name, unit.AmountName, rows, breakEven, Stopwatch.GetElapsedTime(started).TotalSeconds, MachineInfo.Current,
+            rowPolicy.Describe(), Calibration.DriftPercent(rows.Select(r => r.Speed)));
     }
 }

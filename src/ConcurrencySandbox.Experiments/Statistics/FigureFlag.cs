@@ -25,19 +25,24 @@ public enum FlagKind
 /// <param name="Reason">One sentence saying why.</param>
 public sealed record FigureFlag(string Figure, string Value, FlagKind Kind, string Reason)
 {
+    /// <summary>Every mark a table cell can carry, so a table can highlight flagged cells.</summary>
+    public static readonly IReadOnlyList<string> AllMarks = [.. Enum.GetValues<FlagKind>().Select(MarkOf)];
+
     /// <summary>The mark put next to the flagged figure in a table.</summary>
-    public string Mark => Kind switch
+    public string Mark => MarkOf(Kind);
+
+    /// <summary>Whether a verdict must leave this figure out (impossible or inconclusive); busy and throttled only explain.</summary>
+    public bool Excludes => Kind is FlagKind.Impossible or FlagKind.Inconclusive;
+
+    public override string ToString() => $"{Figure} = {Value} {Mark}: {Reason}";
+
+    private static string MarkOf(FlagKind kind) => kind switch
     {
         FlagKind.Impossible => "(impossible)",
         FlagKind.Inconclusive => "(inconclusive)",
         FlagKind.Busy => "(busy machine)",
         _ => "(CFS throttled)",
     };
-
-    /// <summary>Whether a verdict must leave this figure out (impossible or inconclusive); busy and throttled only explain.</summary>
-    public bool Excludes => Kind is FlagKind.Impossible or FlagKind.Inconclusive;
-
-    public override string ToString() => $"{Figure} = {Value} {Mark}: {Reason}";
 }
 
 /// <summary>The figures of one A-vs-B row as the flag rule reads them, whether from the experiment or from the API's JSON.</summary>

@@ -46,7 +46,7 @@ public sealed record MeasurementPolicy(double TargetHalfWidthPercent, TimeSpan B
 
     /// <summary>"the 95 % CI within +-5 %, at most 30 s": the policy in words for reports.</summary>
     public string Describe() => string.Create(CultureInfo.InvariantCulture,
-        $"A and B interleaved (AB BA ...) after a warm-up to the final JIT tier; repeated until the 95 % CI of each median and of the ratio is within +-{TargetHalfWidthPercent:0.#} % (at least {MinimumRepeats} pairs, at most {Budget.TotalSeconds:0} s)");
+        $"A and B interleaved (AB BA ...) after a warm-up to the final JIT tier; repeated until the 95 % CI of each median and of the ratio is within +-{TargetHalfWidthPercent:0.#} % (at least {MinimumRepeats} pairs, at most {Budget.TotalSeconds:0.#} s)");
 
     /// <summary>Which of A (false) and B (true) runs first in pair <paramref name="pair"/>: A first in even pairs, B first in odd ones.</summary>
     public static bool BFirst(int pair) => pair % 2 == 1;

@@ -49,6 +49,10 @@ public static class Sweep
         return amounts;
     }
 
+    /// <summary>The first amount whose row passed its checks on <paramref name="cores"/> cores (nothing impossible or inconclusive) and whose efficiency is at least 100 %.</summary>
+    public static long? BreakEven(IEnumerable<ComparisonRow> rows, string amountName, int cores) =>
+        rows.FirstOrDefault(r => r.EfficiencyPercent >= 100 && FigureChecks.Conclusive(r.Flags(amountName, cores)))?.Amount;
+
     /// <summary>A compare row per amount under <paramref name="policy"/>, whose budget is the whole sweep's, shared equally by the rows.</summary>
     public static async Task<SweepReport> RunAsync(WorkUnit unit, IReadOnlyList<long> amounts, MeasurementPolicy policy, CancellationToken cancellationToken)
     {
@@ -60,9 +64,7 @@ public static class Sweep
             rows.Add(await Comparison.CompareAsync(unit, amount, rowPolicy, cancellationToken));
         }
 
-        var cores = MachineInfo.Current.ProcessorCount;
-        var breakEven = rows.FirstOrDefault(r => r.EfficiencyPercent >= 100 && FigureChecks.Conclusive(r.Flags(unit.AmountName, cores)))?.Amount;
-        return new SweepReport(unit.Name, unit.AmountName, rows, breakEven, Stopwatch.GetElapsedTime(started).TotalSeconds, MachineInfo.Current,
+        return new SweepReport(unit.Name, unit.AmountName, rows, BreakEven(rows, unit.AmountName, MachineInfo.Current.ProcessorCount), Stopwatch.GetElapsedTime(started).TotalSeconds, MachineInfo.Current,
             rowPolicy.Describe(), Calibration.DriftPercent(rows.Select(r => r.Speed)));
     }
 }

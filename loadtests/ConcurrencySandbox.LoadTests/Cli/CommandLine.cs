@@ -5,6 +5,7 @@ using ConcurrencySandbox.Experiments.Statistics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Matrix;
+using ConcurrencySandbox.LoadTests.Runs;
 
 namespace ConcurrencySandbox.LoadTests.Cli;
 
@@ -44,6 +45,11 @@ public static class CommandLine
     private static readonly Option<string> MatrixRuns = new("--matrix-experiments") { Description = "matrix: what to run at each core count: sweep, fanout.", DefaultValueFactory = _ => string.Join(',', MatrixOptions.KnownExperiments) };
     private static readonly Option<long> SweepTo = new("--sweep-to") { Description = "matrix: the compute sweep's largest cycle count (powers of ten from 1).", DefaultValueFactory = _ => 1_000_000_000 };
     private static readonly Option<int> SweepRepeat = new("--sweep-repeat") { Description = "matrix: the fewest sync/Task.Run pairs per sweep row (more follow until the CIs are narrow or the budget is spent).", DefaultValueFactory = _ => MedianInterval.MinimumCount };
+    private static readonly Option<int> Runs = new("--runs")
+    {
+        Description = $"Run the whole command this many times (1 to {RepeatedRuns.MaxRuns}), each into <out>/run-N, and write <out>/{RepeatedRuns.FileName}: whether the verdicts agree and each headline figure's spread across runs.",
+        DefaultValueFactory = _ => 1,
+    };
     private static readonly Option<double> CiWidth = new("--ci-width")
     {
         Description = $"matrix: target half-width of each sweep figure's 95 % CI, in percent ({MeasurementPolicy.MinTargetHalfWidthPercent} to {MeasurementPolicy.MaxTargetHalfWidthPercent}); a figure left wider is inconclusive.",
@@ -60,7 +66,7 @@ public static class CommandLine
     {
         var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
         {
-            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget,
+            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs,
         };
         foreach (var option in ExperimentList.All.SelectMany(e => e.Options))
         {
@@ -117,7 +123,7 @@ public static class CommandLine
         var experiments = ExperimentList.All.Select(definition => definition.Create(values)).ToList();
         var outFolder = p.GetValue(Out) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-{experiment}");
         var thresholds = (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse).ToList();
-        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values));
+        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values), values.InRange(Runs, 1, RepeatedRuns.MaxRuns));
     }
 
     private static MatrixOptions ParseMatrix(OptionValues values)

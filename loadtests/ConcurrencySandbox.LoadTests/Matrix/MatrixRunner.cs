@@ -8,6 +8,7 @@ using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.LoadTests.Running;
+using ConcurrencySandbox.LoadTests.Runs;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
 
@@ -44,8 +45,8 @@ public static class MatrixRunner
 
     private static readonly TimeSpan SweepTimeout = TimeSpan.FromMinutes(30);
 
-    /// <summary>Runs every core count, writes the matrix report into <paramref name="outputFolder"/>; true when every threshold passed.</summary>
-    public static async Task<bool> RunAsync(
+    /// <summary>Runs every core count, writes the matrix report into <paramref name="outputFolder"/>; its verdicts and headline figures, passed when every threshold passed.</summary>
+    public static async Task<RunResult> RunAsync(
         MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken)
     {
         // Thresholds may name a variant by its matrix label ("async@2cpu", "async@2cpu-quota"), so every label is offered.
@@ -119,7 +120,26 @@ public static class MatrixRunner
         {
             passed &= ReportWriter.PrintOutcome(report, outputFolder, console);
         }
-        return passed;
+        return Headline(runs, verdict) with { Passed = passed };
+    }
+
+    /// <summary>
+    /// What <c>--runs</c> compares across runs: hypothesis 3, each core count's break-even and fan-out verdict; the
+    /// efficiency at the largest amount and the fan-out's seed figures per core count.
+    /// </summary>
+    public static RunResult Headline(IReadOnlyList<CoreCountRun> runs, string hypothesis3)
+    {
+        var measured = runs.Where(r => r.SkippedBecause is null).ToList();
+        var sweeps = measured.Where(r => r.Sweep.Count > 0).ToList();
+        var sweepResult = new RunResult(
+            true,
+            [
+                new RunVerdict("hypothesis 3", hypothesis3.Split(':')[0], hypothesis3),
+                .. sweeps.Select(r => new RunVerdict($"{r.Label}: break-even", r.BreakEvenAmount?.ToString("N0", CultureInfo.InvariantCulture) ?? "none", BreakEven(r))),
+            ],
+            [.. sweeps.Select(r => r.Sweep.MaxBy(row => row.Amount)!).Zip(sweeps, (row, r) =>
+                new HeadlineFigure(string.Create(CultureInfo.InvariantCulture, $"{r.Label}: efficiency at {row.Amount:N0} cycles"), row.Efficiency.Describe("0.#", " %")))]);
+        return RunResult.Combine([sweepResult, .. measured.Where(r => r.FanOut is not null).Select(r => RunResult.Of(r.FanOut!, r.Label))]);
     }
 
     private static CoreCountRun Skipped(CoreCountRun run, TextWriter console)

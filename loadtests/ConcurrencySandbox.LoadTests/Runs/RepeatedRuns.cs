@@ -12,13 +12,12 @@ public sealed record RunVerdict(string Name, string Outcome, string Text);
 public sealed record HeadlineFigure(string Name, string Text)
 {
     /// <summary>The leading number of <see cref="Text"/> ("4.5 x (120 ms)" gives 4.5), or null.</summary>
-    public double? Value
+    public double? Value => LeadingNumber(Text);
+
+    public static double? LeadingNumber(string text)
     {
-        get
-        {
-            var number = new string([.. Text.TrimStart().TakeWhile(c => char.IsAsciiDigit(c) || c is '.' or '-' or ',')]).Replace(",", "", StringComparison.Ordinal);
-            return double.TryParse(number, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) ? value : null;
-        }
+        var number = new string([.. text.TrimStart().TakeWhile(c => char.IsAsciiDigit(c) || c is '.' or '-' or ',')]).Replace(",", "", StringComparison.Ordinal);
+        return double.TryParse(number, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) ? value : null;
     }
 }
 
@@ -87,6 +86,22 @@ public static class RepeatedRuns
             $"median {estimate.Median:G4} {estimate.Interval("G4")}, min {values.Min():G4}, max {values.Max():G4}, spread {spreadPercent:0.#} % of the median");
     }
 
+    /// <summary>A row per name (in first-seen order), a column per run with that run's text, and a last column from <paramref name="summarize"/>.</summary>
+    private static string PerRunTable(IReadOnlyList<RunResult> results, string nameHeader, string lastHeader,
+        Func<RunResult, IEnumerable<(string Name, string Text)>> cells, Func<string, IReadOnlyList<string?>, string> summarize)
+    {
+        var perRun = results.Select(r => cells(r).ToList()).ToList();
+        var names = perRun.SelectMany(run => run.Select(c => c.Name)).Distinct();
+        return new TextTable(
+            [nameHeader, .. results.Select((_, i) => $"run {i + 1}"), lastHeader],
+            [.. names.Select(name =>
+            {
+                var texts = perRun.Select(run => run.FirstOrDefault(c => c.Name == name).Text).ToList();
+                return (IReadOnlyList<string>)[name, .. texts.Select(t => t ?? "(missing)"), summarize(name, texts)];
+            })],
+            new HashSet<int>()).ToMarkdown();
+    }
+
     public static string Markdown(IReadOnlyList<RunResult> results)
     {
         var md = new StringBuilder();
@@ -99,34 +114,16 @@ public static class RepeatedRuns
         md.AppendLine();
         md.AppendLine("## Verdicts per run");
         md.AppendLine();
-        var verdictNames = results.SelectMany(r => r.Verdicts.Select(v => v.Name)).Distinct().ToList();
-        md.Append(new TextTable(
-            ["verdict", .. results.Select((_, i) => $"run {i + 1}"), "agree"],
-            [.. verdictNames.Select(name => (IReadOnlyList<string>)
-            [
-                name,
-                .. results.Select(r => r.Verdicts.FirstOrDefault(v => v.Name == name)?.Text ?? "(missing)"),
-                disagreements.Contains(name) ? "no" : "yes",
-            ])],
-            new HashSet<int>()).ToMarkdown());
+        md.Append(PerRunTable(results, "verdict", "agree", r => r.Verdicts.Select(v => (v.Name, v.Text)),
+            (name, _) => disagreements.Contains(name) ? "no" : "yes"));
         md.AppendLine();
         md.AppendLine("## Headline figures across runs");
         md.AppendLine();
-        var figureNames = results.SelectMany(r => r.Figures.Select(f => f.Name)).Distinct().ToList();
-        md.Append(new TextTable(
-            ["figure", .. results.Select((_, i) => $"run {i + 1}"), "across runs"],
-            [.. figureNames.Select(name =>
-            {
-                var figures = results.Select(r => r.Figures.FirstOrDefault(f => f.Name == name)).ToList();
-                var values = figures.Select(f => f?.Value).OfType<double>().ToList();
-                return (IReadOnlyList<string>)
-                [
-                    name,
-                    .. figures.Select(f => f?.Text ?? "(missing)"),
-                    values.Count == figures.Count ? SpreadOf(values) : "not a number in every run",
-                ];
-            })],
-            new HashSet<int>()).ToMarkdown());
+        md.Append(PerRunTable(results, "figure", "across runs", r => r.Figures.Select(f => (f.Name, f.Text)), (_, texts) =>
+        {
+            var values = texts.Select(t => t is null ? null : HeadlineFigure.LeadingNumber(t)).OfType<double>().ToList();
+            return values.Count == texts.Count ? SpreadOf(values) : "not a number in every run";
+        }));
         md.AppendLine();
         md.AppendLine("Each run's own report is in run-1/, run-2/, ...; a spread is (max - min) / median of the runs' values.");
         return md.ToString();

@@ -13,7 +13,10 @@ public sealed record MachineLoad(double Seconds, double OtherProcessesPercent, d
     /// <summary>Above this share of all CPUs taken by other processes (or stolen), a figure was taken on a busy machine.</summary>
     public const double BusyPercent = 10;
 
-    public bool Busy => OtherProcessesPercent > BusyPercent || StealPercent > BusyPercent;
+    /// <summary>The shortest interval judged busy: /proc/stat counts in 10 ms ticks, so shorter shares are too coarse to name a cause.</summary>
+    public const double MinJudgedSeconds = 1;
+
+    public bool Busy => Seconds >= MinJudgedSeconds && (OtherProcessesPercent > BusyPercent || StealPercent > BusyPercent);
 
     public bool Throttled => ThrottledPeriods > 0;
 

@@ -51,6 +51,14 @@ public sealed class MachineLoadTests
         Assert.True(load.Throttled);
     }
 
+    [Theory]
+    [InlineData(0.2, false)] // 20 ticks per CPU: too coarse to name a cause
+    [InlineData(1, true)]
+    public void OnlyAnIntervalOfASecondOrMoreIsJudgedBusy(double seconds, bool busy)
+    {
+        Assert.Equal(busy, new MachineLoad(seconds, OtherProcessesPercent: 50, StealPercent: 0, null, null).Busy);
+    }
+
     [Fact]
     public void WithoutACgroupCpuStatThereIsNoThrottlingFigure()
     {

@@ -314,7 +314,7 @@ public static class MatrixRunner
     [
         "API ProcessorCount: " + string.Join("; ", measured.Select(r =>
             string.Create(CultureInfo.InvariantCulture, $"{r.Label}: {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".",
-        "Break-even (first conclusive amount where Task.Run is at least as fast): " + string.Join("; ", measured.Select(r =>
+        "Break-even (first conclusive amount where Task.Run is at least as fast across the CI): " + string.Join("; ", measured.Select(r =>
             $"{r.Label}: {BreakEven(r)}")) + ".",
     ];
 

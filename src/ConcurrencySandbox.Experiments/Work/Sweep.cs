@@ -5,7 +5,7 @@ using ConcurrencySandbox.Experiments.Statistics;
 namespace ConcurrencySandbox.Experiments.Work;
 
 /// <summary>Seed 004's whole table for this machine, with the break-even amount.</summary>
-/// <param name="BreakEvenAmount">The first amount, among conclusive rows only, at which Task.Run is at least as fast as inline; null when none is.</param>
+/// <param name="BreakEvenAmount">The first amount, among conclusive rows only, at which Task.Run is at least as fast as inline across the efficiency's CI; null when none is.</param>
 /// <param name="Policy">How each row was measured, in words.</param>
 /// <param name="SpeedDriftPercent">(max - min) / min of the calibration loop's times before, between and after the rows.</param>
 public sealed record SweepReport(
@@ -49,9 +49,12 @@ public static class Sweep
         return amounts;
     }
 
-    /// <summary>The first amount whose row passed its checks on <paramref name="cores"/> cores (nothing impossible or inconclusive) and whose efficiency is at least 100 %.</summary>
+    /// <summary>
+    /// The first amount whose row passed its checks on <paramref name="cores"/> cores (nothing impossible or inconclusive)
+    /// and whose efficiency is at least 100 % across its whole CI: Task.Run is at least as fast, not just possibly so.
+    /// </summary>
     public static long? BreakEven(IEnumerable<ComparisonRow> rows, string amountName, int cores) =>
-        rows.FirstOrDefault(r => r.EfficiencyPercent >= 100 && FigureChecks.Conclusive(r.Flags(amountName, cores)))?.Amount;
+        rows.FirstOrDefault(r => r.Efficiency.Low >= 100 && FigureChecks.Conclusive(r.Flags(amountName, cores)))?.Amount;
 
     /// <summary>A compare row per amount under <paramref name="policy"/>, whose budget is the whole sweep's, shared equally by the rows.</summary>
     public static async Task<SweepReport> RunAsync(WorkUnit unit, IReadOnlyList<long> amounts, MeasurementPolicy policy, CancellationToken cancellationToken)

@@ -83,12 +83,14 @@ public sealed class FigureFlagTests
     }
 
     [Fact]
-    public void TheBreakEvenComesFromConclusiveRowsOnly()
+    public void TheBreakEvenIsTheFirstConclusiveRowWhoseWholeIntervalIsAtLeastHundredPercent()
     {
         var inconclusiveGain = Inconclusive with { Efficiency = new Estimate(140, 100, 180, 10, 90) };
         var conclusiveGain = Clean with { Amount = 10_000 };
 
-        Assert.Equal(10_000, Sweep.BreakEven([inconclusiveGain, conclusiveGain], "cycles", cores: 2));
+        var possibleGain = Clean with { Amount = 1_000, Efficiency = new Estimate(101, 97, 105, 10, 95) }; // the CI reaches below 100 %
+
+        Assert.Equal(10_000, Sweep.BreakEven([inconclusiveGain, possibleGain, conclusiveGain], "cycles", cores: 2));
         Assert.Null(Sweep.BreakEven([inconclusiveGain, Impossible], "cycles", cores: 2));
     }
 

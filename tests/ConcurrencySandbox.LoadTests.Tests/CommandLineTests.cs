@@ -1,4 +1,5 @@
 using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -67,7 +68,7 @@ public class CommandLineTests
     }
 
     [Fact]
-    public async Task DefaultsShowTheFanOutEffectOnTwoCores()
+    public async Task FanOutDefaultsToTheQuickProfileTenOneSecondCallsAndEveryStrategy()
     {
         RunRequest? seen = null;
 

@@ -1,6 +1,8 @@
 using System.Text.Json;
-using ConcurrencySandbox.Experiments.Statistics;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
+using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Matrix;
 
@@ -11,18 +13,12 @@ public class MatrixTests
     [Fact]
     public void SweepJsonIsReadWithItsBreakEvenProcessorCountAndIntervals()
     {
-        var sweep = JsonSerializer.Deserialize<SweepResponse>("""
-            { "work": "compute", "processorCount": 1, "breakEvenAmount": null, "speedDriftPercent": 3.5,
-              "rows": [ { "amount": 1, "syncSeconds": 0.001, "taskRunSeconds": 0.002, "efficiencyPercent": 50, "targetHalfWidthPercent": 5,
-                "sync": { "median": 0.001, "low": 0.0009, "high": 0.0011, "count": 6, "min": 0.0009, "halfWidthPercent": 10 },
-                "taskRun": { "median": 0.002, "low": null, "high": null, "count": 6, "min": 0.0019 },
-                "efficiency": { "median": 50, "low": 49, "high": 51, "count": 6, "min": 48 }, "load": null } ] }
-            """, SandboxClient.Json)!;
+        var sent = new SweepReport("compute", "cycles", [Row(1, 50, 2)], BreakEvenAmount: null, TotalSeconds: 0.01,
+            MachineInfo.Current with { ProcessorCount = 1 }, "policy", SpeedDriftPercent: 3.5);
 
-        var row = Assert.Single(sweep.Rows);
-        Assert.Equal(new Estimate(0.001, 0.0009, 0.0011, 6, 0.0009), row.Sync);
-        Assert.Null(row.TaskRun.Low);
-        Assert.Equal(50, row.EfficiencyPercent);
+        var sweep = JsonSerializer.Deserialize<SweepReport>(JsonSerializer.Serialize(sent, SandboxClient.Json), SandboxClient.Json)!;
+
+        Assert.Equal(sent.Rows, sweep.Rows); // each figure's median, CI, n and min, the stop reason, the load and the speed check
         Assert.Null(sweep.BreakEvenAmount);
         Assert.Equal(1, sweep.ProcessorCount);
         Assert.Equal(3.5, sweep.SpeedDriftPercent);
@@ -44,11 +40,12 @@ public class MatrixTests
         Assert.Contains(expected, MatrixRunner.Hypothesis3(runs), StringComparison.Ordinal);
     }
 
-    private static SweepRow Row(double amount, double efficiencyPercent, double halfWidthPercent)
+    private static ComparisonRow Row(long amount, double efficiencyPercent, double halfWidthPercent)
     {
         var seconds = new Estimate(1, 0.99, 1.01, 10, 0.98);
         var margin = efficiencyPercent * halfWidthPercent / 100;
-        return new SweepRow(amount, seconds, seconds, new Estimate(efficiencyPercent, efficiencyPercent - margin, efficiencyPercent + margin, 10, efficiencyPercent - margin), 5, null);
+        return new ComparisonRow(amount, seconds, seconds, new Estimate(efficiencyPercent, efficiencyPercent - margin, efficiencyPercent + margin, 10, efficiencyPercent - margin),
+            StopReason.Converged, Remeasured: false, TargetHalfWidthPercent: 5, Load: null, new SpeedCheck(0.01, 0.011), Seed: null);
     }
 
     [Fact]

@@ -1,9 +1,11 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using ConcurrencySandbox.Experiments.Statistics;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
+using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
@@ -13,7 +15,7 @@ using ConcurrencySandbox.LoadTests.Runs;
 namespace ConcurrencySandbox.LoadTests.Matrix;
 
 /// <summary>What was measured at one core count and limit (taskset pinning, or a container's quota or cpuset), or why it was skipped.</summary>
-public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
+public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<ComparisonRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
     ContainerLimit? Container = null)
 {
     /// <summary>How the report names this run: "2 core(s)" locally, "2 core(s) --cpus 2" in a container.</summary>
@@ -152,7 +154,7 @@ public static class MatrixRunner
     private static async Task<CoreCountRun> RunCoreCountAsync(
         CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, CancellationToken cancellationToken)
     {
-        IReadOnlyList<SweepRow> sweep = [];
+        IReadOnlyList<ComparisonRow> sweep = [];
         double? breakEven = null;
         int? processorCount = null;
         if (options.Experiments.Contains("sweep"))
@@ -162,7 +164,7 @@ public static class MatrixRunner
             using var client = new SandboxClient(server.BaseAddress);
             try
             {
-                var answer = await client.GetAsync<SweepResponse>(
+                var answer = await client.GetAsync<SweepReport>(
                     string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&ciWidth={options.CiWidthPercent}&budgetSeconds={options.SweepBudgetSeconds}&format=json"),
                     SweepTimeout, cancellationToken);
                 (sweep, breakEven, processorCount) = (answer.Rows, answer.BreakEvenAmount, answer.ProcessorCount);
@@ -186,8 +188,8 @@ public static class MatrixRunner
         [.. runs.SelectMany(r => r.Sweep.SelectMany(row => Flags(row, r.ApiProcessorCount ?? r.Cpus)))];
 
     /// <summary>One sweep row's flags on <paramref name="cores"/> cores, by the rule the API uses (<see cref="FigureChecks.Comparison"/>).</summary>
-    public static IReadOnlyList<FigureFlag> Flags(SweepRow row, int cores) =>
-        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {row.Amount:N0} cycles"), row.Figures, cores);
+    public static IReadOnlyList<FigureFlag> Flags(ComparisonRow row, int cores) =>
+        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {row.Amount:N0} cycles"), row.ToFigures(), cores);
 
     /// <summary>
     /// Seed 004's hypothesis 3: on one core Task.Run brings no gain. Judged at the sweep's largest amount, where the
@@ -342,7 +344,7 @@ public static class MatrixRunner
         fanOuts.Select(run => $"{run.Label}: {run.FanOut!.Finding.Verdict} (details in fanout-{run.Key}/report.html)");
 
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
-    private static string[] SweepCells(SweepRow row, int cores)
+    private static string[] SweepCells(ComparisonRow row, int cores)
     {
         var flags = Flags(row, cores);
         return

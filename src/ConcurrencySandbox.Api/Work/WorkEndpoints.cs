@@ -1,7 +1,9 @@
 using System.Globalization;
 using ConcurrencySandbox.Api.Swagger;
-using ConcurrencySandbox.Experiments.Machine;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.ThreadPools;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Validation;
@@ -120,8 +122,31 @@ public static class WorkEndpoints
         }
 
         var row = await Comparison.CompareAsync(family.Unit, amount, policy, cancellationToken);
-        return TypedResults.Ok(CompareResponse.From(family.Unit, row, MachineInfo.Current.ProcessorCount, policy));
+        return TypedResults.Ok(CompareAnswer(family.Unit, row, MachineInfo.Current.ProcessorCount, policy));
     }
+
+    /// <summary>The compare answer for <paramref name="row"/>, measured under <paramref name="policy"/>, its figures flagged against <paramref name="processorCount"/> cores.</summary>
+    public static CompareResponse CompareAnswer(WorkUnit unit, ComparisonRow row, int processorCount, MeasurementPolicy policy) =>
+        new(
+            unit.Name,
+            unit.AmountName,
+            row.Amount,
+            row.Repeat,
+            row.SyncSeconds,
+            row.TaskRunSeconds,
+            row.EfficiencyPercent,
+            row.TaskRunAddedSeconds,
+            row.Sync,
+            row.TaskRun,
+            row.Efficiency,
+            row.Stopped,
+            row.Remeasured,
+            row.Load,
+            row.Speed,
+            row.Seed,
+            processorCount,
+            policy.Describe(),
+            row.Flags(unit.AmountName, processorCount));
 
     private static async Task<Results<Ok<SweepReport>, ContentHttpResult, ValidationProblem>> SweepAsync(
         WorkFamily family, IntegerParameter factorParameter, IntegerParameter repeatParameter, NumberParameter budgetParameter, HttpRequest request, CancellationToken cancellationToken)

@@ -1,13 +1,7 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Contracts.Work;
 
 namespace ConcurrencySandbox.Experiments.Work;
-
-/// <summary>The calibration loop's time before and after a measurement: how far the machine's own speed moved meanwhile.</summary>
-public sealed record SpeedCheck(double BeforeSeconds, double AfterSeconds)
-{
-    /// <summary>After minus before, as a share of before: positive when the machine got slower.</summary>
-    public double DriftPercent => (AfterSeconds - BeforeSeconds) / BeforeSeconds * 100;
-}
 
 /// <summary>
 /// A fixed single-threaded workload (the compute loop at <see cref="Cycles"/>) timed before, between and after measured

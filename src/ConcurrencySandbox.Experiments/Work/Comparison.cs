@@ -1,50 +1,9 @@
 using System.Diagnostics;
-using System.Globalization;
-using ConcurrencySandbox.Experiments.Machine;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
 
 namespace ConcurrencySandbox.Experiments.Work;
-
-/// <summary>
-/// One row of seed 004's table: the same amount run inline and with Task.Run, interleaved in one process under a
-/// <see cref="MeasurementPolicy"/>. Every figure is an <see cref="Estimate"/> (median, 95 % CI, n, min).
-/// </summary>
-/// <param name="Sync">Seconds per sync run (the unit twice on the calling thread).</param>
-/// <param name="TaskRun">Seconds per Task.Run run (the unit twice as two work items).</param>
-/// <param name="Efficiency">Sync / Task.Run x 100 per pair (the two ran back to back): above 100 means Task.Run paid off.</param>
-/// <param name="Remeasured">The first measurement's efficiency was impossible beyond its CI, so the row was measured again.</param>
-/// <param name="TargetHalfWidthPercent">The policy's target: a figure whose CI is wider is inconclusive.</param>
-/// <param name="Load">What other processes, steal and CFS throttling took while the row was measured; null off Linux.</param>
-/// <param name="Speed">The calibration loop before and after the row: the machine's own speed drift.</param>
-/// <param name="Seed">Seed 004's efficiency for the same amount, where it measured one.</param>
-public sealed record ComparisonRow(
-    long Amount,
-    Estimate Sync,
-    Estimate TaskRun,
-    Estimate Efficiency,
-    StopReason Stopped,
-    bool Remeasured,
-    double TargetHalfWidthPercent,
-    MachineLoad? Load,
-    SpeedCheck Speed,
-    SeedEfficiency? Seed)
-{
-    /// <summary>Pairs measured.</summary>
-    public int Repeat => Efficiency.Count;
-
-    public double SyncSeconds => Sync.Median;
-
-    public double TaskRunSeconds => TaskRun.Median;
-
-    public double EfficiencyPercent => Efficiency.Median;
-
-    /// <summary>Task.Run median minus sync median: the pool's overhead when positive.</summary>
-    public double TaskRunAddedSeconds => TaskRun.Median - Sync.Median;
-
-    /// <summary>This row's figures that cannot be true on <paramref name="cores"/> cores, are inconclusive, or were taken on a busy or throttled machine, named "10 cycles: ...".</summary>
-    public IReadOnlyList<FigureFlag> Flags(string amountName, int cores) =>
-        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{Amount:N0} {amountName}"), new ComparisonFigures(Sync, TaskRun, Efficiency, Load, TargetHalfWidthPercent), cores);
-}
 
 public static class Comparison
 {

@@ -1,33 +1,9 @@
 using System.Diagnostics;
-using ConcurrencySandbox.Experiments.Machine;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
 
 namespace ConcurrencySandbox.Experiments.Work;
-
-/// <summary>Seed 004's whole table for this machine, with the break-even amount.</summary>
-/// <param name="BreakEvenAmount">The first amount, among conclusive rows only, at which Task.Run is at least as fast as inline across the efficiency's CI; null when none is.</param>
-/// <param name="Policy">How each row was measured, in words.</param>
-/// <param name="SpeedDriftPercent">(max - min) / min of the calibration loop's times before, between and after the rows.</param>
-public sealed record SweepReport(
-    string Work,
-    string AmountName,
-    IReadOnlyList<ComparisonRow> Rows,
-    long? BreakEvenAmount,
-    double TotalSeconds,
-    MachineInfo Machine,
-    string Policy,
-    double SpeedDriftPercent)
-{
-    public int ProcessorCount => Machine.ProcessorCount;
-
-    public string RuntimeVersion => Machine.RuntimeVersion;
-
-    /// <summary>Every row's flagged figures, judged on this process's cores (<see cref="ProcessorCount"/>).</summary>
-    public IReadOnlyList<FigureFlag> Flags => [.. Rows.SelectMany(r => r.Flags(AmountName, ProcessorCount))];
-
-    /// <summary>The row the break-even was read from, with its efficiency's CI.</summary>
-    public ComparisonRow? BreakEvenRow => Rows.FirstOrDefault(r => r.Amount == BreakEvenAmount);
-}
 
 public static class Sweep
 {

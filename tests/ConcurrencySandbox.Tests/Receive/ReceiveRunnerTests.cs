@@ -1,6 +1,6 @@
+using ConcurrencySandbox.Contracts.Receive;
 using ConcurrencySandbox.Experiments.Receive;
 using ConcurrencySandbox.Experiments.Telemetry;
-using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Receive;
 

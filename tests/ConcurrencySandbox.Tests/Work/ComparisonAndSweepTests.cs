@@ -1,5 +1,6 @@
 using ConcurrencySandbox.Api.Work;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Tests.Work;

@@ -1,8 +1,9 @@
 using System.Text.Json;
 using ConcurrencySandbox.Api;
 using ConcurrencySandbox.Api.Work;
-using ConcurrencySandbox.Experiments.Machine;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Tests.Work;
@@ -145,8 +146,8 @@ public sealed class FigureFlagTests
     public void CompareAnswerIsFlaggedAgainstTheProcessorCountItReports()
     {
         var policy = new MeasurementPolicy(5, TimeSpan.FromSeconds(30), 6);
-        var onTwo = CompareResponse.From(WorkUnit.Compute, Impossible, processorCount: 2, policy);
-        var onEight = CompareResponse.From(WorkUnit.Compute, Impossible, processorCount: 8, policy);
+        var onTwo = WorkEndpoints.CompareAnswer(WorkUnit.Compute, Impossible, processorCount: 2, policy);
+        var onEight = WorkEndpoints.CompareAnswer(WorkUnit.Compute, Impossible, processorCount: 8, policy);
 
         Assert.Equal(FlagKind.Impossible, Assert.Single(onTwo.Flags).Kind);
         Assert.Empty(onEight.Flags);

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Runtime;
 using ConcurrencySandbox.Api.Work;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Tests.Hosting;
 
@@ -23,7 +24,6 @@ public sealed class WorkEndpointTests(SandboxServerFixture shared) : IClassFixtu
         Assert.Equal(work, run.Work);
         Assert.Equal(mode, run.Mode);
         Assert.Equal(amount, run.Amount);
-        Assert.True(run.ElapsedSeconds > 0);
         Assert.Equal(Environment.ProcessorCount, run.ProcessorCount);
         Assert.Equal(GCSettings.IsServerGC, run.IsServerGC);
         Assert.Equal(2, run.ThreadIds.Count);

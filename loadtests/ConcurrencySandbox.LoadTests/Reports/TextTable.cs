@@ -33,7 +33,7 @@ public sealed record TextTable(IReadOnlyList<string> Headers, IReadOnlyList<IRea
             html.Append("<tr>");
             for (var i = 0; i < row.Count; i++)
             {
-                var flagged = row[i].Contains("(impossible)", StringComparison.Ordinal) || row[i].Contains("(noisy)", StringComparison.Ordinal);
+                var flagged = FigureFlag.AllMarks.Any(mark => row[i].Contains(mark, StringComparison.Ordinal));
                 var classes = (NumericColumns.Contains(i) ? "num" : "") + (flagged ? " flag" : "");
                 html.Append(classes.Length > 0 ? $"<td class=\"{classes.Trim()}\">" : "<td>").Append(WebUtility.HtmlEncode(row[i])).Append("</td>");
             }

@@ -43,7 +43,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
     public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
 
-    /// <summary>Bytes allocated per message, the heap (with seed 001's "half the heap" beside: half of the allocating variant's) and gen0 collections per variant.</summary>
+    /// <summary>Bytes allocated per message, the heap (with seed 001's "half the heap" beside: half of the allocating variant's), gen0 collections and CPU per message per variant.</summary>
     public override IReadOnlyList<EvidenceChart> EvidenceOf(IReadOnlyList<VariantResult> results)
     {
         var allocatingHeap = results.FirstOrDefault(r => r.Key.Name == "allocating")?.Figures.FirstOrDefault(f => f.Name == "heap mean")?.Value;
@@ -55,6 +55,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
                 EvidenceChart.OfFigure("Mean heap while streaming", "heap mean", results,
                     allocatingHeap is > 0 ? [new EvidenceValue("seed 001: pooling halves the heap (half of allocating's)", allocatingHeap.Value / 2)] : []),
                 EvidenceChart.OfFigure("Gen0 collections during the run", "gen0 collections", results, []),
+                EvidenceChart.OfFigure("CPU per message, net of idle", "CPU per message, net of idle", results, []),
             }.OfType<EvidenceChart>(),
         ];
     }

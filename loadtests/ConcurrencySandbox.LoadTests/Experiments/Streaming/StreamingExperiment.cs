@@ -56,9 +56,22 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
                     allocatingHeap is > 0 ? [new EvidenceValue("seed 001: pooling halves the heap (half of allocating's)", allocatingHeap.Value / 2)] : []),
                 EvidenceChart.OfFigure("Gen0 collections during the run", "gen0 collections", results, []),
                 EvidenceChart.OfFigure("CPU per message, net of idle", "CPU per message, net of idle", results, []),
+                Lateness(results),
             }.OfType<EvidenceChart>(),
         ];
     }
+
+    /// <summary>The percentiles the lateness distribution is drawn at (100 % has no place on a "nines" axis).</summary>
+    private static readonly double[] LatenessPercents = [50, 75, 90, 95, 99, 99.9, 99.99];
+
+    /// <summary>How late the server sent its messages in the steady state, per variant, from the status's lateness histogram; null when no variant ran.</summary>
+    private EvidenceChart? Lateness(IReadOnlyList<VariantResult> results) =>
+        LatenessChart([.. results.Where(r => _results.ContainsKey(r.Key.Name)).Select(r => (r.Key.Label, _results[r.Key.Name]))]);
+
+    /// <summary>The lateness distribution chart of the variants' runs, by label; null when there are none.</summary>
+    internal static EvidenceChart? LatenessChart(IReadOnlyList<(string Label, StreamingResult Result)> runs) =>
+        runs.Count == 0 ? null : new EvidenceChart("Send lateness of the steady state's messages (server histogram, 0.1 ms buckets)", "messages", [], [],
+            [.. runs.Select(run => new EvidenceDistribution(run.Label, [.. LatenessPercents.Select(p => new PercentilePoint(p, run.Result.SendLatenessMs(p)))]))]);
 
     public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result)
     {

@@ -275,12 +275,12 @@ public class ChartTests
         var svg = EfficiencyChart.Render(runs)!;
 
         Assert.Equal(1, Count(svg, "class=\"panel\"")); // one y axis for every core count
-        Assert.Contains("data-series=\"1 core(s): efficiency (median of the pairs)\" data-points=\"3\"", svg);
-        Assert.Contains("data-series=\"2 core(s): efficiency (median of the pairs)\" data-points=\"3\"", svg);
+        Assert.Contains("data-series=\"1 core(s): median efficiency\" data-points=\"3\"", svg);
+        Assert.Contains("data-series=\"2 core(s): median efficiency\" data-points=\"3\"", svg);
         Assert.Contains("data-series=\"seed 004, 4 cores (2015)\" data-points=\"2\"", svg);
         Assert.Contains("data-series=\"seed 004, 1 core (2015)\" data-points=\"2\"", svg);
-        Assert.Contains("data-series=\"limit 100 %: no gain (what 1 core can give at most)\" data-points=\"2\"", svg);
-        Assert.Contains("data-series=\"limit 2 x 100 %: the most 2 cores can give\" data-points=\"2\"", svg);
+        Assert.Contains("data-series=\"limit 100 % (the most 1 core gives)\" data-points=\"2\"", svg);
+        Assert.Contains("data-series=\"limit 2 x 100 % (the most 2 cores give)\" data-points=\"2\"", svg);
         Assert.DoesNotContain("limit 4 x 100 %", svg); // the skipped core count has no limit line
         Assert.Contains(">1,000,000</text>", svg);
         Assert.Contains(">cycles of work per unit (log scale)</text>", svg);
@@ -298,8 +298,8 @@ public class ChartTests
         var svg = EfficiencyChart.Render(runs)!;
 
         // 1,000 cycles is inconclusive (+-30 % against a 5 % target), 180 % on one core is impossible.
-        Assert.Contains("data-series=\"1 core(s): efficiency (median of the pairs)\" data-points=\"1\"", svg);
-        Assert.Contains("data-series=\"1 core(s): impossible or inconclusive (no verdict)\" data-points=\"2\"", svg);
+        Assert.Contains("data-series=\"1 core(s): median efficiency\" data-points=\"1\"", svg);
+        Assert.Contains("data-series=\"1 core(s): no verdict (ring)\" data-points=\"2\"", svg);
         Assert.Equal(2 + 1, Count(svg, "fill=\"white\" stroke=\"#1f77b4\"")); // two rings and the legend's swatch
     }
 

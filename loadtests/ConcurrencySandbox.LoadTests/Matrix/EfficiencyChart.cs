@@ -35,20 +35,20 @@ public static class EfficiencyChart
         {
             var cores = run.ApiProcessorCount ?? run.Cpus;
             var judged = run.Sweep.OrderBy(r => r.Amount).Select(r => (Row: r, Excluded: MatrixRunner.Flags(r, cores).Any(f => f.Excludes))).ToList();
-            series.Add(new ChartSeries($"{run.Label}: efficiency (median of the pairs)",
+            series.Add(new ChartSeries($"{run.Label}: median efficiency",
                 [.. judged.Select(j => ((double)j.Row.Amount, j.Excluded ? double.NaN : j.Row.EfficiencyPercent))], color, Axis.Left, Stroke.Solid));
-            series.Add(new ChartSeries($"{run.Label}: impossible or inconclusive (no verdict)",
+            series.Add(new ChartSeries($"{run.Label}: no verdict (ring)",
                 [.. judged.Where(j => j.Excluded).Select(j => ((double)j.Row.Amount, j.Row.EfficiencyPercent))], color, Axis.Left, Stroke.HollowDots));
         }
         series.Add(new ChartSeries("seed 004, 4 cores (2015)", SeedCurve(rows, s => s.FourCoresPercent), SeedFourCoresColor, Axis.Left, Stroke.Dashed));
         series.Add(new ChartSeries("seed 004, 1 core (2015)", SeedCurve(rows, s => s.OneCorePercent), SeedOneCoreColor, Axis.Left, Stroke.Dashed));
         var limits = swept.Select(r => r.ApiProcessorCount ?? r.Cpus).Where(n => n > 1).Distinct().Order().ToList();
-        series.Add(Limit("limit 100 %: no gain (what 1 core can give at most)", 100, from, to));
-        series.AddRange(limits.Select(n => Limit(string.Create(CultureInfo.InvariantCulture, $"limit {n} x 100 %: the most {n} cores can give"), n * 100, from, to)));
+        series.Add(Limit("limit 100 % (the most 1 core gives)", 100, from, to));
+        series.AddRange(limits.Select(n => Limit(string.Create(CultureInfo.InvariantCulture, $"limit {n} x 100 % (the most {n} cores give)"), n * 100, from, to)));
 
         var top = series.SelectMany(s => s.Points).Select(p => p.Y).Where(double.IsFinite).Max();
         return SvgChart.Render(
-            ["Seed 004: Task.Run's efficiency (sync time / Task.Run time x 100) per core count", "hollow rings: impossible or inconclusive figures, left out of the lines and of every verdict"],
+            ["Seed 004: Task.Run's efficiency (sync time / Task.Run time x 100) per core count", "hollow rings (no verdict): impossible or inconclusive figures, left out of the lines and of every verdict"],
             new ChartAxis("cycles of work per unit (log scale)", Log: true, TickLabel: cycles => cycles.ToString("N0", CultureInfo.InvariantCulture)),
             [
                 new ChartPanel("Efficiency vs cycles, every core count on one axis, with seed 004's curves and the limits",

@@ -20,6 +20,12 @@ public sealed class ApiLease(Uri baseAddress, IAsyncDisposable? started) : IAsyn
 {
     public Uri BaseAddress { get; } = baseAddress;
 
+    /// <summary>The local process serving it, when known (a child the runner started): the runtime observer attaches to it.</summary>
+    public int? ProcessId { get; init; }
+
+    /// <summary>The processors that process may use (its pinning), for the observer's CPU figures.</summary>
+    public int ProcessorCount { get; init; } = Environment.ProcessorCount;
+
     public ValueTask DisposeAsync() => started?.DisposeAsync() ?? ValueTask.CompletedTask;
 }
 
@@ -40,7 +46,7 @@ public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
             merged[name] = value;
         }
         var child = await ApiProcess.StartAsync(launch with { Environment = merged }, cancellationToken);
-        return new ApiLease(child.BaseAddress, child);
+        return new ApiLease(child.BaseAddress, child) { ProcessId = child.ProcessId, ProcessorCount = launch.PinToCores ?? Environment.ProcessorCount };
     }
 }
 

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 
@@ -17,6 +18,12 @@ public sealed record ExperimentReport(
     IReadOnlyList<ThresholdOutcome> Thresholds)
 {
     public bool Passed => Thresholds.All(t => t.Passed);
+
+    /// <summary>What the runtime observer saw, by variant label (empty when no process was observed).</summary>
+    public IReadOnlyDictionary<string, VariantObservation> Observations { get; init; } = new Dictionary<string, VariantObservation>();
+
+    /// <summary>The --verify-fix re-run, when one was made.</summary>
+    public FixCheck? Fix { get; init; }
 
     /// <summary>The API's processor count as its telemetry reported it (null when telemetry never answered).</summary>
     public int? ApiProcessorCount => Variants.SelectMany(v => v.Telemetry).Select(t => (int?)t.Snapshot.ProcessorCount).FirstOrDefault();

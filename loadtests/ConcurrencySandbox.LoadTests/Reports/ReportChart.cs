@@ -1,3 +1,4 @@
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
@@ -11,9 +12,10 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 public static class ReportChart
 {
     public static string Render(ExperimentReport report) =>
-        Render(Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount), report.Variants);
+        Render(Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount), report.Variants, report.Observations);
 
-    public static string Render(IReadOnlyList<string> titleLines, IReadOnlyList<VariantResult> variants)
+    /// <param name="observations">The runtime observer's findings by variant label: its pool adjustments are drawn as dots on the pool panel.</param>
+    public static string Render(IReadOnlyList<string> titleLines, IReadOnlyList<VariantResult> variants, IReadOnlyDictionary<string, VariantObservation>? observations = null)
     {
         var isBurst = variants.Count > 0 && variants.All(v => v.LoadUnit == "burst");
         var panels = new List<ChartPanel>();
@@ -32,7 +34,7 @@ public static class ReportChart
                 panels.Add(Latency(members, suffix));
                 panels.Add(Throughput(members, suffix));
             }
-            panels.Add(Pool(members, suffix));
+            panels.Add(Pool(members, suffix, observations ?? new Dictionary<string, VariantObservation>()));
         }
         if (!isBurst && variants.FirstOrDefault(v => v.Intervals.Count > 0) is { } load)
         {
@@ -106,15 +108,20 @@ public static class ReportChart
         [.. variants.Select(v => new ChartSeries(v.Key.Label, [(0, 0), .. v.Requests.Select((r, i) => (r.CompletedSeconds, i + 1.0))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid))],
         Height: 160);
 
-    private static ChartPanel Pool(List<VariantResult> variants, string suffix) => new(
-        $"API thread pool{suffix} (recorded in the API every second): threads solid, queued items dashed",
+    private static ChartPanel Pool(List<VariantResult> variants, string suffix, IReadOnlyDictionary<string, VariantObservation> observations) => new(
+        observations.Count > 0
+            ? $"API thread pool{suffix} (the runtime's counters every second): threads solid, queued items dashed, the pool's own adjustments as dots"
+            : $"API thread pool{suffix} (recorded in the API every second): threads solid, queued items dashed",
         new ChartAxis("pool threads"),
         new ChartAxis("queued work items"),
         [.. variants.SelectMany(v => new[]
         {
             new ChartSeries($"{v.Key.Label} threads", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.ThreadCount))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid),
             new ChartSeries($"{v.Key.Label} queue", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.PendingWorkItemCount))], VariantPalette.ColorOf(v.Key), Axis.Right, Stroke.Dashed),
-        })],
+        }.Concat(observations.TryGetValue(v.Key.Label, out var o) && o.Adjustments.Count > 0
+            ? [new ChartSeries($"{v.Key.Label} adjustments ({string.Join(", ", o.AdjustmentsByReason.Select(r => $"{r.Key} {r.Value}"))})",
+                [.. o.Adjustments.Select(a => (a.ElapsedSeconds, (double)a.NewWorkerThreadCount))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Dots)]
+            : Array.Empty<ChartSeries>()))],
         Height: 180);
 
     /// <summary>One point per interval; an interval in which no request completed breaks the line.</summary>

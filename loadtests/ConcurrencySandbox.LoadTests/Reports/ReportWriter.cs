@@ -88,6 +88,8 @@ public static class ReportWriter
         r.Thresholds,
         r.Passed,
         CommandLine = commandLine,
+        r.Observations,
+        r.Fix,
     };
 
     public static string SummaryMarkdown(ExperimentReport r, string commandLine)
@@ -112,6 +114,7 @@ public static class ReportWriter
         }
         md.AppendLine();
         md.AppendLine(PeakNote);
+        md.Append(ObserverSection.Markdown(r));
         md.AppendLine();
         md.AppendLine(Invariant($"## Seed {r.Seed} beside today"));
         md.AppendLine();
@@ -132,14 +135,15 @@ public static class ReportWriter
             Outcome.NotReproduced => "verdict not",
             _ => "verdict",
         };
-        return new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
+        var page = new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
             .Paragraph(r.Finding.Verdict, verdictClass)
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
             .Table(SeedTable(r))
             .Heading(2, "Per variant")
             .Table(VariantTable(r))
             .Table(FiguresTable(r))
-            .Paragraph(PeakNote)
+            .Paragraph(PeakNote);
+        return ObserverSection.AppendTo(page, r)
             .Heading(2, "Thresholds")
             .Table(ThresholdTable(r))
             .Paragraph(r.Passed ? "All thresholds passed." : "At least one threshold failed: the run exits with code 1.")

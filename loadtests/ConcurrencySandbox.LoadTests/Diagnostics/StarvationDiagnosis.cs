@@ -1,0 +1,71 @@
+using System.Globalization;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>
+/// What the diagnosis is computed from, all measured: the request rate the load asks for at its peak, how long one
+/// request holds its threads blocked (the fastest request's latency: one that never queued), how many pool threads one
+/// request holds (blocked pool threads in user code over requests in flight, from the stack sample; 1 when unknown),
+/// the pool threads the process had at the peak and how fast the pool grew while work was queued.
+/// </summary>
+public sealed record DiagnosisInputs(
+    double OfferedRatePerSecond,
+    double BlockingSeconds,
+    double ThreadsPerRequest,
+    int PoolThreadsAtPeak,
+    double GrowthPerSecond,
+    long PeakQueueLength,
+    int StarvationAdjustments,
+    string? CallSite);
+
+/// <summary>
+/// Little's law sizes the pool the load needs: N = rate x blocking time x threads per request. Starved when the pool
+/// had fewer threads than that and work queued; the fix is to stop blocking (make the call async) or to raise the
+/// pool's minimum to N, and <see cref="SecondsToGrow"/> says how long the pool's own injection would take instead (null when it did not grow).
+/// </summary>
+public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThreads, bool Starved, double? SecondsToGrow)
+{
+    public static StarvationDiagnosis From(DiagnosisInputs inputs)
+    {
+        var needed = (int)Math.Ceiling(inputs.OfferedRatePerSecond * inputs.BlockingSeconds * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
+        var shortBy = needed - inputs.PoolThreadsAtPeak;
+        var starved = shortBy > 0 && (inputs.PeakQueueLength > 0 || inputs.StarvationAdjustments > 0);
+        double? secondsToGrow = starved && inputs.GrowthPerSecond > 0 ? shortBy / inputs.GrowthPerSecond : null;
+        return new StarvationDiagnosis(inputs, needed, starved, secondsToGrow);
+    }
+
+    /// <summary>
+    /// The offered rate of a closed model (each user waits for its answer): users / the time one request takes unqueued.
+    /// </summary>
+    public static double ClosedModelRate(double users, double blockingSeconds) => blockingSeconds > 0 ? users / blockingSeconds : 0;
+
+    /// <summary>Threads the pool added per second over a run of samples (first to highest), 0 for fewer than two.</summary>
+    public static double Growth(IReadOnlyList<(double Seconds, int Threads)> series)
+    {
+        if (series.Count < 2)
+        {
+            return 0;
+        }
+        var first = series[0];
+        var peak = series.MaxBy(s => s.Threads);
+        return peak.Seconds > first.Seconds ? (peak.Threads - first.Threads) / (peak.Seconds - first.Seconds) : 0;
+    }
+
+    /// <summary>The report's paragraph.</summary>
+    public string Describe()
+    {
+        var i = Inputs;
+        var where = i.CallSite is null ? "" : $" The blocking call site: {i.CallSite}.";
+        var sizing = Invariant($"needed about {NeededThreads} threads ({i.OfferedRatePerSecond:0.#} requests/s x {i.BlockingSeconds * 1000:0} ms blocked x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads per request, Little's law)");
+        if (!Starved)
+        {
+            return Invariant($"Not starved: the load {sizing}; the pool had {i.PoolThreadsAtPeak} at the peak (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where}");
+        }
+        var growth = SecondsToGrow is { } s
+            ? Invariant($"growing {i.GrowthPerSecond:0.#}/s, it would take about {s:0} s to get there by itself")
+            : "and it did not grow during the run";
+        return Invariant($"Starved: the load {sizing}; the pool had {i.PoolThreadsAtPeak}, {growth} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where} Fix: make the blocking call async, or set the pool's minimum to {NeededThreads} (ThreadPool.SetMinThreads, or ThreadPool__MinWorkerThreads={NeededThreads} in the sandbox API).");
+    }
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
+}

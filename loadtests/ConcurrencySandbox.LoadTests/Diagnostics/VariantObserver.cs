@@ -1,0 +1,111 @@
+using System.Diagnostics;
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>A thread-pool adjustment placed on the variant's time axis.</summary>
+public sealed record AdjustmentMark(double ElapsedSeconds, int NewWorkerThreadCount, string Reason);
+
+/// <summary>What the observer saw during one variant: its series' health, the pool's adjustments, the blocking stacks and the diagnosis.</summary>
+public sealed record VariantObservation(
+    int ProcessId,
+    int Samples,
+    double LongestGapSeconds,
+    IReadOnlyList<AdjustmentMark> Adjustments,
+    BlockingSites? Stacks,
+    string? StacksNote,
+    StarvationDiagnosis? Diagnosis,
+    string? LostReason)
+{
+    public IReadOnlyDictionary<string, int> AdjustmentsByReason =>
+        Adjustments.GroupBy(a => a.Reason).OrderByDescending(g => g.Count()).ToDictionary(g => g.Key, g => g.Count());
+}
+
+/// <summary>
+/// The observer attached to one variant's process: feeds the variant's telemetry rows (no HTTP), samples the blocking
+/// stacks once when the load first reaches its peak, and afterwards sizes the fix from what was measured.
+/// </summary>
+public sealed class VariantObserver(RuntimeObserver observer, int processorCount, double peakLoad) : IOutOfBandTelemetry, IAsyncDisposable
+{
+    private const int StackRounds = 3;
+    private static readonly TimeSpan StackGap = TimeSpan.FromMilliseconds(300);
+    // Let the peak step's blocking build up before looking at it.
+    private static readonly TimeSpan SettleAtPeak = TimeSpan.FromSeconds(1);
+
+    private Task<(BlockingSites? Sites, string? Note, double? InFlight)>? _stacks;
+
+    public int ProcessId => observer.ProcessId;
+
+    private long _startedTimestamp;
+
+    public IReadOnlyList<TelemetryRow> RowsSince(VariantKey variant, long startedTimestamp)
+    {
+        _startedTimestamp = startedTimestamp;
+        return ObservedTelemetry.Rows(variant, startedTimestamp, observer.Samples, processorCount);
+    }
+
+    /// <summary>Called with each interval row: the first one at the peak load starts the stack sample.</summary>
+    public void OnInterval(IntervalRow row, CancellationToken cancellationToken)
+    {
+        if (_stacks is null && row.Load >= peakLoad && observer.LostReason is null)
+        {
+            _stacks = SampleStacksAsync(cancellationToken);
+        }
+    }
+
+    private async Task<(BlockingSites?, string?, double?)> SampleStacksAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            await Task.Delay(SettleAtPeak, cancellationToken);
+            var inFlight = observer.Latest?[RuntimeObserver.CurrentRequests];
+            var stacks = await StackSampler.SampleAsync(observer.ProcessId, StackRounds, StackGap, cancellationToken);
+            return (BlockingSites.Group(stacks), null, inFlight);
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            // A failed stack sample costs the report its call sites, never the load run.
+            return (null, $"the stack sample failed: {e.GetType().Name}: {e.Message}", null);
+        }
+    }
+
+    /// <summary>Stops observing and puts together what was seen during <paramref name="result"/>.</summary>
+    public async Task<VariantObservation> FinishAsync(VariantResult result)
+    {
+        var startedTimestamp = _startedTimestamp;
+        var (sites, note, inFlight) = _stacks is null ? (null, "the load never reached its peak while observed", null) : await _stacks;
+        await observer.DisposeAsync();
+        var samples = observer.Samples.Where(s => s.Timestamp >= startedTimestamp).ToList();
+        var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
+        var marks = observer.Adjustments
+            .Where(a => a.Timestamp >= startedTimestamp)
+            .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Timestamp).TotalSeconds, a.NewWorkerThreadCount, a.Reason))
+            .ToList();
+        return new VariantObservation(observer.ProcessId, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
+            Diagnose(result, sites, inFlight, marks), observer.LostReason);
+    }
+
+    private static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, double? inFlight, IReadOnlyList<AdjustmentMark> marks)
+    {
+        if (result.Total.Ok == 0 || result.Telemetry.Count == 0)
+        {
+            return null;
+        }
+        var blockingSeconds = result.Total.MinMs / 1000;
+        var rate = result.LoadUnit == "rate" ? result.PeakLoad : StarvationDiagnosis.ClosedModelRate(result.PeakLoad, blockingSeconds);
+        var blockedInUserCode = sites?.Sites.Where(s => s.InUserCode).Sum(s => s.Threads) ?? 0;
+        var threadsPerRequest = inFlight is > 0 && blockedInUserCode > 0 ? blockedInUserCode / inFlight.Value : 1;
+        var threads = result.Telemetry.Select(t => (t.ElapsedSeconds, t.Snapshot.ThreadPool.ThreadCount)).ToList();
+        return StarvationDiagnosis.From(new DiagnosisInputs(
+            rate,
+            blockingSeconds,
+            threadsPerRequest,
+            result.PeakThreads ?? 0,
+            StarvationDiagnosis.Growth(threads),
+            result.PeakQueue ?? 0,
+            marks.Count(m => m.Reason == "Starvation"),
+            sites?.Top is { } top ? sites.Describe(top) : null));
+    }
+
+    public ValueTask DisposeAsync() => observer.DisposeAsync();
+}

@@ -44,7 +44,7 @@ public static class Runner
         var passed = true;
         foreach (var experiment in experiments)
         {
-            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken);
+            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe);
             var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, experiment.Name) : request.OutputFolder;
             ReportWriter.Write(folder, report, RunnerCommandLine.Current());
             passed &= ReportWriter.PrintOutcome(report, folder, console);

@@ -162,7 +162,8 @@ public sealed class RuntimeObserver : IAsyncDisposable
         {
             if (!_stopping)
             {
-                LostReason = $"the diagnostics channel broke ({e.GetType().Name}: {e.Message})";
+                // A process killed mid-event leaves a truncated stream: say what happened, not how the parser noticed.
+                LostReason = ProcessExited(ProcessId) ? "the process exited" : $"the diagnostics channel broke ({e.GetType().Name}: {e.Message})";
             }
         }
         lock (_samples)
@@ -227,11 +228,25 @@ public sealed class RuntimeObserver : IAsyncDisposable
         try
         {
             using var process = Process.GetProcessById(processId);
-            return process.HasExited;
+            return process.HasExited || IsZombie(processId);
         }
         catch (ArgumentException)
         {
             return true;
+        }
+    }
+
+    /// <summary>A Linux process that has exited but whose parent has not reaped it yet ("Z" in /proc/pid/stat).</summary>
+    private static bool IsZombie(int processId)
+    {
+        try
+        {
+            var stat = File.ReadAllText($"/proc/{processId}/stat");
+            return stat[(stat.LastIndexOf(')') + 1)..].TrimStart().StartsWith('Z');
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return !OperatingSystem.IsLinux();
         }
     }
 

@@ -64,7 +64,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var growth = SecondsToGrow is { } s
             ? Invariant($"growing {i.GrowthPerSecond:0.#}/s, it would take about {s:0} s to get there by itself")
             : "and it did not grow during the run";
-        return Invariant($"Starved: the load {sizing}; the pool had {i.PoolThreadsAtPeak}, {growth} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where} Fix: make the blocking call async, or set the pool's minimum to {NeededThreads} (ThreadPool.SetMinThreads, or ThreadPool__MinWorkerThreads={NeededThreads} in the sandbox API).");
+        return Invariant($"Starved: the load {sizing}; the pool had {i.PoolThreadsAtPeak}, {growth} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where} Fix: make the blocking call async, or set the pool's minimum to {NeededThreads} (ThreadPool.SetMinThreads, or ThreadPool__MinWorkerThreads={NeededThreads} for the sandbox API and the sample service).");
     }
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);

@@ -58,9 +58,9 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         try
         {
             await Task.Delay(SettleAtPeak, cancellationToken);
-            var inFlight = observer.Latest?[RuntimeObserver.CurrentRequests];
             var stacks = await StackSampler.SampleAsync(observer.ProcessId, StackRounds, StackGap, cancellationToken);
-            return (BlockingSites.Group(stacks), null, inFlight);
+            // The requests in flight as the runtime counted them over the same seconds as the stacks.
+            return (BlockingSites.Group(stacks), null, observer.Latest?[RuntimeObserver.CurrentRequests]);
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {

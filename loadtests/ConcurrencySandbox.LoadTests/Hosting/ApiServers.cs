@@ -9,6 +9,9 @@ public abstract class ApiServers
     /// <summary>Whether each variant gets its own fresh process (and so its own environment).</summary>
     public abstract bool StartsOwnProcess { get; }
 
+    /// <summary>Whether the runner asks GET /healthz before the load (a server it did not start, unless that is any user service).</summary>
+    public virtual bool ChecksHealth => !StartsOwnProcess;
+
     public abstract string Describe();
 
     /// <summary>A server for one variant, with <paramref name="environment"/> applied when a process is started.</summary>
@@ -50,13 +53,15 @@ public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
     }
 }
 
-/// <summary>An API the user runs (--target): every variant goes to it, one after another.</summary>
-public sealed class TargetApiServers(Uri target) : ApiServers
+/// <summary>An API the user runs (--target, or run --url): every variant goes to it, one after another; <paramref name="processId"/> is its local process when known.</summary>
+public sealed class TargetApiServers(Uri target, int? processId = null, bool checksHealth = true) : ApiServers
 {
+    public override bool ChecksHealth => checksHealth;
+
     public override bool StartsOwnProcess => false;
 
     public override string Describe() => target.ToString();
 
     public override Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken) =>
-        Task.FromResult(new ApiLease(target, null));
+        Task.FromResult(new ApiLease(target, null) { ProcessId = processId });
 }

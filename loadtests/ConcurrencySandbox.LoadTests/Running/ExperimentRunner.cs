@@ -84,7 +84,7 @@ public static class ExperimentRunner
     {
         await using var server = await servers.AcquireAsync(variant.Environment, cancellationToken);
         using var api = new SandboxClient(server.BaseAddress);
-        if (!servers.StartsOwnProcess && !await api.IsHealthyAsync(cancellationToken))
+        if (servers.ChecksHealth && !await api.IsHealthyAsync(cancellationToken))
         {
             throw new UsageException($"target {server.BaseAddress} is unreachable (GET /healthz did not answer 2xx)");
         }

@@ -3,7 +3,8 @@ using System.Text.RegularExpressions;
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
 /// <summary>Where a number of pool threads were found: the first frame in user code and the framework call it was in ("FanOutStrategies.SyncOverAsync -> Task.Wait").</summary>
-public sealed record BlockingSite(string CallSite, int Threads, bool InUserCode);
+/// <param name="InRequest">The threads run a request (ASP.NET Core's pipeline is below the user frame), rather than work a request queued.</param>
+public sealed record BlockingSite(string CallSite, int Threads, bool InUserCode, bool InRequest = false);
 
 /// <summary>Pool threads grouped by their first frames in user code, largest group first, out of <see cref="PoolThreads"/>.</summary>
 public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyList<BlockingSite> Sites)
@@ -19,6 +20,11 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
 
     private static readonly string[] FrameworkPrefixes = ["System.", "Microsoft.", "Interop", "Internal.", "[", "ROOT", "Process"];
 
+    private const string RequestPipeline = "Microsoft.AspNetCore.";
+
+    /// <summary>Whether pool threads block in user code outside any request: work a request queued on the pool (a fan-out).</summary>
+    public bool BlocksQueuedWork => Sites.Any(s => s.InUserCode && !s.InRequest);
+
     /// <summary>The biggest group in user code, if any: the call site the diagnosis names.</summary>
     public BlockingSite? Top => Sites.FirstOrDefault(s => s.InUserCode);
 
@@ -26,9 +32,9 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     {
         var pool = stacks.Where(s => s.IsPoolWorker).ToList();
         var sites = pool
-            .Select(CallSiteOf)
-            .GroupBy(site => site)
-            .Select(g => new BlockingSite(g.Key ?? NoUserCode, g.Count(), g.Key is not null))
+            .Select(stack => (Site: CallSiteOf(stack), InRequest: stack.Frames.Any(f => f.StartsWith(RequestPipeline, StringComparison.Ordinal))))
+            .GroupBy(thread => thread)
+            .Select(g => new BlockingSite(g.Key.Site ?? NoUserCode, g.Count(), g.Key.Site is not null, g.Key.Site is not null && g.Key.InRequest))
             .OrderByDescending(s => s.Threads)
             .ThenBy(s => s.CallSite, StringComparer.Ordinal)
             .ToList();

@@ -3,14 +3,14 @@ using System.Globalization;
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
 /// <summary>
-/// What the diagnosis is computed from, all measured: the request rate the load asks for at its peak, how long one
-/// request holds its threads blocked (the fastest request's latency: one that never queued), how many pool threads one
-/// request holds (blocked pool threads in user code over requests in flight, from the stack sample; 1 when unknown),
-/// the pool threads the process had at the peak and how fast the pool grew while work was queued.
+/// What the diagnosis is computed from, all measured: the requests in flight at the peak (Little's law: rate x time
+/// in the system; a closed model's users, an open model's arrival rate x the fastest request's latency) and what
+/// that is (<paramref name="InFlightBasis"/>), the pool threads one request holds while it blocks, the pool threads
+/// the process had at the peak and how fast the pool grew, the queue and the runtime's starvation injections.
 /// </summary>
 public sealed record DiagnosisInputs(
-    double OfferedRatePerSecond,
-    double BlockingSeconds,
+    double RequestsInFlight,
+    string InFlightBasis,
     double ThreadsPerRequest,
     int PoolThreadsAtPeak,
     double GrowthPerSecond,
@@ -19,15 +19,16 @@ public sealed record DiagnosisInputs(
     string? CallSite);
 
 /// <summary>
-/// Little's law sizes the pool the load needs: N = rate x blocking time x threads per request. Starved when the pool
-/// had fewer threads than that and work queued; the fix is to stop blocking (make the call async) or to raise the
-/// pool's minimum to N, and <see cref="SecondsToGrow"/> says how long the pool's own injection would take instead (null when it did not grow).
+/// Little's law sizes the pool the load needs: N = requests in flight x pool threads each holds while blocked. Starved
+/// when the pool had fewer threads than that and work queued; the fix is to stop blocking (make the call async) or to
+/// raise the pool's minimum to N, and <see cref="SecondsToGrow"/> says how long the pool's own injection would take
+/// instead (null when it did not grow).
 /// </summary>
 public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThreads, bool Starved, double? SecondsToGrow)
 {
     public static StarvationDiagnosis From(DiagnosisInputs inputs)
     {
-        var needed = (int)Math.Ceiling(inputs.OfferedRatePerSecond * inputs.BlockingSeconds * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
+        var needed = (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
         var shortBy = needed - inputs.PoolThreadsAtPeak;
         var starved = shortBy > 0 && (inputs.PeakQueueLength > 0 || inputs.StarvationAdjustments > 0);
         double? secondsToGrow = starved && inputs.GrowthPerSecond > 0 ? shortBy / inputs.GrowthPerSecond : null;
@@ -35,9 +36,12 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     }
 
     /// <summary>
-    /// The offered rate of a closed model (each user waits for its answer): users / the time one request takes unqueued.
+    /// Pool threads one request holds: 1 when only request threads block; when the request also queues blocking work
+    /// on the pool (a fan-out), the pool work items each request caused (completed items over completed requests),
+    /// all counted as holding a thread, so the minimum errs high rather than low.
     /// </summary>
-    public static double ClosedModelRate(double users, double blockingSeconds) => blockingSeconds > 0 ? users / blockingSeconds : 0;
+    public static double ThreadsPerRequest(bool blocksQueuedWork, double workItemsPerRequest) =>
+        blocksQueuedWork ? Math.Max(1, workItemsPerRequest) : 1;
 
     /// <summary>Threads the pool added per second over a run of samples (first to highest), 0 for fewer than two.</summary>
     public static double Growth(IReadOnlyList<(double Seconds, int Threads)> series)
@@ -56,7 +60,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     {
         var i = Inputs;
         var where = i.CallSite is null ? "" : $" The blocking call site: {i.CallSite}.";
-        var sizing = Invariant($"needed about {NeededThreads} threads ({i.OfferedRatePerSecond:0.#} requests/s x {i.BlockingSeconds * 1000:0} ms blocked x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads per request, Little's law)");
+        var sizing = Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
         if (!Starved)
         {
             return Invariant($"Not starved: the load {sizing}; the pool had {i.PoolThreadsAtPeak} at the peak (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where}");

@@ -32,7 +32,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     // Let the peak step's blocking build up before looking at it.
     private static readonly TimeSpan SettleAtPeak = TimeSpan.FromSeconds(1);
 
-    private Task<(BlockingSites? Sites, string? Note, double? InFlight)>? _stacks;
+    private Task<(BlockingSites? Sites, string? Note)>? _stacks;
 
     public int ProcessId => observer.ProcessId;
 
@@ -53,19 +53,18 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         }
     }
 
-    private async Task<(BlockingSites?, string?, double?)> SampleStacksAsync(CancellationToken cancellationToken)
+    private async Task<(BlockingSites?, string?)> SampleStacksAsync(CancellationToken cancellationToken)
     {
         try
         {
             await Task.Delay(SettleAtPeak, cancellationToken);
             var stacks = await StackSampler.SampleAsync(observer.ProcessId, StackRounds, StackGap, cancellationToken);
-            // The requests in flight as the runtime counted them over the same seconds as the stacks.
-            return (BlockingSites.Group(stacks), null, observer.Latest?[RuntimeObserver.CurrentRequests]);
+            return (BlockingSites.Group(stacks), null);
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {
             // A failed stack sample costs the report its call sites, never the load run.
-            return (null, $"the stack sample failed: {e.GetType().Name}: {e.Message}", null);
+            return (null, $"the stack sample failed: {e.GetType().Name}: {e.Message}");
         }
     }
 
@@ -73,7 +72,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     public async Task<VariantObservation> FinishAsync(VariantResult result)
     {
         var startedTimestamp = _startedTimestamp;
-        var (sites, note, inFlight) = _stacks is null ? (null, "the load never reached its peak while observed", null) : await _stacks;
+        var (sites, note) = _stacks is null ? (null, "the load never reached its peak while observed") : await _stacks;
         await observer.DisposeAsync();
         var samples = observer.Samples.Where(s => s.Timestamp >= startedTimestamp).ToList();
         var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
@@ -82,30 +81,32 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Timestamp).TotalSeconds, a.NewWorkerThreadCount, a.Reason))
             .ToList();
         return new VariantObservation(observer.ProcessId, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
-            Diagnose(result, sites, inFlight, marks), observer.LostReason);
+            Diagnose(result, sites, marks), observer.LostReason);
     }
 
-    private static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, double? inFlight, IReadOnlyList<AdjustmentMark> marks)
+    private static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, IReadOnlyList<AdjustmentMark> marks)
     {
         if (result.Total.Ok == 0 || result.Telemetry.Count == 0)
         {
             return null;
         }
-        var blockingSeconds = result.Total.MinMs / 1000;
-        var rate = result.LoadUnit == "rate" ? result.PeakLoad : StarvationDiagnosis.ClosedModelRate(result.PeakLoad, blockingSeconds);
-        var blockedInUserCode = sites?.Sites.Where(s => s.InUserCode).Sum(s => s.Threads) ?? 0;
-        var threadsPerRequest = inFlight is > 0 && blockedInUserCode > 0 ? blockedInUserCode / inFlight.Value : 1;
+        var (inFlight, basis) = result.LoadUnit == "rate"
+            ? (result.PeakLoad * result.Total.MinMs / 1000, Invariant($"{result.PeakLoad:0.#} requests/s x the fastest request's {result.Total.MinMs:0} ms"))
+            : (result.PeakLoad, "the peak's users, each waiting for its answer");
+        var workItemsPerRequest = result.Telemetry[^1].Snapshot.ThreadPool.CompletedWorkItemCount / (double)Math.Max(1, result.Total.Requests);
         var threads = result.Telemetry.Select(t => (t.ElapsedSeconds, t.Snapshot.ThreadPool.ThreadCount)).ToList();
         return StarvationDiagnosis.From(new DiagnosisInputs(
-            rate,
-            blockingSeconds,
-            threadsPerRequest,
+            inFlight,
+            basis,
+            StarvationDiagnosis.ThreadsPerRequest(sites?.BlocksQueuedWork ?? false, workItemsPerRequest),
             result.PeakThreads ?? 0,
             StarvationDiagnosis.Growth(threads),
             result.PeakQueue ?? 0,
             marks.Count(m => m.Reason == "Starvation"),
             sites?.Top is { } top ? sites.Describe(top) : null));
     }
+
+    private static string Invariant(FormattableString text) => text.ToString(System.Globalization.CultureInfo.InvariantCulture);
 
     public ValueTask DisposeAsync() => observer.DisposeAsync();
 }

@@ -28,9 +28,21 @@ public sealed class BlockingSitesTests
 
         Assert.Equal(4, sites.PoolThreads);
         Assert.Equal(5, sites.AllThreads);
-        Assert.Equal(new BlockingSite("Orders.Get -> Task.get_Result", 3, InUserCode: true), sites.Sites[0]);
+        Assert.Equal(new BlockingSite("Orders.Get -> Task.get_Result", 3, InUserCode: true, InRequest: true), sites.Sites[0]);
         Assert.Equal(new BlockingSite(BlockingSites.NoUserCode, 1, InUserCode: false), sites.Sites[1]);
         Assert.Equal("3 of 4 pool threads wait in Orders.Get -> Task.get_Result", sites.Describe(sites.Top!));
+        Assert.False(sites.BlocksQueuedWork);
+    }
+
+    [Fact]
+    public void PoolThreadsBlockedInUserCodeOutsideARequestAreWorkARequestQueued()
+    {
+        var call = new ThreadStack(9, ["System.Threading.Thread.Sleep", "App.ThirdParty.Call", "System.Threading.ThreadPoolWorkQueue.Dispatch", WorkerLoop]);
+
+        var sites = BlockingSites.Group([Blocked(1), call]);
+
+        Assert.True(sites.BlocksQueuedWork);
+        Assert.Contains(new BlockingSite("ThirdParty.Call -> Thread.Sleep", 1, InUserCode: true, InRequest: false), sites.Sites);
     }
 
     [Fact]

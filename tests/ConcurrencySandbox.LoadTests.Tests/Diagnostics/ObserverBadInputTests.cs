@@ -56,38 +56,14 @@ public sealed class ObserverBadInputTests
     [Fact]
     public async Task APidThatIsNotADotnetProcessIsRefused()
     {
-        using var sleeper = Process.Start("sleep", "30")!;
-        try
-        {
-            var (code, error) = await RunAsync("--url", Url, "--pid", sleeper.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
-
-            Assert.Equal(CommandLine.ExitUsage, code);
-            Assert.Contains("is not a .NET process", error);
-        }
-        finally
-        {
-            sleeper.Kill();
-        }
+        await AssertPidRefusedAsync(new ProcessStartInfo("sleep", "30"), "sleep", "is not a .NET process");
     }
 
     [FactWhenAnotherUserCanRun]
     public async Task APidOfAnotherUserIsRefused()
     {
-        using var other = Process.Start("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "30"])!;
-        try
-        {
-            // setpriv changes its user, then becomes sleep.
-            await Eventually.TrueAsync(() => File.ReadAllText($"/proc/{other.Id}/comm").Trim() == "sleep", "setpriv to exec sleep as uid 65534");
-
-            var (code, error) = await RunAsync("--url", Url, "--pid", other.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
-
-            Assert.Equal(CommandLine.ExitUsage, code);
-            Assert.Contains("belongs to another user", error);
-        }
-        finally
-        {
-            other.Kill();
-        }
+        // setpriv changes its user, then becomes sleep.
+        await AssertPidRefusedAsync(new ProcessStartInfo("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "30"]), "sleep", "belongs to another user");
     }
 
     [Fact]
@@ -130,6 +106,25 @@ public sealed class ObserverBadInputTests
 
         Assert.Equal(CommandLine.ExitUsage, code);
         Assert.Contains("--verify-fix", errors.ToString());
+    }
+
+    /// <summary>Starts a process, waits until it runs <paramref name="command"/>, and checks --pid refuses it naming <paramref name="cause"/>.</summary>
+    private static async Task AssertPidRefusedAsync(ProcessStartInfo start, string command, string cause)
+    {
+        using var process = Process.Start(start)!;
+        try
+        {
+            await Eventually.TrueAsync(() => File.ReadAllText($"/proc/{process.Id}/comm").Trim() == command, $"the process to run {command}");
+
+            var (code, error) = await RunAsync("--url", Url, "--pid", process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+
+            Assert.Equal(CommandLine.ExitUsage, code);
+            Assert.Contains(cause, error);
+        }
+        finally
+        {
+            process.Kill();
+        }
     }
 
     private static async Task<(int Code, string Error)> RunAsync(params string[] arguments)

@@ -13,38 +13,49 @@ public sealed class RuntimeObserverTests
     [Fact]
     public async Task CountersKeepArrivingWhileThePoolStarvesAndStarvationInjectionsAreSeen()
     {
-        await using var service = await SampleServiceProcess.StartAsync();
-        await using var observer = RuntimeObserver.Attach(service.ProcessId);
-        using var stop = new CancellationTokenSource();
         // A sleeping thread is not a blocking wait the runtime recognises: only its starvation detection adds threads.
-        var load = service.LoadAsync("reports/1", BlockedRequests, DelayMs, stop.Token);
+        await WhileBlockedAsync("reports/1", async (_, observer) =>
+        {
+            await WaitAsync(observer, () => observer.Samples.Count(s => s[RuntimeObserver.QueueLength] > 0) >= 3, "three samples with work queued in a starving pool");
+            await WaitAsync(observer, () => observer.Adjustments.Any(a => a.Reason == "Starvation"), "a thread-pool adjustment with reason Starvation");
 
-        await WaitAsync(observer, () => observer.Samples.Count(s => s[RuntimeObserver.QueueLength] > 0) >= 3, "three samples with work queued in a starving pool");
-        await WaitAsync(observer, () => observer.Adjustments.Any(a => a.Reason == "Starvation"), "a thread-pool adjustment with reason Starvation");
-
-        var starving = observer.Samples.Where(s => s[RuntimeObserver.QueueLength] > 0).ToList();
-        Assert.All(starving, s => Assert.True(s[RuntimeObserver.ThreadCount] < BlockedRequests, "the pool had fewer threads than blocked requests"));
-        Assert.All(RuntimeObserver.Counters, c => Assert.NotNull(starving[^1][c.Name]));
-        Assert.Null(observer.LostReason);
-        await stop.CancelAsync();
-        await load;
+            var starving = observer.Samples.Where(s => s[RuntimeObserver.QueueLength] > 0).ToList();
+            Assert.All(starving, s => Assert.True(s[RuntimeObserver.ThreadCount] < BlockedRequests, "the pool had fewer threads than blocked requests"));
+            Assert.All(RuntimeObserver.Counters, c => Assert.NotNull(starving[^1][c.Name]));
+            Assert.Null(observer.LostReason);
+        });
     }
 
     [Fact]
     public async Task StacksNameTheBlockingMethodOfTheSampleService()
     {
+        await WhileBlockedAsync("orders/1", async (service, observer) =>
+        {
+            await WaitAsync(observer, () => observer.Samples.Any(s => s[RuntimeObserver.QueueLength] > 0), "work queued in the pool");
+
+            var sites = BlockingSites.Group(await StackSampler.SampleAsync(service.ProcessId, rounds: 2, TimeSpan.FromMilliseconds(200), CancellationToken.None));
+
+            Assert.Equal("Orders.Get -> Task.get_Result", sites.Top?.CallSite);
+            Assert.True(sites.Top!.Threads * 2 > sites.PoolThreads, $"most pool threads are parked in Orders.Get: {string.Join("; ", sites.Sites.Select(sites.Describe))}");
+        });
+    }
+
+    /// <summary>Runs <paramref name="check"/> on a fresh sample service, observed, while <see cref="BlockedRequests"/> requests to <paramref name="path"/> block its pool.</summary>
+    private static async Task WhileBlockedAsync(string path, Func<SampleServiceProcess, RuntimeObserver, Task> check)
+    {
         await using var service = await SampleServiceProcess.StartAsync();
         await using var observer = RuntimeObserver.Attach(service.ProcessId);
         using var stop = new CancellationTokenSource();
-        var load = service.LoadAsync("orders/1", BlockedRequests, DelayMs, stop.Token);
-        await WaitAsync(observer, () => observer.Samples.Any(s => s[RuntimeObserver.QueueLength] > 0), "work queued in the pool");
-
-        var sites = BlockingSites.Group(await StackSampler.SampleAsync(service.ProcessId, rounds: 2, TimeSpan.FromMilliseconds(200), CancellationToken.None));
-
-        Assert.Equal("Orders.Get -> Task.get_Result", sites.Top?.CallSite);
-        Assert.True(sites.Top!.Threads * 2 > sites.PoolThreads, $"most pool threads are parked in Orders.Get: {string.Join("; ", sites.Sites.Select(sites.Describe))}");
-        await stop.CancelAsync();
-        await load;
+        var load = service.LoadAsync(path, BlockedRequests, DelayMs, stop.Token);
+        try
+        {
+            await check(service, observer);
+        }
+        finally
+        {
+            await stop.CancelAsync();
+            await load;
+        }
     }
 
     /// <summary><see cref="Eventually"/>, with what the observer had seen in the failure message.</summary>

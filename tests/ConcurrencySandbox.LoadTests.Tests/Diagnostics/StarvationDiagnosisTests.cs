@@ -5,13 +5,13 @@ namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 public sealed class StarvationDiagnosisTests
 {
     private static readonly DiagnosisInputs Starving = new(
-        OfferedRatePerSecond: 125, BlockingSeconds: 1.0, ThreadsPerRequest: 1, PoolThreadsAtPeak: 40,
+        RequestsInFlight: 125, InFlightBasis: "the peak's users", ThreadsPerRequest: 1, PoolThreadsAtPeak: 40,
         GrowthPerSecond: 2, PeakQueueLength: 300, StarvationAdjustments: 12, CallSite: "37 of 40 pool threads wait in FanOutStrategies.SyncOverAsync -> Task.Wait");
 
     [Fact]
-    public void NeededThreadsAreRateTimesBlockingTimeTimesThreadsPerRequest()
+    public void NeededThreadsAreRequestsInFlightTimesThreadsPerRequest()
     {
-        var diagnosis = StarvationDiagnosis.From(Starving with { OfferedRatePerSecond = 20, BlockingSeconds = 0.5, ThreadsPerRequest = 11 });
+        var diagnosis = StarvationDiagnosis.From(Starving with { RequestsInFlight = 10, ThreadsPerRequest = 11 });
 
         Assert.Equal(110, diagnosis.NeededThreads);
     }
@@ -19,7 +19,7 @@ public sealed class StarvationDiagnosisTests
     [Fact]
     public void FractionalNeedRoundsUpAndFewerThanOneThreadPerRequestCountsAsOne()
     {
-        Assert.Equal(13, StarvationDiagnosis.From(Starving with { OfferedRatePerSecond = 12.1, BlockingSeconds = 1, ThreadsPerRequest = 0.4 }).NeededThreads);
+        Assert.Equal(13, StarvationDiagnosis.From(Starving with { RequestsInFlight = 12.1, ThreadsPerRequest = 0.4 }).NeededThreads);
     }
 
     [Fact]
@@ -63,17 +63,18 @@ public sealed class StarvationDiagnosisTests
     {
         var text = StarvationDiagnosis.From(Starving).Describe();
 
-        Assert.StartsWith("Starved: the load needed about 125 threads (125 requests/s x 1000 ms blocked x 1 pool threads per request", text);
+        Assert.StartsWith("Starved: the load needed about 125 threads (125 requests in flight (the peak's users) x 1 pool threads each, Little's law)", text);
         Assert.Contains("the pool had 40, growing 2/s, it would take about 43 s", text);
         Assert.Contains("FanOutStrategies.SyncOverAsync -> Task.Wait", text);
         Assert.Contains("ThreadPool__MinWorkerThreads=125", text);
     }
 
     [Fact]
-    public void ClosedModelRateIsUsersOverTheUnqueuedTime()
+    public void ARequestThatQueuesBlockingWorkHoldsAThreadPerWorkItemOtherwiseOne()
     {
-        Assert.Equal(80, StarvationDiagnosis.ClosedModelRate(40, 0.5));
-        Assert.Equal(0, StarvationDiagnosis.ClosedModelRate(40, 0));
+        Assert.Equal(12.5, StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork: true, workItemsPerRequest: 12.5));
+        Assert.Equal(1, StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork: true, workItemsPerRequest: 0.3));
+        Assert.Equal(1, StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork: false, workItemsPerRequest: 3));
     }
 
     [Fact]
@@ -92,7 +93,7 @@ public sealed class StarvationDiagnosisTests
         var observations = new Dictionary<string, VariantObservation>
         {
             ["async"] = Observed(Starving with { PoolThreadsAtPeak = 200 }),
-            ["threadpool"] = Observed(Starving with { OfferedRatePerSecond = 400 }),
+            ["threadpool"] = Observed(Starving with { RequestsInFlight = 400 }),
             ["sync-over-async"] = Observed(Starving),
         };
 

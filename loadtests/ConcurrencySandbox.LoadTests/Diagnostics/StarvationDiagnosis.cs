@@ -20,7 +20,7 @@ public sealed record DiagnosisInputs(
 
 /// <summary>
 /// Little's law sizes the pool the load needs: N = requests in flight x pool threads each holds while blocked. Starved
-/// when the pool had fewer threads than that and work queued; the fix is to stop blocking (make the call async) or to
+/// when the pool had fewer threads than that and the runtime injected threads for starvation or as many items queued as threads were missing; the fix is to stop blocking (make the call async) or to
 /// raise the pool's minimum to N, and <see cref="SecondsToGrow"/> says how long the pool's own injection would take
 /// instead (null when it did not grow).
 /// </summary>
@@ -30,15 +30,16 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     {
         var needed = (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
         var shortBy = needed - inputs.PoolThreadsAtPeak;
-        var starved = shortBy > 0 && (inputs.PeakQueueLength > 0 || inputs.StarvationAdjustments > 0);
+        // A pool short of threads starves when the runtime injected threads for starvation, or work piled up for the missing ones.
+        var starved = shortBy > 0 && (inputs.StarvationAdjustments > 0 || inputs.PeakQueueLength >= shortBy);
         double? secondsToGrow = starved && inputs.GrowthPerSecond > 0 ? shortBy / inputs.GrowthPerSecond : null;
         return new StarvationDiagnosis(inputs, needed, starved, secondsToGrow);
     }
 
     /// <summary>
     /// Pool threads one request holds: 1 when only request threads block; when the request also queues blocking work
-    /// on the pool (a fan-out), the pool work items each request caused (completed items over completed requests),
-    /// all counted as holding a thread, so the minimum errs high rather than low.
+    /// on the pool (a fan-out), the pool work items each request caused, all counted as holding a thread, so the
+    /// minimum errs high rather than low.
     /// </summary>
     public static double ThreadsPerRequest(bool blocksQueuedWork, double workItemsPerRequest) =>
         blocksQueuedWork ? Math.Max(1, workItemsPerRequest) : 1;

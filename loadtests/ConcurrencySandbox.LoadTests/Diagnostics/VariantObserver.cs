@@ -86,14 +86,17 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
 
     private static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, IReadOnlyList<AdjustmentMark> marks)
     {
-        if (result.Total.Ok == 0 || result.Telemetry.Count == 0)
+        if (result.Telemetry.Count == 0 || result.Total.Requests == 0)
         {
             return null;
         }
         var (inFlight, basis) = result.LoadUnit == "rate"
             ? (result.PeakLoad * result.Total.MinMs / 1000, Invariant($"{result.PeakLoad:0.#} requests/s x the fastest request's {result.Total.MinMs:0} ms"))
             : (result.PeakLoad, "the peak's users, each waiting for its answer");
-        var workItemsPerRequest = result.Telemetry[^1].Snapshot.ThreadPool.CompletedWorkItemCount / (double)Math.Max(1, result.Total.Requests);
+        // The work the requests queued (done or still queued) over the requests that reached the server (answered, or still
+        // there after the client gave up): a starved fan-out leaves most of its calls queued and its requests unanswered.
+        var last = result.Telemetry[^1].Snapshot;
+        var workItemsPerRequest = (last.ThreadPool.CompletedWorkItemCount + last.ThreadPool.PendingWorkItemCount) / (double)Math.Max(1, result.Total.Ok + last.InFlightRequests);
         var threads = result.Telemetry.Select(t => (t.ElapsedSeconds, t.Snapshot.ThreadPool.ThreadCount)).ToList();
         return StarvationDiagnosis.From(new DiagnosisInputs(
             inFlight,

@@ -42,10 +42,15 @@ public sealed class StarvationDiagnosisTests
         Assert.StartsWith("Not starved", diagnosis.Describe());
     }
 
-    [Fact]
-    public void ShortOfThreadsWithNothingQueuedAndNoStarvationInjectionIsNotStarved()
+    [Theory]
+    [InlineData(0, 0, false)]
+    [InlineData(84, 0, false)]
+    [InlineData(85, 0, true)]
+    [InlineData(0, 1, true)]
+    public void ShortOfThreadsIsStarvedOnlyWithAStarvationInjectionOrAsManyItemsQueuedAsThreadsMissing(long peakQueue, int starvationAdjustments, bool starved)
     {
-        Assert.False(StarvationDiagnosis.From(Starving with { PeakQueueLength = 0, StarvationAdjustments = 0 }).Starved);
+        // 125 needed, 40 had: 85 missing.
+        Assert.Equal(starved, StarvationDiagnosis.From(Starving with { PeakQueueLength = peakQueue, StarvationAdjustments = starvationAdjustments }).Starved);
     }
 
     [Fact]

@@ -64,7 +64,7 @@ public class CommandLineTests
     }
 
     [Fact]
-    public async Task DefaultsShowTheFanOutEffectOnTwoCores()
+    public async Task FanOutDefaultsToTheQuickProfileTenOneSecondCallsAndEveryStrategy()
     {
         RunRequest? seen = null;
 

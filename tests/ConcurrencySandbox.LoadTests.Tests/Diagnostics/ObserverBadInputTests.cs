@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using ConcurrencySandbox.LoadTests.Cli;
-using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -76,6 +75,7 @@ public sealed class ObserverBadInputTests
     }
 
     [Fact]
+    [Trait("Category", "Slow")]
     public async Task AProcessNameMatchingSeveralIsRefusedWithTheirPids()
     {
         await using var first = await SampleServiceProcess.StartAsync();

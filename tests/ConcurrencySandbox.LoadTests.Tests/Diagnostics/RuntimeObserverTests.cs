@@ -1,9 +1,9 @@
 using ConcurrencySandbox.LoadTests.Diagnostics;
-using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
 /// <summary>The observer against a real child (the sample service) starved by blocking calls: mechanisms only, no timings.</summary>
+[Trait("Category", "Slow")]
 public sealed class RuntimeObserverTests
 {
     // Far more blocked requests than the pool starts with (one thread per core), each as long as the sample service allows.

@@ -101,7 +101,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         return StarvationDiagnosis.From(new DiagnosisInputs(
             inFlight,
             basis,
-            StarvationDiagnosis.ThreadsPerRequest(sites?.BlocksQueuedWork ?? false, workItemsPerRequest),
+            // Queued work blocks when the stacks caught it blocking, or when more items queued than requests were in flight.
+            StarvationDiagnosis.ThreadsPerRequest((sites?.BlocksQueuedWork ?? false) || result.PeakQueue > inFlight, workItemsPerRequest),
             result.PeakThreads ?? 0,
             StarvationDiagnosis.Growth(threads),
             result.PeakQueue ?? 0,

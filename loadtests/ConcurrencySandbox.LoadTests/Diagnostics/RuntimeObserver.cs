@@ -18,7 +18,7 @@ public sealed record RuntimeSample(long Timestamp, IReadOnlyDictionary<string, d
 }
 
 /// <summary>A ThreadPoolWorkerThreadAdjustment/Adjustment event: the pool moved to <paramref name="NewWorkerThreadCount"/> threads for <paramref name="Reason"/>.</summary>
-public sealed record ThreadAdjustment(long Timestamp, int NewWorkerThreadCount, string Reason, double AverageThroughput);
+public sealed record ThreadAdjustment(long Timestamp, int NewWorkerThreadCount, string Reason);
 
 /// <summary>
 /// Watches a .NET process from outside over its diagnostics IPC channel (the socket dotnet-counters uses): one
@@ -28,20 +28,11 @@ public sealed record ThreadAdjustment(long Timestamp, int NewWorkerThreadCount, 
 /// </summary>
 public sealed class RuntimeObserver : IAsyncDisposable
 {
-    /// <summary>The System.Runtime counters read every second (the names dotnet-counters shows), in report order.</summary>
-    public static readonly IReadOnlyList<(string Name, string DisplayName)> Counters =
+    /// <summary>The System.Runtime counters read every second, by the names dotnet-counters takes (<c>--counters System.Runtime[...]</c>).</summary>
+    public static readonly IReadOnlyList<string> Counters =
     [
-        (ThreadCount, "ThreadPool Thread Count"),
-        (QueueLength, "ThreadPool Queue Length"),
-        (CompletedItems, "ThreadPool Completed Work Item Count (per s)"),
-        (LockContentions, "Monitor Lock Contention Count (per s)"),
-        (HeapSizeMb, "GC Heap Size (MB)"),
-        (Gen0Collections, "Gen 0 GC Count (per s)"),
-        (Gen1Collections, "Gen 1 GC Count (per s)"),
-        (Gen2Collections, "Gen 2 GC Count (per s)"),
-        (AllocationBytes, "Allocation Rate (B per s)"),
-        (CpuPercent, "CPU Usage (%)"),
-        (WorkingSetMb, "Working Set (MB)"),
+        ThreadCount, QueueLength, CompletedItems, LockContentions, HeapSizeMb, Gen0Collections, Gen1Collections, Gen2Collections,
+        AllocationBytes, CpuPercent, WorkingSetMb,
     ];
 
     public const string ThreadCount = "threadpool-thread-count";
@@ -64,7 +55,7 @@ public sealed class RuntimeObserver : IAsyncDisposable
         ["Warmup", "Initializing", "RandomMove", "ClimbingMove", "ChangePoint", "Stabilizing", "Starvation", "ThreadTimedOut", "CooperativeBlocking"];
 
     private const long ThreadingKeyword = 0x10000;
-    private static readonly HashSet<string> Wanted = [.. Counters.Select(c => c.Name), CurrentRequests];
+    private static readonly HashSet<string> Wanted = [.. Counters, CurrentRequests];
 
     private readonly EventPipeSession _session;
     private readonly Thread _reader;
@@ -135,18 +126,6 @@ public sealed class RuntimeObserver : IAsyncDisposable
         }
     }
 
-    /// <summary>The latest complete sample, or null.</summary>
-    public RuntimeSample? Latest
-    {
-        get
-        {
-            lock (_samples)
-            {
-                return _samples.Count == 0 ? null : _samples[^1];
-            }
-        }
-    }
-
     public static string ReasonName(int reason) => reason >= 0 && reason < Reasons.Length ? Reasons[reason] : $"reason {reason}";
 
     private void Read()
@@ -207,7 +186,7 @@ public sealed class RuntimeObserver : IAsyncDisposable
 
     private void OnAdjustment(ThreadPoolWorkerThreadAdjustmentTraceData e)
     {
-        var adjustment = new ThreadAdjustment(Stopwatch.GetTimestamp(), e.NewWorkerThreadCount, ReasonName((int)e.Reason), e.AverageThroughput);
+        var adjustment = new ThreadAdjustment(Stopwatch.GetTimestamp(), e.NewWorkerThreadCount, ReasonName((int)e.Reason));
         lock (_samples)
         {
             _adjustments.Add(adjustment);

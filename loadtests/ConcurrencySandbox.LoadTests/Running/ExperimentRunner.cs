@@ -88,9 +88,7 @@ public static class ExperimentRunner
         {
             throw new UsageException($"target {server.BaseAddress} is unreachable (GET /healthz did not answer 2xx)");
         }
-        await using var observer = attach && server.ProcessId is { } pid
-            ? new VariantObserver(RuntimeObserver.Attach(pid), server.ProcessorCount, load.Shape.Steps.Max(s => s.Target))
-            : null;
+        await using var observer = attach && server.ProcessId is { } pid ? Observe(pid, server.ProcessorCount, load, console) : null;
         console.WriteLine($"-- {experiment.Name}/{key.Label}: GET {variant.Driver.Request} on {server.BaseAddress}{(observer is null ? "" : $" (observing pid {observer.ProcessId})")}");
         var context = new LoadContext(key, server.BaseAddress, api, load, (row, latest) =>
         {
@@ -99,6 +97,20 @@ public static class ExperimentRunner
         }, observer);
         var result = await variant.Driver.RunAsync(context, cancellationToken);
         return (result, observer is null ? null : await observer.FinishAsync(result));
+    }
+
+    /// <summary>The observer on a process the runner reaches; when it cannot attach, the variant runs on with the API's own telemetry.</summary>
+    private static VariantObserver? Observe(int processId, int processorCount, LoadOptions load, TextWriter console)
+    {
+        try
+        {
+            return new VariantObserver(RuntimeObserver.Attach(processId), processorCount, load.Shape.Steps.Max(s => s.Target));
+        }
+        catch (UsageException e)
+        {
+            console.WriteLine($"note: the runtime observer is not attached ({e.Message}); the pool series comes from the API over HTTP");
+            return null;
+        }
     }
 
     private static string ObserverLine(string variant, VariantObservation o) =>

@@ -21,7 +21,7 @@ public sealed class RuntimeObserverTests
 
             var starving = observer.Samples.Where(s => s[RuntimeObserver.QueueLength] > 0).ToList();
             Assert.All(starving, s => Assert.True(s[RuntimeObserver.ThreadCount] < BlockedRequests, "the pool had fewer threads than blocked requests"));
-            Assert.All(RuntimeObserver.Counters, c => Assert.NotNull(starving[^1][c.Name]));
+            Assert.All(RuntimeObserver.Counters, c => Assert.NotNull(starving[^1][c]));
             Assert.Null(observer.LostReason);
         });
     }

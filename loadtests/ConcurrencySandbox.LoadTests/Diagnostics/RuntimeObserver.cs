@@ -142,7 +142,7 @@ public sealed class RuntimeObserver : IAsyncDisposable
             if (!_stopping)
             {
                 // A process killed mid-event leaves a truncated stream: say what happened, not how the parser noticed.
-                LostReason = ProcessExited(ProcessId) ? "the process exited" : $"the diagnostics channel broke ({e.GetType().Name}: {e.Message})";
+                LostReason = ExitsSoon(ProcessId) ? "the process exited" : $"the diagnostics channel broke ({e.GetType().Name}: {e.Message})";
             }
         }
         lock (_samples)
@@ -181,6 +181,10 @@ public sealed class RuntimeObserver : IAsyncDisposable
                 _pendingTimestamp = Stopwatch.GetTimestamp();
             }
             _pending[name] = value;
+            if (_pending.Count == Wanted.Count)
+            {
+                Flush();
+            }
         }
     }
 
@@ -200,6 +204,20 @@ public sealed class RuntimeObserver : IAsyncDisposable
             _samples.Add(new RuntimeSample(_pendingTimestamp, _pending));
         }
         _pending = null;
+    }
+
+    /// <summary>Whether the process is gone within a second: a killed process closes its channel a moment before it is reaped.</summary>
+    private static bool ExitsSoon(int processId)
+    {
+        for (var attempt = 0; attempt < 20; attempt++)
+        {
+            if (ProcessExited(processId))
+            {
+                return true;
+            }
+            Thread.Sleep(50);
+        }
+        return false;
     }
 
     private static bool ProcessExited(int processId)

@@ -31,6 +31,9 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private static readonly TimeSpan StackGap = TimeSpan.FromMilliseconds(300);
     // Let the peak step's blocking build up before looking at it.
     private static readonly TimeSpan SettleAtPeak = TimeSpan.FromSeconds(1);
+    // The counters are published once a second: one sample past the end covers the run's last second.
+    private static readonly TimeSpan LastSampleWait = TimeSpan.FromSeconds(1.5);
+    private static readonly TimeSpan PollPeriod = TimeSpan.FromMilliseconds(50);
 
     private Task<(BlockingSites? Sites, string? Note)>? _stacks;
 
@@ -68,20 +71,29 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         }
     }
 
-    /// <summary>Stops observing and puts together what was seen during <paramref name="result"/>.</summary>
-    public async Task<VariantObservation> FinishAsync(VariantResult result)
+    /// <summary>
+    /// Stops observing and puts together what was seen during <paramref name="result"/>; the result comes back with its
+    /// telemetry rows completed by the counters of its last second, which arrive up to a second after it ended.
+    /// </summary>
+    public async Task<(VariantResult Result, VariantObservation Observation)> FinishAsync(VariantResult result)
     {
         var startedTimestamp = _startedTimestamp;
+        var ended = Stopwatch.GetTimestamp();
         var (sites, note) = _stacks is null ? (null, "the load never reached its peak while observed") : await _stacks;
+        for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
+        {
+            await Task.Delay(PollPeriod);
+        }
         await observer.DisposeAsync();
+        result = result with { Telemetry = RowsSince(result.Key, startedTimestamp) };
         var samples = observer.Samples.Where(s => s.Timestamp >= startedTimestamp).ToList();
         var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
         var marks = observer.Adjustments
             .Where(a => a.Timestamp >= startedTimestamp)
             .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Timestamp).TotalSeconds, a.NewWorkerThreadCount, a.Reason))
             .ToList();
-        return new VariantObservation(observer.ProcessId, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
-            Diagnose(result, sites, marks), observer.LostReason);
+        return (result, new VariantObservation(observer.ProcessId, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
+            Diagnose(result, sites, marks), observer.LostReason));
     }
 
     private static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, IReadOnlyList<AdjustmentMark> marks)

@@ -96,7 +96,7 @@ public static class ExperimentRunner
             console.WriteLine(ProgressLine(experiment.Name, row, latest));
         }, observer);
         var result = await variant.Driver.RunAsync(context, cancellationToken);
-        return (result, observer is null ? null : await observer.FinishAsync(result));
+        return observer is null ? (result, null) : await observer.FinishAsync(result);
     }
 
     /// <summary>The observer on a process the runner reaches; when it cannot attach, the variant runs on with the API's own telemetry.</summary>

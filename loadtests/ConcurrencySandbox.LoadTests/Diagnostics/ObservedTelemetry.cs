@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
@@ -7,7 +7,7 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// <summary>
 /// The observer's counters as the report's telemetry rows, so the charts and telemetry.csv read them as they read the
 /// API's own samples. Per-second counters (completed items, contentions, collections, allocations, CPU) are summed
-/// from the first sample into running totals; what the counters do not carry (the pool's minimum and maximum, OS threads, GC pause time) is 0.
+/// from the first sample into running totals; what the counters do not carry (the pool's minimum and maximum, OS threads, GC pause time, the sandbox meter) is 0.
 /// </summary>
 public static class ObservedTelemetry
 {
@@ -36,16 +36,17 @@ public static class ObservedTelemetry
                 continue;
             }
             var elapsedSeconds = Stopwatch.GetElapsedTime(startedTimestamp, sample.Timestamp).TotalSeconds;
-            var snapshot = new TelemetrySnapshot(
+            var snapshot = new RuntimeSnapshot(
                 DateTimeOffset.UtcNow - Stopwatch.GetElapsedTime(sample.Timestamp),
                 // Since the observer's first sample, not the process's start: readers use the span between two rows.
                 Stopwatch.GetElapsedTime(samples[0].Timestamp, sample.Timestamp).TotalSeconds,
                 processorCount,
                 new ThreadPoolTelemetry((int)(sample[RuntimeObserver.ThreadCount] ?? 0), (long)(sample[RuntimeObserver.QueueLength] ?? 0), (long)completed, 0, 0),
-                new GcTelemetry((int)gen0, (int)gen1, (int)gen2, (long)allocated, (long)((sample[RuntimeObserver.HeapSizeMb] ?? 0) * BytesPerMegabyte), 0),
+                new GCTelemetry((int)gen0, (int)gen1, (int)gen2, (long)allocated, (long)((sample[RuntimeObserver.HeapSizeMb] ?? 0) * BytesPerMegabyte), 0),
                 new ProcessTelemetry(cpuMs, cpuPercent, (long)((sample[RuntimeObserver.WorkingSetMb] ?? 0) * BytesPerMegabyte), 0),
                 (long)contentions,
-                (long)(sample[RuntimeObserver.CurrentRequests] ?? 0));
+                (long)(sample[RuntimeObserver.CurrentRequests] ?? 0),
+                new SandboxTelemetry(0, 0, 0, 0, 0));
             rows.Add(new TelemetryRow(variant, elapsedSeconds, snapshot));
         }
         return rows;

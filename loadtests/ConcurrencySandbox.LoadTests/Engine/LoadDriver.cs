@@ -1,10 +1,11 @@
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.LoadTests.ApiClient;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
 /// <summary>What a load driver gets for one variant: the API it loads, the run's load settings and where progress goes.</summary>
 /// <param name="Observed">The runtime observer's series when one is attached to the API's process: then no telemetry goes over HTTP.</param>
-public sealed record LoadContext(VariantKey Key, Uri BaseAddress, SandboxClient Api, LoadOptions Load, Action<IntervalRow, TelemetrySnapshot?> Progress, IOutOfBandTelemetry? Observed = null);
+public sealed record LoadContext(VariantKey Key, Uri BaseAddress, SandboxClient Api, LoadOptions Load, Action<IntervalRow, RuntimeSnapshot?> Progress, IOutOfBandTelemetry? Observed = null);
 
 /// <summary>
 /// How one variant puts load on its API and measures it. The HTTP ramp and the cold-start burst are built in; an

@@ -1,5 +1,6 @@
 using System.Globalization;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -120,7 +121,7 @@ public static class ExperimentRunner
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 
-    private static string ProgressLine(string experiment, IntervalRow row, TelemetrySnapshot? latest)
+    private static string ProgressLine(string experiment, IntervalRow row, RuntimeSnapshot? latest)
     {
         var s = row.Stats;
         var pool = latest is null ? "threads=n/a queue=n/a" : $"threads={latest.ThreadPool.ThreadCount} queue={latest.ThreadPool.PendingWorkItemCount}";

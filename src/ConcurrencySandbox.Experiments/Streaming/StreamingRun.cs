@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Net;
+using ConcurrencySandbox.Contracts.Streaming;
 
 namespace ConcurrencySandbox.Experiments.Streaming;
 

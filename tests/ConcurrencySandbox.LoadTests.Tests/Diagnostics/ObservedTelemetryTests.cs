@@ -24,9 +24,9 @@ public sealed class ObservedTelemetryTests
 
         Assert.Equal([0.0, 1.0], rows.Select(r => r.ElapsedSeconds));
         Assert.Equal([30L, 60L], rows.Select(r => r.Snapshot.ThreadPool.CompletedWorkItemCount));
-        Assert.Equal([300L, 600L], rows.Select(r => r.Snapshot.Gc.TotalAllocatedBytes));
+        Assert.Equal([300L, 600L], rows.Select(r => r.Snapshot.GC.TotalAllocatedBytes));
         Assert.Equal([3, 5], rows.Select(r => r.Snapshot.ThreadPool.ThreadCount));
         Assert.Equal([1.0, 2.0], rows.Select(r => r.Snapshot.UptimeSeconds));
-        Assert.All(rows, r => Assert.Equal(2_500_000, r.Snapshot.Gc.HeapSizeBytes));
+        Assert.All(rows, r => Assert.Equal(2_500_000, r.Snapshot.GC.HeapSizeBytes));
     }
 }

@@ -1,0 +1,29 @@
+namespace ConcurrencySandbox.Contracts.Telemetry;
+
+public sealed record ThreadPoolTelemetry(
+    int ThreadCount, long PendingWorkItemCount, long CompletedWorkItemCount, int MinWorkerThreads, int MaxWorkerThreads);
+
+public sealed record GCTelemetry(
+    int Gen0Collections, int Gen1Collections, int Gen2Collections, long TotalAllocatedBytes, long HeapSizeBytes, double TotalPauseDurationMs);
+
+/// <summary>CPU use is the CPU time since the previous snapshot over the wall time times the processor count.</summary>
+public sealed record ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
+
+/// <summary>The sandbox meter's instruments as the telemetry reports them.</summary>
+public sealed record SandboxTelemetry(
+    long ActiveWorkUnits, long CancelledWorkUnits, long ActiveFanOutCalls, long ActiveReceiveRuns, long CancelledReceiveRuns);
+
+/// <summary>One reading of the runtime's own counters: the API's <c>GET /api/telemetry</c> answer.</summary>
+public sealed record RuntimeSnapshot(
+    DateTimeOffset Timestamp,
+    double UptimeSeconds,
+    int ProcessorCount,
+    ThreadPoolTelemetry ThreadPool,
+    GCTelemetry GC,
+    ProcessTelemetry Process,
+    long LockContentionCount,
+    long InFlightRequests,
+    SandboxTelemetry Sandbox);
+
+/// <summary>Samples recorded at a fixed interval, oldest first: the API's <c>GET /api/telemetry/history</c> answer.</summary>
+public sealed record TelemetryHistory(double IntervalSeconds, IReadOnlyList<RuntimeSnapshot> Samples);

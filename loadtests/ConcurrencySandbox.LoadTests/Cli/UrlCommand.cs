@@ -110,7 +110,8 @@ public static class UrlCommand
 
         public override IReadOnlyList<Variant> Variants => [new Variant("target", new HttpRamp(pathAndQuery))];
 
-        public override IReadOnlyList<Threshold> DefaultThresholds => [];
+        // A user's starving service may time out: that is what the run is for, not a failed run.
+        public override IReadOnlyList<string> ExpectedToFail => ["target"];
 
         public override Finding Assess(IReadOnlyList<VariantResult> results) =>
             Finding.NotAssessed("a user's service has no seed to compare with; see \"Inside the runtime\" for the diagnosis.");

@@ -41,7 +41,7 @@ public sealed class HttpRamp(string request, bool reportsQueueWait = false) : IL
         await http.Get(request)(cancellationToken);
         // Fan-out answers carry the server's per-call queue wait: seed 003's "waiting up to 12 s for work to start".
         var queueWaits = reportsQueueWait ? new QueueWaitProbe() : null;
-        var result = await VariantRunner.RunAsync(context.Key, request, workload, http.Get(request, queueWaits), load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken, context.Observed);
+        var result = await VariantRunner.RunAsync(context.Key, request, workload, http.Get(request, queueWaits), load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken, observed: context.Observed);
         return result with { MaxQueueWaitMs = queueWaits?.MaxMs };
     }
 }
@@ -61,6 +61,6 @@ public sealed class BurstAtFreshApi(string request, int copies) : ILoadDriver
     public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
     {
         using var http = new HttpLoadClient(context.BaseAddress, context.Load.RequestTimeout);
-        return await VariantRunner.RunAsync(context.Key, request, new Burst(copies), http.Get(request), Interval, context.Api, context.Progress, cancellationToken, context.Observed);
+        return await VariantRunner.RunAsync(context.Key, request, new Burst(copies), http.Get(request), Interval, context.Api, context.Progress, cancellationToken, keepEveryRequest: true, observed: context.Observed);
     }
 }

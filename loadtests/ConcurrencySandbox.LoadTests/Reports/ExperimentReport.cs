@@ -19,6 +19,12 @@ public sealed record ExperimentReport(
 {
     public bool Passed => Thresholds.All(t => t.Passed);
 
+    /// <summary>The variants the experiment expects to fail or time out (its effect), so their failures do not fail the run.</summary>
+    public IReadOnlyList<string> ExpectedToFail { get; init; } = [];
+
+    /// <summary>The charts the experiment declares beside its verdict (<see cref="Experiment.EvidenceOf"/>).</summary>
+    public IReadOnlyList<EvidenceChart> Evidence { get; init; } = [];
+
     /// <summary>What the runtime observer saw, by variant label (empty when no process was observed).</summary>
     public IReadOnlyDictionary<string, VariantObservation> Observations { get; init; } = new Dictionary<string, VariantObservation>();
 

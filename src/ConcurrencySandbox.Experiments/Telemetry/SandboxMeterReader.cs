@@ -3,7 +3,7 @@ using System.Diagnostics.Metrics;
 namespace ConcurrencySandbox.Experiments.Telemetry;
 
 /// <summary>The sandbox meter's instruments as the telemetry reports them.</summary>
-public sealed record SandboxTelemetry(
+public readonly record struct SandboxTelemetry(
     long ActiveWorkUnits, long CancelledWorkUnits, long ActiveFanOutCalls, long ActiveReceiveRuns, long CancelledReceiveRuns);
 
 /// <summary>Reads the <see cref="SandboxMeter"/> instruments through a <see cref="MeterListener"/>, as any outside consumer would.</summary>

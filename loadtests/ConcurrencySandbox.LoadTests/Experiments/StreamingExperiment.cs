@@ -29,7 +29,8 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
     private static readonly Option<int> MessageBytesOption = new("--message-bytes") { Description = "streaming: payload bytes per message (1..65536).", DefaultValueFactory = _ => SeedShape.MessageBytes };
     private static readonly Option<int> IntervalMsOption = new("--interval-ms") { Description = "streaming: each client gets one message per this many milliseconds.", DefaultValueFactory = _ => SeedShape.IntervalMs };
 
-    public static readonly ExperimentDefinition Definition = new("streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption], Create);
+    public static readonly ExperimentDefinition Definition = new(
+        "streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption, .. StreamingCapacityExperiment.Options], Create);
 
     /// <summary>What each variant's run measured, by variant name, for the figures and the verdict.</summary>
     private readonly ConcurrentDictionary<string, StreamingResult> _results = new();
@@ -113,7 +114,31 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
     private static string Each<T>(IEnumerable<KeyValuePair<string, T>> items, Func<KeyValuePair<string, T>, string> describe) => string.Join("; ", items.Select(describe));
 
-    private static StreamingExperiment Create(OptionValues values)
+    /// <summary>The API's environment for one variant's server: a free port, the implementation and the load's shape.</summary>
+    internal static Dictionary<string, string> ServerEnvironment(string implementation, StreamingLoad load) => new()
+    {
+        ["Streaming__Port"] = FreeLoopbackPort().ToString(CultureInfo.InvariantCulture),
+        ["Streaming__Implementation"] = implementation,
+        ["Streaming__MessageBytes"] = load.MessageBytes.ToString(CultureInfo.InvariantCulture),
+        ["Streaming__IntervalMs"] = load.IntervalMs.ToString(CultureInfo.InvariantCulture),
+        ["Streaming__MaxClients"] = load.Clients.ToString(CultureInfo.InvariantCulture),
+    };
+
+    /// <summary>The port the API's streaming server listens on; a <see cref="UsageException"/> when it runs none.</summary>
+    internal static async Task<int> StreamingPortAsync(LoadContext context, CancellationToken cancellationToken)
+    {
+        var status = await context.Api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
+        return status is { Enabled: true, Port: { } port }
+            ? port
+            : throw new UsageException($"the API at {context.BaseAddress} runs no streaming server (GET /api/streaming says enabled=false)");
+    }
+
+    private static Experiment Create(OptionValues values) =>
+        values.Get(StreamingCapacityExperiment.FindCapacityOption)
+            ? new StreamingCapacityExperiment(LoadOf(values), StreamingCapacityExperiment.RampOf(values))
+            : new StreamingExperiment(LoadOf(values));
+
+    private static StreamingLoad LoadOf(OptionValues values)
     {
         var messageBytes = values.Positive(MessageBytesOption);
         if (messageBytes > StreamProtocol.MaxMessageBytes)
@@ -134,20 +159,13 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
         }
 
         // The duration comes from the profile (quick 60 s, seed001 5 min, smoke 3 s); the driver reads it from the load options.
-        return new StreamingExperiment(new StreamingLoad(values.Positive(ClientsOption), connectIntervalMs, messageBytes, intervalMs, TimeSpan.Zero, TimeSpan.Zero));
+        return new StreamingLoad(values.Positive(ClientsOption), connectIntervalMs, messageBytes, intervalMs, TimeSpan.Zero, TimeSpan.Zero);
     }
 
     private Variant VariantOf(string implementation) => new(
         implementation,
         new StreamingClients(load, result => _results[implementation] = result),
-        new Dictionary<string, string>
-        {
-            ["Streaming__Port"] = FreeLoopbackPort().ToString(CultureInfo.InvariantCulture),
-            ["Streaming__Implementation"] = implementation,
-            ["Streaming__MessageBytes"] = load.MessageBytes.ToString(CultureInfo.InvariantCulture),
-            ["Streaming__IntervalMs"] = load.IntervalMs.ToString(CultureInfo.InvariantCulture),
-            ["Streaming__MaxClients"] = load.Clients.ToString(CultureInfo.InvariantCulture),
-        });
+        ServerEnvironment(implementation, load));
 
     private static int FreeLoopbackPort()
     {
@@ -169,12 +187,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
         public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
         {
-            var status = await context.Api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
-            if (status is not { Enabled: true, Port: { } port })
-            {
-                throw new UsageException($"the API at {context.BaseAddress} runs no streaming server (GET /api/streaming says enabled=false)");
-            }
-
+            var port = await StreamingPortAsync(context, cancellationToken);
             var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
             var workload = new Workload(run, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
             return await VariantRunner.RunAsync(

@@ -53,6 +53,9 @@ public class CommandLineTests
     [InlineData("--message-bytes must be from 1 to 65536", "streaming", "--message-bytes", "65537")]
     [InlineData("--clients must be positive", "streaming", "--clients", "0")]
     [InlineData("--connect-interval-ms must be from 0 to 60000", "streaming", "--connect-interval-ms", "-1")]
+    [InlineData("--capacity-from must be from 1 to 100000", "streaming", "--find-capacity", "--capacity-from", "0")]
+    [InlineData("--capacity-to must be from --capacity-from (50) to 100000", "streaming", "--find-capacity", "--capacity-from", "50", "--capacity-to", "10")]
+    [InlineData("--capacity-step-s must be from 1 to 600", "streaming", "--find-capacity", "--capacity-step-s", "601")]
     public async Task RunnerRefusesWhatCannotRunWithCode2BeforeStartingAnything(string expected, params string[] args)
     {
         var (code, _, error) = await InvokeAsync(

@@ -92,9 +92,12 @@ public sealed class StreamingCapacityExperiment(StreamingLoad load, CapacityRamp
         return figures;
     }
 
-    public override Finding Assess(IReadOnlyList<VariantResult> results)
+    public override Finding Assess(IReadOnlyList<VariantResult> results) =>
+        Judge(results.Where(r => _searches.ContainsKey(r.Key.Name)).ToDictionary(r => r.Key.Name, r => _searches[r.Key.Name]));
+
+    /// <summary>The verdict from each variant's search, keyed by variant name.</summary>
+    public static Finding Judge(IReadOnlyDictionary<string, CapacitySearch> searches)
     {
-        var searches = results.Where(r => _searches.ContainsKey(r.Key.Name)).ToDictionary(r => r.Key.Name, r => _searches[r.Key.Name]);
         if (!searches.TryGetValue(StreamingImplementations.NameOf(StreamingImplementation.Allocating), out var allocating))
         {
             return Finding.NotAssessed("the allocating variant did not run, so there is no ratio to take.");

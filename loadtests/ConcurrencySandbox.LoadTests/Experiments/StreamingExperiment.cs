@@ -133,6 +133,15 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
             : throw new UsageException($"the API at {context.BaseAddress} runs no streaming server (GET /api/streaming says enabled=false)");
     }
 
+    /// <summary>The streaming server's counters and its process's figures now; a <see cref="UsageException"/> when it stopped.</summary>
+    internal static async Task<(StreamingServerCounters Server, StreamingProcess Process)> ReadServerAsync(SandboxClient api, CancellationToken cancellationToken)
+    {
+        var status = await api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
+        return status is { Server: { } server, Process: { } process }
+            ? (server, process)
+            : throw new UsageException("the API's streaming server stopped during the run (GET /api/streaming says enabled=false)");
+    }
+
     private static Experiment Create(OptionValues values) =>
         values.Get(StreamingCapacityExperiment.FindCapacityOption)
             ? new StreamingCapacityExperiment(LoadOf(values), StreamingCapacityExperiment.RampOf(values))
@@ -208,20 +217,8 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
             _tally = new StreamTally(recorder.Record);
-            measured(await StreamingRun.RunAsync(server, load, SampleAsync, _tally, progress: null, cancellationToken));
+            measured(await StreamingRun.RunAsync(server, load, token => ReadServerAsync(api, token), _tally, progress: null, cancellationToken));
         }
 
-        private async Task<StreamingSample> SampleAsync(CancellationToken cancellationToken)
-        {
-            var status = await api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
-            if (status is not { Server: { } s, Process: { } p })
-            {
-                throw new UsageException("the API's streaming server stopped during the run (GET /api/streaming says enabled=false)");
-            }
-
-            return new StreamingSample(
-                0, s.ConnectedClients, s.MessagesSent, s.DroppedSlowClients, s.SendLatenessP50Ms, s.SendLatenessP99Ms, s.SendLatenessBuckets, s.TickerAllocatedBytes,
-                p.AllocatedBytes, p.Gen0Collections, p.Gen1Collections, p.Gen2Collections, p.CpuTimeMs, p.HeapSizeBytes, p.WorkingSetBytes, p.OsThreads);
-        }
     }
 }

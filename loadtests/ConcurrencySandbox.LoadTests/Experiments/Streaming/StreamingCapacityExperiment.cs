@@ -22,7 +22,6 @@ public sealed class StreamingCapacityExperiment(StreamingLoad load, CapacityRamp
 
     private const int ConnectIntervalMs = 1;
     private static readonly TimeSpan Settle = TimeSpan.FromSeconds(1);
-    private static readonly TimeSpan StatusTimeout = TimeSpan.FromSeconds(30);
 
     public static readonly Option<bool> FindCapacityOption = new("--find-capacity") { Description = "streaming: ramp clients x1.5 per step until a server falls behind (lateness p99 over 20 ms, a message lost, a client dropped); report each server's capacity." };
     private static readonly Option<int> FromOption = new("--capacity-from") { Description = "streaming --find-capacity: clients in the first step (1..100000).", DefaultValueFactory = _ => 200 };
@@ -207,17 +206,17 @@ public sealed class StreamingCapacityExperiment(StreamingLoad load, CapacityRamp
         {
             // Connecting takes clients x 1 ms; allow twice that and a little, then measure whatever connected.
             var connectBy = Stopwatch.GetTimestamp() + Stopwatch.Frequency * (2 + (clients * ConnectIntervalMs * 2 / 1000));
-            var status = await StatusAsync(cancellationToken);
+            var status = await StreamingExperiment.ReadServerAsync(api, cancellationToken);
             while (status.Server.ConnectedClients < clients && Stopwatch.GetTimestamp() < connectBy)
             {
                 await Task.Delay(200, cancellationToken);
-                status = await StatusAsync(cancellationToken);
+                status = await StreamingExperiment.ReadServerAsync(api, cancellationToken);
             }
 
             await Task.Delay(Settle, cancellationToken);
-            var (before, clientsBefore, startedAt) = (await StatusAsync(cancellationToken), tally.Counts(), Stopwatch.GetTimestamp());
+            var (before, clientsBefore, startedAt) = (await StreamingExperiment.ReadServerAsync(api, cancellationToken), tally.Counts(), Stopwatch.GetTimestamp());
             await Task.Delay(ramp.Step, cancellationToken);
-            var (after, clientsAfter) = (await StatusAsync(cancellationToken), tally.Counts());
+            var (after, clientsAfter) = (await StreamingExperiment.ReadServerAsync(api, cancellationToken), tally.Counts());
             var seconds = Stopwatch.GetElapsedTime(startedAt).TotalSeconds;
             var messages = after.Server.MessagesSent - before.Server.MessagesSent;
             return new CapacityStep(
@@ -236,13 +235,6 @@ public sealed class StreamingCapacityExperiment(StreamingLoad load, CapacityRamp
 
         private static long Gone(StreamTallyCounts counts) => counts.ClosedByServer + counts.Failed;
 
-        private async Task<(StreamingServerCounters Server, StreamingProcess Process)> StatusAsync(CancellationToken cancellationToken)
-        {
-            var status = await api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
-            return status is { Server: { } server, Process: { } process }
-                ? (server, process)
-                : throw new UsageException("the API's streaming server stopped during the run (GET /api/streaming says enabled=false)");
-        }
     }
 }
 

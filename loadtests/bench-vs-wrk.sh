@@ -47,9 +47,11 @@ echo "$(uptime); nproc $(nproc)"
 failed=0
 for pair in $(seq 1 "$pairs"); do
   wrk_rps=$(wrk -t2 -c"$connections" -d"${seconds}s" "$url$path" | sed -n 's/^Requests\/sec:[[:space:]]*\([0-9.]*\).*/\1/p')
-  # The compute experiment runs sync, then taskrun; summary.json lists sync first.
   dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report-$pair" >"$work/runner-$pair.log"
-  ours_rps=$(grep -m1 '"requestsPerSecond"' "$work/report-$pair/summary.json" | sed 's/[^0-9.]//g')
+  # The sync variant's rate after its first 2-second row: a fresh runner process JIT-compiles its HTTP stack in that
+  # row, which wrk (native, and the server already warm) never pays. Requests in the later rows over their time span.
+  ours_rps=$(awk -F, '$1 == "sync" { n++; if (n == 1) { t0 = $2; next } done += $6 + $7; t1 = $2 }
+    END { if (t1 > t0) printf "%.1f", done / (t1 - t0); else print 0 }' "$work/report-$pair/curves.csv")
   awk -v p="$pair" -v w="$wrk_rps" -v o="$ours_rps" -v m="$minimum" \
     'BEGIN { r = o / w; printf "pair %d: wrk %.0f requests/s, load runner %.0f requests/s (sync variant), ratio %.2f (at least %.2f): %s\n", p, w, o, r, m, (r >= m ? "PASS" : "FAIL"); exit (r >= m ? 0 : 1) }' \
     || failed=1

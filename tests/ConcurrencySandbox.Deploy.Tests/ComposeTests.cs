@@ -55,6 +55,7 @@ public class ComposeTests
     }
 
     [FactWhenToolExists("bash")]
+    [Trait("Category", "Slow")]
     public async Task HealthcheckPassesWhenHealthzAnswers200AndFailsOtherwise()
     {
         await using var api = SandboxApp.Build(["--urls", "http://127.0.0.1:0"]);
@@ -115,6 +116,7 @@ public class ComposeTests
     }
 
     [TheoryWhenToolExists("docker-compose")]
+    [Trait("Category", "Slow")]
     [InlineData("deploy/compose.yaml")]
     [InlineData("deploy/compose.yaml", "deploy/compose.cpuset.yaml")]
     public void ComposeV1ConfigAcceptsTheFilesWithEveryProfile(params string[] files)
@@ -125,6 +127,7 @@ public class ComposeTests
     }
 
     [FactWhenToolExists("getent")]
+    [Trait("Category", "Slow")]
     public void LoadRunnerScriptSkipsATargetWhoseServiceIsNotRunningWithOneLine()
     {
         var (exitCode, output, _) = ExternalTool.RunWith(

@@ -53,6 +53,7 @@ public sealed class ContainerMatrixTests : IDisposable
     }
 
     [Fact]
+    [Trait("Category", "Slow")]
     public async Task ContainerIsStartedWithTheLimitAndRemovedWhenTheVariantEnds()
     {
         using var api = FakeApi.Start(processorCount: 2);
@@ -70,6 +71,7 @@ public sealed class ContainerMatrixTests : IDisposable
     }
 
     [Fact]
+    [Trait("Category", "Slow")]
     public async Task WrongProcessorCountInsideStopsTheRunWithAClearErrorAndRemovesTheContainer()
     {
         using var api = FakeApi.Start(processorCount: 2);

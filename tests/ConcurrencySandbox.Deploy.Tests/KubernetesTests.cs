@@ -128,6 +128,7 @@ public class KubernetesTests
     }
 
     [FactWhenToolExists("kubectl")]
+    [Trait("Category", "Slow")]
     public void EveryOverlayRendersWithTheApiLimitedToItsCpuCount()
     {
         foreach (var cpus in new[] { 1, 2, 4 })
@@ -144,6 +145,7 @@ public class KubernetesTests
     }
 
     [FactWhenToolExists("kubectl")]
+    [Trait("Category", "Slow")]
     public void LoadRunnerKustomizationRendersOneJobWithoutANamespace()
     {
         var job = Assert.Single(Manifests.RenderedObjects($"{Manifests.K8s}/loadrunner"));

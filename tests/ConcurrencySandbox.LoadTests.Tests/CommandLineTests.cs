@@ -67,7 +67,7 @@ public class CommandLineTests
     }
 
     [Fact]
-    public async Task DefaultsShowTheFanOutEffectOnTwoCores()
+    public async Task FanOutDefaultsToTheQuickProfileTenOneSecondCallsAndEveryStrategy()
     {
         RunRequest? seen = null;
 

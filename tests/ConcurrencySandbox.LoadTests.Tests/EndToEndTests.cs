@@ -5,6 +5,7 @@ using ConcurrencySandbox.LoadTests.Cli;
 namespace ConcurrencySandbox.LoadTests.Tests;
 
 /// <summary>The real runner, as a process, against the API child it starts itself: mechanisms, counts and exit codes only.</summary>
+[Trait("Category", "Slow")]
 public sealed class EndToEndTests : IDisposable
 {
     private readonly string _out = Path.Combine(Path.GetTempPath(), "loadtests-e2e-" + Guid.NewGuid().ToString("N"));

@@ -60,10 +60,12 @@ public class LoadShapeTests
     {
         var shape = new LoadShape([new Inject(10, TimeSpan.FromSeconds(2))], TimeSpan.FromSeconds(1));
 
-        Assert.Equal(0.1, shape.IntendedStart(0)!.Value.TotalSeconds, 6);
-        Assert.Equal(1.0, shape.IntendedStart(9)!.Value.TotalSeconds, 6);
-        Assert.Equal(2.0, shape.IntendedStart(19)!.Value.TotalSeconds, 6);
-        Assert.Null(shape.IntendedStart(20));
+        var startSeconds = Enumerable.Range(0, 21).Select(i => shape.IntendedStart(i)?.TotalSeconds).ToList();
+
+        Assert.Equal(0.1, startSeconds[0]!.Value, 6);
+        Assert.Equal(1.0, startSeconds[9]!.Value, 6);
+        Assert.Equal(2.0, startSeconds[19]!.Value, 6);
+        Assert.Null(startSeconds[20]);
     }
 
     [Fact]

@@ -77,8 +77,10 @@ public sealed class ClosedModel(LoadShape shape) : IWorkload
 /// omission). At most <paramref name="maxInFlight"/> requests are outstanding; a request that waits for a slot still
 /// counts its waiting time. Requests still unsent when the shape ends are recorded as failed.
 /// </summary>
-public sealed class OpenModel(LoadShape shape, int maxInFlight) : IWorkload
+public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? clock = null) : IWorkload
 {
+    // The schedule and the latencies follow this clock (tests pass a fake one); the wait for a free slot is real time.
+    private readonly TimeProvider _clock = clock ?? TimeProvider.System;
     private long _startTimestamp;
 
     public string LoadUnit => "rate";
@@ -91,18 +93,18 @@ public sealed class OpenModel(LoadShape shape, int maxInFlight) : IWorkload
     public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
     {
         using var slots = new SemaphoreSlim(maxInFlight, maxInFlight);
-        _startTimestamp = Stopwatch.GetTimestamp();
+        _startTimestamp = _clock.GetTimestamp();
         long index = 0;
         try
         {
             for (var intended = shape.IntendedStart(0); intended is { } due; intended = shape.IntendedStart(++index))
             {
-                var wait = due - Stopwatch.GetElapsedTime(_startTimestamp);
+                var wait = due - _clock.GetElapsedTime(_startTimestamp);
                 if (wait > TimeSpan.Zero)
                 {
-                    await Task.Delay(wait, cancellationToken);
+                    await Task.Delay(wait, _clock, cancellationToken);
                 }
-                var untilEnd = shape.Duration - Stopwatch.GetElapsedTime(_startTimestamp);
+                var untilEnd = shape.Duration - _clock.GetElapsedTime(_startTimestamp);
                 if (!await slots.WaitAsync(untilEnd > TimeSpan.Zero ? untilEnd : TimeSpan.Zero, cancellationToken))
                 {
                     RecordUnsent(recorder, index);
@@ -136,7 +138,7 @@ public sealed class OpenModel(LoadShape shape, int maxInFlight) : IWorkload
         try
         {
             var ok = await send(cancellationToken);
-            var latency = Stopwatch.GetElapsedTime(_startTimestamp) - intendedStart;
+            var latency = _clock.GetElapsedTime(_startTimestamp) - intendedStart;
             recorder.Record(latency.TotalMilliseconds, ok);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)

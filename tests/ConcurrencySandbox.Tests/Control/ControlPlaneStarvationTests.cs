@@ -14,6 +14,7 @@ namespace ConcurrencySandbox.Tests.Control;
 /// pool thread on calls queued to the same pool, so once the floor's worth of requests run, nothing can finish.
 /// Timeouts here are hang guards only.
 /// </summary>
+[Trait("Category", "Slow")]
 public sealed class ControlPlaneStarvationTests
 {
     private const string BlockingFanOut = "/api/fanout?calls=2&delayMs=10&strategy=threadpool";
@@ -74,17 +75,16 @@ public sealed class ControlPlaneStarvationTests
     {
         using var guard = new CancellationTokenSource(HangGuard);
         var previous = -1L;
-        while (true)
-        {
-            await Task.Delay(TimeSpan.FromSeconds(1), guard.Token);
-            var state = await child.Control.GetFromJsonAsync<ThreadPoolStateResponse>(ControlRoutes.ThreadPool, guard.Token);
-            var pool = state!.ThreadPool;
-            if (pool.PendingWorkItemCount > 0 && pool.CompletedWorkItemCount == previous)
+        await Eventually.TrueAsync(
+            async () =>
             {
-                return;
-            }
-
-            previous = pool.CompletedWorkItemCount;
-        }
+                var pool = (await child.Control.GetFromJsonAsync<ThreadPoolStateResponse>(ControlRoutes.ThreadPool, guard.Token))!.ThreadPool;
+                var stalled = pool.PendingWorkItemCount > 0 && pool.CompletedWorkItemCount == previous;
+                previous = pool.CompletedWorkItemCount;
+                return stalled;
+            },
+            "the pool to hold queued work and complete none for a second",
+            HangGuard,
+            TimeSpan.FromSeconds(1));
     }
 }

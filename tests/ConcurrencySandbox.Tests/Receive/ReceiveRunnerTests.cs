@@ -1,6 +1,5 @@
 using ConcurrencySandbox.Experiments.Receive;
 using ConcurrencySandbox.Experiments.Telemetry;
-using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Receive;
 

@@ -1,7 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
 using ConcurrencySandbox.Experiments.Streaming;
-using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Streaming;
 

@@ -3,6 +3,7 @@ using ConcurrencySandbox.Tests.Hosting;
 namespace ConcurrencySandbox.Tests.Swagger;
 
 /// <summary>The served OpenAPI document against two independent linters' rule sets: no errors allowed.</summary>
+[Trait("Category", "Slow")]
 public sealed class OpenApiLintTests : IAsyncLifetime
 {
     private static readonly TimeSpan LintTimeout = TimeSpan.FromMinutes(2);

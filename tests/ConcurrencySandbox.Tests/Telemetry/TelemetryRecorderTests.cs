@@ -1,5 +1,4 @@
 using ConcurrencySandbox.Experiments.Telemetry;
-using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Telemetry;
 

@@ -11,6 +11,7 @@ seconds="${1:-10}"
 connections="${2:-64}"
 pairs="${3:-3}"
 minimum=0.9
+source scripts/wrk-bench-lib.sh
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
 
 work=$(mktemp -d)
@@ -21,18 +22,8 @@ trap cleanup EXIT
 dotnet build -c Release loadtests/ConcurrencySandbox.LoadTests -v quiet -nologo >/dev/null
 runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests.dll
 
-# One API for both tools: the copy the build put next to the runner (the same server the runner's children run),
-# with the runner's quiet logging.
-dotnet "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" --urls http://127.0.0.1:0 \
-  --Logging:LogLevel:Default=Warning --Logging:LogLevel:Microsoft.Hosting.Lifetime=Information >"$work/api.log" 2>&1 &
-api_pid=$!
-for _ in $(seq 1 120); do
-  url=$(sed -n 's/^ConcurrencySandbox API ready at \(http:[^ ]*\).*/\1/p' "$work/api.log" | head -n 1)
-  [ -n "$url" ] && break
-  sleep 0.5
-done
-[ -n "${url:-}" ] || { echo "the API printed no ready line" >&2; cat "$work/api.log" >&2; exit 2; }
-url="${url%/}"
+# One API for both tools: the copy the build put next to the runner (the same server the runner's children run).
+start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work"
 path="/api/compute/sync?cycles=1"
 echo "API at $url; ${seconds} s each, ${connections} connections/users, GET $path"
 
@@ -46,15 +37,13 @@ JSON
 echo "$(uptime); nproc $(nproc)"
 failed=0
 for pair in $(seq 1 "$pairs"); do
-  wrk_rps=$(wrk -t2 -c"$connections" -d"${seconds}s" "$url$path" | sed -n 's/^Requests\/sec:[[:space:]]*\([0-9.]*\).*/\1/p')
+  wrk_rps=$(wrk_rps "$connections" "$seconds" "$url$path")
   dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report-$pair" >"$work/runner-$pair.log"
   # The sync variant's rate after its first 2-second row: a fresh runner process JIT-compiles its HTTP stack in that
   # row, which wrk (native, and the server already warm) never pays. Requests in the later rows over their time span.
   ours_rps=$(awk -F, '$1 == "sync" { n++; if (n == 1) { t0 = $2; next } done += $6 + $7; t1 = $2 }
     END { if (t1 > t0) printf "%.1f", done / (t1 - t0); else print 0 }' "$work/report-$pair/curves.csv")
-  awk -v p="$pair" -v w="$wrk_rps" -v o="$ours_rps" -v m="$minimum" \
-    'BEGIN { r = o / w; printf "pair %d: wrk %.0f requests/s, load runner %.0f requests/s (sync variant), ratio %.2f (at least %.2f): %s\n", p, w, o, r, m, (r >= m ? "PASS" : "FAIL"); exit (r >= m ? 0 : 1) }' \
-    || failed=1
+  check_pair "$pair" wrk "$wrk_rps" "load runner (sync variant)" "$ours_rps" "$minimum" || failed=1
 done
 echo "$(uptime)"
 exit "$failed"

@@ -10,6 +10,7 @@ seconds="${1:-8}"; connections="${2:-64}"; pairs="${3:-3}"
 (( seconds >= 1 && seconds <= 120 )) || { echo "seconds must be 1..120" >&2; exit 2; }
 (( connections >= 1 && connections <= 1024 )) || { echo "connections must be 1..1024" >&2; exit 2; }
 (( pairs >= 1 && pairs <= 20 )) || { echo "pairs must be 1..20" >&2; exit 2; }
+source scripts/wrk-bench-lib.sh
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
 minimum=0.9
 
@@ -19,18 +20,9 @@ cleanup() { if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; fi; 
 trap cleanup EXIT
 
 dotnet build -c Release src/ConcurrencySandbox.Api -v quiet -nologo >/dev/null
-dotnet src/ConcurrencySandbox.Api/bin/Release/net10.0/ConcurrencySandbox.Api.dll --urls http://127.0.0.1:0 \
-  --Logging:LogLevel:Default=Warning --Logging:LogLevel:Microsoft.Hosting.Lifetime=Information >"$work/api.log" 2>&1 &
-api_pid=$!
-for _ in $(seq 1 120); do
-  url=$(sed -n 's/^ConcurrencySandbox API ready at \(http:[^ ]*\).*/\1/p' "$work/api.log" | head -n 1)
-  [ -n "$url" ] && break
-  sleep 0.5
-done
-[ -n "${url:-}" ] || { echo "the API printed no ready line" >&2; cat "$work/api.log" >&2; exit 2; }
-url="${url%/}"
+start_api src/ConcurrencySandbox.Api/bin/Release/net10.0/ConcurrencySandbox.Api.dll "$work"
 
-rps() { wrk -t2 -c"$connections" -d"${seconds}s" "$url$1" | sed -n 's/^Requests\/sec:[[:space:]]*\([0-9.]*\).*/\1/p'; }
+rps() { wrk_rps "$connections" "$seconds" "$url$1"; }
 
 # Warm-up (JIT, connections) for both paths.
 rps /healthz >/dev/null; rps "/api/compute/sync?cycles=1" >/dev/null
@@ -39,9 +31,7 @@ failed=0
 for pair in $(seq 1 "$pairs"); do
   bare=$(rps /healthz)
   compute=$(rps "/api/compute/sync?cycles=1")
-  awk -v p="$pair" -v b="$bare" -v c="$compute" -v m="$minimum" \
-    'BEGIN { r = c / b; printf "pair %d: /healthz %.0f requests/s, compute/sync?cycles=1 %.0f requests/s, ratio %.2f (at least %.2f): %s\n", p, b, c, r, m, (r >= m ? "PASS" : "FAIL"); exit (r >= m ? 0 : 1) }' \
-    || failed=1
+  check_pair "$pair" /healthz "$bare" "compute/sync?cycles=1" "$compute" "$minimum" || failed=1
 done
 echo "$(uptime)"
 exit "$failed"

@@ -41,6 +41,9 @@ public sealed record StreamingLoad(int Clients, int ConnectIntervalMs, int Messa
 /// </summary>
 public static class StreamingRun
 {
+    /// <summary>Seconds to wait at most for the server to drop every client before the idle readings.</summary>
+    private const int MaxTeardownTicks = 10;
+
     public static async Task<StreamingResult> RunAsync(
         IPEndPoint server,
         StreamingLoad load,
@@ -57,8 +60,17 @@ public static class StreamingRun
         await clients;
         var counts = tally.Counts();
 
-        // Let the server notice the clients are gone before the idle readings start.
-        await timer.WaitForNextTickAsync(cancellationToken);
+        // Let the server notice the clients are gone, and finish tearing their connections down (a failed send per
+        // connection, its exception and its buffers), before the idle readings start: that garbage is not idle.
+        for (var tick = 0; tick < MaxTeardownTicks && await timer.WaitForNextTickAsync(cancellationToken); tick++)
+        {
+            if ((await sampleAsync(cancellationToken)).Server.ConnectedClients == 0)
+            {
+                await timer.WaitForNextTickAsync(cancellationToken);
+                break;
+            }
+        }
+
         var idle = await SampleAsync(timer, load.Idle, sampleAsync, progress: null, tally, cancellationToken);
         return new StreamingResult(load, idle, samples, counts);
     }

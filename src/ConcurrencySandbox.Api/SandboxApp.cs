@@ -7,6 +7,7 @@ using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Api.Work;
+using ConcurrencySandbox.Contracts.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 
@@ -17,9 +18,6 @@ public static class SandboxApp
 {
     /// <summary>Where the API listens when nothing else is configured (no --urls, ASPNETCORE_URLS or ASPNETCORE_HTTP_PORTS).</summary>
     public const string DefaultUrl = "http://127.0.0.1:5080";
-
-    /// <summary>The fixed start of the line printed once the server is ready; scripts and the load runner wait for it.</summary>
-    public const string ReadyLinePrefix = "ConcurrencySandbox API ready at ";
 
     /// <param name="args">Command-line arguments, including configuration such as --urls.</param>
     /// <param name="configureServices">Runs after the app's own registrations, so tests can replace a service.</param>
@@ -68,7 +66,7 @@ public static class SandboxApp
         app.Lifetime.ApplicationStarted.Register(() =>
         {
             var addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
-            Console.WriteLine($"{ReadyLinePrefix}{addresses.FirstOrDefault()}");
-            Console.WriteLine($"{ControlListener.ReadyLinePrefix}{app.Services.GetRequiredService<ControlListener>().Address}");
+            Console.WriteLine($"{ApiStartup.ReadyLinePrefix}{addresses.FirstOrDefault()}");
+            Console.WriteLine($"{ApiStartup.ControlReadyLinePrefix}{app.Services.GetRequiredService<ControlListener>().Address}");
         });
 }

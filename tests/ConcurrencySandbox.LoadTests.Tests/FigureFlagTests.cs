@@ -1,6 +1,6 @@
 using System.Text.Json;
-using ConcurrencySandbox.Experiments.Statistics;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.Matrix;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -32,13 +32,13 @@ public class FigureFlagTests
     public void SweepFromTheApiIsFlaggedAgainstTheCoresTheApiReallyHad()
     {
         using var document = JsonDocument.Parse("""
-            { "processorCount": 2, "rows": [
+            { "machine": { "processorCount": 2 }, "rows": [
               { "amount": 10, "syncSeconds": 0.000029, "taskRunSeconds": 0.000004, "efficiencyPercent": 725,
                 "sync": { "median": 0.000029, "min": 0.00002, "max": 0.00006 }, "taskRun": { "median": 0.000004, "min": 0.000004, "max": 0.0000041 } },
               { "amount": 1000000000, "syncSeconds": 2, "taskRunSeconds": 1.02, "efficiencyPercent": 196,
                 "sync": { "median": 2, "min": 1.98, "max": 2.02 }, "taskRun": { "median": 1.02, "min": 1.0, "max": 1.05 } } ] }
             """);
-        var sweep = document.Deserialize<SweepResponse>(new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
+        var sweep = document.Deserialize<SweepReport>(new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
 
         var flags = MatrixRunner.Flags([new CoreCountRun(2, null, sweep.ProcessorCount, sweep.Rows, null, null)]);
 

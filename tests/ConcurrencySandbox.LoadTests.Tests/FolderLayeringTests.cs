@@ -1,30 +1,54 @@
 using System.Text.RegularExpressions;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
 public partial class FolderLayeringTests
 {
     /// <summary>The runner's folders, each allowed to use only the ones before it (docs/loadtests.md, "Layout of the runner").</summary>
-    private static readonly string[] Layers = ["ApiContract", "Engine", "Hosting", "Experiments", "Reports", "Running", "Matrix", "Cli"];
+    private static readonly string[] Layers = ["ApiClient", "Engine", "Hosting", "Experiments", "Reports", "Running", "Matrix", "Cli"];
 
-    [GeneratedRegex(@"^using ConcurrencySandbox\.LoadTests\.(?<folder>\w+);", RegexOptions.Multiline)]
+    [GeneratedRegex(@"^using ConcurrencySandbox\.LoadTests\.(?<folder>\w+)(\.(?<slice>\w+))?;", RegexOptions.Multiline)]
     private static partial Regex UsingOfAFolder();
+
+    private static string Runner => Path.Combine(RepositoryRoot(), "loadtests", "ConcurrencySandbox.LoadTests");
+
+    private static string SlicesFolder => Path.Combine(Runner, "Experiments");
 
     [Fact]
     public void EveryFolderUsesOnlyTheFoldersBeforeItSoNoTwoImportEachOther()
     {
-        var runner = Path.Combine(RepositoryRoot(), "loadtests", "ConcurrencySandbox.LoadTests");
+        var runner = Runner;
         var folders = Directory.GetDirectories(runner).Select(Path.GetFileName).Where(f => f is not ("bin" or "obj")).Order().ToList();
         Assert.Equal(Layers.Order(), folders);
 
         var violations =
             from layer in Layers.Select((folder, rank) => (folder, rank))
-            from file in Directory.GetFiles(Path.Combine(runner, layer.folder), "*.cs")
+            from file in Directory.GetFiles(Path.Combine(runner, layer.folder), "*.cs", SearchOption.AllDirectories)
             from match in UsingOfAFolder().Matches(File.ReadAllText(file))
             let used = match.Groups["folder"].Value
             where Array.IndexOf(Layers, used) > layer.rank
             select $"{layer.folder}/{Path.GetFileName(file)} uses {used}";
         Assert.Empty(violations);
+    }
+
+    [Fact]
+    public void EveryExperimentHasAFolderOfItsOwnThatNoOtherExperimentUses()
+    {
+        var slices = Directory.GetDirectories(SlicesFolder).Select(Path.GetFileName).ToList();
+        var experimentFiles = Directory.GetFiles(Runner, "*Experiment.cs", SearchOption.AllDirectories)
+            .Where(file => !File.ReadAllText(file).Contains("public abstract class", StringComparison.Ordinal))
+            .Select(file => Path.GetRelativePath(SlicesFolder, file).Replace('\\', '/'));
+        Assert.All(experimentFiles, file => Assert.Matches(@"^(?<slice>\w+)/\k<slice>Experiment\.cs$", file));
+
+        var crossings =
+            from slice in slices
+            from file in Directory.GetFiles(Path.Combine(SlicesFolder, slice), "*.cs", SearchOption.AllDirectories)
+            from match in UsingOfAFolder().Matches(File.ReadAllText(file))
+            where match.Groups["folder"].Value == "Experiments" && match.Groups["slice"].Success && match.Groups["slice"].Value != slice
+            select $"Experiments/{slice}/{Path.GetFileName(file)} uses Experiments.{match.Groups["slice"].Value}";
+        Assert.Empty(crossings);
+        Assert.Equal(slices.Count, ExperimentList.All.Count);
     }
 
     private static string RepositoryRoot()

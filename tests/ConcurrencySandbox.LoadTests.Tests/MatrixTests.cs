@@ -1,5 +1,8 @@
 using System.Text.Json;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
+using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Matrix;
 
@@ -10,12 +13,12 @@ public class MatrixTests
     [Fact]
     public void SweepJsonIsReadWithItsBreakEvenAndProcessorCount()
     {
-        var sweep = JsonSerializer.Deserialize<SweepResponse>("""
-            { "work": "compute", "processorCount": 1, "breakEvenAmount": null,
-              "rows": [ { "amount": 1, "syncSeconds": 0.001, "taskRunSeconds": 0.002, "efficiencyPercent": 50 } ] }
-            """, SandboxClient.Json)!;
+        var sent = new SweepReport("compute", "cycles", [Row(1, 0.001, 0.002, 50)], BreakEvenAmount: null, TotalSeconds: 0.01,
+            MachineInfo.Current with { ProcessorCount = 1 });
 
-        Assert.Equal([new SweepRow(1, 0.001, 0.002, 50)], sweep.Rows);
+        var sweep = JsonSerializer.Deserialize<SweepReport>(JsonSerializer.Serialize(sent, SandboxClient.Json), SandboxClient.Json)!;
+
+        Assert.Equal(sent.Rows, sweep.Rows);
         Assert.Null(sweep.BreakEvenAmount);
         Assert.Equal(1, sweep.ProcessorCount);
     }
@@ -27,8 +30,8 @@ public class MatrixTests
     {
         CoreCountRun[] runs =
         [
-            new(1, null, 1, [new SweepRow(10, 1, 1, 300), new SweepRow(1_000_000_000, 2, 2, efficiencyAtLargest)], null, null),
-            new(2, null, 2, [new SweepRow(1_000_000_000, 2, 1, 199)], null, null),
+            new(1, null, 1, [Row(10, 1, 1, 300), Row(1_000_000_000, 2, 2, efficiencyAtLargest)], null, null),
+            new(2, null, 2, [Row(1_000_000_000, 2, 1, 199)], null, null),
         ];
 
         Assert.Contains(expected, MatrixRunner.Hypothesis3(runs));
@@ -57,4 +60,9 @@ public class MatrixTests
         var slower = result with { Intervals = [Row(4, 1000), Row(8, 0), Row(12, 0), Row(16, 9000)] };
         Assert.Equal("8 users", MatrixRunner.StarvedFrom(slower, 5000));
     }
+
+    /// <summary>A sweep row with a tight spread around its figures.</summary>
+    private static ComparisonRow Row(long amount, double syncSeconds, double taskRunSeconds, double efficiencyPercent) =>
+        new(amount, 3, syncSeconds, taskRunSeconds, efficiencyPercent, taskRunSeconds - syncSeconds,
+            new Spread(syncSeconds, syncSeconds, syncSeconds), new Spread(taskRunSeconds, taskRunSeconds, taskRunSeconds), Seed: null);
 }

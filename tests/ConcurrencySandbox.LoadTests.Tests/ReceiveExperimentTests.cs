@@ -1,5 +1,6 @@
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments.Receive;
 using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -68,14 +69,15 @@ public sealed class ReceiveExperimentTests
         return new VariantResult(key, "/x", "users", 10, [new IntervalRow(key, 10, "users", 4, requestsPerSecond, stats)], telemetry, stats);
     }
 
-    private static TelemetrySnapshot Snapshot(double uptimeSeconds, double cpuMs, long allocatedBytes) =>
+    private static RuntimeSnapshot Snapshot(double uptimeSeconds, double cpuMs, long allocatedBytes) =>
         new(
             DateTimeOffset.UnixEpoch.AddSeconds(uptimeSeconds),
             uptimeSeconds,
             2,
             new ThreadPoolTelemetry(4, 0, 0, 2, 100),
-            new GcTelemetry(0, 0, 0, allocatedBytes, 0, 0),
+            new GCTelemetry(0, 0, 0, allocatedBytes, 0, 0),
             new ProcessTelemetry(cpuMs, 0, 0, 20),
             0,
-            0);
+            0,
+            new SandboxTelemetry(0, 0, 0, 0, 0));
 }

@@ -1,5 +1,5 @@
 using System.Text.RegularExpressions;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;

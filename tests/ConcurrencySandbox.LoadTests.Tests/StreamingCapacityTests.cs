@@ -1,4 +1,5 @@
 using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 

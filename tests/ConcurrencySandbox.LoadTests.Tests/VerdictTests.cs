@@ -1,4 +1,8 @@
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments.ColdStart;
+using ConcurrencySandbox.LoadTests.Experiments.Compute;
+using ConcurrencySandbox.LoadTests.Experiments.FanOut;
+using ConcurrencySandbox.LoadTests.Experiments.Sleep;
 using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Tests;

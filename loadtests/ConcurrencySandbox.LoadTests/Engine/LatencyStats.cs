@@ -1,4 +1,4 @@
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 

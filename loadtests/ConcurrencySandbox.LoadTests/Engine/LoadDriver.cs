@@ -1,9 +1,10 @@
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.LoadTests.ApiClient;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
 /// <summary>What a load driver gets for one variant: the API it loads, the run's load settings and where progress goes.</summary>
-public sealed record LoadContext(VariantKey Key, Uri BaseAddress, SandboxClient Api, LoadOptions Load, Action<IntervalRow, TelemetrySnapshot?> Progress);
+public sealed record LoadContext(VariantKey Key, Uri BaseAddress, SandboxClient Api, LoadOptions Load, Action<IntervalRow, RuntimeSnapshot?> Progress);
 
 /// <summary>
 /// How one variant puts load on its API and measures it. The HTTP ramp and the cold-start burst are built in; an

@@ -1,5 +1,6 @@
 using System.Text.Json;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.FanOut;
+using ConcurrencySandbox.LoadTests.ApiClient;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
@@ -22,7 +23,7 @@ public sealed class QueueWaitProbe : IResponseProbe
 
     public async Task ObserveAsync(Stream body, CancellationToken cancellationToken)
     {
-        if (await JsonSerializer.DeserializeAsync<FanOutResponse>(body, SandboxClient.Json, cancellationToken) is { QueueWaitMs: { } wait })
+        if (await JsonSerializer.DeserializeAsync<FanOutReport>(body, SandboxClient.Json, cancellationToken) is { QueueWaitMs: { } wait })
         {
             var microseconds = (long)(wait.Max * 1000);
             for (var seen = Interlocked.Read(ref _maxMicroseconds); microseconds > seen; seen = Interlocked.Read(ref _maxMicroseconds))

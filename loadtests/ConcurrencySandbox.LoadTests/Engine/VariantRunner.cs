@@ -1,5 +1,6 @@
 using System.Diagnostics;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.LoadTests.ApiClient;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
@@ -7,7 +8,7 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 public sealed record IntervalRow(VariantKey Variant, double ElapsedSeconds, string LoadUnit, double Load, double RequestsPerSecond, LatencyStats Stats);
 
 /// <summary>One telemetry sample taken while a variant ran.</summary>
-public sealed record TelemetryRow(VariantKey Variant, double ElapsedSeconds, TelemetrySnapshot Snapshot);
+public sealed record TelemetryRow(VariantKey Variant, double ElapsedSeconds, RuntimeSnapshot Snapshot);
 
 /// <summary>A figure an experiment computes for one variant beyond latency and throughput, e.g. ("CPU per request", 1.8, "ms").</summary>
 public sealed record VariantFigure(string Name, double Value, string Unit);
@@ -91,7 +92,7 @@ public static class VariantRunner
         SendRequest send,
         TimeSpan reportingInterval,
         SandboxClient? telemetry,
-        Action<IntervalRow, TelemetrySnapshot?> progress,
+        Action<IntervalRow, RuntimeSnapshot?> progress,
         CancellationToken cancellationToken)
     {
         var started = Stopwatch.GetTimestamp();
@@ -209,7 +210,7 @@ public static class VariantRunner
             .ToArray();
     }
 
-    private static TelemetrySnapshot? LatestOf(List<TelemetryRow> samples)
+    private static RuntimeSnapshot? LatestOf(List<TelemetryRow> samples)
     {
         lock (samples)
         {

@@ -1,4 +1,11 @@
 using System.CommandLine;
+using ConcurrencySandbox.LoadTests.Experiments.ColdStart;
+using ConcurrencySandbox.LoadTests.Experiments.Compute;
+using ConcurrencySandbox.LoadTests.Experiments.FanOut;
+using ConcurrencySandbox.LoadTests.Experiments.Receive;
+using ConcurrencySandbox.LoadTests.Experiments.Sleep;
+using ConcurrencySandbox.LoadTests.Experiments.SpinWait;
+using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
 

@@ -2,7 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.InteropServices;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
@@ -46,7 +46,7 @@ public sealed class ApiProcess : IAsyncDisposable
         process.OutputDataReceived += (_, e) =>
         {
             // Keep draining stdout after the ready line so the child never blocks on a full pipe.
-            if (Startup.ReadyAddress(e.Data) is { } address)
+            if (ApiStartup.ReadyAddress(e.Data) is { } address)
             {
                 ready.TrySetResult(address);
             }
@@ -97,7 +97,7 @@ public sealed class ApiProcess : IAsyncDisposable
         string[] arguments =
         [
             ApiAssembly, "--urls", "http://127.0.0.1:0",
-            $"--{Startup.ParentProcessSetting}={Environment.ProcessId.ToString(CultureInfo.InvariantCulture)}", .. QuietLogging,
+            $"--{ApiStartup.ParentProcessSetting}={Environment.ProcessId.ToString(CultureInfo.InvariantCulture)}", .. QuietLogging,
         ];
         var start = new ProcessStartInfo
         {

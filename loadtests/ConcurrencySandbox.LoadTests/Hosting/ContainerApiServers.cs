@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.LoadTests.ApiClient;
 
 namespace ConcurrencySandbox.LoadTests.Hosting;
 

@@ -1,9 +1,11 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using ConcurrencySandbox.Experiments.Statistics;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
+using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
@@ -12,7 +14,7 @@ using ConcurrencySandbox.LoadTests.Running;
 namespace ConcurrencySandbox.LoadTests.Matrix;
 
 /// <summary>What was measured at one core count and limit (taskset pinning, or a container's quota or cpuset), or why it was skipped.</summary>
-public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<SweepRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
+public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<ComparisonRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
     ContainerLimit? Container = null)
 {
     /// <summary>How the report names this run: "2 core(s)" locally, "2 core(s) --cpus 2" in a container.</summary>
@@ -132,7 +134,7 @@ public static class MatrixRunner
     private static async Task<CoreCountRun> RunCoreCountAsync(
         CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, CancellationToken cancellationToken)
     {
-        IReadOnlyList<SweepRow> sweep = [];
+        IReadOnlyList<ComparisonRow> sweep = [];
         double? breakEven = null;
         int? processorCount = null;
         if (options.Experiments.Contains("sweep"))
@@ -142,7 +144,7 @@ public static class MatrixRunner
             using var client = new SandboxClient(server.BaseAddress);
             try
             {
-                var answer = await client.GetAsync<SweepResponse>(
+                var answer = await client.GetAsync<SweepReport>(
                     string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&format=json"),
                     SweepTimeout, cancellationToken);
                 (sweep, breakEven, processorCount) = (answer.Rows, answer.BreakEvenAmount, answer.ProcessorCount);
@@ -166,7 +168,7 @@ public static class MatrixRunner
         [.. runs.SelectMany(r => r.Sweep.SelectMany(row => Flags(row, r.ApiProcessorCount ?? r.Cpus)))];
 
     /// <summary>What cannot be true in one sweep row on <paramref name="cores"/> cores, or is too noisy to trust.</summary>
-    public static IReadOnlyList<FigureFlag> Flags(SweepRow row, int cores) =>
+    public static IReadOnlyList<FigureFlag> Flags(ComparisonRow row, int cores) =>
         FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {row.Amount:N0} cycles"), row.EfficiencyPercent, row.Sync, row.TaskRun, cores);
 
     /// <summary>
@@ -309,7 +311,7 @@ public static class MatrixRunner
         fanOuts.Select(run => $"{run.Label}: {run.FanOut!.Finding.Verdict} (details in fanout-{run.Key}/report.html)");
 
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
-    private static string[] SweepCells(SweepRow row, int cores)
+    private static string[] SweepCells(ComparisonRow row, int cores)
     {
         var flags = Flags(row, cores);
         return

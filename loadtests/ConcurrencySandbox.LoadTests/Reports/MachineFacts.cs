@@ -1,4 +1,4 @@
-using ConcurrencySandbox.Experiments.Machine;
+using ConcurrencySandbox.Contracts.Machine;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 

@@ -40,7 +40,7 @@ public static class ReportWriter
         var csv = new StringBuilder("variant,elapsed_s,thread_count,queue_length,completed_items,cpu_percent,os_threads,working_set_bytes,heap_bytes,allocated_bytes,gen0,gen1,gen2,gc_pause_ms,lock_contentions,in_flight\n");
         foreach (var row in variants.SelectMany(v => v.Telemetry))
         {
-            var (t, p, g) = (row.Snapshot.ThreadPool, row.Snapshot.Process, row.Snapshot.Gc);
+            var (t, p, g) = (row.Snapshot.ThreadPool, row.Snapshot.Process, row.Snapshot.GC);
             csv.AppendLine(Invariant($"{row.Variant.Label},{row.ElapsedSeconds:0.###},{t.ThreadCount},{t.PendingWorkItemCount},{t.CompletedWorkItemCount},{p.CpuPercent:0.#},{p.OsThreadCount},{p.WorkingSetBytes},{g.HeapSizeBytes},{g.TotalAllocatedBytes},{g.Gen0Collections},{g.Gen1Collections},{g.Gen2Collections},{g.TotalPauseDurationMs:0.###},{row.Snapshot.LockContentionCount},{row.Snapshot.InFlightRequests}"));
         }
         return csv.ToString();

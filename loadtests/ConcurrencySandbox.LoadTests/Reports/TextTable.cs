@@ -1,6 +1,6 @@
 using System.Net;
 using System.Text;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 

@@ -1,5 +1,8 @@
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Validation;
@@ -26,7 +29,7 @@ public sealed class ControlActions(ThreadPoolControl control, RuntimeSampler sam
 
     public static Ok<HealthStatus> Health() => TypedResults.Ok(HealthStatus.Ok);
 
-    public Ok<ThreadPoolStateResponse> ReadThreadPool() => TypedResults.Ok(ThreadPoolStateResponse.Read(control));
+    public Ok<ThreadPoolStateResponse> ReadThreadPool() => TypedResults.Ok(ThreadPoolState());
 
     /// <summary>Validates the whole body against <see cref="ThreadPoolSettings"/> before anything changes.</summary>
     public Results<Ok<ThreadPoolStateResponse>, ValidationProblem, ProblemHttpResult> SetThreadPool(ReadOnlySpan<byte> body)
@@ -51,6 +54,9 @@ public sealed class ControlActions(ThreadPoolControl control, RuntimeSampler sam
 
     private Results<Ok<ThreadPoolStateResponse>, ValidationProblem, ProblemHttpResult> Applied(ThreadPoolApplyResult result) =>
         result.Applied
-            ? TypedResults.Ok(ThreadPoolStateResponse.Read(control))
+            ? TypedResults.Ok(ThreadPoolState())
             : TypedResults.Problem(result.Refusal, statusCode: StatusCodes.Status409Conflict, title: "The runtime refused the thread pool settings.");
+
+    private ThreadPoolStateResponse ThreadPoolState() =>
+        new(ThreadPoolSnapshot.Capture(), control.StartupLimits, MachineInfo.Current.ProcessorCount, MachineInfo.Current.IsServerGC, GCMode.Description);
 }

@@ -5,6 +5,7 @@ using System.Text;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using ConcurrencySandbox.Api.Admin;
+using ConcurrencySandbox.Contracts.Control;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.WebUtilities;
 using Microsoft.Extensions.Options;
@@ -21,8 +22,6 @@ namespace ConcurrencySandbox.Api.Control;
 public sealed class ControlListener(ControlActions actions, IOptions<ControlOptions> options, IOptions<AdminOptions> admin, ILogger<ControlListener> logger)
     : IHostedService, IDisposable
 {
-    public const string ReadyLinePrefix = "ConcurrencySandbox control plane ready at ";
-
     // As ASP.NET Core's own JSON options, so both transports answer byte for byte alike.
     private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
     private static readonly TimeSpan IoTimeout = TimeSpan.FromSeconds(10);

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Control;

@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using ConcurrencySandbox.Api.Telemetry;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using Microsoft.Extensions.Options;
 

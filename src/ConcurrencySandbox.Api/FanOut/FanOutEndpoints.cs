@@ -1,4 +1,5 @@
 using System.Globalization;
+using ConcurrencySandbox.Contracts.FanOut;
 using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Hosting;
@@ -11,12 +12,11 @@ namespace ConcurrencySandbox.Api.Hosting;
 /// </summary>
 internal sealed class ParentProcessWatch(IConfiguration configuration, IHostApplicationLifetime lifetime, ILogger<ParentProcessWatch> logger) : BackgroundService
 {
-    public const string Setting = "ParentProcess:Id";
     private static readonly TimeSpan CheckPeriod = TimeSpan.FromSeconds(1);
 
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
-        if (configuration[Setting] is not { } text)
+        if (configuration[ApiStartup.ParentProcessSetting] is not { } text)
         {
             return;
         }

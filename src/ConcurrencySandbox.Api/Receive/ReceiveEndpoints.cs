@@ -1,5 +1,6 @@
 using System.Globalization;
 using ConcurrencySandbox.Api.Work;
+using ConcurrencySandbox.Contracts.Receive;
 using ConcurrencySandbox.Experiments.Receive;
 using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.Validation;
 using Microsoft.Extensions.Options;
@@ -30,7 +31,7 @@ public static class StreamingEndpoints
     public static IEndpointRouteBuilder MapStreaming(this IEndpointRouteBuilder endpoints)
     {
         endpoints.MapGroup("/api/streaming").WithTags("Streaming")
-            .MapGet("", (StreamingHost host, IOptions<StreamingOptions> options) => TypedResults.Ok(StreamingStatus.Read(host, options.Value)))
+            .MapGet("", (StreamingHost host, IOptions<StreamingOptions> options) => TypedResults.Ok(ReadStatus(host, options.Value)))
             .WithName("Streaming")
             .WithSummary("Seed 001: the streaming server's implementation, endpoint, clients, messages, bytes, and allocations, collections and CPU per message.")
             .WithDescription(
@@ -41,25 +42,8 @@ public static class StreamingEndpoints
                 "(including this endpoint). " + SampleClient);
         return endpoints;
     }
-}
 
-/// <param name="Enabled">False when Streaming:Port is 0 or absent.</param>
-/// <param name="Endpoint">For example tcp://127.0.0.1:5081.</param>
-/// <param name="FrameBytes">Bytes on the wire per message: 12 + messageBytes.</param>
-public sealed record StreamingStatus(
-    bool Enabled,
-    string Implementation,
-    string? Endpoint,
-    int? Port,
-    int MessageBytes,
-    int FrameBytes,
-    int IntervalMs,
-    int QueueMessages,
-    int MaxClients,
-    StreamingServerCounters? Server,
-    StreamingProcessFigures? Process)
-{
-    public static StreamingStatus Read(StreamingHost host, StreamingOptions options)
+    private static StreamingStatus ReadStatus(StreamingHost host, StreamingOptions options)
     {
         var server = host.Server;
         var counters = server?.Counters();
@@ -74,24 +58,11 @@ public sealed record StreamingStatus(
             options.QueueMessages,
             options.MaxClients,
             counters,
-            counters is not null && host.AtStart is { } atStart ? StreamingProcessFigures.Since(atStart, ProcessCounters.Read(), counters.MessagesSent) : null);
+            counters is not null && host.AtStart is { } atStart ? ProcessSince(atStart, ProcessCounters.Read(), counters.MessagesSent) : null);
     }
-}
 
-/// <summary>The whole process since the streaming server started (counts) and now (sizes).</summary>
-public sealed record StreamingProcessFigures(
-    long AllocatedBytes,
-    double AllocatedBytesPerMessage,
-    int Gen0Collections,
-    int Gen1Collections,
-    int Gen2Collections,
-    double CpuTimeMs,
-    double CpuMicrosecondsPerMessage,
-    long HeapSizeBytes,
-    long WorkingSetBytes,
-    int OsThreads)
-{
-    public static StreamingProcessFigures Since(ProcessCounters start, ProcessCounters now, long messages)
+    /// <summary>The whole process since the streaming server started (counts) and now (sizes).</summary>
+    private static StreamingProcessFigures ProcessSince(ProcessCounters start, ProcessCounters now, long messages)
     {
         var allocated = now.AllocatedBytes - start.AllocatedBytes;
         var cpuMs = now.CpuTimeMs - start.CpuTimeMs;

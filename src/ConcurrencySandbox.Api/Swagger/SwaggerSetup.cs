@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Validation;
 using Microsoft.OpenApi;
 
@@ -29,8 +30,9 @@ internal static class SwaggerSetup
             options.AddSecurityDefinition(AdminKeyOperationFilter.SchemeName, AdminKeyOperationFilter.Scheme);
             options.OperationFilter<AdminKeyOperationFilter>();
             options.DocumentFilter<TagsDocumentFilter>();
-            // The API's doc comments, and the validation library's (it holds HealthStatus, which /healthz answers).
-            foreach (var assembly in new[] { typeof(SwaggerSetup).Assembly, typeof(HealthStatus).Assembly })
+            // The API's doc comments, the contracts' (the answers it serves) and the validation library's (it holds
+            // HealthStatus, which /healthz answers).
+            foreach (var assembly in new[] { typeof(SwaggerSetup).Assembly, typeof(RuntimeSnapshot).Assembly, typeof(HealthStatus).Assembly })
             {
                 options.IncludeXmlComments(Path.Combine(AppContext.BaseDirectory, $"{assembly.GetName().Name}.xml"));
             }

@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Validation;
 
@@ -72,9 +73,6 @@ public static class TelemetryEndpoints
         return endpoints;
     }
 }
-
-/// <summary>Samples recorded at a fixed interval, oldest first.</summary>
-public sealed record TelemetryHistory(double IntervalSeconds, IReadOnlyList<RuntimeSnapshot> Samples);
 
 /// <summary>The HTTP requests the server is handling right now, so a forced shutdown can say what it abandoned.</summary>
 public sealed class InFlightRequests

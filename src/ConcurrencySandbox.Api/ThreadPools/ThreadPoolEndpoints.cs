@@ -1,7 +1,9 @@
 using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.Swagger;
-using ConcurrencySandbox.Experiments.Machine;
+using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
@@ -59,11 +61,4 @@ public static class ThreadPoolEndpoints
         var body = await JsonBody.ReadAsync(request, ControlActions.MaxBodyBytes, cancellationToken);
         return actions.SetThreadPool(body);
     }
-}
-
-/// <summary>The pool now, the start-up limits that reset returns to, and the facts that explain the pool's behaviour.</summary>
-public sealed record ThreadPoolStateResponse(ThreadPoolSnapshot ThreadPool, ThreadPoolLimits Startup, int ProcessorCount, bool IsServerGC, string GCMode)
-{
-    public static ThreadPoolStateResponse Read(ThreadPoolControl control) =>
-        new(ThreadPoolSnapshot.Capture(), control.StartupLimits, MachineInfo.Current.ProcessorCount, MachineInfo.Current.IsServerGC, Experiments.ThreadPools.GCMode.Description);
 }

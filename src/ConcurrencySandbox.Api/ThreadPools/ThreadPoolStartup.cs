@@ -1,4 +1,4 @@
-using ConcurrencySandbox.Experiments.Machine;
+using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using Microsoft.Extensions.Options;
 

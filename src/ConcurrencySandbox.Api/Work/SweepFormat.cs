@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Api.Work;

@@ -1,6 +1,8 @@
 using System.Globalization;
 using ConcurrencySandbox.Api.Swagger;
-using ConcurrencySandbox.Experiments.Machine;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.ThreadPools;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Validation;
@@ -101,8 +103,25 @@ public static class WorkEndpoints
         }
 
         var row = await Comparison.CompareAsync(family.Unit, amount, repeat, cancellationToken);
-        return TypedResults.Ok(CompareResponse.From(family.Unit, row, MachineInfo.Current.ProcessorCount));
+        return TypedResults.Ok(CompareAnswer(family.Unit, row, MachineInfo.Current.ProcessorCount));
     }
+
+    /// <summary>The compare answer for <paramref name="row"/>, its figures flagged against <paramref name="processorCount"/> cores.</summary>
+    public static CompareResponse CompareAnswer(WorkUnit unit, ComparisonRow row, int processorCount) =>
+        new(
+            unit.Name,
+            unit.AmountName,
+            row.Amount,
+            row.Repeat,
+            row.SyncSeconds,
+            row.TaskRunSeconds,
+            row.EfficiencyPercent,
+            row.TaskRunAddedSeconds,
+            row.Sync,
+            row.TaskRun,
+            row.Seed,
+            processorCount,
+            row.Flags(unit.AmountName, processorCount));
 
     private static async Task<Results<Ok<SweepReport>, ContentHttpResult, ValidationProblem>> SweepAsync(
         WorkFamily family, IntegerParameter factorParameter, IntegerParameter repeatParameter, HttpRequest request, CancellationToken cancellationToken)

@@ -1,12 +1,6 @@
-namespace ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Contracts.FanOut;
 
-/// <summary>How a third-party call ended.</summary>
-public enum CallOutcome
-{
-    Ok,
-    Failed,
-    TimedOut,
-}
+namespace ConcurrencySandbox.Experiments.FanOut;
 
 /// <summary>A third party's answer to one call: the outcome and, when it went wrong, why.</summary>
 public readonly record struct CallAnswer(CallOutcome Outcome, string? Error)

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.FanOut;
 using ConcurrencySandbox.Experiments.Telemetry;
 
 namespace ConcurrencySandbox.Experiments.FanOut;

@@ -1,4 +1,5 @@
-using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Contracts.FanOut;
+using ConcurrencySandbox.Contracts.ThreadPools;
 
 namespace ConcurrencySandbox.Experiments.FanOut;
 
@@ -42,8 +43,24 @@ public sealed class FanOutRunner(IThirdParty thirdParty, DedicatedThreadPool ded
         }
 
         var elapsedMs = timeProvider.GetElapsedTime(startedAt).TotalMilliseconds;
-        return FanOutReport.Create(plan.Strategy, elapsedMs, batch.Records, before, ThreadPoolSnapshot.Capture());
+        return Report(plan.Strategy, elapsedMs, batch.Records, before, ThreadPoolSnapshot.Capture());
     }
+
+    private static FanOutReport Report(
+        FanOutStrategy strategy, double elapsedMs, IReadOnlyList<CallRecord> results, ThreadPoolSnapshot before, ThreadPoolSnapshot after) =>
+        new(
+            strategy.Name(),
+            results.Count,
+            elapsedMs,
+            results,
+            MsSummary.Of([.. results.Select(call => call.QueueWaitMs)]),
+            MsSummary.Of([.. results.Select(call => call.DurationMs)]),
+            results.Count(call => call.Outcome == CallOutcome.Ok),
+            results.Count(call => call.Outcome == CallOutcome.Failed),
+            results.Count(call => call.Outcome == CallOutcome.TimedOut),
+            results.Select(call => call.ThreadId).Distinct().Count(),
+            before,
+            after);
 
     // The global queue, as QueueUserWorkItem from a request thread used in seed 003.
     private static void QueueOnThreadPool(Action work) => ThreadPool.QueueUserWorkItem(static item => item(), work, preferLocal: false);

@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Net.Sockets;
+using ConcurrencySandbox.Contracts.Receive;
 
 namespace ConcurrencySandbox.Experiments.Receive;
 

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Net.Sockets;
+using ConcurrencySandbox.Contracts.Receive;
 
 namespace ConcurrencySandbox.Experiments.Receive;
 

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Receive;
 using ConcurrencySandbox.Experiments.Telemetry;
 
 namespace ConcurrencySandbox.Experiments.Receive;

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Contracts.Streaming;
 
 namespace ConcurrencySandbox.Experiments.Streaming;
 
@@ -86,6 +87,3 @@ public sealed class LatenessHistogram
         ? (bucket + 1) * FineStepMs
         : (FineBuckets * FineStepMs) + ((bucket - FineBuckets + 1) * CoarseStepMs);
 }
-
-/// <summary>How many records fell in one bucket of a <see cref="LatenessHistogram"/>.</summary>
-public sealed record LatenessBucket(int Index, long Count);

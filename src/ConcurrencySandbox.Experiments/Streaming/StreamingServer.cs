@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
+using ConcurrencySandbox.Contracts.Streaming;
 
 namespace ConcurrencySandbox.Experiments.Streaming;
 
@@ -13,25 +14,6 @@ public sealed record StreamingServerSettings(StreamingImplementation Implementat
 {
     public int FrameBytes => StreamProtocol.FrameBytes(MessageBytes);
 }
-
-/// <summary>The server's counters at one moment.</summary>
-/// <param name="TickerAllocatedBytes">
-/// What the ticking thread has allocated: every message is built and handed to its socket there (completions that
-/// finish at once run there too), so its growth per message is the implementation's own allocation, free of the
-/// process's other noise.
-/// </param>
-public sealed record StreamingServerCounters(
-    int ConnectedClients,
-    long AcceptedClients,
-    long DroppedSlowClients,
-    long RefusedClients,
-    long DisconnectedClients,
-    long MessagesSent,
-    long BytesSent,
-    double SendLatenessP50Ms,
-    double SendLatenessP99Ms,
-    IReadOnlyList<LatenessBucket> SendLatenessBuckets,
-    long TickerAllocatedBytes);
 
 /// <summary>
 /// A TCP server that sends every connected client one fixed-size frame per interval, from one ticking thread. How

@@ -1,27 +1,8 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.Contracts.ThreadPools;
 
 namespace ConcurrencySandbox.Experiments.Telemetry;
-
-public readonly record struct ThreadPoolTelemetry(
-    int ThreadCount, long PendingWorkItemCount, long CompletedWorkItemCount, int MinWorkerThreads, int MaxWorkerThreads);
-
-public readonly record struct GCTelemetry(
-    int Gen0Collections, int Gen1Collections, int Gen2Collections, long TotalAllocatedBytes, long HeapSizeBytes, double TotalPauseDurationMs);
-
-/// <summary>CPU use is the CPU time since the previous snapshot over the wall time times the processor count.</summary>
-public readonly record struct ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
-
-/// <summary>One reading of the runtime's own counters; values all through, so the recorder keeps them without allocating.</summary>
-public readonly record struct RuntimeSnapshot(
-    DateTimeOffset Timestamp,
-    double UptimeSeconds,
-    int ProcessorCount,
-    ThreadPoolTelemetry ThreadPool,
-    GCTelemetry GC,
-    ProcessTelemetry Process,
-    long LockContentionCount,
-    long InFlightRequests,
-    SandboxTelemetry Sandbox);
 
 /// <summary>
 /// Reads the ThreadPool, GC and process counters the runtime keeps; cheap enough to call every second, and allocates

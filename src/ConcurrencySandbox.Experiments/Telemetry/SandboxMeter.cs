@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ConcurrencySandbox.Contracts.Telemetry;
 
 namespace ConcurrencySandbox.Experiments.Telemetry;
 

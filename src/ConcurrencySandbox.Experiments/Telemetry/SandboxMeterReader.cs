@@ -1,10 +1,7 @@
 using System.Diagnostics.Metrics;
+using ConcurrencySandbox.Contracts.Telemetry;
 
 namespace ConcurrencySandbox.Experiments.Telemetry;
-
-/// <summary>The sandbox meter's instruments as the telemetry reports them.</summary>
-public readonly record struct SandboxTelemetry(
-    long ActiveWorkUnits, long CancelledWorkUnits, long ActiveFanOutCalls, long ActiveReceiveRuns, long CancelledReceiveRuns);
 
 /// <summary>Reads the <see cref="SandboxMeter"/> instruments through a <see cref="MeterListener"/>, as any outside consumer would.</summary>
 public sealed class SandboxMeterReader : IDisposable

@@ -1,3 +1,5 @@
+using ConcurrencySandbox.Contracts.Telemetry;
+
 namespace ConcurrencySandbox.Experiments.Telemetry;
 
 /// <summary>

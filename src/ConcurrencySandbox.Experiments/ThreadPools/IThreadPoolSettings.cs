@@ -1,3 +1,5 @@
+using ConcurrencySandbox.Contracts.ThreadPools;
+
 namespace ConcurrencySandbox.Experiments.ThreadPools;
 
 /// <summary>Where the pool's limits are read and set: the CLR ThreadPool itself, or a stand-in in tests.</summary>

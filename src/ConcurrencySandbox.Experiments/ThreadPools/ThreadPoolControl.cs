@@ -1,3 +1,5 @@
+using ConcurrencySandbox.Contracts.ThreadPools;
+
 namespace ConcurrencySandbox.Experiments.ThreadPools;
 
 /// <summary>Whether the runtime took a change, and if not, which call it refused.</summary>

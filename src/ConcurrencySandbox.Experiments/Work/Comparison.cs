@@ -1,27 +1,8 @@
 using System.Globalization;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
 
 namespace ConcurrencySandbox.Experiments.Work;
-
-/// <summary>One row of seed 004's table: the same amount run inline and with Task.Run, side by side in one process.</summary>
-/// <param name="EfficiencyPercent">Sync median / Task.Run median x 100: above 100 means Task.Run paid off.</param>
-/// <param name="TaskRunAddedSeconds">Task.Run median minus sync median: the pool's overhead when positive.</param>
-/// <param name="Seed">Seed 004's efficiency for the same amount, where it measured one.</param>
-public sealed record ComparisonRow(
-    long Amount,
-    int Repeat,
-    double SyncSeconds,
-    double TaskRunSeconds,
-    double EfficiencyPercent,
-    double TaskRunAddedSeconds,
-    Spread Sync,
-    Spread TaskRun,
-    SeedEfficiency? Seed)
-{
-    /// <summary>This row's figures that cannot be true on <paramref name="cores"/> cores or are too noisy to trust, named "10 cycles: ...".</summary>
-    public IReadOnlyList<FigureFlag> Flags(string amountName, int cores) =>
-        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{Amount:N0} {amountName}"), EfficiencyPercent, Sync, TaskRun, cores);
-}
 
 public static class Comparison
 {

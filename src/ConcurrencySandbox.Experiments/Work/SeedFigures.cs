@@ -1,7 +1,6 @@
-namespace ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Contracts.Work;
 
-/// <summary>The seed's efficiency (sync / async x 100) for one amount, on 4 cores and on 1 core where it measured them.</summary>
-public sealed record SeedEfficiency(double? FourCoresPercent, double? OneCorePercent);
+namespace ConcurrencySandbox.Experiments.Work;
 
 /// <summary>Seed 003's fan-out figures: the stub's wait, the CLR pool's mean, max and longest queue wait, the custom pool's mean.</summary>
 public sealed record FanOutSeedFigures(double StubSeconds, double ClrMeanSeconds, double ClrMaxSeconds, double ClrQueueWaitSeconds, double CustomMeanSeconds);

@@ -1,26 +1,9 @@
 using System.Diagnostics;
-using ConcurrencySandbox.Experiments.Machine;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
 
 namespace ConcurrencySandbox.Experiments.Work;
-
-/// <summary>Seed 004's whole table for this machine, with the break-even amount.</summary>
-/// <param name="BreakEvenAmount">The first amount at which Task.Run is at least as fast as inline; null when it never is.</param>
-public sealed record SweepReport(
-    string Work,
-    string AmountName,
-    IReadOnlyList<ComparisonRow> Rows,
-    long? BreakEvenAmount,
-    double TotalSeconds,
-    MachineInfo Machine)
-{
-    public int ProcessorCount => Machine.ProcessorCount;
-
-    public string RuntimeVersion => Machine.RuntimeVersion;
-
-    /// <summary>Every row's figures that cannot be true on this process's cores (<see cref="ProcessorCount"/>) or are too noisy to trust.</summary>
-    public IReadOnlyList<FigureFlag> Flags => [.. Rows.SelectMany(r => r.Flags(AmountName, ProcessorCount))];
-}
 
 public static class Sweep
 {

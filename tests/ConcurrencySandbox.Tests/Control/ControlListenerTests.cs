@@ -6,6 +6,8 @@ using System.Text.Json;
 using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;
 

@@ -1,4 +1,6 @@
 using System.Net;
+using ConcurrencySandbox.Contracts.FanOut;
+using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Tests.Hosting;

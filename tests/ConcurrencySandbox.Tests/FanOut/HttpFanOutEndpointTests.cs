@@ -1,4 +1,5 @@
 using System.Net;
+using ConcurrencySandbox.Contracts.FanOut;
 using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.Tests.Hosting;
 

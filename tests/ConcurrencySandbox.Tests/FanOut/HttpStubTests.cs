@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.FanOut;
+using ConcurrencySandbox.Contracts.FanOut;
 using ConcurrencySandbox.Experiments.FanOut;
 
 namespace ConcurrencySandbox.Tests.FanOut;

@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using ConcurrencySandbox.Api;
 using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Contracts.Hosting;
 
 namespace ConcurrencySandbox.Tests.Hosting;
 
@@ -56,13 +57,13 @@ public sealed class ApiChildProcess : IAsyncDisposable
             }
 
             output.Enqueue(line);
-            if (line.StartsWith(SandboxApp.ReadyLinePrefix, StringComparison.Ordinal))
+            if (ApiStartup.ReadyAddress(line) is { } apiAddress)
             {
-                api.TrySetResult(new Uri(line[SandboxApp.ReadyLinePrefix.Length..]));
+                api.TrySetResult(apiAddress);
             }
-            else if (line.StartsWith(ControlListener.ReadyLinePrefix, StringComparison.Ordinal))
+            else if (ApiStartup.ControlReadyAddress(line) is { } controlAddress)
             {
-                control.TrySetResult(new Uri(line[ControlListener.ReadyLinePrefix.Length..]));
+                control.TrySetResult(controlAddress);
             }
         }
 

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using ConcurrencySandbox.Contracts.Receive;
 using ConcurrencySandbox.Experiments.Receive;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.Work;

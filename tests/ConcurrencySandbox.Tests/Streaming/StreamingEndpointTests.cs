@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
 using ConcurrencySandbox.Api.Streaming;
+using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.Tests.Hosting;
 using Microsoft.Extensions.Options;

@@ -1,5 +1,7 @@
 using System.Globalization;
 using ConcurrencySandbox.Api.Telemetry;
+using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;

@@ -3,6 +3,7 @@ using System.Net.Http.Json;
 using System.Runtime;
 using System.Text.Json;
 using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;
 using Microsoft.Extensions.DependencyInjection;

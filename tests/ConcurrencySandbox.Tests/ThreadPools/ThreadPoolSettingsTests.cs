@@ -1,5 +1,6 @@
 using System.Text;
 using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Validation;
 

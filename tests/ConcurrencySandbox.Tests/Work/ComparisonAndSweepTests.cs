@@ -1,5 +1,5 @@
 using ConcurrencySandbox.Api.Work;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Tests.Work;

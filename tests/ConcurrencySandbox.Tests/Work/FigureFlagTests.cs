@@ -1,8 +1,9 @@
 using System.Text.Json;
 using ConcurrencySandbox.Api;
 using ConcurrencySandbox.Api.Work;
-using ConcurrencySandbox.Experiments.Machine;
-using ConcurrencySandbox.Experiments.Statistics;
+using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Tests.Work;
@@ -85,8 +86,8 @@ public sealed class FigureFlagTests
     [Fact]
     public void CompareAnswerIsFlaggedAgainstTheProcessorCountItReports()
     {
-        var onTwo = CompareResponse.From(WorkUnit.Compute, Impossible, processorCount: 2);
-        var onEight = CompareResponse.From(WorkUnit.Compute, Impossible, processorCount: 8);
+        var onTwo = WorkEndpoints.CompareAnswer(WorkUnit.Compute, Impossible, processorCount: 2);
+        var onEight = WorkEndpoints.CompareAnswer(WorkUnit.Compute, Impossible, processorCount: 8);
 
         Assert.Equal(FlagKind.Impossible, Assert.Single(onTwo.Flags).Kind);
         Assert.Empty(onEight.Flags);

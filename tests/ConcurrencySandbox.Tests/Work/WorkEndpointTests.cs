@@ -1,6 +1,7 @@
 using System.Net;
 using System.Runtime;
 using ConcurrencySandbox.Api.Work;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Tests.Hosting;
 

@@ -3,10 +3,11 @@ using System.CommandLine;
 using System.Diagnostics;
 using System.Net;
 using ConcurrencySandbox.Experiments.Streaming;
-using ConcurrencySandbox.LoadTests.ApiContract;
+using ConcurrencySandbox.Contracts.Streaming;
+using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
 
-namespace ConcurrencySandbox.LoadTests.Experiments;
+namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
 /// <summary>
 /// <c>streaming --find-capacity</c>: how many clients each server keeps on schedule. Per variant, one fresh API; the

@@ -1,12 +1,12 @@
 using System.Diagnostics;
 using System.Net;
+using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
-using ConcurrencySandbox.LoadTests.ApiContract;
 
-namespace ConcurrencySandbox.LoadTests.Experiments;
+namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
 /// <summary>One reading of the streaming server's process, taken from outside it: the API's own answer and when it came.</summary>
-public sealed record StreamingSample(double ElapsedSeconds, StreamingServerCounters Server, StreamingProcess Process);
+public sealed record StreamingSample(double ElapsedSeconds, StreamingServerCounters Server, StreamingProcessFigures Process);
 
 /// <summary>Seed 001's published figures (2011, .NET 4, F#, YourKit), printed beside today's.</summary>
 public static class Seed001
@@ -47,7 +47,7 @@ public static class StreamingRun
     public static async Task<StreamingResult> RunAsync(
         IPEndPoint server,
         StreamingLoad load,
-        Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcess Process)>> sampleAsync,
+        Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcessFigures Process)>> sampleAsync,
         StreamTally tally,
         Action<StreamingSample, StreamTallyCounts>? progress,
         CancellationToken cancellationToken)
@@ -79,7 +79,7 @@ public static class StreamingRun
     private static async Task<List<StreamingSample>> SampleAsync(
         PeriodicTimer timer,
         TimeSpan duration,
-        Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcess Process)>> sampleAsync,
+        Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcessFigures Process)>> sampleAsync,
         Action<StreamingSample, StreamTallyCounts>? progress,
         StreamTally tally,
         CancellationToken cancellationToken)

@@ -1,0 +1,134 @@
+using System.CommandLine;
+using System.Globalization;
+using ConcurrencySandbox.Contracts.Receive;
+using ConcurrencySandbox.Experiments.Receive;
+using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Experiments.Receive;
+
+/// <summary>The receive parameters a user can set on the command line: what one request's receive run does.</summary>
+public sealed record ReceiveSettings(int Messages, int MessageBytes, int IntervalMs)
+{
+    public static ReceiveSettings Defaults { get; } = new(Messages: 1000, MessageBytes: 128, IntervalMs: 0);
+}
+
+/// <summary>A variant's process CPU and allocations per request, read from the API's telemetry history over the run.</summary>
+/// <param name="CpuMsPerRequest">Process CPU time (every thread: HTTP, sender, receiver, GC) over the samples' span, per request completed in it.</param>
+public sealed record ReceiveUsage(double CpuMsPerRequest, double AllocatedBytesPerRequest, double AllocatedBytesPerSecond)
+{
+    /// <summary>Null when the run has fewer than two samples a second apart or no completed request.</summary>
+    public static ReceiveUsage? Of(VariantResult result)
+    {
+        if (result.Telemetry.Count < 2 || result.RequestsPerSecond <= 0)
+        {
+            return null;
+        }
+
+        var (first, last) = (result.Telemetry[0].Snapshot, result.Telemetry[^1].Snapshot);
+        var spanSeconds = last.UptimeSeconds - first.UptimeSeconds;
+        if (spanSeconds < 1)
+        {
+            return null;
+        }
+
+        // The ramp's mean rate stands for the requests completed between the first and the last sample.
+        var requests = result.RequestsPerSecond * spanSeconds;
+        var allocatedBytes = (double)(last.GC.TotalAllocatedBytes - first.GC.TotalAllocatedBytes);
+        return new ReceiveUsage((last.Process.CpuTimeMs - first.Process.CpuTimeMs) / requests, allocatedBytes / requests, allocatedBytes / spanSeconds);
+    }
+}
+
+/// <summary>
+/// Seed 002 under load: each request is one receive run of <c>messages</c> over loopback TCP
+/// (<c>/api/receive/{variant}</c>), one variant per receive path under the same ramp. CPU per request and the
+/// allocation rate come from the API's telemetry history, so they are the whole process's, HTTP included.
+/// </summary>
+public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
+{
+    /// <summary>per-call counts as costing more than preallocated when its CPU per request is at least this factor higher.</summary>
+    public const double EffectRatio = 1.25;
+
+    private static readonly Option<int> MessagesOption = new("--receive-messages") { Description = "receive: messages one request receives.", DefaultValueFactory = _ => ReceiveSettings.Defaults.Messages };
+    private static readonly Option<int> MessageBytesOption = new("--receive-message-bytes") { Description = "receive: bytes per message (at least 8).", DefaultValueFactory = _ => ReceiveSettings.Defaults.MessageBytes };
+    private static readonly Option<int> IntervalMsOption = new("--receive-interval-ms") { Description = "receive: the sender's pause between messages (0 = back to back, 1 = sparse).", DefaultValueFactory = _ => ReceiveSettings.Defaults.IntervalMs };
+
+    public static readonly ExperimentDefinition Definition = new("receive", [MessagesOption, MessageBytesOption, IntervalMsOption], Create);
+
+    public override string Name => Definition.Name;
+
+    public override string Seed => "002";
+
+    public override IReadOnlyList<Variant> Variants =>
+    [
+        .. ReceiveVariant.Names.Select(name => new Variant(
+            name,
+            new HttpRamp(string.Create(CultureInfo.InvariantCulture, $"/api/receive/{name}?messages={settings.Messages}&messageBytes={settings.MessageBytes}&intervalMs={settings.IntervalMs}")))),
+    ];
+
+    public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result)
+    {
+        if (ReceiveUsage.Of(result) is not { } usage)
+        {
+            return [];
+        }
+
+        return
+        [
+            new("CPU per request", usage.CpuMsPerRequest, "ms"),
+            new("CPU per receive", usage.CpuMsPerRequest * 1e6 / settings.Messages, "ns"),
+            new("allocated per receive", usage.AllocatedBytesPerRequest / settings.Messages, "B"),
+            new("allocation rate", usage.AllocatedBytesPerSecond / 1e6, "MB/s"),
+        ];
+    }
+
+    public override Finding Assess(IReadOnlyList<VariantResult> results)
+    {
+        if (Find(results, ReceiveVariant.PerCall.Name) is not { } perCallResult || ReceiveUsage.Of(perCallResult) is not { } perCall
+            || Find(results, ReceiveVariant.Preallocated.Name) is not { } preallocatedResult || ReceiveUsage.Of(preallocatedResult) is not { } preallocated)
+        {
+            return Finding.NotAssessed("per-call and preallocated both need completed requests and telemetry samples over at least a second.");
+        }
+
+        var ratio = perCall.CpuMsPerRequest / preallocated.CpuMsPerRequest;
+        var seedRatio = SeedFigures.Seed002CpuRatio;
+        var (perCallNs, preallocatedNs) = (perCall.CpuMsPerRequest * 1e6 / settings.Messages, preallocated.CpuMsPerRequest * 1e6 / settings.Messages);
+        List<SeedComparison> comparisons =
+        [
+            new("CPU per receive, per-call vs preallocated",
+                string.Create(CultureInfo.InvariantCulture, $"{SeedFigures.Seed002PerCallCpuTicks:N0} vs {SeedFigures.Seed002PreallocatedCpuTicks:N0} profiler ticks ({seedRatio:0.0} x)"),
+                string.Create(CultureInfo.InvariantCulture, $"{perCallNs:N0} vs {preallocatedNs:N0} ns of process CPU under load ({ratio:0.00} x)")),
+            new("allocated per receive, per-call vs preallocated", "not measured (the seed profiled the message objects' CPU)",
+                string.Create(CultureInfo.InvariantCulture, $"{perCall.AllocatedBytesPerRequest / settings.Messages:N0} vs {preallocated.AllocatedBytesPerRequest / settings.Messages:N0} bytes")),
+        ];
+        var causes = string.Join(", ", new[] { ReceiveVariant.Allocating, ReceiveVariant.Spinning }
+            .Select(v => (v.Name, Usage: Find(results, v.Name) is { } r ? ReceiveUsage.Of(r) : null))
+            .Where(c => c.Usage is not null)
+            .Select(c => string.Create(CultureInfo.InvariantCulture, $"{c.Name} alone {c.Usage!.CpuMsPerRequest / preallocated.CpuMsPerRequest:0.00} x")));
+        var causesText = causes.Length > 0 ? $"; {causes}" : string.Empty;
+        var detail = string.Create(
+            CultureInfo.InvariantCulture,
+            $"under the same ramp per-call used {ratio:0.00} x preallocated's process CPU per request (seed 002: {seedRatio:0.0} x per receive){causesText}; " +
+            $"{settings.Messages} messages of {settings.MessageBytes} bytes per request, {settings.IntervalMs} ms apart.");
+        return ratio >= EffectRatio
+            ? new(Outcome.Reproduced, comparisons, detail)
+            : new(Outcome.NotReproduced, comparisons, detail + string.Create(CultureInfo.InvariantCulture, $" Below the {EffectRatio:0.00} x that would show the seed's effect."));
+    }
+
+    private static ReceiveExperiment Create(OptionValues values)
+    {
+        var messageBytes = values.Positive(MessageBytesOption);
+        if (messageBytes < ReceivePlan.SequenceBytes)
+        {
+            throw new UsageException($"--message-bytes must be at least {ReceivePlan.SequenceBytes} (the sequence number), got {messageBytes}");
+        }
+
+        var intervalMs = values.Get(IntervalMsOption);
+        if (intervalMs < 0)
+        {
+            throw new UsageException($"--interval-ms must not be negative, got {intervalMs}");
+        }
+
+        return new ReceiveExperiment(new ReceiveSettings(values.Positive(MessagesOption), messageBytes, intervalMs));
+    }
+}

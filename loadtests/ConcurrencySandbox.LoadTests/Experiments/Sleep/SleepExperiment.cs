@@ -1,0 +1,25 @@
+using System.CommandLine;
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Experiments.Sleep;
+
+/// <summary>Seed 003's starvation with sleep as the blocking work: <c>/api/sleep/{sync|taskrun|async}?milliseconds=</c>.</summary>
+public sealed class SleepExperiment(int milliseconds) : Experiment
+{
+    public const int DefaultMilliseconds = 100;
+
+    private static readonly Option<int> MillisecondsOption = new("--milliseconds") { Description = "sleep: milliseconds per work unit.", DefaultValueFactory = _ => DefaultMilliseconds };
+
+    public static readonly ExperimentDefinition Definition = new("sleep", [MillisecondsOption], values => new SleepExperiment(values.Positive(MillisecondsOption)));
+
+    public override string Name => Definition.Name;
+
+    public override string Seed => "003";
+
+    public override IReadOnlyList<Variant> Variants =>
+        [.. new[] { "sync", "taskrun", "async" }.Select(mode => new Variant(mode, new HttpRamp($"/api/sleep/{mode}?milliseconds={milliseconds}")))];
+
+    // sync sleeps its two units one after the other, async awaits both at once.
+    public override Finding Assess(IReadOnlyList<VariantResult> results) =>
+        Starvation.Assess(results, new("sync", 2.0 * milliseconds), new("async", milliseconds), customPool: null);
+}

@@ -1,0 +1,225 @@
+using System.Collections.Concurrent;
+using System.CommandLine;
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+using ConcurrencySandbox.Contracts.Streaming;
+using ConcurrencySandbox.Experiments.Streaming;
+using ConcurrencySandbox.LoadTests.ApiClient;
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
+
+/// <summary>
+/// Seed 001: the same stream (N clients connecting some ms apart, one message each per interval) from a fresh API per
+/// server implementation (<c>Streaming__Implementation</c>). The clients run in the runner and check every message;
+/// the API process is what is measured, once a second, through <c>GET /api/streaming</c>.
+/// </summary>
+public sealed class StreamingExperiment(StreamingLoad load) : Experiment
+{
+    /// <summary>The pooled variants should allocate at most this share of allocating's bytes per message.</summary>
+    public const double PooledAllocationShare = 0.1;
+
+    public const double LatenessP99LimitMs = 20;
+
+    private static readonly StreamingLoad SeedShape = StreamingLoad.Seed001Shape;
+    private static readonly TimeSpan StatusTimeout = TimeSpan.FromSeconds(30);
+
+    private static readonly Option<int> ClientsOption = new("--clients") { Description = "streaming: TCP clients per variant.", DefaultValueFactory = _ => SeedShape.Clients };
+    private static readonly Option<int> ConnectIntervalMsOption = new("--connect-interval-ms") { Description = "streaming: milliseconds between two clients connecting.", DefaultValueFactory = _ => SeedShape.ConnectIntervalMs };
+    private static readonly Option<int> MessageBytesOption = new("--message-bytes") { Description = "streaming: payload bytes per message (1..65536).", DefaultValueFactory = _ => SeedShape.MessageBytes };
+    private static readonly Option<int> IntervalMsOption = new("--interval-ms") { Description = "streaming: each client gets one message per this many milliseconds.", DefaultValueFactory = _ => SeedShape.IntervalMs };
+
+    public static readonly ExperimentDefinition Definition = new(
+        "streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption, .. StreamingCapacityExperiment.Options], Create);
+
+    /// <summary>What each variant's run measured, by variant name, for the figures and the verdict.</summary>
+    private readonly ConcurrentDictionary<string, StreamingResult> _results = new();
+
+    public override string Name => Definition.Name;
+
+    public override string Seed => "001";
+
+    public override bool NeedsFreshApi => true;
+
+    public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
+
+    public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result)
+    {
+        if (!_results.TryGetValue(result.Key.Name, out var r))
+        {
+            return [];
+        }
+
+        return
+        [
+            new("messages delivered", r.Clients.Delivered, "messages"),
+            new("lost / corrupt / out of order", r.Clients.Lost + r.Clients.Corrupt + r.Clients.OutOfOrder, "messages"),
+            new("slow clients dropped", r.DroppedSlowClients, "clients"),
+            new("send lateness p50 (steady)", r.SendLatenessP50Ms, "ms"),
+            new("send lateness p99 (steady)", r.SendLatenessP99Ms, "ms"),
+            new("send lateness p99 (whole run)", r.SendLatenessP99MsWholeRun, "ms"),
+            new("allocated per message, net of idle", r.NetAllocatedBytesPerMessage, "B"),
+            new("allocated per message, all in", r.AllocatedBytesPerMessage, "B"),
+            new("allocated per message by the ticking thread", r.TickerAllocatedBytesPerMessage, "B"),
+            new("gen0 collections", r.Gen0Collections, ""),
+            new("gen1 collections", r.Gen1Collections, ""),
+            new("gen2 collections", r.Gen2Collections, ""),
+            new("heap mean", r.HeapMeanBytes / 1e6, "MB"),
+            new("heap peak", r.HeapPeakBytes / 1e6, "MB"),
+            new("working set mean", r.WorkingSetMeanBytes / 1e6, "MB"),
+            new("working set peak", r.WorkingSetPeakBytes / 1e6, "MB"),
+            new("OS threads mean", r.OsThreadsMean, ""),
+            new("OS threads peak", r.OsThreadsPeak, ""),
+            new("CPU per message, net of idle", r.NetCpuMicrosecondsPerMessage, "µs"),
+            new("CPU per message, all in", r.CpuMicrosecondsPerMessage, "µs"),
+        ];
+    }
+
+    public override Finding Assess(IReadOnlyList<VariantResult> results)
+    {
+        var measured = results.Where(r => _results.ContainsKey(r.Key.Name)).ToDictionary(r => r.Key.Name, r => _results[r.Key.Name]);
+        if (!measured.TryGetValue(StreamingImplementations.NameOf(StreamingImplementation.Allocating), out var allocating) || allocating.NetAllocatedBytesPerMessage <= 0)
+        {
+            return Finding.NotAssessed("the allocating variant needs messages sent in its steady state (all clients connected).");
+        }
+
+        var pooled = measured.Where(m => m.Value != allocating).ToList();
+        if (pooled.Count == 0)
+        {
+            return Finding.NotAssessed("no pooled variant ran.");
+        }
+
+        var shares = pooled.Select(p => (Name: p.Key, Share: p.Value.NetAllocatedBytesPerMessage / allocating.NetAllocatedBytesPerMessage)).ToList();
+        List<SeedComparison> comparisons =
+        [
+            new("heap, pooled / allocation-heavy", $"about {Seed001.PooledHeapShare * 100:0} % (\"around half the size\")",
+                Each(pooled, p => $"{p.Key} {p.Value.HeapMeanBytes / allocating.HeapMeanBytes * 100:0} % (mean {p.Value.HeapMeanBytes / 1e6:0.0} MB vs {allocating.HeapMeanBytes / 1e6:0.0} MB)")),
+            new("process memory saved by pooling", $"{Seed001.ProcessMemorySavedMegabytes:0} MB",
+                Each(pooled, p => $"{p.Key} {(allocating.WorkingSetMeanBytes - p.Value.WorkingSetMeanBytes) / 1e6:0.0} MB (working set mean {p.Value.WorkingSetMeanBytes / 1e6:0.0} vs {allocating.WorkingSetMeanBytes / 1e6:0.0} MB)")),
+            new("garbage removed by pooling", $"{Seed001.AllocationsRemoved:N0} allocations, {Seed001.AllocationsRemovedShareOfGarbage * 100:0} % of all garbage",
+                Each(pooled, p => $"{p.Key} {p.Value.NetAllocatedBytesPerMessage:0.#} B per message vs {allocating.NetAllocatedBytesPerMessage:0.#} B (net of idle); on the ticking thread {p.Value.TickerAllocatedBytesPerMessage:0.#} B vs {allocating.TickerAllocatedBytesPerMessage:0.#} B")),
+            new("threads, pooled vs allocation-heavy", "fewer", Each(measured, m => $"{m.Key} mean {m.Value.OsThreadsMean:0.#}, peak {m.Value.OsThreadsPeak}")),
+            new("CPU, pooled vs allocation-heavy", "less", Each(measured, m => $"{m.Key} {m.Value.CpuMicrosecondsPerMessage:0.#} µs per message all in, {m.Value.NetCpuMicrosecondsPerMessage:0.#} net of idle")),
+            new($"send lateness p99 (steady), limit {LatenessP99LimitMs:0} ms", "not measured", Each(measured, m => $"{m.Key} {m.Value.SendLatenessP99Ms:0.#} ms")),
+        ];
+        var sharesText = string.Join(" and ", shares.Select(s => $"{s.Name} allocates {s.Share * 100:0.#} %"));
+        var late = measured.Where(m => m.Value.SendLatenessP99Ms > LatenessP99LimitMs).Select(m => $"{m.Key} {m.Value.SendLatenessP99Ms:0.#} ms").ToList();
+        var timing = late.Count == 0
+            ? $" Every variant kept its steady send lateness p99 within {LatenessP99LimitMs:0} ms."
+            : $" Behind schedule (steady send lateness p99 over {LatenessP99LimitMs:0} ms): {string.Join(", ", late)}.";
+        return shares.All(s => s.Share <= PooledAllocationShare)
+            ? new(Outcome.Reproduced, comparisons, $"pooling still removes the per-message garbage, and more completely than in 2011: {sharesText} of allocating's {allocating.NetAllocatedBytesPerMessage:0} B per message (net of the idle process).{timing}")
+            : new(Outcome.NotReproduced, comparisons, $"{sharesText} of allocating's {allocating.NetAllocatedBytesPerMessage:0} B per message (net of the idle process), more than the {PooledAllocationShare * 100:0} % that would show pooling removes the garbage.{timing}");
+    }
+
+    private static string Each<T>(IEnumerable<KeyValuePair<string, T>> items, Func<KeyValuePair<string, T>, string> describe) => string.Join("; ", items.Select(describe));
+
+    /// <summary>The API's environment for one variant's server: a free port, the implementation and the load's shape.</summary>
+    internal static Dictionary<string, string> ServerEnvironment(string implementation, StreamingLoad load) => new()
+    {
+        ["Streaming__Port"] = FreeLoopbackPort().ToString(CultureInfo.InvariantCulture),
+        ["Streaming__Implementation"] = implementation,
+        ["Streaming__MessageBytes"] = load.MessageBytes.ToString(CultureInfo.InvariantCulture),
+        ["Streaming__IntervalMs"] = load.IntervalMs.ToString(CultureInfo.InvariantCulture),
+        ["Streaming__MaxClients"] = load.Clients.ToString(CultureInfo.InvariantCulture),
+    };
+
+    /// <summary>The port the API's streaming server listens on; a <see cref="UsageException"/> when it runs none.</summary>
+    internal static async Task<int> StreamingPortAsync(LoadContext context, CancellationToken cancellationToken)
+    {
+        var status = await context.Api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
+        return status is { Enabled: true, Port: { } port }
+            ? port
+            : throw new UsageException($"the API at {context.BaseAddress} runs no streaming server (GET /api/streaming says enabled=false)");
+    }
+
+    /// <summary>The streaming server's counters and its process's figures now; a <see cref="UsageException"/> when it stopped.</summary>
+    internal static async Task<(StreamingServerCounters Server, StreamingProcessFigures Process)> ReadServerAsync(SandboxClient api, CancellationToken cancellationToken)
+    {
+        var status = await api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
+        return status is { Server: { } server, Process: { } process }
+            ? (server, process)
+            : throw new UsageException("the API's streaming server stopped during the run (GET /api/streaming says enabled=false)");
+    }
+
+    private static Experiment Create(OptionValues values) =>
+        values.Get(StreamingCapacityExperiment.FindCapacityOption)
+            ? new StreamingCapacityExperiment(LoadOf(values), StreamingCapacityExperiment.RampOf(values))
+            : new StreamingExperiment(LoadOf(values));
+
+    private static StreamingLoad LoadOf(OptionValues values)
+    {
+        var messageBytes = values.Positive(MessageBytesOption);
+        if (messageBytes > StreamProtocol.MaxMessageBytes)
+        {
+            throw new UsageException($"{MessageBytesOption.Name} must be from {StreamProtocol.MinMessageBytes} to {StreamProtocol.MaxMessageBytes}, got {messageBytes}");
+        }
+
+        var intervalMs = values.Positive(IntervalMsOption);
+        if (intervalMs > 60_000)
+        {
+            throw new UsageException($"{IntervalMsOption.Name} must be from 1 to 60000, got {intervalMs}");
+        }
+
+        var connectIntervalMs = values.Get(ConnectIntervalMsOption);
+        if (connectIntervalMs is < 0 or > 60_000)
+        {
+            throw new UsageException($"{ConnectIntervalMsOption.Name} must be from 0 to 60000, got {connectIntervalMs}");
+        }
+
+        // The duration comes from the profile (quick 60 s, seed001 5 min, smoke 3 s); the driver reads it from the load options.
+        return new StreamingLoad(values.Positive(ClientsOption), connectIntervalMs, messageBytes, intervalMs, TimeSpan.Zero, TimeSpan.Zero);
+    }
+
+    private Variant VariantOf(string implementation) => new(
+        implementation,
+        new StreamingClients(load, result => _results[implementation] = result),
+        ServerEnvironment(implementation, load));
+
+    private static int FreeLoopbackPort()
+    {
+        using var probe = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        probe.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        return ((IPEndPoint)probe.LocalEndPoint!).Port;
+    }
+
+    /// <summary>
+    /// The load: TCP clients on the port the API announces, for the profile's duration, then the idle process. Every
+    /// message is one "request" of the curves: its latency is its arrival lateness, lost/corrupt/out-of-order ones fail.
+    /// </summary>
+    private sealed class StreamingClients(StreamingLoad load, Action<StreamingResult> measured) : ILoadDriver
+    {
+        public string Request => $"{load.Clients} TCP clients, {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms, on the port GET /api/streaming announces";
+
+        public (string Profile, string Shape) Describe(LoadOptions options) =>
+            (options.ProfileName, $"{load.Clients} clients {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms ({load.MessagesPerSecond:0} messages/s), {options.Shape.Duration.TotalSeconds:0} s, then {IdleOf(options.Shape.Duration).TotalSeconds:0} s idle");
+
+        public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
+        {
+            var port = await StreamingPortAsync(context, cancellationToken);
+            var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
+            var workload = new Workload(run, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
+            return await VariantRunner.RunAsync(
+                context.Key, Request, workload, _ => Task.FromResult(true), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
+        }
+
+        private static TimeSpan IdleOf(TimeSpan duration) => TimeSpan.FromSeconds(Math.Clamp(duration.TotalSeconds / 6, 2, 10));
+    }
+
+    private sealed class Workload(StreamingLoad load, IPEndPoint server, SandboxClient api, Action<StreamingResult> measured) : IWorkload
+    {
+        private StreamTally? _tally;
+
+        public string LoadUnit => "clients";
+
+        public double LoadBetween(TimeSpan from, TimeSpan to) => _tally?.Counts() is { } counts ? counts.Connected - counts.ClosedByServer : 0;
+
+        public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
+        {
+            _tally = new StreamTally(recorder.Record);
+            measured(await StreamingRun.RunAsync(server, load, token => ReadServerAsync(api, token), _tally, progress: null, cancellationToken));
+        }
+
+    }
+}

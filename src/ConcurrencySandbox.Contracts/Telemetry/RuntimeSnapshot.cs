@@ -1,0 +1,32 @@
+namespace ConcurrencySandbox.Contracts.Telemetry;
+
+public readonly record struct ThreadPoolTelemetry(
+    int ThreadCount, long PendingWorkItemCount, long CompletedWorkItemCount, int MinWorkerThreads, int MaxWorkerThreads);
+
+public readonly record struct GCTelemetry(
+    int Gen0Collections, int Gen1Collections, int Gen2Collections, long TotalAllocatedBytes, long HeapSizeBytes, double TotalPauseDurationMs);
+
+/// <summary>CPU use is the CPU time since the previous snapshot over the wall time times the processor count.</summary>
+public readonly record struct ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
+
+/// <summary>The sandbox meter's instruments as the telemetry reports them.</summary>
+public readonly record struct SandboxTelemetry(
+    long ActiveWorkUnits, long CancelledWorkUnits, long ActiveFanOutCalls, long ActiveReceiveRuns, long CancelledReceiveRuns);
+
+/// <summary>
+/// One reading of the runtime's own counters: the API's <c>GET /api/telemetry</c> answer. Values all through, so the
+/// sampler builds one and the recorder keeps it without allocating (the instrument must not add to what it measures).
+/// </summary>
+public readonly record struct RuntimeSnapshot(
+    DateTimeOffset Timestamp,
+    double UptimeSeconds,
+    int ProcessorCount,
+    ThreadPoolTelemetry ThreadPool,
+    GCTelemetry GC,
+    ProcessTelemetry Process,
+    long LockContentionCount,
+    long InFlightRequests,
+    SandboxTelemetry Sandbox);
+
+/// <summary>Samples recorded at a fixed interval, oldest first: the API's <c>GET /api/telemetry/history</c> answer.</summary>
+public sealed record TelemetryHistory(double IntervalSeconds, IReadOnlyList<RuntimeSnapshot> Samples);

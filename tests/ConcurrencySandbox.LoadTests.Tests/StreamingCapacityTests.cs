@@ -60,7 +60,7 @@ public sealed class StreamingCapacityTests
             ["saea-pooled"] = SearchHolding(ramp, pooledCapacity),
         };
 
-        var finding = StreamingCapacityExperiment.Judge(searches);
+        var finding = StreamingCapacity.Judge(searches);
 
         Assert.Equal(outcome, finding.Outcome);
         Assert.StartsWith(detail, finding.Detail);

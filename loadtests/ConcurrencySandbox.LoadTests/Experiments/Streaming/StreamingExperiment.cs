@@ -31,7 +31,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
     private static readonly Option<int> IntervalMsOption = new("--interval-ms") { Description = "streaming: each client gets one message per this many milliseconds.", DefaultValueFactory = _ => SeedShape.IntervalMs };
 
     public static readonly ExperimentDefinition Definition = new(
-        "streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption, .. StreamingCapacityExperiment.Options], Create);
+        "streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption, .. StreamingCapacity.Options], Create);
 
     /// <summary>What each variant's run measured, by variant name, for the figures and the verdict.</summary>
     private readonly ConcurrentDictionary<string, StreamingResult> _results = new();
@@ -144,8 +144,8 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
     }
 
     private static Experiment Create(OptionValues values) =>
-        values.Get(StreamingCapacityExperiment.FindCapacityOption)
-            ? new StreamingCapacityExperiment(LoadOf(values), StreamingCapacityExperiment.RampOf(values))
+        values.Get(StreamingCapacity.FindCapacityOption)
+            ? new StreamingCapacity(LoadOf(values), StreamingCapacity.RampOf(values))
             : new StreamingExperiment(LoadOf(values));
 
     private static StreamingLoad LoadOf(OptionValues values)

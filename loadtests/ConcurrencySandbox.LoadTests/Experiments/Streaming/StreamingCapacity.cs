@@ -16,7 +16,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// order, or a client is dropped or fails. The capacity is the largest step held; the verdict puts the pooled / allocating
 /// ratio beside seed 001's "doubling your throughput or number of client connections".
 /// </summary>
-public sealed class StreamingCapacityExperiment(StreamingLoad load, CapacityRamp ramp) : Experiment
+public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : Experiment
 {
     /// <summary>Seed 001: pooling means "doubling your throughput or number of client connections".</summary>
     public const double SeedCapacityRatio = 2;

@@ -57,6 +57,9 @@ public class CommandLineTests
     [InlineData("--capacity-from must be from 1 to 100000", "streaming", "--find-capacity", "--capacity-from", "0")]
     [InlineData("--capacity-to must be from --capacity-from (50) to 100000", "streaming", "--find-capacity", "--capacity-from", "50", "--capacity-to", "10")]
     [InlineData("--capacity-step-s must be from 1 to 600", "streaming", "--find-capacity", "--capacity-step-s", "601")]
+    [InlineData("--ci-width must be from 1 to 50, got 0.5", "matrix", "--ci-width", "0.5")]
+    [InlineData("--sweep-budget-s must be from 1 to 1800, got 3600", "matrix", "--sweep-budget-s", "3600")]
+    [InlineData("--runs must be from 1 to 20, got 0", "fanout", "--runs", "0")]
     public async Task RunnerRefusesWhatCannotRunWithCode2BeforeStartingAnything(string expected, params string[] args)
     {
         var (code, _, error) = await InvokeAsync(

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using ConcurrencySandbox.Experiments.Telemetry;
-using ConcurrencySandbox.Tests.Hosting;
+using Microsoft.Extensions.Time.Testing;
 
 namespace ConcurrencySandbox.Tests.Telemetry;
 
@@ -17,7 +17,7 @@ public sealed class RuntimeSamplerTests
     [Fact]
     public async Task CountersMoveWhenWorkRunsAndTheCpuShareIsOverTheInjectedClocksElapsedTime()
     {
-        var clock = new ManualTimeProvider();
+        var clock = new FakeTimeProvider();
         var sampler = new RuntimeSampler(clock, () => 3);
         var before = sampler.Sample();
 

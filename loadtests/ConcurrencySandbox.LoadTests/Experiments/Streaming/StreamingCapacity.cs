@@ -41,8 +41,8 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : E
 
     public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
 
-    /// <summary>A step that fell behind is what the search is for, so failed messages are data here, not a failed run.</summary>
-    public override IReadOnlyList<Threshold> DefaultThresholds => [];
+    /// <summary>A step that fell behind is what the search is for, so lost messages are data here, not a failed run.</summary>
+    public override IReadOnlyList<string> ExpectedToFail => StreamingImplementations.Names;
 
     /// <summary>The ramp the options ask for; a <see cref="UsageException"/> naming the option when out of range.</summary>
     public static CapacityRamp RampOf(OptionValues values)
@@ -161,7 +161,7 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : E
             var port = await StreamingExperiment.StreamingPortAsync(context, cancellationToken);
             var workload = new CapacityWorkload(load, ramp, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
             return await VariantRunner.RunAsync(
-                context.Key, Request, workload, _ => Task.FromResult(true), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
+                context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
         }
     }
 
@@ -175,7 +175,7 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : E
 
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
-            var tally = _tally = new StreamTally(recorder.Record);
+            var tally = _tally = StreamingExperiment.TallyInto(recorder);
             using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
             var clients = new List<Task>();
             var steps = new List<CapacityStep>();

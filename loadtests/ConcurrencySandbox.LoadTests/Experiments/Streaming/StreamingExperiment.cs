@@ -23,6 +23,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
     public const double LatenessP99LimitMs = 20;
 
     private static readonly StreamingLoad SeedShape = StreamingLoad.Seed001Shape;
+    private static readonly RequestOutcome NotIntact = RequestOutcome.Failed("frame lost, corrupt or out of order");
     private static readonly TimeSpan StatusTimeout = TimeSpan.FromSeconds(30);
 
     private static readonly Option<int> ClientsOption = new("--clients") { Description = "streaming: TCP clients per variant.", DefaultValueFactory = _ => SeedShape.Clients };
@@ -43,6 +44,22 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
     public override bool NeedsFreshApi => true;
 
     public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
+
+    /// <summary>Bytes allocated per message, the heap (with seed 001's "half the heap" beside: half of the allocating variant's) and gen0 collections per variant.</summary>
+    public override IReadOnlyList<EvidenceChart> EvidenceOf(IReadOnlyList<VariantResult> results)
+    {
+        var allocatingHeap = results.FirstOrDefault(r => r.Key.Name == "allocating")?.Figures.FirstOrDefault(f => f.Name == "heap mean")?.Value;
+        return
+        [
+            .. new[]
+            {
+                EvidenceChart.OfFigure("Bytes allocated per message, net of idle", "allocated per message, net of idle", results, []),
+                EvidenceChart.OfFigure("Mean heap while streaming", "heap mean", results,
+                    allocatingHeap is > 0 ? [new EvidenceValue("seed 001: pooling halves the heap (half of allocating's)", allocatingHeap.Value / 2)] : []),
+                EvidenceChart.OfFigure("Gen0 collections during the run", "gen0 collections", results, []),
+            }.OfType<EvidenceChart>(),
+        ];
+    }
 
     public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result)
     {
@@ -143,6 +160,10 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
             : throw new UsageException("the API's streaming server stopped during the run (GET /api/streaming says enabled=false)");
     }
 
+    /// <summary>A tally whose every frame is one "request" of the curves: its lateness, failed when not intact.</summary>
+    internal static StreamTally TallyInto(LatencyRecorder recorder) =>
+        new((latenessMs, intact) => recorder.Record(latenessMs, intact ? RequestOutcome.Success : NotIntact));
+
     private static Experiment Create(OptionValues values) =>
         values.Get(StreamingCapacity.FindCapacityOption)
             ? new StreamingCapacity(LoadOf(values), StreamingCapacity.RampOf(values))
@@ -201,7 +222,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
             var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
             var workload = new Workload(run, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
             return await VariantRunner.RunAsync(
-                context.Key, Request, workload, _ => Task.FromResult(true), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
+                context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
         }
 
         private static TimeSpan IdleOf(TimeSpan duration) => TimeSpan.FromSeconds(Math.Clamp(duration.TotalSeconds / 6, 2, 10));
@@ -217,7 +238,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
-            _tally = new StreamTally(recorder.Record);
+            _tally = TallyInto(recorder);
             measured(await StreamingRun.RunAsync(server, load, token => ReadServerAsync(api, token), _tally, progress: null, cancellationToken));
         }
 

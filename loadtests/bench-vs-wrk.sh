@@ -41,7 +41,10 @@ for pair in $(seq 1 "$pairs"); do
   dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report-$pair" >"$work/runner-$pair.log"
   # The sync variant's rate after its first 2-second row: a fresh runner process JIT-compiles its HTTP stack in that
   # row, which wrk (native, and the server already warm) never pays. Requests in the later rows over their time span.
-  ours_rps=$(awk -F, '$1 == "sync" { n++; if (n == 1) { t0 = $2; next } done += $6 + $7; t1 = $2 }
+  # Columns are found by name in the header; every request counts (ok, HTTP errors, timeouts, connection errors).
+  ours_rps=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $1 == "sync" { n++; if (n == 1) { t0 = $col["elapsed_s"]; next }
+      done += $col["ok"] + $col["http_errors"] + $col["timed_out"] + $col["connection_errors"]; t1 = $col["elapsed_s"] }
     END { if (t1 > t0) printf "%.1f", done / (t1 - t0); else print 0 }' "$work/report-$pair/curves.csv")
   check_pair "$pair" wrk "$wrk_rps" "load runner (sync variant)" "$ours_rps" "$minimum" || failed=1
 done

@@ -88,6 +88,25 @@ public sealed class EndToEndTests : IDisposable
     }
 
     [Fact]
+    public async Task StreamingFindCapacityRampsEveryImplementationAndGivesACapacityAndAVerdict()
+    {
+        var (code, output, error) = await RunRunnerAsync(
+            "streaming", "--find-capacity", "--capacity-from", "2", "--capacity-to", "3", "--capacity-step-s", "1", "--interval-ms", "50", "--out", _out);
+
+        // Whether a step holds is a timing on two shared cores; the ramp, the figures and a verdict are what is checked.
+        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
+        var summary = await File.ReadAllTextAsync(Path.Combine(_out, "summary.md"));
+        foreach (var variant in new[] { "allocating", "saea-pooled", "pipelines" })
+        {
+            Assert.Contains($"| {variant} | clients held on time (capacity) |", summary);
+            Assert.Contains($"| {variant} | step 2 clients (", summary);
+        }
+
+        Assert.Matches("(confirmed|refuted|inconclusive): ", summary);
+        Assert.Contains("about double", summary);
+    }
+
+    [Fact]
     public async Task BadOptionExitsWithCode2WithoutAStackTrace()
     {
         var (code, _, error) = await RunRunnerAsync("fanout", "--profile", "forever");

@@ -126,7 +126,7 @@ public static class ExperimentRunner
     private static string ProgressLine(string experiment, IntervalRow row, RuntimeSnapshot? latest)
     {
         var s = row.Stats;
-        var pool = latest is null ? "threads=n/a queue=n/a" : $"threads={latest.ThreadPool.ThreadCount} queue={latest.ThreadPool.PendingWorkItemCount}";
+        var pool = latest is { } snapshot ? $"threads={snapshot.ThreadPool.ThreadCount} queue={snapshot.ThreadPool.PendingWorkItemCount}" : "threads=n/a queue=n/a";
         return string.Create(CultureInfo.InvariantCulture,
             $"{experiment}/{row.Variant.Label} t={row.ElapsedSeconds,6:0.0}s {row.LoadUnit}={row.Load,6:0.#} rps={row.RequestsPerSecond,8:0.#} ok={s.Ok} failed={s.Failed} timedout={s.TimedOut} mean={s.MeanMs:0}ms p99={s.P99Ms:0}ms max={s.MaxMs:0}ms {pool}");
     }

@@ -4,7 +4,8 @@
 # runs the API at --cpus 1, --cpus 2, --cpuset-cpus 0 and --cpuset-cpus 0-1 and checks /healthz, the processor
 # count the runtime derived and the non-root uid, prints one compute compare row per setting, checks at --cpus 1
 # that the control plane (port 5081) answers /healthz from outside the container, then runs the compose stack
-# end to end with the smoke profile. Everything it started (containers, the compose network,
+# end to end with the smoke profile, then under the monitoring profile checks that Prometheus scrapes every API's
+# control plane (/metrics). Everything it started (containers, the compose network,
 # dockerd) is removed again by id. Where no engine can run, one line says so and every check counts as skipped.
 # Last line: "containers: N passed, N failed, N skipped".
 # Settings: COMPARE_CYCLES (default 10^9), COMPARE_CI_WIDTH (5 %), COMPARE_BUDGET_S (30 s), SDK_IMAGE / RUNTIME_IMAGE (default: the official images when present
@@ -18,8 +19,9 @@ CHECKS_PER_SETTING=4 # healthz, processor count, uid, compare row
 CONTROL_SETTING="--cpus 1" # the setting whose control plane (port 5081) is also checked from outside: one more check
 CONTROL_PORT=5081          # the image's control port (ControlOptions.DefaultPort, Control__Host=0.0.0.0 in the image)
 COMPOSE_CHECKS=2     # the stack exits 0, the reports are written
+MONITORING_CHECKS=2  # Prometheus reports every API's control plane up, and holds its thread pool series
 BUILD_CHECKS=3
-TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + 1 + COMPOSE_CHECKS))
+TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + 1 + COMPOSE_CHECKS + MONITORING_CHECKS))
 COMPARE_CYCLES=${COMPARE_CYCLES:-1000000000}
 COMPARE_CI_WIDTH=${COMPARE_CI_WIDTH:-5}  # the API's ciWidth: target half-width of each figure's 95 % CI, in percent
 COMPARE_BUDGET_S=${COMPARE_BUDGET_S:-30} # the API's budgetSeconds for one compare row
@@ -57,7 +59,7 @@ expected_cpus() {
 finish() {
   for id in "${containers[@]}"; do docker rm -f "$id" >/dev/null 2>&1; done
   if [ ${#compose[@]} -gt 0 ]; then
-    (cd deploy && REPORTS_HOST_DIR="$work/reports" "${compose[@]}" -p "$PROJECT" down --volumes --remove-orphans >/dev/null 2>&1)
+    (cd deploy && REPORTS_HOST_DIR="$work/reports" "${compose[@]}" -p "$PROJECT" --profile monitoring down --volumes --remove-orphans >/dev/null 2>&1)
   fi
   if [ -n "$dockerd_pid" ]; then
     kill "$dockerd_pid" 2>/dev/null
@@ -195,5 +197,32 @@ else
     done
   done
   if [ -z "$missing" ]; then pass "compose stack wrote a report per API and experiment"; else fail "compose stack wrote no report for:$missing"; fi
+fi
+
+# 6. The monitoring profile: Prometheus (image built offline from Debian's package) scrapes /metrics on every API's
+#    control plane; asked through its own query API from the host.
+MONITORED="api-1cpu api-2cpu"
+prometheus_query() { curl -s --max-time 5 --get "http://127.0.0.1:9090/api/v1/query" --data-urlencode "query=$1" | grep -o '"instance":"[^"]*"' | sort -u | tr '\n' ' '; }
+if [ ${#compose[@]} -eq 0 ]; then
+  skip "monitoring profile: no compose" "$MONITORING_CHECKS"
+elif ! { have_image "${PROMETHEUS_IMAGE:-concurrencysandbox/prometheus:offline}" || deploy/build-base-images.sh prometheus >"$work/prometheus-image.log" 2>&1; }; then
+  tail -n 5 "$work/prometheus-image.log"
+  fail "monitoring profile: the Prometheus image could not be built from Debian's package"
+  skip "monitoring profile: no Prometheus image" $((MONITORING_CHECKS - 1))
+else
+  # shellcheck disable=SC2086 # the service names are words
+  (cd deploy && REPORTS_HOST_DIR="$work/reports" timeout 300 "${compose[@]}" -p "$PROJECT" --profile monitoring up -d --no-build prometheus $MONITORED) >"$work/monitoring.log" 2>&1
+  expected=$(for api in $MONITORED; do printf '"instance":"%s:%s" ' "$api" "$CONTROL_PORT"; done)
+  up=""
+  for _ in $(seq 1 60); do
+    up=$(prometheus_query 'up{job="sandbox-control"} == 1')
+    [ "$up" = "$expected" ] && break
+    sleep 2
+  done
+  if [ "$up" = "$expected" ]; then pass "monitoring profile: Prometheus scrapes /metrics on every API's control plane ($up)"
+  else tail -n 20 "$work/monitoring.log"; fail "monitoring profile: Prometheus reports up for '${up}', expected '$expected'"; fi
+  series=$(prometheus_query '{job="sandbox-control", __name__=~"dotnet_thread_pool_thread_count.*"}')
+  if [ "$series" = "$expected" ]; then pass "monitoring profile: Prometheus holds each API's dotnet_thread_pool_thread_count series"
+  else fail "monitoring profile: thread pool series for '${series}', expected '$expected'"; fi
 fi
 [ "$failed" -eq 0 ]

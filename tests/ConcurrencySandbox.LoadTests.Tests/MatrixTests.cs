@@ -57,18 +57,20 @@ public class MatrixTests
     }
 
     [Fact]
-    public void StarvationStartsAtTheLoadTheFirstSlowRequestsWereSentAt()
+    public void StarvationStartsAtTheLoadOfTheIntervalTheFirstSlowRequestsWereSentIn()
     {
         var key = new VariantKey("threadpool", Cpus: 1);
-        IntervalRow Row(double users, double meanMs) =>
-            new(key, users, "users", users, 1, new LatencyStats(1, 0, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs));
-        var result = new VariantResult(key, "/x", "users", 3, [Row(4, 1000), Row(8, 0), Row(12, 2500), Row(16, 4000)], [], LatencyStats.Empty);
+        IntervalRow Row(double end, double users) => new(key, end, "users", users, 1, LatencyStats.Empty);
+        // Intervals end at 4, 8, 12 and 16 s with 4, 8, 12 and 16 users; the requests sent in each, wherever they ended.
+        var result = new VariantResult(key, "/x", "users", 16, [Row(4, 4), Row(8, 8), Row(12, 12), Row(16, 16)], [], LatencyStats.Empty)
+        {
+            Sent = [new SentSlice(1, 2, 2_000, 0, 0, 0), new SentSlice(5, 2, 2_400, 0, 0, 0), new SentSlice(9.5, 1, 2_500, 0, 0, 0), new SentSlice(13, 1, 4_000, 1, 60_000, 0)],
+        };
 
-        // Completed at 12 s after 2.5 s: sent at 9.5 s, in the 12-user interval; completed at 16 s after 4 s: sent at 12 s.
         Assert.Equal("12 users", MatrixRunner.StarvedFrom(result, 2000));
-        Assert.Equal("12 users", MatrixRunner.StarvedFrom(result, 3000));
-        Assert.Equal("never", MatrixRunner.StarvedFrom(result, 5000));
-        var slower = result with { Intervals = [Row(4, 1000), Row(8, 0), Row(12, 0), Row(16, 9000)] };
-        Assert.Equal("8 users", MatrixRunner.StarvedFrom(slower, 5000));
+        Assert.Equal("16 users", MatrixRunner.StarvedFrom(result, 3000));
+        // The timed-out request counts at its 60 s timeout: a lower bound of 32 s.
+        Assert.Equal("16 users", MatrixRunner.StarvedFrom(result, 30_000));
+        Assert.Equal("never", MatrixRunner.StarvedFrom(result, 40_000));
     }
 }

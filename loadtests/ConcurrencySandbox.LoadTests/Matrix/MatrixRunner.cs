@@ -327,21 +327,21 @@ public static class MatrixRunner
             : "none among conclusive rows";
 
     private static string StarvedNote(int delayMs) => string.Create(CultureInfo.InvariantCulture,
-        $"\"Starved from\" is the load at which the first requests were sent whose mean latency reached {StarvedFactor:0} x the {delayMs} ms delay (the interval they completed in, moved back by that latency).");
+        $"\"Starved from\" is the load of the first interval whose requests (grouped by when they were sent) took {StarvedFactor:0} x the {delayMs} ms delay on average, timed-out ones counted at their timeout. Latency columns cover completed requests; timed-out ones are counted, not averaged.");
 
     private static TextTable FanOutTable(List<CoreCountRun> fanOuts, int delayMs) => new(
-        ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "errors", "peak pool threads", "peak queue", "starved from"],
+        ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "failed", "timed out", "peak pool threads", "peak queue", "starved from"],
         [.. fanOuts.SelectMany(run => run.FanOut!.Variants.Select(v => (IReadOnlyList<string>)
         [
             $"{run.Cpus}{run.LimitSuffix}", run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Key.Label,
             v.Total.MeanMs.ToString("0", CultureInfo.InvariantCulture), ReportWriter.PeakLoadMean(v), v.Total.P99Ms.ToString("0", CultureInfo.InvariantCulture),
-            v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), v.Total.Failed.ToString(CultureInfo.InvariantCulture),
+            v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), string.Create(CultureInfo.InvariantCulture, $"{v.Total.Failed} of {v.Total.Requests}"), v.Total.TimedOut.ToString(CultureInfo.InvariantCulture),
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a", StarvedFrom(v, StarvedFactor * delayMs),
         ]))],
-        new HashSet<int> { 0, 1, 3, 4, 5, 6, 7, 8, 9, 10 });
+        new HashSet<int> { 0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11 });
 
     private static IEnumerable<string> FanOutVerdicts(List<CoreCountRun> fanOuts) =>
-        fanOuts.Select(run => $"{run.Label}: {run.FanOut!.Finding.Verdict} (details in fanout-{run.Key}/report.html)");
+        fanOuts.Select(run => $"{run.Label}: {run.FanOut!.Finding.Verdict} {ReportWriter.OutcomeLine(run.FanOut)} (details in fanout-{run.Key}/report.html)");
 
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
     private static string[] SweepCells(ComparisonRow row, int cores)
@@ -356,18 +356,22 @@ public static class MatrixRunner
     }
 
     /// <summary>
-    /// The load ("8 users") at which the first starved requests were sent, or "never": a slow request is counted in the
-    /// interval it completed in, so the load is read where that interval's mean latency says the requests started.
+    /// The load ("8 users") of the first interval whose requests, grouped by when they were sent, took
+    /// <paramref name="meanMs"/> on average (timed-out ones counted at their timeout, a lower bound), or "never".
     /// </summary>
     public static string StarvedFrom(VariantResult result, double meanMs)
     {
-        if (result.Intervals.FirstOrDefault(i => i.Stats.Requests > 0 && i.Stats.MeanMs >= meanMs) is not { } first)
+        var fromSeconds = 0.0;
+        foreach (var interval in result.Intervals)
         {
-            return "never";
+            var sent = SentSummary.Of(result.Sent.Where(s => s.FromSeconds >= fromSeconds && s.FromSeconds < interval.ElapsedSeconds));
+            if (sent.AtLeastMeanMs >= meanMs)
+            {
+                return string.Create(CultureInfo.InvariantCulture, $"{interval.Load:0.#} {interval.LoadUnit}");
+            }
+            fromSeconds = interval.ElapsedSeconds;
         }
-        var sentAtSeconds = first.ElapsedSeconds - (first.Stats.MeanMs / 1000);
-        var sent = result.Intervals.First(i => i.ElapsedSeconds >= sentAtSeconds);
-        return string.Create(CultureInfo.InvariantCulture, $"{sent.Load:0.#} {sent.LoadUnit}");
+        return "never";
     }
 
     private static bool OnPath(string program) =>

@@ -13,7 +13,8 @@ public class PeakLoadTests
     {
         var result = Result(new SentSlice(1.0, 3, 300, 0, 0, 0), new SentSlice(12.0, 2, 60_000, 0, 0, 0), new SentSlice(25.0, 1, 100, 0, 0, 0));
 
-        Assert.Equal((10, 20), result.PeakStep());
+        // The step began somewhere after the middle of the last interval below the peak.
+        Assert.Equal((5, 20), result.PeakStep());
         Assert.Equal(30_000, result.PeakLoadMeanMs);
         Assert.False(result.SentAtPeak().Censored);
     }
@@ -30,6 +31,16 @@ public class PeakLoadTests
         Assert.Equal(60_000, atPeak.TimedOutAtMs);
         Assert.Equal((30_000 + 180_000) / 4.0, atPeak.AtLeastMeanMs);
         Assert.Equal(5, atPeak.Requests);
+    }
+
+    [Fact]
+    public void RequestsSentJustBeforeTheFirstIntervalAtPeakEndedStillCountAtPeak()
+    {
+        // The reporting intervals lag the shape: the peak's new users sent their only request at 9.5 s, inside the
+        // interval ending at 10 s whose middle (5 s) was still below the peak.
+        var result = Result(new SentSlice(2.0, 4, 400, 0, 0, 0), new SentSlice(9.5, 4, 120_000, 0, 0, 0));
+
+        Assert.Equal(30_000, result.PeakLoadMeanMs);
     }
 
     [Fact]

@@ -100,7 +100,12 @@ public sealed record VariantResult(
     /// <summary>Mean latency of the completed requests sent during the peak step; NaN when none completed. See <see cref="SentAtPeak"/> for those that did not.</summary>
     public double PeakLoadMeanMs => SentAtPeak().CompletedMeanMs;
 
-    /// <summary>The peak step in seconds since the variant began: from the start of the first interval at the peak load to the end of the last one in a row.</summary>
+    /// <summary>
+    /// The peak step in seconds since the variant began: from the middle of the interval before the first one at the
+    /// peak load (an interval's load is read at its middle, so the step began after it; intervals need not start with
+    /// the step, and on a starved server the peak's users may send a single request in its first moments) to the end
+    /// of the last interval at the peak in a row.
+    /// </summary>
     public (double FromSeconds, double ToSeconds) PeakStep()
     {
         var peak = PeakLoad;
@@ -114,7 +119,8 @@ public sealed record VariantResult(
         {
             last++;
         }
-        return (first == 0 ? 0 : Intervals[first - 1].ElapsedSeconds, Intervals[last].ElapsedSeconds);
+        var previousStart = first >= 2 ? Intervals[first - 2].ElapsedSeconds : 0;
+        return (first == 0 ? 0 : (previousStart + Intervals[first - 1].ElapsedSeconds) / 2, Intervals[last].ElapsedSeconds);
     }
 }
 

@@ -50,7 +50,7 @@ public sealed class EndToEndTests : IDisposable
     public async Task MatrixShortFormWritesTheSweepAndFanOutTablesPerCoreCount()
     {
         var (code, output, error) = await RunRunnerAsync(
-            "matrix", "--cpus", "1,2", "--profile", "smoke", "--sweep-to", "1000", "--sweep-repeat", "1",
+            "matrix", "--cpus", "1,2", "--profile", "smoke", "--sweep-to", "1000", "--sweep-repeat", "1", "--sweep-budget-s", "4",
             "--strategies", "threadpool,async", "--calls", "2", "--delay-ms", "50", "--out", _out);
 
         // Exit 1 is possible: the default async p99 limit is a timing on two shared cores; the tables are what is checked.

@@ -50,7 +50,7 @@ public sealed class EndToEndTests : IDisposable
     public async Task MatrixShortFormWritesTheSweepAndFanOutTablesPerCoreCount()
     {
         var (code, output, error) = await RunRunnerAsync(
-            "matrix", "--cpus", "1,2", "--profile", "smoke", "--sweep-to", "1000", "--sweep-repeat", "1",
+            "matrix", "--cpus", "1,2", "--profile", "smoke", "--sweep-to", "1000", "--sweep-repeat", "1", "--sweep-budget-s", "4",
             "--strategies", "threadpool,async", "--calls", "2", "--delay-ms", "50", "--out", _out);
 
         // Exit 1 is possible: the default async p99 limit is a timing on two shared cores; the tables are what is checked.
@@ -85,6 +85,25 @@ public sealed class EndToEndTests : IDisposable
         var summary = await File.ReadAllTextAsync(Path.Combine(_out, "summary.md"));
         Assert.Contains("| saea-pooled | allocated per message, net of idle |", summary);
         Assert.Contains("310,188 allocations", summary);
+    }
+
+    [Fact]
+    public async Task StreamingFindCapacityRampsEveryImplementationAndGivesACapacityAndAVerdict()
+    {
+        var (code, output, error) = await RunRunnerAsync(
+            "streaming", "--find-capacity", "--capacity-from", "2", "--capacity-to", "3", "--capacity-step-s", "1", "--interval-ms", "50", "--out", _out);
+
+        // Whether a step holds is a timing on two shared cores; the ramp, the figures and a verdict are what is checked.
+        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
+        var summary = await File.ReadAllTextAsync(Path.Combine(_out, "summary.md"));
+        foreach (var variant in new[] { "allocating", "saea-pooled", "pipelines" })
+        {
+            Assert.Contains($"| {variant} | clients held on time (capacity) |", summary);
+            Assert.Contains($"| {variant} | step 2 clients (", summary);
+        }
+
+        Assert.Matches("(confirmed|refuted|inconclusive): ", summary);
+        Assert.Contains("about double", summary);
     }
 
     [Fact]

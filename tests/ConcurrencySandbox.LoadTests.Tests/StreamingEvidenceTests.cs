@@ -56,5 +56,5 @@ public sealed class StreamingEvidenceTests
     }
 
     private static StreamingSample Sample(double seconds, IReadOnlyList<LatenessBucket> buckets) =>
-        new(seconds, ConnectedClients: 1, MessagesSent: 0, DroppedSlowClients: 0, 0, 0, buckets, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        new(seconds, new StreamingServerCounters(ConnectedClients: 1, 1, 0, 0, 0, 0, 0, 0, 0, buckets, 0), new StreamingProcessFigures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
 }

@@ -30,7 +30,7 @@ public sealed class SandboxClient(Uri baseAddress) : IDisposable
 
     /// <summary>One telemetry snapshot, or null when the endpoint does not answer within <paramref name="timeout"/>.</summary>
     public Task<RuntimeSnapshot?> GetTelemetryAsync(TimeSpan timeout, CancellationToken cancellationToken) =>
-        GetOrNullAsync<RuntimeSnapshot>("/api/telemetry", timeout, cancellationToken);
+        GetOrNullAsync<RuntimeSnapshot?>("/api/telemetry", timeout, cancellationToken);
 
     /// <summary>
     /// The samples the API recorded every second on its own thread (complete even while its pool starved), or null
@@ -40,7 +40,6 @@ public sealed class SandboxClient(Uri baseAddress) : IDisposable
         (await GetOrNullAsync<TelemetryHistory>("/api/telemetry/history", timeout, cancellationToken))?.Samples;
 
     private async Task<T?> GetOrNullAsync<T>(string path, TimeSpan timeout, CancellationToken cancellationToken)
-        where T : class
     {
         using var cts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         cts.CancelAfter(timeout);
@@ -50,7 +49,7 @@ public sealed class SandboxClient(Uri baseAddress) : IDisposable
         }
         catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
         {
-            return null;
+            return default;
         }
     }
 

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.CommandLine.Help;
 using System.Globalization;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -44,6 +45,8 @@ public static class CommandLine
     private static readonly Option<string?> Gc = new("--gc") { Description = "matrix: GC mode of the API, server or workstation (default: the runtime's)." };
     private static readonly Option<string> MatrixRuns = new("--matrix-experiments") { Description = "matrix: what to run at each core count: sweep, fanout.", DefaultValueFactory = _ => string.Join(',', MatrixOptions.KnownExperiments) };
     private static readonly Option<long> SweepTo = new("--sweep-to") { Description = "matrix: the compute sweep's largest cycle count (powers of ten from 1).", DefaultValueFactory = _ => 1_000_000_000 };
+    private static readonly Option<bool> VerifyFix = new("--verify-fix") { Description = "Re-run the most starved variant with the pool minimum the observer's diagnosis sized (ThreadPool__MinWorkerThreads) and show before and after." };
+    private static readonly Option<bool> NoObserver = new("--no-observer") { Description = "Do not attach the runtime observer (diagnostics channel) to the API children; the pool series then comes over HTTP from the API." };
     private static readonly Option<int> SweepRepeat = new("--sweep-repeat") { Description = "matrix: the fewest sync/Task.Run pairs per sweep row (more follow until the CIs are narrow or the budget is spent).", DefaultValueFactory = _ => MedianInterval.MinimumCount };
     private static readonly Option<int> Runs = new("--runs")
     {
@@ -66,13 +69,14 @@ public static class CommandLine
     {
         var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
         {
-            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs,
+            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs, VerifyFix, NoObserver,
         };
         foreach (var option in ExperimentList.All.SelectMany(e => e.Options))
         {
             root.Options.Add(option);
         }
         root.Subcommands.Add(CompareCommand.Create(output, error));
+        root.Subcommands.Add(UrlCommand.Create(output, error));
         Threshold.AllowMultipleArgumentsPerToken = false;
         root.SetAction(async (parse, cancellationToken) =>
         {
@@ -109,6 +113,27 @@ public static class CommandLine
         {
             throw new UsageException($"unknown experiment '{experiment}' (expected one of: {string.Join(", ", Experiments)})");
         }
+        var load = LoadOf(p);
+
+        // Every experiment is built, so a bad option is refused whichever experiment runs.
+        var experiments = ExperimentList.All.Select(definition => definition.Create(values)).ToList();
+        var outFolder = p.GetValue(Out) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-{experiment}");
+        var thresholds = (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse).ToList();
+        var observe = new ObserverOptions(Attach: !p.GetValue(NoObserver), VerifyFix: p.GetValue(VerifyFix));
+        if (observe is { VerifyFix: true, Attach: false })
+        {
+            throw new UsageException("--verify-fix sizes the fix from the observer's diagnosis, so it cannot go with --no-observer");
+        }
+        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values), values.InRange(Runs, 1, RepeatedRuns.MaxRuns)) { Observe = observe };
+    }
+
+    /// <summary>The load options every command that sends load takes (the experiments and <c>run --url</c>).</summary>
+    internal static IReadOnlyList<Option> LoadSymbols => [Profile, Config, Rate, RequestTimeoutSeconds, MaxInFlight];
+
+    /// <summary>The load shape and limits from <see cref="LoadSymbols"/>: a --config file, or a named --profile.</summary>
+    internal static LoadOptions LoadOf(ParseResult p)
+    {
+        var values = new OptionValues(p);
         var profile = p.GetValue(Profile)!;
         if (!Profiles.Names.Contains(profile))
         {
@@ -117,13 +142,7 @@ public static class CommandLine
         var rate = values.Positive(Rate);
         var config = p.GetValue(Config);
         var shape = config is null ? Profiles.Create(profile, rate) : LoadShapeConfig.Load(config.FullName);
-        var load = new LoadOptions(shape, config is null ? profile : $"config {config.Name}", TimeSpan.FromSeconds(values.Positive(RequestTimeoutSeconds)), values.Positive(MaxInFlight));
-
-        // Every experiment is built, so a bad option is refused whichever experiment runs.
-        var experiments = ExperimentList.All.Select(definition => definition.Create(values)).ToList();
-        var outFolder = p.GetValue(Out) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-{experiment}");
-        var thresholds = (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse).ToList();
-        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values), values.InRange(Runs, 1, RepeatedRuns.MaxRuns));
+        return new LoadOptions(shape, config is null ? profile : $"config {config.Name}", TimeSpan.FromSeconds(values.Positive(RequestTimeoutSeconds)), values.Positive(MaxInFlight));
     }
 
     private static MatrixOptions ParseMatrix(OptionValues values)

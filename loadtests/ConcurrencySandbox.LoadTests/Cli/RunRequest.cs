@@ -1,3 +1,4 @@
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Matrix;
@@ -21,6 +22,9 @@ public sealed record RunRequest(
 {
     /// <summary>The experiments the command names: one, or every one for <c>all</c>.</summary>
     public IReadOnlyList<Experiment> Selected => Experiment == "all" ? Experiments : [.. Experiments.Where(e => e.Name == Experiment)];
+
+    /// <summary>Whether the runtime observer attaches to the API children, and --verify-fix.</summary>
+    public ObserverOptions Observe { get; init; } = ObserverOptions.Default;
 
     public T Get<T>() where T : Experiment => Experiments.OfType<T>().Single();
 }

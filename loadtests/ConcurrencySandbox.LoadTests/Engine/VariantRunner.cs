@@ -124,6 +124,15 @@ public sealed record VariantResult(
     }
 }
 
+/// <summary>
+/// Telemetry read from outside the API's HTTP port and thread pool (the runtime observer over the diagnostics channel):
+/// the rows recorded since a <see cref="Stopwatch"/> timestamp, stamped in seconds since it.
+/// </summary>
+public interface IOutOfBandTelemetry
+{
+    IReadOnlyList<TelemetryRow> RowsSince(VariantKey variant, long startedTimestamp);
+}
+
 /// <summary>Runs one variant: applies the workload, cuts the outcomes into intervals and samples telemetry every second.</summary>
 public static class VariantRunner
 {
@@ -142,8 +151,11 @@ public static class VariantRunner
         SandboxClient? telemetry,
         Action<IntervalRow, RuntimeSnapshot?> progress,
         CancellationToken cancellationToken,
-        bool keepEveryRequest = false)
+        bool keepEveryRequest = false,
+        IOutOfBandTelemetry? observed = null)
     {
+        // Observed from outside, the pool's series needs no HTTP call to the API it describes (and no waiting for its queue to drain).
+        telemetry = observed is null ? telemetry : null;
         var started = Stopwatch.GetTimestamp();
         var recorder = new LatencyRecorder(started, keepEveryRequest);
         var startedUtc = DateTimeOffset.UtcNow;
@@ -178,7 +190,8 @@ public static class VariantRunner
         await sampling;
         var elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
         var recorded = telemetry is null ? null : await RecordedDuringAsync(telemetry, variant, startedUtc, elapsed, cancellationToken);
-        return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, recorded is { Length: > 0 } ? recorded : SnapshotOf(samples), recorder.Total())
+        IReadOnlyList<TelemetryRow> rows = observed?.RowsSince(variant, started) ?? (recorded is { Length: > 0 } ? recorded : SnapshotOf(samples));
+        return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, rows, recorder.Total())
         {
             Requests = recorder.Requests(),
             Sent = recorder.SentSlices(),
@@ -201,7 +214,7 @@ public static class VariantRunner
             rowStart = now;
             var row = new IntervalRow(variant, now, workload.LoadUnit, applied, stats.Requests / width, stats) { Partial = partial };
             intervals.Add(row);
-            progress(row, LatestOf(samples));
+            progress(row, observed is null ? LatestOf(samples) : observed.RowsSince(variant, started).LastOrDefault()?.Snapshot);
         }
 
         void CloseStep()

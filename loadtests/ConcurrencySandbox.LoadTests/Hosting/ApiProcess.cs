@@ -36,6 +36,8 @@ public sealed class ApiProcess : IAsyncDisposable
 
     public Uri BaseAddress { get; }
 
+    public int ProcessId => _process.Id;
+
     /// <summary>Starts the child and waits for its ready line; throws <see cref="UsageException"/> when it cannot start.</summary>
     public static async Task<ApiProcess> StartAsync(ApiLaunch launch, CancellationToken cancellationToken)
     {

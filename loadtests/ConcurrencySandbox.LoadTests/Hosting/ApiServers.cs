@@ -9,6 +9,9 @@ public abstract class ApiServers
     /// <summary>Whether each variant gets its own fresh process (and so its own environment).</summary>
     public abstract bool StartsOwnProcess { get; }
 
+    /// <summary>Whether the runner asks GET /healthz before the load (a server it did not start, unless that is any user service).</summary>
+    public virtual bool ChecksHealth => !StartsOwnProcess;
+
     public abstract string Describe();
 
     /// <summary>A server for one variant, with <paramref name="environment"/> applied when a process is started.</summary>
@@ -19,6 +22,12 @@ public abstract class ApiServers
 public sealed class ApiLease(Uri baseAddress, IAsyncDisposable? started) : IAsyncDisposable
 {
     public Uri BaseAddress { get; } = baseAddress;
+
+    /// <summary>The local process serving it, when known (a child the runner started): the runtime observer attaches to it.</summary>
+    public int? ProcessId { get; init; }
+
+    /// <summary>The processors that process may use (its pinning), for the observer's CPU figures.</summary>
+    public int ProcessorCount { get; init; } = Environment.ProcessorCount;
 
     public ValueTask DisposeAsync() => started?.DisposeAsync() ?? ValueTask.CompletedTask;
 }
@@ -40,17 +49,19 @@ public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
             merged[name] = value;
         }
         var child = await ApiProcess.StartAsync(launch with { Environment = merged }, cancellationToken);
-        return new ApiLease(child.BaseAddress, child);
+        return new ApiLease(child.BaseAddress, child) { ProcessId = child.ProcessId, ProcessorCount = launch.PinToCores ?? Environment.ProcessorCount };
     }
 }
 
-/// <summary>An API the user runs (--target): every variant goes to it, one after another.</summary>
-public sealed class TargetApiServers(Uri target) : ApiServers
+/// <summary>An API the user runs (--target, or run --url): every variant goes to it, one after another; <paramref name="processId"/> is its local process when known.</summary>
+public sealed class TargetApiServers(Uri target, int? processId = null, bool checksHealth = true) : ApiServers
 {
+    public override bool ChecksHealth => checksHealth;
+
     public override bool StartsOwnProcess => false;
 
     public override string Describe() => target.ToString();
 
     public override Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken) =>
-        Task.FromResult(new ApiLease(target, null));
+        Task.FromResult(new ApiLease(target, null) { ProcessId = processId });
 }

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 
@@ -23,6 +24,12 @@ public sealed record ExperimentReport(
 
     /// <summary>The charts the experiment declares beside its verdict (<see cref="Experiment.EvidenceOf"/>).</summary>
     public IReadOnlyList<EvidenceChart> Evidence { get; init; } = [];
+
+    /// <summary>What the runtime observer saw, by variant label (empty when no process was observed).</summary>
+    public IReadOnlyDictionary<string, VariantObservation> Observations { get; init; } = new Dictionary<string, VariantObservation>();
+
+    /// <summary>The --verify-fix re-run, when one was made.</summary>
+    public FixCheck? Fix { get; init; }
 
     /// <summary>The API's processor count as its telemetry reported it (null when telemetry never answered).</summary>
     public int? ApiProcessorCount => Variants.SelectMany(v => v.Telemetry).Select(t => (int?)t.Snapshot.ProcessorCount).FirstOrDefault();

@@ -105,6 +105,8 @@ public static class ReportWriter
         r.Thresholds,
         r.Passed,
         CommandLine = commandLine,
+        r.Observations,
+        r.Fix,
     };
 
     public static string SummaryMarkdown(ExperimentReport r, string commandLine)
@@ -143,6 +145,7 @@ public static class ReportWriter
         }
         md.AppendLine();
         md.AppendLine(PeakNote);
+        md.Append(ObserverSection.Markdown(r));
         md.AppendLine();
         md.AppendLine(Invariant($"## Seed {r.Seed} beside today"));
         md.AppendLine();
@@ -166,7 +169,7 @@ public static class ReportWriter
             Outcome.NotReproduced => "verdict not",
             _ => "verdict",
         };
-        return new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
+        var page = new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
             .Paragraph(r.Finding.Verdict, verdictClass)
             .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Total.Failed > 0) ? "outcomes failed" : "outcomes")
             .Figures(evidenceSvgs)
@@ -179,7 +182,8 @@ public static class ReportWriter
             .Heading(2, "Outcomes: status codes and errors")
             .Table(OutcomeTable(r))
             .Table(StepTable(r))
-            .Paragraph(PeakNote)
+            .Paragraph(PeakNote);
+        return ObserverSection.AppendTo(page, r)
             .Heading(2, "Thresholds")
             .Table(ThresholdTable(r))
             .Paragraph(ThresholdNote(r))

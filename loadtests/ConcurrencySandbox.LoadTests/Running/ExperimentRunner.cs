@@ -1,6 +1,7 @@
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.ApiClient;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
@@ -21,18 +22,34 @@ public static class ExperimentRunner
         TextWriter console,
         CancellationToken cancellationToken,
         int? cpus = null,
-        string? limit = null)
+        string? limit = null,
+        ObserverOptions? observe = null)
     {
+        observe ??= ObserverOptions.Default;
         var started = DateTimeOffset.Now;
         var variants = experiment.Variants;
         var results = new List<VariantResult>();
+        var observations = new Dictionary<string, VariantObservation>();
         var (profile, shape) = variants[0].Driver.Describe(load);
         var label = new VariantKey(experiment.Name, cpus, limit).Label;
         console.WriteLine($"== {label}: {variants.Count} variant(s) against {servers.Describe()}; {shape}");
         foreach (var variant in variants)
         {
-            var result = await RunVariantAsync(experiment, variant, new VariantKey(variant.Name, cpus, limit), load, servers, console, cancellationToken);
-            results.Add(result with { Figures = experiment.FiguresOf(result) });
+            await RunAndKeepAsync(variant);
+        }
+        FixCheck? fix = null;
+        if (observe.VerifyFix && servers.StartsOwnProcess && FixCheck.MostStarved(observations) is { } starved)
+        {
+            var before = variants.First(v => new VariantKey(v.Name, cpus, limit).Label == starved.Label);
+            var minimum = starved.Diagnosis.NeededThreads;
+            var after = before with
+            {
+                Name = Invariant($"{before.Name}-min{minimum}"),
+                Environment = new Dictionary<string, string>(before.Environment) { [FixCheck.MinimumSetting] = Invariant($"{minimum}") },
+            };
+            console.WriteLine($"-- verify-fix: {before.Name} again with {FixCheck.MinimumSetting}={minimum}");
+            await RunAndKeepAsync(after);
+            fix = new FixCheck(starved.Label, new VariantKey(after.Name, cpus, limit).Label, minimum);
         }
         var thresholds = Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results);
         return new ExperimentReport(experiment.Name, experiment.Seed, profile, shape, servers.Describe(), started,
@@ -40,7 +57,20 @@ public static class ExperimentRunner
         {
             ExpectedToFail = experiment.ExpectedToFail,
             Evidence = experiment.EvidenceOf(results),
+            Observations = observations,
+            Fix = fix,
         };
+
+        async Task RunAndKeepAsync(Variant variant)
+        {
+            var (result, observation) = await RunVariantAsync(experiment, variant, new VariantKey(variant.Name, cpus, limit), load, servers, observe.Attach, console, cancellationToken);
+            results.Add(result with { Figures = experiment.FiguresOf(result) });
+            if (observation is not null)
+            {
+                observations[result.Key.Label] = observation;
+                console.WriteLine(ObserverLine(result.Key.Label, observation));
+            }
+        }
     }
 
     /// <summary>Rejects a user threshold that names none of the variants about to run, before anything runs.</summary>
@@ -52,24 +82,51 @@ public static class ExperimentRunner
         }
     }
 
-    private static async Task<VariantResult> RunVariantAsync(
-        Experiment experiment, Variant variant, VariantKey key, LoadOptions load, ApiServers servers, TextWriter console, CancellationToken cancellationToken)
+    private static async Task<(VariantResult, VariantObservation?)> RunVariantAsync(
+        Experiment experiment, Variant variant, VariantKey key, LoadOptions load, ApiServers servers, bool attach, TextWriter console, CancellationToken cancellationToken)
     {
         await using var server = await servers.AcquireAsync(variant.Environment, cancellationToken);
         using var api = new SandboxClient(server.BaseAddress);
-        if (!servers.StartsOwnProcess && !await api.IsHealthyAsync(cancellationToken))
+        if (servers.ChecksHealth && !await api.IsHealthyAsync(cancellationToken))
         {
             throw new UsageException($"target {server.BaseAddress} is unreachable (GET /healthz did not answer 2xx)");
         }
-        console.WriteLine($"-- {experiment.Name}/{key.Label}: GET {variant.Driver.Request} on {server.BaseAddress}");
-        var context = new LoadContext(key, server.BaseAddress, api, load, (row, latest) => console.WriteLine(ProgressLine(experiment.Name, row, latest)));
-        return await variant.Driver.RunAsync(context, cancellationToken);
+        await using var observer = attach && server.ProcessId is { } pid ? Observe(pid, server.ProcessorCount, load, console) : null;
+        console.WriteLine($"-- {experiment.Name}/{key.Label}: GET {variant.Driver.Request} on {server.BaseAddress}{(observer is null ? "" : $" (observing pid {observer.ProcessId})")}");
+        var context = new LoadContext(key, server.BaseAddress, api, load, (row, latest) =>
+        {
+            observer?.OnInterval(row, cancellationToken);
+            console.WriteLine(ProgressLine(experiment.Name, row, latest));
+        }, observer);
+        var result = await variant.Driver.RunAsync(context, cancellationToken);
+        return observer is null ? (result, null) : await observer.FinishAsync(result);
     }
+
+    /// <summary>The observer on a process the runner reaches; when it cannot attach, the variant runs on with the API's own telemetry.</summary>
+    private static VariantObserver? Observe(int processId, int processorCount, LoadOptions load, TextWriter console)
+    {
+        try
+        {
+            return new VariantObserver(RuntimeObserver.Attach(processId), processorCount, load.Shape.Steps.Max(s => s.Target));
+        }
+        catch (UsageException e)
+        {
+            console.WriteLine($"note: the runtime observer is not attached ({e.Message}); the pool series comes from the API over HTTP");
+            return null;
+        }
+    }
+
+    private static string ObserverLine(string variant, VariantObservation o) =>
+        $"observer {variant}: {o.Samples} samples, adjustments {string.Join(", ", o.AdjustmentsByReason.Select(r => $"{r.Key} {r.Value}"))}"
+        + (o.Stacks?.Top is { } top ? $"; {o.Stacks.Describe(top)}" : "")
+        + (o.LostReason is { } lost ? $"; lost the process: {lost}" : "");
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 
     private static string ProgressLine(string experiment, IntervalRow row, RuntimeSnapshot? latest)
     {
         var s = row.Stats;
-        var pool = latest is null ? "threads=n/a queue=n/a" : $"threads={latest.ThreadPool.ThreadCount} queue={latest.ThreadPool.PendingWorkItemCount}";
+        var pool = latest is { } snapshot ? $"threads={snapshot.ThreadPool.ThreadCount} queue={snapshot.ThreadPool.PendingWorkItemCount}" : "threads=n/a queue=n/a";
         return string.Create(CultureInfo.InvariantCulture,
             $"{experiment}/{row.Variant.Label} t={row.ElapsedSeconds,6:0.0}s {row.LoadUnit}={row.Load,6:0.#} rps={row.RequestsPerSecond,8:0.#} ok={s.Ok} failed={s.Failed} timedout={s.TimedOut} mean={s.MeanMs:0}ms p99={s.P99Ms:0}ms max={s.MaxMs:0}ms {pool}");
     }

@@ -1,7 +1,6 @@
-using System.Diagnostics;
-using System.Globalization;
 using System.Net;
 using ConcurrencySandbox.Experiments.Streaming;
+using ConcurrencySandbox.Experiments.Telemetry;
 using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.Streaming;
@@ -51,33 +50,17 @@ public sealed class StreamingHost(IOptions<StreamingOptions> options) : IHostedS
 public sealed record ProcessCounters(
     long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuTimeMs, long HeapSizeBytes, long WorkingSetBytes, int OsThreads)
 {
-    public static ProcessCounters Read() =>
-        new(
+    public static ProcessCounters Read()
+    {
+        var process = ProcessStat.Read();
+        return new(
             GC.GetTotalAllocatedBytes(),
             GC.CollectionCount(0),
             GC.CollectionCount(1),
             GC.CollectionCount(2),
             Environment.CpuUsage.TotalTime.TotalMilliseconds,
             GC.GetTotalMemory(forceFullCollection: false),
-            Environment.WorkingSet,
-            OsThreadCount());
-
-    /// <summary>Read from /proc on Linux: Process.Threads builds an object per thread, noise in an allocation experiment.</summary>
-    private static int OsThreadCount()
-    {
-        const string status = "/proc/self/status";
-        if (File.Exists(status))
-        {
-            foreach (var line in File.ReadLines(status))
-            {
-                if (line.StartsWith("Threads:", StringComparison.Ordinal))
-                {
-                    return int.Parse(line.AsSpan("Threads:".Length).Trim(), CultureInfo.InvariantCulture);
-                }
-            }
-        }
-
-        using var process = Process.GetCurrentProcess();
-        return process.Threads.Count;
+            process.WorkingSetBytes,
+            process.OsThreadCount);
     }
 }

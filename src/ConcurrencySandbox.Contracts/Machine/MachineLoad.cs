@@ -35,6 +35,9 @@ public sealed record MachineCounters(long TotalTicks, long BusyTicks, long Steal
     public const string CgroupV2CpuStat = "/sys/fs/cgroup/cpu.stat";
     public const string CgroupV1CpuStat = "/sys/fs/cgroup/cpu,cpuacct/cpu.stat";
 
+    /// <summary>cgroup v1 with the cpu controller mounted on its own (Debian's Docker 20.10 hosts).</summary>
+    public const string CgroupV1CpuOnlyStat = "/sys/fs/cgroup/cpu/cpu.stat";
+
     /// <summary>Reads this machine's counters now; null where /proc is missing (not Linux).</summary>
     public static MachineCounters? Read() => Read(path => File.Exists(path) ? File.ReadAllText(path) : null);
 
@@ -49,6 +52,7 @@ public sealed record MachineCounters(long TotalTicks, long BusyTicks, long Steal
         var (total, busy, steal) = ParseProcStat(procStat);
         var (periods, throttledUs) = readFile(CgroupV2CpuStat) is { } v2 ? ParseCpuStat(v2)
             : readFile(CgroupV1CpuStat) is { } v1 ? ParseCpuStat(v1)
+            : readFile(CgroupV1CpuOnlyStat) is { } v1CpuOnly ? ParseCpuStat(v1CpuOnly)
             : (null, null);
         return new MachineCounters(total, busy, steal, ParseSelfStat(selfStat), periods, throttledUs);
     }

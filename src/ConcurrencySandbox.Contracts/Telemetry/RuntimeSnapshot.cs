@@ -1,20 +1,23 @@
 namespace ConcurrencySandbox.Contracts.Telemetry;
 
-public sealed record ThreadPoolTelemetry(
+public readonly record struct ThreadPoolTelemetry(
     int ThreadCount, long PendingWorkItemCount, long CompletedWorkItemCount, int MinWorkerThreads, int MaxWorkerThreads);
 
-public sealed record GCTelemetry(
+public readonly record struct GCTelemetry(
     int Gen0Collections, int Gen1Collections, int Gen2Collections, long TotalAllocatedBytes, long HeapSizeBytes, double TotalPauseDurationMs);
 
 /// <summary>CPU use is the CPU time since the previous snapshot over the wall time times the processor count.</summary>
-public sealed record ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
+public readonly record struct ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
 
 /// <summary>The sandbox meter's instruments as the telemetry reports them.</summary>
-public sealed record SandboxTelemetry(
+public readonly record struct SandboxTelemetry(
     long ActiveWorkUnits, long CancelledWorkUnits, long ActiveFanOutCalls, long ActiveReceiveRuns, long CancelledReceiveRuns);
 
-/// <summary>One reading of the runtime's own counters: the API's <c>GET /api/telemetry</c> answer.</summary>
-public sealed record RuntimeSnapshot(
+/// <summary>
+/// One reading of the runtime's own counters: the API's <c>GET /api/telemetry</c> answer. Values all through, so the
+/// sampler builds one and the recorder keeps it without allocating (the instrument must not add to what it measures).
+/// </summary>
+public readonly record struct RuntimeSnapshot(
     DateTimeOffset Timestamp,
     double UptimeSeconds,
     int ProcessorCount,

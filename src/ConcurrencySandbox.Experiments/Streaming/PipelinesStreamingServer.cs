@@ -6,7 +6,9 @@ namespace ConcurrencySandbox.Experiments.Streaming;
 /// <summary>
 /// Today's idiom: the ticking thread writes each frame into a per-connection Pipe (segments from one shared block pool), and one
 /// long-lived loop per connection drains it with Socket.SendAsync(ReadOnlyMemory), whose ValueTask is backed by a
-/// cached, reused awaitable. Nothing is allocated per message once the connection is warm.
+/// cached, reused awaitable. Nothing is allocated per message once the connection is warm. The reader is resumed
+/// inline by the flush, so a frame goes to the socket on the ticking thread instead of waking a pool thread per
+/// message; only a send the socket cannot take at once carries on where the socket completes it.
 /// </summary>
 internal sealed class PipelinesStreamingServer(StreamingServerSettings settings) : StreamingServer(settings)
 {
@@ -17,6 +19,8 @@ internal sealed class PipelinesStreamingServer(StreamingServerSettings settings)
         pool: new BlockMemoryPool(Math.Max(MinBlockBytes, settings.FrameBytes)),
         pauseWriterThreshold: 0,
         resumeWriterThreshold: 0,
+        readerScheduler: PipeScheduler.Inline,
+        writerScheduler: PipeScheduler.Inline,
         minimumSegmentSize: Math.Max(MinBlockBytes, settings.FrameBytes),
         useSynchronizationContext: false);
 

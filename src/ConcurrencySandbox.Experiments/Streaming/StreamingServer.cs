@@ -19,6 +19,9 @@ public sealed record StreamingServerSettings(StreamingImplementation Implementat
 /// A TCP server that sends every connected client one fixed-size frame per interval, from one ticking thread. How
 /// a frame reaches the socket is the implementation's business; the ticking, the bounded per-client queue, the
 /// slow-client drop and the counters are shared, so the variants differ only in how they send.
+/// Clients are spread over <see cref="Phases"/> phases of the interval (slot modulo phases): each client still gets
+/// one frame per interval, but the ticker wakes once per phase and sends to 1/Phases of the clients, so a frame
+/// waits for the few sends of its own phase, not for every client's (docs/streaming.md, "The schedule").
 /// </summary>
 public abstract class StreamingServer : IAsyncDisposable
 {
@@ -30,6 +33,7 @@ public abstract class StreamingServer : IAsyncDisposable
     private readonly ManualResetEventSlim _stopSignal = new();
     private readonly LatenessHistogram _lateness = new();
     private readonly long _intervalTimestamps;
+    private readonly int _phases;
     private Thread? _ticker;
     private Task _acceptLoop = Task.CompletedTask;
     private long _startTimestamp;
@@ -48,10 +52,17 @@ public abstract class StreamingServer : IAsyncDisposable
         _slots = new StreamingServerConnection?[settings.MaxClients];
         _freeSlots = new Stack<int>(Enumerable.Range(0, settings.MaxClients).Reverse());
         _intervalTimestamps = settings.IntervalMs * Stopwatch.Frequency / 1000;
+        _phases = PhasesOf(settings.IntervalMs);
         _listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
     }
 
+    /// <summary>The most phases an interval is cut into: 1 ms apart at the seed's 100 ms.</summary>
+    public const int MaxPhases = 100;
+
     public StreamingServerSettings Settings { get; }
+
+    /// <summary>How many phases the interval is cut into: one per millisecond, at most <see cref="MaxPhases"/>.</summary>
+    public static int PhasesOf(int intervalMs) => Math.Clamp(intervalMs, 1, MaxPhases);
 
     public string ImplementationName => StreamingImplementations.NameOf(Settings.Implementation);
 
@@ -121,7 +132,7 @@ public abstract class StreamingServer : IAsyncDisposable
         connection.Dequeued();
         Interlocked.Increment(ref _messagesSent);
         Interlocked.Add(ref _bytesSent, Settings.FrameBytes);
-        _lateness.RecordTimestamps(_startTimestamp + ((connection.FirstTick + sequence) * _intervalTimestamps), now);
+        _lateness.RecordTimestamps(ScheduledTimestamp(connection.FirstTick + sequence, connection.Slot % _phases), now);
     }
 
     /// <summary>A send failed: the client went away, or was dropped and its socket closed.</summary>
@@ -195,11 +206,16 @@ public abstract class StreamingServer : IAsyncDisposable
         Volatile.Write(ref _slots[slot], connection);
     }
 
+    /// <summary>When phase <paramref name="phase"/> of tick <paramref name="tick"/> is due.</summary>
+    private long ScheduledTimestamp(long tick, int phase) =>
+        _startTimestamp + ((((tick * _phases) + phase) * _intervalTimestamps) / _phases);
+
     private void Tick()
     {
-        for (long tick = 0; ; tick++)
+        for (long step = 0; ; step++)
         {
-            var scheduled = _startTimestamp + (tick * _intervalTimestamps);
+            var (tick, phase) = Math.DivRem(step, _phases);
+            var scheduled = ScheduledTimestamp(tick, (int)phase);
             for (var remaining = scheduled - Stopwatch.GetTimestamp(); remaining > 0; remaining = scheduled - Stopwatch.GetTimestamp())
             {
                 if (_stopSignal.Wait((int)Math.Max(1, remaining * 1000 / Stopwatch.Frequency)))
@@ -213,7 +229,7 @@ public abstract class StreamingServer : IAsyncDisposable
                 return;
             }
 
-            for (var slot = 0; slot < _slots.Length; slot++)
+            for (var slot = (int)phase; slot < _slots.Length; slot += _phases)
             {
                 if (Volatile.Read(ref _slots[slot]) is { } connection)
                 {

@@ -5,53 +5,61 @@ using ConcurrencySandbox.Contracts.ThreadPools;
 namespace ConcurrencySandbox.Experiments.Telemetry;
 
 /// <summary>
-/// Reads the ThreadPool, GC and process counters the runtime keeps; cheap enough to call every second.
-/// The CPU share is measured between consecutive snapshots, whoever asked for them. The sandbox's own
-/// activity comes from the <see cref="SandboxMeter"/> instruments, read through a meter listener.
+/// Reads the ThreadPool, GC and process counters the runtime keeps; cheap enough to call every second, and allocates
+/// nothing in steady state, so the instrument does not add to the allocation it watches. The CPU share is measured
+/// between consecutive snapshots, whoever asked for them. The sandbox's own activity comes from the
+/// <see cref="SandboxMeter"/> counts, the values its instruments publish.
 /// </summary>
-public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFlightRequests) : IDisposable
+public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFlightRequests)
 {
+    private static readonly DateTime ProcessStartUtc = ReadProcessStartUtc();
+
     private readonly Lock _gate = new();
-    private readonly SandboxMeterReader _sandboxMeter = new();
 
     // The first snapshot measures CPU use since the process started.
     private (long Timestamp, TimeSpan CpuTime) _previous = (
-        timeProvider.GetTimestamp() - (long)(ReadProcess().Uptime.TotalSeconds * timeProvider.TimestampFrequency), TimeSpan.Zero);
+        timeProvider.GetTimestamp() - (long)((DateTime.UtcNow - ProcessStartUtc).TotalSeconds * timeProvider.TimestampFrequency), TimeSpan.Zero);
+
+    // GC.GetGCMemoryInfo allocates its answer, which describes the last collection: read it again only after one.
+    private (int Collections, long HeapSizeBytes) _lastGC = (-1, 0);
 
     public RuntimeSnapshot Sample()
     {
-        double cpuPercent;
-        TimeSpan cpuTime;
         lock (_gate)
         {
-            cpuTime = Environment.CpuUsage.TotalTime;
+            var cpuTime = Environment.CpuUsage.TotalTime;
             var timestamp = timeProvider.GetTimestamp();
-            cpuPercent = CpuPercent(cpuTime - _previous.CpuTime, timeProvider.GetElapsedTime(_previous.Timestamp, timestamp), Environment.ProcessorCount);
+            var cpuPercent = CpuPercent(cpuTime - _previous.CpuTime, timeProvider.GetElapsedTime(_previous.Timestamp, timestamp), Environment.ProcessorCount);
             _previous = (timestamp, cpuTime);
+
+            var collections = GC.CollectionCount(0) + GC.CollectionCount(2);
+            if (collections != _lastGC.Collections)
+            {
+                _lastGC = (collections, GC.GetGCMemoryInfo().HeapSizeBytes);
+            }
+
+            var process = ProcessStat.Read();
+            ThreadPool.GetMinThreads(out var minWorkerThreads, out _);
+            ThreadPool.GetMaxThreads(out var maxWorkerThreads, out _);
+            return new RuntimeSnapshot(
+                timeProvider.GetUtcNow(),
+                (DateTime.UtcNow - ProcessStartUtc).TotalSeconds,
+                Environment.ProcessorCount,
+                new ThreadPoolTelemetry(
+                    ThreadPool.ThreadCount, ThreadPool.PendingWorkItemCount, ThreadPool.CompletedWorkItemCount, minWorkerThreads, maxWorkerThreads),
+                new GCTelemetry(
+                    GC.CollectionCount(0),
+                    GC.CollectionCount(1),
+                    GC.CollectionCount(2),
+                    GC.GetTotalAllocatedBytes(),
+                    _lastGC.HeapSizeBytes,
+                    GC.GetTotalPauseDuration().TotalMilliseconds),
+                new ProcessTelemetry(cpuTime.TotalMilliseconds, cpuPercent, process.WorkingSetBytes, process.OsThreadCount),
+                Monitor.LockContentionCount,
+                inFlightRequests(),
+                SandboxMeter.Read());
         }
-
-        var (uptime, osThreadCount) = ReadProcess();
-        var pool = ThreadPoolSnapshot.Capture();
-        return new RuntimeSnapshot(
-            timeProvider.GetUtcNow(),
-            uptime.TotalSeconds,
-            Environment.ProcessorCount,
-            new ThreadPoolTelemetry(
-                pool.ThreadCount, pool.PendingWorkItemCount, pool.CompletedWorkItemCount, pool.MinWorkerThreads, pool.MaxWorkerThreads),
-            new GCTelemetry(
-                GC.CollectionCount(0),
-                GC.CollectionCount(1),
-                GC.CollectionCount(2),
-                GC.GetTotalAllocatedBytes(),
-                GC.GetGCMemoryInfo().HeapSizeBytes,
-                GC.GetTotalPauseDuration().TotalMilliseconds),
-            new ProcessTelemetry(cpuTime.TotalMilliseconds, cpuPercent, Environment.WorkingSet, osThreadCount),
-            Monitor.LockContentionCount,
-            inFlightRequests(),
-            _sandboxMeter.Read());
     }
-
-    public void Dispose() => _sandboxMeter.Dispose();
 
     /// <summary>
     /// CPU time over wall time times processors, in percent. The kernel accounts CPU time in scheduler ticks, so
@@ -60,9 +68,9 @@ public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFligh
     public static double CpuPercent(TimeSpan cpuTime, TimeSpan wallTime, int processorCount) =>
         wallTime <= TimeSpan.Zero ? 0 : Math.Clamp(cpuTime / (wallTime * processorCount) * 100, 0, 100);
 
-    private static (TimeSpan Uptime, int OsThreadCount) ReadProcess()
+    private static DateTime ReadProcessStartUtc()
     {
         using var process = Process.GetCurrentProcess();
-        return (DateTime.Now - process.StartTime, process.Threads.Count);
+        return process.StartTime.ToUniversalTime();
     }
 }

@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ConcurrencySandbox.Contracts.Telemetry;
 
 namespace ConcurrencySandbox.Experiments.Telemetry;
 
@@ -28,6 +29,10 @@ public static class SandboxMeter
 
     internal static SandboxCount ReceiveRunsCancelled { get; } =
         Counter("sandbox.receive.runs.cancelled", "{run}", "Receive experiment runs stopped, or not started, because their caller cancelled.");
+
+    /// <summary>The counts now, as the instruments publish them, read without a listener's per-instrument allocation.</summary>
+    internal static SandboxTelemetry Read() =>
+        new(WorkUnitsActive.Value, WorkUnitsCancelled.Value, FanOutCallsActive.Value, ReceiveRunsActive.Value, ReceiveRunsCancelled.Value);
 
     private static SandboxCount UpDownCounter(string name, string unit, string description)
     {

@@ -5,7 +5,7 @@ namespace ConcurrencySandbox.Experiments.Telemetry;
 /// <summary>
 /// Samples the runtime at a fixed interval on a thread of its own and keeps the latest samples.
 /// A starved ThreadPool cannot delay it, so the history has no gaps exactly when the live endpoint would.
-/// The recorder owns its sampler: disposing the recorder disposes it.
+/// Taking and keeping a sample allocates nothing: the ring holds the snapshots' values.
 /// </summary>
 public sealed class TelemetryRecorder : IDisposable
 {
@@ -50,7 +50,6 @@ public sealed class TelemetryRecorder : IDisposable
         _stop.Set();
         _thread.Join();
         _stop.Dispose();
-        _sampler.Dispose();
     }
 
     private void Record()

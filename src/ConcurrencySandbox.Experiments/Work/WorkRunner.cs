@@ -32,7 +32,7 @@ public static class WorkRunner
         }
 
         stopwatch.Stop();
-        return new WorkRun(unit, mode, amount, stopwatch.Elapsed.TotalSeconds, threadIds, checksums[0] + checksums[1]);
+        return new WorkRun(unit, mode, amount, ElapsedSeconds(stopwatch.ElapsedTicks), threadIds, checksums[0] + checksums[1]);
 
         void RunOne(int slot)
         {
@@ -46,6 +46,12 @@ public static class WorkRunner
             threadIds[slot] = Environment.CurrentManagedThreadId;
         }
     }
+
+    /// <summary>
+    /// Seconds at the Stopwatch's own resolution (Elapsed rounds down to 100 ns, so 10 cycles timed 0 s and a per-pair
+    /// ratio divided by zero), at least one tick so every ratio is finite.
+    /// </summary>
+    public static double ElapsedSeconds(long stopwatchTicks) => (double)Math.Max(1, stopwatchTicks) / Stopwatch.Frequency;
 
     /// <summary>Runs a unit counted in sandbox.work.units.active until it ends, and in sandbox.work.units.cancelled when it ended early.</summary>
     private static void Counted(Action run) => CountedAsync(() =>

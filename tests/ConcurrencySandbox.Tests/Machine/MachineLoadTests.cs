@@ -69,6 +69,17 @@ public sealed class MachineLoadTests
         Assert.DoesNotContain("throttled", load.ToString(), StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData(MachineCounters.CgroupV1CpuStat)]
+    [InlineData(MachineCounters.CgroupV1CpuOnlyStat)]
+    public void CgroupV1sCpuStatIsReadWhereverTheCpuControllerIsMounted(string path)
+    {
+        var counters = MachineCounters.Read(p => p == path ? "nr_throttled 7\nthrottled_time 3000000\n" : p == MachineCounters.ProcStat ? ProcStatAfter : p == MachineCounters.SelfStat ? SelfAfter : null)!;
+
+        Assert.Equal(7, counters.ThrottledPeriods);
+        Assert.Equal(3000, counters.ThrottledMicroseconds);
+    }
+
     [Fact]
     public void WithoutProcThereAreNoCounters()
     {

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using ConcurrencySandbox.Experiments.Telemetry;
 using Microsoft.Extensions.Time.Testing;
 
@@ -17,7 +18,7 @@ public sealed class RuntimeSamplerTests
     public async Task CountersMoveWhenWorkRunsAndTheCpuShareIsOverTheInjectedClocksElapsedTime()
     {
         var clock = new FakeTimeProvider();
-        using var sampler = new RuntimeSampler(clock, () => 3);
+        var sampler = new RuntimeSampler(clock, () => 3);
         var before = sampler.Sample();
 
         await Task.WhenAll(Enumerable.Range(0, 20).Select(_ => Task.Run(() => GC.KeepAlive(new byte[100_000]))));
@@ -33,5 +34,52 @@ public sealed class RuntimeSamplerTests
         Assert.Equal(RuntimeSampler.CpuPercent(cpuTime, TimeSpan.FromSeconds(10), Environment.ProcessorCount), after.Process.CpuPercent, tolerance: 1e-6);
         Assert.True(after.Process.OsThreadCount >= after.ThreadPool.ThreadCount);
         Assert.Equal(3, after.InFlightRequests);
+    }
+
+    [Fact]
+    public void ASampleInSteadyStateAllocatesNothingOnTheSamplingThread()
+    {
+        var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
+        for (var i = 0; i < 10; i++)
+        {
+            sampler.Sample();
+        }
+
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        for (var i = 0; i < 200; i++)
+        {
+            sampler.Sample();
+        }
+
+        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+    }
+
+    [Fact]
+    public void ProcessStatReadsThreadsAndResidentPagesAfterACommandNameWithSpacesAndParentheses()
+    {
+        var line = "4242 (my (odd) app) S 1 4242 4242 0 -1 4194304 100 0 0 0 3 1 0 0 20 0 17 0 39015 53751197696 250 18446744073709551615 0"u8;
+
+        var reading = ProcessStat.Parse(line, pageSizeBytes: 4096);
+
+        Assert.Equal(17, reading.OsThreadCount);
+        Assert.Equal(250L * 4096, reading.WorkingSetBytes);
+    }
+
+    [Fact]
+    public void ProcessStatAgreesWithTheProcessClassOnThreadsAndWorkingSet()
+    {
+        using var release = new ManualResetEventSlim();
+        var threads = Enumerable.Range(0, 20).Select(_ => new Thread(() => release.Wait())).ToList();
+        threads.ForEach(thread => thread.Start());
+
+        var reading = ProcessStat.Read();
+        using var process = Process.GetCurrentProcess();
+        var (processThreads, processWorkingSetBytes) = (process.Threads.Count, process.WorkingSet64);
+        release.Set();
+        threads.ForEach(thread => thread.Join());
+
+        // Off Linux both sides are the Process class. The two reads are moments apart, so a pool thread may come or go between them, not the 20 held here.
+        Assert.InRange(reading.OsThreadCount, processThreads - 5, processThreads + 5);
+        Assert.InRange(reading.WorkingSetBytes, processWorkingSetBytes * 0.8, processWorkingSetBytes * 1.2);
     }
 }

@@ -46,7 +46,7 @@ public sealed class SandboxMeterTests
         const int calls = 5;
         var thirdParty = new HeldThirdParty();
         using var dedicatedPool = new DedicatedThreadPool(1);
-        using var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
+        var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
         var runner = new FanOutRunner(thirdParty, dedicatedPool, TimeProvider.System);
         var before = sampler.Sample().Sandbox.ActiveFanOutCalls;
 
@@ -63,7 +63,7 @@ public sealed class SandboxMeterTests
     [Fact]
     public async Task TheTelemetryCountsWorkUnitsWhileTheyRunAndWhenTheyAreCancelled()
     {
-        using var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
+        var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
         using var cancellation = new CancellationTokenSource();
         var before = sampler.Sample().Sandbox;
 

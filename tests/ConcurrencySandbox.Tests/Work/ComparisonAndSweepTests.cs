@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using ConcurrencySandbox.Api.Work;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
@@ -26,6 +27,13 @@ public sealed class ComparisonAndSweepTests
         Assert.True(row.Speed.BeforeSeconds > 0 && row.Speed.AfterSeconds > 0);
         Assert.Equal(OperatingSystem.IsLinux(), row.Load is not null);
         Assert.Equal(69.7553358, row.Seed?.FourCoresPercent);
+    }
+
+    [Fact]
+    public void ARunShorterThanOneStopwatchTickCountsAsOneTickSoEveryRatioIsFinite()
+    {
+        Assert.Equal(1.0 / Stopwatch.Frequency, WorkRunner.ElapsedSeconds(0));
+        Assert.Equal(30.0 / Stopwatch.Frequency, WorkRunner.ElapsedSeconds(30));
     }
 
     [Fact]

@@ -23,6 +23,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
     public const double LatenessP99LimitMs = 20;
 
     private static readonly StreamingLoad SeedShape = StreamingLoad.Seed001Shape;
+    private static readonly RequestOutcome NotIntact = RequestOutcome.Failed("frame lost, corrupt or out of order");
     private static readonly TimeSpan StatusTimeout = TimeSpan.FromSeconds(30);
 
     private static readonly Option<int> ClientsOption = new("--clients") { Description = "streaming: TCP clients per variant.", DefaultValueFactory = _ => SeedShape.Clients };
@@ -30,7 +31,8 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
     private static readonly Option<int> MessageBytesOption = new("--message-bytes") { Description = "streaming: payload bytes per message (1..65536).", DefaultValueFactory = _ => SeedShape.MessageBytes };
     private static readonly Option<int> IntervalMsOption = new("--interval-ms") { Description = "streaming: each client gets one message per this many milliseconds.", DefaultValueFactory = _ => SeedShape.IntervalMs };
 
-    public static readonly ExperimentDefinition Definition = new("streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption], Create);
+    public static readonly ExperimentDefinition Definition = new(
+        "streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption, .. StreamingCapacity.Options], Create);
 
     /// <summary>What each variant's run measured, by variant name, for the figures and the verdict.</summary>
     private readonly ConcurrentDictionary<string, StreamingResult> _results = new();
@@ -144,7 +146,44 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
     private static string Each<T>(IEnumerable<KeyValuePair<string, T>> items, Func<KeyValuePair<string, T>, string> describe) => string.Join("; ", items.Select(describe));
 
-    private static StreamingExperiment Create(OptionValues values)
+    /// <summary>The API's environment for one variant's server: a free port, the implementation and the load's shape.</summary>
+    internal static Dictionary<string, string> ServerEnvironment(string implementation, StreamingLoad load) => new()
+    {
+        ["Streaming__Port"] = FreeLoopbackPort().ToString(CultureInfo.InvariantCulture),
+        ["Streaming__Implementation"] = implementation,
+        ["Streaming__MessageBytes"] = load.MessageBytes.ToString(CultureInfo.InvariantCulture),
+        ["Streaming__IntervalMs"] = load.IntervalMs.ToString(CultureInfo.InvariantCulture),
+        ["Streaming__MaxClients"] = load.Clients.ToString(CultureInfo.InvariantCulture),
+    };
+
+    /// <summary>The port the API's streaming server listens on; a <see cref="UsageException"/> when it runs none.</summary>
+    internal static async Task<int> StreamingPortAsync(LoadContext context, CancellationToken cancellationToken)
+    {
+        var status = await context.Api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
+        return status is { Enabled: true, Port: { } port }
+            ? port
+            : throw new UsageException($"the API at {context.BaseAddress} runs no streaming server (GET /api/streaming says enabled=false)");
+    }
+
+    /// <summary>The streaming server's counters and its process's figures now; a <see cref="UsageException"/> when it stopped.</summary>
+    internal static async Task<(StreamingServerCounters Server, StreamingProcessFigures Process)> ReadServerAsync(SandboxClient api, CancellationToken cancellationToken)
+    {
+        var status = await api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
+        return status is { Server: { } server, Process: { } process }
+            ? (server, process)
+            : throw new UsageException("the API's streaming server stopped during the run (GET /api/streaming says enabled=false)");
+    }
+
+    /// <summary>A tally whose every frame is one "request" of the curves: its lateness, failed when not intact.</summary>
+    internal static StreamTally TallyInto(LatencyRecorder recorder) =>
+        new((latenessMs, intact) => recorder.Record(latenessMs, intact ? RequestOutcome.Success : NotIntact));
+
+    private static Experiment Create(OptionValues values) =>
+        values.Get(StreamingCapacity.FindCapacityOption)
+            ? new StreamingCapacity(LoadOf(values), StreamingCapacity.RampOf(values))
+            : new StreamingExperiment(LoadOf(values));
+
+    private static StreamingLoad LoadOf(OptionValues values)
     {
         var messageBytes = values.Positive(MessageBytesOption);
         if (messageBytes > StreamProtocol.MaxMessageBytes)
@@ -165,20 +204,13 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
         }
 
         // The duration comes from the profile (quick 60 s, seed001 5 min, smoke 3 s); the driver reads it from the load options.
-        return new StreamingExperiment(new StreamingLoad(values.Positive(ClientsOption), connectIntervalMs, messageBytes, intervalMs, TimeSpan.Zero, TimeSpan.Zero));
+        return new StreamingLoad(values.Positive(ClientsOption), connectIntervalMs, messageBytes, intervalMs, TimeSpan.Zero, TimeSpan.Zero);
     }
 
     private Variant VariantOf(string implementation) => new(
         implementation,
         new StreamingClients(load, result => _results[implementation] = result),
-        new Dictionary<string, string>
-        {
-            ["Streaming__Port"] = FreeLoopbackPort().ToString(CultureInfo.InvariantCulture),
-            ["Streaming__Implementation"] = implementation,
-            ["Streaming__MessageBytes"] = load.MessageBytes.ToString(CultureInfo.InvariantCulture),
-            ["Streaming__IntervalMs"] = load.IntervalMs.ToString(CultureInfo.InvariantCulture),
-            ["Streaming__MaxClients"] = load.Clients.ToString(CultureInfo.InvariantCulture),
-        });
+        ServerEnvironment(implementation, load));
 
     private static int FreeLoopbackPort()
     {
@@ -200,12 +232,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
         public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
         {
-            var status = await context.Api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
-            if (status is not { Enabled: true, Port: { } port })
-            {
-                throw new UsageException($"the API at {context.BaseAddress} runs no streaming server (GET /api/streaming says enabled=false)");
-            }
-
+            var port = await StreamingPortAsync(context, cancellationToken);
             var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
             var workload = new Workload(run, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
             return await VariantRunner.RunAsync(
@@ -217,7 +244,6 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
     private sealed class Workload(StreamingLoad load, IPEndPoint server, SandboxClient api, Action<StreamingResult> measured) : IWorkload
     {
-        private static readonly RequestOutcome NotIntact = RequestOutcome.Failed("frame lost, corrupt or out of order");
         private StreamTally? _tally;
 
         public string LoadUnit => "clients";
@@ -226,21 +252,9 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
-            _tally = new StreamTally((latenessMs, intact) => recorder.Record(latenessMs, intact ? RequestOutcome.Success : NotIntact));
-            measured(await StreamingRun.RunAsync(server, load, SampleAsync, _tally, progress: null, cancellationToken));
+            _tally = TallyInto(recorder);
+            measured(await StreamingRun.RunAsync(server, load, token => ReadServerAsync(api, token), _tally, progress: null, cancellationToken));
         }
 
-        private async Task<StreamingSample> SampleAsync(CancellationToken cancellationToken)
-        {
-            var status = await api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
-            if (status is not { Server: { } s, Process: { } p })
-            {
-                throw new UsageException("the API's streaming server stopped during the run (GET /api/streaming says enabled=false)");
-            }
-
-            return new StreamingSample(
-                0, s.ConnectedClients, s.MessagesSent, s.DroppedSlowClients, s.SendLatenessP50Ms, s.SendLatenessP99Ms, s.SendLatenessBuckets, s.TickerAllocatedBytes,
-                p.AllocatedBytes, p.Gen0Collections, p.Gen1Collections, p.Gen2Collections, p.CpuTimeMs, p.HeapSizeBytes, p.WorkingSetBytes, p.OsThreads);
-        }
     }
 }

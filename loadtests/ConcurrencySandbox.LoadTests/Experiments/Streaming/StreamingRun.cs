@@ -1,27 +1,12 @@
 using System.Diagnostics;
 using System.Net;
 using ConcurrencySandbox.Contracts.Streaming;
+using ConcurrencySandbox.Experiments.Streaming;
 
-namespace ConcurrencySandbox.Experiments.Streaming;
+namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
-/// <summary>One reading of the streaming server's process, taken from outside it (the API's GET /api/streaming).</summary>
-public sealed record StreamingSample(
-    double ElapsedSeconds,
-    int ConnectedClients,
-    long MessagesSent,
-    long DroppedSlowClients,
-    double SendLatenessP50Ms,
-    double SendLatenessP99Ms,
-    IReadOnlyList<LatenessBucket> SendLatenessBuckets,
-    long TickerAllocatedBytes,
-    long AllocatedBytes,
-    int Gen0Collections,
-    int Gen1Collections,
-    int Gen2Collections,
-    double CpuTimeMs,
-    long HeapSizeBytes,
-    long WorkingSetBytes,
-    int OsThreads);
+/// <summary>One reading of the streaming server's process, taken from outside it: the API's own answer and when it came.</summary>
+public sealed record StreamingSample(double ElapsedSeconds, StreamingServerCounters Server, StreamingProcessFigures Process);
 
 /// <summary>Seed 001's published figures (2011, .NET 4, F#, YourKit), printed beside today's.</summary>
 public static class Seed001
@@ -56,10 +41,13 @@ public sealed record StreamingLoad(int Clients, int ConnectIntervalMs, int Messa
 /// </summary>
 public static class StreamingRun
 {
+    /// <summary>Seconds to wait at most for the server to drop every client before the idle readings.</summary>
+    private const int MaxTeardownTicks = 10;
+
     public static async Task<StreamingResult> RunAsync(
         IPEndPoint server,
         StreamingLoad load,
-        Func<CancellationToken, Task<StreamingSample>> sampleAsync,
+        Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcessFigures Process)>> sampleAsync,
         StreamTally tally,
         Action<StreamingSample, StreamTallyCounts>? progress,
         CancellationToken cancellationToken)
@@ -72,8 +60,17 @@ public static class StreamingRun
         await clients;
         var counts = tally.Counts();
 
-        // Let the server notice the clients are gone before the idle readings start.
-        await timer.WaitForNextTickAsync(cancellationToken);
+        // Let the server notice the clients are gone, and finish tearing their connections down (a failed send per
+        // connection, its exception and its buffers), before the idle readings start: that garbage is not idle.
+        for (var tick = 0; tick < MaxTeardownTicks && await timer.WaitForNextTickAsync(cancellationToken); tick++)
+        {
+            if ((await sampleAsync(cancellationToken)).Server.ConnectedClients == 0)
+            {
+                await timer.WaitForNextTickAsync(cancellationToken);
+                break;
+            }
+        }
+
         var idle = await SampleAsync(timer, load.Idle, sampleAsync, progress: null, tally, cancellationToken);
         return new StreamingResult(load, idle, samples, counts);
     }
@@ -82,7 +79,7 @@ public static class StreamingRun
     private static async Task<List<StreamingSample>> SampleAsync(
         PeriodicTimer timer,
         TimeSpan duration,
-        Func<CancellationToken, Task<StreamingSample>> sampleAsync,
+        Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcessFigures Process)>> sampleAsync,
         Action<StreamingSample, StreamTallyCounts>? progress,
         StreamTally tally,
         CancellationToken cancellationToken)
@@ -91,7 +88,8 @@ public static class StreamingRun
         var clock = Stopwatch.StartNew();
         do
         {
-            var sample = await sampleAsync(cancellationToken) with { ElapsedSeconds = clock.Elapsed.TotalSeconds };
+            var (server, process) = await sampleAsync(cancellationToken);
+            var sample = new StreamingSample(clock.Elapsed.TotalSeconds, server, process);
             samples.Add(sample);
             progress?.Invoke(sample, tally.Counts());
         }
@@ -113,55 +111,55 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
     {
         get
         {
-            var first = Samples.ToList().FindIndex(sample => sample.ConnectedClients >= Load.Clients);
+            var first = Samples.ToList().FindIndex(sample => sample.Server.ConnectedClients >= Load.Clients);
             return first < 0 || Samples.Count - first < 2 ? Samples : Samples.Skip(first).ToList();
         }
     }
 
-    public long MessagesInSteadyState => Steady.Count < 2 ? 0 : Steady[^1].MessagesSent - Steady[0].MessagesSent;
+    public long MessagesInSteadyState => Steady.Count < 2 ? 0 : Steady[^1].Server.MessagesSent - Steady[0].Server.MessagesSent;
 
     /// <summary>Everything the process allocated in the steady state over the messages sent.</summary>
-    public double AllocatedBytesPerMessage => PerMessage(sample => sample.AllocatedBytes);
+    public double AllocatedBytesPerMessage => PerMessage(sample => sample.Process.AllocatedBytes);
 
     /// <summary>The same, less what the idle process allocated in as much time: the streaming's own cost.</summary>
-    public double NetAllocatedBytesPerMessage => NetPerMessage(sample => sample.AllocatedBytes);
+    public double NetAllocatedBytesPerMessage => NetPerMessage(sample => sample.Process.AllocatedBytes);
 
     /// <summary>What the server's ticking thread allocated per message: the implementation's own garbage, without the process's noise.</summary>
-    public double TickerAllocatedBytesPerMessage => PerMessage(sample => sample.TickerAllocatedBytes);
+    public double TickerAllocatedBytesPerMessage => PerMessage(sample => sample.Server.TickerAllocatedBytes);
 
-    public double IdleAllocatedBytesPerSecond => RatePerSecond(Idle, sample => sample.AllocatedBytes);
+    public double IdleAllocatedBytesPerSecond => RatePerSecond(Idle, sample => sample.Process.AllocatedBytes);
 
-    public double CpuMicrosecondsPerMessage => PerMessage(sample => sample.CpuTimeMs * 1000);
+    public double CpuMicrosecondsPerMessage => PerMessage(sample => sample.Process.CpuTimeMs * 1000);
 
-    public double NetCpuMicrosecondsPerMessage => NetPerMessage(sample => sample.CpuTimeMs * 1000);
+    public double NetCpuMicrosecondsPerMessage => NetPerMessage(sample => sample.Process.CpuTimeMs * 1000);
 
-    public int Gen0Collections => Delta(sample => sample.Gen0Collections);
+    public int Gen0Collections => Delta(sample => sample.Process.Gen0Collections);
 
-    public int Gen1Collections => Delta(sample => sample.Gen1Collections);
+    public int Gen1Collections => Delta(sample => sample.Process.Gen1Collections);
 
-    public int Gen2Collections => Delta(sample => sample.Gen2Collections);
+    public int Gen2Collections => Delta(sample => sample.Process.Gen2Collections);
 
-    public double HeapMeanBytes => Steady.Count == 0 ? 0 : Steady.Average(sample => sample.HeapSizeBytes);
+    public double HeapMeanBytes => Steady.Count == 0 ? 0 : Steady.Average(sample => sample.Process.HeapSizeBytes);
 
-    public long HeapPeakBytes => Steady.Count == 0 ? 0 : Steady.Max(sample => sample.HeapSizeBytes);
+    public long HeapPeakBytes => Steady.Count == 0 ? 0 : Steady.Max(sample => sample.Process.HeapSizeBytes);
 
-    public double WorkingSetMeanBytes => Steady.Count == 0 ? 0 : Steady.Average(sample => sample.WorkingSetBytes);
+    public double WorkingSetMeanBytes => Steady.Count == 0 ? 0 : Steady.Average(sample => sample.Process.WorkingSetBytes);
 
-    public long WorkingSetPeakBytes => Steady.Count == 0 ? 0 : Steady.Max(sample => sample.WorkingSetBytes);
+    public long WorkingSetPeakBytes => Steady.Count == 0 ? 0 : Steady.Max(sample => sample.Process.WorkingSetBytes);
 
-    public double OsThreadsMean => Steady.Count == 0 ? 0 : Steady.Average(sample => sample.OsThreads);
+    public double OsThreadsMean => Steady.Count == 0 ? 0 : Steady.Average(sample => sample.Process.OsThreads);
 
-    public int OsThreadsPeak => Steady.Count == 0 ? 0 : Steady.Max(sample => sample.OsThreads);
+    public int OsThreadsPeak => Steady.Count == 0 ? 0 : Steady.Max(sample => sample.Process.OsThreads);
 
     /// <summary>The server's send lateness against schedule over the whole run, warm-up included.</summary>
-    public double SendLatenessP99MsWholeRun => Samples.Count == 0 ? 0 : Samples[^1].SendLatenessP99Ms;
+    public double SendLatenessP99MsWholeRun => Samples.Count == 0 ? 0 : Samples[^1].Server.SendLatenessP99Ms;
 
     /// <summary>The server's send lateness against schedule in the steady state.</summary>
     public double SendLatenessP50Ms => SendLatenessMs(50);
 
     public double SendLatenessP99Ms => SendLatenessMs(99);
 
-    public long DroppedSlowClients => Samples.Count == 0 ? 0 : Samples[^1].DroppedSlowClients;
+    public long DroppedSlowClients => Samples.Count == 0 ? 0 : Samples[^1].Server.DroppedSlowClients;
 
     private double PerMessage(Func<StreamingSample, double> counter)
     {
@@ -171,7 +169,7 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
 
     /// <summary>The send lateness below which <paramref name="percent"/> of the steady state's messages fell (0 without a steady window).</summary>
     public double SendLatenessMs(double percent) =>
-        Steady.Count < 2 ? 0 : LatenessHistogram.PercentileMsBetween(Steady[0].SendLatenessBuckets, Steady[^1].SendLatenessBuckets, percent);
+        Steady.Count < 2 ? 0 : LatenessHistogram.PercentileMsBetween(Steady[0].Server.SendLatenessBuckets, Steady[^1].Server.SendLatenessBuckets, percent);
 
     private double NetPerMessage(Func<StreamingSample, double> counter)
     {

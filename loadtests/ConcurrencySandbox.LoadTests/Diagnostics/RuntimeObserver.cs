@@ -1,0 +1,269 @@
+using System.Diagnostics;
+using System.Diagnostics.Tracing;
+using Microsoft.Diagnostics.NETCore.Client;
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Parsers;
+using Microsoft.Diagnostics.Tracing.Parsers.Clr;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>
+/// One second of the target's runtime counters as dotnet-counters names them (System.Runtime EventCounters, e.g.
+/// "threadpool-thread-count"), stamped with the runner's <see cref="Stopwatch"/> when the first of them arrived.
+/// A rate counter (completed items, contentions, collections, allocations) holds its increment over the second.
+/// </summary>
+public sealed record RuntimeSample(long Timestamp, IReadOnlyDictionary<string, double> Counters)
+{
+    public double? this[string counter] => Counters.TryGetValue(counter, out var value) ? value : null;
+}
+
+/// <summary>A ThreadPoolWorkerThreadAdjustment/Adjustment event: the pool moved to <paramref name="NewWorkerThreadCount"/> threads for <paramref name="Reason"/>.</summary>
+public sealed record ThreadAdjustment(long Timestamp, int NewWorkerThreadCount, string Reason);
+
+/// <summary>
+/// Watches a .NET process from outside over its diagnostics IPC channel (the socket dotnet-counters uses): one
+/// EventPipe session with the System.Runtime counters every second and the runtime's thread-pool adjustment events,
+/// read on a dedicated thread. Nothing goes through the target's HTTP port or thread pool, so the samples keep
+/// coming while the pool starves. When the target goes away the series ends and <see cref="LostReason"/> says so.
+/// </summary>
+public sealed class RuntimeObserver : IAsyncDisposable
+{
+    /// <summary>The System.Runtime counters read every second, by the names dotnet-counters takes (<c>--counters System.Runtime[...]</c>).</summary>
+    public static readonly IReadOnlyList<string> Counters =
+    [
+        ThreadCount, QueueLength, CompletedItems, LockContentions, HeapSizeMb, Gen0Collections, Gen1Collections, Gen2Collections,
+        AllocationBytes, CpuPercent, WorkingSetMb,
+    ];
+
+    public const string ThreadCount = "threadpool-thread-count";
+    public const string QueueLength = "threadpool-queue-length";
+    public const string CompletedItems = "threadpool-completed-items-count";
+    public const string LockContentions = "monitor-lock-contention-count";
+    public const string HeapSizeMb = "gc-heap-size";
+    public const string Gen0Collections = "gen-0-gc-count";
+    public const string Gen1Collections = "gen-1-gc-count";
+    public const string Gen2Collections = "gen-2-gc-count";
+    public const string AllocationBytes = "alloc-rate";
+    public const string CpuPercent = "cpu-usage";
+    public const string WorkingSetMb = "working-set";
+
+    /// <summary>ASP.NET Core's own counter of requests in flight, read when the target hosts ASP.NET Core.</summary>
+    public const string CurrentRequests = "current-requests";
+
+    // The runtime's ThreadAdjustmentReasonMap, in value order (CooperativeBlocking arrived in .NET 8).
+    private static readonly string[] Reasons =
+        ["Warmup", "Initializing", "RandomMove", "ClimbingMove", "ChangePoint", "Stabilizing", "Starvation", "ThreadTimedOut", "CooperativeBlocking"];
+
+    private const long ThreadingKeyword = 0x10000;
+    private static readonly HashSet<string> Wanted = [.. Counters, CurrentRequests];
+
+    private readonly EventPipeSession _session;
+    private readonly Thread _reader;
+    private readonly List<RuntimeSample> _samples = [];
+    private readonly List<ThreadAdjustment> _adjustments = [];
+    private Dictionary<string, double>? _pending;
+    private long _pendingTimestamp;
+    private volatile bool _stopping;
+    private int _disposed;
+
+    private RuntimeObserver(int processId, EventPipeSession session)
+    {
+        ProcessId = processId;
+        _session = session;
+        _reader = new Thread(Read) { IsBackground = true, Name = $"runtime observer {processId}" };
+        _reader.Start();
+    }
+
+    public int ProcessId { get; }
+
+    /// <summary>Why the series ended before the observer was stopped (the process exited, the channel broke), or null.</summary>
+    public string? LostReason { get; private set; }
+
+    /// <summary>
+    /// Starts the session on <paramref name="processId"/>; throws <see cref="UsageException"/> naming the cause when the
+    /// process is not a .NET process this user can reach (see <see cref="ObserverTarget.Check"/>).
+    /// </summary>
+    public static RuntimeObserver Attach(int processId)
+    {
+        ObserverTarget.Check(processId);
+        var providers = new[]
+        {
+            new EventPipeProvider("System.Runtime", EventLevel.Informational, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
+            new EventPipeProvider("Microsoft.AspNetCore.Hosting", EventLevel.Informational, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
+            new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, ThreadingKeyword),
+        };
+        try
+        {
+            var session = new DiagnosticsClient(processId).StartEventPipeSession(providers, requestRundown: false, circularBufferMB: 16);
+            return new RuntimeObserver(processId, session);
+        }
+        catch (Exception e) when (e is ServerNotAvailableException or UnsupportedCommandException or ServerErrorException or IOException or UnauthorizedAccessException)
+        {
+            throw new UsageException($"cannot open the diagnostics channel of process {processId} ({e.Message}); is it a .NET 5+ process run by this user with DOTNET_EnableDiagnostics not 0?");
+        }
+    }
+
+    /// <summary>The samples so far, oldest first.</summary>
+    public IReadOnlyList<RuntimeSample> Samples
+    {
+        get
+        {
+            lock (_samples)
+            {
+                return [.. _samples];
+            }
+        }
+    }
+
+    public IReadOnlyList<ThreadAdjustment> Adjustments
+    {
+        get
+        {
+            lock (_samples)
+            {
+                return [.. _adjustments];
+            }
+        }
+    }
+
+    public static string ReasonName(int reason) => reason >= 0 && reason < Reasons.Length ? Reasons[reason] : $"reason {reason}";
+
+    private void Read()
+    {
+        try
+        {
+            using var source = new EventPipeEventSource(_session.EventStream);
+            source.Dynamic.All += OnEvent;
+            source.Clr.ThreadPoolWorkerThreadAdjustmentAdjustment += OnAdjustment;
+            source.Process();
+        }
+        catch (Exception e) when (e is IOException or EndOfStreamException or ObjectDisposedException or InvalidOperationException or FormatException)
+        {
+            if (!_stopping)
+            {
+                // A process killed mid-event leaves a truncated stream: say what happened, not how the parser noticed.
+                LostReason = ExitsSoon(ProcessId) ? "the process exited" : $"the diagnostics channel broke ({e.GetType().Name}: {e.Message})";
+            }
+        }
+        lock (_samples)
+        {
+            Flush();
+        }
+        if (!_stopping && LostReason is null)
+        {
+            LostReason = ProcessExited(ProcessId) ? "the process exited" : "the runtime closed the diagnostics session";
+        }
+    }
+
+    private void OnEvent(TraceEvent e)
+    {
+        if (e.EventName != "EventCounters" || e.PayloadValue(0) is not IDictionary<string, object> outer || outer["Payload"] is not IDictionary<string, object> payload)
+        {
+            return;
+        }
+        var name = payload.TryGetValue("Name", out var n) ? n as string : null;
+        if (name is null || !Wanted.Contains(name))
+        {
+            return;
+        }
+        var isSum = payload.TryGetValue("CounterType", out var type) && type as string == "Sum";
+        var value = Convert.ToDouble(payload[isSum ? "Increment" : "Mean"], System.Globalization.CultureInfo.InvariantCulture);
+        lock (_samples)
+        {
+            // Each second's counters arrive together; a name seen twice starts the next second.
+            if (_pending is not null && _pending.ContainsKey(name))
+            {
+                Flush();
+            }
+            if (_pending is null)
+            {
+                _pending = [];
+                _pendingTimestamp = Stopwatch.GetTimestamp();
+            }
+            _pending[name] = value;
+            if (_pending.Count == Wanted.Count)
+            {
+                Flush();
+            }
+        }
+    }
+
+    private void OnAdjustment(ThreadPoolWorkerThreadAdjustmentTraceData e)
+    {
+        var adjustment = new ThreadAdjustment(Stopwatch.GetTimestamp(), e.NewWorkerThreadCount, ReasonName((int)e.Reason));
+        lock (_samples)
+        {
+            _adjustments.Add(adjustment);
+        }
+    }
+
+    private void Flush()
+    {
+        if (_pending is { Count: > 0 })
+        {
+            _samples.Add(new RuntimeSample(_pendingTimestamp, _pending));
+        }
+        _pending = null;
+    }
+
+    /// <summary>Whether the process is gone within a second: a killed process closes its channel a moment before it is reaped.</summary>
+    private static bool ExitsSoon(int processId)
+    {
+        for (var attempt = 0; attempt < 20; attempt++)
+        {
+            if (ProcessExited(processId))
+            {
+                return true;
+            }
+            Thread.Sleep(50);
+        }
+        return false;
+    }
+
+    private static bool ProcessExited(int processId)
+    {
+        try
+        {
+            using var process = Process.GetProcessById(processId);
+            return process.HasExited || IsZombie(processId);
+        }
+        catch (ArgumentException)
+        {
+            return true;
+        }
+    }
+
+    /// <summary>A Linux process that has exited but whose parent has not reaped it yet ("Z" in /proc/pid/stat).</summary>
+    private static bool IsZombie(int processId)
+    {
+        try
+        {
+            var stat = File.ReadAllText($"/proc/{processId}/stat");
+            return stat[(stat.LastIndexOf(')') + 1)..].TrimStart().StartsWith('Z');
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return !OperatingSystem.IsLinux();
+        }
+    }
+
+    /// <summary>Stops the session and waits for the reader to drain what the runtime had sent.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) == 1)
+        {
+            return;
+        }
+        _stopping = LostReason is null;
+        try
+        {
+            await _session.StopAsync(CancellationToken.None).WaitAsync(TimeSpan.FromSeconds(5));
+        }
+        catch (Exception e) when (e is ServerNotAvailableException or ServerErrorException or IOException or TimeoutException or ObjectDisposedException)
+        {
+            // The process is already gone: the reader ends by itself.
+        }
+        await Task.Run(() => _reader.Join(TimeSpan.FromSeconds(5)));
+        _session.Dispose();
+    }
+}

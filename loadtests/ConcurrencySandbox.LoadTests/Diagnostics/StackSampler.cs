@@ -1,0 +1,124 @@
+using System.Diagnostics.Tracing;
+using System.Globalization;
+using Microsoft.Diagnostics.NETCore.Client;
+using Microsoft.Diagnostics.Symbols;
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Etlx;
+using Microsoft.Diagnostics.Tracing.Parsers;
+using Microsoft.Diagnostics.Tracing.Stacks;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>One thread's managed stack, leaf first, as "Namespace.Type.Method" frames (no module, no arguments).</summary>
+public sealed record ThreadStack(int ThreadId, IReadOnlyList<string> Frames)
+{
+    /// <summary>A thread the runtime's thread pool started (its stack bottoms out in the pool's worker loop).</summary>
+    public bool IsPoolWorker => Frames.Any(f => f.Contains("PortableThreadPool+WorkerThread.", StringComparison.Ordinal) || f.Contains("ThreadPoolWorkQueue.Dispatch", StringComparison.Ordinal));
+}
+
+/// <summary>
+/// Samples the managed stacks of every thread of a .NET process as dotnet-stack does: a short EventPipe session with the
+/// SampleProfiler and the runtime's rundown (which names the JIT-compiled methods), turned into per-thread stacks by
+/// TraceEvent's thread-time computer. A few samples a short while apart; each thread counts with the stack it showed
+/// most often, so a thread that is parked shows where it is parked.
+/// </summary>
+public static class StackSampler
+{
+    private static readonly TimeSpan TraceLength = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>Samples <paramref name="rounds"/> times, <paramref name="gap"/> apart; one stack per thread seen.</summary>
+    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(int processId, int rounds, TimeSpan gap, CancellationToken cancellationToken)
+    {
+        var seen = new Dictionary<int, List<IReadOnlyList<string>>>();
+        for (var round = 0; round < rounds; round++)
+        {
+            if (round > 0)
+            {
+                await Task.Delay(gap, cancellationToken);
+            }
+            foreach (var stack in await SampleOnceAsync(processId, cancellationToken))
+            {
+                if (!seen.TryGetValue(stack.ThreadId, out var stacks))
+                {
+                    seen[stack.ThreadId] = stacks = [];
+                }
+                stacks.Add(stack.Frames);
+            }
+        }
+        return [.. seen.Select(t => new ThreadStack(t.Key, t.Value
+            .GroupBy(frames => string.Join('\n', frames))
+            .OrderByDescending(g => g.Count())
+            .First().First()))];
+    }
+
+    private static async Task<IReadOnlyList<ThreadStack>> SampleOnceAsync(int processId, CancellationToken cancellationToken)
+    {
+        var providers = new[]
+        {
+            new EventPipeProvider("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
+            new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, (long)ClrTraceEventParser.Keywords.Default),
+        };
+        var trace = Path.Combine(Path.GetTempPath(), $"sandbox-stacks-{processId}-{Guid.NewGuid():N}.nettrace");
+        string? etlx = null;
+        try
+        {
+            using (var session = await new DiagnosticsClient(processId).StartEventPipeSessionAsync(providers, requestRundown: true, circularBufferMB: 64, cancellationToken))
+            await using (var file = File.Create(trace))
+            {
+                var copy = session.EventStream.CopyToAsync(file, cancellationToken);
+                await Task.Delay(TraceLength, cancellationToken);
+                await session.StopAsync(cancellationToken);
+                await copy;
+            }
+            etlx = TraceLog.CreateFromEventPipeDataFile(trace);
+            return ReadStacks(etlx);
+        }
+        finally
+        {
+            File.Delete(trace);
+            if (etlx is not null)
+            {
+                File.Delete(etlx);
+            }
+        }
+    }
+
+    /// <summary>The first sample of each thread in the trace, as dotnet-stack prints it.</summary>
+    private static List<ThreadStack> ReadStacks(string etlx)
+    {
+        using var symbols = new SymbolReader(TextWriter.Null) { SymbolPath = "" };
+        using var log = new TraceLog(etlx);
+        var source = new MutableTraceEventStackSource(log) { OnlyManagedCodeStacks = true };
+        new SampleProfilerThreadTimeComputer(log, symbols).GenerateThreadTimeStacks(source);
+        var stacks = new Dictionary<int, ThreadStack>();
+        source.ForEach(sample =>
+        {
+            var frames = new List<string>();
+            int? threadId = null;
+            for (var index = sample.StackIndex; index != StackSourceCallStackIndex.Invalid; index = source.GetCallerIndex(index))
+            {
+                var name = source.GetFrameName(source.GetFrameIndex(index), false);
+                if (name.StartsWith("Thread (", StringComparison.Ordinal))
+                {
+                    threadId = int.Parse(name.AsSpan("Thread (".Length, name.IndexOf(')', StringComparison.Ordinal) - "Thread (".Length), CultureInfo.InvariantCulture);
+                    break;
+                }
+                frames.Add(ShortName(name));
+            }
+            if (threadId is { } id && frames.Count > 0)
+            {
+                stacks.TryAdd(id, new ThreadStack(id, frames));
+            }
+        });
+        return [.. stacks.Values];
+    }
+
+    /// <summary>"System.Private.CoreLib!System.Threading.Tasks.Task.Wait(int32,...)" becomes "System.Threading.Tasks.Task.Wait".</summary>
+    public static string ShortName(string frame)
+    {
+        var bang = frame.IndexOf('!', StringComparison.Ordinal);
+        var name = bang >= 0 ? frame[(bang + 1)..] : frame;
+        var paren = name.IndexOf('(', StringComparison.Ordinal);
+        return (paren >= 0 ? name[..paren] : name).Trim();
+    }
+}

@@ -1,0 +1,128 @@
+using System.Diagnostics;
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>A thread-pool adjustment placed on the variant's time axis.</summary>
+public sealed record AdjustmentMark(double ElapsedSeconds, int NewWorkerThreadCount, string Reason);
+
+/// <summary>What the observer saw during one variant: its series' health, the pool's adjustments, the blocking stacks and the diagnosis.</summary>
+public sealed record VariantObservation(
+    int ProcessId,
+    int Samples,
+    double LongestGapSeconds,
+    IReadOnlyList<AdjustmentMark> Adjustments,
+    BlockingSites? Stacks,
+    string? StacksNote,
+    StarvationDiagnosis? Diagnosis,
+    string? LostReason)
+{
+    public IReadOnlyDictionary<string, int> AdjustmentsByReason =>
+        Adjustments.GroupBy(a => a.Reason).OrderByDescending(g => g.Count()).ToDictionary(g => g.Key, g => g.Count());
+}
+
+/// <summary>
+/// The observer attached to one variant's process: feeds the variant's telemetry rows (no HTTP), samples the blocking
+/// stacks once when the load first reaches its peak, and afterwards sizes the fix from what was measured.
+/// </summary>
+public sealed class VariantObserver(RuntimeObserver observer, int processorCount, double peakLoad) : IOutOfBandTelemetry, IAsyncDisposable
+{
+    private const int StackRounds = 3;
+    private static readonly TimeSpan StackGap = TimeSpan.FromMilliseconds(300);
+    // Let the peak step's blocking build up before looking at it.
+    private static readonly TimeSpan SettleAtPeak = TimeSpan.FromSeconds(1);
+    // The counters are published once a second: one sample past the end covers the run's last second.
+    private static readonly TimeSpan LastSampleWait = TimeSpan.FromSeconds(1.5);
+    private static readonly TimeSpan PollPeriod = TimeSpan.FromMilliseconds(50);
+
+    private Task<(BlockingSites? Sites, string? Note)>? _stacks;
+
+    public int ProcessId => observer.ProcessId;
+
+    private long _startedTimestamp;
+
+    public IReadOnlyList<TelemetryRow> RowsSince(VariantKey variant, long startedTimestamp)
+    {
+        _startedTimestamp = startedTimestamp;
+        return ObservedTelemetry.Rows(variant, startedTimestamp, observer.Samples, processorCount);
+    }
+
+    /// <summary>Called with each interval row: the first one at the peak load starts the stack sample.</summary>
+    public void OnInterval(IntervalRow row, CancellationToken cancellationToken)
+    {
+        if (_stacks is null && row.Load >= peakLoad && observer.LostReason is null)
+        {
+            _stacks = SampleStacksAsync(cancellationToken);
+        }
+    }
+
+    private async Task<(BlockingSites?, string?)> SampleStacksAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            await Task.Delay(SettleAtPeak, cancellationToken);
+            var stacks = await StackSampler.SampleAsync(observer.ProcessId, StackRounds, StackGap, cancellationToken);
+            return (BlockingSites.Group(stacks), null);
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            // A failed stack sample costs the report its call sites, never the load run.
+            return (null, $"the stack sample failed: {e.GetType().Name}: {e.Message}");
+        }
+    }
+
+    /// <summary>
+    /// Stops observing and puts together what was seen during <paramref name="result"/>; the result comes back with its
+    /// telemetry rows completed by the counters of its last second, which arrive up to a second after it ended.
+    /// </summary>
+    public async Task<(VariantResult Result, VariantObservation Observation)> FinishAsync(VariantResult result)
+    {
+        var startedTimestamp = _startedTimestamp;
+        var ended = Stopwatch.GetTimestamp();
+        var (sites, note) = _stacks is null ? (null, "the load never reached its peak while observed") : await _stacks;
+        for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
+        {
+            await Task.Delay(PollPeriod);
+        }
+        await observer.DisposeAsync();
+        result = result with { Telemetry = RowsSince(result.Key, startedTimestamp) };
+        var samples = observer.Samples.Where(s => s.Timestamp >= startedTimestamp).ToList();
+        var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
+        var marks = observer.Adjustments
+            .Where(a => a.Timestamp >= startedTimestamp)
+            .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Timestamp).TotalSeconds, a.NewWorkerThreadCount, a.Reason))
+            .ToList();
+        return (result, new VariantObservation(observer.ProcessId, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
+            Diagnose(result, sites, marks), observer.LostReason));
+    }
+
+    private static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, IReadOnlyList<AdjustmentMark> marks)
+    {
+        if (result.Telemetry.Count == 0 || result.Total.Requests == 0)
+        {
+            return null;
+        }
+        var (inFlight, basis) = result.LoadUnit == "rate"
+            ? (result.PeakLoad * result.Total.MinMs / 1000, Invariant($"{result.PeakLoad:0.#} requests/s x the fastest request's {result.Total.MinMs:0} ms"))
+            : (result.PeakLoad, "the peak's users, each waiting for its answer");
+        // The work the requests queued (done or still queued) over the requests that reached the server (answered, or still
+        // there after the client gave up): a starved fan-out leaves most of its calls queued and its requests unanswered.
+        var last = result.Telemetry[^1].Snapshot;
+        var workItemsPerRequest = (last.ThreadPool.CompletedWorkItemCount + last.ThreadPool.PendingWorkItemCount) / (double)Math.Max(1, result.Total.Ok + last.InFlightRequests);
+        var threads = result.Telemetry.Select(t => (t.ElapsedSeconds, t.Snapshot.ThreadPool.ThreadCount)).ToList();
+        return StarvationDiagnosis.From(new DiagnosisInputs(
+            inFlight,
+            basis,
+            // Queued work blocks when the stacks caught it blocking, or when more items queued than requests were in flight.
+            StarvationDiagnosis.ThreadsPerRequest((sites?.BlocksQueuedWork ?? false) || result.PeakQueue > inFlight, workItemsPerRequest),
+            result.PeakThreads ?? 0,
+            StarvationDiagnosis.Growth(threads),
+            result.PeakQueue ?? 0,
+            marks.Count(m => m.Reason == "Starvation"),
+            sites?.Top is { } top ? sites.Describe(top) : null));
+    }
+
+    private static string Invariant(FormattableString text) => text.ToString(System.Globalization.CultureInfo.InvariantCulture);
+
+    public ValueTask DisposeAsync() => observer.DisposeAsync();
+}

@@ -1,0 +1,306 @@
+using System.Collections.Concurrent;
+using System.CommandLine;
+using System.Diagnostics;
+using System.Net;
+using ConcurrencySandbox.Experiments.Streaming;
+using ConcurrencySandbox.Contracts.Streaming;
+using ConcurrencySandbox.LoadTests.ApiClient;
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
+
+/// <summary>
+/// <c>streaming --find-capacity</c>: how many clients each server keeps on schedule. Per variant, one fresh API; the
+/// clients grow x1.5 per step (connected 1 ms apart, then a settling second, then a measured hold) until a step's send
+/// lateness p99 passes <see cref="StreamingExperiment.LatenessP99LimitMs"/>, a message is lost, corrupt or out of
+/// order, or a client is dropped or fails. The capacity is the largest step held; the verdict puts the pooled / allocating
+/// ratio beside seed 001's "doubling your throughput or number of client connections".
+/// </summary>
+public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : Experiment
+{
+    /// <summary>Seed 001: pooling means "doubling your throughput or number of client connections".</summary>
+    public const double SeedCapacityRatio = 2;
+
+    private const int ConnectIntervalMs = 1;
+    private static readonly TimeSpan Settle = TimeSpan.FromSeconds(1);
+
+    public static readonly Option<bool> FindCapacityOption = new("--find-capacity") { Description = "streaming: ramp clients x1.5 per step until a server falls behind (lateness p99 over 20 ms, a message lost, a client dropped); report each server's capacity." };
+    private static readonly Option<int> FromOption = new("--capacity-from") { Description = "streaming --find-capacity: clients in the first step (1..100000).", DefaultValueFactory = _ => 200 };
+    private static readonly Option<int> ToOption = new("--capacity-to") { Description = "streaming --find-capacity: most clients to try (--capacity-from..100000; each client is a socket on both sides, mind ulimit -n).", DefaultValueFactory = _ => 9000 };
+    private static readonly Option<int> StepSecondsOption = new("--capacity-step-s") { Description = "streaming --find-capacity: seconds each step is measured for once its clients are connected (1..600).", DefaultValueFactory = _ => 5 };
+
+    public static IReadOnlyList<Option> Options => [FindCapacityOption, FromOption, ToOption, StepSecondsOption];
+
+    private readonly ConcurrentDictionary<string, CapacitySearch> _searches = new();
+
+    public override string Name => StreamingExperiment.Definition.Name;
+
+    public override string Seed => "001";
+
+    public override bool NeedsFreshApi => true;
+
+    public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
+
+    /// <summary>A step that fell behind is what the search is for, so lost messages are data here, not a failed run.</summary>
+    public override IReadOnlyList<string> ExpectedToFail => StreamingImplementations.Names;
+
+    /// <summary>The ramp the options ask for; a <see cref="UsageException"/> naming the option when out of range.</summary>
+    public static CapacityRamp RampOf(OptionValues values)
+    {
+        var from = values.Get(FromOption);
+        if (from is < 1 or > CapacityRamp.MaxClients)
+        {
+            throw new UsageException($"{FromOption.Name} must be from 1 to {CapacityRamp.MaxClients}, got {from}");
+        }
+
+        var to = values.Get(ToOption);
+        if (to < from || to > CapacityRamp.MaxClients)
+        {
+            throw new UsageException($"{ToOption.Name} must be from {FromOption.Name} ({from}) to {CapacityRamp.MaxClients}, got {to}");
+        }
+
+        var stepSeconds = values.Get(StepSecondsOption);
+        if (stepSeconds is < 1 or > 600)
+        {
+            throw new UsageException($"{StepSecondsOption.Name} must be from 1 to 600, got {stepSeconds}");
+        }
+
+        return new CapacityRamp(from, to, TimeSpan.FromSeconds(stepSeconds));
+    }
+
+    public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result)
+    {
+        if (!_searches.TryGetValue(result.Key.Name, out var search))
+        {
+            return [];
+        }
+
+        List<VariantFigure> figures =
+        [
+            new("clients held on time (capacity)", search.Capacity, "clients"),
+            new("steps run", search.Steps.Count, ""),
+        ];
+        if (search.Held is { } held)
+        {
+            figures.Add(new("messages/s at capacity", held.MessagesPerSecond, "messages/s"));
+            figures.Add(new("send lateness p99 at capacity", held.LatenessP99Ms, "ms"));
+            figures.Add(new("CPU per message at capacity", held.CpuMicrosecondsPerMessage, "µs"));
+            figures.Add(new("server CPU at capacity", held.CpuCoresBusy * 100, "% of a core"));
+        }
+
+        figures.AddRange(search.Steps.Select(step => new VariantFigure($"step {step.Clients} clients ({step.Why}): send lateness p99", step.LatenessP99Ms, "ms")));
+        return figures;
+    }
+
+    public override Finding Assess(IReadOnlyList<VariantResult> results) =>
+        Judge(results.Where(r => _searches.ContainsKey(r.Key.Name)).ToDictionary(r => r.Key.Name, r => _searches[r.Key.Name]));
+
+    /// <summary>The verdict from each variant's search, keyed by variant name.</summary>
+    public static Finding Judge(IReadOnlyDictionary<string, CapacitySearch> searches)
+    {
+        if (!searches.TryGetValue(StreamingImplementations.NameOf(StreamingImplementation.Allocating), out var allocating))
+        {
+            return Finding.NotAssessed("the allocating variant did not run, so there is no ratio to take.");
+        }
+
+        var pooled = searches.Where(s => s.Value != allocating).ToList();
+        if (pooled.Count == 0)
+        {
+            return Finding.NotAssessed("no pooled variant ran.");
+        }
+
+        List<SeedComparison> comparisons =
+        [
+            new("clients held on time (lateness p99 within 20 ms, nothing lost or dropped)", "not measured",
+                string.Join("; ", searches.Select(s => $"{s.Key} {s.Value.Describe()}"))),
+            new("capacity, pooled / allocating", "about double (\"doubling your throughput or number of client connections\")",
+                string.Join("; ", pooled.Select(p => $"{p.Key} {Ratio(p.Value, allocating)}"))),
+        ];
+
+        var bounds = searches.Where(s => s.Value.Capacity == 0 || s.Value.ReachedTop).Select(s => $"{s.Key} {s.Value.Describe()}").ToList();
+        if (bounds.Count > 0)
+        {
+            return new(Outcome.NotAssessed, comparisons,
+                $"inconclusive: a capacity is only a bound ({string.Join("; ", bounds)}); widen --capacity-from/--capacity-to.");
+        }
+
+        var ratios = pooled.Select(p => (p.Key, Ratio: (double)p.Value.Capacity / allocating.Capacity)).ToList();
+        var text = string.Join(", ", ratios.Select(r => $"{r.Key} {r.Ratio:0.##} x"));
+        if (ratios.All(r => r.Ratio >= SeedCapacityRatio))
+        {
+            return new(Outcome.Reproduced, comparisons, $"confirmed: pooling holds at least twice the clients on time ({text} allocating's {allocating.Capacity}).");
+        }
+
+        if (ratios.All(r => r.Ratio <= 1))
+        {
+            return new(Outcome.NotReproduced, comparisons,
+                $"refuted: pooling holds no more clients on time than allocating ({text} allocating's {allocating.Capacity}); the send syscall, not the garbage, sets the limit.");
+        }
+
+        return new(Outcome.NotAssessed, comparisons,
+            $"inconclusive: pooling holds more clients but less than double ({text} allocating's {allocating.Capacity}), and one step of the ramp is x1.5, so the ratio is known only to that factor.");
+    }
+
+    private static string Ratio(CapacitySearch pooled, CapacitySearch allocating) =>
+        allocating.Capacity == 0 ? "n/a (allocating held no step)" : $"{(double)pooled.Capacity / allocating.Capacity:0.##} x ({pooled.Capacity} / {allocating.Capacity})";
+
+    private Variant VariantOf(string implementation) => new(
+        implementation,
+        new CapacityDriver(load, ramp, search => _searches[implementation] = search),
+        StreamingExperiment.ServerEnvironment(implementation, load with { Clients = ramp.To }));
+
+    private sealed class CapacityDriver(StreamingLoad load, CapacityRamp ramp, Action<CapacitySearch> measured) : ILoadDriver
+    {
+        public string Request => $"TCP clients x1.5 per step from {ramp.From} to {ramp.To}, {load.MessageBytes} B every {load.IntervalMs} ms, on the port GET /api/streaming announces";
+
+        public (string Profile, string Shape) Describe(LoadOptions options) =>
+            ("find-capacity", $"clients from {ramp.From} x1.5 per step up to {ramp.To}, connected {ConnectIntervalMs} ms apart, {Settle.TotalSeconds:0} s to settle, {ramp.Step.TotalSeconds:0} s measured per step, {load.MessageBytes} B every {load.IntervalMs} ms; a step holds when send lateness p99 <= {StreamingExperiment.LatenessP99LimitMs:0} ms and nothing is lost or dropped");
+
+        public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
+        {
+            var port = await StreamingExperiment.StreamingPortAsync(context, cancellationToken);
+            var workload = new CapacityWorkload(load, ramp, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
+            return await VariantRunner.RunAsync(
+                context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
+        }
+    }
+
+    private sealed class CapacityWorkload(StreamingLoad load, CapacityRamp ramp, IPEndPoint server, SandboxClient api, Action<CapacitySearch> measured) : IWorkload
+    {
+        private StreamTally? _tally;
+
+        public string LoadUnit => "clients";
+
+        public double LoadBetween(TimeSpan from, TimeSpan to) => _tally?.Counts() is { } counts ? counts.Connected - counts.ClosedByServer : 0;
+
+        public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
+        {
+            var tally = _tally = StreamingExperiment.TallyInto(recorder);
+            using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            var clients = new List<Task>();
+            var steps = new List<CapacityStep>();
+            var started = 0;
+            try
+            {
+                foreach (var target in ramp.Counts())
+                {
+                    clients.Add(StreamingClient.RunManyAsync(server, target - started, ConnectIntervalMs, tally, stop.Token));
+                    started = target;
+                    var step = await MeasureStepAsync(target, tally, cancellationToken);
+                    steps.Add(step);
+                    if (!step.Held)
+                    {
+                        break;
+                    }
+                }
+            }
+            finally
+            {
+                await stop.CancelAsync();
+                await Task.WhenAll(clients);
+            }
+
+            measured(new CapacitySearch(ramp, steps));
+        }
+
+        private async Task<CapacityStep> MeasureStepAsync(int clients, StreamTally tally, CancellationToken cancellationToken)
+        {
+            // Connecting takes clients x 1 ms; allow twice that and a little, then measure whatever connected.
+            var connectBy = Stopwatch.GetTimestamp() + Stopwatch.Frequency * (2 + (clients * ConnectIntervalMs * 2 / 1000));
+            var status = await StreamingExperiment.ReadServerAsync(api, cancellationToken);
+            while (status.Server.ConnectedClients < clients && Stopwatch.GetTimestamp() < connectBy)
+            {
+                await Task.Delay(200, cancellationToken);
+                status = await StreamingExperiment.ReadServerAsync(api, cancellationToken);
+            }
+
+            await Task.Delay(Settle, cancellationToken);
+            var (before, clientsBefore, startedAt) = (await StreamingExperiment.ReadServerAsync(api, cancellationToken), tally.Counts(), Stopwatch.GetTimestamp());
+            await Task.Delay(ramp.Step, cancellationToken);
+            var (after, clientsAfter) = (await StreamingExperiment.ReadServerAsync(api, cancellationToken), tally.Counts());
+            var seconds = Stopwatch.GetElapsedTime(startedAt).TotalSeconds;
+            var messages = after.Server.MessagesSent - before.Server.MessagesSent;
+            return new CapacityStep(
+                clients,
+                after.Server.ConnectedClients,
+                messages / seconds,
+                LatenessHistogram.PercentileMsBetween(before.Server.SendLatenessBuckets, after.Server.SendLatenessBuckets, 99),
+                Lost(clientsAfter) - Lost(clientsBefore),
+                after.Server.DroppedSlowClients - before.Server.DroppedSlowClients + Gone(clientsAfter) - Gone(clientsBefore),
+                messages == 0 ? 0 : (after.Process.CpuTimeMs - before.Process.CpuTimeMs) * 1000 / messages,
+                (after.Process.CpuTimeMs - before.Process.CpuTimeMs) / 1000 / seconds,
+                load.MessagesPerSecond / load.Clients * clients);
+        }
+
+        private static long Lost(StreamTallyCounts counts) => counts.Lost + counts.Corrupt + counts.OutOfOrder;
+
+        private static long Gone(StreamTallyCounts counts) => counts.ClosedByServer + counts.Failed;
+
+    }
+}
+
+/// <summary>The client counts to try: <paramref name="From"/>, then x1.5 (at least +1) per step, up to <paramref name="To"/>.</summary>
+public sealed record CapacityRamp(int From, int To, TimeSpan Step)
+{
+    public const int MaxClients = 100_000;
+
+    public IEnumerable<int> Counts()
+    {
+        for (var clients = From; ; clients = Math.Min(To, Math.Max(clients + 1, (int)Math.Round(clients * 1.5))))
+        {
+            yield return clients;
+            if (clients >= To)
+            {
+                yield break;
+            }
+        }
+    }
+}
+
+/// <summary>One measured step: the clients asked for and connected, and what the server and the clients saw.</summary>
+/// <param name="CpuCoresBusy">The server process's CPU time over the step's wall time (1 = one core).</param>
+/// <param name="ScheduledMessagesPerSecond">What the clients asked for would be if all were served on time.</param>
+public sealed record CapacityStep(
+    int Clients,
+    int ConnectedClients,
+    double MessagesPerSecond,
+    double LatenessP99Ms,
+    long LostMessages,
+    long DroppedClients,
+    double CpuMicrosecondsPerMessage,
+    double CpuCoresBusy,
+    double ScheduledMessagesPerSecond)
+{
+    /// <summary>Every client connected and served, lateness p99 within the limit, nothing lost or dropped.</summary>
+    public bool Held => ConnectedClients >= Clients
+        && LatenessP99Ms <= StreamingExperiment.LatenessP99LimitMs
+        && LostMessages == 0
+        && DroppedClients == 0
+        && MessagesPerSecond >= ScheduledMessagesPerSecond * 0.95;
+
+    public string Why => Held ? "held"
+        : ConnectedClients < Clients ? $"only {ConnectedClients} of {Clients} connected"
+        : LostMessages > 0 ? $"{LostMessages} messages lost, corrupt or out of order"
+        : DroppedClients > 0 ? $"{DroppedClients} clients dropped or failed"
+        : LatenessP99Ms > StreamingExperiment.LatenessP99LimitMs ? $"lateness p99 {LatenessP99Ms:0.#} ms"
+        : $"{MessagesPerSecond:0} of {ScheduledMessagesPerSecond:0} messages/s sent";
+}
+
+/// <summary>A variant's ramp: the steps run, the largest held, and whether the top of the ramp was reached without failing.</summary>
+public sealed record CapacitySearch(CapacityRamp Ramp, IReadOnlyList<CapacityStep> Steps)
+{
+    /// <summary>The last step that held (the ramp stops at the first that does not).</summary>
+    public CapacityStep? Held => Steps.LastOrDefault(step => step.Held);
+
+    public int Capacity => Held?.Clients ?? 0;
+
+    /// <summary>No step failed: the capacity is only a lower bound.</summary>
+    public bool ReachedTop => Steps.Count > 0 && Steps.All(step => step.Held);
+
+    public string Describe()
+    {
+        var failed = Steps.FirstOrDefault(step => !step.Held);
+        var held = Held is { } h ? $"{h.Clients} clients ({h.MessagesPerSecond:0} messages/s, p99 {h.LatenessP99Ms:0.#} ms, {h.CpuMicrosecondsPerMessage:0.#} µs CPU per message)" : $"no step (fewer than {Ramp.From} clients)";
+        return failed is null ? $"at least {held}, the top of the ramp" : $"{held}; {failed.Clients} not: {failed.Why}";
+    }
+}

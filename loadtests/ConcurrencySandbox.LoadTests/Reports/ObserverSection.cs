@@ -1,0 +1,87 @@
+using System.Globalization;
+using System.Text;
+using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Reports;
+
+/// <summary>
+/// The report's "Inside the runtime" section: per observed variant the counters' health, the pool's adjustments by
+/// reason, where the pool threads were parked at the peak, the diagnosis paragraph, and the --verify-fix before/after.
+/// </summary>
+public static class ObserverSection
+{
+    public const string Heading = "Inside the runtime (observed over the diagnostics channel)";
+
+    private const string Source = "Counters: the runtime's System.Runtime counters every second and its ThreadPoolWorkerThreadAdjustment events, read over the diagnostics IPC channel (EventPipe) on the runner's own thread, never through the API's HTTP port; stacks: sampled at the peak step as dotnet-stack does.";
+
+    public static string Markdown(ExperimentReport r)
+    {
+        if (r.Observations.Count == 0)
+        {
+            return "";
+        }
+        var md = new StringBuilder();
+        md.AppendLine().AppendLine($"## {Heading}").AppendLine().AppendLine(Source).AppendLine();
+        md.Append(Table(r).ToMarkdown());
+        foreach (var line in Paragraphs(r))
+        {
+            md.AppendLine().AppendLine(line);
+        }
+        if (FixTable(r) is { } fix)
+        {
+            md.AppendLine().AppendLine("### Fix verified").AppendLine().Append(fix.ToMarkdown());
+        }
+        return md.ToString();
+    }
+
+    public static HtmlPage AppendTo(HtmlPage page, ExperimentReport r)
+    {
+        if (r.Observations.Count == 0)
+        {
+            return page;
+        }
+        page.Heading(2, Heading).Paragraph(Source).Table(Table(r));
+        foreach (var line in Paragraphs(r))
+        {
+            page.Paragraph(line);
+        }
+        return FixTable(r) is { } fix ? page.Heading(3, "Fix verified").Table(fix) : page;
+    }
+
+    private static TextTable Table(ExperimentReport r) => new(
+        ["variant", "pid", "samples", "longest gap (s)", "pool adjustments by reason", "pool threads at the peak", "series"],
+        [.. r.Observations.Select(o => (IReadOnlyList<string>)
+        [
+            o.Key, Invariant($"{o.Value.ProcessId}"), Invariant($"{o.Value.Samples}"), Invariant($"{o.Value.LongestGapSeconds:0.0#}"),
+            o.Value.Adjustments.Count == 0 ? "none" : string.Join(", ", o.Value.AdjustmentsByReason.Select(a => Invariant($"{a.Key} {a.Value}"))),
+            o.Value.Stacks is { } s ? string.Join("; ", s.Sites.Take(3).Select(s.Describe)) : o.Value.StacksNote ?? "not sampled",
+            o.Value.LostReason is { } lost ? $"ENDED EARLY: {lost}" : "complete",
+        ])],
+        new HashSet<int> { 1, 2, 3 });
+
+    private static IEnumerable<string> Paragraphs(ExperimentReport r) =>
+        r.Observations.Where(o => o.Value.Diagnosis is not null).Select(o => $"**{o.Key}**: {o.Value.Diagnosis!.Describe()}");
+
+    private static TextTable? FixTable(ExperimentReport r)
+    {
+        if (r.Fix is not { } fix || Find(r, fix.Before) is not { } before || Find(r, fix.After) is not { } after)
+        {
+            return null;
+        }
+        return new TextTable(
+            ["", "variant", "pool minimum", "mean (ms)", "p99 (ms)", "max (ms)", "RPS", "errors", "peak threads"],
+            [Row("before", before, "default"), Row("after", after, Invariant($"{fix.MinimumThreads}"))],
+            new HashSet<int> { 3, 4, 5, 6, 7, 8 });
+
+        static IReadOnlyList<string> Row(string when, VariantResult v, string minimum) =>
+        [
+            when, v.Key.Label, minimum, Invariant($"{v.Total.MeanMs:0.#}"), Invariant($"{v.Total.P99Ms:0.#}"), Invariant($"{v.Total.MaxMs:0.#}"),
+            Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Total.Failed}"), v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a",
+        ];
+    }
+
+    private static VariantResult? Find(ExperimentReport r, string label) => r.Variants.FirstOrDefault(v => v.Key.Label == label);
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
+}

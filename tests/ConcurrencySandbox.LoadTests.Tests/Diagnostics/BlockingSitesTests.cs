@@ -1,0 +1,73 @@
+using ConcurrencySandbox.LoadTests.Diagnostics;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
+
+public sealed class BlockingSitesTests
+{
+    private const string WorkerLoop = "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart";
+
+    private static ThreadStack Blocked(int id) => new(id,
+    [
+        "System.Threading.Monitor.Wait",
+        "System.Threading.Tasks.Task.SpinThenBlockingWait",
+        "System.Threading.Tasks.Task`1[System.__Canon].get_Result",
+        "ConcurrencySandbox.SampleService.Orders.Get",
+        "Microsoft.AspNetCore.Routing.RequestDelegateFactory.ExecuteWriteStringResponseAsync",
+        "System.Threading.ThreadPoolWorkQueue.Dispatch",
+        WorkerLoop,
+    ]);
+
+    private static ThreadStack Idle(int id) => new(id, ["System.Threading.LowLevelLifoSemaphore.WaitForSignal", WorkerLoop]);
+
+    [Fact]
+    public void PoolThreadsAreGroupedByTheirFirstUserFrameAndTheCallItMadeLargestFirst()
+    {
+        ThreadStack[] stacks = [Blocked(1), Blocked(2), Blocked(3), Idle(4), new(5, ["System.Threading.Thread.Sleep", "Program.Main"])];
+
+        var sites = BlockingSites.Group(stacks);
+
+        Assert.Equal(4, sites.PoolThreads);
+        Assert.Equal(5, sites.AllThreads);
+        Assert.Equal(new BlockingSite("Orders.Get -> Task.get_Result", 3, InUserCode: true, InRequest: true), sites.Sites[0]);
+        Assert.Equal(new BlockingSite(BlockingSites.NoUserCode, 1, InUserCode: false), sites.Sites[1]);
+        Assert.Equal("3 of 4 pool threads wait in Orders.Get -> Task.get_Result", sites.Describe(sites.Top!));
+        Assert.False(sites.BlocksQueuedWork);
+    }
+
+    [Fact]
+    public void PoolThreadsBlockedInUserCodeOutsideARequestAreWorkARequestQueued()
+    {
+        var call = new ThreadStack(9, ["System.Threading.Thread.Sleep", "App.ThirdParty.Call", "System.Threading.ThreadPoolWorkQueue.Dispatch", WorkerLoop]);
+
+        var sites = BlockingSites.Group([Blocked(1), call]);
+
+        Assert.True(sites.BlocksQueuedWork);
+        Assert.Contains(new BlockingSite("ThirdParty.Call -> Thread.Sleep", 1, InUserCode: true, InRequest: false), sites.Sites);
+    }
+
+    [Fact]
+    public void AThreadOutsideThePoolIsNotCountedAsAPoolThread()
+    {
+        var sites = BlockingSites.Group([new ThreadStack(7, ["System.Threading.Thread.Sleep", "Program.Main"])]);
+
+        Assert.Equal(0, sites.PoolThreads);
+        Assert.Null(sites.Top);
+    }
+
+    [Theory]
+    [InlineData("ConcurrencySandbox.Experiments.FanOut.FanOutRunner+<>c__DisplayClass4_0.<RunAsync>b__1", "FanOutRunner.RunAsync (lambda)")]
+    [InlineData("App.Handlers+<>c.<Map>b__3_0", "Handlers.Map (lambda)")]
+    [InlineData("App.Handlers+<GetAsync>d__5.MoveNext", "Handlers.GetAsync")]
+    [InlineData("System.Threading.Tasks.Task`1[System.__Canon].get_Result", "Task.get_Result")]
+    [InlineData("Main", "Main")]
+    public void FrameNamesAreShortenedToTypeAndMethod(string frame, string expected)
+    {
+        Assert.Equal(expected, BlockingSites.TypeAndMethod(frame));
+    }
+
+    [Fact]
+    public void ModuleAndArgumentsAreStrippedFromATraceFrameName()
+    {
+        Assert.Equal("System.Threading.Tasks.Task.Wait", StackSampler.ShortName("System.Private.CoreLib!System.Threading.Tasks.Task.Wait(int32,value class System.Threading.CancellationToken)"));
+    }
+}

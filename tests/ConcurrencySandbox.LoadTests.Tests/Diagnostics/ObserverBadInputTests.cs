@@ -1,0 +1,154 @@
+using System.Diagnostics;
+using ConcurrencySandbox.LoadTests.Cli;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
+
+/// <summary><c>run --url</c> refuses what it cannot load or observe: exit 2, one line naming the cause, before any load is sent.</summary>
+public sealed class ObserverBadInputTests
+{
+    // Nothing listens there: every case below must be refused before the runner would try it.
+    private const string Url = "http://127.0.0.1:1/orders/1";
+
+    [Theory]
+    [InlineData("ftp://127.0.0.1/orders", "must be an absolute http(s) URL")]
+    [InlineData("orders/1", "must be an absolute http(s) URL")]
+    [InlineData("http://10.1.2.3:8080/orders", "is not a loopback address")]
+    [InlineData("http://example.com/orders", "is not a loopback address")]
+    public async Task AUrlThatIsNotHttpOnLoopbackIsRefused(string url, string cause)
+    {
+        var (code, error) = await RunAsync("--url", url);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains(cause, error);
+    }
+
+    [Theory]
+    [InlineData("http://127.0.0.2:1/x")]
+    [InlineData("http://localhost:1/x")]
+    [InlineData("http://[::1]:1/x")]
+    public void LoopbackUrlsAreAccepted(string url)
+    {
+        Assert.Equal(url, UrlCommand.LoopbackUrl(url).ToString());
+    }
+
+    [Fact]
+    public async Task NothingListeningAtTheUrlIsRefusedBeforeTheLoad()
+    {
+        var (code, error) = await RunAsync("--url", Url, "--profile", "smoke");
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains("nothing answered GET http://127.0.0.1:1/orders/1", error);
+    }
+
+    [Fact]
+    public async Task APidThatHasExitedIsRefused()
+    {
+        using var process = Process.Start("true")!;
+        await process.WaitForExitAsync();
+
+        var (code, error) = await RunAsync("--url", Url, "--pid", process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains("does not exist or has exited", error);
+    }
+
+    [Fact]
+    public async Task APidThatIsNotADotnetProcessIsRefused()
+    {
+        await AssertPidRefusedAsync(new ProcessStartInfo("sleep", "30"), "sleep", "is not a .NET process");
+    }
+
+    [FactWhenAnotherUserCanRun]
+    public async Task APidOfAnotherUserIsRefused()
+    {
+        // setpriv changes its user, then becomes sleep.
+        await AssertPidRefusedAsync(new ProcessStartInfo("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "30"]), "sleep", "belongs to another user");
+    }
+
+    [Fact]
+    public async Task AProcessNameMatchingNoneIsRefused()
+    {
+        var (code, error) = await RunAsync("--url", Url, "--process-name", "NoSuchService" + Guid.NewGuid().ToString("N"));
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains("no .NET process is named", error);
+    }
+
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task AProcessNameMatchingSeveralIsRefusedWithTheirPids()
+    {
+        await using var first = await SampleServiceProcess.StartAsync();
+        await using var second = await SampleServiceProcess.StartAsync();
+
+        var (code, error) = await RunAsync("--url", Url, "--process-name", "ConcurrencySandbox.SampleService");
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains(".NET processes are named 'ConcurrencySandbox.SampleService'", error);
+        Assert.Contains(first.ProcessId.ToString(System.Globalization.CultureInfo.InvariantCulture), error);
+        Assert.Contains(second.ProcessId.ToString(System.Globalization.CultureInfo.InvariantCulture), error);
+    }
+
+    [Fact]
+    public async Task PidAndProcessNameTogetherAreRefused()
+    {
+        var (code, error) = await RunAsync("--url", Url, "--pid", "1", "--process-name", "x");
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains("not both", error);
+    }
+
+    [Fact]
+    public async Task VerifyFixWithoutTheObserverIsRefused()
+    {
+        var errors = new StringWriter();
+        var code = await CommandLine.InvokeAsync(["fanout", "--verify-fix", "--no-observer"], new StringWriter(), errors, (_, _) => Task.FromResult(0));
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains("--verify-fix", errors.ToString());
+    }
+
+    /// <summary>Starts a process, waits until it runs <paramref name="command"/>, and checks --pid refuses it naming <paramref name="cause"/>.</summary>
+    private static async Task AssertPidRefusedAsync(ProcessStartInfo start, string command, string cause)
+    {
+        using var process = Process.Start(start)!;
+        try
+        {
+            await Eventually.TrueAsync(() => File.ReadAllText($"/proc/{process.Id}/comm").Trim() == command, $"the process to run {command}");
+
+            var (code, error) = await RunAsync("--url", Url, "--pid", process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture));
+
+            Assert.Equal(CommandLine.ExitUsage, code);
+            Assert.Contains(cause, error);
+        }
+        finally
+        {
+            process.Kill();
+        }
+    }
+
+    private static async Task<(int Code, string Error)> RunAsync(params string[] arguments)
+    {
+        var (output, error) = (new StringWriter(), new StringWriter());
+        var code = await CommandLine.InvokeAsync(["run", .. arguments], output, error, (_, _) => throw new InvalidOperationException("run --url never reaches the experiment runner"));
+        var text = error.ToString();
+        Assert.Single(text.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        return (code, text);
+    }
+}
+
+/// <summary>A fact that needs to start a process as another user (root with setpriv); skipped with the reason elsewhere.</summary>
+internal sealed class FactWhenAnotherUserCanRunAttribute : FactAttribute
+{
+    public FactWhenAnotherUserCanRunAttribute()
+    {
+        if (!OperatingSystem.IsLinux() || Environment.UserName != "root")
+        {
+            Skip = "starting a process as another user needs root on Linux";
+        }
+        else if (!File.Exists("/usr/bin/setpriv") && !File.Exists("/bin/setpriv"))
+        {
+            Skip = "setpriv (util-linux) is not installed";
+        }
+    }
+}

@@ -1,0 +1,93 @@
+using ConcurrencySandbox.LoadTests.Diagnostics;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
+
+/// <summary>The observer against a real child (the sample service) starved by blocking calls: mechanisms only, no timings.</summary>
+[Trait("Category", "Slow")]
+public sealed class RuntimeObserverTests
+{
+    // Far more blocked requests than the pool starts with (one thread per core), each as long as the sample service allows.
+    private const int BlockedRequests = 120;
+    private const int DelayMs = 10_000;
+
+    [Fact]
+    public async Task CountersKeepArrivingWhileThePoolStarvesAndStarvationInjectionsAreSeen()
+    {
+        // A sleeping thread is not a blocking wait the runtime recognises: only its starvation detection adds threads.
+        await WhileBlockedAsync("reports/1", async (_, observer) =>
+        {
+            await WaitAsync(observer, () => observer.Samples.Count(s => s[RuntimeObserver.QueueLength] > 0) >= 3, "three samples with work queued in a starving pool");
+            await WaitAsync(observer, () => observer.Adjustments.Any(a => a.Reason == "Starvation"), "a thread-pool adjustment with reason Starvation");
+
+            var starving = observer.Samples.Where(s => s[RuntimeObserver.QueueLength] > 0).ToList();
+            Assert.All(starving, s => Assert.True(s[RuntimeObserver.ThreadCount] < BlockedRequests, "the pool had fewer threads than blocked requests"));
+            Assert.All(RuntimeObserver.Counters, c => Assert.NotNull(starving[^1][c]));
+            Assert.Null(observer.LostReason);
+        });
+    }
+
+    [Fact]
+    public async Task StacksNameTheBlockingMethodOfTheSampleService()
+    {
+        await WhileBlockedAsync("orders/1", async (service, observer) =>
+        {
+            await WaitAsync(observer, () => observer.Samples.Any(s => s[RuntimeObserver.QueueLength] > 0), "work queued in the pool");
+
+            var sites = BlockingSites.Group(await StackSampler.SampleAsync(service.ProcessId, rounds: 2, TimeSpan.FromMilliseconds(200), CancellationToken.None));
+
+            Assert.Equal("Orders.Get -> Task.get_Result", sites.Top?.CallSite);
+            Assert.True(sites.Top!.Threads * 2 > sites.PoolThreads, $"most pool threads are parked in Orders.Get: {string.Join("; ", sites.Sites.Select(sites.Describe))}");
+        });
+    }
+
+    /// <summary>Runs <paramref name="check"/> on a fresh sample service, observed, while <see cref="BlockedRequests"/> requests to <paramref name="path"/> block its pool.</summary>
+    private static async Task WhileBlockedAsync(string path, Func<SampleServiceProcess, RuntimeObserver, Task> check)
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        await using var observer = RuntimeObserver.Attach(service.ProcessId);
+        using var stop = new CancellationTokenSource();
+        var load = service.LoadAsync(path, BlockedRequests, DelayMs, stop.Token);
+        try
+        {
+            await check(service, observer);
+        }
+        finally
+        {
+            await stop.CancelAsync();
+            await load;
+        }
+    }
+
+    /// <summary><see cref="Eventually"/>, with what the observer had seen in the failure message.</summary>
+    private static async Task WaitAsync(RuntimeObserver observer, Func<bool> condition, string what)
+    {
+        try
+        {
+            await Eventually.TrueAsync(condition, what);
+        }
+        catch (Xunit.Sdk.XunitException e)
+        {
+            throw new Xunit.Sdk.XunitException($"{e.Message}; {State(observer)}");
+        }
+    }
+
+    private static string State(RuntimeObserver observer) =>
+        $"lost={observer.LostReason}; samples: {string.Join(" | ", observer.Samples.Select(s => $"threads {s[RuntimeObserver.ThreadCount]} queue {s[RuntimeObserver.QueueLength]} requests {s[RuntimeObserver.CurrentRequests]}"))}";
+
+    [Fact]
+    public async Task AnObserverThatLosesTheProcessEndsItsSeriesAndSaysSo()
+    {
+        var service = await SampleServiceProcess.StartAsync();
+        await using var observer = RuntimeObserver.Attach(service.ProcessId);
+        await Eventually.TrueAsync(() => observer.Samples.Count >= 1, "a first sample");
+
+        service.Kill();
+        await service.DisposeAsync();
+
+        await Eventually.TrueAsync(() => observer.LostReason is not null, "the observer to notice the process is gone");
+        Assert.Contains("exited", observer.LostReason);
+        var count = observer.Samples.Count;
+        await Task.Delay(1500);
+        Assert.Equal(count, observer.Samples.Count);
+    }
+}

@@ -36,7 +36,7 @@ public abstract class TaskRunExperiment(WorkUnit unit, long amount) : Experiment
             return Finding.NotAssessed("both the sync and the taskrun variant need completed requests.");
         }
         var ratio = taskRun.RequestsPerSecond / sync.RequestsPerSecond;
-        var seedRow = SeedFigures.Seed004Nearest(unit, amount);
+        var seedRow = Seed004Figures.Nearest(unit, amount);
         List<SeedComparison> comparisons =
         [
             new("Task.Run vs inline, one request on an idle machine (efficiency)",

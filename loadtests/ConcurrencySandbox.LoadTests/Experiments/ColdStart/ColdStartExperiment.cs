@@ -1,6 +1,5 @@
 using System.CommandLine;
 using System.Globalization;
-using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.ColdStart;
@@ -48,7 +47,7 @@ public sealed class ColdStartExperiment(ColdStartSettings settings) : Experiment
         var ratio = cold.Total.MaxMs / raised.Total.MaxMs;
         List<SeedComparison> comparisons =
         [
-            new("first response, default pool", $"{SeedFigures.Seed000.FirstRequest4BindingsSeconds} s (4 bindings), {SeedFigures.Seed000.FirstRequest40BindingsSeconds} s (40 bindings)",
+            new("first response, default pool", $"{Seed000Figures.FirstRequest4BindingsSeconds} s (4 bindings), {Seed000Figures.FirstRequest40BindingsSeconds} s (40 bindings)",
                 $"{cold.Total.MinMs / 1000:0.00} s (first of {cold.Total.Requests}), last {cold.Total.MaxMs / 1000:0.00} s"),
             new("with raised minimum worker threads", "the delay vanished (no figure given)",
                 $"{raised.Total.MinMs / 1000:0.00} s first, last {raised.Total.MaxMs / 1000:0.00} s"),

@@ -24,7 +24,10 @@ public abstract class TaskRunExperiment(WorkUnit unit, long amount) : Experiment
     protected static ExperimentDefinition Define(WorkUnit unit, long defaultAmount, string description, Func<long, TaskRunExperiment> create)
     {
         var amountOption = new Option<long>($"--{unit.AmountName}") { Description = $"{unit.Name}: {description}", DefaultValueFactory = _ => defaultAmount };
-        return new(unit.Name, [amountOption], values => create(values.Positive(amountOption)));
+        return new(unit.Name, [amountOption], values => create(values.Positive(amountOption)))
+        {
+            Colors = [new("sync", "#8c564b"), new("taskrun", "#1f77b4")],
+        };
     }
 
     public override Finding Assess(IReadOnlyList<VariantResult> results)

@@ -20,7 +20,11 @@ public sealed class ColdStartExperiment(ColdStartSettings settings) : Experiment
     private static readonly Option<int> MinWorkerThreadsOption = new("--min-worker-threads") { Description = "coldstart: the raised ThreadPool minimum compared with the default.", DefaultValueFactory = _ => ColdStartSettings.Defaults.MinWorkerThreads };
     private static readonly Option<string> RequestOption = new("--coldstart-request") { Description = "coldstart: the blocking request of the burst.", DefaultValueFactory = _ => ColdStartSettings.Defaults.Request };
 
-    public static readonly ExperimentDefinition Definition = new("coldstart", [BurstOption, MinWorkerThreadsOption, RequestOption], Create);
+    public static readonly ExperimentDefinition Definition = new("coldstart", [BurstOption, MinWorkerThreadsOption, RequestOption], Create)
+    {
+        // The raised-minimum variant is named after its minimum (min-workers-64), whatever minimum it names.
+        Colors = [new("default-pool", "#e377c2"), new("min-workers", "#17becf", IsPrefix: true)],
+    };
 
     public override string Name => Definition.Name;
 

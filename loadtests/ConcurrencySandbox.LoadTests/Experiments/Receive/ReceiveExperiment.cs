@@ -52,7 +52,10 @@ public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
     private static readonly Option<int> MessageBytesOption = new("--receive-message-bytes") { Description = "receive: bytes per message (at least 8).", DefaultValueFactory = _ => ReceiveSettings.Defaults.MessageBytes };
     private static readonly Option<int> IntervalMsOption = new("--receive-interval-ms") { Description = "receive: the sender's pause between messages (0 = back to back, 1 = sparse).", DefaultValueFactory = _ => ReceiveSettings.Defaults.IntervalMs };
 
-    public static readonly ExperimentDefinition Definition = new("receive", [MessagesOption, MessageBytesOption, IntervalMsOption], Create);
+    public static readonly ExperimentDefinition Definition = new("receive", [MessagesOption, MessageBytesOption, IntervalMsOption], Create)
+    {
+        Colors = [new("per-call", "#a50f15"), new("allocating", "#fd8d3c"), new("spinning", "#54278f"), new("preallocated", "#08519c")],
+    };
 
     public override string Name => Definition.Name;
 

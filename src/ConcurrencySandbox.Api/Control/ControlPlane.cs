@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Validation;
@@ -14,6 +15,8 @@ public static class ControlPlane
         builder.Services.AddSingleton<ControlListener>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ControlListener>());
         builder.Services.AddSingleton<ShutdownWatchdog>();
+        // Its signal handlers are registered when the host starts, for the app's whole life.
+        builder.Services.AddHostedService<StartWithHost<ShutdownWatchdog>>();
         return builder;
     }
 
@@ -22,8 +25,6 @@ public static class ControlPlane
 
     public static IEndpointRouteBuilder MapHealth(this IEndpointRouteBuilder endpoints)
     {
-        // Resolving the watchdog here arms it for the app's whole life.
-        endpoints.ServiceProvider.GetRequiredService<ShutdownWatchdog>();
         endpoints.MapGet(ControlRoutes.Health, ControlActions.Health)
             .WithName("Health")
             .WithApiTag(HealthTag)

@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Experiments.Telemetry;
@@ -34,6 +35,8 @@ public static class TelemetryEndpoints
             var inFlight = services.GetRequiredService<InFlightRequests>();
             return new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => inFlight.Count), TimeSpan.FromSeconds(1), HistoryCapacity);
         });
+        // Started with the host, so the history covers the whole run.
+        builder.Services.AddHostedService<StartWithHost<TelemetryRecorder>>();
         return builder;
     }
 
@@ -58,8 +61,6 @@ public static class TelemetryEndpoints
 
     public static IEndpointRouteBuilder MapTelemetry(this IEndpointRouteBuilder endpoints)
     {
-        // Resolving the recorder here starts it with the app, so the history covers the whole run.
-        endpoints.ServiceProvider.GetRequiredService<TelemetryRecorder>();
         var group = endpoints.MapGroup(ControlRoutes.Telemetry).WithApiTag(Tag);
         group.MapGet("/history", (ControlActions actions, HttpRequest request) => actions.History(request.Query))
             .WithName("TelemetryHistory")

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Hosting;
@@ -40,6 +41,7 @@ public static class SandboxApp
 
         var app = builder.Build();
         app.UseInFlightRequests();
+        app.UseOriginPolicy();
         app.UseExceptionHandler();
         app.UseStatusCodePages();
         app.UseSwaggerDocs();

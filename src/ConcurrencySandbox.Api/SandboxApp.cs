@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Contention;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Hosting;
@@ -33,6 +34,7 @@ public static class SandboxApp
         builder.AddThreadPools();
         builder.AddTelemetry();
         builder.AddStreaming();
+        builder.AddContention();
         builder.AddControlPlane();
         builder.Services.AddHostedService<ParentProcessWatch>();
         configureServices?.Invoke(builder.Services);
@@ -49,6 +51,7 @@ public static class SandboxApp
         app.MapThreadPools();
         app.MapTelemetry();
         app.MapStreaming();
+        app.MapContention();
         app.PrintReadyLine();
         return app;
     }

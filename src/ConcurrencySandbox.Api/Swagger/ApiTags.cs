@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Contention;
 using Microsoft.OpenApi;
 
 namespace ConcurrencySandbox.Api.Swagger;
@@ -19,6 +20,7 @@ public static class ApiTags
         ("FanOut", "Seed 003: one request fans out to a slow third party under four strategies; per-call queue waits show the pool's delay."),
         ("Receive", "Seed 002: a loopback request/response receive loop, allocate-per-call vs pooled buffers and spin vs blocking waits, in CPU time and allocations per receive."),
         ("Streaming", "Seed 001: a TCP server streaming fixed-size messages to every client, allocating vs SocketAsyncEventArgs pool vs Pipelines; its live state and how to connect."),
+        (ContentionEndpoints.Tag, ContentionEndpoints.TagDescription),
         (ThreadPool, "Seed 000: read and change the ThreadPool's limits at run time. During starvation use the control plane's URL (see servers): it needs no pool thread."),
         (Telemetry, "The runtime's own counters now, and the per-second history recorded on a dedicated thread. Also on the control plane."),
     ];

@@ -7,13 +7,14 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Contention;
 
 /// <summary>
 /// Seeds 000 and 003 on a lock: <c>/api/contention/{lock|semaphore-async}?holdMs=</c>. Every request holds one critical
-/// section, so both variants serve at most 1000 / holdMs requests a second; under a ramp the lock variant's waiters
-/// each block a pool thread and the pool grows, while the semaphore's waiters are queued continuations holding none.
+/// section, so both variants serve at most 1000 / holdMs requests a second. The lock variant's waiters each pin a
+/// pool thread in the Monitor, so further requests queue for a thread (seed 003's work waiting to start); the
+/// semaphore's waiters are queued continuations that hold none, so the pool's queue stays near empty.
 /// </summary>
 public sealed class ContentionExperiment(int holdMs) : Experiment
 {
-    /// <summary>The lock variant counts as blocking the pool when it peaks at this many times the semaphore's pool threads.</summary>
-    public const double ThreadRatio = 2.0;
+    /// <summary>The lock variant counts as pinning the pool when its peak pool queue is at least this many times the semaphore's (or than 1).</summary>
+    public const double QueueRatio = 4.0;
 
     private static readonly Option<int> HoldMsOption = new("--hold-ms")
     {
@@ -27,7 +28,7 @@ public sealed class ContentionExperiment(int holdMs) : Experiment
 
     public override string Seed => "003";
 
-    // Pool threads, once injected, outlive the variant that needed them: the semaphore's figure needs its own process.
+    // Pool threads and queued items outlive the variant that caused them: each variant's figures need their own process.
     public override bool NeedsFreshApi => true;
 
     public override IReadOnlyList<Variant> Variants =>
@@ -40,28 +41,30 @@ public sealed class ContentionExperiment(int holdMs) : Experiment
     {
         var blocking = Find(results, MonitorLockVariant.VariantName);
         var queued = Find(results, SemaphoreAsyncVariant.VariantName);
-        if (blocking is not { PeakThreads: { } blockingThreads } || queued is not { PeakThreads: { } queuedThreads } || blocking.Total.Requests == 0 || queued.Total.Requests == 0)
+        if (blocking is not { PeakQueue: { } blockingQueue, PeakThreads: { } blockingThreads } || queued is not { PeakQueue: { } queuedQueue, PeakThreads: { } queuedThreads }
+            || blocking.Total.Requests == 0 || queued.Total.Requests == 0)
         {
             return Finding.NotAssessed($"both the {MonitorLockVariant.VariantName} and {SemaphoreAsyncVariant.VariantName} variants need completed requests and telemetry.");
         }
 
-        var ratio = (double)blockingThreads / queuedThreads;
+        var queueRatio = (double)blockingQueue / Math.Max(1, queuedQueue);
         var contentions = LockContentions(blocking) ?? 0;
         List<SeedComparison> comparisons =
         [
-            new("pool threads at peak, lock vs semaphore-async", $"not measured (seed 003: blocked pool threads made work wait up to {SeedFigures.Seed003.ClrQueueWaitSeconds} s to start)",
-                $"{blockingThreads} vs {queuedThreads} ({ratio:0.0} x)"),
-            new("mean latency at peak load, lock vs semaphore-async", "not measured",
-                $"{ReportMs(blocking.PeakLoadMeanMs)} vs {ReportMs(queued.PeakLoadMeanMs)} ms"),
+            new("requests queued for a pool thread at peak, lock vs semaphore-async", $"work waited up to {SeedFigures.Seed003.ClrQueueWaitSeconds} s to start on a blocked pool",
+                $"{blockingQueue} vs {queuedQueue} items ({queueRatio:0.0} x)"),
+            new("pool threads at peak, lock vs semaphore-async", "not measured", $"{blockingThreads} vs {queuedThreads}"),
+            new("p99 latency, lock vs semaphore-async", "not measured", $"{blocking.Total.P99Ms:0} vs {queued.Total.P99Ms:0} ms"),
+            new("mean latency at peak load, lock vs semaphore-async", "not measured", $"{ReportMs(blocking.PeakLoadMeanMs)} vs {ReportMs(queued.PeakLoadMeanMs)} ms"),
             new($"throughput, lock vs semaphore-async (one holder: at most {1000.0 / holdMs:0.#} req/s)", "not measured",
                 $"{blocking.RequestsPerSecond:0.#} vs {queued.RequestsPerSecond:0.#} req/s"),
             new("runtime lock contentions during the lock variant", "not measured", $"{contentions}"),
         ];
-        var measured = $"at peak the lock variant ran on {blockingThreads} pool threads against {queuedThreads} for semaphore-async ({ratio:0.0} x) with {contentions} runtime lock contentions, " +
-            $"serving {blocking.RequestsPerSecond:0.#} vs {queued.RequestsPerSecond:0.#} req/s through the same single holder";
-        return ratio >= ThreadRatio && contentions > 0
-            ? new(Outcome.Reproduced, comparisons, $"{measured}: each waiter on a lock blocks a pool thread, an awaited semaphore holds none.")
-            : new(Outcome.NotReproduced, comparisons, $"{measured}; below the {ThreadRatio:0} x (with contention) that would show blocked waiters growing the pool (the load may have been too light).");
+        var measured = $"at the same serialized throughput ({blocking.RequestsPerSecond:0.#} vs {queued.RequestsPerSecond:0.#} req/s) up to {blockingQueue} requests queued for a pool thread " +
+            $"under the lock against {queuedQueue} under semaphore-async ({queueRatio:0.0} x), with {contentions} runtime lock contentions and p99 {blocking.Total.P99Ms:0} vs {queued.Total.P99Ms:0} ms";
+        return queueRatio >= QueueRatio && contentions > 0
+            ? new(Outcome.Reproduced, comparisons, $"{measured}: waiters on a lock pin the pool's threads so new work waits to start, as in seed 003; an awaited semaphore holds none.")
+            : new(Outcome.NotReproduced, comparisons, $"{measured}; below the {QueueRatio:0} x (with contention) that would show waiters pinning the pool (the load may have been too light).");
     }
 
     /// <summary>How far the runtime's Monitor contention count moved while the variant ran; null without two telemetry samples.</summary>

@@ -31,6 +31,7 @@ public static class SandboxApp
         builder.AddSwagger();
         builder.AddWorkExperiments();
         builder.AddFanOut();
+        builder.AddReceive();
         builder.AddThreadPools();
         builder.AddTelemetry();
         builder.AddStreaming();

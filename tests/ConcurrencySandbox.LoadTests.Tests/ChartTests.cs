@@ -1,4 +1,5 @@
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -102,6 +103,26 @@ public class ChartTests
 
         Assert.Single(Points(svg));
         Assert.Equal(2, Points(svg)[0].Split(' ').Length);
+    }
+
+    [Fact]
+    public void EachVariantIsDrawnInTheColourItsExperimentDeclares()
+    {
+        Assert.Equal("#d62728", VariantPalette.ColorOf("threadpool"));
+        Assert.Equal("#17becf", VariantPalette.ColorOf("min-workers-64"));
+        Assert.Equal("#08519c", VariantPalette.ColorOf(new VariantKey("preallocated", Cpus: 4)));
+    }
+
+    [Fact]
+    public void NoVariantNameIsDeclaredWithTwoColours()
+    {
+        var clashes = ExperimentList.All
+            .SelectMany(definition => definition.Colors.Select(color => (definition.Name, color)))
+            .GroupBy(declared => declared.color.Name, StringComparer.OrdinalIgnoreCase)
+            .Where(name => name.Select(declared => declared.color.Color).Distinct(StringComparer.OrdinalIgnoreCase).Count() > 1)
+            .Select(name => $"{name.Key}: {string.Join(", ", name.Select(d => $"{d.Name} {d.color.Color}"))}");
+
+        Assert.Empty(clashes);
     }
 
     [Fact]

@@ -22,13 +22,13 @@ public static class WorkEndpoints
 
     public static WebApplicationBuilder AddWorkExperiments(this WebApplicationBuilder builder)
     {
-        builder.Services.AddDeclaredSettings<ExperimentLimits, ExperimentLimitsValidator>(builder.Configuration, ExperimentLimits.SectionName);
+        builder.Services.AddDeclaredSettings<WorkLimits, WorkLimitsValidator>(builder.Configuration, WorkLimits.SectionName);
         return builder;
     }
 
     public static IEndpointRouteBuilder MapWorkExperiments(this IEndpointRouteBuilder endpoints)
     {
-        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<ExperimentLimits>>().Value;
+        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<WorkLimits>>().Value;
         var repeat = new IntegerParameter("repeat", 1, limits.MaxRepeat, 5, "How many times each form runs; medians are reported.");
         var sweepRepeat = repeat with { Default = 3 };
         var factor = new IntegerParameter("factor", 2, 1000, 10, "Each amount of the sweep is the previous one times this.");

@@ -17,7 +17,7 @@ internal sealed record WorkFamily(
     long MaxSweepTotal,
     string MaxSweepSetting)
 {
-    public static IReadOnlyList<WorkFamily> Create(ExperimentLimits limits) =>
+    public static IReadOnlyList<WorkFamily> Create(WorkLimits limits) =>
     [
         Define(
             WorkUnit.Compute,
@@ -28,7 +28,7 @@ internal sealed record WorkFamily(
             sweepFrom: 1,
             sweepTo: 1_000_000_000,
             limits.MaxSweepCycles,
-            nameof(ExperimentLimits.MaxSweepCycles)),
+            nameof(WorkLimits.MaxSweepCycles)),
         Define(
             WorkUnit.SpinWait,
             "SpinWait",
@@ -38,7 +38,7 @@ internal sealed record WorkFamily(
             sweepFrom: 1,
             sweepTo: 10_000_000,
             limits.MaxSweepSpinIterations,
-            nameof(ExperimentLimits.MaxSweepSpinIterations)),
+            nameof(WorkLimits.MaxSweepSpinIterations)),
         Define(
             WorkUnit.Sleep,
             "Sleep",
@@ -48,7 +48,7 @@ internal sealed record WorkFamily(
             sweepFrom: 1,
             sweepTo: 1_000,
             limits.MaxSweepMilliseconds,
-            nameof(ExperimentLimits.MaxSweepMilliseconds)),
+            nameof(WorkLimits.MaxSweepMilliseconds)),
     ];
 
     private static WorkFamily Define(
@@ -69,5 +69,5 @@ internal sealed record WorkFamily(
             new IntegerParameter("from", 1, maxAmount, Math.Min(sweepFrom, maxAmount), $"First {unit.AmountName} of the sweep."),
             new IntegerParameter("to", 1, maxAmount, Math.Min(sweepTo, maxAmount), $"Last {unit.AmountName} of the sweep (included when the factor reaches it)."),
             maxSweepTotal,
-            $"{ExperimentLimits.SectionName}:{maxSweepSetting}");
+            $"{WorkLimits.SectionName}:{maxSweepSetting}");
 }

@@ -37,6 +37,6 @@ public static class Comparison
             taskRunSpread.Median - syncSpread.Median,
             syncSpread,
             taskRunSpread,
-            SeedFigures.Seed004(unit, amount));
+            Seed004Figures.Efficiency(unit, amount));
     }
 }

@@ -2,6 +2,7 @@ using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.Contention;
 using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.Contention;
 
@@ -20,14 +21,12 @@ public static class ContentionEndpoints
     public const string TagDescription =
         "Seeds 000 and 003 on a lock: every request holds one critical section for holdMs; C# lock blocks a pool thread per waiter, SemaphoreSlim.WaitAsync holds none.";
 
-    private static readonly IntegerParameter HoldMs = new(
-        "holdMs", ContentionVariant.MinHoldMs, ContentionVariant.MaxHoldMs, ContentionVariant.DefaultHoldMs, "How long the request holds the critical section once inside.");
-
     private static readonly ChoiceParameter Variant = new("variant", ContentionVariant.Names, null, "The contention variant.");
 
-    /// <summary>The critical sections, one singleton per variant: every request to a variant contends for the same one.</summary>
+    /// <summary>The limits, and the critical sections, one singleton per variant: every request to a variant contends for the same one.</summary>
     public static WebApplicationBuilder AddContention(this WebApplicationBuilder builder)
     {
+        builder.Services.AddDeclaredSettings<ContentionLimits, ContentionLimitsValidator>(builder.Configuration, ContentionLimits.SectionName);
         builder.Services.AddSingleton<ContentionVariant, MonitorLockVariant>();
         builder.Services.AddSingleton<ContentionVariant, SemaphoreAsyncVariant>();
         return builder;
@@ -35,17 +34,20 @@ public static class ContentionEndpoints
 
     public static IEndpointRouteBuilder MapContention(this IEndpointRouteBuilder endpoints)
     {
+        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<ContentionLimits>>().Value;
+        var holdMs = new IntegerParameter(
+            "holdMs", ContentionVariant.MinHoldMs, limits.MaxContentionHoldMs, ContentionVariant.DefaultHoldMs, "How long the request holds the critical section once inside.");
         var group = endpoints.MapGroup("/api/contention").WithTags(Tag);
 
         foreach (var variant in endpoints.ServiceProvider.GetServices<ContentionVariant>())
         {
-            group.MapGet($"/{variant.Name}", (HttpRequest request, CancellationToken cancellationToken) => EnterAsync(variant, request, cancellationToken))
+            group.MapGet($"/{variant.Name}", (HttpRequest request, CancellationToken cancellationToken) => EnterAsync(variant, holdMs, request, cancellationToken))
                 .WithName($"Contention{string.Concat(variant.Name.Split('-').Select(w => char.ToUpperInvariant(w[0]) + w[1..]))}")
                 .WithSummary($"Seeds 000/003 on a lock, {variant.Description}.")
                 .WithDescription(
                     "Enters the variant's one critical section, holds it for `holdMs`, leaves. Returns the wait and hold in ms, " +
                     "the runtime's lock contention count during the request (process-wide) and the pool's thread count afterwards.")
-                .WithQueryParameters(HoldMs);
+                .WithQueryParameters(holdMs);
         }
 
         // Any other name: a 400 that lists the variants (the literal routes above take precedence).
@@ -59,10 +61,10 @@ public static class ContentionEndpoints
     }
 
     private static async Task<Results<Ok<ContentionAnswer>, ValidationProblem>> EnterAsync(
-        ContentionVariant variant, HttpRequest request, CancellationToken cancellationToken)
+        ContentionVariant variant, IntegerParameter holdMsParameter, HttpRequest request, CancellationToken cancellationToken)
     {
         var query = new QueryReader(request);
-        var holdMs = (int)query.Read(HoldMs);
+        var holdMs = (int)query.Read(holdMsParameter);
         if (!query.IsValid)
         {
             return query.Problem();

@@ -1,6 +1,7 @@
 using ConcurrencySandbox.Api.Contention;
 using ConcurrencySandbox.Experiments.Contention;
 using ConcurrencySandbox.Tests.Hosting;
+using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Tests.Contention;
 
@@ -26,6 +27,28 @@ public sealed class ContentionEndpointTests(SandboxServerFixture shared) : IClas
         var answer = await shared.Client.GetOkAsync<ContentionAnswer>("/api/contention/semaphore-async");
 
         Assert.Equal(ContentionVariant.DefaultHoldMs, answer.HoldMs);
+    }
+
+    [Fact]
+    public async Task TheHoldCapComesFromTheLimitsSection()
+    {
+        await using var server = await SandboxServer.StartAsync("Limits:MaxContentionHoldMs=50");
+
+        using var allowed = await server.Client.GetAsync("/api/contention/semaphore-async?holdMs=50");
+        using var tooLong = await server.Client.GetAsync("/api/contention/semaphore-async?holdMs=51");
+
+        Assert.True(allowed.IsSuccessStatusCode);
+        Assert.Contains("from 1 to 50;", await ProblemAssert.IsBadRequestNamingAsync(tooLong, "holdMs"), StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("0")]
+    [InlineData("10001")]
+    public async Task AHoldCapOutsideTheExperimentsBoundStopsStartUpNamingTheSetting(string cap)
+    {
+        var failure = await Assert.ThrowsAsync<OptionsValidationException>(() => SandboxServer.StartAsync($"Limits:MaxContentionHoldMs={cap}"));
+
+        Assert.Contains("Limits__MaxContentionHoldMs", failure.Message, StringComparison.Ordinal);
     }
 
     [Theory]

@@ -1,6 +1,6 @@
 using System.CommandLine;
 using ConcurrencySandbox.Experiments.Contention;
-using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Contention;
@@ -22,7 +22,10 @@ public sealed class ContentionExperiment(int holdMs) : Experiment
         DefaultValueFactory = _ => ContentionVariant.DefaultHoldMs,
     };
 
-    public static readonly ExperimentDefinition Definition = new("contention", [HoldMsOption], Create);
+    public static readonly ExperimentDefinition Definition = new("contention", [HoldMsOption], Create)
+    {
+        Colors = [new(MonitorLockVariant.VariantName, "#e6550d"), new(SemaphoreAsyncVariant.VariantName, "#31a354")],
+    };
 
     public override string Name => Definition.Name;
 
@@ -51,7 +54,7 @@ public sealed class ContentionExperiment(int holdMs) : Experiment
         var contentions = LockContentions(blocking) ?? 0;
         List<SeedComparison> comparisons =
         [
-            new("requests queued for a pool thread at peak, lock vs semaphore-async", $"work waited up to {SeedFigures.Seed003.ClrQueueWaitSeconds} s to start on a blocked pool",
+            new("requests queued for a pool thread at peak, lock vs semaphore-async", $"work waited up to {Seed003Figures.ClrQueueWaitSeconds} s to start on a blocked pool",
                 $"{blockingQueue} vs {queuedQueue} items ({queueRatio:0.0} x)"),
             new("pool threads at peak, lock vs semaphore-async", "not measured", $"{blockingThreads} vs {queuedThreads}"),
             new("p99 latency, lock vs semaphore-async", "not measured", $"{blocking.Total.P99Ms:0} vs {queued.Total.P99Ms:0} ms"),

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.Contention;
 using ConcurrencySandbox.Validation;
@@ -16,10 +17,10 @@ public sealed record ContentionAnswer(
 /// <summary>Seeds 000 and 003 on a lock: one critical section per variant, a blocking Monitor vs SemaphoreSlim.WaitAsync.</summary>
 public static class ContentionEndpoints
 {
-    public const string Tag = "Contention";
-
-    public const string TagDescription =
-        "Seeds 000 and 003 on a lock: every request holds one critical section for holdMs; C# lock blocks a pool thread per waiter, SemaphoreSlim.WaitAsync holds none.";
+    private static readonly ApiTag Tag = new(
+        "Contention",
+        "Seeds 003 and 000 on a lock: every request holds one critical section for holdMs; C# lock blocks a pool thread per waiter, SemaphoreSlim.WaitAsync holds none.",
+        Order: 25);
 
     private static readonly ChoiceParameter Variant = new("variant", ContentionVariant.Names, null, "The contention variant.");
 
@@ -37,7 +38,7 @@ public static class ContentionEndpoints
         var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<ContentionLimits>>().Value;
         var holdMs = new IntegerParameter(
             "holdMs", ContentionVariant.MinHoldMs, limits.MaxContentionHoldMs, ContentionVariant.DefaultHoldMs, "How long the request holds the critical section once inside.");
-        var group = endpoints.MapGroup("/api/contention").WithTags(Tag);
+        var group = endpoints.MapGroup("/api/contention").WithApiTag(Tag);
 
         foreach (var variant in endpoints.ServiceProvider.GetServices<ContentionVariant>())
         {

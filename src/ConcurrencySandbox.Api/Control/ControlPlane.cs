@@ -17,13 +17,16 @@ public static class ControlPlane
         return builder;
     }
 
+    private static readonly ApiTag HealthTag = new(
+        "Health", "Start here: is the sandbox up? Also served by the control plane, which answers while the ThreadPool starves.", Order: 0);
+
     public static IEndpointRouteBuilder MapHealth(this IEndpointRouteBuilder endpoints)
     {
         // Resolving the watchdog here arms it for the app's whole life.
         endpoints.ServiceProvider.GetRequiredService<ShutdownWatchdog>();
         endpoints.MapGet(ControlRoutes.Health, ControlActions.Health)
             .WithName("Health")
-            .WithTags(ApiTags.Health)
+            .WithApiTag(HealthTag)
             .WithSummary("Liveness and readiness probe.")
             .WithDescription("200 {\"status\":\"ok\"} once the app serves. The control plane answers it too, from threads of its own, so it stays up while the pool starves.");
         return endpoints;

@@ -1,4 +1,5 @@
 using System.Globalization;
+using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Receive;
 using ConcurrencySandbox.Experiments.Receive;
 using ConcurrencySandbox.Validation;
@@ -10,7 +11,10 @@ namespace ConcurrencySandbox.Api.Receive;
 /// <summary>Seed 002 as a service: the cost of one receive over loopback TCP, per-call objects and spinning vs a reused buffer and a blocking wait.</summary>
 public static class ReceiveEndpoints
 {
-    private const string Tag = "Receive";
+    private static readonly ApiTag Tag = new(
+        "Receive",
+        "Seed 002: a loopback request/response receive loop, allocate-per-call vs pooled buffers and spin vs blocking waits, in CPU time and allocations per receive.",
+        Order: 30);
 
     public static WebApplicationBuilder AddReceive(this WebApplicationBuilder builder)
     {
@@ -22,7 +26,7 @@ public static class ReceiveEndpoints
     {
         var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<ReceiveLimits>>().Value;
         var parameters = new ReceiveParameters(limits);
-        var group = endpoints.MapGroup("/api/receive").WithTags(Tag);
+        var group = endpoints.MapGroup("/api/receive").WithApiTag(Tag);
 
         foreach (var variant in ReceiveVariant.All)
         {

@@ -16,6 +16,9 @@ public static class TelemetryEndpoints
 {
     private const int HistoryCapacity = 3600;
 
+    private static readonly ApiTag Tag = new(
+        "Telemetry", "The runtime's own counters now, and the per-second history recorded on a dedicated thread. Also on the control plane.", Order: 60);
+
     public static WebApplicationBuilder AddTelemetry(this WebApplicationBuilder builder)
     {
         builder.Services.AddSingleton<InFlightRequests>();
@@ -57,7 +60,7 @@ public static class TelemetryEndpoints
     {
         // Resolving the recorder here starts it with the app, so the history covers the whole run.
         endpoints.ServiceProvider.GetRequiredService<TelemetryRecorder>();
-        var group = endpoints.MapGroup(ControlRoutes.Telemetry).WithTags(ApiTags.Telemetry);
+        var group = endpoints.MapGroup(ControlRoutes.Telemetry).WithApiTag(Tag);
         group.MapGet("/history", (ControlActions actions, HttpRequest request) => actions.History(request.Query))
             .WithName("TelemetryHistory")
             .WithSummary("The samples recorded every second (the last hour), taken on a dedicated thread: no gaps while the pool starves.")

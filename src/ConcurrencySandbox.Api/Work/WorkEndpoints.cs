@@ -36,26 +36,26 @@ public static class WorkEndpoints
         foreach (var family in WorkFamily.Create(limits))
         {
             var unit = family.Unit;
-            var group = endpoints.MapGroup($"/api/{unit.Name}").WithTags(family.Tag);
+            var group = endpoints.MapGroup($"/api/{unit.Name}").WithApiTag(family.Tag);
 
             foreach (var mode in unit.Modes)
             {
                 var modeName = ModeName(mode);
                 group.MapGet($"/{modeName}", (HttpRequest request, CancellationToken cancellationToken) => RunAsync(family, mode, request, cancellationToken))
-                    .WithName($"{family.Tag}{mode}")
+                    .WithName($"{family.Tag.Name}{mode}")
                     .WithSummary($"Runs {family.UnitDescription} twice, {ModeDescription(mode)}.")
                     .WithDescription("Returns the server-side elapsed time, the managed thread ids that ran the units and the thread pool's state after the run.")
                     .WithQueryParameters(family.Amount);
             }
 
             group.MapGet("/compare", (HttpRequest request, CancellationToken cancellationToken) => CompareAsync(family, repeat, request, cancellationToken))
-                .WithName($"{family.Tag}Compare")
+                .WithName($"{family.Tag.Name}Compare")
                 .WithSummary($"Seed 004's row: {unit.Name} inline vs Task.Run, back to back in the server.")
                 .WithDescription("Warms up, then alternates the sync and Task.Run forms `repeat` times. efficiencyPercent = sync / Task.Run x 100: above 100 Task.Run paid off. taskRunAddedSeconds is Task.Run's extra cost.")
                 .WithQueryParameters(family.Amount, repeat);
 
             group.MapGet("/sweep", (HttpRequest request, CancellationToken cancellationToken) => SweepAsync(family, factor, sweepRepeat, request, cancellationToken))
-                .WithName($"{family.Tag}Sweep")
+                .WithName($"{family.Tag.Name}Sweep")
                 .WithSummary($"Seed 004's whole table for {unit.Name}: a compare row per amount, with the break-even point.")
                 .WithDescription("Amounts go from `from` to `to`, multiplied by `factor`. The Markdown form has the seed's columns and the seed's figures beside today's.")
                 .WithQueryParameters(family.SweepFrom, family.SweepTo, factor, sweepRepeat, Format)

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Validation;
 
@@ -9,7 +10,7 @@ namespace ConcurrencySandbox.Api.Work;
 /// </summary>
 internal sealed record WorkFamily(
     WorkUnit Unit,
-    string Tag,
+    ApiTag Tag,
     string UnitDescription,
     IntegerParameter Amount,
     IntegerParameter SweepFrom,
@@ -21,7 +22,7 @@ internal sealed record WorkFamily(
     [
         Define(
             WorkUnit.Compute,
-            "Compute",
+            new("Compute", "Seed 004: the same CPU loop inline vs Task.Run; one run, a compare row, or the seed's whole sweep table.", Order: 10),
             "the seed's counting loop (pure CPU work, grows linearly with cycles)",
             "Loop cycles per unit (each request runs the unit twice).",
             limits.MaxCycles,
@@ -31,7 +32,7 @@ internal sealed record WorkFamily(
             nameof(WorkLimits.MaxSweepCycles)),
         Define(
             WorkUnit.SpinWait,
-            "SpinWait",
+            new("SpinWait", "Seed 004: Thread.SpinWait as the honest compute substitute, inline vs Task.Run.", Order: 11),
             "Thread.SpinWait (burns CPU without doing arithmetic)",
             "Thread.SpinWait iterations per unit (each request runs the unit twice).",
             limits.MaxSpinIterations,
@@ -41,7 +42,7 @@ internal sealed record WorkFamily(
             nameof(WorkLimits.MaxSweepSpinIterations)),
         Define(
             WorkUnit.Sleep,
-            "Sleep",
+            new("Sleep", "Seed 004: Thread.Sleep and Task.Delay instead of a loop: what blocking a thread costs.", Order: 12),
             "a sleep (sync and taskrun block a thread; async awaits Task.Delay and holds none)",
             "Milliseconds each unit sleeps (each request runs the unit twice).",
             limits.MaxSleepMilliseconds,
@@ -53,7 +54,7 @@ internal sealed record WorkFamily(
 
     private static WorkFamily Define(
         WorkUnit unit,
-        string tag,
+        ApiTag tag,
         string unitDescription,
         string amountDescription,
         long maxAmount,

@@ -45,19 +45,19 @@ public abstract class ContentionVariant
         ArgumentOutOfRangeException.ThrowIfGreaterThan(holdMs, MaxHoldMs);
         var started = Stopwatch.GetTimestamp();
         Interlocked.Increment(ref _waiting);
-        ContentionMeter.WaitersActive.Increment();
+        ContentionInstruments.WaitersActive.Increment();
         try
         {
             await EnterAsync(cancellationToken);
         }
         catch (OperationCanceledException)
         {
-            ContentionMeter.WaitsCancelled.Increment();
+            ContentionInstruments.WaitsCancelled.Increment();
             throw;
         }
         finally
         {
-            ContentionMeter.WaitersActive.Decrement();
+            ContentionInstruments.WaitersActive.Decrement();
             Interlocked.Decrement(ref _waiting);
         }
 

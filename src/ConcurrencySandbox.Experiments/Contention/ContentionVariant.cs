@@ -45,19 +45,12 @@ public abstract class ContentionVariant
         ArgumentOutOfRangeException.ThrowIfGreaterThan(holdMs, MaxHoldMs);
         var started = Stopwatch.GetTimestamp();
         Interlocked.Increment(ref _waiting);
-        ContentionInstruments.WaitersActive.Increment();
         try
         {
             await EnterAsync(cancellationToken);
         }
-        catch (OperationCanceledException)
-        {
-            ContentionInstruments.WaitsCancelled.Increment();
-            throw;
-        }
         finally
         {
-            ContentionInstruments.WaitersActive.Decrement();
             Interlocked.Decrement(ref _waiting);
         }
 

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Contention;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
@@ -42,6 +43,7 @@ public static class SandboxApp
 
         var app = builder.Build();
         app.UseInFlightRequests();
+        app.UseOriginPolicy();
         app.UseExceptionHandler();
         app.UseStatusCodePages();
         app.UseSwaggerDocs();

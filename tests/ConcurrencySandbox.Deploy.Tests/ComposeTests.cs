@@ -1,11 +1,14 @@
-using ConcurrencySandbox.Api;
 using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Api;
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Deploy.Tests.Support;
 
 namespace ConcurrencySandbox.Deploy.Tests;
 
 public class ComposeTests
 {
+    private const string BindVariable = "SANDBOX_BIND";
+
     private readonly ComposeFile _compose = new();
 
     [Fact]
@@ -121,7 +124,7 @@ public class ComposeTests
     [InlineData("deploy/compose.yaml", "deploy/compose.cpuset.yaml")]
     public void ComposeV1ConfigAcceptsTheFilesWithEveryProfile(params string[] files)
     {
-        var arguments = files.SelectMany(file => new[] { "-f", file }).Concat(["--profile", "cpu4", "config", "--quiet"]).ToArray();
+        var arguments = files.SelectMany(file => new[] { "-f", file }).Concat(["--profile", "cpu4", "--profile", "monitoring", "config", "--quiet"]).ToArray();
         var (exitCode, _, error) = ExternalTool.Run("docker-compose", arguments);
         Assert.True(exitCode == 0, error);
     }
@@ -158,14 +161,42 @@ public class ComposeTests
         Assert.Equal(new[] { 1, 2, 4 }, pinned.Values.Select(CoreCount).Order());
     }
 
-    /// <summary>A service's "HOST:CONTAINER" port mappings, host port to container port.</summary>
+    [Fact]
+    public void EveryPublishedPortIsOnLoopbackUnlessSandboxBindNamesAnotherAddress()
+    {
+        var mappings = _compose.Services.SelectMany(service => service.Value.List("ports").Select(mapping => (service.Key, Mapping: Assert.IsType<string>(mapping)))).ToList();
+
+        Assert.Contains(mappings, m => m.Key == _compose.Stub.Key);
+        Assert.All(mappings, m => Assert.StartsWith($"${{{BindVariable}:-127.0.0.1}}:", m.Mapping, StringComparison.Ordinal));
+        Assert.All(mappings, m => Assert.Equal("127.0.0.1", PortMapping.Parse(ComposeFile.WithDefaults(m.Mapping)).HostAddress));
+    }
+
+    [Fact]
+    public void PrometheusIsOptInAndScrapesEveryApisControlPlane()
+    {
+        var prometheus = _compose.Services.Single(service => service.Key == "prometheus").Value;
+        var config = Yaml.LoadFile("deploy/" + prometheus.List("volumes").OfType<string>().Single().Split(':')[0]);
+        var targets = config.List("scrape_configs").SelectMany(job => job.List("static_configs")).SelectMany(group => group.List("targets")).OfType<string>();
+
+        Assert.Equal(new object?[] { "monitoring" }, prometheus.List("profiles"));
+        Assert.Equal(_compose.Apis.Select(api => $"{api.Key}:{ControlOptions.DefaultPort}"), targets);
+        Assert.Equal(ControlRoutes.Metrics, Assert.Single(config.List("scrape_configs")).Text("metrics_path"));
+    }
+
+    /// <summary>A service's "ADDRESS:HOST:CONTAINER" port mappings (as Compose resolves them by default), host port to container port.</summary>
     private static IReadOnlyDictionary<string, string> PublishedPorts(KeyValuePair<string, object?> service) =>
-        service.Value.List("ports").Select(mapping =>
+        service.Value.List("ports").Select(mapping => PortMapping.Parse(ComposeFile.WithDefaults(Assert.IsType<string>(mapping))))
+            .ToDictionary(port => port.HostPort, port => port.ContainerPort);
+
+    private sealed record PortMapping(string HostAddress, string HostPort, string ContainerPort)
+    {
+        public static PortMapping Parse(string mapping)
         {
-            var parts = (mapping as string)?.Split(':') ?? [];
-            Assert.True(parts.Length == 2, $"{service.Key} publishes '{mapping}', expected HOST:CONTAINER.");
-            return (Host: parts[0], Container: parts[1]);
-        }).ToDictionary(port => port.Host, port => port.Container);
+            var parts = mapping.Split(':');
+            Assert.True(parts.Length == 3, $"'{mapping}': expected ADDRESS:HOST:CONTAINER, so the host address is never left to the engine's default (every interface).");
+            return new PortMapping(parts[0], parts[1], parts[2]);
+        }
+    }
 
     private static string HealthcheckCommand(object? service)
     {

@@ -97,12 +97,98 @@ public class ChartTests
     }
 
     [Fact]
-    public void LogAxisLeavesOutValuesThatAreNotPositive()
+    public void LogAxisDrawsZerosOnItsBottomEdgeAndSaysSo()
     {
         var svg = SvgChart.Render(["t"], "s", [new ChartPanel("latency", new ChartAxis("latency", Log: true), null, [new ChartSeries("p50", [(1, 0), (2, 10), (3, 100)], "#000", Axis.Left, Stroke.Solid)])]);
+        var withoutZeros = SvgChart.Render(["t"], "s", [new ChartPanel("latency", new ChartAxis("latency", Log: true), null, [new ChartSeries("p50", [(2, 10), (3, 100)], "#000", Axis.Left, Stroke.Solid)])]);
 
-        Assert.Single(Points(svg));
-        Assert.Equal(2, Points(svg)[0].Split(' ').Length);
+        var points = Assert.Single(Points(svg)).Split(' ');
+        Assert.Equal(3, points.Length);
+        var bottomEdge = double.Parse(svg.Split("<rect x=\"80\" y=\"")[1].Split('"')[0], System.Globalization.CultureInfo.InvariantCulture) + 240;
+        Assert.Equal(bottomEdge, double.Parse(points[0].Split(',')[1], System.Globalization.CultureInfo.InvariantCulture));
+        Assert.Contains("values of 0 are drawn on the bottom edge", svg);
+        Assert.DoesNotContain("values of 0 are drawn", withoutZeros);
+    }
+
+    [Theory]
+    [InlineData(0.4, 1)]
+    [InlineData(3, 3)]
+    [InlineData(8, 8)]
+    [InlineData(37, 40)]
+    public void CountAxesStepByWholeNumbers(double max, double top)
+    {
+        var scale = SvgChart.NiceScale(max, counts: true);
+
+        Assert.Equal(top, scale.Top);
+        Assert.All(scale.Ticks, tick => Assert.Equal(Math.Floor(tick), tick));
+    }
+
+    [Fact]
+    public void NoSeriesIsFullyHiddenEachVariantGetsItsOwnPanelsOnSharedScales()
+    {
+        // async is 10 times faster than threadpool; one shares its p50 and p99 exactly (every request takes 100 ms).
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, _) => name == "threadpool" ? 1000 : 100);
+
+        var panels = ReportChart.Render(report).Split("<g class=\"panel\">").Skip(1).ToList();
+
+        var latencyPanels = panels.Where(p => p.Contains("latency of the requests completed", StringComparison.Ordinal)).ToList();
+        Assert.Equal(2, latencyPanels.Count);
+        Assert.All(latencyPanels, p => Assert.Single(new[] { "threadpool", "async" }, v => p.Contains($"data-series=\"{v} p99\"", StringComparison.Ordinal)));
+        Assert.Equal(TickLabels(latencyPanels[0]), TickLabels(latencyPanels[1]));
+        // Dashed p50 is drawn after solid p99, so where they coincide the dashes still show.
+        Assert.True(latencyPanels[1].IndexOf("async p50", StringComparison.Ordinal) > latencyPanels[1].IndexOf("async p99", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void TimedOutRequestsAreTheirOwnBandDrawnBeforeTheOkBandAndNeverAsLatencies()
+    {
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
+
+        var svg = ReportChart.Render(report);
+
+        var timedOut = svg.IndexOf("data-series=\"threadpool timed out\"", StringComparison.Ordinal);
+        Assert.True(timedOut > 0 && timedOut < svg.IndexOf("data-series=\"threadpool ok\"", StringComparison.Ordinal));
+        Assert.Contains($"data-color=\"{ReportChart.TimedOutColor}\"", svg);
+        Assert.DoesNotContain("data-series=\"async timed out\"", svg);
+        Assert.DoesNotContain(">1 min<", svg);
+        Assert.DoesNotContain(">100 s<", svg);
+    }
+
+    [Fact]
+    public void PartialTailIntervalIsLeftOutOfTheAppliedLoadLine()
+    {
+        var report = SyntheticReports.LoadRun("fanout", ["async"], 20, 5, (_, _) => 100);
+        var full = report.Variants[0].Intervals.Count(i => !i.Partial);
+
+        var svg = ReportChart.Render(report);
+
+        Assert.Contains(report.Variants[0].Intervals, i => i.Partial);
+        Assert.Contains($"data-series=\"users, every variant\" data-points=\"{full}\"", svg);
+    }
+
+    [Fact]
+    public void ChartsAreOneThousandPixelsWideWithNoTextSmallerThanTwelvePixels()
+    {
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100);
+
+        foreach (var svg in new[] { ReportChart.Render(report), ReportChart.Distribution(["t"], report.Variants)! })
+        {
+            Assert.StartsWith("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\"", svg);
+            Assert.All(svg.Split("font-size=\"").Skip(1).Select(f => int.Parse(f[..f.IndexOf('"', StringComparison.Ordinal)], System.Globalization.CultureInfo.InvariantCulture)), size => Assert.True(size >= 12));
+        }
+    }
+
+    [Fact]
+    public void DistributionChartPutsTheNinesOnItsXAxis()
+    {
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 50, (_, _) => 100);
+
+        var svg = ReportChart.Distribution(["t"], report.Variants)!;
+
+        Assert.Contains(">90 %</text>", svg);
+        Assert.Contains(">99 %</text>", svg);
+        Assert.Contains($"data-series=\"async ({report.Variants[1].Total.Completed} completed)\"", svg);
+        Assert.Null(ReportChart.Distribution(["t"], [report.Variants[0] with { Distribution = [] }]));
     }
 
     [Fact]
@@ -137,20 +223,20 @@ public class ChartTests
         Assert.Equal(VariantPalette.ColorOf("experimental-x"), VariantPalette.ColorOf("experimental-x"));
         foreach (var svg in new[] { fanout, reordered })
         {
-            Assert.Contains($"data-series=\"async p99\"><title>async p99</title><polyline fill=\"none\" stroke=\"{asyncColor}\"", svg);
+            Assert.Contains($"data-series=\"async p99\" data-points=\"21\" data-color=\"{asyncColor}\"><title>async p99</title><polyline fill=\"none\" stroke=\"{asyncColor}\"", svg);
         }
     }
 
     [Fact]
-    public void LoadRunChartHasLatencyThroughputPoolAndLoadPanelsAndATitleNamingSeedRequestAndMachine()
+    public void LoadRunChartHasLatencyOutcomesAndPoolPanelsPerVariantThenTheLoadAndATitleNamingSeedRequestAndMachine()
     {
         var svg = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100));
 
-        Assert.Equal(4, Count(svg, "class=\"panel\""));
+        Assert.Equal(3 * 2 + 1, Count(svg, "class=\"panel\""));
         Assert.Contains(">Seed 003: fanout (quick)</text>", svg);
         Assert.Contains(">GET /api/fanout?strategy={threadpool|async}</text>", svg);
         Assert.Contains(">2 logical cores, API ProcessorCount 2, .NET 10.0.0, Test CPU<", svg);
-        string[] series = ["threadpool p99", "threadpool p50", "async p99", "async p50", "threadpool", "async", "threadpool threads", "async queue", "users, every variant"];
+        string[] series = ["threadpool p99", "threadpool p50", "async p99", "async p50", "threadpool ok", "async ok", "threadpool threads", "async queue", "users, every variant"];
         Assert.All(series, name => Assert.Contains($"data-series=\"{name}\"", svg));
     }
 
@@ -162,7 +248,7 @@ public class ChartTests
         var svg = ReportChart.Render(report);
 
         Assert.Equal(128 + 2, Count(svg, "<circle cx="));
-        Assert.Contains(">min-workers-200 (64 requests)</text>", svg);
+        Assert.Contains(">min-workers-200 (64 completed)</text>", svg);
         Assert.Contains("seconds since the burst was sent", svg);
     }
 
@@ -174,9 +260,9 @@ public class ChartTests
 
         var svg = ReportChart.Render(["matrix"], [.. one, .. two]);
 
-        Assert.Contains(">Latency per interval, 1 core(s): p99 solid, p50 dashed (log scale)</text>", svg);
-        Assert.Contains(">Latency per interval, 2 core(s): p99 solid, p50 dashed (log scale)</text>", svg);
-        Assert.Equal(3 * 2 + 1, Count(svg, "class=\"panel\""));
+        Assert.Contains(">threadpool@1cpu: latency of the requests completed per interval, p99 solid, p50 dashed (log scale, shared by every variant)</text>", svg);
+        Assert.Contains(">async@2cpu: latency of the requests completed per interval, p99 solid, p50 dashed (log scale, shared by every variant)</text>", svg);
+        Assert.Equal(3 * 4 + 1, Count(svg, "class=\"panel\""));
         Assert.Contains("data-series=\"async@2cpu p99\"", svg);
     }
 
@@ -188,8 +274,11 @@ public class ChartTests
         Assert.Equal(expected, ReportChart.RequestPattern(requests));
     }
 
+    private static List<string> TickLabels(string panel) =>
+        [.. panel.Split("class=\"tick\"").Skip(1).Select(t => t[(t.IndexOf('>', StringComparison.Ordinal) + 1)..t.IndexOf('<', StringComparison.Ordinal)])];
+
     private static int Count(string text, string what) => text.Split(what).Length - 1;
 
     private static string[] Points(string svg) =>
-        [.. svg.Split("points=\"").Skip(1).Select(p => p[..p.IndexOf('"', StringComparison.Ordinal)])];
+        [.. svg.Split(" points=\"").Skip(1).Select(p => p[..p.IndexOf('"', StringComparison.Ordinal)])];
 }

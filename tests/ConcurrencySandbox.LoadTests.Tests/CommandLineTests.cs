@@ -56,6 +56,9 @@ public class CommandLineTests
     [InlineData("--hold-ms must be at most 10000", "contention", "--hold-ms", "10001")]
     [InlineData("cannot use --target", "contention", "--target", "http://127.0.0.1:9")]
     [InlineData("--connect-interval-ms must be from 0 to 60000", "streaming", "--connect-interval-ms", "-1")]
+    [InlineData("--ci-width must be from 1 to 50, got 0.5", "matrix", "--ci-width", "0.5")]
+    [InlineData("--sweep-budget-s must be from 1 to 1800, got 3600", "matrix", "--sweep-budget-s", "3600")]
+    [InlineData("--runs must be from 1 to 20, got 0", "fanout", "--runs", "0")]
     public async Task RunnerRefusesWhatCannotRunWithCode2BeforeStartingAnything(string expected, params string[] args)
     {
         var (code, _, error) = await InvokeAsync(

@@ -92,5 +92,5 @@ public class ConfigAndThresholdTests
     }
 
     private static VariantResult Result(string name, double p99, long failed) =>
-        new(new VariantKey(name), "/x", "users", 1, [], [], new LatencyStats(10, failed, 1, 1, 1, 1, 1, p99, p99));
+        new(new VariantKey(name), "/x", "users", 1, [], [], TestStats.Uniform(10, 1, failed, p99Ms: p99));
 }

@@ -29,8 +29,9 @@ public class FanOutPlanTests
     {
         var experiment = new FanOutExperiment(FanOutSettings.Defaults);
 
-        var noFailures = experiment.DefaultThresholds.Where(t => t.Metric == "failed").Select(t => t.Variant).ToList();
-        Assert.Equal(["dedicated", "async"], noFailures);
+        var mayFailOnePercent = experiment.DefaultThresholds.Where(t => t.Metric == "failedPercent").Select(t => (t.Variant, t.Limit)).ToList();
+        Assert.Equal([("dedicated", 1.0), ("async", 1.0)], mayFailOnePercent);
+        Assert.Equal(["threadpool", "sync-over-async"], experiment.ExpectedToFail);
         Assert.Contains(experiment.DefaultThresholds, t => t is { Variant: "async", Metric: "p99", Limit: 1200 });
     }
 }

@@ -32,6 +32,22 @@ public sealed class ReceiveExperimentTests
         Assert.Equal(20_000_000, usage.AllocatedBytesPerSecond, 6);
     }
 
+    [Fact]
+    public void EvidenceChartsShowCpuPerReceiveAgainstPreallocatedWithTheSeedRatioBesideAndBytesPerReceive()
+    {
+        VariantResult[] results = [Result("per-call", 20, 4000, 200_000_000), Result("preallocated", 20, 1000, 1_000)];
+
+        var charts = Receive.EvidenceOf([.. results.Select(r => r with { Figures = Receive.FiguresOf(r) })]);
+
+        Assert.Equal(2, charts.Count);
+        Assert.Equal([new EvidenceValue("per-call", 4), new EvidenceValue("preallocated", 1)], charts[0].Values);
+        Assert.Contains(charts[0].SeedLines, line => line.Name.StartsWith("seed 002 per-call: 4.9 x", StringComparison.Ordinal));
+        Assert.Equal("B", charts[1].Unit);
+        var svg = ConcurrencySandbox.LoadTests.Reports.ReportChart.Evidence(charts[0]);
+        Assert.Contains("data-series=\"per-call: 4 x preallocated\" data-points=\"1\"", svg);
+        Assert.Contains(">per-call</text>", svg);
+    }
+
     [Theory]
     [InlineData(4000, Outcome.Reproduced)]
     [InlineData(1100, Outcome.NotReproduced)]
@@ -62,7 +78,7 @@ public sealed class ReceiveExperimentTests
     {
         var key = new VariantKey(name);
         var requests = (long)(requestsPerSecond * 10);
-        var stats = new LatencyStats(requests, 0, 50, 50, 50, 50, 50, 50, 50);
+        var stats = TestStats.Uniform(requests, 50);
         var telemetry = Enumerable.Range(0, samples)
             .Select(second => new TelemetryRow(key, second, Snapshot(second, cpuMs * second / 10, allocatedBytes * second / 10)))
             .ToList();

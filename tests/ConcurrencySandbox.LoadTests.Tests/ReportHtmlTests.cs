@@ -54,7 +54,7 @@ public sealed partial class ReportHtmlTests : IDisposable
     [Fact]
     public void FlaggedCellIsHighlightedInHtmlAndMarkedInMarkdown()
     {
-        var flag = FigureChecks.Efficiency("2 core(s), 10 cycles: % efficiency", 725, cores: 2)!;
+        var flag = FigureChecks.Efficiency("2 core(s), 10 cycles: % efficiency", new Estimate(725, 700, 750, 8, 690), cores: 2)!;
         var table = new TextTable(["cycles", "% efficiency"], [["10", $"725 {flag.Mark}"]], new HashSet<int> { 0, 1 });
 
         Assert.Contains("<td class=\"num flag\">725 (impossible)</td>", table.ToHtml());

@@ -13,7 +13,7 @@ public sealed class ReportTests : IDisposable
     [Fact]
     public void ExperimentsOwnFiguresAndTheOutcomeReachTheSummaries()
     {
-        var stats = new LatencyStats(10, 0, 5, 5, 5, 5, 5, 5, 5);
+        var stats = TestStats.Uniform(10, 5);
         var variant = new VariantResult(new VariantKey("pooled", Cpus: 2), "/api/receive/pooled", "users", 1, [], [], stats)
         {
             Figures = [new VariantFigure("CPU per request", 1.25, "ms")],
@@ -33,6 +33,30 @@ public sealed class ReportTests : IDisposable
     }
 
     [Fact]
+    public void TimedOutRequestsAreCountedInEverySummaryAndNeverAsLatencies()
+    {
+        // threadpool's requests sent after 10 s take 90 s, so they time out at 60 s; async's all answer in 100 ms.
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100) with
+        {
+            ExpectedToFail = ["threadpool"],
+        };
+        var threadpool = report.Variants[0];
+
+        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["fanout", "--profile", "quick"]));
+
+        Assert.Equal(50, threadpool.Total.TimedOut);
+        Assert.True(threadpool.Total.MaxMs < 200, $"max {threadpool.Total.MaxMs} ms covers only answered requests");
+        var markdown = File.ReadAllText(Path.Combine(_out, "summary.md"));
+        Assert.Contains("Requests: threadpool 50 of 101 failed (50 timed out) (expected to fail); async all 101 ok.", markdown);
+        Assert.Contains("| threadpool | timed out (the client's timeout) | 50 |", markdown);
+        Assert.Contains("threadpool (expected to fail)", File.ReadAllText(Path.Combine(_out, "report.html")));
+        var summary = JsonSerializer.Deserialize<Summary>(File.ReadAllText(Path.Combine(_out, "summary.json")), JsonSerializerOptions.Web)!;
+        Assert.Equal(new OutcomeCounts(51, 0, 50, 0), summary.Variants[0].Outcomes);
+        Assert.True(summary.Variants[0].ExpectedToFail);
+        Assert.False(summary.Variants[1].ExpectedToFail);
+    }
+
+    [Fact]
     public void RunnerDoesNotLinkTheApiAssembly()
     {
         Assert.DoesNotContain(typeof(Runner).Assembly.GetReferencedAssemblies(), a => a.Name == "ConcurrencySandbox.Api");
@@ -41,7 +65,7 @@ public sealed class ReportTests : IDisposable
     /// <summary>The parts of summary.json these tests read.</summary>
     private sealed record Summary(string Outcome, string Verdict, IReadOnlyList<SummaryVariant> Variants);
 
-    private sealed record SummaryVariant(string Name, IReadOnlyList<VariantFigure> Figures);
+    private sealed record SummaryVariant(string Name, IReadOnlyList<VariantFigure> Figures, OutcomeCounts Outcomes, bool ExpectedToFail);
 
     public void Dispose()
     {

@@ -1,4 +1,4 @@
-using ConcurrencySandbox.Contracts.Statistics;
+using System.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -8,59 +8,119 @@ public class StatisticsTests
     private static readonly double[] OneToHundred = [.. Enumerable.Range(1, 100).Select(i => (double)i)];
 
     [Fact]
-    public void LatencyPercentilesInterpolateBetweenClosestRanksLikeTheApisMedians()
+    public void LatencyPercentilesComeFromTheHistogramWithinItsThreeDigitPrecision()
     {
-        var stats = LatencyStats.From(OneToHundred, failed: 0);
+        var stats = TestStats.Of(OneToHundred);
 
-        Assert.Equal(Percentile.OfSorted(OneToHundred, 50), stats.P50Ms);
-        Assert.Equal(50.5, stats.P50Ms, 9);
-        Assert.Equal(99.01, stats.P99Ms, 9);
+        Assert.Equal(50, stats.P50Ms, 50 * 0.001);
+        Assert.Equal(95, stats.P95Ms, 95 * 0.001);
+        Assert.Equal(99, stats.P99Ms, 99 * 0.001);
+        Assert.Equal(100, stats.P999Ms, 100 * 0.001);
+        Assert.Equal(1, stats.MinMs, 0.001);
+        Assert.Equal(100, stats.MaxMs, 100 * 0.001);
+        Assert.Equal(50.5, stats.MeanMs, 50.5 * 0.001);
     }
 
     [Fact]
-    public void StatsSortTheirInputAndCountFailures()
-    {
-        var stats = LatencyStats.From([30, 10, 20, 40], failed: 1);
-
-        Assert.Equal(3, stats.Ok);
-        Assert.Equal(1, stats.Failed);
-        Assert.Equal(25, stats.MeanMs);
-        Assert.Equal(10, stats.MinMs);
-        Assert.Equal(25, stats.P50Ms);
-        Assert.Equal(40, stats.MaxMs);
-    }
-
-    [Fact]
-    public void RecorderCutsIntervalsAndKeepsTheTotal()
+    public void RecorderCutsIntervalsAndKeepsTheTotalWithHttpErrorsAsCompletedFailures()
     {
         var recorder = new LatencyRecorder();
-        recorder.Record(10, ok: true);
-        recorder.Record(20, ok: false);
+        recorder.Record(10, RequestOutcome.Success);
+        recorder.Record(20, RequestOutcome.Answered(503));
         var first = recorder.TakeInterval();
-        recorder.Record(30, ok: true);
+        recorder.Record(30, RequestOutcome.Success);
         var second = recorder.TakeInterval();
         var empty = recorder.TakeInterval();
 
-        Assert.Equal((1, 1), (first.Ok, first.Failed));
+        Assert.Equal((1, 1, 2), (first.Ok, first.Failed, first.Completed));
         Assert.Equal((1, 0), (second.Ok, second.Failed));
         Assert.Equal(0, empty.Requests);
         var total = recorder.Total();
         Assert.Equal(3, total.Requests);
-        Assert.Equal(20, total.MeanMs);
+        Assert.Equal(20, total.MeanMs, 0.1);
+        Assert.Equal([new OutcomeCount("HTTP 503", 1)], recorder.Failures());
     }
 
     [Fact]
-    public void ExtendingThePreviousIntervalCoversBothWithoutCountingTwice()
+    public void TimeoutsAndConnectionErrorsAreCountedButNeverTakenAsLatencies()
     {
         var recorder = new LatencyRecorder();
-        recorder.Record(10, ok: true);
+        recorder.Record(5, RequestOutcome.Success);
+        recorder.Record(60_000, RequestOutcome.TimedOut);
+        recorder.Record(1, RequestOutcome.Failed("Connection refused"));
+        recorder.Record(2, RequestOutcome.Failed("Connection refused"));
         recorder.TakeInterval();
-        recorder.Record(30, ok: false);
 
-        var extended = recorder.TakeInterval(extendPrevious: true);
+        var total = recorder.Total();
 
-        Assert.Equal((1, 1), (extended.Ok, extended.Failed));
-        Assert.Equal(20, extended.MeanMs);
-        Assert.Equal(2, recorder.Total().Requests);
+        Assert.Equal(new OutcomeCounts(1, 0, 1, 2), total.Outcomes);
+        Assert.Equal(1, total.Completed);
+        Assert.Equal(5, total.MaxMs, 0.01);
+        Assert.Equal(5, total.MeanMs, 0.01);
+        Assert.Equal([new OutcomeCount("Connection refused", 2), new OutcomeCount("timed out (the client's timeout)", 1)], recorder.Failures());
+    }
+
+    [Fact]
+    public void IntervalsMergeExactlyIntoTheStepAndTheRunTotals()
+    {
+        var recorder = new LatencyRecorder();
+        double[] firstStep = [3, 7, 120, 4_000];
+        double[] secondStep = [1, 2, 50_000];
+        foreach (var ms in firstStep[..2])
+        {
+            recorder.Record(ms, RequestOutcome.Success);
+        }
+        recorder.TakeInterval();
+        foreach (var ms in firstStep[2..])
+        {
+            recorder.Record(ms, RequestOutcome.Success);
+        }
+        recorder.TakeInterval();
+        var step1 = recorder.TakeStep();
+        foreach (var ms in secondStep)
+        {
+            recorder.Record(ms, RequestOutcome.Success);
+        }
+        recorder.Record(60_000, RequestOutcome.TimedOut);
+        recorder.TakeInterval();
+        var step2 = recorder.TakeStep();
+
+        Assert.Equal(TestStats.Of(firstStep), step1);
+        Assert.Equal(TestStats.Of(secondStep, failed: 1), step2);
+        Assert.Equal(TestStats.Of([.. firstStep, .. secondStep], failed: 1), recorder.Total());
+    }
+
+    [Fact]
+    public void RecorderKeepsNoPerRequestDataUnlessMadeToKeepEveryRequest()
+    {
+        var summarising = new LatencyRecorder();
+        var keeping = new LatencyRecorder(Stopwatch.GetTimestamp(), keepEveryRequest: true);
+        for (var i = 1; i <= 1_000; i++)
+        {
+            summarising.Record(i, RequestOutcome.Success);
+            keeping.Record(i, i % 100 == 0 ? RequestOutcome.TimedOut : RequestOutcome.Success);
+        }
+
+        Assert.Empty(summarising.Requests());
+        Assert.Equal(1_000, keeping.Requests().Length);
+        Assert.Equal(10, keeping.Requests().Count(r => r.End == RequestEnd.Timeout));
+    }
+
+    [Fact]
+    public void DistributionRisesThroughTheNinesToTheSlowestRequest()
+    {
+        var recorder = new LatencyRecorder();
+        foreach (var ms in OneToHundred)
+        {
+            recorder.Record(ms, RequestOutcome.Success);
+        }
+        recorder.TakeInterval();
+
+        var distribution = recorder.Distribution();
+
+        Assert.True(distribution.Count > 10);
+        Assert.All(distribution.Zip(distribution.Skip(1)), pair => Assert.True(pair.Second.Percentile > pair.First.Percentile && pair.Second.LatencyMs >= pair.First.LatencyMs));
+        Assert.All(distribution, p => Assert.True(p.Percentile < 100));
+        Assert.Equal(100, distribution[^1].LatencyMs, 0.1);
     }
 }

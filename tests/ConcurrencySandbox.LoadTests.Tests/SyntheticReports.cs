@@ -12,9 +12,10 @@ public static class SyntheticReports
 
     /// <summary>
     /// A closed-model run: users step up ten times over <paramref name="seconds"/>; each variant's latency comes from
-    /// <paramref name="latencyMs"/> (variant, seconds since start when sent); one telemetry sample a second.
+    /// <paramref name="latencyMs"/> (variant, seconds since start when sent); one telemetry sample a second. A request
+    /// slower than <paramref name="timeoutMs"/> times out there.
     /// </summary>
-    public static ExperimentReport LoadRun(string experiment, IReadOnlyList<string> variants, double seconds, int requestsPerSecond, Func<string, double, double> latencyMs, int? cpus = null)
+    public static ExperimentReport LoadRun(string experiment, IReadOnlyList<string> variants, double seconds, int requestsPerSecond, Func<string, double, double> latencyMs, int? cpus = null, double timeoutMs = 60_000)
     {
         var random = new Random(42);
         var results = variants.Select(variant =>
@@ -23,21 +24,27 @@ public static class SyntheticReports
             var requests = new List<RequestSample>();
             for (var sent = 0.0; sent < seconds; sent += 1.0 / requestsPerSecond)
             {
-                var latency = latencyMs(name, sent) * (0.9 + 0.2 * random.NextDouble());
-                requests.Add(new RequestSample(sent + latency / 1000, latency, Ok: true));
+                var latency = Math.Min(latencyMs(name, sent) * (0.9 + 0.2 * random.NextDouble()), timeoutMs);
+                requests.Add(new RequestSample(sent + latency / 1000, latency, latency >= timeoutMs ? RequestEnd.Timeout : RequestEnd.Ok));
             }
             requests.Sort((a, b) => a.CompletedSeconds.CompareTo(b.CompletedSeconds));
             var end = Math.Ceiling(requests[^1].CompletedSeconds);
-            var bySecond = requests.ToLookup(r => (int)Math.Ceiling(r.CompletedSeconds), r => r.LatencyMs);
-            var intervals = Enumerable.Range(1, (int)end).Select(second =>
-            {
-                var done = bySecond[second].ToArray();
-                return new IntervalRow(key, second, "users", UsersAt(second - 0.5, seconds), done.Length, LatencyStats.From(done, 0));
-            }).ToList();
+            var bySecond = requests.ToLookup(r => (int)Math.Ceiling(r.CompletedSeconds));
+            var intervals = Enumerable.Range(1, (int)end).Select(second => new IntervalRow(
+                key, second, "users", UsersAt(second - 0.5, seconds), bySecond[second].Count(), StatsOf(bySecond[second])) { Partial = second == (int)end }).ToList();
             var telemetry = Enumerable.Range(0, (int)end).Select(second => new TelemetryRow(key, second, Snapshot(threads: 2 + second / 10, queue: name == "threadpool" ? second * 3 : 0))).ToList();
-            return new VariantResult(key, $"/api/{experiment}?strategy={name}", "users", end, intervals, telemetry, LatencyStats.From([.. requests.Select(r => r.LatencyMs)], 0))
+            var steps = intervals.Where(i => !i.Partial).GroupBy(i => i.Load)
+                .Select(g => new StepRow(g.Key, g.First().ElapsedSeconds - 1, g.Last().ElapsedSeconds, StatsOf(g.SelectMany(i => bySecond[(int)i.ElapsedSeconds])))).ToList();
+            var timedOut = requests.Where(r => r.End == RequestEnd.Timeout).ToList();
+            return new VariantResult(key, $"/api/{experiment}?strategy={name}", "users", end, intervals, telemetry, StatsOf(requests))
             {
-                Requests = requests,
+                Sent = [.. requests.GroupBy(r => Math.Floor(r.StartedSeconds / LatencyRecorder.SentSliceSeconds)).OrderBy(g => g.Key).Select(g => new SentSlice(
+                    g.Key * LatencyRecorder.SentSliceSeconds,
+                    g.Count(r => r.End == RequestEnd.Ok), g.Where(r => r.End == RequestEnd.Ok).Sum(r => r.LatencyMs),
+                    g.Count(r => r.End == RequestEnd.Timeout), g.Where(r => r.End == RequestEnd.Timeout).Sum(r => r.LatencyMs), 0))],
+                Steps = steps,
+                Distribution = LatencyRecorder.DistributionOf(TestStats.Histogram(requests.Where(r => r.End == RequestEnd.Ok).Select(r => r.LatencyMs))),
+                Failures = timedOut.Count == 0 ? [] : [new OutcomeCount("timed out (the client's timeout)", timedOut.Count)],
             };
         }).ToList();
         return Report(experiment, "003", "quick", results);
@@ -48,8 +55,8 @@ public static class SyntheticReports
     {
         var results = servedAtOnce.Select(pair =>
         {
-            var requests = Enumerable.Range(0, copies).Select(i => (i / pair.Value + 1) * workMs).Select(ms => new RequestSample(ms / 1000, ms, Ok: true)).ToList();
-            var stats = LatencyStats.From([.. requests.Select(r => r.LatencyMs)], 0);
+            var requests = Enumerable.Range(0, copies).Select(i => (i / pair.Value + 1) * workMs).Select(ms => new RequestSample(ms / 1000, ms, RequestEnd.Ok)).ToList();
+            var stats = StatsOf(requests);
             var end = requests[^1].CompletedSeconds;
             var key = new VariantKey(pair.Key);
             return new VariantResult(key, "/api/sleep/sync?milliseconds=500", "burst", end, [new IntervalRow(key, end, "burst", copies, copies / end, stats)],
@@ -65,6 +72,13 @@ public static class SyntheticReports
         experiment, seed, profile, "synthetic", "nowhere", new DateTimeOffset(2026, 11, 22, 4, 0, 0, TimeSpan.Zero), Machine, results,
         new Finding(Outcome.Reproduced, [new SeedComparison("a figure", "1 s", "2 s")], "synthetic data."),
         [new ThresholdOutcome("*:failed<=0", results[0].Key.Label, 0, true)]);
+
+    private static LatencyStats StatsOf(IEnumerable<RequestSample> requests)
+    {
+        var list = requests.ToList();
+        var completed = list.Where(r => r.End == RequestEnd.Ok).Select(r => r.LatencyMs);
+        return LatencyStats.From(TestStats.Histogram(completed), new OutcomeCounts(list.Count(r => r.End == RequestEnd.Ok), 0, list.Count(r => r.End == RequestEnd.Timeout), 0));
+    }
 
     private static double UsersAt(double t, double seconds) => t >= seconds ? 0 : 4 + 4 * Math.Floor(t / (seconds / 10));
 

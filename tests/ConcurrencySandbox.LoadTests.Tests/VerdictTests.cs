@@ -33,6 +33,29 @@ public class VerdictTests
     }
 
     [Fact]
+    public void TimedOutRequestsMakeTheFanOutVerdictALowerBoundWithTheirCountNeverAPlainMultiple()
+    {
+        // 25 of 61 threadpool requests answered after 20 s, 36 timed out at 60 s.
+        var finding = FanOut.Assess([Result("threadpool", 20_000, requests: 25, timedOutAtMs: 60_000, timedOut: 36), Result("async", 1005)]);
+
+        Assert.Equal(Outcome.Reproduced, finding.Outcome);
+        Assert.Contains("at least ", finding.Verdict);
+        Assert.Contains("36 of 61 requests timed out at 60 s", finding.Verdict);
+        var mean = Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: mean / unloaded latency");
+        Assert.StartsWith("at least 43.6 x (36 of 61 requests timed out at 60 s: a lower bound)", mean.Today);
+        Assert.StartsWith("at least 60 s", Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: max").Today);
+    }
+
+    [Fact]
+    public void TimeoutsOfTheReferenceVariantLeaveTheStarvationVerdictNotAssessed()
+    {
+        var finding = FanOut.Assess([Result("threadpool", 3000), Result("async", 1005, timedOutAtMs: 60_000, timedOut: 2)]);
+
+        Assert.Equal(Outcome.NotAssessed, finding.Outcome);
+        Assert.Contains("2 of 102 requests timed out at 60 s for async", finding.Verdict);
+    }
+
+    [Fact]
     public void SleepVerdictAllowsForSyncSleepingTwice()
     {
         // Unloaded, sync takes 2 x the milliseconds and async 1 x: twice async's latency is no starvation.
@@ -73,10 +96,13 @@ public class VerdictTests
         Assert.StartsWith("Not assessed: ", finding.Verdict);
     }
 
-    private static VariantResult Result(string name, double meanMs, double requests = 100, double? max = null, int? cpus = null)
+    private static VariantResult Result(string name, double meanMs, double requests = 100, double? max = null, int? cpus = null, double timedOutAtMs = 0, long timedOut = 0)
     {
         var key = new VariantKey(name, cpus);
-        var stats = new LatencyStats((long)requests, 0, meanMs, meanMs, meanMs, meanMs, meanMs, meanMs, max ?? meanMs);
-        return new VariantResult(key, "/x", "users", 10, [new IntervalRow(key, 10, "users", 40, requests / 10, stats)], [], stats);
+        var stats = TestStats.Uniform((long)requests, meanMs, maxMs: max);
+        return new VariantResult(key, "/x", "users", 10, [new IntervalRow(key, 10, "users", 40, requests / 10, stats)], [], stats)
+        {
+            Sent = [new SentSlice(0, (long)requests, meanMs * requests, timedOut, timedOut * timedOutAtMs, 0)],
+        };
     }
 }

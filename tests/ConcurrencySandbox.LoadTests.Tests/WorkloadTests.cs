@@ -20,7 +20,7 @@ public class WorkloadTests
             InterlockedMax(ref peak, now);
             await Task.Delay(20);
             Interlocked.Decrement(ref concurrent);
-            return true;
+            return RequestOutcome.Success;
         }, recorder, CancellationToken.None));
 
         Assert.Equal(5, peak);
@@ -35,12 +35,12 @@ public class WorkloadTests
         // so each starts 50 ms later than the one before: from its intended start, request k took 150 + 50 k ms.
         var clock = new JumpingClock();
         var shape = new LoadShape([new Inject(10, TimeSpan.FromSeconds(0.5))], TimeSpan.FromSeconds(1));
-        var recorder = new LatencyRecorder();
+        var recorder = new LatencyRecorder(System.Diagnostics.Stopwatch.GetTimestamp(), keepEveryRequest: true);
 
         await new OpenModel(shape, maxInFlight: 1, clock).RunAsync(_ =>
         {
             clock.Advance(TimeSpan.FromMilliseconds(150));
-            return Task.FromResult(true);
+            return Task.FromResult(RequestOutcome.Success);
         }, recorder, CancellationToken.None);
 
         var latenciesMs = recorder.Requests().Select(r => r.LatencyMs).ToList();
@@ -60,7 +60,7 @@ public class WorkloadTests
         await Task.Run(() => model.RunAsync(async _ =>
         {
             await Task.Delay(service);
-            return true;
+            return RequestOutcome.Success;
         }, recorder, CancellationToken.None));
 
         var total = recorder.TakeInterval();
@@ -84,7 +84,7 @@ public class WorkloadTests
                 all.SetResult();
             }
             await all.Task.WaitAsync(TimeSpan.FromSeconds(30));
-            return true;
+            return RequestOutcome.Success;
         }, recorder, CancellationToken.None));
 
         Assert.Equal(copies, recorder.TakeInterval().Ok);

@@ -1,9 +1,11 @@
 using System.CommandLine;
 using System.CommandLine.Help;
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Matrix;
+using ConcurrencySandbox.LoadTests.Runs;
 
 namespace ConcurrencySandbox.LoadTests.Cli;
 
@@ -42,14 +44,29 @@ public static class CommandLine
     private static readonly Option<string?> Gc = new("--gc") { Description = "matrix: GC mode of the API, server or workstation (default: the runtime's)." };
     private static readonly Option<string> MatrixRuns = new("--matrix-experiments") { Description = "matrix: what to run at each core count: sweep, fanout.", DefaultValueFactory = _ => string.Join(',', MatrixOptions.KnownExperiments) };
     private static readonly Option<long> SweepTo = new("--sweep-to") { Description = "matrix: the compute sweep's largest cycle count (powers of ten from 1).", DefaultValueFactory = _ => 1_000_000_000 };
-    private static readonly Option<int> SweepRepeat = new("--sweep-repeat") { Description = "matrix: repeats per sweep row.", DefaultValueFactory = _ => 3 };
+    private static readonly Option<int> SweepRepeat = new("--sweep-repeat") { Description = "matrix: the fewest sync/Task.Run pairs per sweep row (more follow until the CIs are narrow or the budget is spent).", DefaultValueFactory = _ => MedianInterval.MinimumCount };
+    private static readonly Option<int> Runs = new("--runs")
+    {
+        Description = $"Run the whole command this many times (1 to {RepeatedRuns.MaxRuns}), each into <out>/run-N, and write <out>/{RepeatedRuns.FileName}: whether the verdicts agree and each headline figure's spread across runs.",
+        DefaultValueFactory = _ => 1,
+    };
+    private static readonly Option<double> CiWidth = new("--ci-width")
+    {
+        Description = $"matrix: target half-width of each sweep figure's 95 % CI, in percent ({MeasurementPolicy.MinTargetHalfWidthPercent} to {MeasurementPolicy.MaxTargetHalfWidthPercent}); a figure left wider is inconclusive.",
+        DefaultValueFactory = _ => MeasurementPolicy.DefaultTargetHalfWidthPercent,
+    };
+    private static readonly Option<double> SweepBudget = new("--sweep-budget-s")
+    {
+        Description = $"matrix: seconds one compute sweep may spend narrowing its CIs ({MeasurementPolicy.MinBudgetSeconds} to {MeasurementPolicy.MaxBudgetSeconds}), shared by its rows.",
+        DefaultValueFactory = _ => MatrixOptions.DefaultSweepBudgetSeconds,
+    };
 
     /// <summary>Parses and runs; <paramref name="run"/> gets the validated request. Never throws for a user mistake.</summary>
     public static async Task<int> InvokeAsync(string[] args, TextWriter output, TextWriter error, Func<RunRequest, CancellationToken, Task<int>> run)
     {
         var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
         {
-            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat,
+            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs,
         };
         foreach (var option in ExperimentList.All.SelectMany(e => e.Options))
         {
@@ -106,7 +123,7 @@ public static class CommandLine
         var experiments = ExperimentList.All.Select(definition => definition.Create(values)).ToList();
         var outFolder = p.GetValue(Out) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-{experiment}");
         var thresholds = (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse).ToList();
-        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values));
+        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values), values.InRange(Runs, 1, RepeatedRuns.MaxRuns));
     }
 
     private static MatrixOptions ParseMatrix(OptionValues values)
@@ -142,7 +159,9 @@ public static class CommandLine
             var other => throw new UsageException($"--limit must be quota, cpuset or both, got '{other}'"),
         };
         return new MatrixOptions(cpus, gc, runs, values.Positive(SweepTo), values.Positive(SweepRepeat),
-            engine == "local" ? null : engine, values.Get(Image)!, limits);
+            engine == "local" ? null : engine, values.Get(Image)!, limits,
+            values.InRange(CiWidth, MeasurementPolicy.MinTargetHalfWidthPercent, MeasurementPolicy.MaxTargetHalfWidthPercent),
+            values.InRange(SweepBudget, MeasurementPolicy.MinBudgetSeconds, MeasurementPolicy.MaxBudgetSeconds));
     }
 
     private static Uri? ParseTarget(string? text)

@@ -7,6 +7,7 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 /// <summary>
 /// A validated command line: what to run, how hard, against what, and where the report goes.
 /// <paramref name="Experiments"/> holds every registered experiment built from its options, in <see cref="ExperimentList"/> order.
+/// <paramref name="Runs"/>: how many times the whole command runs (<c>--runs</c>), each into its own run-N folder.
 /// </summary>
 public sealed record RunRequest(
     string Experiment,
@@ -15,7 +16,8 @@ public sealed record RunRequest(
     string OutputFolder,
     IReadOnlyList<Experiment> Experiments,
     IReadOnlyList<Threshold> Thresholds,
-    MatrixOptions Matrix)
+    MatrixOptions Matrix,
+    int Runs = 1)
 {
     /// <summary>The experiments the command names: one, or every one for <c>all</c>.</summary>
     public IReadOnlyList<Experiment> Selected => Experiment == "all" ? Experiments : [.. Experiments.Where(e => e.Name == Experiment)];

@@ -5,6 +5,7 @@ using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.LoadTests.Running;
+using ConcurrencySandbox.LoadTests.Runs;
 
 namespace ConcurrencySandbox.LoadTests.Cli;
 
@@ -13,14 +14,21 @@ public static class Runner
 {
     public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
     {
+        var passed = request.Runs > 1
+            ? await RepeatedRuns.RunAsync(request.Runs, request.OutputFolder, folder => RunOnceAsync(request with { OutputFolder = folder }, console, cancellationToken), console)
+            : (await RunOnceAsync(request, console, cancellationToken)).Passed;
+        return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+    }
+
+    private static async Task<RunResult> RunOnceAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    {
         if (request.Experiment == "matrix")
         {
             if (request.Target is not null)
             {
                 throw new UsageException("matrix starts its own pinned API per core count, so it cannot use --target");
             }
-            var matrixPassed = await MatrixRunner.RunAsync(request.Matrix, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken);
-            return matrixPassed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+            return await MatrixRunner.RunAsync(request.Matrix, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken);
         }
         var experiments = request.Selected;
         if (request.Target is not null && experiments.Any(e => e.NeedsFreshApi))
@@ -42,14 +50,14 @@ public static class Runner
         {
             console.WriteLine($"target: {request.Target}");
         }
-        var passed = true;
+        var results = new List<RunResult>();
         foreach (var experiment in experiments)
         {
             var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken);
             var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, experiment.Name) : request.OutputFolder;
             ReportWriter.Write(folder, report, RunnerCommandLine.Current());
-            passed &= ReportWriter.PrintOutcome(report, folder, console);
+            results.Add(RunResult.Of(report) with { Passed = ReportWriter.PrintOutcome(report, folder, console) });
         }
-        return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        return RunResult.Combine(results);
     }
 }

@@ -25,7 +25,8 @@ public sealed class HttpLoadClient : IDisposable
     }
 
     /// <summary>
-    /// A sender for GET <paramref name="pathAndQuery"/>: true on a 2xx answer, false on any other answer, error or timeout.
+    /// A sender for GET <paramref name="pathAndQuery"/> that says how each request ended: ok on 2xx, the status of any
+    /// other answer, a timeout when the client gave up, or a connection error with its message.
     /// The body is drained unread, or handed to <paramref name="probe"/> when one is given.
     /// </summary>
     public SendRequest Get(string pathAndQuery, IResponseProbe? probe = null)
@@ -42,11 +43,20 @@ public sealed class HttpLoadClient : IDisposable
                     await probe.ObserveAsync(body, cancellationToken);
                 }
                 await body.CopyToAsync(Stream.Null, cancellationToken);
-                return response.IsSuccessStatusCode;
+                return RequestOutcome.Answered((int)response.StatusCode);
             }
-            catch (Exception e) when (e is HttpRequestException or TaskCanceledException or IOException or System.Text.Json.JsonException && !cancellationToken.IsCancellationRequested)
+            catch (TaskCanceledException) when (!cancellationToken.IsCancellationRequested)
             {
-                return false;
+                // HttpClient.Timeout cancels with its own token: the client gave up, the server never answered in time.
+                return RequestOutcome.TimedOut;
+            }
+            catch (HttpRequestException e) when (!cancellationToken.IsCancellationRequested)
+            {
+                return RequestOutcome.Failed(e.HttpRequestError == HttpRequestError.Unknown ? e.Message : $"{e.HttpRequestError}: {e.Message}");
+            }
+            catch (Exception e) when (e is IOException or System.Text.Json.JsonException && !cancellationToken.IsCancellationRequested)
+            {
+                return RequestOutcome.Failed($"unreadable body: {e.Message}");
             }
         };
     }

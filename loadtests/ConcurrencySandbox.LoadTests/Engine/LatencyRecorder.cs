@@ -1,78 +1,185 @@
+using System.Collections.Concurrent;
 using System.Diagnostics;
+using HdrHistogram;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
-/// <summary>One request's outcome: when it completed (seconds since the variant began), how long it took, whether it succeeded.</summary>
-public readonly record struct RequestSample(double CompletedSeconds, double LatencyMs, bool Ok)
+/// <summary>One request as the per-request timeline keeps it (cold start only): when it ended, how long it took, how it ended.</summary>
+public readonly record struct RequestSample(double CompletedSeconds, double LatencyMs, RequestEnd End)
 {
     public double StartedSeconds => CompletedSeconds - LatencyMs / 1000;
 }
 
 /// <summary>
-/// Collects request outcomes cheaply: one append under a short lock into the current interval's buffer.
-/// The reporter swaps the buffer out once per interval; every sample is also kept for the variant's totals, and
-/// every request with its completion time for the per-request timeline and the peak-step mean.
+/// The requests sent during one slice of the run (<see cref="LatencyRecorder.SentSliceSeconds"/> wide), wherever they
+/// ended: what the peak-step figures are computed from, since a starving server answers a step's requests long after it.
 /// </summary>
-public sealed class LatencyRecorder(long startTimestamp)
+public sealed record SentSlice(double FromSeconds, long Completed, double CompletedSumMs, long TimedOut, double TimedOutSumMs, long ConnectionErrors);
+
+/// <summary>
+/// Collects request outcomes without a lock on the hot path: completed latencies go into an HdrHistogram
+/// <see cref="Recorder"/> (wait-free writes, swapped out once per interval), outcomes into interlocked counters.
+/// The reporter merges each interval into the step and run histograms exactly, so memory stays flat however long the
+/// run. Only a recorder made with <c>keepEveryRequest</c> (the cold-start burst, whose every request is its evidence)
+/// keeps each request.
+/// </summary>
+public sealed class LatencyRecorder
 {
-    private readonly object _gate = new();
-    private readonly List<RequestSample> _requests = [];
-    private readonly List<double> _all = [];
-    private List<double> _current = [];
-    private long _currentFailed;
-    private long _allFailed;
-    private double[] _previous = [];
-    private long _previousFailed;
+    /// <summary>Width of the slices requests are grouped into by when they were sent.</summary>
+    public const double SentSliceSeconds = 0.1;
+
+    // Microseconds up to an hour at 3 significant digits: a latency longer than any client timeout still fits.
+    private const long HighestMicros = 3_600_000_000;
+    private const int Digits = 3;
+
+    private readonly long _startTimestamp;
+    private readonly Recorder _interval = HistogramFactory.With64BitBucketSize().WithValuesFrom(1).WithValuesUpTo(HighestMicros).WithPrecisionOf(Digits)
+        .WithThreadSafeWrites().WithThreadSafeReads().Create();
+    private readonly LongHistogram _step = new(HighestMicros, Digits);
+    private readonly LongHistogram _total = new(HighestMicros, Digits);
+    private HistogramBase? _recycled;
+    private long _ok;
+    private long _httpErrors;
+    private long _timedOut;
+    private long _connectionErrors;
+    private OutcomeCounts _stepCounts;
+    private OutcomeCounts _totalCounts;
+    private readonly long[] _statusCounts = new long[600];
+    private readonly ConcurrentDictionary<string, long> _errors = new();
+    private readonly ConcurrentDictionary<long, SentAccumulator> _sent = new();
+    private readonly ConcurrentQueue<RequestSample>? _requests;
+
+    public LatencyRecorder(long startTimestamp, bool keepEveryRequest = false)
+    {
+        _startTimestamp = startTimestamp;
+        _requests = keepEveryRequest ? new ConcurrentQueue<RequestSample>() : null;
+    }
 
     public LatencyRecorder() : this(Stopwatch.GetTimestamp())
     {
     }
 
-    public void Record(double latencyMs, bool ok)
+    /// <summary>Records one request: how long it took (from its intended start) and how it ended. Allocation-free unless it failed without an answer.</summary>
+    public void Record(double latencyMs, RequestOutcome outcome)
     {
-        lock (_gate)
+        var endedSeconds = Stopwatch.GetElapsedTime(_startTimestamp).TotalSeconds;
+        var slice = _sent.GetOrAdd((long)Math.Floor((endedSeconds - latencyMs / 1000) / SentSliceSeconds), static _ => new SentAccumulator());
+        switch (outcome.End)
         {
-            _current.Add(latencyMs);
-            _requests.Add(new RequestSample(Stopwatch.GetElapsedTime(startTimestamp).TotalSeconds, latencyMs, ok));
-            if (!ok)
-            {
-                _currentFailed++;
-            }
+            case RequestEnd.Ok:
+                Interlocked.Increment(ref _ok);
+                _interval.RecordValue(Math.Clamp((long)Math.Round(latencyMs * 1000), 1, HighestMicros));
+                slice.Completed(latencyMs);
+                break;
+            case RequestEnd.HttpStatus:
+                Interlocked.Increment(ref _httpErrors);
+                Interlocked.Increment(ref _statusCounts[Math.Clamp(outcome.StatusCode, 0, _statusCounts.Length - 1)]);
+                _interval.RecordValue(Math.Clamp((long)Math.Round(latencyMs * 1000), 1, HighestMicros));
+                slice.Completed(latencyMs);
+                break;
+            case RequestEnd.Timeout:
+                Interlocked.Increment(ref _timedOut);
+                slice.TimedOut(latencyMs);
+                break;
+            default:
+                Interlocked.Increment(ref _connectionErrors);
+                _errors.AddOrUpdate(outcome.Error ?? "connection error", 1, static (_, n) => n + 1);
+                slice.ConnectionError();
+                break;
         }
+        _requests?.Enqueue(new RequestSample(endedSeconds, latencyMs, outcome.End));
     }
 
     /// <summary>
-    /// Takes the samples recorded since the previous call as one interval's statistics; with
-    /// <paramref name="extendPrevious"/> the statistics cover the previous interval's samples too (a row that grows).
-    /// Called by one reporter at a time.
+    /// Takes the requests ended since the previous call as one interval's statistics and merges them into the run's
+    /// totals and, with <paramref name="inStep"/>, into the current step's. Called by one reporter at a time.
     /// </summary>
-    public LatencyStats TakeInterval(bool extendPrevious = false)
+    public LatencyStats TakeInterval(bool inStep = true)
     {
-        List<double> samples;
-        long failed;
-        lock (_gate)
+        var histogram = _interval.GetIntervalHistogram(_recycled);
+        _recycled = histogram;
+        var counts = new OutcomeCounts(
+            Interlocked.Exchange(ref _ok, 0), Interlocked.Exchange(ref _httpErrors, 0), Interlocked.Exchange(ref _timedOut, 0), Interlocked.Exchange(ref _connectionErrors, 0));
+        _total.Add(histogram);
+        _totalCounts += counts;
+        if (inStep)
         {
-            samples = _current;
-            failed = _currentFailed;
-            _current = new List<double>(samples.Count);
-            _currentFailed = 0;
+            _step.Add(histogram);
+            _stepCounts += counts;
         }
-        _all.AddRange(samples);
-        _allFailed += failed;
-        _previous = extendPrevious ? [.. _previous, .. samples] : [.. samples];
-        _previousFailed = extendPrevious ? _previousFailed + failed : failed;
-        return LatencyStats.From(_previous, _previousFailed);
+        return LatencyStats.From(histogram, counts);
     }
 
-    /// <summary>Every request recorded so far, in completion order.</summary>
-    public RequestSample[] Requests()
+    /// <summary>Statistics of the intervals taken since the previous call (one step of a stepped load), then starts the next step.</summary>
+    public LatencyStats TakeStep()
     {
-        lock (_gate)
-        {
-            return [.. _requests];
-        }
+        var stats = LatencyStats.From(_step, _stepCounts);
+        _step.Reset();
+        _stepCounts = default;
+        return stats;
     }
 
     /// <summary>Statistics over every interval taken so far.</summary>
-    public LatencyStats Total() => LatencyStats.From([.. _all], _allFailed);
+    public LatencyStats Total() => LatencyStats.From(_total, _totalCounts);
+
+    /// <summary>The run's latency distribution, from p0 up to the slowest completed request, for the "nines" chart.</summary>
+    public IReadOnlyList<PercentilePoint> Distribution() => DistributionOf(_total);
+
+    /// <summary>A histogram's percentile distribution (five steps per halving of the remaining share), below 100 % so a log "nines" axis can place every point.</summary>
+    public static IReadOnlyList<PercentilePoint> DistributionOf(HistogramBase completedMicros) => completedMicros.TotalCount == 0
+        ? []
+        : [.. completedMicros.Percentiles(5).Select(p => new PercentilePoint(p.PercentileLevelIteratedTo, p.ValueIteratedTo / 1000.0)).Where(p => p.Percentile < 100)];
+
+    /// <summary>How the run's failed requests ended, most frequent first: HTTP statuses, timeouts, connection errors by message.</summary>
+    public IReadOnlyList<OutcomeCount> Failures()
+    {
+        var rows = new List<OutcomeCount>();
+        for (var status = 0; status < _statusCounts.Length; status++)
+        {
+            if (Interlocked.Read(ref _statusCounts[status]) is > 0 and var n)
+            {
+                rows.Add(new OutcomeCount($"HTTP {status}", n));
+            }
+        }
+        if (_totalCounts.TimedOut > 0)
+        {
+            rows.Add(new OutcomeCount("timed out (the client's timeout)", _totalCounts.TimedOut));
+        }
+        rows.AddRange(_errors.Select(e => new OutcomeCount(e.Key, e.Value)));
+        return [.. rows.OrderByDescending(r => r.Count).ThenBy(r => r.What, StringComparer.Ordinal)];
+    }
+
+    /// <summary>The requests grouped by when they were sent, in order.</summary>
+    public IReadOnlyList<SentSlice> SentSlices() =>
+        [.. _sent.OrderBy(s => s.Key).Select(s => s.Value.Snapshot(s.Key * SentSliceSeconds))];
+
+    /// <summary>Every request recorded so far, in completion order; empty unless the recorder keeps every request.</summary>
+    public RequestSample[] Requests() => _requests is null ? [] : [.. _requests];
+
+    private sealed class SentAccumulator
+    {
+        private long _completed;
+        private long _completedSumMicros;
+        private long _timedOut;
+        private long _timedOutSumMicros;
+        private long _connectionErrors;
+
+        public void Completed(double latencyMs)
+        {
+            Interlocked.Increment(ref _completed);
+            Interlocked.Add(ref _completedSumMicros, (long)Math.Round(latencyMs * 1000));
+        }
+
+        public void TimedOut(double latencyMs)
+        {
+            Interlocked.Increment(ref _timedOut);
+            Interlocked.Add(ref _timedOutSumMicros, (long)Math.Round(latencyMs * 1000));
+        }
+
+        public void ConnectionError() => Interlocked.Increment(ref _connectionErrors);
+
+        public SentSlice Snapshot(double fromSeconds) => new(
+            fromSeconds, Interlocked.Read(ref _completed), Interlocked.Read(ref _completedSumMicros) / 1000.0,
+            Interlocked.Read(ref _timedOut), Interlocked.Read(ref _timedOutSumMicros) / 1000.0, Interlocked.Read(ref _connectionErrors));
+    }
 }

@@ -60,6 +60,6 @@ public sealed class BurstAtFreshApi(string request, int copies) : ILoadDriver
     public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
     {
         using var http = new HttpLoadClient(context.BaseAddress, context.Load.RequestTimeout);
-        return await VariantRunner.RunAsync(context.Key, request, new Burst(copies), http.Get(request), Interval, context.Api, context.Progress, cancellationToken);
+        return await VariantRunner.RunAsync(context.Key, request, new Burst(copies), http.Get(request), Interval, context.Api, context.Progress, cancellationToken, keepEveryRequest: true);
     }
 }

@@ -5,7 +5,45 @@ using ConcurrencySandbox.LoadTests.ApiClient;
 namespace ConcurrencySandbox.LoadTests.Engine;
 
 /// <summary>One reporting interval of one variant: the curves' row.</summary>
-public sealed record IntervalRow(VariantKey Variant, double ElapsedSeconds, string LoadUnit, double Load, double RequestsPerSecond, LatencyStats Stats);
+public sealed record IntervalRow(VariantKey Variant, double ElapsedSeconds, string LoadUnit, double Load, double RequestsPerSecond, LatencyStats Stats)
+{
+    /// <summary>
+    /// The tail after the last full interval (shorter, and holding the drain of requests still in flight when the load
+    /// ended): its outcomes count, but its rate is left out of rate charts.
+    /// </summary>
+    public bool Partial { get; init; }
+}
+
+/// <summary>One step of a stepped load: the intervals in a row at one load level, merged exactly.</summary>
+public sealed record StepRow(double Load, double FromSeconds, double ToSeconds, LatencyStats Stats)
+{
+    public double RequestsPerSecond => ToSeconds > FromSeconds ? Stats.Requests / (ToSeconds - FromSeconds) : 0;
+}
+
+/// <summary>The requests sent during a span, wherever they ended: completed ones with their mean, timed-out ones as lower bounds.</summary>
+public sealed record SentSummary(long Completed, double CompletedSumMs, long TimedOut, double TimedOutSumMs, long ConnectionErrors)
+{
+    public long Requests => Completed + TimedOut + ConnectionErrors;
+
+    /// <summary>Mean latency of the completed requests; NaN when none completed.</summary>
+    public double CompletedMeanMs => Completed == 0 ? double.NaN : CompletedSumMs / Completed;
+
+    /// <summary>True when some requests timed out, so the true mean is only bounded from below.</summary>
+    public bool Censored => TimedOut > 0;
+
+    /// <summary>
+    /// Mean latency counting each timed-out request at the time it was given up after: the exact mean when none timed
+    /// out, else a lower bound of it. NaN when no request has a latency or a bound.
+    /// </summary>
+    public double AtLeastMeanMs => Completed + TimedOut == 0 ? double.NaN : (CompletedSumMs + TimedOutSumMs) / (Completed + TimedOut);
+
+    /// <summary>The mean time the timed-out requests were given up after (the client's timeout); NaN when none timed out.</summary>
+    public double TimedOutAtMs => TimedOut == 0 ? double.NaN : TimedOutSumMs / TimedOut;
+
+    public static SentSummary Of(IEnumerable<SentSlice> slices) => slices.Aggregate(
+        new SentSummary(0, 0, 0, 0, 0),
+        (sum, s) => new SentSummary(sum.Completed + s.Completed, sum.CompletedSumMs + s.CompletedSumMs, sum.TimedOut + s.TimedOut, sum.TimedOutSumMs + s.TimedOutSumMs, sum.ConnectionErrors + s.ConnectionErrors));
+}
 
 /// <summary>One telemetry sample taken while a variant ran.</summary>
 public sealed record TelemetryRow(VariantKey Variant, double ElapsedSeconds, RuntimeSnapshot Snapshot);
@@ -26,8 +64,20 @@ public sealed record VariantResult(
     /// <summary>The longest per-call queue wait the server reported (fan-out only), in milliseconds.</summary>
     public double? MaxQueueWaitMs { get; init; }
 
-    /// <summary>Every request in completion order (empty when only interval statistics are known).</summary>
+    /// <summary>Every request in completion order: kept only for the cold-start burst, where each request is the evidence.</summary>
     public IReadOnlyList<RequestSample> Requests { get; init; } = [];
+
+    /// <summary>The requests grouped by when they were sent (<see cref="LatencyRecorder.SentSliceSeconds"/> slices), for the peak-step figures.</summary>
+    public IReadOnlyList<SentSlice> Sent { get; init; } = [];
+
+    /// <summary>The steps of a stepped load, each merged from its intervals (the partial tail left out).</summary>
+    public IReadOnlyList<StepRow> Steps { get; init; } = [];
+
+    /// <summary>The run's latency distribution over completed requests (the "nines" chart).</summary>
+    public IReadOnlyList<PercentilePoint> Distribution { get; init; } = [];
+
+    /// <summary>How the failed requests ended (HTTP statuses, timeouts, connection errors by message), most frequent first.</summary>
+    public IReadOnlyList<OutcomeCount> Failures { get; init; } = [];
 
     /// <summary>The experiment's own figures for this variant (e.g. CPU per request), printed in the report beside the latency.</summary>
     public IReadOnlyList<VariantFigure> Figures { get; init; } = [];
@@ -38,25 +88,17 @@ public sealed record VariantResult(
     public long? PeakQueue => Telemetry.Count == 0 ? null : Telemetry.Max(t => t.Snapshot.ThreadPool.PendingWorkItemCount);
 
     /// <summary>
-    /// Mean latency of the requests sent during the peak step (the first run of intervals at the peak load), wherever
-    /// they completed: a starving server answers them long after the step ended. Without per-request samples, the
-    /// requests completed during the peak step. NaN when none.
+    /// The requests sent during the peak step (the first run of intervals at the peak load), wherever they ended: a
+    /// starving server answers them long after the step ended, or never.
     /// </summary>
-    public double PeakLoadMeanMs
+    public SentSummary SentAtPeak()
     {
-        get
-        {
-            var (fromSeconds, toSeconds) = PeakStep();
-            if (Requests.Count > 0)
-            {
-                var sent = Requests.Where(r => r.StartedSeconds >= fromSeconds && r.StartedSeconds < toSeconds).ToList();
-                return sent.Count == 0 ? double.NaN : sent.Average(r => r.LatencyMs);
-            }
-            var atPeak = Intervals.Where(i => i.ElapsedSeconds > fromSeconds && i.ElapsedSeconds <= toSeconds && i.Stats.Requests > 0).ToList();
-            var requests = atPeak.Sum(i => i.Stats.Requests);
-            return requests == 0 ? double.NaN : atPeak.Sum(i => i.Stats.MeanMs * i.Stats.Requests) / requests;
-        }
+        var (fromSeconds, toSeconds) = PeakStep();
+        return SentSummary.Of(Sent.Where(s => s.FromSeconds >= fromSeconds - LatencyRecorder.SentSliceSeconds / 2 && s.FromSeconds < toSeconds - LatencyRecorder.SentSliceSeconds / 2));
     }
+
+    /// <summary>Mean latency of the completed requests sent during the peak step; NaN when none completed. See <see cref="SentAtPeak"/> for those that did not.</summary>
+    public double PeakLoadMeanMs => SentAtPeak().CompletedMeanMs;
 
     /// <summary>The peak step in seconds since the variant began: from the start of the first interval at the peak load to the end of the last one in a row.</summary>
     public (double FromSeconds, double ToSeconds) PeakStep()
@@ -93,10 +135,11 @@ public static class VariantRunner
         TimeSpan reportingInterval,
         SandboxClient? telemetry,
         Action<IntervalRow, RuntimeSnapshot?> progress,
-        CancellationToken cancellationToken)
+        CancellationToken cancellationToken,
+        bool keepEveryRequest = false)
     {
         var started = Stopwatch.GetTimestamp();
-        var recorder = new LatencyRecorder(started);
+        var recorder = new LatencyRecorder(started, keepEveryRequest);
         var startedUtc = DateTimeOffset.UtcNow;
         var samples = new List<TelemetryRow>();
         using var stopSampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -104,7 +147,9 @@ public static class VariantRunner
 
         var running = workload.RunAsync(send, recorder, cancellationToken);
         var intervals = new List<IntervalRow>();
-        var (rowStart, previousRowStart) = (0.0, 0.0);
+        var steps = new List<StepRow>();
+        var rowStart = 0.0;
+        (double Load, double FromSeconds)? step = null;
         using (var timer = new PeriodicTimer(reportingInterval))
         {
             while (!running.IsCompleted)
@@ -115,18 +160,13 @@ public static class VariantRunner
                     break;
                 }
                 await tick;
-                AddInterval(extendPrevious: false);
+                AddInterval(partial: false);
             }
         }
         await running;
-        // The tail after the last tick: a short one joins the previous row so its rate is not computed over a sliver.
-        var shortTail = intervals.Count > 0 && Stopwatch.GetElapsedTime(started).TotalSeconds - rowStart < reportingInterval.TotalSeconds / 2;
-        if (shortTail)
-        {
-            intervals.RemoveAt(intervals.Count - 1);
-            rowStart = previousRowStart;
-        }
-        AddInterval(extendPrevious: shortTail);
+        // The tail after the last tick: shorter than an interval and holding the drain, so its rate is not a rate.
+        CloseStep();
+        AddInterval(partial: true);
 
         await stopSampling.CancelAsync();
         await sampling;
@@ -135,18 +175,36 @@ public static class VariantRunner
         return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, recorded is { Length: > 0 } ? recorded : SnapshotOf(samples), recorder.Total())
         {
             Requests = recorder.Requests(),
+            Sent = recorder.SentSlices(),
+            Steps = steps,
+            Distribution = recorder.Distribution(),
+            Failures = recorder.Failures(),
         };
 
-        void AddInterval(bool extendPrevious)
+        void AddInterval(bool partial)
         {
             var now = Stopwatch.GetElapsedTime(started).TotalSeconds;
-            var stats = recorder.TakeInterval(extendPrevious);
-            var width = Math.Max(now - rowStart, 1e-3);
             var applied = workload.LoadBetween(TimeSpan.FromSeconds(rowStart), TimeSpan.FromSeconds(now));
-            (previousRowStart, rowStart) = (rowStart, now);
-            var row = new IntervalRow(variant, now, workload.LoadUnit, applied, stats.Requests / width, stats);
+            if (!partial && step is { } current && Math.Abs(current.Load - applied) > 1e-9)
+            {
+                CloseStep();
+            }
+            step ??= partial ? null : (applied, rowStart);
+            var stats = recorder.TakeInterval(inStep: !partial);
+            var width = Math.Max(now - rowStart, 1e-3);
+            rowStart = now;
+            var row = new IntervalRow(variant, now, workload.LoadUnit, applied, stats.Requests / width, stats) { Partial = partial };
             intervals.Add(row);
             progress(row, LatestOf(samples));
+        }
+
+        void CloseStep()
+        {
+            if (step is { } finished)
+            {
+                steps.Add(new StepRow(finished.Load, finished.FromSeconds, rowStart, recorder.TakeStep()));
+                step = null;
+            }
         }
     }
 

@@ -2,8 +2,8 @@ using System.Diagnostics;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
-/// <summary>Sends one request; true when it succeeded. Throws only when <c>cancellationToken</c> is cancelled.</summary>
-public delegate Task<bool> SendRequest(CancellationToken cancellationToken);
+/// <summary>Sends one request and says how it ended. Throws only when <c>cancellationToken</c> is cancelled.</summary>
+public delegate Task<RequestOutcome> SendRequest(CancellationToken cancellationToken);
 
 /// <summary>A way of putting load on a scenario; records every outcome into the recorder.</summary>
 public interface IWorkload
@@ -65,8 +65,8 @@ public sealed class ClosedModel(LoadShape shape) : IWorkload
         while (!stop.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
         {
             var started = Stopwatch.GetTimestamp();
-            var ok = await send(cancellationToken);
-            recorder.Record(Stopwatch.GetElapsedTime(started).TotalMilliseconds, ok);
+            var outcome = await send(cancellationToken);
+            recorder.Record(Stopwatch.GetElapsedTime(started).TotalMilliseconds, outcome);
         }
     }
 }
@@ -75,10 +75,12 @@ public sealed class ClosedModel(LoadShape shape) : IWorkload
 /// Open model: request k is due at the shape's intended start time, whether or not earlier requests have answered,
 /// and its latency is measured from that intended start, so a stalled server cannot hide its stall (no coordinated
 /// omission). At most <paramref name="maxInFlight"/> requests are outstanding; a request that waits for a slot still
-/// counts its waiting time. Requests still unsent when the shape ends are recorded as failed.
+/// counts its waiting time. Requests still unsent when the shape ends are recorded as connection errors ("not sent").
 /// </summary>
 public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? clock = null) : IWorkload
 {
+    private static readonly RequestOutcome Unsent = RequestOutcome.Failed("not sent: every in-flight slot stayed busy until the load ended");
+
     // The schedule and the latencies follow this clock (tests pass a fake one); the wait for a free slot is real time.
     private readonly TimeProvider _clock = clock ?? TimeProvider.System;
     private long _startTimestamp;
@@ -128,7 +130,7 @@ public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? cl
         var endMs = shape.Duration.TotalMilliseconds;
         for (var k = firstUnsent; shape.IntendedStart(k) is { } due; k++)
         {
-            recorder.Record(endMs - due.TotalMilliseconds, ok: false);
+            recorder.Record(endMs - due.TotalMilliseconds, Unsent);
             NotSent++;
         }
     }
@@ -137,9 +139,9 @@ public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? cl
     {
         try
         {
-            var ok = await send(cancellationToken);
+            var outcome = await send(cancellationToken);
             var latency = _clock.GetElapsedTime(_startTimestamp) - intendedStart;
-            recorder.Record(latency.TotalMilliseconds, ok);
+            recorder.Record(latency.TotalMilliseconds, outcome);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
@@ -169,8 +171,8 @@ public sealed class Burst(int copies) : IWorkload
 
         async Task SendOneAsync()
         {
-            var ok = await send(cancellationToken);
-            recorder.Record(Stopwatch.GetElapsedTime(started).TotalMilliseconds, ok);
+            var outcome = await send(cancellationToken);
+            recorder.Record(Stopwatch.GetElapsedTime(started).TotalMilliseconds, outcome);
             Interlocked.Decrement(ref _inFlight);
         }
     }

@@ -20,8 +20,8 @@ public sealed record Variant(string Name, ILoadDriver Driver, IReadOnlyDictionar
 /// </summary>
 public abstract class Experiment
 {
-    /// <summary>Every variant must complete every request unless an experiment says otherwise.</summary>
-    protected static readonly Threshold NoFailures = new("*", "failed", "<=", 0);
+    /// <summary>The share of failed requests (HTTP errors, timeouts, connection errors) above which a variant not expected to fail fails the run.</summary>
+    public const double MaxFailedPercent = 1;
 
     /// <summary>The name users type (<c>fanout</c>), also the report folder's name under <c>all</c>.</summary>
     public abstract string Name { get; }
@@ -34,10 +34,27 @@ public abstract class Experiment
 
     public abstract IReadOnlyList<Variant> Variants { get; }
 
-    public virtual IReadOnlyList<Threshold> DefaultThresholds => [NoFailures];
+    /// <summary>The variants whose requests may fail or time out because that is the effect shown (seed 003's starving ones); none by default.</summary>
+    public virtual IReadOnlyList<string> ExpectedToFail => [];
+
+    /// <summary>
+    /// The limits every run is checked against: each variant not expected to fail may have at most
+    /// <see cref="MaxFailedPercent"/> % failed requests, then the experiment's own (<see cref="OwnThresholds"/>).
+    /// </summary>
+    public IReadOnlyList<Threshold> DefaultThresholds =>
+    [
+        .. Variants.Where(v => !ExpectedToFail.Contains(v.Name)).Select(v => new Threshold(v.Name, "failedPercent", "<=", MaxFailedPercent)),
+        .. OwnThresholds,
+    ];
+
+    /// <summary>Limits of the experiment's own beyond the failed share, e.g. a latency bound on the variant that shows the fix.</summary>
+    protected virtual IReadOnlyList<Threshold> OwnThresholds => [];
 
     /// <summary>The figures beside the seed's and one computed verdict; results carry plain variant names (no core count).</summary>
     public abstract Finding Assess(IReadOnlyList<VariantResult> results);
+
+    /// <summary>The charts that show this experiment's effect, drawn beside its verdict (none by default: the generic latency, outcome and pool charts).</summary>
+    public virtual IReadOnlyList<EvidenceChart> EvidenceOf(IReadOnlyList<VariantResult> results) => [];
 
     /// <summary>Figures this experiment computes for one variant beyond latency and throughput (e.g. from its telemetry).</summary>
     public virtual IReadOnlyList<VariantFigure> FiguresOf(VariantResult result) => [];

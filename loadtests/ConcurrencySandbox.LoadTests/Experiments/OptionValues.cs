@@ -15,6 +15,13 @@ public sealed class OptionValues(ParseResult parse)
         return T.IsPositive(value) && !T.IsZero(value) ? value : throw new UsageException($"{option.Name} must be positive, got {value}");
     }
 
+    /// <summary>The option's value if it lies in [<paramref name="min"/>, <paramref name="max"/>]; a <see cref="UsageException"/> naming the option and the range otherwise.</summary>
+    public T InRange<T>(Option<T> option, T min, T max) where T : INumber<T>
+    {
+        var value = Get(option);
+        return value >= min && value <= max ? value : throw new UsageException(FormattableString.Invariant($"{option.Name} must be from {min} to {max}, got {value}"));
+    }
+
     /// <summary>A comma-separated option as its trimmed, non-empty items.</summary>
     public IReadOnlyList<string> List(Option<string> option) =>
         [.. Get(option).Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)];

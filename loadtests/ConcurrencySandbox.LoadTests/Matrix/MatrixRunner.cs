@@ -10,6 +10,7 @@ using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.LoadTests.Running;
+using ConcurrencySandbox.LoadTests.Runs;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
 
@@ -46,8 +47,8 @@ public static class MatrixRunner
 
     private static readonly TimeSpan SweepTimeout = TimeSpan.FromMinutes(30);
 
-    /// <summary>Runs every core count, writes the matrix report into <paramref name="outputFolder"/>; true when every threshold passed.</summary>
-    public static async Task<bool> RunAsync(
+    /// <summary>Runs every core count, writes the matrix report into <paramref name="outputFolder"/>; its verdicts and headline figures, passed when every threshold passed.</summary>
+    public static async Task<RunResult> RunAsync(
         MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken)
     {
         // Thresholds may name a variant by its matrix label ("async@2cpu", "async@2cpu-quota"), so every label is offered.
@@ -121,7 +122,26 @@ public static class MatrixRunner
         {
             passed &= ReportWriter.PrintOutcome(report, outputFolder, console);
         }
-        return passed;
+        return Headline(runs, verdict) with { Passed = passed };
+    }
+
+    /// <summary>
+    /// What <c>--runs</c> compares across runs: hypothesis 3, each core count's break-even and fan-out verdict; the
+    /// efficiency at the largest amount and the fan-out's seed figures per core count.
+    /// </summary>
+    public static RunResult Headline(IReadOnlyList<CoreCountRun> runs, string hypothesis3)
+    {
+        var measured = runs.Where(r => r.SkippedBecause is null).ToList();
+        var sweeps = measured.Where(r => r.Sweep.Count > 0).ToList();
+        var sweepResult = new RunResult(
+            true,
+            [
+                new RunVerdict("hypothesis 3", hypothesis3.Split(':')[0], hypothesis3),
+                .. sweeps.Select(r => new RunVerdict($"{r.Label}: break-even", r.BreakEvenAmount?.ToString("N0", CultureInfo.InvariantCulture) ?? "none", BreakEven(r))),
+            ],
+            [.. sweeps.Select(r => r.Sweep.MaxBy(row => row.Amount)!).Zip(sweeps, (row, r) =>
+                new HeadlineFigure(string.Create(CultureInfo.InvariantCulture, $"{r.Label}: efficiency at {row.Amount:N0} cycles"), row.Efficiency.Describe("0.#", " %")))]);
+        return RunResult.Combine([sweepResult, .. measured.Where(r => r.FanOut is not null).Select(r => RunResult.Of(r.FanOut!, r.Label))]);
     }
 
     private static CoreCountRun Skipped(CoreCountRun run, TextWriter console)
@@ -145,7 +165,7 @@ public static class MatrixRunner
             try
             {
                 var answer = await client.GetAsync<SweepReport>(
-                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&format=json"),
+                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&ciWidth={options.CiWidthPercent}&budgetSeconds={options.SweepBudgetSeconds}&format=json"),
                     SweepTimeout, cancellationToken);
                 (sweep, breakEven, processorCount) = (answer.Rows, answer.BreakEvenAmount, answer.ProcessorCount);
             }
@@ -167,13 +187,14 @@ public static class MatrixRunner
     public static IReadOnlyList<FigureFlag> Flags(IReadOnlyList<CoreCountRun> runs) =>
         [.. runs.SelectMany(r => r.Sweep.SelectMany(row => Flags(row, r.ApiProcessorCount ?? r.Cpus)))];
 
-    /// <summary>What cannot be true in one sweep row on <paramref name="cores"/> cores, or is too noisy to trust.</summary>
+    /// <summary>One sweep row's flags on <paramref name="cores"/> cores, by the rule the API uses (<see cref="FigureChecks.Comparison"/>).</summary>
     public static IReadOnlyList<FigureFlag> Flags(ComparisonRow row, int cores) =>
-        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {row.Amount:N0} cycles"), row.EfficiencyPercent, row.Sync, row.TaskRun, cores);
+        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {row.Amount:N0} cycles"), row.ToFigures(), cores);
 
     /// <summary>
     /// Seed 004's hypothesis 3: on one core Task.Run brings no gain. Judged at the sweep's largest amount, where the
-    /// work dwarfs Task.Run's overhead and any gain could only come from running the two units in parallel.
+    /// work dwarfs Task.Run's overhead and any gain could only come from running the two units in parallel; only when
+    /// that row passed its checks (no figure impossible or inconclusive).
     /// </summary>
     public static string Hypothesis3(IReadOnlyList<CoreCountRun> runs)
     {
@@ -183,9 +204,15 @@ public static class MatrixRunner
             return "Hypothesis 3 (no gain on one core) not tested: no compute sweep ran on 1 core.";
         }
         var largest = one.Sweep.MaxBy(r => r.Amount)!;
+        var efficiency = largest.Efficiency.Describe("0", " %");
+        var failed = Flags(largest, one.ApiProcessorCount ?? one.Cpus).Where(f => f.Excludes).ToList();
+        if (failed.Count > 0)
+        {
+            return string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) not decided: on 1 core the row at {largest.Amount:N0} cycles did not pass its checks ({string.Join("; ", failed.Select(f => $"{f.Figure} {f.Reason}"))}).");
+        }
         return largest.EfficiencyPercent <= NoGainEfficiencyPercent
-            ? string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) confirmed: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {largest.EfficiencyPercent:0} %, not above {NoGainEfficiencyPercent:0} % (seed 004: about 100 % at best).")
-            : string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {largest.EfficiencyPercent:0} %, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
+            ? string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) confirmed: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, not above {NoGainEfficiencyPercent:0} % (seed 004: about 100 % at best).")
+            : string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
     }
 
     private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs)
@@ -209,7 +236,7 @@ public static class MatrixRunner
             if (flags.Count > 0)
             {
                 md.AppendLine();
-                md.AppendLine("Flagged figures (do not quote them):");
+                md.AppendLine("Flagged figures (impossible and inconclusive ones carry no verdict; busy and CFS throttled name a cause):");
                 md.AppendLine();
                 foreach (var flag in flags)
                 {
@@ -253,7 +280,7 @@ public static class MatrixRunner
         var page = new HtmlPage("Core-count matrix").Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts));
         if (flags.Count > 0)
         {
-            page.Heading(2, "Flagged figures (do not quote them)").List(flags.Select(f => f.ToString()), "flags");
+            page.Heading(2, "Flagged figures (impossible and inconclusive ones carry no verdict)").List(flags.Select(f => f.ToString()), "flags");
         }
         if (measured.Any(r => r.Sweep.Count > 0))
         {
@@ -277,7 +304,7 @@ public static class MatrixRunner
     ];
 
     private static TextTable SweepTable(List<CoreCountRun> measured) => new(
-        ["Cycles", .. measured.SelectMany(r => new[] { $"{r.Cpus} core{r.LimitSuffix}: Sync (s)", $"{r.Cpus} core{r.LimitSuffix}: Async (s)", $"{r.Cpus} core{r.LimitSuffix}: % Efficiency" })],
+        ["Cycles", .. measured.SelectMany(r => new[] { $"{r.Cpus} core{r.LimitSuffix}: Sync (s)", $"{r.Cpus} core{r.LimitSuffix}: Async (s)", $"{r.Cpus} core{r.LimitSuffix}: % Efficiency [95 % CI] n" })],
         [.. measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order().Select(amount => (IReadOnlyList<string>)
         [
             amount.ToString("N0", CultureInfo.InvariantCulture),
@@ -289,26 +316,32 @@ public static class MatrixRunner
     [
         "API ProcessorCount: " + string.Join("; ", measured.Select(r =>
             string.Create(CultureInfo.InvariantCulture, $"{r.Label}: {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".",
-        "Break-even (first amount where Task.Run is at least as fast): " + string.Join("; ", measured.Select(r =>
-            string.Create(CultureInfo.InvariantCulture, $"{r.Label}: {(r.BreakEvenAmount is { } b ? b.ToString("N0", CultureInfo.InvariantCulture) : "none")}"))) + ".",
+        "Break-even (first conclusive amount where Task.Run is at least as fast across the CI): " + string.Join("; ", measured.Select(r =>
+            $"{r.Label}: {BreakEven(r)}")) + ".",
     ];
 
+    /// <summary>"10,000,000 cycles (efficiency 104 % [101, 107] n=8, min 99)" or "none".</summary>
+    private static string BreakEven(CoreCountRun run) =>
+        run.BreakEvenAmount is { } amount && run.Sweep.FirstOrDefault(s => s.Amount == amount) is { } row
+            ? string.Create(CultureInfo.InvariantCulture, $"{amount:N0} cycles (efficiency {row.Efficiency.Describe("0", " %")})")
+            : "none among conclusive rows";
+
     private static string StarvedNote(int delayMs) => string.Create(CultureInfo.InvariantCulture,
-        $"\"Starved from\" is the load at which the first requests were sent whose mean latency reached {StarvedFactor:0} x the {delayMs} ms delay (the interval they completed in, moved back by that latency).");
+        $"\"Starved from\" is the load of the first interval whose requests (grouped by when they were sent) took {StarvedFactor:0} x the {delayMs} ms delay on average, timed-out ones counted at their timeout. Latency columns cover completed requests; timed-out ones are counted, not averaged.");
 
     private static TextTable FanOutTable(List<CoreCountRun> fanOuts, int delayMs) => new(
-        ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "errors", "peak pool threads", "peak queue", "starved from"],
+        ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "failed", "timed out", "peak pool threads", "peak queue", "starved from"],
         [.. fanOuts.SelectMany(run => run.FanOut!.Variants.Select(v => (IReadOnlyList<string>)
         [
             $"{run.Cpus}{run.LimitSuffix}", run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Key.Label,
             v.Total.MeanMs.ToString("0", CultureInfo.InvariantCulture), ReportWriter.PeakLoadMean(v), v.Total.P99Ms.ToString("0", CultureInfo.InvariantCulture),
-            v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), v.Total.Failed.ToString(CultureInfo.InvariantCulture),
+            v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), string.Create(CultureInfo.InvariantCulture, $"{v.Total.Failed} of {v.Total.Requests}"), v.Total.TimedOut.ToString(CultureInfo.InvariantCulture),
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a", StarvedFrom(v, StarvedFactor * delayMs),
         ]))],
-        new HashSet<int> { 0, 1, 3, 4, 5, 6, 7, 8, 9, 10 });
+        new HashSet<int> { 0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11 });
 
     private static IEnumerable<string> FanOutVerdicts(List<CoreCountRun> fanOuts) =>
-        fanOuts.Select(run => $"{run.Label}: {run.FanOut!.Finding.Verdict} (details in fanout-{run.Key}/report.html)");
+        fanOuts.Select(run => $"{run.Label}: {run.FanOut!.Finding.Verdict} {ReportWriter.OutcomeLine(run.FanOut)} (details in fanout-{run.Key}/report.html)");
 
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
     private static string[] SweepCells(ComparisonRow row, int cores)
@@ -318,23 +351,27 @@ public static class MatrixRunner
         [
             string.Create(CultureInfo.InvariantCulture, $"{row.SyncSeconds:G4}{FigureChecks.MarkOf(flags, FigureChecks.SyncFigure)}"),
             string.Create(CultureInfo.InvariantCulture, $"{row.TaskRunSeconds:G4}{FigureChecks.MarkOf(flags, FigureChecks.TaskRunFigure)}"),
-            string.Create(CultureInfo.InvariantCulture, $"{row.EfficiencyPercent:0.##}{FigureChecks.MarkOf(flags, FigureChecks.EfficiencyFigure)}"),
+            string.Create(CultureInfo.InvariantCulture, $"{row.EfficiencyPercent:0.#} {row.Efficiency.Interval("0.#")} n={row.Efficiency.Count}{FigureChecks.MarkOf(flags, FigureChecks.EfficiencyFigure)}{FigureChecks.MarkOf(flags, FigureChecks.MachineFigure)}"),
         ];
     }
 
     /// <summary>
-    /// The load ("8 users") at which the first starved requests were sent, or "never": a slow request is counted in the
-    /// interval it completed in, so the load is read where that interval's mean latency says the requests started.
+    /// The load ("8 users") of the first interval whose requests, grouped by when they were sent, took
+    /// <paramref name="meanMs"/> on average (timed-out ones counted at their timeout, a lower bound), or "never".
     /// </summary>
     public static string StarvedFrom(VariantResult result, double meanMs)
     {
-        if (result.Intervals.FirstOrDefault(i => i.Stats.Requests > 0 && i.Stats.MeanMs >= meanMs) is not { } first)
+        var fromSeconds = 0.0;
+        foreach (var interval in result.Intervals)
         {
-            return "never";
+            var sent = SentSummary.Of(result.Sent.Where(s => s.FromSeconds >= fromSeconds && s.FromSeconds < interval.ElapsedSeconds));
+            if (sent.AtLeastMeanMs >= meanMs)
+            {
+                return string.Create(CultureInfo.InvariantCulture, $"{interval.Load:0.#} {interval.LoadUnit}");
+            }
+            fromSeconds = interval.ElapsedSeconds;
         }
-        var sentAtSeconds = first.ElapsedSeconds - (first.Stats.MeanMs / 1000);
-        var sent = result.Intervals.First(i => i.ElapsedSeconds >= sentAtSeconds);
-        return string.Create(CultureInfo.InvariantCulture, $"{sent.Load:0.#} {sent.LoadUnit}");
+        return "never";
     }
 
     private static bool OnPath(string program) =>

@@ -1,53 +1,118 @@
+using System.Globalization;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>
-/// The pictures of a report. A load run: per-interval latency on a log axis (p99 solid, p50 dashed), throughput,
-/// the applied load and the API's pool threads and queue, each on its own panel. A burst (coldstart): every request
-/// as a dot at its completion time and latency, the requests served so far, then the pool. Variants keep their colour (<see cref="VariantPalette"/>);
-/// matrix variants (pinned to a core count) get one set of panels per core count.
+/// The pictures of a report, as small multiples: one set of panels per variant, every panel of a kind on one shared
+/// scale, so no variant's line can hide another's and panels compare by eye (also across a matrix's core counts).
+/// A load run: per-interval latency (log, p99 solid, p50 dashed), the requests that ended in each interval stacked by
+/// outcome (ok / failed / timed out, failures as their own bands), the API's pool threads and queue; then the applied
+/// load. A burst (coldstart): every completed request as a dot at its completion time and latency, the requests
+/// served and failed so far, then the pool. Timed-out requests are never drawn as latencies. Variants keep their
+/// colour (<see cref="VariantPalette"/>).
 /// </summary>
 public static class ReportChart
 {
+    /// <summary>Colour of the requests that failed with an answer or a connection error (not a variant's colour).</summary>
+    public const string FailedColor = "#b0b0b0";
+
+    /// <summary>Colour of the requests that timed out (not a variant's colour).</summary>
+    public const string TimedOutColor = "#111111";
+
     public static string Render(ExperimentReport report) =>
         Render(Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount), report.Variants);
 
     public static string Render(IReadOnlyList<string> titleLines, IReadOnlyList<VariantResult> variants)
     {
         var isBurst = variants.Count > 0 && variants.All(v => v.LoadUnit == "burst");
+        var shared = SharedScales.Of(variants);
         var panels = new List<ChartPanel>();
-        var groups = variants.GroupBy(v => v.Key.Cpus).ToList();
-        foreach (var group in groups)
+        foreach (var variant in variants)
         {
-            var suffix = group.Key is { } cpus ? $", {cpus} core(s)" : "";
-            var members = group.ToList();
             if (isBurst)
             {
-                panels.Add(Timeline(members, suffix));
-                panels.Add(Served(members, suffix));
+                panels.Add(Timeline(variant, shared));
+                panels.Add(Served(variant, shared));
             }
             else
             {
-                panels.Add(Latency(members, suffix));
-                panels.Add(Throughput(members, suffix));
+                panels.Add(Latency(variant, shared));
+                panels.Add(Outcomes(variant, shared));
             }
-            panels.Add(Pool(members, suffix));
+            panels.Add(Pool(variant, shared));
         }
         if (!isBurst && variants.FirstOrDefault(v => v.Intervals.Count > 0) is { } load)
         {
-            panels.Add(new ChartPanel("Applied load (the same shape for every variant)", new ChartAxis(LoadLabel(load.LoadUnit)), null,
-                [new ChartSeries($"{LoadLabel(load.LoadUnit)}, every variant", [.. load.Intervals.Select(i => (i.ElapsedSeconds, i.Load))], VariantPalette.LoadColor, Axis.Left, Stroke.Solid)],
+            var peak = load.Intervals.Max(i => i.Load);
+            panels.Add(new ChartPanel("Applied load (the same shape for every variant)", new ChartAxis(LoadLabel(load.LoadUnit), Counts: load.LoadUnit != "rate", Span: (0, peak * 1.1)), null,
+                [new ChartSeries($"{LoadLabel(load.LoadUnit)}, every variant", [.. load.Intervals.Where(i => !i.Partial).Select(i => (i.ElapsedSeconds, i.Load))], VariantPalette.LoadColor, Axis.Left, Stroke.Solid)],
                 Height: 120));
         }
         return SvgChart.Render(titleLines, isBurst ? "seconds since the burst was sent (a fresh API per variant)" : "seconds since the variant started (variants run one after another)", panels);
+    }
+
+    /// <summary>
+    /// The latency distribution of every variant's completed requests on a "nines" axis (90 %, 99 %, 99.9 %, ...),
+    /// latency on a log axis; null when no variant completed a request.
+    /// </summary>
+    public static string? Distribution(IReadOnlyList<string> titleLines, IReadOnlyList<VariantResult> variants)
+    {
+        if (variants.All(v => v.Distribution.Count == 0))
+        {
+            return null;
+        }
+        var nines = new ChartAxis("percentile of completed requests (log \"nines\" axis)", TickLabel: n => Invariant($"{100 * (1 - Math.Pow(10, -n)):0.####} %"), Counts: true);
+        return SvgChart.Render(titleLines, nines,
+        [
+            new ChartPanel("Latency distribution of completed requests (timed-out ones are not latencies; see the outcome tables)", new ChartAxis("latency (log scale)", Log: true, SvgChart.Milliseconds), null,
+                [.. variants.Select(v => new ChartSeries($"{v.Key.Label} ({v.Total.Completed} completed)", [.. v.Distribution.Select(p => (-Math.Log10(1 - p.Percentile / 100), p.LatencyMs))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid))],
+                Height: 300),
+        ]);
+    }
+
+    /// <summary>
+    /// An experiment's evidence chart: one bar per variant in its colour (x axis: the variants in order), the seed's
+    /// figures as dashed grey reference lines across the whole width.
+    /// </summary>
+    public static string Evidence(EvidenceChart chart)
+    {
+        var names = chart.Values.Select(v => v.Name).ToList();
+        var right = names.Count + 1.0;
+        var variantAxis = new ChartAxis("variant", TickLabel: x => x >= 1 && x <= names.Count && x == Math.Floor(x) ? names[(int)x - 1] : "", Counts: true);
+        return SvgChart.Render([chart.Title], variantAxis,
+        [
+            new ChartPanel($"{chart.Title} ({chart.Unit})", new ChartAxis(chart.Unit), null,
+            [
+                .. chart.Values.Select((v, i) => new ChartSeries(Invariant($"{v.Name}: {v.Value:0.###} {chart.Unit}"), [(i + 0.6, double.NaN), (i + 1.4, v.Value)], VariantPalette.ColorOf(v.Name.Split('@')[0]), Axis.Left, Stroke.Bars)),
+                .. chart.SeedLines.Select(s => new ChartSeries(s.Name, [(0.0, s.Value), (right, s.Value)], VariantPalette.LoadColor, Axis.Left, Stroke.Dashed)),
+            ],
+            Height: 200),
+        ]);
+    }
+
+    /// <summary>The spans every panel of a kind shares, so small multiples compare by eye.</summary>
+    private sealed record SharedScales((double Min, double Max) LatencyMs, double RequestsPerInterval, double TimelineSeconds, double Burst, double Threads, double Queue)
+    {
+        public static SharedScales Of(IReadOnlyList<VariantResult> variants)
+        {
+            var latencies = variants.SelectMany(v => v.Intervals).Where(i => i.Stats.Completed > 0).SelectMany(i => new[] { i.Stats.P50Ms, i.Stats.P99Ms }).Where(ms => ms > 0).ToList();
+            return new SharedScales(
+                (latencies.DefaultIfEmpty(1).Min(), latencies.DefaultIfEmpty(10).Max()),
+                variants.SelectMany(v => v.Intervals).Select(i => (double)i.Stats.Requests).DefaultIfEmpty(1).Max(),
+                variants.SelectMany(v => v.Requests).Select(r => r.LatencyMs / 1000).DefaultIfEmpty(1).Max(),
+                variants.Select(v => (double)v.Requests.Count).DefaultIfEmpty(1).Max(),
+                variants.SelectMany(v => v.Telemetry).Select(t => (double)t.Snapshot.ThreadPool.ThreadCount).DefaultIfEmpty(1).Max(),
+                variants.SelectMany(v => v.Telemetry).Select(t => (double)t.Snapshot.ThreadPool.PendingWorkItemCount).DefaultIfEmpty(1).Max());
+        }
     }
 
     /// <summary>The chart's title: the seed and experiment, the request(s) sent, and the machine.</summary>
     public static IReadOnlyList<string> Title(string experiment, string seed, string profile, IReadOnlyList<VariantResult> variants, MachineFacts machine, int? apiProcessorCount) =>
     [
         $"Seed {seed}: {experiment} ({profile})",
-        $"GET {RequestPattern([.. variants.Select(v => v.Request)])}",
+        RequestPattern([.. variants.Select(v => v.Request)]) is var request && request.StartsWith('/') ? $"GET {request}" : request,
         $"{machine.LogicalCores} logical cores{(apiProcessorCount is { } n ? $", API ProcessorCount {n}" : "")}, {machine.Runtime}, {machine.CpuModel}",
     ];
 
@@ -75,51 +140,71 @@ public static class ReportChart
         return n;
     }
 
-    private static ChartPanel Latency(List<VariantResult> variants, string suffix) => new(
-        $"Latency per interval{suffix}: p99 solid, p50 dashed (log scale)",
-        new ChartAxis("latency (log scale)", Log: true, SvgChart.Milliseconds),
+    private static ChartPanel Latency(VariantResult v, SharedScales shared) => new(
+        $"{v.Key.Label}: latency of the requests completed per interval, p99 solid, p50 dashed (log scale, shared by every variant)",
+        new ChartAxis("latency (log scale)", Log: true, SvgChart.Milliseconds, Span: shared.LatencyMs),
         null,
-        [.. variants.SelectMany(v => new[]
-        {
+        [
             new ChartSeries($"{v.Key.Label} p99", PerInterval(v, s => s.P99Ms), VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid),
             new ChartSeries($"{v.Key.Label} p50", PerInterval(v, s => s.P50Ms), VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Dashed),
-        })]);
+        ],
+        Height: 170);
 
-    private static ChartPanel Throughput(List<VariantResult> variants, string suffix) => new(
-        $"Throughput{suffix}: requests completed per second",
-        new ChartAxis("requests/s"),
-        null,
-        [.. variants.Select(v => new ChartSeries(v.Key.Label, [.. v.Intervals.Select(i => (i.ElapsedSeconds, i.RequestsPerSecond))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid))],
-        Height: 180);
-
-    private static ChartPanel Timeline(List<VariantResult> variants, string suffix) => new(
-        $"Every request{suffix}: when it completed and how long it took",
-        new ChartAxis("latency (s)"),
-        null,
-        [.. variants.Select(v => new ChartSeries($"{v.Key.Label} ({v.Requests.Count} requests)", [.. v.Requests.Select(r => (r.CompletedSeconds, r.LatencyMs / 1000))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Dots))],
-        Height: 280);
-
-    private static ChartPanel Served(List<VariantResult> variants, string suffix) => new(
-        $"Requests of the burst served so far{suffix}",
-        new ChartAxis("requests completed"),
-        null,
-        [.. variants.Select(v => new ChartSeries(v.Key.Label, [(0, 0), .. v.Requests.Select((r, i) => (r.CompletedSeconds, i + 1.0))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid))],
-        Height: 160);
-
-    private static ChartPanel Pool(List<VariantResult> variants, string suffix) => new(
-        $"API thread pool{suffix} (recorded in the API every second): threads solid, queued items dashed",
-        new ChartAxis("pool threads"),
-        new ChartAxis("queued work items"),
-        [.. variants.SelectMany(v => new[]
+    /// <summary>Requests ended per interval, stacked: ok in the variant's colour, failed and timed out in their own (only when there were any).</summary>
+    private static ChartPanel Outcomes(VariantResult v, SharedScales shared)
+    {
+        var series = new List<ChartSeries>();
+        if (v.Total.TimedOut > 0)
         {
+            series.Add(new($"{v.Key.Label} timed out", [.. v.Intervals.Select(i => (i.ElapsedSeconds, (double)i.Stats.Requests))], TimedOutColor, Axis.Left, Stroke.Bars));
+        }
+        if (v.Total.Failed - v.Total.TimedOut > 0)
+        {
+            series.Add(new($"{v.Key.Label} failed (HTTP status or connection error)", [.. v.Intervals.Select(i => (i.ElapsedSeconds, (double)(i.Stats.Requests - i.Stats.TimedOut)))], FailedColor, Axis.Left, Stroke.Bars));
+        }
+        series.Add(new($"{v.Key.Label} ok", [.. v.Intervals.Select(i => (i.ElapsedSeconds, (double)i.Stats.Ok))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Bars));
+        return new ChartPanel(
+            $"{v.Key.Label}: requests ended per interval by outcome ({v.Total.Outcomes.Describe()})",
+            new ChartAxis("requests", Counts: true, Span: (0, shared.RequestsPerInterval)),
+            null,
+            series,
+            Height: 110);
+    }
+
+    private static ChartPanel Timeline(VariantResult v, SharedScales shared) => new(
+        $"{v.Key.Label}: every completed request, when it completed and how long it took (shared scale)",
+        new ChartAxis("latency (s)", Span: (0, shared.TimelineSeconds)),
+        null,
+        [new ChartSeries($"{v.Key.Label} ({v.Requests.Count(r => r.End is RequestEnd.Ok or RequestEnd.HttpStatus)} completed)", [.. v.Requests.Where(r => r.End is RequestEnd.Ok or RequestEnd.HttpStatus).Select(r => (r.CompletedSeconds, r.LatencyMs / 1000))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Dots)],
+        Height: 200);
+
+    private static ChartPanel Served(VariantResult v, SharedScales shared)
+    {
+        var completed = v.Requests.Where(r => r.End is RequestEnd.Ok or RequestEnd.HttpStatus).ToList();
+        var failed = v.Requests.Where(r => r.End is RequestEnd.Timeout or RequestEnd.ConnectionError).ToList();
+        List<ChartSeries> series = [new($"{v.Key.Label} served", [(0, 0), .. completed.Select((r, i) => (r.CompletedSeconds, i + 1.0))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid)];
+        if (failed.Count > 0)
+        {
+            series.Add(new($"{v.Key.Label} timed out or failed without an answer", [(0, 0), .. failed.Select((r, i) => (r.CompletedSeconds, i + 1.0))], TimedOutColor, Axis.Left, Stroke.Dashed));
+        }
+        return new ChartPanel($"{v.Key.Label}: requests of the burst ended so far", new ChartAxis("requests", Counts: true, Span: (0, shared.Burst)), null, series, Height: 120);
+    }
+
+    private static ChartPanel Pool(VariantResult v, SharedScales shared) => new(
+        $"{v.Key.Label}: API thread pool (recorded in the API every second), threads solid, queued items dashed",
+        new ChartAxis("pool threads", Counts: true, Span: (0, shared.Threads)),
+        new ChartAxis("queued work items", Counts: true, Span: (0, shared.Queue)),
+        [
             new ChartSeries($"{v.Key.Label} threads", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.ThreadCount))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid),
             new ChartSeries($"{v.Key.Label} queue", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.PendingWorkItemCount))], VariantPalette.ColorOf(v.Key), Axis.Right, Stroke.Dashed),
-        })],
-        Height: 180);
+        ],
+        Height: 110);
 
     /// <summary>One point per interval; an interval in which no request completed breaks the line.</summary>
     private static (double X, double Y)[] PerInterval(VariantResult v, Func<LatencyStats, double> value) =>
-        [.. v.Intervals.Select(i => (i.ElapsedSeconds, i.Stats.Requests > 0 ? value(i.Stats) : double.NaN))];
+        [.. v.Intervals.Select(i => (i.ElapsedSeconds, i.Stats.Completed > 0 ? value(i.Stats) : double.NaN))];
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 
     private static string LoadLabel(string loadUnit) => loadUnit switch
     {

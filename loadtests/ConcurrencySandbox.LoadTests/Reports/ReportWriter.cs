@@ -6,7 +6,7 @@ using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>Writes a report folder: curves.csv, telemetry.csv, summary.json, summary.md, chart.svg and report.html.</summary>
+/// <summary>Writes a report folder: curves.csv, telemetry.csv, summary.json, summary.md, chart.svg, distribution.svg (when any request completed) and report.html.</summary>
 public static class ReportWriter
 {
     private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { WriteIndented = true };
@@ -16,21 +16,32 @@ public static class ReportWriter
     {
         Directory.CreateDirectory(folder);
         var chart = ReportChart.Render(report);
+        var distribution = ReportChart.Distribution(
+            ReportChart.Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount), report.Variants);
         File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "summary.json"), JsonSerializer.Serialize(SummaryDocument(report, commandLine), Json));
         File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(report, commandLine));
         File.WriteAllText(Path.Combine(folder, "chart.svg"), chart);
-        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(report, commandLine, chart));
+        if (distribution is not null)
+        {
+            File.WriteAllText(Path.Combine(folder, "distribution.svg"), distribution);
+        }
+        var evidence = report.Evidence.Select(ReportChart.Evidence).ToList();
+        for (var i = 0; i < evidence.Count; i++)
+        {
+            File.WriteAllText(Path.Combine(folder, Invariant($"evidence-{i + 1}.svg")), evidence[i]);
+        }
+        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(report, commandLine, evidence, [chart, .. distribution is null ? Array.Empty<string>() : [distribution]]));
     }
 
     public static string CurvesCsv(IEnumerable<VariantResult> variants)
     {
-        var csv = new StringBuilder("variant,elapsed_s,load_unit,load,rps,ok,failed,mean_ms,p50_ms,p75_ms,p95_ms,p99_ms,max_ms\n");
+        var csv = new StringBuilder("variant,elapsed_s,partial,load_unit,load,rps,ok,http_errors,timed_out,connection_errors,mean_ms,p50_ms,p75_ms,p95_ms,p99_ms,p999_ms,max_ms\n");
         foreach (var row in variants.SelectMany(v => v.Intervals))
         {
-            var s = row.Stats;
-            csv.AppendLine(Invariant($"{row.Variant.Label},{row.ElapsedSeconds:0.###},{row.LoadUnit},{row.Load:0.##},{row.RequestsPerSecond:0.##},{s.Ok},{s.Failed},{s.MeanMs:0.###},{s.P50Ms:0.###},{s.P75Ms:0.###},{s.P95Ms:0.###},{s.P99Ms:0.###},{s.MaxMs:0.###}"));
+            var (s, o) = (row.Stats, row.Stats.Outcomes);
+            csv.AppendLine(Invariant($"{row.Variant.Label},{row.ElapsedSeconds:0.###},{(row.Partial ? 1 : 0)},{row.LoadUnit},{row.Load:0.##},{row.RequestsPerSecond:0.##},{o.Ok},{o.HttpErrors},{o.TimedOut},{o.ConnectionErrors},{s.MeanMs:0.###},{s.P50Ms:0.###},{s.P75Ms:0.###},{s.P95Ms:0.###},{s.P99Ms:0.###},{s.P999Ms:0.###},{s.MaxMs:0.###}"));
         }
         return csv.ToString();
     }
@@ -67,6 +78,9 @@ public static class ReportWriter
             Requests = v.Total.Requests,
             v.Total.Ok,
             v.Total.Failed,
+            v.Total.Outcomes,
+            ExpectedToFail = r.ExpectedToFail.Contains(v.Key.Name),
+            v.Failures,
             v.RequestsPerSecond,
             v.Total.MeanMs,
             v.Total.MinMs,
@@ -74,8 +88,11 @@ public static class ReportWriter
             v.Total.P75Ms,
             v.Total.P95Ms,
             v.Total.P99Ms,
+            v.Total.P999Ms,
             v.Total.MaxMs,
             PeakLoadMeanMs = double.IsNaN(v.PeakLoadMeanMs) ? (double?)null : v.PeakLoadMeanMs,
+            SentAtPeak = v.SentAtPeak() is { } peak ? new { peak.Requests, peak.Completed, peak.TimedOut, peak.ConnectionErrors, AtLeastMeanMs = double.IsNaN(peak.AtLeastMeanMs) ? (double?)null : peak.AtLeastMeanMs } : null,
+            Steps = v.Steps.Select(s => new { s.Load, s.FromSeconds, s.ToSeconds, s.RequestsPerSecond, s.Stats.Outcomes, s.Stats.P50Ms, s.Stats.P99Ms }),
             PeakStepSeconds = new[] { v.PeakStep().FromSeconds, v.PeakStep().ToSeconds },
             v.PeakThreads,
             v.PeakQueue,
@@ -97,18 +114,32 @@ public static class ReportWriter
         md.AppendLine();
         md.AppendLine(r.Finding.Verdict);
         md.AppendLine();
+        md.AppendLine(OutcomeLine(r));
+        md.AppendLine();
         md.AppendLine(Invariant($"Started {r.StartedAt:u} against {r.Target}. Load shape: {r.LoadShape}."));
         md.AppendLine(MachineLine(r.Machine, r.ApiProcessorCount));
         md.AppendLine();
         md.AppendLine($"Command: `{commandLine}`. The same report with its charts inline: [report.html](report.html).");
         md.AppendLine();
+        for (var i = 1; i <= r.Evidence.Count; i++)
+        {
+            md.AppendLine(Invariant($"![{r.Evidence[i - 1].Title}](evidence-{i}.svg)"));
+            md.AppendLine();
+        }
         md.AppendLine("![chart](chart.svg)");
-        md.AppendLine();
-        md.Append(VariantTable(r).ToMarkdown());
-        if (FiguresTable(r) is { } figures)
+        if (r.Variants.Any(v => v.Distribution.Count > 0))
         {
             md.AppendLine();
-            md.Append(figures.ToMarkdown());
+            md.AppendLine("![latency distribution](distribution.svg)");
+        }
+        md.AppendLine();
+        md.Append(VariantTable(r).ToMarkdown());
+        md.AppendLine();
+        md.AppendLine(LatencyNote);
+        foreach (var table in new[] { FiguresTable(r), OutcomeTable(r), StepTable(r) }.OfType<TextTable>())
+        {
+            md.AppendLine();
+            md.Append(table.ToMarkdown());
         }
         md.AppendLine();
         md.AppendLine(PeakNote);
@@ -120,11 +151,14 @@ public static class ReportWriter
         md.AppendLine("## Thresholds");
         md.AppendLine();
         md.Append(ThresholdTable(r).ToMarkdown());
+        md.AppendLine();
+        md.AppendLine(ThresholdNote(r));
         return md.ToString();
     }
 
     /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
-    public static string ReportHtml(ExperimentReport r, string commandLine, string chartSvg)
+    /// <param name="evidenceSvgs">The experiment's own evidence charts, drawn right under the verdict.</param>
+    public static string ReportHtml(ExperimentReport r, string commandLine, IReadOnlyList<string> evidenceSvgs, IReadOnlyList<string> chartSvgs)
     {
         var verdictClass = r.Finding.Outcome switch
         {
@@ -134,14 +168,21 @@ public static class ReportWriter
         };
         return new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
             .Paragraph(r.Finding.Verdict, verdictClass)
+            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Total.Failed > 0) ? "outcomes failed" : "outcomes")
+            .Figures(evidenceSvgs)
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
             .Table(SeedTable(r))
             .Heading(2, "Per variant")
             .Table(VariantTable(r))
+            .Paragraph(LatencyNote)
             .Table(FiguresTable(r))
+            .Heading(2, "Outcomes: status codes and errors")
+            .Table(OutcomeTable(r))
+            .Table(StepTable(r))
             .Paragraph(PeakNote)
             .Heading(2, "Thresholds")
             .Table(ThresholdTable(r))
+            .Paragraph(ThresholdNote(r))
             .Paragraph(r.Passed ? "All thresholds passed." : "At least one threshold failed: the run exits with code 1.")
             .Heading(2, "Machine and run")
             .List(
@@ -153,22 +194,47 @@ public static class ReportWriter
             .Paragraph("Command line:")
             .Preformatted(commandLine)
             .Heading(2, "Charts")
-            .Figure(chartSvg)
+            .Figures(chartSvgs)
             .ToString();
     }
 
-    private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed. Peak threads and queue: the highest values the API recorded while the variant ran.";
+    private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed; with timed-out requests it is a lower bound, marked \u2265. Peak threads and queue: the highest values the API recorded while the variant ran.";
+
+    private const string LatencyNote = "Latency columns (HdrHistogram, 3 significant digits) cover the requests that got an answer; timed-out requests and connection errors are counted under \"failed\", never averaged as latencies.";
 
     public static TextTable VariantTable(ExperimentReport r) => new(
-        ["variant", "request", "requests", "mean (ms)", "p50 (ms)", "p99 (ms)", "max (ms)", "RPS", "errors", "mean at peak load (ms)", "peak threads", "peak queue"],
+        ["variant", "request", "requests", "failed", "timed out", "mean (ms)", "p50 (ms)", "p75 (ms)", "p95 (ms)", "p99 (ms)", "p99.9 (ms)", "max (ms)", "RPS", "mean at peak load (ms)", "peak threads", "peak queue"],
         [.. r.Variants.Select(v => (IReadOnlyList<string>)
         [
-            v.Key.Label, v.Request, Invariant($"{v.Total.Requests}"), Invariant($"{v.Total.MeanMs:0.#}"), Invariant($"{v.Total.P50Ms:0.#}"),
-            Invariant($"{v.Total.P99Ms:0.#}"), Invariant($"{v.Total.MaxMs:0.#}"), Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Total.Failed}"),
+            r.ExpectedToFail.Contains(v.Key.Name) ? $"{v.Key.Label} (expected to fail)" : v.Key.Label, v.Request, Invariant($"{v.Total.Requests}"),
+            Invariant($"{v.Total.Failed} ({v.Total.Outcomes.FailedPercent:0.#} %)"), Invariant($"{v.Total.TimedOut}"),
+            Invariant($"{v.Total.MeanMs:0.#}"), Invariant($"{v.Total.P50Ms:0.#}"), Invariant($"{v.Total.P75Ms:0.#}"), Invariant($"{v.Total.P95Ms:0.#}"),
+            Invariant($"{v.Total.P99Ms:0.#}"), Invariant($"{v.Total.P999Ms:0.#}"), Invariant($"{v.Total.MaxMs:0.#}"), Invariant($"{v.RequestsPerSecond:0.##}"),
             PeakLoadMean(v),
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)",
         ])],
-        new HashSet<int> { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 });
+        new HashSet<int>(Enumerable.Range(2, 14)));
+
+    /// <summary>Every variant's outcome counts in one line: "Requests: threadpool 32 of 52 failed (32 timed out); async all 40 ok."</summary>
+    public static string OutcomeLine(ExperimentReport r) =>
+        "Requests: " + string.Join("; ", r.Variants.Select(v => $"{v.Key.Label} {v.Total.Outcomes.Describe()}{(r.ExpectedToFail.Contains(v.Key.Name) ? " (expected to fail)" : "")}")) + ".";
+
+    /// <summary>How each variant's requests ended: ok, then each HTTP status, timeout and connection error message with its count.</summary>
+    public static TextTable OutcomeTable(ExperimentReport r) => new(
+        ["variant", "outcome", "requests"],
+        [.. r.Variants.SelectMany(v => new[] { new OutcomeCount("ok (2xx)", v.Total.Ok) }.Concat(v.Failures)
+            .Select(o => (IReadOnlyList<string>)[v.Key.Label, o.What, Invariant($"{o.Count}")]))],
+        new HashSet<int> { 2 });
+
+    /// <summary>One row per step of a stepped load (users, rate, p50, p99, failed); null when no variant had more than one step.</summary>
+    public static TextTable? StepTable(ExperimentReport r) => r.Variants.All(v => v.Steps.Count < 2) ? null : new TextTable(
+        ["variant", "load", "seconds", "requests", "RPS", "p50 (ms)", "p99 (ms)", "failed", "timed out"],
+        [.. r.Variants.SelectMany(v => v.Steps.Select(s => (IReadOnlyList<string>)
+        [
+            v.Key.Label, Invariant($"{s.Load:0.##} {v.LoadUnit}"), Invariant($"{s.FromSeconds:0.#}-{s.ToSeconds:0.#}"), Invariant($"{s.Stats.Requests}"),
+            Invariant($"{s.RequestsPerSecond:0.##}"), Invariant($"{s.Stats.P50Ms:0.#}"), Invariant($"{s.Stats.P99Ms:0.#}"), Invariant($"{s.Stats.Failed}"), Invariant($"{s.Stats.TimedOut}"),
+        ]))],
+        new HashSet<int> { 3, 4, 5, 6, 7, 8 });
 
     /// <summary>The experiment's own figures (e.g. CPU per request), when it computes any.</summary>
     private static TextTable? FiguresTable(ExperimentReport r)
@@ -177,13 +243,26 @@ public static class ReportWriter
         return rows.Count == 0 ? null : new TextTable(["variant", "figure", "value"], rows, new HashSet<int> { 2 });
     }
 
-    /// <summary>The mean at peak load for a table cell: "n/a (none sent at peak)" when no request was sent in the peak step.</summary>
-    public static string PeakLoadMean(VariantResult v) => double.IsNaN(v.PeakLoadMeanMs) ? "n/a (none sent at peak)" : Invariant($"{v.PeakLoadMeanMs:0.#}");
+    /// <summary>
+    /// The mean at peak load for a table cell: "\u2265 45000 (3 of 4 timed out)" when requests sent at peak timed out (a lower bound),
+    /// "n/a (none sent at peak)" when none has a latency or a bound.
+    /// </summary>
+    public static string PeakLoadMean(VariantResult v)
+    {
+        var peak = v.SentAtPeak();
+        return double.IsNaN(peak.AtLeastMeanMs) ? "n/a (none sent at peak)"
+            : peak.Censored ? Invariant($"\u2265 {peak.AtLeastMeanMs:0} ({peak.TimedOut} of {peak.Requests} timed out)")
+            : Invariant($"{peak.CompletedMeanMs:0.#}");
+    }
 
     private static TextTable SeedTable(ExperimentReport r) => new(
         ["figure", "seed", "today"],
         [.. r.Finding.Comparisons.Select(c => (IReadOnlyList<string>)[c.Figure, c.Seed, c.Today])],
         new HashSet<int>());
+
+    private static string ThresholdNote(ExperimentReport r) => Invariant(
+        $"Every variant not expected to fail is held to at most {Experiment.MaxFailedPercent:0} % failed requests (failedPercent). ") +
+        (r.ExpectedToFail.Count == 0 ? "No variant is expected to fail." : $"Expected to fail, as the effect shown: {string.Join(", ", r.ExpectedToFail)}.");
 
     private static TextTable ThresholdTable(ExperimentReport r) => new(
         ["threshold", "variant", "actual", "result"],

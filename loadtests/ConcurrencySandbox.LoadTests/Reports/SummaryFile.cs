@@ -9,7 +9,7 @@ public sealed record SummaryVariant(string Name, string Request, double MeanMs, 
 public sealed record SummaryFile(string Folder, string Experiment, string Seed, string Profile, DateTimeOffset StartedAt, string Machine, string? CommandLine, IReadOnlyList<SummaryVariant> Variants)
 {
     /// <summary>Written into summary.json so a later reader can tell which layout it holds.</summary>
-    public const int SchemaVersion = 2;
+    public const int SchemaVersion = 3;
 
     /// <summary>Reads a report folder; throws <see cref="InvalidDataException"/> with one line when it is not one.</summary>
     public static SummaryFile Read(string folder)

@@ -18,13 +18,22 @@ public enum Stroke
 
     /// <summary>One dot per point, no line (a per-request timeline).</summary>
     Dots,
+
+    /// <summary>
+    /// One bar per point, from the previous point's x (0 for the first) to its own, down to the axis. Stacked counts are
+    /// drawn as cumulative series, the tallest first, so each shows as its own band.
+    /// </summary>
+    Bars,
 }
 
 /// <summary>One series on a panel; a NaN y breaks its line (an interval without completed requests).</summary>
 public sealed record ChartSeries(string Name, IReadOnlyList<(double X, double Y)> Points, string Color, Axis Axis, Stroke Stroke);
 
-/// <summary>A y axis: its label, whether it is logarithmic, and how its tick values are written.</summary>
-public sealed record ChartAxis(string Label, bool Log = false, Func<double, string>? TickLabel = null);
+/// <summary>
+/// An axis: its label, whether it is logarithmic, how its tick values are written, whether it counts things (integer
+/// ticks only), and the span it must cover whatever its own data (so small multiples share one scale).
+/// </summary>
+public sealed record ChartAxis(string Label, bool Log = false, Func<double, string>? TickLabel = null, bool Counts = false, (double Min, double Max)? Span = null);
 
 /// <summary>One panel: a plot area with a left and an optional right y axis sharing the chart's x axis.</summary>
 public sealed record ChartPanel(string Title, ChartAxis LeftAxis, ChartAxis? RightAxis, IReadOnlyList<ChartSeries> Series, int Height = 240);
@@ -32,7 +41,9 @@ public sealed record ChartPanel(string Title, ChartAxis LeftAxis, ChartAxis? Rig
 /// <summary>
 /// Draws stacked panels as one self-contained SVG (no script, font, style or image fetched), 1000 px wide so it
 /// reads on a screen and on paper. A series is drawn only if it has points, and only a drawn series gets a legend
-/// entry; each panel's legend sits under its plot. Linear axes get round ticks from 0, log axes one tick per decade.
+/// entry; each panel's legend sits under its plot. Linear axes get round ticks from 0 (whole numbers on a count
+/// axis), log axes one tick per decade; a 0 on a log axis is drawn on its bottom edge and the panel says so.
+/// Every series carries data-series, data-points and data-color attributes for tests and browsers to check.
 /// </summary>
 public static class SvgChart
 {
@@ -48,16 +59,20 @@ public static class SvgChart
     private const int MaxTicks = 6;
     private const int TitleLineHeight = 20;
 
-    /// <summary>Renders the panels under a title of one or more lines (the first in bold).</summary>
-    public static string Render(IReadOnlyList<string> titleLines, string xLabel, IReadOnlyList<ChartPanel> panels)
+    /// <summary>Renders the panels under a title of one or more lines (the first in bold), over a linear x axis in seconds or the like.</summary>
+    public static string Render(IReadOnlyList<string> titleLines, string xLabel, IReadOnlyList<ChartPanel> panels) =>
+        Render(titleLines, new ChartAxis(xLabel), panels);
+
+    /// <summary>Renders the panels under a title of one or more lines (the first in bold), over the linear x axis <paramref name="xAxis"/>.</summary>
+    public static string Render(IReadOnlyList<string> titleLines, ChartAxis xAxis, IReadOnlyList<ChartPanel> panels)
     {
-        var drawn = panels.Select(p => p with { Series = [.. p.Series.Select(s => Drawable(s, IsLog(p, s.Axis))).Where(s => s.Points.Count > 0)] }).ToList();
-        var x = NiceScale(drawn.SelectMany(p => p.Series).SelectMany(s => s.Points).Select(p => p.X).DefaultIfEmpty(1).Max());
+        var drawn = panels.Select(p => p with { Series = [.. p.Series.Select(Drawable).Where(s => s.Points.Count > 0)] }).ToList();
+        var x = NiceScale(drawn.SelectMany(p => p.Series).SelectMany(s => s.Points).Select(p => p.X).DefaultIfEmpty(1).Max(), xAxis.Counts);
         var top = 20 + titleLines.Count * TitleLineHeight;
         var body = new StringBuilder();
         foreach (var panel in drawn)
         {
-            top = DrawPanel(body, panel, top, x, xLabel) + PanelGap;
+            top = DrawPanel(body, panel, top, x, xAxis) + PanelGap;
         }
 
         var svg = new StringBuilder();
@@ -75,15 +90,15 @@ public static class SvgChart
 
     private static bool IsLog(ChartPanel panel, Axis axis) => (axis == Axis.Left ? panel.LeftAxis : panel.RightAxis)?.Log == true;
 
-    /// <summary>The points a series can show: finite x, and y finite (NaN kept as a break), positive on a log axis.</summary>
-    private static ChartSeries Drawable(ChartSeries series, bool log)
+    /// <summary>The points a series can show: finite x, and y finite (NaN kept as a break).</summary>
+    private static ChartSeries Drawable(ChartSeries series)
     {
-        var points = series.Points.Where(p => double.IsFinite(p.X) && (double.IsNaN(p.Y) || (double.IsFinite(p.Y) && (!log || p.Y > 0)))).ToList();
+        var points = series.Points.Where(p => double.IsFinite(p.X) && (double.IsNaN(p.Y) || double.IsFinite(p.Y))).ToList();
         return series with { Points = points.Any(p => !double.IsNaN(p.Y)) ? points : [] };
     }
 
     /// <summary>Draws one panel from <paramref name="top"/>; returns the y below its legend.</summary>
-    private static int DrawPanel(StringBuilder svg, ChartPanel panel, int top, Scale x, string xLabel)
+    private static int DrawPanel(StringBuilder svg, ChartPanel panel, int top, Scale x, ChartAxis xAxis)
     {
         var plotTop = top + PanelTitleHeight;
         var bottom = plotTop + panel.Height;
@@ -109,9 +124,13 @@ public static class SvgChart
         svg.Append(CultureInfo.InvariantCulture, $"<rect x=\"{Left}\" y=\"{plotTop}\" width=\"{PlotWidth}\" height=\"{panel.Height}\" fill=\"none\" stroke=\"#333\"/>\n");
         foreach (var tick in x.Ticks)
         {
-            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + tick / x.Top * PlotWidth:0.#}\" y=\"{bottom + 16}\" text-anchor=\"middle\">{Format(tick)}</text>\n");
+            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + tick / x.Top * PlotWidth:0.#}\" y=\"{bottom + 16}\" text-anchor=\"middle\">{Escape((xAxis.TickLabel ?? Format)(tick))}</text>\n");
         }
-        svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + PlotWidth / 2}\" y=\"{bottom + 32}\" text-anchor=\"middle\" fill=\"#333\">{Escape(xLabel)}</text>\n");
+        svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + PlotWidth / 2}\" y=\"{bottom + 32}\" text-anchor=\"middle\" fill=\"#333\">{Escape(xAxis.Label)}</text>\n");
+        if (panel.Series.Any(s => IsLog(panel, s.Axis) && s.Points.Any(p => p.Y <= 0)))
+        {
+            svg.Append(CultureInfo.InvariantCulture, $"<text class=\"note\" x=\"{right - 6}\" y=\"{bottom - 6}\" text-anchor=\"end\" fill=\"#555\">values of 0 are drawn on the bottom edge (a log axis has no 0)</text>\n");
+        }
         svg.Append(CultureInfo.InvariantCulture, $"<text transform=\"translate({Left - 56},{plotTop + panel.Height / 2}) rotate(-90)\" text-anchor=\"middle\">{Escape(panel.LeftAxis.Label)}</text>\n");
         if (rightMap is not null)
         {
@@ -121,7 +140,7 @@ public static class SvgChart
         foreach (var series in panel.Series)
         {
             var map = series.Axis == Axis.Right && rightMap is not null ? rightMap : leftMap;
-            DrawSeries(svg, series, p => (Left + p.X / x.Top * PlotWidth, map.Y(p.Y)));
+            DrawSeries(svg, series, p => (Left + p.X / x.Top * PlotWidth, map.Y(p.Y)), bottom);
         }
 
         var legendTop = bottom + XAxisHeight;
@@ -137,9 +156,24 @@ public static class SvgChart
         return legendTop + (panel.Series.Count + columns - 1) / columns * LegendRowHeight;
     }
 
-    private static void DrawSeries(StringBuilder svg, ChartSeries series, Func<(double X, double Y), (double X, double Y)> toPixels)
+    private static void DrawSeries(StringBuilder svg, ChartSeries series, Func<(double X, double Y), (double X, double Y)> toPixels, int bottom)
     {
-        svg.Append(CultureInfo.InvariantCulture, $"<g class=\"series\" data-series=\"{Escape(series.Name)}\"><title>{Escape(series.Name)}</title>");
+        svg.Append(CultureInfo.InvariantCulture, $"<g class=\"series\" data-series=\"{Escape(series.Name)}\" data-points=\"{series.Points.Count(p => !double.IsNaN(p.Y))}\" data-color=\"{series.Color}\"><title>{Escape(series.Name)}</title>");
+        if (series.Stroke == Stroke.Bars)
+        {
+            var previousX = 0.0;
+            foreach (var point in series.Points)
+            {
+                var ((x0, _), (x1, y)) = (toPixels((previousX, 0)), toPixels(point));
+                previousX = point.X;
+                if (!double.IsNaN(point.Y) && point.Y > 0)
+                {
+                    svg.Append(CultureInfo.InvariantCulture, $"<rect x=\"{x0:0.#}\" y=\"{y:0.#}\" width=\"{Math.Max(x1 - x0 - 1, 1):0.#}\" height=\"{bottom - y:0.#}\" fill=\"{series.Color}\"/>");
+                }
+            }
+            svg.Append("</g>\n");
+            return;
+        }
         var segments = Segments(series.Points);
         foreach (var segment in segments)
         {
@@ -175,9 +209,12 @@ public static class SvgChart
         return [.. segments.Where(s => s.Count > 0)];
     }
 
-    private static string Swatch(ChartSeries series, int x, int y) => series.Stroke == Stroke.Dots
-        ? string.Create(CultureInfo.InvariantCulture, $"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"4\" fill=\"{series.Color}\"/>")
-        : string.Create(CultureInfo.InvariantCulture, $"<line x1=\"{x}\" y1=\"{y}\" x2=\"{x + 30}\" y2=\"{y}\" stroke=\"{series.Color}\" stroke-width=\"2.5\"{DashOf(series.Stroke)}/>");
+    private static string Swatch(ChartSeries series, int x, int y) => series.Stroke switch
+    {
+        Stroke.Dots => string.Create(CultureInfo.InvariantCulture, $"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"4\" fill=\"{series.Color}\"/>"),
+        Stroke.Bars => string.Create(CultureInfo.InvariantCulture, $"<rect x=\"{x + 5}\" y=\"{y - 6}\" width=\"20\" height=\"12\" fill=\"{series.Color}\"/>"),
+        _ => string.Create(CultureInfo.InvariantCulture, $"<line x1=\"{x}\" y1=\"{y}\" x2=\"{x + 30}\" y2=\"{y}\" stroke=\"{series.Color}\" stroke-width=\"2.5\"{DashOf(series.Stroke)}/>"),
+    };
 
     private static string DashOf(Stroke stroke) => stroke switch
     {
@@ -192,17 +229,19 @@ public static class SvgChart
     private static YMapping YMap(ChartPanel panel, Axis axis, int plotTop, int bottom)
     {
         var spec = (axis == Axis.Left ? panel.LeftAxis : panel.RightAxis)!;
-        var values = panel.Series.Where(s => s.Axis == axis).SelectMany(s => s.Points).Select(p => p.Y).Where(double.IsFinite).ToList();
+        var values = panel.Series.Where(s => s.Axis == axis).SelectMany(s => s.Points).Select(p => p.Y).Where(double.IsFinite)
+            .Concat(spec.Span is { } span ? [span.Min, span.Max] : []).ToList();
         var height = bottom - plotTop;
         var label = spec.TickLabel ?? Format;
         if (spec.Log)
         {
-            var decades = LogDecades(values.DefaultIfEmpty(1).Min(), values.DefaultIfEmpty(10).Max());
+            var positive = values.Where(v => v > 0).ToList();
+            var decades = LogDecades(positive.DefaultIfEmpty(1).Min(), positive.DefaultIfEmpty(10).Max());
             var (low, high) = (Math.Log10(decades[0]), Math.Log10(decades[^1]));
-            Func<double, double> y = v => bottom - (Math.Log10(v) - low) / (high - low) * height;
+            Func<double, double> y = v => v <= 0 ? bottom : bottom - (Math.Log10(v) - low) / (high - low) * height;
             return new YMapping(y, [.. decades.Select(d => (d, y(d)))], label);
         }
-        var scale = NiceScale(values.DefaultIfEmpty(1).Max());
+        var scale = NiceScale(values.DefaultIfEmpty(1).Max(), spec.Counts);
         Func<double, double> linear = v => bottom - v / scale.Top * height;
         return new YMapping(linear, [.. scale.Ticks.Select(t => (t, linear(t)))], label);
     }
@@ -223,16 +262,18 @@ public static class SvgChart
 
     /// <summary>
     /// The axis for values up to <paramref name="max"/>: the smallest step of 1, 2, 2.5 or 5 x 10^k that needs at most
-    /// <see cref="MaxTicks"/> steps, and the first multiple of it at or above the maximum.
+    /// <see cref="MaxTicks"/> steps, and the first multiple of it at or above the maximum. A count axis
+    /// (<paramref name="counts"/>) steps by whole numbers only: 1, 2, 5, 10, ...
     /// </summary>
-    public static Scale NiceScale(double max)
+    public static Scale NiceScale(double max, bool counts = false)
     {
         if (max <= 0 || double.IsNaN(max) || double.IsInfinity(max))
         {
-            return new Scale(1, 0.2);
+            return counts ? new Scale(1, 1) : new Scale(1, 0.2);
         }
         var magnitude = Math.Pow(10, Math.Floor(Math.Log10(max / MaxTicks)));
-        var step = new[] { 1, 2, 2.5, 5, 10 }.Select(m => m * magnitude).First(s => s * MaxTicks >= max * (1 - 1e-12));
+        var step = new[] { 1, 2, 2.5, 5, 10 }.Select(m => m * magnitude).Where(s => !counts || (s >= 1 && s == Math.Floor(s)))
+            .DefaultIfEmpty(1).First(s => s * MaxTicks >= max * (1 - 1e-12));
         return new Scale(Math.Ceiling(max / step * (1 - 1e-12)) * step, step);
     }
 

@@ -33,7 +33,7 @@ public sealed record TextTable(IReadOnlyList<string> Headers, IReadOnlyList<IRea
             html.Append("<tr>");
             for (var i = 0; i < row.Count; i++)
             {
-                var flagged = row[i].Contains("(impossible)", StringComparison.Ordinal) || row[i].Contains("(noisy)", StringComparison.Ordinal);
+                var flagged = FigureFlag.AllMarks.Any(mark => row[i].Contains(mark, StringComparison.Ordinal));
                 var classes = (NumericColumns.Contains(i) ? "num" : "") + (flagged ? " flag" : "");
                 html.Append(classes.Length > 0 ? $"<td class=\"{classes.Trim()}\">" : "<td>").Append(WebUtility.HtmlEncode(row[i])).Append("</td>");
             }
@@ -57,7 +57,7 @@ public sealed class HtmlPage
         td.num{text-align:right;font-variant-numeric:tabular-nums}td.flag{background:#fde2e1;font-weight:bold}
         .verdict{font-size:1.15em;padding:.6em .8em;border-left:6px solid #555;background:#f6f6f6}
         .verdict.reproduced{border-color:#2ca02c}.verdict.not{border-color:#d62728}
-        .flags li{color:#a00}pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;word-break:break-all}
+        .flags li{color:#a00}.outcomes.failed{color:#a00;font-weight:bold}pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;overflow-wrap:break-word}
         svg{max-width:100%;height:auto}
         @media print{body{max-width:none;margin:0}h2{break-after:avoid}figure,table{break-inside:avoid}}
         """;
@@ -86,6 +86,8 @@ public sealed class HtmlPage
 
     /// <summary>An inline SVG produced by <see cref="SvgChart"/> (trusted markup, not text).</summary>
     public HtmlPage Figure(string svg) => Append($"<figure>{svg}</figure>");
+
+    public HtmlPage Figures(IEnumerable<string> svgs) => svgs.Aggregate(this, (page, svg) => page.Figure(svg));
 
     public override string ToString() =>
         $"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{Encode(_title)}</title>\n<style>{Style}</style>\n</head>\n<body>\n{_body}</body>\n</html>\n";

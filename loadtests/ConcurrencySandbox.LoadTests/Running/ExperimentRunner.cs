@@ -36,7 +36,11 @@ public static class ExperimentRunner
         }
         var thresholds = Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results);
         return new ExperimentReport(experiment.Name, experiment.Seed, profile, shape, servers.Describe(), started,
-            MachineFacts.Current(), results, experiment.Assess(results), thresholds);
+            MachineFacts.Current(), results, experiment.Assess(results), thresholds)
+        {
+            ExpectedToFail = experiment.ExpectedToFail,
+            Evidence = experiment.EvidenceOf(results),
+        };
     }
 
     /// <summary>Rejects a user threshold that names none of the variants about to run, before anything runs.</summary>
@@ -67,6 +71,6 @@ public static class ExperimentRunner
         var s = row.Stats;
         var pool = latest is null ? "threads=n/a queue=n/a" : $"threads={latest.ThreadPool.ThreadCount} queue={latest.ThreadPool.PendingWorkItemCount}";
         return string.Create(CultureInfo.InvariantCulture,
-            $"{experiment}/{row.Variant.Label} t={row.ElapsedSeconds,6:0.0}s {row.LoadUnit}={row.Load,6:0.#} rps={row.RequestsPerSecond,8:0.#} ok={s.Ok} failed={s.Failed} mean={s.MeanMs:0}ms p99={s.P99Ms:0}ms max={s.MaxMs:0}ms {pool}");
+            $"{experiment}/{row.Variant.Label} t={row.ElapsedSeconds,6:0.0}s {row.LoadUnit}={row.Load,6:0.#} rps={row.RequestsPerSecond,8:0.#} ok={s.Ok} failed={s.Failed} timedout={s.TimedOut} mean={s.MeanMs:0}ms p99={s.P99Ms:0}ms max={s.MaxMs:0}ms {pool}");
     }
 }

@@ -48,6 +48,7 @@ public static class AdminKeyEndpointExtensions
     public static WebApplicationBuilder AddAdminKey(this WebApplicationBuilder builder)
     {
         builder.Services.AddOptions<AdminOptions>().Bind(builder.Configuration.GetSection(AdminOptions.SectionName));
+        builder.Services.AddSingleton<OriginPolicy>();
         return builder;
     }
 

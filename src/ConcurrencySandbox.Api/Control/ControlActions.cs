@@ -20,6 +20,12 @@ public sealed class ControlActions(ThreadPoolControl control, RuntimeSampler sam
     /// <summary>The largest PUT body either transport reads.</summary>
     public const int MaxBodyBytes = 64 * 1024;
 
+    /// <summary>The most the control listener reads of a request line and headers together, and the most header lines.</summary>
+    public const int MaxHeaderBytes = 16 * 1024;
+
+    /// <inheritdoc cref="MaxHeaderBytes"/>
+    public const int MaxHeaderCount = 100;
+
     public static readonly NumberParameter Since = new(
         "since",
         0,

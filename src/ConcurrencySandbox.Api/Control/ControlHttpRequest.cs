@@ -1,159 +1,259 @@
-using System.Net.Sockets;
+using System.Globalization;
 using System.Text;
 using Microsoft.AspNetCore.WebUtilities;
 
 namespace ConcurrencySandbox.Api.Control;
 
-/// <summary>
-/// One HTTP/1.1 request read with blocking socket calls (no pool thread involved): the request line, the headers
-/// and a Content-Length or chunked body of at most <see cref="ControlActions.MaxBodyBytes"/>; one request per connection.
-/// </summary>
+/// <summary>One HTTP/1.1 request to the control plane: one per connection, body already decoded.</summary>
 internal sealed record ControlHttpRequest(string Method, string Path, IQueryCollection Query, IReadOnlyDictionary<string, string> Headers, byte[] Body)
 {
-    private const int MaxHeaderBytes = 16 * 1024;
+    public string? Header(string name) => Headers.GetValueOrDefault(name);
+}
 
-    /// <summary>Reads one request; a malformed one throws <see cref="BadControlRequestException"/> with the status to answer.</summary>
-    public static ControlHttpRequest Read(Socket connection)
+/// <summary>
+/// Reads one request from the bytes a connection has received so far, as they arrive: the caller receives into
+/// <see cref="FreeSpace"/> in bulk, calls <see cref="Advance"/>, then <see cref="TryRead"/>, which answers null until
+/// the whole request is there. The request line and headers may take <see cref="ControlActions.MaxHeaderBytes"/> and
+/// <see cref="ControlActions.MaxHeaderCount"/> lines; a Content-Length or chunked body at most <see cref="ControlActions.MaxBodyBytes"/>.
+/// Anything malformed or too large throws <see cref="BadControlRequestException"/> with the status to answer, as
+/// soon as it can be told: a bad request line before the headers end, an over-size Content-Length before the body.
+/// </summary>
+internal sealed class ControlRequestReader
+{
+    private const int MaxHeaderBytes = ControlActions.MaxHeaderBytes;
+    private const int MaxHeaderCount = ControlActions.MaxHeaderCount;
+    private const int MaxChunkLineBytes = 1024;
+
+    // The largest body with its chunk framing (a size line and CRLF per chunk) still fits.
+    private const int MaxRequestBytes = MaxHeaderBytes + ControlActions.MaxBodyBytes + (16 * 1024);
+
+    private byte[] _buffer = new byte[4096];
+    private int _filled;
+    private int _searchedTo;
+    private Head? _head;
+
+    /// <summary>True once the headers asked for "Expect: 100-continue" and the body has not all arrived.</summary>
+    public bool ExpectsContinue => _head is { ExpectsContinue: true };
+
+    /// <summary>Where to receive the next bytes; grows as needed up to the request size limit.</summary>
+    public Memory<byte> FreeSpace
     {
-        var buffer = new byte[MaxHeaderBytes];
-        var filled = 0;
-        int headerEnd;
-        while ((headerEnd = buffer.AsSpan(0, filled).IndexOf("\r\n\r\n"u8)) < 0)
+        get
         {
-            if (filled == buffer.Length)
+            if (_filled == _buffer.Length)
             {
-                throw new BadControlRequestException(StatusCodes.Status431RequestHeaderFieldsTooLarge, $"The request line and headers exceed {MaxHeaderBytes} bytes.");
+                if (_buffer.Length >= MaxRequestBytes)
+                {
+                    throw _head is null
+                        ? TooLargeHead()
+                        : new BadControlRequestException(StatusCodes.Status413PayloadTooLarge, $"The body and its chunk framing exceed {MaxRequestBytes - MaxHeaderBytes} bytes.");
+                }
+
+                Array.Resize(ref _buffer, Math.Min(_buffer.Length * 4, MaxRequestBytes));
             }
 
-            var received = connection.Receive(buffer, filled, buffer.Length - filled, SocketFlags.None);
-            if (received == 0)
-            {
-                throw new EndOfStreamException("The client closed the connection before sending a whole request.");
-            }
-
-            filled += received;
+            return _buffer.AsMemory(_filled);
         }
-
-        var lines = Encoding.ASCII.GetString(buffer, 0, headerEnd).Split("\r\n");
-        var requestLine = lines[0].Split(' ');
-        if (requestLine.Length != 3 || !requestLine[2].StartsWith("HTTP/1.", StringComparison.Ordinal))
-        {
-            throw new BadControlRequestException(StatusCodes.Status400BadRequest, $"Not an HTTP/1.x request line: '{lines[0]}'.");
-        }
-
-        var headers = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
-        foreach (var line in lines.Skip(1))
-        {
-            var colon = line.IndexOf(':', StringComparison.Ordinal);
-            if (colon > 0)
-            {
-                headers[line[..colon].Trim()] = line[(colon + 1)..].Trim();
-            }
-        }
-
-        var target = requestLine[1];
-        var questionMark = target.IndexOf('?', StringComparison.Ordinal);
-        var path = questionMark < 0 ? target : target[..questionMark];
-        var query = new QueryCollection(QueryHelpers.ParseQuery(questionMark < 0 ? string.Empty : target[questionMark..]));
-        return new ControlHttpRequest(requestLine[0], path, query, headers, ReadBody(connection, headers, buffer.AsSpan(headerEnd + 4, filled - headerEnd - 4)));
     }
 
-    private static byte[] ReadBody(Socket connection, Dictionary<string, string> headers, ReadOnlySpan<byte> alreadyReceived)
+    public void Advance(int received) => _filled += received;
+
+    /// <summary>The whole request, or null while bytes are still missing.</summary>
+    public ControlHttpRequest? TryRead()
     {
-        var body = new BodyStream(connection, alreadyReceived.ToArray());
-        if (headers.TryGetValue("Expect", out var expect) && expect.Equals("100-continue", StringComparison.OrdinalIgnoreCase))
+        if (_head is null)
         {
-            connection.Send("HTTP/1.1 100 Continue\r\n\r\n"u8);
-        }
-
-        if (headers.TryGetValue("Transfer-Encoding", out var encoding))
-        {
-            return encoding.Equals("chunked", StringComparison.OrdinalIgnoreCase)
-                ? body.ReadChunked()
-                : throw new BadControlRequestException(StatusCodes.Status411LengthRequired, $"Transfer-Encoding '{encoding}' is not supported: send a Content-Length or chunked body.");
-        }
-
-        return headers.TryGetValue("Content-Length", out var lengthText) ? body.Read(CheckedLength(lengthText)) : [];
-    }
-
-    private static int CheckedLength(string text) =>
-        int.TryParse(text, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var length) && length <= ControlActions.MaxBodyBytes
-            ? length
-            : throw new BadControlRequestException(StatusCodes.Status413PayloadTooLarge, $"The body must be from 0 to {ControlActions.MaxBodyBytes} bytes; its length is '{text}'.");
-
-    /// <summary>The bytes after the headers: those already received, then blocking reads from the socket.</summary>
-    private sealed class BodyStream(Socket connection, byte[] alreadyReceived)
-    {
-        private int _position;
-
-        public byte[] Read(int length)
-        {
-            var bytes = new byte[length];
-            for (var i = 0; i < length; i++)
+            var received = _buffer.AsSpan(0, _filled);
+            CheckRequestLineSoFar(received);
+            var end = received[_searchedTo..].IndexOf("\r\n\r\n"u8);
+            if (end < 0)
             {
-                bytes[i] = ReadByte();
+                _searchedTo = Math.Max(0, _filled - 3);
+                return _filled > MaxHeaderBytes ? throw TooLargeHead() : null;
             }
 
-            return bytes;
+            end += _searchedTo;
+            if (end + 4 > MaxHeaderBytes)
+            {
+                throw TooLargeHead();
+            }
+
+            _head = Head.Parse(Encoding.ASCII.GetString(received[..end]), end + 4);
         }
 
-        /// <summary>Decodes chunks (hex size, CRLF, data, CRLF) until the zero-size chunk; trailers are skipped.</summary>
-        public byte[] ReadChunked()
+        var body = _buffer.AsSpan(_head.Length, _filled - _head.Length);
+        var decoded = _head.Chunked ? Chunks.TryDecode(body) : body.Length >= _head.ContentLength ? body[..(int)_head.ContentLength].ToArray() : null;
+        return decoded is null ? null : _head.Request(decoded);
+    }
+
+    private static BadControlRequestException TooLargeHead() =>
+        new(StatusCodes.Status431RequestHeaderFieldsTooLarge, $"The request line and headers exceed {MaxHeaderBytes} bytes.");
+
+    // A client that sends no HTTP at all (a TLS hello, a port scanner's probe) is answered at once, not at the deadline.
+    private static void CheckRequestLineSoFar(ReadOnlySpan<byte> received)
+    {
+        var space = received.IndexOf((byte)' ');
+        var method = space < 0 ? received : received[..space];
+        if (method.Length > 16 || method.ContainsAnyExceptInRange((byte)'A', (byte)'Z'))
+        {
+            throw new BadControlRequestException(StatusCodes.Status400BadRequest, "Not an HTTP/1.x request: the request must start with a method such as GET.");
+        }
+
+        var lineEnd = received.IndexOf("\r\n"u8);
+        if (lineEnd >= 0)
+        {
+            RequestLine.Parse(Encoding.ASCII.GetString(received[..lineEnd]));
+        }
+    }
+
+    private sealed record RequestLine(string Method, string Target)
+    {
+        public static RequestLine Parse(string line)
+        {
+            var parts = line.Split(' ');
+            return parts.Length == 3 && parts[1].StartsWith('/') && parts[2] is "HTTP/1.1" or "HTTP/1.0"
+                ? new RequestLine(parts[0], parts[1])
+                : throw new BadControlRequestException(StatusCodes.Status400BadRequest, $"Not an HTTP/1.x request line (METHOD /path HTTP/1.1): '{Shorten(line)}'.");
+        }
+    }
+
+    private sealed record Head(RequestLine Line, Dictionary<string, string> Headers, int Length, bool Chunked, long ContentLength, bool ExpectsContinue)
+    {
+        public static Head Parse(string text, int length)
+        {
+            var lines = text.Split("\r\n");
+            if (lines.Length - 1 > MaxHeaderCount)
+            {
+                throw new BadControlRequestException(StatusCodes.Status431RequestHeaderFieldsTooLarge, $"The request has {lines.Length - 1} header lines; at most {MaxHeaderCount} are read.");
+            }
+
+            var headers = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+            foreach (var line in lines.Skip(1))
+            {
+                var colon = line.IndexOf(':', StringComparison.Ordinal);
+                if (colon <= 0 || char.IsWhiteSpace(line[colon - 1]) || char.IsWhiteSpace(line[0]))
+                {
+                    throw new BadControlRequestException(StatusCodes.Status400BadRequest, $"Not a header line (Name: value): '{Shorten(line)}'.");
+                }
+
+                headers[line[..colon]] = line[(colon + 1)..].Trim();
+            }
+
+            var chunked = false;
+            if (headers.TryGetValue("Transfer-Encoding", out var encoding))
+            {
+                if (!encoding.Equals("chunked", StringComparison.OrdinalIgnoreCase))
+                {
+                    throw new BadControlRequestException(StatusCodes.Status411LengthRequired, $"Transfer-Encoding '{Shorten(encoding)}' is not supported: send a Content-Length or chunked body.");
+                }
+
+                if (headers.ContainsKey("Content-Length"))
+                {
+                    throw new BadControlRequestException(StatusCodes.Status400BadRequest, "A request may carry Content-Length or Transfer-Encoding, not both.");
+                }
+
+                chunked = true;
+            }
+
+            var contentLength = headers.TryGetValue("Content-Length", out var lengthText) ? CheckedLength(lengthText) : 0;
+            var expectsContinue = headers.TryGetValue("Expect", out var expect) && expect.Equals("100-continue", StringComparison.OrdinalIgnoreCase);
+            return new Head(RequestLine.Parse(lines[0]), headers, length, chunked, contentLength, expectsContinue);
+        }
+
+        public ControlHttpRequest Request(byte[] body)
+        {
+            var target = Line.Target;
+            var questionMark = target.IndexOf('?', StringComparison.Ordinal);
+            var path = questionMark < 0 ? target : target[..questionMark];
+            var query = new QueryCollection(QueryHelpers.ParseQuery(questionMark < 0 ? string.Empty : target[questionMark..]));
+            return new ControlHttpRequest(Line.Method, path, query, Headers, body);
+        }
+
+        private static long CheckedLength(string text) =>
+            long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var length) && length <= ControlActions.MaxBodyBytes
+                ? length
+                : throw new BadControlRequestException(StatusCodes.Status413PayloadTooLarge, $"The body must be from 0 to {ControlActions.MaxBodyBytes} bytes; its Content-Length is '{Shorten(text)}'.");
+    }
+
+    /// <summary>Chunked transfer coding: hex size (extensions after ';' ignored), CRLF, data, CRLF, until a zero size; trailers skipped.</summary>
+    private static class Chunks
+    {
+        public static byte[]? TryDecode(ReadOnlySpan<byte> data)
         {
             using var body = new MemoryStream();
+            var position = 0;
             while (true)
             {
-                var sizeLine = ReadLine().Split(';')[0].Trim();
-                if (!int.TryParse(sizeLine, System.Globalization.NumberStyles.AllowHexSpecifier, System.Globalization.CultureInfo.InvariantCulture, out var size) || size < 0)
+                if (ReadLine(data, ref position) is not { } sizeLine)
                 {
-                    throw new BadControlRequestException(StatusCodes.Status400BadRequest, $"Not a chunk size: '{sizeLine}'.");
+                    return null;
+                }
+
+                var sizeText = sizeLine.Split(';')[0].Trim();
+                if (!int.TryParse(sizeText, NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out var size) || size < 0)
+                {
+                    throw new BadControlRequestException(StatusCodes.Status400BadRequest, $"Not a chunk size (hexadecimal): '{Shorten(sizeText)}'.");
                 }
 
                 if (size == 0)
                 {
-                    while (ReadLine().Length > 0)
-                    {
-                    }
-
-                    return body.ToArray();
+                    return SkipTrailers(data, position) ? body.ToArray() : null;
                 }
 
-                CheckedLength((body.Length + size).ToString(System.Globalization.CultureInfo.InvariantCulture));
-                body.Write(Read(size));
-                ReadLine();
+                if (body.Length + size > ControlActions.MaxBodyBytes)
+                {
+                    throw new BadControlRequestException(StatusCodes.Status413PayloadTooLarge, $"The chunked body exceeds {ControlActions.MaxBodyBytes} bytes.");
+                }
+
+                if (data.Length - position < size + 2)
+                {
+                    return null;
+                }
+
+                if (!data.Slice(position + size, 2).SequenceEqual("\r\n"u8))
+                {
+                    throw new BadControlRequestException(StatusCodes.Status400BadRequest, $"A chunk of {size} bytes is not followed by CRLF.");
+                }
+
+                body.Write(data.Slice(position, size));
+                position += size + 2;
             }
         }
 
-        private string ReadLine()
+        private static bool SkipTrailers(ReadOnlySpan<byte> data, int position)
         {
-            var line = new StringBuilder();
-            for (var b = ReadByte(); b != (byte)'\n'; b = ReadByte())
+            while (ReadLine(data, ref position) is { } trailer)
             {
-                if (b != (byte)'\r')
+                if (trailer.Length == 0)
                 {
-                    line.Append((char)b);
-                }
-
-                if (line.Length > 1024)
-                {
-                    throw new BadControlRequestException(StatusCodes.Status400BadRequest, "A chunk line is longer than 1024 bytes.");
+                    return true;
                 }
             }
 
-            return line.ToString();
+            return false;
         }
 
-        private byte ReadByte()
+        /// <summary>The next CRLF-terminated line, or null when it has not all arrived.</summary>
+        private static string? ReadLine(ReadOnlySpan<byte> data, ref int position)
         {
-            if (_position < alreadyReceived.Length)
+            var rest = data[position..];
+            var end = rest.IndexOf("\r\n"u8);
+            if (end > MaxChunkLineBytes || (end < 0 && rest.Length > MaxChunkLineBytes))
             {
-                return alreadyReceived[_position++];
+                throw new BadControlRequestException(StatusCodes.Status400BadRequest, $"A chunk size or trailer line is longer than {MaxChunkLineBytes} bytes.");
             }
 
-            Span<byte> one = stackalloc byte[1];
-            return connection.Receive(one) == 1 ? one[0] : throw new EndOfStreamException("The client closed the connection in the middle of the body.");
+            if (end < 0)
+            {
+                return null;
+            }
+
+            position += end + 2;
+            return Encoding.ASCII.GetString(rest[..end]);
         }
     }
+
+    private static string Shorten(string text) => text.Length > 80 ? text[..80] + "..." : text;
 }
 
 /// <summary>A request the control listener cannot read; answered with its status and message.</summary>

@@ -1,3 +1,5 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
@@ -5,6 +7,7 @@ using System.Text;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using ConcurrencySandbox.Api.Admin;
+using ConcurrencySandbox.Api.Metrics;
 using ConcurrencySandbox.Contracts.Control;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.WebUtilities;
@@ -13,19 +16,30 @@ using Microsoft.Extensions.Options;
 namespace ConcurrencySandbox.Api.Control;
 
 /// <summary>
-/// The control plane's own HTTP/1.1 listener. Kestrel needs free ThreadPool threads to accept, dispatch and run
-/// a request, so it cannot answer while an experiment starves or deadlocks the pool. This listener accepts and
-/// answers on a few dedicated threads with blocking sockets (a socket never used asynchronously stays in
-/// blocking mode, so no epoll completion is queued to the pool) and synchronous JSON, calling the same
-/// <see cref="ControlActions"/> as the Kestrel endpoints. One request per connection (Connection: close).
+/// The control plane's own HTTP/1.1 listener. Kestrel needs free ThreadPool threads to accept, dispatch and run a
+/// request, so it cannot answer while an experiment starves or deadlocks the pool. Here one dedicated thread runs a
+/// readiness loop (Socket.Select, poll(2) on Linux) over non-blocking sockets: it accepts, reads each
+/// request in bulk as it arrives, and writes the answers; a few dedicated handler threads run the actions
+/// (<see cref="ControlActions"/>, the same as the Kestrel endpoints, and the Prometheus rendering) so a slow one
+/// never stalls the loop. Sockets only used synchronously never reach the runtime's epoll engine, so nothing on this
+/// path needs a pool thread. Slow, idle or many clients cannot hold it: each request must arrive within
+/// <see cref="ControlOptions.RequestSeconds"/>, and at <see cref="ControlOptions.MaxConnections"/> open connections the least
+/// recently active idle one is closed for the newcomer. One request per connection (Connection: close).
 /// </summary>
-public sealed class ControlListener(ControlActions actions, IOptions<ControlOptions> options, IOptions<AdminOptions> admin, ILogger<ControlListener> logger)
+public sealed class ControlListener(
+    ControlActions actions, PrometheusExposition metrics, OriginPolicy origins, IOptions<ControlOptions> options, IOptions<AdminOptions> admin, ILogger<ControlListener> logger)
     : IHostedService, IDisposable
 {
     // As ASP.NET Core's own JSON options, so both transports answer byte for byte alike.
     private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
-    private static readonly TimeSpan IoTimeout = TimeSpan.FromSeconds(10);
+    private static readonly TimeSpan LongestWait = TimeSpan.FromSeconds(1);
+
+    private readonly BlockingCollection<ControlConnection> _requests = [];
+    private readonly ConcurrentQueue<ControlConnection> _answered = new();
     private Socket? _socket;
+    private Socket? _wake;
+    private volatile bool _stopping;
+    private long _accepted;
 
     /// <summary>The control plane's base address once started, for example http://127.0.0.1:5081 (no trailing slash).</summary>
     public string? Address { get; private set; }
@@ -36,10 +50,17 @@ public sealed class ControlListener(ControlActions actions, IOptions<ControlOpti
         _socket = Bind(IPAddress.Parse(settings.Host), settings.Port);
         var bound = (IPEndPoint)_socket.LocalEndPoint!;
         Address = $"http://{(bound.AddressFamily == AddressFamily.InterNetworkV6 ? $"[{bound.Address}]" : bound.Address.ToString())}:{bound.Port}";
-        for (var i = 0; i < settings.ConnectionThreads; i++)
+        origins.AddControlPlane(Address);
+
+        // Handler threads wake the loop with a datagram to this loopback socket, which the loop polls with the others.
+        _wake = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp) { Blocking = false };
+        _wake.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+
+        // "Control <port> L" and "Control <port> <i>" fit Linux's 15-character thread names, so each listener's threads can be told apart.
+        new Thread(Loop) { IsBackground = true, Name = $"Control {bound.Port} L" }.Start(new LoopSettings(_socket, (int)settings.MaxConnections, TimeSpan.FromSeconds(settings.RequestSeconds)));
+        for (var i = 0; i < settings.HandlerThreads; i++)
         {
-            // "Control <port> <i>" fits Linux's 15-character thread names, so each listener's threads can be told apart.
-            new Thread(AcceptLoop) { IsBackground = true, Name = $"Control {bound.Port} {i}" }.Start(_socket);
+            new Thread(Handle) { IsBackground = true, Name = $"Control {bound.Port} {i}" }.Start();
         }
 
         return Task.CompletedTask;
@@ -47,11 +68,16 @@ public sealed class ControlListener(ControlActions actions, IOptions<ControlOpti
 
     public Task StopAsync(CancellationToken cancellationToken)
     {
-        _socket?.Close();
+        _stopping = true;
+        Wake();
         return Task.CompletedTask;
     }
 
-    public void Dispose() => _socket?.Dispose();
+    public void Dispose()
+    {
+        _stopping = true;
+        Wake();
+    }
 
     private Socket Bind(IPAddress address, long? configuredPort)
     {
@@ -71,68 +97,212 @@ public sealed class ControlListener(ControlActions actions, IOptions<ControlOpti
             throw;
         }
 
-        socket.Listen(64);
+        socket.Listen(512);
+        socket.Blocking = false;
         return socket;
     }
 
-    private void AcceptLoop(object? listening)
+    private void Wake()
     {
-        var socket = (Socket)listening!;
-        while (true)
+        try
         {
-            Socket connection;
-            try
-            {
-                connection = socket.Accept();
-            }
-            catch (Exception e) when (e is SocketException or ObjectDisposedException)
-            {
-                return; // the listener was closed: the app is stopping
-            }
-
-            using (connection)
-            {
-                try
-                {
-                    connection.ReceiveTimeout = (int)IoTimeout.TotalMilliseconds;
-                    connection.SendTimeout = (int)IoTimeout.TotalMilliseconds;
-                    connection.NoDelay = true;
-                    Write(connection, Answer(connection));
-                }
-                catch (Exception e) when (e is SocketException or EndOfStreamException or ObjectDisposedException)
-                {
-                    logger.LogDebug(e, "A control connection ended early");
-                }
-            }
+            _wake?.SendTo([1], _wake.LocalEndPoint!);
+        }
+        catch (Exception e) when (e is SocketException or ObjectDisposedException)
+        {
+            // A full wake queue already wakes the loop; a closed one means it has stopped.
         }
     }
 
-    private IResult Answer(Socket connection)
+    /// <summary>The readiness loop: the only thread that touches the connections' sockets.</summary>
+    private void Loop(object? state)
     {
-        ControlHttpRequest request;
+        var (listener, maxConnections, deadline) = (LoopSettings)state!;
+        var deadlineTicks = (long)(deadline.TotalSeconds * Stopwatch.Frequency);
+        var timedOut = Serialize(TypedResults.Problem($"The whole request must arrive within {deadline.TotalSeconds:0} s.", statusCode: StatusCodes.Status408RequestTimeout), null, false);
+        var connections = new Dictionary<Socket, ControlConnection>();
+        var readable = new List<Socket>();
+        var writable = new List<Socket>();
         try
         {
-            request = ControlHttpRequest.Read(connection);
-        }
-        catch (BadControlRequestException e)
-        {
-            return TypedResults.Problem(e.Message, statusCode: e.StatusCode);
-        }
+            while (!_stopping)
+            {
+                readable.Clear();
+                writable.Clear();
+                readable.Add(listener);
+                readable.Add(_wake!);
+                var nextDeadline = Stopwatch.GetTimestamp() + (long)(LongestWait.TotalSeconds * Stopwatch.Frequency);
+                foreach (var connection in connections.Values)
+                {
+                    (connection.WantsWrite ? writable : connection.WantsRead ? readable : null)?.Add(connection.Socket);
+                    nextDeadline = Math.Min(nextDeadline, connection.DeadlineTimestamp);
+                }
 
-        try
-        {
-            return Dispatch(request, (connection.RemoteEndPoint as IPEndPoint)?.Address);
+                var waitMicroseconds = (int)Math.Clamp(Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), nextDeadline).TotalMicroseconds, 0, LongestWait.TotalMicroseconds);
+                Socket.Select(readable, writable, null, waitMicroseconds);
+                var now = Stopwatch.GetTimestamp();
+
+                if (readable.Remove(_wake!))
+                {
+                    DrainWake();
+                }
+
+                while (_answered.TryDequeue(out var answered))
+                {
+                    if (answered.State == ControlConnection.Phase.Handling)
+                    {
+                        Step(answered, c => c.Respond(c.Response!, now));
+                    }
+                }
+
+                foreach (var socket in writable)
+                {
+                    Step(connections[socket], c => c.OnWritable(now));
+                }
+
+                var accept = readable.Remove(listener);
+                foreach (var socket in readable)
+                {
+                    Step(connections[socket], c =>
+                    {
+                        if (c.OnReadable(now, e => Serialize(TypedResults.Problem(e.Message, statusCode: e.StatusCode), null, false)))
+                        {
+                            _requests.Add(c);
+                        }
+                    });
+                }
+
+                if (accept)
+                {
+                    AcceptAll(listener, connections, maxConnections, now, deadlineTicks);
+                }
+
+                foreach (var connection in connections.Values.Where(c => c.DeadlineTimestamp <= now && c.State != ControlConnection.Phase.Closed).ToList())
+                {
+                    Step(connection, c => c.Expire(timedOut));
+                }
+
+                foreach (var closed in connections.Values.Where(c => c.State == ControlConnection.Phase.Closed).ToList())
+                {
+                    connections.Remove(closed.Socket);
+                }
+            }
         }
         catch (Exception e)
         {
-            logger.LogError(e, "Control request {Method} {Path} failed", request.Method, request.Path);
-            return TypedResults.Problem("The control action failed; see the server log.", statusCode: StatusCodes.Status500InternalServerError);
+            if (!_stopping)
+            {
+                logger.LogCritical(e, "The control plane's loop failed: the control port no longer answers");
+            }
+        }
+        finally
+        {
+            listener.Dispose();
+            foreach (var connection in connections.Values)
+            {
+                connection.Close();
+            }
+
+            _requests.CompleteAdding();
+            _wake?.Dispose();
+        }
+    }
+
+    private void Step(ControlConnection connection, Action<ControlConnection> step)
+    {
+        try
+        {
+            step(connection);
+        }
+        catch (Exception e)
+        {
+            // One connection's trouble must never end the loop that serves all the others.
+            if (e is SocketException or ObjectDisposedException)
+            {
+                logger.LogDebug(e, "A control connection ended early");
+            }
+            else
+            {
+                logger.LogError(e, "A control connection failed");
+            }
+
+            connection.Close();
+        }
+    }
+
+    private void DrainWake()
+    {
+        Span<byte> datagram = stackalloc byte[16];
+        while (_wake!.Available > 0)
+        {
+            _wake.Receive(datagram);
+        }
+    }
+
+    private void AcceptAll(Socket listener, Dictionary<Socket, ControlConnection> connections, int maxConnections, long now, long deadlineTicks)
+    {
+        while (true)
+        {
+            Socket accepted;
+            try
+            {
+                accepted = listener.Accept();
+            }
+            catch (SocketException e) when (e.SocketErrorCode == SocketError.WouldBlock)
+            {
+                return;
+            }
+
+            accepted.Blocking = false;
+            accepted.NoDelay = true;
+            if (connections.Count >= maxConnections)
+            {
+                var idlest = connections.Values.Where(c => c.IsIdle).MinBy(c => (c.LastActivityTimestamp, c.Sequence));
+                if (idlest is null)
+                {
+                    accepted.Dispose(); // every connection is being answered: the newcomer waits for none of them
+                    continue;
+                }
+
+                idlest.Close();
+                connections.Remove(idlest.Socket);
+            }
+
+            connections.Add(accepted, new ControlConnection(accepted, ++_accepted, now, deadlineTicks));
+        }
+    }
+
+    /// <summary>A handler thread: answers complete requests, then hands them back to the loop to send.</summary>
+    private void Handle()
+    {
+        foreach (var connection in _requests.GetConsumingEnumerable())
+        {
+            var request = connection.Request!;
+            try
+            {
+                var allowedOrigin = origins.AllowedOrigin(request.Header("Origin"), request.Header("Host"));
+                connection.Response = Serialize(Dispatch(request, connection.Remote), allowedOrigin, HttpMethods.IsOptions(request.Method));
+            }
+            catch (Exception e)
+            {
+                logger.LogError(e, "Control request {Method} {Path} failed", request.Method, request.Path);
+                connection.Response = Serialize(TypedResults.Problem("The control action failed; see the server log.", statusCode: StatusCodes.Status500InternalServerError), null, false);
+            }
+
+            _answered.Enqueue(connection);
+            Wake();
         }
     }
 
     private IResult Dispatch(ControlHttpRequest request, IPAddress? remote)
     {
-        IResult? AdminRefusal() => AdminKeyFilter.Refusal(admin.Value.Key, request.Headers.GetValueOrDefault(AdminKeyFilter.HeaderName, string.Empty), remote);
+        var origin = request.Header("Origin");
+        if (!origins.Allows(request.Method, origin, request.Header("Host")))
+        {
+            return OriginPolicy.Refusal(request.Method, origin!);
+        }
+
+        IResult? AdminRefusal() => AdminKeyFilter.Refusal(admin.Value.Key, request.Header(AdminKeyFilter.HeaderName) ?? string.Empty, remote);
 
         return (request.Method, request.Path) switch
         {
@@ -143,15 +313,17 @@ public sealed class ControlListener(ControlActions actions, IOptions<ControlOpti
             ("POST", ControlRoutes.ThreadPoolReset) => AdminRefusal() ?? actions.ResetThreadPool(),
             ("GET", ControlRoutes.Telemetry) => actions.Telemetry(),
             ("GET", ControlRoutes.TelemetryHistory) => actions.History(request.Query),
-            (_, ControlRoutes.Health or ControlRoutes.ThreadPool or ControlRoutes.ThreadPoolReset or ControlRoutes.Telemetry or ControlRoutes.TelemetryHistory) =>
+            ("GET", ControlRoutes.Metrics) => TypedResults.Text(metrics.Render(), PrometheusExposition.ContentType),
+            (_, ControlRoutes.Health or ControlRoutes.ThreadPool or ControlRoutes.ThreadPoolReset or ControlRoutes.Telemetry or ControlRoutes.TelemetryHistory or ControlRoutes.Metrics) =>
                 TypedResults.Problem($"{request.Method} is not allowed on {request.Path}.", statusCode: StatusCodes.Status405MethodNotAllowed),
             _ => TypedResults.Problem(
-                $"The control port serves {ControlRoutes.Health}, {ControlRoutes.ThreadPool}, {ControlRoutes.ThreadPoolReset}, {ControlRoutes.Telemetry} and {ControlRoutes.TelemetryHistory}; experiments are on the API port.",
+                $"The control port serves {ControlRoutes.Health}, {ControlRoutes.ThreadPool}, {ControlRoutes.ThreadPoolReset}, {ControlRoutes.Telemetry}, {ControlRoutes.TelemetryHistory} and {ControlRoutes.Metrics}; experiments are on the API port.",
                 statusCode: StatusCodes.Status404NotFound),
         };
     }
 
-    private static void Write(Socket connection, IResult result)
+    /// <summary>The whole answer (head and body); CORS headers only for an own origin, never *.</summary>
+    private static byte[] Serialize(IResult result, string? allowedOrigin, bool preflight)
     {
         while (result is INestedHttpResult nested)
         {
@@ -159,21 +331,33 @@ public sealed class ControlListener(ControlActions actions, IOptions<ControlOpti
         }
 
         var status = (result as IStatusCodeHttpResult)?.StatusCode ?? StatusCodes.Status200OK;
-        var value = (result as IValueHttpResult)?.Value;
-        var body = value is null ? [] : JsonSerializer.SerializeToUtf8Bytes(value, value.GetType(), Json);
+        var (body, contentType) = result switch
+        {
+            ContentHttpResult text => (Encoding.UTF8.GetBytes(text.ResponseContent ?? string.Empty), text.ContentType),
+            IValueHttpResult { Value: { } value } => (JsonSerializer.SerializeToUtf8Bytes(value, value.GetType(), Json),
+                $"{(result as IContentTypeHttpResult)?.ContentType ?? "application/json"}; charset=utf-8"),
+            _ => ([], null),
+        };
         var head = new StringBuilder()
             .Append(CultureInfo.InvariantCulture, $"HTTP/1.1 {status} {ReasonPhrases.GetReasonPhrase(status)}\r\n")
             .Append(CultureInfo.InvariantCulture, $"Content-Length: {body.Length}\r\n")
-            .Append("Connection: close\r\nCache-Control: no-store\r\n")
-            .Append("Access-Control-Allow-Origin: *\r\nAccess-Control-Allow-Methods: GET, PUT, POST, OPTIONS\r\n")
-            .Append(CultureInfo.InvariantCulture, $"Access-Control-Allow-Headers: Content-Type, {AdminKeyFilter.HeaderName}\r\n");
-        if (value is not null)
+            .Append("Connection: close\r\nCache-Control: no-store\r\n");
+        if (contentType is not null)
         {
-            head.Append(CultureInfo.InvariantCulture, $"Content-Type: {(result as IContentTypeHttpResult)?.ContentType ?? "application/json"}; charset=utf-8\r\n");
+            head.Append(CultureInfo.InvariantCulture, $"Content-Type: {contentType}\r\n");
         }
 
-        connection.Send(Encoding.ASCII.GetBytes(head.Append("\r\n").ToString()));
-        connection.Send(body);
-        connection.Shutdown(SocketShutdown.Send);
+        if (allowedOrigin is not null)
+        {
+            head.Append(CultureInfo.InvariantCulture, $"Access-Control-Allow-Origin: {allowedOrigin}\r\nVary: Origin\r\n");
+            if (preflight)
+            {
+                head.Append(CultureInfo.InvariantCulture, $"Access-Control-Allow-Methods: {OriginPolicy.AllowedMethods}\r\nAccess-Control-Allow-Headers: {OriginPolicy.AllowedHeaders}\r\n");
+            }
+        }
+
+        return [.. Encoding.ASCII.GetBytes(head.Append("\r\n").ToString()), .. body];
     }
+
+    private sealed record LoopSettings(Socket Listener, int MaxConnections, TimeSpan Deadline);
 }

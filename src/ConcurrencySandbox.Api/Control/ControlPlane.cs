@@ -1,16 +1,18 @@
+using ConcurrencySandbox.Api.Metrics;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Control;
 
-/// <summary>Registers the control actions, the control listener and the shutdown watchdog, and maps /healthz.</summary>
+/// <summary>Registers the control actions, the Prometheus rendering, the control listener and the shutdown watchdog, and maps /healthz.</summary>
 public static class ControlPlane
 {
     public static WebApplicationBuilder AddControlPlane(this WebApplicationBuilder builder)
     {
         builder.Services.AddDeclaredSettings<ControlOptions, ControlOptionsValidator>(builder.Configuration, ControlOptions.SectionName);
         builder.Services.AddSingleton<ControlActions>();
+        builder.Services.AddSingleton<PrometheusExposition>();
         builder.Services.AddSingleton<ControlListener>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ControlListener>());
         builder.Services.AddSingleton<ShutdownWatchdog>();

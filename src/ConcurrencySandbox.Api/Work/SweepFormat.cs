@@ -8,7 +8,7 @@ namespace ConcurrencySandbox.Api.Work;
 
 /// <summary>
 /// The sweep endpoint's text forms: writes a sweep as CSV or as a Markdown table with the seed's columns, ready to paste
-/// beside the seed's. Figures that cannot be true or are too noisy (<see cref="FigureChecks"/>) are marked in both.
+/// beside the seed's. Flagged figures (<see cref="FigureChecks"/>: impossible, inconclusive, busy machine, CFS throttled) are marked in both.
 /// </summary>
 public static class SweepFormat
 {
@@ -20,12 +20,14 @@ public static class SweepFormat
         (FigureChecks.EfficiencyFigure, "efficiencyPercent"),
         (FigureChecks.SyncFigure, "syncSeconds"),
         (FigureChecks.TaskRunFigure, "taskRunSeconds"),
+        (FigureChecks.MachineFigure, "machine"),
     ];
 
     public static string ToCsv(SweepReport report)
     {
         var csv = new StringBuilder();
-        csv.AppendLine($"{report.AmountName},syncSeconds,taskRunSeconds,efficiencyPercent,taskRunAddedSeconds,syncMinSeconds,syncMaxSeconds,taskRunMinSeconds,taskRunMaxSeconds,repeat,seedFourCoresPercent,seedOneCorePercent,flags");
+        csv.AppendLine($"{report.AmountName},syncSeconds,taskRunSeconds,efficiencyPercent,taskRunAddedSeconds,syncLowSeconds,syncHighSeconds,syncMinSeconds,taskRunLowSeconds,taskRunHighSeconds,taskRunMinSeconds," +
+            "efficiencyLowPercent,efficiencyHighPercent,pairs,stopped,otherProcessesPercent,stealPercent,throttledPeriods,throttledSeconds,calibrationBeforeSeconds,calibrationAfterSeconds,seedFourCoresPercent,seedOneCorePercent,flags");
         foreach (var m in report.Rows)
         {
             var flags = m.Flags(report.AmountName, report.ProcessorCount);
@@ -36,13 +38,24 @@ public static class SweepFormat
                 Seconds(m.TaskRunSeconds),
                 Percent(m.EfficiencyPercent),
                 Seconds(m.TaskRunAddedSeconds),
+                Optional(m.Sync.Low, Seconds),
+                Optional(m.Sync.High, Seconds),
                 Seconds(m.Sync.Min),
-                Seconds(m.Sync.Max),
+                Optional(m.TaskRun.Low, Seconds),
+                Optional(m.TaskRun.High, Seconds),
                 Seconds(m.TaskRun.Min),
-                Seconds(m.TaskRun.Max),
+                Optional(m.Efficiency.Low, Percent),
+                Optional(m.Efficiency.High, Percent),
                 m.Repeat.ToString(Invariant),
-                OptionalPercent(m.Seed?.FourCoresPercent),
-                OptionalPercent(m.Seed?.OneCorePercent),
+                m.Stopped.ToString(),
+                Optional(m.Load?.OtherProcessesPercent, Percent),
+                Optional(m.Load?.StealPercent, Percent),
+                m.Load?.ThrottledPeriods?.ToString(Invariant) ?? "",
+                Optional(m.Load?.ThrottledSeconds, Seconds),
+                Seconds(m.Speed.BeforeSeconds),
+                Seconds(m.Speed.AfterSeconds),
+                Optional(m.Seed?.FourCoresPercent, Percent),
+                Optional(m.Seed?.OneCorePercent, Percent),
                 CsvFlags(flags)));
         }
 
@@ -53,21 +66,22 @@ public static class SweepFormat
     {
         var amountHeader = CultureInfo.InvariantCulture.TextInfo.ToTitleCase(report.AmountName);
         var md = new StringBuilder();
-        md.AppendLine($"| {amountHeader} | Sync (s) | Async (s) | % Efficiency | Seed 4 cores % | Seed 1 core % |");
-        md.AppendLine("|---:|---:|---:|---:|---:|---:|");
+        md.AppendLine($"| {amountHeader} | Sync (s) | Async (s) | % Efficiency | Efficiency 95 % CI | Pairs | Seed 4 cores % | Seed 1 core % | Machine while measured |");
+        md.AppendLine("|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         foreach (var m in report.Rows)
         {
             var flags = m.Flags(report.AmountName, report.ProcessorCount);
             md.AppendLine($"| {m.Amount.ToString(Invariant)} | {Seconds(m.SyncSeconds)}{FigureChecks.MarkOf(flags, FigureChecks.SyncFigure)} | " +
                 $"{Seconds(m.TaskRunSeconds)}{FigureChecks.MarkOf(flags, FigureChecks.TaskRunFigure)} | {Percent(m.EfficiencyPercent)}{FigureChecks.MarkOf(flags, FigureChecks.EfficiencyFigure)} | " +
-                $"{OptionalPercent(m.Seed?.FourCoresPercent, "-")} | {OptionalPercent(m.Seed?.OneCorePercent, "-")} |");
+                $"{m.Efficiency.Interval("0.0")} | {m.Repeat.ToString(Invariant)} | {Optional(m.Seed?.FourCoresPercent, Percent, "-")} | {Optional(m.Seed?.OneCorePercent, Percent, "-")} | " +
+                $"{m.Load?.ToString() ?? "n/a"}{FigureChecks.MarkOf(flags, FigureChecks.MachineFigure)} |");
         }
 
         var allFlags = report.Flags;
         if (allFlags.Count > 0)
         {
             md.AppendLine();
-            md.AppendLine($"Flagged figures (do not quote them; judged on {report.ProcessorCount.ToString(Invariant)} processors):");
+            md.AppendLine($"Flagged figures (impossible and inconclusive ones carry no verdict; judged on {report.ProcessorCount.ToString(Invariant)} processors):");
             md.AppendLine();
             foreach (var flag in allFlags)
             {
@@ -77,22 +91,22 @@ public static class SweepFormat
 
         var machine = report.Machine;
         md.AppendLine();
-        md.AppendLine($"Break-even {report.AmountName}: {(report.BreakEvenAmount is { } b ? b.ToString(Invariant) : "none (Task.Run never caught up)")}. " +
+        md.AppendLine($"Break-even {report.AmountName} (conclusive rows only): {(report.BreakEvenRow is { } b ? $"{b.Amount.ToString(Invariant)}, efficiency {b.Efficiency.Describe("0.0", " %")}" : "none (no conclusive row where Task.Run caught up)")}. " +
             $"{machine.ProcessorCount} processors ({machine.CpuModel}), {machine.RuntimeVersion}, {(machine.IsServerGC ? "server" : "workstation")} GC, " +
-            $"median of {report.Rows.FirstOrDefault()?.Repeat ?? 0} runs per cell, {report.TotalSeconds.ToString("0.0", Invariant)} s in all.");
+            $"{report.TotalSeconds.ToString("0.0", Invariant)} s in all. Calibration loop drift over the sweep: {report.SpeedDriftPercent.ToString("0.#", Invariant)} %.");
+        md.AppendLine();
+        md.AppendLine($"Policy: {report.Policy}.");
         return md.ToString();
     }
 
-    /// <summary>"efficiencyPercent impossible; syncSeconds noisy": the flagged columns and why, with no comma or quote to escape.</summary>
+    /// <summary>"efficiencyPercent impossible; syncSeconds inconclusive": the flagged columns and why, with no comma or quote to escape.</summary>
     private static string CsvFlags(IReadOnlyList<FigureFlag> flags) =>
         string.Join("; ", CsvFlaggable
-            .Select(c => (c.Column, Flag: FigureChecks.Find(flags, c.Figure)))
-            .Where(c => c.Flag is not null)
-            .Select(c => $"{c.Column} {c.Flag!.Kind.ToString().ToLowerInvariant()}"));
+            .SelectMany(c => FigureChecks.Find(flags, c.Figure).Select(flag => $"{c.Column} {flag.Kind.ToString().ToLowerInvariant()}")));
 
     private static string Seconds(double seconds) => seconds.ToString("0.0000000", Invariant);
 
     private static string Percent(double percent) => percent.ToString("0.00", Invariant);
 
-    private static string OptionalPercent(double? percent, string missing = "") => percent is { } p ? Percent(p) : missing;
+    private static string Optional(double? value, Func<double, string> format, string missing = "") => value is { } v ? format(v) : missing;
 }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.ThreadPools;
@@ -14,6 +15,21 @@ namespace ConcurrencySandbox.Api.Work;
 /// <summary>Seed 004 as a service: compute, spinwait and sleep, inline vs Task.Run, one run, a compare row or a whole sweep.</summary>
 public static class WorkEndpoints
 {
+    /// <summary>The measurement policy's target: each median's and the efficiency's 95 % CI within +- this many percent.</summary>
+    private static readonly NumberParameter CiWidth = new(
+        "ciWidth",
+        MeasurementPolicy.MinTargetHalfWidthPercent,
+        MeasurementPolicy.MaxTargetHalfWidthPercent,
+        MeasurementPolicy.DefaultTargetHalfWidthPercent,
+        "Target half-width (percent of the median) of each figure's 95 % CI; pairs are repeated until it is reached or the budget is spent, and a figure left wider is marked inconclusive.");
+
+    private static readonly NumberParameter Budget = new(
+        "budgetSeconds",
+        MeasurementPolicy.MinBudgetSeconds,
+        MeasurementPolicy.MaxBudgetSeconds,
+        null,
+        "Seconds the measurement may spend repeating pairs to narrow the CIs (the first `repeat` pairs always run).");
+
     private static readonly ChoiceParameter Format = new(
         "format",
         ["json", "csv", "markdown"],
@@ -29,8 +45,10 @@ public static class WorkEndpoints
     public static IEndpointRouteBuilder MapWorkExperiments(this IEndpointRouteBuilder endpoints)
     {
         var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<WorkLimits>>().Value;
-        var repeat = new IntegerParameter("repeat", 1, limits.MaxRepeat, 5, "How many times each form runs; medians are reported.");
-        var sweepRepeat = repeat with { Default = 3 };
+        var repeat = new IntegerParameter("repeat", 1, limits.MaxRepeat, MedianInterval.MinimumCount,
+            $"The fewest sync/Task.Run pairs measured, budget or not; more follow until the CIs are narrow or the budget is spent. Below {MedianInterval.MinimumCount} there is no 95 % CI.");
+        var compareBudget = Budget with { Default = 30 };
+        var sweepBudget = Budget with { Default = 120, Description = Budget.Description + " For a sweep: the whole sweep's, shared equally by its rows." };
         var factor = new IntegerParameter("factor", 2, 1000, 10, "Each amount of the sweep is the previous one times this.");
 
         foreach (var family in WorkFamily.Create(limits))
@@ -48,17 +66,18 @@ public static class WorkEndpoints
                     .WithQueryParameters(family.Amount);
             }
 
-            group.MapGet("/compare", (HttpRequest request, CancellationToken cancellationToken) => CompareAsync(family, repeat, request, cancellationToken))
+            group.MapGet("/compare", (HttpRequest request, CancellationToken cancellationToken) => CompareAsync(family, repeat, compareBudget, request, cancellationToken))
                 .WithName($"{family.Tag.Name}Compare")
                 .WithSummary($"Seed 004's row: {unit.Name} inline vs Task.Run, back to back in the server.")
-                .WithDescription("Warms up, then alternates the sync and Task.Run forms `repeat` times. efficiencyPercent = sync / Task.Run x 100: above 100 Task.Run paid off. taskRunAddedSeconds is Task.Run's extra cost.")
-                .WithQueryParameters(family.Amount, repeat);
+                .WithDescription("Warms up until the per-run time stops improving (final JIT tier), then runs sync and Task.Run in interleaved pairs (AB BA ...) until each median's and the efficiency's 95 % CI is within +-ciWidth % or budgetSeconds is spent. " +
+                    "efficiency = median of the per-pair sync / Task.Run x 100: above 100 Task.Run paid off. Every figure carries median, 95 % CI, n and min; the machine's load (other processes, steal, CFS throttling) and speed drift are given beside them.")
+                .WithQueryParameters(family.Amount, repeat, CiWidth, compareBudget);
 
-            group.MapGet("/sweep", (HttpRequest request, CancellationToken cancellationToken) => SweepAsync(family, factor, sweepRepeat, request, cancellationToken))
+            group.MapGet("/sweep", (HttpRequest request, CancellationToken cancellationToken) => SweepAsync(family, factor, repeat, sweepBudget, request, cancellationToken))
                 .WithName($"{family.Tag.Name}Sweep")
                 .WithSummary($"Seed 004's whole table for {unit.Name}: a compare row per amount, with the break-even point.")
                 .WithDescription("Amounts go from `from` to `to`, multiplied by `factor`. The Markdown form has the seed's columns and the seed's figures beside today's.")
-                .WithQueryParameters(family.SweepFrom, family.SweepTo, factor, sweepRepeat, Format)
+                .WithQueryParameters(family.SweepFrom, family.SweepTo, factor, repeat, CiWidth, sweepBudget, Format)
                 .ProducesJsonOrText<SweepReport>("text/csv", "text/markdown");
         }
 
@@ -92,22 +111,22 @@ public static class WorkEndpoints
     }
 
     private static async Task<Results<Ok<CompareResponse>, ValidationProblem>> CompareAsync(
-        WorkFamily family, IntegerParameter repeatParameter, HttpRequest request, CancellationToken cancellationToken)
+        WorkFamily family, IntegerParameter repeatParameter, NumberParameter budgetParameter, HttpRequest request, CancellationToken cancellationToken)
     {
         var query = new QueryReader(request);
         var amount = query.Read(family.Amount);
-        var repeat = (int)query.Read(repeatParameter);
+        var policy = ReadPolicy(query, repeatParameter, budgetParameter);
         if (!query.IsValid)
         {
             return query.Problem();
         }
 
-        var row = await Comparison.CompareAsync(family.Unit, amount, repeat, cancellationToken);
-        return TypedResults.Ok(CompareAnswer(family.Unit, row, MachineInfo.Current.ProcessorCount));
+        var row = await Comparison.CompareAsync(family.Unit, amount, policy, cancellationToken);
+        return TypedResults.Ok(CompareAnswer(family.Unit, row, MachineInfo.Current.ProcessorCount, policy));
     }
 
-    /// <summary>The compare answer for <paramref name="row"/>, its figures flagged against <paramref name="processorCount"/> cores.</summary>
-    public static CompareResponse CompareAnswer(WorkUnit unit, ComparisonRow row, int processorCount) =>
+    /// <summary>The compare answer for <paramref name="row"/>, measured under <paramref name="policy"/>, its figures flagged against <paramref name="processorCount"/> cores.</summary>
+    public static CompareResponse CompareAnswer(WorkUnit unit, ComparisonRow row, int processorCount, MeasurementPolicy policy) =>
         new(
             unit.Name,
             unit.AmountName,
@@ -119,18 +138,25 @@ public static class WorkEndpoints
             row.TaskRunAddedSeconds,
             row.Sync,
             row.TaskRun,
+            row.Efficiency,
+            row.Stopped,
+            row.Remeasured,
+            row.Load,
+            row.Speed,
             row.Seed,
             processorCount,
+            policy.Describe(),
             row.Flags(unit.AmountName, processorCount));
 
     private static async Task<Results<Ok<SweepReport>, ContentHttpResult, ValidationProblem>> SweepAsync(
-        WorkFamily family, IntegerParameter factorParameter, IntegerParameter repeatParameter, HttpRequest request, CancellationToken cancellationToken)
+        WorkFamily family, IntegerParameter factorParameter, IntegerParameter repeatParameter, NumberParameter budgetParameter, HttpRequest request, CancellationToken cancellationToken)
     {
         var query = new QueryReader(request);
         var from = query.Read(family.SweepFrom);
         var to = query.Read(family.SweepTo);
         var factor = query.Read(factorParameter);
-        var repeat = (int)query.Read(repeatParameter);
+        var policy = ReadPolicy(query, repeatParameter, budgetParameter);
+        var repeat = policy.MinimumRepeats;
         var format = request.Query.ContainsKey(Format.Name) ? query.Read(Format) : FormatFromAccept(request);
         if (query.IsValid && from > to)
         {
@@ -152,7 +178,7 @@ public static class WorkEndpoints
             return query.Problem();
         }
 
-        var report = await Sweep.RunAsync(family.Unit, amounts, repeat, cancellationToken);
+        var report = await Sweep.RunAsync(family.Unit, amounts, policy, cancellationToken);
         return format switch
         {
             "csv" => TypedResults.Text(SweepFormat.ToCsv(report), "text/csv"),
@@ -160,6 +186,9 @@ public static class WorkEndpoints
             _ => TypedResults.Ok(report),
         };
     }
+
+    private static MeasurementPolicy ReadPolicy(QueryReader query, IntegerParameter repeat, NumberParameter budget) =>
+        new(query.Read(CiWidth), TimeSpan.FromSeconds(query.Read(budget)), (int)query.Read(repeat));
 
     private static string FormatFromAccept(HttpRequest request)
     {

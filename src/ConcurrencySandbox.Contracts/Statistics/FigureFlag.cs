@@ -1,32 +1,59 @@
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Machine;
 
 namespace ConcurrencySandbox.Contracts.Statistics;
 
-/// <summary>Why a figure is flagged: it cannot be true on this machine, or its repeats disagree too much to trust it.</summary>
+/// <summary>Why a figure is flagged.</summary>
 public enum FlagKind
 {
+    /// <summary>It cannot be true on this machine even at the far end of its CI: no verdict may use it.</summary>
     Impossible,
-    Noisy,
+
+    /// <summary>Its 95 % CI stayed wider than the target (or it has none): no verdict may use it.</summary>
+    Inconclusive,
+
+    /// <summary>Other processes (or the hypervisor) took more than 10 % of the CPUs while it was measured: a cause, printed beside it.</summary>
+    Busy,
+
+    /// <summary>The cgroup's CFS quota paused the process while it was measured: a cause, printed beside it.</summary>
+    Throttled,
 }
 
-/// <summary>A figure that is printed but should not be believed as it stands, and why.</summary>
-/// <param name="Figure">Which figure: "10 cycles: % efficiency", "10 cycles: sync" or "10 cycles: Task.Run".</param>
-/// <param name="Value">The figure as measured, with its unit.</param>
-/// <param name="Reason">One sentence saying why it should not be believed.</param>
+/// <summary>A figure that is printed with a warning, and why.</summary>
+/// <param name="Figure">Which figure: "10 cycles: % efficiency", "10 cycles: sync", "10 cycles: Task.Run" or "10 cycles: machine".</param>
+/// <param name="Value">The figure as measured, with its unit and CI.</param>
+/// <param name="Reason">One sentence saying why.</param>
 public sealed record FigureFlag(string Figure, string Value, FlagKind Kind, string Reason)
 {
+    /// <summary>Every mark a table cell can carry, so a table can highlight flagged cells.</summary>
+    public static readonly IReadOnlyList<string> AllMarks = [.. Enum.GetValues<FlagKind>().Select(MarkOf)];
+
     /// <summary>The mark put next to the flagged figure in a table.</summary>
-    public string Mark => Kind == FlagKind.Impossible ? "(impossible)" : "(noisy)";
+    public string Mark => MarkOf(Kind);
+
+    /// <summary>Whether a verdict must leave this figure out (impossible or inconclusive); busy and throttled only explain.</summary>
+    public bool Excludes => Kind is FlagKind.Impossible or FlagKind.Inconclusive;
 
     public override string ToString() => $"{Figure} = {Value} {Mark}: {Reason}";
+
+    private static string MarkOf(FlagKind kind) => kind switch
+    {
+        FlagKind.Impossible => "(impossible)",
+        FlagKind.Inconclusive => "(inconclusive)",
+        FlagKind.Busy => "(busy machine)",
+        _ => "(CFS throttled)",
+    };
 }
 
-/// <summary>The checks behind <see cref="FigureFlag"/>: efficiency beyond what the cores allow, repeats that spread too far.</summary>
+/// <summary>The figures of one A-vs-B row as the flag rule reads them, whether from the experiment or from the API's JSON.</summary>
+public sealed record ComparisonFigures(Estimate Sync, Estimate TaskRun, Estimate Efficiency, MachineLoad? Load, double TargetHalfWidthPercent);
+
+/// <summary>
+/// The one rule behind <see cref="FigureFlag"/>, shared by the API and the runner: an efficiency above cores x 100 % beyond
+/// its CI, a CI wider than the target, a busy or throttled machine.
+/// </summary>
 public static class FigureChecks
 {
-    /// <summary>Repeats whose (max - min) / median exceeds this are too noisy to compare.</summary>
-    public const double MaxSpreadPercent = 20;
-
     /// <summary>The end of a compare row's efficiency figure's name.</summary>
     public const string EfficiencyFigure = "% efficiency";
 
@@ -36,49 +63,75 @@ public static class FigureChecks
     /// <summary>The end of a compare row's Task.Run median's name.</summary>
     public const string TaskRunFigure = "Task.Run";
 
+    /// <summary>The end of the name of the machine's state while a row was measured.</summary>
+    public const string MachineFigure = "machine";
+
     /// <summary>
-    /// Task.Run's efficiency (sync / Task.Run x 100) can at most be cores x 100 %: two units of work on N cores finish
-    /// at best N times sooner. Above that, the sync run was disturbed (a noisy neighbour, a GC, a frequency change).
+    /// Task.Run's efficiency (sync / Task.Run x 100) can at most be cores x 100 %: two units of work on N cores finish at
+    /// best N times sooner. True when even the CI's lower end (the median, without a CI) is above that.
     /// </summary>
-    public static FigureFlag? Efficiency(string figure, double efficiencyPercent, int cores) =>
-        efficiencyPercent > cores * 100.0
-            ? new FigureFlag(figure, Percent(efficiencyPercent), FlagKind.Impossible,
-                Invariant($"efficiency above {cores} core(s) x 100 % = {cores * 100} % cannot come from running in parallel; the sync timing was disturbed, re-run on a quiet machine"))
+    public static bool ImpossibleBeyondInterval(Estimate efficiency, int cores) => (efficiency.Low ?? efficiency.Median) > cores * 100.0;
+
+    public static FigureFlag? Efficiency(string figure, Estimate efficiency, int cores) =>
+        ImpossibleBeyondInterval(efficiency, cores)
+            ? new FigureFlag(figure, Percent(efficiency), FlagKind.Impossible,
+                Invariant($"efficiency above {cores} core(s) x 100 % = {cores * 100} % even at the CI's lower end cannot come from running in parallel; it persisted when re-measured, so the sync timing was disturbed"))
             : null;
 
-    /// <summary>Flags a median whose repeats spread more than <see cref="MaxSpreadPercent"/> of it.</summary>
-    public static FigureFlag? Spread(string figure, double medianSeconds, double minSeconds, double maxSeconds)
+    /// <summary>Flags a figure whose 95 % CI is wider than +-<paramref name="targetHalfWidthPercent"/>, or that has none.</summary>
+    public static FigureFlag? Interval(string figure, string value, Estimate estimate, double targetHalfWidthPercent) =>
+        estimate.HalfWidthPercent is { } width && width <= targetHalfWidthPercent
+            ? null
+            : new FigureFlag(figure, value, FlagKind.Inconclusive, estimate.HalfWidthPercent is { } w
+                ? Invariant($"inconclusive: +-{w:0.#} % (95 % CI over {estimate.Count} repeats, target +-{targetHalfWidthPercent:0.#} %)")
+                : Invariant($"inconclusive: {estimate.Count} repeat(s) give no 95 % CI (at least {MedianInterval.MinimumCount} needed)"));
+
+    /// <summary>The machine's state as a cause: busy (other processes or steal above 10 % of the CPUs), CFS throttling.</summary>
+    public static IEnumerable<FigureFlag> Machine(string figure, MachineLoad? load)
     {
-        var spreadPercent = medianSeconds > 0 ? (maxSeconds - minSeconds) / medianSeconds * 100 : 0;
-        return spreadPercent > MaxSpreadPercent
-            ? new FigureFlag(figure, Invariant($"{medianSeconds:G4} s"), FlagKind.Noisy,
-                Invariant($"its repeats spread {spreadPercent:0} % of the median ({minSeconds:G4} to {maxSeconds:G4} s), above {MaxSpreadPercent:0} %"))
-            : null;
+        if (load is { Busy: true })
+        {
+            yield return new FigureFlag(figure, load.ToString(), FlagKind.Busy,
+                Invariant($"taken on a busy machine: other processes or steal took more than {MachineLoad.BusyPercent:0} % of the CPUs while it was measured"));
+        }
+
+        if (load is { Throttled: true })
+        {
+            yield return new FigureFlag(figure, load.ToString(), FlagKind.Throttled,
+                Invariant($"CFS throttling: the container's CPU quota paused the process {load.ThrottledPeriods} times ({load.ThrottledSeconds:0.###} s) while it was measured; the quota, not noise, slowed it"));
+        }
     }
 
     /// <summary>
-    /// Everything wrong with one compare row (seed 004's sync vs Task.Run) on <paramref name="cores"/> cores: an impossible
-    /// efficiency, a noisy sync or Task.Run median. Each figure is named "<paramref name="label"/>: ...".
+    /// Everything wrong with one compare row (seed 004's sync vs Task.Run) on <paramref name="cores"/> cores. Each figure is
+    /// named "<paramref name="label"/>: ...".
     /// </summary>
-    public static IReadOnlyList<FigureFlag> Comparison(string label, double efficiencyPercent, Spread? sync, Spread? taskRun, int cores)
+    public static IReadOnlyList<FigureFlag> Comparison(string label, ComparisonFigures row, int cores)
     {
         FigureFlag?[] flags =
         [
-            Efficiency($"{label}: {EfficiencyFigure}", efficiencyPercent, cores),
-            sync is { } s ? Spread($"{label}: {SyncFigure}", s.Median, s.Min, s.Max) : null,
-            taskRun is { } t ? Spread($"{label}: {TaskRunFigure}", t.Median, t.Min, t.Max) : null,
+            Efficiency($"{label}: {EfficiencyFigure}", row.Efficiency, cores),
+            Interval($"{label}: {EfficiencyFigure}", Percent(row.Efficiency), row.Efficiency, row.TargetHalfWidthPercent),
+            Interval($"{label}: {SyncFigure}", Seconds(row.Sync), row.Sync, row.TargetHalfWidthPercent),
+            Interval($"{label}: {TaskRunFigure}", Seconds(row.TaskRun), row.TaskRun, row.TargetHalfWidthPercent),
+            .. Machine($"{label}: {MachineFigure}", row.Load),
         ];
         return [.. flags.OfType<FigureFlag>()];
     }
 
-    /// <summary>The flag among <paramref name="flags"/> on <paramref name="figure"/> (one of the *Figure constants), if any.</summary>
-    public static FigureFlag? Find(IEnumerable<FigureFlag> flags, string figure) =>
-        flags.FirstOrDefault(f => f.Figure.EndsWith($": {figure}", StringComparison.Ordinal));
+    /// <summary>Whether a verdict may use the row these flags belong to: none of its figures is impossible or inconclusive.</summary>
+    public static bool Conclusive(IEnumerable<FigureFlag> flags) => !flags.Any(f => f.Excludes);
 
-    /// <summary>" (impossible)" or " (noisy)" when <paramref name="figure"/> is flagged, else "": what a table cell gets after its figure.</summary>
-    public static string MarkOf(IEnumerable<FigureFlag> flags, string figure) => Find(flags, figure) is { } flag ? " " + flag.Mark : "";
+    /// <summary>The flags among <paramref name="flags"/> on <paramref name="figure"/> (one of the *Figure constants).</summary>
+    public static IEnumerable<FigureFlag> Find(IEnumerable<FigureFlag> flags, string figure) =>
+        flags.Where(f => f.Figure.EndsWith($": {figure}", StringComparison.Ordinal));
 
-    private static string Percent(double percent) => Invariant($"{percent:0.##} %");
+    /// <summary>" (impossible)", " (inconclusive)" ... for each flag on <paramref name="figure"/>, else "": what a table cell gets after its figure.</summary>
+    public static string MarkOf(IEnumerable<FigureFlag> flags, string figure) => string.Concat(Find(flags, figure).Select(f => " " + f.Mark));
+
+    private static string Percent(Estimate efficiency) => efficiency.Describe("0.#", " %");
+
+    private static string Seconds(Estimate seconds) => seconds.Describe("G4", " s");
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

@@ -5,41 +5,79 @@ using ConcurrencySandbox.Contracts.Statistics;
 namespace ConcurrencySandbox.Contracts.Work;
 
 /// <summary>Seed 004's whole table for this machine, with the break-even amount.</summary>
-/// <param name="BreakEvenAmount">The first amount at which Task.Run is at least as fast as inline; null when it never is.</param>
+/// <param name="BreakEvenAmount">The first amount, among conclusive rows only, at which Task.Run is at least as fast as inline across the efficiency's CI; null when none is.</param>
+/// <param name="Policy">How each row was measured, in words.</param>
+/// <param name="SpeedDriftPercent">(max - min) / min of the calibration loop's times before, between and after the rows.</param>
 public sealed record SweepReport(
     string Work,
     string AmountName,
     IReadOnlyList<ComparisonRow> Rows,
     long? BreakEvenAmount,
     double TotalSeconds,
-    MachineInfo Machine)
+    MachineInfo Machine,
+    string Policy,
+    double SpeedDriftPercent)
 {
     public int ProcessorCount => Machine.ProcessorCount;
 
     public string RuntimeVersion => Machine.RuntimeVersion;
 
-    /// <summary>Every row's figures that cannot be true on this process's cores (<see cref="ProcessorCount"/>) or are too noisy to trust.</summary>
+    /// <summary>Every row's flagged figures, judged on this process's cores (<see cref="ProcessorCount"/>).</summary>
     public IReadOnlyList<FigureFlag> Flags => [.. Rows.SelectMany(r => r.Flags(AmountName, ProcessorCount))];
+
+    /// <summary>The row the break-even was read from, with its efficiency's CI.</summary>
+    public ComparisonRow? BreakEvenRow => Rows.FirstOrDefault(r => r.Amount == BreakEvenAmount);
 }
 
-/// <summary>One row of seed 004's table: the same amount run inline and with Task.Run, side by side in one process.</summary>
-/// <param name="EfficiencyPercent">Sync median / Task.Run median x 100: above 100 means Task.Run paid off.</param>
-/// <param name="TaskRunAddedSeconds">Task.Run median minus sync median: the pool's overhead when positive.</param>
+/// <summary>
+/// One row of seed 004's table: the same amount run inline and with Task.Run, interleaved in one process under a
+/// <see cref="MeasurementPolicy"/>. Every figure is an <see cref="Estimate"/> (median, 95 % CI, n, min).
+/// </summary>
+/// <param name="Sync">Seconds per sync run (the unit twice on the calling thread).</param>
+/// <param name="TaskRun">Seconds per Task.Run run (the unit twice as two work items).</param>
+/// <param name="Efficiency">Sync / Task.Run x 100 per pair (the two ran back to back): above 100 means Task.Run paid off.</param>
+/// <param name="Remeasured">The first measurement's efficiency was impossible beyond its CI, so the row was measured again.</param>
+/// <param name="TargetHalfWidthPercent">The policy's target: a figure whose CI is wider is inconclusive.</param>
+/// <param name="Load">What other processes, steal and CFS throttling took while the row was measured; null off Linux.</param>
+/// <param name="Speed">The calibration loop before and after the row: the machine's own speed drift.</param>
 /// <param name="Seed">Seed 004's efficiency for the same amount, where it measured one.</param>
 public sealed record ComparisonRow(
     long Amount,
-    int Repeat,
-    double SyncSeconds,
-    double TaskRunSeconds,
-    double EfficiencyPercent,
-    double TaskRunAddedSeconds,
-    Spread Sync,
-    Spread TaskRun,
+    Estimate Sync,
+    Estimate TaskRun,
+    Estimate Efficiency,
+    StopReason Stopped,
+    bool Remeasured,
+    double TargetHalfWidthPercent,
+    MachineLoad? Load,
+    SpeedCheck Speed,
     SeedEfficiency? Seed)
 {
-    /// <summary>This row's figures that cannot be true on <paramref name="cores"/> cores or are too noisy to trust, named "10 cycles: ...".</summary>
+    /// <summary>Pairs measured.</summary>
+    public int Repeat => Efficiency.Count;
+
+    public double SyncSeconds => Sync.Median;
+
+    public double TaskRunSeconds => TaskRun.Median;
+
+    public double EfficiencyPercent => Efficiency.Median;
+
+    /// <summary>Task.Run median minus sync median: the pool's overhead when positive.</summary>
+    public double TaskRunAddedSeconds => TaskRun.Median - Sync.Median;
+
+    /// <summary>This row's figures that cannot be true on <paramref name="cores"/> cores, are inconclusive, or were taken on a busy or throttled machine, named "10 cycles: ...".</summary>
     public IReadOnlyList<FigureFlag> Flags(string amountName, int cores) =>
-        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{Amount:N0} {amountName}"), EfficiencyPercent, Sync, TaskRun, cores);
+        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{Amount:N0} {amountName}"), ToFigures(), cores);
+
+    /// <summary>The row as the shared flag rule reads it.</summary>
+    public ComparisonFigures ToFigures() => new(Sync, TaskRun, Efficiency, Load, TargetHalfWidthPercent);
+}
+
+/// <summary>The calibration loop's time before and after a measurement: how far the machine's own speed moved meanwhile.</summary>
+public sealed record SpeedCheck(double BeforeSeconds, double AfterSeconds)
+{
+    /// <summary>After minus before, as a share of before: positive when the machine got slower.</summary>
+    public double DriftPercent => (AfterSeconds - BeforeSeconds) / BeforeSeconds * 100;
 }
 
 /// <summary>The seed's efficiency (sync / async x 100) for one amount, on 4 cores and on 1 core where it measured them.</summary>

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.ThreadPools;
 
@@ -19,8 +20,13 @@ public sealed record WorkRunResponse(
     int RequestThreadId,
     ThreadPoolSnapshot ThreadPool);
 
-/// <summary>Seed 004's row for one amount: sync vs Task.Run medians, efficiency and spread.</summary>
-/// <param name="Flags">Figures of this row that cannot be true on <paramref name="ProcessorCount"/> cores (efficiency above cores x 100 %) or whose repeats spread above 20 % of the median.</param>
+/// <summary>Seed 004's row for one amount, measured under the API's <see cref="MeasurementPolicy"/>.</summary>
+/// <param name="Repeat">Pairs measured (each a sync run and a Task.Run run, back to back).</param>
+/// <param name="Sync">Seconds per sync run: median, 95 % CI, n and min.</param>
+/// <param name="Efficiency">Per-pair sync / Task.Run x 100: median, 95 % CI, n and min.</param>
+/// <param name="Load">CPU taken by other processes, steal and CFS throttling while the row was measured (null off Linux).</param>
+/// <param name="Speed">The calibration loop's time before and after the row: the machine's own speed drift.</param>
+/// <param name="Flags">Figures that are impossible on <paramref name="ProcessorCount"/> cores beyond their CI, inconclusive (CI wider than the target), or taken on a busy or throttled machine.</param>
 public sealed record CompareResponse(
     string Work,
     string AmountName,
@@ -30,8 +36,14 @@ public sealed record CompareResponse(
     double TaskRunSeconds,
     double EfficiencyPercent,
     double TaskRunAddedSeconds,
-    Spread Sync,
-    Spread TaskRun,
+    Estimate Sync,
+    Estimate TaskRun,
+    Estimate Efficiency,
+    StopReason Stopped,
+    bool Remeasured,
+    MachineLoad? Load,
+    SpeedCheck Speed,
     SeedEfficiency? Seed,
     int ProcessorCount,
+    string Policy,
     IReadOnlyList<FigureFlag> Flags);

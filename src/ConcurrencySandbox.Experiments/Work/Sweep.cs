@@ -25,16 +25,25 @@ public static class Sweep
         return amounts;
     }
 
-    public static async Task<SweepReport> RunAsync(WorkUnit unit, IReadOnlyList<long> amounts, int repeat, CancellationToken cancellationToken)
+    /// <summary>
+    /// The first amount whose row passed its checks on <paramref name="cores"/> cores (nothing impossible or inconclusive)
+    /// and whose efficiency is at least 100 % across its whole CI: Task.Run is at least as fast, not just possibly so.
+    /// </summary>
+    public static long? BreakEven(IEnumerable<ComparisonRow> rows, string amountName, int cores) =>
+        rows.FirstOrDefault(r => r.Efficiency.Low >= 100 && FigureChecks.Conclusive(r.Flags(amountName, cores)))?.Amount;
+
+    /// <summary>A compare row per amount under <paramref name="policy"/>, whose budget is the whole sweep's, shared equally by the rows.</summary>
+    public static async Task<SweepReport> RunAsync(WorkUnit unit, IReadOnlyList<long> amounts, MeasurementPolicy policy, CancellationToken cancellationToken)
     {
         var started = Stopwatch.GetTimestamp();
+        var rowPolicy = policy with { Budget = policy.Budget / Math.Max(1, amounts.Count) };
         var rows = new List<ComparisonRow>(amounts.Count);
         foreach (var amount in amounts)
         {
-            rows.Add(await Comparison.CompareAsync(unit, amount, repeat, cancellationToken));
+            rows.Add(await Comparison.CompareAsync(unit, amount, rowPolicy, cancellationToken));
         }
 
-        var breakEven = rows.FirstOrDefault(r => r.EfficiencyPercent >= 100)?.Amount;
-        return new SweepReport(unit.Name, unit.AmountName, rows, breakEven, Stopwatch.GetElapsedTime(started).TotalSeconds, MachineInfo.Current);
+        return new SweepReport(unit.Name, unit.AmountName, rows, BreakEven(rows, unit.AmountName, MachineInfo.Current.ProcessorCount), Stopwatch.GetElapsedTime(started).TotalSeconds, MachineInfo.Current,
+            rowPolicy.Describe(), Calibration.DriftPercent(rows.Select(r => r.Speed)));
     }
 }

@@ -8,6 +8,7 @@ using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Tests.Hosting;
+using ConcurrencySandbox.Tests.Metrics;
 using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Tests.Control;
@@ -38,6 +39,8 @@ public sealed class ControlPlaneStarvationTests
         Assert.True(telemetry!.ThreadPool.PendingWorkItemCount > 0, "the deadlocked pool should have queued work");
         using var history = await child.Control.GetAsync(ControlRoutes.TelemetryHistory);
         Assert.Equal(HttpStatusCode.OK, history.StatusCode);
+        var metrics = PrometheusExpositionTests.Samples(await child.Control.GetStringAsync(ControlRoutes.Metrics));
+        Assert.True(metrics.Single(m => m.Key.StartsWith("dotnet_thread_pool_queue_length", StringComparison.Ordinal)).Value > 0, "the scrape sees the queued work");
 
         using var put = await child.Control.PutAsJsonAsync(ControlRoutes.ThreadPool, new { minWorkerThreads = 400, maxWorkerThreads = 400 });
 

@@ -1,6 +1,6 @@
 using ConcurrencySandbox.Contracts.FanOut;
 using ConcurrencySandbox.Experiments.FanOut;
-using ConcurrencySandbox.Tests.Hosting;
+using Microsoft.Extensions.Time.Testing;
 
 namespace ConcurrencySandbox.Tests.FanOut;
 
@@ -71,7 +71,7 @@ public sealed class FanOutRunnerTests : IDisposable
     [Fact]
     public async Task WithOneDedicatedThreadEachCallWaitsExactlyAsLongAsTheCallsBeforeIt()
     {
-        var clock = new ManualTimeProvider();
+        var clock = new FakeTimeProvider();
         using var onePool = new DedicatedThreadPool(1, "one");
         using var gate = new ManualResetEventSlim();
         onePool.Enqueue(gate.Wait); // holds the only thread until every call is queued
@@ -173,7 +173,7 @@ public sealed class FanOutRunnerTests : IDisposable
     }
 
     /// <summary>A third party that answers at once but moves the fake clock on by each call's time.</summary>
-    private sealed class ClockAdvancingThirdParty(ManualTimeProvider clock, TimeSpan callTime) : IThirdParty
+    private sealed class ClockAdvancingThirdParty(FakeTimeProvider clock, TimeSpan callTime) : IThirdParty
     {
         public CallAnswer Call(StubBehaviour behaviour, TimeSpan timeout, CancellationToken cancellationToken)
         {

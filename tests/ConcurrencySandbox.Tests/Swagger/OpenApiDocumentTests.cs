@@ -74,7 +74,7 @@ public sealed class OpenApiDocumentTests(SandboxServerFixture shared) : IClassFi
 
         Assert.Equal("array", flags.GetProperty("type").GetString());
         Assert.Equal(["figure", "kind", "reason", "value"], flag.GetProperty("properties").EnumerateObject().Select(p => p.Name).Intersect(["figure", "value", "kind", "reason"]).Order());
-        Assert.Equal(["impossible", "noisy"], kindSchema.GetProperty("enum").EnumerateArray().Select(e => e.GetString()));
+        Assert.Equal(["impossible", "inconclusive", "busy", "throttled"], kindSchema.GetProperty("enum").EnumerateArray().Select(e => e.GetString()));
     }
 
     [Fact]

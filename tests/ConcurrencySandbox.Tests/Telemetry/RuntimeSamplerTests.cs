@@ -1,5 +1,5 @@
 using ConcurrencySandbox.Experiments.Telemetry;
-using ConcurrencySandbox.Tests.Hosting;
+using Microsoft.Extensions.Time.Testing;
 
 namespace ConcurrencySandbox.Tests.Telemetry;
 
@@ -16,7 +16,7 @@ public sealed class RuntimeSamplerTests
     [Fact]
     public async Task CountersMoveWhenWorkRunsAndTheCpuShareIsOverTheInjectedClocksElapsedTime()
     {
-        var clock = new ManualTimeProvider();
+        var clock = new FakeTimeProvider();
         using var sampler = new RuntimeSampler(clock, () => 3);
         var before = sampler.Sample();
 

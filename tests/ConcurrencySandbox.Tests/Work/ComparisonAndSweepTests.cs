@@ -1,22 +1,38 @@
 using ConcurrencySandbox.Api.Work;
 using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Tests.Work;
 
 public sealed class ComparisonAndSweepTests
 {
-    [Fact]
-    public async Task CompareReportsMediansAndTheirRatio()
-    {
-        var row = await Comparison.CompareAsync(WorkUnit.Compute, 100_000, 3, CancellationToken.None);
+    /// <summary>A policy that cannot converge (a 1 % target on microsecond timings is out of reach in 1 s only by luck) still stops.</summary>
+    private static readonly MeasurementPolicy Short = new(TargetHalfWidthPercent: 1, Budget: TimeSpan.FromSeconds(1), MinimumRepeats: 6, MaximumRepeats: 12);
 
-        Assert.Equal(3, row.Repeat);
+    [Fact]
+    public async Task CompareMeasuresInterleavedPairsUntilThePolicyStopsAndGivesEveryFigureItsInterval()
+    {
+        var row = await Comparison.CompareAsync(WorkUnit.Compute, 100_000, Short, CancellationToken.None);
+
+        Assert.InRange(row.Repeat, 6, 12);
+        Assert.Equal(row.Repeat, row.Sync.Count);
+        Assert.Equal(row.Repeat, row.TaskRun.Count);
+        Assert.All(new[] { row.Sync, row.TaskRun, row.Efficiency }, e => Assert.InRange(e.Median, e.Low!.Value, e.High!.Value));
+        Assert.All(new[] { row.Sync, row.TaskRun, row.Efficiency }, e => Assert.True(e.Min <= e.Low));
         Assert.Equal(row.Sync.Median, row.SyncSeconds);
-        Assert.Equal(row.TaskRun.Median, row.TaskRunSeconds);
-        Assert.Equal(row.SyncSeconds / row.TaskRunSeconds * 100, row.EfficiencyPercent, 9);
         Assert.Equal(row.TaskRunSeconds - row.SyncSeconds, row.TaskRunAddedSeconds, 12);
+        Assert.Equal(1, row.TargetHalfWidthPercent);
+        Assert.True(row.Speed.BeforeSeconds > 0 && row.Speed.AfterSeconds > 0);
+        Assert.Equal(OperatingSystem.IsLinux(), row.Load is not null);
         Assert.Equal(69.7553358, row.Seed?.FourCoresPercent);
+    }
+
+    [Fact]
+    public void SpeedDriftIsTheCalibrationTimesRangeOverTheirMinimum()
+    {
+        Assert.Equal(50, Calibration.DriftPercent([new SpeedCheck(0.010, 0.012), new SpeedCheck(0.015, 0.011)]), 9);
+        Assert.Equal(20, new SpeedCheck(0.010, 0.012).DriftPercent, 9);
     }
 
     [Theory]
@@ -36,24 +52,25 @@ public sealed class ComparisonAndSweepTests
     }
 
     [Fact]
-    public async Task SweepFindsTheFirstAmountWhereTaskRunPaysOff()
+    public async Task SweepSharesItsBudgetAmongItsRowsAndReportsThePolicyAndTheDrift()
     {
-        var report = await Sweep.RunAsync(WorkUnit.Sleep, [1, 10], 1, CancellationToken.None);
+        var report = await Sweep.RunAsync(WorkUnit.Sleep, [1, 10], Short with { MinimumRepeats = 1 }, CancellationToken.None);
 
         Assert.Equal(["milliseconds"], new[] { report.AmountName });
         Assert.Equal([1L, 10L], report.Rows.Select(r => r.Amount));
-        var expected = report.Rows.FirstOrDefault(r => r.EfficiencyPercent >= 100)?.Amount;
-        Assert.Equal(expected, report.BreakEvenAmount);
+        Assert.Equal(Sweep.BreakEven(report.Rows, "milliseconds", report.ProcessorCount), report.BreakEvenAmount);
         Assert.Equal(Environment.ProcessorCount, report.ProcessorCount);
+        Assert.Contains("at most 0.5 s", report.Policy, StringComparison.Ordinal); // 1 s shared by two rows
+        Assert.Equal(Calibration.DriftPercent(report.Rows.Select(r => r.Speed)), report.SpeedDriftPercent);
     }
 
     [Fact]
-    public async Task FormatsCarryTheSeedsColumns()
+    public async Task FormatsCarryTheSeedsColumnsAndTheIntervals()
     {
-        var report = await Sweep.RunAsync(WorkUnit.Compute, [1, 10, 100], 1, CancellationToken.None);
+        var report = await Sweep.RunAsync(WorkUnit.Compute, [1, 10, 100], Short with { MinimumRepeats = 1 }, CancellationToken.None);
 
         var markdown = SweepFormat.ToMarkdown(report).Split('\n');
-        Assert.Equal("| Cycles | Sync (s) | Async (s) | % Efficiency | Seed 4 cores % | Seed 1 core % |", markdown[0]);
+        Assert.Equal("| Cycles | Sync (s) | Async (s) | % Efficiency | Efficiency 95 % CI | Pairs | Seed 4 cores % | Seed 1 core % | Machine while measured |", markdown[0]);
         Assert.StartsWith("| 10 | ", markdown[3], StringComparison.Ordinal);
         Assert.Contains("| 0.28 | 0.28 |", markdown[3], StringComparison.Ordinal);
 

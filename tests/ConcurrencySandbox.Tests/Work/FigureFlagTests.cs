@@ -8,23 +8,67 @@ using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Tests.Work;
 
-/// <summary>The sweep's and compare's answers flag impossible and noisy figures. Rows are fed directly: no timing.</summary>
+/// <summary>The sweep's and compare's answers flag figures by their CIs and the machine's state. Rows are fed directly: no timing.</summary>
 public sealed class FigureFlagTests
 {
-    private static readonly ComparisonRow Impossible = Row(10, sync: new Spread(0.000029, 0.000028, 0.000030), taskRun: new Spread(0.000004, 0.000004, 0.0000041));
-    private static readonly ComparisonRow Noisy = Row(1_000, sync: new Spread(0.001, 0.0009, 0.00125), taskRun: new Spread(0.0008, 0.00079, 0.00081));
-    private static readonly ComparisonRow Clean = Row(1_000_000_000, sync: new Spread(2, 1.98, 2.02), taskRun: new Spread(1.02, 1.0, 1.05));
+    private static readonly MachineLoad Quiet = new(2, OtherProcessesPercent: 1, StealPercent: 0, ThrottledPeriods: null, ThrottledSeconds: null);
+
+    /// <summary>725 % with a CI of [700, 750]: above 2 cores x 100 % even at its lower end.</summary>
+    private static readonly ComparisonRow Impossible = Row(10, sync: Narrow(0.000029), taskRun: Narrow(0.000004), efficiency: new Estimate(725, 700, 750, 10, 690));
+
+    /// <summary>The sync median's CI is +-30 %: wider than the 5 % target.</summary>
+    private static readonly ComparisonRow Inconclusive = Row(1_000, sync: new Estimate(0.001, 0.0007, 0.0013, 10, 0.0006), taskRun: Narrow(0.0008), efficiency: Narrow(125));
+
+    private static readonly ComparisonRow Clean = Row(1_000_000_000, sync: Narrow(2), taskRun: Narrow(1.02), efficiency: Narrow(196));
 
     [Theory]
-    [InlineData("impossible", FlagKind.Impossible, "10 cycles: % efficiency", "725 %")]
-    [InlineData("noisy", FlagKind.Noisy, "1,000 cycles: sync", "0.001 s")]
-    public void AnEfficiencyAboveTwoCoresTimesHundredOrASpreadAboveTwentyPercentIsFlaggedAndNothingElse(string row, FlagKind kind, string figure, string value)
+    [InlineData("impossible", FlagKind.Impossible, "10 cycles: % efficiency", "725 % [700, 750] n=10, min 690")]
+    [InlineData("inconclusive", FlagKind.Inconclusive, "1,000 cycles: sync", "0.001 s [0.0007, 0.0013] n=10, min 0.0006")]
+    public void AnEfficiencyAboveTwoCoresBeyondItsIntervalOrAnIntervalWiderThanTheTargetIsFlaggedAndNothingElse(string row, FlagKind kind, string figure, string value)
     {
-        var flag = Assert.Single((row == "impossible" ? Impossible : Noisy).Flags("cycles", cores: 2));
+        var flag = Assert.Single((row == "impossible" ? Impossible : Inconclusive).Flags("cycles", cores: 2));
 
         Assert.Equal(kind, flag.Kind);
         Assert.Equal(figure, flag.Figure);
         Assert.Equal(value, flag.Value);
+    }
+
+    [Theory]
+    [InlineData(215, 195, 2, false)] // the CI reaches below 200 %: possible
+    [InlineData(215, 205, 2, true)]
+    [InlineData(112.5, 99, 1, false)] // issue 20's 1-core "impossible" break-even cell, had it carried a CI
+    [InlineData(399, 380, 4, false)]
+    public void EfficiencyIsImpossibleOnlyWhenTheIntervalsLowerEndIsAboveCoresTimesHundred(double median, double low, int cores, bool impossible)
+    {
+        var efficiency = new Estimate(median, low, median + 10, 10, low - 5);
+
+        Assert.Equal(impossible, FigureChecks.Efficiency("cell", efficiency, cores) is { Kind: FlagKind.Impossible });
+        Assert.Equal(impossible, FigureChecks.ImpossibleBeyondInterval(efficiency, cores));
+    }
+
+    [Fact]
+    public void WithoutAnIntervalTheMedianItselfIsJudgedAndTheFigureIsInconclusive()
+    {
+        var fewRepeats = new Estimate(250, null, null, 3, 240);
+
+        Assert.True(FigureChecks.ImpossibleBeyondInterval(fewRepeats, cores: 2));
+        var flag = FigureChecks.Interval("cell", "250 %", fewRepeats, targetHalfWidthPercent: 5)!;
+        Assert.Equal(FlagKind.Inconclusive, flag.Kind);
+        Assert.Contains("3 repeat(s) give no 95 % CI", flag.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ABusyOrThrottledMachineIsNamedAsTheCauseButDoesNotExcludeTheRow()
+    {
+        var load = new MachineLoad(2, OtherProcessesPercent: 25, StealPercent: 0, ThrottledPeriods: 40, ThrottledSeconds: 1.2);
+
+        var flags = (Clean with { Load = load }).Flags("cycles", cores: 2);
+
+        Assert.Equal([FlagKind.Busy, FlagKind.Throttled], flags.Select(f => f.Kind));
+        Assert.All(flags, f => Assert.Equal("1,000,000,000 cycles: machine", f.Figure));
+        Assert.Contains("CFS throttling", flags[1].Reason, StringComparison.Ordinal);
+        Assert.True(FigureChecks.Conclusive(flags));
+        Assert.False(FigureChecks.Conclusive(Inconclusive.Flags("cycles", cores: 2)));
     }
 
     [Fact]
@@ -40,17 +84,30 @@ public sealed class FigureFlagTests
     }
 
     [Fact]
-    public void MarkdownMarksTheFlaggedCellsAndListsTheFlagsUnderTheTable()
+    public void TheBreakEvenIsTheFirstConclusiveRowWhoseWholeIntervalIsAtLeastHundredPercent()
+    {
+        var inconclusiveGain = Inconclusive with { Efficiency = new Estimate(140, 100, 180, 10, 90) };
+        var conclusiveGain = Clean with { Amount = 10_000 };
+
+        var possibleGain = Clean with { Amount = 1_000, Efficiency = new Estimate(101, 97, 105, 10, 95) }; // the CI reaches below 100 %
+
+        Assert.Equal(10_000, Sweep.BreakEven([inconclusiveGain, possibleGain, conclusiveGain], "cycles", cores: 2));
+        Assert.Null(Sweep.BreakEven([inconclusiveGain, Impossible], "cycles", cores: 2));
+    }
+
+    [Fact]
+    public void MarkdownMarksTheFlaggedCellsGivesTheIntervalAndListsTheFlagsUnderTheTable()
     {
         var lines = SweepFormat.ToMarkdown(Report(cores: 2)).Split('\n').Select(l => l.TrimEnd('\r')).ToList();
 
-        Assert.StartsWith("| 10 | 0.0000290 | 0.0000040 | 725.00 (impossible) |", lines[2], StringComparison.Ordinal);
-        Assert.StartsWith("| 1000 | 0.0010000 (noisy) | 0.0008000 | 125.00 |", lines[3], StringComparison.Ordinal);
-        Assert.DoesNotContain("(", lines[4], StringComparison.Ordinal);
+        Assert.StartsWith("| 10 | 0.0000290 | 0.0000040 | 725.00 (impossible) | [700.0, 750.0] | 10 |", lines[2], StringComparison.Ordinal);
+        Assert.StartsWith("| 1000 | 0.0010000 (inconclusive) | 0.0008000 | 125.00 |", lines[3], StringComparison.Ordinal);
+        Assert.DoesNotContain("(i", lines[4], StringComparison.Ordinal);
         var listed = lines.SkipWhile(l => !l.StartsWith("Flagged figures", StringComparison.Ordinal)).Where(l => l.StartsWith("- ", StringComparison.Ordinal)).ToList();
         Assert.Equal(2, listed.Count);
-        Assert.StartsWith("- 10 cycles: % efficiency = 725 % (impossible): efficiency above 2 core(s)", listed[0], StringComparison.Ordinal);
-        Assert.StartsWith("- 1,000 cycles: sync = 0.001 s (noisy): its repeats spread 35 %", listed[1], StringComparison.Ordinal);
+        Assert.StartsWith("- 10 cycles: % efficiency = 725 % [700, 750] n=10, min 690 (impossible): efficiency above 2 core(s)", listed[0], StringComparison.Ordinal);
+        Assert.StartsWith("- 1,000 cycles: sync = 0.001 s [0.0007, 0.0013] n=10, min 0.0006 (inconclusive): inconclusive: +-30 %", listed[1], StringComparison.Ordinal);
+        Assert.Contains(lines, l => l.StartsWith("Break-even cycles (conclusive rows only): 1000000000, efficiency 196.0 %", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -66,36 +123,44 @@ public sealed class FigureFlagTests
 
         Assert.EndsWith(",flags", lines[0], StringComparison.Ordinal);
         Assert.EndsWith(",efficiencyPercent impossible", lines[1], StringComparison.Ordinal);
-        Assert.EndsWith(",syncSeconds noisy", lines[2], StringComparison.Ordinal);
+        Assert.EndsWith(",syncSeconds inconclusive", lines[2], StringComparison.Ordinal);
         Assert.EndsWith(",", lines[3], StringComparison.Ordinal);
         Assert.All(lines, l => Assert.Equal(lines[0].Count(c => c == ','), l.Count(c => c == ',')));
     }
 
     [Fact]
-    public void SweepJsonCarriesTheFlagsWithTheirKindAsAWord()
+    public void SweepJsonCarriesTheFlagsWithTheirKindAsAWordAndEachFigureWithItsInterval()
     {
         using var json = JsonDocument.Parse(JsonSerializer.Serialize(Report(cores: 2), SandboxJson.Options));
 
         var flags = json.RootElement.GetProperty("flags").EnumerateArray().ToList();
-        Assert.Equal(["impossible", "noisy"], flags.Select(f => f.GetProperty("kind").GetString()));
+        Assert.Equal(["impossible", "inconclusive"], flags.Select(f => f.GetProperty("kind").GetString()));
         Assert.Equal(["10 cycles: % efficiency", "1,000 cycles: sync"], flags.Select(f => f.GetProperty("figure").GetString()));
         Assert.All(flags, f => Assert.False(string.IsNullOrWhiteSpace(f.GetProperty("reason").GetString())));
-        Assert.Equal(3, json.RootElement.GetProperty("rows").GetArrayLength());
+        var efficiency = json.RootElement.GetProperty("rows")[0].GetProperty("efficiency");
+        Assert.Equal(700, efficiency.GetProperty("low").GetDouble());
+        Assert.Equal(10, efficiency.GetProperty("count").GetInt32());
     }
 
     [Fact]
     public void CompareAnswerIsFlaggedAgainstTheProcessorCountItReports()
     {
-        var onTwo = WorkEndpoints.CompareAnswer(WorkUnit.Compute, Impossible, processorCount: 2);
-        var onEight = WorkEndpoints.CompareAnswer(WorkUnit.Compute, Impossible, processorCount: 8);
+        var policy = new MeasurementPolicy(5, TimeSpan.FromSeconds(30), 6);
+        var onTwo = WorkEndpoints.CompareAnswer(WorkUnit.Compute, Impossible, processorCount: 2, policy);
+        var onEight = WorkEndpoints.CompareAnswer(WorkUnit.Compute, Impossible, processorCount: 8, policy);
 
         Assert.Equal(FlagKind.Impossible, Assert.Single(onTwo.Flags).Kind);
         Assert.Empty(onEight.Flags);
     }
 
-    private static SweepReport Report(int cores, params ComparisonRow[] rows) =>
-        new("compute", "cycles", rows.Length > 0 ? rows : [Impossible, Noisy, Clean], 10, 1, MachineInfo.Current with { ProcessorCount = cores });
+    private static Estimate Narrow(double median) => new(median, median * 0.99, median * 1.01, 10, median * 0.98);
 
-    private static ComparisonRow Row(long amount, Spread sync, Spread taskRun) =>
-        new(amount, 3, sync.Median, taskRun.Median, sync.Median / taskRun.Median * 100, taskRun.Median - sync.Median, sync, taskRun, null);
+    private static SweepReport Report(int cores, params ComparisonRow[] rows)
+    {
+        IReadOnlyList<ComparisonRow> all = rows.Length > 0 ? rows : [Impossible, Inconclusive, Clean];
+        return new("compute", "cycles", all, Sweep.BreakEven(all, "cycles", cores), 1, MachineInfo.Current with { ProcessorCount = cores }, "policy", 0);
+    }
+
+    private static ComparisonRow Row(long amount, Estimate sync, Estimate taskRun, Estimate efficiency) =>
+        new(amount, sync, taskRun, efficiency, StopReason.Converged, false, 5, Quiet, new SpeedCheck(0.01, 0.01), null);
 }

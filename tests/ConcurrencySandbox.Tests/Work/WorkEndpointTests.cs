@@ -43,39 +43,43 @@ public sealed class WorkEndpointTests(SandboxServerFixture shared) : IClassFixtu
     [InlineData("compute", "cycles=100000")]
     [InlineData("spinwait", "iterations=1000")]
     [InlineData("sleep", "milliseconds=2")]
-    public async Task CompareReportsTheMediansTheirRatioAndTheirDifference(string work, string amount)
+    public async Task CompareReportsEachFigureWithItsIntervalThePolicyAndTheMachinesLoad(string work, string amount)
     {
-        var row = await shared.Client.GetOkAsync<CompareResponse>($"/api/{work}/compare?{amount}&repeat=3");
+        var row = await shared.Client.GetOkAsync<CompareResponse>($"/api/{work}/compare?{amount}&repeat=6&ciWidth=2.5&budgetSeconds=1");
 
         Assert.Equal(work, row.Work);
-        Assert.Equal(3, row.Repeat);
+        Assert.True(row.Repeat >= 6);
+        Assert.Equal(row.Repeat, row.Efficiency.Count);
         Assert.Equal(row.Sync.Median, row.SyncSeconds);
         Assert.Equal(row.TaskRun.Median, row.TaskRunSeconds);
-        Assert.Equal(row.SyncSeconds / row.TaskRunSeconds * 100, row.EfficiencyPercent, 6);
+        Assert.Equal(row.Efficiency.Median, row.EfficiencyPercent);
+        Assert.InRange(row.EfficiencyPercent, row.Efficiency.Low!.Value, row.Efficiency.High!.Value);
         Assert.Equal(row.TaskRunSeconds - row.SyncSeconds, row.TaskRunAddedSeconds, 9);
+        Assert.Contains("within +-2.5 % (at least 6 pairs, at most 1 s)", row.Policy, StringComparison.Ordinal);
+        Assert.Equal(OperatingSystem.IsLinux(), row.Load is not null);
         Assert.Equal(Environment.ProcessorCount, row.ProcessorCount);
     }
 
     [Fact]
     public async Task SweepAsJsonListsEveryAmountAndTheBreakEven()
     {
-        var sweep = await shared.Client.GetOkAsync<SweepReport>("/api/compute/sweep?from=1&to=10000&factor=10&repeat=1");
+        var sweep = await shared.Client.GetOkAsync<SweepReport>("/api/compute/sweep?from=1&to=10000&factor=10&repeat=1&budgetSeconds=1");
 
         Assert.Equal([1L, 10, 100, 1000, 10000], sweep.Rows.Select(row => row.Amount));
-        Assert.Equal(sweep.Rows.FirstOrDefault(row => row.EfficiencyPercent >= 100)?.Amount, sweep.BreakEvenAmount);
+        Assert.Equal(Sweep.BreakEven(sweep.Rows, "cycles", sweep.ProcessorCount), sweep.BreakEvenAmount);
         Assert.Equal(Environment.ProcessorCount, sweep.ProcessorCount);
         Assert.False(string.IsNullOrEmpty(sweep.RuntimeVersion));
     }
 
     [Theory]
     [InlineData("format=csv", null, "text/csv", "milliseconds,syncSeconds")]
-    [InlineData("format=markdown", null, "text/markdown", "| Milliseconds | Sync (s) | Async (s) | % Efficiency |")]
+    [InlineData("format=markdown", null, "text/markdown", "| Milliseconds | Sync (s) | Async (s) | % Efficiency | Efficiency 95 % CI |")]
     [InlineData("", "text/csv", "text/csv", "milliseconds,syncSeconds")]
     [InlineData("", "text/markdown", "text/markdown", "| Milliseconds |")]
     [InlineData("", null, "application/json", "{")]
     public async Task SweepFormatFollowsTheQueryOrTheAcceptHeader(string query, string? accept, string mediaType, string start)
     {
-        using var request = new HttpRequestMessage(HttpMethod.Get, $"/api/sleep/sweep?from=1&to=1&repeat=1&{query}");
+        using var request = new HttpRequestMessage(HttpMethod.Get, $"/api/sleep/sweep?from=1&to=1&repeat=1&budgetSeconds=1&{query}");
         if (accept is not null)
         {
             request.Headers.Accept.ParseAdd(accept);

@@ -43,6 +43,22 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
     public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
 
+    /// <summary>Bytes allocated per message, the heap (with seed 001's "half the heap" beside: half of the allocating variant's) and gen0 collections per variant.</summary>
+    public override IReadOnlyList<EvidenceChart> EvidenceOf(IReadOnlyList<VariantResult> results)
+    {
+        var allocatingHeap = results.FirstOrDefault(r => r.Key.Name == "allocating")?.Figures.FirstOrDefault(f => f.Name == "heap mean")?.Value;
+        return
+        [
+            .. new[]
+            {
+                EvidenceChart.OfFigure("Bytes allocated per message, net of idle", "allocated per message, net of idle", results, []),
+                EvidenceChart.OfFigure("Mean heap while streaming", "heap mean", results,
+                    allocatingHeap is > 0 ? [new EvidenceValue("seed 001: pooling halves the heap (half of allocating's)", allocatingHeap.Value / 2)] : []),
+                EvidenceChart.OfFigure("Gen0 collections during the run", "gen0 collections", results, []),
+            }.OfType<EvidenceChart>(),
+        ];
+    }
+
     public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result)
     {
         if (!_results.TryGetValue(result.Key.Name, out var r))
@@ -179,7 +195,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
             var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
             var workload = new Workload(run, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
             return await VariantRunner.RunAsync(
-                context.Key, Request, workload, _ => Task.FromResult(true), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
+                context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
         }
 
         private static TimeSpan IdleOf(TimeSpan duration) => TimeSpan.FromSeconds(Math.Clamp(duration.TotalSeconds / 6, 2, 10));
@@ -187,6 +203,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
     private sealed class Workload(StreamingLoad load, IPEndPoint server, SandboxClient api, Action<StreamingResult> measured) : IWorkload
     {
+        private static readonly RequestOutcome NotIntact = RequestOutcome.Failed("frame lost, corrupt or out of order");
         private StreamTally? _tally;
 
         public string LoadUnit => "clients";
@@ -195,7 +212,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
-            _tally = new StreamTally(recorder.Record);
+            _tally = new StreamTally((latenessMs, intact) => recorder.Record(latenessMs, intact ? RequestOutcome.Success : NotIntact));
             measured(await StreamingRun.RunAsync(server, load, SampleAsync, _tally, progress: null, cancellationToken));
         }
 

@@ -1,0 +1,131 @@
+using System.Globalization;
+using System.Text;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Runs;
+
+/// <summary>One verdict of a run: what it is about ("fanout", "hypothesis 3"), its outcome word and the sentence printed.</summary>
+public sealed record RunVerdict(string Name, string Outcome, string Text);
+
+/// <summary>One headline figure of a run ("fanout: seed ratio"), as printed and as a number when it starts with one.</summary>
+public sealed record HeadlineFigure(string Name, string Text)
+{
+    /// <summary>The leading number of <see cref="Text"/> ("4.5 x (120 ms)" gives 4.5), or null.</summary>
+    public double? Value => LeadingNumber(Text);
+
+    public static double? LeadingNumber(string text)
+    {
+        var number = new string([.. text.TrimStart().TakeWhile(c => char.IsAsciiDigit(c) || c is '.' or '-' or ',')]).Replace(",", "", StringComparison.Ordinal);
+        return double.TryParse(number, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) ? value : null;
+    }
+}
+
+/// <summary>What one whole run said: whether its thresholds passed, its verdicts and its headline figures.</summary>
+public sealed record RunResult(bool Passed, IReadOnlyList<RunVerdict> Verdicts, IReadOnlyList<HeadlineFigure> Figures)
+{
+    /// <summary>An experiment's verdict (its outcome) and the seed figures it compared, today's side.</summary>
+    public static RunResult Of(ExperimentReport report, string? prefix = null)
+    {
+        var name = prefix is null ? report.Experiment : $"{prefix} {report.Experiment}";
+        return new RunResult(
+            report.Passed,
+            [new RunVerdict(name, report.Finding.Outcome.ToString(), report.Finding.Verdict)],
+            [.. report.Finding.Comparisons.Select(c => new HeadlineFigure($"{name}: {c.Figure}", c.Today))]);
+    }
+
+    /// <summary>Several results as one (the experiments of <c>all</c>, the core counts of a matrix).</summary>
+    public static RunResult Combine(IEnumerable<RunResult> results)
+    {
+        var list = results.ToList();
+        return new RunResult(list.All(r => r.Passed), [.. list.SelectMany(r => r.Verdicts)], [.. list.SelectMany(r => r.Figures)]);
+    }
+}
+
+/// <summary>
+/// <c>--runs N</c>: the whole command run N times, each into its own folder (run-1, run-2, ...), then one page saying
+/// whether the verdicts agreed and how far each headline figure spread across the runs.
+/// </summary>
+public static class RepeatedRuns
+{
+    public const int MaxRuns = 20;
+
+    public const string FileName = "runs.md";
+
+    /// <summary>Runs <paramref name="runOnce"/> (given its folder) <paramref name="runs"/> times and writes <see cref="FileName"/>; passed when every run passed its thresholds (disagreeing verdicts are reported, not failed).</summary>
+    public static async Task<bool> RunAsync(int runs, string outputFolder, Func<string, Task<RunResult>> runOnce, TextWriter console)
+    {
+        var results = new List<RunResult>(runs);
+        for (var i = 1; i <= runs; i++)
+        {
+            console.WriteLine($"== run {i} of {runs}");
+            results.Add(await runOnce(Path.Combine(outputFolder, $"run-{i}")));
+        }
+
+        Directory.CreateDirectory(outputFolder);
+        var summary = Markdown(results);
+        File.WriteAllText(Path.Combine(outputFolder, FileName), summary);
+        var disagreements = Disagreements(results);
+        console.WriteLine(disagreements.Count == 0
+            ? $"== runs: the verdicts of all {runs} runs agree ({Path.Combine(outputFolder, FileName)})"
+            : $"== runs: the verdicts disagree on {string.Join(", ", disagreements)} ({Path.Combine(outputFolder, FileName)})");
+        return results.All(r => r.Passed);
+    }
+
+    /// <summary>The verdicts whose outcome word was not the same in every run (a verdict missing from a run counts as differing).</summary>
+    public static IReadOnlyList<string> Disagreements(IReadOnlyList<RunResult> results) =>
+        [.. results.SelectMany(r => r.Verdicts.Select(v => v.Name)).Distinct()
+            .Where(name => results.Select(r => r.Verdicts.FirstOrDefault(v => v.Name == name)?.Outcome).Distinct().Count() > 1)];
+
+    /// <summary>A headline figure's values across the runs: median and 95 % CI (from 6 runs), min, max and (max - min) / median.</summary>
+    public static string SpreadOf(IReadOnlyList<double> values)
+    {
+        var estimate = Estimate.Of(values);
+        var spreadPercent = estimate.Median != 0 ? (values.Max() - values.Min()) / Math.Abs(estimate.Median) * 100 : 0;
+        return string.Create(CultureInfo.InvariantCulture,
+            $"median {estimate.Median:G4} {estimate.Interval("G4")}, min {values.Min():G4}, max {values.Max():G4}, spread {spreadPercent:0.#} % of the median");
+    }
+
+    /// <summary>A row per name (in first-seen order), a column per run with that run's text, and a last column from <paramref name="summarize"/>.</summary>
+    private static string PerRunTable(IReadOnlyList<RunResult> results, string nameHeader, string lastHeader,
+        Func<RunResult, IEnumerable<(string Name, string Text)>> cells, Func<string, IReadOnlyList<string?>, string> summarize)
+    {
+        var perRun = results.Select(r => cells(r).ToList()).ToList();
+        var names = perRun.SelectMany(run => run.Select(c => c.Name)).Distinct();
+        return new TextTable(
+            [nameHeader, .. results.Select((_, i) => $"run {i + 1}"), lastHeader],
+            [.. names.Select(name =>
+            {
+                var texts = perRun.Select(run => run.FirstOrDefault(c => c.Name == name).Text).ToList();
+                return (IReadOnlyList<string>)[name, .. texts.Select(t => t ?? "(missing)"), summarize(name, texts)];
+            })],
+            new HashSet<int>()).ToMarkdown();
+    }
+
+    public static string Markdown(IReadOnlyList<RunResult> results)
+    {
+        var md = new StringBuilder();
+        md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"# {results.Count} runs of the same command"));
+        md.AppendLine();
+        var disagreements = Disagreements(results);
+        md.AppendLine(disagreements.Count == 0
+            ? "The verdicts agree in every run."
+            : $"The verdicts disagree on: {string.Join(", ", disagreements)}.");
+        md.AppendLine();
+        md.AppendLine("## Verdicts per run");
+        md.AppendLine();
+        md.Append(PerRunTable(results, "verdict", "agree", r => r.Verdicts.Select(v => (v.Name, v.Text)),
+            (name, _) => disagreements.Contains(name) ? "no" : "yes"));
+        md.AppendLine();
+        md.AppendLine("## Headline figures across runs");
+        md.AppendLine();
+        md.Append(PerRunTable(results, "figure", "across runs", r => r.Figures.Select(f => (f.Name, f.Text)), (_, texts) =>
+        {
+            var values = texts.Select(t => t is null ? null : HeadlineFigure.LeadingNumber(t)).OfType<double>().ToList();
+            return values.Count == texts.Count ? SpreadOf(values) : "not a number in every run";
+        }));
+        md.AppendLine();
+        md.AppendLine("Each run's own report is in run-1/, run-2/, ...; a spread is (max - min) / median of the runs' values.");
+        return md.ToString();
+    }
+}

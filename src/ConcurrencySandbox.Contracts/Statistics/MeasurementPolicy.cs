@@ -1,0 +1,96 @@
+using System.Globalization;
+using System.Text.Json.Serialization;
+
+namespace ConcurrencySandbox.Contracts.Statistics;
+
+/// <summary>Why a measurement stopped repeating (a word on the wire: the runner reads it without the API's converters).</summary>
+[JsonConverter(typeof(JsonStringEnumConverter<StopReason>))]
+public enum StopReason
+{
+    /// <summary>Every figure's 95 % interval came within the target width.</summary>
+    Converged,
+
+    /// <summary>The next repeat would have run past the time budget.</summary>
+    BudgetSpent,
+
+    /// <summary>The policy's cap on repeats was reached.</summary>
+    MaximumRepeats,
+}
+
+/// <summary>
+/// How every A-vs-B figure is measured (compare, the sweeps, the matrix and the container stage all go through it), after
+/// BenchmarkDotNet's pilot, warm-up and target stages: warm up until the per-run time stops improving (the code has reached
+/// its final JIT tier), then run A and B in pairs, alternating which goes first (AB BA AB ...) so drift in the machine's
+/// speed hits both, and repeat until the 95 % interval of each median and of the per-pair ratio is within
+/// +-<paramref name="TargetHalfWidthPercent"/> or the <paramref name="Budget"/> runs out.
+/// </summary>
+/// <param name="MinimumRepeats">Pairs always run, budget or not (6 is the fewest with a 95 % interval).</param>
+public sealed record MeasurementPolicy(double TargetHalfWidthPercent, TimeSpan Budget, int MinimumRepeats, int MaximumRepeats = MeasurementPolicy.RepeatCap)
+{
+    public const double MinTargetHalfWidthPercent = 1;
+    public const double MaxTargetHalfWidthPercent = 50;
+    public const double DefaultTargetHalfWidthPercent = 5;
+    public const double MinBudgetSeconds = 1;
+    public const double MaxBudgetSeconds = 1800;
+
+    /// <summary>The most pairs one figure takes: at 1000 the interval is a few ranks around the median, more buys little.</summary>
+    public const int RepeatCap = 1000;
+
+    /// <summary>Tiered JIT moves a method to tier 1 after 30 calls (and a quiet 100 ms): warm-up never stops before these.</summary>
+    public const int MinWarmupInvocations = 30;
+
+    public static readonly TimeSpan MinWarmupTime = TimeSpan.FromMilliseconds(250);
+
+    /// <summary>Warm-up ends once the best of the last few runs is no faster than this share below the best before them.</summary>
+    public const double WarmupImprovementPercent = 5;
+
+    public const int WarmupWindow = 5;
+
+    /// <summary>"the 95 % CI within +-5 %, at most 30 s": the policy in words for reports.</summary>
+    public string Describe() => string.Create(CultureInfo.InvariantCulture,
+        $"A and B interleaved (AB BA ...) after a warm-up to the final JIT tier; repeated until the 95 % CI of each median and of the ratio is within +-{TargetHalfWidthPercent:0.#} % (at least {MinimumRepeats} pairs, at most {Budget.TotalSeconds:0.#} s)");
+
+    /// <summary>Which of A (false) and B (true) runs first in pair <paramref name="pair"/>: A first in even pairs, B first in odd ones.</summary>
+    public static bool BFirst(int pair) => pair % 2 == 1;
+
+    /// <summary>
+    /// Whether warm-up is over, given the per-run seconds so far (each run makes <paramref name="invocationsPerRun"/> calls):
+    /// enough calls for tier 1, enough time for the tiering delay, and the last <see cref="WarmupWindow"/> runs no longer
+    /// faster than the best before them by more than <see cref="WarmupImprovementPercent"/>.
+    /// </summary>
+    public static bool WarmedUp(IReadOnlyList<double> runSeconds, int invocationsPerRun, TimeSpan elapsed)
+    {
+        if (runSeconds.Count * invocationsPerRun < MinWarmupInvocations || elapsed < MinWarmupTime || runSeconds.Count <= WarmupWindow)
+        {
+            return false;
+        }
+
+        var bestBefore = runSeconds.Take(runSeconds.Count - WarmupWindow).Min();
+        var bestRecent = runSeconds.Skip(runSeconds.Count - WarmupWindow).Min();
+        return bestRecent >= bestBefore * (1 - (WarmupImprovementPercent / 100));
+    }
+
+    /// <summary>
+    /// Whether to stop after <paramref name="pairs"/> pairs that took <paramref name="elapsed"/> in all (the last one
+    /// <paramref name="lastPair"/>), with these <paramref name="figures"/>; null to keep going.
+    /// </summary>
+    public StopReason? ShouldStop(IReadOnlyList<Estimate> figures, int pairs, TimeSpan elapsed, TimeSpan lastPair)
+    {
+        if (pairs < MinimumRepeats)
+        {
+            return null;
+        }
+
+        if (figures.All(f => f.HalfWidthPercent <= TargetHalfWidthPercent))
+        {
+            return StopReason.Converged;
+        }
+
+        return pairs >= MaximumRepeats ? StopReason.MaximumRepeats
+            : elapsed + lastPair > Budget ? StopReason.BudgetSpent
+            : null;
+    }
+
+    /// <summary>A figure whose interval stays wider than the target, or that has none, is inconclusive.</summary>
+    public bool IsConclusive(Estimate figure) => figure.HalfWidthPercent <= TargetHalfWidthPercent;
+}

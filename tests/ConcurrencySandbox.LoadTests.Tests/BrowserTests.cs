@@ -1,0 +1,124 @@
+using System.Globalization;
+using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Hosting;
+using ConcurrencySandbox.LoadTests.Reports;
+using Microsoft.Playwright;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary>
+/// report.html and the Swagger UI opened in Debian's chromium (driven by Playwright, no browser download): no console
+/// error, no request leaving the page, every declared chart series drawn with data, a screenshot kept under
+/// TestResults/screenshots. Skipped, with the reason, where chromium is not installed.
+/// </summary>
+[Trait("Category", "Slow")]
+public sealed class BrowserTests : IDisposable
+{
+    public const string Chromium = "/usr/bin/chromium";
+
+    private static readonly string[] ChromiumArgs =
+        ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+    private static readonly string Screenshots = Path.GetFullPath(Path.Combine(AppContext.BaseDirectory, "..", "..", "..", "TestResults", "screenshots"));
+
+    private readonly string _out = Path.Combine(Path.GetTempPath(), "loadtests-browser-" + Guid.NewGuid().ToString("N"));
+    private readonly List<OpenPage> _pages = [];
+
+    [FactWhenChromiumIsInstalled]
+    public async Task ReportHtmlDrawsEveryDeclaredSeriesWithDataAndFetchesNothing()
+    {
+        // threadpool's requests sent after 10 s time out: their band must be drawn too.
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100) with
+        {
+            ExpectedToFail = ["threadpool"],
+        };
+        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["fanout", "--profile", "quick"]));
+        var page = await OpenAsync(new Uri(Path.Combine(_out, "report.html")).AbsoluteUri);
+
+        var drawn = await page.Page.EvaluateAsync<string[]>(
+            "() => [...document.querySelectorAll('g.series')].filter(g => g.querySelector('polyline,circle,rect') && Number(g.dataset.points) > 0).map(g => g.dataset.series)");
+        string[] declared =
+        [
+            "threadpool p99", "threadpool p50", "threadpool ok", "threadpool timed out", "threadpool threads", "threadpool queue",
+            "async p99", "async p50", "async ok", "async threads", "async queue", "users, every variant",
+        ];
+        Assert.All(declared, name => Assert.Contains(name, drawn));
+        Assert.Contains(drawn, name => name.StartsWith("async (", StringComparison.Ordinal) && name.EndsWith(" completed)", StringComparison.Ordinal));
+        Assert.Empty(page.ConsoleErrors);
+        Assert.Equal([page.Url], page.Requests);
+        await page.ScreenshotAsync("report-html.png");
+    }
+
+    [FactWhenChromiumIsInstalled]
+    public async Task SwaggerUiRendersItsOperationsFromItsOwnOriginOnly()
+    {
+        await using var api = await ApiProcess.StartAsync(new ApiLaunch(new Dictionary<string, string>()), CancellationToken.None);
+        var page = await OpenAsync(new Uri(api.BaseAddress, "/swagger/index.html").AbsoluteUri);
+
+        await page.Page.WaitForSelectorAsync(".opblock", new() { Timeout = 60_000 });
+
+        Assert.True(await page.Page.Locator(".opblock").CountAsync() > 5);
+        Assert.Empty(page.ConsoleErrors);
+        var origin = api.BaseAddress.GetLeftPart(UriPartial.Authority);
+        Assert.All(page.Requests, url => Assert.StartsWith(origin, url, StringComparison.Ordinal));
+        await page.ScreenshotAsync("swagger-ui.png");
+    }
+
+    private async Task<OpenPage> OpenAsync(string url)
+    {
+        var playwright = await Playwright.CreateAsync();
+        var browser = await playwright.Chromium.LaunchAsync(new() { ExecutablePath = Chromium, Args = ChromiumArgs, Headless = true });
+        var page = await browser.NewPageAsync(new() { ViewportSize = new() { Width = 1280, Height = 900 } });
+        var opened = new OpenPage(playwright, browser, page, url);
+        _pages.Add(opened);
+        page.Console += (_, message) =>
+        {
+            if (message.Type == "error")
+            {
+                opened.ConsoleErrors.Add(message.Text);
+            }
+        };
+        page.PageError += (_, error) => opened.ConsoleErrors.Add(error);
+        page.Request += (_, request) => opened.Requests.Add(request.Url);
+        await page.GotoAsync(url, new() { WaitUntil = WaitUntilState.NetworkIdle, Timeout = 60_000 });
+        return opened;
+    }
+
+    private sealed record OpenPage(IPlaywright Playwright, IBrowser Browser, IPage Page, string Url)
+    {
+        public List<string> ConsoleErrors { get; } = [];
+
+        public List<string> Requests { get; } = [];
+
+        public async Task ScreenshotAsync(string name)
+        {
+            Directory.CreateDirectory(Screenshots);
+            await Page.ScreenshotAsync(new() { Path = Path.Combine(Screenshots, name), FullPage = true });
+        }
+    }
+
+    public void Dispose()
+    {
+        foreach (var page in _pages)
+        {
+            page.Browser.CloseAsync().GetAwaiter().GetResult();
+            page.Playwright.Dispose();
+        }
+        if (Directory.Exists(_out))
+        {
+            Directory.Delete(_out, recursive: true);
+        }
+    }
+}
+
+/// <summary>A fact that runs only where Debian's chromium is installed at <see cref="BrowserTests.Chromium"/>, and says why when skipped.</summary>
+internal sealed class FactWhenChromiumIsInstalledAttribute : FactAttribute
+{
+    public FactWhenChromiumIsInstalledAttribute()
+    {
+        if (!File.Exists(BrowserTests.Chromium))
+        {
+            Skip = string.Create(CultureInfo.InvariantCulture, $"{BrowserTests.Chromium} is not installed (apt-get install chromium; .ci/run installs it).");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+using ConcurrencySandbox.LoadTests.Runs;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary><c>--runs N</c>: verdict agreement and the spread of headline figures, on made-up run results.</summary>
+public sealed class RepeatedRunsTests : IDisposable
+{
+    private readonly string _out = Path.Combine(Path.GetTempPath(), "runs-" + Guid.NewGuid().ToString("N"));
+
+    [Fact]
+    public void VerdictsAgreeWhenEveryRunHasTheSameOutcomeWhateverItsFigures()
+    {
+        RunResult[] runs = [Run("Reproduced", "4.5 x"), Run("Reproduced", "3.9 x")];
+
+        Assert.Empty(RepeatedRuns.Disagreements(runs));
+    }
+
+    [Fact]
+    public void AVerdictThatChangesOrIsMissingInARunIsADisagreement()
+    {
+        RunResult[] runs = [Run("Reproduced", "4.5 x"), Run("NotReproduced", "1.1 x"), new RunResult(true, [], [])];
+
+        Assert.Equal(["fanout"], RepeatedRuns.Disagreements(runs));
+    }
+
+    [Theory]
+    [InlineData("4.5 x (120 ms)", 4.5)]
+    [InlineData("1,000,000 cycles", 1_000_000.0)]
+    [InlineData("101.3 % [97, 105] n=10, min 96", 101.3)]
+    [InlineData("none", null)]
+    public void AHeadlineFiguresValueIsItsLeadingNumber(string text, double? value)
+    {
+        Assert.Equal(value, new HeadlineFigure("f", text).Value);
+    }
+
+    [Fact]
+    public void TheSpreadAcrossRunsGivesMedianMinMaxAndRangeOverMedian()
+    {
+        Assert.Equal("median 4 [no 95 % CI below 6 repeats], min 3, max 5, spread 50 % of the median", RepeatedRuns.SpreadOf([3, 5, 4]));
+    }
+
+    [Fact]
+    public async Task EachRunGetsItsOwnFolderAndTheSummarySaysWhetherTheVerdictsAgreed()
+    {
+        var folders = new List<string>();
+        var outcomes = new Queue<string>(["Reproduced", "NotReproduced"]);
+        using var console = new StringWriter();
+
+        var passed = await RepeatedRuns.RunAsync(2, _out, folder =>
+        {
+            folders.Add(folder);
+            return Task.FromResult(Run(outcomes.Dequeue(), "2 x"));
+        }, console);
+
+        Assert.True(passed); // both runs passed their thresholds; the disagreement is reported, not failed
+        Assert.Equal([Path.Combine(_out, "run-1"), Path.Combine(_out, "run-2")], folders);
+        var summary = File.ReadAllText(Path.Combine(_out, RepeatedRuns.FileName));
+        Assert.Contains("The verdicts disagree on: fanout.", summary, StringComparison.Ordinal);
+        Assert.Contains("| fanout: ratio | 2 x | 2 x | median 2 [no 95 % CI below 6 repeats], min 2, max 2, spread 0 % of the median |", summary, StringComparison.Ordinal);
+        Assert.Contains("the verdicts disagree on fanout", console.ToString(), StringComparison.Ordinal);
+    }
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_out))
+        {
+            Directory.Delete(_out, recursive: true);
+        }
+    }
+
+    private static RunResult Run(string outcome, string ratio) =>
+        new(true, [new RunVerdict("fanout", outcome, $"{outcome}: ratio {ratio}")], [new HeadlineFigure("fanout: ratio", ratio)]);
+}

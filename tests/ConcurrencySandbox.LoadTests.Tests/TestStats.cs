@@ -1,0 +1,29 @@
+using ConcurrencySandbox.LoadTests.Engine;
+using HdrHistogram;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary>Latency statistics for tests, built the way the recorder builds them (an HdrHistogram of microseconds).</summary>
+public static class TestStats
+{
+    /// <summary>Statistics of these completed latencies, with <paramref name="failed"/> more requests that timed out.</summary>
+    public static LatencyStats Of(IEnumerable<double> completedMs, long failed = 0)
+    {
+        var histogram = Histogram(completedMs);
+        return LatencyStats.From(histogram, new OutcomeCounts(histogram.TotalCount, 0, failed, 0));
+    }
+
+    public static LongHistogram Histogram(IEnumerable<double> completedMs)
+    {
+        var histogram = new LongHistogram(3_600_000_000, 3);
+        foreach (var ms in completedMs)
+        {
+            histogram.RecordValue((long)Math.Round(ms * 1000));
+        }
+        return histogram;
+    }
+
+    /// <summary><paramref name="requests"/> requests, every latency figure <paramref name="ms"/>, <paramref name="failed"/> of them timed out.</summary>
+    public static LatencyStats Uniform(long requests, double ms, long failed = 0, double? maxMs = null, double? p99Ms = null) =>
+        new(new OutcomeCounts(requests - failed, 0, failed, 0), ms, ms, ms, ms, ms, p99Ms ?? ms, p99Ms ?? ms, maxMs ?? p99Ms ?? ms);
+}

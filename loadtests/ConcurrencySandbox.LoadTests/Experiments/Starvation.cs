@@ -1,5 +1,5 @@
 using System.Globalization;
-using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;

@@ -51,7 +51,7 @@ public sealed class ContentionExperimentTests
     private static VariantResult Result(string name, long contentions, long peakQueue, int samples = 11)
     {
         var key = new VariantKey(name);
-        var stats = new LatencyStats(400, 0, 50, 50, 50, 50, 50, 50, 50);
+        var stats = new LatencyStats(new OutcomeCounts(400, 0, 0, 0), 50, 50, 50, 50, 50, 50, 50, 50);
         var telemetry = Enumerable.Range(0, samples)
             .Select(second => new TelemetryRow(key, second, Snapshot(second, peakQueue * second / Math.Max(1, samples - 1), contentions * second / Math.Max(1, samples - 1))))
             .ToList();

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using ConcurrencySandbox.LoadTests.Experiments.ColdStart;
 using ConcurrencySandbox.LoadTests.Experiments.Compute;
+using ConcurrencySandbox.LoadTests.Experiments.Contention;
 using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments.Receive;
 using ConcurrencySandbox.LoadTests.Experiments.Sleep;
@@ -34,6 +35,7 @@ public static class ExperimentList
         ColdStartExperiment.Definition,
         ReceiveExperiment.Definition,
         StreamingExperiment.Definition,
+        ContentionExperiment.Definition,
     ];
 
     public static IReadOnlyList<string> Names => [.. All.Select(d => d.Name)];

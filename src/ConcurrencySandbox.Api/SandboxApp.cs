@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.Admin;
+using ConcurrencySandbox.Api.Contention;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.FanOut;
 using ConcurrencySandbox.Api.Hosting;
@@ -31,9 +32,11 @@ public static class SandboxApp
         builder.AddSwagger();
         builder.AddWorkExperiments();
         builder.AddFanOut();
+        builder.AddReceive();
         builder.AddThreadPools();
         builder.AddTelemetry();
         builder.AddStreaming();
+        builder.AddContention();
         builder.AddControlPlane();
         builder.Services.AddHostedService<ParentProcessWatch>();
         configureServices?.Invoke(builder.Services);
@@ -51,6 +54,7 @@ public static class SandboxApp
         app.MapThreadPools();
         app.MapTelemetry();
         app.MapStreaming();
+        app.MapContention();
         app.PrintReadyLine();
         return app;
     }

@@ -1,5 +1,5 @@
 using System.Text.Json;
-using System.Text.Json.Serialization;
+using ConcurrencySandbox.Contracts;
 
 namespace ConcurrencySandbox.Api;
 
@@ -10,17 +10,11 @@ namespace ConcurrencySandbox.Api;
 public static class SandboxJson
 {
     /// <summary>The same settings for a client in this solution that reads the API's answers (the tests).</summary>
-    public static JsonSerializerOptions Options { get; } = Configure(new JsonSerializerOptions(JsonSerializerDefaults.Web));
+    public static JsonSerializerOptions Options => ContractJson.Options;
 
     public static WebApplicationBuilder AddSandboxJson(this WebApplicationBuilder builder)
     {
-        builder.Services.ConfigureHttpJsonOptions(options => Configure(options.SerializerOptions));
+        builder.Services.ConfigureHttpJsonOptions(options => ContractJson.Configure(options.SerializerOptions));
         return builder;
-    }
-
-    private static JsonSerializerOptions Configure(JsonSerializerOptions options)
-    {
-        options.Converters.Add(new JsonStringEnumConverter(JsonNamingPolicy.CamelCase));
-        return options;
     }
 }

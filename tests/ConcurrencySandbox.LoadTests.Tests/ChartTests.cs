@@ -1,5 +1,6 @@
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Reports;
 
@@ -190,6 +191,26 @@ public class ChartTests
         Assert.Contains(">99 %</text>", svg);
         Assert.Contains($"data-series=\"async ({report.Variants[1].Total.Completed} completed)\"", svg);
         Assert.Null(ReportChart.Distribution(["t"], [report.Variants[0] with { Distribution = [] }]));
+    }
+
+    [Fact]
+    public void EachVariantIsDrawnInTheColourItsExperimentDeclares()
+    {
+        Assert.Equal("#d62728", VariantPalette.ColorOf("threadpool"));
+        Assert.Equal("#17becf", VariantPalette.ColorOf("min-workers-64"));
+        Assert.Equal("#08519c", VariantPalette.ColorOf(new VariantKey("preallocated", Cpus: 4)));
+    }
+
+    [Fact]
+    public void NoVariantNameIsDeclaredWithTwoColours()
+    {
+        var clashes = ExperimentList.All
+            .SelectMany(definition => definition.Colors.Select(color => (definition.Name, color)))
+            .GroupBy(declared => declared.color.Name, StringComparer.OrdinalIgnoreCase)
+            .Where(name => name.Select(declared => declared.color.Color).Distinct(StringComparer.OrdinalIgnoreCase).Count() > 1)
+            .Select(name => $"{name.Key}: {string.Join(", ", name.Select(d => $"{d.Name} {d.color.Color}"))}");
+
+        Assert.Empty(clashes);
     }
 
     [Fact]

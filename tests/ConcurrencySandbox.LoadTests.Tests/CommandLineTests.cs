@@ -53,6 +53,8 @@ public class CommandLineTests
     [InlineData("cannot use --target", "streaming", "--target", "http://127.0.0.1:9")]
     [InlineData("--message-bytes must be from 1 to 65536", "streaming", "--message-bytes", "65537")]
     [InlineData("--clients must be positive", "streaming", "--clients", "0")]
+    [InlineData("--hold-ms must be at most 10000", "contention", "--hold-ms", "10001")]
+    [InlineData("cannot use --target", "contention", "--target", "http://127.0.0.1:9")]
     [InlineData("--connect-interval-ms must be from 0 to 60000", "streaming", "--connect-interval-ms", "-1")]
     [InlineData("--capacity-from must be from 1 to 100000", "streaming", "--find-capacity", "--capacity-from", "0")]
     [InlineData("--capacity-to must be from --capacity-from (50) to 100000", "streaming", "--find-capacity", "--capacity-from", "50", "--capacity-to", "10")]

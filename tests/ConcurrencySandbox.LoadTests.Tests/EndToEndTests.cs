@@ -138,6 +138,22 @@ public sealed class EndToEndTests : IDisposable
         Assert.True(allocated["allocating"] > allocated["preallocated"], $"allocating {allocated["allocating"]} B vs preallocated {allocated["preallocated"]} B per receive");
     }
 
+    [Fact]
+    public async Task ContentionSmokeRunJudgesTheLockAgainstTheSemaphoreFromTheirTelemetry()
+    {
+        var (code, output, error) = await RunRunnerAsync("contention", "--profile", "smoke", "--hold-ms", "20", "--out", _out);
+
+        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
+        Assert.DoesNotContain("Not assessed", output);
+        var summary = await File.ReadAllTextAsync(Path.Combine(_out, "summary.md"));
+        Assert.All(new[] { "lock", "semaphore-async" }, v => Assert.Contains($"| {v} |", summary));
+        Assert.Contains("requests queued for a pool thread at peak, lock vs semaphore-async", summary);
+        var lockContentions = summary.Split('\n').Single(l => l.StartsWith("| lock | runtime lock contentions |", StringComparison.Ordinal));
+
+        // Waiters on a Monitor count in the runtime's lock contention counter; the semaphore's never touch a Monitor of theirs.
+        Assert.True(double.Parse(lockContentions.Split('|')[3].Trim().Split(' ')[0], CultureInfo.InvariantCulture) > 0, lockContentions);
+    }
+
     public void Dispose()
     {
         if (Directory.Exists(_out))

@@ -22,6 +22,8 @@ public sealed class SwaggerDocumentTests(SandboxServerFixture shared) : IClassFi
         { "/api/sleep/compare", ["milliseconds", "repeat", "ciWidth", "budgetSeconds"] },
         { "/api/sleep/sweep", ["from", "to", "factor", "repeat", "ciWidth", "budgetSeconds", "format"] },
         { "/api/fanout", ["calls", "delayMs", "strategy", "jitterMs", "failRate", "hangRate", "timeoutMs"] },
+        { "/api/contention/lock", ["holdMs"] },
+        { "/api/contention/semaphore-async", ["holdMs"] },
         { "/api/threadpool", [] },
         { "/api/telemetry", [] },
         { "/api/telemetry/history", ["since"] },

@@ -1,6 +1,6 @@
 using System.Net.Http.Json;
 using System.Text.Json;
-using System.Text.Json.Serialization;
+using ConcurrencySandbox.Contracts;
 using ConcurrencySandbox.Contracts.Telemetry;
 
 namespace ConcurrencySandbox.LoadTests.ApiClient;
@@ -8,8 +8,8 @@ namespace ConcurrencySandbox.LoadTests.ApiClient;
 /// <summary>A small typed client for the sandbox API's control and telemetry endpoints (not used for load).</summary>
 public sealed class SandboxClient(Uri baseAddress) : IDisposable
 {
-    /// <summary>How the API writes JSON (ASP.NET Core's web defaults: camelCase names; enums as camelCase strings, as SandboxJson sets them).</summary>
-    public static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { Converters = { new JsonStringEnumConverter(JsonNamingPolicy.CamelCase) } };
+    /// <summary>How the API writes JSON: camelCase names, enums as camelCase strings (the contract's own settings).</summary>
+    public static readonly JsonSerializerOptions Json = ContractJson.Options;
     private static readonly TimeSpan HealthTimeout = TimeSpan.FromSeconds(5);
     private readonly HttpClient _http = new() { BaseAddress = baseAddress, Timeout = Timeout.InfiniteTimeSpan };
 

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using ConcurrencySandbox.LoadTests.Experiments.ColdStart;
 using ConcurrencySandbox.LoadTests.Experiments.Compute;
+using ConcurrencySandbox.LoadTests.Experiments.Contention;
 using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments.Receive;
 using ConcurrencySandbox.LoadTests.Experiments.Sleep;
@@ -10,7 +11,17 @@ using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
 /// <summary>How the command line makes an experiment: its name, the options only it reads, and the experiment built from their values.</summary>
-public sealed record ExperimentDefinition(string Name, IReadOnlyList<Option> Options, Func<OptionValues, Experiment> Create);
+public sealed record ExperimentDefinition(string Name, IReadOnlyList<Option> Options, Func<OptionValues, Experiment> Create)
+{
+    /// <summary>The colours of its variants in every chart (the report's palette draws others from a stable hash of the name).</summary>
+    public IReadOnlyList<VariantColor> Colors { get; init; } = [];
+}
+
+/// <summary>
+/// The colour of a variant name in every chart of every report, or of every name that starts with <paramref name="Name"/>
+/// when <paramref name="IsPrefix"/>. By habit blocking variants are warm colours and those that hold no pool thread cool ones.
+/// </summary>
+public sealed record VariantColor(string Name, string Color, bool IsPrefix = false);
 
 /// <summary>Every experiment the runner knows, in the order <c>all</c> runs them. Adding one is one line here.</summary>
 public static class ExperimentList
@@ -24,6 +35,7 @@ public static class ExperimentList
         ColdStartExperiment.Definition,
         ReceiveExperiment.Definition,
         StreamingExperiment.Definition,
+        ContentionExperiment.Definition,
     ];
 
     public static IReadOnlyList<string> Names => [.. All.Select(d => d.Name)];

@@ -1,5 +1,5 @@
 using System.Globalization;
-using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
@@ -43,17 +43,17 @@ public static class Starvation
         var whole = SentSummary.Of(blocking.Sent);
         List<SeedComparison> comparisons =
         [
-            new($"{name}: mean / unloaded latency", $"{SeedFigures.Seed003.ClrMeanSeconds / SeedFigures.Seed003.StubSeconds:0.0} x (mean {SeedFigures.Seed003.ClrMeanSeconds} s, {SeedFigures.Seed003.StubSeconds} s stub)",
+            new($"{name}: mean / unloaded latency", $"{Seed003Figures.ClrMeanSeconds / Seed003Figures.StubSeconds:0.0} x (mean {Seed003Figures.ClrMeanSeconds} s, {Seed003Figures.StubSeconds} s stub)",
                 Slowdown(whole, blockingUnloaded)),
-            new($"{name}: max", $"{SeedFigures.Seed003.ClrMaxSeconds} s", whole.Censored
+            new($"{name}: max", $"{Seed003Figures.ClrMaxSeconds} s", whole.Censored
                 ? $"at least {whole.TimedOutAtMs / 1000:0.#} s ({Censoring(whole)})"
                 : $"{blocking.Total.MaxMs / 1000:0.00} s"),
-            new($"{name}: longest wait for work to start", $"{SeedFigures.Seed003.ClrQueueWaitSeconds} s",
+            new($"{name}: longest wait for work to start", $"{Seed003Figures.ClrQueueWaitSeconds} s",
                 blocking.MaxQueueWaitMs is { } waitedMs ? $"{waitedMs / 1000:0.00} s (peak queue {peakQueue} items)" : $"not reported by this endpoint (peak queue {peakQueue} items)"),
         ];
         if (customPool is not null && results.FirstOrDefault(r => r.Key.Name == customPool.Name) is { } custom)
         {
-            comparisons.Add(new($"{custom.Key.Name}: mean / unloaded latency", $"{SeedFigures.Seed003.CustomMeanSeconds / SeedFigures.Seed003.StubSeconds:0.00} x (custom pool, mean {SeedFigures.Seed003.CustomMeanSeconds} s)",
+            comparisons.Add(new($"{custom.Key.Name}: mean / unloaded latency", $"{Seed003Figures.CustomMeanSeconds / Seed003Figures.StubSeconds:0.00} x (custom pool, mean {Seed003Figures.CustomMeanSeconds} s)",
                 Slowdown(SentSummary.Of(custom.Sent), customPool)));
         }
         var blockingFigure = blockingPeak.Censored

@@ -24,7 +24,10 @@ public abstract class TaskRunExperiment(WorkUnit unit, long amount) : Experiment
     protected static ExperimentDefinition Define(WorkUnit unit, long defaultAmount, string description, Func<long, TaskRunExperiment> create)
     {
         var amountOption = new Option<long>($"--{unit.AmountName}") { Description = $"{unit.Name}: {description}", DefaultValueFactory = _ => defaultAmount };
-        return new(unit.Name, [amountOption], values => create(values.Positive(amountOption)));
+        return new(unit.Name, [amountOption], values => create(values.Positive(amountOption)))
+        {
+            Colors = [new("sync", "#8c564b"), new("taskrun", "#1f77b4")],
+        };
     }
 
     public override Finding Assess(IReadOnlyList<VariantResult> results)
@@ -36,7 +39,7 @@ public abstract class TaskRunExperiment(WorkUnit unit, long amount) : Experiment
             return Finding.NotAssessed("both the sync and the taskrun variant need completed requests.");
         }
         var ratio = taskRun.RequestsPerSecond / sync.RequestsPerSecond;
-        var seedRow = SeedFigures.Seed004Nearest(unit, amount);
+        var seedRow = Seed004Figures.Nearest(unit, amount);
         List<SeedComparison> comparisons =
         [
             new("Task.Run vs inline, one request on an idle machine (efficiency)",

@@ -1,30 +1,16 @@
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>
-/// One colour per variant name, the same in every chart of every report: blocking variants in warm colours, the
-/// ones that hold no pool thread in cool ones. In the matrix a variant keeps its colour at every core count.
+/// One colour per variant name, the same in every chart of every report: the colours each experiment declares
+/// (<see cref="ExperimentDefinition.Colors"/>), so a name shared by two experiments (sleep's async and fanout's) keeps
+/// one colour, and in the matrix a variant keeps its colour at every core count.
 /// </summary>
 public static class VariantPalette
 {
-    private static readonly Dictionary<string, string> Known = new(StringComparer.OrdinalIgnoreCase)
-    {
-        ["threadpool"] = "#d62728",
-        ["sync-over-async"] = "#ff7f0e",
-        ["dedicated"] = "#9467bd",
-        ["async"] = "#2ca02c",
-        ["sync"] = "#8c564b",
-        ["taskrun"] = "#1f77b4",
-        ["default-pool"] = "#e377c2",
-        ["per-call"] = "#a50f15",
-        ["allocating"] = "#fd8d3c",
-        ["spinning"] = "#54278f",
-        ["preallocated"] = "#08519c",
-    };
-
-    /// <summary>For the raised-minimum cold-start variant, whatever minimum it names.</summary>
-    private const string RaisedMinimumColor = "#17becf";
+    private static readonly IReadOnlyList<VariantColor> Declared = [.. ExperimentList.All.SelectMany(definition => definition.Colors)];
 
     /// <summary>For names the palette does not know: picked by a stable hash of the name, so it never changes between runs.</summary>
     private static readonly string[] Others = ["#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#bcbd22", "#7f7f7f"];
@@ -36,13 +22,11 @@ public static class VariantPalette
 
     public static string ColorOf(string name)
     {
-        if (Known.TryGetValue(name, out var color))
+        var declared = Declared.FirstOrDefault(c => string.Equals(c.Name, name, StringComparison.OrdinalIgnoreCase))
+            ?? Declared.FirstOrDefault(c => c.IsPrefix && name.StartsWith(c.Name, StringComparison.OrdinalIgnoreCase));
+        if (declared is not null)
         {
-            return color;
-        }
-        if (name.StartsWith("min-workers", StringComparison.OrdinalIgnoreCase))
-        {
-            return RaisedMinimumColor;
+            return declared.Color;
         }
         var hash = 2166136261u;
         foreach (var c in name.ToLowerInvariant())

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Metrics;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Control;
@@ -16,16 +17,19 @@ public static class ControlPlane
         builder.Services.AddSingleton<ControlListener>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ControlListener>());
         builder.Services.AddSingleton<ShutdownWatchdog>();
+        // Its signal handlers are registered when the host starts, for the app's whole life.
+        builder.Services.AddHostedService<StartWithHost<ShutdownWatchdog>>();
         return builder;
     }
 
+    private static readonly ApiTag HealthTag = new(
+        "Health", "Start here: is the sandbox up? Also served by the control plane, which answers while the ThreadPool starves.", Order: 0);
+
     public static IEndpointRouteBuilder MapHealth(this IEndpointRouteBuilder endpoints)
     {
-        // Resolving the watchdog here arms it for the app's whole life.
-        endpoints.ServiceProvider.GetRequiredService<ShutdownWatchdog>();
         endpoints.MapGet(ControlRoutes.Health, ControlActions.Health)
             .WithName("Health")
-            .WithTags(ApiTags.Health)
+            .WithApiTag(HealthTag)
             .WithSummary("Liveness and readiness probe.")
             .WithDescription("200 {\"status\":\"ok\"} once the app serves. The control plane answers it too, from threads of its own, so it stays up while the pool starves.");
         return endpoints;

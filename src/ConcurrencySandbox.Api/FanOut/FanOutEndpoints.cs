@@ -1,4 +1,5 @@
 using System.Globalization;
+using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.FanOut;
 using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.Validation;
@@ -11,6 +12,9 @@ namespace ConcurrencySandbox.Api.FanOut;
 /// <summary>Seed 003 as a service: one request fans out to several slow third-party calls, run by the chosen strategy.</summary>
 public static class FanOutEndpoints
 {
+    private static readonly ApiTag Tag = new(
+        "FanOut", "Seed 003: one request fans out to a slow third party under four strategies; per-call queue waits show the pool's delay.", Order: 20);
+
     public static WebApplicationBuilder AddFanOut(this WebApplicationBuilder builder)
     {
         builder.Services.AddDeclaredSettings<FanOutOptions, FanOutOptionsValidator>(builder.Configuration, FanOutOptions.SectionName);
@@ -44,7 +48,7 @@ public static class FanOutEndpoints
         var thirdParty = endpoints.ServiceProvider.GetRequiredService<IOptions<ThirdPartyOptions>>().Value;
         var parameters = new FanOutParameters(limits, thirdParty);
 
-        endpoints.MapGroup("/api/fanout").WithTags("FanOut")
+        endpoints.MapGroup("/api/fanout").WithApiTag(Tag)
             .MapGet("", (HttpRequest request, FanOutRunner runner, CancellationToken cancellationToken) => FanOutAsync(parameters, request, runner, cancellationToken))
             .WithName("FanOut")
             .WithSummary("Seed 003: one request fans out to `calls` slow third-party calls, run by the chosen strategy.")

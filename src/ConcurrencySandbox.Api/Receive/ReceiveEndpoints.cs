@@ -1,5 +1,5 @@
 using System.Globalization;
-using ConcurrencySandbox.Api.Work;
+using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Receive;
 using ConcurrencySandbox.Experiments.Receive;
 using ConcurrencySandbox.Validation;
@@ -11,13 +11,22 @@ namespace ConcurrencySandbox.Api.Receive;
 /// <summary>Seed 002 as a service: the cost of one receive over loopback TCP, per-call objects and spinning vs a reused buffer and a blocking wait.</summary>
 public static class ReceiveEndpoints
 {
-    private const string Tag = "Receive";
+    private static readonly ApiTag Tag = new(
+        "Receive",
+        "Seed 002: a loopback request/response receive loop, allocate-per-call vs pooled buffers and spin vs blocking waits, in CPU time and allocations per receive.",
+        Order: 30);
+
+    public static WebApplicationBuilder AddReceive(this WebApplicationBuilder builder)
+    {
+        builder.Services.AddDeclaredSettings<ReceiveLimits, ReceiveLimitsValidator>(builder.Configuration, ReceiveLimits.SectionName);
+        return builder;
+    }
 
     public static IEndpointRouteBuilder MapReceive(this IEndpointRouteBuilder endpoints)
     {
-        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<ExperimentLimits>>().Value;
+        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<ReceiveLimits>>().Value;
         var parameters = new ReceiveParameters(limits);
-        var group = endpoints.MapGroup("/api/receive").WithTags(Tag);
+        var group = endpoints.MapGroup("/api/receive").WithApiTag(Tag);
 
         foreach (var variant in ReceiveVariant.All)
         {
@@ -82,7 +91,7 @@ public static class ReceiveEndpoints
     }
 
     /// <summary>The receive query parameters, with ranges from the Limits section.</summary>
-    private sealed class ReceiveParameters(ExperimentLimits limits)
+    private sealed class ReceiveParameters(ReceiveLimits limits)
     {
         private readonly IntegerParameter _messages = new("messages", 1, limits.MaxReceiveMessages, 100_000, "How many messages the sender writes and the receiver takes.");
         private readonly IntegerParameter _messageBytes = new(
@@ -106,7 +115,7 @@ public static class ReceiveEndpoints
                 query.Fail(
                     _messages.Name,
                     $"This compare receives {Invariant(totalMessages)} messages in all ('messages' x 4 variants x 'repeat'); the limit is " +
-                    $"{Invariant(limits.MaxReceiveTotalMessages)} ({SettingName.Of(ExperimentLimits.SectionName, nameof(limits.MaxReceiveTotalMessages))}). Lower 'messages' or 'repeat'.");
+                    $"{Invariant(limits.MaxReceiveTotalMessages)} ({SettingName.Of(ReceiveLimits.SectionName, nameof(limits.MaxReceiveTotalMessages))}). Lower 'messages' or 'repeat'.");
             }
 
             var pacedMs = totalMessages * plan.IntervalMs;
@@ -115,7 +124,7 @@ public static class ReceiveEndpoints
                 query.Fail(
                     _intervalMs.Name,
                     $"The sender would sleep {Invariant(pacedMs)} ms in all ('messages' x 'intervalMs'{(runs > 1 ? " x 4 variants x 'repeat'" : string.Empty)}); the limit is " +
-                    $"{Invariant(limits.MaxReceivePacedMilliseconds)} ms ({SettingName.Of(ExperimentLimits.SectionName, nameof(limits.MaxReceivePacedMilliseconds))}). Lower 'messages' or 'intervalMs'.");
+                    $"{Invariant(limits.MaxReceivePacedMilliseconds)} ms ({SettingName.Of(ReceiveLimits.SectionName, nameof(limits.MaxReceivePacedMilliseconds))}). Lower 'messages' or 'intervalMs'.");
             }
 
             return plan;

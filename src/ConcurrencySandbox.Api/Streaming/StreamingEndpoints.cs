@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.Validation;
@@ -8,6 +9,11 @@ namespace ConcurrencySandbox.Api.Streaming;
 /// <summary>Seed 001: a TCP server streaming fixed-size messages to every client, and its live state.</summary>
 public static class StreamingEndpoints
 {
+    private static readonly ApiTag Tag = new(
+        "Streaming",
+        "Seed 001: a TCP server streaming fixed-size messages to every client, allocating vs SocketAsyncEventArgs pool vs Pipelines; its live state and how to connect.",
+        Order: 40);
+
     private const string SampleClient =
         "Connect with TCP to the endpoint, read the 16-byte header (magic \"CSSF\", version u16, implementation u16, " +
         "messageBytes i32, intervalMs i32, little-endian), then read frames of 12 + messageBytes bytes: sequence i64, " +
@@ -30,7 +36,7 @@ public static class StreamingEndpoints
 
     public static IEndpointRouteBuilder MapStreaming(this IEndpointRouteBuilder endpoints)
     {
-        endpoints.MapGroup("/api/streaming").WithTags("Streaming")
+        endpoints.MapGroup("/api/streaming").WithApiTag(Tag)
             .MapGet("", (StreamingHost host, IOptions<StreamingOptions> options) => TypedResults.Ok(ReadStatus(host, options.Value)))
             .WithName("Streaming")
             .WithSummary("Seed 001: the streaming server's implementation, endpoint, clients, messages, bytes, and allocations, collections and CPU per message.")

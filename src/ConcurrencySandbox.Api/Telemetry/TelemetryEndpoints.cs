@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using ConcurrencySandbox.Api.Control;
+using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Experiments.Telemetry;
@@ -15,6 +16,9 @@ namespace ConcurrencySandbox.Api.Telemetry;
 public static class TelemetryEndpoints
 {
     private const int HistoryCapacity = 3600;
+
+    private static readonly ApiTag Tag = new(
+        "Telemetry", "The runtime's own counters now, and the per-second history recorded on a dedicated thread. Also on the control plane.", Order: 60);
 
     public static WebApplicationBuilder AddTelemetry(this WebApplicationBuilder builder)
     {
@@ -31,6 +35,8 @@ public static class TelemetryEndpoints
             var inFlight = services.GetRequiredService<InFlightRequests>();
             return new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => inFlight.Count), TimeSpan.FromSeconds(1), HistoryCapacity);
         });
+        // Started with the host, so the history covers the whole run.
+        builder.Services.AddHostedService<StartWithHost<TelemetryRecorder>>();
         return builder;
     }
 
@@ -55,9 +61,7 @@ public static class TelemetryEndpoints
 
     public static IEndpointRouteBuilder MapTelemetry(this IEndpointRouteBuilder endpoints)
     {
-        // Resolving the recorder here starts it with the app, so the history covers the whole run.
-        endpoints.ServiceProvider.GetRequiredService<TelemetryRecorder>();
-        var group = endpoints.MapGroup(ControlRoutes.Telemetry).WithTags(ApiTags.Telemetry);
+        var group = endpoints.MapGroup(ControlRoutes.Telemetry).WithApiTag(Tag);
         group.MapGet("/history", (ControlActions actions, HttpRequest request) => actions.History(request.Query))
             .WithName("TelemetryHistory")
             .WithSummary("The samples recorded every second (the last hour), taken on a dedicated thread: no gaps while the pool starves.")

@@ -13,6 +13,11 @@ namespace ConcurrencySandbox.Api.ThreadPools;
 /// <summary>The CLR ThreadPool's settings, read and changed at run time (seed 000's fix) and at start-up.</summary>
 public static class ThreadPoolEndpoints
 {
+    private static readonly ApiTag Tag = new(
+        "ThreadPool",
+        "Seed 000: read and change the ThreadPool's limits at run time. During starvation use the control plane's URL (see servers): it needs no pool thread.",
+        Order: 50);
+
     public static WebApplicationBuilder AddThreadPools(this WebApplicationBuilder builder)
     {
         builder.Services.AddSingleton<ThreadPoolControl>(_ => new ThreadPoolControl(ClrThreadPoolSettings.Instance));
@@ -24,7 +29,7 @@ public static class ThreadPoolEndpoints
 
     public static IEndpointRouteBuilder MapThreadPools(this IEndpointRouteBuilder endpoints)
     {
-        var group = endpoints.MapGroup(ControlRoutes.ThreadPool).WithTags(ApiTags.ThreadPool);
+        var group = endpoints.MapGroup(ControlRoutes.ThreadPool).WithApiTag(Tag);
 
         group.MapGet("", (ControlActions actions) => actions.ReadThreadPool())
             .WithName("GetThreadPool")

@@ -38,13 +38,13 @@ public static class WorkEndpoints
 
     public static WebApplicationBuilder AddWorkExperiments(this WebApplicationBuilder builder)
     {
-        builder.Services.AddDeclaredSettings<ExperimentLimits, ExperimentLimitsValidator>(builder.Configuration, ExperimentLimits.SectionName);
+        builder.Services.AddDeclaredSettings<WorkLimits, WorkLimitsValidator>(builder.Configuration, WorkLimits.SectionName);
         return builder;
     }
 
     public static IEndpointRouteBuilder MapWorkExperiments(this IEndpointRouteBuilder endpoints)
     {
-        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<ExperimentLimits>>().Value;
+        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<WorkLimits>>().Value;
         var repeat = new IntegerParameter("repeat", 1, limits.MaxRepeat, MedianInterval.MinimumCount,
             $"The fewest sync/Task.Run pairs measured, budget or not; more follow until the CIs are narrow or the budget is spent. Below {MedianInterval.MinimumCount} there is no 95 % CI.");
         var compareBudget = Budget with { Default = 30 };
@@ -54,27 +54,27 @@ public static class WorkEndpoints
         foreach (var family in WorkFamily.Create(limits))
         {
             var unit = family.Unit;
-            var group = endpoints.MapGroup($"/api/{unit.Name}").WithTags(family.Tag);
+            var group = endpoints.MapGroup($"/api/{unit.Name}").WithApiTag(family.Tag);
 
             foreach (var mode in unit.Modes)
             {
                 var modeName = ModeName(mode);
                 group.MapGet($"/{modeName}", (HttpRequest request, CancellationToken cancellationToken) => RunAsync(family, mode, request, cancellationToken))
-                    .WithName($"{family.Tag}{mode}")
+                    .WithName($"{family.Tag.Name}{mode}")
                     .WithSummary($"Runs {family.UnitDescription} twice, {ModeDescription(mode)}.")
                     .WithDescription("Returns the server-side elapsed time, the managed thread ids that ran the units and the thread pool's state after the run.")
                     .WithQueryParameters(family.Amount);
             }
 
             group.MapGet("/compare", (HttpRequest request, CancellationToken cancellationToken) => CompareAsync(family, repeat, compareBudget, request, cancellationToken))
-                .WithName($"{family.Tag}Compare")
+                .WithName($"{family.Tag.Name}Compare")
                 .WithSummary($"Seed 004's row: {unit.Name} inline vs Task.Run, back to back in the server.")
                 .WithDescription("Warms up until the per-run time stops improving (final JIT tier), then runs sync and Task.Run in interleaved pairs (AB BA ...) until each median's and the efficiency's 95 % CI is within +-ciWidth % or budgetSeconds is spent. " +
                     "efficiency = median of the per-pair sync / Task.Run x 100: above 100 Task.Run paid off. Every figure carries median, 95 % CI, n and min; the machine's load (other processes, steal, CFS throttling) and speed drift are given beside them.")
                 .WithQueryParameters(family.Amount, repeat, CiWidth, compareBudget);
 
             group.MapGet("/sweep", (HttpRequest request, CancellationToken cancellationToken) => SweepAsync(family, factor, repeat, sweepBudget, request, cancellationToken))
-                .WithName($"{family.Tag}Sweep")
+                .WithName($"{family.Tag.Name}Sweep")
                 .WithSummary($"Seed 004's whole table for {unit.Name}: a compare row per amount, with the break-even point.")
                 .WithDescription("Amounts go from `from` to `to`, multiplied by `factor`. The Markdown form has the seed's columns and the seed's figures beside today's.")
                 .WithQueryParameters(family.SweepFrom, family.SweepTo, factor, repeat, CiWidth, sweepBudget, Format)

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Validation;
 
@@ -9,7 +10,7 @@ namespace ConcurrencySandbox.Api.Work;
 /// </summary>
 internal sealed record WorkFamily(
     WorkUnit Unit,
-    string Tag,
+    ApiTag Tag,
     string UnitDescription,
     IntegerParameter Amount,
     IntegerParameter SweepFrom,
@@ -17,43 +18,43 @@ internal sealed record WorkFamily(
     long MaxSweepTotal,
     string MaxSweepSetting)
 {
-    public static IReadOnlyList<WorkFamily> Create(ExperimentLimits limits) =>
+    public static IReadOnlyList<WorkFamily> Create(WorkLimits limits) =>
     [
         Define(
             WorkUnit.Compute,
-            "Compute",
+            new("Compute", "Seed 004: the same CPU loop inline vs Task.Run; one run, a compare row, or the seed's whole sweep table.", Order: 10),
             "the seed's counting loop (pure CPU work, grows linearly with cycles)",
             "Loop cycles per unit (each request runs the unit twice).",
             limits.MaxCycles,
             sweepFrom: 1,
             sweepTo: 1_000_000_000,
             limits.MaxSweepCycles,
-            nameof(ExperimentLimits.MaxSweepCycles)),
+            nameof(WorkLimits.MaxSweepCycles)),
         Define(
             WorkUnit.SpinWait,
-            "SpinWait",
+            new("SpinWait", "Seed 004: Thread.SpinWait as the honest compute substitute, inline vs Task.Run.", Order: 11),
             "Thread.SpinWait (burns CPU without doing arithmetic)",
             "Thread.SpinWait iterations per unit (each request runs the unit twice).",
             limits.MaxSpinIterations,
             sweepFrom: 1,
             sweepTo: 10_000_000,
             limits.MaxSweepSpinIterations,
-            nameof(ExperimentLimits.MaxSweepSpinIterations)),
+            nameof(WorkLimits.MaxSweepSpinIterations)),
         Define(
             WorkUnit.Sleep,
-            "Sleep",
+            new("Sleep", "Seed 004: Thread.Sleep and Task.Delay instead of a loop: what blocking a thread costs.", Order: 12),
             "a sleep (sync and taskrun block a thread; async awaits Task.Delay and holds none)",
             "Milliseconds each unit sleeps (each request runs the unit twice).",
             limits.MaxSleepMilliseconds,
             sweepFrom: 1,
             sweepTo: 1_000,
             limits.MaxSweepMilliseconds,
-            nameof(ExperimentLimits.MaxSweepMilliseconds)),
+            nameof(WorkLimits.MaxSweepMilliseconds)),
     ];
 
     private static WorkFamily Define(
         WorkUnit unit,
-        string tag,
+        ApiTag tag,
         string unitDescription,
         string amountDescription,
         long maxAmount,
@@ -69,5 +70,5 @@ internal sealed record WorkFamily(
             new IntegerParameter("from", 1, maxAmount, Math.Min(sweepFrom, maxAmount), $"First {unit.AmountName} of the sweep."),
             new IntegerParameter("to", 1, maxAmount, Math.Min(sweepTo, maxAmount), $"Last {unit.AmountName} of the sweep (included when the factor reaches it)."),
             maxSweepTotal,
-            $"{ExperimentLimits.SectionName}:{maxSweepSetting}");
+            $"{WorkLimits.SectionName}:{maxSweepSetting}");
 }

@@ -63,7 +63,7 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
             var threadId = Environment.CurrentManagedThreadId;
             var thread = CurrentThread();
             CallAnswer answer;
-            SandboxMeter.FanOutCallsActive.Increment();
+            FanOutInstruments.CallsActive.Increment();
             try
             {
                 answer = await call();
@@ -78,7 +78,7 @@ internal sealed class CallBatch(int calls, TimeProvider timeProvider, Cancellati
             }
             finally
             {
-                SandboxMeter.FanOutCallsActive.Decrement();
+                FanOutInstruments.CallsActive.Decrement();
             }
 
             _records[index] = new CallRecord(

@@ -38,7 +38,7 @@ public static class ReceiveComparison
         var cpuRatio = perCall.CpuNsPerReceive / preallocated.CpuNsPerReceive;
         var allocatingRatio = summaries[2].CpuNsPerReceive / preallocated.CpuNsPerReceive;
         var spinningRatio = summaries[3].CpuNsPerReceive / preallocated.CpuNsPerReceive;
-        var seed = new Seed002Receive(SeedFigures.Seed002PerCallCpuTicks, SeedFigures.Seed002PreallocatedCpuTicks, SeedFigures.Seed002CpuRatio);
+        var seed = new Seed002Receive(Seed002Figures.PerCallCpuTicks, Seed002Figures.PreallocatedCpuTicks, Seed002Figures.CpuRatio);
         return new ReceiveComparisonReport(
             plan,
             repeat,
@@ -73,7 +73,7 @@ public static class ReceiveComparison
     private static string Verdict(
         ReceivePlan plan, ReceiveVariantSummary perCall, ReceiveVariantSummary preallocated, double cpuRatio, double allocatingRatio, double spinningRatio)
     {
-        var seedRatio = SeedFigures.Seed002CpuRatio;
+        var seedRatio = Seed002Figures.CpuRatio;
         var headline = cpuRatio >= seedRatio * 0.75 ? "Still there"
             : cpuRatio >= 1.25 ? "Smaller than in the seed"
             : cpuRatio > 0.8 ? "Gone at this message rate"

@@ -16,7 +16,7 @@ public static class ReceiveRunner
         if (cancellationToken.IsCancellationRequested)
         {
             // Counted too: a compare cancelled between two runs stops here.
-            SandboxMeter.ReceiveRunsCancelled.Increment();
+            ReceiveInstruments.RunsCancelled.Increment();
             return Task.FromCanceled<ReceiveResult>(cancellationToken);
         }
 
@@ -26,7 +26,7 @@ public static class ReceiveRunner
             IsBackground = true,
             Name = $"receive-{variant.Name}",
         };
-        SandboxMeter.ReceiveRunsActive.Increment();
+        ReceiveInstruments.RunsActive.Increment();
         receiver.Start();
         return completion.Task;
     }
@@ -42,7 +42,7 @@ public static class ReceiveRunner
         }
         catch (Exception) when (cancellationToken.IsCancellationRequested)
         {
-            SandboxMeter.ReceiveRunsCancelled.Increment();
+            ReceiveInstruments.RunsCancelled.Increment();
             complete = () => completion.TrySetCanceled(cancellationToken);
         }
         catch (Exception failure)
@@ -50,7 +50,7 @@ public static class ReceiveRunner
             complete = () => completion.TrySetException(failure);
         }
 
-        SandboxMeter.ReceiveRunsActive.Decrement();
+        ReceiveInstruments.RunsActive.Decrement();
         complete();
     }
 

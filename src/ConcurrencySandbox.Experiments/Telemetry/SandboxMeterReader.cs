@@ -1,5 +1,8 @@
 using System.Diagnostics.Metrics;
 using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Experiments.Receive;
+using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Experiments.Telemetry;
 
@@ -30,12 +33,13 @@ public sealed class SandboxMeterReader : IDisposable
         {
             _latest.Clear();
             _listener.RecordObservableInstruments();
+            // Naming each experiment's instruments here also publishes them at the first read, before the experiment runs.
             return new SandboxTelemetry(
-                Value(SandboxMeter.WorkUnitsActive),
-                Value(SandboxMeter.WorkUnitsCancelled),
-                Value(SandboxMeter.FanOutCallsActive),
-                Value(SandboxMeter.ReceiveRunsActive),
-                Value(SandboxMeter.ReceiveRunsCancelled));
+                Value(WorkInstruments.UnitsActive),
+                Value(WorkInstruments.UnitsCancelled),
+                Value(FanOutInstruments.CallsActive),
+                Value(ReceiveInstruments.RunsActive),
+                Value(ReceiveInstruments.RunsCancelled));
         }
     }
 

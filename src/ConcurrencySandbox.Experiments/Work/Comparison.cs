@@ -34,7 +34,7 @@ public static class Comparison
             policy.TargetHalfWidthPercent,
             measured.Load,
             new SpeedCheck(before, after),
-            SeedFigures.Seed004(unit, amount));
+            Seed004Figures.Efficiency(unit, amount));
     }
 
     /// <summary>Runs both forms at the warm-up amount until their time stops improving (final JIT tier) or the warm-up budget ends.</summary>

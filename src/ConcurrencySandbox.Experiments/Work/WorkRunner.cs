@@ -62,7 +62,7 @@ public static class WorkRunner
 
     private static async Task CountedAsync(Func<Task> run)
     {
-        SandboxMeter.WorkUnitsActive.Increment();
+        WorkInstruments.UnitsActive.Increment();
         var cancelled = false;
         try
         {
@@ -77,10 +77,10 @@ public static class WorkRunner
         {
             if (cancelled)
             {
-                SandboxMeter.WorkUnitsCancelled.Increment();
+                WorkInstruments.UnitsCancelled.Increment();
             }
 
-            SandboxMeter.WorkUnitsActive.Decrement();
+            WorkInstruments.UnitsActive.Decrement();
         }
     }
 }

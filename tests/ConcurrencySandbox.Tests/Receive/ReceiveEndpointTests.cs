@@ -36,7 +36,7 @@ public sealed class ReceiveEndpointTests(SandboxServerFixture shared) : IClassFi
         Assert.Equal(ReceiveVariant.Names, report.Variants.Select(v => v.Variant));
         Assert.All(report.Variants, v => Assert.Equal(0, v.OutOfOrderMessages));
         Assert.Equal(4.87, report.Seed.CpuRatio, 2);
-        Assert.Equal(SeedFigures.Seed002PerCallCpuTicks, report.Seed.PerCallCpuTicks);
+        Assert.Equal(Seed002Figures.PerCallCpuTicks, report.Seed.PerCallCpuTicks);
         Assert.True(report.Variants[0].AllocatedBytesPerReceive >= 128);
         Assert.Equal(report.Variants[0].CpuNsPerReceive / report.Variants[1].CpuNsPerReceive, report.CpuRatio, 6);
         Assert.Contains("the seed's 4.9x", report.Verdict, StringComparison.Ordinal);

@@ -29,7 +29,7 @@ public sealed class OpenApiDocumentTests(SandboxServerFixture shared) : IClassFi
             .SelectMany(operation => operation.Value.GetProperty("tags").EnumerateArray().Select(t => t.GetString()))
             .ToHashSet();
 
-        Assert.Equal(ApiTags.Ordered.Select(t => t.Name), listed.Select(t => t.Name));
+        Assert.Equal(["Health", "Compute", "SpinWait", "Sleep", "FanOut", "Contention", "Receive", "Streaming", "ThreadPool", "Telemetry"], listed.Select(t => t.Name));
         Assert.Subset(listed.Select(t => t.Name).ToHashSet(), used);
         Assert.All(listed, tag => Assert.False(string.IsNullOrWhiteSpace(tag.Description)));
         Assert.Contains("Start here", Root.GetProperty("info").GetProperty("description").GetString(), StringComparison.Ordinal);

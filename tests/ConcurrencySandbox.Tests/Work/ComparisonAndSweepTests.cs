@@ -94,11 +94,11 @@ public sealed class ComparisonAndSweepTests
     [InlineData(50_000_000_000, 1_000_000_000, 198.6237583)]
     public void TheNearestSeedRowIsFoundByDecade(long cycles, long seedCycles, double fourCoresPercent)
     {
-        var (amount, efficiency) = SeedFigures.Seed004Nearest(WorkUnit.Compute, cycles)!.Value;
+        var (amount, efficiency) = Seed004Figures.Nearest(WorkUnit.Compute, cycles)!.Value;
 
         Assert.Equal(seedCycles, amount);
         Assert.Equal(fourCoresPercent, efficiency.FourCoresPercent);
-        Assert.Null(SeedFigures.Seed004Nearest(WorkUnit.SpinWait, cycles));
+        Assert.Null(Seed004Figures.Nearest(WorkUnit.SpinWait, cycles));
     }
 
     [Fact]

@@ -1,6 +1,5 @@
 using System.CommandLine;
 using System.Globalization;
-using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.ColdStart;
@@ -21,7 +20,11 @@ public sealed class ColdStartExperiment(ColdStartSettings settings) : Experiment
     private static readonly Option<int> MinWorkerThreadsOption = new("--min-worker-threads") { Description = "coldstart: the raised ThreadPool minimum compared with the default.", DefaultValueFactory = _ => ColdStartSettings.Defaults.MinWorkerThreads };
     private static readonly Option<string> RequestOption = new("--coldstart-request") { Description = "coldstart: the blocking request of the burst.", DefaultValueFactory = _ => ColdStartSettings.Defaults.Request };
 
-    public static readonly ExperimentDefinition Definition = new("coldstart", [BurstOption, MinWorkerThreadsOption, RequestOption], Create);
+    public static readonly ExperimentDefinition Definition = new("coldstart", [BurstOption, MinWorkerThreadsOption, RequestOption], Create)
+    {
+        // The raised-minimum variant is named after its minimum (min-workers-64), whatever minimum it names.
+        Colors = [new("default-pool", "#e377c2"), new("min-workers", "#17becf", IsPrefix: true)],
+    };
 
     public override string Name => Definition.Name;
 
@@ -48,7 +51,7 @@ public sealed class ColdStartExperiment(ColdStartSettings settings) : Experiment
         var ratio = cold.Total.MaxMs / raised.Total.MaxMs;
         List<SeedComparison> comparisons =
         [
-            new("first response, default pool", $"{SeedFigures.Seed000.FirstRequest4BindingsSeconds} s (4 bindings), {SeedFigures.Seed000.FirstRequest40BindingsSeconds} s (40 bindings)",
+            new("first response, default pool", $"{Seed000Figures.FirstRequest4BindingsSeconds} s (4 bindings), {Seed000Figures.FirstRequest40BindingsSeconds} s (40 bindings)",
                 $"{cold.Total.MinMs / 1000:0.00} s (first of {cold.Total.Requests}), last {cold.Total.MaxMs / 1000:0.00} s"),
             new("with raised minimum worker threads", "the delay vanished (no figure given)",
                 $"{raised.Total.MinMs / 1000:0.00} s first, last {raised.Total.MaxMs / 1000:0.00} s"),

@@ -28,7 +28,10 @@ public sealed class FanOutExperiment(FanOutSettings settings) : Experiment
     private static readonly Option<string> StrategiesOption = new("--strategies") { Description = "fanout: comma-separated strategies.", DefaultValueFactory = _ => string.Join(',', FanOutSettings.Defaults.Strategies) };
     private static readonly Option<int> DedicatedThreadsOption = new("--dedicated-threads") { Description = "fanout: threads of the API's dedicated pool (FanOut__DedicatedThreads) for the dedicated strategy.", DefaultValueFactory = _ => FanOutSettings.Defaults.DedicatedThreads };
 
-    public static readonly ExperimentDefinition Definition = new("fanout", [DelayMsOption, CallsOption, StrategiesOption, DedicatedThreadsOption], Create);
+    public static readonly ExperimentDefinition Definition = new("fanout", [DelayMsOption, CallsOption, StrategiesOption, DedicatedThreadsOption], Create)
+    {
+        Colors = [new("threadpool", "#d62728"), new("sync-over-async", "#ff7f0e"), new("dedicated", "#9467bd"), new("async", "#2ca02c")],
+    };
 
     /// <summary>The strategies that hold no shared pool thread while they wait, so load must not break them.</summary>
     private static readonly string[] HealthyStrategies = [FanOutStrategy.Dedicated.Name(), FanOutStrategy.Async.Name()];

@@ -2,7 +2,6 @@ using System.CommandLine;
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Receive;
 using ConcurrencySandbox.Experiments.Receive;
-using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Receive;
@@ -53,7 +52,10 @@ public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
     private static readonly Option<int> MessageBytesOption = new("--receive-message-bytes") { Description = "receive: bytes per message (at least 8).", DefaultValueFactory = _ => ReceiveSettings.Defaults.MessageBytes };
     private static readonly Option<int> IntervalMsOption = new("--receive-interval-ms") { Description = "receive: the sender's pause between messages (0 = back to back, 1 = sparse).", DefaultValueFactory = _ => ReceiveSettings.Defaults.IntervalMs };
 
-    public static readonly ExperimentDefinition Definition = new("receive", [MessagesOption, MessageBytesOption, IntervalMsOption], Create);
+    public static readonly ExperimentDefinition Definition = new("receive", [MessagesOption, MessageBytesOption, IntervalMsOption], Create)
+    {
+        Colors = [new("per-call", "#a50f15"), new("allocating", "#fd8d3c"), new("spinning", "#54278f"), new("preallocated", "#08519c")],
+    };
 
     public override string Name => Definition.Name;
 
@@ -92,7 +94,7 @@ public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
             charts.Add(new EvidenceChart(
                 "Process CPU per receive, relative to preallocated (seed 002: per-call 13,142 vs preallocated 2,697 ticks)", "x preallocated",
                 [.. results.SelectMany(r => r.Figures.Where(f => f.Name == "CPU per receive").Select(f => new EvidenceValue(r.Key.Label, f.Value / preallocated.Value)))],
-                [new EvidenceValue($"seed 002 per-call: {SeedFigures.Seed002CpuRatio:0.0} x", SeedFigures.Seed002CpuRatio), new EvidenceValue("preallocated: 1 x", 1)]));
+                [new EvidenceValue($"seed 002 per-call: {Seed002Figures.CpuRatio:0.0} x", Seed002Figures.CpuRatio), new EvidenceValue("preallocated: 1 x", 1)]));
         }
         if (EvidenceChart.OfFigure("Bytes allocated per receive", "allocated per receive", results, []) is { } allocated)
         {
@@ -110,12 +112,12 @@ public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
         }
 
         var ratio = perCall.CpuMsPerRequest / preallocated.CpuMsPerRequest;
-        var seedRatio = SeedFigures.Seed002CpuRatio;
+        var seedRatio = Seed002Figures.CpuRatio;
         var (perCallNs, preallocatedNs) = (perCall.CpuMsPerRequest * 1e6 / settings.Messages, preallocated.CpuMsPerRequest * 1e6 / settings.Messages);
         List<SeedComparison> comparisons =
         [
             new("CPU per receive, per-call vs preallocated",
-                string.Create(CultureInfo.InvariantCulture, $"{SeedFigures.Seed002PerCallCpuTicks:N0} vs {SeedFigures.Seed002PreallocatedCpuTicks:N0} profiler ticks ({seedRatio:0.0} x)"),
+                string.Create(CultureInfo.InvariantCulture, $"{Seed002Figures.PerCallCpuTicks:N0} vs {Seed002Figures.PreallocatedCpuTicks:N0} profiler ticks ({seedRatio:0.0} x)"),
                 string.Create(CultureInfo.InvariantCulture, $"{perCallNs:N0} vs {preallocatedNs:N0} ns of process CPU under load ({ratio:0.00} x)")),
             new("allocated per receive, per-call vs preallocated", "not measured (the seed profiled the message objects' CPU)",
                 string.Create(CultureInfo.InvariantCulture, $"{perCall.AllocatedBytesPerRequest / settings.Messages:N0} vs {preallocated.AllocatedBytesPerRequest / settings.Messages:N0} bytes")),

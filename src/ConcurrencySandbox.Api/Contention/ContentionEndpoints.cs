@@ -1,0 +1,79 @@
+using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Contracts.ThreadPools;
+using ConcurrencySandbox.Experiments.Contention;
+using ConcurrencySandbox.Validation;
+using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.Extensions.Options;
+
+namespace ConcurrencySandbox.Api.Contention;
+
+/// <summary>
+/// One request's passage through the critical section: how long it waited and held it, the runtime's lock contention
+/// count during the request (process-wide, so concurrent requests add to it) and the pool's threads afterwards.
+/// </summary>
+public sealed record ContentionAnswer(
+    string Variant, int HoldMs, double WaitedMs, double HeldMs, long LockContentionDelta, int PoolThreadCount);
+
+/// <summary>Seeds 000 and 003 on a lock: one critical section per variant, a blocking Monitor vs SemaphoreSlim.WaitAsync.</summary>
+public static class ContentionEndpoints
+{
+    private static readonly ApiTag Tag = new(
+        "Contention",
+        "Seeds 003 and 000 on a lock: every request holds one critical section for holdMs; C# lock blocks a pool thread per waiter, SemaphoreSlim.WaitAsync holds none.",
+        Order: 25);
+
+    private static readonly ChoiceParameter Variant = new("variant", ContentionVariant.Names, null, "The contention variant.");
+
+    /// <summary>The limits, and the critical sections, one singleton per variant: every request to a variant contends for the same one.</summary>
+    public static WebApplicationBuilder AddContention(this WebApplicationBuilder builder)
+    {
+        builder.Services.AddDeclaredSettings<ContentionLimits, ContentionLimitsValidator>(builder.Configuration, ContentionLimits.SectionName);
+        builder.Services.AddSingleton<ContentionVariant, MonitorLockVariant>();
+        builder.Services.AddSingleton<ContentionVariant, SemaphoreAsyncVariant>();
+        return builder;
+    }
+
+    public static IEndpointRouteBuilder MapContention(this IEndpointRouteBuilder endpoints)
+    {
+        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<ContentionLimits>>().Value;
+        var holdMs = new IntegerParameter(
+            "holdMs", ContentionVariant.MinHoldMs, limits.MaxContentionHoldMs, ContentionVariant.DefaultHoldMs, "How long the request holds the critical section once inside.");
+        var group = endpoints.MapGroup("/api/contention").WithApiTag(Tag);
+
+        foreach (var variant in endpoints.ServiceProvider.GetServices<ContentionVariant>())
+        {
+            group.MapGet($"/{variant.Name}", (HttpRequest request, CancellationToken cancellationToken) => EnterAsync(variant, holdMs, request, cancellationToken))
+                .WithName($"Contention{string.Concat(variant.Name.Split('-').Select(w => char.ToUpperInvariant(w[0]) + w[1..]))}")
+                .WithSummary($"Seeds 000/003 on a lock, {variant.Description}.")
+                .WithDescription(
+                    "Enters the variant's one critical section, holds it for `holdMs`, leaves. Returns the wait and hold in ms, " +
+                    "the runtime's lock contention count during the request (process-wide) and the pool's thread count afterwards.")
+                .WithQueryParameters(holdMs);
+        }
+
+        // Any other name: a 400 that lists the variants (the literal routes above take precedence).
+        group.MapGet("/{variant}", (string variant, HttpRequest request) =>
+        {
+            var query = new QueryReader(request);
+            query.Fail(Variant.Name, Variant.Rejection(variant));
+            return query.Problem();
+        }).ExcludeFromDescription();
+        return endpoints;
+    }
+
+    private static async Task<Results<Ok<ContentionAnswer>, ValidationProblem>> EnterAsync(
+        ContentionVariant variant, IntegerParameter holdMsParameter, HttpRequest request, CancellationToken cancellationToken)
+    {
+        var query = new QueryReader(request);
+        var holdMs = (int)query.Read(holdMsParameter);
+        if (!query.IsValid)
+        {
+            return query.Problem();
+        }
+
+        var contentionBefore = Monitor.LockContentionCount;
+        var timing = await variant.EnterAndHoldAsync(holdMs, cancellationToken);
+        return TypedResults.Ok(new ContentionAnswer(
+            variant.Name, holdMs, timing.WaitedMs, timing.HeldMs, Monitor.LockContentionCount - contentionBefore, ThreadPoolSnapshot.Capture().ThreadCount));
+    }
+}

@@ -1,0 +1,21 @@
+using ConcurrencySandbox.Experiments.Contention;
+using ConcurrencySandbox.Validation;
+
+namespace ConcurrencySandbox.Api.Contention;
+
+/// <summary>The contention experiment's cap on one request, from the "Limits" section (env: Limits__MaxContentionHoldMs).</summary>
+public sealed class ContentionLimits
+{
+    public const string SectionName = "Limits";
+
+    /// <summary>The longest hold a request may ask for; at most the experiment's own bound, so a queue of waiters always drains.</summary>
+    public int MaxContentionHoldMs { get; set; } = ContentionVariant.MaxHoldMs;
+}
+
+internal sealed class ContentionLimitsValidator() : DeclaredSettingsValidator<ContentionLimits>(ContentionLimits.SectionName)
+{
+    private static readonly IntegerParameter MaxContentionHoldMs = new(
+        "maxContentionHoldMs", ContentionVariant.MinHoldMs, ContentionVariant.MaxHoldMs, ContentionVariant.MaxHoldMs, "The longest hold one contention request may ask for.");
+
+    protected override void Check(ContentionLimits options, SettingsReader reader) => reader.Read(MaxContentionHoldMs, options.MaxContentionHoldMs);
+}

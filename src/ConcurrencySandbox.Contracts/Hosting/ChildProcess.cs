@@ -55,8 +55,6 @@ public sealed class ChildProcess : IAsyncDisposable
 
     public int Id => _process.Id;
 
-    public bool HasExited => _process.HasExited;
-
     /// <summary>The last <see cref="KeptLines"/> lines the child wrote to stdout or stderr, oldest first.</summary>
     public IReadOnlyList<string> Output
     {

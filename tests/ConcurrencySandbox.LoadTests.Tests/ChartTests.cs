@@ -1,5 +1,7 @@
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -265,6 +267,66 @@ public class ChartTests
         Assert.Equal(3 * 4 + 1, Count(svg, "class=\"panel\""));
         Assert.Contains("data-series=\"async@2cpu p99\"", svg);
     }
+
+    [Fact]
+    public void LogXAxisPutsOneTickPerDecadeAtEvenSpacing()
+    {
+        var svg = SvgChart.Render(["t"], new ChartAxis("cycles", Log: true),
+            [new ChartPanel("p", new ChartAxis("y"), null, [new ChartSeries("s", [(2, 1), (80, 2)], "#1f77b4", Axis.Left, Stroke.Solid)])]);
+
+        // 80 px left margin, 850 px plot: the decades 1, 10 and 100 at its start, middle and end.
+        Assert.Contains("class=\"x-tick\" x=\"80\" y=", svg);
+        Assert.Contains("class=\"x-tick\" x=\"505\" y=", svg);
+        Assert.Contains("class=\"x-tick\" x=\"930\" y=", svg);
+        Assert.Equal(3, Count(svg, "class=\"x-tick\""));
+    }
+
+    [Fact]
+    public void EfficiencyChartDrawsEveryCoreCountOnOneLogCyclesAxisWithSeed004sCurvesAndTheLimits()
+    {
+        var seedAtOne = new SeedEfficiency(26, 29);
+        var seedAtMillion = new SeedEfficiency(94, 92);
+        CoreCountRun[] runs =
+        [
+            new(1, null, 1, [MatrixTests.Row(1, 30, 2, seedAtOne), MatrixTests.Row(1_000, 60, 2), MatrixTests.Row(1_000_000, 95, 2, seedAtMillion)], null, null),
+            new(2, null, 2, [MatrixTests.Row(1, 28, 2, seedAtOne), MatrixTests.Row(1_000, 90, 2), MatrixTests.Row(1_000_000, 180, 2, seedAtMillion)], null, null),
+            new(4, "no such cores", null, [], null, null),
+        ];
+
+        var svg = EfficiencyChart.Render(runs)!;
+
+        Assert.Equal(1, Count(svg, "class=\"panel\"")); // one y axis for every core count
+        Assert.Contains("data-series=\"1 core(s): median efficiency\" data-points=\"3\"", svg);
+        Assert.Contains("data-series=\"2 core(s): median efficiency\" data-points=\"3\"", svg);
+        Assert.Contains("data-series=\"seed 004, 4 cores (2015)\" data-points=\"2\"", svg);
+        Assert.Contains("data-series=\"seed 004, 1 core (2015)\" data-points=\"2\"", svg);
+        Assert.Contains("data-series=\"limit 100 % (the most 1 core gives)\" data-points=\"2\"", svg);
+        Assert.Contains("data-series=\"limit 2 x 100 % (the most 2 cores give)\" data-points=\"2\"", svg);
+        Assert.DoesNotContain("limit 4 x 100 %", svg); // the skipped core count has no limit line
+        Assert.Contains(">1,000,000</text>", svg);
+        Assert.Contains(">cycles of work per unit (log scale)</text>", svg);
+        Assert.Equal(7, Count(svg, "class=\"x-tick\"")); // 1, 10, ..., 1,000,000: one tick per decade
+    }
+
+    [Fact]
+    public void InconclusiveOrImpossibleSweepCellIsAHollowRingAndNeverAPointOfTheLine()
+    {
+        CoreCountRun[] runs =
+        [
+            new(1, null, 1, [MatrixTests.Row(1, 30, 2), MatrixTests.Row(1_000, 60, 30), MatrixTests.Row(1_000_000, 180, 2)], null, null),
+        ];
+
+        var svg = EfficiencyChart.Render(runs)!;
+
+        // 1,000 cycles is inconclusive (+-30 % against a 5 % target), 180 % on one core is impossible.
+        Assert.Contains("data-series=\"1 core(s): median efficiency\" data-points=\"1\"", svg);
+        Assert.Contains("data-series=\"1 core(s): no verdict (ring)\" data-points=\"2\"", svg);
+        Assert.Equal(2 + 1, Count(svg, "fill=\"white\" stroke=\"#1f77b4\"")); // two rings and the legend's swatch
+    }
+
+    [Fact]
+    public void EfficiencyChartIsLeftOutWhenNoCoreCountRanTheSweep() =>
+        Assert.Null(EfficiencyChart.Render([new CoreCountRun(1, "no taskset", null, [], null, null)]));
 
     [Theory]
     [InlineData(new[] { "/api/sleep/sync?milliseconds=100", "/api/sleep/taskrun?milliseconds=100" }, "/api/sleep/{sync|taskrun}?milliseconds=100")]

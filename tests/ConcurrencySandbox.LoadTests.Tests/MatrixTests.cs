@@ -40,12 +40,13 @@ public class MatrixTests
         Assert.Contains(expected, MatrixRunner.Hypothesis3(runs), StringComparison.Ordinal);
     }
 
-    private static ComparisonRow Row(long amount, double efficiencyPercent, double halfWidthPercent)
+    /// <summary>A sweep row with the efficiency's 95 % CI <paramref name="halfWidthPercent"/> wide on each side (the target is 5 %).</summary>
+    internal static ComparisonRow Row(long amount, double efficiencyPercent, double halfWidthPercent, SeedEfficiency? seed = null)
     {
         var seconds = new Estimate(1, 0.99, 1.01, 10, 0.98);
         var margin = efficiencyPercent * halfWidthPercent / 100;
         return new ComparisonRow(amount, seconds, seconds, new Estimate(efficiencyPercent, efficiencyPercent - margin, efficiencyPercent + margin, 10, efficiencyPercent - margin),
-            StopReason.Converged, Remeasured: false, TargetHalfWidthPercent: 5, Load: null, new SpeedCheck(0.01, 0.011), Seed: null);
+            StopReason.Converged, Remeasured: false, TargetHalfWidthPercent: 5, Load: null, new SpeedCheck(0.01, 0.011), seed);
     }
 
     [Fact]

@@ -5,11 +5,16 @@ namespace ConcurrencySandbox.LoadTests.Experiments;
 /// <summary>One variant's value of the figure an evidence chart shows, or one of the seed's figures drawn beside it.</summary>
 public sealed record EvidenceValue(string Name, double Value);
 
+/// <summary>One variant's distribution of a figure in milliseconds: its value at each percentile.</summary>
+public sealed record EvidenceDistribution(string Name, IReadOnlyList<PercentilePoint> Points);
+
 /// <summary>
 /// A chart an experiment declares beside its verdict: one bar per variant of the figure the verdict rests on, in
-/// <paramref name="Unit"/>, with the seed's figures drawn as reference lines. The report draws it above the generic charts.
+/// <paramref name="Unit"/>, with the seed's figures drawn as reference lines; or, when <paramref name="Distributions"/> is
+/// given, one curve per variant on a "nines" percentile axis. The report draws it above the generic charts.
 /// </summary>
-public sealed record EvidenceChart(string Title, string Unit, IReadOnlyList<EvidenceValue> Values, IReadOnlyList<EvidenceValue> SeedLines)
+public sealed record EvidenceChart(string Title, string Unit, IReadOnlyList<EvidenceValue> Values, IReadOnlyList<EvidenceValue> SeedLines,
+    IReadOnlyList<EvidenceDistribution>? Distributions = null)
 {
     /// <summary>A chart of the experiment's own figure <paramref name="figure"/> (see <see cref="Experiment.FiguresOf"/>) for every variant that has it; null when none has.</summary>
     public static EvidenceChart? OfFigure(string title, string figure, IReadOnlyList<VariantResult> results, IReadOnlyList<EvidenceValue> seedLines)

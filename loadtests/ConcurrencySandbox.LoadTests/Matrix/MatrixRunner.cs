@@ -47,6 +47,9 @@ public static class MatrixRunner
 
     private static readonly TimeSpan SweepTimeout = TimeSpan.FromMinutes(30);
 
+    /// <summary>The compute sweep's efficiency chart (<see cref="EfficiencyChart"/>) in the matrix's folder.</summary>
+    private const string EfficiencyFile = "efficiency.svg";
+
     /// <summary>Runs every core count, writes the matrix report into <paramref name="outputFolder"/>; its verdicts and headline figures, passed when every threshold passed.</summary>
     public static async Task<RunResult> RunAsync(
         MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken)
@@ -103,6 +106,11 @@ public static class MatrixRunner
         File.WriteAllText(Path.Combine(outputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
         var chart = ReportChart.Render(ReportChart.Title("fanout per core count", fanOut.Seed, load.ProfileName, allFanOut, MachineFacts.Current(), null), allFanOut);
         File.WriteAllText(Path.Combine(outputFolder, "chart.svg"), chart);
+        var efficiency = EfficiencyChart.Render(runs);
+        if (efficiency is not null)
+        {
+            File.WriteAllText(Path.Combine(outputFolder, EfficiencyFile), efficiency);
+        }
         var verdict = Hypothesis3(runs);
         var flags = Flags(runs);
         foreach (var flag in flags)
@@ -110,7 +118,7 @@ public static class MatrixRunner
             console.WriteLine($"FLAGGED: {flag}");
         }
         File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, setup, fanOut.Settings.DelayMs));
-        File.WriteAllText(Path.Combine(outputFolder, "report.html"), Html(runs, verdict, options, setup, fanOut.Settings.DelayMs, chart));
+        File.WriteAllText(Path.Combine(outputFolder, "report.html"), Html(runs, verdict, options, setup, fanOut.Settings.DelayMs, chart, efficiency));
         File.WriteAllText(Path.Combine(outputFolder, "matrix.json"), JsonSerializer.Serialize(
             new { options, setup, runs = runs.Select(r => new { r.Cpus, Limit = r.Container?.ToString(), r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, FanOut = r.FanOut?.Experiment }), verdict, flags },
             new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
@@ -232,6 +240,8 @@ public static class MatrixRunner
             md.AppendLine("## Compute sweep (seed 004's table) per core count");
             md.AppendLine();
             md.Append(SweepTable(measured).ToMarkdown());
+            md.AppendLine();
+            md.AppendLine($"![efficiency vs cycles per core count]({EfficiencyFile})");
             var flags = Flags(measured);
             if (flags.Count > 0)
             {
@@ -272,7 +282,7 @@ public static class MatrixRunner
     }
 
     /// <summary>The matrix's report.html: the verdict and the flags first, then the tables, the setup and the chart.</summary>
-    private static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string chartSvg)
+    private static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string chartSvg, string? efficiencySvg)
     {
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
@@ -285,6 +295,10 @@ public static class MatrixRunner
         if (measured.Any(r => r.Sweep.Count > 0))
         {
             page.Heading(2, "Compute sweep (seed 004's table) per core count").Table(SweepTable(measured)).List(SweepFacts(measured));
+            if (efficiencySvg is not null)
+            {
+                page.Figure(efficiencySvg);
+            }
         }
         if (fanOuts.Count > 0)
         {

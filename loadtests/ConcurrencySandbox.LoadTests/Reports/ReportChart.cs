@@ -63,21 +63,32 @@ public static class ReportChart
         {
             return null;
         }
-        var nines = new ChartAxis("percentile of completed requests (log \"nines\" axis)", TickLabel: n => Invariant($"{100 * (1 - Math.Pow(10, -n)):0.####} %"), Counts: true);
+        return Nines(titleLines, "completed requests", "Latency distribution of completed requests (timed-out ones are not latencies; see the outcome tables)", "latency",
+            [.. variants.Select(v => ($"{v.Key.Label} ({v.Total.Completed} completed)", VariantPalette.ColorOf(v.Key), v.Distribution))]);
+    }
+
+    /// <summary>One curve per variant of milliseconds (log axis) against the percentile of <paramref name="population"/> on a "nines" axis.</summary>
+    private static string Nines(IReadOnlyList<string> titleLines, string population, string panelTitle, string quantity, IReadOnlyList<(string Name, string Color, IReadOnlyList<PercentilePoint> Points)> curves)
+    {
+        var nines = new ChartAxis($"percentile of {population} (log \"nines\" axis)", TickLabel: n => Invariant($"{100 * (1 - Math.Pow(10, -n)):0.####} %"), Counts: true);
         return SvgChart.Render(titleLines, nines,
         [
-            new ChartPanel("Latency distribution of completed requests (timed-out ones are not latencies; see the outcome tables)", new ChartAxis("latency (log scale)", Log: true, SvgChart.Milliseconds), null,
-                [.. variants.Select(v => new ChartSeries($"{v.Key.Label} ({v.Total.Completed} completed)", [.. v.Distribution.Select(p => (-Math.Log10(1 - p.Percentile / 100), p.LatencyMs))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid))],
+            new ChartPanel(panelTitle, new ChartAxis($"{quantity} (log scale)", Log: true, SvgChart.Milliseconds), null,
+                [.. curves.Select(c => new ChartSeries(c.Name, [.. c.Points.Select(p => (-Math.Log10(1 - p.Percentile / 100), p.LatencyMs))], c.Color, Axis.Left, Stroke.Solid))],
                 Height: 300),
         ]);
     }
 
     /// <summary>
     /// An experiment's evidence chart: one bar per variant in its colour (x axis: the variants in order), the seed's
-    /// figures as dashed grey reference lines across the whole width.
+    /// figures as dashed grey reference lines across the whole width; or a distribution's curves on a "nines" axis.
     /// </summary>
     public static string Evidence(EvidenceChart chart)
     {
+        if (chart.Distributions is { Count: > 0 } distributions)
+        {
+            return Nines([chart.Title], chart.Unit, chart.Title, "lateness", [.. distributions.Select(d => (d.Name, VariantPalette.ColorOf(d.Name.Split('@')[0]), d.Points))]);
+        }
         var names = chart.Values.Select(v => v.Name).ToList();
         var right = names.Count + 1.0;
         var variantAxis = new ChartAxis("variant", TickLabel: x => x >= 1 && x <= names.Count && x == Math.Floor(x) ? names[(int)x - 1] : "", Counts: true);

@@ -19,6 +19,9 @@ public enum Stroke
     /// <summary>One dot per point, no line (a per-request timeline).</summary>
     Dots,
 
+    /// <summary>One hollow ring per point, no line: a figure drawn for completeness that carries no verdict (inconclusive).</summary>
+    HollowDots,
+
     /// <summary>
     /// One bar per point, from the previous point's x (0 for the first) to its own, down to the axis. Stacked counts are
     /// drawn as cumulative series, the tallest first, so each shows as its own band.
@@ -63,11 +66,11 @@ public static class SvgChart
     public static string Render(IReadOnlyList<string> titleLines, string xLabel, IReadOnlyList<ChartPanel> panels) =>
         Render(titleLines, new ChartAxis(xLabel), panels);
 
-    /// <summary>Renders the panels under a title of one or more lines (the first in bold), over the linear x axis <paramref name="xAxis"/>.</summary>
+    /// <summary>Renders the panels under a title of one or more lines (the first in bold), over the x axis <paramref name="xAxis"/> (linear from 0, or log with one tick per decade).</summary>
     public static string Render(IReadOnlyList<string> titleLines, ChartAxis xAxis, IReadOnlyList<ChartPanel> panels)
     {
         var drawn = panels.Select(p => p with { Series = [.. p.Series.Select(Drawable).Where(s => s.Points.Count > 0)] }).ToList();
-        var x = NiceScale(drawn.SelectMany(p => p.Series).SelectMany(s => s.Points).Select(p => p.X).DefaultIfEmpty(1).Max(), xAxis.Counts);
+        var x = XMap(drawn.SelectMany(p => p.Series).SelectMany(s => s.Points).Select(p => p.X).ToList(), xAxis);
         var top = 20 + titleLines.Count * TitleLineHeight;
         var body = new StringBuilder();
         foreach (var panel in drawn)
@@ -98,7 +101,7 @@ public static class SvgChart
     }
 
     /// <summary>Draws one panel from <paramref name="top"/>; returns the y below its legend.</summary>
-    private static int DrawPanel(StringBuilder svg, ChartPanel panel, int top, Scale x, ChartAxis xAxis)
+    private static int DrawPanel(StringBuilder svg, ChartPanel panel, int top, XMapping x, ChartAxis xAxis)
     {
         var plotTop = top + PanelTitleHeight;
         var bottom = plotTop + panel.Height;
@@ -124,7 +127,7 @@ public static class SvgChart
         svg.Append(CultureInfo.InvariantCulture, $"<rect x=\"{Left}\" y=\"{plotTop}\" width=\"{PlotWidth}\" height=\"{panel.Height}\" fill=\"none\" stroke=\"#333\"/>\n");
         foreach (var tick in x.Ticks)
         {
-            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + tick / x.Top * PlotWidth:0.#}\" y=\"{bottom + 16}\" text-anchor=\"middle\">{Escape((xAxis.TickLabel ?? Format)(tick))}</text>\n");
+            svg.Append(CultureInfo.InvariantCulture, $"<text class=\"x-tick\" x=\"{Left + x.Share(tick) * PlotWidth:0.#}\" y=\"{bottom + 16}\" text-anchor=\"middle\">{Escape((xAxis.TickLabel ?? Format)(tick))}</text>\n");
         }
         svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Left + PlotWidth / 2}\" y=\"{bottom + 32}\" text-anchor=\"middle\" fill=\"#333\">{Escape(xAxis.Label)}</text>\n");
         if (panel.Series.Any(s => IsLog(panel, s.Axis) && s.Points.Any(p => p.Y <= 0)))
@@ -140,7 +143,7 @@ public static class SvgChart
         foreach (var series in panel.Series)
         {
             var map = series.Axis == Axis.Right && rightMap is not null ? rightMap : leftMap;
-            DrawSeries(svg, series, p => (Left + p.X / x.Top * PlotWidth, map.Y(p.Y)), bottom);
+            DrawSeries(svg, series, p => (Left + x.Share(p.X) * PlotWidth, map.Y(p.Y)), bottom);
         }
 
         var legendTop = bottom + XAxisHeight;
@@ -178,6 +181,14 @@ public static class SvgChart
         foreach (var segment in segments)
         {
             var pixels = segment.Select(toPixels).ToList();
+            if (series.Stroke == Stroke.HollowDots)
+            {
+                foreach (var (px, py) in pixels)
+                {
+                    svg.Append(CultureInfo.InvariantCulture, $"<circle cx=\"{px:0.#}\" cy=\"{py:0.#}\" r=\"5\" fill=\"white\" stroke=\"{series.Color}\" stroke-width=\"2\"/>");
+                }
+                continue;
+            }
             if (series.Stroke == Stroke.Dots || pixels.Count == 1)
             {
                 foreach (var (px, py) in pixels)
@@ -212,6 +223,7 @@ public static class SvgChart
     private static string Swatch(ChartSeries series, int x, int y) => series.Stroke switch
     {
         Stroke.Dots => string.Create(CultureInfo.InvariantCulture, $"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"4\" fill=\"{series.Color}\"/>"),
+        Stroke.HollowDots => string.Create(CultureInfo.InvariantCulture, $"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"5\" fill=\"white\" stroke=\"{series.Color}\" stroke-width=\"2\"/>"),
         Stroke.Bars => string.Create(CultureInfo.InvariantCulture, $"<rect x=\"{x + 5}\" y=\"{y - 6}\" width=\"20\" height=\"12\" fill=\"{series.Color}\"/>"),
         _ => string.Create(CultureInfo.InvariantCulture, $"<line x1=\"{x}\" y1=\"{y}\" x2=\"{x + 30}\" y2=\"{y}\" stroke=\"{series.Color}\" stroke-width=\"2.5\"{DashOf(series.Stroke)}/>"),
     };
@@ -222,6 +234,23 @@ public static class SvgChart
         Stroke.Dotted => " stroke-dasharray=\"2 3\"",
         _ => "",
     };
+
+    /// <summary>Maps x values to their share (0 to 1) of the plot's width and lists the axis's ticks.</summary>
+    private sealed record XMapping(Func<double, double> Share, IReadOnlyList<double> Ticks);
+
+    /// <summary>A linear x axis from 0 in round steps, or a log one over the decades around the positive values (one tick per decade).</summary>
+    private static XMapping XMap(IReadOnlyList<double> values, ChartAxis axis)
+    {
+        if (axis.Log)
+        {
+            var positive = values.Where(v => v > 0).ToList();
+            var decades = LogDecades(positive.DefaultIfEmpty(1).Min(), positive.DefaultIfEmpty(10).Max());
+            var (low, high) = (Math.Log10(decades[0]), Math.Log10(decades[^1]));
+            return new XMapping(v => v <= 0 ? 0 : (Math.Log10(v) - low) / (high - low), decades);
+        }
+        var scale = NiceScale(values.DefaultIfEmpty(1).Max(), axis.Counts);
+        return new XMapping(v => v / scale.Top, [.. scale.Ticks]);
+    }
 
     /// <summary>Maps values of one axis to pixels and lists its ticks.</summary>
     private sealed record YMapping(Func<double, double> Y, IReadOnlyList<(double Value, double Y)> Ticks, Func<double, string> Label);

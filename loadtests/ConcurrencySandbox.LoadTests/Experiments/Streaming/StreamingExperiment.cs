@@ -45,7 +45,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
     public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
 
-    /// <summary>Bytes allocated per message, the heap (with seed 001's "half the heap" beside: half of the allocating variant's) and gen0 collections per variant.</summary>
+    /// <summary>Bytes allocated per message, the heap (with seed 001's "half the heap" beside: half of the allocating variant's), gen0 collections and CPU per message per variant.</summary>
     public override IReadOnlyList<EvidenceChart> EvidenceOf(IReadOnlyList<VariantResult> results)
     {
         var allocatingHeap = results.FirstOrDefault(r => r.Key.Name == "allocating")?.Figures.FirstOrDefault(f => f.Name == "heap mean")?.Value;
@@ -57,9 +57,23 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
                 EvidenceChart.OfFigure("Mean heap while streaming", "heap mean", results,
                     allocatingHeap is > 0 ? [new EvidenceValue("seed 001: pooling halves the heap (half of allocating's)", allocatingHeap.Value / 2)] : []),
                 EvidenceChart.OfFigure("Gen0 collections during the run", "gen0 collections", results, []),
+                EvidenceChart.OfFigure("CPU per message, net of idle", "CPU per message, net of idle", results, []),
+                Lateness(results),
             }.OfType<EvidenceChart>(),
         ];
     }
+
+    /// <summary>The percentiles the lateness distribution is drawn at (100 % has no place on a "nines" axis).</summary>
+    private static readonly double[] LatenessPercents = [50, 75, 90, 95, 99, 99.9, 99.99];
+
+    /// <summary>How late the server sent its messages in the steady state, per variant, from the status's lateness histogram; null when no variant ran.</summary>
+    private EvidenceChart? Lateness(IReadOnlyList<VariantResult> results) =>
+        LatenessChart([.. results.Where(r => _results.ContainsKey(r.Key.Name)).Select(r => (r.Key.Label, _results[r.Key.Name]))]);
+
+    /// <summary>The lateness distribution chart of the variants' runs, by label; null when there are none.</summary>
+    internal static EvidenceChart? LatenessChart(IReadOnlyList<(string Label, StreamingResult Result)> runs) =>
+        runs.Count == 0 ? null : new EvidenceChart("Send lateness of the steady state's messages (server histogram, 0.1 ms buckets)", "messages", [], [],
+            [.. runs.Select(run => new EvidenceDistribution(run.Label, [.. LatenessPercents.Select(p => new PercentilePoint(p, run.Result.SendLatenessMs(p)))]))]);
 
     public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result)
     {

@@ -155,9 +155,9 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
     public double SendLatenessP99MsWholeRun => Samples.Count == 0 ? 0 : Samples[^1].Server.SendLatenessP99Ms;
 
     /// <summary>The server's send lateness against schedule in the steady state.</summary>
-    public double SendLatenessP50Ms => SteadyLateness(50);
+    public double SendLatenessP50Ms => SendLatenessMs(50);
 
-    public double SendLatenessP99Ms => SteadyLateness(99);
+    public double SendLatenessP99Ms => SendLatenessMs(99);
 
     public long DroppedSlowClients => Samples.Count == 0 ? 0 : Samples[^1].Server.DroppedSlowClients;
 
@@ -167,7 +167,8 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
         return messages == 0 ? 0 : (counter(Steady[^1]) - counter(Steady[0])) / messages;
     }
 
-    private double SteadyLateness(double percent) =>
+    /// <summary>The send lateness below which <paramref name="percent"/> of the steady state's messages fell (0 without a steady window).</summary>
+    public double SendLatenessMs(double percent) =>
         Steady.Count < 2 ? 0 : LatenessHistogram.PercentileMsBetween(Steady[0].Server.SendLatenessBuckets, Steady[^1].Server.SendLatenessBuckets, percent);
 
     private double NetPerMessage(Func<StreamingSample, double> counter)

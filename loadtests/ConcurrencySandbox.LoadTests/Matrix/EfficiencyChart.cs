@@ -1,0 +1,64 @@
+using System.Globalization;
+using ConcurrencySandbox.Contracts.Work;
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Matrix;
+
+/// <summary>
+/// The compute sweep's evidence (seed 004's hypotheses): Task.Run's efficiency against the cycles per unit (log x), one
+/// line per core count on one shared y axis, seed 004's 4-core and 1-core curves beside, and the limits as lines: 100 %
+/// (no gain) and N x 100 % (the most N cores can give). A row whose efficiency is impossible or inconclusive
+/// (<see cref="MatrixRunner.Flags(ComparisonRow, int)"/>) is a hollow ring, never a point of the line.
+/// </summary>
+public static class EfficiencyChart
+{
+    /// <summary>One colour per core count, in the order the matrix ran them (not a variant's colour).</summary>
+    private static readonly string[] CoreCountColors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#17becf"];
+
+    private const string SeedFourCoresColor = "#555555";
+    private const string SeedOneCoreColor = "#999999";
+    private const string LimitColor = "#111111";
+
+    /// <summary>The chart, or null when no core count ran the sweep.</summary>
+    public static string? Render(IReadOnlyList<CoreCountRun> runs)
+    {
+        var swept = runs.Where(r => r.SkippedBecause is null && r.Sweep.Count > 0).ToList();
+        if (swept.Count == 0)
+        {
+            return null;
+        }
+
+        var rows = swept.SelectMany(r => r.Sweep).DistinctBy(r => r.Amount).OrderBy(r => r.Amount).ToList();
+        var (from, to) = ((double)rows[0].Amount, (double)rows[^1].Amount);
+        var series = new List<ChartSeries>();
+        foreach (var (run, color) in swept.Select((r, i) => (r, CoreCountColors[i % CoreCountColors.Length])))
+        {
+            var cores = run.ApiProcessorCount ?? run.Cpus;
+            var judged = run.Sweep.OrderBy(r => r.Amount).Select(r => (Row: r, Excluded: MatrixRunner.Flags(r, cores).Any(f => f.Excludes))).ToList();
+            series.Add(new ChartSeries($"{run.Label}: median efficiency",
+                [.. judged.Select(j => ((double)j.Row.Amount, j.Excluded ? double.NaN : j.Row.EfficiencyPercent))], color, Axis.Left, Stroke.Solid));
+            series.Add(new ChartSeries($"{run.Label}: no verdict (ring)",
+                [.. judged.Where(j => j.Excluded).Select(j => ((double)j.Row.Amount, j.Row.EfficiencyPercent))], color, Axis.Left, Stroke.HollowDots));
+        }
+        series.Add(new ChartSeries("seed 004, 4 cores (2015)", SeedCurve(rows, s => s.FourCoresPercent), SeedFourCoresColor, Axis.Left, Stroke.Dashed));
+        series.Add(new ChartSeries("seed 004, 1 core (2015)", SeedCurve(rows, s => s.OneCorePercent), SeedOneCoreColor, Axis.Left, Stroke.Dashed));
+        var limits = swept.Select(r => r.ApiProcessorCount ?? r.Cpus).Where(n => n > 1).Distinct().Order().ToList();
+        series.Add(Limit("limit 100 % (the most 1 core gives)", 100, from, to));
+        series.AddRange(limits.Select(n => Limit(string.Create(CultureInfo.InvariantCulture, $"limit {n} x 100 % (the most {n} cores give)"), n * 100, from, to)));
+
+        var top = series.SelectMany(s => s.Points).Select(p => p.Y).Where(double.IsFinite).Max();
+        return SvgChart.Render(
+            ["Seed 004: Task.Run's efficiency (sync time / Task.Run time x 100) per core count", "hollow rings (no verdict): impossible or inconclusive figures, left out of the lines and of every verdict"],
+            new ChartAxis("cycles of work per unit (log scale)", Log: true, TickLabel: cycles => cycles.ToString("N0", CultureInfo.InvariantCulture)),
+            [
+                new ChartPanel("Efficiency vs cycles, every core count on one axis, with seed 004's curves and the limits",
+                    new ChartAxis("% efficiency", Span: (0, top * 1.05)), null, series, Height: 320),
+            ]);
+    }
+
+    private static (double X, double Y)[] SeedCurve(IReadOnlyList<ComparisonRow> rows, Func<SeedEfficiency, double?> percent) =>
+        [.. rows.Where(r => r.Seed is { } s && percent(s) is not null).Select(r => ((double)r.Amount, percent(r.Seed!)!.Value))];
+
+    private static ChartSeries Limit(string name, double percent, double from, double to) =>
+        new(name, [(from, percent), (to, percent)], LimitColor, Axis.Left, Stroke.Dotted);
+}

@@ -1,7 +1,5 @@
 using System.Collections.Concurrent;
-using System.Diagnostics;
 using System.Globalization;
-using System.Runtime.InteropServices;
 using ConcurrencySandbox.Contracts.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Hosting;
@@ -13,9 +11,9 @@ public sealed record ApiLaunch(IReadOnlyDictionary<string, string> Environment, 
 }
 
 /// <summary>
-/// The API (<c>api/ConcurrencySandbox.Api.dll</c>, which the build copies next to this runner) started as its own process, so the
-/// load generator and the server never share a ThreadPool. Started on a free loopback port and told this runner's pid,
-/// so it stops by itself if the runner dies; killed (with its tree) on dispose.
+/// The API (<c>api/ConcurrencySandbox.Api.dll</c>, which the build copies next to this runner) started as its own process
+/// (a <see cref="ChildProcess"/>), so the load generator and the server never share a ThreadPool. Started on a free loopback
+/// port and told this runner's pid, so it stops by itself if the runner dies; killed (with its tree) on dispose.
 /// </summary>
 public sealed class ApiProcess : IAsyncDisposable
 {
@@ -25,72 +23,21 @@ public sealed class ApiProcess : IAsyncDisposable
     // Per-request Information logs would slow the server under load; the runner keeps only warnings.
     private static readonly string[] QuietLogging = ["--Logging:LogLevel:Default=Warning", "--Logging:LogLevel:Microsoft.Hosting.Lifetime=Information"];
     private static readonly TimeSpan ReadyTimeout = TimeSpan.FromSeconds(60);
-    private static readonly ConcurrentDictionary<int, Process> Live = new();
-    private readonly Process _process;
+    private static readonly ConcurrentDictionary<int, ChildProcess> Live = new();
+    private readonly ChildProcess _child;
 
-    private ApiProcess(Process process, Uri baseAddress)
+    private ApiProcess(ChildProcess child, Uri baseAddress)
     {
-        _process = process;
+        _child = child;
         BaseAddress = baseAddress;
     }
 
     public Uri BaseAddress { get; }
 
-    public int ProcessId => _process.Id;
+    public int ProcessId => _child.Id;
 
     /// <summary>Starts the child and waits for its ready line; throws <see cref="UsageException"/> when it cannot start.</summary>
     public static async Task<ApiProcess> StartAsync(ApiLaunch launch, CancellationToken cancellationToken)
-    {
-        var start = CreateStartInfo(launch);
-        var process = Process.Start(start) ?? throw new UsageException($"could not start {start.FileName}");
-        var ready = new TaskCompletionSource<Uri>(TaskCreationOptions.RunContinuationsAsynchronously);
-        var errors = new Queue<string>();
-        process.OutputDataReceived += (_, e) =>
-        {
-            // Keep draining stdout after the ready line so the child never blocks on a full pipe.
-            if (ApiStartup.ReadyAddress(e.Data) is { } address)
-            {
-                ready.TrySetResult(address);
-            }
-        };
-        process.ErrorDataReceived += (_, e) =>
-        {
-            if (e.Data is { } line)
-            {
-                lock (errors)
-                {
-                    errors.Enqueue(line);
-                    if (errors.Count > 5)
-                    {
-                        errors.Dequeue();
-                    }
-                }
-            }
-        };
-        process.EnableRaisingEvents = true;
-        process.Exited += (_, _) => ready.TrySetException(new UsageException(
-            $"the API child exited with code {process.ExitCode} before it was ready: {string.Join(" | ", errors)}"));
-        process.BeginOutputReadLine();
-        process.BeginErrorReadLine();
-
-        Live[process.Id] = process;
-        try
-        {
-            return new ApiProcess(process, await ready.Task.WaitAsync(ReadyTimeout, cancellationToken));
-        }
-        catch (TimeoutException)
-        {
-            await StopAsync(process);
-            throw new UsageException($"the API child printed no ready line within {ReadyTimeout.TotalSeconds:0} s");
-        }
-        catch
-        {
-            await StopAsync(process);
-            throw;
-        }
-    }
-
-    private static ProcessStartInfo CreateStartInfo(ApiLaunch launch)
     {
         if (!File.Exists(ApiAssembly))
         {
@@ -98,78 +45,55 @@ public sealed class ApiProcess : IAsyncDisposable
         }
         string[] arguments =
         [
-            ApiAssembly, "--urls", "http://127.0.0.1:0",
+            "--urls", "http://127.0.0.1:0",
             $"--{ApiStartup.ParentProcessSetting}={Environment.ProcessId.ToString(CultureInfo.InvariantCulture)}", .. QuietLogging,
         ];
-        var start = new ProcessStartInfo
-        {
-            FileName = DotnetHost(),
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            RedirectStandardInput = false,
-            UseShellExecute = false,
-        };
-        if (launch.PinToCores is { } cores)
-        {
-            start.ArgumentList.Add("-c");
-            start.ArgumentList.Add(cores == 1 ? "0" : $"0-{cores - 1}");
-            start.ArgumentList.Add(start.FileName);
-            start.FileName = "taskset";
-            start.Environment["DOTNET_PROCESSOR_COUNT"] = cores.ToString(CultureInfo.InvariantCulture);
-        }
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-        foreach (var (name, value) in launch.Environment)
-        {
-            start.Environment[name] = value;
-        }
-        return start;
-    }
-
-    /// <summary>The dotnet host this runner runs on: the runtime folder is &lt;root&gt;/shared/Microsoft.NETCore.App/&lt;version&gt;/.</summary>
-    private static string DotnetHost()
-    {
-        var name = OperatingSystem.IsWindows() ? "dotnet.exe" : "dotnet";
-        var root = Path.GetFullPath(Path.Combine(RuntimeEnvironment.GetRuntimeDirectory(), "..", "..", ".."));
-        var host = Path.Combine(root, name);
-        return File.Exists(host) ? host : name;
-    }
-
-    public ValueTask DisposeAsync() => new(StopAsync(_process));
-
-    private static async Task StopAsync(Process process)
-    {
+        ChildProcess child;
         try
         {
-            if (!process.HasExited)
-            {
-                process.Kill(entireProcessTree: true);
-                await process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(10));
-            }
+            child = ChildProcess.Start(new ChildLaunch(ApiAssembly, arguments) { Environment = launch.Environment, PinToCores = launch.PinToCores });
         }
-        catch (Exception e) when (e is InvalidOperationException or TimeoutException or System.ComponentModel.Win32Exception)
+        catch (Exception e) when (e is InvalidOperationException or System.ComponentModel.Win32Exception)
         {
-            // Already gone, or refusing to die: nothing more this runner can do.
+            throw new UsageException(e.Message);
         }
-        Live.TryRemove(process.Id, out _);
-        process.Dispose();
+
+        Live[child.Id] = child;
+        try
+        {
+            return new ApiProcess(child, await child.WaitForLineAsync(ApiStartup.ReadyAddress, ReadyTimeout, cancellationToken));
+        }
+        catch (ChildExitedException exited)
+        {
+            await StopAsync(child);
+            throw new UsageException($"the API child exited with code {exited.ExitCode} before it was ready: {string.Join(" | ", exited.LastErrors)}");
+        }
+        catch (TimeoutException)
+        {
+            await StopAsync(child);
+            throw new UsageException($"the API child printed no ready line within {ReadyTimeout.TotalSeconds:0} s");
+        }
+        catch
+        {
+            await StopAsync(child);
+            throw;
+        }
+    }
+
+    public ValueTask DisposeAsync() => new(StopAsync(_child));
+
+    private static async Task StopAsync(ChildProcess child)
+    {
+        Live.TryRemove(child.Id, out _);
+        await child.DisposeAsync();
     }
 
     /// <summary>Kills every child still alive; called when the runner itself is being stopped.</summary>
     public static void KillAll()
     {
-        foreach (var process in Live.Values)
+        foreach (var child in Live.Values)
         {
-            try
-            {
-                process.Kill(entireProcessTree: true);
-            }
-            catch (InvalidOperationException)
-            {
-                // Already exited.
-            }
+            child.Kill();
         }
     }
 }

@@ -1,5 +1,5 @@
-using System.Diagnostics;
 using System.Text.RegularExpressions;
+using ConcurrencySandbox.Contracts.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -7,48 +7,34 @@ namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 internal sealed partial class SampleServiceProcess : IAsyncDisposable
 {
     private static readonly string Assembly = Path.Combine(AppContext.BaseDirectory, "sample", "ConcurrencySandbox.SampleService.dll");
-    private readonly Process _process;
+    private readonly ChildProcess _child;
 
-    private SampleServiceProcess(Process process, Uri baseAddress)
+    private SampleServiceProcess(ChildProcess child, Uri baseAddress)
     {
-        _process = process;
+        _child = child;
         BaseAddress = baseAddress;
     }
 
     public Uri BaseAddress { get; }
 
-    public int ProcessId => _process.Id;
+    public int ProcessId => _child.Id;
 
     [GeneratedRegex(@"^SampleService ready: (?<url>http://\S+) pid \d+")]
     private static partial Regex ReadyLine();
 
+    /// <summary>The address the sample service's ready line announces, else null.</summary>
+    public static Uri? ReadyAddress(string line) => ReadyLine().Match(line) is { Success: true } match ? new Uri(match.Groups["url"].Value + "/") : null;
+
     public static async Task<SampleServiceProcess> StartAsync()
     {
-        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var argument in new[] { Assembly, "--urls", "http://127.0.0.1:0" })
-        {
-            start.ArgumentList.Add(argument);
-        }
-        var process = Process.Start(start)!;
-        var ready = new TaskCompletionSource<Uri>(TaskCreationOptions.RunContinuationsAsynchronously);
-        process.OutputDataReceived += (_, e) =>
-        {
-            if (e.Data is { } line && ReadyLine().Match(line) is { Success: true } match)
-            {
-                ready.TrySetResult(new Uri(match.Groups["url"].Value + "/"));
-            }
-        };
-        process.ErrorDataReceived += (_, _) => { };
-        process.BeginOutputReadLine();
-        process.BeginErrorReadLine();
+        var child = ChildProcess.Start(new ChildLaunch(Assembly, ["--urls", "http://127.0.0.1:0"]));
         try
         {
-            return new SampleServiceProcess(process, await ready.Task.WaitAsync(TimeSpan.FromSeconds(60)));
+            return new SampleServiceProcess(child, await child.WaitForLineAsync(ReadyAddress, TimeSpan.FromSeconds(60)));
         }
         catch
         {
-            process.Kill(entireProcessTree: true);
-            process.Dispose();
+            await child.DisposeAsync();
             throw;
         }
     }
@@ -74,15 +60,7 @@ internal sealed partial class SampleServiceProcess : IAsyncDisposable
         return Task.WhenAll(requests).ContinueWith(_ => http.Dispose(), TaskScheduler.Default);
     }
 
-    public void Kill() => _process.Kill(entireProcessTree: true);
+    public void Kill() => _child.Kill();
 
-    public async ValueTask DisposeAsync()
-    {
-        if (!_process.HasExited)
-        {
-            _process.Kill(entireProcessTree: true);
-            await _process.WaitForExitAsync();
-        }
-        _process.Dispose();
-    }
+    public ValueTask DisposeAsync() => _child.DisposeAsync();
 }

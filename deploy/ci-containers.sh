@@ -3,12 +3,13 @@
 # installs docker.io and starts dockerd when missing), it builds the three images with the project's Dockerfile,
 # runs the API at --cpus 1, --cpus 2, --cpuset-cpus 0 and --cpuset-cpus 0-1 and checks /healthz, the processor
 # count the runtime derived and the non-root uid, prints one compute compare row per setting, checks at --cpus 1
-# that the control plane (port 5081) answers /healthz from outside the container, then runs the compose stack
-# end to end with the smoke profile, then under the monitoring profile checks that Prometheus scrapes every API's
+# that the control plane (port 5081) answers /healthz from outside the container, then has the load runner observe a
+# container's runtime through a diagnostics socket on a shared volume during a starving fan-out, then runs the compose
+# stack end to end with the smoke profile, then under the monitoring profile checks that Prometheus scrapes every API's
 # control plane (/metrics). Everything it started (containers, the compose network,
 # dockerd) is removed again by id. Where no engine can run, one line says so and every check counts as skipped.
 # Last line: "containers: N passed, N failed, N skipped".
-# Settings: COMPARE_CYCLES (default 10^9), COMPARE_CI_WIDTH (5 %), COMPARE_BUDGET_S (30 s), SDK_IMAGE / RUNTIME_IMAGE (default: the official images when present
+# Settings: COMPARE_CYCLES (default 10^9), COMPARE_CI_WIDTH (5 %), COMPARE_BUDGET_S (30 s), OBSERVER_LOAD_S (12 s), OBSERVER_MAX_GAP_S (2 s), SDK_IMAGE / RUNTIME_IMAGE (default: the official images when present
 # or pullable, else the offline stand-ins deploy/build-base-images.sh builds).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +21,11 @@ CONTROL_SETTING="--cpus 1" # the setting whose control plane (port 5081) is also
 CONTROL_PORT=5081          # the image's control port (ControlOptions.DefaultPort, Control__Host=0.0.0.0 in the image)
 COMPOSE_CHECKS=2     # the stack exits 0, the reports are written
 MONITORING_CHECKS=2  # Prometheus reports every API's control plane up, and holds its thread pool series
+OBSERVER_CHECKS=1    # a container's runtime observed through the diagnostics socket during a starving fan-out
+OBSERVER_LOAD_S=${OBSERVER_LOAD_S:-12}      # how long the starving load is held
+OBSERVER_MAX_GAP_S=${OBSERVER_MAX_GAP_S:-2} # the longest gap allowed between two counter samples (they come every second)
 BUILD_CHECKS=3
-TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + 1 + COMPOSE_CHECKS + MONITORING_CHECKS))
+TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + 1 + OBSERVER_CHECKS + COMPOSE_CHECKS + MONITORING_CHECKS))
 COMPARE_CYCLES=${COMPARE_CYCLES:-1000000000}
 COMPARE_CI_WIDTH=${COMPARE_CI_WIDTH:-5}  # the API's ciWidth: target half-width of each figure's 95 % CI, in percent
 COMPARE_BUDGET_S=${COMPARE_BUDGET_S:-30} # the API's budgetSeconds for one compare row
@@ -179,7 +183,45 @@ for setting in "${SETTINGS[@]}"; do
   docker rm -f "$id" >/dev/null
 done
 
-# 5. The compose stack end to end: the smoke profile against every API the host can run, reports written, exit 0.
+# 5. The runtime observer on a container: the load runner (this checkout's Debug build) starts the API image at --cpus 1
+#    with its diagnostics socket on a shared volume (DOTNET_DiagnosticPorts), starves a sync-over-async fan-out, and the
+#    report must name that channel and hold a counter sample every second of the run (no gap over OBSERVER_MAX_GAP_S).
+runner_dll=loadtests/ConcurrencySandbox.LoadTests/bin/Debug/net10.0/ConcurrencySandbox.LoadTests.dll
+if ! command -v dotnet >/dev/null; then
+  skip "observer in a container: no dotnet to run the load runner" "$OBSERVER_CHECKS"
+elif ! dotnet build loadtests/ConcurrencySandbox.LoadTests -v quiet -nologo >"$work/runner-build.log" 2>&1; then
+  tail -n 20 "$work/runner-build.log"
+  fail "observer in a container: the load runner did not build"
+else
+  observer_started=$(date +%s)
+  containers_before=" $(docker ps -aq | tr '\n' ' ') "
+  printf '{"ReportingInterval":"00:00:01","LoadSimulationsSettings":[{"KeepConstant":[40,"00:00:%02d"]}]}' "$OBSERVER_LOAD_S" >"$work/starve.json"
+  # SIGINT: the runner removes the container it started when it is stopped, as on Ctrl+C.
+  timeout -s INT -k 30 300 dotnet "$runner_dll" matrix --engine docker --cpus 1 --limit quota --matrix-experiments fanout --strategies sync-over-async \
+    --config "$work/starve.json" --request-timeout-s 8 --out "$work/observer" >"$work/observer.log" 2>&1
+  # The runner removes its containers itself; one it left (killed by the timeout) is removed here, by id.
+  for id in $(docker ps -aq --filter ancestor=concurrencysandbox/api:local); do
+    [[ "$containers_before" == *" $id "* ]] || { docker rm -f "$id" >/dev/null; echo "containers: removed $id, left by the load runner"; }
+  done
+  summary="$work/observer/fanout-1cpu-quota/summary.json"
+  source=$(grep -o '"telemetrySource": "[^"]*"' "$summary" 2>/dev/null | head -n 1 | cut -d'"' -f4)
+  samples=$(grep -o '"samples": [0-9]*' "$summary" 2>/dev/null | head -n 1 | grep -o '[0-9]*$')
+  gap=$(grep -o '"longestGapSeconds": [0-9.]*' "$summary" 2>/dev/null | head -n 1 | grep -o '[0-9.]*$')
+  queue=$(grep -o '"peakQueue": [0-9]*' "$summary" 2>/dev/null | head -n 1 | grep -o '[0-9]*$')
+  elapsed=$(grep -o '"elapsedSeconds": [0-9.]*' "$summary" 2>/dev/null | head -n 1 | grep -o '[0-9.]*$')
+  starvation=$(grep -c '"reason": "Starvation"' "$summary" 2>/dev/null)
+  figures="${samples:-no} samples in ${elapsed:-?} s, longest gap ${gap:-?} s, peak queue ${queue:-?}, ${starvation:-0} Starvation adjustments; $(($(date +%s) - observer_started)) s"
+  whole_seconds=${elapsed%.*}
+  if [[ "$source" == *"diagnostics socket"* ]] && [ "${queue:-0}" -gt 0 ] && [ "${samples:-0}" -ge $((${whole_seconds:-99} - 2)) ] \
+      && awk -v gap="${gap:-99}" -v max="$OBSERVER_MAX_GAP_S" 'BEGIN { exit !(gap <= max) }'; then
+    pass "observer in a container (--cpus 1, sync-over-async starving): $figures; through $source"
+  else
+    grep -E '^(note|error|observer|-- )' "$work/observer.log" | tail -n 10
+    fail "observer in a container: $figures; through '${source:-no report}'"
+  fi
+fi
+
+# 6. The compose stack end to end: the smoke profile against every API the host can run, reports written, exit 0.
 if [ ${#compose[@]} -eq 0 ]; then
   skip "compose stack: neither 'docker compose' nor docker-compose is installed" "$COMPOSE_CHECKS"
 else
@@ -199,7 +241,7 @@ else
   if [ -z "$missing" ]; then pass "compose stack wrote a report per API and experiment"; else fail "compose stack wrote no report for:$missing"; fi
 fi
 
-# 6. The monitoring profile: Prometheus (image built offline from Debian's package) scrapes /metrics on every API's
+# 7. The monitoring profile: Prometheus (image built offline from Debian's package) scrapes /metrics on every API's
 #    control plane; asked through its own query API from the host.
 MONITORED="api-1cpu api-2cpu"
 prometheus_query() { curl -s --max-time 5 --get "http://127.0.0.1:9090/api/v1/query" --data-urlencode "query=$1" | grep -o '"instance":"[^"]*"' | sort -u | tr '\n' ' '; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The observer end to end on the sample service: start it on a free loopback port, put 125 users on its blocking
-# .Result endpoint, watch its runtime from outside, write the report with the blocking call site and the sized fix.
+# .Result endpoint, watch its runtime from outside (the runner finds the process listening on the URL's port), write
+# the report with the blocking call site and the sized fix.
 # Usage: scripts/diagnose-sample.sh [report folder]   Extra runner options go in RUNNER_ARGS (e.g. "--profile quick").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,4 +18,4 @@ url=$(grep -m1 -o 'SampleService ready: http://[^ ]*' "$log" | cut -d' ' -f3) ||
 
 # shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
 dotnet loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests.dll run \
-  --url "$url/orders/1?delayMs=500" --pid "$service" ${RUNNER_ARGS:---config loadtests/profiles/burst-125.json} --out "$out"
+  --url "$url/orders/1?delayMs=500" ${RUNNER_ARGS:---config loadtests/profiles/burst-125.json} --out "$out"

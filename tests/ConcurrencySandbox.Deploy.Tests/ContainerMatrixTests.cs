@@ -1,9 +1,12 @@
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
+using System.Text.RegularExpressions;
+using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.LoadTests;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Hosting;
+using Microsoft.Diagnostics.NETCore.Client;
 
 namespace ConcurrencySandbox.Deploy.Tests;
 
@@ -54,20 +57,91 @@ public sealed class ContainerMatrixTests : IDisposable
 
     [Fact]
     [Trait("Category", "Slow")]
-    public async Task ContainerIsStartedWithTheLimitAndRemovedWhenTheVariantEnds()
+    public async Task ContainerIsStartedWithTheLimitAndTheDiagnosticsSocketAndRemovedWhenTheVariantEnds()
     {
         using var api = FakeApi.Start(processorCount: 2);
         var servers = new ContainerApiServers(FakeEngine(api.Port), "my/api:1", new ContainerLimit(CpuLimitKind.Pinning, 2), new Dictionary<string, string> { ["DOTNET_gcServer"] = "0" });
 
+        string folder;
         await using (var lease = await servers.AcquireAsync(new Dictionary<string, string> { ["FanOut__DedicatedThreads"] = "4" }, CancellationToken.None))
         {
             Assert.Equal(api.Port, lease.BaseAddress.Port);
+            var run = Regex.Match(EngineCalls()[0],
+                @"^run --detach --publish 127\.0\.0\.1::8080 --publish 127\.0\.0\.1::5081 --cpuset-cpus 0-1 --volume (?<folder>\S+):/diag --env DOTNET_DiagnosticPorts=/diag/(?<name>\w+)\.sock,nosuspend --env DOTNET_gcServer=0 --env FanOut__DedicatedThreads=4 my/api:1$");
+            Assert.True(run.Success, EngineCalls()[0]);
+            folder = run.Groups["folder"].Value;
+            Assert.True(File.Exists(Path.Combine(folder, $"{run.Groups["name"].Value}.sock")), "the runner listens on the socket the container's runtime is told to connect to");
         }
 
         var calls = EngineCalls();
-        Assert.Equal($"run --detach --publish 127.0.0.1::8080 --cpuset-cpus 0-1 --env DOTNET_gcServer=0 --env FanOut__DedicatedThreads=4 my/api:1", calls[0]);
         Assert.Equal($"port {ContainerId} 8080/tcp", calls[1]);
+        Assert.Contains($"port {ContainerId} 5081/tcp", calls);
         Assert.Equal($"rm --force {ContainerId}", calls[^1]);
+        Assert.False(Directory.Exists(folder), "the socket's folder is deleted with the container");
+    }
+
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task ARuntimeThatNeverConnectsIsReadThroughTheControlPlaneAndTheLeaseSaysWhy()
+    {
+        using var api = FakeApi.Start(processorCount: 1);
+        var servers = new ContainerApiServers(FakeEngine(api.Port), "my/api:1", new ContainerLimit(CpuLimitKind.Quota, 1), new Dictionary<string, string>());
+
+        await using var lease = await servers.AcquireAsync(new Dictionary<string, string>(), CancellationToken.None);
+
+        Assert.Null(lease.Diagnostics);
+        Assert.Equal("the control plane", lease.Telemetry?.Name);
+        Assert.Contains("did not connect to the diagnostics socket", lease.DiagnosticsProblem, StringComparison.Ordinal);
+        Assert.EndsWith("read through the control plane instead", lease.DiagnosticsProblem, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task AnEngineThatRefusesTheMountRunsTheContainerWithoutItAndTheLeaseSaysSo()
+    {
+        using var api = FakeApi.Start(processorCount: 1);
+        var servers = new ContainerApiServers(FakeEngine(api.Port, refuseMounts: true), "my/api:1", new ContainerLimit(CpuLimitKind.Quota, 1), new Dictionary<string, string>());
+
+        await using var lease = await servers.AcquireAsync(new Dictionary<string, string>(), CancellationToken.None);
+
+        var runs = EngineCalls().Where(c => c.StartsWith("run ", StringComparison.Ordinal)).ToList();
+        Assert.Equal(2, runs.Count);
+        Assert.DoesNotContain("--volume", runs[1], StringComparison.Ordinal);
+        Assert.DoesNotContain("DOTNET_DiagnosticPorts", runs[1], StringComparison.Ordinal);
+        Assert.Contains("the engine refused to mount the diagnostics socket's folder", lease.DiagnosticsProblem, StringComparison.Ordinal);
+        Assert.Equal("the control plane", lease.Telemetry?.Name);
+    }
+
+    [Fact]
+    public void AConnectedRuntimeIsObservedThroughTheSocketAndTheControlPlaneStaysTheHttpFallback()
+    {
+        var control = new Uri("http://127.0.0.1:5999/");
+
+        var (diagnostics, telemetry, problem) = ContainerApiServers.ReadThrough(ContainerId, new DiagnosticsClient(Environment.ProcessId), "/diag/x.sock", null, control, () => false);
+
+        Assert.Equal($"container {ContainerId[..12]}", diagnostics?.Process);
+        Assert.Equal($"the diagnostics socket /diag/x.sock on a volume shared with container {ContainerId[..12]}", diagnostics?.Description);
+        Assert.Equal(control, telemetry?.Address);
+        Assert.Null(problem);
+    }
+
+    [Fact]
+    public void WithoutTheSocketOrTheControlPlaneNothingIsReadAndNeverTheApiPort()
+    {
+        var (diagnostics, telemetry, problem) = ContainerApiServers.ReadThrough(ContainerId, null, "/diag/x.sock", "the runtime did not connect", null, () => false);
+
+        Assert.Null(diagnostics);
+        Assert.Null(telemetry);
+        Assert.Equal("the runtime did not connect; its control plane did not answer either, so the runtime is not read", problem);
+    }
+
+    [Fact]
+    public void RunArgumentsPublishTheApiAndTheControlPlaneAndMountTheSocketsFolder()
+    {
+        var arguments = ContainerEngine.RunArguments("my/api:1", new ContainerLimit(CpuLimitKind.Quota, 2), new Dictionary<string, string> { ["A"] = "1" }, null);
+
+        Assert.Equal(["run", "--detach", "--publish", "127.0.0.1::8080", "--publish", "127.0.0.1::5081", "--cpus", "2", "--env", "A=1", "my/api:1"], arguments);
+        Assert.Equal(ControlOptions.DefaultPort, ContainerEngine.ControlPort);
     }
 
     [Fact]
@@ -107,15 +181,19 @@ public sealed class ContainerMatrixTests : IDisposable
         return parsed!;
     }
 
-    /// <summary>A docker stand-in: logs each call's arguments, answers run with an id and port with the fake API's address.</summary>
-    private ContainerEngine FakeEngine(int port)
+    /// <summary>
+    /// A docker stand-in: logs each call's arguments, answers run with an id (or, with <paramref name="refuseMounts"/>,
+    /// refuses a run with a --volume as a rootless engine might) and port with the fake API's address for every port.
+    /// </summary>
+    private ContainerEngine FakeEngine(int port, bool refuseMounts = false)
     {
         var script = Path.Combine(_folder, "docker");
+        var refusal = refuseMounts ? """if [[ "$*" == *--volume* ]]; then echo "Error: mounts are not allowed" >&2; exit 125; fi;""" : "";
         File.WriteAllText(script, $"""
             #!/usr/bin/env bash
             echo "$*" >> "{_folder}/calls"
             case $1 in
-              run) echo {ContainerId} ;;
+              run) {refusal} echo {ContainerId} ;;
               port) echo 127.0.0.1:{port} ;;
             esac
             """.ReplaceLineEndings("\n"));

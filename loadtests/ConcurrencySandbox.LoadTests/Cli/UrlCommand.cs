@@ -11,8 +11,8 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 
 /// <summary>
 /// <c>run --url http://127.0.0.1:PORT/path [--pid N | --process-name NAME]</c>: the same load profiles against any HTTP
-/// endpoint on this machine, the runtime observer attached to its process when one is given, and the same report with
-/// the diagnosis. Only loopback addresses are loaded.
+/// endpoint on this machine, the runtime observer attached to its process (the one given, else the one listening on the
+/// URL's port), and the same report with the diagnosis. Only loopback addresses are loaded.
 /// </summary>
 public static class UrlCommand
 {
@@ -21,7 +21,7 @@ public static class UrlCommand
     public static Command Create(TextWriter output, TextWriter error)
     {
         var url = new Option<string>("--url") { Description = "The endpoint to load: an absolute http(s) URL on a loopback address (127.0.0.0/8, ::1, localhost).", Required = true };
-        var pid = new Option<int?>("--pid") { Description = "The serving .NET process, for the runtime observer." };
+        var pid = new Option<int?>("--pid") { Description = "The serving .NET process, for the runtime observer (default: the process listening on the URL's port, found through /proc on Linux)." };
         var processName = new Option<string?>("--process-name") { Description = "The serving .NET process by name (its executable or main assembly), when exactly one matches." };
         var outFolder = new Option<string?>("--out") { Description = "Report folder (default: reports/<yyyyMMdd-HHmmss>-url/)." };
         var command = new Command("run", "Load any HTTP endpoint on this machine with a load profile, observe its .NET process from outside, and write the report with the diagnosis.")
@@ -37,13 +37,18 @@ public static class UrlCommand
             try
             {
                 var target = LoopbackUrl(parse.GetValue(url)!);
-                var processId = ProcessOf(parse.GetValue(pid), parse.GetValue(processName));
+                var named = ProcessOf(parse.GetValue(pid), parse.GetValue(processName));
                 var load = CommandLine.LoadOf(parse);
                 await ProbeAsync(target, cancellationToken);
+                // Without --pid or --process-name, the process listening on the URL's port, when this runner can observe it.
+                var (processId, notObserved) = named is { } given ? (given, null) : ObserverTarget.FindByPort(target.Port);
                 var baseAddress = new Uri(target.GetLeftPart(UriPartial.Authority) + "/");
                 var experiment = new UrlTarget(target.PathAndQuery);
-                await output.WriteLineAsync(processId is { } id ? $"observing pid {id}" : "note: no --pid or --process-name, so the runtime is not observed (load and latency only)");
-                var report = await ExperimentRunner.RunAsync(experiment, load, new TargetApiServers(baseAddress, processId, checksHealth: false), [], output, cancellationToken);
+                await output.WriteLineAsync(processId is { } id
+                    ? $"observing pid {id}{(named is null ? $" (listening on port {target.Port})" : "")}"
+                    : $"note: the runtime is not observed (load and latency only): {notObserved}");
+                var servers = new TargetApiServers(baseAddress, isSandboxApi: false) { ProcessId = processId, NotObservedBecause = notObserved };
+                var report = await ExperimentRunner.RunAsync(experiment, load, servers, [], output, cancellationToken);
                 var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-url");
                 ReportWriter.Write(folder, report, RunnerCommandLine.Current());
                 return ReportWriter.PrintOutcome(report, folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;

@@ -50,6 +50,46 @@ public static class ObserverTarget
         };
     }
 
+    /// <summary>
+    /// The .NET process listening on loopback <paramref name="port"/> (run --url without --pid or --process-name), or why
+    /// there is none the observer can use: not Linux, nothing listening there, another user's socket, several holders, not
+    /// a .NET process. Never throws: the run goes on without the observer and the report says why.
+    /// </summary>
+    public static (int? ProcessId, string? Problem) FindByPort(int port)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return (null, "finding the process behind a port reads Linux's /proc; give --pid or --process-name");
+        }
+        var sockets = ListeningSockets.OnPort(port);
+        if (sockets.Count == 0)
+        {
+            return (null, $"no socket listens on loopback port {port} in /proc/net/tcp or /proc/net/tcp6 (a port of another network namespace, such as a container's?); give --pid or --process-name");
+        }
+        var holders = ListeningSockets.Holders(sockets.Select(s => s.Inode).ToHashSet());
+        if (holders.Count == 0)
+        {
+            var self = OwnerOf(Environment.ProcessId);
+            var others = sockets.Select(s => s.OwnerUid).Where(uid => uid != self).Distinct().ToList();
+            return (null, others.Count > 0
+                ? $"port {port} is held by uid {string.Join(", ", others)}, another user whose processes this runner cannot read; run the runner as that user or give --pid"
+                : $"no process this runner can read holds port {port}'s socket; give --pid");
+        }
+        if (holders.Count > 1)
+        {
+            return (null, $"{holders.Count} processes hold port {port} (pids {string.Join(", ", holders)}); choose one with --pid");
+        }
+        try
+        {
+            Check(holders[0]);
+            return (holders[0], null);
+        }
+        catch (UsageException e)
+        {
+            return (null, $"the process listening on port {port} (pid {holders[0]}) cannot be observed: {e.Message}");
+        }
+    }
+
     private static UsageException Exited(int processId) =>
         new($"process {processId} does not exist or has exited; start the service first and give its current pid");
 

@@ -66,26 +66,30 @@ public sealed class RuntimeObserver : IAsyncDisposable
     private volatile bool _stopping;
     private int _disposed;
 
-    private RuntimeObserver(int processId, EventPipeSession session)
+    private RuntimeObserver(DiagnosticsChannel channel, EventPipeSession session)
     {
-        ProcessId = processId;
+        Channel = channel;
         _session = session;
-        _reader = new Thread(Read) { IsBackground = true, Name = $"runtime observer {processId}" };
+        _reader = new Thread(Read) { IsBackground = true, Name = $"runtime observer {channel.Process}" };
         _reader.Start();
     }
 
-    public int ProcessId { get; }
+    /// <summary>The process observed and how it is reached.</summary>
+    public DiagnosticsChannel Channel { get; }
 
     /// <summary>Why the series ended before the observer was stopped (the process exited, the channel broke), or null.</summary>
     public string? LostReason { get; private set; }
 
     /// <summary>
-    /// Starts the session on <paramref name="processId"/>; throws <see cref="UsageException"/> naming the cause when the
-    /// process is not a .NET process this user can reach (see <see cref="ObserverTarget.Check"/>).
+    /// Starts the session on <paramref name="channel"/>; throws <see cref="UsageException"/> naming the cause when a local
+    /// process is not a .NET process this user can reach (see <see cref="ObserverTarget.Check"/>) or the channel does not answer.
     /// </summary>
-    public static RuntimeObserver Attach(int processId)
+    public static RuntimeObserver Attach(DiagnosticsChannel channel)
     {
-        ObserverTarget.Check(processId);
+        if (channel.ProcessId is { } processId)
+        {
+            ObserverTarget.Check(processId);
+        }
         var providers = new[]
         {
             new EventPipeProvider("System.Runtime", EventLevel.Informational, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
@@ -94,12 +98,12 @@ public sealed class RuntimeObserver : IAsyncDisposable
         };
         try
         {
-            var session = new DiagnosticsClient(processId).StartEventPipeSession(providers, requestRundown: false, circularBufferMB: 16);
-            return new RuntimeObserver(processId, session);
+            var session = channel.Client.StartEventPipeSession(providers, requestRundown: false, circularBufferMB: 16);
+            return new RuntimeObserver(channel, session);
         }
-        catch (Exception e) when (e is ServerNotAvailableException or UnsupportedCommandException or ServerErrorException or IOException or UnauthorizedAccessException)
+        catch (Exception e) when (e is ServerNotAvailableException or UnsupportedCommandException or ServerErrorException or IOException or UnauthorizedAccessException or TimeoutException)
         {
-            throw new UsageException($"cannot open the diagnostics channel of process {processId} ({e.Message}); is it a .NET 5+ process run by this user with DOTNET_EnableDiagnostics not 0?");
+            throw new UsageException($"cannot open {channel.Description} ({e.Message}); is it a .NET 5+ process run by this user with DOTNET_EnableDiagnostics not 0?");
         }
     }
 
@@ -142,7 +146,7 @@ public sealed class RuntimeObserver : IAsyncDisposable
             if (!_stopping)
             {
                 // A process killed mid-event leaves a truncated stream: say what happened, not how the parser noticed.
-                LostReason = ExitsSoon(ProcessId) ? "the process exited" : $"the diagnostics channel broke ({e.GetType().Name}: {e.Message})";
+                LostReason = ExitsSoon() ? "the process exited" : $"the diagnostics channel broke ({e.GetType().Name}: {e.Message})";
             }
         }
         lock (_samples)
@@ -151,7 +155,7 @@ public sealed class RuntimeObserver : IAsyncDisposable
         }
         if (!_stopping && LostReason is null)
         {
-            LostReason = ProcessExited(ProcessId) ? "the process exited" : "the runtime closed the diagnostics session";
+            LostReason = Channel.HasExited() ? "the process exited" : "the runtime closed the diagnostics session";
         }
     }
 
@@ -207,44 +211,17 @@ public sealed class RuntimeObserver : IAsyncDisposable
     }
 
     /// <summary>Whether the process is gone within a second: a killed process closes its channel a moment before it is reaped.</summary>
-    private static bool ExitsSoon(int processId)
+    private bool ExitsSoon()
     {
         for (var attempt = 0; attempt < 20; attempt++)
         {
-            if (ProcessExited(processId))
+            if (Channel.HasExited())
             {
                 return true;
             }
             Thread.Sleep(50);
         }
         return false;
-    }
-
-    private static bool ProcessExited(int processId)
-    {
-        try
-        {
-            using var process = Process.GetProcessById(processId);
-            return process.HasExited || IsZombie(processId);
-        }
-        catch (ArgumentException)
-        {
-            return true;
-        }
-    }
-
-    /// <summary>A Linux process that has exited but whose parent has not reaped it yet ("Z" in /proc/pid/stat).</summary>
-    private static bool IsZombie(int processId)
-    {
-        try
-        {
-            var stat = File.ReadAllText($"/proc/{processId}/stat");
-            return stat[(stat.LastIndexOf(')') + 1)..].TrimStart().StartsWith('Z');
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            return !OperatingSystem.IsLinux();
-        }
     }
 
     /// <summary>Stops the session and waits for the reader to drain what the runtime had sent.</summary>

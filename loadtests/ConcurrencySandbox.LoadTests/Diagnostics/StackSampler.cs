@@ -26,8 +26,8 @@ public static class StackSampler
 {
     private static readonly TimeSpan TraceLength = TimeSpan.FromMilliseconds(100);
 
-    /// <summary>Samples <paramref name="rounds"/> times, <paramref name="gap"/> apart; one stack per thread seen.</summary>
-    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(int processId, int rounds, TimeSpan gap, CancellationToken cancellationToken)
+    /// <summary>Samples the process behind <paramref name="client"/> <paramref name="rounds"/> times, <paramref name="gap"/> apart; one stack per thread seen.</summary>
+    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken)
     {
         var seen = new Dictionary<int, List<IReadOnlyList<string>>>();
         for (var round = 0; round < rounds; round++)
@@ -36,7 +36,7 @@ public static class StackSampler
             {
                 await Task.Delay(gap, cancellationToken);
             }
-            foreach (var stack in await SampleOnceAsync(processId, cancellationToken))
+            foreach (var stack in await SampleOnceAsync(client, cancellationToken))
             {
                 if (!seen.TryGetValue(stack.ThreadId, out var stacks))
                 {
@@ -51,18 +51,18 @@ public static class StackSampler
             .First().First()))];
     }
 
-    private static async Task<IReadOnlyList<ThreadStack>> SampleOnceAsync(int processId, CancellationToken cancellationToken)
+    private static async Task<IReadOnlyList<ThreadStack>> SampleOnceAsync(DiagnosticsClient client, CancellationToken cancellationToken)
     {
         var providers = new[]
         {
             new EventPipeProvider("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
             new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, (long)ClrTraceEventParser.Keywords.Default),
         };
-        var trace = Path.Combine(Path.GetTempPath(), $"sandbox-stacks-{processId}-{Guid.NewGuid():N}.nettrace");
+        var trace = Path.Combine(Path.GetTempPath(), $"sandbox-stacks-{Guid.NewGuid():N}.nettrace");
         string? etlx = null;
         try
         {
-            using (var session = await new DiagnosticsClient(processId).StartEventPipeSessionAsync(providers, requestRundown: true, circularBufferMB: 64, cancellationToken))
+            using (var session = await client.StartEventPipeSessionAsync(providers, requestRundown: true, circularBufferMB: 64, cancellationToken))
             await using (var file = File.Create(trace))
             {
                 var copy = session.EventStream.CopyToAsync(file, cancellationToken);

@@ -7,8 +7,9 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 public sealed record AdjustmentMark(double ElapsedSeconds, int NewWorkerThreadCount, string Reason);
 
 /// <summary>What the observer saw during one variant: its series' health, the pool's adjustments, the blocking stacks and the diagnosis.</summary>
+/// <param name="Process">The observed process as <see cref="DiagnosticsChannel.Process"/> names it ("pid 1234", "container 0123456789ab").</param>
 public sealed record VariantObservation(
-    int ProcessId,
+    string Process,
     int Samples,
     double LongestGapSeconds,
     IReadOnlyList<AdjustmentMark> Adjustments,
@@ -37,7 +38,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
 
     private Task<(BlockingSites? Sites, string? Note)>? _stacks;
 
-    public int ProcessId => observer.ProcessId;
+    /// <summary>The observed process and how it is reached.</summary>
+    public DiagnosticsChannel Channel => observer.Channel;
 
     private long _startedTimestamp;
 
@@ -61,7 +63,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         try
         {
             await Task.Delay(SettleAtPeak, cancellationToken);
-            var stacks = await StackSampler.SampleAsync(observer.ProcessId, StackRounds, StackGap, cancellationToken);
+            var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken);
             return (BlockingSites.Group(stacks), null);
         }
         catch (Exception e) when (e is not OperationCanceledException)
@@ -92,7 +94,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             .Where(a => a.Timestamp >= startedTimestamp)
             .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Timestamp).TotalSeconds, a.NewWorkerThreadCount, a.Reason))
             .ToList();
-        return (result, new VariantObservation(observer.ProcessId, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
+        return (result, new VariantObservation(observer.Channel.Process, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
             Diagnose(result, sites, marks), observer.LostReason));
     }
 

@@ -82,6 +82,9 @@ public sealed record VariantResult(
     /// <summary>The experiment's own figures for this variant (e.g. CPU per request), printed in the report beside the latency.</summary>
     public IReadOnlyList<VariantFigure> Figures { get; init; } = [];
 
+    /// <summary>Where the runtime's figures (the pool series) came from, as the report names it: the observer and its channel, an HTTP endpoint, or none and why.</summary>
+    public string? TelemetrySource { get; init; }
+
     public double RequestsPerSecond => ElapsedSeconds > 0 ? Total.Requests / ElapsedSeconds : 0;
     public double PeakLoad => Intervals.Count == 0 ? 0 : Intervals.Max(i => i.Load);
     public int? PeakThreads => Telemetry.Count == 0 ? null : Telemetry.Max(t => t.Snapshot.ThreadPool.ThreadCount);

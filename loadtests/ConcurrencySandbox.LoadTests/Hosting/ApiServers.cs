@@ -1,3 +1,6 @@
+using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.LoadTests.Diagnostics;
+
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
 /// <summary>
@@ -18,13 +21,25 @@ public abstract class ApiServers
     public abstract Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken);
 }
 
+/// <summary>Where the runner reads a server's pool series over HTTP when no observer is attached, and how the report names it ("the API", "the control plane").</summary>
+public sealed record HttpTelemetry(Uri Address, string Name)
+{
+    public override string ToString() => $"GET {ControlRoutes.Telemetry} every second from {Name} ({Address})";
+}
+
 /// <summary>The API a variant runs against; disposing it stops what was started for it (a child process, a container), if anything.</summary>
 public sealed class ApiLease(Uri baseAddress, IAsyncDisposable? started) : IAsyncDisposable
 {
     public Uri BaseAddress { get; } = baseAddress;
 
-    /// <summary>The local process serving it, when known (a child the runner started): the runtime observer attaches to it.</summary>
-    public int? ProcessId { get; init; }
+    /// <summary>The serving runtime's diagnostics channel, when the runner can reach it: the runtime observer attaches through it.</summary>
+    public DiagnosticsChannel? Diagnostics { get; init; }
+
+    /// <summary>Where the pool series is read over HTTP when the observer is not attached; null: nowhere (a user's service).</summary>
+    public HttpTelemetry? Telemetry { get; init; }
+
+    /// <summary>Why there is no <see cref="Diagnostics"/> channel, for the report (a container's runtime that did not connect, a process not found).</summary>
+    public string? DiagnosticsProblem { get; init; }
 
     /// <summary>The processors that process may use (its pinning), for the observer's CPU figures.</summary>
     public int ProcessorCount { get; init; } = Environment.ProcessorCount;
@@ -49,19 +64,38 @@ public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
             merged[name] = value;
         }
         var child = await ApiProcess.StartAsync(launch with { Environment = merged }, cancellationToken);
-        return new ApiLease(child.BaseAddress, child) { ProcessId = child.ProcessId, ProcessorCount = launch.PinToCores ?? Environment.ProcessorCount };
+        return new ApiLease(child.BaseAddress, child)
+        {
+            Diagnostics = DiagnosticsChannel.OfProcess(child.ProcessId),
+            Telemetry = new HttpTelemetry(child.BaseAddress, "the API"),
+            ProcessorCount = launch.PinToCores ?? Environment.ProcessorCount,
+        };
     }
 }
 
-/// <summary>An API the user runs (--target, or run --url): every variant goes to it, one after another; <paramref name="processId"/> is its local process when known.</summary>
-public sealed class TargetApiServers(Uri target, int? processId = null, bool checksHealth = true) : ApiServers
+/// <summary>
+/// A server the user runs: the sandbox API (--target), or any user's service (run --url, <paramref name="isSandboxApi"/> false),
+/// which is never asked for the sandbox's health or telemetry routes. Every variant goes to it, one after another.
+/// </summary>
+public sealed class TargetApiServers(Uri target, bool isSandboxApi = true) : ApiServers
 {
-    public override bool ChecksHealth => checksHealth;
+    /// <summary>The serving process on this machine, when known: the observer attaches to it.</summary>
+    public int? ProcessId { get; init; }
+
+    /// <summary>Why the serving process is not observed (run --url could not find it, or it is not a .NET process this user reaches).</summary>
+    public string? NotObservedBecause { get; init; }
+
+    public override bool ChecksHealth => isSandboxApi;
 
     public override bool StartsOwnProcess => false;
 
     public override string Describe() => target.ToString();
 
     public override Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken) =>
-        Task.FromResult(new ApiLease(target, null) { ProcessId = processId });
+        Task.FromResult(new ApiLease(target, null)
+        {
+            Diagnostics = ProcessId is { } pid ? DiagnosticsChannel.OfProcess(pid) : null,
+            Telemetry = isSandboxApi ? new HttpTelemetry(target, "the API") : null,
+            DiagnosticsProblem = NotObservedBecause,
+        });
 }

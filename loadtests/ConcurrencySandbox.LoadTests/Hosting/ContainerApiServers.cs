@@ -1,6 +1,8 @@
 using System.Diagnostics;
 using System.Globalization;
 using ConcurrencySandbox.LoadTests.ApiClient;
+using ConcurrencySandbox.LoadTests.Diagnostics;
+using Microsoft.Diagnostics.NETCore.Client;
 
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
@@ -29,6 +31,12 @@ public sealed record ContainerLimit(CpuLimitKind Kind, int Cpus)
 /// <summary>The container engine's command line (docker, or a CLI-compatible one such as podman).</summary>
 public sealed class ContainerEngine(string command)
 {
+    /// <summary>The API image's HTTP port (ASPNETCORE_HTTP_PORTS in the Dockerfile).</summary>
+    public const int ApiPort = 8080;
+
+    /// <summary>The API image's control plane port (the API's ControlOptions.DefaultPort, listening on every interface in the image).</summary>
+    public const int ControlPort = 5081;
+
     private static readonly TimeSpan CommandTimeout = TimeSpan.FromMinutes(2);
 
     public string Command { get; } = command;
@@ -52,30 +60,48 @@ public sealed class ContainerEngine(string command)
             : throw new UsageException($"no image {image} for '{Command}' ({error}): build it first, see docs/deploy.md");
     }
 
-    /// <summary>Starts <paramref name="image"/> detached with the limit and environment, its port 8080 published on a free loopback port.</summary>
-    public async Task<string> StartAsync(string image, ContainerLimit limit, IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken)
+    /// <summary>
+    /// The arguments of <c>run</c> for one API container: detached, the API port and the control plane published on free
+    /// loopback ports, the limit, the diagnostics socket's folder mounted with the runtime told to connect to it (when
+    /// <paramref name="socket"/> is given), then the environment.
+    /// </summary>
+    public static IReadOnlyList<string> RunArguments(string image, ContainerLimit limit, IReadOnlyDictionary<string, string> environment, DiagnosticsSocket? socket)
     {
-        List<string> arguments = ["run", "--detach", "--publish", "127.0.0.1::8080", .. limit.DockerArguments()];
+        List<string> arguments = ["run", "--detach", "--publish", Invariant($"127.0.0.1::{ApiPort}"), "--publish", Invariant($"127.0.0.1::{ControlPort}"), .. limit.DockerArguments()];
+        if (socket is not null)
+        {
+            arguments.AddRange(["--volume", $"{socket.HostFolder}:{DiagnosticsSocket.ContainerFolder}", "--env", $"{DiagnosticsSocket.PortsSetting}={socket.PortsValue}"]);
+        }
         foreach (var (name, value) in environment)
         {
             arguments.AddRange(["--env", $"{name}={value}"]);
         }
         arguments.Add(image);
-        var (exitCode, output, error) = await RunAsync(arguments, cancellationToken);
+        return arguments;
+    }
+
+    /// <summary>Starts <paramref name="image"/> detached (see <see cref="RunArguments"/>); returns the container's id.</summary>
+    public async Task<string> StartAsync(string image, ContainerLimit limit, IReadOnlyDictionary<string, string> environment, DiagnosticsSocket? socket, CancellationToken cancellationToken)
+    {
+        var (exitCode, output, error) = await RunAsync(RunArguments(image, limit, environment, socket), cancellationToken);
         return exitCode == 0
             ? output
             : throw new UsageException($"'{Command} run {limit} {image}' failed: {error}");
     }
 
-    /// <summary>The loopback address the container's port 8080 is published on.</summary>
-    public async Task<Uri> PublishedAddressAsync(string containerId, CancellationToken cancellationToken)
+    /// <summary>The loopback address the container's <paramref name="port"/> is published on.</summary>
+    public async Task<Uri> PublishedAddressAsync(string containerId, int port, CancellationToken cancellationToken)
     {
-        var (exitCode, output, error) = await RunAsync(["port", containerId, "8080/tcp"], cancellationToken);
+        var (exitCode, output, error) = await RunAsync(["port", containerId, Invariant($"{port}/tcp")], cancellationToken);
         var first = output.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault();
         return exitCode == 0 && first is not null && Uri.TryCreate($"http://{first}", UriKind.Absolute, out var address)
             ? address
-            : throw new UsageException($"'{Command} port {containerId}' named no published port: {error}");
+            : throw new UsageException($"'{Command} port {containerId} {port}/tcp' named no published port: {error}");
     }
+
+    /// <summary>Whether the container still runs; blocks on the engine's answer (called only when the observer lost its channel).</summary>
+    public bool IsRunning(string containerId) =>
+        RunAsync(["inspect", "--format", "{{.State.Running}}", containerId], CancellationToken.None).GetAwaiter().GetResult() is (0, "true", _);
 
     /// <summary>Stops and removes the container; never throws, so it can run while the runner is being stopped.</summary>
     public async Task RemoveAsync(string containerId)
@@ -89,6 +115,8 @@ public sealed class ContainerEngine(string command)
             // The engine went away: nothing more this runner can remove.
         }
     }
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 
     private async Task<(int ExitCode, string Output, string Error)> RunAsync(IEnumerable<string> arguments, CancellationToken cancellationToken)
     {
@@ -118,12 +146,17 @@ public sealed class ContainerEngine(string command)
 
 /// <summary>
 /// A fresh API container per variant, limited by quota or pinning. Before a variant runs it checks that the runtime
-/// inside derived the expected processor count from the limit, and stops the run with a clear error if not.
+/// inside derived the expected processor count from the limit, and stops the run with a clear error if not. The runtime
+/// is read through a diagnostics socket on a shared volume (<see cref="DiagnosticsSocket"/>) when it connects to it, else
+/// through the API's control plane, never through the API port the load goes to.
 /// </summary>
 public sealed class ContainerApiServers(ContainerEngine engine, string image, ContainerLimit limit, IReadOnlyDictionary<string, string> environment) : ApiServers
 {
     private static readonly TimeSpan ReadyTimeout = TimeSpan.FromSeconds(60);
     private static readonly TimeSpan ReadyPoll = TimeSpan.FromMilliseconds(100);
+
+    // The runtime connects to its diagnostics port while it starts, before the app serves /healthz: a short grace after that.
+    private static readonly TimeSpan SocketGrace = TimeSpan.FromSeconds(3);
 
     public ContainerLimit Limit { get; } = limit;
 
@@ -138,31 +171,106 @@ public sealed class ContainerApiServers(ContainerEngine engine, string image, Co
         {
             merged[name] = value;
         }
-        var containerId = await engine.StartAsync(image, Limit, merged, cancellationToken);
-        var lease = new ApiLease(await AddressOrRemoveAsync(containerId, cancellationToken), new Removal(engine, containerId));
+        var (socket, socketProblem) = ListenOrExplain();
+        string containerId;
+        string? mountProblem;
         try
         {
-            await CheckProcessorCountAsync(lease.BaseAddress, containerId, cancellationToken);
-            return lease;
+            (containerId, mountProblem) = await StartAsync(merged, socket, cancellationToken);
         }
         catch
         {
-            await lease.DisposeAsync();
+            await (socket?.DisposeAsync() ?? ValueTask.CompletedTask);
+            throw;
+        }
+        if (mountProblem is not null)
+        {
+            await socket!.DisposeAsync();
+            (socket, socketProblem) = (null, mountProblem);
+        }
+        var removal = new Removal(engine, containerId, socket);
+        try
+        {
+            var address = await engine.PublishedAddressAsync(containerId, ContainerEngine.ApiPort, cancellationToken);
+            await CheckProcessorCountAsync(address, containerId, cancellationToken);
+            var connected = socket is null ? null : await socket.ConnectedAsync(SocketGrace, cancellationToken);
+            if (socket is not null && connected is null)
+            {
+                socketProblem = $"the runtime did not connect to the diagnostics socket {socket.ContainerPath} within {SocketGrace.TotalSeconds:0} s of serving";
+            }
+            var controlPlane = await ControlPlaneAsync(containerId, cancellationToken);
+            var (diagnostics, telemetry, problem) = ReadThrough(containerId, connected, socket?.ContainerPath, socketProblem, controlPlane, () => !engine.IsRunning(containerId));
+            return new ApiLease(address, removal) { Diagnostics = diagnostics, Telemetry = telemetry, DiagnosticsProblem = problem, ProcessorCount = Limit.Cpus };
+        }
+        catch
+        {
+            await removal.DisposeAsync();
             throw;
         }
     }
 
-    private async Task<Uri> AddressOrRemoveAsync(string containerId, CancellationToken cancellationToken)
+    /// <summary>
+    /// The fallback decision: the observer reads the runtime through the diagnostics socket when the runtime connected to it
+    /// (<paramref name="connected"/>), else there is no channel and <paramref name="socketProblem"/> says why; without the
+    /// observer, the pool series comes from the control plane when it answers, never from the API port the load goes to.
+    /// </summary>
+    public static (DiagnosticsChannel? Diagnostics, HttpTelemetry? Telemetry, string? Problem) ReadThrough(
+        string containerId, DiagnosticsClient? connected, string? socketPath, string? socketProblem, Uri? controlPlane, Func<bool> hasExited)
+    {
+        var name = $"container {containerId[..Math.Min(12, containerId.Length)]}";
+        var diagnostics = connected is null ? null : new DiagnosticsChannel(connected, name, $"the diagnostics socket {socketPath} on a volume shared with {name}", hasExited);
+        var telemetry = controlPlane is null ? null : new HttpTelemetry(controlPlane, "the control plane");
+        var problem = connected is not null ? null
+            : telemetry is null ? $"{socketProblem}; its control plane did not answer either, so the runtime is not read"
+            : $"{socketProblem}; read through the control plane instead";
+        return (diagnostics, telemetry, problem);
+    }
+
+    /// <summary>A socket for this container's runtime, or why there is none (no Unix socket here, no temp folder).</summary>
+    private static (DiagnosticsSocket? Socket, string? Problem) ListenOrExplain()
     {
         try
         {
-            return await engine.PublishedAddressAsync(containerId, cancellationToken);
+            return (DiagnosticsSocket.Listen(), null);
         }
-        catch
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or PlatformNotSupportedException or System.Net.Sockets.SocketException)
         {
-            await engine.RemoveAsync(containerId);
-            throw;
+            return (null, $"no diagnostics socket could be made here ({e.Message})");
         }
+    }
+
+    /// <summary>Starts the container with the socket's folder mounted; when the engine refuses that run, starts it without the mount and says why.</summary>
+    private async Task<(string ContainerId, string? MountProblem)> StartAsync(Dictionary<string, string> environment, DiagnosticsSocket? socket, CancellationToken cancellationToken)
+    {
+        if (socket is null)
+        {
+            return (await engine.StartAsync(image, Limit, environment, null, cancellationToken), null);
+        }
+        try
+        {
+            return (await engine.StartAsync(image, Limit, environment, socket, cancellationToken), null);
+        }
+        catch (UsageException refused)
+        {
+            // A rootless engine or a policy may refuse the bind mount: the container still runs, read through its control plane.
+            return (await engine.StartAsync(image, Limit, environment, null, cancellationToken), $"the engine refused to mount the diagnostics socket's folder ({refused.Message})");
+        }
+    }
+
+    /// <summary>The control plane's published address when it answers /healthz, else null.</summary>
+    private async Task<Uri?> ControlPlaneAsync(string containerId, CancellationToken cancellationToken)
+    {
+        Uri address;
+        try
+        {
+            address = await engine.PublishedAddressAsync(containerId, ContainerEngine.ControlPort, cancellationToken);
+        }
+        catch (UsageException)
+        {
+            return null;
+        }
+        using var client = new SandboxClient(address);
+        return await client.IsHealthyAsync(cancellationToken) ? address : null;
     }
 
     private async Task CheckProcessorCountAsync(Uri address, string containerId, CancellationToken cancellationToken)
@@ -186,9 +294,16 @@ public sealed class ContainerApiServers(ContainerEngine engine, string image, Co
         }
     }
 
-    /// <summary>Removes the container when the variant's lease ends.</summary>
-    private sealed class Removal(ContainerEngine engine, string containerId) : IAsyncDisposable
+    /// <summary>Removes the container when the variant's lease ends, then stops listening on its diagnostics socket.</summary>
+    private sealed class Removal(ContainerEngine engine, string containerId, DiagnosticsSocket? socket) : IAsyncDisposable
     {
-        public ValueTask DisposeAsync() => new(engine.RemoveAsync(containerId));
+        public async ValueTask DisposeAsync()
+        {
+            await engine.RemoveAsync(containerId);
+            if (socket is not null)
+            {
+                await socket.DisposeAsync();
+            }
+        }
     }
 }

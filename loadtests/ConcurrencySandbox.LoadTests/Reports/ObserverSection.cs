@@ -11,19 +11,22 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// </summary>
 public static class ObserverSection
 {
-    public const string Heading = "Inside the runtime (observed over the diagnostics channel)";
+    public const string Heading = "Inside the runtime";
 
     private const string Source = "Counters: the runtime's System.Runtime counters every second and its ThreadPoolWorkerThreadAdjustment events, read over the diagnostics IPC channel (EventPipe) on the runner's own thread, never through the API's HTTP port; stacks: sampled at the peak step as dotnet-stack does.";
 
     public static string Markdown(ExperimentReport r)
     {
-        if (r.Observations.Count == 0)
+        if (Sources(r) is not { } sources)
         {
             return "";
         }
         var md = new StringBuilder();
-        md.AppendLine().AppendLine($"## {Heading}").AppendLine().AppendLine(Source).AppendLine();
-        md.Append(Table(r).ToMarkdown());
+        md.AppendLine().AppendLine($"## {Heading}").AppendLine().AppendLine(sources).AppendLine();
+        if (r.Observations.Count > 0)
+        {
+            md.AppendLine(Source).AppendLine().Append(Table(r).ToMarkdown());
+        }
         foreach (var line in Paragraphs(r))
         {
             md.AppendLine().AppendLine(line);
@@ -37,11 +40,15 @@ public static class ObserverSection
 
     public static HtmlPage AppendTo(HtmlPage page, ExperimentReport r)
     {
-        if (r.Observations.Count == 0)
+        if (Sources(r) is not { } sources)
         {
             return page;
         }
-        page.Heading(2, Heading).Paragraph(Source).Table(Table(r));
+        page.Heading(2, Heading).Paragraph(sources);
+        if (r.Observations.Count > 0)
+        {
+            page.Paragraph(Source).Table(Table(r));
+        }
         foreach (var line in Paragraphs(r))
         {
             page.Paragraph(line);
@@ -50,15 +57,22 @@ public static class ObserverSection
     }
 
     private static TextTable Table(ExperimentReport r) => new(
-        ["variant", "pid", "samples", "longest gap (s)", "pool adjustments by reason", "pool threads at the peak", "series"],
+        ["variant", "process", "samples", "longest gap (s)", "pool adjustments by reason", "pool threads at the peak", "series"],
         [.. r.Observations.Select(o => (IReadOnlyList<string>)
         [
-            o.Key, Invariant($"{o.Value.ProcessId}"), Invariant($"{o.Value.Samples}"), Invariant($"{o.Value.LongestGapSeconds:0.0#}"),
+            o.Key, o.Value.Process, Invariant($"{o.Value.Samples}"), Invariant($"{o.Value.LongestGapSeconds:0.0#}"),
             o.Value.Adjustments.Count == 0 ? "none" : string.Join(", ", o.Value.AdjustmentsByReason.Select(a => Invariant($"{a.Key} {a.Value}"))),
             o.Value.Stacks is { } s ? string.Join("; ", s.Sites.Take(3).Select(s.Describe)) : o.Value.StacksNote ?? "not sampled",
             o.Value.LostReason is { } lost ? $"ENDED EARLY: {lost}" : "complete",
         ])],
-        new HashSet<int> { 1, 2, 3 });
+        new HashSet<int> { 2, 3 });
+
+    /// <summary>Where each variant's runtime figures came from (the observer's channel, an HTTP endpoint, or none and why); null when no variant says.</summary>
+    private static string? Sources(ExperimentReport r)
+    {
+        var sources = r.Variants.Where(v => v.TelemetrySource is not null).Select(v => $"{v.Key.Label}: {v.TelemetrySource}").ToList();
+        return sources.Count == 0 ? null : $"Where the runtime's figures came from: {string.Join("; ", sources)}.";
+    }
 
     private static IEnumerable<string> Paragraphs(ExperimentReport r) =>
         r.Observations.Where(o => o.Value.Diagnosis is not null).Select(o => $"**{o.Key}**: {o.Value.Diagnosis!.Describe()}");

@@ -98,6 +98,7 @@ public static class ReportWriter
             v.PeakQueue,
             v.MaxQueueWaitMs,
             v.Figures,
+            v.TelemetrySource,
         }),
         r.Finding.Comparisons,
         Outcome = r.Finding.Outcome.ToString(),

@@ -91,30 +91,47 @@ public static class ExperimentRunner
         {
             throw new UsageException($"target {server.BaseAddress} is unreachable (GET /healthz did not answer 2xx)");
         }
-        await using var observer = attach && server.ProcessId is { } pid ? Observe(pid, server.ProcessorCount, load, console) : null;
-        console.WriteLine($"-- {experiment.Name}/{key.Label}: GET {variant.Driver.Request} on {server.BaseAddress}{(observer is null ? "" : $" (observing pid {observer.ProcessId})")}");
-        var context = new LoadContext(key, server.BaseAddress, api, load, (row, latest) =>
+        var (attached, notObservedBecause) = !attach ? (null, "--no-observer")
+            : server.Diagnostics is { } channel ? Observe(channel, server.ProcessorCount, load)
+            : (null, server.DiagnosticsProblem);
+        await using var observer = attached;
+        // Without the observer the pool series comes over HTTP from where the lease says (never a container's API port), or not at all.
+        using var telemetry = observer is null && server.Telemetry is { } http ? new SandboxClient(http.Address) : null;
+        console.WriteLine($"-- {experiment.Name}/{key.Label}: GET {variant.Driver.Request} on {server.BaseAddress}{(observer is null ? "" : $" (observing {observer.Channel.Process})")}");
+        if (attach && notObservedBecause is not null)
+        {
+            console.WriteLine($"note: the runtime observer is not attached ({notObservedBecause}); the pool series comes from {server.Telemetry?.ToString() ?? "nowhere"}");
+        }
+        var context = new LoadContext(key, server.BaseAddress, api, telemetry, load, (row, latest) =>
         {
             observer?.OnInterval(row, cancellationToken);
             console.WriteLine(ProgressLine(experiment.Name, row, latest));
         }, observer);
-        var result = await variant.Driver.RunAsync(context, cancellationToken);
+        var result = await variant.Driver.RunAsync(context, cancellationToken) with { TelemetrySource = TelemetrySource(observer?.Channel, server.Telemetry, notObservedBecause) };
         return observer is null ? (result, null) : await observer.FinishAsync(result);
     }
 
-    /// <summary>The observer on a process the runner reaches; when it cannot attach, the variant runs on with the API's own telemetry.</summary>
-    private static VariantObserver? Observe(int processId, int processorCount, LoadOptions load, TextWriter console)
+    /// <summary>The observer on a process the runner reaches, or why it could not attach (the variant then runs on with the lease's HTTP telemetry, if any).</summary>
+    private static (VariantObserver? Observer, string? Problem) Observe(DiagnosticsChannel channel, int processorCount, LoadOptions load)
     {
         try
         {
-            return new VariantObserver(RuntimeObserver.Attach(processId), processorCount, load.Shape.Steps.Max(s => s.Target));
+            return (new VariantObserver(RuntimeObserver.Attach(channel), processorCount, load.Shape.Steps.Max(s => s.Target)), null);
         }
         catch (UsageException e)
         {
-            console.WriteLine($"note: the runtime observer is not attached ({e.Message}); the pool series comes from the API over HTTP");
-            return null;
+            return (null, e.Message);
         }
     }
+
+    /// <summary>
+    /// Where a variant's runtime figures came from, as the report says it: the observer over its channel, else the HTTP
+    /// telemetry (with why there was no observer), else none and why.
+    /// </summary>
+    public static string TelemetrySource(DiagnosticsChannel? observed, HttpTelemetry? http, string? notObservedBecause) =>
+        observed is not null ? $"the runtime observer over {observed.Description}"
+        : http is not null ? $"{http}{(notObservedBecause is null ? "" : $" (not observed: {notObservedBecause})")}"
+        : $"none: the runtime is not observed{(notObservedBecause is null ? "" : $" ({notObservedBecause})")}";
 
     private static string ObserverLine(string variant, VariantObservation o) =>
         $"observer {variant}: {o.Samples} samples, adjustments {string.Join(", ", o.AdjustmentsByReason.Select(r => $"{r.Key} {r.Value}"))}"

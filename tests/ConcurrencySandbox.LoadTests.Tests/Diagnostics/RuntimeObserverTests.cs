@@ -33,7 +33,7 @@ public sealed class RuntimeObserverTests
         {
             await WaitAsync(observer, () => observer.Samples.Any(s => s[RuntimeObserver.QueueLength] > 0), "work queued in the pool");
 
-            var sites = BlockingSites.Group(await StackSampler.SampleAsync(service.ProcessId, rounds: 2, TimeSpan.FromMilliseconds(200), CancellationToken.None));
+            var sites = BlockingSites.Group(await StackSampler.SampleAsync(DiagnosticsChannel.OfProcess(service.ProcessId).Client, rounds: 2, TimeSpan.FromMilliseconds(200), CancellationToken.None));
 
             Assert.Equal("Orders.Get -> Task.get_Result", sites.Top?.CallSite);
             Assert.True(sites.Top!.Threads * 2 > sites.PoolThreads, $"most pool threads are parked in Orders.Get: {string.Join("; ", sites.Sites.Select(sites.Describe))}");
@@ -44,7 +44,7 @@ public sealed class RuntimeObserverTests
     private static async Task WhileBlockedAsync(string path, Func<SampleServiceProcess, RuntimeObserver, Task> check)
     {
         await using var service = await SampleServiceProcess.StartAsync();
-        await using var observer = RuntimeObserver.Attach(service.ProcessId);
+        await using var observer = RuntimeObserver.Attach(DiagnosticsChannel.OfProcess(service.ProcessId));
         using var stop = new CancellationTokenSource();
         var load = service.LoadAsync(path, BlockedRequests, DelayMs, stop.Token);
         try
@@ -78,7 +78,7 @@ public sealed class RuntimeObserverTests
     public async Task AnObserverThatLosesTheProcessEndsItsSeriesAndSaysSo()
     {
         var service = await SampleServiceProcess.StartAsync();
-        await using var observer = RuntimeObserver.Attach(service.ProcessId);
+        await using var observer = RuntimeObserver.Attach(DiagnosticsChannel.OfProcess(service.ProcessId));
         await Eventually.TrueAsync(() => observer.Samples.Count >= 1, "a first sample");
 
         service.Kill();

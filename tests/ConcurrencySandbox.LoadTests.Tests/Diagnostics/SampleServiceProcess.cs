@@ -25,9 +25,10 @@ internal sealed partial class SampleServiceProcess : IAsyncDisposable
     /// <summary>The address the sample service's ready line announces, else null.</summary>
     public static Uri? ReadyAddress(string line) => ReadyLine().Match(line) is { Success: true } match ? new Uri(match.Groups["url"].Value + "/") : null;
 
-    public static async Task<SampleServiceProcess> StartAsync()
+    /// <summary>Starts the service on a free loopback port with <paramref name="environment"/> added to the runner's.</summary>
+    public static async Task<SampleServiceProcess> StartAsync(IReadOnlyDictionary<string, string>? environment = null)
     {
-        var child = ChildProcess.Start(new ChildLaunch(Assembly, ["--urls", "http://127.0.0.1:0"]));
+        var child = ChildProcess.Start(new ChildLaunch(Assembly, ["--urls", "http://127.0.0.1:0"]) { Environment = environment ?? new Dictionary<string, string>() });
         try
         {
             return new SampleServiceProcess(child, await child.WaitForLineAsync(ReadyAddress, TimeSpan.FromSeconds(60)));

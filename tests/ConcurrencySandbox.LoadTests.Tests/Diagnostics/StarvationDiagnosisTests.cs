@@ -94,7 +94,7 @@ public sealed class StarvationDiagnosisTests
     [Fact]
     public void MostStarvedPicksTheStarvedVariantShortOfTheMostThreads()
     {
-        VariantObservation Observed(DiagnosisInputs inputs) => new(1, 10, 1, [], null, null, StarvationDiagnosis.From(inputs), null);
+        VariantObservation Observed(DiagnosisInputs inputs) => new("pid 1", 10, 1, [], null, null, StarvationDiagnosis.From(inputs), null);
         var observations = new Dictionary<string, VariantObservation>
         {
             ["async"] = Observed(Starving with { PoolThreadsAtPeak = 200 }),

@@ -145,15 +145,3 @@ public sealed class ControlListenerTests(SandboxServerFixture shared) : Restores
         Assert.Contains(shared.Server.BaseAddress.ToString().TrimEnd('/'), servers);
     }
 }
-
-/// <summary>A fact that needs Linux's per-thread names in /proc, and says so when skipped elsewhere.</summary>
-internal sealed class FactOnLinuxAttribute : FactAttribute
-{
-    public FactOnLinuxAttribute()
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            Skip = "thread names are read from /proc, which only Linux has.";
-        }
-    }
-}

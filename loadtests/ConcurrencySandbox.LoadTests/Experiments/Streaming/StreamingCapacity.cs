@@ -161,7 +161,7 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : E
             var port = await StreamingExperiment.StreamingPortAsync(context, cancellationToken);
             var workload = new CapacityWorkload(load, ramp, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
             return await VariantRunner.RunAsync(
-                context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Api, context.Progress, cancellationToken);
+                context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken);
         }
     }
 

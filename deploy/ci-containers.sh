@@ -210,7 +210,7 @@ else
   queue=$(grep -o '"peakQueue": [0-9]*' "$summary" 2>/dev/null | head -n 1 | grep -o '[0-9]*$')
   elapsed=$(grep -o '"elapsedSeconds": [0-9.]*' "$summary" 2>/dev/null | head -n 1 | grep -o '[0-9.]*$')
   starvation=$(grep -c '"reason": "Starvation"' "$summary" 2>/dev/null)
-  figures="${samples:-no} samples in ${elapsed:-?} s, longest gap ${gap:-?} s, peak queue ${queue:-?}, ${starvation:-0} Starvation adjustments; $(($(date +%s) - observer_started)) s"
+  figures="${samples:-no} samples in $(LC_ALL=C printf '%.1f' "${elapsed:-0}") s, longest gap $(LC_ALL=C printf '%.2f' "${gap:-0}") s, peak queue ${queue:-?}, ${starvation:-0} Starvation adjustments; $(($(date +%s) - observer_started)) s"
   whole_seconds=${elapsed%.*}
   if [[ "$source" == *"diagnostics socket"* ]] && [ "${queue:-0}" -gt 0 ] && [ "${samples:-0}" -ge $((${whole_seconds:-99} - 2)) ] \
       && awk -v gap="${gap:-99}" -v max="$OBSERVER_MAX_GAP_S" 'BEGIN { exit !(gap <= max) }'; then

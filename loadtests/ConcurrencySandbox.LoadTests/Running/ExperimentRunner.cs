@@ -97,7 +97,7 @@ public static class ExperimentRunner
         await using var observer = attached;
         // Without the observer the pool series comes over HTTP from where the lease says (never a container's API port), or not at all.
         using var telemetry = observer is null && server.Telemetry is { } http ? new SandboxClient(http.Address) : null;
-        console.WriteLine($"-- {experiment.Name}/{key.Label}: GET {variant.Driver.Request} on {server.BaseAddress}{(observer is null ? "" : $" (observing {observer.Channel.Process})")}");
+        console.WriteLine($"-- {experiment.Name}/{key.Label}: {(variant.Driver.Request.StartsWith('/') ? "GET " : "")}{variant.Driver.Request} on {server.BaseAddress}{(observer is null ? "" : $" (observing {observer.Channel.Process})")}");
         if (attach && notObservedBecause is not null)
         {
             console.WriteLine($"note: the runtime observer is not attached ({notObservedBecause}); the pool series comes from {server.Telemetry?.ToString() ?? "nowhere"}");

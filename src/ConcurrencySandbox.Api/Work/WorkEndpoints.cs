@@ -63,7 +63,8 @@ public static class WorkEndpoints
                     .WithName($"{family.Tag.Name}{mode}")
                     .WithSummary($"Runs {family.UnitDescription} twice, {ModeDescription(mode)}.")
                     .WithDescription("Returns the server-side elapsed time, the managed thread ids that ran the units and the thread pool's state after the run.")
-                    .WithQueryParameters(family.Amount);
+                    .WithQueryParameters(family.Amount)
+                    .Produces<WorkRunResponse>();
             }
 
             group.MapGet("/compare", (HttpRequest request, CancellationToken cancellationToken) => CompareAsync(family, repeat, compareBudget, request, cancellationToken))
@@ -84,7 +85,7 @@ public static class WorkEndpoints
         return endpoints;
     }
 
-    private static async Task<Results<Ok<WorkRunResponse>, ValidationProblem>> RunAsync(
+    private static async Task<Results<JsonHttpResult<WorkRunResponse>, ValidationProblem>> RunAsync(
         WorkFamily family, RunMode mode, HttpRequest request, CancellationToken cancellationToken)
     {
         var query = new QueryReader(request);
@@ -97,7 +98,7 @@ public static class WorkEndpoints
         var requestThreadId = Environment.CurrentManagedThreadId;
         var run = await WorkRunner.RunTwiceAsync(family.Unit, mode, amount, cancellationToken);
         var machine = MachineInfo.Current;
-        return TypedResults.Ok(new WorkRunResponse(
+        return TypedResults.Json(new WorkRunResponse(
             family.Unit.Name,
             ModeName(mode),
             amount,
@@ -107,7 +108,7 @@ public static class WorkEndpoints
             machine.IsServerGC,
             run.ThreadIds,
             requestThreadId,
-            ThreadPoolSnapshot.Capture()));
+            ThreadPoolSnapshot.Capture()), WorkJson.Default.WorkRunResponse);
     }
 
     private static async Task<Results<Ok<CompareResponse>, ValidationProblem>> CompareAsync(

@@ -43,14 +43,8 @@ public class HttpLoadClientTests
     {
         await using var server = new ScriptedServer(_ => Reply.Answer(200, "Transfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\n"));
         using var http = Create(client, server.BaseAddress, LongTimeout);
-        var get = http.Get("/chunked");
 
-        var first = await get(CancellationToken.None);
-        var second = await get(CancellationToken.None);
-
-        Assert.Equal(RequestEnd.Ok, first.End);
-        Assert.Equal(RequestEnd.Ok, second.End);
-        Assert.Equal(1, server.Connections);
+        await TwoRequestsEndOkAsync(http.Get("/chunked"), server, connections: 1);
     }
 
     [Theory]
@@ -111,8 +105,7 @@ public class HttpLoadClientTests
 
         var outcome = await http.Get("/hangs-up")(CancellationToken.None);
 
-        Assert.Equal(RequestEnd.ConnectionError, outcome.End);
-        Assert.StartsWith($"{HttpRequestError.ResponseEnded}: ", outcome.Error);
+        AssertConnectionError(HttpRequestError.ResponseEnded, outcome);
     }
 
     [Theory]
@@ -135,16 +128,10 @@ public class HttpLoadClientTests
     {
         await using var server = new ScriptedServer(_ => Reply.Answer(200, ContentLength("ok"), hangUpAfter: true));
         using var http = Create(client, server.BaseAddress, LongTimeout);
-        var get = http.Get("/closes-after-answering");
 
-        var first = await get(CancellationToken.None);
-        // Let the hang-up reach the client, so the second request finds its kept-alive connection closed.
-        await Eventually.TrueAsync(() => server.Hangups == 1, "the server hung up after its first answer");
-        var second = await get(CancellationToken.None);
-
-        Assert.Equal(RequestEnd.Ok, first.End);
-        Assert.Equal(RequestEnd.Ok, second.End);
-        Assert.Equal(2, server.Connections);
+        // The second request waits for the hang-up to reach the client, so it finds its kept-alive connection closed.
+        await TwoRequestsEndOkAsync(http.Get("/closes-after-answering"), server, connections: 2,
+            between: () => Eventually.TrueAsync(() => server.Hangups == 1, "the server hung up after its first answer"));
     }
 
     [Theory]
@@ -160,8 +147,7 @@ public class HttpLoadClientTests
 
         var outcome = await http.Get("/nobody-listens")(CancellationToken.None);
 
-        Assert.Equal(RequestEnd.ConnectionError, outcome.End);
-        Assert.StartsWith($"{HttpRequestError.ConnectionError}: ", outcome.Error);
+        AssertConnectionError(HttpRequestError.ConnectionError, outcome);
     }
 
     [Theory]
@@ -215,6 +201,28 @@ public class HttpLoadClientTests
         KeepAlive => new KeepAliveHttpClient(baseAddress, timeout),
         _ => new HttpClientLoadClient(baseAddress, timeout),
     };
+
+    /// <summary>Sends two requests (with <paramref name="between"/> run between them): both end ok, over <paramref name="connections"/> connections in all.</summary>
+    private static async Task TwoRequestsEndOkAsync(SendRequest get, ScriptedServer server, int connections, Func<Task>? between = null)
+    {
+        var first = await get(CancellationToken.None);
+        if (between is not null)
+        {
+            await between();
+        }
+
+        var second = await get(CancellationToken.None);
+
+        Assert.Equal(RequestEnd.Ok, first.End);
+        Assert.Equal(RequestEnd.Ok, second.End);
+        Assert.Equal(connections, server.Connections);
+    }
+
+    private static void AssertConnectionError(HttpRequestError cause, RequestOutcome outcome)
+    {
+        Assert.Equal(RequestEnd.ConnectionError, outcome.End);
+        Assert.StartsWith($"{cause}: ", outcome.Error);
+    }
 
     private static string ContentLength(string body) => $"Content-Length: {Encoding.ASCII.GetByteCount(body)}\r\n\r\n{body}";
 

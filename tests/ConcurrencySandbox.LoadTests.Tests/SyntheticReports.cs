@@ -95,5 +95,5 @@ public static class SyntheticReports
 
     private static RuntimeSnapshot Snapshot(int threads, long queue) => new(
         DateTimeOffset.UnixEpoch, 1, 2, new ThreadPoolTelemetry(threads, queue, 100, 2, 32767), new GCTelemetry(0, 0, 0, 0, 0, 0), new ProcessTelemetry(0, 0, 0, threads), 0, 0,
-        new SandboxTelemetry(0, 0, 0, 0, 0));
+        default(SandboxTelemetry));
 }

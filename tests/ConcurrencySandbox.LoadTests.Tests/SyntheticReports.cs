@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Reports;
@@ -67,6 +68,16 @@ public static class SyntheticReports
         }).ToList();
         return Report("coldstart", "000", "burst", results);
     }
+
+    /// <summary>What the observer saw during a variant when it saw only <paramref name="adjustments"/> (no stacks, no diagnosis).</summary>
+    public static VariantObservation Observed(IReadOnlyList<AdjustmentMark> adjustments) => new(4242, 20, 1, adjustments, null, null, null, null);
+
+    /// <summary>The pool's adjustments a starving variant shows: <paramref name="starvation"/> injections one a second from 2 s, and hill-climbing moves every 3 s.</summary>
+    public static IReadOnlyList<AdjustmentMark> StarvingAdjustments(int starvation, int climbing) =>
+    [
+        .. Enumerable.Range(0, starvation).Select(i => new AdjustmentMark(2 + i, 3 + i, "Starvation")),
+        .. Enumerable.Range(0, climbing).Select(i => new AdjustmentMark(1.5 + 3 * i, 2, "ClimbingMove")),
+    ];
 
     private static ExperimentReport Report(string experiment, string seed, string profile, IReadOnlyList<VariantResult> results) => new(
         experiment, seed, profile, "synthetic", "nowhere", new DateTimeOffset(2026, 11, 22, 4, 0, 0, TimeSpan.Zero), Machine, results,

@@ -70,7 +70,7 @@ public static class SyntheticReports
     }
 
     /// <summary>What the observer saw during a variant when it saw only <paramref name="adjustments"/> (no stacks, no diagnosis).</summary>
-    public static VariantObservation Observed(IReadOnlyList<AdjustmentMark> adjustments) => new(4242, 20, 1, adjustments, null, null, null, null);
+    public static VariantObservation Observed(IReadOnlyList<AdjustmentMark> adjustments) => new("pid 4242", 20, 1, adjustments, null, null, null, null);
 
     /// <summary>The pool's adjustments a starving variant shows: <paramref name="starvation"/> injections one a second from 2 s, and hill-climbing moves every 3 s.</summary>
     public static IReadOnlyList<AdjustmentMark> StarvingAdjustments(int starvation, int climbing) =>

@@ -1,3 +1,5 @@
+using ConcurrencySandbox.Contracts.Hosting;
+
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
 /// <summary>
@@ -16,6 +18,9 @@ public abstract class ApiServers
 
     /// <summary>A server for one variant, with <paramref name="environment"/> applied when a process is started.</summary>
     public abstract Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken);
+
+    /// <summary>The same servers with the API pinned to <paramref name="cpus"/> (a variant that keeps other cpus for its own load); only a local child can be.</summary>
+    public virtual ApiServers PinnedTo(CpuSet cpus) => throw new UsageException($"{Describe()} cannot be pinned to cpus {cpus}; pinning needs a fresh local API child");
 }
 
 /// <summary>The API a variant runs against; disposing it stops what was started for it (a child process, a container), if anything.</summary>
@@ -37,9 +42,11 @@ public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
 {
     public override bool StartsOwnProcess => true;
 
-    public override string Describe() => launch.PinToCores is { } cores
-        ? $"a fresh API child per variant, pinned to {cores} core(s)"
+    public override string Describe() => launch.Cpus is { } cpus
+        ? $"a fresh API child per variant, pinned to cpu(s) {cpus}"
         : "a fresh API child per variant on a loopback port";
+
+    public override ApiServers PinnedTo(CpuSet cpus) => new ChildApiServers(launch with { Cpus = cpus });
 
     public override async Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken)
     {
@@ -49,7 +56,7 @@ public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
             merged[name] = value;
         }
         var child = await ApiProcess.StartAsync(launch with { Environment = merged }, cancellationToken);
-        return new ApiLease(child.BaseAddress, child) { ProcessId = child.ProcessId, ProcessorCount = launch.PinToCores ?? Environment.ProcessorCount };
+        return new ApiLease(child.BaseAddress, child) { ProcessId = child.ProcessId, ProcessorCount = launch.Cpus?.Count ?? Environment.ProcessorCount };
     }
 }
 

@@ -22,6 +22,12 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
 
     private const string RequestPipeline = "Microsoft.AspNetCore.";
 
+    /// <summary>What the call site names when the user frame called straight into native code (its managed callees inlined away).</summary>
+    public const string NativeCode = "native code";
+
+    // TraceEvent's pseudo-frames for time outside managed code: "UNMANAGED_CODE_TIME", "CPU_TIME", ...
+    private static readonly Regex PseudoFrame = new(@"^[A-Z_]+$", RegexOptions.Compiled);
+
     /// <summary>Whether pool threads block in user code outside any request: work a request queued on the pool (a fan-out).</summary>
     public bool BlocksQueuedWork => Sites.Any(s => s.InUserCode && !s.InRequest);
 
@@ -51,7 +57,12 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
             return null;
         }
         var site = TypeAndMethod(frames[user]);
-        return user == 0 ? site : $"{site} -> {TypeAndMethod(frames[user - 1])}";
+        if (user == 0)
+        {
+            return site;
+        }
+        var callee = frames[user - 1];
+        return $"{site} -> {(PseudoFrame.IsMatch(callee) ? NativeCode : TypeAndMethod(callee))}";
     }
 
     public static bool IsUserCode(string frame) =>

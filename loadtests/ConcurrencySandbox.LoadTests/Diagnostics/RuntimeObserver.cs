@@ -89,7 +89,10 @@ public sealed class RuntimeObserver : IAsyncDisposable
         var providers = new[]
         {
             new EventPipeProvider("System.Runtime", EventLevel.Informational, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
-            new EventPipeProvider("Microsoft.AspNetCore.Hosting", EventLevel.Informational, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
+            // Counter payloads are written at LogAlways, so Critical still gets them; Informational would also turn on
+            // HostingEventSource's RequestStart/RequestStop, two events per request (a quarter of the API's
+            // throughput on compute/sync?cycles=1, scripts/observer-cost.sh).
+            new EventPipeProvider("Microsoft.AspNetCore.Hosting", EventLevel.Critical, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
             new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, ThreadingKeyword),
         };
         try

@@ -92,7 +92,7 @@ public static class ExperimentRunner
             throw new UsageException($"target {server.BaseAddress} is unreachable (GET /healthz did not answer 2xx)");
         }
         await using var observer = attach && server.ProcessId is { } pid ? Observe(pid, server.ProcessorCount, load, console) : null;
-        console.WriteLine($"-- {experiment.Name}/{key.Label}: GET {variant.Driver.Request} on {server.BaseAddress}{(observer is null ? "" : $" (observing pid {observer.ProcessId})")}");
+        console.WriteLine($"-- {experiment.Name}/{key.Label}: {(variant.Driver.Request.StartsWith('/') ? "GET " : "")}{variant.Driver.Request} on {server.BaseAddress}{(observer is null ? "" : $" (observing pid {observer.ProcessId})")}");
         var context = new LoadContext(key, server.BaseAddress, api, load, (row, latest) =>
         {
             observer?.OnInterval(row, cancellationToken);

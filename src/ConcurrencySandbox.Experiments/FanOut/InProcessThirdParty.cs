@@ -1,8 +1,15 @@
+using System.Runtime.CompilerServices;
+
 namespace ConcurrencySandbox.Experiments.FanOut;
 
 /// <summary>The third party stubbed inside the process, as in seed 003: it just waits, then answers.</summary>
 public sealed class InProcessThirdParty(StubDice dice) : IThirdParty
 {
+    /// <remarks>
+    /// Not inlined, like a third party's client library would not be: with dynamic PGO the JIT otherwise folds this wait
+    /// into the caller, and a stack sample then shows the pool thread in CallBatch.RunAsync instead of in the call.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public CallAnswer Call(StubBehaviour behaviour, TimeSpan timeout, CancellationToken cancellationToken)
     {
         var (waitMs, answer) = Plan(dice.Roll(behaviour), timeout);

@@ -46,6 +46,15 @@ public sealed class BlockingSitesTests
     }
 
     [Fact]
+    public void AUserFrameThatCalledStraightIntoNativeCodeNamesNativeCodeRatherThanTracePseudoFrame()
+    {
+        // Dynamic PGO can inline a delegate's blocking callee into the async method; the sample then shows no managed frame below it.
+        var call = new ThreadStack(9, ["UNMANAGED_CODE_TIME", "ConcurrencySandbox.Experiments.FanOut.CallBatch+<RunAsync>d__9.MoveNext", "System.Threading.ThreadPoolWorkQueue.Dispatch", WorkerLoop]);
+
+        Assert.Equal($"CallBatch.RunAsync -> {BlockingSites.NativeCode}", BlockingSites.CallSiteOf(call));
+    }
+
+    [Fact]
     public void AThreadOutsideThePoolIsNotCountedAsAPoolThread()
     {
         var sites = BlockingSites.Group([new ThreadStack(7, ["System.Threading.Thread.Sleep", "Program.Main"])]);

@@ -2,7 +2,8 @@
 # Issue 19, item 6: what the experiment harness costs around one work unit. wrk against ONE API process, alternating
 # GET /healthz (bare) and GET /api/compute/sync?cycles=1 (routing, validation, one work unit, the answer and its
 # snapshot), PAIRS pairs of SECONDS each with CONNECTIONS connections; prints each pair's ratio (the issue asks for at
-# least 0.9) and exits 1 when a pair falls short. A benchmark, not a test: needs wrk, exits 2 without it.
+# least 0.9) with the API's own CPU per request on each path (steadier than a rate on a busy machine), and exits 1 when
+# a pair falls short. A benchmark, not a test: needs wrk, exits 2 without it.
 # Usage: scripts/bench-endpoint-overhead.sh [seconds=8] [connections=64] [pairs=3]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,16 +23,25 @@ trap cleanup EXIT
 dotnet build -c Release src/ConcurrencySandbox.Api -v quiet -nologo >/dev/null
 start_api src/ConcurrencySandbox.Api/bin/Release/net10.0/ConcurrencySandbox.Api.dll "$work"
 
-rps() { wrk_rps "$connections" "$seconds" "$url$1"; }
+# measure PATH: wrk on PATH; sets rps and server_us (the API process's user + system CPU per request, microseconds).
+measure() {
+  read_cpu_ticks "$api_pid"; local before=$cpu_ticks
+  wrk_run "$connections" "$seconds" "$url$1"
+  read_cpu_ticks "$api_pid"
+  rps=$wrk_rps
+  server_us=$(awk -v d=$((cpu_ticks - before)) -v hz="$clock_ticks_per_second" -v n="$wrk_requests" 'BEGIN { printf "%.1f", (n > 0 ? d / hz / n * 1e6 : 0) }')
+}
 
 # Warm-up (JIT, connections) for both paths.
-rps /healthz >/dev/null; rps "/api/compute/sync?cycles=1" >/dev/null
-echo "API at $url; ${seconds} s each, ${connections} connections; $(uptime); nproc $(nproc)"
+measure /healthz; measure "/api/compute/sync?cycles=1"
+echo "API at $url; ${seconds} s each, ${connections} connections"
+bench_header
 failed=0
 for pair in $(seq 1 "$pairs"); do
-  bare=$(rps /healthz)
-  compute=$(rps "/api/compute/sync?cycles=1")
-  check_pair "$pair" /healthz "$bare" "compute/sync?cycles=1" "$compute" "$minimum" || failed=1
+  measure /healthz; bare=$rps; bare_us=$server_us
+  measure "/api/compute/sync?cycles=1"
+  echo "pair $pair: API CPU per request: /healthz $bare_us us, compute/sync?cycles=1 $server_us us (wrk's own: $wrk_cpu_us us)"
+  check_pair "$pair" /healthz "$bare" "compute/sync?cycles=1" "$rps" "$minimum" || failed=1
 done
-echo "$(uptime)"
+bench_header
 exit "$failed"

@@ -16,9 +16,38 @@ start_api() {
   url="${url%/}"
 }
 
-# wrk_rps CONNECTIONS SECONDS URL: wrk's requests per second (2 threads).
-wrk_rps() {
-  wrk -t2 -c"$1" -d"$2s" "$3" | sed -n 's/^Requests\/sec:[[:space:]]*\([0-9.]*\).*/\1/p'
+# bench_header: the machine and the code a figure belongs to (commit, uncommitted changes, nproc, load average).
+bench_header() {
+  local dirty=""
+  git diff --quiet HEAD 2>/dev/null || dirty=" + uncommitted changes"
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)${dirty}; nproc $(nproc); $(uptime)"
+}
+
+# read_cpu_ticks PID: sets cpu_ticks to the process's user + system CPU so far, in clock ticks (no subshell, so it
+# can be polled cheaply); returns 1 when the process is gone.
+read_cpu_ticks() {
+  local stat
+  read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+  local rest="${stat##*) }"
+  local -a fields
+  read -r -a fields <<<"$rest"
+  cpu_ticks=$((fields[11] + fields[12]))
+}
+
+clock_ticks_per_second=$(getconf CLK_TCK)
+
+# wrk_run CONNECTIONS SECONDS URL: runs wrk (2 threads) and sets wrk_rps (requests/s), wrk_requests and wrk_cpu_us
+# (wrk's own user + system CPU per request in microseconds, "n/a" without /usr/bin/time).
+wrk_run() {
+  local out
+  if [ -x /usr/bin/time ]; then
+    out=$(/usr/bin/time -f 'cpu-seconds %U %S' wrk -t2 -c"$1" -d"$2s" "$3" 2>&1)
+  else
+    out=$(wrk -t2 -c"$1" -d"$2s" "$3")
+  fi
+  wrk_rps=$(sed -n 's/^Requests\/sec:[[:space:]]*\([0-9.]*\).*/\1/p' <<<"$out")
+  wrk_requests=$(sed -n 's/^[[:space:]]*\([0-9]*\) requests in .*/\1/p' <<<"$out")
+  wrk_cpu_us=$(awk -v n="$wrk_requests" '$1 == "cpu-seconds" && n > 0 { printf "%.1f", ($2 + $3) * 1e6 / n; found = 1 } END { if (!found) print "n/a" }' <<<"$out")
 }
 
 # check_pair PAIR BASE_NAME BASE_RPS NAME RPS MINIMUM: prints the pair and NAME/BASE ratio; fails under MINIMUM.

@@ -30,7 +30,7 @@ public static class StubApp
         builder.Services.AddProblemDetails();
 
         var app = builder.Build();
-        app.MapGet("/stub", AnswerAsync);
+        app.MapGet("/stub", AnswerAsync).WithQueryParameters(DelayMs, JitterMs, FailRate, HangRate);
         app.MapGet("/healthz", () => TypedResults.Ok(HealthStatus.Ok));
         app.Lifetime.ApplicationStarted.Register(() =>
         {
@@ -45,22 +45,18 @@ public static class StubApp
     private static readonly NumberParameter FailRate = new("failRate", 0, 1, 0, "The share of calls answered with an injected 500.");
     private static readonly NumberParameter HangRate = new("hangRate", 0, 1, 0, "The share of calls that never answer.");
 
-    private static async Task<Results<Ok<StubAnswer>, ProblemHttpResult, ValidationProblem>> AnswerAsync(
-        HttpRequest request, InProcessThirdParty stub, CancellationToken cancellationToken)
+    private static async Task<Results<Ok<StubAnswer>, ProblemHttpResult>> AnswerAsync(StubQuery query, InProcessThirdParty stub, CancellationToken cancellationToken)
     {
-        var query = new QueryReader(request);
-        var behaviour = new StubBehaviour((int)query.Read(DelayMs), (int)query.Read(JitterMs), query.Read(FailRate), query.Read(HangRate));
-        if (!query.IsValid)
-        {
-            return query.Problem();
-        }
-
+        var behaviour = new StubBehaviour(query.DelayMs, query.JitterMs, query.FailRate, query.HangRate);
         var answer = await stub.CallAsync(behaviour, Timeout.InfiniteTimeSpan, cancellationToken);
         return answer.Outcome == CallOutcome.Ok
             ? TypedResults.Ok(new StubAnswer(behaviour.DelayMs))
             : TypedResults.Problem(answer.Error, statusCode: StatusCodes.Status500InternalServerError);
     }
 }
+
+/// <summary>A call's inputs, in the order the stub declares them.</summary>
+internal sealed record StubQuery(int DelayMs, int JitterMs, double FailRate, double HangRate) : DeclaredQuery<StubQuery>;
 
 /// <summary>The stub's answer to a call that succeeded.</summary>
 public sealed record StubAnswer(int DelayMs);

@@ -5,15 +5,32 @@ using Microsoft.AspNetCore.Http.HttpResults;
 namespace ConcurrencySandbox.Validation;
 
 /// <summary>
-/// Reads a request's query parameters against their descriptors and collects every error,
-/// so one 400 answer names each bad parameter with its allowed range.
+/// Reads a query's parameters against their declarations and collects every error, so one 400 answer names each
+/// bad parameter with its allowed range. The API's endpoints read through it in <see cref="DeclaredQueryFilter"/>
+/// and <see cref="DeclaredQuery{TSelf}"/>; the control plane's listener and the stub call it directly.
+/// A parameter sent more than once counts with its last value; an empty value counts as left out.
 /// </summary>
 public sealed class QueryReader(IQueryCollection query) : ValidationErrors
 {
-    public QueryReader(HttpRequest request)
-        : this(request.Query)
+    /// <summary>The 400 for a rule that spans parameters, checked by a handler once each value is valid on its own.</summary>
+    public static ValidationProblem Refuse(string parameter, string message)
     {
+        var refusal = new QueryReader(QueryCollection.Empty);
+        refusal.Fail(parameter, message);
+        return refusal.Problem();
     }
+
+    /// <summary>Reads any kind of declaration: a <see cref="long"/>, a <see cref="double"/> or a <see cref="string"/>.</summary>
+    public object Read(QueryParameter parameter) => parameter switch
+    {
+        IntegerParameter p => (object)Read(p),
+        NumberParameter p => Read(p),
+        ChoiceParameter p => Read(p),
+        _ => throw new ArgumentOutOfRangeException(nameof(parameter), parameter.GetType().Name, "Unknown parameter kind."),
+    };
+
+    /// <summary>Whether the query gives the parameter a value (rather than leaving it to its default).</summary>
+    public bool Sent(QueryParameter parameter) => LastValue(parameter).Length > 0;
 
     public long Read(IntegerParameter parameter)
     {
@@ -66,11 +83,16 @@ public sealed class QueryReader(IQueryCollection query) : ValidationErrors
 
     public ValidationProblem Problem() => Problem("One or more query parameters are invalid.");
 
-    private bool TryGetRaw(QueryParameter parameter, out string raw)
+    private string LastValue(QueryParameter parameter)
     {
         var values = query[parameter.Name];
-        raw = values.Count > 0 ? values[^1] ?? string.Empty : string.Empty;
-        if (values.Count > 0 && raw.Length > 0)
+        return values.Count > 0 ? values[^1] ?? string.Empty : string.Empty;
+    }
+
+    private bool TryGetRaw(QueryParameter parameter, out string raw)
+    {
+        raw = LastValue(parameter);
+        if (raw.Length > 0)
         {
             return true;
         }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
 using Microsoft.Playwright;
@@ -8,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 
 /// <summary>
 /// report.html and the Swagger UI opened in Debian's chromium (driven by Playwright, no browser download): no console
-/// error, no request leaving the page, every declared chart series drawn with data, a screenshot kept under
+/// error, no request leaving the page, every declared chart series drawn with data and the pool adjustments as markers, a screenshot kept under
 /// TestResults/screenshots. Skipped, with the reason, where chromium is not installed.
 /// </summary>
 [Trait("Category", "Slow")]
@@ -25,12 +26,13 @@ public sealed class BrowserTests : IDisposable
     private readonly List<OpenPage> _pages = [];
 
     [FactWhenChromiumIsInstalled]
-    public async Task ReportHtmlDrawsEveryDeclaredSeriesWithDataAndFetchesNothing()
+    public async Task ReportHtmlDrawsEveryDeclaredSeriesAndPoolAdjustmentMarkerAndFetchesNothing()
     {
-        // threadpool's requests sent after 10 s time out: their band must be drawn too.
+        // threadpool's requests sent after 10 s time out: their band must be drawn too; its pool starves and adjusts.
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100) with
         {
             ExpectedToFail = ["threadpool"],
+            Observations = new Dictionary<string, VariantObservation> { ["threadpool"] = SyntheticReports.Observed(SyntheticReports.StarvingAdjustments(starvation: 5, climbing: 4)) },
         };
         ReportWriter.Write(_out, report, RunnerCommandLine.Format(["fanout", "--profile", "quick"]));
         var page = await OpenAsync(new Uri(Path.Combine(_out, "report.html")).AbsoluteUri);
@@ -44,6 +46,9 @@ public sealed class BrowserTests : IDisposable
         ];
         Assert.All(declared, name => Assert.Contains(name, drawn));
         Assert.Contains(drawn, name => name.StartsWith("async (", StringComparison.Ordinal) && name.EndsWith(" completed)", StringComparison.Ordinal));
+        var markers = await page.Page.EvaluateAsync<string[]>(
+            "() => [...document.querySelectorAll('g.markers')].map(g => g.dataset.markers + ' x' + g.querySelectorAll('path,line').length)");
+        Assert.Equal(["pool adjustment: Starvation x5", "pool adjustment: ClimbingMove x4"], markers);
         Assert.Empty(page.ConsoleErrors);
         Assert.Equal([page.Url], page.Requests);
         await page.ScreenshotAsync("report-html.png");

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Work;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Matrix;
@@ -260,7 +261,7 @@ public class ChartTests
         var one = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 1).Variants;
         var two = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 2).Variants;
 
-        var svg = ReportChart.Render(["matrix"], [.. one, .. two]);
+        var svg = ReportChart.Render(["matrix"], [.. one, .. two], new Dictionary<string, VariantObservation>());
 
         Assert.Contains(">threadpool@1cpu: latency of the requests completed per interval, p99 solid, p50 dashed (log scale, shared by every variant)</text>", svg);
         Assert.Contains(">async@2cpu: latency of the requests completed per interval, p99 solid, p50 dashed (log scale, shared by every variant)</text>", svg);

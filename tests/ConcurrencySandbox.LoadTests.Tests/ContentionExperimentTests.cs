@@ -68,5 +68,5 @@ public sealed class ContentionExperimentTests
             new ProcessTelemetry(0, 0, 0, 20),
             contentions,
             0,
-            new SandboxTelemetry(0, 0, 0, 0, 0));
+            default(SandboxTelemetry));
 }

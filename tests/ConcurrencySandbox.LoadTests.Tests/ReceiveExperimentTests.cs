@@ -95,5 +95,5 @@ public sealed class ReceiveExperimentTests
             new ProcessTelemetry(cpuMs, 0, 0, 20),
             0,
             0,
-            new SandboxTelemetry(0, 0, 0, 0, 0));
+            default(SandboxTelemetry));
 }

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Reports;
@@ -68,6 +69,16 @@ public static class SyntheticReports
         return Report("coldstart", "000", "burst", results);
     }
 
+    /// <summary>What the observer saw during a variant when it saw only <paramref name="adjustments"/> (no stacks, no diagnosis).</summary>
+    public static VariantObservation Observed(IReadOnlyList<AdjustmentMark> adjustments) => new(4242, 20, 1, adjustments, null, null, null, null);
+
+    /// <summary>The pool's adjustments a starving variant shows: <paramref name="starvation"/> injections one a second from 2 s, and hill-climbing moves every 3 s.</summary>
+    public static IReadOnlyList<AdjustmentMark> StarvingAdjustments(int starvation, int climbing) =>
+    [
+        .. Enumerable.Range(0, starvation).Select(i => new AdjustmentMark(2 + i, 3 + i, "Starvation")),
+        .. Enumerable.Range(0, climbing).Select(i => new AdjustmentMark(1.5 + 3 * i, 2, "ClimbingMove")),
+    ];
+
     private static ExperimentReport Report(string experiment, string seed, string profile, IReadOnlyList<VariantResult> results) => new(
         experiment, seed, profile, "synthetic", "nowhere", new DateTimeOffset(2026, 11, 22, 4, 0, 0, TimeSpan.Zero), Machine, results,
         new Finding(Outcome.Reproduced, [new SeedComparison("a figure", "1 s", "2 s")], "synthetic data."),
@@ -84,5 +95,5 @@ public static class SyntheticReports
 
     private static RuntimeSnapshot Snapshot(int threads, long queue) => new(
         DateTimeOffset.UnixEpoch, 1, 2, new ThreadPoolTelemetry(threads, queue, 100, 2, 32767), new GCTelemetry(0, 0, 0, 0, 0, 0), new ProcessTelemetry(0, 0, 0, threads), 0, 0,
-        new SandboxTelemetry(0, 0, 0, 0, 0));
+        default(SandboxTelemetry));
 }

@@ -46,7 +46,7 @@ public static class ObservedTelemetry
                 new ProcessTelemetry(cpuMs, cpuPercent, (long)((sample[RuntimeObserver.WorkingSetMb] ?? 0) * BytesPerMegabyte), 0),
                 (long)contentions,
                 (long)(sample[RuntimeObserver.CurrentRequests] ?? 0),
-                new SandboxTelemetry(0, 0, 0, 0, 0));
+                default(SandboxTelemetry));
             rows.Add(new TelemetryRow(variant, elapsedSeconds, snapshot));
         }
         return rows;

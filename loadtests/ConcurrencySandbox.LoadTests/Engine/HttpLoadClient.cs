@@ -4,7 +4,8 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 
 /// <summary>
 /// The one HTTP client every load request goes through: one pooled handler with as many connections as there are
-/// users, headers-first reads and the body drained into nowhere, so the runner is not the bottleneck.
+/// users, no cookies, redirects, decompression or trace-header propagation, headers-first reads and the body drained
+/// into nowhere, so the runner is not the bottleneck.
 /// </summary>
 public sealed class HttpLoadClient : IDisposable
 {
@@ -20,6 +21,7 @@ public sealed class HttpLoadClient : IDisposable
             UseProxy = false,
             AllowAutoRedirect = false,
             AutomaticDecompression = DecompressionMethods.None,
+            ActivityHeadersPropagator = null,
         };
         _http = new HttpClient(handler) { BaseAddress = baseAddress, Timeout = requestTimeout };
     }

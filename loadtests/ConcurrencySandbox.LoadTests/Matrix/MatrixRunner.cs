@@ -105,7 +105,8 @@ public static class MatrixRunner
         }
         File.WriteAllText(Path.Combine(outputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
         File.WriteAllText(Path.Combine(outputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
-        var chart = ReportChart.Render(ReportChart.Title("fanout per core count", fanOut.Seed, load.ProfileName, allFanOut, MachineFacts.Current(), null), allFanOut);
+        var observations = fanOuts.SelectMany(f => f.Observations).DistinctBy(o => o.Key).ToDictionary();
+        var chart = ReportChart.Render(ReportChart.Title("fanout per core count", fanOut.Seed, load.ProfileName, allFanOut, MachineFacts.Current(), null), allFanOut, observations);
         File.WriteAllText(Path.Combine(outputFolder, "chart.svg"), chart);
         var efficiency = EfficiencyChart.Render(runs);
         if (efficiency is not null)

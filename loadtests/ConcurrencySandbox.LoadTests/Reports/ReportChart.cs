@@ -1,4 +1,5 @@
 using System.Globalization;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 
@@ -10,7 +11,8 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// A load run: per-interval latency (log, p99 solid, p50 dashed), the requests that ended in each interval stacked by
 /// outcome (ok / failed / timed out, failures as their own bands), the API's pool threads and queue; then the applied
 /// load. A burst (coldstart): every completed request as a dot at its completion time and latency, the requests
-/// served and failed so far, then the pool. Timed-out requests are never drawn as latencies. Variants keep their
+/// served and failed so far, then the pool. The pool panel marks the observer's thread-pool adjustments by reason
+/// (<see cref="PoolAdjustmentMarkers"/>). Timed-out requests are never drawn as latencies. Variants keep their
 /// colour (<see cref="VariantPalette"/>).
 /// </summary>
 public static class ReportChart
@@ -22,12 +24,14 @@ public static class ReportChart
     public const string TimedOutColor = "#111111";
 
     public static string Render(ExperimentReport report) =>
-        Render(Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount), report.Variants);
+        Render(Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount), report.Variants, report.Observations);
 
-    public static string Render(IReadOnlyList<string> titleLines, IReadOnlyList<VariantResult> variants)
+    /// <param name="observations">What the runtime observer saw, by variant label: its pool adjustments are drawn on the variant's pool panel.</param>
+    public static string Render(IReadOnlyList<string> titleLines, IReadOnlyList<VariantResult> variants, IReadOnlyDictionary<string, VariantObservation> observations)
     {
         var isBurst = variants.Count > 0 && variants.All(v => v.LoadUnit == "burst");
-        var shared = SharedScales.Of(variants);
+        IReadOnlyList<AdjustmentMark> AdjustmentsOf(VariantResult v) => observations.TryGetValue(v.Key.Label, out var o) ? o.Adjustments : [];
+        var shared = SharedScales.Of(variants, [.. variants.Select(AdjustmentsOf)]);
         var panels = new List<ChartPanel>();
         foreach (var variant in variants)
         {
@@ -41,7 +45,7 @@ public static class ReportChart
                 panels.Add(Latency(variant, shared));
                 panels.Add(Outcomes(variant, shared));
             }
-            panels.Add(Pool(variant, shared));
+            panels.Add(Pool(variant, shared, AdjustmentsOf(variant)));
         }
         if (!isBurst && variants.FirstOrDefault(v => v.Intervals.Count > 0) is { } load)
         {
@@ -106,7 +110,7 @@ public static class ReportChart
     /// <summary>The spans every panel of a kind shares, so small multiples compare by eye.</summary>
     private sealed record SharedScales((double Min, double Max) LatencyMs, double RequestsPerInterval, double TimelineSeconds, double Burst, double Threads, double Queue)
     {
-        public static SharedScales Of(IReadOnlyList<VariantResult> variants)
+        public static SharedScales Of(IReadOnlyList<VariantResult> variants, IEnumerable<IReadOnlyList<AdjustmentMark>> adjustments)
         {
             var latencies = variants.SelectMany(v => v.Intervals).Where(i => i.Stats.Completed > 0).SelectMany(i => new[] { i.Stats.P50Ms, i.Stats.P99Ms }).Where(ms => ms > 0).ToList();
             return new SharedScales(
@@ -114,7 +118,8 @@ public static class ReportChart
                 variants.SelectMany(v => v.Intervals).Select(i => (double)i.Stats.Requests).DefaultIfEmpty(1).Max(),
                 variants.SelectMany(v => v.Requests).Select(r => r.LatencyMs / 1000).DefaultIfEmpty(1).Max(),
                 variants.Select(v => (double)v.Requests.Count).DefaultIfEmpty(1).Max(),
-                variants.SelectMany(v => v.Telemetry).Select(t => (double)t.Snapshot.ThreadPool.ThreadCount).DefaultIfEmpty(1).Max(),
+                variants.SelectMany(v => v.Telemetry).Select(t => (double)t.Snapshot.ThreadPool.ThreadCount)
+                    .Concat(adjustments.SelectMany(a => a).Select(a => (double)a.NewWorkerThreadCount)).DefaultIfEmpty(1).Max(),
                 variants.SelectMany(v => v.Telemetry).Select(t => (double)t.Snapshot.ThreadPool.PendingWorkItemCount).DefaultIfEmpty(1).Max());
         }
     }
@@ -201,15 +206,16 @@ public static class ReportChart
         return new ChartPanel($"{v.Key.Label}: requests of the burst ended so far", new ChartAxis("requests", Counts: true, Span: (0, shared.Burst)), null, series, Height: 120);
     }
 
-    private static ChartPanel Pool(VariantResult v, SharedScales shared) => new(
-        $"{v.Key.Label}: API thread pool (recorded in the API every second), threads solid, queued items dashed",
+    private static ChartPanel Pool(VariantResult v, SharedScales shared, IReadOnlyList<AdjustmentMark> adjustments) => new(
+        $"{v.Key.Label}: API thread pool (recorded in the API every second), threads solid, queued items dashed{(adjustments.Count > 0 ? ", adjustments marked" : "")}",
         new ChartAxis("pool threads", Counts: true, Span: (0, shared.Threads)),
         new ChartAxis("queued work items", Counts: true, Span: (0, shared.Queue)),
         [
             new ChartSeries($"{v.Key.Label} threads", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.ThreadCount))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid),
             new ChartSeries($"{v.Key.Label} queue", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.PendingWorkItemCount))], VariantPalette.ColorOf(v.Key), Axis.Right, Stroke.Dashed),
         ],
-        Height: 110);
+        Height: adjustments.Count > 0 ? 160 : 110,
+        Markers: PoolAdjustmentMarkers.Of(adjustments));
 
     /// <summary>One point per interval; an interval in which no request completed breaks the line.</summary>
     private static (double X, double Y)[] PerInterval(VariantResult v, Func<LatencyStats, double> value) =>

@@ -38,8 +38,25 @@ public sealed record ChartSeries(string Name, IReadOnlyList<(double X, double Y)
 /// </summary>
 public sealed record ChartAxis(string Label, bool Log = false, Func<double, string>? TickLabel = null, bool Counts = false, (double Min, double Max)? Span = null);
 
-/// <summary>One panel: a plot area with a left and an optional right y axis sharing the chart's x axis.</summary>
-public sealed record ChartPanel(string Title, ChartAxis LeftAxis, ChartAxis? RightAxis, IReadOnlyList<ChartSeries> Series, int Height = 240);
+/// <summary>The symbol an event marker is drawn with.</summary>
+public enum MarkerShape
+{
+    TriangleUp,
+    TriangleDown,
+    Diamond,
+    Square,
+    Cross,
+    Plus,
+}
+
+/// <summary>
+/// Events of one kind drawn as markers at (x, y on the left axis), e.g. the thread pool's adjustments: not a series (no
+/// line, no hidden-series check), with a legend entry that gives the number drawn.
+/// </summary>
+public sealed record ChartMarkers(string Name, IReadOnlyList<(double X, double Y)> Points, string Color, MarkerShape Shape, bool Filled);
+
+/// <summary>One panel: a plot area with a left and an optional right y axis sharing the chart's x axis, and events drawn as markers.</summary>
+public sealed record ChartPanel(string Title, ChartAxis LeftAxis, ChartAxis? RightAxis, IReadOnlyList<ChartSeries> Series, int Height = 240, IReadOnlyList<ChartMarkers>? Markers = null);
 
 /// <summary>
 /// Draws stacked panels as one self-contained SVG (no script, font, style or image fetched), 1000 px wide so it
@@ -47,6 +64,10 @@ public sealed record ChartPanel(string Title, ChartAxis LeftAxis, ChartAxis? Rig
 /// entry; each panel's legend sits under its plot. Linear axes get round ticks from 0 (whole numbers on a count
 /// axis), log axes one tick per decade; a 0 on a log axis is drawn on its bottom edge and the panel says so.
 /// Every series carries data-series, data-points and data-color attributes for tests and browsers to check.
+/// No series is fully hidden: one that lies on another at every point (<see cref="SeriesOverlap"/>) is drawn on top in
+/// short dashes (a line) and marked with hollow diamonds, and a note under the panel says which lies on which.
+/// Markers (<see cref="ChartMarkers"/>) outside the x axis's range are dropped, and counted in a note; a panel with more
+/// than <see cref="MaxMarkers"/> draws them as ticks along its bottom edge, one row per kind.
 /// </summary>
 public static class SvgChart
 {
@@ -61,6 +82,22 @@ public static class SvgChart
     private const int PanelGap = 22;
     private const int MaxTicks = 6;
     private const int TitleLineHeight = 20;
+    private const int NoteLineHeight = 16;
+
+    /// <summary>The most characters of a note on one line: about 6.5 px each at 13 px, across the chart's width.</summary>
+    private const int NoteLineCharacters = (Width - Left - 20) / 7;
+    private const double MarkerRadius = 5;
+    private const double DiamondRadius = 4.5;
+    private const double MinDiamondSpacing = 12;
+    private const int TickRowHeight = 7;
+
+    /// <summary>The most markers a panel draws as symbols; more are drawn as ticks along its bottom edge.</summary>
+    public const int MaxMarkers = 60;
+
+    /// <summary>The dashes of a series drawn on top of one it lies on (short, so the one beneath shows through).</summary>
+    private const string LiesOnDash = " stroke-dasharray=\"3 6\"";
+
+    private const double LiesOnDashPeriod = 9;
 
     /// <summary>Renders the panels under a title of one or more lines (the first in bold), over a linear x axis in seconds or the like.</summary>
     public static string Render(IReadOnlyList<string> titleLines, string xLabel, IReadOnlyList<ChartPanel> panels) =>
@@ -100,7 +137,7 @@ public static class SvgChart
         return series with { Points = points.Any(p => !double.IsNaN(p.Y)) ? points : [] };
     }
 
-    /// <summary>Draws one panel from <paramref name="top"/>; returns the y below its legend.</summary>
+    /// <summary>Draws one panel from <paramref name="top"/>; returns the y below its legend and notes.</summary>
     private static int DrawPanel(StringBuilder svg, ChartPanel panel, int top, XMapping x, ChartAxis xAxis)
     {
         var plotTop = top + PanelTitleHeight;
@@ -113,8 +150,17 @@ public static class SvgChart
             return plotTop + 30;
         }
 
-        var leftMap = YMap(panel, Axis.Left, plotTop, bottom);
-        var rightMap = panel.RightAxis is not null && panel.Series.Any(s => s.Axis == Axis.Right) ? YMap(panel, Axis.Right, plotTop, bottom) : null;
+        var notes = new List<string>();
+        var markers = (panel.Markers ?? []).Select(m => m with { Points = [.. m.Points.Where(p => InRange(x.Share(p.X)) && double.IsFinite(p.Y))] }).ToList();
+        var dropped = (panel.Markers ?? []).Sum(m => m.Points.Count) - markers.Sum(m => m.Points.Count);
+        if (dropped > 0)
+        {
+            notes.Add(Invariant($"{dropped} marker(s) outside the x axis are not drawn"));
+        }
+        markers.RemoveAll(m => m.Points.Count == 0);
+
+        var leftMap = YMap(panel, Axis.Left, plotTop, bottom, markers.SelectMany(m => m.Points).Select(p => p.Y));
+        var rightMap = panel.RightAxis is not null && panel.Series.Any(s => s.Axis == Axis.Right) ? YMap(panel, Axis.Right, plotTop, bottom, []) : null;
         foreach (var (value, y) in leftMap.Ticks)
         {
             svg.Append(CultureInfo.InvariantCulture, $"<line x1=\"{Left}\" y1=\"{y:0.#}\" x2=\"{right}\" y2=\"{y:0.#}\" stroke=\"#ddd\"/>\n");
@@ -140,39 +186,165 @@ public static class SvgChart
             svg.Append(CultureInfo.InvariantCulture, $"<text transform=\"translate({right + 52},{plotTop + panel.Height / 2}) rotate(90)\" text-anchor=\"middle\">{Escape(panel.RightAxis!.Label)}</text>\n");
         }
 
-        foreach (var series in panel.Series)
+        Func<(double X, double Y), (double X, double Y)> ToPixels(ChartSeries series)
         {
             var map = series.Axis == Axis.Right && rightMap is not null ? rightMap : leftMap;
-            DrawSeries(svg, series, p => (Left + x.Share(p.X) * PlotWidth, map.Y(p.Y)), bottom);
+            return p => (Left + x.Share(p.X) * PlotWidth, map.Y(p.Y));
+        }
+        var pixels = panel.Series.Select(s => Pixels(s, ToPixels(s))).ToList();
+        var hiddenAgainst = SeriesOverlap.HiddenAgainst([.. pixels.Select((p, i) => (p, panel.Series[i].Stroke == Stroke.Bars))]);
+        // A line that lies on another is drawn last, in short dashes, so both show; a bar keeps its place in the stack.
+        var order = Enumerable.Range(0, panel.Series.Count).OrderBy(i => hiddenAgainst[i] is not null && panel.Series[i].Stroke != Stroke.Bars);
+        foreach (var i in order)
+        {
+            DrawSeries(svg, panel.Series[i], ToPixels(panel.Series[i]), bottom, hiddenAgainst[i]);
+        }
+        for (var i = 0; i < panel.Series.Count; i++)
+        {
+            if (hiddenAgainst[i] is { } overlap)
+            {
+                var series = panel.Series[i];
+                var diamonds = DiamondsFor(pixels[i], series.Stroke == Stroke.Bars ? pixels[overlap.Base] : [], overlap);
+                svg.Append(CultureInfo.InvariantCulture, $"<g class=\"lies-on\" data-series=\"{Escape(series.Name)}\" data-on=\"{Escape(panel.Series[overlap.Base].Name)}\" data-points=\"{diamonds.Count}\">");
+                foreach (var (px, py) in diamonds)
+                {
+                    svg.Append(MarkerPath(MarkerShape.Diamond, px, py, DiamondRadius, series.Color, filled: false));
+                }
+                svg.Append("</g>\n");
+            }
+        }
+        foreach (var group in hiddenAgainst.Select((o, i) => (Overlap: o, Series: panel.Series[i])).Where(o => o.Overlap is not null).GroupBy(o => o.Overlap!.Base))
+        {
+            var names = group.Select(o => o.Series.Name).ToList();
+            var lie = names.Count == 1 ? $"{names[0]} lies" : $"{string.Join(", ", names[..^1])} and {names[^1]} lie";
+            notes.Add(group.First().Series.Stroke == Stroke.Bars
+                ? $"{lie} on {panel.Series[group.Key].Name} at every point (too thin to see): marked with hollow diamonds"
+                : $"{lie} on {panel.Series[group.Key].Name} at every point: drawn on top in short dashes with hollow diamonds{(names.Count > 1 ? ", taking turns" : "")}");
+        }
+
+        var asTicks = markers.Sum(m => m.Points.Count) > MaxMarkers;
+        for (var row = 0; row < markers.Count; row++)
+        {
+            var set = markers[row];
+            svg.Append(CultureInfo.InvariantCulture, $"<g class=\"markers\" data-markers=\"{Escape(set.Name)}\" data-points=\"{set.Points.Count}\" data-color=\"{set.Color}\"><title>{Escape(set.Name)}</title>");
+            foreach (var (mx, my) in set.Points.Select(p => (Left + x.Share(p.X) * PlotWidth, leftMap.Y(p.Y))))
+            {
+                svg.Append(asTicks
+                    ? Invariant($"<line x1=\"{mx:0.#}\" y1=\"{bottom - row * TickRowHeight - 1}\" x2=\"{mx:0.#}\" y2=\"{bottom - (row + 1) * TickRowHeight + 1}\" stroke=\"{set.Color}\" stroke-width=\"1.5\"/>")
+                    : MarkerPath(set.Shape, mx, my, MarkerRadius, set.Color, set.Filled));
+            }
+            svg.Append("</g>\n");
+        }
+        if (asTicks)
+        {
+            notes.Add(Invariant($"{markers.Sum(m => m.Points.Count)} markers, too many to draw as symbols: drawn as ticks along the bottom edge, one row per kind (the first kind at the bottom)"));
         }
 
         var legendTop = bottom + XAxisHeight;
         var columns = Math.Max(1, (Width - Left) / LegendColumnWidth);
-        for (var i = 0; i < panel.Series.Count; i++)
+        var entries = panel.Series.Select((s, i) => (Swatch: Swatch(s, hiddenAgainst[i] is not null), s.Name))
+            .Concat(markers.Select((m, row) => (Swatch: (Func<int, int, string>)((lx, ly) => MarkerPath(m.Shape, lx + 15, ly, MarkerRadius, m.Color, m.Filled)),
+                Name: asTicks ? Invariant($"{m.Name} ({m.Points.Count}, tick row {row + 1})") : Invariant($"{m.Name} ({m.Points.Count})"))))
+            .ToList();
+        for (var i = 0; i < entries.Count; i++)
         {
-            var series = panel.Series[i];
             var lx = Left + i % columns * LegendColumnWidth;
             var ly = legendTop + i / columns * LegendRowHeight;
-            svg.Append(CultureInfo.InvariantCulture, $"<g class=\"legend\">{Swatch(series, lx, ly)}<text x=\"{lx + 36}\" y=\"{ly + 4}\">{Escape(series.Name)}</text></g>\n");
+            svg.Append(CultureInfo.InvariantCulture, $"<g class=\"legend\">{entries[i].Swatch(lx, ly)}<text x=\"{lx + 36}\" y=\"{ly + 4}\">{Escape(entries[i].Name)}</text></g>\n");
+        }
+        var notesTop = legendTop + (entries.Count + columns - 1) / columns * LegendRowHeight;
+        var noteLines = 0;
+        foreach (var note in notes)
+        {
+            svg.Append(CultureInfo.InvariantCulture, $"<text class=\"note\" x=\"{Left}\" y=\"{notesTop + noteLines * NoteLineHeight + 4}\" fill=\"#555\">");
+            foreach (var (line, i) in Wrap(note, NoteLineCharacters).Select((line, i) => (line, i)))
+            {
+                svg.Append(CultureInfo.InvariantCulture, $"<tspan x=\"{Left}\" dy=\"{(i == 0 ? 0 : NoteLineHeight)}\">{Escape(line)}</tspan>");
+                noteLines++;
+            }
+            svg.Append("</text>\n");
         }
         svg.Append("</g>\n");
-        return legendTop + (panel.Series.Count + columns - 1) / columns * LegendRowHeight;
+        return notesTop + noteLines * NoteLineHeight;
     }
 
-    private static void DrawSeries(StringBuilder svg, ChartSeries series, Func<(double X, double Y), (double X, double Y)> toPixels, int bottom)
+    /// <summary>The words of <paramref name="text"/> in lines of at most <paramref name="width"/> characters (a longer word on a line of its own).</summary>
+    private static List<string> Wrap(string text, int width)
+    {
+        var lines = new List<string> { "" };
+        foreach (var word in text.Split(' '))
+        {
+            if (lines[^1].Length > 0 && lines[^1].Length + 1 + word.Length > width)
+            {
+                lines.Add("");
+            }
+            lines[^1] = lines[^1].Length == 0 ? word : $"{lines[^1]} {word}";
+        }
+        return lines;
+    }
+
+    /// <summary>A share of the plot's width inside it (a hair of rounding allowed at either edge).</summary>
+    private static bool InRange(double share) => share >= -1e-9 && share <= 1 + 1e-9;
+
+    /// <summary>
+    /// Where a series is drawn, as polylines in pixels for <see cref="SeriesOverlap"/>: a line's unbroken runs, each dot on
+    /// its own, each bar's top (its middle).
+    /// </summary>
+    private static IReadOnlyList<IReadOnlyList<(double X, double Y)>> Pixels(ChartSeries series, Func<(double X, double Y), (double X, double Y)> toPixels) => series.Stroke switch
+    {
+        Stroke.Bars => [.. Bars(series, toPixels).Select(b => (IReadOnlyList<(double X, double Y)>)[((b.Left + b.Right) / 2, b.Top)])],
+        Stroke.Dots or Stroke.HollowDots => [.. series.Points.Where(p => !double.IsNaN(p.Y)).Select(p => (IReadOnlyList<(double X, double Y)>)[toPixels(p)])],
+        _ => [.. Segments(series.Points).Select(s => (IReadOnlyList<(double X, double Y)>)[.. s.Select(toPixels)])],
+    };
+
+    /// <summary>
+    /// Where to mark a series that lies on another: its points at least <see cref="MinDiamondSpacing"/> apart, every
+    /// <see cref="Overlap.Of"/>-th from its turn so those lying on one base alternate; for bars, only the tops not exactly on
+    /// the base's (where the thin band has something), or all when none differs.
+    /// </summary>
+    private static List<(double X, double Y)> DiamondsFor(IReadOnlyList<IReadOnlyList<(double X, double Y)>> pixels, IReadOnlyList<IReadOnlyList<(double X, double Y)>> barsBeside, Overlap overlap)
+    {
+        var points = pixels.SelectMany(p => p).ToList();
+        var otherTops = barsBeside.SelectMany(p => p).ToHashSet();
+        if (points.Any(p => !otherTops.Contains(p)))
+        {
+            points.RemoveAll(otherTops.Contains);
+        }
+        var kept = new List<(double X, double Y)>();
+        foreach (var point in points.OrderBy(p => p.X))
+        {
+            if (kept.Count == 0 || point.X - kept[^1].X >= MinDiamondSpacing)
+            {
+                kept.Add(point);
+            }
+        }
+        return [.. kept.Where((_, i) => i % overlap.Of == overlap.Turn - 1)];
+    }
+
+    /// <summary>One bar per point, from the previous point's x (0 for the first) to its own; only bars above 0 are drawn.</summary>
+    private static IEnumerable<(double Left, double Top, double Right)> Bars(ChartSeries series, Func<(double X, double Y), (double X, double Y)> toPixels)
+    {
+        var previousX = 0.0;
+        foreach (var point in series.Points)
+        {
+            var ((x0, _), (x1, y)) = (toPixels((previousX, 0)), toPixels(point));
+            previousX = point.X;
+            if (!double.IsNaN(point.Y) && point.Y > 0)
+            {
+                yield return (x0, y, x1);
+            }
+        }
+    }
+
+    /// <param name="liesOn">Set when the series lies on another: a line is drawn in short dashes, offset by its turn so several alternate.</param>
+    private static void DrawSeries(StringBuilder svg, ChartSeries series, Func<(double X, double Y), (double X, double Y)> toPixels, int bottom, Overlap? liesOn)
     {
         svg.Append(CultureInfo.InvariantCulture, $"<g class=\"series\" data-series=\"{Escape(series.Name)}\" data-points=\"{series.Points.Count(p => !double.IsNaN(p.Y))}\" data-color=\"{series.Color}\"><title>{Escape(series.Name)}</title>");
         if (series.Stroke == Stroke.Bars)
         {
-            var previousX = 0.0;
-            foreach (var point in series.Points)
+            foreach (var (x0, y, x1) in Bars(series, toPixels))
             {
-                var ((x0, _), (x1, y)) = (toPixels((previousX, 0)), toPixels(point));
-                previousX = point.X;
-                if (!double.IsNaN(point.Y) && point.Y > 0)
-                {
-                    svg.Append(CultureInfo.InvariantCulture, $"<rect x=\"{x0:0.#}\" y=\"{y:0.#}\" width=\"{Math.Max(x1 - x0 - 1, 1):0.#}\" height=\"{bottom - y:0.#}\" fill=\"{series.Color}\"/>");
-                }
+                svg.Append(CultureInfo.InvariantCulture, $"<rect x=\"{x0:0.#}\" y=\"{y:0.#}\" width=\"{Math.Max(x1 - x0 - 1, 1):0.#}\" height=\"{bottom - y:0.#}\" fill=\"{series.Color}\"/>");
             }
             svg.Append("</g>\n");
             return;
@@ -198,7 +370,7 @@ public static class SvgChart
                 continue;
             }
             var points = string.Join(' ', pixels.Select(p => string.Create(CultureInfo.InvariantCulture, $"{p.X:0.#},{p.Y:0.#}")));
-            svg.Append(CultureInfo.InvariantCulture, $"<polyline fill=\"none\" stroke=\"{series.Color}\" stroke-width=\"{(series.Stroke == Stroke.Solid ? 2.5 : 2)}\"{DashOf(series.Stroke)} stroke-linejoin=\"round\" points=\"{points}\"/>");
+            svg.Append(CultureInfo.InvariantCulture, $"<polyline fill=\"none\" stroke=\"{series.Color}\" stroke-width=\"{(series.Stroke == Stroke.Solid ? 2.5 : 2)}\"{DashOf(series.Stroke, liesOn)} stroke-linejoin=\"round\" points=\"{points}\"/>");
         }
         svg.Append("</g>\n");
     }
@@ -220,20 +392,40 @@ public static class SvgChart
         return [.. segments.Where(s => s.Count > 0)];
     }
 
-    private static string Swatch(ChartSeries series, int x, int y) => series.Stroke switch
+    /// <summary>The legend's swatch of a series at (x, y); one that lies on another also shows its diamond.</summary>
+    private static Func<int, int, string> Swatch(ChartSeries series, bool liesOn) => (x, y) => series.Stroke switch
     {
-        Stroke.Dots => string.Create(CultureInfo.InvariantCulture, $"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"4\" fill=\"{series.Color}\"/>"),
-        Stroke.HollowDots => string.Create(CultureInfo.InvariantCulture, $"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"5\" fill=\"white\" stroke=\"{series.Color}\" stroke-width=\"2\"/>"),
-        Stroke.Bars => string.Create(CultureInfo.InvariantCulture, $"<rect x=\"{x + 5}\" y=\"{y - 6}\" width=\"20\" height=\"12\" fill=\"{series.Color}\"/>"),
-        _ => string.Create(CultureInfo.InvariantCulture, $"<line x1=\"{x}\" y1=\"{y}\" x2=\"{x + 30}\" y2=\"{y}\" stroke=\"{series.Color}\" stroke-width=\"2.5\"{DashOf(series.Stroke)}/>"),
-    };
+        Stroke.Dots => Invariant($"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"4\" fill=\"{series.Color}\"/>"),
+        Stroke.HollowDots => Invariant($"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"5\" fill=\"white\" stroke=\"{series.Color}\" stroke-width=\"2\"/>"),
+        Stroke.Bars => Invariant($"<rect x=\"{x + 5}\" y=\"{y - 6}\" width=\"20\" height=\"12\" fill=\"{series.Color}\"/>"),
+        _ => Invariant($"<line x1=\"{x}\" y1=\"{y}\" x2=\"{x + 30}\" y2=\"{y}\" stroke=\"{series.Color}\" stroke-width=\"2.5\"{(liesOn ? LiesOnDash : DashOf(series.Stroke, null))}/>"),
+    } + (liesOn ? MarkerPath(MarkerShape.Diamond, x + 15, y, DiamondRadius, series.Color, filled: false) : "");
 
-    private static string DashOf(Stroke stroke) => stroke switch
+    /// <summary>A marker's symbol centred on (x, y); a cross or plus is strokes only, any other shape filled or white inside.</summary>
+    private static string MarkerPath(MarkerShape shape, double x, double y, double r, string color, bool filled)
     {
-        Stroke.Dashed => " stroke-dasharray=\"8 4\"",
-        Stroke.Dotted => " stroke-dasharray=\"2 3\"",
-        _ => "",
-    };
+        var d = shape switch
+        {
+            MarkerShape.TriangleUp => Invariant($"M{x:0.#},{y - r:0.#}L{x + r:0.#},{y + 0.8 * r:0.#}L{x - r:0.#},{y + 0.8 * r:0.#}Z"),
+            MarkerShape.TriangleDown => Invariant($"M{x:0.#},{y + r:0.#}L{x + r:0.#},{y - 0.8 * r:0.#}L{x - r:0.#},{y - 0.8 * r:0.#}Z"),
+            MarkerShape.Diamond => Invariant($"M{x:0.#},{y - r:0.#}L{x + r:0.#},{y:0.#}L{x:0.#},{y + r:0.#}L{x - r:0.#},{y:0.#}Z"),
+            MarkerShape.Square => Invariant($"M{x - 0.8 * r:0.#},{y - 0.8 * r:0.#}H{x + 0.8 * r:0.#}V{y + 0.8 * r:0.#}H{x - 0.8 * r:0.#}Z"),
+            MarkerShape.Cross => Invariant($"M{x - r:0.#},{y - r:0.#}L{x + r:0.#},{y + r:0.#}M{x + r:0.#},{y - r:0.#}L{x - r:0.#},{y + r:0.#}"),
+            _ => Invariant($"M{x - r:0.#},{y:0.#}H{x + r:0.#}M{x:0.#},{y - r:0.#}V{y + r:0.#}"),
+        };
+        var fill = shape is MarkerShape.Cross or MarkerShape.Plus ? "none" : filled ? color : "white";
+        return $"<path d=\"{d}\" fill=\"{fill}\" stroke=\"{color}\" stroke-width=\"1.5\"/>";
+    }
+
+    /// <summary>A line's dash attributes: its stroke's, or, when it lies on another, short dashes offset by its turn.</summary>
+    private static string DashOf(Stroke stroke, Overlap? liesOn) => liesOn is not null
+        ? LiesOnDash + Invariant($" stroke-dashoffset=\"{LiesOnDashPeriod * (liesOn.Turn - 1) / liesOn.Of:0.#}\"")
+        : stroke switch
+        {
+            Stroke.Dashed => " stroke-dasharray=\"8 4\"",
+            Stroke.Dotted => " stroke-dasharray=\"2 3\"",
+            _ => "",
+        };
 
     /// <summary>Maps x values to their share (0 to 1) of the plot's width and lists the axis's ticks.</summary>
     private sealed record XMapping(Func<double, double> Share, IReadOnlyList<double> Ticks);
@@ -255,10 +447,11 @@ public static class SvgChart
     /// <summary>Maps values of one axis to pixels and lists its ticks.</summary>
     private sealed record YMapping(Func<double, double> Y, IReadOnlyList<(double Value, double Y)> Ticks, Func<double, string> Label);
 
-    private static YMapping YMap(ChartPanel panel, Axis axis, int plotTop, int bottom)
+    /// <param name="markerValues">The y values of the markers drawn on this axis, which it must cover too.</param>
+    private static YMapping YMap(ChartPanel panel, Axis axis, int plotTop, int bottom, IEnumerable<double> markerValues)
     {
         var spec = (axis == Axis.Left ? panel.LeftAxis : panel.RightAxis)!;
-        var values = panel.Series.Where(s => s.Axis == axis).SelectMany(s => s.Points).Select(p => p.Y).Where(double.IsFinite)
+        var values = panel.Series.Where(s => s.Axis == axis).SelectMany(s => s.Points).Select(p => p.Y).Concat(markerValues).Where(double.IsFinite)
             .Concat(spec.Span is { } span ? [span.Min, span.Max] : []).ToList();
         var height = bottom - plotTop;
         var label = spec.TickLabel ?? Format;
@@ -314,4 +507,6 @@ public static class SvgChart
     private static string Format(double value) => value.ToString(Math.Abs(value) >= 100 ? "0" : "0.##", CultureInfo.InvariantCulture);
 
     private static string Escape(string text) => SecurityElement.Escape(text);
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

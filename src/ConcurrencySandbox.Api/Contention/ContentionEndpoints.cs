@@ -42,7 +42,7 @@ public static class ContentionEndpoints
 
         foreach (var variant in endpoints.ServiceProvider.GetServices<ContentionVariant>())
         {
-            group.MapGet($"/{variant.Name}", (HttpRequest request, CancellationToken cancellationToken) => EnterAsync(variant, holdMs, request, cancellationToken))
+            group.MapGet($"/{variant.Name}", (ContentionQuery query, CancellationToken cancellationToken) => EnterAsync(variant, query.HoldMs, cancellationToken))
                 .WithName($"Contention{string.Concat(variant.Name.Split('-').Select(w => char.ToUpperInvariant(w[0]) + w[1..]))}")
                 .WithSummary($"Seeds 000/003 on a lock, {variant.Description}.")
                 .WithDescription(
@@ -52,28 +52,18 @@ public static class ContentionEndpoints
         }
 
         // Any other name: a 400 that lists the variants (the literal routes above take precedence).
-        group.MapGet("/{variant}", (string variant, HttpRequest request) =>
-        {
-            var query = new QueryReader(request);
-            query.Fail(Variant.Name, Variant.Rejection(variant));
-            return query.Problem();
-        }).ExcludeFromDescription();
+        group.MapGet("/{variant}", (string variant) => QueryReader.Refuse(Variant.Name, Variant.Rejection(variant))).ExcludeFromDescription();
         return endpoints;
     }
 
-    private static async Task<Results<Ok<ContentionAnswer>, ValidationProblem>> EnterAsync(
-        ContentionVariant variant, IntegerParameter holdMsParameter, HttpRequest request, CancellationToken cancellationToken)
+    private static async Task<Ok<ContentionAnswer>> EnterAsync(ContentionVariant variant, int holdMs, CancellationToken cancellationToken)
     {
-        var query = new QueryReader(request);
-        var holdMs = (int)query.Read(holdMsParameter);
-        if (!query.IsValid)
-        {
-            return query.Problem();
-        }
-
         var contentionBefore = Monitor.LockContentionCount;
         var timing = await variant.EnterAndHoldAsync(holdMs, cancellationToken);
         return TypedResults.Ok(new ContentionAnswer(
             variant.Name, holdMs, timing.WaitedMs, timing.HeldMs, Monitor.LockContentionCount - contentionBefore, ThreadPoolSnapshot.Capture().ThreadCount));
     }
 }
+
+/// <summary>One request's input: how long it holds the critical section.</summary>
+internal sealed record ContentionQuery(int HoldMs) : DeclaredQuery<ContentionQuery>;

@@ -49,14 +49,15 @@ public sealed class ControlActions(ThreadPoolControl control, RuntimeSampler sam
 
     public Ok<RuntimeSnapshot> Telemetry() => TypedResults.Ok(sampler.Sample());
 
+    /// <summary>The control listener's history: its query read through the same declaration the API port's filter checks.</summary>
     public Results<Ok<TelemetryHistory>, ValidationProblem> History(IQueryCollection query)
     {
         var reader = new QueryReader(query);
         var since = reader.Read(Since);
-        return reader.IsValid
-            ? TypedResults.Ok(new TelemetryHistory(recorder.Interval.TotalSeconds, recorder.Since(since)))
-            : reader.Problem();
+        return reader.IsValid ? History(since) : reader.Problem();
     }
+
+    public Ok<TelemetryHistory> History(double since) => TypedResults.Ok(new TelemetryHistory(recorder.Interval.TotalSeconds, recorder.Since(since)));
 
     private Results<Ok<ThreadPoolStateResponse>, ValidationProblem, ProblemHttpResult> Applied(ThreadPoolApplyResult result) =>
         result.Applied

@@ -46,10 +46,9 @@ public static class FanOutEndpoints
     {
         var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<FanOutOptions>>().Value;
         var thirdParty = endpoints.ServiceProvider.GetRequiredService<IOptions<ThirdPartyOptions>>().Value;
-        var parameters = new FanOutParameters(limits, thirdParty);
 
         endpoints.MapGroup("/api/fanout").WithApiTag(Tag)
-            .MapGet("", (HttpRequest request, FanOutRunner runner, CancellationToken cancellationToken) => FanOutAsync(parameters, request, runner, cancellationToken))
+            .MapGet("", (FanOutQuery query, FanOutRunner runner, CancellationToken cancellationToken) => FanOutAsync(limits, query, runner, cancellationToken))
             .WithName("FanOut")
             .WithSummary("Seed 003: one request fans out to `calls` slow third-party calls, run by the chosen strategy.")
             .WithDescription(
@@ -59,21 +58,28 @@ public static class FanOutEndpoints
                 "async: awaited all the way, no thread held while waiting. " +
                 "Per call: queueWaitMs (enqueued to started: the seed's 'waiting for work to even start'), durationMs, outcome and the thread that ran it; " +
                 "the CLR pool before and after. 502 when no call succeeded.")
-            .WithQueryParameters(parameters.All)
+            .WithQueryParameters(Parameters(limits, thirdParty))
             .ProducesProblem(StatusCodes.Status502BadGateway);
         return endpoints;
     }
 
     private static async Task<Results<Ok<FanOutReport>, ValidationProblem, ProblemHttpResult>> FanOutAsync(
-        FanOutParameters parameters, HttpRequest request, FanOutRunner runner, CancellationToken cancellationToken)
+        FanOutOptions limits, FanOutQuery query, FanOutRunner runner, CancellationToken cancellationToken)
     {
-        var query = new QueryReader(request);
-        var plan = parameters.Read(query);
-        if (!query.IsValid)
+        var totalMs = (long)query.Calls * (query.DelayMs + query.JitterMs);
+        if (totalMs > limits.MaxTotalDelayMs)
         {
-            return query.Problem();
+            return QueryReader.Refuse(
+                "calls",
+                $"'calls' x ('delayMs' + 'jitterMs') is {totalMs.ToString(CultureInfo.InvariantCulture)} ms; the limit is " +
+                $"{limits.MaxTotalDelayMs.ToString(CultureInfo.InvariantCulture)} ms ({SettingName.Of(FanOutOptions.SectionName, nameof(limits.MaxTotalDelayMs))}). Lower 'calls' or 'delayMs'.");
         }
 
+        var plan = new FanOutPlan(
+            FanOutStrategies.Parse(query.Strategy),
+            query.Calls,
+            new StubBehaviour(query.DelayMs, query.JitterMs, query.FailRate, query.HangRate),
+            TimeSpan.FromMilliseconds(query.TimeoutMs));
         var report = await runner.RunAsync(plan, cancellationToken);
         if (report.OkCount > 0 || report.Calls == 0)
         {
@@ -88,42 +94,19 @@ public static class FanOutEndpoints
             extensions: new Dictionary<string, object?> { ["report"] = report });
     }
 
-    /// <summary>The fan-out query parameters, with ranges from the configured caps.</summary>
-    private sealed class FanOutParameters(FanOutOptions limits, ThirdPartyOptions thirdParty)
-    {
-        private readonly IntegerParameter _calls = new("calls", 1, limits.MaxCalls, 10, "How many third-party calls the request makes.");
-        private readonly IntegerParameter _delayMs = new("delayMs", 0, limits.MaxDelayMs, 1000, "How long the stub takes to answer each call, in milliseconds (seed 003: 4000).");
-        private readonly ChoiceParameter _strategy = new("strategy", [.. FanOutStrategies.Names], "async", "How the calls run: threadpool, sync-over-async, dedicated or async.");
-        private readonly IntegerParameter _jitterMs = new("jitterMs", 0, limits.MaxJitterMs, 0, "Up to this many milliseconds added at random to each call's delay.");
-        private readonly NumberParameter _failRate = new("failRate", 0, 1, 0, "Share of calls the stub answers with an error.");
-        private readonly NumberParameter _hangRate = new("hangRate", 0, 1, 0, "Share of calls the stub never answers; they time out.");
-        private readonly IntegerParameter _timeoutMs = new("timeoutMs", 1, limits.MaxTimeoutMs, thirdParty.TimeoutMs, "Each call's timeout in milliseconds (default: ThirdParty:TimeoutMs).");
-
-        public QueryParameter[] All => [_calls, _delayMs, _strategy, _jitterMs, _failRate, _hangRate, _timeoutMs];
-
-        public FanOutPlan Read(QueryReader query)
-        {
-            var callCount = (int)query.Read(_calls);
-            var delay = (int)query.Read(_delayMs);
-            var strategyName = query.Read(_strategy);
-            var jitter = (int)query.Read(_jitterMs);
-            var fail = query.Read(_failRate);
-            var hang = query.Read(_hangRate);
-            var timeout = (int)query.Read(_timeoutMs);
-            var totalMs = (long)callCount * (delay + jitter);
-            if (query.IsValid && totalMs > limits.MaxTotalDelayMs)
-            {
-                query.Fail(
-                    "calls",
-                    $"'calls' x ('delayMs' + 'jitterMs') is {totalMs.ToString(CultureInfo.InvariantCulture)} ms; the limit is " +
-                    $"{limits.MaxTotalDelayMs.ToString(CultureInfo.InvariantCulture)} ms ({SettingName.Of(FanOutOptions.SectionName, nameof(limits.MaxTotalDelayMs))}). Lower 'calls' or 'delayMs'.");
-            }
-
-            return new FanOutPlan(
-                FanOutStrategies.Parse(strategyName),
-                callCount,
-                new StubBehaviour(delay, jitter, fail, hang),
-                TimeSpan.FromMilliseconds(timeout));
-        }
-    }
+    /// <summary>The fan-out query parameters, with ranges from the configured caps, in the order <see cref="FanOutQuery"/> takes them.</summary>
+    private static QueryParameter[] Parameters(FanOutOptions limits, ThirdPartyOptions thirdParty) =>
+    [
+        new IntegerParameter("calls", 1, limits.MaxCalls, 10, "How many third-party calls the request makes."),
+        new IntegerParameter("delayMs", 0, limits.MaxDelayMs, 1000, "How long the stub takes to answer each call, in milliseconds (seed 003: 4000)."),
+        new ChoiceParameter("strategy", [.. FanOutStrategies.Names], "async", "How the calls run: threadpool, sync-over-async, dedicated or async."),
+        new IntegerParameter("jitterMs", 0, limits.MaxJitterMs, 0, "Up to this many milliseconds added at random to each call's delay."),
+        new NumberParameter("failRate", 0, 1, 0, "Share of calls the stub answers with an error."),
+        new NumberParameter("hangRate", 0, 1, 0, "Share of calls the stub never answers; they time out."),
+        new IntegerParameter("timeoutMs", 1, limits.MaxTimeoutMs, thirdParty.TimeoutMs, "Each call's timeout in milliseconds (default: ThirdParty:TimeoutMs)."),
+    ];
 }
+
+/// <summary>One fan-out request's inputs; <c>strategy</c> is one of the <see cref="FanOutStrategies.Names"/>.</summary>
+internal sealed record FanOutQuery(int Calls, int DelayMs, string Strategy, int JitterMs, double FailRate, double HangRate, int TimeoutMs)
+    : DeclaredQuery<FanOutQuery>;

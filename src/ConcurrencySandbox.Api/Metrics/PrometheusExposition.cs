@@ -37,6 +37,7 @@ public sealed class PrometheusExposition : IDisposable
 
     public PrometheusExposition()
     {
+        SandboxMeter.PublishInstruments();
         _listener.InstrumentPublished = (instrument, listener) =>
         {
             if (instrument.IsObservable && instrument.Meter.Name is RuntimeMeterName or SandboxMeter.Name)

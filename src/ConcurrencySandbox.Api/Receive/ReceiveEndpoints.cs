@@ -30,7 +30,7 @@ public static class ReceiveEndpoints
 
         foreach (var variant in ReceiveVariant.All)
         {
-            group.MapGet($"/{variant.Name}", (HttpRequest request, CancellationToken cancellationToken) => RunAsync(variant, parameters, request, cancellationToken))
+            group.MapGet($"/{variant.Name}", (ReceiveRunQuery query, CancellationToken cancellationToken) => RunAsync(variant, parameters, query, cancellationToken))
                 .WithName($"Receive{string.Concat(variant.Name.Split('-').Select(w => char.ToUpperInvariant(w[0]) + w[1..]))}")
                 .WithSummary($"Seed 002, {variant.Description}.")
                 .WithDescription(
@@ -39,7 +39,7 @@ public static class ReceiveEndpoints
                 .WithQueryParameters(parameters.Run);
         }
 
-        group.MapGet("/compare", (HttpRequest request, CancellationToken cancellationToken) => CompareAsync(parameters, request, cancellationToken))
+        group.MapGet("/compare", (ReceiveCompareQuery query, CancellationToken cancellationToken) => CompareAsync(parameters, query, cancellationToken))
             .WithName("ReceiveCompare")
             .WithSummary("Seed 002's row: all four receive variants alternated, medians, per-call / preallocated ratios beside the seed's 13,142 -> 2,697 ticks (4.9x), and a verdict.")
             .WithDescription(
@@ -54,30 +54,21 @@ public static class ReceiveEndpoints
     }
 
     private static async Task<Results<Ok<ReceiveResult>, ValidationProblem>> RunAsync(
-        ReceiveVariant variant, ReceiveParameters parameters, HttpRequest request, CancellationToken cancellationToken)
+        ReceiveVariant variant, ReceiveParameters parameters, ReceiveRunQuery query, CancellationToken cancellationToken)
     {
-        var query = new QueryReader(request);
-        var plan = parameters.Read(query, runs: 1);
-        if (!query.IsValid)
-        {
-            return query.Problem();
-        }
-
-        return TypedResults.Ok(await ReceiveRunner.RunAsync(variant, plan, cancellationToken));
+        var plan = new ReceivePlan(query.Messages, query.MessageBytes, query.TimeoutMs, query.IntervalMs);
+        return parameters.Refusal(plan, runs: 1) is { } refusal
+            ? refusal
+            : TypedResults.Ok(await ReceiveRunner.RunAsync(variant, plan, cancellationToken));
     }
 
     private static async Task<Results<Ok<ReceiveComparisonReport>, ValidationProblem>> CompareAsync(
-        ReceiveParameters parameters, HttpRequest request, CancellationToken cancellationToken)
+        ReceiveParameters parameters, ReceiveCompareQuery query, CancellationToken cancellationToken)
     {
-        var query = new QueryReader(request);
-        var repeat = (int)query.Read(parameters.Repeat);
-        var plan = parameters.Read(query, runs: (long)repeat * ReceiveVariant.All.Count);
-        if (!query.IsValid)
-        {
-            return query.Problem();
-        }
-
-        return TypedResults.Ok(await ReceiveComparison.CompareAsync(plan, repeat, cancellationToken));
+        var plan = new ReceivePlan(query.Messages, query.MessageBytes, query.TimeoutMs, query.IntervalMs);
+        return parameters.Refusal(plan, runs: (long)query.Repeat * ReceiveVariant.All.Count) is { } refusal
+            ? refusal
+            : TypedResults.Ok(await ReceiveComparison.CompareAsync(plan, query.Repeat, cancellationToken));
     }
 
     private static ValidationProblem UnknownVariant(string variant)
@@ -98,38 +89,44 @@ public static class ReceiveEndpoints
             "messageBytes", ReceivePlan.SequenceBytes, limits.MaxReceiveMessageBytes, 128, "Size of each message in bytes; the first 8 carry its sequence number.");
         private readonly IntegerParameter _timeoutMs = new("timeoutMs", 1, limits.MaxReceiveTimeoutMs, 1000, "Each receive's timeout in milliseconds; a receive that times out is counted and tried again.");
         private readonly IntegerParameter _intervalMs = new("intervalMs", 0, 1000, 0, "The sender sleeps this long between messages; 0 sends back to back, 1 makes messages sparse.");
+        private readonly IntegerParameter _repeat = new("repeat", 1, limits.MaxRepeat, 3, "How many times each variant runs after the warm-up; medians are reported.");
 
-        public IntegerParameter Repeat { get; } = new("repeat", 1, limits.MaxRepeat, 3, "How many times each variant runs after the warm-up; medians are reported.");
-
+        /// <summary>In the order <see cref="ReceiveRunQuery"/> takes them.</summary>
         public QueryParameter[] Run => [_messages, _messageBytes, _timeoutMs, _intervalMs];
 
-        public QueryParameter[] Compare => [.. Run, Repeat];
+        /// <summary>In the order <see cref="ReceiveCompareQuery"/> takes them.</summary>
+        public QueryParameter[] Compare => [.. Run, _repeat];
 
-        /// <summary>Reads the plan and checks the request's total work: <paramref name="runs"/> runs of it.</summary>
-        public ReceivePlan Read(QueryReader query, long runs)
+        /// <summary>The 400 when the request's total work, <paramref name="runs"/> runs of the plan, is over its limits; null when it is not.</summary>
+        public ValidationProblem? Refusal(ReceivePlan plan, long runs)
         {
-            var plan = new ReceivePlan((int)query.Read(_messages), (int)query.Read(_messageBytes), (int)query.Read(_timeoutMs), (int)query.Read(_intervalMs));
             var totalMessages = plan.Messages * runs;
-            if (query.IsValid && runs > 1 && totalMessages > limits.MaxReceiveTotalMessages)
+            if (runs > 1 && totalMessages > limits.MaxReceiveTotalMessages)
             {
-                query.Fail(
+                return QueryReader.Refuse(
                     _messages.Name,
                     $"This compare receives {Invariant(totalMessages)} messages in all ('messages' x 4 variants x 'repeat'); the limit is " +
                     $"{Invariant(limits.MaxReceiveTotalMessages)} ({SettingName.Of(ReceiveLimits.SectionName, nameof(limits.MaxReceiveTotalMessages))}). Lower 'messages' or 'repeat'.");
             }
 
             var pacedMs = totalMessages * plan.IntervalMs;
-            if (query.IsValid && pacedMs > limits.MaxReceivePacedMilliseconds)
+            if (pacedMs > limits.MaxReceivePacedMilliseconds)
             {
-                query.Fail(
+                return QueryReader.Refuse(
                     _intervalMs.Name,
                     $"The sender would sleep {Invariant(pacedMs)} ms in all ('messages' x 'intervalMs'{(runs > 1 ? " x 4 variants x 'repeat'" : string.Empty)}); the limit is " +
                     $"{Invariant(limits.MaxReceivePacedMilliseconds)} ms ({SettingName.Of(ReceiveLimits.SectionName, nameof(limits.MaxReceivePacedMilliseconds))}). Lower 'messages' or 'intervalMs'.");
             }
 
-            return plan;
+            return null;
         }
 
         private static string Invariant(long value) => value.ToString(CultureInfo.InvariantCulture);
     }
 }
+
+/// <summary>One receive run's inputs.</summary>
+internal sealed record ReceiveRunQuery(int Messages, int MessageBytes, int TimeoutMs, int IntervalMs) : DeclaredQuery<ReceiveRunQuery>;
+
+/// <summary>A receive compare's inputs: one run's, and how often each variant runs.</summary>
+internal sealed record ReceiveCompareQuery(int Messages, int MessageBytes, int TimeoutMs, int IntervalMs, int Repeat) : DeclaredQuery<ReceiveCompareQuery>;

@@ -24,6 +24,13 @@ internal static class SwaggerSetup
                     "and watch /api/telemetry while you load it. When the pool starves, the API port answers late; pick the control plane server below " +
                     "(it runs on threads of its own) to read the pool and rescue it with PUT /api/threadpool {\"minWorkerThreads\": 400} (seed 000's fix).",
             });
+            // Written by its own converter as an object of instrument name: value, whatever instruments the slices declare.
+            options.MapType<SandboxTelemetry>(() => new OpenApiSchema
+            {
+                Type = JsonSchemaType.Object,
+                AdditionalProperties = new OpenApiSchema { Type = JsonSchemaType.Integer, Format = "int64" },
+                Description = "Each instrument of the ConcurrencySandbox meter by its name, for example sandbox.work.units.active, with its value now.",
+            });
             options.OperationFilter<QueryParameterOperationFilter>();
             options.OperationFilter<JsonBodyOperationFilter>();
             options.OperationFilter<TextAlternativesOperationFilter>();

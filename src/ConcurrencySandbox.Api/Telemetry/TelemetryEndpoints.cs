@@ -62,7 +62,7 @@ public static class TelemetryEndpoints
     public static IEndpointRouteBuilder MapTelemetry(this IEndpointRouteBuilder endpoints)
     {
         var group = endpoints.MapGroup(ControlRoutes.Telemetry).WithApiTag(Tag);
-        group.MapGet("/history", (ControlActions actions, HttpRequest request) => actions.History(request.Query))
+        group.MapGet("/history", (HistoryQuery query, ControlActions actions) => actions.History(query.Since))
             .WithName("TelemetryHistory")
             .WithSummary("The samples recorded every second (the last hour), taken on a dedicated thread: no gaps while the pool starves.")
             .WithDescription("Poll with since = the last uptimeSeconds you saw to get only new samples. " +
@@ -77,6 +77,9 @@ public static class TelemetryEndpoints
         return endpoints;
     }
 }
+
+/// <summary>The history's input: only samples taken after this uptime, in seconds.</summary>
+internal sealed record HistoryQuery(double Since) : DeclaredQuery<HistoryQuery>;
 
 /// <summary>The HTTP requests the server is handling right now, so a forced shutdown can say what it abandoned.</summary>
 public sealed class InFlightRequests

@@ -59,21 +59,22 @@ public static class WorkEndpoints
             foreach (var mode in unit.Modes)
             {
                 var modeName = ModeName(mode);
-                group.MapGet($"/{modeName}", (HttpRequest request, CancellationToken cancellationToken) => RunAsync(family, mode, request, cancellationToken))
+                group.MapGet($"/{modeName}", (WorkRunQuery query, CancellationToken cancellationToken) => RunAsync(family, mode, query, cancellationToken))
                     .WithName($"{family.Tag.Name}{mode}")
                     .WithSummary($"Runs {family.UnitDescription} twice, {ModeDescription(mode)}.")
                     .WithDescription("Returns the server-side elapsed time, the managed thread ids that ran the units and the thread pool's state after the run.")
-                    .WithQueryParameters(family.Amount);
+                    .WithQueryParameters(family.Amount)
+                    .Produces<WorkRunResponse>();
             }
 
-            group.MapGet("/compare", (HttpRequest request, CancellationToken cancellationToken) => CompareAsync(family, repeat, compareBudget, request, cancellationToken))
+            group.MapGet("/compare", (WorkCompareQuery query, CancellationToken cancellationToken) => CompareAsync(family, query, cancellationToken))
                 .WithName($"{family.Tag.Name}Compare")
                 .WithSummary($"Seed 004's row: {unit.Name} inline vs Task.Run, back to back in the server.")
                 .WithDescription("Warms up until the per-run time stops improving (final JIT tier), then runs sync and Task.Run in interleaved pairs (AB BA ...) until each median's and the efficiency's 95 % CI is within +-ciWidth % or budgetSeconds is spent. " +
                     "efficiency = median of the per-pair sync / Task.Run x 100: above 100 Task.Run paid off. Every figure carries median, 95 % CI, n and min; the machine's load (other processes, steal, CFS throttling) and speed drift are given beside them.")
                 .WithQueryParameters(family.Amount, repeat, CiWidth, compareBudget);
 
-            group.MapGet("/sweep", (HttpRequest request, CancellationToken cancellationToken) => SweepAsync(family, factor, repeat, sweepBudget, request, cancellationToken))
+            group.MapGet("/sweep", (WorkSweepQuery query, HttpRequest request, CancellationToken cancellationToken) => SweepAsync(family, query, request, cancellationToken))
                 .WithName($"{family.Tag.Name}Sweep")
                 .WithSummary($"Seed 004's whole table for {unit.Name}: a compare row per amount, with the break-even point.")
                 .WithDescription("Amounts go from `from` to `to`, multiplied by `factor`. The Markdown form has the seed's columns and the seed's figures beside today's.")
@@ -84,20 +85,13 @@ public static class WorkEndpoints
         return endpoints;
     }
 
-    private static async Task<Results<Ok<WorkRunResponse>, ValidationProblem>> RunAsync(
-        WorkFamily family, RunMode mode, HttpRequest request, CancellationToken cancellationToken)
+    private static async Task<JsonHttpResult<WorkRunResponse>> RunAsync(WorkFamily family, RunMode mode, WorkRunQuery query, CancellationToken cancellationToken)
     {
-        var query = new QueryReader(request);
-        var amount = query.Read(family.Amount);
-        if (!query.IsValid)
-        {
-            return query.Problem();
-        }
-
+        var amount = query.Amount;
         var requestThreadId = Environment.CurrentManagedThreadId;
         var run = await WorkRunner.RunTwiceAsync(family.Unit, mode, amount, cancellationToken);
         var machine = MachineInfo.Current;
-        return TypedResults.Ok(new WorkRunResponse(
+        return TypedResults.Json(new WorkRunResponse(
             family.Unit.Name,
             ModeName(mode),
             amount,
@@ -107,21 +101,13 @@ public static class WorkEndpoints
             machine.IsServerGC,
             run.ThreadIds,
             requestThreadId,
-            ThreadPoolSnapshot.Capture()));
+            ThreadPoolSnapshot.Capture()), WorkJson.Default.WorkRunResponse);
     }
 
-    private static async Task<Results<Ok<CompareResponse>, ValidationProblem>> CompareAsync(
-        WorkFamily family, IntegerParameter repeatParameter, NumberParameter budgetParameter, HttpRequest request, CancellationToken cancellationToken)
+    private static async Task<Ok<CompareResponse>> CompareAsync(WorkFamily family, WorkCompareQuery query, CancellationToken cancellationToken)
     {
-        var query = new QueryReader(request);
-        var amount = query.Read(family.Amount);
-        var policy = ReadPolicy(query, repeatParameter, budgetParameter);
-        if (!query.IsValid)
-        {
-            return query.Problem();
-        }
-
-        var row = await Comparison.CompareAsync(family.Unit, amount, policy, cancellationToken);
+        var policy = Policy(query.CiWidth, query.BudgetSeconds, query.Repeat);
+        var row = await Comparison.CompareAsync(family.Unit, query.Amount, policy, cancellationToken);
         return TypedResults.Ok(CompareAnswer(family.Unit, row, MachineInfo.Current.ProcessorCount, policy));
     }
 
@@ -149,37 +135,25 @@ public static class WorkEndpoints
             row.Flags(unit.AmountName, processorCount));
 
     private static async Task<Results<Ok<SweepReport>, ContentHttpResult, ValidationProblem>> SweepAsync(
-        WorkFamily family, IntegerParameter factorParameter, IntegerParameter repeatParameter, NumberParameter budgetParameter, HttpRequest request, CancellationToken cancellationToken)
+        WorkFamily family, WorkSweepQuery query, HttpRequest request, CancellationToken cancellationToken)
     {
-        var query = new QueryReader(request);
-        var from = query.Read(family.SweepFrom);
-        var to = query.Read(family.SweepTo);
-        var factor = query.Read(factorParameter);
-        var policy = ReadPolicy(query, repeatParameter, budgetParameter);
-        var repeat = policy.MinimumRepeats;
-        var format = request.Query.ContainsKey(Format.Name) ? query.Read(Format) : FormatFromAccept(request);
-        if (query.IsValid && from > to)
+        if (query.From > query.To)
         {
-            query.Fail("from", $"'from' ({from}) must not be greater than 'to' ({to}).");
+            return QueryReader.Refuse("from", $"'from' ({query.From}) must not be greater than 'to' ({query.To}).");
         }
 
-        var amounts = query.IsValid ? Sweep.Amounts(from, to, factor) : [];
-        var totalWork = amounts.Sum(a => (decimal)a) * repeat;
-        if (query.IsValid && totalWork > family.MaxSweepTotal)
+        var amounts = Sweep.Amounts(query.From, query.To, query.Factor);
+        var totalWork = amounts.Sum(a => (decimal)a) * query.Repeat;
+        if (totalWork > family.MaxSweepTotal)
         {
-            query.Fail(
+            return QueryReader.Refuse(
                 "to",
                 $"This sweep asks for {totalWork.ToString(CultureInfo.InvariantCulture)} {family.Unit.AmountName} in total (sum of amounts x repeat); " +
                 $"the limit is {family.MaxSweepTotal.ToString(CultureInfo.InvariantCulture)} ({family.MaxSweepSetting}). Lower 'to' or 'repeat'.");
         }
 
-        if (!query.IsValid)
-        {
-            return query.Problem();
-        }
-
-        var report = await Sweep.RunAsync(family.Unit, amounts, policy, cancellationToken);
-        return format switch
+        var report = await Sweep.RunAsync(family.Unit, amounts, Policy(query.CiWidth, query.BudgetSeconds, query.Repeat), cancellationToken);
+        return (query.Format ?? FormatFromAccept(request)) switch
         {
             "csv" => TypedResults.Text(SweepFormat.ToCsv(report), "text/csv"),
             "markdown" => TypedResults.Text(SweepFormat.ToMarkdown(report), "text/markdown"),
@@ -187,8 +161,7 @@ public static class WorkEndpoints
         };
     }
 
-    private static MeasurementPolicy ReadPolicy(QueryReader query, IntegerParameter repeat, NumberParameter budget) =>
-        new(query.Read(CiWidth), TimeSpan.FromSeconds(query.Read(budget)), (int)query.Read(repeat));
+    private static MeasurementPolicy Policy(double ciWidth, double budgetSeconds, int repeat) => new(ciWidth, TimeSpan.FromSeconds(budgetSeconds), repeat);
 
     private static string FormatFromAccept(HttpRequest request)
     {
@@ -208,3 +181,12 @@ public static class WorkEndpoints
         _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, null),
     };
 }
+
+/// <summary>One run's input: the amount, sent as cycles, iterations or milliseconds after the unit.</summary>
+internal sealed record WorkRunQuery(long Amount) : DeclaredQuery<WorkRunQuery>;
+
+/// <summary>A compare row's inputs: the amount (named after the unit) and the measurement policy.</summary>
+internal sealed record WorkCompareQuery(long Amount, int Repeat, double CiWidth, double BudgetSeconds) : DeclaredQuery<WorkCompareQuery>;
+
+/// <summary>A sweep's inputs; without a format the Accept header chooses one.</summary>
+internal sealed record WorkSweepQuery(long From, long To, long Factor, int Repeat, double CiWidth, double BudgetSeconds, string? Format) : DeclaredQuery<WorkSweepQuery>;

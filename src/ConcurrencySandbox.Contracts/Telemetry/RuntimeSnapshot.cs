@@ -9,13 +9,10 @@ public readonly record struct GCTelemetry(
 /// <summary>CPU use is the CPU time since the previous snapshot over the wall time times the processor count.</summary>
 public readonly record struct ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
 
-/// <summary>The sandbox meter's instruments as the telemetry reports them.</summary>
-public readonly record struct SandboxTelemetry(
-    long ActiveWorkUnits, long CancelledWorkUnits, long ActiveFanOutCalls, long ActiveReceiveRuns, long CancelledReceiveRuns);
-
 /// <summary>
-/// One reading of the runtime's own counters: the API's <c>GET /api/telemetry</c> answer. Values all through, so the
-/// sampler builds one and the recorder keeps it without allocating (the instrument must not add to what it measures).
+/// One reading of the runtime's own counters: the API's <c>GET /api/telemetry</c> answer. Values all through (the sandbox
+/// readings share their names list), so the sampler builds one and the recorder keeps it without allocating (the
+/// instrument must not add to what it measures).
 /// </summary>
 public readonly record struct RuntimeSnapshot(
     DateTimeOffset Timestamp,

@@ -55,6 +55,7 @@ public abstract class ContentionVariant
         }
 
         var entered = Stopwatch.GetTimestamp();
+        ContentionInstruments.Entries.Increment();
         Interlocked.Increment(ref _holding);
         try
         {

@@ -3,6 +3,7 @@ using ConcurrencySandbox.Experiments.Telemetry;
 namespace ConcurrencySandbox.Experiments.Receive;
 
 /// <summary>The receive experiment's instruments on the <see cref="SandboxMeter"/>.</summary>
+[SandboxInstruments]
 internal static class ReceiveInstruments
 {
     public static SandboxCount RunsActive { get; } =

@@ -1,8 +1,4 @@
 using System.Diagnostics.Metrics;
-using ConcurrencySandbox.Contracts.Telemetry;
-using ConcurrencySandbox.Experiments.FanOut;
-using ConcurrencySandbox.Experiments.Receive;
-using ConcurrencySandbox.Experiments.Work;
 
 namespace ConcurrencySandbox.Experiments.Telemetry;
 
@@ -15,6 +11,7 @@ public sealed class SandboxMeterReader : IDisposable
 
     public SandboxMeterReader()
     {
+        SandboxMeter.PublishInstruments();
         _listener.InstrumentPublished = (instrument, listener) =>
         {
             if (instrument.Meter.Name == SandboxMeter.Name)
@@ -26,24 +23,16 @@ public sealed class SandboxMeterReader : IDisposable
         _listener.Start();
     }
 
-    /// <summary>The value each observable instrument reports now.</summary>
-    public SandboxTelemetry Read()
+    /// <summary>The value each observable instrument reports now, by instrument name.</summary>
+    public IReadOnlyDictionary<string, long> Read()
     {
         lock (_gate)
         {
             _latest.Clear();
             _listener.RecordObservableInstruments();
-            // Naming each experiment's instruments here also publishes them at the first read, before the experiment runs.
-            return new SandboxTelemetry(
-                Value(WorkInstruments.UnitsActive),
-                Value(WorkInstruments.UnitsCancelled),
-                Value(FanOutInstruments.CallsActive),
-                Value(ReceiveInstruments.RunsActive),
-                Value(ReceiveInstruments.RunsCancelled));
+            return new Dictionary<string, long>(_latest);
         }
     }
 
     public void Dispose() => _listener.Dispose();
-
-    private long Value(SandboxCount count) => _latest.GetValueOrDefault(count.InstrumentName);
 }

@@ -3,6 +3,7 @@ using ConcurrencySandbox.Experiments.Telemetry;
 namespace ConcurrencySandbox.Experiments.Work;
 
 /// <summary>The work units' instruments on the <see cref="SandboxMeter"/>.</summary>
+[SandboxInstruments]
 internal static class WorkInstruments
 {
     public static SandboxCount UnitsActive { get; } =

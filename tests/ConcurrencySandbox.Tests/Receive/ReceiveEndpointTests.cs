@@ -112,7 +112,7 @@ public sealed class ReceiveEndpointTests(SandboxServerFixture shared) : IClassFi
         using var client = new CancellationTokenSource();
 
         var request = server.Client.GetAsync(url, client.Token);
-        await Eventually.TrueAsync(() => meter.Read().ActiveReceiveRuns > before.ActiveReceiveRuns, "the receive loop to start");
+        await Eventually.TrueAsync(() => meter.Read()["sandbox.receive.runs.active"] > before["sandbox.receive.runs.active"], "the receive loop to start");
         await client.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);
 
@@ -120,7 +120,7 @@ public sealed class ReceiveEndpointTests(SandboxServerFixture shared) : IClassFi
         // messages) says the loop stopped because the client went away. No clock: a loop that ignored it would end in 200.
         Assert.Equal(StatusCodes.Status499ClientClosedRequest, await endings.StatusCodeOfAsync(url));
         var after = meter.Read();
-        Assert.Equal((before.ActiveReceiveRuns, before.CancelledReceiveRuns + 1), (after.ActiveReceiveRuns, after.CancelledReceiveRuns));
+        Assert.Equal((before["sandbox.receive.runs.active"], before["sandbox.receive.runs.cancelled"] + 1), (after["sandbox.receive.runs.active"], after["sandbox.receive.runs.cancelled"]));
     }
 
     [Fact]

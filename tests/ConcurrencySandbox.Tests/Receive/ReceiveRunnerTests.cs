@@ -76,13 +76,13 @@ public sealed class ReceiveRunnerTests
         var plan = new ReceivePlan(Messages: 100, MessageBytes: 16, TimeoutMs: 60_000, IntervalMs: 1000);
 
         var run = ReceiveRunner.RunAsync(ReceiveVariant.Find(name)!, plan, cancellation.Token);
-        await Eventually.TrueAsync(() => meter.Read().ActiveReceiveRuns > before.ActiveReceiveRuns, "the run to start");
+        await Eventually.TrueAsync(() => meter.Read()["sandbox.receive.runs.active"] > before["sandbox.receive.runs.active"], "the run to start");
         await cancellation.CancelAsync();
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => run);
         // Receive runs go one at a time (ReceiveRunsCollection), so the meter moved for this run alone.
         var after = meter.Read();
-        Assert.Equal((before.ActiveReceiveRuns, before.CancelledReceiveRuns + 1), (after.ActiveReceiveRuns, after.CancelledReceiveRuns));
+        Assert.Equal((before["sandbox.receive.runs.active"], before["sandbox.receive.runs.cancelled"] + 1), (after["sandbox.receive.runs.active"], after["sandbox.receive.runs.cancelled"]));
     }
 
     [Fact]

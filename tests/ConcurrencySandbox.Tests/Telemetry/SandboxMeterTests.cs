@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using ConcurrencySandbox.Experiments.Contention;
 using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.Work;
@@ -10,39 +11,44 @@ namespace ConcurrencySandbox.Tests.Telemetry;
 [Collection(ProcessWideCollection.Name)]
 public sealed class SandboxMeterTests
 {
+    private const string ContentionEntries = "sandbox.contention.entries";
+
     [Fact]
     public void InstrumentsAreLowerCaseDotSeparatedWithSemanticConventionUnits()
     {
-        // The telemetry's first read publishes every experiment's instruments, whether or not the experiment ran.
-        using (var reader = new SandboxMeterReader())
+        var published = PublishedInstruments();
+
+        Assert.Contains("sandbox.work.units.active", published.Keys);
+        Assert.All(published, instrument =>
         {
-            reader.Read();
-        }
+            Assert.Matches("^sandbox(\\.[a-z_]+)+$", instrument.Key);
+            Assert.Matches("^\\{[a-z]+\\}$", instrument.Value);
+        });
+    }
 
-        var published = new Dictionary<string, string?>();
-        using var listener = new MeterListener
-        {
-            InstrumentPublished = (instrument, _) =>
-            {
-                if (instrument.Meter.Name == "ConcurrencySandbox")
-                {
-                    published[instrument.Name] = instrument.Unit;
-                }
-            },
-        };
+    [Fact]
+    public void TheSnapshotCarriesEveryPublishedInstrumentWithoutNamingAny()
+    {
+        var published = PublishedInstruments();
 
-        listener.Start();
+        var snapshot = new RuntimeSampler(TimeProvider.System, () => 0).Sample().Sandbox;
 
-        Assert.Equal(
-            new Dictionary<string, string?>
-            {
-                ["sandbox.work.units.active"] = "{unit}",
-                ["sandbox.work.units.cancelled"] = "{unit}",
-                ["sandbox.fanout.calls.active"] = "{call}",
-                ["sandbox.receive.runs.active"] = "{run}",
-                ["sandbox.receive.runs.cancelled"] = "{run}",
-            },
-            published);
+        Assert.Equal(published.Keys.Order(StringComparer.Ordinal), snapshot.Names);
+    }
+
+    [Fact]
+    public async Task TheContentionSlicesOwnInstrumentCountsEachEntryIntoTheCriticalSection()
+    {
+        var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
+        var variant = new SemaphoreAsyncVariant();
+        var before = sampler.Sample().Sandbox;
+
+        await variant.EnterAndHoldAsync(ContentionVariant.MinHoldMs, CancellationToken.None);
+        await variant.EnterAndHoldAsync(ContentionVariant.MinHoldMs, CancellationToken.None);
+        var after = sampler.Sample().Sandbox;
+
+        Assert.True(before.TryGetValue(ContentionEntries, out var entriesBefore), "declared in the contention slice's folder only, yet in the snapshot");
+        Assert.Equal(entriesBefore + 2, after[ContentionEntries]);
     }
 
     [Fact]
@@ -53,13 +59,13 @@ public sealed class SandboxMeterTests
         using var dedicatedPool = new DedicatedThreadPool(1);
         var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
         var runner = new FanOutRunner(thirdParty, dedicatedPool, TimeProvider.System);
-        var before = sampler.Sample().Sandbox.ActiveFanOutCalls;
+        var before = sampler.Sample().Sandbox["sandbox.fanout.calls.active"];
 
         var running = runner.RunAsync(new FanOutPlan(FanOutStrategy.Async, calls, new StubBehaviour(0), Timeout.InfiniteTimeSpan), CancellationToken.None);
-        var during = sampler.Sample().Sandbox.ActiveFanOutCalls;
+        var during = sampler.Sample().Sandbox["sandbox.fanout.calls.active"];
         thirdParty.Release();
         await running;
-        var after = sampler.Sample().Sandbox.ActiveFanOutCalls;
+        var after = sampler.Sample().Sandbox["sandbox.fanout.calls.active"];
 
         Assert.Equal(before + calls, during);
         Assert.Equal(before, after);
@@ -78,9 +84,29 @@ public sealed class SandboxMeterTests
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => running);
         var after = sampler.Sample().Sandbox;
 
-        Assert.Equal(before.ActiveWorkUnits + 2, during.ActiveWorkUnits);
-        Assert.Equal(before.ActiveWorkUnits, after.ActiveWorkUnits);
-        Assert.Equal(before.CancelledWorkUnits + 2, after.CancelledWorkUnits);
+        Assert.Equal(before["sandbox.work.units.active"] + 2, during["sandbox.work.units.active"]);
+        Assert.Equal(before["sandbox.work.units.active"], after["sandbox.work.units.active"]);
+        Assert.Equal(before["sandbox.work.units.cancelled"] + 2, after["sandbox.work.units.cancelled"]);
+    }
+
+    /// <summary>The sandbox meter's instruments with their units, as a listener sees them once the meter published them.</summary>
+    private static Dictionary<string, string?> PublishedInstruments()
+    {
+        SandboxMeter.PublishInstruments();
+        var published = new Dictionary<string, string?>();
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, _) =>
+            {
+                if (instrument.Meter.Name == SandboxMeter.Name)
+                {
+                    published[instrument.Name] = instrument.Unit;
+                }
+            },
+        };
+
+        listener.Start();
+        return published;
     }
 
     /// <summary>A third party whose calls stay in progress until the test releases them.</summary>

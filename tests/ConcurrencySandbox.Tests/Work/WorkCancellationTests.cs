@@ -15,16 +15,16 @@ public sealed class WorkCancellationTests(SandboxServerFixture shared) : IClassF
     public async Task AbandonedRequestStopsItsWork(string url)
     {
         using var meter = new SandboxMeterReader();
-        var cancelledBefore = meter.Read().CancelledWorkUnits;
+        var cancelledBefore = meter.Read()["sandbox.work.units.cancelled"];
         using var client = new CancellationTokenSource();
 
         var request = shared.Client.GetAsync(url, client.Token);
-        await Eventually.TrueAsync(() => meter.Read().ActiveWorkUnits > 0, "the work to start");
+        await Eventually.TrueAsync(() => meter.Read()["sandbox.work.units.active"] > 0, "the work to start");
         await client.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => request);
 
         // The units end because the request was abandoned, not because they finished.
-        await Eventually.TrueAsync(() => meter.Read().ActiveWorkUnits == 0, "the work to stop");
-        Assert.True(meter.Read().CancelledWorkUnits > cancelledBefore, "the units should report cancellation");
+        await Eventually.TrueAsync(() => meter.Read()["sandbox.work.units.active"] == 0, "the work to stop");
+        Assert.True(meter.Read()["sandbox.work.units.cancelled"] > cancelledBefore, "the units should report cancellation");
     }
 }

@@ -1,6 +1,8 @@
 using System.Net;
 using System.Runtime;
+using System.Text.Json;
 using ConcurrencySandbox.Api.Work;
+using ConcurrencySandbox.Contracts;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Tests.Hosting;
@@ -29,6 +31,17 @@ public sealed class WorkEndpointTests(SandboxServerFixture shared) : IClassFixtu
         Assert.Equal(2, run.ThreadIds.Count);
         Assert.True(run.ThreadPool.ThreadCount >= 1);
         Assert.True(run.ThreadPool.MinWorkerThreads >= 1);
+    }
+
+    [Fact]
+    public async Task TheRunAnswerWrittenByGeneratedCodeIsTheSameJsonTheContractSerializerWrites()
+    {
+        using var response = await shared.Client.GetAsync("/api/compute/sync?cycles=1");
+        var body = await response.Content.ReadAsStringAsync();
+
+        var run = JsonSerializer.Deserialize<WorkRunResponse>(body, ContractJson.Options)!;
+        Assert.Equal(JsonSerializer.Serialize(run, ContractJson.Options), body);
+        Assert.Equal("application/json; charset=utf-8", response.Content.Headers.ContentType?.ToString());
     }
 
     [Fact]

@@ -36,14 +36,14 @@ public sealed class WorkRunnerTests
 
         // 200 units are waiting at once, yet the pool has far fewer threads than that: none is held per unit.
         var waiting = meter.Read();
-        Assert.True(waiting.ActiveWorkUnits >= 2 * requests, $"active units: {waiting.ActiveWorkUnits}");
+        Assert.True(waiting["sandbox.work.units.active"] >= 2 * requests, $"active units: {waiting["sandbox.work.units.active"]}");
         Assert.True(ThreadPool.ThreadCount < requests, $"pool threads: {ThreadPool.ThreadCount}");
 
         await release.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => Task.WhenAll(runs));
         var ended = meter.Read();
-        Assert.Equal(waiting.CancelledWorkUnits + (2 * requests), ended.CancelledWorkUnits);
-        Assert.Equal(waiting.ActiveWorkUnits - (2 * requests), ended.ActiveWorkUnits);
+        Assert.Equal(waiting["sandbox.work.units.cancelled"] + (2 * requests), ended["sandbox.work.units.cancelled"]);
+        Assert.Equal(waiting["sandbox.work.units.active"] - (2 * requests), ended["sandbox.work.units.active"]);
     }
 
     [Fact]

@@ -1,0 +1,57 @@
+using System.Reflection;
+using Microsoft.AspNetCore.Http;
+
+namespace ConcurrencySandbox.Validation;
+
+/// <summary>
+/// The one check of an endpoint's declared query parameters, added by
+/// <see cref="QueryParameterEndpointExtensions.WithQueryParameters"/>: it reads the raw query through
+/// <see cref="QueryReader"/>, the reader the control plane uses too, and answers every bad value in one 400
+/// application/problem+json naming each parameter with its allowed range; the handler runs only on a valid query.
+/// Rules that span parameters (a sweep's from above its to, a total above its limit) stay with the handler,
+/// which sees valid values only.
+/// </summary>
+public sealed class DeclaredQueryFilter(IReadOnlyList<QueryParameter> parameters) : IEndpointFilter
+{
+    public ValueTask<object?> InvokeAsync(EndpointFilterInvocationContext context, EndpointFilterDelegate next)
+    {
+        var query = new QueryReader(context.HttpContext.Request.Query);
+        foreach (var parameter in parameters)
+        {
+            query.Read(parameter);
+        }
+
+        return query.IsValid ? next(context) : ValueTask.FromResult<object?>(query.Problem());
+    }
+
+    /// <summary>
+    /// Builds the filter for a handler, checking when the endpoint is built that its <see cref="DeclaredQuery{TSelf}"/>
+    /// record takes the declared parameters, so a mismatch stops the app rather than one request.
+    /// </summary>
+    internal static EndpointFilterDelegate Create(MethodInfo handler, IReadOnlyList<QueryParameter> parameters, EndpointFilterDelegate next)
+    {
+        foreach (var record in handler.GetParameters().Select(p => p.ParameterType).Where(IsDeclaredQuery))
+        {
+            if (DeclaredQueryBinding.Mismatch(record, parameters) is { } mismatch)
+            {
+                throw new InvalidOperationException($"{handler.Name}: {mismatch}");
+            }
+        }
+
+        var filter = new DeclaredQueryFilter(parameters);
+        return context => filter.InvokeAsync(context, next);
+    }
+
+    private static bool IsDeclaredQuery(Type type)
+    {
+        for (var current = type.BaseType; current is not null; current = current.BaseType)
+        {
+            if (current.IsGenericType && current.GetGenericTypeDefinition() == typeof(DeclaredQuery<>))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+}

@@ -1,0 +1,333 @@
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.Testing;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary>The load client against a scripted loopback server: every way a request can end maps to its outcome.</summary>
+public class HttpLoadClientTests
+{
+    private static readonly TimeSpan LongTimeout = TimeSpan.FromSeconds(30);
+
+    [Fact]
+    public async Task ContentLengthAnswersAreOkAndReuseOneConnection()
+    {
+        await using var server = new ScriptedServer(_ => Reply.Answer(200, ContentLength("{\"hello\":1}")));
+        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        var get = http.Get("/api/compute/sync?cycles=1");
+
+        var outcomes = new List<RequestOutcome>();
+        for (var i = 0; i < 3; i++)
+        {
+            outcomes.Add(await get(CancellationToken.None));
+        }
+
+        Assert.All(outcomes, o => Assert.Equal(RequestOutcome.Answered(200), o));
+        Assert.Equal(1, server.Connections);
+        Assert.Equal("GET /api/compute/sync?cycles=1", server.RequestLines[0]);
+    }
+
+    [Fact]
+    public async Task ChunkedAnswersAreReadToTheirLastChunkSoTheConnectionCarriesTheNextRequest()
+    {
+        await using var server = new ScriptedServer(_ => Reply.Answer(200, "Transfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\n"));
+        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+
+        await TwoRequestsEndOkAsync(http.Get("/chunked"), server, connections: 1);
+    }
+
+    [Fact]
+    public async Task ABodyWithoutALengthRunsUntilTheServerHangsUpAndIsReadWhole()
+    {
+        await using var server = new ScriptedServer(_ => Reply.Answer(200, "Connection: close\r\n\r\nuntil the end", hangUpAfter: true));
+        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        var probe = new BodyProbe();
+
+        var outcome = await http.Get("/until-close", probe)(CancellationToken.None);
+
+        Assert.Equal(RequestEnd.Ok, outcome.End);
+        Assert.Equal("until the end", Assert.Single(probe.Bodies));
+    }
+
+    [Fact]
+    public async Task AServerErrorIsAnHttpStatusFailureWithItsCode()
+    {
+        await using var server = new ScriptedServer(_ => Reply.Answer(500, ContentLength("boom")));
+        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+
+        var outcome = await http.Get("/fails")(CancellationToken.None);
+
+        Assert.Equal(RequestEnd.HttpStatus, outcome.End);
+        Assert.Equal(500, outcome.StatusCode);
+        Assert.True(outcome.Completed);
+    }
+
+    [Fact]
+    public async Task AServerThatStallsPastTheTimeoutIsATimeoutAndTheNextRequestGetsAFreshConnection()
+    {
+        await using var server = new ScriptedServer(request => request == 1 ? Reply.Stall : Reply.Answer(200, ContentLength("ok")));
+        using var http = new HttpLoadClient(server.BaseAddress, TimeSpan.FromMilliseconds(300));
+        var get = http.Get("/stalls");
+
+        var stalled = await get(CancellationToken.None);
+        var next = await get(CancellationToken.None);
+
+        Assert.Equal(RequestOutcome.TimedOut, stalled);
+        Assert.False(stalled.Completed);
+        Assert.Equal(RequestEnd.Ok, next.End);
+        Assert.Equal(2, server.Connections);
+    }
+
+    [Fact]
+    public async Task AServerThatHangsUpWithoutAnAnswerIsAConnectionErrorSayingSo()
+    {
+        await using var server = new ScriptedServer(_ => Reply.HangUp);
+        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+
+        var outcome = await http.Get("/hangs-up")(CancellationToken.None);
+
+        AssertConnectionError(HttpRequestError.ResponseEnded, outcome);
+    }
+
+    [Fact]
+    public async Task AnAnswerCutShortInItsBodyIsAConnectionError()
+    {
+        await using var server = new ScriptedServer(_ => Reply.Answer(200, "Content-Length: 100\r\n\r\nonly a few bytes", hangUpAfter: true));
+        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+
+        var outcome = await http.Get("/cut-short")(CancellationToken.None);
+
+        Assert.Equal(RequestEnd.ConnectionError, outcome.End);
+    }
+
+    [Fact]
+    public async Task AKeptAliveConnectionTheServerClosedWhileIdleIsReplacedWithoutAFailure()
+    {
+        await using var server = new ScriptedServer(_ => Reply.Answer(200, ContentLength("ok"), hangUpAfter: true));
+        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+
+        // The second request waits for the hang-up to reach the client, so it finds its kept-alive connection closed.
+        await TwoRequestsEndOkAsync(http.Get("/closes-after-answering"), server, connections: 2,
+            between: () => Eventually.TrueAsync(() => server.Hangups == 1, "the server hung up after its first answer"));
+    }
+
+    [Fact]
+    public async Task ARefusedConnectionIsAConnectionError()
+    {
+        var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        var port = ((IPEndPoint)listener.LocalEndpoint).Port;
+        listener.Stop();
+        using var http = new HttpLoadClient(new Uri($"http://127.0.0.1:{port}/"), LongTimeout);
+
+        var outcome = await http.Get("/nobody-listens")(CancellationToken.None);
+
+        AssertConnectionError(HttpRequestError.ConnectionError, outcome);
+    }
+
+    [Fact]
+    public async Task CancellingTheRunThrowsInsteadOfReportingAnOutcome()
+    {
+        await using var server = new ScriptedServer(_ => Reply.Stall);
+        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        using var cancel = new CancellationTokenSource();
+
+        var sending = http.Get("/stalls")(cancel.Token);
+        await Eventually.TrueAsync(() => server.RequestLines.Count == 1, "the request reached the server");
+        await cancel.CancelAsync();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => sending);
+    }
+
+    [Fact]
+    public async Task TheProbeReadsTheBodyOfSuccessfulAnswersOnly()
+    {
+        await using var server = new ScriptedServer(request => request == 1
+            ? Reply.Answer(200, "Transfer-Encoding: chunked\r\n\r\n4\r\nfirs\r\n1\r\nt\r\n0\r\n\r\n")
+            : Reply.Answer(503, ContentLength("second")));
+        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        var probe = new BodyProbe();
+        var get = http.Get("/probed", probe);
+
+        var ok = await get(CancellationToken.None);
+        var unavailable = await get(CancellationToken.None);
+
+        Assert.Equal(RequestEnd.Ok, ok.End);
+        Assert.Equal(503, unavailable.StatusCode);
+        Assert.Equal("first", Assert.Single(probe.Bodies));
+    }
+
+    /// <summary>Sends two requests (with <paramref name="between"/> run between them): both end ok, over <paramref name="connections"/> connections in all.</summary>
+    private static async Task TwoRequestsEndOkAsync(SendRequest get, ScriptedServer server, int connections, Func<Task>? between = null)
+    {
+        var first = await get(CancellationToken.None);
+        if (between is not null)
+        {
+            await between();
+        }
+
+        var second = await get(CancellationToken.None);
+
+        Assert.Equal(RequestEnd.Ok, first.End);
+        Assert.Equal(RequestEnd.Ok, second.End);
+        Assert.Equal(connections, server.Connections);
+    }
+
+    private static void AssertConnectionError(HttpRequestError cause, RequestOutcome outcome)
+    {
+        Assert.Equal(RequestEnd.ConnectionError, outcome.End);
+        Assert.StartsWith($"{cause}: ", outcome.Error);
+    }
+
+    private static string ContentLength(string body) => $"Content-Length: {Encoding.ASCII.GetByteCount(body)}\r\n\r\n{body}";
+
+    private sealed class BodyProbe : IResponseProbe
+    {
+        public List<string> Bodies { get; } = [];
+
+        public async Task ObserveAsync(Stream body, CancellationToken cancellationToken)
+        {
+            using var reader = new StreamReader(body, leaveOpen: true);
+            var text = await reader.ReadToEndAsync(cancellationToken);
+            lock (Bodies)
+            {
+                Bodies.Add(text);
+            }
+        }
+    }
+
+    /// <summary>What the scripted server does with one request: answer (then maybe hang up), stall, or hang up at once.</summary>
+    private sealed record Reply(byte[]? Bytes, bool HangUpAfter = false)
+    {
+        public static Reply Stall { get; } = new([]);
+
+        public static Reply HangUp { get; } = new((byte[]?)null);
+
+        /// <summary>A status line, then <paramref name="headersAndBody"/> (the remaining headers, the blank line and the body).</summary>
+        public static Reply Answer(int status, string headersAndBody, bool hangUpAfter = false) =>
+            new(Encoding.ASCII.GetBytes($"HTTP/1.1 {status} Scripted\r\n{headersAndBody}"), hangUpAfter);
+    }
+
+    /// <summary>A loopback HTTP/1.1 server on a free port that answers request n (from 1) as the test's script says.</summary>
+    private sealed class ScriptedServer : IAsyncDisposable
+    {
+        private readonly TcpListener _listener = new(IPAddress.Loopback, 0);
+        private readonly Func<int, Reply> _script;
+        private readonly CancellationTokenSource _stop = new();
+        private readonly List<Task> _connections = [];
+        private readonly Task _accepting;
+        private int _requests;
+        private int _hangups;
+
+        public ScriptedServer(Func<int, Reply> script)
+        {
+            _script = script;
+            _listener.Start();
+            BaseAddress = new Uri($"http://127.0.0.1:{((IPEndPoint)_listener.LocalEndpoint).Port}/");
+            _accepting = AcceptAsync();
+        }
+
+        public Uri BaseAddress { get; }
+
+        public int Connections
+        {
+            get
+            {
+                lock (_connections)
+                {
+                    return _connections.Count;
+                }
+            }
+        }
+
+        public int Hangups => Volatile.Read(ref _hangups);
+
+        /// <summary>Each request's first line, in arrival order.</summary>
+        public List<string> RequestLines { get; } = [];
+
+        public async ValueTask DisposeAsync()
+        {
+            await _stop.CancelAsync();
+            _listener.Stop();
+            await _accepting;
+            Task[] connections;
+            lock (_connections)
+            {
+                connections = [.. _connections];
+            }
+
+            await Task.WhenAll(connections);
+            _stop.Dispose();
+        }
+
+        private async Task AcceptAsync()
+        {
+            try
+            {
+                while (true)
+                {
+                    var client = await _listener.AcceptTcpClientAsync(_stop.Token);
+                    lock (_connections)
+                    {
+                        _connections.Add(ServeAsync(client));
+                    }
+                }
+            }
+            catch (Exception e) when (e is OperationCanceledException or SocketException or ObjectDisposedException)
+            {
+                // Stopped.
+            }
+        }
+
+        private async Task ServeAsync(TcpClient client)
+        {
+            using (client)
+            {
+                try
+                {
+                    var stream = client.GetStream();
+                    var buffer = new byte[4096];
+                    var received = new StringBuilder();
+                    while (await stream.ReadAsync(buffer, _stop.Token) is > 0 and var read)
+                    {
+                        received.Append(Encoding.ASCII.GetString(buffer, 0, read));
+                        for (var end = received.ToString().IndexOf("\r\n\r\n", StringComparison.Ordinal); end >= 0; end = received.ToString().IndexOf("\r\n\r\n", StringComparison.Ordinal))
+                        {
+                            var head = received.ToString(0, end);
+                            received.Remove(0, end + 4);
+                            lock (RequestLines)
+                            {
+                                RequestLines.Add(head[..head.IndexOf(" HTTP/1.1", StringComparison.Ordinal)]);
+                            }
+
+                            var reply = _script(Interlocked.Increment(ref _requests));
+                            if (reply.Bytes is null)
+                            {
+                                Interlocked.Increment(ref _hangups);
+                                return;
+                            }
+
+                            if (reply.Bytes.Length == 0)
+                            {
+                                await Task.Delay(Timeout.Infinite, _stop.Token);
+                            }
+
+                            await stream.WriteAsync(reply.Bytes, _stop.Token);
+                            if (reply.HangUpAfter)
+                            {
+                                Interlocked.Increment(ref _hangups);
+                                return;
+                            }
+                        }
+                    }
+                }
+                catch (Exception e) when (e is OperationCanceledException or IOException or SocketException)
+                {
+                    // The test ended or the client went away.
+                }
+            }
+        }
+    }
+}

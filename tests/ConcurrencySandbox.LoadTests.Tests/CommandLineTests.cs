@@ -17,6 +17,10 @@ public class CommandLineTests
     [InlineData("matrix", "--cpus", "one")]
     [InlineData("compute", "--no-such-option")]
     [InlineData("compute", "--config", "/no/such/file.json")]
+    [InlineData("streaming", "--server-cpus", "0-4095")]
+    [InlineData("streaming-clients", "--port", "0", "--clients", "1")]
+    [InlineData("streaming-clients", "--port", "5000", "--clients", "0")]
+    [InlineData("streaming-clients", "--clients", "1")]
     public async Task BadOptionsExitWithCode2AndOneLine(params string[] args)
     {
         var (code, _, error) = await InvokeAsync(args, (_, _) => Task.FromResult(0));
@@ -62,6 +66,9 @@ public class CommandLineTests
     [InlineData("--ci-width must be from 1 to 50, got 0.5", "matrix", "--ci-width", "0.5")]
     [InlineData("--sweep-budget-s must be from 1 to 1800, got 3600", "matrix", "--sweep-budget-s", "3600")]
     [InlineData("--runs must be from 1 to 20, got 0", "fanout", "--runs", "0")]
+    [InlineData("--server-cpus must name cpus from ", "streaming", "--server-cpus", "4095")]
+    [InlineData("--client-cpus must name cpus from ", "streaming", "--client-cpus", "one")]
+    [InlineData("must not share a cpu", "streaming", "--server-cpus", "0", "--client-cpus", "0")]
     public async Task RunnerRefusesWhatCannotRunWithCode2BeforeStartingAnything(string expected, params string[] args)
     {
         var (code, _, error) = await InvokeAsync(

@@ -1,6 +1,9 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Text.Json;
+using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -84,7 +87,14 @@ public sealed class EndToEndTests : IDisposable
 
         var summary = await File.ReadAllTextAsync(Path.Combine(_out, "summary.md"));
         Assert.Contains("| saea-pooled | allocated per message, net of idle |", summary);
+        Assert.Contains("| saea-pooled | client process CPU |", summary);
         Assert.Contains("310,188 allocations", summary);
+
+        // The pinning this machine gets by default (apart on 2+ cpus, or why not) is in the report's load shape.
+        var pinning = StreamingPinning.Resolve(null, null, CpuSet.OfThisProcess(), CpuSet.CanPin).Describe();
+        using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));
+        Assert.Contains(pinning, json.RootElement.GetProperty("loadShape").GetString());
+        Assert.Contains(pinning, summary);
     }
 
     [Fact]

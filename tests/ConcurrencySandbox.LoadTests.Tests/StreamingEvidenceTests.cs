@@ -19,7 +19,7 @@ public sealed class StreamingEvidenceTests
             variants[1] with { Figures = [new VariantFigure("CPU per message, net of idle", 4, "µs")] },
         ];
 
-        var charts = new StreamingExperiment(StreamingLoad.Seed001Shape).EvidenceOf(results);
+        var charts = new StreamingExperiment(StreamingLoad.Seed001Shape, new StreamingPinning(null, null, "test")).EvidenceOf(results);
 
         var cpu = Assert.Single(charts);
         Assert.Equal("µs", cpu.Unit);
@@ -52,9 +52,9 @@ public sealed class StreamingEvidenceTests
     private static StreamingResult Run(IReadOnlyList<LatenessBucket> first, IReadOnlyList<LatenessBucket> last)
     {
         var load = StreamingLoad.Seed001Shape with { Clients = 1 };
-        return new StreamingResult(load, [], [Sample(0, first), Sample(10, last)], new StreamTallyCounts(1, 1000, 0, 0, 0, 0, 0, 0, 0));
+        return new StreamingResult(load, [], [Sample(0, first), Sample(10, last)], new StreamingClientsReading(10, 1, 1000, 0, 0, 0, 0, 0, [], 0, 1, Final: true));
     }
 
     private static StreamingSample Sample(double seconds, IReadOnlyList<LatenessBucket> buckets) =>
-        new(seconds, new StreamingServerCounters(ConnectedClients: 1, 1, 0, 0, 0, 0, 0, 0, 0, buckets, 0), new StreamingProcessFigures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+        new(seconds, new StreamingServerCounters(ConnectedClients: 1, 1, 0, 0, 0, 0, 0, 0, 0, buckets, 0, 0), new StreamingProcessFigures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
 }

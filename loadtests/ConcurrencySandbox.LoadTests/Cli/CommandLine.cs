@@ -5,6 +5,7 @@ using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Runs;
 
@@ -77,6 +78,7 @@ public static class CommandLine
         }
         root.Subcommands.Add(CompareCommand.Create(output, error));
         root.Subcommands.Add(UrlCommand.Create(output, error));
+        root.Subcommands.Add(StreamingClients(output, error));
         Threshold.AllowMultipleArgumentsPerToken = false;
         root.SetAction(async (parse, cancellationToken) =>
         {
@@ -125,6 +127,30 @@ public static class CommandLine
             throw new UsageException("--verify-fix sizes the fix from the observer's diagnosis, so it cannot go with --no-observer");
         }
         return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values), values.InRange(Runs, 1, RepeatedRuns.MaxRuns)) { Observe = observe };
+    }
+
+    /// <summary><c>streaming-clients</c>: the streaming experiment's client process, which the runner starts as a child of itself.</summary>
+    private static Command StreamingClients(TextWriter output, TextWriter error)
+    {
+        var command = new Command(StreamingClientsCommand.Name, StreamingClientsCommand.Description);
+        foreach (var option in StreamingClientsCommand.Options)
+        {
+            command.Options.Add(option);
+        }
+        command.SetAction(async (parse, cancellationToken) =>
+        {
+            try
+            {
+                await StreamingClientsCommand.RunAsync(StreamingClientsCommand.PlanOf(new OptionValues(parse)), output, cancellationToken);
+                return ExitOk;
+            }
+            catch (UsageException e)
+            {
+                await error.WriteLineAsync($"error: {e.Message}");
+                return ExitUsage;
+            }
+        });
+        return command;
     }
 
     /// <summary>The load options every command that sends load takes (the experiments and <c>run --url</c>).</summary>

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
@@ -8,6 +9,9 @@ namespace ConcurrencySandbox.LoadTests.Experiments;
 /// </summary>
 public sealed record Variant(string Name, ILoadDriver Driver, IReadOnlyDictionary<string, string> Environment)
 {
+    /// <summary>The cpus the variant's fresh API is pinned to (streaming keeps the others for its client process); null: not pinned.</summary>
+    public CpuSet? ServerCpus { get; init; }
+
     public Variant(string name, ILoadDriver driver) : this(name, driver, new Dictionary<string, string>())
     {
     }

@@ -4,8 +4,8 @@ using ConcurrencySandbox.Contracts.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
-/// <summary>How to start the API child: environment, optional pinning to the first N cores.</summary>
-public sealed record ApiLaunch(IReadOnlyDictionary<string, string> Environment, int? PinToCores = null)
+/// <summary>How to start the API child: environment, optional pinning to a set of cpus.</summary>
+public sealed record ApiLaunch(IReadOnlyDictionary<string, string> Environment, CpuSet? Cpus = null)
 {
     public static readonly ApiLaunch Default = new(new Dictionary<string, string>());
 }
@@ -51,7 +51,7 @@ public sealed class ApiProcess : IAsyncDisposable
         ChildProcess child;
         try
         {
-            child = ChildProcess.Start(new ChildLaunch(ApiAssembly, arguments) { Environment = launch.Environment, PinToCores = launch.PinToCores });
+            child = ChildProcess.Start(new ChildLaunch(ApiAssembly, arguments) { Environment = launch.Environment, Cpus = launch.Cpus });
         }
         catch (Exception e) when (e is InvalidOperationException or System.ComponentModel.Win32Exception)
         {

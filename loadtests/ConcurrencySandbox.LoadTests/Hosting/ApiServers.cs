@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 
 namespace ConcurrencySandbox.LoadTests.Hosting;
@@ -19,6 +20,9 @@ public abstract class ApiServers
 
     /// <summary>A server for one variant, with <paramref name="environment"/> applied when a process is started.</summary>
     public abstract Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken);
+
+    /// <summary>The same servers with the API pinned to <paramref name="cpus"/> (a variant that keeps other cpus for its own load); only a local child can be.</summary>
+    public virtual ApiServers PinnedTo(CpuSet cpus) => throw new UsageException($"{Describe()} cannot be pinned to cpus {cpus}; pinning needs a fresh local API child");
 }
 
 /// <summary>Where the runner reads a server's pool series over HTTP when no observer is attached, and how the report names it ("the API", "the control plane").</summary>
@@ -52,9 +56,11 @@ public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
 {
     public override bool StartsOwnProcess => true;
 
-    public override string Describe() => launch.PinToCores is { } cores
-        ? $"a fresh API child per variant, pinned to {cores} core(s)"
+    public override string Describe() => launch.Cpus is { } cpus
+        ? $"a fresh API child per variant, pinned to cpu(s) {cpus}"
         : "a fresh API child per variant on a loopback port";
+
+    public override ApiServers PinnedTo(CpuSet cpus) => new ChildApiServers(launch with { Cpus = cpus });
 
     public override async Task<ApiLease> AcquireAsync(IReadOnlyDictionary<string, string> environment, CancellationToken cancellationToken)
     {
@@ -68,7 +74,7 @@ public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
         {
             Diagnostics = DiagnosticsChannel.OfProcess(child.ProcessId),
             Telemetry = new HttpTelemetry(child.BaseAddress, "the API"),
-            ProcessorCount = launch.PinToCores ?? Environment.ProcessorCount,
+            ProcessorCount = launch.Cpus?.Count ?? Environment.ProcessorCount,
         };
     }
 }

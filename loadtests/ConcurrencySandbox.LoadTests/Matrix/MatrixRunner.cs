@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.ApiClient;
@@ -82,7 +83,7 @@ public static class MatrixRunner
         else
         {
             var available = Environment.ProcessorCount;
-            var hasTaskset = OnPath("taskset");
+            var hasTaskset = CpuSet.CanPin;
             foreach (var cpus in options.Cpus)
             {
                 var skipped = !hasTaskset ? "taskset (util-linux) is not installed, so the API cannot be pinned"
@@ -91,7 +92,7 @@ public static class MatrixRunner
                 var setting = new CoreCountRun(cpus, skipped, null, [], null, null);
                 runs.Add(skipped is not null
                     ? Skipped(setting, console)
-                    : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, cpus)), options, fanOut, load, thresholds, console, cancellationToken));
+                    : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, CpuSet.FirstCores(cpus))), options, fanOut, load, thresholds, console, cancellationToken));
             }
         }
 
@@ -388,8 +389,4 @@ public static class MatrixRunner
         }
         return "never";
     }
-
-    private static bool OnPath(string program) =>
-        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
-            .Any(folder => File.Exists(Path.Combine(folder, program)));
 }

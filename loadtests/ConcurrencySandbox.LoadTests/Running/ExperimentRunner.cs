@@ -85,7 +85,7 @@ public static class ExperimentRunner
     private static async Task<(VariantResult, VariantObservation?)> RunVariantAsync(
         Experiment experiment, Variant variant, VariantKey key, LoadOptions load, ApiServers servers, bool attach, TextWriter console, CancellationToken cancellationToken)
     {
-        await using var server = await servers.AcquireAsync(variant.Environment, cancellationToken);
+        await using var server = await (variant.ServerCpus is { } cpus ? servers.PinnedTo(cpus) : servers).AcquireAsync(variant.Environment, cancellationToken);
         using var api = new SandboxClient(server.BaseAddress);
         if (servers.ChecksHealth && !await api.IsHealthyAsync(cancellationToken))
         {

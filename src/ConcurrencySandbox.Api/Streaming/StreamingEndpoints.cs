@@ -56,7 +56,7 @@ public static class StreamingEndpoints
         return new StreamingStatus(
             server is not null,
             options.Implementation,
-            server?.EndPoint is { } endPoint ? $"tcp://{endPoint}" : null,
+            host.Endpoint,
             server?.EndPoint?.Port,
             options.MessageBytes,
             StreamProtocol.FrameBytes(options.MessageBytes),

@@ -16,6 +16,9 @@ public sealed class StreamingHost(IOptions<StreamingOptions> options) : IHostedS
 
     public StreamingServer? Server { get; private set; }
 
+    /// <summary>Where the server listens (tcp://127.0.0.1:port), written once so a status read does not format it again.</summary>
+    public string? Endpoint { get; private set; }
+
     /// <summary>The process's counters when the server started.</summary>
     public ProcessCounters? AtStart { get; private set; }
 
@@ -30,7 +33,8 @@ public sealed class StreamingHost(IOptions<StreamingOptions> options) : IHostedS
         AtStart = ProcessCounters.Read();
         Server = StreamingServer.Create(options.Value.ToSettings());
         Server.Start(new IPEndPoint(IPAddress.Loopback, port));
-        Console.WriteLine($"{ListeningLinePrefix} ({Server.ImplementationName}) listening at tcp://{Server.EndPoint}");
+        Endpoint = $"tcp://{Server.EndPoint}";
+        Console.WriteLine($"{ListeningLinePrefix} ({Server.ImplementationName}) listening at {Endpoint}");
         return Task.CompletedTask;
     }
 
@@ -41,13 +45,14 @@ public sealed class StreamingHost(IOptions<StreamingOptions> options) : IHostedS
         if (Server is { } server)
         {
             Server = null;
+            Endpoint = null;
             await server.DisposeAsync();
         }
     }
 }
 
-/// <summary>Process-wide counters that only grow, plus the current heap (GC.GetTotalMemory), working set and thread count.</summary>
-public sealed record ProcessCounters(
+/// <summary>Process-wide counters that only grow, plus the current heap (GC.GetTotalMemory), working set and thread count: a value, so a reading allocates nothing.</summary>
+public readonly record struct ProcessCounters(
     long AllocatedBytes, int Gen0Collections, int Gen1Collections, int Gen2Collections, double CpuTimeMs, long HeapSizeBytes, long WorkingSetBytes, int OsThreads)
 {
     public static ProcessCounters Read()

@@ -4,13 +4,16 @@ using System.Runtime.InteropServices;
 
 namespace ConcurrencySandbox.Contracts.Hosting;
 
-/// <summary>How to start a .NET child: its assembly, arguments, extra environment and optional pinning to the first N cores.</summary>
+/// <summary>How to start a .NET child: its assembly, arguments, extra environment, optional pinning and who hears its output.</summary>
 public sealed record ChildLaunch(string Assembly, IReadOnlyList<string> Arguments)
 {
     public IReadOnlyDictionary<string, string> Environment { get; init; } = new Dictionary<string, string>();
 
-    /// <summary>When set, the child runs under <c>taskset</c> on cores 0..N-1 and sees N processors.</summary>
-    public int? PinToCores { get; init; }
+    /// <summary>When set, the child runs under <c>taskset</c> on these cpus and sees as many processors.</summary>
+    public CpuSet? Cpus { get; init; }
+
+    /// <summary>Told of every stdout line as it arrives (on the reading thread), for a child that reports as it goes.</summary>
+    public Action<string>? OnOutputLine { get; init; }
 }
 
 /// <summary>The child exited before it printed the line a caller was waiting for.</summary>
@@ -43,10 +46,17 @@ public sealed class ChildProcess : IAsyncDisposable
     private readonly Task _watch;
     private ChildExitedException? _exited;
 
-    private ChildProcess(Process process)
+    private ChildProcess(Process process, Action<string>? onOutputLine)
     {
         _process = process;
-        process.OutputDataReceived += (_, e) => OnLine(e.Data, isError: false);
+        process.OutputDataReceived += (_, e) =>
+        {
+            OnLine(e.Data, isError: false);
+            if (e.Data is { } line)
+            {
+                onOutputLine?.Invoke(line);
+            }
+        };
         process.ErrorDataReceived += (_, e) => OnLine(e.Data, isError: true);
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
@@ -77,13 +87,13 @@ public sealed class ChildProcess : IAsyncDisposable
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        if (launch.PinToCores is { } cores)
+        if (launch.Cpus is { } cpus)
         {
             start.ArgumentList.Add("-c");
-            start.ArgumentList.Add(cores == 1 ? "0" : $"0-{cores - 1}");
+            start.ArgumentList.Add(cpus.ToString());
             start.ArgumentList.Add(start.FileName);
             start.FileName = "taskset";
-            start.Environment["DOTNET_PROCESSOR_COUNT"] = cores.ToString(CultureInfo.InvariantCulture);
+            start.Environment["DOTNET_PROCESSOR_COUNT"] = cpus.Count.ToString(CultureInfo.InvariantCulture);
         }
         start.ArgumentList.Add(launch.Assembly);
         foreach (var argument in launch.Arguments)
@@ -94,7 +104,7 @@ public sealed class ChildProcess : IAsyncDisposable
         {
             start.Environment[name] = value;
         }
-        return new ChildProcess(Process.Start(start) ?? throw new InvalidOperationException($"could not start {start.FileName}"));
+        return new ChildProcess(Process.Start(start) ?? throw new InvalidOperationException($"could not start {start.FileName}"), launch.OnOutputLine);
     }
 
     /// <summary>

@@ -36,6 +36,7 @@ public sealed record StreamingProcessFigures(
 /// finish at once run there too), so its growth per message is the implementation's own allocation, free of the
 /// process's other noise.
 /// </param>
+/// <param name="TickerWakeUps">How often the ticking thread woke to send (once per phase while clients are connected; it sleeps while none is).</param>
 public sealed record StreamingServerCounters(
     int ConnectedClients,
     long AcceptedClients,
@@ -47,7 +48,8 @@ public sealed record StreamingServerCounters(
     double SendLatenessP50Ms,
     double SendLatenessP99Ms,
     IReadOnlyList<LatenessBucket> SendLatenessBuckets,
-    long TickerAllocatedBytes);
+    long TickerAllocatedBytes,
+    long TickerWakeUps);
 
-/// <summary>How many records fell in one bucket of the server's send-lateness histogram.</summary>
-public sealed record LatenessBucket(int Index, long Count);
+/// <summary>How many records fell in one bucket of a lateness histogram (a value, so a list of them is one allocation).</summary>
+public readonly record struct LatenessBucket(int Index, long Count);

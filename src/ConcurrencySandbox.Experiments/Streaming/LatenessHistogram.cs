@@ -16,7 +16,7 @@ public sealed class LatenessHistogram
 
     private readonly long[] _counts = new long[FineBuckets + CoarseBuckets + 1];
 
-    public long Count => _counts.Sum();
+    public long Count => Sum(_counts);
 
     /// <summary>Records how late something happened, from Stopwatch timestamps; early counts as on time.</summary>
     public void RecordTimestamps(long scheduledTimestamp, long actualTimestamp) =>
@@ -24,12 +24,32 @@ public sealed class LatenessHistogram
 
     public void RecordMs(double latenessMs) => Interlocked.Increment(ref _counts[BucketOf(latenessMs)]);
 
-    /// <summary>The lateness below which <paramref name="percent"/> of records fall (a bucket's upper edge); 0 when empty.</summary>
-    public double PercentileMs(double percent) => PercentileMs((long[])_counts.Clone(), percent);
+    /// <summary>
+    /// The lateness below which <paramref name="percent"/> of records fall (a bucket's upper edge); 0 when empty. Reads
+    /// the live counts without copying them, so a status read allocates nothing here: counts only grow, so a record
+    /// arriving during the read can only move the answer to the bucket it would have had a moment later.
+    /// </summary>
+    public double PercentileMs(double percent) => PercentileMs(_counts, percent);
 
-    /// <summary>The buckets that hold records, so a reader can subtract an earlier reading and look at a window.</summary>
-    public IReadOnlyList<LatenessBucket> NonEmptyBuckets() =>
-        [.. _counts.Select((count, index) => new LatenessBucket(index, count)).Where(bucket => bucket.Count > 0)];
+    /// <summary>The buckets that hold records, so a reader can subtract an earlier reading and look at a window: one array of values.</summary>
+    public IReadOnlyList<LatenessBucket> NonEmptyBuckets()
+    {
+        while (true)
+        {
+            var nonEmpty = 0;
+            foreach (var count in _counts)
+            {
+                nonEmpty += count > 0 ? 1 : 0;
+            }
+
+            if (TryFill(new LatenessBucket[nonEmpty]) is { } buckets)
+            {
+                return buckets;
+            }
+
+            // A bucket got its first record between the two passes: count again (rare, and only while recording).
+        }
+    }
 
     /// <summary>The percentile of what was recorded between two readings of <see cref="NonEmptyBuckets"/>.</summary>
     public static double PercentileMsBetween(IReadOnlyList<LatenessBucket> earlier, IReadOnlyList<LatenessBucket> later, double percent)
@@ -52,7 +72,7 @@ public sealed class LatenessHistogram
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(percent, 0);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(percent, 100);
-        var total = counts.Sum();
+        var total = Sum(counts);
         if (total == 0)
         {
             return 0;
@@ -62,7 +82,7 @@ public sealed class LatenessHistogram
         long seen = 0;
         for (var bucket = 0; bucket < counts.Length; bucket++)
         {
-            seen += counts[bucket];
+            seen += Volatile.Read(ref counts[bucket]);
             if (seen >= rank)
             {
                 return UpperEdgeMs(bucket);
@@ -70,6 +90,38 @@ public sealed class LatenessHistogram
         }
 
         return UpperEdgeMs(counts.Length - 1);
+    }
+
+    /// <summary>The non-empty buckets in index order into <paramref name="buckets"/>; null when there are more than it holds.</summary>
+    private LatenessBucket[]? TryFill(LatenessBucket[] buckets)
+    {
+        var next = 0;
+        for (var index = 0; index < _counts.Length; index++)
+        {
+            if (Volatile.Read(ref _counts[index]) is var count and > 0)
+            {
+                if (next == buckets.Length)
+                {
+                    return null;
+                }
+
+                buckets[next++] = new LatenessBucket(index, count);
+            }
+        }
+
+        return buckets;
+    }
+
+    /// <summary>Each count read once, as the scan that follows reads them.</summary>
+    private static long Sum(long[] counts)
+    {
+        long total = 0;
+        for (var bucket = 0; bucket < counts.Length; bucket++)
+        {
+            total += Volatile.Read(ref counts[bucket]);
+        }
+
+        return total;
     }
 
     private static int BucketOf(double latenessMs)
@@ -83,7 +135,8 @@ public sealed class LatenessHistogram
         return FineBuckets + Math.Min(coarse, CoarseBuckets);
     }
 
-    private static double UpperEdgeMs(int bucket) => bucket < FineBuckets
+    /// <summary>The lateness a bucket stands for (its upper edge, as the percentiles report it).</summary>
+    public static double UpperEdgeMs(int bucket) => bucket < FineBuckets
         ? (bucket + 1) * FineStepMs
         : (FineBuckets * FineStepMs) + ((bucket - FineBuckets + 1) * CoarseStepMs);
 }

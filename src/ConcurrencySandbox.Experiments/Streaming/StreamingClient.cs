@@ -5,8 +5,7 @@ using System.Net.Sockets;
 namespace ConcurrencySandbox.Experiments.Streaming;
 
 /// <summary>What a set of clients saw; several clients add to one tally from several threads.</summary>
-/// <param name="observer">Told of every frame: its arrival lateness in ms (0 when not delivered) and whether it was delivered intact and in order.</param>
-public sealed class StreamTally(Action<double, bool>? observer = null)
+public sealed class StreamTally
 {
     private long _connected;
     private long _delivered;
@@ -36,29 +35,13 @@ public sealed class StreamTally(Action<double, bool>? observer = null)
     {
         Interlocked.Increment(ref _delivered);
         Lateness.RecordMs(latenessMs);
-        observer?.Invoke(latenessMs, true);
     }
 
-    internal void Lost(long count)
-    {
-        Interlocked.Add(ref _lost, count);
-        for (var missing = 0L; observer is not null && missing < count; missing++)
-        {
-            observer(0, false);
-        }
-    }
+    internal void Lost(long count) => Interlocked.Add(ref _lost, count);
 
-    internal void Corrupt()
-    {
-        Interlocked.Increment(ref _corrupt);
-        observer?.Invoke(0, false);
-    }
+    internal void Corrupt() => Interlocked.Increment(ref _corrupt);
 
-    internal void OutOfOrder()
-    {
-        Interlocked.Increment(ref _outOfOrder);
-        observer?.Invoke(0, false);
-    }
+    internal void OutOfOrder() => Interlocked.Increment(ref _outOfOrder);
 
     internal void ClosedByServer() => Interlocked.Increment(ref _closedByServer);
 

@@ -21,7 +21,8 @@ public sealed record StreamingServerSettings(StreamingImplementation Implementat
 /// slow-client drop and the counters are shared, so the variants differ only in how they send.
 /// Clients are spread over <see cref="Phases"/> phases of the interval (slot modulo phases): each client still gets
 /// one frame per interval, but the ticker wakes once per phase and sends to 1/Phases of the clients, so a frame
-/// waits for the few sends of its own phase, not for every client's (docs/streaming.md, "The schedule").
+/// waits for the few sends of its own phase, not for every client's (docs/streaming.md, "The schedule"). While no
+/// client is connected the ticker sleeps on a signal instead of waking once per phase.
 /// </summary>
 public abstract class StreamingServer : IAsyncDisposable
 {
@@ -31,6 +32,9 @@ public abstract class StreamingServer : IAsyncDisposable
     private readonly Lock _slotsGate = new();
     private readonly CancellationTokenSource _stopping = new();
     private readonly ManualResetEventSlim _stopSignal = new();
+
+    /// <summary>Set when a client connects or the server stops; the ticker sleeps on it while no client is connected.</summary>
+    private readonly ManualResetEventSlim _wakeSignal = new();
     private readonly LatenessHistogram _lateness = new();
     private readonly long _intervalTimestamps;
     private readonly int _phases;
@@ -45,6 +49,7 @@ public abstract class StreamingServer : IAsyncDisposable
     private long _messagesSent;
     private long _bytesSent;
     private long _tickerAllocatedBytes;
+    private long _tickerWakeUps;
 
     protected StreamingServer(StreamingServerSettings settings)
     {
@@ -100,12 +105,14 @@ public abstract class StreamingServer : IAsyncDisposable
         _lateness.PercentileMs(50),
         _lateness.PercentileMs(99),
         _lateness.NonEmptyBuckets(),
-        Interlocked.Read(ref _tickerAllocatedBytes));
+        Interlocked.Read(ref _tickerAllocatedBytes),
+        Interlocked.Read(ref _tickerWakeUps));
 
     public async ValueTask DisposeAsync()
     {
         await _stopping.CancelAsync();
         _stopSignal.Set();
+        _wakeSignal.Set();
         _listener.Dispose();
         await _acceptLoop;
         _ticker?.Join();
@@ -119,6 +126,7 @@ public abstract class StreamingServer : IAsyncDisposable
 
         _stopping.Dispose();
         _stopSignal.Dispose();
+        _wakeSignal.Dispose();
         GC.SuppressFinalize(this);
     }
 
@@ -204,6 +212,7 @@ public abstract class StreamingServer : IAsyncDisposable
         Interlocked.Increment(ref _acceptedClients);
         Interlocked.Increment(ref _connectedClients);
         Volatile.Write(ref _slots[slot], connection);
+        _wakeSignal.Set();
     }
 
     /// <summary>When phase <paramref name="phase"/> of tick <paramref name="tick"/> is due.</summary>
@@ -214,6 +223,17 @@ public abstract class StreamingServer : IAsyncDisposable
     {
         for (long step = 0; ; step++)
         {
+            if (Volatile.Read(ref _connectedClients) == 0)
+            {
+                if (!SleepWhileIdle())
+                {
+                    return;
+                }
+
+                // Nobody was due anything while idle: carry on from the phase that is due now instead of catching up.
+                step = Math.Max(step, StepDueAt(Stopwatch.GetTimestamp()));
+            }
+
             var (tick, phase) = Math.DivRem(step, _phases);
             var scheduled = ScheduledTimestamp(tick, (int)phase);
             for (var remaining = scheduled - Stopwatch.GetTimestamp(); remaining > 0; remaining = scheduled - Stopwatch.GetTimestamp())
@@ -229,6 +249,7 @@ public abstract class StreamingServer : IAsyncDisposable
                 return;
             }
 
+            Interlocked.Increment(ref _tickerWakeUps);
             for (var slot = (int)phase; slot < _slots.Length; slot += _phases)
             {
                 if (Volatile.Read(ref _slots[slot]) is { } connection)
@@ -239,6 +260,34 @@ public abstract class StreamingServer : IAsyncDisposable
 
             Interlocked.Exchange(ref _tickerAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
         }
+    }
+
+    /// <summary>Blocks until a client is connected (true) or the server stops (false), without waking in between.</summary>
+    private bool SleepWhileIdle()
+    {
+        while (true)
+        {
+            // Reset before the checks: a client admitted (or a stop) after the reset sets the signal again, so neither is missed.
+            _wakeSignal.Reset();
+            if (_stopping.IsCancellationRequested)
+            {
+                return false;
+            }
+
+            if (Volatile.Read(ref _connectedClients) > 0)
+            {
+                return true;
+            }
+
+            _wakeSignal.Wait();
+        }
+    }
+
+    /// <summary>The first step (tick x phases + phase) whose scheduled time is at or after <paramref name="timestamp"/>.</summary>
+    private long StepDueAt(long timestamp)
+    {
+        var elapsed = Math.Max(0, timestamp - _startTimestamp);
+        return ((elapsed * _phases) + _intervalTimestamps - 1) / _intervalTimestamps;
     }
 
     private void Send(StreamingServerConnection connection, long tick)

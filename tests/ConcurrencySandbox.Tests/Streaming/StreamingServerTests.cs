@@ -107,6 +107,72 @@ public sealed class StreamingServerTests
     }
 
     [Fact]
+    public async Task TheTickerSleepsWhileNoClientIsConnectedAndWakesWhenOneConnects()
+    {
+        // 2 ms intervals cut into 2 phases: a ticker that woke while idle would count about 1,000 wake-ups a second.
+        await using var server = Start(new StreamingServerSettings(StreamingImplementation.SaeaPooled, MessageBytes: 16, IntervalMs: 2, QueueMessages: 1000, MaxClients: 2));
+        await Task.Delay(300);
+        Assert.Equal(0, server.Counters().TickerWakeUps);
+
+        var tally = new StreamTally();
+        using (var stop = new CancellationTokenSource())
+        {
+            var client = StreamingClient.RunAsync(server.EndPoint!, tally, stop.Token);
+            await Eventually.TrueAsync(() => tally.Counts().Delivered >= 20, "the client's first 20 messages");
+            Assert.True(server.Counters().TickerWakeUps > 0);
+            await stop.CancelAsync();
+            await client;
+        }
+
+        await Eventually.TrueAsync(() => server.Counters().ConnectedClients == 0, "the server to notice the client left");
+        var afterLeaving = server.Counters().TickerWakeUps;
+        await Task.Delay(300);
+
+        // At most the one phase the ticker was already waiting for when the last client left.
+        Assert.InRange(server.Counters().TickerWakeUps - afterLeaving, 0, 1);
+        Assert.Equal((0L, 0L, 0L), (tally.Counts().Lost, tally.Counts().Corrupt, tally.Counts().OutOfOrder));
+    }
+
+    [Fact]
+    public void ReadingTheLatenessHistogramAllocatesNoCopyOfItSoTheCostDoesNotGrowWithItsRecords()
+    {
+        var histogram = new LatenessHistogram();
+        double[] latenessesMs = [0.05, 0.3, 1.2, 7, 45, 150, 900];
+        foreach (var latenessMs in latenessesMs)
+        {
+            histogram.RecordMs(latenessMs);
+        }
+
+        var few = AllocatedByARead(histogram);
+        for (var record = 0; record < 100_000; record++)
+        {
+            histogram.RecordMs(latenessesMs[record % latenessesMs.Length]);
+        }
+
+        var many = AllocatedByARead(histogram);
+
+        Assert.Equal(few, many);
+        Assert.Equal(0, many.Percentiles);
+
+        // One array of seven 16-byte buckets; the histogram itself holds 1,991 counts (about 16 KB).
+        Assert.InRange(many.Buckets, 1, 256);
+    }
+
+    [Fact]
+    public async Task ReadingTheServerCountersAllocatesOnlyTheAnswer()
+    {
+        await using var server = Start(new StreamingServerSettings(StreamingImplementation.SaeaPooled, MessageBytes: 16, IntervalMs: 100, QueueMessages: 8, MaxClients: 2));
+        server.Counters();
+
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        server.Counters();
+        var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        // The counters record and an empty bucket array, not two 16 KB copies of the histogram as before.
+        Assert.InRange(allocated, 1, 512);
+    }
+
+    [Fact]
     public void TheValidatorCountsLostCorruptAndOutOfOrderFrames()
     {
         var header = new StreamHeader(StreamingImplementation.Pipelines, MessageBytes: 8, IntervalMs: 100);
@@ -142,6 +208,18 @@ public sealed class StreamingServerTests
         var server = StreamingServer.Create(settings);
         server.Start(new IPEndPoint(IPAddress.Loopback, 0));
         return server;
+    }
+
+    private static (long Percentiles, long Buckets) AllocatedByARead(LatenessHistogram histogram)
+    {
+        histogram.PercentileMs(99);
+        histogram.NonEmptyBuckets();
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        histogram.PercentileMs(50);
+        histogram.PercentileMs(99);
+        var afterPercentiles = GC.GetAllocatedBytesForCurrentThread();
+        histogram.NonEmptyBuckets();
+        return (afterPercentiles - before, GC.GetAllocatedBytesForCurrentThread() - afterPercentiles);
     }
 
     private static byte[] Frame(StreamHeader header, long sequence)

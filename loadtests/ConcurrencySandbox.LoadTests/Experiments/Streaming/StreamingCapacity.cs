@@ -1,9 +1,9 @@
 using System.Collections.Concurrent;
 using System.CommandLine;
 using System.Diagnostics;
-using System.Net;
-using ConcurrencySandbox.Experiments.Streaming;
+using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Streaming;
+using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
 
@@ -16,7 +16,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// order, or a client is dropped or fails. The capacity is the largest step held; the verdict puts the pooled / allocating
 /// ratio beside seed 001's "doubling your throughput or number of client connections".
 /// </summary>
-public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : Experiment
+public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, StreamingPinning pinning) : Experiment
 {
     /// <summary>Seed 001: pooling means "doubling your throughput or number of client connections".</summary>
     public const double SeedCapacityRatio = 2;
@@ -86,6 +86,7 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : E
             figures.Add(new("send lateness p99 at capacity", held.LatenessP99Ms, "ms"));
             figures.Add(new("CPU per message at capacity", held.CpuMicrosecondsPerMessage, "µs"));
             figures.Add(new("server CPU at capacity", held.CpuCoresBusy * 100, "% of a core"));
+            figures.Add(new("client processes CPU at capacity", held.ClientCpuCoresBusy * 100, "% of a core"));
         }
 
         figures.AddRange(search.Steps.Select(step => new VariantFigure($"step {step.Clients} clients ({step.Why}): send lateness p99", step.LatenessP99Ms, "ms")));
@@ -146,47 +147,55 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : E
 
     private Variant VariantOf(string implementation) => new(
         implementation,
-        new CapacityDriver(load, ramp, search => _searches[implementation] = search),
-        StreamingExperiment.ServerEnvironment(implementation, load with { Clients = ramp.To }));
+        new CapacityDriver(load, ramp, pinning, search => _searches[implementation] = search),
+        StreamingExperiment.ServerEnvironment(implementation, load with { Clients = ramp.To })) { ServerCpus = pinning.Server };
 
-    private sealed class CapacityDriver(StreamingLoad load, CapacityRamp ramp, Action<CapacitySearch> measured) : ILoadDriver
+    private sealed class CapacityDriver(StreamingLoad load, CapacityRamp ramp, StreamingPinning pinning, Action<CapacitySearch> measured) : ILoadDriver
     {
-        public string Request => $"TCP clients x1.5 per step from {ramp.From} to {ramp.To}, {load.MessageBytes} B every {load.IntervalMs} ms, on the port GET /api/streaming announces";
+        public string Request => $"TCP clients x1.5 per step from {ramp.From} to {ramp.To} (one {StreamingClientsCommand.Name} process per step), {load.MessageBytes} B every {load.IntervalMs} ms, on the port GET /api/streaming announces";
 
         public (string Profile, string Shape) Describe(LoadOptions options) =>
-            ("find-capacity", $"clients from {ramp.From} x1.5 per step up to {ramp.To}, connected {ConnectIntervalMs} ms apart, {Settle.TotalSeconds:0} s to settle, {ramp.Step.TotalSeconds:0} s measured per step, {load.MessageBytes} B every {load.IntervalMs} ms; a step holds when send lateness p99 <= {StreamingExperiment.LatenessP99LimitMs:0} ms and nothing is lost or dropped");
+            ("find-capacity", $"clients from {ramp.From} x1.5 per step up to {ramp.To}, connected {ConnectIntervalMs} ms apart, {Settle.TotalSeconds:0} s to settle, {ramp.Step.TotalSeconds:0} s measured per step, {load.MessageBytes} B every {load.IntervalMs} ms; a step holds when send lateness p99 <= {StreamingExperiment.LatenessP99LimitMs:0} ms and nothing is lost or dropped; {pinning.Describe()}");
 
         public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
         {
             var port = await StreamingExperiment.StreamingPortAsync(context, cancellationToken);
-            var workload = new CapacityWorkload(load, ramp, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
+            var workload = new CapacityWorkload(load, ramp, port, pinning.Clients, context.Api, measured);
             return await VariantRunner.RunAsync(
                 context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken);
         }
     }
 
-    private sealed class CapacityWorkload(StreamingLoad load, CapacityRamp ramp, IPEndPoint server, SandboxClient api, Action<CapacitySearch> measured) : IWorkload
+    /// <summary>The ramp: each step starts one more client process with the clients it adds, pinned like the others.</summary>
+    private sealed class CapacityWorkload(StreamingLoad load, CapacityRamp ramp, int port, CpuSet? clientCpus, SandboxClient api, Action<CapacitySearch> measured) : IWorkload
     {
-        private StreamTally? _tally;
+        private readonly List<StreamingClientsProcess> _processes = [];
 
         public string LoadUnit => "clients";
 
-        public double LoadBetween(TimeSpan from, TimeSpan to) => _tally?.Counts() is { } counts ? counts.Connected - counts.ClosedByServer : 0;
+        public double LoadBetween(TimeSpan from, TimeSpan to)
+        {
+            var totals = Totals();
+            return totals.Connected - totals.ClosedByServer;
+        }
 
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
-            var tally = _tally = StreamingExperiment.TallyInto(recorder);
-            using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            var clients = new List<Task>();
             var steps = new List<CapacityStep>();
             var started = 0;
             try
             {
                 foreach (var target in ramp.Counts())
                 {
-                    clients.Add(StreamingClient.RunManyAsync(server, target - started, ConnectIntervalMs, tally, stop.Token));
+                    var plan = new StreamingClientsPlan(port, target - started, ConnectIntervalMs, MaxRampDuration, StreamingRun.ClientsReportInterval, Environment.ProcessId);
+                    var process = await StreamingClientsProcess.StartAsync(plan, clientCpus, StreamingExperiment.RecordInto(recorder), cancellationToken);
+                    lock (_processes)
+                    {
+                        _processes.Add(process);
+                    }
+
                     started = target;
-                    var step = await MeasureStepAsync(target, tally, cancellationToken);
+                    var step = await MeasureStepAsync(target, cancellationToken);
                     steps.Add(step);
                     if (!step.Held)
                     {
@@ -196,14 +205,45 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : E
             }
             finally
             {
-                await stop.CancelAsync();
-                await Task.WhenAll(clients);
+                foreach (var process in Processes())
+                {
+                    await process.DisposeAsync();
+                }
             }
 
             measured(new CapacitySearch(ramp, steps));
         }
 
-        private async Task<CapacityStep> MeasureStepAsync(int clients, StreamTally tally, CancellationToken cancellationToken)
+        /// <summary>A hang guard for every client process: the whole ramp at its longest (each step's connecting, settling and hold), and some.</summary>
+        private TimeSpan MaxRampDuration => StreamingRun.ClientsHangGuard
+            + TimeSpan.FromSeconds(ramp.Counts().Sum(clients => 3 + (clients * ConnectIntervalMs * 2 / 1000.0) + Settle.TotalSeconds + ramp.Step.TotalSeconds));
+
+        private List<StreamingClientsProcess> Processes()
+        {
+            lock (_processes)
+            {
+                return [.. _processes];
+            }
+        }
+
+        /// <summary>What every client process reported last, added up; CPU in ms.</summary>
+        private ClientTotals Totals()
+        {
+            var totals = new ClientTotals(0, 0, 0, 0, 0);
+            foreach (var latest in Processes().Select(process => process.Latest).OfType<StreamingClientsReading>())
+            {
+                totals = new(
+                    totals.Connected + latest.Connected,
+                    totals.ClosedByServer + latest.ClosedByServer,
+                    totals.NotIntact + latest.NotIntact,
+                    totals.Gone + latest.ClosedByServer + latest.Failed,
+                    totals.CpuTimeMs + latest.CpuTimeMs);
+            }
+
+            return totals;
+        }
+
+        private async Task<CapacityStep> MeasureStepAsync(int clients, CancellationToken cancellationToken)
         {
             // Connecting takes clients x 1 ms; allow twice that and a little, then measure whatever connected.
             var connectBy = Stopwatch.GetTimestamp() + Stopwatch.Frequency * (2 + (clients * ConnectIntervalMs * 2 / 1000));
@@ -215,9 +255,12 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : E
             }
 
             await Task.Delay(Settle, cancellationToken);
-            var (before, clientsBefore, startedAt) = (await StreamingExperiment.ReadServerAsync(api, cancellationToken), tally.Counts(), Stopwatch.GetTimestamp());
+            var (before, clientsBefore, startedAt) = (await StreamingExperiment.ReadServerAsync(api, cancellationToken), Totals(), Stopwatch.GetTimestamp());
             await Task.Delay(ramp.Step, cancellationToken);
-            var (after, clientsAfter) = (await StreamingExperiment.ReadServerAsync(api, cancellationToken), tally.Counts());
+
+            // The client processes report every half second: wait for one more report so the step's last frames are counted.
+            await Task.Delay(StreamingRun.ClientsReportInterval, cancellationToken);
+            var (after, clientsAfter) = (await StreamingExperiment.ReadServerAsync(api, cancellationToken), Totals());
             var seconds = Stopwatch.GetElapsedTime(startedAt).TotalSeconds;
             var messages = after.Server.MessagesSent - before.Server.MessagesSent;
             return new CapacityStep(
@@ -225,17 +268,17 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp) : E
                 after.Server.ConnectedClients,
                 messages / seconds,
                 LatenessHistogram.PercentileMsBetween(before.Server.SendLatenessBuckets, after.Server.SendLatenessBuckets, 99),
-                Lost(clientsAfter) - Lost(clientsBefore),
-                after.Server.DroppedSlowClients - before.Server.DroppedSlowClients + Gone(clientsAfter) - Gone(clientsBefore),
+                clientsAfter.NotIntact - clientsBefore.NotIntact,
+                after.Server.DroppedSlowClients - before.Server.DroppedSlowClients + clientsAfter.Gone - clientsBefore.Gone,
                 messages == 0 ? 0 : (after.Process.CpuTimeMs - before.Process.CpuTimeMs) * 1000 / messages,
                 (after.Process.CpuTimeMs - before.Process.CpuTimeMs) / 1000 / seconds,
-                load.MessagesPerSecond / load.Clients * clients);
+                load.MessagesPerSecond / load.Clients * clients)
+            {
+                ClientCpuCoresBusy = (clientsAfter.CpuTimeMs - clientsBefore.CpuTimeMs) / 1000 / seconds,
+            };
         }
 
-        private static long Lost(StreamTallyCounts counts) => counts.Lost + counts.Corrupt + counts.OutOfOrder;
-
-        private static long Gone(StreamTallyCounts counts) => counts.ClosedByServer + counts.Failed;
-
+        private sealed record ClientTotals(long Connected, long ClosedByServer, long NotIntact, long Gone, double CpuTimeMs);
     }
 }
 
@@ -271,6 +314,9 @@ public sealed record CapacityStep(
     double CpuCoresBusy,
     double ScheduledMessagesPerSecond)
 {
+    /// <summary>The client processes' CPU time over the step's wall time (1 = one core): the load generator's share.</summary>
+    public double ClientCpuCoresBusy { get; init; }
+
     /// <summary>Every client connected and served, lateness p99 within the limit, nothing lost or dropped.</summary>
     public bool Held => ConnectedClients >= Clients
         && LatenessP99Ms <= StreamingExperiment.LatenessP99LimitMs

@@ -3,6 +3,7 @@ using System.CommandLine;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
+using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.ApiClient;
@@ -12,10 +13,12 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
 /// <summary>
 /// Seed 001: the same stream (N clients connecting some ms apart, one message each per interval) from a fresh API per
-/// server implementation (<c>Streaming__Implementation</c>). The clients run in the runner and check every message;
-/// the API process is what is measured, once a second, through <c>GET /api/streaming</c>.
+/// server implementation (<c>Streaming__Implementation</c>). The clients run in a process of their own
+/// (<see cref="StreamingClientsCommand"/>), pinned apart from the server when the machine has the cpus
+/// (<see cref="StreamingPinning"/>), and check every message; the API process is what is measured, once a second,
+/// through <c>GET /api/streaming</c>.
 /// </summary>
-public sealed class StreamingExperiment(StreamingLoad load) : Experiment
+public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pinning) : Experiment
 {
     /// <summary>The pooled variants should allocate at most this share of allocating's bytes per message.</summary>
     public const double PooledAllocationShare = 0.1;
@@ -32,7 +35,7 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
     private static readonly Option<int> IntervalMsOption = new("--interval-ms") { Description = "streaming: each client gets one message per this many milliseconds.", DefaultValueFactory = _ => SeedShape.IntervalMs };
 
     public static readonly ExperimentDefinition Definition = new(
-        "streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption, .. StreamingCapacity.Options], Create);
+        "streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption, .. StreamingPinning.Options, .. StreamingCapacity.Options], Create);
 
     /// <summary>What each variant's run measured, by variant name, for the figures and the verdict.</summary>
     private readonly ConcurrentDictionary<string, StreamingResult> _results = new();
@@ -104,6 +107,8 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
             new("OS threads peak", r.OsThreadsPeak, ""),
             new("CPU per message, net of idle", r.NetCpuMicrosecondsPerMessage, "µs"),
             new("CPU per message, all in", r.CpuMicrosecondsPerMessage, "µs"),
+            new("client process CPU", r.ClientCpuPercentOfCore, "% of a core"),
+            new("client process CPU per message", r.ClientCpuMicrosecondsPerMessage, "µs"),
         ];
     }
 
@@ -177,14 +182,38 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
             : throw new UsageException("the API's streaming server stopped during the run (GET /api/streaming says enabled=false)");
     }
 
-    /// <summary>A tally whose every frame is one "request" of the curves: its lateness, failed when not intact.</summary>
-    internal static StreamTally TallyInto(LatencyRecorder recorder) =>
-        new((latenessMs, intact) => recorder.Record(latenessMs, intact ? RequestOutcome.Success : NotIntact));
+    /// <summary>
+    /// Replays each report of one client process into the curves: every frame delivered since its previous report is one
+    /// "request" at its lateness bucket's edge, every frame lost, corrupt or out of order one failed "request".
+    /// </summary>
+    internal static Action<StreamingClientsReading> RecordInto(LatencyRecorder recorder)
+    {
+        var recorded = new Dictionary<int, long>();
+        var notIntact = 0L;
+        return reading =>
+        {
+            foreach (var bucket in reading.LatenessBuckets)
+            {
+                var latenessMs = LatenessHistogram.UpperEdgeMs(bucket.Index);
+                for (var frame = recorded.GetValueOrDefault(bucket.Index); frame < bucket.Count; frame++)
+                {
+                    recorder.Record(latenessMs, RequestOutcome.Success);
+                }
+
+                recorded[bucket.Index] = bucket.Count;
+            }
+
+            for (; notIntact < reading.NotIntact; notIntact++)
+            {
+                recorder.Record(0, NotIntact);
+            }
+        };
+    }
 
     private static Experiment Create(OptionValues values) =>
         values.Get(StreamingCapacity.FindCapacityOption)
-            ? new StreamingCapacity(LoadOf(values), StreamingCapacity.RampOf(values))
-            : new StreamingExperiment(LoadOf(values));
+            ? new StreamingCapacity(LoadOf(values), StreamingCapacity.RampOf(values), StreamingPinning.Of(values))
+            : new StreamingExperiment(LoadOf(values), StreamingPinning.Of(values));
 
     private static StreamingLoad LoadOf(OptionValues values)
     {
@@ -212,8 +241,8 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
 
     private Variant VariantOf(string implementation) => new(
         implementation,
-        new StreamingClients(load, result => _results[implementation] = result),
-        ServerEnvironment(implementation, load));
+        new StreamingClients(load, pinning, result => _results[implementation] = result),
+        ServerEnvironment(implementation, load)) { ServerCpus = pinning.Server };
 
     private static int FreeLoopbackPort()
     {
@@ -223,21 +252,21 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
     }
 
     /// <summary>
-    /// The load: TCP clients on the port the API announces, for the profile's duration, then the idle process. Every
-    /// message is one "request" of the curves: its latency is its arrival lateness, lost/corrupt/out-of-order ones fail.
+    /// The load: TCP clients in their own process on the port the API announces, for the profile's duration, then the idle
+    /// process. Every message is one "request" of the curves: its latency is its arrival lateness, lost/corrupt/out-of-order ones fail.
     /// </summary>
-    private sealed class StreamingClients(StreamingLoad load, Action<StreamingResult> measured) : ILoadDriver
+    private sealed class StreamingClients(StreamingLoad load, StreamingPinning pinning, Action<StreamingResult> measured) : ILoadDriver
     {
-        public string Request => $"{load.Clients} TCP clients, {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms, on the port GET /api/streaming announces";
+        public string Request => $"{load.Clients} TCP clients (a {StreamingClientsCommand.Name} process), {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms, on the port GET /api/streaming announces";
 
         public (string Profile, string Shape) Describe(LoadOptions options) =>
-            (options.ProfileName, $"{load.Clients} clients {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms ({load.MessagesPerSecond:0} messages/s), {options.Shape.Duration.TotalSeconds:0} s, then {IdleOf(options.Shape.Duration).TotalSeconds:0} s idle");
+            (options.ProfileName, $"{load.Clients} clients {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms ({load.MessagesPerSecond:0} messages/s), {options.Shape.Duration.TotalSeconds:0} s, then {IdleOf(options.Shape.Duration).TotalSeconds:0} s idle; {pinning.Describe()}");
 
         public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
         {
             var port = await StreamingPortAsync(context, cancellationToken);
             var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
-            var workload = new Workload(run, new IPEndPoint(IPAddress.Loopback, port), context.Api, measured);
+            var workload = new Workload(run, port, pinning.Clients, context.Api, measured);
             return await VariantRunner.RunAsync(
                 context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken);
         }
@@ -245,18 +274,22 @@ public sealed class StreamingExperiment(StreamingLoad load) : Experiment
         private static TimeSpan IdleOf(TimeSpan duration) => TimeSpan.FromSeconds(Math.Clamp(duration.TotalSeconds / 6, 2, 10));
     }
 
-    private sealed class Workload(StreamingLoad load, IPEndPoint server, SandboxClient api, Action<StreamingResult> measured) : IWorkload
+    private sealed class Workload(StreamingLoad load, int port, CpuSet? clientCpus, SandboxClient api, Action<StreamingResult> measured) : IWorkload
     {
-        private StreamTally? _tally;
+        private StreamingClientsReading? _latest;
 
         public string LoadUnit => "clients";
 
-        public double LoadBetween(TimeSpan from, TimeSpan to) => _tally?.Counts() is { } counts ? counts.Connected - counts.ClosedByServer : 0;
+        public double LoadBetween(TimeSpan from, TimeSpan to) => Volatile.Read(ref _latest) is { } latest ? latest.Connected - latest.ClosedByServer : 0;
 
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
-            _tally = TallyInto(recorder);
-            measured(await StreamingRun.RunAsync(server, load, token => ReadServerAsync(api, token), _tally, progress: null, cancellationToken));
+            var record = RecordInto(recorder);
+            measured(await StreamingRun.RunAsync(port, load, clientCpus, token => ReadServerAsync(api, token), reading =>
+            {
+                record(reading);
+                Volatile.Write(ref _latest, reading);
+            }, cancellationToken));
         }
 
     }

@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using System.Net;
+using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 
@@ -36,29 +36,37 @@ public sealed record StreamingLoad(int Clients, int ConnectIntervalMs, int Messa
 }
 
 /// <summary>
-/// Runs the clients against a streaming server in another process for the load's duration, reading that process
-/// once a second, and sums up what both sides saw.
+/// Runs the validating clients (a <c>streaming-clients</c> process of their own) against a streaming server in another
+/// process for the load's duration, reading that process once a second, and sums up what both sides saw.
 /// </summary>
 public static class StreamingRun
 {
     /// <summary>Seconds to wait at most for the server to drop every client before the idle readings.</summary>
     private const int MaxTeardownTicks = 10;
 
+    /// <summary>How often the client process reports what its clients saw.</summary>
+    public static readonly TimeSpan ClientsReportInterval = TimeSpan.FromMilliseconds(500);
+
+    /// <summary>How long the client process may outlive the run it was started for before it stops by itself.</summary>
+    public static readonly TimeSpan ClientsHangGuard = TimeSpan.FromMinutes(2);
+
     public static async Task<StreamingResult> RunAsync(
-        IPEndPoint server,
+        int port,
         StreamingLoad load,
+        CpuSet? clientCpus,
         Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcessFigures Process)>> sampleAsync,
-        StreamTally tally,
-        Action<StreamingSample, StreamTallyCounts>? progress,
+        Action<StreamingClientsReading>? onReading,
         CancellationToken cancellationToken)
     {
         using var timer = new PeriodicTimer(TimeSpan.FromSeconds(1));
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var clients = StreamingClient.RunManyAsync(server, load.Clients, load.ConnectIntervalMs, tally, stop.Token);
-        var samples = await SampleAsync(timer, load.Duration, sampleAsync, progress, tally, cancellationToken);
-        await stop.CancelAsync();
-        await clients;
-        var counts = tally.Counts();
+        var plan = new StreamingClientsPlan(port, load.Clients, load.ConnectIntervalMs, load.Duration + ClientsHangGuard, ClientsReportInterval, Environment.ProcessId);
+        StreamingClientsReading clients;
+        List<StreamingSample> samples;
+        await using (var process = await StreamingClientsProcess.StartAsync(plan, clientCpus, onReading, cancellationToken))
+        {
+            samples = await SampleAsync(timer, load.Duration, sampleAsync, cancellationToken);
+            clients = await process.StopAsync(cancellationToken);
+        }
 
         // Let the server notice the clients are gone, and finish tearing their connections down (a failed send per
         // connection, its exception and its buffers), before the idle readings start: that garbage is not idle.
@@ -71,8 +79,8 @@ public static class StreamingRun
             }
         }
 
-        var idle = await SampleAsync(timer, load.Idle, sampleAsync, progress: null, tally, cancellationToken);
-        return new StreamingResult(load, idle, samples, counts);
+        var idle = await SampleAsync(timer, load.Idle, sampleAsync, cancellationToken);
+        return new StreamingResult(load, idle, samples, clients);
     }
 
     /// <summary>Reads the server once a tick for <paramref name="duration"/>, starting with a reading at once.</summary>
@@ -80,8 +88,6 @@ public static class StreamingRun
         PeriodicTimer timer,
         TimeSpan duration,
         Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcessFigures Process)>> sampleAsync,
-        Action<StreamingSample, StreamTallyCounts>? progress,
-        StreamTally tally,
         CancellationToken cancellationToken)
     {
         var samples = new List<StreamingSample>();
@@ -89,9 +95,7 @@ public static class StreamingRun
         do
         {
             var (server, process) = await sampleAsync(cancellationToken);
-            var sample = new StreamingSample(clock.Elapsed.TotalSeconds, server, process);
-            samples.Add(sample);
-            progress?.Invoke(sample, tally.Counts());
+            samples.Add(new StreamingSample(clock.Elapsed.TotalSeconds, server, process));
         }
         while (clock.Elapsed < duration && await timer.WaitForNextTickAsync(cancellationToken));
 
@@ -101,8 +105,15 @@ public static class StreamingRun
 
 /// <summary>Everything one variant's run measured, and the figures derived from it.</summary>
 /// <param name="Idle">Readings of the warm server after the clients left.</param>
-public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<StreamingSample> Idle, IReadOnlyList<StreamingSample> Samples, StreamTallyCounts Clients)
+/// <param name="Clients">The client process's final report: what every client saw, and what the process cost.</param>
+public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<StreamingSample> Idle, IReadOnlyList<StreamingSample> Samples, StreamingClientsReading Clients)
 {
+    /// <summary>The client process's CPU over its life, in % of one core: the load generator's own share of the machine.</summary>
+    public double ClientCpuPercentOfCore => Clients.ElapsedSeconds <= 0 ? 0 : Clients.CpuTimeMs / (Clients.ElapsedSeconds * 1000) * 100;
+
+    /// <summary>The client process's CPU per message delivered to it.</summary>
+    public double ClientCpuMicrosecondsPerMessage => Clients.Delivered == 0 ? 0 : Clients.CpuTimeMs * 1000 / Clients.Delivered;
+
     /// <summary>
     /// The samples from the first one with every client connected to the end (all of them if that never happened):
     /// per-message figures leave out the start-up and the connecting.

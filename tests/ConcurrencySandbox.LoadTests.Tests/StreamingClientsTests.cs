@@ -1,0 +1,125 @@
+using System.Net;
+using ConcurrencySandbox.Contracts.Hosting;
+using ConcurrencySandbox.Contracts.Streaming;
+using ConcurrencySandbox.Experiments.Streaming;
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments.Streaming;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary>The streaming experiment's client process (<c>streaming-clients</c>) and where it and the server are pinned.</summary>
+public sealed class StreamingClientsTests
+{
+    private static readonly CpuSet TwoCpus = CpuSet.FirstCores(2);
+
+    [Fact]
+    public async Task TheClientProcessValidatesEveryMessageFromARealServerAndReportsItOverStdout()
+    {
+        await using var server = StreamingServer.Create(new StreamingServerSettings(StreamingImplementation.SaeaPooled, MessageBytes: 64, IntervalMs: 10, QueueMessages: 1000, MaxClients: 4));
+        server.Start(new IPEndPoint(IPAddress.Loopback, 0));
+
+        // Pinned to one cpu where taskset can, so the pinning is seen to reach the process.
+        var cpus = CpuSet.CanPin ? CpuSet.Of([CpuSet.OfThisProcess().Cpus.Last()]) : null;
+        var plan = new StreamingClientsPlan(server.EndPoint!.Port, Clients: 3, ConnectIntervalMs: 5, TimeSpan.FromMinutes(2), TimeSpan.FromMilliseconds(100), Environment.ProcessId);
+        var reports = 0;
+        await using var clients = await StreamingClientsProcess.StartAsync(plan, cpus, _ => Interlocked.Increment(ref reports), CancellationToken.None);
+        await Eventually.TrueAsync(() => clients.Latest?.Delivered >= 60, "60 messages checked by the client process");
+        var final = await clients.StopAsync(CancellationToken.None);
+
+        Assert.True(final.Final);
+        Assert.True(reports >= 2, $"{reports} reports");
+        Assert.Equal(3, final.Connected);
+        Assert.Equal((0L, 0L, 0L), (final.NotIntact, final.ClosedByServer, final.Failed));
+        Assert.Equal(final.Delivered, final.LatenessBuckets.Sum(bucket => bucket.Count));
+        Assert.True(final.CpuTimeMs > 0);
+        Assert.True(server.Counters().MessagesSent >= final.Delivered);
+        if (cpus is not null)
+        {
+            Assert.Equal(1, final.ProcessorCount);
+        }
+    }
+
+    [Fact]
+    public void AReportRoundTripsThroughItsLineAndOtherLinesAreNotReports()
+    {
+        var reading = new StreamingClientsReading(1.5, 2, 40, 1, 0, 0, 0, 0, [new LatenessBucket(3, 40)], 12.5, 1, Final: false);
+
+        var line = reading.ToLine();
+
+        Assert.StartsWith(StreamingClientsReading.LinePrefix, line);
+        Assert.Equivalent(reading, StreamingClientsReading.FromLine(line));
+        Assert.Null(StreamingClientsReading.FromLine("warn: something else"));
+    }
+
+    [Fact]
+    public void EachReportAddsOnlyTheFramesSinceThePreviousOneToTheCurves()
+    {
+        var recorder = new LatencyRecorder();
+        var record = StreamingExperiment.RecordInto(recorder);
+
+        record(new StreamingClientsReading(0.5, 1, 10, 0, 0, 0, 0, 0, [new LatenessBucket(0, 10)], 1, 1, Final: false));
+        record(new StreamingClientsReading(1.0, 1, 25, 2, 1, 0, 0, 0, [new LatenessBucket(0, 20), new LatenessBucket(40, 5)], 2, 1, Final: false));
+        var stats = recorder.TakeInterval();
+
+        Assert.Equal(25, stats.Ok);
+        Assert.Equal(3, stats.Failed);
+    }
+
+    [Fact]
+    public void OnTwoOrMoreCpusTheServerAndTheClientsArePinnedApartByDefault()
+    {
+        var pinning = StreamingPinning.Resolve(null, null, CpuSet.FirstCores(4), canPin: true);
+
+        Assert.Equal([0, 1], pinning.Server!.Cpus);
+        Assert.Equal([2, 3], pinning.Clients!.Cpus);
+        Assert.Equal("server pinned to cpu 0-1, clients to cpu 2-3 (taskset)", pinning.Describe());
+    }
+
+    [Fact]
+    public void OnOneCpuOrWithoutTasksetNothingIsPinnedAndTheReportSaysWhy()
+    {
+        var oneCpu = StreamingPinning.Resolve(null, null, CpuSet.FirstCores(1), canPin: true);
+        var noTaskset = StreamingPinning.Resolve(null, null, TwoCpus, canPin: false);
+
+        Assert.Null(oneCpu.Server);
+        Assert.Null(oneCpu.Clients);
+        Assert.Equal("server and clients not pinned (the runner has 1 cpu (0), so server and clients share it)", oneCpu.Describe());
+        Assert.Contains("taskset (util-linux) is not installed", noTaskset.Describe());
+    }
+
+    [Fact]
+    public void OneSideGivenLeavesTheOtherCpusToTheOtherSide()
+    {
+        var pinning = StreamingPinning.Resolve(null, "0", TwoCpus, canPin: true);
+
+        Assert.Equal([1], pinning.Server!.Cpus);
+        Assert.Equal([0], pinning.Clients!.Cpus);
+    }
+
+    [Theory]
+    [InlineData("--server-cpus must name cpus from 0-1 (the runner's), like 0 or 0-1; got '2'", "2", null)]
+    [InlineData("--client-cpus must name cpus from 0-1 (the runner's), like 0 or 0-1; got '1-0'", null, "1-0")]
+    [InlineData("--server-cpus (0-1) and --client-cpus (1) must not share a cpu", "0-1", "1")]
+    [InlineData("--server-cpus (0-1) leaves none of the runner's cpus (0-1) for the clients", "0-1", null)]
+    public void BadPinningIsRefusedNamingTheOptionAndTheCpus(string expected, string? server, string? clients)
+    {
+        var error = Assert.Throws<UsageException>(() => StreamingPinning.Resolve(server, clients, TwoCpus, canPin: true));
+
+        Assert.Equal(expected, error.Message);
+    }
+
+    [Theory]
+    [InlineData("0", "0")]
+    [InlineData("0-2,5", "0-2,5")]
+    [InlineData(" 3 , 1 ", "1,3")]
+    [InlineData("1-1,0", "0-1")]
+    public void ACpuListParsesAndPrintsAsTasksetWritesIt(string text, string printed) => Assert.Equal(printed, CpuSet.TryParse(text)?.ToString());
+
+    [Theory]
+    [InlineData("")]
+    [InlineData("-1")]
+    [InlineData("2-1")]
+    [InlineData("a")]
+    [InlineData("1-2-3")]
+    public void WhatIsNotACpuListIsRefused(string text) => Assert.Null(CpuSet.TryParse(text));
+}

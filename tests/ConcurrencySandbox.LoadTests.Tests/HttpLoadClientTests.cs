@@ -6,16 +6,23 @@ using ConcurrencySandbox.Testing;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
-/// <summary>The load client against a scripted loopback server: every way a request can end maps to its outcome.</summary>
+/// <summary>
+/// Both load clients (the runner's own keep-alive client for http:// and HttpClient for https://) against a scripted
+/// loopback server: every way a request can end maps to the same outcome in both.
+/// </summary>
 public class HttpLoadClientTests
 {
+    private const string KeepAlive = "keep-alive";
+    private const string PooledHttpClient = "HttpClient";
     private static readonly TimeSpan LongTimeout = TimeSpan.FromSeconds(30);
 
-    [Fact]
-    public async Task ContentLengthAnswersAreOkAndReuseOneConnection()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task ContentLengthAnswersAreOkAndReuseOneConnection(string client)
     {
         await using var server = new ScriptedServer(_ => Reply.Answer(200, ContentLength("{\"hello\":1}")));
-        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        using var http = Create(client, server.BaseAddress, LongTimeout);
         var get = http.Get("/api/compute/sync?cycles=1");
 
         var outcomes = new List<RequestOutcome>();
@@ -29,20 +36,24 @@ public class HttpLoadClientTests
         Assert.Equal("GET /api/compute/sync?cycles=1", server.RequestLines[0]);
     }
 
-    [Fact]
-    public async Task ChunkedAnswersAreReadToTheirLastChunkSoTheConnectionCarriesTheNextRequest()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task ChunkedAnswersAreReadToTheirLastChunkSoTheConnectionCarriesTheNextRequest(string client)
     {
         await using var server = new ScriptedServer(_ => Reply.Answer(200, "Transfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\n"));
-        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        using var http = Create(client, server.BaseAddress, LongTimeout);
 
         await TwoRequestsEndOkAsync(http.Get("/chunked"), server, connections: 1);
     }
 
-    [Fact]
-    public async Task ABodyWithoutALengthRunsUntilTheServerHangsUpAndIsReadWhole()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task ABodyWithoutALengthRunsUntilTheServerHangsUpAndIsReadWhole(string client)
     {
         await using var server = new ScriptedServer(_ => Reply.Answer(200, "Connection: close\r\n\r\nuntil the end", hangUpAfter: true));
-        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        using var http = Create(client, server.BaseAddress, LongTimeout);
         var probe = new BodyProbe();
 
         var outcome = await http.Get("/until-close", probe)(CancellationToken.None);
@@ -51,11 +62,13 @@ public class HttpLoadClientTests
         Assert.Equal("until the end", Assert.Single(probe.Bodies));
     }
 
-    [Fact]
-    public async Task AServerErrorIsAnHttpStatusFailureWithItsCode()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task AServerErrorIsAnHttpStatusFailureWithItsCode(string client)
     {
         await using var server = new ScriptedServer(_ => Reply.Answer(500, ContentLength("boom")));
-        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        using var http = Create(client, server.BaseAddress, LongTimeout);
 
         var outcome = await http.Get("/fails")(CancellationToken.None);
 
@@ -64,11 +77,13 @@ public class HttpLoadClientTests
         Assert.True(outcome.Completed);
     }
 
-    [Fact]
-    public async Task AServerThatStallsPastTheTimeoutIsATimeoutAndTheNextRequestGetsAFreshConnection()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task AServerThatStallsPastTheTimeoutIsATimeoutAndTheNextRequestGetsAFreshConnection(string client)
     {
         await using var server = new ScriptedServer(request => request == 1 ? Reply.Stall : Reply.Answer(200, ContentLength("ok")));
-        using var http = new HttpLoadClient(server.BaseAddress, TimeSpan.FromMilliseconds(300));
+        using var http = Create(client, server.BaseAddress, TimeSpan.FromMilliseconds(300));
         var get = http.Get("/stalls");
 
         var stalled = await get(CancellationToken.None);
@@ -80,58 +95,68 @@ public class HttpLoadClientTests
         Assert.Equal(2, server.Connections);
     }
 
-    [Fact]
-    public async Task AServerThatHangsUpWithoutAnAnswerIsAConnectionErrorSayingSo()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task AServerThatHangsUpWithoutAnAnswerIsAConnectionErrorSayingSo(string client)
     {
         await using var server = new ScriptedServer(_ => Reply.HangUp);
-        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        using var http = Create(client, server.BaseAddress, LongTimeout);
 
         var outcome = await http.Get("/hangs-up")(CancellationToken.None);
 
         AssertConnectionError(HttpRequestError.ResponseEnded, outcome);
     }
 
-    [Fact]
-    public async Task AnAnswerCutShortInItsBodyIsAConnectionError()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task AnAnswerCutShortInItsBodyIsAConnectionError(string client)
     {
         await using var server = new ScriptedServer(_ => Reply.Answer(200, "Content-Length: 100\r\n\r\nonly a few bytes", hangUpAfter: true));
-        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        using var http = Create(client, server.BaseAddress, LongTimeout);
 
         var outcome = await http.Get("/cut-short")(CancellationToken.None);
 
         Assert.Equal(RequestEnd.ConnectionError, outcome.End);
     }
 
-    [Fact]
-    public async Task AKeptAliveConnectionTheServerClosedWhileIdleIsReplacedWithoutAFailure()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task AKeptAliveConnectionTheServerClosedWhileIdleIsReplacedWithoutAFailure(string client)
     {
         await using var server = new ScriptedServer(_ => Reply.Answer(200, ContentLength("ok"), hangUpAfter: true));
-        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        using var http = Create(client, server.BaseAddress, LongTimeout);
 
         // The second request waits for the hang-up to reach the client, so it finds its kept-alive connection closed.
         await TwoRequestsEndOkAsync(http.Get("/closes-after-answering"), server, connections: 2,
             between: () => Eventually.TrueAsync(() => server.Hangups == 1, "the server hung up after its first answer"));
     }
 
-    [Fact]
-    public async Task ARefusedConnectionIsAConnectionError()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task ARefusedConnectionIsAConnectionError(string client)
     {
         var listener = new TcpListener(IPAddress.Loopback, 0);
         listener.Start();
         var port = ((IPEndPoint)listener.LocalEndpoint).Port;
         listener.Stop();
-        using var http = new HttpLoadClient(new Uri($"http://127.0.0.1:{port}/"), LongTimeout);
+        using var http = Create(client, new Uri($"http://127.0.0.1:{port}/"), LongTimeout);
 
         var outcome = await http.Get("/nobody-listens")(CancellationToken.None);
 
         AssertConnectionError(HttpRequestError.ConnectionError, outcome);
     }
 
-    [Fact]
-    public async Task CancellingTheRunThrowsInsteadOfReportingAnOutcome()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task CancellingTheRunThrowsInsteadOfReportingAnOutcome(string client)
     {
         await using var server = new ScriptedServer(_ => Reply.Stall);
-        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        using var http = Create(client, server.BaseAddress, LongTimeout);
         using var cancel = new CancellationTokenSource();
 
         var sending = http.Get("/stalls")(cancel.Token);
@@ -141,13 +166,15 @@ public class HttpLoadClientTests
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => sending);
     }
 
-    [Fact]
-    public async Task TheProbeReadsTheBodyOfSuccessfulAnswersOnly()
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task TheProbeReadsTheBodyOfSuccessfulAnswersOnly(string client)
     {
         await using var server = new ScriptedServer(request => request == 1
             ? Reply.Answer(200, "Transfer-Encoding: chunked\r\n\r\n4\r\nfirs\r\n1\r\nt\r\n0\r\n\r\n")
             : Reply.Answer(503, ContentLength("second")));
-        using var http = new HttpLoadClient(server.BaseAddress, LongTimeout);
+        using var http = Create(client, server.BaseAddress, LongTimeout);
         var probe = new BodyProbe();
         var get = http.Get("/probed", probe);
 
@@ -158,6 +185,22 @@ public class HttpLoadClientTests
         Assert.Equal(503, unavailable.StatusCode);
         Assert.Equal("first", Assert.Single(probe.Bodies));
     }
+
+    [Fact]
+    public void HttpTargetsGetTheKeepAliveClientAndHttpsTargetsHttpClient()
+    {
+        using var plain = HttpLoadClient.For(new Uri("http://127.0.0.1:1/"), LongTimeout);
+        using var tls = HttpLoadClient.For(new Uri("https://127.0.0.1:1/"), LongTimeout);
+
+        Assert.IsType<KeepAliveHttpClient>(plain);
+        Assert.IsType<HttpClientLoadClient>(tls);
+    }
+
+    private static IHttpLoadClient Create(string client, Uri baseAddress, TimeSpan timeout) => client switch
+    {
+        KeepAlive => new KeepAliveHttpClient(baseAddress, timeout),
+        _ => new HttpClientLoadClient(baseAddress, timeout),
+    };
 
     /// <summary>Sends two requests (with <paramref name="between"/> run between them): both end ok, over <paramref name="connections"/> connections in all.</summary>
     private static async Task TwoRequestsEndOkAsync(SendRequest get, ScriptedServer server, int connections, Func<Task>? between = null)

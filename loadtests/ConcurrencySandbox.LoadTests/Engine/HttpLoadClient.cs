@@ -2,16 +2,36 @@ using System.Net;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
+/// <summary>What every load request goes through: GETs that say how each request ended.</summary>
+public interface IHttpLoadClient : IDisposable
+{
+    /// <summary>
+    /// A sender for GET <paramref name="pathAndQuery"/> that says how each request ended: ok on 2xx, the status of any
+    /// other answer, a timeout when the client gave up, or a connection error with its message.
+    /// The body is drained unread, or handed to <paramref name="probe"/> when one is given.
+    /// </summary>
+    SendRequest Get(string pathAndQuery, IResponseProbe? probe = null);
+}
+
 /// <summary>
-/// The one HTTP client every load request goes through: one pooled handler with as many connections as there are
-/// users, no cookies, redirects, decompression or trace-header propagation, headers-first reads and the body drained
-/// into nowhere, so the runner is not the bottleneck.
+/// Picks the load client for a target: the runner's own keep-alive HTTP/1.1 client for http:// (the runner must not
+/// be the bottleneck of a run), HttpClient where TLS is needed.
 /// </summary>
-public sealed class HttpLoadClient : IDisposable
+public static class HttpLoadClient
+{
+    public static IHttpLoadClient For(Uri baseAddress, TimeSpan requestTimeout) =>
+        baseAddress.Scheme == Uri.UriSchemeHttp ? new KeepAliveHttpClient(baseAddress, requestTimeout) : new HttpClientLoadClient(baseAddress, requestTimeout);
+}
+
+/// <summary>
+/// The load client for https:// targets: one pooled handler with as many connections as there are users, no cookies,
+/// redirects, decompression or trace-header propagation, headers-first reads and the body drained into nowhere.
+/// </summary>
+public sealed class HttpClientLoadClient : IHttpLoadClient
 {
     private readonly HttpClient _http;
 
-    public HttpLoadClient(Uri baseAddress, TimeSpan requestTimeout)
+    public HttpClientLoadClient(Uri baseAddress, TimeSpan requestTimeout)
     {
         var handler = new SocketsHttpHandler
         {
@@ -26,11 +46,6 @@ public sealed class HttpLoadClient : IDisposable
         _http = new HttpClient(handler) { BaseAddress = baseAddress, Timeout = requestTimeout };
     }
 
-    /// <summary>
-    /// A sender for GET <paramref name="pathAndQuery"/> that says how each request ended: ok on 2xx, the status of any
-    /// other answer, a timeout when the client gave up, or a connection error with its message.
-    /// The body is drained unread, or handed to <paramref name="probe"/> when one is given.
-    /// </summary>
     public SendRequest Get(string pathAndQuery, IResponseProbe? probe = null)
     {
         var uri = new Uri(_http.BaseAddress!, pathAndQuery);

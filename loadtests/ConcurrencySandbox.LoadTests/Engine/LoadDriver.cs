@@ -38,7 +38,7 @@ public sealed class HttpRamp(string request, bool reportsQueueWait = false) : IL
     public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
     {
         var load = context.Load;
-        using var http = new HttpLoadClient(context.BaseAddress, load.RequestTimeout);
+        using var http = HttpLoadClient.For(context.BaseAddress, load.RequestTimeout);
         IWorkload workload = load.Shape.IsOpen ? new OpenModel(load.Shape, load.MaxInFlight) : new ClosedModel(load.Shape);
         await http.Get(request)(cancellationToken);
         // Fan-out answers carry the server's per-call queue wait: seed 003's "waiting up to 12 s for work to start".
@@ -62,7 +62,7 @@ public sealed class BurstAtFreshApi(string request, int copies) : ILoadDriver
 
     public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
     {
-        using var http = new HttpLoadClient(context.BaseAddress, context.Load.RequestTimeout);
+        using var http = HttpLoadClient.For(context.BaseAddress, context.Load.RequestTimeout);
         return await VariantRunner.RunAsync(context.Key, request, new Burst(copies), http.Get(request), Interval, context.Telemetry, context.Progress, cancellationToken, keepEveryRequest: true, observed: context.Observed);
     }
 }

@@ -26,23 +26,28 @@ public abstract record DeclaredQuery<TSelf>
     {
         var declared = context.GetEndpoint()?.Metadata.GetMetadata<QueryParameterMetadata>()
             ?? throw new InvalidOperationException($"{typeof(TSelf).Name} is bound through the endpoint's query declarations: declare them with WithQueryParameters.");
-        return ValueTask.FromResult<TSelf?>(DeclaredQueryBinding.Bind<TSelf>(context.Request.Query, declared.Parameters));
+        var reader = new QueryReader(context.Request.Query);
+        var bound = DeclaredQueryBinding.Bind<TSelf>(reader, declared.Parameters);
+        // The filter judges the query from this reading instead of parsing it a second time.
+        context.Items[DeclaredQueryFilter.ReadingKey] = reader;
+        return ValueTask.FromResult<TSelf?>(bound);
     }
 }
 
 /// <summary>How a <see cref="DeclaredQuery{TSelf}"/> record pairs with its declarations and is built from a query.</summary>
 internal static class DeclaredQueryBinding
 {
-    public static TSelf Bind<TSelf>(IQueryCollection query, IReadOnlyList<QueryParameter> parameters)
+    /// <summary>Builds the record from <paramref name="reader"/>, which reads every declaration once, as the filter would.</summary>
+    public static TSelf Bind<TSelf>(QueryReader reader, IReadOnlyList<QueryParameter> parameters)
     {
-        var reader = new QueryReader(query);
         var members = Shape<TSelf>.Members;
         var values = new object?[members.Length];
         for (var i = 0; i < members.Length; i++)
         {
+            var value = reader.Read(parameters[i]);
             values[i] = members[i].Nullable && !reader.Sent(parameters[i])
                 ? null
-                : Convert.ChangeType(reader.Read(parameters[i]), members[i].Type, CultureInfo.InvariantCulture);
+                : Convert.ChangeType(value, members[i].Type, CultureInfo.InvariantCulture);
         }
 
         return (TSelf)Shape<TSelf>.Constructor.Invoke(values);

@@ -13,15 +13,25 @@ namespace ConcurrencySandbox.Validation;
 /// </summary>
 public sealed class DeclaredQueryFilter(IReadOnlyList<QueryParameter> parameters) : IEndpointFilter
 {
+    /// <summary>Where a <see cref="DeclaredQuery{TSelf}"/> record's binding leaves its reading of the query for this filter.</summary>
+    internal static readonly object ReadingKey = new();
+
     public ValueTask<object?> InvokeAsync(EndpointFilterInvocationContext context, EndpointFilterDelegate next)
     {
-        var query = new QueryReader(context.HttpContext.Request.Query);
+        // A typed record was bound from every declaration already; an endpoint without one is read here.
+        var query = context.HttpContext.Items.TryGetValue(ReadingKey, out var reading) && reading is QueryReader bound ? bound : ReadAll(context.HttpContext.Request.Query);
+        return query.IsValid ? next(context) : ValueTask.FromResult<object?>(query.Problem());
+    }
+
+    private QueryReader ReadAll(IQueryCollection raw)
+    {
+        var query = new QueryReader(raw);
         foreach (var parameter in parameters)
         {
             query.Read(parameter);
         }
 
-        return query.IsValid ? next(context) : ValueTask.FromResult<object?>(query.Problem());
+        return query;
     }
 
     /// <summary>

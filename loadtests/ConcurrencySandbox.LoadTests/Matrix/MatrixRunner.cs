@@ -332,7 +332,7 @@ public static class MatrixRunner
     [
         "API ProcessorCount: " + string.Join("; ", measured.Select(r =>
             string.Create(CultureInfo.InvariantCulture, $"{r.Label}: {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".",
-        "Break-even (first conclusive amount where Task.Run is at least as fast across the CI): " + string.Join("; ", measured.Select(r =>
+        "Break-even (the first amount from which every conclusive row has Task.Run at least as fast across its CI): " + string.Join("; ", measured.Select(r =>
             $"{r.Label}: {BreakEven(r)}")) + ".",
     ];
 

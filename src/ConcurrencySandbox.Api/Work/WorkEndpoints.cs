@@ -48,7 +48,7 @@ public static class WorkEndpoints
         var repeat = new IntegerParameter("repeat", 1, limits.MaxRepeat, MedianInterval.MinimumCount,
             $"The fewest sync/Task.Run pairs measured, budget or not; more follow until the CIs are narrow or the budget is spent. Below {MedianInterval.MinimumCount} there is no 95 % CI.");
         var compareBudget = Budget with { Default = 30 };
-        var sweepBudget = Budget with { Default = 120, Description = Budget.Description + " For a sweep: the whole sweep's, shared equally by its rows." };
+        var sweepBudget = Budget with { Default = 120, Description = Budget.Description + " For a sweep: the whole sweep's, shared by its rows, which take pairs in interleaved rounds until each has converged or the budget is spent." };
         var factor = new IntegerParameter("factor", 2, 1000, 10, "Each amount of the sweep is the previous one times this.");
 
         foreach (var family in WorkFamily.Create(limits))
@@ -77,7 +77,8 @@ public static class WorkEndpoints
             group.MapGet("/sweep", (WorkSweepQuery query, HttpRequest request, CancellationToken cancellationToken) => SweepAsync(family, query, request, cancellationToken))
                 .WithName($"{family.Tag.Name}Sweep")
                 .WithSummary($"Seed 004's whole table for {unit.Name}: a compare row per amount, with the break-even point.")
-                .WithDescription("Amounts go from `from` to `to`, multiplied by `factor`. The Markdown form has the seed's columns and the seed's figures beside today's.")
+                .WithDescription("Amounts go from `from` to `to`, multiplied by `factor`. Each row is warmed up once, then the rows are measured in rounds: each round gives every row that has not converged 2 pairs (AB BA), the rows in a shuffled order, so every row's pairs span the whole sweep and a change in the machine's speed hits all rows. " +
+                    "The break-even is the first amount from which every conclusive row's efficiency is at least 100 % across its CI. The Markdown form has the seed's columns and the seed's figures beside today's.")
                 .WithQueryParameters(family.SweepFrom, family.SweepTo, factor, repeat, CiWidth, sweepBudget, Format)
                 .ProducesJsonOrText<SweepReport>("text/csv", "text/markdown");
         }

@@ -5,7 +5,7 @@ using ConcurrencySandbox.Contracts.Statistics;
 namespace ConcurrencySandbox.Contracts.Work;
 
 /// <summary>Seed 004's whole table for this machine, with the break-even amount.</summary>
-/// <param name="BreakEvenAmount">The first amount, among conclusive rows only, at which Task.Run is at least as fast as inline across the efficiency's CI; null when none is.</param>
+/// <param name="BreakEvenAmount">The first amount from which every conclusive row has Task.Run at least as fast as inline across the efficiency's CI (that amount's row among them); null when none is.</param>
 /// <param name="Policy">How each row was measured, in words.</param>
 /// <param name="SpeedDriftPercent">(max - min) / min of the calibration loop's times before, between and after the rows.</param>
 public sealed record SweepReport(
@@ -38,8 +38,8 @@ public sealed record SweepReport(
 /// <param name="Efficiency">Sync / Task.Run x 100 per pair (the two ran back to back): above 100 means Task.Run paid off.</param>
 /// <param name="Remeasured">The first measurement's efficiency was impossible beyond its CI, so the row was measured again.</param>
 /// <param name="TargetHalfWidthPercent">The policy's target: a figure whose CI is wider is inconclusive.</param>
-/// <param name="Load">What other processes, steal and CFS throttling took while the row was measured; null off Linux.</param>
-/// <param name="Speed">The calibration loop before and after the row: the machine's own speed drift.</param>
+/// <param name="Load">What other processes, steal and CFS throttling took while the row was measured (in a sweep: from its first round to the round it stopped in, the other rows' interleaved pairs inside that span being this process's own time); null off Linux.</param>
+/// <param name="Speed">The calibration loop before the row's first pair and after its last (in a sweep: before the first round and after the round it stopped in): the machine's own speed drift.</param>
 /// <param name="Seed">Seed 004's efficiency for the same amount, where it measured one.</param>
 public sealed record ComparisonRow(
     long Amount,

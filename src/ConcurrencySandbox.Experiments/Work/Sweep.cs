@@ -26,24 +26,33 @@ public static class Sweep
     }
 
     /// <summary>
-    /// The first amount whose row passed its checks on <paramref name="cores"/> cores (nothing impossible or inconclusive)
-    /// and whose efficiency is at least 100 % across its whole CI: Task.Run is at least as fast, not just possibly so.
+    /// The break-even on <paramref name="cores"/> cores: the first amount from which on every row that passed its checks
+    /// (nothing impossible or inconclusive) has an efficiency of at least 100 % across its whole CI (Task.Run is at least
+    /// as fast, not just possibly so), that amount's row among them. A conclusive row at or above 100 % followed by a
+    /// larger conclusive one that is not is a lucky row, not the break-even; rows that failed their checks are skipped.
     /// </summary>
-    public static long? BreakEven(IEnumerable<ComparisonRow> rows, string amountName, int cores) =>
-        rows.FirstOrDefault(r => r.Efficiency.Low >= 100 && FigureChecks.Conclusive(r.Flags(amountName, cores)))?.Amount;
+    public static long? BreakEven(IEnumerable<ComparisonRow> rows, string amountName, int cores)
+    {
+        long? breakEven = null;
+        foreach (var row in rows.Where(r => FigureChecks.Conclusive(r.Flags(amountName, cores))).OrderByDescending(r => r.Amount))
+        {
+            if (row.Efficiency.Low is not >= 100)
+            {
+                break;
+            }
 
-    /// <summary>A compare row per amount under <paramref name="policy"/>, whose budget is the whole sweep's, shared equally by the rows.</summary>
+            breakEven = row.Amount;
+        }
+
+        return breakEven;
+    }
+
+    /// <summary>A row per amount, measured in interleaved rounds under <paramref name="policy"/>, whose budget is the whole sweep's (<see cref="Comparison.MeasureRowsAsync"/>).</summary>
     public static async Task<SweepReport> RunAsync(WorkUnit unit, IReadOnlyList<long> amounts, MeasurementPolicy policy, CancellationToken cancellationToken)
     {
         var started = Stopwatch.GetTimestamp();
-        var rowPolicy = policy with { Budget = policy.Budget / Math.Max(1, amounts.Count) };
-        var rows = new List<ComparisonRow>(amounts.Count);
-        foreach (var amount in amounts)
-        {
-            rows.Add(await Comparison.CompareAsync(unit, amount, rowPolicy, cancellationToken));
-        }
-
+        var rows = await Comparison.MeasureRowsAsync(unit, amounts, policy, Bench.Of(unit), Comparison.ShuffleSeed, cancellationToken);
         return new SweepReport(unit.Name, unit.AmountName, rows, BreakEven(rows, unit.AmountName, MachineInfo.Current.ProcessorCount), Stopwatch.GetElapsedTime(started).TotalSeconds, MachineInfo.Current,
-            rowPolicy.Describe(), Calibration.DriftPercent(rows.Select(r => r.Speed)));
+            Comparison.Describe(policy, amounts.Count, Comparison.ShuffleSeed), Calibration.DriftPercent(rows.Select(r => r.Speed)));
     }
 }

@@ -60,7 +60,7 @@ public sealed class ComparisonAndSweepTests
     }
 
     [Fact]
-    public async Task SweepSharesItsBudgetAmongItsRowsAndReportsThePolicyAndTheDrift()
+    public async Task SweepMeasuresItsRowsInRoundsUnderTheWholeBudgetAndReportsThePolicyAndTheDrift()
     {
         var report = await Sweep.RunAsync(WorkUnit.Sleep, [1, 10], Short with { MinimumRepeats = 1 }, CancellationToken.None);
 
@@ -68,7 +68,7 @@ public sealed class ComparisonAndSweepTests
         Assert.Equal([1L, 10L], report.Rows.Select(r => r.Amount));
         Assert.Equal(Sweep.BreakEven(report.Rows, "milliseconds", report.ProcessorCount), report.BreakEvenAmount);
         Assert.Equal(Environment.ProcessorCount, report.ProcessorCount);
-        Assert.Contains("at most 0.5 s", report.Policy, StringComparison.Ordinal); // 1 s shared by two rows
+        Assert.Contains("at most 1 s); the 2 rows measured in rounds", report.Policy, StringComparison.Ordinal); // the whole sweep's budget, shared by its rows
         Assert.Equal(Calibration.DriftPercent(report.Rows.Select(r => r.Speed)), report.SpeedDriftPercent);
     }
 

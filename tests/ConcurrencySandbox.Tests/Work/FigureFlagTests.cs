@@ -96,6 +96,29 @@ public sealed class FigureFlagTests
     }
 
     [Fact]
+    public void ALuckyConclusiveRowFollowedByASlowerConclusiveOneIsNotTheBreakEven()
+    {
+        var lucky = Clean with { Amount = 1_000, Efficiency = Narrow(150) };
+        var slower = Clean with { Amount = 10_000, Efficiency = Narrow(90) };
+        var caughtUp = Clean with { Amount = 100_000, Efficiency = Narrow(190) };
+        var wideBelow = Inconclusive with { Amount = 1_000_000, Efficiency = new Estimate(80, 40, 120, 10, 30) }; // fails its checks: skipped
+        var largest = Clean with { Amount = 10_000_000, Efficiency = Narrow(195) };
+
+        Assert.Equal(100_000, Sweep.BreakEven([lucky, slower, caughtUp, wideBelow, largest], "cycles", cores: 2));
+        Assert.Equal(100_000, Sweep.BreakEven([largest, caughtUp, lucky, wideBelow, slower], "cycles", cores: 2)); // by amount, not by position
+    }
+
+    [Fact]
+    public void ThereIsNoBreakEvenWhenTheLargestConclusiveRowIsNotAtLeastHundredPercentAcrossItsInterval()
+    {
+        var gain = Clean with { Amount = 100_000, Efficiency = Narrow(190) };
+        var straddles = Clean with { Amount = 1_000_000, Efficiency = new Estimate(101, 97, 105, 10, 95) };
+
+        Assert.Null(Sweep.BreakEven([gain, straddles], "cycles", cores: 2));
+        Assert.Null(Sweep.BreakEven([], "cycles", cores: 2));
+    }
+
+    [Fact]
     public void MarkdownMarksTheFlaggedCellsGivesTheIntervalAndListsTheFlagsUnderTheTable()
     {
         var lines = SweepFormat.ToMarkdown(Report(cores: 2)).Split('\n').Select(l => l.TrimEnd('\r')).ToList();
@@ -107,7 +130,7 @@ public sealed class FigureFlagTests
         Assert.Equal(2, listed.Count);
         Assert.StartsWith("- 10 cycles: % efficiency = 725 % [700, 750] n=10, min 690 (impossible): efficiency above 2 core(s)", listed[0], StringComparison.Ordinal);
         Assert.StartsWith("- 1,000 cycles: sync = 0.001 s [0.0007, 0.0013] n=10, min 0.0006 (inconclusive): inconclusive: +-30 %", listed[1], StringComparison.Ordinal);
-        Assert.Contains(lines, l => l.StartsWith("Break-even cycles (conclusive rows only): 1000000000, efficiency 196.0 %", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith("Break-even cycles (the first from which every conclusive row is at least 100 % across its CI): 1000000000, efficiency 196.0 %", StringComparison.Ordinal));
     }
 
     [Fact]

@@ -57,7 +57,8 @@ public static class Comparison
             random.Shuffle(visiting);
             foreach (var row in visiting)
             {
-                // Checked again before the slice: the other rows' slices since this row's last pair may have spent the budget.
+                // The stop rule before each pair (the other rows' slices since this row's last pair may have spent the budget)
+                // and after the slice's last one (so a row that converged ends in this round).
                 for (var pair = 0; pair < PairsPerRound && !Stops(row, policy, cores, bench.Time.GetElapsedTime(started)); pair++)
                 {
                     await MeasurePairAsync(bench, row, cancellationToken);

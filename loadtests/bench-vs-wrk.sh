@@ -105,6 +105,7 @@ for pair in $(seq 1 "$pairs"); do
   wrk_share=$(awk -v u="$wrk_cpu_share" -v n="$client_cpu_count" 'BEGIN { if (u == "n/a") print "n/a"; else printf "%.0f %%", 100 * u / n }')
   echo "pair $pair: wrk $wrk_cpu_us us of CPU per request, $wrk_share of its $client_cpu_count cpu(s); $(cpu_figures API "$api_ticks" "$api_seconds" "$wrk_rps" "$api_cpu_count")"
 
+  : >"$work/runner-$pair.log"  # exists before the loop below reads it
   "${pin[@]}" dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report-$pair" >"$work/runner-$pair.log" &
   runner_pid=$!
   # The runner's and the API's CPU from the runner's first sync row to its last full one (the rate below is over the

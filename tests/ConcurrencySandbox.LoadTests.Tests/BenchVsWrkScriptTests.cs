@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace ConcurrencySandbox.LoadTests.Tests;
 
 /// <summary>loadtests/bench-vs-wrk.sh refuses bad arguments before it builds, starts or pins anything: exit 2, one line naming the cause.</summary>
@@ -30,19 +28,6 @@ public class BenchVsWrkScriptTests
         Assert.Equal(2, (await RunScriptAsync("8", "64", "3", "1")).Code);
     }
 
-    private static async Task<(int Code, string Output, string Error)> RunScriptAsync(params string[] args)
-    {
-        var start = new ProcessStartInfo("bash") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        start.ArgumentList.Add(Script);
-        foreach (var arg in args)
-        {
-            start.ArgumentList.Add(arg);
-        }
-        using var process = Process.Start(start)!;
-        var output = process.StandardOutput.ReadToEndAsync();
-        var error = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(1));
-        await process.WaitForExitAsync(timeout.Token);
-        return (process.ExitCode, await output, await error);
-    }
+    private static Task<(int Code, string Output, string Error)> RunScriptAsync(params string[] args) =>
+        CommandRun.RunAsync("bash", [Script, .. args]);
 }

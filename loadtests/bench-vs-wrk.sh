@@ -46,8 +46,14 @@ if [ "$mode" = pinned ]; then
     echo "note: pinned mode needs taskset (util-linux), not found: running shared, the ratio printed, not judged"
     mode=shared
   else
-    api_cpus=0
-    client_cpus=1
+    # The first two cpus this script may run on (its affinity list, e.g. "0-3" or "2,5"): the API's and the tool's.
+    allowed=()
+    IFS=, read -r -a ranges <<<"$(taskset -cp $$ | sed 's/.*: //')"
+    for range in "${ranges[@]}"; do
+      for ((cpu = ${range%-*}; cpu <= ${range#*-}; cpu++)); do allowed+=("$cpu"); done
+    done
+    api_cpus=${allowed[0]}
+    client_cpus=${allowed[1]}
     client_cpu_count=1
     api_cpu_count=1
   fi

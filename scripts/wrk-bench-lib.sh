@@ -1,9 +1,18 @@
 # Shared by the wrk benchmarks (loadtests/bench-vs-wrk.sh, scripts/bench-endpoint-overhead.sh); source it.
 
-# start_api API_DLL WORK_DIR: starts one API on a free loopback port with quiet logging, waits for its ready line,
-# and sets api_pid and url (no trailing slash). Exits 2 when no ready line comes within 60 s.
+# pin_to CPU_LIST: sets the array pin to the command prefix that pins a process to CPU_LIST (taskset, which execs the
+# command, so $! and /proc/<pid> are the command's own), or to nothing when CPU_LIST is empty.
+pin_to() {
+  pin=()
+  if [ -n "$1" ]; then pin=(taskset -c "$1"); fi
+}
+
+# start_api API_DLL WORK_DIR [CPU_LIST]: starts one API (pinned to CPU_LIST when given) on a free loopback port with
+# quiet logging, waits for its ready line, and sets api_pid and url (no trailing slash). Exits 2 when no ready line
+# comes within 60 s.
 start_api() {
-  dotnet "$1" --urls http://127.0.0.1:0 \
+  pin_to "${3:-}"
+  "${pin[@]}" dotnet "$1" --urls http://127.0.0.1:0 \
     --Logging:LogLevel:Default=Warning --Logging:LogLevel:Microsoft.Hosting.Lifetime=Information >"$2/api.log" 2>&1 &
   api_pid=$!
   url=""
@@ -36,18 +45,21 @@ read_cpu_ticks() {
 
 clock_ticks_per_second=$(getconf CLK_TCK)
 
-# wrk_run CONNECTIONS SECONDS URL: runs wrk (2 threads) and sets wrk_rps (requests/s), wrk_requests and wrk_cpu_us
-# (wrk's own user + system CPU per request in microseconds, "n/a" without /usr/bin/time).
+# wrk_run CONNECTIONS SECONDS URL [THREADS=2] [CPU_LIST]: runs wrk (pinned to CPU_LIST when given) and sets wrk_rps
+# (requests/s), wrk_requests, wrk_cpu_us (wrk's own user + system CPU per request in microseconds) and wrk_cpu_share
+# (that CPU over wrk's wall time: 1.0 is one whole cpu busy); both "n/a" without /usr/bin/time.
 wrk_run() {
   local out
+  pin_to "${5:-}"
   if [ -x /usr/bin/time ]; then
-    out=$(/usr/bin/time -f 'cpu-seconds %U %S' wrk -t2 -c"$1" -d"$2s" "$3" 2>&1)
+    out=$(/usr/bin/time -f 'cpu-seconds %U %S %e' "${pin[@]}" wrk -t"${4:-2}" -c"$1" -d"$2s" "$3" 2>&1)
   else
-    out=$(wrk -t2 -c"$1" -d"$2s" "$3")
+    out=$("${pin[@]}" wrk -t"${4:-2}" -c"$1" -d"$2s" "$3")
   fi
   wrk_rps=$(sed -n 's/^Requests\/sec:[[:space:]]*\([0-9.]*\).*/\1/p' <<<"$out")
   wrk_requests=$(sed -n 's/^[[:space:]]*\([0-9]*\) requests in .*/\1/p' <<<"$out")
   wrk_cpu_us=$(awk -v n="$wrk_requests" '$1 == "cpu-seconds" && n > 0 { printf "%.1f", ($2 + $3) * 1e6 / n; found = 1 } END { if (!found) print "n/a" }' <<<"$out")
+  wrk_cpu_share=$(awk '$1 == "cpu-seconds" && $4 > 0 { printf "%.3f", ($2 + $3) / $4; found = 1 } END { if (!found) print "n/a" }' <<<"$out")
 }
 
 # check_pair PAIR BASE_NAME BASE_RPS NAME RPS MINIMUM: prints the pair and NAME/BASE ratio; fails under MINIMUM.

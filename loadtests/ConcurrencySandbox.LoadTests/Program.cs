@@ -1,6 +1,13 @@
+using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Hosting;
 
 // However the runner ends, it takes its API children with it.
 AppDomain.CurrentDomain.ProcessExit += (_, _) => ApiProcess.KillAll();
-return await CommandLine.InvokeAsync(args, Console.Out, Console.Error, (request, cancellationToken) => Runner.RunAsync(request, Console.Out, cancellationToken));
+return await CommandLine.InvokeAsync(args, Console.Out, Console.Error, (request, cancellationToken) =>
+{
+    // A load run's sockets complete on the thread that polled them, as wrk's do (docs/performance.md, item 5); its API
+    // and streaming-client children start with the environment the runner was given.
+    InlineSocketCompletions.EnableInThisProcess();
+    return Runner.RunAsync(request, Console.Out, cancellationToken);
+});

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
 using ConcurrencySandbox.Contracts.Hosting;
@@ -179,27 +178,6 @@ public sealed class EndToEndTests : IDisposable
         return [.. lines.Skip(1).Select(line => header.Zip(line.Split(',')).ToDictionary(p => p.First, p => p.Second))];
     }
 
-    private static async Task<(int Code, string Output, string Error)> RunRunnerAsync(params string[] args)
-    {
-        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        start.ArgumentList.Add(typeof(Runner).Assembly.Location);
-        foreach (var arg in args)
-        {
-            start.ArgumentList.Add(arg);
-        }
-        using var process = Process.Start(start)!;
-        var output = process.StandardOutput.ReadToEndAsync();
-        var error = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
-        try
-        {
-            await process.WaitForExitAsync(timeout.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw;
-        }
-        return (process.ExitCode, await output, await error);
-    }
+    private static Task<(int Code, string Output, string Error)> RunRunnerAsync(params string[] args) =>
+        CommandRun.RunAsync("dotnet", [typeof(Runner).Assembly.Location, .. args]);
 }

@@ -51,7 +51,7 @@ public partial class FolderLayeringTests
         Assert.Equal(slices.Count, ExperimentList.All.Count);
     }
 
-    private static string RepositoryRoot()
+    internal static string RepositoryRoot()
     {
         for (var folder = new DirectoryInfo(AppContext.BaseDirectory); folder is not null; folder = folder.Parent)
         {

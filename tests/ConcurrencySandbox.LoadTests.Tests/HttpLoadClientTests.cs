@@ -163,7 +163,7 @@ public class HttpLoadClientTests
         await Eventually.TrueAsync(() => server.RequestLines.Count == 1, "the request reached the server");
         await cancel.CancelAsync();
 
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => sending);
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => sending.AsTask());
     }
 
     [Theory]

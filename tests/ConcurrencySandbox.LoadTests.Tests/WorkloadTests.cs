@@ -40,7 +40,7 @@ public class WorkloadTests
         await new OpenModel(shape, maxInFlight: 1, clock).RunAsync(_ =>
         {
             clock.Advance(TimeSpan.FromMilliseconds(150));
-            return Task.FromResult(RequestOutcome.Success);
+            return ValueTask.FromResult(RequestOutcome.Success);
         }, recorder, CancellationToken.None);
 
         var latenciesMs = recorder.Requests().Select(r => r.LatencyMs).ToList();

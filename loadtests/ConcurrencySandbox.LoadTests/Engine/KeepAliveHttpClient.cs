@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 using System.Text;
 using System.Text.Json;
 
@@ -61,7 +62,9 @@ public sealed class KeepAliveHttpClient : IHttpLoadClient
         }
     }
 
-    private async Task<RequestOutcome> SendAsync(byte[] request, IResponseProbe? probe, CancellationToken cancellationToken)
+    // Pooled: a request that waits for its answer (all of them) would otherwise allocate its state machine's box.
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<RequestOutcome> SendAsync(byte[] request, IResponseProbe? probe, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
         var deadline = Stopwatch.GetTimestamp() + _timeoutTicks;

@@ -3,7 +3,7 @@ using System.Diagnostics;
 namespace ConcurrencySandbox.LoadTests.Engine;
 
 /// <summary>Sends one request and says how it ended. Throws only when <c>cancellationToken</c> is cancelled.</summary>
-public delegate Task<RequestOutcome> SendRequest(CancellationToken cancellationToken);
+public delegate ValueTask<RequestOutcome> SendRequest(CancellationToken cancellationToken);
 
 /// <summary>A way of putting load on a scenario; records every outcome into the recorder.</summary>
 public interface IWorkload

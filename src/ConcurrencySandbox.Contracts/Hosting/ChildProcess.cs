@@ -100,6 +100,7 @@ public sealed class ChildProcess : IAsyncDisposable
         {
             start.ArgumentList.Add(argument);
         }
+        InlineSocketCompletions.GiveChildTheStartingValue(start.Environment);
         foreach (var (name, value) in launch.Environment)
         {
             start.Environment[name] = value;

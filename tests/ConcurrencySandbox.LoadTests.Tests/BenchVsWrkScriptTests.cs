@@ -1,0 +1,33 @@
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary>loadtests/bench-vs-wrk.sh refuses bad arguments before it builds, starts or pins anything: exit 2, one line naming the cause.</summary>
+public class BenchVsWrkScriptTests
+{
+    private static readonly string Script = Path.Combine(FolderLayeringTests.RepositoryRoot(), "loadtests", "bench-vs-wrk.sh");
+
+    [Theory]
+    [InlineData("--mode", "both", "--mode must be pinned or shared")]
+    [InlineData("--mode", "", "--mode must be pinned or shared")]
+    [InlineData("3", "64", "seconds must be 4..120")]
+    [InlineData("ten", "64", "seconds must be 4..120")]
+    [InlineData("8", "0", "connections must be 1..1024")]
+    [InlineData("8", "64x", "connections must be 1..1024")]
+    public async Task BadArgumentsExitWithCodeTwoAndOneLineNamingTheCause(string first, string second, string cause)
+    {
+        var (code, output, error) = await RunScriptAsync(first, second);
+
+        Assert.Equal(2, code);
+        Assert.Empty(output);
+        Assert.StartsWith(cause, Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries)), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task PairsOutOfRangeAndExtraArgumentsAreRefused()
+    {
+        Assert.Equal(2, (await RunScriptAsync("--mode", "shared", "8", "64", "0")).Code);
+        Assert.Equal(2, (await RunScriptAsync("8", "64", "3", "1")).Code);
+    }
+
+    private static Task<(int Code, string Output, string Error)> RunScriptAsync(params string[] args) =>
+        CommandRun.RunAsync("bash", [Script, .. args]);
+}

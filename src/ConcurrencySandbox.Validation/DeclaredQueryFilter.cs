@@ -46,6 +46,8 @@ public sealed class DeclaredQueryFilter(IReadOnlyList<QueryParameter> parameters
             {
                 throw new InvalidOperationException($"{handler.Name}: {mismatch}");
             }
+
+            DeclaredQueryBinding.Prepare(record);
         }
 
         var filter = new DeclaredQueryFilter(parameters);

@@ -27,7 +27,7 @@ public abstract record DeclaredQuery<TSelf>
     {
         var declared = context.GetEndpoint()?.Metadata.GetMetadata<QueryParameterMetadata>()
             ?? throw new InvalidOperationException($"{typeof(TSelf).Name} is bound through the endpoint's query declarations: declare them with WithQueryParameters.");
-        var reader = new QueryReader(context.Request.Query);
+        var reader = new QueryReader(context.Request.QueryString);
         var bound = DeclaredQueryBinding.Bind<TSelf>(reader, declared.Parameters);
         // The filter judges the query from this reading instead of parsing it a second time.
         context.Items[DeclaredQueryFilter.ReadingKey] = reader;

@@ -10,11 +10,6 @@ namespace ConcurrencySandbox.Tests.Validation;
 /// </summary>
 public sealed class QueryReaderTests
 {
-    private static readonly IntegerParameter Count = new("count", 1, 10, null, "Required.");
-    private static readonly NumberParameter Rate = new("rate", 0, 1, 0.5, "A share.");
-    private static readonly ChoiceParameter Mode = new("mode", ["fast", "slow"], "fast", "A word.");
-    private static readonly IntegerParameter Limit = new("limit", 1, 100, 50, "Optional.");
-
     [Theory]
     [InlineData("")]
     [InlineData("?")]
@@ -30,14 +25,15 @@ public sealed class QueryReaderTests
     [InlineData("?count=%F0%9F%98%80&mode=f%C3%A4st")]
     public void TheRawQueryStringReadsLikeTheParsedCollection(string queryString)
     {
+        var (count, rate, mode, limit) = (DeclaredQueryFilterTests.Count, DeclaredQueryFilterTests.Rate, DeclaredQueryFilterTests.Mode, DeclaredQueryFilterTests.Limit);
         var raw = new QueryReader(new QueryString(queryString));
         var parsed = new QueryReader(new QueryCollection(QueryHelpers.ParseQuery(queryString)));
 
-        Assert.Equal(parsed.Read(Count), raw.Read(Count));
-        Assert.Equal(parsed.Read(Rate), raw.Read(Rate));
-        Assert.Equal(parsed.Read(Mode), raw.Read(Mode));
-        Assert.Equal(parsed.Read(Limit), raw.Read(Limit));
-        Assert.Equal(parsed.Sent(Limit), raw.Sent(Limit));
+        Assert.Equal(parsed.Read(count), raw.Read(count));
+        Assert.Equal(parsed.Read(rate), raw.Read(rate));
+        Assert.Equal(parsed.Read(mode), raw.Read(mode));
+        Assert.Equal(parsed.Read(limit), raw.Read(limit));
+        Assert.Equal(parsed.Sent(limit), raw.Sent(limit));
         Assert.Equal(parsed.IsValid, raw.IsValid);
         Assert.Equal(parsed.Messages, raw.Messages);
     }

@@ -1,5 +1,6 @@
-using System.Globalization;
+using System.Linq.Expressions;
 using System.Reflection;
+using System.Runtime.CompilerServices;
 using Microsoft.AspNetCore.Http;
 
 namespace ConcurrencySandbox.Validation;
@@ -26,7 +27,7 @@ public abstract record DeclaredQuery<TSelf>
     {
         var declared = context.GetEndpoint()?.Metadata.GetMetadata<QueryParameterMetadata>()
             ?? throw new InvalidOperationException($"{typeof(TSelf).Name} is bound through the endpoint's query declarations: declare them with WithQueryParameters.");
-        var reader = new QueryReader(context.Request.Query);
+        var reader = new QueryReader(context.Request.QueryString);
         var bound = DeclaredQueryBinding.Bind<TSelf>(reader, declared.Parameters);
         // The filter judges the query from this reading instead of parsing it a second time.
         context.Items[DeclaredQueryFilter.ReadingKey] = reader;
@@ -37,21 +38,14 @@ public abstract record DeclaredQuery<TSelf>
 /// <summary>How a <see cref="DeclaredQuery{TSelf}"/> record pairs with its declarations and is built from a query.</summary>
 internal static class DeclaredQueryBinding
 {
-    /// <summary>Builds the record from <paramref name="reader"/>, which reads every declaration once, as the filter would.</summary>
-    public static TSelf Bind<TSelf>(QueryReader reader, IReadOnlyList<QueryParameter> parameters)
-    {
-        var members = Shape<TSelf>.Members;
-        var values = new object?[members.Length];
-        for (var i = 0; i < members.Length; i++)
-        {
-            var value = reader.Read(parameters[i]);
-            values[i] = members[i].Nullable && !reader.Sent(parameters[i])
-                ? null
-                : Convert.ChangeType(value, members[i].Type, CultureInfo.InvariantCulture);
-        }
+    /// <summary>
+    /// Builds the record from <paramref name="reader"/>, which reads every declaration once, as the filter would, through
+    /// a constructor call compiled once per record type (no argument array, boxing or reflection per request).
+    /// </summary>
+    public static TSelf Bind<TSelf>(QueryReader reader, IReadOnlyList<QueryParameter> parameters) => Shape<TSelf>.Build(reader, parameters);
 
-        return (TSelf)Shape<TSelf>.Constructor.Invoke(values);
-    }
+    /// <summary>Compiles <paramref name="record"/>'s constructor call now, when the endpoint is built, rather than on its first request.</summary>
+    public static void Prepare(Type record) => RuntimeHelpers.RunClassConstructor(typeof(Shape<>).MakeGenericType(record).TypeHandle);
 
     /// <summary>Why <paramref name="record"/> cannot take <paramref name="parameters"/>, or null when it can.</summary>
     public static string? Mismatch(Type record, IReadOnlyList<QueryParameter> parameters)
@@ -85,19 +79,54 @@ internal static class DeclaredQueryBinding
     // A positional record has one public constructor; its copy constructor is protected.
     private static ConstructorInfo ConstructorOf(Type record) => record.GetConstructors().Single();
 
-    private static (string Name, Type Type, bool Nullable)[] MembersOf(ConstructorInfo constructor)
+    private static Member[] MembersOf(ConstructorInfo constructor)
     {
         var nullability = new NullabilityInfoContext();
-        return [.. constructor.GetParameters().Select(p => (
+        return [.. constructor.GetParameters().Select(p => new Member(
             p.Name ?? string.Empty,
+            p.ParameterType,
             Nullable.GetUnderlyingType(p.ParameterType) ?? p.ParameterType,
             Nullable.GetUnderlyingType(p.ParameterType) is not null || nullability.Create(p).WriteState == NullabilityState.Nullable))];
     }
 
+    /// <summary>
+    /// <c>(reader, parameters) =&gt; new TSelf(v0, v1, ...)</c>, where each value is the typed read of its declaration
+    /// (<see cref="Mismatch"/> has checked the kinds when the endpoint was built), narrowed to int where the member is
+    /// one, and null for a nullable member the query left out. Every declaration is read, so every error is recorded.
+    /// </summary>
+    private static Func<QueryReader, IReadOnlyList<QueryParameter>, TSelf> Compile<TSelf>()
+    {
+        var constructor = ConstructorOf(typeof(TSelf));
+        var reader = Expression.Parameter(typeof(QueryReader), "reader");
+        var parameters = Expression.Parameter(typeof(IReadOnlyList<QueryParameter>), "parameters");
+        var item = typeof(IReadOnlyList<QueryParameter>).GetProperty("Item")!;
+        var arguments = MembersOf(constructor).Select((member, i) =>
+        {
+            var kind = member.Type == typeof(double) ? typeof(NumberParameter)
+                : member.Type == typeof(string) ? typeof(ChoiceParameter)
+                : typeof(IntegerParameter);
+            var parameter = Expression.Variable(typeof(QueryParameter), "parameter");
+            var value = Expression.Variable(member.Type, "value");
+            var read = Expression.Call(reader, typeof(QueryReader).GetMethod(nameof(QueryReader.Read), [kind])!, Expression.Convert(parameter, kind));
+            var sent = Expression.Call(reader, typeof(QueryReader).GetMethod(nameof(QueryReader.Sent))!, parameter);
+            return (Expression)Expression.Block(
+                member.DeclaredType,
+                [parameter, value],
+                Expression.Assign(parameter, Expression.Property(parameters, item, Expression.Constant(i))),
+                Expression.Assign(value, Expression.Convert(read, member.Type)),
+                member.Nullable
+                    ? Expression.Condition(sent, Expression.Convert(value, member.DeclaredType), Expression.Default(member.DeclaredType))
+                    : Expression.Convert(value, member.DeclaredType));
+        });
+        return Expression.Lambda<Func<QueryReader, IReadOnlyList<QueryParameter>, TSelf>>(Expression.New(constructor, arguments), reader, parameters).Compile();
+    }
+
+    /// <param name="DeclaredType">The constructor parameter's type, <c>int?</c> for example.</param>
+    /// <param name="Type">The value's type, <c>int</c> for example.</param>
+    private sealed record Member(string Name, Type DeclaredType, Type Type, bool Nullable);
+
     private static class Shape<TSelf>
     {
-        public static readonly ConstructorInfo Constructor = ConstructorOf(typeof(TSelf));
-
-        public static readonly (string Name, Type Type, bool Nullable)[] Members = MembersOf(Constructor);
+        public static readonly Func<QueryReader, IReadOnlyList<QueryParameter>, TSelf> Build = Compile<TSelf>();
     }
 }

@@ -19,11 +19,11 @@ public sealed class DeclaredQueryFilter(IReadOnlyList<QueryParameter> parameters
     public ValueTask<object?> InvokeAsync(EndpointFilterInvocationContext context, EndpointFilterDelegate next)
     {
         // A typed record was bound from every declaration already; an endpoint without one is read here.
-        var query = context.HttpContext.Items.TryGetValue(ReadingKey, out var reading) && reading is QueryReader bound ? bound : ReadAll(context.HttpContext.Request.Query);
+        var query = context.HttpContext.Items.TryGetValue(ReadingKey, out var reading) && reading is QueryReader bound ? bound : ReadAll(context.HttpContext.Request.QueryString);
         return query.IsValid ? next(context) : ValueTask.FromResult<object?>(query.Problem());
     }
 
-    private QueryReader ReadAll(IQueryCollection raw)
+    private QueryReader ReadAll(QueryString raw)
     {
         var query = new QueryReader(raw);
         foreach (var parameter in parameters)
@@ -46,6 +46,8 @@ public sealed class DeclaredQueryFilter(IReadOnlyList<QueryParameter> parameters
             {
                 throw new InvalidOperationException($"{handler.Name}: {mismatch}");
             }
+
+            DeclaredQueryBinding.Prepare(record);
         }
 
         var filter = new DeclaredQueryFilter(parameters);

@@ -1,6 +1,7 @@
 using System.Globalization;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.AspNetCore.WebUtilities;
 
 namespace ConcurrencySandbox.Validation;
 
@@ -8,10 +9,23 @@ namespace ConcurrencySandbox.Validation;
 /// Reads a query's parameters against their declarations and collects every error, so one 400 answer names each
 /// bad parameter with its allowed range. The API's endpoints read through it in <see cref="DeclaredQueryFilter"/>
 /// and <see cref="DeclaredQuery{TSelf}"/>; the control plane's listener and the stub call it directly.
-/// A parameter sent more than once counts with its last value; an empty value counts as left out.
+/// A parameter sent more than once counts with its last value; an empty value counts as left out; names match
+/// case-insensitively once decoded, as in <see cref="IQueryCollection"/>.
 /// </summary>
-public sealed class QueryReader(IQueryCollection query) : ValidationErrors
+public sealed class QueryReader : ValidationErrors
 {
+    private readonly IQueryCollection? _query;
+    private readonly string? _queryString;
+
+    /// <summary>Reads an already parsed query (the control plane's listener has one of its own).</summary>
+    public QueryReader(IQueryCollection query) => _query = query;
+
+    /// <summary>
+    /// Reads a request's raw query string in place: only the declared names' values are decoded, and the request's
+    /// parsed <see cref="HttpRequest.Query"/> collection (a dictionary, its entries and a feature per request) is never built.
+    /// </summary>
+    public QueryReader(QueryString queryString) => _queryString = queryString.Value;
+
     /// <summary>The 400 for a rule that spans parameters, checked by a handler once each value is valid on its own.</summary>
     public static ValidationProblem Refuse(string parameter, string message)
     {
@@ -85,8 +99,22 @@ public sealed class QueryReader(IQueryCollection query) : ValidationErrors
 
     private string LastValue(QueryParameter parameter)
     {
-        var values = query[parameter.Name];
-        return values.Count > 0 ? values[^1] ?? string.Empty : string.Empty;
+        if (_query is not null)
+        {
+            var values = _query[parameter.Name];
+            return values.Count > 0 ? values[^1] ?? string.Empty : string.Empty;
+        }
+
+        QueryStringEnumerable.EncodedNameValuePair? last = null;
+        foreach (var pair in new QueryStringEnumerable(_queryString))
+        {
+            if (pair.DecodeName().Span.Equals(parameter.Name, StringComparison.OrdinalIgnoreCase))
+            {
+                last = pair;
+            }
+        }
+
+        return last?.DecodeValue().ToString() ?? string.Empty;
     }
 
     private bool TryGetRaw(QueryParameter parameter, out string raw)

@@ -9,18 +9,19 @@ namespace ConcurrencySandbox.Validation;
 /// </summary>
 public abstract class ValidationErrors
 {
-    private readonly Dictionary<string, string[]> _errors = new(StringComparer.Ordinal);
+    // Created with the first error: a valid request (every request of a load test) allocates none.
+    private Dictionary<string, string[]>? _errors;
 
-    public bool IsValid => _errors.Count == 0;
+    public bool IsValid => _errors is null;
 
-    public IEnumerable<string> Messages => _errors.Values.SelectMany(m => m);
+    public IEnumerable<string> Messages => _errors?.Values.SelectMany(m => m) ?? [];
 
     /// <summary>Records a problem with one value, or a rule that spans values (for example a minimum above its maximum).</summary>
-    public void Fail(string name, string message) => _errors[name] = [message];
+    public void Fail(string name, string message) => (_errors ??= new(StringComparer.Ordinal))[name] = [message];
 
-    public bool Has(string name) => _errors.ContainsKey(name);
+    public bool Has(string name) => _errors?.ContainsKey(name) == true;
 
     /// <summary>The 400 application/problem+json answer naming every bad value.</summary>
     public ValidationProblem Problem(string title) =>
-        TypedResults.ValidationProblem(_errors, detail: string.Join(" ", Messages), title: title);
+        TypedResults.ValidationProblem(_errors ?? [], detail: string.Join(" ", Messages), title: title);
 }

@@ -59,7 +59,11 @@ public static class WorkEndpoints
             foreach (var mode in unit.Modes)
             {
                 var modeName = ModeName(mode);
-                group.MapGet($"/{modeName}", (WorkRunQuery query, CancellationToken cancellationToken) => RunAsync(family, mode, query, cancellationToken))
+                // Sync answers without a task: its units run inline, so the cheapest endpoint carries no async machinery of its own.
+                Delegate run = mode == RunMode.Sync
+                    ? (WorkRunQuery query, CancellationToken cancellationToken) => RunInline(family, modeName, query, cancellationToken)
+                    : (WorkRunQuery query, CancellationToken cancellationToken) => RunAsync(family, mode, modeName, query, cancellationToken);
+                group.MapGet($"/{modeName}", run)
                     .WithName($"{family.Tag.Name}{mode}")
                     .WithSummary($"Runs {family.UnitDescription} twice, {ModeDescription(mode)}.")
                     .WithDescription("Returns the server-side elapsed time, the managed thread ids that ran the units and the thread pool's state after the run.")
@@ -86,16 +90,25 @@ public static class WorkEndpoints
         return endpoints;
     }
 
-    private static async Task<JsonHttpResult<WorkRunResponse>> RunAsync(WorkFamily family, RunMode mode, WorkRunQuery query, CancellationToken cancellationToken)
+    private static JsonHttpResult<WorkRunResponse> RunInline(WorkFamily family, string modeName, WorkRunQuery query, CancellationToken cancellationToken)
     {
-        var amount = query.Amount;
         var requestThreadId = Environment.CurrentManagedThreadId;
-        var run = await WorkRunner.RunTwiceAsync(family.Unit, mode, amount, cancellationToken);
+        return Answer(family, modeName, requestThreadId, WorkRunner.RunTwiceInline(family.Unit, query.Amount, cancellationToken));
+    }
+
+    private static async Task<JsonHttpResult<WorkRunResponse>> RunAsync(WorkFamily family, RunMode mode, string modeName, WorkRunQuery query, CancellationToken cancellationToken)
+    {
+        var requestThreadId = Environment.CurrentManagedThreadId;
+        return Answer(family, modeName, requestThreadId, await WorkRunner.RunTwiceAsync(family.Unit, mode, query.Amount, cancellationToken));
+    }
+
+    private static JsonHttpResult<WorkRunResponse> Answer(WorkFamily family, string modeName, int requestThreadId, WorkRun run)
+    {
         var machine = MachineInfo.Current;
         return TypedResults.Json(new WorkRunResponse(
             family.Unit.Name,
-            ModeName(mode),
-            amount,
+            modeName,
+            run.Amount,
             family.Unit.AmountName,
             run.ElapsedSeconds,
             machine.ProcessorCount,

@@ -12,15 +12,16 @@ public static class WorkRunner
 {
     public static async Task<WorkRun> RunTwiceAsync(WorkUnit unit, RunMode mode, long amount, CancellationToken cancellationToken)
     {
+        if (mode == RunMode.Sync)
+        {
+            return RunTwiceInline(unit, amount, cancellationToken);
+        }
+
         var threadIds = new int[2];
         var checksums = new long[2];
-        var stopwatch = Stopwatch.StartNew();
+        var started = Stopwatch.GetTimestamp();
         switch (mode)
         {
-            case RunMode.Sync:
-                RunOne(0);
-                RunOne(1);
-                break;
             case RunMode.TaskRun:
                 await Task.WhenAll(Task.Run(() => RunOne(0), cancellationToken), Task.Run(() => RunOne(1), cancellationToken));
                 break;
@@ -31,20 +32,33 @@ public static class WorkRunner
                 throw new ArgumentOutOfRangeException(nameof(mode), mode, null);
         }
 
-        stopwatch.Stop();
-        return new WorkRun(unit, mode, amount, ElapsedSeconds(stopwatch.ElapsedTicks), threadIds, checksums[0] + checksums[1]);
+        return new WorkRun(unit, mode, amount, ElapsedSeconds(Stopwatch.GetTimestamp() - started), threadIds, checksums[0] + checksums[1]);
 
         void RunOne(int slot)
         {
             threadIds[slot] = Environment.CurrentManagedThreadId;
-            Counted(() => checksums[slot] = unit.RunBlocking(amount, cancellationToken));
+            checksums[slot] = Counted(unit, amount, cancellationToken);
         }
 
         async Task AwaitOneAsync(int slot)
         {
-            await CountedAsync(() => unit.RunAsync(amount, cancellationToken)).ConfigureAwait(false);
+            await CountedAsync(unit, amount, cancellationToken).ConfigureAwait(false);
             threadIds[slot] = Environment.CurrentManagedThreadId;
         }
+    }
+
+    /// <summary>
+    /// <see cref="RunMode.Sync"/>: both units one after the other on the calling thread, with no task, closure or
+    /// delegate of its own, so the cheapest run (compute/sync?cycles=1) costs the API little besides the two units.
+    /// </summary>
+    public static WorkRun RunTwiceInline(WorkUnit unit, long amount, CancellationToken cancellationToken)
+    {
+        var started = Stopwatch.GetTimestamp();
+        var firstThreadId = Environment.CurrentManagedThreadId;
+        var checksum = Counted(unit, amount, cancellationToken);
+        var secondThreadId = Environment.CurrentManagedThreadId;
+        checksum += Counted(unit, amount, cancellationToken);
+        return new WorkRun(unit, RunMode.Sync, amount, ElapsedSeconds(Stopwatch.GetTimestamp() - started), [firstThreadId, secondThreadId], checksum);
     }
 
     /// <summary>
@@ -53,33 +67,40 @@ public static class WorkRunner
     /// </summary>
     public static double ElapsedSeconds(long stopwatchTicks) => (double)Math.Max(1, stopwatchTicks) / Stopwatch.Frequency;
 
-    /// <summary>Runs a unit counted in sandbox.work.units.active until it ends, and in sandbox.work.units.cancelled when it ended early.</summary>
-    private static void Counted(Action run) => CountedAsync(() =>
-    {
-        run();
-        return Task.CompletedTask;
-    }).GetAwaiter().GetResult(); // complete on return: run() finished synchronously
-
-    private static async Task CountedAsync(Func<Task> run)
+    /// <summary>Runs a blocking unit counted in sandbox.work.units.active until it ends, and in sandbox.work.units.cancelled when it ended early.</summary>
+    private static long Counted(WorkUnit unit, long amount, CancellationToken cancellationToken)
     {
         WorkInstruments.UnitsActive.Increment();
-        var cancelled = false;
         try
         {
-            await run().ConfigureAwait(false);
+            return unit.RunBlocking(amount, cancellationToken);
         }
         catch (OperationCanceledException)
         {
-            cancelled = true;
+            WorkInstruments.UnitsCancelled.Increment();
             throw;
         }
         finally
         {
-            if (cancelled)
-            {
-                WorkInstruments.UnitsCancelled.Increment();
-            }
+            WorkInstruments.UnitsActive.Decrement();
+        }
+    }
 
+    /// <summary>The asynchronous unit (sleep's Task.Delay), counted as <see cref="Counted"/> counts a blocking one.</summary>
+    private static async Task CountedAsync(WorkUnit unit, long amount, CancellationToken cancellationToken)
+    {
+        WorkInstruments.UnitsActive.Increment();
+        try
+        {
+            await unit.RunAsync(amount, cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            WorkInstruments.UnitsCancelled.Increment();
+            throw;
+        }
+        finally
+        {
             WorkInstruments.UnitsActive.Decrement();
         }
     }

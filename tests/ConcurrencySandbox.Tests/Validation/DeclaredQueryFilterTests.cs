@@ -17,10 +17,11 @@ namespace ConcurrencySandbox.Tests.Validation;
 /// </summary>
 public sealed class DeclaredQueryFilterTests
 {
-    private static readonly IntegerParameter Count = new("count", 1, 10, null, "Required.");
-    private static readonly NumberParameter Rate = new("rate", 0, 1, 0.5, "A share.");
-    private static readonly ChoiceParameter Mode = new("mode", ["fast", "slow"], "fast", "A word.");
-    private static readonly IntegerParameter Limit = new("limit", 1, 100, 50, "Optional; null when left out.");
+    // The probe endpoint's declarations; QueryReaderTests reads the same ones.
+    internal static readonly IntegerParameter Count = new("count", 1, 10, null, "Required.");
+    internal static readonly NumberParameter Rate = new("rate", 0, 1, 0.5, "A share.");
+    internal static readonly ChoiceParameter Mode = new("mode", ["fast", "slow"], "fast", "A word.");
+    internal static readonly IntegerParameter Limit = new("limit", 1, 100, 50, "Optional; null when left out.");
 
     [Fact]
     public async Task AValidQueryReachesTheHandlerTypedWithTheDeclaredSpellingAndDefaults()

@@ -56,6 +56,23 @@ public sealed class WorkRunnerTests
         Assert.Equal(20, run.Amount);
     }
 
+    [Fact]
+    public void AnInlineRunCountsItsUnitsAndACancelledOneIsCountedAsCancelled()
+    {
+        using var meter = new SandboxMeterReader();
+        var before = meter.Read();
+
+        var run = WorkRunner.RunTwiceInline(WorkUnit.SpinWait, 1_000, CancellationToken.None);
+        Assert.Throws<OperationCanceledException>(() => WorkRunner.RunTwiceInline(WorkUnit.SpinWait, 1_000, new CancellationToken(canceled: true)));
+
+        var after = meter.Read();
+        Assert.Equal(RunMode.Sync, run.Mode);
+        Assert.Equal(2_000, run.Checksum);
+        Assert.Equal(before["sandbox.work.units.active"], after["sandbox.work.units.active"]);
+        // The first unit of the cancelled run ends early; the second never starts.
+        Assert.Equal(before["sandbox.work.units.cancelled"] + 1, after["sandbox.work.units.cancelled"]);
+    }
+
     private static Task<(int CallerId, WorkRun Run)> OnDedicatedThread(Func<Task<WorkRun>> start)
     {
         var result = new TaskCompletionSource<(int, WorkRun)>();

@@ -43,6 +43,40 @@ public sealed class StreamingEndpointTests
         Assert.True(status.Process?.AllocatedBytes > 0);
     }
 
+    [Fact]
+    public async Task TheStatusCarriesTheLatenessBucketsUnlessAskedWithoutThem()
+    {
+        var port = FreePort();
+        await using var server = await SandboxServer.StartAsync($"Streaming:Port={port}", "Streaming:Implementation=saea-pooled", "Streaming:IntervalMs=5");
+        var tally = new StreamTally();
+        using var stop = new CancellationTokenSource();
+        var client = StreamingClient.RunAsync(new IPEndPoint(IPAddress.Loopback, port), tally, stop.Token);
+        await Eventually.TrueAsync(() => tally.Counts().Delivered >= 10, "ten messages delivered");
+
+        var plain = await GetStatusAsync(server);
+        var asked = await server.Client.GetOkAsync<StreamingStatus>("/api/streaming?buckets=true");
+        var without = await server.Client.GetOkAsync<StreamingStatus>("/api/streaming?buckets=false");
+        await stop.CancelAsync();
+        await client;
+
+        Assert.NotEmpty(plain.Server?.SendLatenessBuckets ?? []);
+        Assert.NotEmpty(asked.Server?.SendLatenessBuckets ?? []);
+        Assert.NotNull(without.Server);
+        Assert.Null(without.Server.SendLatenessBuckets);
+        Assert.True(without.Server.MessagesSent >= asked.Server!.MessagesSent, "the counters are still there without the buckets");
+    }
+
+    [Fact]
+    public async Task ABadBucketsValueGetsProblemDetailsNamingItAndItsChoices()
+    {
+        await using var server = await SandboxServer.StartAsync();
+
+        using var response = await server.Client.GetAsync("/api/streaming?buckets=maybe");
+
+        var detail = await ProblemAssert.IsBadRequestNamingAsync(response, "buckets");
+        Assert.Contains("one of true, false", detail, StringComparison.Ordinal);
+    }
+
     [Theory]
     [InlineData("Streaming:Port=70000", "Streaming__Port")]
     [InlineData("Streaming:Implementation=blocking", "Streaming__Implementation")]

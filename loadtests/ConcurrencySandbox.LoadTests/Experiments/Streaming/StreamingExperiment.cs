@@ -46,6 +46,9 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
 
     public override bool NeedsFreshApi => true;
 
+    public override string? RuntimeReadAfterwardsBecause =>
+        "streaming measures the API's own allocations, which a live reader adds to: the observer's EventCounters, a telemetry request every second";
+
     public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
 
     /// <summary>Bytes allocated per message, the heap (with seed 001's "half the heap" beside: half of the allocating variant's), gen0 collections and CPU per message per variant.</summary>
@@ -173,14 +176,25 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
             : throw new UsageException($"the API at {context.BaseAddress} runs no streaming server (GET /api/streaming says enabled=false)");
     }
 
-    /// <summary>The streaming server's counters and its process's figures now; a <see cref="UsageException"/> when it stopped.</summary>
-    internal static async Task<(StreamingServerCounters Server, StreamingProcessFigures Process)> ReadServerAsync(SandboxClient api, CancellationToken cancellationToken)
+    /// <summary>
+    /// The streaming server's counters and its process's figures now, with the lateness histogram's buckets only when
+    /// <paramref name="withLatenessBuckets"/> (they are the answer's largest part); a <see cref="UsageException"/> when it stopped.
+    /// </summary>
+    internal static async Task<(StreamingServerCounters Server, StreamingProcessFigures Process)> ReadServerAsync(
+        SandboxClient api, bool withLatenessBuckets, CancellationToken cancellationToken)
     {
-        var status = await api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
+        var status = await api.GetAsync<StreamingStatus>(withLatenessBuckets ? "/api/streaming" : "/api/streaming?buckets=false", StatusTimeout, cancellationToken);
         return status is { Server: { } server, Process: { } process }
             ? (server, process)
             : throw new UsageException("the API's streaming server stopped during the run (GET /api/streaming says enabled=false)");
     }
+
+    /// <summary>The send lateness below which <paramref name="percent"/> of the messages sent between two readings fell; both must carry the lateness buckets.</summary>
+    internal static double LatenessPercentileMsBetween(StreamingServerCounters earlier, StreamingServerCounters later, double percent) =>
+        LatenessHistogram.PercentileMsBetween(BucketsOf(earlier), BucketsOf(later), percent);
+
+    private static IReadOnlyList<LatenessBucket> BucketsOf(StreamingServerCounters counters) =>
+        counters.SendLatenessBuckets ?? throw new InvalidOperationException("a reading used for lateness percentiles was taken without its lateness buckets (buckets=false)");
 
     /// <summary>
     /// Replays each report of one client process into the curves: every frame delivered since its previous report is one
@@ -268,7 +282,7 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
             var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
             var workload = new Workload(run, port, pinning.Clients, context.Api, measured);
             return await VariantRunner.RunAsync(
-                context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken);
+                context.Key, Request, workload, _ => Task.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, telemetryLive: context.TelemetryLive);
         }
 
         private static TimeSpan IdleOf(TimeSpan duration) => TimeSpan.FromSeconds(Math.Clamp(duration.TotalSeconds / 6, 2, 10));
@@ -285,7 +299,7 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
             var record = RecordInto(recorder);
-            measured(await StreamingRun.RunAsync(port, load, clientCpus, token => ReadServerAsync(api, token), reading =>
+            measured(await StreamingRun.RunAsync(port, load, clientCpus, (withLatenessBuckets, token) => ReadServerAsync(api, withLatenessBuckets, token), reading =>
             {
                 record(reading);
                 Volatile.Write(ref _latest, reading);

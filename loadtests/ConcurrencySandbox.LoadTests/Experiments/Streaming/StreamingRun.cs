@@ -54,7 +54,7 @@ public static class StreamingRun
         int port,
         StreamingLoad load,
         CpuSet? clientCpus,
-        Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcessFigures Process)>> sampleAsync,
+        ReadServer readAsync,
         Action<StreamingClientsReading>? onReading,
         CancellationToken cancellationToken)
     {
@@ -64,7 +64,7 @@ public static class StreamingRun
         List<StreamingSample> samples;
         await using (var process = await StreamingClientsProcess.StartAsync(plan, clientCpus, onReading, cancellationToken))
         {
-            samples = await SampleAsync(timer, load.Duration, sampleAsync, cancellationToken);
+            samples = await SampleAsync(timer, load.Duration, load.Clients, readAsync, cancellationToken);
             clients = await process.StopAsync(cancellationToken);
         }
 
@@ -72,36 +72,46 @@ public static class StreamingRun
         // connection, its exception and its buffers), before the idle readings start: that garbage is not idle.
         for (var tick = 0; tick < MaxTeardownTicks && await timer.WaitForNextTickAsync(cancellationToken); tick++)
         {
-            if ((await sampleAsync(cancellationToken)).Server.ConnectedClients == 0)
+            if ((await readAsync(false, cancellationToken)).Server.ConnectedClients == 0)
             {
                 await timer.WaitForNextTickAsync(cancellationToken);
                 break;
             }
         }
 
-        var idle = await SampleAsync(timer, load.Idle, sampleAsync, cancellationToken);
+        var idle = await SampleAsync(timer, load.Idle, steadyClients: null, readAsync, cancellationToken);
         return new StreamingResult(load, idle, samples, clients);
     }
 
-    /// <summary>Reads the server once a tick for <paramref name="duration"/>, starting with a reading at once.</summary>
-    private static async Task<List<StreamingSample>> SampleAsync(
-        PeriodicTimer timer,
-        TimeSpan duration,
-        Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcessFigures Process)>> sampleAsync,
-        CancellationToken cancellationToken)
+    /// <summary>
+    /// Reads the server once a tick for <paramref name="duration"/>, starting with a reading at once. Only the readings
+    /// the steady-state figures use carry the lateness histogram's buckets (up to about 16 KB of garbage in the process
+    /// measured each): every reading until the first with <paramref name="steadyClients"/> connected (where
+    /// <see cref="StreamingResult.Steady"/> starts, whichever reading that turns out to be) and the window's last. With
+    /// <paramref name="steadyClients"/> null (the idle window) none does.
+    /// </summary>
+    internal static async Task<List<StreamingSample>> SampleAsync(
+        PeriodicTimer timer, TimeSpan duration, int? steadyClients, ReadServer readAsync, CancellationToken cancellationToken)
     {
         var samples = new List<StreamingSample>();
         var clock = Stopwatch.StartNew();
-        do
+        var steadyStarted = false;
+        while (true)
         {
-            var (server, process) = await sampleAsync(cancellationToken);
+            var last = clock.Elapsed >= duration;
+            var (server, process) = await readAsync(steadyClients is not null && (!steadyStarted || last), cancellationToken);
             samples.Add(new StreamingSample(clock.Elapsed.TotalSeconds, server, process));
+            steadyStarted |= server.ConnectedClients >= steadyClients;
+            if (last || !await timer.WaitForNextTickAsync(cancellationToken))
+            {
+                return samples;
+            }
         }
-        while (clock.Elapsed < duration && await timer.WaitForNextTickAsync(cancellationToken));
-
-        return samples;
     }
 }
+
+/// <summary>One reading of the streaming server and its process, with the lateness histogram's buckets or without them.</summary>
+public delegate Task<(StreamingServerCounters Server, StreamingProcessFigures Process)> ReadServer(bool withLatenessBuckets, CancellationToken cancellationToken);
 
 /// <summary>Everything one variant's run measured, and the figures derived from it.</summary>
 /// <param name="Idle">Readings of the warm server after the clients left.</param>
@@ -180,7 +190,7 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
 
     /// <summary>The send lateness below which <paramref name="percent"/> of the steady state's messages fell (0 without a steady window).</summary>
     public double SendLatenessMs(double percent) =>
-        Steady.Count < 2 ? 0 : LatenessHistogram.PercentileMsBetween(Steady[0].Server.SendLatenessBuckets, Steady[^1].Server.SendLatenessBuckets, percent);
+        Steady.Count < 2 ? 0 : StreamingExperiment.LatenessPercentileMsBetween(Steady[0].Server, Steady[^1].Server, percent);
 
     private double NetPerMessage(Func<StreamingSample, double> counter)
     {

@@ -18,7 +18,7 @@ public sealed class StreamingReadScheduleTests
         var asked = new List<bool>();
         using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(1));
 
-        var samples = await StreamingRun.SampleAsync(timer, TimeSpan.FromSeconds(1), Clients, Reader(asked, connectedFrom: 2), CancellationToken.None);
+        var samples = await StreamingRun.SampleAsync(timer, TimeSpan.FromSeconds(1), Clients, TimeSpan.Zero, Reader(asked, connectedFrom: 2), CancellationToken.None);
 
         Assert.True(asked.Count >= 5, $"{asked.Count} readings in 1 s at one a millisecond");
         Assert.Equal([true, true, true], asked[..3]);
@@ -28,11 +28,23 @@ public sealed class StreamingReadScheduleTests
     }
 
     [Fact]
+    public async Task OnceSteadyTheWindowReadsOnlyOncePerSeriesIntervalAndAtItsEnd()
+    {
+        // A series interval longer than the window: after the steady state starts, only the last reading is left.
+        var asked = new List<bool>();
+        using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(1));
+
+        await StreamingRun.SampleAsync(timer, TimeSpan.FromMilliseconds(200), Clients, TimeSpan.FromDays(1), Reader(asked, connectedFrom: 2), CancellationToken.None);
+
+        Assert.Equal([true, true, true, true], asked);
+    }
+
+    [Fact]
     public async Task TheSteadyStateFiguresReadOnlyReadingsThatCarryBuckets()
     {
         var asked = new List<bool>();
         using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(1));
-        var samples = await StreamingRun.SampleAsync(timer, TimeSpan.FromSeconds(1), Clients, Reader(asked, connectedFrom: 2), CancellationToken.None);
+        var samples = await StreamingRun.SampleAsync(timer, TimeSpan.FromSeconds(1), Clients, TimeSpan.Zero, Reader(asked, connectedFrom: 2), CancellationToken.None);
 
         var result = new StreamingResult(StreamingLoad.Seed001Shape, [], samples, new StreamingClientsReading(10, Clients, 1000, 0, 0, 0, 0, 0, [], 0, 1, Final: true));
 
@@ -42,15 +54,14 @@ public sealed class StreamingReadScheduleTests
     }
 
     [Fact]
-    public async Task TheIdleWindowNeverAsksForBuckets()
+    public async Task TheIdleWindowReadsItsFirstAndLastReadingOnlyAndNeverAsksForBuckets()
     {
         var asked = new List<bool>();
         using var timer = new PeriodicTimer(TimeSpan.FromMilliseconds(1));
 
-        await StreamingRun.SampleAsync(timer, TimeSpan.FromMilliseconds(50), steadyClients: null, Reader(asked, connectedFrom: int.MaxValue), CancellationToken.None);
+        await StreamingRun.SampleAsync(timer, TimeSpan.FromMilliseconds(200), steadyClients: null, TimeSpan.MaxValue, Reader(asked, connectedFrom: int.MaxValue), CancellationToken.None);
 
-        Assert.NotEmpty(asked);
-        Assert.DoesNotContain(true, asked);
+        Assert.Equal([false, false], asked);
     }
 
     /// <summary>A server whose clients are all connected from reading <paramref name="connectedFrom"/> on, one message (0.1 ms late) per reading.</summary>

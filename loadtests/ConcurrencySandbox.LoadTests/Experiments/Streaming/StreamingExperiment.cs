@@ -15,8 +15,8 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// Seed 001: the same stream (N clients connecting some ms apart, one message each per interval) from a fresh API per
 /// server implementation (<c>Streaming__Implementation</c>). The clients run in a process of their own
 /// (<see cref="StreamingClientsCommand"/>), pinned apart from the server when the machine has the cpus
-/// (<see cref="StreamingPinning"/>), and check every message; the API process is what is measured, once a second,
-/// through <c>GET /api/streaming</c>.
+/// (<see cref="StreamingPinning"/>), and check every message; the API process is what is measured, through
+/// <c>GET /api/streaming</c> at the windows' boundaries and a few times between (<see cref="StreamingRun.SampleAsync"/>).
 /// </summary>
 public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pinning) : Experiment
 {

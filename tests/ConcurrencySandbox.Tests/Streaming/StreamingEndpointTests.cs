@@ -25,15 +25,7 @@ public sealed class StreamingEndpointTests
     public async Task TheEndpointShowsTheRunningServerItsClientsAndItsMessages()
     {
         var port = FreePort();
-        await using var server = await SandboxServer.StartAsync($"Streaming:Port={port}", "Streaming:Implementation=saea-pooled", "Streaming:IntervalMs=5");
-        var tally = new StreamTally();
-        using var stop = new CancellationTokenSource();
-        var client = StreamingClient.RunAsync(new IPEndPoint(IPAddress.Loopback, port), tally, stop.Token);
-        await Eventually.TrueAsync(() => tally.Counts().Delivered >= 10, "ten messages delivered");
-
-        var status = await GetStatusAsync(server);
-        await stop.CancelAsync();
-        await client;
+        var status = await WhileOneClientStreamsAsync(port, GetStatusAsync);
 
         Assert.True(status.Enabled);
         Assert.Equal("saea-pooled", status.Implementation);
@@ -46,18 +38,10 @@ public sealed class StreamingEndpointTests
     [Fact]
     public async Task TheStatusCarriesTheLatenessBucketsUnlessAskedWithoutThem()
     {
-        var port = FreePort();
-        await using var server = await SandboxServer.StartAsync($"Streaming:Port={port}", "Streaming:Implementation=saea-pooled", "Streaming:IntervalMs=5");
-        var tally = new StreamTally();
-        using var stop = new CancellationTokenSource();
-        var client = StreamingClient.RunAsync(new IPEndPoint(IPAddress.Loopback, port), tally, stop.Token);
-        await Eventually.TrueAsync(() => tally.Counts().Delivered >= 10, "ten messages delivered");
-
-        var plain = await GetStatusAsync(server);
-        var asked = await server.Client.GetOkAsync<StreamingStatus>("/api/streaming?buckets=true");
-        var without = await server.Client.GetOkAsync<StreamingStatus>("/api/streaming?buckets=false");
-        await stop.CancelAsync();
-        await client;
+        var (plain, asked, without) = await WhileOneClientStreamsAsync(FreePort(), async server => (
+            await GetStatusAsync(server),
+            await server.Client.GetOkAsync<StreamingStatus>("/api/streaming?buckets=true"),
+            await server.Client.GetOkAsync<StreamingStatus>("/api/streaming?buckets=false")));
 
         Assert.NotEmpty(plain.Server?.SendLatenessBuckets ?? []);
         Assert.NotEmpty(asked.Server?.SendLatenessBuckets ?? []);
@@ -92,6 +76,21 @@ public sealed class StreamingEndpointTests
 
         Assert.Contains(environmentVariable, failure.Message, StringComparison.Ordinal);
         Assert.DoesNotContain('\n', failure.Message);
+    }
+
+    /// <summary>Reads a saea-pooled server on <paramref name="port"/> once its one client has had ten messages.</summary>
+    private static async Task<T> WhileOneClientStreamsAsync<T>(int port, Func<SandboxServer, Task<T>> read)
+    {
+        await using var server = await SandboxServer.StartAsync($"Streaming:Port={port}", "Streaming:Implementation=saea-pooled", "Streaming:IntervalMs=5");
+        var tally = new StreamTally();
+        using var stop = new CancellationTokenSource();
+        var client = StreamingClient.RunAsync(new IPEndPoint(IPAddress.Loopback, port), tally, stop.Token);
+        await Eventually.TrueAsync(() => tally.Counts().Delivered >= 10, "ten messages delivered");
+
+        var answer = await read(server);
+        await stop.CancelAsync();
+        await client;
+        return answer;
     }
 
     private static Task<StreamingStatus> GetStatusAsync(SandboxServer server) => server.Client.GetOkAsync<StreamingStatus>("/api/streaming");

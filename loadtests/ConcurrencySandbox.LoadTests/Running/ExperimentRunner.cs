@@ -133,9 +133,10 @@ public static class ExperimentRunner
 
     /// <summary>
     /// Where a variant's runtime figures came from, as the report says it: the observer over its channel, else the HTTP
-    /// telemetry (with why there was no observer), else none and why.
+    /// telemetry, read every second or (not <paramref name="live"/>) its history once after the variant, with why there
+    /// was no observer, else none and why.
     /// </summary>
-    public static string TelemetrySource(DiagnosticsChannel? observed, HttpTelemetry? http, string? notObservedBecause, bool live = true) =>
+    public static string TelemetrySource(DiagnosticsChannel? observed, HttpTelemetry? http, string? notObservedBecause, bool live) =>
         observed is not null ? $"the runtime observer over {observed.Description}"
         : http is not null ? $"{(live ? http.ToString() : http.Afterwards)}{(notObservedBecause is null ? "" : $" (not observed: {notObservedBecause})")}"
         : $"none: the runtime is not observed{(notObservedBecause is null ? "" : $" ({notObservedBecause})")}";

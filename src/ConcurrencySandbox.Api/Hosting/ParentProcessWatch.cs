@@ -24,8 +24,8 @@ public sealed class ParentProcessWatch(IConfiguration configuration, IHostApplic
         {
             throw new InvalidOperationException($"{SettingName.Of("ParentProcess", "Id")} must be a process id, got '{text}'.");
         }
-        // One handle on the parent, asked each second: Process.GetProcessById every second allocated about 1 KB a check,
-        // background garbage in the allocation experiments (docs/streaming.md, "Instruments that do not disturb").
+        // One handle on the parent, asked each second: Process.GetProcessById every second allocated more, background
+        // garbage in the allocation experiments (docs/streaming.md, "Instruments that do not disturb").
         using var parent = Open(pid);
         using var timer = new PeriodicTimer(CheckPeriod);
         while (await timer.WaitForNextTickAsync(stoppingToken))

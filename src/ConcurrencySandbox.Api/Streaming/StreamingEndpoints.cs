@@ -35,7 +35,7 @@ public static class StreamingEndpoints
     }
 
     /// <summary>Whether the answer carries the lateness histogram's buckets; a reader that needs only counters leaves them out.</summary>
-    internal static readonly ChoiceParameter Buckets = new(
+    private static readonly ChoiceParameter Buckets = new(
         "buckets", ["true", "false"], "true",
         "Whether server.sendLatenessBuckets carries the send-lateness histogram's non-empty buckets (up to about 16 KB with a wide spread); " +
         "false leaves it null, so a reader that needs only the counters adds no such garbage to the process it measures.");

@@ -89,6 +89,10 @@ public sealed class EndToEndTests : IDisposable
         Assert.Contains("| saea-pooled | client process CPU |", summary);
         Assert.Contains("310,188 allocations", summary);
 
+        // Streaming measures the API's own allocations: no observer, no telemetry request while a variant runs.
+        Assert.Contains("not attached (streaming measures the API's own allocations", output);
+        Assert.Contains("GET /api/telemetry/history once after the variant", summary);
+
         // The pinning this machine gets by default (apart on 2+ cpus, or why not) is in the report's load shape.
         var pinning = StreamingPinning.Resolve(null, null, CpuSet.OfThisProcess(), CpuSet.CanPin).Describe();
         using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));

@@ -7,7 +7,11 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// <param name="Api">The API's own endpoints (an experiment's status routes).</param>
 /// <param name="Telemetry">Where the pool series is read over HTTP when no observer is attached: the API, a container's control plane, or nowhere (null).</param>
 /// <param name="Observed">The runtime observer's series when one is attached to the API's process: then no telemetry goes over HTTP.</param>
-public sealed record LoadContext(VariantKey Key, Uri BaseAddress, SandboxClient Api, SandboxClient? Telemetry, LoadOptions Load, Action<IntervalRow, RuntimeSnapshot?> Progress, IOutOfBandTelemetry? Observed = null);
+public sealed record LoadContext(VariantKey Key, Uri BaseAddress, SandboxClient Api, SandboxClient? Telemetry, LoadOptions Load, Action<IntervalRow, RuntimeSnapshot?> Progress, IOutOfBandTelemetry? Observed = null)
+{
+    /// <summary>False: <see cref="Telemetry"/> is asked only for its history once the variant is done, never while it runs.</summary>
+    public bool TelemetryLive { get; init; } = true;
+}
 
 /// <summary>
 /// How one variant puts load on its API and measures it. The HTTP ramp and the cold-start burst are built in; an
@@ -43,7 +47,7 @@ public sealed class HttpRamp(string request, bool reportsQueueWait = false) : IL
         await http.Get(request)(cancellationToken);
         // Fan-out answers carry the server's per-call queue wait: seed 003's "waiting up to 12 s for work to start".
         var queueWaits = reportsQueueWait ? new QueueWaitProbe() : null;
-        var result = await VariantRunner.RunAsync(context.Key, request, workload, http.Get(request, queueWaits), load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, observed: context.Observed);
+        var result = await VariantRunner.RunAsync(context.Key, request, workload, http.Get(request, queueWaits), load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, observed: context.Observed, telemetryLive: context.TelemetryLive);
         return result with { MaxQueueWaitMs = queueWaits?.MaxMs };
     }
 }
@@ -63,6 +67,6 @@ public sealed class BurstAtFreshApi(string request, int copies) : ILoadDriver
     public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
     {
         using var http = HttpLoadClient.For(context.BaseAddress, context.Load.RequestTimeout);
-        return await VariantRunner.RunAsync(context.Key, request, new Burst(copies), http.Get(request), Interval, context.Telemetry, context.Progress, cancellationToken, keepEveryRequest: true, observed: context.Observed);
+        return await VariantRunner.RunAsync(context.Key, request, new Burst(copies), http.Get(request), Interval, context.Telemetry, context.Progress, cancellationToken, keepEveryRequest: true, observed: context.Observed, telemetryLive: context.TelemetryLive);
     }
 }

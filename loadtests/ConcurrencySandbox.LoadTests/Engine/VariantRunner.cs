@@ -155,7 +155,8 @@ public static class VariantRunner
         Action<IntervalRow, RuntimeSnapshot?> progress,
         CancellationToken cancellationToken,
         bool keepEveryRequest = false,
-        IOutOfBandTelemetry? observed = null)
+        IOutOfBandTelemetry? observed = null,
+        bool telemetryLive = true)
     {
         // Observed from outside, the pool's series needs no HTTP call to the API it describes (and no waiting for its queue to drain).
         telemetry = observed is null ? telemetry : null;
@@ -164,7 +165,8 @@ public static class VariantRunner
         var startedUtc = DateTimeOffset.UtcNow;
         var samples = new List<TelemetryRow>();
         using var stopSampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var sampling = telemetry is null ? Task.CompletedTask : SampleAsync(telemetry, variant, started, samples, stopSampling.Token);
+        // Not live: the API's own history is fetched once the variant is done, and nothing asks it while it is measured.
+        var sampling = telemetry is null || !telemetryLive ? Task.CompletedTask : SampleAsync(telemetry, variant, started, samples, stopSampling.Token);
 
         var running = workload.RunAsync(send, recorder, cancellationToken);
         var intervals = new List<IntervalRow>();

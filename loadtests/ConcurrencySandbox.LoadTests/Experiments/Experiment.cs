@@ -38,6 +38,13 @@ public abstract class Experiment
 
     public abstract IReadOnlyList<Variant> Variants { get; }
 
+    /// <summary>
+    /// Why this experiment's runtime series is read only once each variant is done (the API's own per-second history,
+    /// one request) rather than while it runs (the runtime observer, whose EventCounters allocate in the API, or a
+    /// telemetry request every second), or null to read it live. Streaming measures the API's own allocations.
+    /// </summary>
+    public virtual string? RuntimeReadAfterwardsBecause => null;
+
     /// <summary>The variants whose requests may fail or time out because that is the effect shown (seed 003's starving ones); none by default.</summary>
     public virtual IReadOnlyList<string> ExpectedToFail => [];
 

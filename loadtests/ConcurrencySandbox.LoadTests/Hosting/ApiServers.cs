@@ -29,6 +29,9 @@ public abstract class ApiServers
 public sealed record HttpTelemetry(Uri Address, string Name)
 {
     public override string ToString() => $"GET {ControlRoutes.Telemetry} every second from {Name} ({Address})";
+
+    /// <summary>How the report names the series when it is read once the variant is done (<see cref="Experiments.Experiment.RuntimeReadAfterwardsBecause"/>).</summary>
+    public string Afterwards => $"GET {ControlRoutes.TelemetryHistory} once after the variant from {Name} ({Address}), the API's own per-second record";
 }
 
 /// <summary>The API a variant runs against; disposing it stops what was started for it (a child process, a container), if anything.</summary>

@@ -91,7 +91,10 @@ public static class ExperimentRunner
         {
             throw new UsageException($"target {server.BaseAddress} is unreachable (GET /healthz did not answer 2xx)");
         }
+        var afterwardsBecause = experiment.RuntimeReadAfterwardsBecause;
+        var live = afterwardsBecause is null;
         var (attached, notObservedBecause) = !attach ? (null, "--no-observer")
+            : !live ? (null, afterwardsBecause)
             : server.Diagnostics is { } channel ? Observe(channel, server.ProcessorCount, load)
             : (null, server.DiagnosticsProblem);
         await using var observer = attached;
@@ -100,14 +103,18 @@ public static class ExperimentRunner
         console.WriteLine($"-- {experiment.Name}/{key.Label}: {(variant.Driver.Request.StartsWith('/') ? "GET " : "")}{variant.Driver.Request} on {server.BaseAddress}{(observer is null ? "" : $" (observing {observer.Channel.Process})")}");
         if (attach && notObservedBecause is not null)
         {
-            console.WriteLine($"note: the runtime observer is not attached ({notObservedBecause}); the pool series comes from {server.Telemetry?.ToString() ?? "nowhere"}");
+            var source = server.Telemetry is { } lease ? live ? lease.ToString() : lease.Afterwards : "nowhere";
+            console.WriteLine($"note: the runtime observer is not attached ({notObservedBecause}); the pool series comes from {source}");
         }
         var context = new LoadContext(key, server.BaseAddress, api, telemetry, load, (row, latest) =>
         {
             observer?.OnInterval(row, cancellationToken);
             console.WriteLine(ProgressLine(experiment.Name, row, latest));
-        }, observer);
-        var result = await variant.Driver.RunAsync(context, cancellationToken) with { TelemetrySource = TelemetrySource(observer?.Channel, server.Telemetry, notObservedBecause) };
+        }, observer) { TelemetryLive = live };
+        var result = await variant.Driver.RunAsync(context, cancellationToken) with
+        {
+            TelemetrySource = TelemetrySource(observer?.Channel, server.Telemetry, notObservedBecause, live),
+        };
         return observer is null ? (result, null) : await observer.FinishAsync(result);
     }
 
@@ -126,11 +133,12 @@ public static class ExperimentRunner
 
     /// <summary>
     /// Where a variant's runtime figures came from, as the report says it: the observer over its channel, else the HTTP
-    /// telemetry (with why there was no observer), else none and why.
+    /// telemetry, read every second or (not <paramref name="live"/>) its history once after the variant, with why there
+    /// was no observer, else none and why.
     /// </summary>
-    public static string TelemetrySource(DiagnosticsChannel? observed, HttpTelemetry? http, string? notObservedBecause) =>
+    public static string TelemetrySource(DiagnosticsChannel? observed, HttpTelemetry? http, string? notObservedBecause, bool live) =>
         observed is not null ? $"the runtime observer over {observed.Description}"
-        : http is not null ? $"{http}{(notObservedBecause is null ? "" : $" (not observed: {notObservedBecause})")}"
+        : http is not null ? $"{(live ? http.ToString() : http.Afterwards)}{(notObservedBecause is null ? "" : $" (not observed: {notObservedBecause})")}"
         : $"none: the runtime is not observed{(notObservedBecause is null ? "" : $" ({notObservedBecause})")}";
 
     private static string ObserverLine(string variant, VariantObservation o) =>

@@ -34,10 +34,17 @@ public static class StreamingEndpoints
         return builder;
     }
 
+    /// <summary>Whether the answer carries the lateness histogram's buckets; a reader that needs only counters leaves them out.</summary>
+    private static readonly ChoiceParameter Buckets = new(
+        "buckets", ["true", "false"], "true",
+        "Whether server.sendLatenessBuckets carries the send-lateness histogram's non-empty buckets (up to about 16 KB with a wide spread); " +
+        "false leaves it null, so a reader that needs only the counters adds no such garbage to the process it measures.");
+
     public static IEndpointRouteBuilder MapStreaming(this IEndpointRouteBuilder endpoints)
     {
         endpoints.MapGroup("/api/streaming").WithApiTag(Tag)
-            .MapGet("", (StreamingHost host, IOptions<StreamingOptions> options) => TypedResults.Ok(ReadStatus(host, options.Value)))
+            .MapGet("", (StreamingStatusQuery query, StreamingHost host, IOptions<StreamingOptions> options) =>
+                TypedResults.Ok(ReadStatus(host, options.Value, withLatenessBuckets: query.Buckets == "true")))
             .WithName("Streaming")
             .WithSummary("Seed 001: the streaming server's implementation, endpoint, clients, messages, bytes, and allocations, collections and CPU per message.")
             .WithDescription(
@@ -45,14 +52,15 @@ public static class StreamingEndpoints
                 "the seed's allocation-heavy pattern), saea-pooled (SocketAsyncEventArgs over one pre-allocated block, the seed's pool) or pipelines " +
                 "(System.IO.Pipelines drained with Socket.SendAsync(ReadOnlyMemory)). Every client gets one message per Streaming:IntervalMs; a client more " +
                 "than Streaming:QueueMessages behind is dropped and counted. Process figures are since the server started and cover the whole process " +
-                "(including this endpoint). " + SampleClient);
+                "(including this endpoint). " + SampleClient)
+            .WithQueryParameters(Buckets);
         return endpoints;
     }
 
-    private static StreamingStatus ReadStatus(StreamingHost host, StreamingOptions options)
+    private static StreamingStatus ReadStatus(StreamingHost host, StreamingOptions options, bool withLatenessBuckets)
     {
         var server = host.Server;
-        var counters = server?.Counters();
+        var counters = server?.Counters(withLatenessBuckets);
         return new StreamingStatus(
             server is not null,
             options.Implementation,
@@ -85,3 +93,6 @@ public static class StreamingEndpoints
             now.OsThreads);
     }
 }
+
+/// <summary>The status read's input: whether it carries the lateness histogram's buckets ("true" or "false").</summary>
+internal sealed record StreamingStatusQuery(string Buckets) : DeclaredQuery<StreamingStatusQuery>;

@@ -36,6 +36,10 @@ public sealed record StreamingProcessFigures(
 /// finish at once run there too), so its growth per message is the implementation's own allocation, free of the
 /// process's other noise.
 /// </param>
+/// <param name="SendLatenessBuckets">
+/// The send-lateness histogram's non-empty buckets; null when the reader asked without them (<c>?buckets=false</c>):
+/// with a wide spread they are the answer's largest part, and the API's own garbage while it is measured.
+/// </param>
 /// <param name="TickerWakeUps">How often the ticking thread woke to send (once per phase while clients are connected; it sleeps while none is).</param>
 public sealed record StreamingServerCounters(
     int ConnectedClients,
@@ -47,7 +51,7 @@ public sealed record StreamingServerCounters(
     long BytesSent,
     double SendLatenessP50Ms,
     double SendLatenessP99Ms,
-    IReadOnlyList<LatenessBucket> SendLatenessBuckets,
+    IReadOnlyList<LatenessBucket>? SendLatenessBuckets,
     long TickerAllocatedBytes,
     long TickerWakeUps);
 

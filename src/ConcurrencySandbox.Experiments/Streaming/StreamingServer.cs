@@ -94,7 +94,8 @@ public abstract class StreamingServer : IAsyncDisposable
         _acceptLoop = AcceptLoopAsync(_stopping.Token);
     }
 
-    public StreamingServerCounters Counters() => new(
+    /// <param name="withLatenessBuckets">False leaves the lateness histogram's buckets out (null): one allocation fewer per reading, of up to about 16 KB.</param>
+    public StreamingServerCounters Counters(bool withLatenessBuckets = true) => new(
         Volatile.Read(ref _connectedClients),
         Interlocked.Read(ref _acceptedClients),
         Interlocked.Read(ref _droppedSlowClients),
@@ -104,7 +105,7 @@ public abstract class StreamingServer : IAsyncDisposable
         Interlocked.Read(ref _bytesSent),
         _lateness.PercentileMs(50),
         _lateness.PercentileMs(99),
-        _lateness.NonEmptyBuckets(),
+        withLatenessBuckets ? _lateness.NonEmptyBuckets() : null,
         Interlocked.Read(ref _tickerAllocatedBytes),
         Interlocked.Read(ref _tickerWakeUps));
 

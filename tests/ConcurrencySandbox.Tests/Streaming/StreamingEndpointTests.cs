@@ -25,15 +25,7 @@ public sealed class StreamingEndpointTests
     public async Task TheEndpointShowsTheRunningServerItsClientsAndItsMessages()
     {
         var port = FreePort();
-        await using var server = await SandboxServer.StartAsync($"Streaming:Port={port}", "Streaming:Implementation=saea-pooled", "Streaming:IntervalMs=5");
-        var tally = new StreamTally();
-        using var stop = new CancellationTokenSource();
-        var client = StreamingClient.RunAsync(new IPEndPoint(IPAddress.Loopback, port), tally, stop.Token);
-        await Eventually.TrueAsync(() => tally.Counts().Delivered >= 10, "ten messages delivered");
-
-        var status = await GetStatusAsync(server);
-        await stop.CancelAsync();
-        await client;
+        var status = await WhileOneClientStreamsAsync(port, GetStatusAsync);
 
         Assert.True(status.Enabled);
         Assert.Equal("saea-pooled", status.Implementation);
@@ -41,6 +33,32 @@ public sealed class StreamingEndpointTests
         Assert.Equal(1, status.Server?.ConnectedClients);
         Assert.True(status.Server?.MessagesSent >= 10, $"the server counted {status.Server?.MessagesSent} sent, the client received 10 or more");
         Assert.True(status.Process?.AllocatedBytes > 0);
+    }
+
+    [Fact]
+    public async Task TheStatusCarriesTheLatenessBucketsUnlessAskedWithoutThem()
+    {
+        var (plain, asked, without) = await WhileOneClientStreamsAsync(FreePort(), async server => (
+            await GetStatusAsync(server),
+            await server.Client.GetOkAsync<StreamingStatus>("/api/streaming?buckets=true"),
+            await server.Client.GetOkAsync<StreamingStatus>("/api/streaming?buckets=false")));
+
+        Assert.NotEmpty(plain.Server?.SendLatenessBuckets ?? []);
+        Assert.NotEmpty(asked.Server?.SendLatenessBuckets ?? []);
+        Assert.NotNull(without.Server);
+        Assert.Null(without.Server.SendLatenessBuckets);
+        Assert.True(without.Server.MessagesSent >= asked.Server!.MessagesSent, "the counters are still there without the buckets");
+    }
+
+    [Fact]
+    public async Task ABadBucketsValueGetsProblemDetailsNamingItAndItsChoices()
+    {
+        await using var server = await SandboxServer.StartAsync();
+
+        using var response = await server.Client.GetAsync("/api/streaming?buckets=maybe");
+
+        var detail = await ProblemAssert.IsBadRequestNamingAsync(response, "buckets");
+        Assert.Contains("one of true, false", detail, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -58,6 +76,21 @@ public sealed class StreamingEndpointTests
 
         Assert.Contains(environmentVariable, failure.Message, StringComparison.Ordinal);
         Assert.DoesNotContain('\n', failure.Message);
+    }
+
+    /// <summary>Reads a saea-pooled server on <paramref name="port"/> once its one client has had ten messages.</summary>
+    private static async Task<T> WhileOneClientStreamsAsync<T>(int port, Func<SandboxServer, Task<T>> read)
+    {
+        await using var server = await SandboxServer.StartAsync($"Streaming:Port={port}", "Streaming:Implementation=saea-pooled", "Streaming:IntervalMs=5");
+        var tally = new StreamTally();
+        using var stop = new CancellationTokenSource();
+        var client = StreamingClient.RunAsync(new IPEndPoint(IPAddress.Loopback, port), tally, stop.Token);
+        await Eventually.TrueAsync(() => tally.Counts().Delivered >= 10, "ten messages delivered");
+
+        var answer = await read(server);
+        await stop.CancelAsync();
+        await client;
+        return answer;
     }
 
     private static Task<StreamingStatus> GetStatusAsync(SandboxServer server) => server.Client.GetOkAsync<StreamingStatus>("/api/streaming");

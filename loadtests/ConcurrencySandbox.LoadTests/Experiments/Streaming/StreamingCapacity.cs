@@ -162,7 +162,7 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
             var port = await StreamingExperiment.StreamingPortAsync(context, cancellationToken);
             var workload = new CapacityWorkload(load, ramp, port, pinning.Clients, context.Api, measured);
             return await VariantRunner.RunAsync(
-                context.Key, Request, workload, _ => ValueTask.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken);
+                context.Key, Request, workload, _ => ValueTask.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, telemetryLive: context.TelemetryLive);
         }
     }
 
@@ -247,27 +247,27 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
         {
             // Connecting takes clients x 1 ms; allow twice that and a little, then measure whatever connected.
             var connectBy = Stopwatch.GetTimestamp() + Stopwatch.Frequency * (2 + (clients * ConnectIntervalMs * 2 / 1000));
-            var status = await StreamingExperiment.ReadServerAsync(api, cancellationToken);
+            var status = await StreamingExperiment.ReadServerAsync(api, withLatenessBuckets: false, cancellationToken);
             while (status.Server.ConnectedClients < clients && Stopwatch.GetTimestamp() < connectBy)
             {
                 await Task.Delay(200, cancellationToken);
-                status = await StreamingExperiment.ReadServerAsync(api, cancellationToken);
+                status = await StreamingExperiment.ReadServerAsync(api, withLatenessBuckets: false, cancellationToken);
             }
 
             await Task.Delay(Settle, cancellationToken);
-            var (before, clientsBefore, startedAt) = (await StreamingExperiment.ReadServerAsync(api, cancellationToken), Totals(), Stopwatch.GetTimestamp());
+            var (before, clientsBefore, startedAt) = (await StreamingExperiment.ReadServerAsync(api, withLatenessBuckets: true, cancellationToken), Totals(), Stopwatch.GetTimestamp());
             await Task.Delay(ramp.Step, cancellationToken);
 
             // The client processes report every half second: wait for one more report so the step's last frames are counted.
             await Task.Delay(StreamingRun.ClientsReportInterval, cancellationToken);
-            var (after, clientsAfter) = (await StreamingExperiment.ReadServerAsync(api, cancellationToken), Totals());
+            var (after, clientsAfter) = (await StreamingExperiment.ReadServerAsync(api, withLatenessBuckets: true, cancellationToken), Totals());
             var seconds = Stopwatch.GetElapsedTime(startedAt).TotalSeconds;
             var messages = after.Server.MessagesSent - before.Server.MessagesSent;
             return new CapacityStep(
                 clients,
                 after.Server.ConnectedClients,
                 messages / seconds,
-                LatenessHistogram.PercentileMsBetween(before.Server.SendLatenessBuckets, after.Server.SendLatenessBuckets, 99),
+                StreamingExperiment.LatenessPercentileMsBetween(before.Server, after.Server, 99),
                 clientsAfter.NotIntact - clientsBefore.NotIntact,
                 after.Server.DroppedSlowClients - before.Server.DroppedSlowClients + clientsAfter.Gone - clientsBefore.Gone,
                 messages == 0 ? 0 : (after.Process.CpuTimeMs - before.Process.CpuTimeMs) * 1000 / messages,

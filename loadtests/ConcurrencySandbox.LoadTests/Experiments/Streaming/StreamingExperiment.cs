@@ -15,8 +15,8 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// Seed 001: the same stream (N clients connecting some ms apart, one message each per interval) from a fresh API per
 /// server implementation (<c>Streaming__Implementation</c>). The clients run in a process of their own
 /// (<see cref="StreamingClientsCommand"/>), pinned apart from the server when the machine has the cpus
-/// (<see cref="StreamingPinning"/>), and check every message; the API process is what is measured, once a second,
-/// through <c>GET /api/streaming</c>.
+/// (<see cref="StreamingPinning"/>), and check every message; the API process is what is measured, through
+/// <c>GET /api/streaming</c> at the windows' boundaries and a few times between (<see cref="StreamingRun.SampleAsync"/>).
 /// </summary>
 public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pinning) : Experiment
 {
@@ -45,6 +45,9 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
     public override string Seed => "001";
 
     public override bool NeedsFreshApi => true;
+
+    public override string? RuntimeReadAfterwardsBecause =>
+        "streaming measures the API's own allocations, which a live reader adds to: the observer's EventCounters, a telemetry request every second";
 
     public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
 
@@ -173,14 +176,25 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
             : throw new UsageException($"the API at {context.BaseAddress} runs no streaming server (GET /api/streaming says enabled=false)");
     }
 
-    /// <summary>The streaming server's counters and its process's figures now; a <see cref="UsageException"/> when it stopped.</summary>
-    internal static async Task<(StreamingServerCounters Server, StreamingProcessFigures Process)> ReadServerAsync(SandboxClient api, CancellationToken cancellationToken)
+    /// <summary>
+    /// The streaming server's counters and its process's figures now, with the lateness histogram's buckets only when
+    /// <paramref name="withLatenessBuckets"/> (they are the answer's largest part); a <see cref="UsageException"/> when it stopped.
+    /// </summary>
+    internal static async Task<(StreamingServerCounters Server, StreamingProcessFigures Process)> ReadServerAsync(
+        SandboxClient api, bool withLatenessBuckets, CancellationToken cancellationToken)
     {
-        var status = await api.GetAsync<StreamingStatus>("/api/streaming", StatusTimeout, cancellationToken);
+        var status = await api.GetAsync<StreamingStatus>(withLatenessBuckets ? "/api/streaming" : "/api/streaming?buckets=false", StatusTimeout, cancellationToken);
         return status is { Server: { } server, Process: { } process }
             ? (server, process)
             : throw new UsageException("the API's streaming server stopped during the run (GET /api/streaming says enabled=false)");
     }
+
+    /// <summary>The send lateness below which <paramref name="percent"/> of the messages sent between two readings fell; both must carry the lateness buckets.</summary>
+    internal static double LatenessPercentileMsBetween(StreamingServerCounters earlier, StreamingServerCounters later, double percent) =>
+        LatenessHistogram.PercentileMsBetween(BucketsOf(earlier), BucketsOf(later), percent);
+
+    private static IReadOnlyList<LatenessBucket> BucketsOf(StreamingServerCounters counters) =>
+        counters.SendLatenessBuckets ?? throw new InvalidOperationException("a reading used for lateness percentiles was taken without its lateness buckets (buckets=false)");
 
     /// <summary>
     /// Replays each report of one client process into the curves: every frame delivered since its previous report is one
@@ -268,7 +282,7 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
             var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
             var workload = new Workload(run, port, pinning.Clients, context.Api, measured);
             return await VariantRunner.RunAsync(
-                context.Key, Request, workload, _ => ValueTask.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken);
+                context.Key, Request, workload, _ => ValueTask.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, telemetryLive: context.TelemetryLive);
         }
 
         private static TimeSpan IdleOf(TimeSpan duration) => TimeSpan.FromSeconds(Math.Clamp(duration.TotalSeconds / 6, 2, 10));
@@ -285,7 +299,7 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
             var record = RecordInto(recorder);
-            measured(await StreamingRun.RunAsync(port, load, clientCpus, token => ReadServerAsync(api, token), reading =>
+            measured(await StreamingRun.RunAsync(port, load, clientCpus, (withLatenessBuckets, token) => ReadServerAsync(api, withLatenessBuckets, token), reading =>
             {
                 record(reading);
                 Volatile.Write(ref _latest, reading);

@@ -37,12 +37,15 @@ public sealed record StreamingLoad(int Clients, int ConnectIntervalMs, int Messa
 
 /// <summary>
 /// Runs the validating clients (a <c>streaming-clients</c> process of their own) against a streaming server in another
-/// process for the load's duration, reading that process once a second, and sums up what both sides saw.
+/// process for the load's duration, reading that process as little as its figures need, and sums up what both sides saw.
 /// </summary>
 public static class StreamingRun
 {
     /// <summary>Seconds to wait at most for the server to drop every client before the idle readings.</summary>
     private const int MaxTeardownTicks = 10;
+
+    /// <summary>How often the steady state reads the server for its heap, working set and thread series (means and peaks).</summary>
+    public static readonly TimeSpan SeriesInterval = TimeSpan.FromSeconds(10);
 
     /// <summary>How often the client process reports what its clients saw.</summary>
     public static readonly TimeSpan ClientsReportInterval = TimeSpan.FromMilliseconds(500);
@@ -54,7 +57,7 @@ public static class StreamingRun
         int port,
         StreamingLoad load,
         CpuSet? clientCpus,
-        Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcessFigures Process)>> sampleAsync,
+        ReadServer readAsync,
         Action<StreamingClientsReading>? onReading,
         CancellationToken cancellationToken)
     {
@@ -64,7 +67,7 @@ public static class StreamingRun
         List<StreamingSample> samples;
         await using (var process = await StreamingClientsProcess.StartAsync(plan, clientCpus, onReading, cancellationToken))
         {
-            samples = await SampleAsync(timer, load.Duration, sampleAsync, cancellationToken);
+            samples = await SampleAsync(timer, load.Duration, load.Clients, SeriesInterval, readAsync, cancellationToken);
             clients = await process.StopAsync(cancellationToken);
         }
 
@@ -72,36 +75,56 @@ public static class StreamingRun
         // connection, its exception and its buffers), before the idle readings start: that garbage is not idle.
         for (var tick = 0; tick < MaxTeardownTicks && await timer.WaitForNextTickAsync(cancellationToken); tick++)
         {
-            if ((await sampleAsync(cancellationToken)).Server.ConnectedClients == 0)
+            if ((await readAsync(false, cancellationToken)).Server.ConnectedClients == 0)
             {
                 await timer.WaitForNextTickAsync(cancellationToken);
                 break;
             }
         }
 
-        var idle = await SampleAsync(timer, load.Idle, sampleAsync, cancellationToken);
+        // The idle rate is a difference of the window's first and last readings: none in between.
+        var idle = await SampleAsync(timer, load.Idle, steadyClients: null, TimeSpan.MaxValue, readAsync, cancellationToken);
         return new StreamingResult(load, idle, samples, clients);
     }
 
-    /// <summary>Reads the server once a tick for <paramref name="duration"/>, starting with a reading at once.</summary>
-    private static async Task<List<StreamingSample>> SampleAsync(
-        PeriodicTimer timer,
-        TimeSpan duration,
-        Func<CancellationToken, Task<(StreamingServerCounters Server, StreamingProcessFigures Process)>> sampleAsync,
-        CancellationToken cancellationToken)
+    /// <summary>
+    /// Reads the server during a window of <paramref name="duration"/>: at once, at every tick until the steady state
+    /// starts (the first reading with <paramref name="steadyClients"/> connected), then once per
+    /// <paramref name="seriesInterval"/> for the heap, working set and thread series, and at the window's end. Every
+    /// reading is garbage in the process measured (about 3 KB, ASP.NET Core's request and JSON path), so the window
+    /// reads no more than its figures use. Only the readings the steady-state lateness uses carry the histogram's
+    /// buckets (up to about 16 KB more each): those until the steady state starts, and the last. With
+    /// <paramref name="steadyClients"/> null (the idle window) none does.
+    /// </summary>
+    internal static async Task<List<StreamingSample>> SampleAsync(
+        PeriodicTimer timer, TimeSpan duration, int? steadyClients, TimeSpan seriesInterval, ReadServer readAsync, CancellationToken cancellationToken)
     {
         var samples = new List<StreamingSample>();
         var clock = Stopwatch.StartNew();
-        do
+        var steadyStarted = steadyClients is null;
+        var previous = TimeSpan.Zero;
+        for (var first = true; ; first = false)
         {
-            var (server, process) = await sampleAsync(cancellationToken);
-            samples.Add(new StreamingSample(clock.Elapsed.TotalSeconds, server, process));
-        }
-        while (clock.Elapsed < duration && await timer.WaitForNextTickAsync(cancellationToken));
+            var now = clock.Elapsed;
+            var last = now >= duration;
+            if (first || last || !steadyStarted || now - previous >= seriesInterval)
+            {
+                var (server, process) = await readAsync(steadyClients is not null && (!steadyStarted || last), cancellationToken);
+                samples.Add(new StreamingSample(clock.Elapsed.TotalSeconds, server, process));
+                steadyStarted |= server.ConnectedClients >= steadyClients;
+                previous = now;
+            }
 
-        return samples;
+            if (last || !await timer.WaitForNextTickAsync(cancellationToken))
+            {
+                return samples;
+            }
+        }
     }
 }
+
+/// <summary>One reading of the streaming server and its process, with the lateness histogram's buckets or without them.</summary>
+public delegate Task<(StreamingServerCounters Server, StreamingProcessFigures Process)> ReadServer(bool withLatenessBuckets, CancellationToken cancellationToken);
 
 /// <summary>Everything one variant's run measured, and the figures derived from it.</summary>
 /// <param name="Idle">Readings of the warm server after the clients left.</param>
@@ -180,7 +203,7 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
 
     /// <summary>The send lateness below which <paramref name="percent"/> of the steady state's messages fell (0 without a steady window).</summary>
     public double SendLatenessMs(double percent) =>
-        Steady.Count < 2 ? 0 : LatenessHistogram.PercentileMsBetween(Steady[0].Server.SendLatenessBuckets, Steady[^1].Server.SendLatenessBuckets, percent);
+        Steady.Count < 2 ? 0 : StreamingExperiment.LatenessPercentileMsBetween(Steady[0].Server, Steady[^1].Server, percent);
 
     private double NetPerMessage(Func<StreamingSample, double> counter)
     {

@@ -85,8 +85,10 @@ path="/api/compute/sync?cycles=1"
 echo "API at $url; ${seconds} s each, ${connections} connections/users, GET $path"
 echo "mode $mode: $pinning"
 
-# Warm-up (JIT, connection pools) so neither tool pays it.
-wrk_run "$connections" 3 "$url$path" "$wrk_threads" "$client_cpus"
+# Warm-up (JIT, connection pools) so neither tool pays it: 10 s, because an API pinned to one cpu compiles its tier-1
+# and PGO code on that same cpu while it serves; after a 3 s warm-up the first pair's API still took 31-51 us of CPU
+# per request against 18-20 us in the later pairs (2026-11-24, quiet), which favoured whichever tool ran second.
+wrk_run "$connections" 10 "$url$path" "$wrk_threads" "$client_cpus"
 
 cat >"$work/shape.json" <<JSON
 { "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [${connections}, "$(printf '%02d:%02d:%02d' $((seconds / 3600)) $((seconds % 3600 / 60)) $((seconds % 60)))"] } ] }

@@ -85,10 +85,11 @@ path="/api/compute/sync?cycles=1"
 echo "API at $url; ${seconds} s each, ${connections} connections/users, GET $path"
 echo "mode $mode: $pinning"
 
-# Warm-up (JIT, connection pools) so neither tool pays it: 10 s, because an API pinned to one cpu compiles its tier-1
-# and PGO code on that same cpu while it serves; after a 3 s warm-up the first pair's API still took 31-51 us of CPU
-# per request against 18-20 us in the later pairs (2026-11-24, quiet), which favoured whichever tool ran second.
-wrk_run "$connections" 10 "$url$path" "$wrk_threads" "$client_cpus"
+# Warm-up (JIT, connection pools) so neither tool pays it: 30 s. An API pinned to one cpu settles slowly under this
+# load: in 5 s windows of wrk after its start it took 44.5, 38.2, 35.4, 25.0 us of CPU per request, then 17.4-18.2 us
+# from the fifth window on (2026-11-24, quiet); after a 3 s or 10 s warm-up the first pair's API was still at 29.5-51
+# us, which favoured whichever tool ran second. The pairs also alternate which tool goes first (below).
+wrk_run "$connections" 30 "$url$path" "$wrk_threads" "$client_cpus"
 
 cat >"$work/shape.json" <<JSON
 { "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [${connections}, "$(printf '%02d:%02d:%02d' $((seconds / 3600)) $((seconds % 3600 / 60)) $((seconds % 60)))"] } ] }
@@ -106,13 +107,19 @@ bench_header
 rows=$((seconds / 2))
 failed=0
 pin_to "$client_cpus"
-for pair in $(seq 1 "$pairs"); do
+# wrk_turn PAIR: wrk's run of pair PAIR, with its and the API's CPU figures; sets wrk_rps.
+wrk_turn() {
+  local pair=$1
   read_cpu_ticks "$api_pid"; api_before=$cpu_ticks; api_from_time=$EPOCHREALTIME
   wrk_run "$connections" "$seconds" "$url$path" "$wrk_threads" "$client_cpus"
   read_cpu_ticks "$api_pid"; api_ticks=$((cpu_ticks - api_before)); api_seconds=$(awk -v a="$api_from_time" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
   wrk_share=$(awk -v u="$wrk_cpu_share" -v n="$client_cpu_count" 'BEGIN { if (u == "n/a") print "n/a"; else printf "%.0f %%", 100 * u / n }')
   echo "pair $pair: wrk $wrk_cpu_us us of CPU per request, $wrk_share of its $client_cpu_count cpu(s); $(cpu_figures API "$api_ticks" "$api_seconds" "$wrk_rps" "$api_cpu_count")"
+}
 
+# runner_turn PAIR: the load runner's run of pair PAIR, with its and the API's CPU figures; sets ours_rps.
+runner_turn() {
+  local pair=$1
   : >"$work/runner-$pair.log"  # exists before the loop below reads it
   "${pin[@]}" dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report-$pair" >"$work/runner-$pair.log" &
   runner_pid=$!
@@ -145,6 +152,12 @@ for pair in $(seq 1 "$pairs"); do
   else
     echo "pair $pair: load runner CPU n/a (its rows were not seen while it ran)"
   fi
+}
+
+for pair in $(seq 1 "$pairs"); do
+  # wrk first in odd pairs, the runner first in even ones (AB BA), so a drift over the run (the API settling, the
+  # VM's vCPU speed) does not always favour the tool that runs second.
+  if (( pair % 2 == 1 )); then wrk_turn "$pair"; runner_turn "$pair"; else runner_turn "$pair"; wrk_turn "$pair"; fi
   if [ "$mode" = pinned ]; then
     check_pair "$pair" wrk "$wrk_rps" "load runner (sync variant)" "$ours_rps" "$minimum" || failed=1
   else

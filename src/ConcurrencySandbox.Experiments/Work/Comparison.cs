@@ -136,6 +136,7 @@ public static class Comparison
         private readonly List<double> _sync = [];
         private readonly List<double> _taskRun = [];
         private readonly List<double> _ratios = [];
+        private Estimate[]? _figures;
 
         public long Amount => amount;
 
@@ -149,14 +150,18 @@ public static class Comparison
 
         public ComparisonRow? Result { get; private set; }
 
-        /// <summary>Sync seconds, Task.Run seconds and the per-pair efficiency (sync / Task.Run x 100).</summary>
-        public Estimate[] Figures() => [Estimate.Of(_sync), Estimate.Of(_taskRun), Estimate.Of(_ratios)];
+        /// <summary>
+        /// Sync seconds, Task.Run seconds and the per-pair efficiency (sync / Task.Run x 100), computed once per pair added:
+        /// the stop rule asks for them before each pair and after each slice, and each estimate sorts up to 1,000 samples.
+        /// </summary>
+        public Estimate[] Figures() => _figures ??= [Estimate.Of(_sync), Estimate.Of(_taskRun), Estimate.Of(_ratios)];
 
         public void Add(double syncSeconds, double taskRunSeconds, TimeSpan pair)
         {
             _sync.Add(syncSeconds);
             _taskRun.Add(taskRunSeconds);
             _ratios.Add(syncSeconds / taskRunSeconds * 100);
+            _figures = null;
             LastPair = pair;
         }
 
@@ -166,6 +171,7 @@ public static class Comparison
             _sync.Clear();
             _taskRun.Clear();
             _ratios.Clear();
+            _figures = null;
             Remeasured = true;
         }
 

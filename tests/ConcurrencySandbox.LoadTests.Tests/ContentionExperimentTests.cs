@@ -68,5 +68,6 @@ public sealed class ContentionExperimentTests
             new ProcessTelemetry(0, 0, 0, 20),
             contentions,
             0,
+            0,
             default(SandboxTelemetry));
 }

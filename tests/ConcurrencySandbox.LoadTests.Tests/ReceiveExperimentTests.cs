@@ -95,5 +95,6 @@ public sealed class ReceiveExperimentTests
             new ProcessTelemetry(cpuMs, 0, 0, 20),
             0,
             0,
+            0,
             default(SandboxTelemetry));
 }

@@ -94,6 +94,6 @@ public static class SyntheticReports
     private static double UsersAt(double t, double seconds) => t >= seconds ? 0 : 4 + 4 * Math.Floor(t / (seconds / 10));
 
     private static RuntimeSnapshot Snapshot(int threads, long queue) => new(
-        DateTimeOffset.UnixEpoch, 1, 2, new ThreadPoolTelemetry(threads, queue, 100, 2, 32767), new GCTelemetry(0, 0, 0, 0, 0, 0), new ProcessTelemetry(0, 0, 0, threads), 0, 0,
+        DateTimeOffset.UnixEpoch, 1, 2, new ThreadPoolTelemetry(threads, queue, 100, 2, 32767), new GCTelemetry(0, 0, 0, 0, 0, 0), new ProcessTelemetry(0, 0, 0, threads), 0, 0, 0,
         default(SandboxTelemetry));
 }

@@ -46,6 +46,7 @@ public static class ObservedTelemetry
                 new ProcessTelemetry(cpuMs, cpuPercent, (long)((sample[RuntimeObserver.WorkingSetMb] ?? 0) * BytesPerMegabyte), 0),
                 (long)contentions,
                 (long)(sample[RuntimeObserver.CurrentRequests] ?? 0),
+                (long)(sample[RuntimeObserver.TotalRequests] ?? 0),
                 default(SandboxTelemetry));
             rows.Add(new TelemetryRow(variant, elapsedSeconds, snapshot));
         }

@@ -50,12 +50,15 @@ public sealed class RuntimeObserver : IAsyncDisposable
     /// <summary>ASP.NET Core's own counter of requests in flight, read when the target hosts ASP.NET Core.</summary>
     public const string CurrentRequests = "current-requests";
 
+    /// <summary>ASP.NET Core's count of requests since the process started, read when the target hosts ASP.NET Core.</summary>
+    public const string TotalRequests = "total-requests";
+
     // The runtime's ThreadAdjustmentReasonMap, in value order (CooperativeBlocking arrived in .NET 8).
     private static readonly string[] Reasons =
         ["Warmup", "Initializing", "RandomMove", "ClimbingMove", "ChangePoint", "Stabilizing", "Starvation", "ThreadTimedOut", "CooperativeBlocking"];
 
     private const long ThreadingKeyword = 0x10000;
-    private static readonly HashSet<string> Wanted = [.. Counters, CurrentRequests];
+    private static readonly HashSet<string> Wanted = [.. Counters, CurrentRequests, TotalRequests];
 
     private readonly EventPipeSession _session;
     private readonly Thread _reader;

@@ -4,6 +4,7 @@ using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Validation;
 
@@ -26,14 +27,14 @@ public static class TelemetryEndpoints
         builder.Services.AddSingleton(services =>
         {
             var inFlight = services.GetRequiredService<InFlightRequests>();
-            return new RuntimeSampler(TimeProvider.System, () => inFlight.Count);
+            return new RuntimeSampler(TimeProvider.System, () => inFlight.Counts);
         });
 
         // The recorder has its own sampler, so its CPU share is measured over its own steady interval.
         builder.Services.AddSingleton(services =>
         {
             var inFlight = services.GetRequiredService<InFlightRequests>();
-            return new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => inFlight.Count), TimeSpan.FromSeconds(1), HistoryCapacity);
+            return new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => inFlight.Counts), TimeSpan.FromSeconds(1), HistoryCapacity);
         });
         // Started with the host, so the history covers the whole run.
         builder.Services.AddHostedService<StartWithHost<TelemetryRecorder>>();
@@ -73,7 +74,9 @@ public static class TelemetryEndpoints
             .WithSummary("The thread pool, GC, process and lock-contention counters now, and the requests in flight.")
             .WithDescription("Read from the runtime (ThreadPool, GC, Environment.CpuUsage, Process, Monitor), not estimated. " +
                 "process.cpuPercent is the CPU time since the previous snapshot over (wall time x processorCount) x 100, so poll at a steady interval. " +
-                "inFlightRequests counts the API port's requests, this one included when asked here; the control port's are not counted.");
+                "inFlightRequests counts the API port's requests, this one included when asked here; the control port's are not counted. " +
+                "requestsStarted counts the API port's requests since the process started (this one included when asked there): " +
+                "two readings give any load tool's throughput as the server saw it.");
         return endpoints;
     }
 }
@@ -89,7 +92,8 @@ public sealed class InFlightRequests
     private readonly ConcurrentDictionary<long, (HttpRequest Request, long StartTimestamp)> _requests = new();
     private long _nextId;
 
-    public long Count => _requests.Count;
+    /// <summary>In flight now, and started since the process began (every request that entered, this one included).</summary>
+    public RequestCounts Counts => new(_requests.Count, Interlocked.Read(ref _nextId));
 
     /// <summary>Records a request; pass the id to <see cref="Leave"/> when it ends.</summary>
     public long Enter(HttpRequest request)

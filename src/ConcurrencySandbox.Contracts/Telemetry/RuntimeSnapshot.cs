@@ -9,6 +9,10 @@ public readonly record struct GCTelemetry(
 /// <summary>CPU use is the CPU time since the previous snapshot over the wall time times the processor count.</summary>
 public readonly record struct ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
 
+/// <summary>The API port's requests: in flight now, and started since the process began (a server-side count that a
+/// load tool's own figures can be checked against, and that gives any tool's throughput from the server's side).</summary>
+public readonly record struct RequestCounts(long InFlight, long Started);
+
 /// <summary>
 /// One reading of the runtime's own counters: the API's <c>GET /api/telemetry</c> answer. Values all through (the sandbox
 /// readings share their names list), so the sampler builds one and the recorder keeps it without allocating (the
@@ -23,6 +27,7 @@ public readonly record struct RuntimeSnapshot(
     ProcessTelemetry Process,
     long LockContentionCount,
     long InFlightRequests,
+    long RequestsStarted,
     SandboxTelemetry Sandbox);
 
 /// <summary>Samples recorded at a fixed interval, oldest first: the API's <c>GET /api/telemetry/history</c> answer.</summary>

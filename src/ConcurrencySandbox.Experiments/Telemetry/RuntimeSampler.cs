@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.Experiments.Telemetry;
 /// between consecutive snapshots, whoever asked for them. The sandbox's own activity comes from the
 /// <see cref="SandboxMeter"/> counts, the values its instruments publish.
 /// </summary>
-public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFlightRequests)
+public sealed class RuntimeSampler(TimeProvider timeProvider, Func<RequestCounts> requests)
 {
     private static readonly DateTime ProcessStartUtc = ReadProcessStartUtc();
 
@@ -39,6 +39,7 @@ public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFligh
             }
 
             var process = ProcessStat.Read();
+            var (inFlight, started) = requests();
             ThreadPool.GetMinThreads(out var minWorkerThreads, out _);
             ThreadPool.GetMaxThreads(out var maxWorkerThreads, out _);
             return new RuntimeSnapshot(
@@ -56,7 +57,8 @@ public sealed class RuntimeSampler(TimeProvider timeProvider, Func<long> inFligh
                     GC.GetTotalPauseDuration().TotalMilliseconds),
                 new ProcessTelemetry(cpuTime.TotalMilliseconds, cpuPercent, process.WorkingSetBytes, process.OsThreadCount),
                 Monitor.LockContentionCount,
-                inFlightRequests(),
+                inFlight,
+                started,
                 SandboxMeter.Read());
         }
     }

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Experiments.Telemetry;
 using Microsoft.Extensions.Time.Testing;
 
@@ -18,7 +19,7 @@ public sealed class RuntimeSamplerTests
     public async Task CountersMoveWhenWorkRunsAndTheCpuShareIsOverTheInjectedClocksElapsedTime()
     {
         var clock = new FakeTimeProvider();
-        var sampler = new RuntimeSampler(clock, () => 3);
+        var sampler = new RuntimeSampler(clock, () => new RequestCounts(InFlight: 3, Started: 41));
         var before = sampler.Sample();
 
         await Task.WhenAll(Enumerable.Range(0, 20).Select(_ => Task.Run(() => GC.KeepAlive(new byte[100_000]))));
@@ -33,13 +34,13 @@ public sealed class RuntimeSamplerTests
         var cpuTime = TimeSpan.FromMilliseconds(after.Process.CpuTimeMs - before.Process.CpuTimeMs);
         Assert.Equal(RuntimeSampler.CpuPercent(cpuTime, TimeSpan.FromSeconds(10), Environment.ProcessorCount), after.Process.CpuPercent, tolerance: 1e-6);
         Assert.True(after.Process.OsThreadCount >= after.ThreadPool.ThreadCount);
-        Assert.Equal(3, after.InFlightRequests);
+        Assert.Equal((3, 41), (after.InFlightRequests, after.RequestsStarted));
     }
 
     [Fact]
     public void ASampleInSteadyStateAllocatesNothingOnTheSamplingThread()
     {
-        var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
+        var sampler = new RuntimeSampler(TimeProvider.System, () => default);
         for (var i = 0; i < 10; i++)
         {
             sampler.Sample();

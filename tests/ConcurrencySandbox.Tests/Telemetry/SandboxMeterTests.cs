@@ -31,7 +31,7 @@ public sealed class SandboxMeterTests
     {
         var published = PublishedInstruments();
 
-        var snapshot = new RuntimeSampler(TimeProvider.System, () => 0).Sample().Sandbox;
+        var snapshot = new RuntimeSampler(TimeProvider.System, () => default).Sample().Sandbox;
 
         Assert.Equal(published.Keys.Order(StringComparer.Ordinal), snapshot.Names);
     }
@@ -39,7 +39,7 @@ public sealed class SandboxMeterTests
     [Fact]
     public async Task TheContentionSlicesOwnInstrumentCountsEachEntryIntoTheCriticalSection()
     {
-        var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
+        var sampler = new RuntimeSampler(TimeProvider.System, () => default);
         var variant = new SemaphoreAsyncVariant();
         var before = sampler.Sample().Sandbox;
 
@@ -57,7 +57,7 @@ public sealed class SandboxMeterTests
         const int calls = 5;
         var thirdParty = new HeldThirdParty();
         using var dedicatedPool = new DedicatedThreadPool(1);
-        var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
+        var sampler = new RuntimeSampler(TimeProvider.System, () => default);
         var runner = new FanOutRunner(thirdParty, dedicatedPool, TimeProvider.System);
         var before = sampler.Sample().Sandbox["sandbox.fanout.calls.active"];
 
@@ -74,7 +74,7 @@ public sealed class SandboxMeterTests
     [Fact]
     public async Task TheTelemetryCountsWorkUnitsWhileTheyRunAndWhenTheyAreCancelled()
     {
-        var sampler = new RuntimeSampler(TimeProvider.System, () => 0);
+        var sampler = new RuntimeSampler(TimeProvider.System, () => default);
         using var cancellation = new CancellationTokenSource();
         var before = sampler.Sample().Sandbox;
 

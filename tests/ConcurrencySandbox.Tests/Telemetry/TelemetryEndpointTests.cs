@@ -94,6 +94,19 @@ public sealed class TelemetryEndpointTests(SandboxServerFixture shared) : IClass
         Assert.Equal(1, (await SnapshotAsync()).InFlightRequests);
     }
 
+    [Fact]
+    public async Task RequestsStartedCountsEveryRequestOnTheApiPortThisOneIncluded()
+    {
+        var before = (await SnapshotAsync()).RequestsStarted;
+        for (var i = 0; i < 5; i++)
+        {
+            using var health = await shared.Client.GetAsync("/healthz");
+            Assert.True(health.IsSuccessStatusCode);
+        }
+
+        Assert.Equal(before + 6, (await SnapshotAsync()).RequestsStarted);
+    }
+
     private async Task<List<double>> HistoryUptimesAsync(string query)
     {
         var history = await shared.Client.GetOkAsync<TelemetryHistory>($"/api/telemetry/history{query}");

@@ -7,7 +7,7 @@ public sealed class TelemetryRecorderTests
     [Fact]
     public async Task KeepsTheLatestSamplesOldestFirst()
     {
-        using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromMilliseconds(5), capacity: 3);
+        using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => default), TimeSpan.FromMilliseconds(5), capacity: 3);
 
         await Eventually.TrueAsync(() => recorder.Since(0).Count == 3, "three samples");
         var first = recorder.Since(0);
@@ -22,7 +22,7 @@ public sealed class TelemetryRecorderTests
     [Fact]
     public async Task SinceReturnsOnlyLaterSamples()
     {
-        using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromMilliseconds(5), capacity: 100);
+        using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => default), TimeSpan.FromMilliseconds(5), capacity: 100);
         await Eventually.TrueAsync(() => recorder.Since(0).Count >= 4, "four samples");
 
         var all = recorder.Since(0);
@@ -35,7 +35,7 @@ public sealed class TelemetryRecorderTests
     [Fact]
     public void RecordsOnAThreadOfItsOwn()
     {
-        using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => 0), TimeSpan.FromSeconds(1), capacity: 1);
+        using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => default), TimeSpan.FromSeconds(1), capacity: 1);
 
         Assert.NotEqual(Environment.CurrentManagedThreadId, recorder.ThreadId);
     }

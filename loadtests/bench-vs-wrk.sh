@@ -15,8 +15,8 @@
 #     asks the runner to reach at least 0.9 of wrk's rate in every pair; the exit code is 1 when a pair falls short.
 #   shared (--mode shared): nothing pinned, client and API share every cpu, so each microsecond the tool spends is
 #     taken from the server; the ratio is printed, not judged. A machine with 1 cpu runs this mode, with a note.
-# Alternating pairs keep a shared machine's drift out of the ratio; the mode, pinning, commit, nproc and load average
-# are printed before and after. A benchmark, not a test: needs wrk (apt-get install -y wrk), exits 2 without it.
+# The mode, pinning, commit, nproc and load average are printed before and after. A benchmark, not a test: needs wrk
+# and curl (apt-get install -y wrk curl), exits 2 without them.
 # Usage: loadtests/bench-vs-wrk.sh [--mode pinned|shared] [seconds=8] [connections=64] [pairs=3]
 #   seconds: 1-second turns of each tool per pair, at least 4 so the ABBA order completes once.
 set -euo pipefail

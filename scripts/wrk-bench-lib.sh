@@ -46,20 +46,19 @@ read_cpu_ticks() {
 clock_ticks_per_second=$(getconf CLK_TCK)
 
 # wrk_run CONNECTIONS SECONDS URL [THREADS=2] [CPU_LIST]: runs wrk (pinned to CPU_LIST when given) and sets wrk_rps
-# (requests/s), wrk_requests, wrk_cpu_us (wrk's own user + system CPU per request in microseconds) and wrk_cpu_share
-# (that CPU over wrk's wall time: 1.0 is one whole cpu busy); both "n/a" without /usr/bin/time.
+# (requests/s), wrk_requests and wrk_cpu_us (wrk's own user + system CPU per request in microseconds; "n/a" without
+# /usr/bin/time).
 wrk_run() {
   local out
   pin_to "${5:-}"
   if [ -x /usr/bin/time ]; then
-    out=$(/usr/bin/time -f 'cpu-seconds %U %S %e' "${pin[@]}" wrk -t"${4:-2}" -c"$1" -d"$2s" "$3" 2>&1)
+    out=$(/usr/bin/time -f 'cpu-seconds %U %S' "${pin[@]}" wrk -t"${4:-2}" -c"$1" -d"$2s" "$3" 2>&1)
   else
     out=$("${pin[@]}" wrk -t"${4:-2}" -c"$1" -d"$2s" "$3")
   fi
   wrk_rps=$(sed -n 's/^Requests\/sec:[[:space:]]*\([0-9.]*\).*/\1/p' <<<"$out")
   wrk_requests=$(sed -n 's/^[[:space:]]*\([0-9]*\) requests in .*/\1/p' <<<"$out")
   wrk_cpu_us=$(awk -v n="$wrk_requests" '$1 == "cpu-seconds" && n > 0 { printf "%.1f", ($2 + $3) * 1e6 / n; found = 1 } END { if (!found) print "n/a" }' <<<"$out")
-  wrk_cpu_share=$(awk '$1 == "cpu-seconds" && $4 > 0 { printf "%.3f", ($2 + $3) / $4; found = 1 } END { if (!found) print "n/a" }' <<<"$out")
 }
 
 # check_pair PAIR BASE_NAME BASE_RPS NAME RPS MINIMUM: prints the pair and NAME/BASE ratio; fails under MINIMUM.

@@ -58,6 +58,9 @@ public sealed class RuntimeObserver : IAsyncDisposable
         ["Warmup", "Initializing", "RandomMove", "ClimbingMove", "ChangePoint", "Stabilizing", "Starvation", "ThreadTimedOut", "CooperativeBlocking"];
 
     private const long ThreadingKeyword = 0x10000;
+
+    /// <summary>How long a runtime may take to answer the session's start (a local one answers in milliseconds).</summary>
+    private static readonly TimeSpan AttachTimeout = TimeSpan.FromSeconds(30);
     private static readonly HashSet<string> Wanted = [.. Counters, CurrentRequests, TotalRequests];
 
     private readonly EventPipeSession _session;
@@ -85,9 +88,13 @@ public sealed class RuntimeObserver : IAsyncDisposable
 
     /// <summary>
     /// Starts the session on <paramref name="channel"/>; throws <see cref="UsageException"/> naming the cause when a local
-    /// process is not a .NET process this user can reach (see <see cref="ObserverTarget.Check"/>) or the channel does not answer.
+    /// process is not a .NET process this user can reach (see <see cref="ObserverTarget.Check"/>) or the channel does not
+    /// answer within <see cref="AttachTimeout"/>. Asynchronous all the way: the runner's socket continuations run inline on
+    /// the thread that polls the sockets (<see cref="ConcurrencySandbox.Contracts.Hosting.InlineSocketCompletions"/>), so a
+    /// blocking read of the runtime's answer there would wait for the very thread that delivers it (a CI run hung so,
+    /// about one attach in ten).
     /// </summary>
-    public static RuntimeObserver Attach(DiagnosticsChannel channel)
+    public static async Task<RuntimeObserver> AttachAsync(DiagnosticsChannel channel, CancellationToken cancellationToken)
     {
         if (channel.ProcessId is { } processId)
         {
@@ -102,10 +109,16 @@ public sealed class RuntimeObserver : IAsyncDisposable
             new EventPipeProvider("Microsoft.AspNetCore.Hosting", EventLevel.Critical, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
             new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, ThreadingKeyword),
         };
+        using var answered = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        answered.CancelAfter(AttachTimeout);
         try
         {
-            var session = channel.Client.StartEventPipeSession(providers, requestRundown: false, circularBufferMB: 16);
+            var session = await channel.Client.StartEventPipeSessionAsync(providers, requestRundown: false, circularBufferMB: 16, answered.Token);
             return new RuntimeObserver(channel, session);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new UsageException($"cannot open {channel.Description} (no answer within {AttachTimeout.TotalSeconds:0} s)");
         }
         catch (Exception e) when (e is ServerNotAvailableException or UnsupportedCommandException or ServerErrorException or IOException or UnauthorizedAccessException or TimeoutException)
         {

@@ -95,7 +95,7 @@ public static class ExperimentRunner
         var live = afterwardsBecause is null;
         var (attached, notObservedBecause) = !attach ? (null, "--no-observer")
             : !live ? (null, afterwardsBecause)
-            : server.Diagnostics is { } channel ? Observe(channel, server.ProcessorCount, load)
+            : server.Diagnostics is { } channel ? await ObserveAsync(channel, server.ProcessorCount, load, cancellationToken)
             : (null, server.DiagnosticsProblem);
         await using var observer = attached;
         // Without the observer the pool series comes over HTTP from where the lease says (never a container's API port), or not at all.
@@ -119,11 +119,12 @@ public static class ExperimentRunner
     }
 
     /// <summary>The observer on a process the runner reaches, or why it could not attach (the variant then runs on with the lease's HTTP telemetry, if any).</summary>
-    private static (VariantObserver? Observer, string? Problem) Observe(DiagnosticsChannel channel, int processorCount, LoadOptions load)
+    private static async Task<(VariantObserver? Observer, string? Problem)> ObserveAsync(
+        DiagnosticsChannel channel, int processorCount, LoadOptions load, CancellationToken cancellationToken)
     {
         try
         {
-            return (new VariantObserver(RuntimeObserver.Attach(channel), processorCount, load.Shape.Steps.Max(s => s.Target)), null);
+            return (new VariantObserver(await RuntimeObserver.AttachAsync(channel, cancellationToken), processorCount, load.Shape.Steps.Max(s => s.Target)), null);
         }
         catch (UsageException e)
         {

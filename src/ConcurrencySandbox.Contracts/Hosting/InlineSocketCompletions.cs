@@ -5,6 +5,8 @@ namespace ConcurrencySandbox.Contracts.Hosting;
 /// queueing each one to a pool thread (the runtime's <c>DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS</c>, read once, at
 /// the process's first socket operation). The setting is an environment variable, so children would inherit it:
 /// <see cref="ChildProcess"/> hands every child the value this process started with, and the API being measured runs as configured.
+/// With it on, code that runs after an awaited socket operation may be on the poll thread itself: it must not block on
+/// other socket I/O (a synchronous diagnostics IPC call did, and waited for the thread it was blocking).
 /// </summary>
 public static class InlineSocketCompletions
 {

@@ -43,7 +43,7 @@ public sealed class DiagnosticsSocketTests
         var client = await socket.ConnectedAsync(TimeSpan.FromSeconds(30), CancellationToken.None);
 
         Assert.NotNull(client);
-        await using var observer = RuntimeObserver.Attach(new DiagnosticsChannel(client, "the sample service", "the test's socket", () => false));
+        await using var observer = await RuntimeObserver.AttachAsync(new DiagnosticsChannel(client, "the sample service", "the test's socket", () => false), CancellationToken.None);
         await Eventually.TrueAsync(() => observer.Samples.Count >= 2, "two seconds of counters through the socket");
         Assert.NotNull(observer.Samples[^1][RuntimeObserver.ThreadCount]);
         // A second session on the same runtime: it connects again after each command it answered.

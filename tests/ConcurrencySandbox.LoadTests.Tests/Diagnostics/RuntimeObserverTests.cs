@@ -47,7 +47,7 @@ public sealed class RuntimeObserverTests
     private static async Task WhileBlockedAsync(string path, Func<SampleServiceProcess, RuntimeObserver, Task> check)
     {
         await using var service = await SampleServiceProcess.StartAsync();
-        await using var observer = RuntimeObserver.Attach(DiagnosticsChannel.OfProcess(service.ProcessId));
+        await using var observer = await RuntimeObserver.AttachAsync(DiagnosticsChannel.OfProcess(service.ProcessId), CancellationToken.None);
         using var stop = new CancellationTokenSource();
         var load = service.LoadAsync(path, BlockedRequests, DelayMs, stop.Token);
         try
@@ -81,7 +81,7 @@ public sealed class RuntimeObserverTests
     public async Task AnObserverThatLosesTheProcessEndsItsSeriesAndSaysSo()
     {
         var service = await SampleServiceProcess.StartAsync();
-        await using var observer = RuntimeObserver.Attach(DiagnosticsChannel.OfProcess(service.ProcessId));
+        await using var observer = await RuntimeObserver.AttachAsync(DiagnosticsChannel.OfProcess(service.ProcessId), CancellationToken.None);
         await Eventually.TrueAsync(() => observer.Samples.Count >= 1, "a first sample");
 
         service.Kill();

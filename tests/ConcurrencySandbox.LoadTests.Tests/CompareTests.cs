@@ -1,3 +1,5 @@
+using System.Text.Json.Nodes;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Reports;
 
@@ -52,6 +54,29 @@ public sealed class CompareTests : IDisposable
 
         Assert.Equal(CommandLine.ExitUsage, code);
         Assert.Equal($"error: '{notReport}' is not a report folder (no summary.json)", error.Trim());
+    }
+
+    [Theory]
+    [InlineData(2, "2")]
+    [InlineData(null, "none")]
+    public async Task ComparingASummaryOfAnotherSchemaVersionExitsWith2AndOneLineNamingBoth(int? version, string named)
+    {
+        var a = Write("a", SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100));
+        var b = Write("b", SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100));
+        var summary = JsonNode.Parse(File.ReadAllText(Path.Combine(b, "summary.json")))!.AsObject();
+        summary.Remove("schemaVersion");
+        if (version is { } v)
+        {
+            summary["schemaVersion"] = v;
+        }
+        File.WriteAllText(Path.Combine(b, "summary.json"), summary.ToJsonString());
+
+        var (code, _, error) = await InvokeAsync("compare", a, b);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Equal(
+            $"error: '{b}' holds a summary.json of schema version {named}; this runner reads schema version {RunSummary.CurrentSchemaVersion} (run the experiment again with this runner)",
+            error.Trim());
     }
 
     public void Dispose()

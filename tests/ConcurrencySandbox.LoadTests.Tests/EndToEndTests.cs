@@ -1,6 +1,6 @@
 using System.Globalization;
-using System.Text.Json;
 using ConcurrencySandbox.Contracts.Hosting;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
@@ -95,8 +95,8 @@ public sealed class EndToEndTests : IDisposable
 
         // The pinning this machine gets by default (apart on 2+ cpus, or why not) is in the report's load shape.
         var pinning = StreamingPinning.Resolve(null, null, CpuSet.OfThisProcess(), CpuSet.CanPin).Describe();
-        using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));
-        Assert.Contains(pinning, json.RootElement.GetProperty("loadShape").GetString());
+        var json = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));
+        Assert.Contains(pinning, json.LoadShape);
         Assert.Contains(pinning, summary);
     }
 

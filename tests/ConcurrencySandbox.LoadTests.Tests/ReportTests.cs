@@ -1,4 +1,4 @@
-using System.Text.Json;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -24,12 +24,12 @@ public sealed class ReportTests : IDisposable
         ReportWriter.Write(_out, report, RunnerCommandLine.Format(["receive", "--profile", "smoke"]));
 
         Assert.Contains("| pooled@2cpu | CPU per request | 1.25 ms |", File.ReadAllText(Path.Combine(_out, "summary.md")));
-        var summary = JsonSerializer.Deserialize<Summary>(File.ReadAllText(Path.Combine(_out, "summary.json")), JsonSerializerOptions.Web)!;
+        var summary = RunSummary.Parse(File.ReadAllText(Path.Combine(_out, "summary.json")));
         Assert.Equal("NotReproduced", summary.Outcome);
         Assert.Equal("Not reproduced: pooled buffers cost as much CPU.", summary.Verdict);
         var written = Assert.Single(summary.Variants);
         Assert.Equal("pooled@2cpu", written.Name);
-        Assert.Equal([new VariantFigure("CPU per request", 1.25, "ms")], written.Figures);
+        Assert.Equal([new SummaryFigure("CPU per request", 1.25, "ms")], written.Figures);
     }
 
     [Fact]
@@ -50,8 +50,8 @@ public sealed class ReportTests : IDisposable
         Assert.Contains("Requests: threadpool 50 of 101 failed (50 timed out) (expected to fail); async all 101 ok.", markdown);
         Assert.Contains("| threadpool | timed out (the client's timeout) | 50 |", markdown);
         Assert.Contains("threadpool (expected to fail)", File.ReadAllText(Path.Combine(_out, "report.html")));
-        var summary = JsonSerializer.Deserialize<Summary>(File.ReadAllText(Path.Combine(_out, "summary.json")), JsonSerializerOptions.Web)!;
-        Assert.Equal(new OutcomeCounts(51, 0, 50, 0), summary.Variants[0].Outcomes);
+        var summary = RunSummary.Parse(File.ReadAllText(Path.Combine(_out, "summary.json")));
+        Assert.Equal(new SummaryOutcomes(51, 0, 50, 0, Requests: 101, Failed: 50, Completed: 51, NotCompleted: 50, FailedPercent: 100.0 * 50 / 101), summary.Variants[0].Outcomes);
         Assert.True(summary.Variants[0].ExpectedToFail);
         Assert.False(summary.Variants[1].ExpectedToFail);
     }
@@ -61,11 +61,6 @@ public sealed class ReportTests : IDisposable
     {
         Assert.DoesNotContain(typeof(Runner).Assembly.GetReferencedAssemblies(), a => a.Name == "ConcurrencySandbox.Api");
     }
-
-    /// <summary>The parts of summary.json these tests read.</summary>
-    private sealed record Summary(string Outcome, string Verdict, IReadOnlyList<SummaryVariant> Variants);
-
-    private sealed record SummaryVariant(string Name, IReadOnlyList<VariantFigure> Figures, OutcomeCounts Outcomes, bool ExpectedToFail);
 
     public void Dispose()
     {

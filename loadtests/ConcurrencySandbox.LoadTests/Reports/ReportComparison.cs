@@ -12,7 +12,8 @@ public sealed record ReportComparison(SummaryFile A, SummaryFile B)
     /// <summary>Reads both folders; throws <see cref="InvalidDataException"/> with one line when they cannot be compared.</summary>
     public static ReportComparison Of(string folderA, string folderB)
     {
-        var (a, b) = (SummaryFile.Read(folderA), SummaryFile.Read(folderB));
+        var (fileA, fileB) = (SummaryFile.Read(folderA), SummaryFile.Read(folderB));
+        var (a, b) = (fileA.Summary, fileB.Summary);
         if (a.Experiment != b.Experiment)
         {
             throw new InvalidDataException($"not comparable: '{folderA}' ran {a.Experiment}, '{folderB}' ran {b.Experiment}");
@@ -21,16 +22,16 @@ public sealed record ReportComparison(SummaryFile A, SummaryFile B)
         {
             throw new InvalidDataException($"not comparable: no variant in common ({string.Join(", ", a.Variants.Select(v => v.Name))} vs {string.Join(", ", b.Variants.Select(v => v.Name))})");
         }
-        return new ReportComparison(a, b);
+        return new ReportComparison(fileA, fileB);
     }
 
     public TextTable Table()
     {
-        var names = A.Variants.Select(v => v.Name).Concat(B.Variants.Select(v => v.Name)).Distinct();
+        var names = A.Summary.Variants.Select(v => v.Name).Concat(B.Summary.Variants.Select(v => v.Name)).Distinct();
         var rows = new List<IReadOnlyList<string>>();
         foreach (var name in names)
         {
-            var (a, b) = (A.Variants.FirstOrDefault(v => v.Name == name), B.Variants.FirstOrDefault(v => v.Name == name));
+            var (a, b) = (A.Summary.Variants.FirstOrDefault(v => v.Name == name), B.Summary.Variants.FirstOrDefault(v => v.Name == name));
             rows.Add(Row(name, "mean (ms)", a?.MeanMs, b?.MeanMs, "0.#"));
             rows.Add(Row(name, "p99 (ms)", a?.P99Ms, b?.P99Ms, "0.#"));
             rows.Add(Row(name, "mean at peak load (ms)", a?.PeakLoadMeanMs, b?.PeakLoadMeanMs, "0.#"));
@@ -58,9 +59,9 @@ public sealed record ReportComparison(SummaryFile A, SummaryFile B)
     ];
 
     private static string Side(string label, SummaryFile s) =>
-        string.Create(CultureInfo.InvariantCulture, $"{label}: {s.Folder}, started {s.StartedAt:u}, profile {s.Profile}, {s.Machine}{(s.CommandLine is null ? "" : $", `{s.CommandLine}`")}");
+        string.Create(CultureInfo.InvariantCulture, $"{label}: {s.Folder}, started {s.Summary.StartedAt:u}, profile {s.Summary.Profile}, {s.Machine}, `{s.Summary.CommandLine}`");
 
-    public string Title => $"Seed {A.Seed}: {A.Experiment}, run A beside run B";
+    public string Title => $"Seed {A.Summary.Seed}: {A.Summary.Experiment}, run A beside run B";
 
     public string ToMarkdown()
     {

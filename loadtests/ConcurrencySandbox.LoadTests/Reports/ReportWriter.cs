@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text;
-using System.Text.Json;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 
@@ -9,8 +8,6 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// <summary>Writes a report folder: curves.csv, telemetry.csv, summary.json, summary.md, chart.svg, distribution.svg (when any request completed) and report.html.</summary>
 public static class ReportWriter
 {
-    private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { WriteIndented = true };
-
     /// <param name="commandLine">The runner's command line as typed (see <see cref="RunnerCommandLine"/>), printed in the report.</param>
     public static void Write(string folder, ExperimentReport report, string commandLine)
     {
@@ -20,7 +17,7 @@ public static class ReportWriter
             ReportChart.Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount), report.Variants);
         File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(report.Variants));
-        File.WriteAllText(Path.Combine(folder, "summary.json"), JsonSerializer.Serialize(SummaryDocument(report, commandLine), Json));
+        File.WriteAllText(Path.Combine(folder, "summary.json"), ReportSummary.Of(report, commandLine).ToJson());
         File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(report, commandLine));
         File.WriteAllText(Path.Combine(folder, "chart.svg"), chart);
         if (distribution is not null)
@@ -56,59 +53,6 @@ public static class ReportWriter
         }
         return csv.ToString();
     }
-
-    private static object SummaryDocument(ExperimentReport r, string commandLine) => new
-    {
-        SchemaVersion = SummaryFile.SchemaVersion,
-        r.Experiment,
-        r.Seed,
-        r.Profile,
-        r.LoadShape,
-        r.Target,
-        r.StartedAt,
-        r.Machine,
-        r.ApiProcessorCount,
-        Variants = r.Variants.Select(v => new
-        {
-            Name = v.Key.Label,
-            v.Request,
-            v.LoadUnit,
-            v.PeakLoad,
-            v.ElapsedSeconds,
-            Requests = v.Total.Requests,
-            v.Total.Ok,
-            v.Total.Failed,
-            v.Total.Outcomes,
-            ExpectedToFail = r.ExpectedToFail.Contains(v.Key.Name),
-            v.Failures,
-            v.RequestsPerSecond,
-            v.Total.MeanMs,
-            v.Total.MinMs,
-            v.Total.P50Ms,
-            v.Total.P75Ms,
-            v.Total.P95Ms,
-            v.Total.P99Ms,
-            v.Total.P999Ms,
-            v.Total.MaxMs,
-            PeakLoadMeanMs = double.IsNaN(v.PeakLoadMeanMs) ? (double?)null : v.PeakLoadMeanMs,
-            SentAtPeak = v.SentAtPeak() is { } peak ? new { peak.Requests, peak.Completed, peak.TimedOut, peak.ConnectionErrors, AtLeastMeanMs = double.IsNaN(peak.AtLeastMeanMs) ? (double?)null : peak.AtLeastMeanMs } : null,
-            Steps = v.Steps.Select(s => new { s.Load, s.FromSeconds, s.ToSeconds, s.RequestsPerSecond, s.Stats.Outcomes, s.Stats.P50Ms, s.Stats.P99Ms }),
-            PeakStepSeconds = new[] { v.PeakStep().FromSeconds, v.PeakStep().ToSeconds },
-            v.PeakThreads,
-            v.PeakQueue,
-            v.MaxQueueWaitMs,
-            v.Figures,
-            v.TelemetrySource,
-        }),
-        r.Finding.Comparisons,
-        Outcome = r.Finding.Outcome.ToString(),
-        r.Finding.Verdict,
-        r.Thresholds,
-        r.Passed,
-        CommandLine = commandLine,
-        r.Observations,
-        r.Fix,
-    };
 
     public static string SummaryMarkdown(ExperimentReport r, string commandLine)
     {

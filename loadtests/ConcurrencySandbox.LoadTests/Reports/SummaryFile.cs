@@ -1,17 +1,19 @@
+using System.Globalization;
 using System.Text.Json;
+using ConcurrencySandbox.Contracts.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>One variant's headline figures as summary.json holds them.</summary>
-public sealed record SummaryVariant(string Name, string Request, double MeanMs, double P99Ms, double RequestsPerSecond, int? PeakThreads, double? PeakLoadMeanMs);
-
-/// <summary>What <c>compare</c> reads back from a report folder's summary.json.</summary>
-public sealed record SummaryFile(string Folder, string Experiment, string Seed, string Profile, DateTimeOffset StartedAt, string Machine, string? CommandLine, IReadOnlyList<SummaryVariant> Variants)
+/// <summary>A report folder's summary.json as <c>compare</c> reads it back.</summary>
+public sealed record SummaryFile(string Folder, RunSummary Summary)
 {
-    /// <summary>Written into summary.json so a later reader can tell which layout it holds.</summary>
-    public const int SchemaVersion = 3;
+    /// <summary>The machine in a few words: logical cores, the API's processor count when known, the runtime.</summary>
+    public string Machine => $"{Summary.Machine.LogicalCores} logical cores{(Summary.ApiProcessorCount is { } n ? $", API ProcessorCount {n}" : "")}, {Summary.Machine.Runtime}";
 
-    /// <summary>Reads a report folder; throws <see cref="InvalidDataException"/> with one line when it is not one.</summary>
+    /// <summary>
+    /// Reads a report folder; throws <see cref="InvalidDataException"/> with one line when it is not one, or when its
+    /// summary.json is of another schema version than this runner's (naming both) or does not match its layout.
+    /// </summary>
     public static SummaryFile Read(string folder)
     {
         var path = Path.Combine(folder, "summary.json");
@@ -21,33 +23,18 @@ public sealed record SummaryFile(string Folder, string Experiment, string Seed, 
         }
         try
         {
-            using var document = JsonDocument.Parse(File.ReadAllText(path));
-            var root = document.RootElement;
-            var machine = root.GetProperty("machine");
-            var api = root.TryGetProperty("apiProcessorCount", out var p) && p.ValueKind == JsonValueKind.Number ? $", API ProcessorCount {p.GetInt32()}" : "";
-            return new SummaryFile(
-                folder,
-                root.GetProperty("experiment").GetString()!,
-                root.GetProperty("seed").GetString()!,
-                root.GetProperty("profile").GetString()!,
-                root.GetProperty("startedAt").GetDateTimeOffset(),
-                $"{machine.GetProperty("logicalCores").GetInt32()} logical cores{api}, {machine.GetProperty("runtime").GetString()}",
-                root.TryGetProperty("commandLine", out var c) ? c.GetString() : null,
-                [.. root.GetProperty("variants").EnumerateArray().Select(v => new SummaryVariant(
-                    v.GetProperty("name").GetString()!,
-                    v.GetProperty("request").GetString()!,
-                    v.GetProperty("meanMs").GetDouble(),
-                    v.GetProperty("p99Ms").GetDouble(),
-                    v.GetProperty("requestsPerSecond").GetDouble(),
-                    OptionalNumber(v, "peakThreads") is { } t ? (int)t : null,
-                    OptionalNumber(v, "peakLoadMeanMs")))]);
+            var json = File.ReadAllText(path);
+            var version = RunSummary.SchemaVersionOf(json);
+            if (version != RunSummary.CurrentSchemaVersion)
+            {
+                throw new InvalidDataException(
+                    $"'{folder}' holds a summary.json of schema version {version?.ToString(CultureInfo.InvariantCulture) ?? "none"}; this runner reads schema version {RunSummary.CurrentSchemaVersion} (run the experiment again with this runner)");
+            }
+            return new SummaryFile(folder, RunSummary.Parse(json));
         }
-        catch (Exception e) when (e is JsonException or KeyNotFoundException or InvalidOperationException or FormatException)
+        catch (JsonException e)
         {
             throw new InvalidDataException($"'{folder}' is not a report folder (summary.json unreadable: {e.Message.ReplaceLineEndings(" ")})");
         }
     }
-
-    private static double? OptionalNumber(JsonElement element, string name) =>
-        element.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.Number ? value.GetDouble() : null;
 }

@@ -1,6 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
-using System.Text.Json;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 
@@ -91,10 +91,9 @@ public sealed class ListeningSocketsTests
 
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
             Assert.Contains($"observing pid {service.ProcessId} (listening on port {service.BaseAddress.Port})", output.ToString());
-            using var summary = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
-            var source = summary.RootElement.GetProperty("variants")[0].GetProperty("telemetrySource").GetString();
-            Assert.Equal($"the runtime observer over the diagnostics IPC channel of pid {service.ProcessId}", source);
-            Assert.True(summary.RootElement.GetProperty("observations").GetProperty("target").GetProperty("samples").GetInt32() > 0, "the observer's counters are in the report");
+            var summary = RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
+            Assert.Equal($"the runtime observer over the diagnostics IPC channel of pid {service.ProcessId}", summary.Variants[0].TelemetrySource);
+            Assert.True(summary.Observations["target"].Samples > 0, "the observer's counters are in the report");
         }
         finally
         {

@@ -1,0 +1,89 @@
+using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Reports;
+
+/// <summary>An <see cref="ExperimentReport"/> as summary.json holds it (<see cref="RunSummary"/>, the contract <c>compare</c> reads back).</summary>
+public static class ReportSummary
+{
+    public static RunSummary Of(ExperimentReport r, string commandLine) => new(
+        RunSummary.CurrentSchemaVersion,
+        r.Experiment,
+        r.Seed,
+        r.Profile,
+        r.LoadShape,
+        r.Target,
+        r.StartedAt,
+        new SummaryMachine(r.Machine.CpuModel, r.Machine.LogicalCores, r.Machine.ProcessorCount, r.Machine.Runtime, r.Machine.Os),
+        r.ApiProcessorCount,
+        [.. r.Variants.Select(v => Variant(v, r.ExpectedToFail.Contains(v.Key.Name)))],
+        [.. r.Finding.Comparisons.Select(c => new SummaryComparison(c.Figure, c.Seed, c.Today))],
+        r.Finding.Outcome.ToString(),
+        r.Finding.Verdict,
+        [.. r.Thresholds.Select(t => new SummaryThreshold(t.Threshold, t.Variant, t.Actual, t.Passed))],
+        r.Passed,
+        commandLine,
+        r.Observations.ToDictionary(o => o.Key, o => Observation(o.Value)),
+        r.Fix is { } fix ? new SummaryFix(fix.Before, fix.After, fix.MinimumThreads) : null);
+
+    private static SummaryVariant Variant(VariantResult v, bool expectedToFail)
+    {
+        var peak = v.SentAtPeak();
+        var (peakFrom, peakTo) = v.PeakStep();
+        return new SummaryVariant(
+            v.Key.Label,
+            v.Request,
+            v.LoadUnit,
+            v.PeakLoad,
+            v.ElapsedSeconds,
+            v.Total.Requests,
+            v.Total.Ok,
+            v.Total.Failed,
+            Outcomes(v.Total.Outcomes),
+            expectedToFail,
+            [.. v.Failures.Select(f => new SummaryOutcomeCount(f.What, f.Count))],
+            v.RequestsPerSecond,
+            v.Total.MeanMs,
+            v.Total.MinMs,
+            v.Total.P50Ms,
+            v.Total.P75Ms,
+            v.Total.P95Ms,
+            v.Total.P99Ms,
+            v.Total.P999Ms,
+            v.Total.MaxMs,
+            NullIfNaN(v.PeakLoadMeanMs),
+            new SummarySentAtPeak(peak.Requests, peak.Completed, peak.TimedOut, peak.ConnectionErrors, NullIfNaN(peak.AtLeastMeanMs)),
+            [.. v.Steps.Select(s => new SummaryStep(s.Load, s.FromSeconds, s.ToSeconds, s.RequestsPerSecond, Outcomes(s.Stats.Outcomes), s.Stats.P50Ms, s.Stats.P99Ms))],
+            [peakFrom, peakTo],
+            v.PeakThreads,
+            v.PeakQueue,
+            v.MaxQueueWaitMs,
+            [.. v.Figures.Select(f => new SummaryFigure(f.Name, f.Value, f.Unit))],
+            v.TelemetrySource);
+    }
+
+    private static SummaryOutcomes Outcomes(OutcomeCounts o) =>
+        new(o.Ok, o.HttpErrors, o.TimedOut, o.ConnectionErrors, o.Requests, o.Failed, o.Completed, o.NotCompleted, o.FailedPercent);
+
+    private static SummaryObservation Observation(VariantObservation o) => new(
+        o.Process,
+        o.Samples,
+        o.LongestGapSeconds,
+        [.. o.Adjustments.Select(a => new SummaryAdjustment(a.ElapsedSeconds, a.NewWorkerThreadCount, a.Reason))],
+        o.Stacks is { } stacks
+            ? new SummaryStacks(stacks.PoolThreads, stacks.AllThreads, [.. stacks.Sites.Select(Site)], stacks.BlocksQueuedWork, stacks.Top is { } top ? Site(top) : null)
+            : null,
+        o.StacksNote,
+        o.Diagnosis is { Inputs: var i } d
+            ? new SummaryDiagnosis(
+                new SummaryDiagnosisInputs(i.RequestsInFlight, i.InFlightBasis, i.ThreadsPerRequest, i.PoolThreadsAtPeak, i.GrowthPerSecond, i.PeakQueueLength, i.StarvationAdjustments, i.CallSite),
+                d.NeededThreads, d.Starved, d.SecondsToGrow)
+            : null,
+        o.LostReason,
+        o.AdjustmentsByReason);
+
+    private static SummaryBlockingSite Site(BlockingSite s) => new(s.CallSite, s.Threads, s.InUserCode, s.InRequest);
+
+    private static double? NullIfNaN(double value) => double.IsNaN(value) ? null : value;
+}

@@ -1,0 +1,168 @@
+using System.Text.Json;
+using System.Text.Json.Serialization;
+
+namespace ConcurrencySandbox.Contracts.Reports;
+
+/// <summary>
+/// A report folder's summary.json: the one description of its layout. The runner writes it and <c>compare</c> and the
+/// tests read it through this record and <see cref="Json"/>, which refuses a missing, unknown or null-where-not-allowed
+/// member, so a renamed or retyped field fails a read of the committed reports (docs/results) instead of reading as absent.
+/// </summary>
+/// <param name="SchemaVersion">The layout this file holds; <see cref="CurrentSchemaVersion"/> when written by this build.</param>
+/// <param name="Outcome">What the run says about the seed's effect: <c>Reproduced</c>, <c>NotReproduced</c> or <c>NotAssessed</c>.</param>
+/// <param name="Verdict">The one sentence the reports print first.</param>
+/// <param name="Observations">What the runtime observer saw, by variant label (empty when no process was observed).</param>
+/// <param name="Fix">The --verify-fix re-run, when one was made.</param>
+public sealed record RunSummary(
+    int SchemaVersion,
+    string Experiment,
+    string Seed,
+    string Profile,
+    string LoadShape,
+    string Target,
+    DateTimeOffset StartedAt,
+    SummaryMachine Machine,
+    int? ApiProcessorCount,
+    IReadOnlyList<SummaryVariant> Variants,
+    IReadOnlyList<SummaryComparison> Comparisons,
+    string Outcome,
+    string Verdict,
+    IReadOnlyList<SummaryThreshold> Thresholds,
+    bool Passed,
+    string CommandLine,
+    IReadOnlyDictionary<string, SummaryObservation> Observations,
+    SummaryFix? Fix)
+{
+    /// <summary>The layout this build writes and reads; raise it with any change of a member's name, type or meaning.</summary>
+    public const int CurrentSchemaVersion = 3;
+
+    /// <summary>
+    /// The contract settings (<see cref="ContractJson"/>), indented, and strict: every constructor member must be present,
+    /// a member the record does not know fails, and null fails where the record does not allow it.
+    /// </summary>
+    public static JsonSerializerOptions Json { get; } = ContractJson.Configure(new JsonSerializerOptions(JsonSerializerDefaults.Web)
+    {
+        WriteIndented = true,
+        RespectNullableAnnotations = true,
+        RespectRequiredConstructorParameters = true,
+        UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow,
+    });
+
+    public string ToJson() => JsonSerializer.Serialize(this, Json);
+
+    /// <summary>Reads a summary of <see cref="CurrentSchemaVersion"/>; throws <see cref="JsonException"/> on any member that does not match.</summary>
+    public static RunSummary Parse(string json) =>
+        JsonSerializer.Deserialize<RunSummary>(json, Json) ?? throw new JsonException("summary.json holds null");
+
+    /// <summary>The <c>schemaVersion</c> a summary declares, read before its layout is trusted; null when it has none.</summary>
+    public static int? SchemaVersionOf(string json)
+    {
+        using var document = JsonDocument.Parse(json);
+        return document.RootElement.ValueKind == JsonValueKind.Object
+            && document.RootElement.TryGetProperty("schemaVersion", out var version)
+            && version.TryGetInt32(out var number) ? number : null;
+    }
+}
+
+/// <summary>The machine the run happened on; <see cref="ProcessorCount"/> is the runner's.</summary>
+public sealed record SummaryMachine(string CpuModel, int LogicalCores, int ProcessorCount, string Runtime, string Os);
+
+/// <summary>One variant's figures: its totals, latency percentiles over the requests that got an answer, the peak step, the pool and the experiment's own figures.</summary>
+/// <param name="Name">The variant's label as the report prints it ("threadpool@2cpu").</param>
+/// <param name="PeakLoadMeanMs">The mean latency of the completed requests sent during the peak step; null when none completed.</param>
+/// <param name="SentAtPeak">The requests sent during the peak step, wherever they ended.</param>
+/// <param name="PeakStepSeconds">The peak step's start and end, in seconds since the variant began.</param>
+/// <param name="PeakThreads">The most pool threads the API reported; null without telemetry.</param>
+/// <param name="TelemetrySource">Where the runtime's figures came from, as the report names it.</param>
+public sealed record SummaryVariant(
+    string Name,
+    string Request,
+    string LoadUnit,
+    double PeakLoad,
+    double ElapsedSeconds,
+    long Requests,
+    long Ok,
+    long Failed,
+    SummaryOutcomes Outcomes,
+    bool ExpectedToFail,
+    IReadOnlyList<SummaryOutcomeCount> Failures,
+    double RequestsPerSecond,
+    double MeanMs,
+    double MinMs,
+    double P50Ms,
+    double P75Ms,
+    double P95Ms,
+    double P99Ms,
+    double P999Ms,
+    double MaxMs,
+    double? PeakLoadMeanMs,
+    SummarySentAtPeak SentAtPeak,
+    IReadOnlyList<SummaryStep> Steps,
+    IReadOnlyList<double> PeakStepSeconds,
+    int? PeakThreads,
+    long? PeakQueue,
+    double? MaxQueueWaitMs,
+    IReadOnlyList<SummaryFigure> Figures,
+    string? TelemetrySource);
+
+/// <summary>How a set of requests ended, counted, with the sums the reports print (requests, failed, completed = got an answer).</summary>
+public sealed record SummaryOutcomes(
+    long Ok, long HttpErrors, long TimedOut, long ConnectionErrors, long Requests, long Failed, long Completed, long NotCompleted, double FailedPercent);
+
+/// <summary>One row of the status and error table: "HTTP 503", "timed out (client timeout)" or a connection error's message, and how often.</summary>
+public sealed record SummaryOutcomeCount(string What, long Count);
+
+/// <summary>The requests sent during the peak step; <see cref="AtLeastMeanMs"/> counts a timed-out request at its timeout (a lower bound), null when none has a latency or a bound.</summary>
+public sealed record SummarySentAtPeak(long Requests, long Completed, long TimedOut, long ConnectionErrors, double? AtLeastMeanMs);
+
+/// <summary>One step of a stepped load.</summary>
+public sealed record SummaryStep(double Load, double FromSeconds, double ToSeconds, double RequestsPerSecond, SummaryOutcomes Outcomes, double P50Ms, double P99Ms);
+
+/// <summary>A figure an experiment computes for one variant, e.g. ("CPU per request", 1.8, "ms").</summary>
+public sealed record SummaryFigure(string Name, double Value, string Unit);
+
+/// <summary>A figure from the seed beside today's.</summary>
+public sealed record SummaryComparison(string Figure, string Seed, string Today);
+
+/// <summary>One threshold as checked: its text, the variant, the measured value and whether it held.</summary>
+public sealed record SummaryThreshold(string Threshold, string Variant, double Actual, bool Passed);
+
+/// <summary>What the runtime observer saw during one variant.</summary>
+/// <param name="Process">The observed process ("pid 1234", "container 0123456789ab").</param>
+/// <param name="AdjustmentsByReason">The pool's adjustments counted by the runtime's reason ("Starvation", "Warmup", ...).</param>
+public sealed record SummaryObservation(
+    string Process,
+    int Samples,
+    double LongestGapSeconds,
+    IReadOnlyList<SummaryAdjustment> Adjustments,
+    SummaryStacks? Stacks,
+    string? StacksNote,
+    SummaryDiagnosis? Diagnosis,
+    string? LostReason,
+    IReadOnlyDictionary<string, int> AdjustmentsByReason);
+
+/// <summary>A thread-pool adjustment on the variant's time axis.</summary>
+public sealed record SummaryAdjustment(double ElapsedSeconds, int NewWorkerThreadCount, string Reason);
+
+/// <summary>Pool threads grouped by their first frames in user code, largest group first; <see cref="Top"/> is the biggest group in user code.</summary>
+public sealed record SummaryStacks(int PoolThreads, int AllThreads, IReadOnlyList<SummaryBlockingSite> Sites, bool BlocksQueuedWork, SummaryBlockingSite? Top);
+
+/// <summary>Where a number of pool threads were found ("FanOutStrategies.SyncOverAsync -> Task.Wait").</summary>
+public sealed record SummaryBlockingSite(string CallSite, int Threads, bool InUserCode, bool InRequest);
+
+/// <summary>The pool the load needed (Little's law) against the one it had.</summary>
+public sealed record SummaryDiagnosis(SummaryDiagnosisInputs Inputs, int NeededThreads, bool Starved, double? SecondsToGrow);
+
+/// <summary>What the diagnosis is computed from, all measured.</summary>
+public sealed record SummaryDiagnosisInputs(
+    double RequestsInFlight,
+    string InFlightBasis,
+    double ThreadsPerRequest,
+    int PoolThreadsAtPeak,
+    double GrowthPerSecond,
+    long PeakQueueLength,
+    int StarvationAdjustments,
+    string? CallSite);
+
+/// <summary>The --verify-fix re-run: the starving variant before, the one run with the pool's minimum raised, and that minimum.</summary>
+public sealed record SummaryFix(string Before, string After, int MinimumThreads);

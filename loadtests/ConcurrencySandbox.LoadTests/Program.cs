@@ -1,6 +1,6 @@
-using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Hosting;
+using ConcurrencySandbox.Platform.Hosting;
 
 // However the runner ends, it takes its API children with it.
 AppDomain.CurrentDomain.ProcessExit += (_, _) => ApiProcess.KillAll();

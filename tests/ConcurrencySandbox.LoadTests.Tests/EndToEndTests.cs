@@ -1,8 +1,8 @@
 using System.Globalization;
-using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Experiments.Streaming;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 

@@ -1,10 +1,10 @@
 using System.Text.Json;
-using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Matrix;
+using ConcurrencySandbox.Platform.Machine;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -14,7 +14,7 @@ public class MatrixTests
     public void SweepJsonIsReadWithItsBreakEvenProcessorCountAndIntervals()
     {
         var sent = new SweepReport("compute", "cycles", [Row(1, 50, 2)], BreakEvenAmount: null, TotalSeconds: 0.01,
-            MachineInfo.Current with { ProcessorCount = 1 }, "policy", SpeedDriftPercent: 3.5);
+            CurrentMachine.Info with { ProcessorCount = 1 }, "policy", SpeedDriftPercent: 3.5, Flags: []);
 
         var sweep = JsonSerializer.Deserialize<SweepReport>(JsonSerializer.Serialize(sent, SandboxClient.Json), SandboxClient.Json)!;
 

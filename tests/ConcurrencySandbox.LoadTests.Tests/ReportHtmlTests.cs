@@ -1,6 +1,7 @@
 using System.Text.RegularExpressions;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.LoadTests.Reports;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 

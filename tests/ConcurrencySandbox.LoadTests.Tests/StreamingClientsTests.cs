@@ -1,9 +1,9 @@
 using System.Net;
-using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments.Streaming;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 

@@ -2,12 +2,12 @@ using System.CommandLine;
 using System.CommandLine.Help;
 using System.Globalization;
 using ConcurrencySandbox.LoadTests.Diagnostics;
-using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Runs;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Cli;
 

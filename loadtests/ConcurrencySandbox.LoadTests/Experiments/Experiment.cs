@@ -1,5 +1,5 @@
-using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
 

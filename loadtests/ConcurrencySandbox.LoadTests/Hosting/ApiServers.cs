@@ -1,6 +1,6 @@
 using ConcurrencySandbox.Contracts.Control;
-using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Hosting;
 

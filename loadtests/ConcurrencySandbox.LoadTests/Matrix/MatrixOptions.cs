@@ -1,5 +1,5 @@
-using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.LoadTests.Hosting;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
 

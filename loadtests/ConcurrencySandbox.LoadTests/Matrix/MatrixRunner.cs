@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.ApiClient;
@@ -12,6 +11,8 @@ using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.LoadTests.Running;
 using ConcurrencySandbox.LoadTests.Runs;
+using ConcurrencySandbox.Platform.Hosting;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
 

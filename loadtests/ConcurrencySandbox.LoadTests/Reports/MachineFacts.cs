@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Platform.Machine;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
@@ -7,7 +8,7 @@ public sealed record MachineFacts(string CpuModel, int LogicalCores, int Process
 {
     public static MachineFacts Current()
     {
-        var machine = MachineInfo.Current;
+        var machine = CurrentMachine.Info;
         return new(machine.CpuModel, machine.LogicalCores, machine.ProcessorCount, machine.RuntimeVersion, machine.OsDescription);
     }
 }

@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Text;
-using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.LoadTests.Reports;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Runs;
 
@@ -80,7 +80,7 @@ public static class RepeatedRuns
     /// <summary>A headline figure's values across the runs: median and 95 % CI (from 6 runs), min, max and (max - min) / median.</summary>
     public static string SpreadOf(IReadOnlyList<double> values)
     {
-        var estimate = Estimate.Of(values);
+        var estimate = Estimates.Of(values);
         var spreadPercent = estimate.Median != 0 ? (values.Max() - values.Min()) / Math.Abs(estimate.Median) * 100 : 0;
         return string.Create(CultureInfo.InvariantCulture,
             $"median {estimate.Median:G4} {estimate.Interval("G4")}, min {values.Min():G4}, max {values.Max():G4}, spread {spreadPercent:0.#} % of the median");

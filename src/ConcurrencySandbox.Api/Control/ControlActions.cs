@@ -1,12 +1,12 @@
 using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
-using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
+using ConcurrencySandbox.Platform.Machine;
 
 namespace ConcurrencySandbox.Api.Control;
 
@@ -65,5 +65,5 @@ public sealed class ControlActions(ThreadPoolControl control, RuntimeSampler sam
             : TypedResults.Problem(result.Refusal, statusCode: StatusCodes.Status409Conflict, title: "The runtime refused the thread pool settings.");
 
     private ThreadPoolStateResponse ThreadPoolState() =>
-        new(ThreadPoolSnapshot.Capture(), control.StartupLimits, MachineInfo.Current.ProcessorCount, MachineInfo.Current.IsServerGC, GCMode.Description);
+        new(ThreadPoolSnapshot.Capture(), control.StartupLimits, CurrentMachine.Info.ProcessorCount, CurrentMachine.Info.IsServerGC, GCMode.Description);
 }

@@ -2,7 +2,6 @@ using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Control;
-using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Validation;

@@ -1,6 +1,6 @@
-using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using Microsoft.Extensions.Options;
+using ConcurrencySandbox.Platform.Machine;
 
 namespace ConcurrencySandbox.Api.ThreadPools;
 
@@ -21,7 +21,7 @@ internal sealed class ThreadPoolStartup(ThreadPoolControl control, IOptions<Thre
         var limits = control.StartupLimits;
         logger.LogInformation(
             "Runtime: {ProcessorCount} processors, {GCMode} GC, thread pool min {MinWorkerThreads} worker / {MinIoThreads} I/O threads, max {MaxWorkerThreads} worker / {MaxIoThreads} I/O threads",
-            MachineInfo.Current.ProcessorCount,
+            CurrentMachine.Info.ProcessorCount,
             GCMode.Description,
             limits.MinWorkerThreads,
             limits.MinIoThreads,

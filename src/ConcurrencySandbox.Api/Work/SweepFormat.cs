@@ -3,6 +3,7 @@ using System.Text;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.Api.Work;
 

@@ -1,7 +1,5 @@
 using System.Globalization;
 using ConcurrencySandbox.Api.Swagger;
-using ConcurrencySandbox.Contracts.Machine;
-using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.ThreadPools;
@@ -9,6 +7,8 @@ using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
+using ConcurrencySandbox.Platform.Machine;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.Api.Work;
 
@@ -104,7 +104,7 @@ public static class WorkEndpoints
 
     private static JsonHttpResult<WorkRunResponse> Answer(WorkFamily family, string modeName, int requestThreadId, WorkRun run)
     {
-        var machine = MachineInfo.Current;
+        var machine = CurrentMachine.Info;
         return TypedResults.Json(new WorkRunResponse(
             family.Unit.Name,
             modeName,
@@ -122,7 +122,7 @@ public static class WorkEndpoints
     {
         var policy = Policy(query.CiWidth, query.BudgetSeconds, query.Repeat);
         var row = await Comparison.CompareAsync(family.Unit, query.Amount, policy, cancellationToken);
-        return TypedResults.Ok(CompareAnswer(family.Unit, row, MachineInfo.Current.ProcessorCount, policy));
+        return TypedResults.Ok(CompareAnswer(family.Unit, row, CurrentMachine.Info.ProcessorCount, policy));
     }
 
     /// <summary>The compare answer for <paramref name="row"/>, measured under <paramref name="policy"/>, its figures flagged against <paramref name="processorCount"/> cores.</summary>

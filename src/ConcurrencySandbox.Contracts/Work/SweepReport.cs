@@ -1,4 +1,3 @@
-using System.Globalization;
 using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Contracts.Statistics;
 
@@ -8,6 +7,7 @@ namespace ConcurrencySandbox.Contracts.Work;
 /// <param name="BreakEvenAmount">The first amount from which every conclusive row has Task.Run at least as fast as inline across the efficiency's CI (that amount's row among them); null when none is.</param>
 /// <param name="Policy">How each row was measured, in words.</param>
 /// <param name="SpeedDriftPercent">(max - min) / min of the calibration loop's times before, between and after the rows.</param>
+/// <param name="Flags">Every row's flagged figures, judged on the process's cores (<see cref="ProcessorCount"/>).</param>
 public sealed record SweepReport(
     string Work,
     string AmountName,
@@ -16,14 +16,12 @@ public sealed record SweepReport(
     double TotalSeconds,
     MachineInfo Machine,
     string Policy,
-    double SpeedDriftPercent)
+    double SpeedDriftPercent,
+    IReadOnlyList<FigureFlag> Flags)
 {
     public int ProcessorCount => Machine.ProcessorCount;
 
     public string RuntimeVersion => Machine.RuntimeVersion;
-
-    /// <summary>Every row's flagged figures, judged on this process's cores (<see cref="ProcessorCount"/>).</summary>
-    public IReadOnlyList<FigureFlag> Flags => [.. Rows.SelectMany(r => r.Flags(AmountName, ProcessorCount))];
 
     /// <summary>The row the break-even was read from, with its efficiency's CI.</summary>
     public ComparisonRow? BreakEvenRow => Rows.FirstOrDefault(r => r.Amount == BreakEvenAmount);
@@ -31,7 +29,7 @@ public sealed record SweepReport(
 
 /// <summary>
 /// One row of seed 004's table: the same amount run inline and with Task.Run, interleaved in one process under a
-/// <see cref="MeasurementPolicy"/>. Every figure is an <see cref="Estimate"/> (median, 95 % CI, n, min).
+/// measurement policy. Every figure is an <see cref="Estimate"/> (median, 95 % CI, n, min).
 /// </summary>
 /// <param name="Sync">Seconds per sync run (the unit twice on the calling thread).</param>
 /// <param name="TaskRun">Seconds per Task.Run run (the unit twice as two work items).</param>
@@ -64,13 +62,6 @@ public sealed record ComparisonRow(
 
     /// <summary>Task.Run median minus sync median: the pool's overhead when positive.</summary>
     public double TaskRunAddedSeconds => TaskRun.Median - Sync.Median;
-
-    /// <summary>This row's figures that cannot be true on <paramref name="cores"/> cores, are inconclusive, or were taken on a busy or throttled machine, named "10 cycles: ...".</summary>
-    public IReadOnlyList<FigureFlag> Flags(string amountName, int cores) =>
-        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{Amount:N0} {amountName}"), ToFigures(), cores);
-
-    /// <summary>The row as the shared flag rule reads it.</summary>
-    public ComparisonFigures ToFigures() => new(Sync, TaskRun, Efficiency, Load, TargetHalfWidthPercent);
 }
 
 /// <summary>The calibration loop's time before and after a measurement: how far the machine's own speed moved meanwhile.</summary>

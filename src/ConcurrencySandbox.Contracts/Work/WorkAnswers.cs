@@ -20,7 +20,7 @@ public sealed record WorkRunResponse(
     int RequestThreadId,
     ThreadPoolSnapshot ThreadPool);
 
-/// <summary>Seed 004's row for one amount, measured under the API's <see cref="MeasurementPolicy"/>.</summary>
+/// <summary>Seed 004's row for one amount, measured under the API's measurement policy.</summary>
 /// <param name="Repeat">Pairs measured (each a sync run and a Task.Run run, back to back).</param>
 /// <param name="Sync">Seconds per sync run: median, 95 % CI, n and min.</param>
 /// <param name="Efficiency">Per-pair sync / Task.Run x 100: median, 95 % CI, n and min.</param>

@@ -1,8 +1,8 @@
 using System.Globalization;
-using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Contracts.Receive;
-using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Platform.Machine;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.Experiments.Receive;
 
@@ -52,18 +52,18 @@ public static class ReceiveComparison
             spinningRatio,
             seed,
             Verdict(plan, perCall, preallocated, cpuRatio, allocatingRatio, spinningRatio),
-            MachineInfo.Current);
+            CurrentMachine.Info);
     }
 
     private static ReceiveVariantSummary Summarise(ReceiveVariant variant, List<ReceiveResult> runs)
     {
-        var cpu = Spread.Of(runs.Select(r => r.CpuNsPerReceive).ToList());
+        var cpu = Spreads.Of(runs.Select(r => r.CpuNsPerReceive).ToList());
         return new ReceiveVariantSummary(
             variant.Name,
             variant.Description,
             cpu.Median,
-            Spread.Of(runs.Select(r => r.AllocatedBytesPerReceive).ToList()).Median,
-            Spread.Of(runs.Select(r => r.WallNsPerReceive).ToList()).Median,
+            Spreads.Of(runs.Select(r => r.AllocatedBytesPerReceive).ToList()).Median,
+            Spreads.Of(runs.Select(r => r.WallNsPerReceive).ToList()).Median,
             cpu,
             runs.Sum(r => r.Timeouts),
             runs.Sum(r => r.OutOfOrderMessages));

@@ -2,6 +2,8 @@ using System.Globalization;
 using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
+using ConcurrencySandbox.Platform.Machine;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.Experiments.Work;
 
@@ -154,7 +156,7 @@ public static class Comparison
         /// Sync seconds, Task.Run seconds and the per-pair efficiency (sync / Task.Run x 100), computed once per pair added:
         /// the stop rule asks for them before each pair and after each slice, and each estimate sorts up to 1,000 samples.
         /// </summary>
-        public Estimate[] Figures() => _figures ??= [Estimate.Of(_sync), Estimate.Of(_taskRun), Estimate.Of(_ratios)];
+        public Estimate[] Figures() => _figures ??= [Estimates.Of(_sync), Estimates.Of(_taskRun), Estimates.Of(_ratios)];
 
         public void Add(double syncSeconds, double taskRunSeconds, TimeSpan pair)
         {

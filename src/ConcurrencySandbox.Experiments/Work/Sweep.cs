@@ -1,7 +1,7 @@
 using System.Diagnostics;
-using ConcurrencySandbox.Contracts.Machine;
-using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
+using ConcurrencySandbox.Platform.Machine;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.Experiments.Work;
 
@@ -52,7 +52,8 @@ public static class Sweep
     {
         var started = Stopwatch.GetTimestamp();
         var rows = await Comparison.MeasureRowsAsync(unit, amounts, policy, Bench.Of(unit), Comparison.ShuffleSeed, cancellationToken);
-        return new SweepReport(unit.Name, unit.AmountName, rows, BreakEven(rows, unit.AmountName, MachineInfo.Current.ProcessorCount), Stopwatch.GetElapsedTime(started).TotalSeconds, MachineInfo.Current,
-            Comparison.Describe(policy, amounts.Count, Comparison.ShuffleSeed), Calibration.DriftPercent(rows.Select(r => r.Speed)));
+        var cores = CurrentMachine.Info.ProcessorCount;
+        return new SweepReport(unit.Name, unit.AmountName, rows, BreakEven(rows, unit.AmountName, cores), Stopwatch.GetElapsedTime(started).TotalSeconds, CurrentMachine.Info,
+            Comparison.Describe(policy, amounts.Count, Comparison.ShuffleSeed), Calibration.DriftPercent(rows.Select(r => r.Speed)), rows.Flags(unit.AmountName, cores));
     }
 }

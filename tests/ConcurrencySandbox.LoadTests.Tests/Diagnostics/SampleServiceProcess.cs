@@ -1,5 +1,5 @@
 using System.Text.RegularExpressions;
-using ConcurrencySandbox.Contracts.Hosting;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 

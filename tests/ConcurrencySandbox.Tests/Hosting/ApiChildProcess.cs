@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Hosting;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.Tests.Hosting;
 

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using ConcurrencySandbox.Contracts.Hosting;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.Tests.Hosting;
 

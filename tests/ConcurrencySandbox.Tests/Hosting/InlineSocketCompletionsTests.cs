@@ -1,4 +1,4 @@
-using ConcurrencySandbox.Contracts.Hosting;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.Tests.Hosting;
 

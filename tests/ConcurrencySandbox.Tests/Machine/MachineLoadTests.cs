@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Platform.Machine;
 
 namespace ConcurrencySandbox.Tests.Machine;
 

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.Tests.Statistics;
 
@@ -25,7 +26,7 @@ public sealed class MeasurementPolicyTests
     [Fact]
     public void AnEstimateCarriesMedianIntervalCountAndMin()
     {
-        var estimate = Estimate.Of([10, 3, 9, 4, 8, 5, 7, 6, 2, 11]);
+        var estimate = Estimates.Of([10, 3, 9, 4, 8, 5, 7, 6, 2, 11]);
 
         Assert.Equal(new Estimate(6.5, 3, 10, 10, 2), estimate);
         Assert.Equal((10 - 3) / 2.0 / 6.5 * 100, estimate.HalfWidthPercent!.Value, 9);
@@ -35,7 +36,7 @@ public sealed class MeasurementPolicyTests
     [Fact]
     public void FewerThanSixMeasurementsHaveNoIntervalAndNoWidth()
     {
-        var estimate = Estimate.Of([1, 2, 3, 4, 5]);
+        var estimate = Estimates.Of([1, 2, 3, 4, 5]);
 
         Assert.Null(estimate.Low);
         Assert.Null(estimate.HalfWidthPercent);

@@ -3,6 +3,7 @@ using ConcurrencySandbox.Api.Work;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.Tests.Work;
 
@@ -104,8 +105,8 @@ public sealed class ComparisonAndSweepTests
     [Fact]
     public void SpreadAndPercentilesInterpolate()
     {
-        Assert.Equal(new Spread(2.5, 1, 4), Spread.Of([4, 1, 3, 2]));
+        Assert.Equal(new Spread(2.5, 1, 4), Spreads.Of([4, 1, 3, 2]));
         Assert.Equal(9.1, Percentile.OfSorted([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90), 9);
-        Assert.Throws<ArgumentException>(() => Spread.Of([]));
+        Assert.Throws<ArgumentException>(() => Spreads.Of([]));
     }
 }

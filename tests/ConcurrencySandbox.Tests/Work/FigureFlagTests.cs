@@ -5,6 +5,8 @@ using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Platform.Machine;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.Tests.Work;
 
@@ -181,7 +183,7 @@ public sealed class FigureFlagTests
     private static SweepReport Report(int cores, params ComparisonRow[] rows)
     {
         IReadOnlyList<ComparisonRow> all = rows.Length > 0 ? rows : [Impossible, Inconclusive, Clean];
-        return new("compute", "cycles", all, Sweep.BreakEven(all, "cycles", cores), 1, MachineInfo.Current with { ProcessorCount = cores }, "policy", 0);
+        return new("compute", "cycles", all, Sweep.BreakEven(all, "cycles", cores), 1, CurrentMachine.Info with { ProcessorCount = cores }, "policy", 0, all.Flags("cycles", cores));
     }
 
     private static ComparisonRow Row(long amount, Estimate sync, Estimate taskRun, Estimate efficiency) =>

@@ -2,6 +2,7 @@ using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
 using Microsoft.Extensions.Time.Testing;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.Tests.Work;
 

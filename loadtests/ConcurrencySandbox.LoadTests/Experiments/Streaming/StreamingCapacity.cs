@@ -1,11 +1,11 @@
 using System.Collections.Concurrent;
 using System.CommandLine;
 using System.Diagnostics;
-using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 

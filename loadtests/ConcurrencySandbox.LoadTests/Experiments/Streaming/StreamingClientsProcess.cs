@@ -1,5 +1,5 @@
-using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Streaming;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 

@@ -3,11 +3,11 @@ using System.CommandLine;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
-using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 

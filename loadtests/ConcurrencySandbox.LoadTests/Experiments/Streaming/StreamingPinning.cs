@@ -1,5 +1,5 @@
 using System.CommandLine;
-using ConcurrencySandbox.Contracts.Hosting;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 

@@ -1,7 +1,7 @@
 using System.Diagnostics;
-using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 

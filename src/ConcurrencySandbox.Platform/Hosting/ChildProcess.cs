@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.InteropServices;
 
-namespace ConcurrencySandbox.Contracts.Hosting;
+namespace ConcurrencySandbox.Platform.Hosting;
 
 /// <summary>How to start a .NET child: its assembly, arguments, extra environment, optional pinning and who hears its output.</summary>
 public sealed record ChildLaunch(string Assembly, IReadOnlyList<string> Arguments)

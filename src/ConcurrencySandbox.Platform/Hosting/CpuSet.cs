@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 
-namespace ConcurrencySandbox.Contracts.Hosting;
+namespace ConcurrencySandbox.Platform.Hosting;
 
 /// <summary>The logical cpus a child process is pinned to (<c>taskset -c</c>), in ascending order without repeats.</summary>
 public sealed class CpuSet

@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.Contracts.Hosting;
+namespace ConcurrencySandbox.Platform.Hosting;
 
 /// <summary>
 /// Runs a load generator's socket continuations on the thread that polled them, as wrk runs its event loop, instead of

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Contracts.FanOut;
 using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.Validation;

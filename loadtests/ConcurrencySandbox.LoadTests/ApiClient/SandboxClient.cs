@@ -1,6 +1,7 @@
 using System.Net.Http.Json;
 using System.Text.Json;
 using ConcurrencySandbox.Contracts;
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Contracts.Telemetry;
 
 namespace ConcurrencySandbox.LoadTests.ApiClient;
@@ -19,7 +20,7 @@ public sealed class SandboxClient(Uri baseAddress) : IDisposable
         cts.CancelAfter(HealthTimeout);
         try
         {
-            using var response = await _http.GetAsync("/healthz", cts.Token);
+            using var response = await _http.GetAsync(ControlRoutes.Health, cts.Token);
             return response.IsSuccessStatusCode;
         }
         catch (Exception e) when (e is HttpRequestException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
@@ -30,14 +31,14 @@ public sealed class SandboxClient(Uri baseAddress) : IDisposable
 
     /// <summary>One telemetry snapshot, or null when the endpoint does not answer within <paramref name="timeout"/>.</summary>
     public Task<RuntimeSnapshot?> GetTelemetryAsync(TimeSpan timeout, CancellationToken cancellationToken) =>
-        GetOrNullAsync<RuntimeSnapshot?>("/api/telemetry", timeout, cancellationToken);
+        GetOrNullAsync<RuntimeSnapshot?>(ControlRoutes.Telemetry, timeout, cancellationToken);
 
     /// <summary>
     /// The samples the API recorded every second on its own thread (complete even while its pool starved), or null
     /// when it does not answer within <paramref name="timeout"/> or has no history endpoint.
     /// </summary>
     public async Task<IReadOnlyList<RuntimeSnapshot>?> GetTelemetryHistoryAsync(TimeSpan timeout, CancellationToken cancellationToken) =>
-        (await GetOrNullAsync<TelemetryHistory>("/api/telemetry/history", timeout, cancellationToken))?.Samples;
+        (await GetOrNullAsync<TelemetryHistory>(ControlRoutes.TelemetryHistory, timeout, cancellationToken))?.Samples;
 
     private async Task<T?> GetOrNullAsync<T>(string path, TimeSpan timeout, CancellationToken cancellationToken)
     {

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.Swagger;
+using ConcurrencySandbox.Contracts.Contention;
 using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.Contention;
 using ConcurrencySandbox.Validation;
@@ -6,13 +7,6 @@ using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.Contention;
-
-/// <summary>
-/// One request's passage through the critical section: how long it waited and held it, the runtime's lock contention
-/// count during the request (process-wide, so concurrent requests add to it) and the pool's threads afterwards.
-/// </summary>
-public sealed record ContentionAnswer(
-    string Variant, int HoldMs, double WaitedMs, double HeldMs, long LockContentionDelta, int PoolThreadCount);
 
 /// <summary>Seeds 000 and 003 on a lock: one critical section per variant, a blocking Monitor vs SemaphoreSlim.WaitAsync.</summary>
 public static class ContentionEndpoints

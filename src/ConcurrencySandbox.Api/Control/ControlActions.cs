@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.Telemetry;
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Contracts.ThreadPools;

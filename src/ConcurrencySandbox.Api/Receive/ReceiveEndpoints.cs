@@ -89,7 +89,7 @@ public static class ReceiveEndpoints
             "messageBytes", ReceivePlan.SequenceBytes, limits.MaxReceiveMessageBytes, 128, "Size of each message in bytes; the first 8 carry its sequence number.");
         private readonly IntegerParameter _timeoutMs = new("timeoutMs", 1, limits.MaxReceiveTimeoutMs, 1000, "Each receive's timeout in milliseconds; a receive that times out is counted and tried again.");
         private readonly IntegerParameter _intervalMs = new("intervalMs", 0, 1000, 0, "The sender sleeps this long between messages; 0 sends back to back, 1 makes messages sparse.");
-        private readonly IntegerParameter _repeat = new("repeat", 1, limits.MaxRepeat, 3, "How many times each variant runs after the warm-up; medians are reported.");
+        private readonly IntegerParameter _repeat = new("repeat", 1, limits.MaxReceiveRepeat, 3, "How many times each variant runs after the warm-up; medians are reported.");
 
         /// <summary>In the order <see cref="ReceiveRunQuery"/> takes them.</summary>
         public QueryParameter[] Run => [_messages, _messageBytes, _timeoutMs, _intervalMs];

@@ -20,8 +20,8 @@ public sealed class ReceiveLimits
     /// <summary>How long the sender may spend sleeping between messages in one request: messages x intervalMs (x 4 variants x repeat for compare).</summary>
     public long MaxReceivePacedMilliseconds { get; set; } = 300_000;
 
-    /// <summary>Repeats of one receive compare: the one Limits:MaxRepeat setting, which also caps the work compares.</summary>
-    public int MaxRepeat { get; set; } = 50;
+    /// <summary>Repeats of one receive compare (the work compares have their own, Limits:MaxRepeat).</summary>
+    public int MaxReceiveRepeat { get; set; } = 50;
 }
 
 internal sealed class ReceiveLimitsValidator() : DeclaredSettingsValidator<ReceiveLimits>(ReceiveLimits.SectionName)
@@ -33,5 +33,5 @@ internal sealed class ReceiveLimitsValidator() : DeclaredSettingsValidator<Recei
             (nameof(options.MaxReceiveTimeoutMs), options.MaxReceiveTimeoutMs),
             (nameof(options.MaxReceiveTotalMessages), options.MaxReceiveTotalMessages),
             (nameof(options.MaxReceivePacedMilliseconds), options.MaxReceivePacedMilliseconds),
-            (nameof(options.MaxRepeat), options.MaxRepeat));
+            (nameof(options.MaxReceiveRepeat), options.MaxReceiveRepeat));
 }

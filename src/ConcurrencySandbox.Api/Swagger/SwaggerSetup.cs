@@ -37,9 +37,8 @@ internal static class SwaggerSetup
             options.AddSecurityDefinition(AdminKeyOperationFilter.SchemeName, AdminKeyOperationFilter.Scheme);
             options.OperationFilter<AdminKeyOperationFilter>();
             options.DocumentFilter<TagsDocumentFilter>();
-            // The API's doc comments, the contracts' (the answers it serves) and the validation library's (it holds
-            // HealthStatus, which /healthz answers).
-            foreach (var assembly in new[] { typeof(SwaggerSetup).Assembly, typeof(RuntimeSnapshot).Assembly, typeof(HealthStatus).Assembly })
+            // The API's doc comments and the contracts' (the answers it serves).
+            foreach (var assembly in new[] { typeof(SwaggerSetup).Assembly, typeof(RuntimeSnapshot).Assembly })
             {
                 options.IncludeXmlComments(Path.Combine(AppContext.BaseDirectory, $"{assembly.GetName().Name}.xml"));
             }

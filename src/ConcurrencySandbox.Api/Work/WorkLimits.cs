@@ -16,7 +16,7 @@ public sealed class WorkLimits
 
     public long MaxSleepMilliseconds { get; set; } = 60_000;
 
-    /// <summary>Repeats of one compare or sweep row (the receive compare reads the same setting).</summary>
+    /// <summary>Repeats of one compare or sweep row (the receive compare has its own, Limits:MaxReceiveRepeat).</summary>
     public int MaxRepeat { get; set; } = 50;
 
     /// <summary>A sweep's total work: the sum of its amounts times repeat.</summary>

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.Contention;
+using ConcurrencySandbox.Contracts.Contention;
 using ConcurrencySandbox.Experiments.Contention;
 using ConcurrencySandbox.Tests.Hosting;
 using Microsoft.Extensions.Options;

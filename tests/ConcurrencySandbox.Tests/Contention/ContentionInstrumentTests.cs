@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Api.Contention;
+using ConcurrencySandbox.Contracts.Contention;
 using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Experiments.Contention;

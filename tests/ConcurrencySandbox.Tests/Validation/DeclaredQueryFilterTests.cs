@@ -88,7 +88,7 @@ public sealed class DeclaredQueryFilterTests
     [Theory]
     [InlineData(1, "ProbeQuery takes 4 values but the endpoint declares 1 (count).")]
     [InlineData(2, "ProbeQuery.Count (Int32) cannot hold 'count', an integer of at least 1.")]
-    public void ARecordThatDoesNotFitItsDeclarationsThrowsWhenItsEndpointIsBuilt(int mismatch, string message)
+    public void ARecordThatDoesNotFitItsDeclarationsStopsTheAppWhenItsEndpointIsBuilt(int mismatch, string message)
     {
         var builder = WebApplication.CreateSlimBuilder();
         using var app = builder.Build();

@@ -51,22 +51,29 @@ public class WorkloadTests
     [Fact]
     public async Task OpenModelRecordsArrivalsThatFoundNoFreeSlotAsNotSentFailures()
     {
-        // 5 arrivals 100 ms apart, one slot, 150 ms per request: requests queue behind each other in the runner.
+        // Arrivals due at 100, 200, ... 500 ms and one slot. The first request moves the fake clock past the shape's end
+        // (to 550 ms) and stays in flight until the runner has given up on the other four: none of them found a free slot.
+        var clock = new JumpingClock();
         var shape = new LoadShape([new Inject(10, TimeSpan.FromSeconds(0.5))], TimeSpan.FromSeconds(1));
-        var service = TimeSpan.FromMilliseconds(150);
-        var model = new OpenModel(shape, maxInFlight: 1);
+        var model = new OpenModel(shape, maxInFlight: 1, clock);
         var recorder = new LatencyRecorder();
+        var firstAnswer = new TaskCompletionSource<RequestOutcome>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var sent = 0;
 
-        await Task.Run(() => model.RunAsync(async _ =>
+        var run = Task.Run(() => model.RunAsync(_ =>
         {
-            await Task.Delay(service);
-            return RequestOutcome.Success;
+            Interlocked.Increment(ref sent);
+            clock.Advance(TimeSpan.FromMilliseconds(450));
+            return new ValueTask<RequestOutcome>(firstAnswer.Task);
         }, recorder, CancellationToken.None));
+        await Eventually.TrueAsync(() => model.NotSent == 4, "the four later arrivals recorded as not sent");
+        firstAnswer.SetResult(RequestOutcome.Success);
+        await run;
 
         var total = recorder.TakeInterval();
-        Assert.Equal(5, total.Requests);
-        Assert.True(model.NotSent >= 2, $"at most 3 requests fit in 0.5 s with one slot; {model.NotSent} were recorded as not sent");
-        Assert.Equal(model.NotSent, total.Failed);
+        Assert.Equal(1, sent);
+        Assert.Equal((5L, 1L, 4L), (total.Requests, total.Ok, total.Failed));
+        Assert.Equal(4, model.NotSent);
     }
 
     [Fact]

@@ -1,7 +1,9 @@
+using System.Diagnostics;
 using ConcurrencySandbox.Api.Contention;
 using ConcurrencySandbox.Contracts.Contention;
 using ConcurrencySandbox.Experiments.Contention;
 using ConcurrencySandbox.Tests.Hosting;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Tests.Contention;
@@ -18,8 +20,35 @@ public sealed class ContentionEndpointTests(SandboxServerFixture shared) : IClas
 
         Assert.Equal((variant, 5), (answer.Variant, answer.HoldMs));
         Assert.True(answer.HeldMs > 0, $"held {answer.HeldMs} ms");
-        Assert.True(answer.WaitedMs >= 0, $"waited {answer.WaitedMs} ms");
-        Assert.True(answer.PoolThreadCount > 0, $"{answer.PoolThreadCount} pool threads");
+    }
+
+    [Theory]
+    [InlineData(MonitorLockVariant.VariantName)]
+    [InlineData(SemaphoreAsyncVariant.VariantName)]
+    public async Task ARequestQueuedBehindAHolderWaitsUntilTheHolderLeavesAndSaysHowLong(string variant)
+    {
+        var section = shared.Server.Services.GetServices<ContentionVariant>().Single(v => v.Name == variant);
+        using var holder = new CancellationTokenSource();
+        // The lock variant blocks the thread that holds it, so the test holds it from a thread of its own.
+        var held = Task.Run(() => section.EnterAndHoldAsync(ContentionVariant.MaxHoldMs, holder.Token).AsTask());
+        await Eventually.TrueAsync(() => section.Holding == 1, "the test holds the critical section");
+
+        var request = shared.Client.GetOkAsync<ContentionAnswer>($"/api/contention/{variant}?holdMs=5");
+        await Eventually.TrueAsync(() => section.Waiting == 1, "the request waits for the critical section");
+        var waitingSeen = Stopwatch.GetTimestamp();
+        await Task.Delay(50);
+        Assert.False(request.IsCompleted, "the request answered while the test held the critical section");
+        var gapMs = Stopwatch.GetElapsedTime(waitingSeen).TotalMilliseconds;
+        await holder.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => held);
+        var answer = await request;
+
+        // It was already waiting when the gap began and could not enter before the holder left after it.
+        Assert.True(answer.WaitedMs >= gapMs, $"waited {answer.WaitedMs} ms, queued for at least {gapMs} ms");
+        if (variant == MonitorLockVariant.VariantName)
+        {
+            Assert.True(answer.LockContentionDelta >= 1, "a request blocked on the Monitor counts as lock contention");
+        }
     }
 
     [Fact]

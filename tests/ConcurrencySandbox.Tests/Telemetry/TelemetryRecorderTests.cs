@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using ConcurrencySandbox.Experiments.Telemetry;
 
 namespace ConcurrencySandbox.Tests.Telemetry;
@@ -33,10 +34,19 @@ public sealed class TelemetryRecorderTests
     }
 
     [Fact]
-    public void RecordsOnAThreadOfItsOwn()
+    public async Task TakesEverySampleOnItsOwnThreadNeverOnAPoolThread()
     {
-        using var recorder = new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => default), TimeSpan.FromSeconds(1), capacity: 1);
+        var samplingThreads = new ConcurrentQueue<(int Id, bool IsPoolThread)>();
+        var sampler = new RuntimeSampler(TimeProvider.System, () =>
+        {
+            samplingThreads.Enqueue((Environment.CurrentManagedThreadId, Thread.CurrentThread.IsThreadPoolThread));
+            return default;
+        });
+        using var recorder = new TelemetryRecorder(sampler, TimeSpan.FromMilliseconds(5), capacity: 3);
 
+        await Eventually.TrueAsync(() => samplingThreads.Count >= 3, "three samples");
+
+        Assert.All(samplingThreads, thread => Assert.Equal((recorder.ThreadId, false), thread));
         Assert.NotEqual(Environment.CurrentManagedThreadId, recorder.ThreadId);
     }
 }

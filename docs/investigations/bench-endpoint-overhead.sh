@@ -8,9 +8,9 @@
 # (docs/measurement.md, "Why the 2-core break-even moved"), so one 6-second block per path put a speed change between
 # the two halves of a pair; 1-second turns give both paths the same mix of speeds, as the measurement policy's
 # interleaved pairs do. A benchmark, not a test: needs wrk and curl, exits 2 without them.
-# Usage: scripts/bench-endpoint-overhead.sh [seconds=8] [connections=64] [pairs=3]
+# Usage: docs/investigations/bench-endpoint-overhead.sh [seconds=8] [connections=64] [pairs=3]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 seconds="${1:-8}"; connections="${2:-64}"; pairs="${3:-3}"
 (( seconds >= 1 && seconds <= 120 )) || { echo "seconds must be 1..120" >&2; exit 2; }
 (( connections >= 1 && connections <= 1024 )) || { echo "connections must be 1..1024" >&2; exit 2; }

@@ -35,7 +35,7 @@ public partial class FolderLayeringTests
     [Fact]
     public void EveryExperimentHasAFolderOfItsOwnThatNoOtherExperimentUses()
     {
-        var slices = Directory.GetDirectories(SlicesFolder).Select(Path.GetFileName).ToList();
+        var slices = Slices();
         var experimentFiles = Directory.GetFiles(Runner, "*Experiment.cs", SearchOption.AllDirectories)
             .Where(file => !File.ReadAllText(file).Contains("public abstract class", StringComparison.Ordinal))
             .Select(file => Path.GetRelativePath(SlicesFolder, file).Replace('\\', '/'));
@@ -44,12 +44,39 @@ public partial class FolderLayeringTests
         var crossings =
             from slice in slices
             from file in Directory.GetFiles(Path.Combine(SlicesFolder, slice), "*.cs", SearchOption.AllDirectories)
-            from match in UsingOfAFolder().Matches(File.ReadAllText(file))
-            where match.Groups["folder"].Value == "Experiments" && match.Groups["slice"].Success && match.Groups["slice"].Value != slice
-            select $"Experiments/{slice}/{Path.GetFileName(file)} uses Experiments.{match.Groups["slice"].Value}";
+            from crossing in Crossings(slice, File.ReadAllText(file), slices)
+            select $"Experiments/{slice}/{Path.GetFileName(file)} uses {crossing}";
         Assert.Empty(crossings);
         Assert.Equal(slices.Count, ExperimentList.All.Count);
     }
+
+    [Theory]
+    [InlineData("using ConcurrencySandbox.Experiments.FanOut;")]
+    [InlineData("using ConcurrencySandbox.Contracts.FanOut;")]
+    [InlineData("using ConcurrencySandbox.LoadTests.Experiments.FanOut;")]
+    [InlineData("using static ConcurrencySandbox.Experiments.FanOut.FanOutStrategies;")]
+    [InlineData("using Strategies = ConcurrencySandbox.Experiments.FanOut.FanOutStrategies;")]
+    public void AnImportOfAnotherSlicesNamespaceInAnyProjectIsACrossing(string line)
+    {
+        Assert.Single(Crossings("Contention", line, Slices()));
+        Assert.Empty(Crossings("FanOut", line, Slices()));
+    }
+
+    /// <summary>The runner's experiment slices: the folders under Experiments/.</summary>
+    private static List<string> Slices() => [.. Directory.GetDirectories(SlicesFolder).Select(d => Path.GetFileName(d)!)];
+
+    /// <summary>
+    /// The namespaces a file of <paramref name="slice"/> imports that belong to another slice, in any project (the
+    /// runner's, Contracts', the experiments' or the API's): any segment after "ConcurrencySandbox" naming another slice.
+    /// </summary>
+    private static IEnumerable<string> Crossings(string slice, string source, IReadOnlyCollection<string> slices) =>
+        from match in AnyUsing().Matches(source)
+        let name = match.Groups["namespace"].Value
+        where name.Split('.').Skip(1).Any(segment => segment != slice && slices.Contains(segment))
+        select name;
+
+    [GeneratedRegex(@"^using\s+(?:static\s+)?(?:\w+\s*=\s*)?(?<namespace>ConcurrencySandbox(?:\.\w+)+)\s*;", RegexOptions.Multiline)]
+    private static partial Regex AnyUsing();
 
     internal static string RepositoryRoot()
     {

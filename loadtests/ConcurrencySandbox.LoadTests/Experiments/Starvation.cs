@@ -1,5 +1,5 @@
 using System.Globalization;
-using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;

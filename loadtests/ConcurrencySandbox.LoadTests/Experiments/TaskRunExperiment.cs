@@ -1,5 +1,6 @@
 using System.CommandLine;
-using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Contracts.Seeds;
+using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
@@ -8,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments;
 /// Seed 004 under load: the same work inline (<c>sync</c>) and split over Task.Run (<c>taskrun</c>). Seed 004 measured
 /// Task.Run speeding up one request on an idle machine; under load that gain should vanish.
 /// </summary>
-public abstract class TaskRunExperiment(WorkUnit unit, long amount) : Experiment
+public abstract class TaskRunExperiment(WorkKind unit, long amount) : Experiment
 {
     /// <summary>Task.Run counts as "gaining nothing" when its throughput is within this factor of the inline form's.</summary>
     public const double NoGainRatio = 1.10;
@@ -21,7 +22,7 @@ public abstract class TaskRunExperiment(WorkUnit unit, long amount) : Experiment
         [.. new[] { "sync", "taskrun" }.Select(mode => new Variant(mode, new HttpRamp($"/api/{unit.Name}/{mode}?{unit.AmountName}={amount}")))];
 
     /// <summary>The definition of a subclass: named after the work unit, with one option, <c>--{amount name}</c>.</summary>
-    protected static ExperimentDefinition Define(WorkUnit unit, long defaultAmount, string description, Func<long, TaskRunExperiment> create)
+    protected static ExperimentDefinition Define(WorkKind unit, long defaultAmount, string description, Func<long, TaskRunExperiment> create)
     {
         var amountOption = new Option<long>($"--{unit.AmountName}") { Description = $"{unit.Name}: {description}", DefaultValueFactory = _ => defaultAmount };
         return new(unit.Name, [amountOption], values => create(values.Positive(amountOption)))

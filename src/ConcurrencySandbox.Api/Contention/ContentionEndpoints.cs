@@ -16,7 +16,7 @@ public static class ContentionEndpoints
         "Seeds 003 and 000 on a lock: every request holds one critical section for holdMs; C# lock blocks a pool thread per waiter, SemaphoreSlim.WaitAsync holds none.",
         Order: 25);
 
-    private static readonly ChoiceParameter Variant = new("variant", ContentionVariant.Names, null, "The contention variant.");
+    private static readonly ChoiceParameter Variant = new("variant", ContentionVariants.Names, null, "The contention variant.");
 
     /// <summary>The limits, and the critical sections, one singleton per variant: every request to a variant contends for the same one.</summary>
     public static WebApplicationBuilder AddContention(this WebApplicationBuilder builder)
@@ -31,7 +31,7 @@ public static class ContentionEndpoints
     {
         var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<ContentionLimits>>().Value;
         var holdMs = new IntegerParameter(
-            "holdMs", ContentionVariant.MinHoldMs, limits.MaxContentionHoldMs, ContentionVariant.DefaultHoldMs, "How long the request holds the critical section once inside.");
+            "holdMs", ContentionVariants.MinHoldMs, limits.MaxContentionHoldMs, ContentionVariants.DefaultHoldMs, "How long the request holds the critical section once inside.");
         var group = endpoints.MapGroup("/api/contention").WithApiTag(Tag);
 
         foreach (var variant in endpoints.ServiceProvider.GetServices<ContentionVariant>())

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Contention;
 using ConcurrencySandbox.Experiments.Contention;
 using ConcurrencySandbox.Validation;
 
@@ -9,13 +10,13 @@ public sealed class ContentionLimits
     public const string SectionName = "Limits";
 
     /// <summary>The longest hold a request may ask for; at most the experiment's own bound, so a queue of waiters always drains.</summary>
-    public int MaxContentionHoldMs { get; set; } = ContentionVariant.MaxHoldMs;
+    public int MaxContentionHoldMs { get; set; } = ContentionVariants.MaxHoldMs;
 }
 
 internal sealed class ContentionLimitsValidator() : DeclaredSettingsValidator<ContentionLimits>(ContentionLimits.SectionName)
 {
     private static readonly IntegerParameter MaxContentionHoldMs = new(
-        "maxContentionHoldMs", ContentionVariant.MinHoldMs, ContentionVariant.MaxHoldMs, ContentionVariant.MaxHoldMs, "The longest hold one contention request may ask for.");
+        "maxContentionHoldMs", ContentionVariants.MinHoldMs, ContentionVariants.MaxHoldMs, ContentionVariants.MaxHoldMs, "The longest hold one contention request may ask for.");
 
     protected override void Check(ContentionLimits options, SettingsReader reader) => reader.Read(MaxContentionHoldMs, options.MaxContentionHoldMs);
 }

@@ -1,13 +1,13 @@
 using ConcurrencySandbox.Api.Telemetry;
-using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Api.ThreadPools;
+using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.ThreadPools;
+using ConcurrencySandbox.Platform.Machine;
 using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
-using ConcurrencySandbox.Platform.Machine;
 
 namespace ConcurrencySandbox.Api.Control;
 

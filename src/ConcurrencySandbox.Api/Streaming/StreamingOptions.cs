@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.Validation;
 

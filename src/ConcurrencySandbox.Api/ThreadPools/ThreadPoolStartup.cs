@@ -1,6 +1,6 @@
 using ConcurrencySandbox.Experiments.ThreadPools;
-using Microsoft.Extensions.Options;
 using ConcurrencySandbox.Platform.Machine;
+using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.ThreadPools;
 

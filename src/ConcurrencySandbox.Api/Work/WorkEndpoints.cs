@@ -4,11 +4,11 @@ using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Platform.Machine;
+using ConcurrencySandbox.Platform.Statistics;
 using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
-using ConcurrencySandbox.Platform.Machine;
-using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.Api.Work;
 

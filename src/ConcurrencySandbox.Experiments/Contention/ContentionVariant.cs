@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Contracts.Contention;
 
 namespace ConcurrencySandbox.Experiments.Contention;
 
@@ -12,18 +13,8 @@ public sealed record ContentionTiming(double WaitedMs, double HeldMs);
 /// </summary>
 public abstract class ContentionVariant
 {
-    public const int MinHoldMs = 1;
-
-    /// <summary>The longest hold one request may ask for: bounded, so a queue of waiters always drains.</summary>
-    public const int MaxHoldMs = 10_000;
-
-    public const int DefaultHoldMs = 20;
-
     private long _waiting;
     private long _holding;
-
-    /// <summary>The variants' names, in the order the API maps and the runner runs them.</summary>
-    public static IReadOnlyList<string> Names { get; } = [MonitorLockVariant.VariantName, SemaphoreAsyncVariant.VariantName];
 
     public abstract string Name { get; }
 
@@ -41,8 +32,8 @@ public abstract class ContentionVariant
     /// </summary>
     public async ValueTask<ContentionTiming> EnterAndHoldAsync(int holdMs, CancellationToken cancellationToken)
     {
-        ArgumentOutOfRangeException.ThrowIfLessThan(holdMs, MinHoldMs);
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(holdMs, MaxHoldMs);
+        ArgumentOutOfRangeException.ThrowIfLessThan(holdMs, ContentionVariants.MinHoldMs);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(holdMs, ContentionVariants.MaxHoldMs);
         var started = Stopwatch.GetTimestamp();
         Interlocked.Increment(ref _waiting);
         try
@@ -89,9 +80,8 @@ public sealed class MonitorLockVariant : ContentionVariant
 
     private readonly object _gate = new();
 
-    public const string VariantName = "lock";
 
-    public override string Name => VariantName;
+    public override string Name => ContentionVariants.MonitorLock;
 
     public override string Description => "C# lock (Monitor) around a blocking wait: each waiting request blocks a pool thread";
 
@@ -123,9 +113,8 @@ public sealed class SemaphoreAsyncVariant : ContentionVariant
 {
     private readonly SemaphoreSlim _gate = new(1, 1);
 
-    public const string VariantName = "semaphore-async";
 
-    public override string Name => VariantName;
+    public override string Name => ContentionVariants.SemaphoreAsync;
 
     public override string Description => "SemaphoreSlim(1).WaitAsync around Task.Delay: a waiting request holds no thread";
 

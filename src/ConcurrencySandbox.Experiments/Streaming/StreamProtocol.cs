@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using ConcurrencySandbox.Contracts.Streaming;
 
 namespace ConcurrencySandbox.Experiments.Streaming;
 

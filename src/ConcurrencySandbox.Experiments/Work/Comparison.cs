@@ -1,5 +1,6 @@
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Platform.Machine;
@@ -180,7 +181,7 @@ public static class Comparison
         public void Finish(WorkUnit unit, MeasurementPolicy policy, MachineLoad? load, SpeedCheck speed)
         {
             var figures = Figures();
-            Result = new ComparisonRow(amount, figures[0], figures[1], figures[2], Stopped!.Value, Remeasured, policy.TargetHalfWidthPercent, load, speed, Seed004Figures.Efficiency(unit, amount));
+            Result = new ComparisonRow(amount, figures[0], figures[1], figures[2], Stopped!.Value, Remeasured, policy.TargetHalfWidthPercent, load, speed, Seed004Figures.Efficiency(unit.Kind, amount));
         }
     }
 }

@@ -1,3 +1,5 @@
+using ConcurrencySandbox.Contracts.Work;
+
 namespace ConcurrencySandbox.Experiments.Work;
 
 /// <summary>How the two units of one run are scheduled.</summary>
@@ -23,35 +25,36 @@ public sealed class WorkUnit
     private readonly Func<long, CancellationToken, Task>? _runAsync;
 
     private WorkUnit(
-        string name,
-        string amountName,
+        WorkKind kind,
         long warmupAmount,
         Func<long, CancellationToken, long> runBlocking,
         Func<long, CancellationToken, Task>? runAsync)
     {
-        Name = name;
-        AmountName = amountName;
+        Kind = kind;
         WarmupAmount = warmupAmount;
         _runBlocking = runBlocking;
         _runAsync = runAsync;
     }
 
     /// <summary>The seed's counting loop: a CPU-bound unit whose time grows linearly with cycles.</summary>
-    public static WorkUnit Compute { get; } = new("compute", "cycles", 1_000_000, WorkLoops.Count, null);
+    public static WorkUnit Compute { get; } = new(WorkKind.Compute, 1_000_000, WorkLoops.Count, null);
 
     /// <summary><see cref="Thread.SpinWait(int)"/>: the seed's "honest compute substitute".</summary>
-    public static WorkUnit SpinWait { get; } = new("spinwait", "iterations", 10_000, WorkLoops.Spin, null);
+    public static WorkUnit SpinWait { get; } = new(WorkKind.SpinWait, 10_000, WorkLoops.Spin, null);
 
     /// <summary>A blocking sleep (holds its thread) with an asynchronous twin (holds none).</summary>
-    public static WorkUnit Sleep { get; } = new("sleep", "milliseconds", 1, WorkLoops.Sleep, WorkLoops.DelayAsync);
+    public static WorkUnit Sleep { get; } = new(WorkKind.Sleep, 1, WorkLoops.Sleep, WorkLoops.DelayAsync);
 
     public static IReadOnlyList<WorkUnit> All { get; } = [Compute, SpinWait, Sleep];
 
+    /// <summary>The unit's names on the wire.</summary>
+    public WorkKind Kind { get; }
+
     /// <summary>The route segment and report name: compute, spinwait or sleep.</summary>
-    public string Name { get; }
+    public string Name => Kind.Name;
 
     /// <summary>What the amount counts: cycles, iterations or milliseconds.</summary>
-    public string AmountName { get; }
+    public string AmountName => Kind.AmountName;
 
     /// <summary>The largest amount used to warm up (JIT, pool threads) before a timed comparison.</summary>
     public long WarmupAmount { get; }

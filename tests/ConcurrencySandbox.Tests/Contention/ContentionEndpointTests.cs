@@ -12,8 +12,8 @@ namespace ConcurrencySandbox.Tests.Contention;
 public sealed class ContentionEndpointTests(SandboxServerFixture shared) : IClassFixture<SandboxServerFixture>
 {
     [Theory]
-    [InlineData(MonitorLockVariant.VariantName)]
-    [InlineData(SemaphoreAsyncVariant.VariantName)]
+    [InlineData(ContentionVariants.MonitorLock)]
+    [InlineData(ContentionVariants.SemaphoreAsync)]
     public async Task ARequestReportsItsVariantHoldAndThePoolsThreads(string variant)
     {
         var answer = await shared.Client.GetOkAsync<ContentionAnswer>($"/api/contention/{variant}?holdMs=5");
@@ -23,14 +23,14 @@ public sealed class ContentionEndpointTests(SandboxServerFixture shared) : IClas
     }
 
     [Theory]
-    [InlineData(MonitorLockVariant.VariantName)]
-    [InlineData(SemaphoreAsyncVariant.VariantName)]
+    [InlineData(ContentionVariants.MonitorLock)]
+    [InlineData(ContentionVariants.SemaphoreAsync)]
     public async Task ARequestQueuedBehindAHolderWaitsUntilTheHolderLeavesAndSaysHowLong(string variant)
     {
         var section = shared.Server.Services.GetServices<ContentionVariant>().Single(v => v.Name == variant);
         using var holder = new CancellationTokenSource();
         // The lock variant blocks the thread that holds it, so the test holds it from a thread of its own.
-        var held = Task.Run(() => section.EnterAndHoldAsync(ContentionVariant.MaxHoldMs, holder.Token).AsTask());
+        var held = Task.Run(() => section.EnterAndHoldAsync(ContentionVariants.MaxHoldMs, holder.Token).AsTask());
         await Eventually.TrueAsync(() => section.Holding == 1, "the test holds the critical section");
 
         var request = shared.Client.GetOkAsync<ContentionAnswer>($"/api/contention/{variant}?holdMs=5");
@@ -45,7 +45,7 @@ public sealed class ContentionEndpointTests(SandboxServerFixture shared) : IClas
 
         // It was already waiting when the gap began and could not enter before the holder left after it.
         Assert.True(answer.WaitedMs >= gapMs, $"waited {answer.WaitedMs} ms, queued for at least {gapMs} ms");
-        if (variant == MonitorLockVariant.VariantName)
+        if (variant == ContentionVariants.MonitorLock)
         {
             Assert.True(answer.LockContentionDelta >= 1, "a request blocked on the Monitor counts as lock contention");
         }
@@ -56,7 +56,7 @@ public sealed class ContentionEndpointTests(SandboxServerFixture shared) : IClas
     {
         var answer = await shared.Client.GetOkAsync<ContentionAnswer>("/api/contention/semaphore-async");
 
-        Assert.Equal(ContentionVariant.DefaultHoldMs, answer.HoldMs);
+        Assert.Equal(ContentionVariants.DefaultHoldMs, answer.HoldMs);
     }
 
     [Fact]

@@ -23,7 +23,7 @@ public sealed class ContentionInstrumentTests
         var telemetryBefore = await server.Client.GetOkAsync<RuntimeSnapshot>("/api/telemetry");
         var metricsBefore = PrometheusExpositionTests.Samples(await control.GetStringAsync(ControlRoutes.Metrics));
 
-        await server.Client.GetOkAsync<ContentionAnswer>($"/api/contention/{MonitorLockVariant.VariantName}?holdMs=1");
+        await server.Client.GetOkAsync<ContentionAnswer>($"/api/contention/{ContentionVariants.MonitorLock}?holdMs=1");
         var telemetryAfter = await server.Client.GetOkAsync<RuntimeSnapshot>("/api/telemetry");
         var metricsAfter = PrometheusExpositionTests.Samples(await control.GetStringAsync(ControlRoutes.Metrics));
 

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Contention;
 using ConcurrencySandbox.Experiments.Contention;
 
 namespace ConcurrencySandbox.Tests.Contention;
@@ -32,7 +33,7 @@ public sealed class ContentionVariantTests
     {
         var variant = new SemaphoreAsyncVariant();
         using var holderCancel = new CancellationTokenSource();
-        var holder = variant.EnterAndHoldAsync(ContentionVariant.MaxHoldMs, holderCancel.Token).AsTask();
+        var holder = variant.EnterAndHoldAsync(ContentionVariants.MaxHoldMs, holderCancel.Token).AsTask();
         Assert.Equal(1, variant.Holding);
 
         var waiter = variant.EnterAndHoldAsync(1, CancellationToken.None).AsTask();
@@ -47,11 +48,11 @@ public sealed class ContentionVariantTests
     }
 
     [Theory]
-    [InlineData(MonitorLockVariant.VariantName)]
-    [InlineData(SemaphoreAsyncVariant.VariantName)]
+    [InlineData(ContentionVariants.MonitorLock)]
+    [InlineData(ContentionVariants.SemaphoreAsync)]
     public async Task ACancelledWaiterLeavesTheQueueWhileTheHolderStillHolds(string name)
     {
-        ContentionVariant variant = name == MonitorLockVariant.VariantName ? new MonitorLockVariant() : new SemaphoreAsyncVariant();
+        ContentionVariant variant = name == ContentionVariants.MonitorLock ? new MonitorLockVariant() : new SemaphoreAsyncVariant();
         using var holderCancel = new CancellationTokenSource();
         var holder = StartHolder(variant, holderCancel.Token);
         await Eventually.TrueAsync(() => variant.Holding == 1, "the holder to enter");
@@ -70,7 +71,7 @@ public sealed class ContentionVariantTests
 
     [Theory]
     [InlineData(0)]
-    [InlineData(ContentionVariant.MaxHoldMs + 1)]
+    [InlineData(ContentionVariants.MaxHoldMs + 1)]
     public async Task AHoldOutsideTheDeclaredRangeIsRefusedBeforeQueueing(int holdMs)
     {
         var variant = new SemaphoreAsyncVariant();
@@ -81,5 +82,5 @@ public sealed class ContentionVariantTests
 
     /// <summary>Enters on a pool thread (a blocking variant holds it there) and holds for the longest hold allowed.</summary>
     private static Task<ContentionTiming> StartHolder(ContentionVariant variant, CancellationToken cancellationToken) =>
-        Task.Run(() => variant.EnterAndHoldAsync(ContentionVariant.MaxHoldMs, cancellationToken).AsTask());
+        Task.Run(() => variant.EnterAndHoldAsync(ContentionVariants.MaxHoldMs, cancellationToken).AsTask());
 }

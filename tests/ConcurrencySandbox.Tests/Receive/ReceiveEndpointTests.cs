@@ -1,5 +1,6 @@
 using System.Text.Json;
 using ConcurrencySandbox.Contracts.Receive;
+using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.Experiments.Receive;
 using ConcurrencySandbox.Experiments.Telemetry;
 using ConcurrencySandbox.Experiments.Work;

@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 
 namespace ConcurrencySandbox.Tests.Streaming;

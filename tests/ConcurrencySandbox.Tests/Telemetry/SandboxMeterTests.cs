@@ -1,4 +1,6 @@
 using System.Diagnostics.Metrics;
+using ConcurrencySandbox.Contracts.Contention;
+using ConcurrencySandbox.Contracts.FanOut;
 using ConcurrencySandbox.Experiments.Contention;
 using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.Experiments.Telemetry;
@@ -43,8 +45,8 @@ public sealed class SandboxMeterTests
         var variant = new SemaphoreAsyncVariant();
         var before = sampler.Sample().Sandbox;
 
-        await variant.EnterAndHoldAsync(ContentionVariant.MinHoldMs, CancellationToken.None);
-        await variant.EnterAndHoldAsync(ContentionVariant.MinHoldMs, CancellationToken.None);
+        await variant.EnterAndHoldAsync(ContentionVariants.MinHoldMs, CancellationToken.None);
+        await variant.EnterAndHoldAsync(ContentionVariants.MinHoldMs, CancellationToken.None);
         var after = sampler.Sample().Sandbox;
 
         Assert.True(before.TryGetValue(ContentionEntries, out var entriesBefore), "declared in the contention slice's folder only, yet in the snapshot");

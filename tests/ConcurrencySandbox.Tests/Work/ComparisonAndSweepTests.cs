@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using ConcurrencySandbox.Api.Work;
+using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
@@ -95,11 +96,11 @@ public sealed class ComparisonAndSweepTests
     [InlineData(50_000_000_000, 1_000_000_000, 198.6237583)]
     public void TheNearestSeedRowIsFoundByDecade(long cycles, long seedCycles, double fourCoresPercent)
     {
-        var (amount, efficiency) = Seed004Figures.Nearest(WorkUnit.Compute, cycles)!.Value;
+        var (amount, efficiency) = Seed004Figures.Nearest(WorkKind.Compute, cycles)!.Value;
 
         Assert.Equal(seedCycles, amount);
         Assert.Equal(fourCoresPercent, efficiency.FourCoresPercent);
-        Assert.Null(Seed004Figures.Nearest(WorkUnit.SpinWait, cycles));
+        Assert.Null(Seed004Figures.Nearest(WorkKind.SpinWait, cycles));
     }
 
     [Fact]

@@ -1,8 +1,8 @@
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
-using Microsoft.Extensions.Time.Testing;
 using ConcurrencySandbox.Platform.Statistics;
+using Microsoft.Extensions.Time.Testing;
 
 namespace ConcurrencySandbox.Tests.Work;
 

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.ColdStart;

@@ -1,6 +1,6 @@
 using System.CommandLine;
-using ConcurrencySandbox.Experiments.Contention;
-using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Contracts.Contention;
+using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Contention;
@@ -18,13 +18,13 @@ public sealed class ContentionExperiment(int holdMs) : Experiment
 
     private static readonly Option<int> HoldMsOption = new("--hold-ms")
     {
-        Description = $"contention: how long each request holds the critical section (at most {ContentionVariant.MaxHoldMs}).",
-        DefaultValueFactory = _ => ContentionVariant.DefaultHoldMs,
+        Description = $"contention: how long each request holds the critical section (at most {ContentionVariants.MaxHoldMs}).",
+        DefaultValueFactory = _ => ContentionVariants.DefaultHoldMs,
     };
 
     public static readonly ExperimentDefinition Definition = new("contention", [HoldMsOption], Create)
     {
-        Colors = [new(MonitorLockVariant.VariantName, "#e6550d"), new(SemaphoreAsyncVariant.VariantName, "#31a354")],
+        Colors = [new(ContentionVariants.MonitorLock, "#e6550d"), new(ContentionVariants.SemaphoreAsync, "#31a354")],
     };
 
     public override string Name => Definition.Name;
@@ -35,19 +35,19 @@ public sealed class ContentionExperiment(int holdMs) : Experiment
     public override bool NeedsFreshApi => true;
 
     public override IReadOnlyList<Variant> Variants =>
-        [.. ContentionVariant.Names.Select(name => new Variant(name, new HttpRamp($"/api/contention/{name}?holdMs={holdMs}")))];
+        [.. ContentionVariants.Names.Select(name => new Variant(name, new HttpRamp($"/api/contention/{name}?holdMs={holdMs}")))];
 
     public override IReadOnlyList<VariantFigure> FiguresOf(VariantResult result) =>
         LockContentions(result) is { } count ? [new VariantFigure("runtime lock contentions", count, "count")] : [];
 
     public override Finding Assess(IReadOnlyList<VariantResult> results)
     {
-        var blocking = Find(results, MonitorLockVariant.VariantName);
-        var queued = Find(results, SemaphoreAsyncVariant.VariantName);
+        var blocking = Find(results, ContentionVariants.MonitorLock);
+        var queued = Find(results, ContentionVariants.SemaphoreAsync);
         if (blocking is not { PeakQueue: { } blockingQueue, PeakThreads: { } blockingThreads } || queued is not { PeakQueue: { } queuedQueue, PeakThreads: { } queuedThreads }
             || blocking.Total.Requests == 0 || queued.Total.Requests == 0)
         {
-            return Finding.NotAssessed($"both the {MonitorLockVariant.VariantName} and {SemaphoreAsyncVariant.VariantName} variants need completed requests and telemetry.");
+            return Finding.NotAssessed($"both the {ContentionVariants.MonitorLock} and {ContentionVariants.SemaphoreAsync} variants need completed requests and telemetry.");
         }
 
         var queueRatio = (double)blockingQueue / Math.Max(1, queuedQueue);
@@ -79,8 +79,8 @@ public sealed class ContentionExperiment(int holdMs) : Experiment
     private static ContentionExperiment Create(OptionValues values)
     {
         var holdMs = values.Positive(HoldMsOption);
-        return holdMs <= ContentionVariant.MaxHoldMs
+        return holdMs <= ContentionVariants.MaxHoldMs
             ? new ContentionExperiment(holdMs)
-            : throw new UsageException($"{HoldMsOption.Name} must be at most {ContentionVariant.MaxHoldMs}, got {holdMs}");
+            : throw new UsageException($"{HoldMsOption.Name} must be at most {ContentionVariants.MaxHoldMs}, got {holdMs}");
     }
 }

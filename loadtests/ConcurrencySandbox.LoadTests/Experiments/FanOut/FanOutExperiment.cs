@@ -1,6 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
-using ConcurrencySandbox.Experiments.FanOut;
+using ConcurrencySandbox.Contracts.FanOut;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.FanOut;

@@ -1,7 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Receive;
-using ConcurrencySandbox.Experiments.Receive;
+using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Receive;

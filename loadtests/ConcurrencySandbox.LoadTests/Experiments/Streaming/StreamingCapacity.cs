@@ -2,7 +2,6 @@ using System.Collections.Concurrent;
 using System.CommandLine;
 using System.Diagnostics;
 using ConcurrencySandbox.Contracts.Streaming;
-using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.Platform.Hosting;

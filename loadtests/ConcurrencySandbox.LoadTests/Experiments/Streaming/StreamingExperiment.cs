@@ -3,6 +3,7 @@ using System.CommandLine;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
+using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.ApiClient;
@@ -132,11 +133,11 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
         var shares = pooled.Select(p => (Name: p.Key, Share: p.Value.NetAllocatedBytesPerMessage / allocating.NetAllocatedBytesPerMessage)).ToList();
         List<SeedComparison> comparisons =
         [
-            new("heap, pooled / allocation-heavy", $"about {Seed001.PooledHeapShare * 100:0} % (\"around half the size\")",
+            new("heap, pooled / allocation-heavy", $"about {Seed001Figures.PooledHeapShare * 100:0} % (\"around half the size\")",
                 Each(pooled, p => $"{p.Key} {p.Value.HeapMeanBytes / allocating.HeapMeanBytes * 100:0} % (mean {p.Value.HeapMeanBytes / 1e6:0.0} MB vs {allocating.HeapMeanBytes / 1e6:0.0} MB)")),
-            new("process memory saved by pooling", $"{Seed001.ProcessMemorySavedMegabytes:0} MB",
+            new("process memory saved by pooling", $"{Seed001Figures.ProcessMemorySavedMegabytes:0} MB",
                 Each(pooled, p => $"{p.Key} {(allocating.WorkingSetMeanBytes - p.Value.WorkingSetMeanBytes) / 1e6:0.0} MB (working set mean {p.Value.WorkingSetMeanBytes / 1e6:0.0} vs {allocating.WorkingSetMeanBytes / 1e6:0.0} MB)")),
-            new("garbage removed by pooling", $"{Seed001.AllocationsRemoved:N0} allocations, {Seed001.AllocationsRemovedShareOfGarbage * 100:0} % of all garbage",
+            new("garbage removed by pooling", $"{Seed001Figures.AllocationsRemoved:N0} allocations, {Seed001Figures.AllocationsRemovedShareOfGarbage * 100:0} % of all garbage",
                 Each(pooled, p => $"{p.Key} {p.Value.NetAllocatedBytesPerMessage:0.#} B per message vs {allocating.NetAllocatedBytesPerMessage:0.#} B (net of idle); on the ticking thread {p.Value.TickerAllocatedBytesPerMessage:0.#} B vs {allocating.TickerAllocatedBytesPerMessage:0.#} B")),
             new("threads, pooled vs allocation-heavy", "fewer", Each(measured, m => $"{m.Key} mean {m.Value.OsThreadsMean:0.#}, peak {m.Value.OsThreadsPeak}")),
             new("CPU, pooled vs allocation-heavy", "less", Each(measured, m => $"{m.Key} {m.Value.CpuMicrosecondsPerMessage:0.#} µs per message all in, {m.Value.NetCpuMicrosecondsPerMessage:0.#} net of idle")),

@@ -1,27 +1,11 @@
 using System.Diagnostics;
 using ConcurrencySandbox.Contracts.Streaming;
-using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
 /// <summary>One reading of the streaming server's process, taken from outside it: the API's own answer and when it came.</summary>
 public sealed record StreamingSample(double ElapsedSeconds, StreamingServerCounters Server, StreamingProcessFigures Process);
-
-/// <summary>Seed 001's published figures (2011, .NET 4, F#, YourKit), printed beside today's.</summary>
-public static class Seed001
-{
-    /// <summary>The pooled (SAEA) server's heap against the allocation-heavy one's: "around half the size".</summary>
-    public const double PooledHeapShare = 0.5;
-
-    /// <summary>"The process memory is 15MB less."</summary>
-    public const double ProcessMemorySavedMegabytes = 15;
-
-    /// <summary>Allocations the pool removed in the 5-minute run: "310,188 of them, that's 27% of the total garbage".</summary>
-    public const long AllocationsRemoved = 310_188;
-
-    public const double AllocationsRemovedShareOfGarbage = 0.27;
-}
 
 /// <summary>
 /// The shape of one run: seed 001 was 50 clients, 15 ms apart, 128 B every 100 ms, for 5 minutes. After the clients

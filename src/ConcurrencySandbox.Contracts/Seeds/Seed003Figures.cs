@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.Experiments.FanOut;
+namespace ConcurrencySandbox.Contracts.Seeds;
 
 /// <summary>Seed 003's fan-out figures (shared/seeds), printed beside today's by the load runner's sleep and fanout verdicts.</summary>
 public static class Seed003Figures

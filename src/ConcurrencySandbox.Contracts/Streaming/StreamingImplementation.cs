@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.Experiments.Streaming;
+namespace ConcurrencySandbox.Contracts.Streaming;
 
 /// <summary>How the server sends; one per process so each variant starts fresh.</summary>
 public enum StreamingImplementation

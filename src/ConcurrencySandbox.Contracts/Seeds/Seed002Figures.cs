@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.Experiments.Receive;
+namespace ConcurrencySandbox.Contracts.Seeds;
 
 /// <summary>Seed 002's figures (shared/seeds), printed beside today's by the API's receive compare and the load runner's receive verdict.</summary>
 public static class Seed002Figures

@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.LoadTests.Experiments.ColdStart;
+namespace ConcurrencySandbox.Contracts.Seeds;
 
 /// <summary>Seed 000's cold start (shared/seeds): the first request's latency with 4 and with 40 bindings.</summary>
 public static class Seed000Figures

@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.Experiments.FanOut;
+namespace ConcurrencySandbox.Contracts.FanOut;
 
 /// <summary>How a request runs its third-party calls.</summary>
 public enum FanOutStrategy

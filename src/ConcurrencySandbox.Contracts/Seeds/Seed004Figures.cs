@@ -1,6 +1,6 @@
 using ConcurrencySandbox.Contracts.Work;
 
-namespace ConcurrencySandbox.Experiments.Work;
+namespace ConcurrencySandbox.Contracts.Seeds;
 
 /// <summary>
 /// Seed 004's efficiency table (2015, .NET 4.5 on Azure; shared/seeds), printed beside today's by the API's compare and
@@ -33,11 +33,11 @@ public static class Seed004Figures
     /// <summary>Seed 004 measured Task.Run's added cost at about 0.23 ms per pair of units.</summary>
     public const double TaskRunOverheadSeconds = 0.0002281 - 0.0000006;
 
-    public static SeedEfficiency? Efficiency(WorkUnit unit, long amount) =>
+    public static SeedEfficiency? Efficiency(WorkKind unit, long amount) =>
         TableOf(unit) is { } table && table.TryGetValue(amount, out var seed) ? seed : null;
 
     /// <summary>The seed 004 row nearest (in decades) to <paramref name="amount"/>, or null for a unit the seed did not tabulate.</summary>
-    public static (long Amount, SeedEfficiency Efficiency)? Nearest(WorkUnit unit, long amount)
+    public static (long Amount, SeedEfficiency Efficiency)? Nearest(WorkKind unit, long amount)
     {
         if (TableOf(unit) is not { } table)
         {
@@ -49,6 +49,6 @@ public static class Seed004Figures
         return (nearest.Key, nearest.Value);
     }
 
-    private static Dictionary<long, SeedEfficiency>? TableOf(WorkUnit unit) =>
-        unit == WorkUnit.Compute ? ComputeByCycles : unit == WorkUnit.Sleep ? SleepByMilliseconds : null;
+    private static Dictionary<long, SeedEfficiency>? TableOf(WorkKind unit) =>
+        unit == WorkKind.Compute ? ComputeByCycles : unit == WorkKind.Sleep ? SleepByMilliseconds : null;
 }

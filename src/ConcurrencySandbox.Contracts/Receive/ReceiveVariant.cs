@@ -1,4 +1,4 @@
-namespace ConcurrencySandbox.Experiments.Receive;
+namespace ConcurrencySandbox.Contracts.Receive;
 
 /// <summary>
 /// One way to receive a message with a timeout. Seed 002's before and after differ in two things, so two more

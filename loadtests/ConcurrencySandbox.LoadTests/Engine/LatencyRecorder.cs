@@ -35,8 +35,8 @@ public sealed class LatencyRecorder
     private readonly long _startTimestamp;
     private readonly Recorder _interval = HistogramFactory.With64BitBucketSize().WithValuesFrom(1).WithValuesUpTo(HighestMicros).WithPrecisionOf(Digits)
         .WithThreadSafeWrites().WithThreadSafeReads().Create();
-    private readonly LongHistogram _step = new(HighestMicros, Digits);
-    private readonly LongHistogram _total = new(HighestMicros, Digits);
+    private readonly LongHistogram _step = NewHistogram();
+    private readonly LongHistogram _total = NewHistogram();
     private HistogramBase? _recycled;
     private long _ok;
     private long _httpErrors;
@@ -100,6 +100,22 @@ public sealed class LatencyRecorder
         _recycled = histogram;
         var counts = new OutcomeCounts(
             Interlocked.Exchange(ref _ok, 0), Interlocked.Exchange(ref _httpErrors, 0), Interlocked.Exchange(ref _timedOut, 0), Interlocked.Exchange(ref _connectionErrors, 0));
+        IntervalTaken?.Invoke(histogram, counts);
+        return AddInterval(histogram, counts, inStep);
+    }
+
+    /// <summary>
+    /// Told of each interval's histogram (completed latencies in microseconds) and outcome counts as it is taken, before
+    /// the histogram is reused: a load agent encodes it here for its coordinator and its own log.
+    /// </summary>
+    public Action<HistogramBase, OutcomeCounts>? IntervalTaken { get; init; }
+
+    /// <summary>
+    /// Merges an interval taken elsewhere (a load agent's, decoded) into the run's totals and, with
+    /// <paramref name="inStep"/>, the current step's, exactly as <see cref="TakeInterval"/> merges its own.
+    /// </summary>
+    public LatencyStats AddInterval(HistogramBase histogram, OutcomeCounts counts, bool inStep)
+    {
         _total.Add(histogram);
         _totalCounts += counts;
         if (inStep)
@@ -109,6 +125,9 @@ public sealed class LatencyRecorder
         }
         return LatencyStats.From(histogram, counts);
     }
+
+    /// <summary>An empty histogram with this recorder's range and precision: what merged agents' intervals are added into.</summary>
+    public static LongHistogram NewHistogram() => new(HighestMicros, Digits);
 
     /// <summary>Statistics of the intervals taken since the previous call (one step of a stepped load), then starts the next step.</summary>
     public LatencyStats TakeStep()

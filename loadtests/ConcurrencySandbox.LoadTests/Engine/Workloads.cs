@@ -19,15 +19,18 @@ public interface IWorkload
 
 /// <summary>
 /// Closed model: each user loops request -> response; the number of users follows the shape.
-/// When the shape ends, users stop starting requests and the ones in flight finish (or time out).
+/// When the shape ends, users stop starting requests and the ones in flight finish (or time out). With a
+/// <paramref name="segment"/> (a load agent's share), it runs that share of the shape's users.
 /// </summary>
-public sealed class ClosedModel(LoadShape shape) : IWorkload
+public sealed class ClosedModel(LoadShape shape, LoadSegment? segment = null) : IWorkload
 {
+    private readonly LoadSegment _segment = segment ?? LoadSegment.Whole;
+
     private static readonly TimeSpan ControlPeriod = TimeSpan.FromMilliseconds(50);
 
     public string LoadUnit => "users";
 
-    public double LoadBetween(TimeSpan from, TimeSpan to) => shape.UsersAt((from + to) / 2);
+    public double LoadBetween(TimeSpan from, TimeSpan to) => _segment.UsersOf(shape.UsersAt((from + to) / 2));
 
     public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
     {
@@ -37,7 +40,7 @@ public sealed class ClosedModel(LoadShape shape) : IWorkload
         {
             for (var elapsed = TimeSpan.Zero; elapsed < shape.Duration; elapsed = Stopwatch.GetElapsedTime(startTimestamp))
             {
-                var target = shape.UsersAt(elapsed);
+                var target = _segment.UsersOf(shape.UsersAt(elapsed));
                 while (users.Count < target)
                 {
                     var stop = new CancellationTokenSource();
@@ -76,9 +79,11 @@ public sealed class ClosedModel(LoadShape shape) : IWorkload
 /// and its latency is measured from that intended start, so a stalled server cannot hide its stall (no coordinated
 /// omission). At most <paramref name="maxInFlight"/> requests are outstanding; a request that waits for a slot still
 /// counts its waiting time. Requests still unsent when the shape ends are recorded as connection errors ("not sent").
+/// With a <paramref name="segment"/> (a load agent's share), it sends every N-th of the shape's requests from its index.
 /// </summary>
-public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? clock = null) : IWorkload
+public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? clock = null, LoadSegment? segment = null) : IWorkload
 {
+    private readonly LoadSegment _segment = segment ?? LoadSegment.Whole;
     private static readonly RequestOutcome Unsent = RequestOutcome.Failed("not sent: every in-flight slot stayed busy until the load ended");
 
     // The schedule and the latencies follow this clock (tests pass a fake one); the wait for a free slot is real time.
@@ -87,7 +92,7 @@ public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? cl
 
     public string LoadUnit => "rate";
 
-    public double LoadBetween(TimeSpan from, TimeSpan to) => shape.RateAt((from + to) / 2);
+    public double LoadBetween(TimeSpan from, TimeSpan to) => _segment.RateOf(shape.RateAt((from + to) / 2));
 
     /// <summary>How many due requests were never sent because every slot stayed busy until the shape ended.</summary>
     public long NotSent { get; private set; }
@@ -96,10 +101,10 @@ public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? cl
     {
         using var slots = new SemaphoreSlim(maxInFlight, maxInFlight);
         _startTimestamp = _clock.GetTimestamp();
-        long index = 0;
+        long n = 0;
         try
         {
-            for (var intended = shape.IntendedStart(0); intended is { } due; intended = shape.IntendedStart(++index))
+            for (var intended = shape.IntendedStart(_segment.ArrivalIndex(0)); intended is { } due; intended = shape.IntendedStart(_segment.ArrivalIndex(++n)))
             {
                 var wait = due - _clock.GetElapsedTime(_startTimestamp);
                 if (wait > TimeSpan.Zero)
@@ -109,7 +114,7 @@ public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? cl
                 var untilEnd = shape.Duration - _clock.GetElapsedTime(_startTimestamp);
                 if (!await slots.WaitAsync(untilEnd > TimeSpan.Zero ? untilEnd : TimeSpan.Zero, cancellationToken))
                 {
-                    RecordUnsent(recorder, index);
+                    RecordUnsent(recorder, n);
                     break;
                 }
                 _ = SendAndReleaseAsync(send, recorder, due, slots, cancellationToken);
@@ -128,7 +133,7 @@ public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? cl
     private void RecordUnsent(LatencyRecorder recorder, long firstUnsent)
     {
         var endMs = shape.Duration.TotalMilliseconds;
-        for (var k = firstUnsent; shape.IntendedStart(k) is { } due; k++)
+        for (var k = firstUnsent; shape.IntendedStart(_segment.ArrivalIndex(k)) is { } due; k++)
         {
             recorder.Record(endMs - due.TotalMilliseconds, Unsent);
             NotSent++;

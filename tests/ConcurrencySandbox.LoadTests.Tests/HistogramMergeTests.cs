@@ -1,0 +1,83 @@
+using ConcurrencySandbox.LoadTests.Agents;
+using ConcurrencySandbox.LoadTests.Engine;
+using HdrHistogram;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+public class HistogramMergeTests
+{
+    private static readonly double[] Percentiles = [0, 1, 25, 50, 75, 90, 95, 99, 99.9, 99.99, 100];
+
+    [Fact]
+    public void MergedAgentHistogramsEqualOneHistogramFedEveryValue()
+    {
+        // Three agents with different latency distributions, as a fast, a slow and a bimodal client would see them.
+        var random = new Random(29);
+        var agents = new[]
+        {
+            Values(random, 5000, () => 200 + random.Next(800)),
+            Values(random, 3000, () => 5_000 + random.Next(50_000)),
+            Values(random, 2000, () => random.Next(2) == 0 ? 150 : 3_000_000 + random.Next(1_000_000)),
+        };
+        var single = LatencyRecorder.NewHistogram();
+        foreach (var value in agents.SelectMany(a => a))
+        {
+            single.RecordValue(value);
+        }
+
+        var merged = LatencyRecorder.NewHistogram();
+        foreach (var agent in agents)
+        {
+            var own = LatencyRecorder.NewHistogram();
+            foreach (var value in agent)
+            {
+                own.RecordValue(value);
+            }
+            merged.Add(HistogramWire.Decode(HistogramWire.Encode(own)));
+        }
+
+        Assert.Equal(agents.Sum(a => a.Count), merged.TotalCount);
+        Assert.Equal(single.TotalCount, merged.TotalCount);
+        Assert.All(Percentiles, p => Assert.Equal(single.GetValueAtPercentile(p), merged.GetValueAtPercentile(p)));
+        Assert.Equal(single.GetMaxValue(), merged.GetMaxValue());
+        Assert.Equal(single.GetMean(), merged.GetMean());
+    }
+
+    [Fact]
+    public void IntervalsMergedIntoARecorderGiveTheStatisticsOfOneRecorderOfEveryRequest()
+    {
+        // Two agents' recorders hand each interval over encoded, as they do on the wire; the coordinator's recorder merges them.
+        var wires = new List<(string Histogram, OutcomeCounts Counts)>();
+        var agents = Enumerable.Range(0, 2).Select(_ => new LatencyRecorder { IntervalTaken = (h, c) => wires.Add((HistogramWire.Encode(h), c)) }).ToList();
+        var all = new LatencyRecorder();
+        for (var i = 1; i <= 400; i++)
+        {
+            var outcome = i % 50 == 0 ? RequestOutcome.TimedOut : RequestOutcome.Success;
+            agents[i % 2].Record(i * 1.5, outcome);
+            all.Record(i * 1.5, outcome);
+        }
+        agents.ForEach(a => a.TakeInterval());
+        all.TakeInterval();
+
+        var coordinator = new LatencyRecorder();
+        foreach (var (histogram, counts) in wires)
+        {
+            coordinator.AddInterval(HistogramWire.Decode(histogram), counts, inStep: true);
+        }
+
+        Assert.Equal(2, wires.Count);
+        Assert.Equal(all.Total(), coordinator.Total());
+        Assert.Equal(all.Total(), coordinator.TakeStep());
+        Assert.Equal(400, coordinator.Total().Requests);
+        Assert.Equal(8, coordinator.Total().TimedOut);
+    }
+
+    [Fact]
+    public void ATextThatIsNotAnEncodedHistogramIsAFormatError()
+    {
+        Assert.Throws<FormatException>(() => HistogramWire.Decode("bm90IGEgaGlzdG9ncmFt"));
+        Assert.Throws<FormatException>(() => HistogramWire.Decode("not base64!"));
+    }
+
+    private static List<long> Values(Random random, int count, Func<long> next) => [.. Enumerable.Range(0, count).Select(_ => next())];
+}

@@ -21,6 +21,9 @@ public class CommandLineTests
     [InlineData("streaming-clients", "--port", "0", "--clients", "1")]
     [InlineData("streaming-clients", "--port", "5000", "--clients", "0")]
     [InlineData("streaming-clients", "--clients", "1")]
+    [InlineData("agent", "--coordinator", "http://127.0.0.1:7070")]
+    [InlineData("agent", "--coordinator", "tcp://127.0.0.1:7070", "--index", "-1")]
+    [InlineData("compute", "--agent-cpus", "1")]
     public async Task BadOptionsExitWithCode2AndOneLine(params string[] args)
     {
         var (code, _, error) = await InvokeAsync(args, (_, _) => Task.FromResult(0));
@@ -69,6 +72,12 @@ public class CommandLineTests
     [InlineData("--server-cpus must name cpus from ", "streaming", "--server-cpus", "4095")]
     [InlineData("--client-cpus must name cpus from ", "streaming", "--client-cpus", "one")]
     [InlineData("must not share a cpu", "streaming", "--server-cpus", "0", "--client-cpus", "0")]
+    [InlineData("--agents must be at least 1, got 0", "compute", "--agents", "0")]
+    [InlineData("is more than this machine can start", "compute", "--agents", "100000")]
+    [InlineData("so some agent would get 0 users; use at most 6 agents", "compute", "--agents", "7")]
+    [InlineData("--agents splits the HTTP ramp only", "coldstart", "--agents", "2")]
+    [InlineData("cannot use --agents", "matrix", "--agents", "2")]
+    [InlineData("--agent-cpus takes a cpu list", "compute", "--agents", "2", "--agent-cpus", "one")]
     public async Task RunnerRefusesWhatCannotRunWithCode2BeforeStartingAnything(string expected, params string[] args)
     {
         var (code, _, error) = await InvokeAsync(

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.CommandLine.Help;
 using System.Globalization;
+using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -49,6 +50,10 @@ public static class CommandLine
     private static readonly Option<bool> VerifyFix = new("--verify-fix") { Description = "Re-run the most starved variant with the pool minimum the observer's diagnosis sized (ThreadPool__MinWorkerThreads) and show before and after." };
     private static readonly Option<bool> NoObserver = new("--no-observer") { Description = "Do not attach the runtime observer (diagnostics channel) to the API children; the pool series then comes over HTTP from the API." };
     private static readonly Option<int> SweepRepeat = new("--sweep-repeat") { Description = "matrix: the fewest sync/Task.Run pairs per sweep row (more follow until the CIs are narrow or the budget is spent).", DefaultValueFactory = _ => MedianInterval.MinimumCount };
+    private static readonly Option<int?> AgentCount = new("--agents") { Description = "Spread each variant's HTTP load over N load agents (processes started here, or with --agent-listen agents that connect from elsewhere); their histograms are merged exactly into one report with a row per agent." };
+    private static readonly Option<string?> AgentListen = new("--agent-listen") { Description = "With --agents: listen on address:port for agents started elsewhere (an Indexed Job, a compose scale-out) instead of starting them; loopback outside a container network." };
+    private static readonly Option<string?> AgentCpus = new("--agent-cpus") { Description = "With --agents: pin the local agents round-robin to these cpus (e.g. 1 or 2-3), apart from the API." };
+    private static readonly Option<double> AgentDeadline = new("--agent-deadline-s") { Description = "With --agents: seconds to wait for the agents to register and to reach each start barrier.", DefaultValueFactory = _ => 60 };
     private static readonly Option<int> Runs = new("--runs")
     {
         Description = $"Run the whole command this many times (1 to {RepeatedRuns.MaxRuns}), each into <out>/run-N, and write <out>/{RepeatedRuns.FileName}: whether the verdicts agree and each headline figure's spread across runs.",
@@ -70,7 +75,7 @@ public static class CommandLine
     {
         var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
         {
-            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs, VerifyFix, NoObserver,
+            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs, VerifyFix, NoObserver, AgentCount, AgentListen, AgentCpus, AgentDeadline,
         };
         foreach (var option in ExperimentList.All.SelectMany(e => e.Options))
         {
@@ -79,6 +84,7 @@ public static class CommandLine
         root.Subcommands.Add(CompareCommand.Create(output, error));
         root.Subcommands.Add(UrlCommand.Create(output, error));
         root.Subcommands.Add(StreamingClients(output, error));
+        root.Subcommands.Add(AgentCommand.Create(output, error));
         Threshold.AllowMultipleArgumentsPerToken = false;
         root.SetAction(async (parse, cancellationToken) =>
         {
@@ -126,7 +132,11 @@ public static class CommandLine
         {
             throw new UsageException("--verify-fix sizes the fix from the observer's diagnosis, so it cannot go with --no-observer");
         }
-        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values), values.InRange(Runs, 1, RepeatedRuns.MaxRuns)) { Observe = observe };
+        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values), values.InRange(Runs, 1, RepeatedRuns.MaxRuns))
+        {
+            Observe = observe,
+            Agents = AgentsOf(p, load),
+        };
     }
 
     /// <summary><c>streaming-clients</c>: the streaming experiment's client process, which the runner starts as a child of itself.</summary>
@@ -169,6 +179,19 @@ public static class CommandLine
         var config = p.GetValue(Config);
         var shape = config is null ? Profiles.Create(profile, rate) : LoadShapeConfig.Load(config.FullName);
         return new LoadOptions(shape, config is null ? profile : $"config {config.Name}", TimeSpan.FromSeconds(values.Positive(RequestTimeoutSeconds)), values.Positive(MaxInFlight));
+    }
+
+    /// <summary>The agent plan of <c>--agents</c>, or null; the agent options without it, and a share of zero users, are refused.</summary>
+    private static AgentPlan? AgentsOf(ParseResult p, LoadOptions load)
+    {
+        if (p.GetValue(AgentCount) is not { } count)
+        {
+            return p.GetResult(AgentListen) is null && p.GetResult(AgentCpus) is null
+                ? null
+                : throw new UsageException("--agent-listen and --agent-cpus go with --agents N");
+        }
+        var plan = AgentPlan.Of(count, p.GetValue(AgentListen), p.GetValue(AgentCpus), p.GetValue(AgentDeadline), AgentAddress.InContainerNetwork);
+        return LoadSegment.ZeroShare(load.Shape, count) is { } zero ? throw new UsageException(zero) : plan;
     }
 
     private static MatrixOptions ParseMatrix(OptionValues values)

@@ -26,5 +26,8 @@ public sealed record RunRequest(
     /// <summary>Whether the runtime observer attaches to the API children, and --verify-fix.</summary>
     public ObserverOptions Observe { get; init; } = ObserverOptions.Default;
 
+    /// <summary>With <c>--agents N</c>: how the load is spread over load agents; null: this process makes all the load.</summary>
+    public Agents.AgentPlan? Agents { get; init; }
+
     public T Get<T>() where T : Experiment => Experiments.OfType<T>().Single();
 }

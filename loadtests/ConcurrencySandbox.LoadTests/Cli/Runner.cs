@@ -1,3 +1,4 @@
+using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -28,6 +29,10 @@ public static class Runner
             {
                 throw new UsageException("matrix starts its own pinned API per core count, so it cannot use --target");
             }
+            if (request.Agents is not null)
+            {
+                throw new UsageException("matrix starts its own pinned API per core count and loads it itself, so it cannot use --agents");
+            }
             return await MatrixRunner.RunAsync(request.Matrix, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken);
         }
         var experiments = request.Selected;
@@ -45,6 +50,11 @@ public static class Runner
         }
         ExperimentRunner.CheckThresholdsNameVariants([.. experiments.SelectMany(e => e.Variants).Select(v => new VariantKey(v.Name))], request.Thresholds);
 
+        if (request.Agents is not null)
+        {
+            AgentPool.CheckSplittable(experiments.SelectMany(e => e.Variants).Select(v => v.Driver));
+        }
+        await using var agents = request.Agents is { } plan ? await AgentPool.StartAsync(plan, Path.Combine(request.OutputFolder, "agents"), console, cancellationToken) : null;
         ApiServers servers = request.Target is { } target ? new TargetApiServers(target) : new ChildApiServers(ApiLaunch.Default);
         if (request.Target is not null)
         {
@@ -53,7 +63,7 @@ public static class Runner
         var results = new List<RunResult>();
         foreach (var experiment in experiments)
         {
-            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe);
+            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe, agents: agents);
             var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, experiment.Name) : request.OutputFolder;
             ReportWriter.Write(folder, report, RunnerCommandLine.Current());
             results.Add(RunResult.Of(report) with { Passed = ReportWriter.PrintOutcome(report, folder, console) });

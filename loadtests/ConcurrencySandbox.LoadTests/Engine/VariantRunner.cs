@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.ApiClient;
+using HdrHistogram;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
@@ -12,6 +13,9 @@ public sealed record IntervalRow(VariantKey Variant, double ElapsedSeconds, stri
     /// ended): its outcomes count, but its rate is left out of rate charts.
     /// </summary>
     public bool Partial { get; init; }
+
+    /// <summary>Load agents (by index) that failed and whose data this merged interval lacks; empty for a single runner.</summary>
+    public IReadOnlyList<int> MissingAgents { get; init; } = [];
 }
 
 /// <summary>One step of a stepped load: the intervals in a row at one load level, merged exactly.</summary>
@@ -81,6 +85,9 @@ public sealed record VariantResult(
 
     /// <summary>The experiment's own figures for this variant (e.g. CPU per request), printed in the report beside the latency.</summary>
     public IReadOnlyList<VariantFigure> Figures { get; init; } = [];
+
+    /// <summary>The load agents that ran this variant, one row each (empty for a single runner).</summary>
+    public IReadOnlyList<Agents.AgentRow> Agents { get; init; } = [];
 
     /// <summary>Where the runtime's figures (the pool series) came from, as the report names it: the observer and its channel, an HTTP endpoint, or none and why.</summary>
     public string? TelemetrySource { get; init; }
@@ -156,12 +163,13 @@ public static class VariantRunner
         CancellationToken cancellationToken,
         bool keepEveryRequest = false,
         IOutOfBandTelemetry? observed = null,
-        bool telemetryLive = true)
+        bool telemetryLive = true,
+        Action<HistogramBase, OutcomeCounts>? intervalTaken = null)
     {
         // Observed from outside, the pool's series needs no HTTP call to the API it describes (and no waiting for its queue to drain).
         telemetry = observed is null ? telemetry : null;
         var started = Stopwatch.GetTimestamp();
-        var recorder = new LatencyRecorder(started, keepEveryRequest);
+        var recorder = new LatencyRecorder(started, keepEveryRequest) { IntervalTaken = intervalTaken };
         var startedUtc = DateTimeOffset.UtcNow;
         var samples = new List<TelemetryRow>();
         using var stopSampling = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -169,10 +177,7 @@ public static class VariantRunner
         var sampling = telemetry is null || !telemetryLive ? Task.CompletedTask : SampleAsync(telemetry, variant, started, samples, stopSampling.Token);
 
         var running = workload.RunAsync(send, recorder, cancellationToken);
-        var intervals = new List<IntervalRow>();
-        var steps = new List<StepRow>();
-        var rowStart = 0.0;
-        (double Load, double FromSeconds)? step = null;
+        var series = new IntervalSeries(variant, workload.LoadUnit, recorder);
         using (var timer = new PeriodicTimer(reportingInterval))
         {
             while (!running.IsCompleted)
@@ -188,7 +193,7 @@ public static class VariantRunner
         }
         await running;
         // The tail after the last tick: shorter than an interval and holding the drain, so its rate is not a rate.
-        CloseStep();
+        series.CloseStep();
         AddInterval(partial: true);
 
         await stopSampling.CancelAsync();
@@ -196,11 +201,11 @@ public static class VariantRunner
         var elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
         var recorded = telemetry is null ? null : await RecordedDuringAsync(telemetry, variant, startedUtc, elapsed, cancellationToken);
         IReadOnlyList<TelemetryRow> rows = observed?.RowsSince(variant, started) ?? (recorded is { Length: > 0 } ? recorded : SnapshotOf(samples));
-        return new VariantResult(variant, request, workload.LoadUnit, elapsed, intervals, rows, recorder.Total())
+        return new VariantResult(variant, request, workload.LoadUnit, elapsed, series.Intervals, rows, recorder.Total())
         {
             Requests = recorder.Requests(),
             Sent = recorder.SentSlices(),
-            Steps = steps,
+            Steps = series.Steps,
             Distribution = recorder.Distribution(),
             Failures = recorder.Failures(),
         };
@@ -208,27 +213,9 @@ public static class VariantRunner
         void AddInterval(bool partial)
         {
             var now = Stopwatch.GetElapsedTime(started).TotalSeconds;
-            var applied = workload.LoadBetween(TimeSpan.FromSeconds(rowStart), TimeSpan.FromSeconds(now));
-            if (!partial && step is { } current && Math.Abs(current.Load - applied) > 1e-9)
-            {
-                CloseStep();
-            }
-            step ??= partial ? null : (applied, rowStart);
-            var stats = recorder.TakeInterval(inStep: !partial);
-            var width = Math.Max(now - rowStart, 1e-3);
-            rowStart = now;
-            var row = new IntervalRow(variant, now, workload.LoadUnit, applied, stats.Requests / width, stats) { Partial = partial };
-            intervals.Add(row);
+            var applied = workload.LoadBetween(TimeSpan.FromSeconds(series.RowStartSeconds), TimeSpan.FromSeconds(now));
+            var row = series.Add(now, applied, partial, inStep => recorder.TakeInterval(inStep));
             progress(row, observed is null ? LatestOf(samples) : observed.RowsSince(variant, started).LastOrDefault()?.Snapshot);
-        }
-
-        void CloseStep()
-        {
-            if (step is { } finished)
-            {
-                steps.Add(new StepRow(finished.Load, finished.FromSeconds, rowStart, recorder.TakeStep()));
-                step = null;
-            }
         }
     }
 

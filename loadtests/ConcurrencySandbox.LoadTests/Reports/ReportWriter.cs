@@ -83,7 +83,7 @@ public static class ReportWriter
         md.Append(VariantTable(r).ToMarkdown());
         md.AppendLine();
         md.AppendLine(LatencyNote);
-        foreach (var table in new[] { FiguresTable(r), OutcomeTable(r), StepTable(r) }.OfType<TextTable>())
+        foreach (var table in new[] { FiguresTable(r), OutcomeTable(r), StepTable(r), AgentTable(r) }.OfType<TextTable>())
         {
             md.AppendLine();
             md.Append(table.ToMarkdown());
@@ -184,6 +184,17 @@ public static class ReportWriter
             Invariant($"{s.RequestsPerSecond:0.##}"), Invariant($"{s.Stats.P50Ms:0.#}"), Invariant($"{s.Stats.P99Ms:0.#}"), Invariant($"{s.Stats.Failed}"), Invariant($"{s.Stats.TimedOut}"),
         ]))],
         new HashSet<int> { 3, 4, 5, 6, 7, 8 });
+
+    /// <summary>One row per load agent per variant, when agents made the load: its requests, CPU use, and whether it was client-bound or failed.</summary>
+    public static TextTable? AgentTable(ExperimentReport r)
+    {
+        var rows = r.Variants.SelectMany(v => v.Agents.Select(a => (IReadOnlyList<string>)[
+            v.Key.Label, Invariant($"{a.Index}"), a.Host, Invariant($"{a.Requests}"), Invariant($"{a.CpuSeconds:0.0} s"), Invariant($"{a.CpuPercent:0} % of {a.ProcessorCount}"),
+            a.Fault is { } fault ? $"FAILED: {fault}" : a.ClientBound ? "client-bound" : "ok",
+            string.Join(" ", v.Intervals.Where(i => i.MissingAgents.Contains(a.Index)).Select(i => Invariant($"{i.ElapsedSeconds:0.#}"))),
+        ])).ToList();
+        return rows.Count == 0 ? null : new TextTable(["variant", "agent", "host", "requests", "cpu", "cpu use", "health", "intervals without its data (t, s)"], rows, new HashSet<int> { 1, 3, 4, 5 });
+    }
 
     /// <summary>The experiment's own figures (e.g. CPU per request), when it computes any.</summary>
     private static TextTable? FiguresTable(ExperimentReport r)

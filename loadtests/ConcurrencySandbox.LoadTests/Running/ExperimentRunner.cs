@@ -1,5 +1,6 @@
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
@@ -23,14 +24,15 @@ public static class ExperimentRunner
         CancellationToken cancellationToken,
         int? cpus = null,
         string? limit = null,
-        ObserverOptions? observe = null)
+        ObserverOptions? observe = null,
+        AgentPool? agents = null)
     {
         observe ??= ObserverOptions.Default;
         var started = DateTimeOffset.Now;
         var variants = experiment.Variants;
         var results = new List<VariantResult>();
         var observations = new Dictionary<string, VariantObservation>();
-        var (profile, shape) = variants[0].Driver.Describe(load);
+        var (profile, shape) = DriverOf(variants[0]).Describe(load);
         var label = new VariantKey(experiment.Name, cpus, limit).Label;
         console.WriteLine($"== {label}: {variants.Count} variant(s) against {servers.Describe()}; {shape}");
         foreach (var variant in variants)
@@ -51,9 +53,10 @@ public static class ExperimentRunner
             await RunAndKeepAsync(after);
             fix = new FixCheck(starved.Label, new VariantKey(after.Name, cpus, limit).Label, minimum);
         }
-        var thresholds = Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results);
+        IReadOnlyList<ThresholdOutcome> thresholds = [.. Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results), .. AgentMerge.FaultOutcomes(results)];
+        var finding = experiment.Assess(results);
         return new ExperimentReport(experiment.Name, experiment.Seed, profile, shape, servers.Describe(), started,
-            MachineFacts.Current(), results, experiment.Assess(results), thresholds)
+            MachineFacts.Current(), results, finding with { Detail = finding.Detail + AgentMerge.ClientBoundNote(results) }, thresholds)
         {
             ExpectedToFail = experiment.ExpectedToFail,
             Evidence = experiment.EvidenceOf(results),
@@ -61,9 +64,12 @@ public static class ExperimentRunner
             Fix = fix,
         };
 
+        // With load agents, the variant's HTTP ramp runs on them and the coordinator merges their intervals.
+        ILoadDriver DriverOf(Variant variant) => agents is null ? variant.Driver : agents.Distribute(variant.Driver);
+
         async Task RunAndKeepAsync(Variant variant)
         {
-            var (result, observation) = await RunVariantAsync(experiment, variant, new VariantKey(variant.Name, cpus, limit), load, servers, observe.Attach, console, cancellationToken);
+            var (result, observation) = await RunVariantAsync(experiment, variant with { Driver = DriverOf(variant) }, new VariantKey(variant.Name, cpus, limit), load, servers, observe.Attach, console, cancellationToken);
             results.Add(result with { Figures = experiment.FiguresOf(result) });
             if (observation is not null)
             {

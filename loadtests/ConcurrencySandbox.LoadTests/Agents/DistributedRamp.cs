@@ -1,0 +1,30 @@
+using System.Diagnostics;
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Agents;
+
+/// <summary>
+/// The HTTP ramp run by load agents instead of this process: each agent gets its share of the shape, the coordinator
+/// releases them at once and merges their intervals into the same result a single runner would give, plus one row per agent.
+/// </summary>
+public sealed class DistributedRamp(string request, AgentCoordinator coordinator) : ILoadDriver
+{
+    public string Request => request;
+
+    public (string Profile, string Shape) Describe(LoadOptions load) => (load.ProfileName, $"{load.Describe()}, split over {coordinator.Count} load agents");
+
+    public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
+    {
+        var released = Stopwatch.GetTimestamp();
+        var outcomes = await coordinator.RunVariantAsync(
+            segment => AgentWire.AssignmentFor(context.Key, context.BaseAddress, request, context.Load, segment),
+            () => released = Stopwatch.GetTimestamp(),
+            cancellationToken);
+        var result = AgentMerge.Merge(context.Key, request, context.Load.Shape, outcomes);
+        foreach (var row in result.Intervals)
+        {
+            context.Progress(row, null);
+        }
+        return context.Observed is { } observed ? result with { Telemetry = observed.RowsSince(context.Key, released) } : result;
+    }
+}

@@ -6,7 +6,8 @@
 # that the control plane (port 5081) answers /healthz from outside the container, then has the load runner observe a
 # container's runtime through a diagnostics socket on a shared volume during a starving fan-out, then runs the compose
 # stack end to end with the smoke profile, then under the monitoring profile checks that Prometheus scrapes every API's
-# control plane (/metrics). Everything it started (containers, the compose network,
+# control plane (/metrics), then under the agents profile runs 3 scaled-out load agents and checks the coordinator's
+# merged report. Everything it started (containers, the compose network,
 # dockerd) is removed again by id. Where no engine can run, one line says so and every check counts as skipped.
 # Last line: "containers: N passed, N failed, N skipped".
 # Settings: COMPARE_CYCLES (default 10^9), COMPARE_CI_WIDTH (5 %), COMPARE_BUDGET_S (30 s), OBSERVER_LOAD_S (12 s), OBSERVER_MAX_GAP_S (2 s), SDK_IMAGE / RUNTIME_IMAGE (default: the official images when present
@@ -20,12 +21,13 @@ CHECKS_PER_SETTING=4 # healthz, processor count, uid, compare row
 CONTROL_SETTING="--cpus 1" # the setting whose control plane (port 5081) is also checked from outside: one more check
 CONTROL_PORT=5081          # the image's control port (ControlOptions.DefaultPort, Control__Host=0.0.0.0 in the image)
 COMPOSE_CHECKS=2     # the stack exits 0, the reports are written
+AGENTS_CHECKS=2      # the agents profile's coordinator exits 0, its merged report has a healthy row per agent
 MONITORING_CHECKS=2  # Prometheus reports every API's control plane up, and holds its thread pool series
 OBSERVER_CHECKS=1    # a container's runtime observed through the diagnostics socket during a starving fan-out
 OBSERVER_LOAD_S=${OBSERVER_LOAD_S:-12}      # how long the starving load is held
 OBSERVER_MAX_GAP_S=${OBSERVER_MAX_GAP_S:-2} # the longest gap allowed between two counter samples (they come every second)
 BUILD_CHECKS=3
-TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + 1 + OBSERVER_CHECKS + COMPOSE_CHECKS + MONITORING_CHECKS))
+TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + 1 + OBSERVER_CHECKS + COMPOSE_CHECKS + AGENTS_CHECKS + MONITORING_CHECKS))
 COMPARE_CYCLES=${COMPARE_CYCLES:-1000000000}
 COMPARE_CI_WIDTH=${COMPARE_CI_WIDTH:-5}  # the API's ciWidth: target half-width of each figure's 95 % CI, in percent
 COMPARE_BUDGET_S=${COMPARE_BUDGET_S:-30} # the API's budgetSeconds for one compare row
@@ -63,7 +65,7 @@ expected_cpus() {
 finish() {
   for id in "${containers[@]}"; do docker rm -f "$id" >/dev/null 2>&1; done
   if [ ${#compose[@]} -gt 0 ]; then
-    (cd deploy && REPORTS_HOST_DIR="$work/reports" "${compose[@]}" -p "$PROJECT" --profile monitoring down --volumes --remove-orphans >/dev/null 2>&1)
+    (cd deploy && REPORTS_HOST_DIR="$work/reports" "${compose[@]}" -p "$PROJECT" --profile monitoring --profile agents down --volumes --remove-orphans >/dev/null 2>&1)
   fi
   if [ -n "$dockerd_pid" ]; then
     kill "$dockerd_pid" 2>/dev/null
@@ -239,6 +241,27 @@ else
     done
   done
   if [ -z "$missing" ]; then pass "compose stack wrote a report per API and experiment"; else fail "compose stack wrote no report for:$missing"; fi
+fi
+
+# 6b. The agents profile: 3 scaled-out agents against api-2cpu (smoke profile, compute), one coordinator merging their
+#     histograms; its exit code is the run's, and its summary.md has one healthy row per agent and variant.
+AGENT_COUNT=3
+if [ ${#compose[@]} -eq 0 ]; then
+  skip "agents profile: no compose" "$AGENTS_CHECKS"
+else
+  agents_started=$(date +%s)
+  (cd deploy && REPORTS_HOST_DIR="$work/reports" LOADRUNNER_UID=$(id -u) PROFILE=smoke AGENTS=$AGENT_COUNT \
+    timeout 300 "${compose[@]}" -p "$PROJECT" --profile agents up -d --no-build --scale agent=$AGENT_COUNT coordinator agent) >"$work/agents.log" 2>&1
+  coordinator_id=$(cd deploy && "${compose[@]}" -p "$PROJECT" --profile agents ps -q coordinator 2>/dev/null)
+  agents_rc=$(timeout 300 docker wait "$coordinator_id" 2>/dev/null || echo timeout)
+  docker logs "$coordinator_id" 2>&1 | grep -E '^(agents:|== |THRESHOLD|report:)' | tail -n 12
+  if [ "$agents_rc" = 0 ]; then pass "agents profile: the coordinator of $AGENT_COUNT agents exited 0 in $(($(date +%s) - agents_started)) s"
+  else tail -n 20 "$work/agents.log"; fail "agents profile: the coordinator exited ${agents_rc:-without starting}"; fi
+  healthy=$(grep -cE '^\| [a-z-]+ \| [0-9]+ \| .* \| ok \| ' "$work/reports/agents/summary.md" 2>/dev/null)
+  if [ "${healthy:-0}" -ge "$AGENT_COUNT" ] && grep -q '"passed": true' "$work/reports/agents/summary.json" 2>/dev/null; then
+    pass "agents profile: the merged report has $healthy healthy agent rows and passed"
+  else fail "agents profile: ${healthy:-0} healthy agent rows in the merged report (expected at least $AGENT_COUNT)"; fi
+  (cd deploy && "${compose[@]}" -p "$PROJECT" --profile agents rm -fs coordinator agent >/dev/null 2>&1)
 fi
 
 # 7. The monitoring profile: Prometheus (image built offline from Debian's package) scrapes /metrics on every API's

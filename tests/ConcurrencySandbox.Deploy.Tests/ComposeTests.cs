@@ -183,6 +183,21 @@ public class ComposeTests
         Assert.Equal(ControlRoutes.Metrics, Assert.Single(config.List("scrape_configs")).Text("metrics_path"));
     }
 
+    [Fact]
+    public void AgentsAreOptInAndConnectToTheCoordinatorWhereItListensAgainstAnApiThatRunsByDefault()
+    {
+        var coordinator = _compose.Services.Single(service => service.Key == "coordinator").Value;
+        var agent = _compose.Services.Single(service => service.Key == "agent").Value;
+        var coordinatorArgs = coordinator.List("command").Select(a => ComposeFile.WithDefaults(a?.ToString() ?? "")).ToList();
+        var listen = coordinatorArgs[coordinatorArgs.IndexOf("--agent-listen") + 1];
+        var target = new Uri(coordinatorArgs[coordinatorArgs.IndexOf("--target") + 1]);
+
+        Assert.All(new[] { coordinator, agent }, service => Assert.Equal(new object?[] { "agents" }, service.List("profiles")));
+        Assert.Contains($"tcp://coordinator:{listen.Split(':')[1]}", agent.List("command").Select(a => a?.ToString()));
+        Assert.Contains(_compose.Apis, api => api.Key == target.Host && api.Value.At("profiles") is null);
+        Assert.Equal("service_healthy", coordinator.Text("depends_on", target.Host, "condition"));
+    }
+
     /// <summary>A service's "ADDRESS:HOST:CONTAINER" port mappings (as Compose resolves them by default), host port to container port.</summary>
     private static IReadOnlyDictionary<string, string> PublishedPorts(KeyValuePair<string, object?> service) =>
         service.Value.List("ports").Select(mapping => PortMapping.Parse(ComposeFile.WithDefaults(Assert.IsType<string>(mapping))))

@@ -153,6 +153,49 @@ public class KubernetesTests
         Assert.Null(job.At("metadata", "namespace"));
     }
 
+    [FactWhenToolExists("kubectl")]
+    [Trait("Category", "Slow")]
+    public void AgentsKustomizationRendersAnIndexedJobOfAgentsAndACoordinatorJobBehindAService()
+    {
+        var objects = Manifests.RenderedObjects($"{Manifests.K8s}/agents").ToList();
+        var agents = Assert.Single(objects, o => o.Text("kind") == "Job" && o.Text("metadata", "name") == "loadrunner-agents");
+        var coordinator = Assert.Single(objects, o => o.Text("kind") == "Job" && o.Text("metadata", "name") == "loadrunner-coordinator");
+        var service = Assert.Single(objects, o => o.Text("kind") == "Service");
+
+        // An Indexed Job runs all its agents at once, each told its share by JOB_COMPLETION_INDEX, which the agent reads.
+        Assert.Equal("Indexed", agents.Text("spec", "completionMode"));
+        var count = agents.At("spec", "parallelism")?.ToString();
+        Assert.Equal(count, agents.At("spec", "completions")?.ToString());
+        Assert.Equal("JOB_COMPLETION_INDEX", ConcurrencySandbox.LoadTests.Cli.AgentCommand.IndexVariable);
+        var agent = Manifests.Container(agents, "agent");
+        var coordinatorArgs = Manifests.Container(coordinator, "coordinator").List("args").Select(a => a?.ToString()).ToList();
+        Assert.Equal(count, coordinatorArgs[coordinatorArgs.IndexOf("--agents") + 1]);
+
+        // The agents reach the coordinator through the Service, which selects its pod before it is Ready (it runs in an init container).
+        var port = Assert.Single(service.List("spec", "ports"));
+        Assert.Contains($"tcp://{service.Text("metadata", "name")}:{port.At("port")}", agent.List("args").Select(a => a?.ToString()));
+        Assert.EndsWith($":{port.At("targetPort")}", coordinatorArgs[coordinatorArgs.IndexOf("--agent-listen") + 1]);
+        Assert.Equal("true", service.At("spec", "publishNotReadyAddresses")?.ToString()?.ToLowerInvariant());
+        Assert.All(service.Entries("spec", "selector"), label => Assert.Equal(label.Value, coordinator.Text("spec", "template", "metadata", "labels", label.Key)));
+
+        // Agents spread over nodes: anti-affinity on their own label, by host.
+        var term = Assert.Single(Manifests.PodSpec(agents).List("affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution")).At("podAffinityTerm");
+        Assert.Equal("kubernetes.io/hostname", term.Text("topologyKey"));
+        Assert.All(term.Entries("labelSelector", "matchLabels"), label => Assert.Equal(label.Value, agents.Text("spec", "template", "metadata", "labels", label.Key)));
+
+        // The restricted security context the other workloads have.
+        foreach (var job in new[] { agents, coordinator })
+        {
+            Assert.Equal("true", Manifests.PodSpec(job).At("securityContext", "runAsNonRoot")?.ToString()?.ToLowerInvariant());
+            Assert.Equal("RuntimeDefault", Manifests.PodSpec(job).Text("securityContext", "seccompProfile", "type"));
+        }
+        foreach (var container in new[] { agent, Manifests.Container(coordinator, "coordinator") })
+        {
+            Assert.Equal("false", container.At("securityContext", "allowPrivilegeEscalation")?.ToString()?.ToLowerInvariant());
+            Assert.Equal(["ALL"], container.List("securityContext", "capabilities", "drop").Select(c => c?.ToString()));
+        }
+    }
+
     /// <summary>A Service's port named http, the one experiments and probes use.</summary>
     private static object? HttpPort(object? service) =>
         Assert.Single(service.List("spec", "ports"), port => port.Text("name") == "http");

@@ -16,15 +16,20 @@ public sealed class DistributedRamp(string request, AgentCoordinator coordinator
     public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
     {
         var released = Stopwatch.GetTimestamp();
+        var releasedUtc = DateTimeOffset.UtcNow;
         var outcomes = await coordinator.RunVariantAsync(
             segment => AgentWire.AssignmentFor(context.Key, context.BaseAddress, request, context.Load, segment),
-            () => released = Stopwatch.GetTimestamp(),
+            () => (released, releasedUtc) = (Stopwatch.GetTimestamp(), DateTimeOffset.UtcNow),
             cancellationToken);
         var result = AgentMerge.Merge(context.Key, request, context.Load.Shape, outcomes);
         foreach (var row in result.Intervals)
         {
             context.Progress(row, null);
         }
-        return context.Observed is { } observed ? result with { Telemetry = observed.RowsSince(context.Key, released) } : result;
+        // The pool series: the observer's rows, else the API's own per-second history for the span the agents ran.
+        IReadOnlyList<TelemetryRow>? telemetry = context.Observed is { } observed ? observed.RowsSince(context.Key, released)
+            : context.Telemetry is { } http ? await VariantRunner.RecordedDuringAsync(http, context.Key, releasedUtc, result.ElapsedSeconds, cancellationToken)
+            : null;
+        return result with { Telemetry = telemetry ?? [] };
     }
 }

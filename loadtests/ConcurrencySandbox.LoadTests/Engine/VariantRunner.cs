@@ -269,7 +269,7 @@ public static class VariantRunner
     /// The API's own per-second history for the variant's span, preferred to the live samples: those are served by
     /// the pool being measured, so a starving API answers them late or not at all. Null or empty when the API has no history for it.
     /// </summary>
-    private static async Task<TelemetryRow[]?> RecordedDuringAsync(
+    internal static async Task<TelemetryRow[]?> RecordedDuringAsync(
         SandboxClient client, VariantKey variant, DateTimeOffset startedUtc, double elapsedSeconds, CancellationToken cancellationToken)
     {
         var history = await client.GetTelemetryHistoryAsync(HistoryTimeout, cancellationToken);

@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
-using ConcurrencySandbox.Contracts.Hosting;
+using ConcurrencySandbox.Platform.Hosting;
 using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.Engine;
 

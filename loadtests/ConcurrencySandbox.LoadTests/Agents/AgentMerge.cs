@@ -6,21 +6,6 @@ using HdrHistogram;
 namespace ConcurrencySandbox.LoadTests.Agents;
 
 /// <summary>
-/// One agent's row in the report: its requests, its CPU use against its processors, and the fault that ended it, if
-/// any. "Client-bound" when its CPU was at its limit: the merged throughput is then a lower bound on the server's capacity.
-/// </summary>
-public sealed record AgentRow(int Index, string Host, long Requests, double CpuSeconds, double ElapsedSeconds, int ProcessorCount, string? Fault)
-{
-    /// <summary>At or above this share of its processors an agent counts as client-bound.</summary>
-    public const double ClientBoundPercent = 90;
-
-    /// <summary>CPU used as a percentage of the agent's processors over its run (0 when it never ran).</summary>
-    public double CpuPercent => ElapsedSeconds > 0 && ProcessorCount > 0 ? CpuSeconds / ElapsedSeconds / ProcessorCount * 100 : 0;
-
-    public bool ClientBound => CpuPercent >= ClientBoundPercent;
-}
-
-/// <summary>
 /// The agents' intervals merged into one variant result, exactly: each full interval's histograms decoded and added
 /// (HdrHistogram's merge loses nothing, so the percentiles are those of one histogram of every request), steps and totals
 /// through the same <see cref="IntervalSeries"/> and recorder a single runner uses, the partial tails merged into one

@@ -1,6 +1,6 @@
 using System.Globalization;
 using System.Net;
-using ConcurrencySandbox.Contracts.Hosting;
+using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Agents;
 

@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Net;
-using ConcurrencySandbox.Contracts.Hosting;
-using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.Platform.Hosting;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Agents;

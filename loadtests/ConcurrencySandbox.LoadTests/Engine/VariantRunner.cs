@@ -87,7 +87,7 @@ public sealed record VariantResult(
     public IReadOnlyList<VariantFigure> Figures { get; init; } = [];
 
     /// <summary>The load agents that ran this variant, one row each (empty for a single runner).</summary>
-    public IReadOnlyList<Agents.AgentRow> Agents { get; init; } = [];
+    public IReadOnlyList<AgentRow> Agents { get; init; } = [];
 
     /// <summary>Where the runtime's figures (the pool series) came from, as the report names it: the observer and its channel, an HTTP endpoint, or none and why.</summary>
     public string? TelemetrySource { get; init; }

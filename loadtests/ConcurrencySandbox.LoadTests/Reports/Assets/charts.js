@@ -203,8 +203,8 @@
     const throughputColumns = [];
     for (const { v } of groups) {
       latencySeries.push(
-        { label: `${v.name} p99`, variant: v.name, stroke: v.color, width: 2, value: (u, y) => formatMs(y) },
-        { label: `${v.name} p50`, variant: v.name, stroke: v.color, width: 1.5, dash: [6, 4], value: (u, y) => formatMs(y) },
+        { label: `${v.name} p99`, variant: v.name, stroke: v.color, width: 2, value: (u, y, s, i) => (i == null ? "--" : formatMs(y)) },
+        { label: `${v.name} p50`, variant: v.name, stroke: v.color, width: 1.5, dash: [6, 4], value: (u, y, s, i) => (i == null ? "--" : formatMs(y)) },
         {
           label: `${v.name} timed out (at least)`, variant: v.name, stroke: v.color, paths: () => null,
           points: { show: true, size: 12, width: 2, fill: "#ffffff", paths: shapedPoints("triangle") },

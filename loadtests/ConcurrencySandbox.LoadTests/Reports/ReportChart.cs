@@ -223,7 +223,7 @@ public static class ReportChart
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 
-    private static string LoadLabel(string loadUnit) => loadUnit switch
+    public static string LoadLabel(string loadUnit) => loadUnit switch
     {
         "rate" => "arrival rate (req/s)",
         "burst" => "requests in flight",

@@ -116,7 +116,8 @@ public static class ReportWriter
         };
         var page = new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
             .Paragraph(r.Finding.Verdict, verdictClass)
-            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Total.Failed > 0) ? "outcomes failed" : "outcomes")
+            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Total.Failed > 0) ? "outcomes failed" : "outcomes");
+        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r.Experiment, r.Seed, r.Profile, r.Variants, r.Machine, r.ApiProcessorCount)), r.Variants)
             .Figures(evidenceSvgs)
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
             .Table(SeedTable(r))
@@ -146,6 +147,33 @@ public static class ReportWriter
             .Figures(chartSvgs)
             .ToString();
     }
+
+    /// <summary>
+    /// The interactive charts that open a report: the response curve with each variant's knee (a stepped load), then
+    /// every variant's latency on one time axis (more than one variant of a load run).
+    /// </summary>
+    public static HtmlPage InteractiveCharts(HtmlPage page, string title, IReadOnlyList<VariantResult> variants)
+    {
+        if (ResponseCurveModel.Of(title, variants) is { } curves)
+        {
+            page = page.Heading(2, "Response curve")
+                .Chart(ResponseCurveModel.Kind, ChartAssets.ToJson(curves))
+                .List(KneeLines(curves));
+        }
+        if (variants.Count > 1 && variants.All(v => v.LoadUnit != "burst") && TimeSeriesModel.LatencyOverTime(title, variants) is { } overTime)
+        {
+            page = page.Heading(2, "Every variant on one time axis").Chart(TimeSeriesModel.Kind, ChartAssets.ToJson(overTime));
+        }
+        return page;
+    }
+
+    /// <summary>Each variant's knee in words: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
+    public static IReadOnlyList<string> KneeLines(ResponseCurveModel curves) =>
+    [
+        .. curves.Variants.Select(c => c.Knee is { } knee
+            ? Invariant($"{c.Name}: knee at {c.Points[knee.Index].Load:0.##} {curves.LoadUnit} ({knee.Reason})")
+            : Invariant($"{c.Name}: no knee up to {c.Points[^1].Load:0.##} {curves.LoadUnit} (p99 within {ResponseCurve.LatencyKneeFactor:0} x unloaded, throughput growing with the load)")),
+    ];
 
     private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed; with timed-out requests it is a lower bound, marked \u2265. Peak threads and queue: the highest values the API recorded while the variant ran.";
 

@@ -62,7 +62,15 @@ public sealed class HtmlPage
         @media print{body{max-width:none;margin:0}h2{break-after:avoid}figure,table{break-inside:avoid}}
         """;
 
+    private const string ChartStyle = """
+        .chart{margin:1em 0}.chart-title{font-weight:bold;margin-bottom:.3em}
+        .chart-variants button{margin:0 .4em .4em 0;padding:.2em .6em;border:2px solid;border-radius:4px;background:#fff;cursor:pointer}
+        .chart-variants button[aria-pressed=false]{opacity:.45;text-decoration:line-through}
+        .u-legend{font-size:.85em;text-align:left}.u-title{font-size:1em !important;font-weight:normal !important}
+        """;
+
     private readonly string _title;
+    private bool _hasCharts;
     private readonly StringBuilder _body = new();
 
     public HtmlPage(string title)
@@ -89,8 +97,20 @@ public sealed class HtmlPage
 
     public HtmlPage Figures(IEnumerable<string> svgs) => svgs.Aggregate(this, (page, svg) => page.Figure(svg));
 
+    /// <summary>
+    /// An interactive chart that <c>Assets/charts.js</c> draws from its JSON model (<see cref="ResponseCurveModel"/>, <see cref="TimeSeriesModel"/>); the page
+    /// then inlines uPlot and charts.js once, so it still fetches nothing.
+    /// </summary>
+    public HtmlPage Chart(string kind, string modelJson)
+    {
+        _hasCharts = true;
+        return Append($"<div class=\"chart\" data-chart=\"{kind}\"><script type=\"application/json\">{modelJson}</script><noscript>This interactive chart needs JavaScript; the same figures are in the tables and the SVG charts below.</noscript></div>");
+    }
+
     public override string ToString() =>
-        $"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{Encode(_title)}</title>\n<style>{Style}</style>\n</head>\n<body>\n{_body}</body>\n</html>\n";
+        $"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{Encode(_title)}</title>\n<style>{Style}{(_hasCharts ? ChartStyle + ChartAssets.UPlotCss : "")}</style>\n</head>\n<body>\n{_body}{(_hasCharts ? ChartScripts : "")}</body>\n</html>\n";
+
+    private static string ChartScripts => $"<script>{ChartAssets.UPlotJs}</script>\n<script>{ChartAssets.ChartsJs}</script>\n<script>Charts.renderAll(document);</script>\n";
 
     private HtmlPage Append(string html)
     {

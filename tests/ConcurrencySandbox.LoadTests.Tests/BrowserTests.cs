@@ -60,6 +60,8 @@ public sealed class BrowserTests : IDisposable
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
         ReportWriter.Write(_out, report, RunnerCommandLine.Format(["fanout", "--profile", "quick"]));
         var page = await OpenAsync(new Uri(Path.Combine(_out, "report.html")).AbsoluteUri);
+        // On a loaded machine Playwright can answer before the page's inline scripts ran: wait for both charts.
+        await page.Page.WaitForFunctionAsync("() => window.Charts && Charts.instances.length === 2", null, new() { Timeout = 60_000 });
         Assert.Empty(page.ConsoleErrors);
 
         // Charts.instances[0] is the response curve; its second plot is throughput, one value per step and variant.
@@ -82,6 +84,8 @@ public sealed class BrowserTests : IDisposable
             "() => Charts.instances[0].plots.flatMap(u => u.series.slice(1).filter(s => s.show).map(s => s.label))");
         Assert.DoesNotContain(shown, label => label.StartsWith("threadpool ", StringComparison.Ordinal));
         Assert.Contains("async p99", shown);
+        // Wide tables scroll inside themselves: the page is never wider than the window.
+        Assert.True(await page.Page.EvaluateAsync<bool>("() => document.documentElement.scrollWidth <= window.innerWidth"));
         Assert.Empty(page.ConsoleErrors);
         Assert.Equal([page.Url], page.Requests);
         await page.ScreenshotAsync("response-curve.png");

@@ -10,7 +10,8 @@ public sealed partial class ReportHtmlTests : IDisposable
     private readonly string _out = Path.Combine(Path.GetTempPath(), "report-html-" + Guid.NewGuid().ToString("N"));
 
     // Inline scripts (the vendored chart code, chart models as JSON) are allowed; a script with a src is not.
-    [GeneratedRegex(@"(?:src|href|xlink:href)\s*=|url\(|@import|<script(?!>|\s+type=""application/json"">)|<link|<img|<iframe|<object|<embed", RegexOptions.IgnoreCase)]
+    // Links to the report's own files by relative name (href="curves.csv") are followed only when clicked.
+    [GeneratedRegex(@"(?:src|xlink:href)\s*=|href\s*=\s*""(?![\w.-]+(?:/[\w.-]+)*"")|url\(|@import|<script(?!>|\s+type=""application/json"">)|<link|<img|<iframe|<object|<embed", RegexOptions.IgnoreCase)]
     private static partial Regex ExternalReference();
 
     [Fact]

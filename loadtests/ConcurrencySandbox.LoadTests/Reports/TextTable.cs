@@ -52,7 +52,7 @@ public sealed class HtmlPage
     private const string Style = """
         body{font-family:sans-serif;max-width:1040px;margin:1.5em auto;padding:0 1em;color:#111;line-height:1.4}
         h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
-        table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
+        table{border-collapse:collapse;margin:.6em 0;font-size:.92em;display:block;max-width:100%;overflow-x:auto}
         th,td{border:1px solid #bbb;padding:.25em .5em;vertical-align:top}th{background:#f0f0f0;text-align:left}
         td.num{text-align:right;font-variant-numeric:tabular-nums}td.flag{background:#fde2e1;font-weight:bold}
         .verdict{font-size:1.15em;padding:.6em .8em;border-left:6px solid #555;background:#f6f6f6}
@@ -89,8 +89,15 @@ public sealed class HtmlPage
     public HtmlPage List(IEnumerable<string> items, string? cssClass = null) =>
         Append((cssClass is null ? "<ul>" : $"<ul class=\"{cssClass}\">") + string.Concat(items.Select(i => $"<li>{Encode(i)}</li>")) + "</ul>");
 
-    /// <summary>The table, or nothing when there is none.</summary>
-    public HtmlPage Table(TextTable? table) => table is null ? this : Append(table.ToHtml());
+    /// <summary>The table, or nothing when there is none; folded under <paramref name="summary"/> when it has more than <paramref name="foldAbove"/> rows.</summary>
+    public HtmlPage Table(TextTable? table, int foldAbove = int.MaxValue, string summary = "") =>
+        table is null ? this
+        : table.Rows.Count > foldAbove ? Append($"<details><summary>{Encode(summary)}: {table.Rows.Count} rows (click to open)</summary>\n{table.ToHtml()}</details>")
+        : Append(table.ToHtml());
+
+    /// <summary>Links to files beside the page (relative names only: opening the page fetches none of them).</summary>
+    public HtmlPage Links(string lead, IEnumerable<string> files) =>
+        Append($"<p>{Encode(lead)}{string.Join(", ", files.Select(f => $"<a href=\"{Encode(f)}\">{Encode(f)}</a>"))}.</p>");
 
     /// <summary>An inline SVG produced by <see cref="SvgChart"/> (trusted markup, not text).</summary>
     public HtmlPage Figure(string svg) => Append($"<figure>{svg}</figure>");

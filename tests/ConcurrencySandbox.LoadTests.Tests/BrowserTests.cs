@@ -55,6 +55,43 @@ public sealed class BrowserTests : IDisposable
     }
 
     [FactWhenChromiumIsInstalled]
+    public async Task ResponseCurveHasAPointPerStepAndVariantShowsValuesOnHoverAndHidesAVariantFromItsButton()
+    {
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
+        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["fanout", "--profile", "quick"]));
+        var page = await OpenAsync(new Uri(Path.Combine(_out, "report.html")).AbsoluteUri);
+        // On a loaded machine Playwright can answer before the page's inline scripts ran: wait for both charts.
+        await page.Page.WaitForFunctionAsync("() => window.Charts && Charts.instances.length === 2", null, new() { Timeout = 60_000 });
+        Assert.Empty(page.ConsoleErrors);
+
+        // Charts.instances[0] is the response curve; its second plot is throughput, one value per step and variant.
+        var points = await page.Page.EvaluateAsync<int[]>(
+            "() => { const c = Charts.instances[0], u = c.plots[1]; return c.model.variants.map(v => u.data[u.series.findIndex(s => s.label === v.name + ' ok/s')].filter(y => y != null).length); }");
+        Assert.Equal(report.Variants.Select(v => v.Steps.Count(s => s.Load > 0)), points);
+        var timedOutMarks = await page.Page.EvaluateAsync<int>(
+            "() => { const u = Charts.instances[0].plots[0]; return u.data[u.series.findIndex(s => s.label === 'threadpool timed out (at least)')].filter(y => y != null).length; }");
+        Assert.True(timedOutMarks > 0, "threadpool's timed-out requests are drawn as lower-bound marks");
+
+        const string legendOf = "() => [...document.querySelectorAll('.chart')[0].querySelectorAll('.u-legend')[0].querySelectorAll('tr')].map(tr => tr.textContent)";
+        var before = await page.Page.EvaluateAsync<string[]>(legendOf);
+        await page.Page.Locator(".chart .u-over").First.HoverAsync();
+        var hovered = await page.Page.EvaluateAsync<string[]>(legendOf);
+        Assert.Contains(hovered, row => row.StartsWith("async p99", StringComparison.Ordinal) && row.EndsWith(" ms", StringComparison.Ordinal));
+        Assert.NotEqual(before, hovered);
+
+        await page.Page.Locator("button.chart-variant[data-variant='threadpool']").First.ClickAsync();
+        var shown = await page.Page.EvaluateAsync<string[]>(
+            "() => Charts.instances[0].plots.flatMap(u => u.series.slice(1).filter(s => s.show).map(s => s.label))");
+        Assert.DoesNotContain(shown, label => label.StartsWith("threadpool ", StringComparison.Ordinal));
+        Assert.Contains("async p99", shown);
+        // Wide tables scroll inside themselves: the page is never wider than the window.
+        Assert.True(await page.Page.EvaluateAsync<bool>("() => document.documentElement.scrollWidth <= window.innerWidth"));
+        Assert.Empty(page.ConsoleErrors);
+        Assert.Equal([page.Url], page.Requests);
+        await page.ScreenshotAsync("response-curve.png");
+    }
+
+    [FactWhenChromiumIsInstalled]
     public async Task SwaggerUiRendersItsOperationsFromItsOwnOriginOnly()
     {
         await using var api = await ApiProcess.StartAsync(new ApiLaunch(new Dictionary<string, string>()), CancellationToken.None);

@@ -97,8 +97,12 @@ public sealed record VariantResult(
     public SentSummary SentAtPeak()
     {
         var (fromSeconds, toSeconds) = PeakStep();
-        return SentSummary.Of(Sent.Where(s => s.FromSeconds >= fromSeconds - LatencyRecorder.SentSliceSeconds / 2 && s.FromSeconds < toSeconds - LatencyRecorder.SentSliceSeconds / 2));
+        return SentBetween(fromSeconds, toSeconds);
     }
+
+    /// <summary>The requests sent between two times (seconds since the variant began, to the nearest slice), wherever they ended.</summary>
+    public SentSummary SentBetween(double fromSeconds, double toSeconds) =>
+        SentSummary.Of(Sent.Where(s => s.FromSeconds >= fromSeconds - LatencyRecorder.SentSliceSeconds / 2 && s.FromSeconds < toSeconds - LatencyRecorder.SentSliceSeconds / 2));
 
     /// <summary>Mean latency of the completed requests sent during the peak step; NaN when none completed. See <see cref="SentAtPeak"/> for those that did not.</summary>
     public double PeakLoadMeanMs => SentAtPeak().CompletedMeanMs;

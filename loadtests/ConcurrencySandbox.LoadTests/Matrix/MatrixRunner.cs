@@ -207,23 +207,26 @@ public static class MatrixRunner
     /// work dwarfs Task.Run's overhead and any gain could only come from running the two units in parallel; only when
     /// that row passed its checks (no figure impossible or inconclusive).
     /// </summary>
+    /// <summary>How reports name it, defined where it appears: seed 004's third hypothesis.</summary>
+    public const string Hypothesis3Name = "Hypothesis 3 of seed 004 (Task.Run brings no gain on one core)";
+
     public static string Hypothesis3(IReadOnlyList<CoreCountRun> runs)
     {
         var one = runs.FirstOrDefault(r => r.Cpus == 1 && r.SkippedBecause is null && r.Sweep.Count > 0);
         if (one is null)
         {
-            return "Hypothesis 3 (no gain on one core) not tested: no compute sweep ran on 1 core.";
+            return $"{Hypothesis3Name} not tested: no compute sweep ran on 1 core.";
         }
         var largest = one.Sweep.MaxBy(r => r.Amount)!;
         var efficiency = largest.Efficiency.Describe("0", " %");
         var failed = Flags(largest, one.ApiProcessorCount ?? one.Cpus).Where(f => f.Excludes).ToList();
         if (failed.Count > 0)
         {
-            return string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) not decided: on 1 core the row at {largest.Amount:N0} cycles did not pass its checks ({string.Join("; ", failed.Select(f => $"{f.Figure} {f.Reason}"))}).");
+            return string.Create(CultureInfo.InvariantCulture, $"{Hypothesis3Name} not decided: on 1 core the row at {largest.Amount:N0} cycles did not pass its checks ({string.Join("; ", failed.Select(f => $"{f.Figure} {f.Reason}"))}).");
         }
         return largest.EfficiencyPercent <= NoGainEfficiencyPercent
-            ? string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) confirmed: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, not above {NoGainEfficiencyPercent:0} % (seed 004: about 100 % at best).")
-            : string.Create(CultureInfo.InvariantCulture, $"Hypothesis 3 (no gain on one core) refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
+            ? string.Create(CultureInfo.InvariantCulture, $"{Hypothesis3Name} confirmed: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, not above {NoGainEfficiencyPercent:0} % (seed 004: about 100 % at best).")
+            : string.Create(CultureInfo.InvariantCulture, $"{Hypothesis3Name} refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
     }
 
     private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs)
@@ -305,9 +308,12 @@ public static class MatrixRunner
         }
         if (fanOuts.Count > 0)
         {
+            page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}", $"Fan-out on {run.Label}", run.FanOut!.Variants));
             page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, delayMs)).Paragraph(StarvedNote(delayMs));
         }
         return page.Heading(2, "Machine and run").List(Setup(runs, options, setup)).Paragraph("Command line:").Preformatted(RunnerCommandLine.Current())
+            .Links("Files of this report: ", ["matrix.md", "matrix.json", "curves.csv", "telemetry.csv", "chart.svg", .. efficiencySvg is null ? Array.Empty<string>() : [EfficiencyFile],
+                .. fanOuts.Select(run => $"fanout-{run.Key}/report.html")])
             .Heading(2, "Charts").Figure(chartSvg).ToString();
     }
 
@@ -321,7 +327,7 @@ public static class MatrixRunner
     ];
 
     private static TextTable SweepTable(List<CoreCountRun> measured) => new(
-        ["Cycles", .. measured.SelectMany(r => new[] { $"{r.Cpus} core{r.LimitSuffix}: Sync (s)", $"{r.Cpus} core{r.LimitSuffix}: Async (s)", $"{r.Cpus} core{r.LimitSuffix}: % Efficiency [95 % CI] n" })],
+        ["Cycles", .. measured.SelectMany(r => new[] { $"{r.Cpus} core{r.LimitSuffix}: Sync", $"{r.Cpus} core{r.LimitSuffix}: Async", $"{r.Cpus} core{r.LimitSuffix}: % Efficiency [95 % CI] n" })],
         [.. measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order().Select(amount => (IReadOnlyList<string>)
         [
             amount.ToString("N0", CultureInfo.InvariantCulture),
@@ -361,13 +367,26 @@ public static class MatrixRunner
         fanOuts.Select(run => $"{run.Label}: {run.FanOut!.Finding.Verdict} {ReportWriter.OutcomeLine(run.FanOut)} (details in fanout-{run.Key}/report.html)");
 
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
+    /// <summary>A duration in the unit that keeps it readable, 4 significant digits: "40 ns", "8.833 us", "1.25 ms", "2.5 s" (never "4E-08").</summary>
+    public static string Duration(double seconds)
+    {
+        var (value, unit) = Math.Abs(seconds) switch
+        {
+            >= 1 or 0 => (seconds, "s"),
+            >= 1e-3 => (seconds * 1e3, "ms"),
+            >= 1e-6 => (seconds * 1e6, "us"),
+            _ => (seconds * 1e9, "ns"),
+        };
+        return unit == "s" ? string.Create(CultureInfo.InvariantCulture, $"{value:0.###} s") : string.Create(CultureInfo.InvariantCulture, $"{value:G4} {unit}");
+    }
+
     private static string[] SweepCells(ComparisonRow row, int cores)
     {
         var flags = Flags(row, cores);
         return
         [
-            string.Create(CultureInfo.InvariantCulture, $"{row.SyncSeconds:G4}{FigureChecks.MarkOf(flags, FigureChecks.SyncFigure)}"),
-            string.Create(CultureInfo.InvariantCulture, $"{row.TaskRunSeconds:G4}{FigureChecks.MarkOf(flags, FigureChecks.TaskRunFigure)}"),
+            $"{Duration(row.SyncSeconds)}{FigureChecks.MarkOf(flags, FigureChecks.SyncFigure)}",
+            $"{Duration(row.TaskRunSeconds)}{FigureChecks.MarkOf(flags, FigureChecks.TaskRunFigure)}",
             string.Create(CultureInfo.InvariantCulture, $"{row.EfficiencyPercent:0.#} {row.Efficiency.Interval("0.#")} n={row.Efficiency.Count}{FigureChecks.MarkOf(flags, FigureChecks.EfficiencyFigure)}{FigureChecks.MarkOf(flags, FigureChecks.MachineFigure)}"),
         ];
     }

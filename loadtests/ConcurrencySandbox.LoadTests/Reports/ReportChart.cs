@@ -98,13 +98,51 @@ public static class ReportChart
         var variantAxis = new ChartAxis("variant", TickLabel: x => x >= 1 && x <= names.Count && x == Math.Floor(x) ? names[(int)x - 1] : "", Counts: true);
         return SvgChart.Render([chart.Title], variantAxis,
         [
-            new ChartPanel($"{chart.Title} ({chart.Unit})", new ChartAxis(chart.Unit), null,
+            // A count has no unit: no empty "()" in the title, the axis says "count".
+            new ChartPanel(chart.Unit.Length == 0 ? chart.Title : $"{chart.Title} ({chart.Unit})", new ChartAxis(chart.Unit.Length == 0 ? "count" : chart.Unit), null,
             [
-                .. chart.Values.Select((v, i) => new ChartSeries(Invariant($"{v.Name}: {v.Value:0.###} {chart.Unit}"), [(i + 0.6, double.NaN), (i + 1.4, v.Value)], VariantPalette.ColorOf(v.Name.Split('@')[0]), Axis.Left, Stroke.Bars)),
+                .. chart.Values.Select((v, i) => new ChartSeries(Invariant($"{v.Name}: {v.Value:0.###} {chart.Unit}").TrimEnd(), [(i + 0.6, double.NaN), (i + 1.4, v.Value)], VariantPalette.ColorOf(v.Name.Split('@')[0]), Axis.Left, Stroke.Bars)),
                 .. chart.SeedLines.Select(s => new ChartSeries(s.Name, [(0.0, s.Value), (right, s.Value)], VariantPalette.LoadColor, Axis.Left, Stroke.Dashed)),
             ],
             Height: 200),
         ]);
+    }
+
+    /// <summary>
+    /// The response curves as a static chart: latency against the offered load (log, p99 solid, p50 dashed), timed-out
+    /// requests as hollow up-triangles at the time they were given up after (a lower bound, never a latency), then ok
+    /// answers per second; each variant's knee a filled diamond on both panels.
+    /// </summary>
+    public static string ResponseCurves(IReadOnlyList<string> titleLines, ResponseCurveModel model)
+    {
+        (double X, double Y)[] Line(ResponseCurve c, Func<CurvePoint, double?> value) => [.. c.Points.Select(p => (p.Load, value(p) ?? double.NaN))];
+        ChartMarkers Knee(ResponseCurve c, Func<CurvePoint, double?> value) =>
+            new($"{c.Name} knee", c.Knee is { } k && value(c.Points[k.Index]) is { } y ? [(c.Points[k.Index].Load, y)] : [], c.Color, MarkerShape.Diamond, Filled: true);
+        var latencies = model.Variants.SelectMany(c => c.Points).SelectMany(p => new[] { p.P50Ms, p.P99Ms, p.TimedOutAtLeastMs }).OfType<double>().Where(ms => ms > 0).ToList();
+        var latency = new ChartPanel(
+            "Latency against the offered load: p99 solid, p50 dashed (log scale); hollow triangles: timed out, at least that long; diamonds: knee",
+            new ChartAxis("latency (log scale)", Log: true, SvgChart.Milliseconds, Span: (latencies.DefaultIfEmpty(1).Min(), latencies.DefaultIfEmpty(10).Max())),
+            null,
+            [.. model.Variants.SelectMany(c => new[]
+            {
+                new ChartSeries($"{c.Name} p99", Line(c, p => p.P99Ms), c.Color, Axis.Left, Stroke.Solid),
+                new ChartSeries($"{c.Name} p50", Line(c, p => p.P50Ms), c.Color, Axis.Left, Stroke.Dashed),
+            })],
+            Height: 280,
+            Markers:
+            [
+                .. model.Variants.Select(c => new ChartMarkers($"{c.Name} timed out (at least)", [.. c.Points.Where(p => p.TimedOutAtLeastMs is not null).Select(p => (p.Load, p.TimedOutAtLeastMs!.Value))], c.Color, MarkerShape.TriangleUp, Filled: false))
+                    .Where(m => m.Points.Count > 0),
+                .. model.Variants.Select(c => Knee(c, p => p.P99Ms ?? p.TimedOutAtLeastMs)).Where(m => m.Points.Count > 0),
+            ]);
+        var throughput = new ChartPanel(
+            "Throughput against the offered load: ok answers per second; diamonds: knee",
+            new ChartAxis("ok answers / s"),
+            null,
+            [.. model.Variants.Select(c => new ChartSeries($"{c.Name} ok/s", Line(c, p => p.OkPerSecond), c.Color, Axis.Left, Stroke.Solid))],
+            Height: 200,
+            Markers: [.. model.Variants.Select(c => Knee(c, p => p.OkPerSecond)).Where(m => m.Points.Count > 0)]);
+        return SvgChart.Render(titleLines, new ChartAxis(model.LoadLabel, Counts: model.LoadUnit != "req/s"), [latency, throughput]);
     }
 
     /// <summary>The spans every panel of a kind shares, so small multiples compare by eye.</summary>
@@ -223,7 +261,7 @@ public static class ReportChart
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 
-    private static string LoadLabel(string loadUnit) => loadUnit switch
+    public static string LoadLabel(string loadUnit) => loadUnit switch
     {
         "rate" => "arrival rate (req/s)",
         "burst" => "requests in flight",

@@ -13,8 +13,8 @@ public static class ReportWriter
     {
         Directory.CreateDirectory(folder);
         var chart = ReportChart.Render(report);
-        var distribution = ReportChart.Distribution(
-            ReportChart.Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount), report.Variants);
+        var title = ReportChart.Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount);
+        var distribution = ReportChart.Distribution(title, report.Variants);
         File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "summary.json"), ReportSummary.Of(report, commandLine).ToJson());
@@ -24,6 +24,10 @@ public static class ReportWriter
         {
             File.WriteAllText(Path.Combine(folder, "distribution.svg"), distribution);
         }
+        if (ResponseCurveModel.Of(title[0], report.Variants) is { } curves)
+        {
+            File.WriteAllText(Path.Combine(folder, ResponseCurveFile), ReportChart.ResponseCurves(title, curves));
+        }
         var evidence = report.Evidence.Select(ReportChart.Evidence).ToList();
         for (var i = 0; i < evidence.Count; i++)
         {
@@ -31,6 +35,9 @@ public static class ReportWriter
         }
         File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(report, commandLine, evidence, [chart, .. distribution is null ? Array.Empty<string>() : [distribution]]));
     }
+
+    /// <summary>The static response curve, for summary.md and the README (report.html draws the interactive one).</summary>
+    public const string ResponseCurveFile = "response-curve.svg";
 
     public static string CurvesCsv(IEnumerable<VariantResult> variants)
     {
@@ -68,6 +75,13 @@ public static class ReportWriter
         md.AppendLine();
         md.AppendLine($"Command: `{commandLine}`. The same report with its charts inline: [report.html](report.html).");
         md.AppendLine();
+        if (ResponseCurveModel.Of(r.Experiment, r.Variants) is { } curves)
+        {
+            md.AppendLine($"![response curve]({ResponseCurveFile})");
+            md.AppendLine();
+            md.AppendJoin('\n', KneeLines(curves).Select(line => $"- {line}")).AppendLine();
+            md.AppendLine();
+        }
         for (var i = 1; i <= r.Evidence.Count; i++)
         {
             md.AppendLine(Invariant($"![{r.Evidence[i - 1].Title}](evidence-{i}.svg)"));
@@ -114,9 +128,10 @@ public static class ReportWriter
             Outcome.NotReproduced => "verdict not",
             _ => "verdict",
         };
-        var page = new HtmlPage(Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile})"))
+        var page = new HtmlPage(PageTitle(r))
             .Paragraph(r.Finding.Verdict, verdictClass)
-            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Total.Failed > 0) ? "outcomes failed" : "outcomes")
+            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Total.Failed > 0) ? "outcomes failed" : "outcomes");
+        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r.Experiment, r.Seed, r.Profile, r.Variants, r.Machine, r.ApiProcessorCount)), r.Variants)
             .Figures(evidenceSvgs)
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
             .Table(SeedTable(r))
@@ -126,7 +141,7 @@ public static class ReportWriter
             .Table(FiguresTable(r))
             .Heading(2, "Outcomes: status codes and errors")
             .Table(OutcomeTable(r))
-            .Table(StepTable(r))
+            .Table(StepTable(r), foldAbove: FoldedStepRows, summary: "Per step")
             .Paragraph(PeakNote);
         return ObserverSection.AppendTo(page, r)
             .Heading(2, "Thresholds")
@@ -140,11 +155,58 @@ public static class ReportWriter
                 Invariant($"Started {r.StartedAt:u} against {r.Target}."),
                 $"Load shape: {r.LoadShape}.",
             ])
+            .Links("Files of this report: ", ReportFiles(r))
             .Paragraph("Command line:")
             .Preformatted(commandLine)
             .Heading(2, "Charts")
             .Figures(chartSvgs)
             .ToString();
+    }
+
+    /// <summary>
+    /// The interactive charts that open a report: the response curve with each variant's knee (a stepped load), then
+    /// every variant's latency on one time axis (more than one variant of a load run).
+    /// </summary>
+    public static HtmlPage InteractiveCharts(HtmlPage page, string title, IReadOnlyList<VariantResult> variants)
+    {
+        page = ResponseCurveSection(page, "Response curve", title, variants);
+        if (variants.Count > 1 && variants.All(v => v.LoadUnit != "burst") && TimeSeriesModel.LatencyOverTime(title, variants) is { } overTime)
+        {
+            page = page.Heading(2, "Every variant on one time axis").Chart(TimeSeriesModel.Kind, ChartAssets.ToJson(overTime));
+        }
+        return page;
+    }
+
+    /// <summary>The interactive response curve under its heading, then each variant's knee in words; the page unchanged when the load was not stepped.</summary>
+    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, string title, IReadOnlyList<VariantResult> variants) =>
+        ResponseCurveModel.Of(title, variants) is { } curves
+            ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, ChartAssets.ToJson(curves)).List(KneeLines(curves))
+            : page;
+
+    /// <summary>Each variant's knee in words: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
+    public static IReadOnlyList<string> KneeLines(ResponseCurveModel curves) =>
+    [
+        .. curves.Variants.Select(c => c.Knee is { } knee
+            ? Invariant($"{c.Name}: knee at {c.Points[knee.Index].Load:0.##} {curves.LoadUnit} ({knee.Reason})")
+            : Invariant($"{c.Name}: no knee up to {c.Points[^1].Load:0.##} {curves.LoadUnit} (p99 within {ResponseCurve.LatencyKneeFactor:0} x unloaded, throughput growing with the load)")),
+    ];
+
+    /// <summary>The report folder's other files, as report.html links them.</summary>
+    private static IEnumerable<string> ReportFiles(ExperimentReport r) =>
+    [
+        "curves.csv", "telemetry.csv", "summary.json", "summary.md", "chart.svg",
+        .. ResponseCurve.Of(r.Variants).Count > 0 ? [ResponseCurveFile] : Array.Empty<string>(),
+        .. r.Variants.Any(v => v.Distribution.Count > 0) ? ["distribution.svg"] : Array.Empty<string>(),
+        .. Enumerable.Range(1, r.Evidence.Count).Select(i => Invariant($"evidence-{i}.svg")),
+    ];
+
+    /// <summary>report.html's heading: the seed, experiment and profile, the peak load ("2000 clients") and the API's core count, so two reports never read the same.</summary>
+    public static string PageTitle(ExperimentReport r)
+    {
+        var peak = r.Variants.MaxBy(v => v.PeakLoad);
+        var load = peak is null || peak.LoadUnit == "burst" ? "" : Invariant($", up to {peak.PeakLoad:0.##} {(peak.LoadUnit == "rate" ? "req/s" : peak.LoadUnit)}");
+        var cores = r.ApiProcessorCount is { } n ? Invariant($", API on {n} core{(n == 1 ? "" : "s")}") : "";
+        return Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile}){load}{cores}");
     }
 
     private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed; with timed-out requests it is a lower bound, marked \u2265. Peak threads and queue: the highest values the API recorded while the variant ran.";
@@ -175,15 +237,31 @@ public static class ReportWriter
             .Select(o => (IReadOnlyList<string>)[v.Key.Label, o.What, Invariant($"{o.Count}")]))],
         new HashSet<int> { 2 });
 
-    /// <summary>One row per step of a stepped load (users, rate, p50, p99, failed); null when no variant had more than one step.</summary>
+    /// <summary>
+    /// One row per step of a stepped load (users, rate, p50, p99, failed), then the partial tail after the last full
+    /// interval (the drain: its requests count, so each variant's rows add up to its total); a step in which no request
+    /// got an answer reads "no answer", not a latency of 0. Null when no variant had more than one step.
+    /// </summary>
     public static TextTable? StepTable(ExperimentReport r) => r.Variants.All(v => v.Steps.Count < 2) ? null : new TextTable(
         ["variant", "load", "seconds", "requests", "RPS", "p50 (ms)", "p99 (ms)", "failed", "timed out"],
-        [.. r.Variants.SelectMany(v => v.Steps.Select(s => (IReadOnlyList<string>)
-        [
-            v.Key.Label, Invariant($"{s.Load:0.##} {v.LoadUnit}"), Invariant($"{s.FromSeconds:0.#}-{s.ToSeconds:0.#}"), Invariant($"{s.Stats.Requests}"),
-            Invariant($"{s.RequestsPerSecond:0.##}"), Invariant($"{s.Stats.P50Ms:0.#}"), Invariant($"{s.Stats.P99Ms:0.#}"), Invariant($"{s.Stats.Failed}"), Invariant($"{s.Stats.TimedOut}"),
-        ]))],
+        [.. r.Variants.SelectMany(v => v.Steps.Select(s => StepCells(v, Invariant($"{s.Load:0.##} {v.LoadUnit}"), s.FromSeconds, s.ToSeconds, s.Stats, Invariant($"{s.RequestsPerSecond:0.##}")))
+            .Concat(v.Intervals.LastOrDefault() is { Partial: true, Stats.Requests: > 0 } tail
+                ? [StepCells(v, "tail (partial interval)", v.Steps.Count > 0 ? v.Steps[^1].ToSeconds : 0, tail.ElapsedSeconds, tail.Stats, "n/a (partial)")]
+                : []))],
         new HashSet<int> { 3, 4, 5, 6, 7, 8 });
+
+    private static IReadOnlyList<string> StepCells(VariantResult v, string load, double fromSeconds, double toSeconds, LatencyStats stats, string rps) =>
+    [
+        v.Key.Label, load, Invariant($"{fromSeconds:0.#}-{toSeconds:0.#}"), Invariant($"{stats.Requests}"), rps,
+        stats.Completed > 0 ? Invariant($"{stats.P50Ms:0.#}") : NoAnswer, stats.Completed > 0 ? Invariant($"{stats.P99Ms:0.#}") : NoAnswer,
+        Invariant($"{stats.Failed}"), Invariant($"{stats.TimedOut}"),
+    ];
+
+    /// <summary>A latency cell of a row in which no request got an answer: there is no latency, and 0 would read as a fast one.</summary>
+    public const string NoAnswer = "no answer";
+
+    /// <summary>Step tables longer than this are folded in report.html (a click opens them); summary.md keeps every row.</summary>
+    public const int FoldedStepRows = 24;
 
     /// <summary>The experiment's own figures (e.g. CPU per request), when it computes any.</summary>
     private static TextTable? FiguresTable(ExperimentReport r)

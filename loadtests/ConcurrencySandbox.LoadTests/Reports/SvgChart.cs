@@ -79,6 +79,9 @@ public static class SvgChart
     private const int XAxisHeight = 40;
     private const int LegendRowHeight = 18;
     private const int LegendColumnWidth = 280;
+    private const int LegendTextLeft = 36;
+    private const int LegendCharacterWidth = 7;
+    private const int LegendColumnGap = 12;
     private const int PanelGap = 22;
     private const int MaxTicks = 6;
     private const int TitleLineHeight = 20;
@@ -241,16 +244,18 @@ public static class SvgChart
         }
 
         var legendTop = bottom + XAxisHeight;
-        var columns = Math.Max(1, (Width - Left) / LegendColumnWidth);
         var entries = panel.Series.Select((s, i) => (Swatch: Swatch(s, hiddenAgainst[i] is not null), s.Name))
             .Concat(markers.Select((m, row) => (Swatch: (Func<int, int, string>)((lx, ly) => MarkerPath(m.Shape, lx + 15, ly, MarkerRadius, m.Color, m.Filled)),
                 Name: asTicks ? Invariant($"{m.Name} ({m.Points.Count}, tick row {row + 1})") : Invariant($"{m.Name} ({m.Points.Count})"))))
             .ToList();
+        // A column as wide as the longest entry (swatch and text at about 7 px a character), so no entry runs into the next.
+        var columnWidth = Math.Max(LegendColumnWidth, entries.Select(e => LegendTextLeft + LegendCharacterWidth * e.Name.Length + LegendColumnGap).DefaultIfEmpty(0).Max());
+        var columns = Math.Max(1, (Width - Left) / columnWidth);
         for (var i = 0; i < entries.Count; i++)
         {
-            var lx = Left + i % columns * LegendColumnWidth;
+            var lx = Left + i % columns * columnWidth;
             var ly = legendTop + i / columns * LegendRowHeight;
-            svg.Append(CultureInfo.InvariantCulture, $"<g class=\"legend\">{entries[i].Swatch(lx, ly)}<text x=\"{lx + 36}\" y=\"{ly + 4}\">{Escape(entries[i].Name)}</text></g>\n");
+            svg.Append(CultureInfo.InvariantCulture, $"<g class=\"legend\">{entries[i].Swatch(lx, ly)}<text x=\"{lx + LegendTextLeft}\" y=\"{ly + 4}\">{Escape(entries[i].Name)}</text></g>\n");
         }
         var notesTop = legendTop + (entries.Count + columns - 1) / columns * LegendRowHeight;
         var noteLines = 0;

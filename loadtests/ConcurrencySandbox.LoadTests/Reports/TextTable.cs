@@ -52,7 +52,7 @@ public sealed class HtmlPage
     private const string Style = """
         body{font-family:sans-serif;max-width:1040px;margin:1.5em auto;padding:0 1em;color:#111;line-height:1.4}
         h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
-        table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
+        table{border-collapse:collapse;margin:.6em 0;font-size:.92em;display:block;max-width:100%;overflow-x:auto}
         th,td{border:1px solid #bbb;padding:.25em .5em;vertical-align:top}th{background:#f0f0f0;text-align:left}
         td.num{text-align:right;font-variant-numeric:tabular-nums}td.flag{background:#fde2e1;font-weight:bold}
         .verdict{font-size:1.15em;padding:.6em .8em;border-left:6px solid #555;background:#f6f6f6}
@@ -62,7 +62,15 @@ public sealed class HtmlPage
         @media print{body{max-width:none;margin:0}h2{break-after:avoid}figure,table{break-inside:avoid}}
         """;
 
+    private const string ChartStyle = """
+        .chart{margin:1em 0}.chart-title{font-weight:bold;margin-bottom:.3em}
+        .chart-variants button{margin:0 .4em .4em 0;padding:.2em .6em;border:2px solid;border-radius:4px;background:#fff;cursor:pointer}
+        .chart-variants button[aria-pressed=false]{opacity:.45;text-decoration:line-through}
+        .u-legend{font-size:.85em;text-align:left}.u-title{font-size:1em !important;font-weight:normal !important}
+        """;
+
     private readonly string _title;
+    private bool _hasCharts;
     private readonly StringBuilder _body = new();
 
     public HtmlPage(string title)
@@ -81,16 +89,35 @@ public sealed class HtmlPage
     public HtmlPage List(IEnumerable<string> items, string? cssClass = null) =>
         Append((cssClass is null ? "<ul>" : $"<ul class=\"{cssClass}\">") + string.Concat(items.Select(i => $"<li>{Encode(i)}</li>")) + "</ul>");
 
-    /// <summary>The table, or nothing when there is none.</summary>
-    public HtmlPage Table(TextTable? table) => table is null ? this : Append(table.ToHtml());
+    /// <summary>The table, or nothing when there is none; folded under <paramref name="summary"/> when it has more than <paramref name="foldAbove"/> rows.</summary>
+    public HtmlPage Table(TextTable? table, int foldAbove = int.MaxValue, string summary = "") =>
+        table is null ? this
+        : table.Rows.Count > foldAbove ? Append($"<details><summary>{Encode(summary)}: {table.Rows.Count} rows (click to open)</summary>\n{table.ToHtml()}</details>")
+        : Append(table.ToHtml());
+
+    /// <summary>Links to files beside the page (relative names only: opening the page fetches none of them).</summary>
+    public HtmlPage Links(string lead, IEnumerable<string> files) =>
+        Append($"<p>{Encode(lead)}{string.Join(", ", files.Select(f => $"<a href=\"{Encode(f)}\">{Encode(f)}</a>"))}.</p>");
 
     /// <summary>An inline SVG produced by <see cref="SvgChart"/> (trusted markup, not text).</summary>
     public HtmlPage Figure(string svg) => Append($"<figure>{svg}</figure>");
 
     public HtmlPage Figures(IEnumerable<string> svgs) => svgs.Aggregate(this, (page, svg) => page.Figure(svg));
 
+    /// <summary>
+    /// An interactive chart that <c>Assets/charts.js</c> draws from its JSON model (<see cref="ResponseCurveModel"/>, <see cref="TimeSeriesModel"/>); the page
+    /// then inlines uPlot and charts.js once, so it still fetches nothing.
+    /// </summary>
+    public HtmlPage Chart(string kind, string modelJson)
+    {
+        _hasCharts = true;
+        return Append($"<div class=\"chart\" data-chart=\"{kind}\"><script type=\"application/json\">{modelJson}</script><noscript>This interactive chart needs JavaScript; the same figures are in the tables and the SVG charts below.</noscript></div>");
+    }
+
     public override string ToString() =>
-        $"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{Encode(_title)}</title>\n<style>{Style}</style>\n</head>\n<body>\n{_body}</body>\n</html>\n";
+        $"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{Encode(_title)}</title>\n<style>{Style}{(_hasCharts ? ChartStyle + ChartAssets.UPlotCss : "")}</style>\n</head>\n<body>\n{_body}{(_hasCharts ? ChartScripts : "")}</body>\n</html>\n";
+
+    private static string ChartScripts => $"<script>{ChartAssets.UPlotJs}</script>\n<script>{ChartAssets.ChartsJs}</script>\n<script>Charts.renderAll(document);</script>\n";
 
     private HtmlPage Append(string html)
     {

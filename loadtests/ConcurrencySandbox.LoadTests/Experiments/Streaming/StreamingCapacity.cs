@@ -161,7 +161,7 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
             var port = await StreamingExperiment.StreamingPortAsync(context, cancellationToken);
             var workload = new CapacityWorkload(load, ramp, port, pinning.Clients, context.Api, measured);
             return await VariantRunner.RunAsync(
-                context.Key, Request, workload, _ => ValueTask.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, telemetryLive: context.TelemetryLive);
+                context.Key, Request, workload, _ => ValueTask.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, observed: context.Observed, telemetryLive: context.TelemetryLive);
         }
     }
 

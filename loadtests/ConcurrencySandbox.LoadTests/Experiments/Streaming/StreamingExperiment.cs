@@ -283,7 +283,7 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
             var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
             var workload = new Workload(run, port, pinning.Clients, context.Api, measured);
             return await VariantRunner.RunAsync(
-                context.Key, Request, workload, _ => ValueTask.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, telemetryLive: context.TelemetryLive);
+                context.Key, Request, workload, _ => ValueTask.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, observed: context.Observed, telemetryLive: context.TelemetryLive);
         }
 
         private static TimeSpan IdleOf(TimeSpan duration) => TimeSpan.FromSeconds(Math.Clamp(duration.TotalSeconds / 6, 2, 10));

@@ -1,0 +1,99 @@
+using ConcurrencySandbox.LoadTests.Engine;
+
+namespace ConcurrencySandbox.LoadTests.Reports;
+
+/// <summary>
+/// One step of a variant's response curve: the offered load and what the server did with it. Latencies cover the
+/// requests that got an answer in the step (null when none did: "no answer", never 0). The requests sent during the
+/// step that timed out are counted by when they were sent, with the time they were given up after as a lower bound
+/// (<see cref="TimedOutAtLeastMs"/>), never as a latency.
+/// </summary>
+public sealed record CurvePoint(
+    double Load,
+    double? P50Ms,
+    double? P99Ms,
+    double OkPerSecond,
+    long Answered,
+    long SentTimedOut,
+    long SentConnectionErrors,
+    double? TimedOutAtLeastMs);
+
+/// <summary>Where a variant's response curve bends: the step and why (<see cref="ResponseCurve.FindKnee"/>).</summary>
+public sealed record Knee(int Index, string Reason);
+
+/// <summary>
+/// A variant's latency (p50, p99) and throughput (ok answers per second) against the offered load, one point per step
+/// of a stepped load, and the knee of the curve.
+/// </summary>
+public sealed record ResponseCurve(string Name, string Color, IReadOnlyList<CurvePoint> Points, Knee? Knee)
+{
+    /// <summary>The p99 at a step must exceed this multiple of the unloaded p99 (the first answered step's) to be the knee.</summary>
+    public const double LatencyKneeFactor = 2;
+
+    /// <summary>
+    /// Throughput "stops growing" when it rises by less than this share of the load's relative rise from the step before
+    /// (a healthy server's throughput rises in proportion to the users or the arrival rate).
+    /// </summary>
+    public const double ThroughputGrowthShare = 0.5;
+
+    /// <summary>The curve of one variant from its loaded steps; null when the load had fewer than two steps (no curve to draw).</summary>
+    public static ResponseCurve? Of(VariantResult variant)
+    {
+        if (variant.Steps.Count < 2)
+        {
+            return null;
+        }
+        // A step with no load (a drain after the load ended) is no point of a response curve.
+        var points = variant.Steps.Where(step => step.Load > 0).Select(step => PointOf(variant, step)).ToList();
+        return new ResponseCurve(variant.Key.Label, VariantPalette.ColorOf(variant.Key), points, FindKnee(points));
+    }
+
+    /// <summary>Every variant's curve, in the report's order; empty when no variant ran a stepped load.</summary>
+    public static IReadOnlyList<ResponseCurve> Of(IEnumerable<VariantResult> variants) => [.. variants.Select(Of).OfType<ResponseCurve>()];
+
+    /// <summary>
+    /// The knee: the first step whose p99 exceeds <see cref="LatencyKneeFactor"/> x the unloaded p99 (the p99 of the
+    /// first step that got an answer), or whose throughput stops growing while the load rises (it rises by less than
+    /// <see cref="ThroughputGrowthShare"/> of the load's relative rise; a step with no answer at all has stopped).
+    /// Null when no step meets either.
+    /// </summary>
+    public static Knee? FindKnee(IReadOnlyList<CurvePoint> points)
+    {
+        var unloaded = points.FirstOrDefault(p => p.P99Ms is not null)?.P99Ms;
+        for (var i = 1; i < points.Count; i++)
+        {
+            var (before, point) = (points[i - 1], points[i]);
+            if (unloaded is { } u && point.P99Ms is { } p99 && p99 > LatencyKneeFactor * u)
+            {
+                return new Knee(i, $"p99 {SvgChart.Milliseconds(p99)} > {LatencyKneeFactor:0} x unloaded {SvgChart.Milliseconds(u)}");
+            }
+            if (point.Load > before.Load && before.Load > 0)
+            {
+                var loadRise = point.Load / before.Load - 1;
+                var throughputRise = before.OkPerSecond > 0 ? point.OkPerSecond / before.OkPerSecond - 1
+                    : point.OkPerSecond > 0 ? double.PositiveInfinity : 0;
+                if (throughputRise < ThroughputGrowthShare * loadRise)
+                {
+                    return new Knee(i, FormattableString.Invariant($"throughput {point.OkPerSecond:0.#}/s after {before.OkPerSecond:0.#}/s while the load rose {100 * loadRise:0} %"));
+                }
+            }
+        }
+        return null;
+    }
+
+    private static CurvePoint PointOf(VariantResult variant, StepRow step)
+    {
+        var sent = variant.SentBetween(step.FromSeconds, step.ToSeconds);
+        var answered = step.Stats.Completed;
+        var seconds = step.ToSeconds - step.FromSeconds;
+        return new CurvePoint(
+            step.Load,
+            answered > 0 ? step.Stats.P50Ms : null,
+            answered > 0 ? step.Stats.P99Ms : null,
+            seconds > 0 ? step.Stats.Ok / seconds : 0,
+            answered,
+            sent.TimedOut,
+            sent.ConnectionErrors,
+            sent.TimedOut > 0 ? sent.TimedOutAtMs : null);
+    }
+}

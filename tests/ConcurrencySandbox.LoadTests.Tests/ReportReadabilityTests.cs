@@ -1,0 +1,134 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Matrix;
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary>The report fixes of issue 30 (item 5), found by reading the committed reports in chromium.</summary>
+public sealed partial class ReportReadabilityTests : IDisposable
+{
+    private readonly string _out = Path.Combine(Path.GetTempPath(), "report-readability-" + Guid.NewGuid().ToString("N"));
+
+    [Fact]
+    public void StepRowsKeepThePartialTailSoTheyAddUpToEveryRequestAndAStepWithoutAnswerSaysSo()
+    {
+        // threadpool's requests sent after 10 s time out at 60 s: nothing ends between about 21 s and 70 s, and the last
+        // ones end in the partial tail after the last full interval.
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
+
+        var table = ReportWriter.StepTable(report);
+
+        Assert.NotNull(table);
+        foreach (var variant in report.Variants)
+        {
+            var rows = table.Rows.Where(r => r[0] == variant.Key.Label).ToList();
+            Assert.Equal(variant.Total.Requests, rows.Sum(r => long.Parse(r[3], CultureInfo.InvariantCulture)));
+            Assert.All(rows.Where(r => r[3] == "0"), r => Assert.Equal([ReportWriter.NoAnswer, ReportWriter.NoAnswer], r.Skip(5).Take(2)));
+        }
+        Assert.Contains(table.Rows, r => r[1] == "tail (partial interval)");
+        Assert.Contains(table.Rows, r => r[5] == ReportWriter.NoAnswer);
+    }
+
+    [Fact]
+    public void LongTablesAreFoldedAndShortOnesAreNot()
+    {
+        var table = new TextTable(["n"], [.. Enumerable.Range(0, 30).Select(i => (IReadOnlyList<string>)[i.ToString(CultureInfo.InvariantCulture)])], new HashSet<int>());
+
+        var folded = new HtmlPage("t").Table(table, foldAbove: 24, summary: "Per step").ToString();
+        var open = new HtmlPage("t").Table(table, foldAbove: 30, summary: "Per step").ToString();
+
+        Assert.Contains("<details><summary>Per step: 30 rows (click to open)</summary>", folded, StringComparison.Ordinal);
+        Assert.DoesNotContain("<details>", open, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ReportHtmlLinksItsFilesAndItsTitleNamesThePeakLoadAndTheApisCores()
+    {
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100);
+        ReportWriter.Write(_out, report, "x");
+
+        var html = File.ReadAllText(Path.Combine(_out, "report.html"));
+
+        var linked = HrefOf().Matches(html).Select(m => m.Groups[1].Value).ToList();
+        Assert.Contains("curves.csv", linked);
+        Assert.Contains("telemetry.csv", linked);
+        Assert.Contains(ReportWriter.ResponseCurveFile, linked);
+        Assert.All(linked, file => Assert.True(File.Exists(Path.Combine(_out, file)), $"{file} is linked but not written"));
+        Assert.Contains("<h1>Seed 003: fanout (quick), up to 40 users, API on 2 cores</h1>", html, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ResponseCurveSvgIsInSummaryMarkdownWithEachVariantsKnee()
+    {
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
+        ReportWriter.Write(_out, report, "x");
+
+        var md = File.ReadAllText(Path.Combine(_out, "summary.md"));
+        var svg = File.ReadAllText(Path.Combine(_out, ReportWriter.ResponseCurveFile));
+
+        Assert.Contains($"![response curve]({ReportWriter.ResponseCurveFile})", md, StringComparison.Ordinal);
+        Assert.Contains("- threadpool: knee at ", md, StringComparison.Ordinal);
+        Assert.Contains("data-series=\"threadpool p99\"", svg, StringComparison.Ordinal);
+        Assert.Contains("data-series=\"async ok/s\"", svg, StringComparison.Ordinal);
+        Assert.Contains("threadpool timed out (at least) (", svg, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(4e-8, "40 ns")]
+    [InlineData(8.833e-6, "8.833 us")]
+    [InlineData(1.362e-6, "1.362 us")]
+    [InlineData(0.00125, "1.25 ms")]
+    [InlineData(2.5, "2.5 s")]
+    public void SweepDurationsReadInTheirOwnUnitNeverInENotation(double seconds, string expected)
+    {
+        Assert.Equal(expected, MatrixRunner.Duration(seconds));
+    }
+
+    [Fact]
+    public void Hypothesis3IsDefinedWhereverItIsNamed()
+    {
+        Assert.StartsWith("Hypothesis 3 of seed 004 (Task.Run brings no gain on one core)", MatrixRunner.Hypothesis3([]), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ACountWithoutAUnitPrintsNoEmptyParentheses()
+    {
+        var svg = ReportChart.Evidence(new EvidenceChart("gen0 collections", "", [new("pooled", 3), new("allocating", 40)], []));
+
+        Assert.DoesNotContain("()", svg, StringComparison.Ordinal);
+        Assert.Contains(">gen0 collections</text>", svg, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void LegendColumnsAreWideEnoughForTheirLongestEntry()
+    {
+        var names = new[] { "ClimbingMove (141, tick row 3) and a long tail of words", "short", "another entry with a long name here" };
+        var svg = SvgChart.Render(["t"], "x",
+            [new ChartPanel("p", new ChartAxis("y"), null, [.. names.Select(n => new ChartSeries(n, [(0.0, 1.0), (1.0, 2.0)], "#123456", Axis.Left, Stroke.Solid))])]);
+
+        var entries = LegendEntry().Matches(svg).Select(m => (X: double.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture), Y: double.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture), Text: m.Groups[3].Value)).ToList();
+
+        Assert.Equal(names.Length, entries.Count);
+        foreach (var row in entries.GroupBy(e => e.Y))
+        {
+            var ordered = row.OrderBy(e => e.X).ToList();
+            Assert.All(ordered.Zip(ordered.Skip(1)), pair => Assert.True(pair.Second.X - pair.First.X >= 7 * pair.First.Text.Length, $"'{pair.First.Text}' runs into '{pair.Second.Text}'"));
+        }
+    }
+
+    [GeneratedRegex("<a href=\"([^\"]+)\">")]
+    private static partial Regex HrefOf();
+
+    [GeneratedRegex("<g class=\"legend\">.*?<text x=\"([0-9.]+)\" y=\"([0-9.]+)\">([^<]*)</text></g>")]
+    private static partial Regex LegendEntry();
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_out))
+        {
+            Directory.Delete(_out, recursive: true);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+public sealed class ResponseCurveTests
+{
+    private static CurvePoint Point(double load, double? p99Ms, double okPerSecond) =>
+        new(load, p99Ms / 2, p99Ms, okPerSecond, p99Ms is null ? 0 : 10, 0, 0, null);
+
+    [Fact]
+    public void KneeIsTheFirstStepWhoseP99ExceedsTwiceTheUnloadedP99()
+    {
+        // Throughput grows in proportion throughout: only the latency rule can find this knee.
+        var knee = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 150, 4), Point(6, 200, 6), Point(8, 201, 8), Point(10, 900, 10)]);
+
+        Assert.Equal(3, knee?.Index);
+        Assert.Contains("> 2 x unloaded 100 ms", knee?.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void KneeIsTheFirstStepWhoseThroughputStopsGrowingWithTheLoad()
+    {
+        // Load +50 % and throughput +20 % (under half the load's rise) at 6 users; p99 stays under 2 x throughout.
+        var knee = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 110, 4), Point(6, 120, 4.8), Point(8, 130, 4.8)]);
+
+        Assert.Equal(2, knee?.Index);
+        Assert.StartsWith("throughput 4.8/s after 4/s", knee?.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AStepWithNoAnswerIsAKneeAndItsLatencyIsNotZero()
+    {
+        var knee = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, null, 0)]);
+
+        Assert.Equal(1, knee?.Index);
+    }
+
+    [Fact]
+    public void AHealthyCurveHasNoKnee()
+    {
+        Assert.Null(ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 120, 4), Point(6, 150, 6), Point(8, 199, 7.5)]));
+    }
+
+    [Fact]
+    public void UnloadedP99IsTheFirstAnsweredStepsSoAnEmptyFirstStepDoesNotHideTheKnee()
+    {
+        var knee = ResponseCurve.FindKnee([Point(1, null, 0), Point(2, 100, 2), Point(4, 300, 4)]);
+
+        Assert.Equal(2, knee?.Index);
+    }
+
+    [Fact]
+    public void CurvesHaveAPointPerStepAndCountTimeoutsByWhenTheyWereSentAsALowerBound()
+    {
+        // threadpool's requests sent after 10 s take 90 s and time out at 60 s.
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
+
+        var curves = ResponseCurve.Of(report.Variants);
+
+        Assert.Equal(["threadpool", "async"], curves.Select(c => c.Name));
+        Assert.All(curves, c => Assert.Equal(report.Variants.Single(v => v.Key.Label == c.Name).Steps.Count(s => s.Load > 0), c.Points.Count));
+        var threadpool = curves[0];
+        Assert.All(threadpool.Points.Where(p => p.SentTimedOut > 0), p => Assert.Equal(60_000, p.TimedOutAtLeastMs));
+        Assert.True(threadpool.Points.Sum(p => p.SentTimedOut) > 0);
+        Assert.All(threadpool.Points.Where(p => p.Answered == 0), p => Assert.Null(p.P99Ms));
+        Assert.All(curves[1].Points, p => Assert.Equal(0, p.SentTimedOut));
+    }
+
+    [Fact]
+    public void AnUnsteppedLoadHasNoResponseCurve()
+    {
+        var report = SyntheticReports.Burst(8, new Dictionary<string, int> { ["default-pool"] = 2, ["min-workers-200"] = 8 });
+
+        Assert.Null(ResponseCurveModel.Of("burst", report.Variants));
+    }
+}

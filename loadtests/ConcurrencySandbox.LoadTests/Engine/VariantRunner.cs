@@ -156,7 +156,7 @@ public static class VariantRunner
         SendRequest send,
         TimeSpan reportingInterval,
         SandboxClient? telemetry,
-        Action<IntervalRow, RuntimeSnapshot?> progress,
+        IVariantProgress progress,
         CancellationToken cancellationToken,
         bool keepEveryRequest = false,
         IOutOfBandTelemetry? observed = null,
@@ -223,14 +223,16 @@ public static class VariantRunner
             rowStart = now;
             var row = new IntervalRow(variant, now, workload.LoadUnit, applied, stats.Requests / width, stats) { Partial = partial };
             intervals.Add(row);
-            progress(row, observed is null ? LatestOf(samples) : observed.RowsSince(variant, started).LastOrDefault()?.Snapshot);
+            progress.OnInterval(row, observed is null ? LatestOf(samples) : observed.RowsSince(variant, started).LastOrDefault()?.Snapshot);
         }
 
         void CloseStep()
         {
             if (step is { } finished)
             {
-                steps.Add(new StepRow(finished.Load, finished.FromSeconds, rowStart, recorder.TakeStep()));
+                var closed = new StepRow(finished.Load, finished.FromSeconds, rowStart, recorder.TakeStep());
+                steps.Add(closed);
+                progress.OnStep(variant, closed);
                 step = null;
             }
         }

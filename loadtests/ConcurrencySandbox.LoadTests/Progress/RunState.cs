@@ -24,26 +24,46 @@ public sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
 
     public RunEnded? Ended { get; init; }
 
+    /// <summary>
+    /// What the variants done so far took beyond their planned load, on average (starting the API, the warm-up request,
+    /// the drain, reading the telemetry): added to each later variant's estimate. 0 before one has finished.
+    /// </summary>
+    public double MeanOverheadSeconds { get; init; }
+
+    private int Timed { get; init; }
+
     public RunState Apply(ProgressEvent e, DateTimeOffset now) => e switch
     {
-        VariantStarted v => this with { Index = v.Index, Count = v.Count, Series = v.Series, VariantStartedAt = now, StepsClosed = 0, Failed = 0, Last = null },
+        VariantStarted v => Finished(now) with { Index = v.Index, Count = v.Count, Series = v.Series, VariantStartedAt = now, StepsClosed = 0, Failed = 0, Last = null },
         IntervalEnded i when i.Series == Series => this with { Last = i, Failed = Failed + i.Failed },
         StepEnded s when s.Series == Series => this with { StepsClosed = StepsClosed + 1 },
         RunEnded end => this with { Ended = end },
         _ => this,
     };
 
+    /// <summary>The running variant ends (the next one starts): how long it took beyond its plan joins the mean overhead.</summary>
+    private RunState Finished(DateTimeOffset now)
+    {
+        if (Planned(Index) is not { PlannedSeconds: > 0 } planned)
+        {
+            return this;
+        }
+        var overhead = (now - VariantStartedAt).TotalSeconds - planned.PlannedSeconds;
+        return this with { MeanOverheadSeconds = (MeanOverheadSeconds * Timed + overhead) / (Timed + 1), Timed = Timed + 1 };
+    }
+
     /// <summary>The running variant's planned steps, when the plan has it; else 0.</summary>
     public int PlannedSteps => Planned(Index)?.Steps ?? 0;
 
     /// <summary>
     /// The run's time left by its plan at <paramref name="now"/>: the running variant's planned length not yet spent plus
-    /// every later variant's. <see cref="RemainingIsLowerBound"/> when a variant's length is not known in advance.
+    /// every later variant's, each with the <see cref="MeanOverheadSeconds"/> seen so far.
+    /// <see cref="RemainingIsLowerBound"/> when a variant's length is not known in advance.
     /// </summary>
     public TimeSpan Remaining(DateTimeOffset now)
     {
         var current = Index < 0 ? 0 : Math.Max(0, (Planned(Index)?.PlannedSeconds ?? 0) - (now - VariantStartedAt).TotalSeconds);
-        var later = Plan.Variants.Skip(Index + 1).Sum(v => v.PlannedSeconds);
+        var later = Plan.Variants.Skip(Index + 1).Sum(v => v.PlannedSeconds + Math.Max(0, MeanOverheadSeconds));
         return TimeSpan.FromSeconds(current + later);
     }
 

@@ -10,6 +10,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 public sealed class StatusConsole : TextWriter
 {
     private const string EraseLine = "\r\u001b[2K";
+    private const int FallbackWidth = 120;
     private static readonly TimeSpan Redraw = TimeSpan.FromSeconds(1);
 
     private readonly Lock _gate = new();
@@ -86,7 +87,9 @@ public sealed class StatusConsole : TextWriter
     private void ShowStatus()
     {
         var line = _status();
-        var width = Math.Max(20, _width() - 1);
+        // A terminal that reports no size (a pty some tools open) gets a common width.
+        var columns = _width();
+        var width = (columns > 0 ? Math.Max(20, columns) : FallbackWidth) - 1;
         _terminal.Write(line.Length > width ? line[..(width - 1)] + "…" : line);
         _statusShown = true;
     }
@@ -100,8 +103,10 @@ public sealed class StatusConsole : TextWriter
             {
                 _disposed = true;
                 // The last status stays on screen as the run's final line.
-                if (_statusShown)
+                if (!_midLine)
                 {
+                    HideStatus();
+                    ShowStatus();
                     _terminal.WriteLine();
                     _statusShown = false;
                 }

@@ -10,24 +10,26 @@ public static class StatusLine
     /// </summary>
     public static string Format(RunState state, DateTimeOffset now)
     {
-        var elapsed = Clock(now - state.StartedAt);
-        var left = $"{(state.RemainingIsLowerBound ? ">=" : "~")}{Clock(state.Remaining(now))} left";
+        // No plan (the matrix's variants depend on the machine): elapsed time only.
+        var elapsed = Clock(now - state.StartedAt) + " elapsed";
+        var left = state.Plan.Variants.Count == 0 ? "" : $", {(state.RemainingIsLowerBound ? ">=" : "~")}{Clock(state.Remaining(now))} left";
         if (state.Ended is { } ended)
         {
-            return $"{ended.Outcome}: {elapsed} elapsed";
+            return $"{ended.Outcome}: {elapsed}";
         }
         if (state.Series is null)
         {
-            return $"starting: {state.Count} variant(s), {left}";
+            return $"starting: {state.Count} variant(s), {elapsed}{left}";
         }
-        var head = $"[{state.Index + 1}/{state.Count}] {state.Series}  step {state.StepsClosed + 1}{(state.PlannedSteps > 0 ? $"/{state.PlannedSteps}" : "")}";
+        var step = state.StepsClosed < state.PlannedSteps ? $"{state.StepsClosed + 1}/{state.PlannedSteps}" : $"{state.StepsClosed + 1}";
+        var head = $"[{state.Index + 1}/{state.Count}] {state.Series}  step {step}";
         if (state.Last is not { } last)
         {
-            return $"{head}  {elapsed} elapsed, {left}  (first interval pending)";
+            return $"{head}  {elapsed}{left}  (first interval pending)";
         }
         var pool = last.PoolThreads is { } threads ? $"pool {threads} threads, queue {last.PoolQueue}" : "pool n/a";
         return string.Create(CultureInfo.InvariantCulture,
-            $"{head}  {last.LoadUnit} {last.Load:0.#}  {elapsed} elapsed, {left}  rps {last.RequestsPerSecond:0.#}  p99 {Latency(last.P99Ms)}  failed {state.Failed}  {pool}");
+            $"{head}  {last.LoadUnit} {last.Load:0.#}  {elapsed}{left}  rps {last.RequestsPerSecond:0.#}  p99 {Latency(last.P99Ms)}  failed {state.Failed}  {pool}");
     }
 
     /// <summary>The per-interval line (kept with --verbose on a terminal, always when the output is not one; scripts read its <c>series t=</c> start).</summary>

@@ -62,7 +62,7 @@ public sealed class ProgressTests
         var progress = new RunProgress(ThreeMinutes, _clock, []);
         progress.Publish(new VariantStarted(0, 3, "fanout/threadpool", "/api/fanout", "#d62728"));
         progress.Publish(Interval("fanout/threadpool", load: 8, failed: 2, p99Ms: 640, threads: 9, queue: 40));
-        progress.Publish(new StepEnded("fanout/threadpool", "users", 8, 0, 6, 10, 60, 2, 0, 500, 640));
+        progress.Publish(Step(8, 60, 2, 500, 640));
         progress.Publish(Interval("fanout/threadpool", load: 12, failed: 3, p99Ms: 1234, threads: 14, queue: 230));
         _clock.Advance(TimeSpan.FromSeconds(47));
 
@@ -133,7 +133,7 @@ public sealed class ProgressTests
         {
             session.Progress.Publish(new VariantStarted(0, 3, "fanout/threadpool", "/api/fanout", "#d62728"));
             session.Progress.Publish(Interval("fanout/threadpool", 4, 0, 1000, 4, 0));
-            session.Progress.Publish(new StepEnded("fanout/threadpool", "users", 4, 0, 6, 4, 24, 0, 0, 1000, 1010));
+            session.Progress.Publish(Step(4, 24, 0, 1000, 1010));
         }
 
         var text = output.ToString();
@@ -142,6 +142,9 @@ public sealed class ProgressTests
         Assert.Contains("fanout/threadpool step users=4 0.0-6.0s requests=24 rps=4 p50=1000ms p99=1010ms failed=0 timedout=0", text);
         Assert.Equal(terminal, text.Contains('\r', StringComparison.Ordinal));
     }
+
+    private static StepEnded Step(double users, long requests, long failed, double p50Ms, double p99Ms) =>
+        new("fanout/threadpool", "users", "users", 0, 6, requests, failed, 0, requests / 6.0, new(users, p50Ms, p99Ms, (requests - failed) / 6.0, requests, 0, 0, null), null);
 
     private static IntervalEnded Interval(string series, double load, long failed, double? p99Ms, int? threads, long? queue) =>
         new(series, 6, "users", load, 11.5, 60, failed, 0, p99Ms / 2, p99Ms / 2, p99Ms, p99Ms, threads, queue, Partial: false);

@@ -3,6 +3,7 @@ using System.Text.Json.Serialization;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Progress;
 
@@ -61,19 +62,23 @@ public sealed record IntervalEnded(
     }
 }
 
-/// <summary>One step of the load closed: a point of the response curve (latency and throughput against the offered load).</summary>
+/// <summary>
+/// One step of the load closed: a point of the response curve (<see cref="CurvePoint"/>, as the report draws it) and
+/// the variant's knee so far by the report's rule (<see cref="ResponseCurve.FindKnee"/>). Live, the timed-out requests
+/// are those that ended in the step (the report counts them by when they were sent), at least the client's timeout.
+/// </summary>
 public sealed record StepEnded(
-    string Series, string LoadUnit, double Load, double FromSeconds, double ToSeconds, double RequestsPerSecond, long Requests, long Failed, long TimedOut,
-    double? P50Ms, double? P99Ms) : ProgressEvent
+    string Series, string LoadUnit, string LoadLabel, double FromSeconds, double ToSeconds, long Requests, long Failed, long TimedOut, double RequestsPerSecond,
+    CurvePoint Point, Knee? Knee) : ProgressEvent
 {
-    public double OkPerSecond => ToSeconds > FromSeconds ? (Requests - Failed) / (ToSeconds - FromSeconds) : 0;
-
-    public static StepEnded Of(string series, string loadUnit, StepRow step)
+    /// <summary>The step as a curve point: latencies over the answered requests (null when none was), ok answers per second.</summary>
+    public static CurvePoint PointOf(StepRow step, TimeSpan requestTimeout)
     {
         var s = step.Stats;
         var answered = s.Completed > 0;
-        return new(series, loadUnit, step.Load, step.FromSeconds, step.ToSeconds, step.RequestsPerSecond, s.Requests, s.Failed, s.TimedOut,
-            answered ? s.P50Ms : null, answered ? s.P99Ms : null);
+        var seconds = step.ToSeconds - step.FromSeconds;
+        return new CurvePoint(step.Load, answered ? s.P50Ms : null, answered ? s.P99Ms : null, seconds > 0 ? s.Ok / seconds : 0, s.Completed,
+            s.TimedOut, s.Outcomes.ConnectionErrors, s.TimedOut > 0 ? requestTimeout.TotalMilliseconds : null);
     }
 }
 

@@ -57,7 +57,8 @@ public sealed class RunProgress
     }
 
     /// <summary>The one variant's progress, as the load engine reports it, turned into this run's events.</summary>
-    public IVariantProgress For(string experiment, Action<IntervalRow>? eachInterval = null) => new VariantFeed(this, experiment, eachInterval);
+    /// <param name="requestTimeout">The client's timeout: a timed-out request's lower bound on the live response curve.</param>
+    public IVariantProgress For(string experiment, TimeSpan requestTimeout, Action<IntervalRow>? eachInterval = null) => new VariantFeed(this, experiment, requestTimeout, eachInterval);
 
     public void Publish(ProgressEvent e)
     {
@@ -71,16 +72,30 @@ public sealed class RunProgress
         }
     }
 
-    private sealed class VariantFeed(RunProgress run, string experiment, Action<IntervalRow>? eachInterval) : IVariantProgress
+    private sealed class VariantFeed(RunProgress run, string experiment, TimeSpan requestTimeout, Action<IntervalRow>? eachInterval) : IVariantProgress
     {
+        private readonly List<CurvePoint> _points = [];
+        private string _loadUnit = "";
+
         public void OnInterval(IntervalRow row, RuntimeSnapshot? latest)
         {
+            _loadUnit = row.LoadUnit;
             eachInterval?.Invoke(row);
             run.Publish(IntervalEnded.Of(ProgressEvent.SeriesOf(experiment, row.Variant), row, latest));
         }
 
-        public void OnStep(VariantKey variant, StepRow step) =>
-            run.Publish(StepEnded.Of(ProgressEvent.SeriesOf(experiment, variant), run.State.Last?.LoadUnit ?? "", step));
+        public void OnStep(VariantKey variant, StepRow step)
+        {
+            var point = StepEnded.PointOf(step, requestTimeout);
+            // As in the report, a step with no load (a drain) is no point of the curve.
+            if (step.Load > 0)
+            {
+                _points.Add(point);
+            }
+            var s = step.Stats;
+            run.Publish(new StepEnded(ProgressEvent.SeriesOf(experiment, variant), _loadUnit, ReportChart.LoadLabel(_loadUnit), step.FromSeconds, step.ToSeconds,
+                s.Requests, s.Failed, s.TimedOut, step.RequestsPerSecond, point, ResponseCurve.FindKnee(_points)));
+        }
     }
 }
 

@@ -42,7 +42,7 @@ public static class StatusLine
 
     /// <summary>One line per closed step: a point of the response curve.</summary>
     public static string Step(StepEnded s) => string.Create(CultureInfo.InvariantCulture,
-        $"{s.Series} step {s.LoadUnit}={s.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s requests={s.Requests} rps={s.RequestsPerSecond:0.#} p50={Ms(s.P50Ms)} p99={Ms(s.P99Ms)} failed={s.Failed} timedout={s.TimedOut}");
+        $"{s.Series} step {s.LoadUnit}={s.Point.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s requests={s.Requests} rps={s.RequestsPerSecond:0.#} p50={Ms(s.Point.P50Ms)} p99={Ms(s.Point.P99Ms)} failed={s.Failed} timedout={s.TimedOut}");
 
     /// <summary>m:ss, or h:mm:ss from an hour.</summary>
     public static string Clock(TimeSpan span)

@@ -110,7 +110,7 @@ public static class ExperimentRunner
         }
         var series = ProgressEvent.SeriesOf(experiment.Name, key);
         var adjustmentsSent = 0;
-        var variantProgress = progress.For(experiment.Name, row =>
+        var variantProgress = progress.For(experiment.Name, load.RequestTimeout, row =>
         {
             if (observer is null)
             {

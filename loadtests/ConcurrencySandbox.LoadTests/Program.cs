@@ -9,5 +9,6 @@ return await CommandLine.InvokeAsync(args, Console.Out, Console.Error, (request,
     // A load run's sockets complete on the thread that polled them, as wrk's do (docs/performance.md, item 5); its API
     // and streaming-client children start with the environment the runner was given.
     InlineSocketCompletions.EnableInThisProcess();
-    return Runner.RunAsync(request, Console.Out, cancellationToken);
+    // On a terminal a status line is redrawn in place; redirected (CI, a pipe, a file), plain lines.
+    return Runner.RunAsync(request, Console.Out, cancellationToken, Console.IsOutputRedirected ? null : () => Console.WindowWidth);
 });

@@ -1,4 +1,6 @@
+using System.Diagnostics;
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Hosting;
@@ -106,7 +108,58 @@ public sealed class BrowserTests : IDisposable
         await page.ScreenshotAsync("swagger-ui.png");
     }
 
-    private async Task<OpenPage> OpenAsync(string url)
+    [FactWhenChromiumIsInstalled]
+    public async Task LivePageFillsInDuringASmokeRunAndEndsShowingTheReport()
+    {
+        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var arg in new[] { typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--live", "0", "--out", _out })
+        {
+            start.ArgumentList.Add(arg);
+        }
+        using var runner = Process.Start(start)!;
+        try
+        {
+            using var startup = new CancellationTokenSource(TimeSpan.FromMinutes(1));
+            var first = await runner.StandardOutput.ReadLineAsync(startup.Token);
+            Assert.StartsWith("live: http://127.0.0.1:", first);
+            var address = first!["live: ".Length..].Split(' ')[0];
+            var output = runner.StandardOutput.ReadToEndAsync();
+            var error = runner.StandardError.ReadToEndAsync();
+
+            var page = await OpenAsync(address, WaitUntilState.Load);
+            // An interval arrives while the run still goes: the page fills in as it runs, not at the end.
+            await page.Page.WaitForFunctionAsync("() => Object.values(window.live.series).some(s => s.intervals.length > 0) && window.live.ended === null", null, new() { Timeout = 60_000, PollingInterval = 50 });
+            await page.Page.WaitForFunctionAsync("() => window.live.ended !== null", null, new() { Timeout = 120_000 });
+            await page.Page.FrameLocator("#report").Locator("p.verdict").WaitForAsync(new() { Timeout = 60_000 });
+
+            // A point per step and variant: the steps the report holds (smoke's 2, 4 and 6 users, unless a busy machine's late tick
+            // merged two), each in the table and on the response curve.
+            var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));
+            var steps = summary.Variants.Select(v => v.Steps.Count(step => step.Load > 0)).ToArray();
+            Assert.Equal(steps, await page.Page.EvaluateAsync<int[]>("() => window.live.order.map(n => window.live.series[n].steps.filter(s => s.point.load > 0).length)"));
+            Assert.Equal(steps.Sum(), await page.Page.Locator("#curve tbody tr").CountAsync());
+            Assert.Equal(steps.Sum(), await page.Page.EvaluateAsync<int>("() => Charts.instances.find(c => c.el.id === 'curve-chart').model.variants.reduce((n, v) => n + v.points.length, 0)"));
+            Assert.Equal(new[] { "sleep/sync", "sleep/taskrun", "sleep/async" }, await page.Page.EvaluateAsync<string[]>("() => [...document.querySelectorAll('#curve-chart .chart-variant')].map(b => b.dataset.variant)"));
+            Assert.Equal(2, await page.Page.Locator("#curve-chart .uplot").CountAsync());
+            Assert.Equal("finished", await page.Page.EvaluateAsync<string>("() => window.live.ended.outcome"));
+            Assert.Empty(page.ConsoleErrors);
+            Assert.All(page.Requests, url => Assert.StartsWith(address, url, StringComparison.Ordinal));
+            await page.ScreenshotAsync("live-page.png");
+
+            using var exit = new CancellationTokenSource(TimeSpan.FromMinutes(1));
+            await runner.WaitForExitAsync(exit.Token);
+            Assert.True(runner.ExitCode is CommandLine.ExitOk or CommandLine.ExitThresholdFailed, $"exit {runner.ExitCode}: {await error}\n{await output}");
+        }
+        finally
+        {
+            if (!runner.HasExited)
+            {
+                runner.Kill(entireProcessTree: true);
+            }
+        }
+    }
+
+    private async Task<OpenPage> OpenAsync(string url, WaitUntilState waitUntil = WaitUntilState.NetworkIdle)
     {
         var playwright = await Playwright.CreateAsync();
         var browser = await playwright.Chromium.LaunchAsync(new() { ExecutablePath = Chromium, Args = ChromiumArgs, Headless = true });
@@ -122,7 +175,7 @@ public sealed class BrowserTests : IDisposable
         };
         page.PageError += (_, error) => opened.ConsoleErrors.Add(error);
         page.Request += (_, request) => opened.Requests.Add(request.Url);
-        await page.GotoAsync(url, new() { WaitUntil = WaitUntilState.NetworkIdle, Timeout = 60_000 });
+        await page.GotoAsync(url, new() { WaitUntil = waitUntil, Timeout = 60_000 });
         return opened;
     }
 

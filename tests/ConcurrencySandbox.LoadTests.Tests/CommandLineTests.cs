@@ -1,6 +1,7 @@
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Progress;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -24,6 +25,8 @@ public class CommandLineTests
     [InlineData("agent", "--coordinator", "http://127.0.0.1:7070")]
     [InlineData("agent", "--coordinator", "tcp://127.0.0.1:7070", "--index", "-1")]
     [InlineData("compute", "--agent-cpus", "1")]
+    [InlineData("fanout", "--live", "65536")]
+    [InlineData("fanout", "--live", "http")]
     public async Task BadOptionsExitWithCode2AndOneLine(params string[] args)
     {
         var (code, _, error) = await InvokeAsync(args, (_, _) => Task.FromResult(0));
@@ -111,6 +114,26 @@ public class CommandLineTests
         Assert.EndsWith("-fanout", seen.OutputFolder);
     }
 
+    [Theory]
+    [InlineData(null, false)]
+    [InlineData(LiveServer.DefaultPort, false, "--live")]
+    [InlineData(0, true, "--live", "0", "--verbose")]
+    [InlineData(8123, false, "--live", "8123", "--profile", "smoke")]
+    public async Task LiveTakesAnOptionalPortAndVerboseIsAFlag(int? port, bool verbose, params string[] options)
+    {
+        RunRequest? seen = null;
+
+        var (code, _, _) = await InvokeAsync(["fanout", .. options], (request, _) =>
+        {
+            seen = request;
+            return Task.FromResult(0);
+        });
+
+        Assert.Equal(0, code);
+        Assert.Equal(port, seen!.LivePort);
+        Assert.Equal(verbose, seen.Verbose);
+    }
+
     [Fact]
     public async Task ThresholdOptionRepeats()
     {
@@ -138,6 +161,8 @@ public class CommandLineTests
         Assert.Contains("--cycles", output);
         Assert.Contains("--dedicated-threads", output);
         Assert.Contains("--coldstart-request", output);
+        Assert.Contains("--live", output);
+        Assert.Contains("--verbose", output);
     }
 
     private static async Task<(int Code, string Output, string Error)> InvokeAsync(string[] args, Func<RunRequest, CancellationToken, Task<int>> run)

@@ -6,7 +6,7 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 public partial class FolderLayeringTests
 {
     /// <summary>The runner's folders, each allowed to use only the ones before it (docs/loadtests.md, "Layout of the runner").</summary>
-    private static readonly string[] Layers = ["ApiClient", "Engine", "Agents", "Diagnostics", "Hosting", "Experiments", "Reports", "Running", "Runs", "Matrix", "Cli"];
+    private static readonly string[] Layers = ["ApiClient", "Engine", "Agents", "Diagnostics", "Hosting", "Experiments", "Reports", "Progress", "Running", "Runs", "Matrix", "Cli"];
 
     [GeneratedRegex(@"^using ConcurrencySandbox\.LoadTests\.(?<folder>\w+)(\.(?<slice>\w+))?;", RegexOptions.Multiline)]
     private static partial Regex UsingOfAFolder();

@@ -96,11 +96,11 @@ public sealed class AgentSession(Uri coordinator, int index, string logFolder, T
         var sequence = 0;
         // Set by the recorder as it takes each interval, just before the interval's row is reported.
         (string Histogram, OutcomeCounts Counts) taken = ("", default);
-        var result = await VariantRunner.RunAsync(new VariantKey(assignment.Variant), assignment.Request, workload, send, shape.ReportingInterval, null, (row, _) =>
+        var result = await VariantRunner.RunAsync(new VariantKey(assignment.Variant), assignment.Request, workload, send, shape.ReportingInterval, null, IVariantProgress.OfIntervals(row =>
         {
             link.Send(new AgentInterval(index, sequence++, row.ElapsedSeconds, row.Partial, taken.Histogram,
                 taken.Counts.Ok, taken.Counts.HttpErrors, taken.Counts.TimedOut, taken.Counts.ConnectionErrors, CpuSeconds()));
-        }, cancellationToken, intervalTaken: (histogram, counts) =>
+        }), cancellationToken, intervalTaken: (histogram, counts) =>
         {
             logWriter.Append(histogram);
             log.Flush();

@@ -24,7 +24,11 @@ public sealed class DistributedRamp(string request, AgentCoordinator coordinator
         var result = AgentMerge.Merge(context.Key, request, context.Load.Shape, outcomes);
         foreach (var row in result.Intervals)
         {
-            context.Progress(row, null);
+            context.Progress.OnInterval(row, null);
+        }
+        foreach (var step in result.Steps)
+        {
+            context.Progress.OnStep(context.Key, step);
         }
         // The pool series: the observer's rows, else the API's own per-second history for the span the agents ran.
         IReadOnlyList<TelemetryRow>? telemetry = context.Observed is { } observed ? observed.RowsSince(context.Key, released)

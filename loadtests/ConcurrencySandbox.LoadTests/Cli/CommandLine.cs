@@ -1,12 +1,14 @@
 using System.CommandLine;
 using System.CommandLine.Help;
 using System.Globalization;
+using System.Net;
 using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.Matrix;
+using ConcurrencySandbox.LoadTests.Progress;
 using ConcurrencySandbox.LoadTests.Runs;
 using ConcurrencySandbox.Platform.Statistics;
 
@@ -49,6 +51,13 @@ public static class CommandLine
     private static readonly Option<long> SweepTo = new("--sweep-to") { Description = "matrix: the compute sweep's largest cycle count (powers of ten from 1).", DefaultValueFactory = _ => 1_000_000_000 };
     private static readonly Option<bool> VerifyFix = new("--verify-fix") { Description = "Re-run the most starved variant with the pool minimum the observer's diagnosis sized (ThreadPool__MinWorkerThreads) and show before and after." };
     private static readonly Option<bool> NoObserver = new("--no-observer") { Description = "Do not attach the runtime observer (diagnostics channel) to the API children; the pool series then comes over HTTP from the API." };
+    private static readonly Option<bool> Verbose = new("--verbose") { Description = "On a terminal, print every reporting interval's line too (above the status line); without a terminal they are always printed." };
+    private static readonly Option<string?> Live = new("--live")
+    {
+        Description = $"Serve a live page of the run on 127.0.0.1 (port {LiveServer.DefaultPort}, or PORT; 0 = any free port; a port in use moves to the next free one); its address is printed first.",
+        Arity = ArgumentArity.ZeroOrOne,
+        HelpName = "PORT",
+    };
     private static readonly Option<int> SweepRepeat = new("--sweep-repeat") { Description = "matrix: the fewest sync/Task.Run pairs per sweep row (more follow until the CIs are narrow or the budget is spent).", DefaultValueFactory = _ => MedianInterval.MinimumCount };
     private static readonly Option<int?> AgentCount = new("--agents") { Description = "Spread each variant's HTTP load over N load agents (processes started here, or with --agent-listen agents that connect from elsewhere); their histograms are merged exactly into one report with a row per agent." };
     private static readonly Option<string?> AgentListen = new("--agent-listen") { Description = "With --agents: listen on address:port for agents started elsewhere (an Indexed Job, a compose scale-out) instead of starting them; loopback outside a container network." };
@@ -75,7 +84,7 @@ public static class CommandLine
     {
         var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
         {
-            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs, VerifyFix, NoObserver, AgentCount, AgentListen, AgentCpus, AgentDeadline,
+            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs, VerifyFix, NoObserver, AgentCount, AgentListen, AgentCpus, AgentDeadline, Verbose, Live,
         };
         foreach (var option in ExperimentList.All.SelectMany(e => e.Options))
         {
@@ -136,6 +145,8 @@ public static class CommandLine
         {
             Observe = observe,
             Agents = AgentsOf(p, load),
+            Verbose = p.GetValue(Verbose),
+            LivePort = LivePortOf(p),
         };
     }
 
@@ -230,6 +241,23 @@ public static class CommandLine
             engine == "local" ? null : engine, values.Get(Image)!, limits,
             values.InRange(CiWidth, MeasurementPolicy.MinTargetHalfWidthPercent, MeasurementPolicy.MaxTargetHalfWidthPercent),
             values.InRange(SweepBudget, MeasurementPolicy.MinBudgetSeconds, MeasurementPolicy.MaxBudgetSeconds));
+    }
+
+    /// <summary><c>--live</c>: null when absent, the default port when given alone, else its port (0 to 65535).</summary>
+    private static int? LivePortOf(ParseResult p)
+    {
+        if (p.GetResult(Live) is not { Implicit: false } given)
+        {
+            return null;
+        }
+        if (given.Tokens.Count == 0)
+        {
+            return LiveServer.DefaultPort;
+        }
+        var text = given.Tokens[0].Value;
+        return int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var port) && port <= IPEndPoint.MaxPort
+            ? port
+            : throw new UsageException($"--live takes a port from 0 to {IPEndPoint.MaxPort}, got '{text}'");
     }
 
     private static Uri? ParseTarget(string? text)

@@ -23,6 +23,18 @@ public sealed record RunRequest(
     /// <summary>The experiments the command names: one, or every one for <c>all</c>.</summary>
     public IReadOnlyList<Experiment> Selected => Experiment == "all" ? Experiments : [.. Experiments.Where(e => e.Name == Experiment)];
 
+    /// <summary>
+    /// The selected experiments that can run: with <c>--target</c>, those that need fresh API processes are left out
+    /// (<c>all</c> skips them with a note; a single one is refused).
+    /// </summary>
+    public IReadOnlyList<Experiment> Runnable => Target is null ? Selected : [.. Selected.Where(e => !e.NeedsFreshApi)];
+
+    /// <summary>The per-interval lines on a terminal too (<c>--verbose</c>); without a terminal they are always printed.</summary>
+    public bool Verbose { get; init; }
+
+    /// <summary><c>--live [PORT]</c>: the port to serve the live page on (0: any free one), null without a page.</summary>
+    public int? LivePort { get; init; }
+
     /// <summary>Whether the runtime observer attaches to the API children, and --verify-fix.</summary>
     public ObserverOptions Observe { get; init; } = ObserverOptions.Default;
 

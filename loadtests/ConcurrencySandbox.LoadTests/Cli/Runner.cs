@@ -4,6 +4,7 @@ using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Matrix;
+using ConcurrencySandbox.LoadTests.Progress;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.LoadTests.Running;
 using ConcurrencySandbox.LoadTests.Runs;
@@ -13,16 +14,50 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 /// <summary>Runs what the command line asked for and turns the thresholds into the exit code.</summary>
 public static class Runner
 {
-    public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    /// <param name="terminalWidth">The terminal's width when the output is one (a status line is drawn), null when it is redirected (plain lines).</param>
+    public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken, Func<int>? terminalWidth = null)
     {
-        var passed = request.Runs > 1
-            ? await RepeatedRuns.RunAsync(request.Runs, request.OutputFolder, folder => RunOnceAsync(request with { OutputFolder = folder }, console, cancellationToken), console)
-            : (await RunOnceAsync(request, console, cancellationToken)).Passed;
-        return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        using var session = ProgressSession.Start(PlanOf(request), console, new ProgressOptions(terminalWidth, request.Verbose, request.LivePort), TimeProvider.System);
+        try
+        {
+            var passed = request.Runs > 1
+                ? await RepeatedRuns.RunAsync(request.Runs, request.OutputFolder, folder => RunOnceAsync(request with { OutputFolder = folder }, session, cancellationToken), session.Console)
+                : (await RunOnceAsync(request, session, cancellationToken)).Passed;
+            session.End("finished", $"The run is over: {(passed ? "every threshold passed" : "a threshold failed")}. The report is in {Path.GetFullPath(request.OutputFolder)}.");
+            return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            session.End("cancelled", "The run was stopped (Ctrl+C or SIGTERM) before it finished: no report was written for the experiment that was running.");
+            throw;
+        }
+        catch (Exception e) when (e is UsageException or FormatException)
+        {
+            session.End("failed", $"The run stopped: {e.Message}");
+            throw;
+        }
     }
 
-    private static async Task<RunResult> RunOnceAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
+    /// <summary>Every variant the command will run, in order, with its planned length: the status line's "i of n" and remaining time.</summary>
+    public static RunPlanned PlanOf(RunRequest request)
     {
+        var title = $"{request.Experiment}, {request.Load.ProfileName}";
+        if (request.Experiment == "matrix")
+        {
+            // The matrix's variants depend on the cores the machine has: counted as they start, with no remaining time.
+            return new RunPlanned(title, []);
+        }
+        var once = request.Runnable.SelectMany(e => e.Variants.Select(v =>
+        {
+            var seconds = v.Driver.PlannedLength(request.Load).TotalSeconds;
+            return new PlannedVariant(ProgressEvent.SeriesOf(e.Name, new VariantKey(v.Name)), seconds, seconds > 0 ? request.Load.Shape.Steps.Count : 0);
+        })).ToList();
+        return new RunPlanned(title, [.. Enumerable.Repeat(once, request.Runs).SelectMany(v => v)]);
+    }
+
+    private static async Task<RunResult> RunOnceAsync(RunRequest request, ProgressSession session, CancellationToken cancellationToken)
+    {
+        var console = session.Console;
         if (request.Experiment == "matrix")
         {
             if (request.Target is not null)
@@ -33,7 +68,9 @@ public static class Runner
             {
                 throw new UsageException("matrix starts its own pinned API per core count and loads it itself, so it cannot use --agents");
             }
-            return await MatrixRunner.RunAsync(request.Matrix, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken);
+            var matrix = await MatrixRunner.RunAsync(request.Matrix, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken, session.Progress);
+            session.ReportWritten(request.OutputFolder);
+            return matrix;
         }
         var experiments = request.Selected;
         if (request.Target is not null && experiments.Any(e => e.NeedsFreshApi))
@@ -46,7 +83,7 @@ public static class Runner
             {
                 console.WriteLine($"note: {skipped.Name} is skipped with --target (it needs to start fresh API processes)");
             }
-            experiments = [.. experiments.Where(e => !e.NeedsFreshApi)];
+            experiments = request.Runnable;
         }
         ExperimentRunner.CheckThresholdsNameVariants([.. experiments.SelectMany(e => e.Variants).Select(v => new VariantKey(v.Name))], request.Thresholds);
 
@@ -63,9 +100,10 @@ public static class Runner
         var results = new List<RunResult>();
         foreach (var experiment in experiments)
         {
-            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe, agents: agents);
+            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe, agents: agents, progress: session.Progress);
             var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, experiment.Name) : request.OutputFolder;
             ReportWriter.Write(folder, report, RunnerCommandLine.Current());
+            session.ReportWritten(folder);
             results.Add(RunResult.Of(report) with { Passed = ReportWriter.PrintOutcome(report, folder, console) });
         }
         return RunResult.Combine(results);

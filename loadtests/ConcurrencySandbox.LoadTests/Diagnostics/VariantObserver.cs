@@ -49,6 +49,16 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         return ObservedTelemetry.Rows(variant, startedTimestamp, observer.Samples, processorCount);
     }
 
+    /// <summary>The pool's adjustments seen so far in the variant (for the live page), placed on its time axis.</summary>
+    public IReadOnlyList<AdjustmentMark> Marks() => MarksSince(_startedTimestamp);
+
+    private List<AdjustmentMark> MarksSince(long startedTimestamp) =>
+    [
+        .. observer.Adjustments
+            .Where(a => a.Timestamp >= startedTimestamp)
+            .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Timestamp).TotalSeconds, a.NewWorkerThreadCount, a.Reason)),
+    ];
+
     /// <summary>Called with each interval row: the first one at the peak load starts the stack sample.</summary>
     public void OnInterval(IntervalRow row, CancellationToken cancellationToken)
     {
@@ -90,10 +100,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         result = result with { Telemetry = RowsSince(result.Key, startedTimestamp) };
         var samples = observer.Samples.Where(s => s.Timestamp >= startedTimestamp).ToList();
         var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
-        var marks = observer.Adjustments
-            .Where(a => a.Timestamp >= startedTimestamp)
-            .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Timestamp).TotalSeconds, a.NewWorkerThreadCount, a.Reason))
-            .ToList();
+        var marks = MarksSince(startedTimestamp);
         return (result, new VariantObservation(observer.Channel.Process, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
             Diagnose(result, sites, marks), observer.LostReason));
     }

@@ -15,6 +15,9 @@ public sealed class IntervalSeries(VariantKey variant, string loadUnit, LatencyR
 
     public IReadOnlyList<StepRow> Steps => _steps;
 
+    /// <summary>Told of each step as it closes (the console's step line, the live page's response curve).</summary>
+    public Action<StepRow>? StepClosed { get; init; }
+
     /// <summary>When the next interval begins, in seconds since the variant began.</summary>
     public double RowStartSeconds { get; private set; }
 
@@ -43,8 +46,10 @@ public sealed class IntervalSeries(VariantKey variant, string loadUnit, LatencyR
     {
         if (_step is { } finished)
         {
-            _steps.Add(new StepRow(finished.Load, finished.FromSeconds, RowStartSeconds, recorder.TakeStep()));
+            var closed = new StepRow(finished.Load, finished.FromSeconds, RowStartSeconds, recorder.TakeStep());
+            _steps.Add(closed);
             _step = null;
+            StepClosed?.Invoke(closed);
         }
     }
 }

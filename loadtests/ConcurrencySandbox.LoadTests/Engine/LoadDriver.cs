@@ -3,11 +3,31 @@ using ConcurrencySandbox.LoadTests.ApiClient;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
+/// <summary>Where a variant's progress goes while it runs: each interval row with the latest telemetry, and each step as it closes.</summary>
+public interface IVariantProgress
+{
+    void OnInterval(IntervalRow row, RuntimeSnapshot? latest);
+
+    void OnStep(VariantKey variant, StepRow step);
+
+    /// <summary>Progress that only hands each interval row to <paramref name="onInterval"/> (a load agent streams its rows to the coordinator, which reports the steps).</summary>
+    static IVariantProgress OfIntervals(Action<IntervalRow> onInterval) => new IntervalsOnly(onInterval);
+
+    private sealed class IntervalsOnly(Action<IntervalRow> onInterval) : IVariantProgress
+    {
+        public void OnInterval(IntervalRow row, RuntimeSnapshot? latest) => onInterval(row);
+
+        public void OnStep(VariantKey variant, StepRow step)
+        {
+        }
+    }
+}
+
 /// <summary>What a load driver gets for one variant: the API it loads, the run's load settings and where progress goes.</summary>
 /// <param name="Api">The API's own endpoints (an experiment's status routes).</param>
 /// <param name="Telemetry">Where the pool series is read over HTTP when no observer is attached: the API, a container's control plane, or nowhere (null).</param>
 /// <param name="Observed">The runtime observer's series when one is attached to the API's process: then no telemetry goes over HTTP.</param>
-public sealed record LoadContext(VariantKey Key, Uri BaseAddress, SandboxClient Api, SandboxClient? Telemetry, LoadOptions Load, Action<IntervalRow, RuntimeSnapshot?> Progress, IOutOfBandTelemetry? Observed = null)
+public sealed record LoadContext(VariantKey Key, Uri BaseAddress, SandboxClient Api, SandboxClient? Telemetry, LoadOptions Load, IVariantProgress Progress, IOutOfBandTelemetry? Observed = null)
 {
     /// <summary>False: <see cref="Telemetry"/> is asked only for its history once the variant is done, never while it runs.</summary>
     public bool TelemetryLive { get; init; } = true;
@@ -25,6 +45,9 @@ public interface ILoadDriver
 
     /// <summary>The report's profile name and load shape, e.g. ("quick", "KeepConstant(4, 6 s), ...") or ("burst", "a burst of 64 ...").</summary>
     (string Profile, string Shape) Describe(LoadOptions load);
+
+    /// <summary>How long the load lasts, for the run's remaining-time estimate: the shape's length unless the driver knows better.</summary>
+    TimeSpan PlannedLength(LoadOptions load) => load.Shape.Duration;
 
     Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken);
 }
@@ -63,6 +86,9 @@ public sealed class BurstAtFreshApi(string request, int copies) : ILoadDriver
     public string Request => request;
 
     public (string Profile, string Shape) Describe(LoadOptions load) => ("burst", $"a burst of {copies} concurrent requests the moment a fresh API is ready");
+
+    /// <summary>A burst lasts as long as the fresh API takes to answer it, which is what it measures: no length is planned.</summary>
+    public TimeSpan PlannedLength(LoadOptions load) => TimeSpan.Zero;
 
     public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
     {

@@ -163,7 +163,7 @@ public static class VariantRunner
         SendRequest send,
         TimeSpan reportingInterval,
         SandboxClient? telemetry,
-        Action<IntervalRow, RuntimeSnapshot?> progress,
+        IVariantProgress progress,
         CancellationToken cancellationToken,
         bool keepEveryRequest = false,
         IOutOfBandTelemetry? observed = null,
@@ -181,7 +181,7 @@ public static class VariantRunner
         var sampling = telemetry is null || !telemetryLive ? Task.CompletedTask : SampleAsync(telemetry, variant, started, samples, stopSampling.Token);
 
         var running = workload.RunAsync(send, recorder, cancellationToken);
-        var series = new IntervalSeries(variant, workload.LoadUnit, recorder);
+        var series = new IntervalSeries(variant, workload.LoadUnit, recorder) { StepClosed = step => progress.OnStep(variant, step) };
         using (var timer = new PeriodicTimer(reportingInterval))
         {
             while (!running.IsCompleted)
@@ -219,7 +219,7 @@ public static class VariantRunner
             var now = Stopwatch.GetElapsedTime(started).TotalSeconds;
             var applied = workload.LoadBetween(TimeSpan.FromSeconds(series.RowStartSeconds), TimeSpan.FromSeconds(now));
             var row = series.Add(now, applied, partial, inStep => recorder.TakeInterval(inStep));
-            progress(row, observed is null ? LatestOf(samples) : observed.RowsSince(variant, started).LastOrDefault()?.Snapshot);
+            progress.OnInterval(row, observed is null ? LatestOf(samples) : observed.RowsSince(variant, started).LastOrDefault()?.Snapshot);
         }
     }
 

@@ -8,6 +8,7 @@ using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Hosting;
+using ConcurrencySandbox.LoadTests.Progress;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.LoadTests.Running;
 using ConcurrencySandbox.LoadTests.Runs;
@@ -54,7 +55,8 @@ public static class MatrixRunner
 
     /// <summary>Runs every core count, writes the matrix report into <paramref name="outputFolder"/>; its verdicts and headline figures, passed when every threshold passed.</summary>
     public static async Task<RunResult> RunAsync(
-        MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken)
+        MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken,
+        RunProgress? progress = null)
     {
         // Thresholds may name a variant by its matrix label ("async@2cpu", "async@2cpu-quota"), so every label is offered.
         IReadOnlyList<string?> limitNames = options.Engine is null ? [null] : [.. (options.Limits ?? []).Select(ContainerLimit.NameOf)];
@@ -78,7 +80,7 @@ public static class MatrixRunner
                 var setting = new CoreCountRun(limit.Cpus, null, null, [], null, null, limit);
                 runs.Add(limit.Cpus > hostCpus
                     ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {hostCpus} CPU(s)" }, console)
-                    : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, thresholds, console, cancellationToken));
+                    : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, thresholds, console, progress, cancellationToken));
             }
         }
         else
@@ -93,7 +95,7 @@ public static class MatrixRunner
                 var setting = new CoreCountRun(cpus, skipped, null, [], null, null);
                 runs.Add(skipped is not null
                     ? Skipped(setting, console)
-                    : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, CpuSet.FirstCores(cpus))), options, fanOut, load, thresholds, console, cancellationToken));
+                    : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, CpuSet.FirstCores(cpus))), options, fanOut, load, thresholds, console, progress, cancellationToken));
             }
         }
 
@@ -163,7 +165,7 @@ public static class MatrixRunner
 
     /// <summary>Measures at the core count and limit <paramref name="setting"/> names, and returns it with the figures filled in.</summary>
     private static async Task<CoreCountRun> RunCoreCountAsync(
-        CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, CancellationToken cancellationToken)
+        CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, RunProgress? progress, CancellationToken cancellationToken)
     {
         IReadOnlyList<ComparisonRow> sweep = [];
         double? breakEven = null;
@@ -188,7 +190,7 @@ public static class MatrixRunner
         ExperimentReport? fanOut = null;
         if (options.Experiments.Contains("fanout"))
         {
-            fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, setting.Cpus, setting.Container?.KindName);
+            fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, setting.Cpus, setting.Container?.KindName, progress: progress);
             processorCount ??= fanOut.ApiProcessorCount;
         }
         return setting with { ApiProcessorCount = processorCount, Sweep = sweep, BreakEvenAmount = breakEven, FanOut = fanOut };

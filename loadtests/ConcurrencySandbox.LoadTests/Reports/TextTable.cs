@@ -62,7 +62,8 @@ public sealed class HtmlPage
         @media print{body{max-width:none;margin:0}h2{break-after:avoid}figure,table{break-inside:avoid}}
         """;
 
-    private const string ChartStyle = """
+    /// <summary>The interactive charts' style, also the live page's.</summary>
+    public const string ChartStyle = """
         .chart{margin:1em 0}.chart-title{font-weight:bold;margin-bottom:.3em}
         .chart-variants button{margin:0 .4em .4em 0;padding:.2em .6em;border:2px solid;border-radius:4px;background:#fff;cursor:pointer}
         .chart-variants button[aria-pressed=false]{opacity:.45;text-decoration:line-through}

@@ -6,6 +6,7 @@ using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
+using ConcurrencySandbox.LoadTests.Progress;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Running;
@@ -25,9 +26,11 @@ public static class ExperimentRunner
         int? cpus = null,
         string? limit = null,
         ObserverOptions? observe = null,
-        AgentPool? agents = null)
+        AgentPool? agents = null,
+        RunProgress? progress = null)
     {
         observe ??= ObserverOptions.Default;
+        progress ??= RunProgress.Lines(console);
         var started = DateTimeOffset.Now;
         var variants = experiment.Variants;
         var results = new List<VariantResult>();
@@ -69,7 +72,7 @@ public static class ExperimentRunner
 
         async Task RunAndKeepAsync(Variant variant)
         {
-            var (result, observation) = await RunVariantAsync(experiment, variant with { Driver = DriverOf(variant) }, new VariantKey(variant.Name, cpus, limit), load, servers, observe.Attach, console, cancellationToken);
+            var (result, observation) = await RunVariantAsync(experiment, variant with { Driver = DriverOf(variant) }, new VariantKey(variant.Name, cpus, limit), load, servers, observe.Attach, console, progress, cancellationToken);
             results.Add(result with { Figures = experiment.FiguresOf(result) });
             if (observation is not null)
             {
@@ -89,7 +92,7 @@ public static class ExperimentRunner
     }
 
     private static async Task<(VariantResult, VariantObservation?)> RunVariantAsync(
-        Experiment experiment, Variant variant, VariantKey key, LoadOptions load, ApiServers servers, bool attach, TextWriter console, CancellationToken cancellationToken)
+        Experiment experiment, Variant variant, VariantKey key, LoadOptions load, ApiServers servers, bool attach, TextWriter console, RunProgress progress, CancellationToken cancellationToken)
     {
         await using var server = await (variant.ServerCpus is { } cpus ? servers.PinnedTo(cpus) : servers).AcquireAsync(variant.Environment, cancellationToken);
         using var api = new SandboxClient(server.BaseAddress);
@@ -112,11 +115,24 @@ public static class ExperimentRunner
             var source = server.Telemetry is { } lease ? live ? lease.ToString() : lease.Afterwards : "nowhere";
             console.WriteLine($"note: the runtime observer is not attached ({notObservedBecause}); the pool series comes from {source}");
         }
-        var context = new LoadContext(key, server.BaseAddress, api, telemetry, load, (row, latest) =>
+        var series = ProgressEvent.SeriesOf(experiment.Name, key);
+        var adjustmentsSent = 0;
+        var variantProgress = progress.For(experiment.Name, load.RequestTimeout, row =>
         {
-            observer?.OnInterval(row, cancellationToken);
-            console.WriteLine(ProgressLine(experiment.Name, row, latest));
-        }, observer) { TelemetryLive = live };
+            if (observer is null)
+            {
+                return;
+            }
+            observer.OnInterval(row, cancellationToken);
+            var marks = observer.Marks();
+            foreach (var mark in marks.Skip(adjustmentsSent))
+            {
+                progress.Publish(PoolAdjusted.Of(series, mark));
+            }
+            adjustmentsSent = marks.Count;
+        });
+        progress.VariantStarting(experiment.Name, key, variant.Driver.Request);
+        var context = new LoadContext(key, server.BaseAddress, api, telemetry, load, variantProgress, observer) { TelemetryLive = live };
         var result = await variant.Driver.RunAsync(context, cancellationToken) with
         {
             TelemetrySource = TelemetrySource(observer?.Channel, server.Telemetry, notObservedBecause, live),
@@ -154,12 +170,4 @@ public static class ExperimentRunner
         + (o.LostReason is { } lost ? $"; lost the process: {lost}" : "");
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
-
-    private static string ProgressLine(string experiment, IntervalRow row, RuntimeSnapshot? latest)
-    {
-        var s = row.Stats;
-        var pool = latest is { } snapshot ? $"threads={snapshot.ThreadPool.ThreadCount} queue={snapshot.ThreadPool.PendingWorkItemCount}" : "threads=n/a queue=n/a";
-        return string.Create(CultureInfo.InvariantCulture,
-            $"{experiment}/{row.Variant.Label} t={row.ElapsedSeconds,6:0.0}s {row.LoadUnit}={row.Load,6:0.#} rps={row.RequestsPerSecond,8:0.#} ok={s.Ok} failed={s.Failed} timedout={s.TimedOut} mean={s.MeanMs:0}ms p99={s.P99Ms:0}ms max={s.MaxMs:0}ms {pool}");
-    }
 }

@@ -156,6 +156,9 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
         public (string Profile, string Shape) Describe(LoadOptions options) =>
             ("find-capacity", $"clients from {ramp.From} x1.5 per step up to {ramp.To}, connected {ConnectIntervalMs} ms apart, {Settle.TotalSeconds:0} s to settle, {ramp.Step.TotalSeconds:0} s measured per step, {load.MessageBytes} B every {load.IntervalMs} ms; a step holds when send lateness p99 <= {StreamingExperiment.LatenessP99LimitMs:0} ms and nothing is lost or dropped; {pinning.Describe()}");
 
+        /// <summary>The search stops at the first step that does not hold, so its length is not known in advance.</summary>
+        public TimeSpan PlannedLength(LoadOptions options) => TimeSpan.Zero;
+
         public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
         {
             var port = await StreamingExperiment.StreamingPortAsync(context, cancellationToken);

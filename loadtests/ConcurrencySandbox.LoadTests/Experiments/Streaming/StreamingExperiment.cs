@@ -277,6 +277,8 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
         public (string Profile, string Shape) Describe(LoadOptions options) =>
             (options.ProfileName, $"{load.Clients} clients {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms ({load.MessagesPerSecond:0} messages/s), {options.Shape.Duration.TotalSeconds:0} s, then {IdleOf(options.Shape.Duration).TotalSeconds:0} s idle; {pinning.Describe()}");
 
+        public TimeSpan PlannedLength(LoadOptions options) => options.Shape.Duration + IdleOf(options.Shape.Duration);
+
         public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
         {
             var port = await StreamingPortAsync(context, cancellationToken);

@@ -120,10 +120,9 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         {
             return "";
         }
-        var held = spell.HeldUp;
-        var waited = held.Completed > 0 ? Invariant($", answered after {held.CompletedMeanMs:0} ms on average") : "";
-        var timedOut = held.TimedOut > 0 ? Invariant($", {held.TimedOut} timed out") : "";
-        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, fewer pool threads than the load needed with work queued, {spell.Injections} thread injections of any reason meanwhile); {held.Requests} requests sent then were held up behind it{waited}{timedOut}");
+        var waited = spell.HeldUpMeanMs is { } meanMs ? Invariant($", answered after {meanMs:0} ms on average") : "";
+        var timedOut = spell.HeldUpTimedOut > 0 ? Invariant($", {spell.HeldUpTimedOut} timed out") : "";
+        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, fewer pool threads than the load needed with work queued, {spell.Injections} thread injections of any reason meanwhile); {spell.HeldUpRequests} requests sent then were held up behind it{waited}{timedOut}");
     }
 
     /// <summary>The two fixes, each with the capacity it predicts.</summary>

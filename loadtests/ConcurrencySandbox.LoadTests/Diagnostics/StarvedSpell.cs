@@ -26,12 +26,13 @@ public readonly record struct PoolSample(double Seconds, int Threads, long Queue
 /// <summary>
 /// How long the pool starved over the whole run (the samples that were <see cref="PoolSample.Starved"/>, each counting
 /// for the time since the sample before it), from when to when, the thread injections made meanwhile, and the requests
-/// sent while it starved (<see cref="HeldUp"/>: they waited behind it, answered late or timed out).
+/// sent while it starved, which waited behind it: how many, how many timed out, and the answered ones' mean latency
+/// (null when none was answered).
 /// </summary>
-public sealed record StarvedSpell(double StarvedSeconds, double FromSeconds, double ToSeconds, int Injections, SentSummary HeldUp)
+public sealed record StarvedSpell(double StarvedSeconds, double FromSeconds, double ToSeconds, int Injections, long HeldUpRequests, long HeldUpTimedOut, double? HeldUpMeanMs)
 {
     /// <summary>The pool never starved.</summary>
-    public static readonly StarvedSpell None = new(0, 0, 0, 0, new SentSummary(0, 0, 0, 0, 0));
+    public static readonly StarvedSpell None = new(0, 0, 0, 0, 0, 0, null);
 
     public bool Happened => StarvedSeconds > 0;
 
@@ -58,6 +59,7 @@ public sealed record StarvedSpell(double StarvedSeconds, double FromSeconds, dou
             return None;
         }
         var heldUp = SentSummary.Of(sent.Where(s => spans.Any(span => s.FromSeconds >= span.From && s.FromSeconds < span.To)));
-        return new StarvedSpell(spans.Sum(s => s.To - s.From), spans[0].From, spans[^1].To, injections, heldUp);
+        return new StarvedSpell(spans.Sum(s => s.To - s.From), spans[0].From, spans[^1].To, injections, heldUp.Requests, heldUp.TimedOut,
+            heldUp.Completed > 0 ? heldUp.CompletedMeanMs : null);
     }
 }

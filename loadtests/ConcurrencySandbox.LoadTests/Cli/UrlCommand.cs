@@ -153,7 +153,8 @@ public static class UrlCommand
         }
         var sloP99Ms = capacity.SloP99Ms ?? CapacityOptions.DefaultSloFactor * unloadedP99Ms;
         await output.WriteLineAsync(Invariant($"-- find-capacity: unloaded p99 {unloadedP99Ms:0.#} ms; SLO p99 {sloP99Ms:0.#} ms; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
-        double? held = null;
+        // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.
+        double? held = capacity.Open ? null : 1;
         VariantResult? broke = null;
         string? brokeBecause = null, bound = null;
         foreach (var level in capacity.Loads())

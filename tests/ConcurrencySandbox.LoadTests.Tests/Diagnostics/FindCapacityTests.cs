@@ -14,15 +14,16 @@ public sealed class FindCapacityTests
         var folder = Directory.CreateTempSubdirectory("find-capacity-").FullName;
         try
         {
-            var (code, output, error) = await RunAsync($"{service.BaseAddress}orders/1?delayMs=100", "--find-capacity", "--step-s", "2", "--max-load", "256", "--max-duration-s", "120", "--out", folder);
+            // An SLO far above the 100 ms wait, so a busy machine's noise does not break the ramp before the pool does.
+            var (code, output, error) = await RunAsync($"{service.BaseAddress}orders/1?delayMs=100", "--find-capacity", "--slo-p99-ms", "1500", "--step-s", "3", "--max-load", "512", "--max-duration-s", "150", "--out", folder);
 
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
             Assert.Contains("-- find-capacity: unloaded p99", output);
             using var summary = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
             var headline = summary.RootElement.GetProperty("headline").GetString()!;
-            Assert.Contains("users; broke at ", headline);
-            Assert.Contains("): pool starvation (queue peaked at", headline);
-            Assert.Contains("Orders.Get", headline);
+            Assert.True(headline.Contains(" users; broke at ", StringComparison.Ordinal), headline);
+            Assert.True(headline.Contains("): pool starvation (queue peaked at", StringComparison.Ordinal), headline);
+            Assert.True(headline.Contains("Orders.Get", StringComparison.Ordinal), headline);
             Assert.StartsWith(headline, File.ReadAllText(Path.Combine(folder, "summary.md")).Split('\n')[2]);
         }
         finally

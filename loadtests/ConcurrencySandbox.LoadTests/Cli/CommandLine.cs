@@ -177,6 +177,9 @@ public static class CommandLine
     /// <summary>The load options every command that sends load takes (the experiments and <c>run --url</c>).</summary>
     internal static IReadOnlyList<Option> LoadSymbols => [Profile, Config, Rate, RequestTimeoutSeconds, MaxInFlight];
 
+    /// <summary>--rate when it was given (not its default): run --url --find-capacity then ramps an open arrival rate from it.</summary>
+    internal static double? GivenRate(ParseResult p) => p.GetResult(Rate) is { Implicit: false } ? new OptionValues(p).Positive(Rate) : null;
+
     /// <summary>The load shape and limits from <see cref="LoadSymbols"/>: a --config file, or a named --profile.</summary>
     internal static LoadOptions LoadOf(ParseResult p)
     {

@@ -16,23 +16,48 @@ public sealed record DiagnosisInputs(
     double GrowthPerSecond,
     long PeakQueueLength,
     int StarvationAdjustments,
-    string? CallSite);
+    string? CallSite)
+{
+    /// <summary>When the pool starved over the whole run and what it held up (<see cref="StarvedSpell.None"/> when never).</summary>
+    public StarvedSpell Spell { get; init; } = StarvedSpell.None;
+
+    /// <summary>The user method the blocked pool threads wait in (the call site's first user frame), to make async.</summary>
+    public string? BlockingMethod { get; init; }
+
+    /// <summary>How long one request holds its pool thread while it blocks: the fastest request's latency (one that never queued), in ms.</summary>
+    public double HoldMs { get; init; }
+
+    /// <summary>The process's CPU time per completed request, in ms; null when unknown.</summary>
+    public double? CpuMsPerRequest { get; init; }
+
+    /// <summary>The observed process's processors.</summary>
+    public int ProcessorCount { get; init; }
+
+    /// <summary>The load's unit (<see cref="Engine.IWorkload.LoadUnit"/>: "users", or "rate" for an open model): the predicted capacities are in it.</summary>
+    public string LoadUnit { get; init; } = "users";
+}
 
 /// <summary>
 /// Little's law sizes the pool the load needs: N = requests in flight x pool threads each holds while blocked. Starved
-/// when the pool had fewer threads than that and the runtime injected threads for starvation or as many items queued as threads were missing; the fix is to stop blocking (make the call async) or to
-/// raise the pool's minimum to N, and <see cref="SecondsToGrow"/> says how long the pool's own injection would take
-/// instead (null when it did not grow).
+/// when at any time of the run the pool had fewer threads than the load then needed with work queued
+/// (<see cref="DiagnosisInputs.Spell"/>), or at the peak the runtime injected threads for starvation or as many items
+/// queued as threads were missing; the fix is to stop blocking (make the call async) or to raise the pool's minimum to
+/// N, each with the capacity it predicts, and <see cref="SecondsToGrow"/> says how long the pool's own injection would
+/// take instead (null when it did not grow).
 /// </summary>
 public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThreads, bool Starved, double? SecondsToGrow)
 {
+    /// <summary>The runtime's starvation injection: one thread per 500 ms while work waits and no thread frees up.</summary>
+    public const double InjectionSeconds = 0.5;
+
     public static StarvationDiagnosis From(DiagnosisInputs inputs)
     {
         var needed = (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
         var shortBy = needed - inputs.PoolThreadsAtPeak;
         // A pool short of threads starves when the runtime injected threads for starvation, or work piled up for the missing ones.
-        var starved = shortBy > 0 && (inputs.StarvationAdjustments > 0 || inputs.PeakQueueLength >= shortBy);
-        double? secondsToGrow = starved && inputs.GrowthPerSecond > 0 ? shortBy / inputs.GrowthPerSecond : null;
+        var starvedAtPeak = shortBy > 0 && (inputs.StarvationAdjustments > 0 || inputs.PeakQueueLength >= shortBy);
+        var starved = starvedAtPeak || inputs.Spell.Happened;
+        double? secondsToGrow = starvedAtPeak && inputs.GrowthPerSecond > 0 ? shortBy / inputs.GrowthPerSecond : null;
         return new StarvationDiagnosis(inputs, needed, starved, secondsToGrow);
     }
 
@@ -56,7 +81,22 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         return peak.Seconds > first.Seconds ? (peak.Threads - first.Threads) / (peak.Seconds - first.Seconds) : 0;
     }
 
-    /// <summary>The report's paragraph.</summary>
+    /// <summary>
+    /// The load the service carries once the blocking call is async (Little's law without the held threads): no pool
+    /// thread waits, so the process's cores bound it, processors x 1000 / CPU ms per request requests/s, which at the
+    /// unqueued latency is that times <see cref="DiagnosisInputs.HoldMs"/> users in flight. Null without a CPU figure.
+    /// </summary>
+    public double? AsyncCapacity => Inputs.CpuMsPerRequest is { } cpuMs && cpuMs > 0 && Inputs.ProcessorCount > 0
+        ? InUnit(Inputs.ProcessorCount * 1000 / cpuMs * Inputs.HoldMs / 1000)
+        : null;
+
+    /// <summary>The load a pool started at <see cref="NeededThreads"/> threads carries without waiting for the runtime's injection: N / threads per request in flight.</summary>
+    public double MinimumCapacity => InUnit(NeededThreads / Math.Max(1, Inputs.ThreadsPerRequest));
+
+    // Requests in flight as the load's unit: users, or an arrival rate (in flight / the time each holds).
+    private double InUnit(double inFlight) => Inputs.LoadUnit != "rate" || Inputs.HoldMs <= 0 ? inFlight : inFlight / (Inputs.HoldMs / 1000);
+
+    /// <summary>The report's paragraph: when and how long the pool starved, what it held up, the need, and each fix with what it buys.</summary>
     public string Describe()
     {
         var i = Inputs;
@@ -64,12 +104,38 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var sizing = Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
         if (!Starved)
         {
-            return Invariant($"Not starved: the load {sizing}; the pool had {i.PoolThreadsAtPeak} at the peak (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where}");
+            return Invariant($"Not starved: at no sample of the run did the pool have fewer threads than the load needed with work queued; at the peak the load {sizing} and the pool had {i.PoolThreadsAtPeak} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where}");
         }
         var growth = SecondsToGrow is { } s
             ? Invariant($"growing {i.GrowthPerSecond:0.#}/s, it would take about {s:0} s to get there by itself")
-            : "and it did not grow during the run";
-        return Invariant($"Starved: the load {sizing}; the pool had {i.PoolThreadsAtPeak}, {growth} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where} Fix: make the blocking call async, or set the pool's minimum to {NeededThreads} (ThreadPool.SetMinThreads, or ThreadPool__MinWorkerThreads={NeededThreads} for the sandbox API and the sample service).");
+            : i.GrowthPerSecond > 0 ? Invariant($"growing {i.GrowthPerSecond:0.#}/s") : "and it did not grow during the run";
+        return Invariant($"Starved{Spell()}: at the peak the load {sizing}; the pool had {i.PoolThreadsAtPeak}, {growth} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where} {Fixes()}");
+    }
+
+    /// <summary>" for 19.2 s (0.8 s to 20.0 s of the run; ...)": the spell, empty when only the peak showed it.</summary>
+    private string Spell()
+    {
+        var spell = Inputs.Spell;
+        if (!spell.Happened)
+        {
+            return "";
+        }
+        var waited = spell.HeldUpMeanMs is { } meanMs ? Invariant($", answered after {meanMs:0} ms on average") : "";
+        var timedOut = spell.HeldUpTimedOut > 0 ? Invariant($", {spell.HeldUpTimedOut} timed out") : "";
+        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, fewer pool threads than the load needed with work queued, {spell.Injections} thread injections of any reason meanwhile); {spell.HeldUpRequests} requests sent then were held up behind it{waited}{timedOut}");
+    }
+
+    /// <summary>The two fixes, each with the capacity it predicts.</summary>
+    private string Fixes()
+    {
+        var i = Inputs;
+        var unit = i.LoadUnit == "rate" ? "requests/s" : i.LoadUnit;
+        var method = i.BlockingMethod is { } m ? $"make `{m}` async" : "make the blocking call async";
+        var holds = i.HoldMs > 0 ? Invariant($": it holds a pool thread for its whole {i.HoldMs:0} ms wait") : "";
+        var asyncBuys = AsyncCapacity is { } a
+            ? Invariant($"; async, no thread waits and the cores bound the load: about {a:0} {unit} ({i.ProcessorCount} cores / {i.CpuMsPerRequest:0.##} CPU ms per request, Little's law without the held threads)")
+            : "";
+        return Invariant($"Fix: {method}{holds}{asyncBuys}. Or set the pool's minimum to {NeededThreads} (ThreadPool.SetMinThreads, or ThreadPool__MinWorkerThreads={NeededThreads} for the sandbox API and the sample service): it then carries about {MinimumCapacity:0} {unit} with no wait; above that each missing thread waits for the runtime's injection, one per {InjectionSeconds * 1000:0} ms while starved.");
     }
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);

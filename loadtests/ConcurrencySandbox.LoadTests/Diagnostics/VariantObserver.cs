@@ -119,16 +119,49 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var last = result.Telemetry[^1].Snapshot;
         var workItemsPerRequest = (last.ThreadPool.CompletedWorkItemCount + last.ThreadPool.PendingWorkItemCount) / (double)Math.Max(1, result.Total.Ok + last.InFlightRequests);
         var threads = result.Telemetry.Select(t => (t.ElapsedSeconds, t.Snapshot.ThreadPool.ThreadCount)).ToList();
+        var threadsPerRequest = StarvationDiagnosis.ThreadsPerRequest((sites?.BlocksQueuedWork ?? false) || result.PeakQueue > inFlight, workItemsPerRequest);
+        var first = result.Telemetry[0].Snapshot;
+        var cpuMsPerRequest = result.Total.Completed > 0 ? (last.Process.CpuTimeMs - first.Process.CpuTimeMs) / result.Total.Completed : (double?)null;
         return StarvationDiagnosis.From(new DiagnosisInputs(
             inFlight,
             basis,
             // Queued work blocks when the stacks caught it blocking, or when more items queued than requests were in flight.
-            StarvationDiagnosis.ThreadsPerRequest((sites?.BlocksQueuedWork ?? false) || result.PeakQueue > inFlight, workItemsPerRequest),
+            threadsPerRequest,
             result.PeakThreads ?? 0,
             StarvationDiagnosis.Growth(threads),
             result.PeakQueue ?? 0,
             marks.Count(m => m.Reason == "Starvation"),
-            sites?.Top is { } top ? sites.Describe(top) : null));
+            sites?.Top is { } top ? sites.Describe(top) : null)
+        {
+            Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest), result.Sent),
+            BlockingMethod = sites?.Top?.CallSite.Split(" -> ")[0],
+            HoldMs = result.Total.MinMs,
+            CpuMsPerRequest = cpuMsPerRequest,
+            ProcessorCount = last.ProcessorCount,
+            LoadUnit = result.LoadUnit,
+        });
+    }
+
+    /// <summary>
+    /// The run's samples with the threads the load needed at each (the load of the interval the sample fell in, in
+    /// flight by Little's law, times the threads a request holds) and the injections since the sample before.
+    /// </summary>
+    public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest)
+    {
+        // An injection raises the count the adjustment before it set (the first one raises the pool from its minimum).
+        var injected = marks.Where((m, i) => i == 0 || m.NewWorkerThreadCount > marks[i - 1].NewWorkerThreadCount).Select(m => m.ElapsedSeconds).ToList();
+        var samples = new List<PoolSample>();
+        var previousSeconds = double.NegativeInfinity;
+        foreach (var row in result.Telemetry)
+        {
+            var load = result.Intervals.FirstOrDefault(i => i.ElapsedSeconds >= row.ElapsedSeconds)?.Load ?? 0;
+            var inFlight = result.LoadUnit == "rate" ? load * result.Total.MinMs / 1000 : load;
+            var pool = row.Snapshot.ThreadPool;
+            var injections = injected.Count(seconds => seconds > previousSeconds && seconds <= row.ElapsedSeconds);
+            samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections));
+            previousSeconds = row.ElapsedSeconds;
+        }
+        return samples;
     }
 
     private static string Invariant(FormattableString text) => text.ToString(System.Globalization.CultureInfo.InvariantCulture);

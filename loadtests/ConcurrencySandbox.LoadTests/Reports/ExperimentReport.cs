@@ -28,6 +28,9 @@ public sealed record ExperimentReport(
     /// <summary>What the runtime observer saw, by variant label (empty when no process was observed).</summary>
     public IReadOnlyDictionary<string, VariantObservation> Observations { get; init; } = new Dictionary<string, VariantObservation>();
 
+    /// <summary>The report's first paragraph when a run has one (run --url: the method to change, the load at the break and why, what the fix buys).</summary>
+    public string? Headline { get; init; }
+
     /// <summary>The --verify-fix re-run, when one was made.</summary>
     public FixCheck? Fix { get; init; }
 

@@ -83,10 +83,23 @@ public static class ObserverSection
         {
             return null;
         }
+        IReadOnlyList<IReadOnlyList<string>> rows = [Row("before", before, "default"), Row("after", after, Invariant($"{fix.MinimumThreads}"))];
+        if (r.Observations.GetValueOrDefault(fix.Before)?.Diagnosis is { Inputs.HoldMs: > 0 } diagnosis)
+        {
+            rows = [.. rows, Predicted(after.Key.Label, fix.MinimumThreads, diagnosis, before.PeakLoad)];
+        }
         return new TextTable(
             ["", "variant", "pool minimum", "mean (ms)", "p99 (ms)", "max (ms)", "RPS", "errors", "peak threads"],
-            [Row("before", before, "default"), Row("after", after, Invariant($"{fix.MinimumThreads}"))],
+            rows,
             new HashSet<int> { 3, 4, 5, 6, 7, 8 });
+
+        // With the minimum, no request waits for a thread: each takes the unqueued latency, and a closed load's users go round at that pace.
+        static IReadOnlyList<string> Predicted(string label, int minimum, StarvationDiagnosis d, double peakLoad) =>
+        [
+            "predicted", label, Invariant($"{minimum}"), Invariant($"{d.Inputs.HoldMs:0.#}"), "", "",
+            d.Inputs.LoadUnit == "rate" ? Invariant($"{peakLoad:0.##}") : Invariant($"{peakLoad * 1000 / d.Inputs.HoldMs:0.##}"),
+            "0", Invariant($"{minimum}"),
+        ];
 
         static IReadOnlyList<string> Row(string when, VariantResult v, string minimum) =>
         [

@@ -25,7 +25,10 @@ public static class ReportSummary
         r.Passed,
         commandLine,
         r.Observations.ToDictionary(o => o.Key, o => Observation(o.Value)),
-        r.Fix is { } fix ? new SummaryFix(fix.Before, fix.After, fix.MinimumThreads) : null);
+        r.Fix is { } fix ? new SummaryFix(fix.Before, fix.After, fix.MinimumThreads) : null)
+    {
+        Headline = r.Headline,
+    };
 
     private static SummaryVariant Variant(VariantResult v, bool expectedToFail)
     {

@@ -66,6 +66,11 @@ public static class ReportWriter
         var md = new StringBuilder();
         md.AppendLine(Invariant($"# {r.Experiment} ({r.Profile})"));
         md.AppendLine();
+        if (r.Headline is { } headline)
+        {
+            md.AppendLine(headline);
+            md.AppendLine();
+        }
         md.AppendLine(r.Finding.Verdict);
         md.AppendLine();
         md.AppendLine(OutcomeLine(r));
@@ -128,8 +133,12 @@ public static class ReportWriter
             Outcome.NotReproduced => "verdict not",
             _ => "verdict",
         };
-        var page = new HtmlPage(PageTitle(r))
-            .Paragraph(r.Finding.Verdict, verdictClass)
+        var page = new HtmlPage(PageTitle(r));
+        if (r.Headline is { } headline)
+        {
+            page.Paragraph(headline, "verdict");
+        }
+        page = page.Paragraph(r.Finding.Verdict, verdictClass)
             .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Total.Failed > 0) ? "outcomes failed" : "outcomes");
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r.Experiment, r.Seed, r.Profile, r.Variants, r.Machine, r.ApiProcessorCount)), r.Variants)
             .Figures(evidenceSvgs)
@@ -311,6 +320,10 @@ public static class ReportWriter
     /// <summary>Prints the verdict and every failed limit; true when all thresholds passed.</summary>
     public static bool PrintOutcome(ExperimentReport report, string folder, TextWriter console)
     {
+        if (report.Headline is { } headline)
+        {
+            console.WriteLine($"== {headline}");
+        }
         console.WriteLine($"== {report.Experiment}: {report.Finding.Verdict}");
         foreach (var failed in report.Thresholds.Where(t => !t.Passed))
         {

@@ -33,6 +33,11 @@ public sealed record RunSummary(
     IReadOnlyDictionary<string, SummaryObservation> Observations,
     SummaryFix? Fix)
 {
+    /// <summary>The report's first paragraph when the run has one (run --url: the method to change, the load at the break and why, what the fix buys); absent in earlier summaries.</summary>
+    // Left out when absent, so an earlier summary reads back and writes out the same.
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Headline { get; init; }
+
     /// <summary>The layout this build writes and reads; raise it with any change of a member's name, type or meaning.</summary>
     public const int CurrentSchemaVersion = 3;
 

@@ -68,7 +68,7 @@ public sealed class StarvationDiagnosisTests
     {
         var text = StarvationDiagnosis.From(Starving).Describe();
 
-        Assert.StartsWith("Starved: the load needed about 125 threads (125 requests in flight (the peak's users) x 1 pool threads each, Little's law)", text);
+        Assert.StartsWith("Starved: at the peak the load needed about 125 threads (125 requests in flight (the peak's users) x 1 pool threads each, Little's law)", text);
         Assert.Contains("the pool had 40, growing 2/s, it would take about 43 s", text);
         Assert.Contains("FanOutStrategies.SyncOverAsync -> Task.Wait", text);
         Assert.Contains("ThreadPool__MinWorkerThreads=125", text);

@@ -1,0 +1,93 @@
+using System.Text.Json;
+using ConcurrencySandbox.LoadTests.Cli;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
+
+/// <summary><c>run --url --find-capacity</c> against the real sample service: the break and its cause, and what it refuses.</summary>
+public sealed class FindCapacityTests
+{
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task TheRampFindsWhereTheBlockingEndpointBreaksAndNamesPoolStarvation()
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        var folder = Directory.CreateTempSubdirectory("find-capacity-").FullName;
+        try
+        {
+            // An SLO far above the 100 ms wait, so a busy machine's noise does not break the ramp before the pool does.
+            var (code, output, error) = await RunAsync($"{service.BaseAddress}orders/1?delayMs=100", "--find-capacity", "--slo-p99-ms", "1500", "--step-s", "3", "--max-load", "512", "--max-duration-s", "150", "--out", folder);
+
+            Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
+            Assert.Contains("-- find-capacity: unloaded p99", output);
+            using var summary = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
+            var headline = summary.RootElement.GetProperty("headline").GetString()!;
+            Assert.True(headline.Contains(" users; broke at ", StringComparison.Ordinal), headline);
+            Assert.True(headline.Contains("): pool starvation (queue peaked at", StringComparison.Ordinal), headline);
+            // The call site depends on the stack sample catching the peak (RuntimeObserverTests checks it); the fix is said either way.
+            Assert.True(headline.Contains("Fix: make ", StringComparison.Ordinal) && headline.Contains("ThreadPool__MinWorkerThreads=", StringComparison.Ordinal), headline);
+            Assert.StartsWith(headline, File.ReadAllText(Path.Combine(folder, "summary.md")).Split('\n')[2]);
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task AServiceThatFailsEveryRequestEndsWithItsStatusesAndClaimsNoCapacity()
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        var folder = Directory.CreateTempSubdirectory("find-capacity-").FullName;
+        try
+        {
+            var (code, output, error) = await RunAsync($"{service.BaseAddress}no-such-route", "--find-capacity", "--step-s", "1", "--out", folder);
+
+            Assert.Equal(CommandLine.ExitUsage, code);
+            Assert.Matches(@"^error: every request failed \(HTTP 404 x \d+\); no capacity claimed\s*$", error);
+            Assert.DoesNotContain("find-capacity: unloaded p99", output);
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task AnSloBelowTheUnloadedLatencyIsRefused()
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        var folder = Directory.CreateTempSubdirectory("find-capacity-").FullName;
+        try
+        {
+            var (code, _, error) = await RunAsync($"{service.BaseAddress}orders/1?delayMs=100", "--find-capacity", "--slo-p99-ms", "5", "--step-s", "1", "--out", folder);
+
+            Assert.Equal(CommandLine.ExitUsage, code);
+            Assert.Matches(@"^error: --slo-p99-ms 5 is below the unloaded p99 of \d+(\.\d)? ms \(one user\): no load can meet it\s*$", error);
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    [Theory]
+    [InlineData("http://10.1.2.3:8080/orders", "is not a loopback address")]
+    [InlineData("http://127.0.0.1:1/orders", "nothing answered GET")]
+    public async Task ATargetItCannotLoadIsRefusedBeforeTheRamp(string url, string cause)
+    {
+        var (code, _, error) = await RunAsync(url, "--find-capacity");
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains(cause, error);
+        Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
+    private static async Task<(int Code, string Output, string Error)> RunAsync(string url, params string[] arguments)
+    {
+        var (output, error) = (new StringWriter(), new StringWriter());
+        var code = await CommandLine.InvokeAsync(["run", "--url", url, .. arguments], output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+        return (code, output.ToString(), error.ToString());
+    }
+}

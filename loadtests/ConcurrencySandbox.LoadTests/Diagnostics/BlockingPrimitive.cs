@@ -32,9 +32,12 @@ public static class BlockingPrimitive
         ("HttpMessageInvoker.Send", HttpSend),
         ("HttpMessageHandler.Send", HttpSend),
         ("Thread.Sleep", Sleep),
+        ("Thread.SleepInternal", Sleep),
         ("Monitor.Enter", Lock),
         ("Monitor.ReliableEnter", Lock),
         ("Monitor.TryEnter", Lock),
+        ("Monitor.Enter_Slowpath", Lock),
+        ("Monitor.TryEnter_Slowpath", Lock),
         ("Lock.Enter", Lock),
         ("Lock.EnterScope", Lock),
         ("SemaphoreSlim.Wait", Semaphore),
@@ -42,6 +45,11 @@ public static class BlockingPrimitive
         ("WaitHandle.WaitAll", WaitHandle),
         ("WaitHandle.WaitAny", WaitHandle),
         ("ManualResetEventSlim.Wait", WaitHandle),
+        // What a Task wait shows once the JIT inlined the property or method the developer called: which one it was, the IL says.
+        ("Task.InternalWait", TaskWait),
+        ("Task.InternalWaitCore", TaskWait),
+        ("Task.SpinThenBlockingWait", TaskWait),
+        ("TaskAwaiter.HandleNonSuccessAndDebuggerNotification", TaskWait),
         ("FileStream.Read", FileIo),
         ("FileStream.Write", FileIo),
         ("RandomAccess.ReadAtOffset", FileIo),
@@ -59,9 +67,6 @@ public static class BlockingPrimitive
         ("NetworkStream.Write", SocketIo),
     ];
 
-    // What a Task wait shows once the JIT inlined the property or method the developer called into the user's frame.
-    private static readonly string[] TaskWaitInternals = ["Task.InternalWait", "Task.InternalWaitCore", "Task.SpinThenBlockingWait", "TaskAwaiter.HandleNonSuccessAndDebuggerNotification"];
-
     /// <summary>
     /// The primitive for the framework frames a user method called, nearest it first (<paramref name="framesBelow"/>, as
     /// <see cref="SourceNames.Describe"/> gives them), or null when none is known. When the JIT inlined the call into the
@@ -74,16 +79,15 @@ public static class BlockingPrimitive
         {
             if (Match(frame) is { } primitive)
             {
-                return primitive;
-            }
-            if (TaskWaitInternals.Contains(frame))
-            {
-                return calledByUser.Select(Match).FirstOrDefault(p => p is Result or Wait or GetResult) ?? TaskWait;
+                return primitive == TaskWait ? calledByUser.Select(Match).FirstOrDefault(IsTaskWait) ?? TaskWait : primitive;
             }
         }
         // Everything below the user's frame was inlined or native (a Sleep or a lock's wait shows only native frames).
         return calledByUser.Select(Match).FirstOrDefault(p => p is not null);
     }
+
+    /// <summary>Whether the primitive is one of the ways to wait for a Task.</summary>
+    public static bool IsTaskWait(string? primitive) => primitive is Result or Wait or GetResult or TaskWait;
 
     /// <summary>The primitive a call to <paramref name="method"/> ("Type.Method") is, or null.</summary>
     public static string? Match(string method) =>

@@ -34,11 +34,15 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     public static BlockingSites Group(IReadOnlyList<ThreadStack> stacks, CallSiteResolver? resolver = null)
     {
         var pool = stacks.Where(s => s.IsPoolWorker).ToList();
+        // The application's modules: those of the user frames on any thread (the main thread's Main at least).
+        var appModules = stacks.SelectMany(s => s.Frames.Select((frame, i) => IsUserCode(frame) ? s.Locations.ElementAtOrDefault(i)?.ModulePath : null))
+            .OfType<string>().Distinct().ToList();
         var sites = pool
-            .Select(stack => (Stack: stack, Key: (Site: CallSiteOf(stack), InRequest: stack.Frames.Any(f => f.StartsWith(RequestPipeline, StringComparison.Ordinal)))))
+            .Select(stack => (Stack: stack, InlinedAway: CallSiteOf(stack) is null ? resolver?.ResolveInlinedAway(stack, appModules) : null))
+            .Select(thread => (thread.Stack, thread.InlinedAway, Key: (Site: CallSiteOf(thread.Stack) ?? (thread.InlinedAway is { } call ? $"{call.Method} -> {call.Primitive}" : null), InRequest: thread.Stack.Frames.Any(f => f.StartsWith(RequestPipeline, StringComparison.Ordinal)))))
             .GroupBy(thread => thread.Key)
             .Select(g => new BlockingSite(g.Key.Site ?? NoUserCode, g.Count(), g.Key.Site is not null, g.Key.Site is not null && g.Key.InRequest,
-                g.Key.Site is null ? null : resolver?.Resolve(g.First().Stack, UserFrame(g.First().Stack))))
+                g.Key.Site is null ? null : g.First().InlinedAway ?? resolver?.Resolve(g.First().Stack, UserFrame(g.First().Stack))))
             .OrderByDescending(s => s.Threads)
             .ThenBy(s => s.CallSite, StringComparer.Ordinal)
             .ToList();

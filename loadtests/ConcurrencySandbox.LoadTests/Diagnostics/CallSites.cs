@@ -66,14 +66,74 @@ public sealed partial class CallSiteResolver : IDisposable
             return new BlockingCall(userName, primitive ?? Unknown(below), statement?.Line, route, handler, null, module.PdbNote);
         }
         var method = found.Token == token ? userName : SourceNames.Describe(module.MethodName(found.Token));
-        return new BlockingCall(method, primitive ?? BlockingPrimitive.Match(SourceNames.Describe(found.Call.Callee)) ?? Unknown(below),
+        // The call found in the IL says which wait it was when the stack could not (the JIT inlined it).
+        var called = BlockingPrimitive.Match(SourceNames.Describe(found.Call.Callee));
+        return new BlockingCall(method, (primitive is null or BlockingPrimitive.TaskWait ? called ?? primitive : primitive) ?? Unknown(below),
             module.LineOf(found.Token, found.Call.ILOffset), route, handler, found.Token == token ? null : userName, module.PdbNote);
     }
+
+    /// <summary>
+    /// A request or work item parked in a blocking call with no user frame on its stack: with dynamic PGO the JIT inlines
+    /// the developer's whole chain into a framework frame (ASP.NET Core's compiled request delegate, a LINQ iterator that
+    /// invoked the lambda). The modules of the application (<paramref name="appModules"/>: those of the user frames seen on
+    /// any thread) are searched for the methods whose IL makes that blocking call; null when the stack shows no blocking
+    /// call or no method of the application makes it.
+    /// </summary>
+    public BlockingCall? ResolveInlinedAway(ThreadStack stack, IReadOnlyCollection<string> appModules)
+    {
+        var rootFirst = stack.Frames.Reverse().Select(SourceNames.Describe).ToList();
+        var entry = rootFirst.FindIndex(f => BlockingPrimitive.Match(f) is not null);
+        if (entry <= 0 || BlockingPrimitive.Match(rootFirst[entry]) is not { } primitive)
+        {
+            return null;
+        }
+        var callers = appModules
+            .Select(path => Module(path))
+            .OfType<ModuleSource>()
+            .SelectMany(module => module.Methods().SelectMany(token => module.Calls(token)
+                .Where(c => Compatible(BlockingPrimitive.Match(SourceNames.Describe(c.Callee)), primitive))
+                .Take(1)
+                .Select(c => (Module: module, Token: token, Call: c))))
+            .ToList();
+        if (callers.Count == 0)
+        {
+            return null;
+        }
+        var (module, token, call) = callers[0];
+        var names = callers.Select(c => SourceNames.Describe(c.Module.MethodName(c.Token))).Distinct().ToList();
+        var inliner = stack.Frames[stack.Frames.Count - entry].StartsWith("dynamicClass.", StringComparison.Ordinal)
+            ? "ASP.NET Core's compiled request delegate"
+            : rootFirst[entry - 1];
+        var note = names.Count == 1
+            ? $"no frame of the application is on the stack: {names[0]} is the one method of {Path.GetFileName(module.Path)} whose IL makes this call"
+            : $"no frame of the application is on the stack: {names.Count} methods make this call ({string.Join(", ", names)}); the first is named";
+        return new BlockingCall(names[0], primitive, module.LineOf(token, call.ILOffset), RouteAbove(module, token, 0), null, inliner,
+            module.PdbNote is { } pdb ? $"{note}; {pdb}" : note);
+    }
+
+    /// <summary>The route of the handler that calls the method, looking up through its callers in the module.</summary>
+    private static string? RouteAbove(ModuleSource module, int token, int depth)
+    {
+        var route = ControllerRoute(module, token)
+            ?? (module.EnclosingMethod(token) is { } enclosing ? ControllerRoute(module, enclosing) : null)
+            ?? MapRoute(module, token, module.MethodName(token));
+        if (route is not null || depth == InlineDepth)
+        {
+            return route;
+        }
+        return module.Methods()
+            .Where(caller => module.Calls(caller).Any(c => c.LocalToken == token))
+            .Select(caller => RouteAbove(module, caller, depth + 1))
+            .FirstOrDefault(r => r is not null);
+    }
+
+    private static bool Compatible(string? called, string seen) =>
+        called is not null && (called == seen || (seen == BlockingPrimitive.TaskWait && BlockingPrimitive.IsTaskWait(called)));
 
     /// <summary>The call in the method (or a same-module method it calls and the JIT inlined) that blocks as <paramref name="primitive"/> says.</summary>
     private (int Token, ILCall Call)? Blocking(ModuleSource module, int token, IReadOnlyList<ILCall> calls, string? primitive, int depth)
     {
-        var direct = calls.FirstOrDefault(c => BlockingPrimitive.Match(SourceNames.Describe(c.Callee)) is { } p && (primitive is null || p == primitive || primitive == BlockingPrimitive.TaskWait));
+        var direct = calls.FirstOrDefault(c => BlockingPrimitive.Match(SourceNames.Describe(c.Callee)) is { } p && (primitive is null || Compatible(p, primitive)));
         if (direct is not null)
         {
             return (token, direct);
@@ -105,7 +165,15 @@ public sealed partial class CallSiteResolver : IDisposable
         }
         var handler = Enumerable.Range(user, pipeline - user).Last(i => BlockingSites.IsUserCode(stack.Frames[i]));
         var name = SourceNames.Describe(stack.Frames[handler]);
-        return (name, Place(stack, handler) is { } place ? ControllerRoute(place.Module, place.Token) ?? MapRoute(place.Module, place.Token, stack.Frames[handler]) : null);
+        if (Place(stack, handler) is not { } place)
+        {
+            return (name, null);
+        }
+        // An action's lambda whose action the JIT inlined into the framework's caller: the action's attributes still say the route.
+        var route = ControllerRoute(place.Module, place.Token)
+            ?? (place.Module.EnclosingMethod(place.Token) is { } enclosing ? ControllerRoute(place.Module, enclosing) : null)
+            ?? MapRoute(place.Module, place.Token, stack.Frames[handler]);
+        return (name, route);
     }
 
     /// <summary>"GET /orders/{id:int}" from a controller action's [HttpGet("{id:int}")] and its controller's [Route("orders")].</summary>
@@ -141,7 +209,8 @@ public sealed partial class CallSiteResolver : IDisposable
 
     /// <summary>
     /// A minimal-API route from the source: for a lambda, the MapGet/MapPost... call that starts on its line or a few
-    /// lines above; for a method group, the Map call that names the method. Null without a PDB or its sources.
+    /// lines above; for a method, the Map call that names it (a method group, or a lambda on the Map call's line that
+    /// calls it, when the JIT inlined that lambda into ASP.NET Core's request delegate). Null without a PDB or its sources.
     /// </summary>
     private static string? MapRoute(ModuleSource module, int token, string frame)
     {
@@ -167,7 +236,7 @@ public sealed partial class CallSiteResolver : IDisposable
         {
             foreach (var text in File.ReadLines(document))
             {
-                if (MapCall().Match(text) is { Success: true } map && Regex.IsMatch(text[(map.Index + map.Length)..], $@"^\s*,\s*(\w+\.)*{Regex.Escape(method)}\s*\)"))
+                if (MapCall().Match(text) is { Success: true } map && Regex.IsMatch(text[(map.Index + map.Length)..], $@"\b{Regex.Escape(method)}\s*[()]"))
                 {
                     return $"{map.Groups["verb"].Value.ToUpperInvariant()} {map.Groups["route"].Value}";
                 }
@@ -176,17 +245,18 @@ public sealed partial class CallSiteResolver : IDisposable
         return null;
     }
 
-    private (ModuleSource Module, int Token, int ILOffset)? Place(ThreadStack stack, int index)
+    private (ModuleSource Module, int Token, int ILOffset)? Place(ThreadStack stack, int index) =>
+        stack.Locations.ElementAtOrDefault(index) is { } location && Module(location.ModulePath) is { } module
+            ? (module, location.MethodToken, location.ILOffset)
+            : null;
+
+    private ModuleSource? Module(string path)
     {
-        if (stack.Locations.ElementAtOrDefault(index) is not { } location)
+        if (!_modules.TryGetValue(path, out var module))
         {
-            return null;
+            _modules[path] = module = ModuleSource.Open(path);
         }
-        if (!_modules.TryGetValue(location.ModulePath, out var module))
-        {
-            _modules[location.ModulePath] = module = ModuleSource.Open(location.ModulePath);
-        }
-        return module is null ? null : (module, location.MethodToken, location.ILOffset);
+        return module;
     }
 
     public void Dispose()

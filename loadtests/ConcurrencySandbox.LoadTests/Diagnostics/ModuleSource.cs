@@ -84,6 +84,36 @@ public sealed class ModuleSource : IDisposable
         return $"{TypeName(method.GetDeclaringType())}.{_metadata.GetString(method.Name)}";
     }
 
+    /// <summary>
+    /// The method a lambda or local function was written in: "&lt;Get&gt;b__1_0" on OrdersController (or on its closure
+    /// class) is in OrdersController.Get; null for a method the developer named.
+    /// </summary>
+    public int? EnclosingMethod(int token)
+    {
+        var method = _metadata.GetMethodDefinition(MethodHandle(token));
+        var name = _metadata.GetString(method.Name);
+        var close = name.IndexOf('>', StringComparison.Ordinal);
+        if (!name.StartsWith('<') || close < 0)
+        {
+            return null;
+        }
+        var enclosing = name[1..close];
+        var type = method.GetDeclaringType();
+        if (_metadata.GetString(_metadata.GetTypeDefinition(type).Name).StartsWith('<'))
+        {
+            type = _metadata.GetTypeDefinition(type).GetDeclaringType();
+        }
+        return _metadata.GetTypeDefinition(type).GetMethods()
+            .Where(m => _metadata.GetString(_metadata.GetMethodDefinition(m).Name) == enclosing)
+            .Select(m => (int?)MetadataTokens.GetToken(m))
+            .FirstOrDefault();
+    }
+
+    /// <summary>The tokens of the methods defined in this module that have IL.</summary>
+    public IEnumerable<int> Methods() => _metadata.MethodDefinitions
+        .Where(m => _metadata.GetMethodDefinition(m).RelativeVirtualAddress != 0)
+        .Select(m => MetadataTokens.GetToken(m));
+
     /// <summary>The calls in the method's IL from <paramref name="fromOffset"/> up to (not including) <paramref name="toOffset"/>.</summary>
     public IReadOnlyList<ILCall> Calls(int token, int fromOffset = 0, int toOffset = int.MaxValue)
     {

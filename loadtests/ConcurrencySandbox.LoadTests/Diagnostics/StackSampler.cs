@@ -37,7 +37,7 @@ public static class StackSampler
     /// <summary>Samples the process behind <paramref name="client"/> <paramref name="rounds"/> times, <paramref name="gap"/> apart; one stack per thread seen.</summary>
     public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken)
     {
-        var seen = new Dictionary<int, List<IReadOnlyList<string>>>();
+        var seen = new Dictionary<int, List<ThreadStack>>();
         for (var round = 0; round < rounds; round++)
         {
             if (round > 0)
@@ -50,13 +50,13 @@ public static class StackSampler
                 {
                     seen[stack.ThreadId] = stacks = [];
                 }
-                stacks.Add(stack.Frames);
+                stacks.Add(stack);
             }
         }
-        return [.. seen.Select(t => new ThreadStack(t.Key, t.Value
-            .GroupBy(frames => string.Join('\n', frames))
+        return [.. seen.Values.Select(stacks => stacks
+            .GroupBy(stack => string.Join('\n', stack.Frames))
             .OrderByDescending(g => g.Count())
-            .First().First()))];
+            .First().First())];
     }
 
     private static async Task<IReadOnlyList<ThreadStack>> SampleOnceAsync(DiagnosticsClient client, CancellationToken cancellationToken)

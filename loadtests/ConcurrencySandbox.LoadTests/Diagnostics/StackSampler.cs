@@ -9,16 +9,24 @@ using Microsoft.Diagnostics.Tracing.Stacks;
 
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
+/// <summary>Where a sampled frame was in the program: its method's module file and metadata token, and the IL offset the runtime's IL-to-native map gives for the sampled address (-1 when it has none).</summary>
+public sealed record FrameLocation(string ModulePath, int MethodToken, int ILOffset);
+
 /// <summary>One thread's managed stack, leaf first, as "Namespace.Type.Method" frames (no module, no arguments).</summary>
 public sealed record ThreadStack(int ThreadId, IReadOnlyList<string> Frames)
 {
+    /// <summary>Each frame's place in its module, by the index of <see cref="Frames"/>; empty, or null for a frame the trace could not place.</summary>
+    public IReadOnlyList<FrameLocation?> Locations { get; init; } = [];
+
+
     /// <summary>A thread the runtime's thread pool started (its stack bottoms out in the pool's worker loop).</summary>
     public bool IsPoolWorker => Frames.Any(f => f.Contains("PortableThreadPool+WorkerThread.", StringComparison.Ordinal) || f.Contains("ThreadPoolWorkQueue.Dispatch", StringComparison.Ordinal));
 }
 
 /// <summary>
 /// Samples the managed stacks of every thread of a .NET process as dotnet-stack does: a short EventPipe session with the
-/// SampleProfiler and the runtime's rundown (which names the JIT-compiled methods), turned into per-thread stacks by
+/// SampleProfiler and the runtime's rundown (which names the JIT-compiled methods and gives their IL-to-native maps, so
+/// a sampled address has an IL offset in its method), turned into per-thread stacks by
 /// TraceEvent's thread-time computer. A few samples a short while apart; each thread counts with the stack it showed
 /// most often, so a thread that is parked shows where it is parked.
 /// </summary>
@@ -29,7 +37,7 @@ public static class StackSampler
     /// <summary>Samples the process behind <paramref name="client"/> <paramref name="rounds"/> times, <paramref name="gap"/> apart; one stack per thread seen.</summary>
     public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken)
     {
-        var seen = new Dictionary<int, List<IReadOnlyList<string>>>();
+        var seen = new Dictionary<int, List<ThreadStack>>();
         for (var round = 0; round < rounds; round++)
         {
             if (round > 0)
@@ -42,13 +50,13 @@ public static class StackSampler
                 {
                     seen[stack.ThreadId] = stacks = [];
                 }
-                stacks.Add(stack.Frames);
+                stacks.Add(stack);
             }
         }
-        return [.. seen.Select(t => new ThreadStack(t.Key, t.Value
-            .GroupBy(frames => string.Join('\n', frames))
+        return [.. seen.Values.Select(stacks => stacks
+            .GroupBy(stack => string.Join('\n', stack.Frames))
             .OrderByDescending(g => g.Count())
-            .First().First()))];
+            .First().First())];
     }
 
     private static async Task<IReadOnlyList<ThreadStack>> SampleOnceAsync(DiagnosticsClient client, CancellationToken cancellationToken)
@@ -94,23 +102,39 @@ public static class StackSampler
         source.ForEach(sample =>
         {
             var frames = new List<string>();
+            var locations = new List<FrameLocation?>();
             int? threadId = null;
             for (var index = sample.StackIndex; index != StackSourceCallStackIndex.Invalid; index = source.GetCallerIndex(index))
             {
-                var name = source.GetFrameName(source.GetFrameIndex(index), false);
+                var frame = source.GetFrameIndex(index);
+                var name = source.GetFrameName(frame, false);
                 if (name.StartsWith("Thread (", StringComparison.Ordinal))
                 {
                     threadId = int.Parse(name.AsSpan("Thread (".Length, name.IndexOf(')', StringComparison.Ordinal) - "Thread (".Length), CultureInfo.InvariantCulture);
                     break;
                 }
                 frames.Add(ShortName(name));
+                locations.Add(LocationOf(log, source.GetFrameCodeAddress(frame)));
             }
             if (threadId is { } id && frames.Count > 0)
             {
-                stacks.TryAdd(id, new ThreadStack(id, frames));
+                stacks.TryAdd(id, new ThreadStack(id, frames) { Locations = locations });
             }
         });
         return [.. stacks.Values];
+    }
+
+    private static FrameLocation? LocationOf(TraceLog log, CodeAddressIndex address)
+    {
+        if (address == CodeAddressIndex.Invalid)
+        {
+            return null;
+        }
+        var method = log.CodeAddresses.MethodIndex(address);
+        var module = log.CodeAddresses.ModuleFile(address);
+        return method == MethodIndex.Invalid || module is null || string.IsNullOrEmpty(module.FilePath)
+            ? null
+            : new FrameLocation(module.FilePath, log.CodeAddresses.Methods.MethodToken(method), log.CodeAddresses.ILOffset(address));
     }
 
     /// <summary>"System.Private.CoreLib!System.Threading.Tasks.Task.Wait(int32,...)" becomes "System.Threading.Tasks.Task.Wait".</summary>

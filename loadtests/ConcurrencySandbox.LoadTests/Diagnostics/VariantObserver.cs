@@ -74,7 +74,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         {
             await Task.Delay(SettleAtPeak, cancellationToken);
             var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken);
-            return (BlockingSites.Group(stacks), null);
+            using var resolver = new CallSiteResolver();
+            return (BlockingSites.Group(stacks, resolver), null);
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {

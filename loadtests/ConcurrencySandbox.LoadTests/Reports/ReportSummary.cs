@@ -86,7 +86,8 @@ public static class ReportSummary
         o.LostReason,
         o.AdjustmentsByReason);
 
-    private static SummaryBlockingSite Site(BlockingSite s) => new(s.CallSite, s.Threads, s.InUserCode, s.InRequest);
+    private static SummaryBlockingSite Site(BlockingSite s) => new(s.CallSite, s.Threads, s.InUserCode, s.InRequest,
+        s.Source is { } c ? new SummaryCallSite(c.Method, c.Primitive, c.Line is { } l ? new SummarySourceLine(l.File, l.Line) : null, c.Route, c.Handler, c.InlinedInto, c.Note) : null);
 
     private static double? NullIfNaN(double value) => double.IsNaN(value) ? null : value;
 }

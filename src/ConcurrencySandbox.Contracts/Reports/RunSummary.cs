@@ -153,7 +153,12 @@ public sealed record SummaryAdjustment(double ElapsedSeconds, int NewWorkerThrea
 public sealed record SummaryStacks(int PoolThreads, int AllThreads, IReadOnlyList<SummaryBlockingSite> Sites, bool BlocksQueuedWork, SummaryBlockingSite? Top);
 
 /// <summary>Where a number of pool threads were found ("FanOutStrategies.SyncOverAsync -> Task.Wait").</summary>
-public sealed record SummaryBlockingSite(string CallSite, int Threads, bool InUserCode, bool InRequest);
+public sealed record SummaryBlockingSite(string CallSite, int Threads, bool InUserCode, bool InRequest, SummaryCallSite? Source = null);
+
+/// <summary>A blocking call site as the developer wrote it: method, primitive, file:line, route or handler, what the JIT inlined it into, and why lines are missing.</summary>
+public sealed record SummaryCallSite(string Method, string Primitive, SummarySourceLine? Line, string? Route, string? Handler, string? InlinedInto, string? Note);
+
+public sealed record SummarySourceLine(string File, int Line);
 
 /// <summary>The pool the load needed (Little's law) against the one it had.</summary>
 public sealed record SummaryDiagnosis(SummaryDiagnosisInputs Inputs, int NeededThreads, bool Starved, double? SecondsToGrow);

@@ -63,17 +63,6 @@ public sealed class BlockingSitesTests
         Assert.Null(sites.Top);
     }
 
-    [Theory]
-    [InlineData("ConcurrencySandbox.Experiments.FanOut.FanOutRunner+<>c__DisplayClass4_0.<RunAsync>b__1", "FanOutRunner.RunAsync (lambda)")]
-    [InlineData("App.Handlers+<>c.<Map>b__3_0", "Handlers.Map (lambda)")]
-    [InlineData("App.Handlers+<GetAsync>d__5.MoveNext", "Handlers.GetAsync")]
-    [InlineData("System.Threading.Tasks.Task`1[System.__Canon].get_Result", "Task.get_Result")]
-    [InlineData("Main", "Main")]
-    public void FrameNamesAreShortenedToTypeAndMethod(string frame, string expected)
-    {
-        Assert.Equal(expected, BlockingSites.TypeAndMethod(frame));
-    }
-
     [Fact]
     public void ModuleAndArgumentsAreStrippedFromATraceFrameName()
     {

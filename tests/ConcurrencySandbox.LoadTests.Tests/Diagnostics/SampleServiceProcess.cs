@@ -3,7 +3,10 @@ using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
-/// <summary>The sample service (copied into the tests' sample/ folder by the build) as its own process on a free loopback port; killed on dispose.</summary>
+/// <summary>
+/// The sample service (copied into the tests' sample/ folder by the build), or one of the target services of
+/// tests/Targets (targets/&lt;Name&gt;/), as its own process on a free loopback port; killed on dispose.
+/// </summary>
 internal sealed partial class SampleServiceProcess : IAsyncDisposable
 {
     private static readonly string Assembly = Path.Combine(AppContext.BaseDirectory, "sample", "ConcurrencySandbox.SampleService.dll");
@@ -19,16 +22,22 @@ internal sealed partial class SampleServiceProcess : IAsyncDisposable
 
     public int ProcessId => _child.Id;
 
-    [GeneratedRegex(@"^SampleService ready: (?<url>http://\S+) pid \d+")]
+    // "SampleService ready: http://127.0.0.1:41234 pid 5678"; each target prints its own name.
+    [GeneratedRegex(@"^\w+ ready: (?<url>http://\S+) pid \d+")]
     private static partial Regex ReadyLine();
 
-    /// <summary>The address the sample service's ready line announces, else null.</summary>
+    /// <summary>The address a service's ready line announces, else null.</summary>
     public static Uri? ReadyAddress(string line) => ReadyLine().Match(line) is { Success: true } match ? new Uri(match.Groups["url"].Value + "/") : null;
 
-    /// <summary>Starts the service on a free loopback port with <paramref name="environment"/> added to the runner's.</summary>
-    public static async Task<SampleServiceProcess> StartAsync(IReadOnlyDictionary<string, string>? environment = null)
+    /// <summary>Starts the sample service on a free loopback port with <paramref name="environment"/> added to the runner's.</summary>
+    public static Task<SampleServiceProcess> StartAsync(IReadOnlyDictionary<string, string>? environment = null) => StartAsync(Assembly, environment);
+
+    /// <summary>Starts the target service tests/Targets/<paramref name="name"/> on a free loopback port.</summary>
+    public static Task<SampleServiceProcess> StartTargetAsync(string name) => StartAsync(Path.Combine(AppContext.BaseDirectory, "targets", name, $"{name}.dll"), null);
+
+    private static async Task<SampleServiceProcess> StartAsync(string assembly, IReadOnlyDictionary<string, string>? environment)
     {
-        var child = ChildProcess.Start(new ChildLaunch(Assembly, ["--urls", "http://127.0.0.1:0"]) { Environment = environment ?? new Dictionary<string, string>() });
+        var child = ChildProcess.Start(new ChildLaunch(assembly, ["--urls", "http://127.0.0.1:0"]) { Environment = environment ?? new Dictionary<string, string>() });
         try
         {
             return new SampleServiceProcess(child, await child.WaitForLineAsync(ReadyAddress, TimeSpan.FromSeconds(60)));

@@ -1,0 +1,78 @@
+using System.Text.Json;
+using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Diagnostics;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
+
+/// <summary>
+/// The runner as a new user runs it (<c>run --url</c>, with the service's pid: finding it by its port is Linux's and has its own test) against the three small services
+/// of tests/Targets, each blocking in a different shape: the report must name the method the developer wrote that
+/// blocks, with its file:line (the named line is read back from the source to hold the blocking call), its route and
+/// what it blocks on.
+/// </summary>
+[Trait("Category", "Slow")]
+public sealed class TargetServicesDiagnosisTests
+{
+    // 16 users for 6 s: more than the pool's first threads, so the peak's stacks catch most of them blocked.
+    private const string Load = """{ "ReportingInterval": "00:00:01", "LoadSimulationsSettings": [ { "KeepConstant": [16, "00:00:06"] } ] }""";
+
+    /// <param name="inlinedInto">Where the JIT inlined the method, for the target built so that it must (null: either way, by tiering).</param>
+    [Theory]
+    // A one-line helper blocking on .Result, inlined into a minimal-API lambda.
+    [InlineData("InlinedHelper", "orders/1", "Blocking.DoBlocking", BlockingPrimitive.Result, "GET /orders/{id:int}", "DoAsync(id).Result", "the lambda in Program (top-level statements)")]
+    // A synchronous HttpClient.Send in a client called from a LINQ Select's lambda, two frames below a controller action.
+    [InlineData("ControllerLinq", "orders/1", "CatalogClient.Lookup", BlockingPrimitive.HttpSend, "GET /orders/{id:int}", "_http.Send(", null)]
+    // A lock held across a Thread.Sleep: the requests wait to enter it.
+    [InlineData("LockSleep", "inventory/1", "Inventory.Reserve", BlockingPrimitive.Lock, "GET /inventory/{id:int}", "lock (Gate)", null)]
+    public async Task TheReportNamesTheMethodThatBlocksInSourceWords(string target, string path, string method, string primitive, string route, string code, string? inlinedInto)
+    {
+        var (call, sites) = await DiagnoseAsync(target, path);
+
+        Assert.Equal(method, call.Method);
+        Assert.Equal(primitive, call.Primitive);
+        Assert.Equal(route, call.Route);
+        AssertLineHolds(call, code);
+        if (inlinedInto is not null)
+        {
+            // Inlined: no sampled frame is the method, and the report says where it went.
+            Assert.Equal(inlinedInto, call.InlinedInto);
+            Assert.DoesNotContain(sites, s => s.StartsWith(method, StringComparison.Ordinal));
+        }
+    }
+
+    private static void AssertLineHolds(BlockingCall call, string code)
+    {
+        Assert.NotNull(call.Line);
+        Assert.Null(call.Note);
+        var text = File.ReadAllLines(call.Line.File)[call.Line.Line - 1];
+        Assert.Contains(code, text);
+    }
+
+    /// <summary>Runs <c>run --url</c> against the target and returns the report's top call site and the frames of every thread the summary lists.</summary>
+    private static async Task<(BlockingCall Call, IReadOnlyList<string> Frames)> DiagnoseAsync(string target, string path)
+    {
+        await using var service = await SampleServiceProcess.StartTargetAsync(target);
+        var folder = Directory.CreateTempSubdirectory("targets-").FullName;
+        try
+        {
+            var config = Path.Combine(folder, "load.json");
+            await File.WriteAllTextAsync(config, Load);
+            var (output, error) = (new StringWriter(), new StringWriter());
+            var code = await CommandLine.InvokeAsync(
+                ["run", "--url", $"{service.BaseAddress}{path}", "--pid", $"{service.ProcessId}", "--config", config, "--out", Path.Combine(folder, "report")], output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+
+            Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
+            var summary = await File.ReadAllTextAsync(Path.Combine(folder, "report", "summary.md"));
+            using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(folder, "report", "summary.json")));
+            var stacks = json.RootElement.GetProperty("observations").EnumerateObject().Single().Value.GetProperty("stacks");
+            var top = stacks.GetProperty("sites").EnumerateArray().First(s => s.GetProperty("inUserCode").GetBoolean());
+            var call = top.GetProperty("source").Deserialize<BlockingCall>(new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
+            Assert.Contains(call.Describe(), summary);
+            return (call, [.. stacks.GetProperty("sites").EnumerateArray().Select(s => s.GetProperty("callSite").GetString()!)]);
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+}

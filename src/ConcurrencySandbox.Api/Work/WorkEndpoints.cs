@@ -2,7 +2,6 @@ using System.Globalization;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Contracts.Work;
-using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Platform.Machine;
 using ConcurrencySandbox.Platform.Statistics;

@@ -18,6 +18,7 @@ COPY src/ConcurrencySandbox.Contracts/ConcurrencySandbox.Contracts.csproj src/Co
 COPY src/ConcurrencySandbox.Platform/ConcurrencySandbox.Platform.csproj src/ConcurrencySandbox.Platform/
 COPY src/ConcurrencySandbox.Experiments/ConcurrencySandbox.Experiments.csproj src/ConcurrencySandbox.Experiments/
 COPY src/ConcurrencySandbox.Validation/ConcurrencySandbox.Validation.csproj src/ConcurrencySandbox.Validation/
+COPY src/ConcurrencySandbox.WebHosting/ConcurrencySandbox.WebHosting.csproj src/ConcurrencySandbox.WebHosting/
 COPY src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj src/ConcurrencySandbox.Api/
 COPY src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj src/ConcurrencySandbox.ThirdPartyStub/
 COPY loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj loadtests/ConcurrencySandbox.LoadTests/

@@ -10,8 +10,7 @@ using ConcurrencySandbox.Api.Telemetry;
 using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Api.Work;
 using ConcurrencySandbox.Contracts.Hosting;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
+using ConcurrencySandbox.WebHosting;
 
 namespace ConcurrencySandbox.Api;
 
@@ -25,11 +24,10 @@ public static class SandboxApp
     /// <param name="configureServices">Runs after the app's own registrations, so tests can replace a service.</param>
     public static WebApplication Build(string[] args, Action<IServiceCollection>? configureServices = null)
     {
-        var builder = WebApplication.CreateBuilder(args);
-        builder.UseDefaultUrlWhenNoneConfigured();
-        builder.Services.AddProblemDetails();
+        var builder = WebStartup.CreateBuilder(args, DefaultUrl);
         builder.AddSandboxJson();
         builder.AddSwagger();
+        builder.AddAdminKey();
         builder.AddWorkExperiments();
         builder.AddFanOut();
         builder.AddReceive();
@@ -47,6 +45,7 @@ public static class SandboxApp
         app.UseExceptionHandler();
         app.UseStatusCodePages();
         app.UseSwaggerDocs();
+        app.MapSwaggerHome();
         app.MapHealth();
         app.MapWorkExperiments();
         app.MapFanOut();
@@ -55,24 +54,11 @@ public static class SandboxApp
         app.MapTelemetry();
         app.MapStreaming();
         app.MapContention();
-        app.PrintReadyLine();
-        return app;
-    }
-
-    private static void UseDefaultUrlWhenNoneConfigured(this WebApplicationBuilder builder)
-    {
-        var configured = new[] { "urls", "http_ports", "https_ports" }.Any(key => !string.IsNullOrEmpty(builder.Configuration[key]));
-        if (!configured)
+        app.WhenListening(addresses =>
         {
-            builder.WebHost.UseUrls(DefaultUrl);
-        }
-    }
-
-    private static void PrintReadyLine(this WebApplication app) =>
-        app.Lifetime.ApplicationStarted.Register(() =>
-        {
-            var addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
             Console.WriteLine($"{ApiStartup.ReadyLinePrefix}{addresses.FirstOrDefault()}");
             Console.WriteLine($"{ApiStartup.ControlReadyLinePrefix}{app.Services.GetRequiredService<ControlListener>().Address}");
         });
+        return app;
+    }
 }

@@ -2,8 +2,7 @@ using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Contracts.FanOut;
 using ConcurrencySandbox.Experiments.FanOut;
 using ConcurrencySandbox.Validation;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
+using ConcurrencySandbox.WebHosting;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace ConcurrencySandbox.ThirdPartyStub;
@@ -20,24 +19,13 @@ public static class StubApp
 
     public static WebApplication Build(string[] args)
     {
-        var builder = WebApplication.CreateBuilder(args);
-        var portsGiven = builder.Configuration["urls"] is not null || builder.Configuration["http_ports"] is not null;
-        if (!portsGiven)
-        {
-            builder.WebHost.UseUrls(DefaultUrl);
-        }
-
+        var builder = WebStartup.CreateBuilder(args, DefaultUrl);
         builder.Services.AddSingleton(new InProcessThirdParty(new StubDice()));
-        builder.Services.AddProblemDetails();
 
         var app = builder.Build();
         app.MapGet("/stub", AnswerAsync).WithQueryParameters(DelayMs, JitterMs, FailRate, HangRate);
         app.MapGet("/healthz", () => TypedResults.Ok(HealthStatus.Ok));
-        app.Lifetime.ApplicationStarted.Register(() =>
-        {
-            var addresses = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()?.Addresses ?? [];
-            Console.WriteLine($"{ReadyLine} {string.Join(' ', addresses)}");
-        });
+        app.WhenListening(addresses => Console.WriteLine($"{ReadyLine} {string.Join(' ', addresses)}"));
         return app;
     }
 
@@ -56,7 +44,7 @@ public static class StubApp
     }
 }
 
-/// <summary>A call's inputs, in the order the stub declares them.</summary>
+/// <summary>A call's inputs, each member filling the declared parameter of its name.</summary>
 internal sealed record StubQuery(int DelayMs, int JitterMs, double FailRate, double HangRate) : DeclaredQuery<StubQuery>;
 
 /// <summary>The stub's answer to a call that succeeded.</summary>

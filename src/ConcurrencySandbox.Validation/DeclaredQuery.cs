@@ -7,12 +7,13 @@ namespace ConcurrencySandbox.Validation;
 
 /// <summary>
 /// An endpoint's query inputs as one positional record, so the handler's signature shows them typed, for example
-/// <c>sealed record ContentionQuery(int HoldMs) : DeclaredQuery&lt;ContentionQuery&gt;</c>. The constructor takes the
-/// endpoint's declared parameters (<see cref="QueryParameterEndpointExtensions.WithQueryParameters"/>) in declaration
-/// order, by position because a name can depend on the route (work's amount is cycles, iterations or milliseconds);
-/// <see cref="DeclaredQueryFilter"/> checks the pairing when the endpoint is built. An integer is a <see cref="long"/>
-/// or an <see cref="int"/>, a number a <see cref="double"/>, a choice a <see cref="string"/> in its declared spelling;
-/// a nullable member is null when the query leaves the parameter out, any other member takes the declared default.
+/// <c>sealed record ContentionQuery(int HoldMs) : DeclaredQuery&lt;ContentionQuery&gt;</c>. Each member fills the declared
+/// parameter of its name, case-insensitively (<c>HoldMs</c> fills <c>holdMs</c>), or the one whose
+/// <see cref="QueryParameter.Member"/> names it where the name depends on the route (work's amount is cycles, iterations
+/// or milliseconds); members come in the declared order (<see cref="QueryParameterEndpointExtensions"/>).
+/// <see cref="DeclaredQueryFilter"/> checks the pairing when the app starts. An integer is a <see cref="long"/> or an
+/// <see cref="int"/>, a number a <see cref="double"/>, a choice a <see cref="string"/> in its declared spelling; a nullable
+/// member is null when the query leaves the parameter out, any other member takes the declared default.
 /// </summary>
 /// <remarks>
 /// Minimal APIs bind it through <see cref="BindAsync"/> rather than <c>[AsParameters]</c>, whose per-member binding
@@ -28,7 +29,7 @@ public abstract record DeclaredQuery<TSelf>
         var declared = context.GetEndpoint()?.Metadata.GetMetadata<QueryParameterMetadata>()
             ?? throw new InvalidOperationException($"{typeof(TSelf).Name} is bound through the endpoint's query declarations: declare them with WithQueryParameters.");
         var reader = new QueryReader(context.Request.QueryString);
-        var bound = DeclaredQueryBinding.Bind<TSelf>(reader, declared.Parameters);
+        var bound = DeclaredQueryBinding.Bind<TSelf>(reader, declared.Parameters(context.RequestServices));
         // The filter judges the query from this reading instead of parsing it a second time.
         context.Items[DeclaredQueryFilter.ReadingKey] = reader;
         return ValueTask.FromResult<TSelf?>(bound);
@@ -47,17 +48,33 @@ internal static class DeclaredQueryBinding
     /// <summary>Compiles <paramref name="record"/>'s constructor call now, when the endpoint is built, rather than on its first request.</summary>
     public static void Prepare(Type record) => RuntimeHelpers.RunClassConstructor(typeof(Shape<>).MakeGenericType(record).TypeHandle);
 
-    /// <summary>Why <paramref name="record"/> cannot take <paramref name="parameters"/>, or null when it can.</summary>
+    /// <summary>
+    /// Why <paramref name="record"/> cannot take <paramref name="parameters"/>, or null when it can: each member must fill
+    /// the declaration of its name (<see cref="QueryParameter.MemberName"/>, case-insensitive), in the declared order
+    /// (so two same-typed members swapped, delayMs and jitterMs, fail rather than bind), with a type that holds it.
+    /// </summary>
     public static string? Mismatch(Type record, IReadOnlyList<QueryParameter> parameters)
     {
         var members = MembersOf(ConstructorOf(record));
-        if (members.Length != parameters.Count)
+        var declared = string.Join(", ", parameters.Select(p => p.Name));
+        if (members.FirstOrDefault(m => !parameters.Any(p => Fills(p, m))) is { } extra)
         {
-            return $"{record.Name} takes {members.Length} values but the endpoint declares {parameters.Count} ({string.Join(", ", parameters.Select(p => p.Name))}).";
+            return $"{record.Name}.{extra.Name} fills no declared query parameter (the endpoint declares {declared}).";
+        }
+
+        if (parameters.FirstOrDefault(p => !members.Any(m => Fills(p, m))) is { } missing)
+        {
+            return $"{record.Name} has no member {missing.MemberName} for the declared query parameter '{missing.Name}'.";
         }
 
         for (var i = 0; i < members.Length; i++)
         {
+            if (i >= parameters.Count || !Fills(parameters[i], members[i]))
+            {
+                var other = i < parameters.Count ? parameters[i].Name : "nothing";
+                return $"{record.Name}.{members[i].Name} stands where the endpoint declares '{other}': list the members in the declared order ({declared}).";
+            }
+
             var type = members[i].Type;
             var fits = parameters[i] switch
             {
@@ -73,8 +90,12 @@ internal static class DeclaredQueryBinding
             }
         }
 
-        return null;
+        return parameters.Count > members.Length
+            ? $"{record.Name} has {members.Length} members but the endpoint declares {parameters.Count} parameters ({declared}): two of them fill one member."
+            : null;
     }
+
+    private static bool Fills(QueryParameter parameter, Member member) => string.Equals(parameter.MemberName, member.Name, StringComparison.OrdinalIgnoreCase);
 
     // A positional record has one public constructor; its copy constructor is protected.
     private static ConstructorInfo ConstructorOf(Type record) => record.GetConstructors().Single();

@@ -1,4 +1,3 @@
-using System.Reflection;
 using Microsoft.AspNetCore.Http;
 
 namespace ConcurrencySandbox.Validation;
@@ -35,23 +34,25 @@ public sealed class DeclaredQueryFilter(IReadOnlyList<QueryParameter> parameters
     }
 
     /// <summary>
-    /// Builds the filter for a handler, checking when the endpoint is built that its <see cref="DeclaredQuery{TSelf}"/>
-    /// record takes the declared parameters, so a mismatch stops the app rather than one request.
+    /// Builds the filter for a handler when its endpoint is built (at start-up, <see cref="DeclaredQueryStartupCheck"/>),
+    /// checking that its <see cref="DeclaredQuery{TSelf}"/> record takes the declared parameters, so a mismatch stops the
+    /// app rather than one request.
     /// </summary>
-    internal static EndpointFilterDelegate Create(MethodInfo handler, IReadOnlyList<QueryParameter> parameters, EndpointFilterDelegate next)
+    internal static EndpointFilterDelegate Create(EndpointFilterFactoryContext context, QueryParameterMetadata metadata, EndpointFilterDelegate next)
     {
-        foreach (var record in handler.GetParameters().Select(p => p.ParameterType).Where(IsDeclaredQuery))
+        var parameters = metadata.Parameters(context.ApplicationServices);
+        foreach (var record in context.MethodInfo.GetParameters().Select(p => p.ParameterType).Where(IsDeclaredQuery))
         {
             if (DeclaredQueryBinding.Mismatch(record, parameters) is { } mismatch)
             {
-                throw new InvalidOperationException($"{handler.Name}: {mismatch}");
+                throw new InvalidOperationException(mismatch);
             }
 
             DeclaredQueryBinding.Prepare(record);
         }
 
         var filter = new DeclaredQueryFilter(parameters);
-        return context => filter.InvokeAsync(context, next);
+        return invocation => filter.InvokeAsync(invocation, next);
     }
 
     private static bool IsDeclaredQuery(Type type)

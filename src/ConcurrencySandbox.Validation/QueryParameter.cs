@@ -17,6 +17,15 @@ public abstract record QueryParameter(string Name, string Description)
 
     /// <summary>The default as text, or null when the parameter is required.</summary>
     public abstract string? DefaultText { get; }
+
+    /// <summary>
+    /// The <see cref="DeclaredQuery{TSelf}"/> record member this parameter fills, when its name depends on the route
+    /// (work's amount is cycles, iterations or milliseconds); null means the member of the parameter's own name.
+    /// </summary>
+    public string? Member { get; init; }
+
+    /// <summary>The record member this parameter fills, matched case-insensitively.</summary>
+    public string MemberName => Member ?? Name;
 }
 
 /// <summary>A whole number in [Min, Max]; a null default makes it required.</summary>

@@ -1,5 +1,4 @@
 using ConcurrencySandbox.Contracts.Contention;
-using ConcurrencySandbox.Experiments.Contention;
 using ConcurrencySandbox.Validation;
 
 namespace ConcurrencySandbox.Api.Contention;
@@ -9,14 +8,14 @@ public sealed class ContentionLimits
 {
     public const string SectionName = "Limits";
 
+    public static readonly IntegerParameter MaxContentionHoldMsSetting = new(
+        "maxContentionHoldMs", ContentionVariants.MinHoldMs, ContentionVariants.MaxHoldMs, ContentionVariants.MaxHoldMs, "The longest hold one contention request may ask for.");
+
     /// <summary>The longest hold a request may ask for; at most the experiment's own bound, so a queue of waiters always drains.</summary>
-    public int MaxContentionHoldMs { get; set; } = ContentionVariants.MaxHoldMs;
+    public int MaxContentionHoldMs { get; set; } = (int)MaxContentionHoldMsSetting.Default!.Value;
 }
 
 internal sealed class ContentionLimitsValidator() : DeclaredSettingsValidator<ContentionLimits>(ContentionLimits.SectionName)
 {
-    private static readonly IntegerParameter MaxContentionHoldMs = new(
-        "maxContentionHoldMs", ContentionVariants.MinHoldMs, ContentionVariants.MaxHoldMs, ContentionVariants.MaxHoldMs, "The longest hold one contention request may ask for.");
-
-    protected override void Check(ContentionLimits options, SettingsReader reader) => reader.Read(MaxContentionHoldMs, options.MaxContentionHoldMs);
+    protected override void Check(ContentionLimits options, SettingsReader reader) => reader.Read(ContentionLimits.MaxContentionHoldMsSetting, options.MaxContentionHoldMs);
 }

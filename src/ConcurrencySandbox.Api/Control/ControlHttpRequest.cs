@@ -13,19 +13,20 @@ internal sealed record ControlHttpRequest(string Method, string Path, IQueryColl
 /// <summary>
 /// Reads one request from the bytes a connection has received so far, as they arrive: the caller receives into
 /// <see cref="FreeSpace"/> in bulk, calls <see cref="Advance"/>, then <see cref="TryRead"/>, which answers null until
-/// the whole request is there. The request line and headers may take <see cref="ControlActions.MaxHeaderBytes"/> and
-/// <see cref="ControlActions.MaxHeaderCount"/> lines; a Content-Length or chunked body at most <see cref="ControlActions.MaxBodyBytes"/>.
+/// the whole request is there. The request line and headers may take <see cref="ControlListener.MaxHeaderBytes"/> and
+/// <see cref="ControlListener.MaxHeaderCount"/> lines; a Content-Length or chunked body at most <see cref="ControlListener.MaxBodyBytes"/>.
 /// Anything malformed or too large throws <see cref="BadControlRequestException"/> with the status to answer, as
 /// soon as it can be told: a bad request line before the headers end, an over-size Content-Length before the body.
 /// </summary>
 internal sealed class ControlRequestReader
 {
-    private const int MaxHeaderBytes = ControlActions.MaxHeaderBytes;
-    private const int MaxHeaderCount = ControlActions.MaxHeaderCount;
+    private const int MaxHeaderBytes = ControlListener.MaxHeaderBytes;
+    private const int MaxHeaderCount = ControlListener.MaxHeaderCount;
+    private const int MaxBodyBytes = ControlListener.MaxBodyBytes;
     private const int MaxChunkLineBytes = 1024;
 
     // The largest body with its chunk framing (a size line and CRLF per chunk) still fits.
-    private const int MaxRequestBytes = MaxHeaderBytes + ControlActions.MaxBodyBytes + (16 * 1024);
+    private const int MaxRequestBytes = MaxHeaderBytes + MaxBodyBytes + (16 * 1024);
 
     private byte[] _buffer = new byte[4096];
     private int _filled;
@@ -170,9 +171,9 @@ internal sealed class ControlRequestReader
         }
 
         private static long CheckedLength(string text) =>
-            long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var length) && length <= ControlActions.MaxBodyBytes
+            long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var length) && length <= MaxBodyBytes
                 ? length
-                : throw new BadControlRequestException(StatusCodes.Status413PayloadTooLarge, $"The body must be from 0 to {ControlActions.MaxBodyBytes} bytes; its Content-Length is '{Shorten(text)}'.");
+                : throw new BadControlRequestException(StatusCodes.Status413PayloadTooLarge, $"The body must be from 0 to {MaxBodyBytes} bytes; its Content-Length is '{Shorten(text)}'.");
     }
 
     /// <summary>Chunked transfer coding: hex size (extensions after ';' ignored), CRLF, data, CRLF, until a zero size; trailers skipped.</summary>
@@ -200,9 +201,9 @@ internal sealed class ControlRequestReader
                     return SkipTrailers(data, position) ? body.ToArray() : null;
                 }
 
-                if (body.Length + size > ControlActions.MaxBodyBytes)
+                if (body.Length + size > MaxBodyBytes)
                 {
-                    throw new BadControlRequestException(StatusCodes.Status413PayloadTooLarge, $"The chunked body exceeds {ControlActions.MaxBodyBytes} bytes.");
+                    throw new BadControlRequestException(StatusCodes.Status413PayloadTooLarge, $"The chunked body exceeds {MaxBodyBytes} bytes.");
                 }
 
                 if (data.Length - position < size + 2)

@@ -8,6 +8,8 @@ using System.Text.Encodings.Web;
 using System.Text.Json;
 using ConcurrencySandbox.Api.Admin;
 using ConcurrencySandbox.Api.Metrics;
+using ConcurrencySandbox.Api.Telemetry;
+using ConcurrencySandbox.Api.ThreadPools;
 using ConcurrencySandbox.Contracts.Control;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.WebUtilities;
@@ -20,16 +22,25 @@ namespace ConcurrencySandbox.Api.Control;
 /// request, so it cannot answer while an experiment starves or deadlocks the pool. Here one dedicated thread runs a
 /// readiness loop (Socket.Select, poll(2) on Linux) over non-blocking sockets: it accepts, reads each
 /// request in bulk as it arrives, and writes the answers; a few dedicated handler threads run the actions
-/// (<see cref="ControlActions"/>, the same as the Kestrel endpoints, and the Prometheus rendering) so a slow one
+/// (<see cref="ThreadPoolActions"/> and <see cref="TelemetryActions"/>, the same as the Kestrel endpoints, and the Prometheus rendering) so a slow one
 /// never stalls the loop. Sockets only used synchronously never reach the runtime's epoll engine, so nothing on this
 /// path needs a pool thread. Slow, idle or many clients cannot hold it: each request must arrive within
 /// <see cref="ControlOptions.RequestSeconds"/>, and at <see cref="ControlOptions.MaxConnections"/> open connections the least
 /// recently active idle one is closed for the newcomer. One request per connection (Connection: close).
 /// </summary>
 public sealed class ControlListener(
-    ControlActions actions, PrometheusExposition metrics, OriginPolicy origins, IOptions<ControlOptions> options, IOptions<AdminOptions> admin, ILogger<ControlListener> logger)
+    ThreadPoolActions threadPool, TelemetryActions telemetry, PrometheusExposition metrics, OriginPolicy origins, IOptions<ControlOptions> options, IOptions<AdminOptions> admin, ILogger<ControlListener> logger)
     : IHostedService, IDisposable
 {
+    /// <summary>The most the listener reads of a request line and headers together, and the most header lines.</summary>
+    public const int MaxHeaderBytes = 16 * 1024;
+
+    /// <inheritdoc cref="MaxHeaderBytes"/>
+    public const int MaxHeaderCount = 100;
+
+    /// <summary>The largest body a control action reads: the thread pool's PUT.</summary>
+    public const int MaxBodyBytes = ThreadPoolActions.MaxBodyBytes;
+
     // As ASP.NET Core's own JSON options, so both transports answer byte for byte alike.
     private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
     private static readonly TimeSpan LongestWait = TimeSpan.FromSeconds(1);
@@ -307,12 +318,12 @@ public sealed class ControlListener(
         return (request.Method, request.Path) switch
         {
             ("OPTIONS", _) => TypedResults.NoContent(),
-            ("GET", ControlRoutes.Health) => ControlActions.Health(),
-            ("GET", ControlRoutes.ThreadPool) => actions.ReadThreadPool(),
-            ("PUT", ControlRoutes.ThreadPool) => AdminRefusal() ?? actions.SetThreadPool(request.Body),
-            ("POST", ControlRoutes.ThreadPoolReset) => AdminRefusal() ?? actions.ResetThreadPool(),
-            ("GET", ControlRoutes.Telemetry) => actions.Telemetry(),
-            ("GET", ControlRoutes.TelemetryHistory) => actions.History(request.Query),
+            ("GET", ControlRoutes.Health) => ControlPlane.Health(),
+            ("GET", ControlRoutes.ThreadPool) => threadPool.Read(),
+            ("PUT", ControlRoutes.ThreadPool) => AdminRefusal() ?? threadPool.Set(request.Body),
+            ("POST", ControlRoutes.ThreadPoolReset) => AdminRefusal() ?? threadPool.Reset(),
+            ("GET", ControlRoutes.Telemetry) => telemetry.Snapshot(),
+            ("GET", ControlRoutes.TelemetryHistory) => telemetry.History(request.Query),
             ("GET", ControlRoutes.Metrics) => TypedResults.Text(metrics.Render(), PrometheusExposition.ContentType),
             (_, ControlRoutes.Health or ControlRoutes.ThreadPool or ControlRoutes.ThreadPoolReset or ControlRoutes.Telemetry or ControlRoutes.TelemetryHistory or ControlRoutes.Metrics) =>
                 TypedResults.Problem($"{request.Method} is not allowed on {request.Path}.", statusCode: StatusCodes.Status405MethodNotAllowed),

@@ -20,6 +20,7 @@ public static class FanOutEndpoints
         builder.Services.AddDeclaredSettings<FanOutOptions, FanOutOptionsValidator>(builder.Configuration, FanOutOptions.SectionName);
         builder.Services.AddDeclaredSettings<ThirdPartyOptions, ThirdPartyOptionsValidator>(builder.Configuration, ThirdPartyOptions.SectionName);
 
+        builder.Services.AddSingleton<FanOutParameters>();
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton(services => new DedicatedThreadPool(
             services.GetRequiredService<IOptions<FanOutOptions>>().Value.DedicatedThreads, "fanout-dedicated"));
@@ -44,11 +45,8 @@ public static class FanOutEndpoints
 
     public static IEndpointRouteBuilder MapFanOut(this IEndpointRouteBuilder endpoints)
     {
-        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<FanOutOptions>>().Value;
-        var thirdParty = endpoints.ServiceProvider.GetRequiredService<IOptions<ThirdPartyOptions>>().Value;
-
         endpoints.MapGroup("/api/fanout").WithApiTag(Tag)
-            .MapGet("", (FanOutQuery query, FanOutRunner runner, CancellationToken cancellationToken) => FanOutAsync(limits, query, runner, cancellationToken))
+            .MapGet("", (FanOutQuery query, FanOutRunner runner, IOptions<FanOutOptions> options, CancellationToken cancellationToken) => FanOutAsync(options.Value, query, runner, cancellationToken))
             .WithName("FanOut")
             .WithSummary("Seed 003: one request fans out to `calls` slow third-party calls, run by the chosen strategy.")
             .WithDescription(
@@ -58,7 +56,7 @@ public static class FanOutEndpoints
                 "async: awaited all the way, no thread held while waiting. " +
                 "Per call: queueWaitMs (enqueued to started: the seed's 'waiting for work to even start'), durationMs, outcome and the thread that ran it; " +
                 "the CLR pool before and after. 502 when no call succeeded.")
-            .WithQueryParameters(Parameters(limits, thirdParty))
+            .WithQueryParameters<FanOutParameters>(parameters => parameters.FanOut)
             .ProducesProblem(StatusCodes.Status502BadGateway);
         return endpoints;
     }
@@ -94,16 +92,23 @@ public static class FanOutEndpoints
             extensions: new Dictionary<string, object?> { ["report"] = report });
     }
 
-    /// <summary>The fan-out query parameters, with ranges from the configured caps, in the order <see cref="FanOutQuery"/> takes them.</summary>
-    private static QueryParameter[] Parameters(FanOutOptions limits, ThirdPartyOptions thirdParty) =>
+}
+
+/// <summary>The fan-out query's declarations, with ranges from the configured caps.</summary>
+internal sealed class FanOutParameters(IOptions<FanOutOptions> options, IOptions<ThirdPartyOptions> thirdParty)
+{
+    private readonly FanOutOptions _limits = options.Value;
+
+    /// <summary>In the order <see cref="FanOutQuery"/> lists its members.</summary>
+    public QueryParameter[] FanOut =>
     [
-        new IntegerParameter("calls", 1, limits.MaxCalls, 10, "How many third-party calls the request makes."),
-        new IntegerParameter("delayMs", 0, limits.MaxDelayMs, 1000, "How long the stub takes to answer each call, in milliseconds (seed 003: 4000)."),
+        new IntegerParameter("calls", 1, _limits.MaxCalls, 10, "How many third-party calls the request makes."),
+        new IntegerParameter("delayMs", 0, _limits.MaxDelayMs, 1000, "How long the stub takes to answer each call, in milliseconds (seed 003: 4000)."),
         new ChoiceParameter("strategy", [.. FanOutStrategies.Names], "async", "How the calls run: threadpool, sync-over-async, dedicated or async."),
-        new IntegerParameter("jitterMs", 0, limits.MaxJitterMs, 0, "Up to this many milliseconds added at random to each call's delay."),
+        new IntegerParameter("jitterMs", 0, _limits.MaxJitterMs, 0, "Up to this many milliseconds added at random to each call's delay."),
         new NumberParameter("failRate", 0, 1, 0, "Share of calls the stub answers with an error."),
         new NumberParameter("hangRate", 0, 1, 0, "Share of calls the stub never answers; they time out."),
-        new IntegerParameter("timeoutMs", 1, limits.MaxTimeoutMs, thirdParty.TimeoutMs, "Each call's timeout in milliseconds (default: ThirdParty:TimeoutMs)."),
+        new IntegerParameter("timeoutMs", 1, _limits.MaxTimeoutMs, thirdParty.Value.TimeoutMs, "Each call's timeout in milliseconds (default: ThirdParty:TimeoutMs)."),
     ];
 }
 

@@ -8,8 +8,10 @@ public sealed class FanOutOptions
 {
     public const string SectionName = "FanOut";
 
+    public static readonly IntegerParameter DedicatedThreadsSetting = new("dedicatedThreads", 1, 10_000, 64, "Threads in the dedicated pool.");
+
     /// <summary>Threads in the app's own pool used by the <c>dedicated</c> strategy (seed 003's custom pool).</summary>
-    public int DedicatedThreads { get; set; } = 64;
+    public int DedicatedThreads { get; set; } = (int)DedicatedThreadsSetting.Default!.Value;
 
     public int MaxCalls { get; set; } = 1000;
 
@@ -32,16 +34,17 @@ public sealed class ThirdPartyOptions
     public string? BaseUrl { get; set; }
 
     /// <summary>Each call's timeout when a request gives no <c>timeoutMs</c>.</summary>
-    public int TimeoutMs { get; set; } = 30_000;
+    public int TimeoutMs { get; set; } = DefaultTimeoutMs;
+
+    /// <summary>The default of <see cref="TimeoutMs"/>; its cap, FanOut:MaxTimeoutMs, is a setting of its own.</summary>
+    public const int DefaultTimeoutMs = 30_000;
 }
 
 internal sealed class FanOutOptionsValidator() : DeclaredSettingsValidator<FanOutOptions>(FanOutOptions.SectionName)
 {
-    private static readonly IntegerParameter DedicatedThreads = new("dedicatedThreads", 1, 10_000, 64, "Threads in the dedicated pool.");
-
     protected override void Check(FanOutOptions options, SettingsReader reader)
     {
-        reader.Read(DedicatedThreads, options.DedicatedThreads);
+        reader.Read(FanOutOptions.DedicatedThreadsSetting, options.DedicatedThreads);
         reader.ReadPositive(
             (nameof(options.MaxCalls), options.MaxCalls),
             (nameof(options.MaxDelayMs), options.MaxDelayMs),
@@ -62,6 +65,6 @@ internal sealed class ThirdPartyOptionsValidator(IOptions<FanOutOptions> fanOut)
         }
 
         // The upper bound is FanOut:MaxTimeoutMs, so it is declared here, where that setting is known.
-        reader.Read(new IntegerParameter("timeoutMs", 1, fanOut.Value.MaxTimeoutMs, 30_000, "Each call's timeout (up to FanOut:MaxTimeoutMs)."), options.TimeoutMs);
+        reader.Read(new IntegerParameter("timeoutMs", 1, fanOut.Value.MaxTimeoutMs, ThirdPartyOptions.DefaultTimeoutMs, "Each call's timeout (up to FanOut:MaxTimeoutMs)."), options.TimeoutMs);
     }
 }

@@ -24,6 +24,14 @@ public sealed class ParentProcessWatch(IConfiguration configuration, IHostApplic
         {
             throw new InvalidOperationException($"{SettingName.Of("ParentProcess", "Id")} must be a process id, got '{text}'.");
         }
+        // Checked once the app has started, so a stop never cancels the server's own start half-way (a parent gone
+        // already stops the app right after it starts).
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        using (lifetime.ApplicationStarted.Register(() => started.TrySetResult()))
+        {
+            await started.Task.WaitAsync(stoppingToken);
+        }
+
         // One handle on the parent, asked each second: Process.GetProcessById every second allocated more, background
         // garbage in the allocation experiments (docs/streaming.md, "Instruments that do not disturb").
         using var parent = Open(pid);

@@ -7,11 +7,11 @@ using Swashbuckle.AspNetCore.SwaggerGen;
 namespace ConcurrencySandbox.Api.Swagger;
 
 /// <summary>Documents each declared query parameter with its type, range, default and description.</summary>
-internal sealed class QueryParameterOperationFilter : IOperationFilter
+internal sealed class QueryParameterOperationFilter(IServiceProvider services) : IOperationFilter
 {
     public void Apply(OpenApiOperation operation, OperationFilterContext context)
     {
-        var declared = context.ApiDescription.ActionDescriptor.EndpointMetadata.OfType<QueryParameterMetadata>().SelectMany(m => m.Parameters);
+        var declared = context.ApiDescription.ActionDescriptor.EndpointMetadata.OfType<QueryParameterMetadata>().SelectMany(m => m.Parameters(services));
         foreach (var parameter in declared)
         {
             operation.Parameters ??= [];

@@ -1,4 +1,3 @@
-using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.Validation;
 using Microsoft.OpenApi;
@@ -46,24 +45,34 @@ internal static class SwaggerSetup
         return builder;
     }
 
+    /// <summary>Serves the document (listing the API port and every <see cref="IDocumentServer"/>, such as the control plane) and the UI.</summary>
     public static WebApplication UseSwaggerDocs(this WebApplication app)
     {
-        var control = app.Services.GetRequiredService<ControlListener>();
         app.UseSwagger(options => options.PreSerializeFilters.Add((document, request) => document.Servers =
         [
             new OpenApiServer { Url = $"{request.Scheme}://{request.Host}", Description = "The API (experiments and control endpoints); needs free ThreadPool threads to answer." },
-            new OpenApiServer
-            {
-                Url = control.Address ?? $"http://127.0.0.1:{ControlOptions.DefaultPort}",
-                Description = "The control plane (health, thread pool, telemetry only) on dedicated threads: answers while the pool starves.",
-            },
+            .. request.HttpContext.RequestServices.GetServices<IDocumentServer>().Select(server => new OpenApiServer { Url = server.Url, Description = server.Description }),
         ]));
         app.UseSwaggerUI(options =>
         {
             options.DocumentTitle = "ConcurrencySandbox";
             options.EnableDeepLinking();
         });
-        app.MapGet("/", () => TypedResults.Redirect("/swagger")).ExcludeFromDescription();
         return app;
     }
+
+    /// <summary>Sends a visitor of / to the Swagger UI.</summary>
+    public static IEndpointRouteBuilder MapSwaggerHome(this IEndpointRouteBuilder endpoints)
+    {
+        endpoints.MapGet("/", () => TypedResults.Redirect("/swagger")).ExcludeFromDescription();
+        return endpoints;
+    }
+}
+
+/// <summary>Another server the document lists beside the API port, registered by the feature that runs it (the control plane).</summary>
+public interface IDocumentServer
+{
+    string Url { get; }
+
+    string Description { get; }
 }

@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
-using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.Hosting;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Control;
@@ -36,6 +35,7 @@ public static class TelemetryEndpoints
             var inFlight = services.GetRequiredService<InFlightRequests>();
             return new TelemetryRecorder(new RuntimeSampler(TimeProvider.System, () => inFlight.Counts), TimeSpan.FromSeconds(1), HistoryCapacity);
         });
+        builder.Services.AddSingleton<TelemetryActions>();
         // Started with the host, so the history covers the whole run.
         builder.Services.AddHostedService<StartWithHost<TelemetryRecorder>>();
         return builder;
@@ -63,13 +63,13 @@ public static class TelemetryEndpoints
     public static IEndpointRouteBuilder MapTelemetry(this IEndpointRouteBuilder endpoints)
     {
         var group = endpoints.MapGroup(ControlRoutes.Telemetry).WithApiTag(Tag);
-        group.MapGet("/history", (HistoryQuery query, ControlActions actions) => actions.History(query.Since))
+        group.MapGet("/history", (HistoryQuery query, TelemetryActions actions) => actions.History(query.Since))
             .WithName("TelemetryHistory")
             .WithSummary("The samples recorded every second (the last hour), taken on a dedicated thread: no gaps while the pool starves.")
             .WithDescription("Poll with since = the last uptimeSeconds you saw to get only new samples. " +
                 "The control port serves it (and the live snapshot) while the pool starves; on this port it answers late then.")
-            .WithQueryParameters(ControlActions.Since);
-        group.MapGet("", (ControlActions actions) => actions.Telemetry())
+            .WithQueryParameters(TelemetryActions.Since);
+        group.MapGet("", (TelemetryActions actions) => actions.Snapshot())
             .WithName("Telemetry")
             .WithSummary("The thread pool, GC, process and lock-contention counters now, and the requests in flight.")
             .WithDescription("Read from the runtime (ThreadPool, GC, Environment.CpuUsage, Process, Monitor), not estimated. " +

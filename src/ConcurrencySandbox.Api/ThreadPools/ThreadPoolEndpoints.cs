@@ -1,5 +1,4 @@
 using ConcurrencySandbox.Api.Admin;
-using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Contracts.ThreadPools;
@@ -20,8 +19,8 @@ public static class ThreadPoolEndpoints
     public static WebApplicationBuilder AddThreadPools(this WebApplicationBuilder builder)
     {
         builder.Services.AddSingleton<ThreadPoolControl>(_ => new ThreadPoolControl(ClrThreadPoolSettings.Instance));
+        builder.Services.AddSingleton<ThreadPoolActions>();
         builder.Services.AddDeclaredSettings<ThreadPoolStartupOptions, ThreadPoolStartupOptionsValidator>(builder.Configuration, ThreadPoolStartupOptions.SectionName);
-        builder.AddAdminKey();
         builder.Services.AddHostedService<ThreadPoolStartup>();
         return builder;
     }
@@ -30,7 +29,7 @@ public static class ThreadPoolEndpoints
     {
         var group = endpoints.MapGroup(ControlRoutes.ThreadPool).WithApiTag(Tag);
 
-        group.MapGet("", (ControlActions actions) => actions.ReadThreadPool())
+        group.MapGet("", (ThreadPoolActions actions) => actions.Read())
             .WithName("GetThreadPool")
             .WithSummary("The CLR ThreadPool's minimum, maximum and available worker and I/O threads, its load, the processor count and GC mode.")
             .WithDescription("startup holds the limits reset returns to. While an experiment starves the pool, ask the control plane's server: it answers from threads of its own.");
@@ -48,7 +47,7 @@ public static class ThreadPoolEndpoints
             .ProducesValidationProblem()
             .ProducesProblem(StatusCodes.Status409Conflict);
 
-        group.MapPost("/reset", (ControlActions actions) => actions.ResetThreadPool())
+        group.MapPost("/reset", (ThreadPoolActions actions) => actions.Reset())
             .WithName("ResetThreadPool")
             .WithSummary("Returns the thread pool to its start-up settings (after the ThreadPool configuration section was applied).")
             .WithDescription("Takes no body. Requires the admin key (X-Admin-Key) when Admin:Key is set, otherwise a loopback caller. A runtime refusal is 409 and nothing changes.")
@@ -60,9 +59,9 @@ public static class ThreadPoolEndpoints
 
     // The body is read here, not bound, so the admin key filter answers before any body problem.
     private static async Task<Results<Ok<ThreadPoolStateResponse>, ValidationProblem, ProblemHttpResult>> SetAsync(
-        HttpRequest request, ControlActions actions, CancellationToken cancellationToken)
+        HttpRequest request, ThreadPoolActions actions, CancellationToken cancellationToken)
     {
-        var body = await JsonBody.ReadAsync(request, ControlActions.MaxBodyBytes, cancellationToken);
-        return actions.SetThreadPool(body);
+        var body = await JsonBody.ReadAsync(request, ThreadPoolActions.MaxBodyBytes, cancellationToken);
+        return actions.Set(body);
     }
 }

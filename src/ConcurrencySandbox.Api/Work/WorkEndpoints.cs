@@ -2,56 +2,27 @@ using System.Globalization;
 using ConcurrencySandbox.Api.Swagger;
 using ConcurrencySandbox.Contracts.ThreadPools;
 using ConcurrencySandbox.Contracts.Work;
-using ConcurrencySandbox.Experiments.ThreadPools;
 using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Platform.Machine;
 using ConcurrencySandbox.Platform.Statistics;
 using ConcurrencySandbox.Validation;
 using Microsoft.AspNetCore.Http.HttpResults;
-using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Api.Work;
 
 /// <summary>Seed 004 as a service: compute, spinwait and sleep, inline vs Task.Run, one run, a compare row or a whole sweep.</summary>
 public static class WorkEndpoints
 {
-    /// <summary>The measurement policy's target: each median's and the efficiency's 95 % CI within +- this many percent.</summary>
-    private static readonly NumberParameter CiWidth = new(
-        "ciWidth",
-        MeasurementPolicy.MinTargetHalfWidthPercent,
-        MeasurementPolicy.MaxTargetHalfWidthPercent,
-        MeasurementPolicy.DefaultTargetHalfWidthPercent,
-        "Target half-width (percent of the median) of each figure's 95 % CI; pairs are repeated until it is reached or the budget is spent, and a figure left wider is marked inconclusive.");
-
-    private static readonly NumberParameter Budget = new(
-        "budgetSeconds",
-        MeasurementPolicy.MinBudgetSeconds,
-        MeasurementPolicy.MaxBudgetSeconds,
-        null,
-        "Seconds the measurement may spend repeating pairs to narrow the CIs (the first `repeat` pairs always run).");
-
-    private static readonly ChoiceParameter Format = new(
-        "format",
-        ["json", "csv", "markdown"],
-        "json",
-        "Output form. Without it the Accept header decides (text/csv, text/markdown), else JSON.");
-
     public static WebApplicationBuilder AddWorkExperiments(this WebApplicationBuilder builder)
     {
         builder.Services.AddDeclaredSettings<WorkLimits, WorkLimitsValidator>(builder.Configuration, WorkLimits.SectionName);
+        builder.Services.AddSingleton<WorkParameters>();
         return builder;
     }
 
     public static IEndpointRouteBuilder MapWorkExperiments(this IEndpointRouteBuilder endpoints)
     {
-        var limits = endpoints.ServiceProvider.GetRequiredService<IOptions<WorkLimits>>().Value;
-        var repeat = new IntegerParameter("repeat", 1, limits.MaxRepeat, MedianInterval.MinimumCount,
-            $"The fewest sync/Task.Run pairs measured, budget or not; more follow until the CIs are narrow or the budget is spent. Below {MedianInterval.MinimumCount} there is no 95 % CI.");
-        var compareBudget = Budget with { Default = 30 };
-        var sweepBudget = Budget with { Default = 120, Description = Budget.Description + " For a sweep: the whole sweep's, shared by its rows, which take pairs in interleaved rounds until each has converged or the budget is spent." };
-        var factor = new IntegerParameter("factor", 2, 1000, 10, "Each amount of the sweep is the previous one times this.");
-
-        foreach (var family in WorkFamily.Create(limits))
+        foreach (var family in WorkFamily.All)
         {
             var unit = family.Unit;
             var group = endpoints.MapGroup($"/api/{unit.Name}").WithApiTag(family.Tag);
@@ -67,7 +38,7 @@ public static class WorkEndpoints
                     .WithName($"{family.Tag.Name}{mode}")
                     .WithSummary($"Runs {family.UnitDescription} twice, {ModeDescription(mode)}.")
                     .WithDescription("Returns the server-side elapsed time, the managed thread ids that ran the units and the thread pool's state after the run.")
-                    .WithQueryParameters(family.Amount)
+                    .WithQueryParameters<WorkParameters>(parameters => parameters.Run(family))
                     .Produces<WorkRunResponse>();
             }
 
@@ -76,14 +47,14 @@ public static class WorkEndpoints
                 .WithSummary($"Seed 004's row: {unit.Name} inline vs Task.Run, back to back in the server.")
                 .WithDescription("Warms up until the per-run time stops improving (final JIT tier), then runs sync and Task.Run in interleaved pairs (AB BA ...) until each median's and the efficiency's 95 % CI is within +-ciWidth % or budgetSeconds is spent. " +
                     "efficiency = median of the per-pair sync / Task.Run x 100: above 100 Task.Run paid off. Every figure carries median, 95 % CI, n and min; the machine's load (other processes, steal, CFS throttling) and speed drift are given beside them.")
-                .WithQueryParameters(family.Amount, repeat, CiWidth, compareBudget);
+                .WithQueryParameters<WorkParameters>(parameters => parameters.Compare(family));
 
-            group.MapGet("/sweep", (WorkSweepQuery query, HttpRequest request, CancellationToken cancellationToken) => SweepAsync(family, query, request, cancellationToken))
+            group.MapGet("/sweep", (WorkSweepQuery query, WorkParameters parameters, HttpRequest request, CancellationToken cancellationToken) => SweepAsync(family, parameters.MaxSweepTotal(family), query, request, cancellationToken))
                 .WithName($"{family.Tag.Name}Sweep")
                 .WithSummary($"Seed 004's whole table for {unit.Name}: a compare row per amount, with the break-even point.")
                 .WithDescription("Amounts go from `from` to `to`, multiplied by `factor`. Each row is warmed up once, then the rows are measured in rounds: each round gives every row that has not converged 2 pairs (AB BA), the rows in a shuffled order, so every row's pairs span the whole sweep and a change in the machine's speed hits all rows. " +
                     "The break-even is the first amount from which every conclusive row's efficiency is at least 100 % across its CI. The Markdown form has the seed's columns and the seed's figures beside today's.")
-                .WithQueryParameters(family.SweepFrom, family.SweepTo, factor, repeat, CiWidth, sweepBudget, Format)
+                .WithQueryParameters<WorkParameters>(parameters => parameters.Sweep(family))
                 .ProducesJsonOrText<SweepReport>("text/csv", "text/markdown");
         }
 
@@ -149,7 +120,7 @@ public static class WorkEndpoints
             row.Flags(unit.AmountName, processorCount));
 
     private static async Task<Results<Ok<SweepReport>, ContentHttpResult, ValidationProblem>> SweepAsync(
-        WorkFamily family, WorkSweepQuery query, HttpRequest request, CancellationToken cancellationToken)
+        WorkFamily family, long maxSweepTotal, WorkSweepQuery query, HttpRequest request, CancellationToken cancellationToken)
     {
         if (query.From > query.To)
         {
@@ -158,12 +129,12 @@ public static class WorkEndpoints
 
         var amounts = Sweep.Amounts(query.From, query.To, query.Factor);
         var totalWork = amounts.Sum(a => (decimal)a) * query.Repeat;
-        if (totalWork > family.MaxSweepTotal)
+        if (totalWork > maxSweepTotal)
         {
             return QueryReader.Refuse(
                 "to",
                 $"This sweep asks for {totalWork.ToString(CultureInfo.InvariantCulture)} {family.Unit.AmountName} in total (sum of amounts x repeat); " +
-                $"the limit is {family.MaxSweepTotal.ToString(CultureInfo.InvariantCulture)} ({family.MaxSweepSetting}). Lower 'to' or 'repeat'.");
+                $"the limit is {maxSweepTotal.ToString(CultureInfo.InvariantCulture)} ({WorkLimits.SectionName}:{family.MaxSweepSetting}). Lower 'to' or 'repeat'.");
         }
 
         var report = await Sweep.RunAsync(family.Unit, amounts, Policy(query.CiWidth, query.BudgetSeconds, query.Repeat), cancellationToken);

@@ -16,6 +16,13 @@ public abstract class ContentionVariant
     private long _waiting;
     private long _holding;
 
+    /// <summary>Each variant's description by its name, known before any critical section exists (the API documents its routes with them).</summary>
+    public static IReadOnlyDictionary<string, string> Descriptions { get; } = new Dictionary<string, string>
+    {
+        [ContentionVariants.MonitorLock] = MonitorLockVariant.VariantDescription,
+        [ContentionVariants.SemaphoreAsync] = SemaphoreAsyncVariant.VariantDescription,
+    };
+
     public abstract string Name { get; }
 
     public abstract string Description { get; }
@@ -83,7 +90,9 @@ public sealed class MonitorLockVariant : ContentionVariant
 
     public override string Name => ContentionVariants.MonitorLock;
 
-    public override string Description => "C# lock (Monitor) around a blocking wait: each waiting request blocks a pool thread";
+    public const string VariantDescription = "C# lock (Monitor) around a blocking wait: each waiting request blocks a pool thread";
+
+    public override string Description => VariantDescription;
 
     protected override ValueTask EnterAsync(CancellationToken cancellationToken)
     {
@@ -116,7 +125,9 @@ public sealed class SemaphoreAsyncVariant : ContentionVariant
 
     public override string Name => ContentionVariants.SemaphoreAsync;
 
-    public override string Description => "SemaphoreSlim(1).WaitAsync around Task.Delay: a waiting request holds no thread";
+    public const string VariantDescription = "SemaphoreSlim(1).WaitAsync around Task.Delay: a waiting request holds no thread";
+
+    public override string Description => VariantDescription;
 
     protected override ValueTask EnterAsync(CancellationToken cancellationToken) => new(_gate.WaitAsync(cancellationToken));
 

@@ -1,7 +1,6 @@
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Receive;
 using ConcurrencySandbox.Contracts.Seeds;
-using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.Platform.Machine;
 using ConcurrencySandbox.Platform.Statistics;
 

@@ -92,8 +92,8 @@ public sealed class ControlListenerAbuseTests
     }
 
     [Theory]
-    [InlineData(ControlActions.MaxHeaderCount + 1, 10)]
-    [InlineData(1, ControlActions.MaxHeaderBytes)]
+    [InlineData(ControlListener.MaxHeaderCount + 1, 10)]
+    [InlineData(1, ControlListener.MaxHeaderBytes)]
     public async Task AHeaderFloodIsAnswered431AndTheConnectionClosed(int headerCount, int valueBytes)
     {
         await using var server = await SandboxServer.StartAsync();

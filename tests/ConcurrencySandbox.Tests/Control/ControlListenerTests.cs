@@ -86,7 +86,7 @@ public sealed class ControlListenerTests(SandboxServerFixture shared) : Restores
         var buffer = new byte[8192];
         var received = await socket.ReceiveAsync(buffer);
         using var control = new HttpClient { BaseAddress = shared.Server.ControlAddress };
-        using var tooLarge = await control.PutAsync(ControlRoutes.ThreadPool, new ByteArrayContent(new byte[ControlActions.MaxBodyBytes + 1]));
+        using var tooLarge = await control.PutAsync(ControlRoutes.ThreadPool, new ByteArrayContent(new byte[ThreadPoolActions.MaxBodyBytes + 1]));
 
         Assert.StartsWith("HTTP/1.1 200 ", Encoding.ASCII.GetString(buffer, 0, received), StringComparison.Ordinal);
         Assert.Equal(HttpStatusCode.RequestEntityTooLarge, tooLarge.StatusCode);

@@ -4,6 +4,7 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
 
 namespace ConcurrencySandbox.Tests.Hosting;
 
@@ -30,6 +31,19 @@ public sealed class SandboxServer : IAsyncDisposable
 
     /// <summary>Starts the API; settings are configuration keys such as "Limits:MaxCycles=1000".</summary>
     public static Task<SandboxServer> StartAsync(params string[] settings) => StartAsync(_ => { }, settings);
+
+    /// <summary>
+    /// The messages of every settings section that stopped the API's start-up: ValidateOnStart reports each failing
+    /// options class, two or more together as an <see cref="AggregateException"/> (a cap that another section's check
+    /// reads fails both).
+    /// </summary>
+    public static async Task<string> StartUpFailureAsync(params string[] settings)
+    {
+        var failure = await Assert.ThrowsAnyAsync<Exception>(() => StartAsync(settings));
+        var failures = failure is AggregateException all ? all.InnerExceptions : [failure];
+        Assert.All(failures, f => Assert.IsType<OptionsValidationException>(f));
+        return string.Join('\n', failures.Select(f => f.Message));
+    }
 
     /// <summary>Starts the API with some services replaced; settings as above.</summary>
     public static async Task<SandboxServer> StartAsync(Action<IServiceCollection> configureServices, params string[] settings)

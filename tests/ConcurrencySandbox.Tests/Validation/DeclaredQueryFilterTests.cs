@@ -5,7 +5,6 @@ using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http;
-using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 
@@ -85,19 +84,43 @@ public sealed class DeclaredQueryFilterTests
         Assert.Equal(1, app.HandlerCalls);
     }
 
+    [Fact]
+    public async Task ARouteDependentNameFillsTheMemberItsDeclarationNames()
+    {
+        await using var app = await ProbeApp.StartAsync();
+
+        var query = await app.Client.GetOkAsync<ProbeQuery>("/renamed?cycles=4");
+
+        Assert.Equal(new ProbeQuery(4, 0.5, "fast", null), query);
+    }
+
     [Theory]
-    [InlineData(1, "ProbeQuery takes 4 values but the endpoint declares 1 (count).")]
-    [InlineData(2, "ProbeQuery.Count (Int32) cannot hold 'count', an integer of at least 1.")]
-    public void ARecordThatDoesNotFitItsDeclarationsStopsTheAppWhenItsEndpointIsBuilt(int mismatch, string message)
+    [InlineData("member without declaration", "ProbeQuery.Limit fills no declared query parameter (the endpoint declares count, rate, mode).")]
+    [InlineData("declaration without member", "ProbeQuery has no member extra for the declared query parameter 'extra'.")]
+    [InlineData("type too small", "ProbeQuery.Count (Int32) cannot hold 'count', an integer of at least 1.")]
+    [InlineData("same types swapped", "SwappedQuery.JitterMs stands where the endpoint declares 'delayMs': list the members in the declared order (delayMs, jitterMs).")]
+    public async Task ARecordThatDisagreesWithItsDeclarationsStopsTheAppBeforeItListens(string mismatch, string message)
     {
         var builder = WebApplication.CreateSlimBuilder();
-        using var app = builder.Build();
-        QueryParameter[] declared = mismatch == 1 ? [Count] : [Count with { Max = long.MaxValue }, Rate, Mode, Limit];
-        app.MapGet("/mismatch", (ProbeQuery query) => TypedResults.Ok(query)).WithQueryParameters(declared);
+        builder.WebHost.UseUrls("http://127.0.0.1:0");
+        builder.Logging.ClearProviders();
+        builder.Services.AddDeclaredQueryCheck();
+        await using var app = builder.Build();
+        var delayMs = new IntegerParameter("delayMs", 0, 100, 0, "Same type as jitterMs.");
+        var jitterMs = new IntegerParameter("jitterMs", 0, 100, 0, "Same type as delayMs.");
+        _ = mismatch switch
+        {
+            "member without declaration" => app.MapGet("/mismatch", (ProbeQuery query) => TypedResults.Ok(query)).WithQueryParameters(Count, Rate, Mode),
+            "declaration without member" => app.MapGet("/mismatch", (ProbeQuery query) => TypedResults.Ok(query))
+                .WithQueryParameters(Count, Rate, Mode, Limit, new IntegerParameter("extra", 1, 2, 1, "No member.")),
+            "type too small" => app.MapGet("/mismatch", (ProbeQuery query) => TypedResults.Ok(query)).WithQueryParameters(Count with { Max = long.MaxValue }, Rate, Mode, Limit),
+            _ => app.MapGet("/mismatch", (SwappedQuery query) => TypedResults.Ok(query)).WithQueryParameters(delayMs, jitterMs),
+        };
 
-        var failure = Assert.Throws<InvalidOperationException>(() => ((IEndpointRouteBuilder)app).DataSources.SelectMany(d => d.Endpoints).ToList());
+        var failure = await Assert.ThrowsAsync<InvalidOperationException>(() => app.StartAsync());
 
-        Assert.EndsWith(message, failure.Message, StringComparison.Ordinal);
+        Assert.Equal(message, failure.Message);
+        Assert.False(app.Lifetime.ApplicationStarted.IsCancellationRequested, "the app started");
     }
 
     /// <summary>A Kestrel app on a free loopback port with one declared and one undeclared endpoint, counting handler calls.</summary>
@@ -118,12 +141,15 @@ public sealed class DeclaredQueryFilterTests
             builder.WebHost.UseUrls("http://127.0.0.1:0");
             builder.Logging.ClearProviders();
             builder.Services.AddProblemDetails();
+            builder.Services.AddDeclaredQueryCheck();
             var probe = new ProbeApp(builder.Build());
             probe._app.MapGet("/declared", (ProbeQuery query) =>
             {
                 Interlocked.Increment(ref probe._handlerCalls);
                 return TypedResults.Ok(query);
             }).WithQueryParameters(Count, Rate, Mode, Limit);
+            probe._app.MapGet("/renamed", (ProbeQuery query) => TypedResults.Ok(query))
+                .WithQueryParameters(Count with { Name = "cycles", Member = nameof(ProbeQuery.Count) }, Rate, Mode, Limit);
             probe._app.MapGet("/undeclared", () =>
             {
                 Interlocked.Increment(ref probe._handlerCalls);
@@ -144,5 +170,8 @@ public sealed class DeclaredQueryFilterTests
     }
 }
 
-/// <summary>The probe endpoint's inputs, in the order it declares them.</summary>
+/// <summary>The probe endpoint's inputs, each member filling the declaration of its name, in the declared order.</summary>
 public sealed record ProbeQuery(int Count, double Rate, string Mode, int? Limit) : DeclaredQuery<ProbeQuery>;
+
+/// <summary>Two same-typed members in the other order than the endpoint declares them.</summary>
+public sealed record SwappedQuery(int JitterMs, int DelayMs) : DeclaredQuery<SwappedQuery>;

@@ -153,7 +153,13 @@ public sealed record SummaryAdjustment(double ElapsedSeconds, int NewWorkerThrea
 public sealed record SummaryStacks(int PoolThreads, int AllThreads, IReadOnlyList<SummaryBlockingSite> Sites, bool BlocksQueuedWork, SummaryBlockingSite? Top);
 
 /// <summary>Where a number of pool threads were found ("FanOutStrategies.SyncOverAsync -> Task.Wait").</summary>
-public sealed record SummaryBlockingSite(string CallSite, int Threads, bool InUserCode, bool InRequest, SummaryCallSite? Source = null);
+public sealed record SummaryBlockingSite(
+    string CallSite,
+    int Threads,
+    bool InUserCode,
+    bool InRequest,
+    // Left out when absent (summaries written before call sites were named in source words), so those read back and write out the same.
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] SummaryCallSite? Source = null);
 
 /// <summary>A blocking call site as the developer wrote it: method, primitive, file:line, route or handler, what the JIT inlined it into, and why lines are missing.</summary>
 public sealed record SummaryCallSite(string Method, string Primitive, SummarySourceLine? Line, string? Route, string? Handler, string? InlinedInto, string? Note);

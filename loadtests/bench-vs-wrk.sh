@@ -18,6 +18,8 @@
 # The mode, pinning, commit, nproc and load average are printed before and after. A benchmark, not a test: needs wrk
 # and curl (apt-get install -y wrk curl), exits 2 without them.
 # Usage: loadtests/bench-vs-wrk.sh [--mode pinned|shared] [seconds=8] [connections=64] [pairs=3]
+#   RUNNER_ARGS: extra options for the runner, e.g. RUNNER_ARGS="--live 5680" to measure it with its live page on (a
+#     page is then connected to it: curl reads its event stream for the whole run).
 #   seconds: 1-second turns of each tool per pair, at least 4 so the ABBA order completes once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -110,7 +112,8 @@ kill -STOP "$wrk_pid"
 cat >"$work/shape.json" <<JSON
 { "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [${connections}, "$(printf '%02d:%02d:%02d' $((lifetime / 3600)) $((lifetime % 3600 / 60)) $((lifetime % 60)))"] } ] }
 JSON
-"${pin[@]}" dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report" >"$work/runner.log" 2>&1 &
+# shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
+"${pin[@]}" dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report" ${RUNNER_ARGS:-} >"$work/runner.log" 2>&1 &
 runner_pid=$!
 # The runner's warm-up: start-up, JIT and its connections, until it has printed three 2-second rows of load.
 for _ in $(seq 1 600); do

@@ -1,6 +1,5 @@
 using System.CommandLine;
 using System.Diagnostics;
-using System.Globalization;
 using System.Net;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
@@ -8,6 +7,7 @@ using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.LoadTests.Running;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Cli;
 
@@ -220,7 +220,6 @@ public static class UrlCommand
         return true;
     }
 
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 
     /// <summary>A user's endpoint as a one-variant experiment: no seed to compare with; the observer's diagnosis is the finding.</summary>
     private sealed class UrlTarget(string pathAndQuery, string variant) : Experiment

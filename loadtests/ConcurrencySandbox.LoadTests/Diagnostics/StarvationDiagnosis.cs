@@ -1,4 +1,4 @@
-using System.Globalization;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
@@ -137,6 +137,4 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
             : "";
         return Invariant($"Fix: {method}{holds}{asyncBuys}. Or set the pool's minimum to {NeededThreads} (ThreadPool.SetMinThreads, or ThreadPool__MinWorkerThreads={NeededThreads} for the sandbox API and the sample service): it then carries about {MinimumCapacity:0} {unit} with no wait; above that each missing thread waits for the runtime's injection, one per {InjectionSeconds * 1000:0} ms while starved.");
     }
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
@@ -165,7 +166,6 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         return samples;
     }
 
-    private static string Invariant(FormattableString text) => text.ToString(System.Globalization.CultureInfo.InvariantCulture);
 
     public ValueTask DisposeAsync() => observer.DisposeAsync();
 }

@@ -3,6 +3,7 @@ using System.Globalization;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using Microsoft.Diagnostics.NETCore.Client;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
@@ -116,7 +117,6 @@ public sealed class ContainerEngine(string command)
         }
     }
 
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 
     private async Task<(int ExitCode, string Output, string Error)> RunAsync(IEnumerable<string> arguments, CancellationToken cancellationToken)
     {

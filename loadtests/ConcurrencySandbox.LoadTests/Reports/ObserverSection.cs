@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
@@ -109,6 +110,4 @@ public static class ObserverSection
     }
 
     private static VariantResult? Find(ExperimentReport r, string label) => r.Variants.FirstOrDefault(v => v.Key.Label == label);
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

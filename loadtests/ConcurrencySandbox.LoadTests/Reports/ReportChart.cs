@@ -1,7 +1,7 @@
-using System.Globalization;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
@@ -259,7 +259,6 @@ public static class ReportChart
     private static (double X, double Y)[] PerInterval(VariantResult v, Func<LatencyStats, double> value) =>
         [.. v.Intervals.Select(i => (i.ElapsedSeconds, i.Stats.Completed > 0 ? value(i.Stats) : double.NaN))];
 
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 
     public static string LoadLabel(string loadUnit) => loadUnit switch
     {

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
@@ -336,6 +337,4 @@ public static class ReportWriter
     /// <summary>The machine in one line; the API's processor count only when it is known (the matrix lists it per core count).</summary>
     public static string MachineLine(MachineFacts m, int? apiProcessorCount) => Invariant(
         $"Machine: {m.CpuModel}, {m.LogicalCores} logical cores, runner ProcessorCount {m.ProcessorCount}{(apiProcessorCount is { } n ? Invariant($", API ProcessorCount {n}") : "")}, {m.Runtime}, {m.Os}.");
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Security;
 using System.Text;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
@@ -512,6 +513,4 @@ public static class SvgChart
     private static string Format(double value) => value.ToString(Math.Abs(value) >= 100 ? "0" : "0.##", CultureInfo.InvariantCulture);
 
     private static string Escape(string text) => SecurityElement.Escape(text);
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

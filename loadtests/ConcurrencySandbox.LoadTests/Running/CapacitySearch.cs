@@ -1,6 +1,6 @@
-using System.Globalization;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Running;
 
@@ -105,6 +105,4 @@ public sealed record CapacityFinding(string Unit, double UnloadedP99Ms, double S
         }
         return Invariant($"the upstream (p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %)");
     }
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

@@ -1,4 +1,3 @@
-using System.Globalization;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.ApiClient;
@@ -8,6 +7,7 @@ using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Progress;
 using ConcurrencySandbox.LoadTests.Reports;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Running;
 
@@ -168,6 +168,4 @@ public static class ExperimentRunner
         $"observer {variant}: {o.Samples} samples, adjustments {string.Join(", ", o.AdjustmentsByReason.Select(r => $"{r.Key} {r.Value}"))}"
         + (o.Stacks?.Top is { } top ? $"; {o.Stacks.Describe(top)}" : "")
         + (o.LostReason is { } lost ? $"; lost the process: {lost}" : "");
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

@@ -2,6 +2,7 @@ using System.Globalization;
 using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.Platform.Statistics;
 
@@ -103,6 +104,4 @@ public static class FigureChecks
     private static string Percent(Estimate efficiency) => efficiency.Describe("0.#", " %");
 
     private static string Seconds(Estimate seconds) => seconds.Describe("G4", " s");
-
-    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

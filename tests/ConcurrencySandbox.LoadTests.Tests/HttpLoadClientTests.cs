@@ -292,9 +292,10 @@ public class HttpLoadClientTests
 
         public async ValueTask DisposeAsync()
         {
+            // Cancel the accept loop before stopping the listener: an accept begun after Stop() throws "Not listening".
             await _stop.CancelAsync();
-            _listener.Stop();
             await _accepting;
+            _listener.Stop();
             Task[] connections;
             lock (_connections)
             {

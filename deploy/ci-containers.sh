@@ -10,7 +10,7 @@
 # merged report. Everything it started (containers, the compose network,
 # dockerd) is removed again by id. Where no engine can run, one line says so and every check counts as skipped.
 # Last line: "containers: N passed, N failed, N skipped".
-# Settings: COMPARE_CYCLES (default 10^9), COMPARE_CI_WIDTH (5 %), COMPARE_BUDGET_S (30 s), OBSERVER_LOAD_S (12 s), OBSERVER_MAX_GAP_S (2 s), SDK_IMAGE / RUNTIME_IMAGE (default: the official images when present
+# Settings: COMPARE_CYCLES (default 10^9), COMPARE_CI_WIDTH (5 %), COMPARE_BUDGET_S (30 s), OBSERVER_LOAD_S (12 s), OBSERVER_MAX_GAP_S (5 s), SDK_IMAGE / RUNTIME_IMAGE (default: the official images when present
 # or pullable, else the offline stand-ins deploy/build-base-images.sh builds).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,10 @@ AGENTS_CHECKS=2      # the agents profile's coordinator exits 0, its merged repo
 MONITORING_CHECKS=2  # Prometheus reports every API's control plane up, and holds its thread pool series
 OBSERVER_CHECKS=1    # a container's runtime observed through the diagnostics socket during a starving fan-out
 OBSERVER_LOAD_S=${OBSERVER_LOAD_S:-12}      # how long the starving load is held
-OBSERVER_MAX_GAP_S=${OBSERVER_MAX_GAP_S:-2} # the longest gap allowed between two counter samples (they come every second)
+# The longest gap allowed between two counter samples. They come every second from outside the starved pool; an
+# in-process reader stalls with the pool for tens of seconds. 2 s failed once (2.75 s) with the host at load 25 and the
+# container on a 1-core quota, so the limit tells the two mechanisms apart rather than timing the machine.
+OBSERVER_MAX_GAP_S=${OBSERVER_MAX_GAP_S:-5}
 BUILD_CHECKS=3
 TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + 1 + OBSERVER_CHECKS + COMPOSE_CHECKS + AGENTS_CHECKS + MONITORING_CHECKS))
 COMPARE_CYCLES=${COMPARE_CYCLES:-1000000000}

@@ -20,7 +20,7 @@ SETTINGS=("--cpus 1" "--cpus 2" "--cpuset-cpus 0" "--cpuset-cpus 0-1")
 CHECKS_PER_SETTING=4 # healthz, processor count, uid, compare row
 CONTROL_SETTING="--cpus 1" # the setting whose control plane (port 5081) is also checked from outside: one more check
 CONTROL_PORT=5081          # the image's control port (ControlOptions.DefaultPort, Control__Host=0.0.0.0 in the image)
-COMPOSE_CHECKS=2     # the stack exits 0, the reports are written
+COMPOSE_CHECKS=3     # the stack exits 0, the reports are written, its smoke runs print no verdict
 AGENTS_CHECKS=2      # the agents profile's coordinator exits 0, its merged report has a healthy row per agent
 MONITORING_CHECKS=2  # Prometheus reports every API's control plane up, and holds its thread pool series
 OBSERVER_CHECKS=1    # a container's runtime observed through the diagnostics socket during a starving fan-out
@@ -244,6 +244,9 @@ else
     done
   done
   if [ -z "$missing" ]; then pass "compose stack wrote a report per API and experiment"; else fail "compose stack wrote no report for:$missing"; fi
+  # Smoke runs give figures, never a verdict: "== compute: smoke: no verdict: ...", not "Reproduced" or "Not reproduced".
+  verdicts=$(grep -cE 'loadrunner.*== [a-z-]+: (Reproduced|Not reproduced|Inconclusive)' "$work/compose.log")
+  if [ "$verdicts" -eq 0 ]; then pass "compose stack (smoke) printed no verdict"; else fail "compose stack (smoke) printed $verdicts verdict(s) from smoke runs"; fi
 fi
 
 # 6b. The agents profile: 3 scaled-out agents against api-2cpu (smoke profile, compute), one coordinator merging their

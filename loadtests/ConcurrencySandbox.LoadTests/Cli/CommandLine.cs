@@ -68,6 +68,16 @@ public static class CommandLine
         Description = $"Run the whole command this many times (1 to {RepeatedRuns.MaxRuns}), each into <out>/run-N, and write <out>/{RepeatedRuns.FileName}: whether the verdicts agree and each headline figure's spread across runs.",
         DefaultValueFactory = _ => 1,
     };
+    private static readonly Option<int?> RoundsOption = new("--rounds")
+    {
+        Description = $"Measure the variants in this many interleaved rounds ({Running.Rounds.Min} to {Running.Rounds.Max}; order A B, B A, ...), each a ramp shortened to keep the run within {Running.Rounds.LengthFactor} x one ramp per variant; default: the experiment's own ({MedianInterval.MinimumCount}, the fewest with a 95 % CI, for those with a verdict figure; 1 for smoke).",
+    };
+    private static readonly Option<double?> RoundsBudget = new("--rounds-budget-s")
+    {
+        Description = $"Seconds the rounds may take ({MinRoundsBudgetSeconds} to {MaxRoundsBudgetSeconds}); a round that would overrun it is not started and the verdict is judged (or found inconclusive) on the rounds done. Default: twice the planned load plus {Running.ExperimentRunner.StartAllowance.TotalSeconds:0} s per fresh API.",
+    };
+    private const double MinRoundsBudgetSeconds = 1;
+    private const double MaxRoundsBudgetSeconds = 36_000;
     private static readonly Option<double> CiWidth = new("--ci-width")
     {
         Description = $"matrix: target half-width of each sweep figure's 95 % CI, in percent ({MeasurementPolicy.MinTargetHalfWidthPercent} to {MeasurementPolicy.MaxTargetHalfWidthPercent}); a figure left wider is inconclusive.",
@@ -84,7 +94,7 @@ public static class CommandLine
     {
         var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
         {
-            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs, VerifyFix, NoObserver, AgentCount, AgentListen, AgentCpus, AgentDeadline, Verbose, Live,
+            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs, RoundsOption, RoundsBudget, VerifyFix, NoObserver, AgentCount, AgentListen, AgentCpus, AgentDeadline, Verbose, Live,
         };
         foreach (var option in ExperimentList.All.SelectMany(e => e.Options))
         {
@@ -146,6 +156,8 @@ public static class CommandLine
             Observe = observe,
             Agents = AgentsOf(p, load),
             Verbose = p.GetValue(Verbose),
+            Rounds = values.InRangeIfGiven(RoundsOption, Running.Rounds.Min, Running.Rounds.Max),
+            RoundsBudget = values.InRangeIfGiven(RoundsBudget, MinRoundsBudgetSeconds, MaxRoundsBudgetSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
             LivePort = LivePortOf(p),
         };
     }

@@ -35,6 +35,12 @@ public sealed record RunRequest(
     /// <summary><c>--live [PORT]</c>: the port to serve the live page on (0: any free one), null without a page.</summary>
     public int? LivePort { get; init; }
 
+    /// <summary><c>--rounds N</c>: interleaved rounds per experiment; null: each experiment's own count.</summary>
+    public int? Rounds { get; init; }
+
+    /// <summary><c>--rounds-budget-s</c>: the time the rounds may take; null: the default budget.</summary>
+    public TimeSpan? RoundsBudget { get; init; }
+
     /// <summary>Whether the runtime observer attaches to the API children, and --verify-fix.</summary>
     public ObserverOptions Observe { get; init; } = ObserverOptions.Default;
 

@@ -100,7 +100,7 @@ public static class Runner
         var results = new List<RunResult>();
         foreach (var experiment in experiments)
         {
-            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe, agents: agents, progress: session.Progress);
+            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe, agents: agents, progress: session.Progress, rounds: request.Rounds, roundsBudget: request.RoundsBudget);
             var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, experiment.Name) : request.OutputFolder;
             ReportWriter.Write(folder, report, RunnerCommandLine.Current());
             session.ReportWritten(folder);

@@ -1,5 +1,6 @@
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.Platform.Hosting;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
@@ -18,7 +19,7 @@ public sealed record Variant(string Name, ILoadDriver Driver, IReadOnlyDictionar
 }
 
 /// <summary>
-/// An experiment: its variants (run one after another, each against a fresh API, under the same load), its default
+/// An experiment: its variants (run in interleaved rounds, each against a fresh API, under the same load), its default
 /// thresholds, and how its results are judged against its seed. One subclass per experiment, registered in
 /// <see cref="ExperimentList"/>; see docs/loadtests.md, "Adding an experiment".
 /// </summary>
@@ -37,6 +38,16 @@ public abstract class Experiment
     public virtual bool NeedsFreshApi => false;
 
     public abstract IReadOnlyList<Variant> Variants { get; }
+
+    /// <summary>
+    /// How many interleaved rounds a run measures the variants in unless --rounds says otherwise (docs/measurement.md,
+    /// "Load runs in rounds"): one by default; an experiment whose Assess gives a <see cref="Finding.Figure"/> asks for
+    /// enough for a 95 % CI.
+    /// </summary>
+    public virtual int DefaultRounds => 1;
+
+    /// <summary>The shortest load (the whole shape, before rounds shorten it) from which a verdict is drawn; a shorter run prints "smoke: no verdict".</summary>
+    public virtual TimeSpan MinimumLoad => TimeSpan.Zero;
 
     /// <summary>
     /// Why this experiment's runtime series is read only once each variant is done (the API's own per-second history,
@@ -69,6 +80,12 @@ public abstract class Experiment
 
     /// <summary>Figures this experiment computes for one variant beyond latency and throughput (e.g. from its telemetry).</summary>
     public virtual IReadOnlyList<VariantFigure> FiguresOf(VariantResult result) => [];
+
+    /// <summary>The rounds an experiment with a verdict figure measures in: the fewest whose figures give a 95 % CI of their median.</summary>
+    protected const int RoundsForACi = MedianInterval.MinimumCount;
+
+    /// <summary>The least load a ramped experiment judges from: below it (the smoke profile's 3 s) the pool and the JIT have not settled.</summary>
+    protected static readonly TimeSpan RampNeeds = TimeSpan.FromSeconds(30);
 
     /// <summary>The result of the variant named <paramref name="name"/>, if it ran.</summary>
     protected static VariantResult? Find(IReadOnlyList<VariantResult> results, string name) =>

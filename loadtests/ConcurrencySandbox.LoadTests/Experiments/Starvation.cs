@@ -35,6 +35,11 @@ public static class Starvation
         {
             return Finding.NotAssessed($"no request sent at peak load by {blocking.Key.Name} or {reference.Key.Name} has a latency or a bound.");
         }
+        if ((PhysicalLimits.Latency($"{blocking.Key.Name}'s mean latency at peak load", blockingPeak.CompletedMeanMs, blockingUnloaded.LatencyMs)
+            ?? PhysicalLimits.Latency($"{reference.Key.Name}'s mean latency at peak load", referencePeak.CompletedMeanMs, referenceUnloaded.LatencyMs)) is { } tooFast)
+        {
+            return Finding.Impossible([], tooFast);
+        }
         var blockingSlowdown = blockingPeak.AtLeastMeanMs / blockingUnloaded.LatencyMs;
         var referenceSlowdown = referencePeak.CompletedMeanMs / referenceUnloaded.LatencyMs;
         var ratio = blockingSlowdown / referenceSlowdown;
@@ -60,13 +65,14 @@ public static class Starvation
             ? $"at least {blockingSlowdown:0.0} x its unloaded {blockingUnloaded.LatencyMs:0} ms ({Censoring(blockingPeak)}: a lower bound)"
             : $"{blockingSlowdown:0.0} x its unloaded {blockingUnloaded.LatencyMs:0} ms ({blockingPeak.CompletedMeanMs:0} ms)";
         var measured = $"at peak load {name}'s mean latency was {blockingFigure} against {referenceSlowdown:0.0} x for {reference.Key.Name} ({referencePeak.CompletedMeanMs:0} ms)";
+        var figure = new VerdictFigure($"{name} / {reference.Key.Name} slowdown at peak load", ratio, Ratio, ReproducedAbove: true, "0.0", " x") { LowerBound = blockingPeak.Censored };
         if (ratio >= Ratio)
         {
-            return new(Outcome.Reproduced, comparisons, $"{measured}, the pool starvation seed 003 saw.");
+            return new(Outcome.Reproduced, comparisons, $"{measured}, the pool starvation seed 003 saw.") { Figure = figure };
         }
         return blockingPeak.Censored
-            ? new(Outcome.NotAssessed, comparisons, $"{measured}; the lower bound of {ratio:0.0} is below {Ratio:0} x and the timed-out requests hide the rest.")
-            : new(Outcome.NotReproduced, comparisons, $"{measured}, a ratio of {ratio:0.0}, below the {Ratio:0} x that would show starvation.");
+            ? new(Outcome.NotAssessed, comparisons, $"{measured}; the lower bound of {ratio:0.0} is below {Ratio:0} x and the timed-out requests hide the rest.") { Figure = figure }
+            : new(Outcome.NotReproduced, comparisons, $"{measured}, a ratio of {ratio:0.0}, below the {Ratio:0} x that would show starvation.") { Figure = figure };
     }
 
     /// <summary>"2.6 x (mean 2.60 s, unloaded 1000 ms)", or with timeouts "at least 60.0 x (36 of 61 timed out at 60 s: a lower bound)".</summary>

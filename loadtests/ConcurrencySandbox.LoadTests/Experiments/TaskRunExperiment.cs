@@ -18,6 +18,10 @@ public abstract class TaskRunExperiment(WorkKind unit, long amount) : Experiment
 
     public override string Seed => "004";
 
+    public override int DefaultRounds => RoundsForACi;
+
+    public override TimeSpan MinimumLoad => RampNeeds;
+
     public override IReadOnlyList<Variant> Variants =>
         [.. new[] { "sync", "taskrun" }.Select(mode => new Variant(mode, new HttpRamp($"/api/{unit.Name}/{mode}?{unit.AmountName}={amount}")))];
 
@@ -49,8 +53,13 @@ public abstract class TaskRunExperiment(WorkKind unit, long amount) : Experiment
             new("Task.Run vs inline under load (throughput taskrun / sync)", "not measured (seed 004 ran no load)",
                 $"{ratio * 100:0} % ({taskRun.RequestsPerSecond:0.#} vs {sync.RequestsPerSecond:0.#} req/s)"),
         ];
-        return ratio <= NoGainRatio
-            ? new(Outcome.Reproduced, comparisons, $"under load Task.Run gained nothing over inline work (taskrun served {ratio * 100:0} % of sync's throughput), so seed 004's per-request speed-up does not survive a busy server.")
-            : new(Outcome.NotReproduced, comparisons, $"under this load Task.Run still served {ratio * 100:0} % of sync's throughput, more than the {NoGainRatio * 100:0} % that would count as no gain (the load may not have saturated the cores).");
+        if (PhysicalLimits.ThroughputRatio("taskrun / sync throughput", ratio, PhysicalLimits.CoresOf(taskRun)) is { } impossible)
+        {
+            return Finding.Impossible(comparisons, impossible);
+        }
+        var figure = new VerdictFigure("taskrun / sync throughput", ratio * 100, NoGainRatio * 100, ReproducedAbove: false, "0", " %");
+        return (ratio <= NoGainRatio
+            ? new Finding(Outcome.Reproduced, comparisons, $"under load Task.Run gained nothing over inline work (taskrun served {ratio * 100:0} % of sync's throughput), so seed 004's per-request speed-up does not survive a busy server.")
+            : new(Outcome.NotReproduced, comparisons, $"under this load Task.Run still served {ratio * 100:0} % of sync's throughput, more than the {NoGainRatio * 100:0} % that would count as no gain (the load may not have saturated the cores).")) with { Figure = figure };
     }
 }

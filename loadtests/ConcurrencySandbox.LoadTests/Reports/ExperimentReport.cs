@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -30,6 +31,9 @@ public sealed record ExperimentReport(
 
     /// <summary>The report's first paragraph when a run has one (run --url: the method to change, the load at the break and why, what the fix buys).</summary>
     public string? Headline { get; init; }
+
+    /// <summary>The interleaved rounds and each one's verdict figure (null: a single round without a figure).</summary>
+    public SummaryRounds? Rounds { get; init; }
 
     /// <summary>The --verify-fix re-run, when one was made.</summary>
     public FixCheck? Fix { get; init; }

@@ -28,6 +28,7 @@ public static class ReportSummary
         r.Fix is { } fix ? new SummaryFix(fix.Before, fix.After, fix.MinimumThreads) : null)
     {
         Headline = r.Headline,
+        Rounds = r.Rounds,
     };
 
     private static SummaryVariant Variant(VariantResult v, bool expectedToFail)

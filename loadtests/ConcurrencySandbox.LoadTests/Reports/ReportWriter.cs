@@ -103,6 +103,13 @@ public static class ReportWriter
         md.Append(VariantTable(r).ToMarkdown());
         md.AppendLine();
         md.AppendLine(LatencyNote);
+        if (RoundsTable(r) is { } rounds)
+        {
+            md.AppendLine();
+            md.AppendLine(RoundsNote(r));
+            md.AppendLine();
+            md.Append(rounds.ToMarkdown());
+        }
         foreach (var table in new[] { FiguresTable(r), OutcomeTable(r), StepTable(r), AgentTable(r) }.OfType<TextTable>())
         {
             md.AppendLine();
@@ -148,6 +155,8 @@ public static class ReportWriter
             .Heading(2, "Per variant")
             .Table(VariantTable(r))
             .Paragraph(LatencyNote)
+            .Paragraph(RoundsNote(r))
+            .Table(RoundsTable(r))
             .Table(FiguresTable(r))
             .Heading(2, "Outcomes: status codes and errors")
             .Table(OutcomeTable(r))
@@ -236,6 +245,21 @@ public static class ReportWriter
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)",
         ])],
         new HashSet<int>(Enumerable.Range(2, 14)));
+
+    /// <summary>How the rounds ran and which one the per-variant tables show; empty for a single round without a figure.</summary>
+    public static string RoundsNote(ExperimentReport r) => r.Rounds is not { } rounds ? "" : Invariant(
+        $"Measured in {rounds.Rounds.Count} of {rounds.Planned} interleaved round(s), in the order {rounds.Order}, each against fresh API processes; the per-variant tables show the round nearest the median{(rounds.Figure is { } figure ? $" of {figure}" : "")}, every round is below.");
+
+    /// <summary>One row per round and variant, in the order they ran, with the round's verdict figure; null for a single round without a figure.</summary>
+    public static TextTable? RoundsTable(ExperimentReport r) => r.Rounds is not { } rounds ? null : new TextTable(
+        ["round", "order", "variant", "RPS", "mean (ms)", "p99 (ms)", "seconds", rounds.Figure ?? "verdict figure", "round alone"],
+        [.. rounds.Rounds.SelectMany(round => round.Variants.Select(v => (IReadOnlyList<string>)
+        [
+            Invariant($"{round.Round}"), string.Join(' ', round.Order), v.Variant,
+            Invariant($"{v.RequestsPerSecond:0.##}"), v.MeanMs is { } mean ? Invariant($"{mean:0.#}") : "no answer", v.P99Ms is { } p99 ? Invariant($"{p99:0.#}") : "no answer",
+            Invariant($"{v.ElapsedSeconds:0.#}"), round.Figure is { } value ? Invariant($"{value:0.###}") : "none", round.Outcome,
+        ]))],
+        new HashSet<int> { 0, 3, 4, 5, 6, 7 });
 
     /// <summary>Every variant's outcome counts in one line: "Requests: threadpool 32 of 52 failed (32 timed out); async all 40 ok."</summary>
     public static string OutcomeLine(ExperimentReport r) =>

@@ -83,7 +83,7 @@ public sealed class HtmlPage
     public HtmlPage Heading(int level, string text) => Append($"<h{level}>{Encode(text)}</h{level}>");
 
     public HtmlPage Paragraph(string text, string? cssClass = null) =>
-        Append(cssClass is null ? $"<p>{Encode(text)}</p>" : $"<p class=\"{cssClass}\">{Encode(text)}</p>");
+        text.Length == 0 ? this : Append(cssClass is null ? $"<p>{Encode(text)}</p>" : $"<p class=\"{cssClass}\">{Encode(text)}</p>");
 
     public HtmlPage Preformatted(string text) => Append($"<pre><code>{Encode(text)}</code></pre>");
 

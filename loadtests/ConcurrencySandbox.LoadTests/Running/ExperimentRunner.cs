@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.ApiClient;
@@ -11,11 +12,13 @@ using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Running;
 
-/// <summary>Runs an experiment's variants one after another against the servers and builds its report.</summary>
+/// <summary>Runs an experiment's variants in interleaved rounds against the servers (one round unless the experiment or --rounds asks for more), judges the rounds' verdict figure and builds its report.</summary>
 public static class ExperimentRunner
 {
     /// <param name="cpus">The core count the servers pin the API to (the matrix), carried in every variant's key.</param>
     /// <param name="limit">How a container matrix limits the API to <paramref name="cpus"/> ("quota", "pinning"), also in the key.</param>
+    /// <param name="rounds">How many interleaved rounds to measure the variants in (--rounds); null: the experiment's own count (<see cref="Experiment.DefaultRounds"/>), one for the smoke profile.</param>
+    /// <param name="roundsBudget">The time the rounds may take before the run ends inconclusive with the rounds it has; null: <see cref="Rounds.DefaultBudget"/>.</param>
     public static async Task<ExperimentReport> RunAsync(
         Experiment experiment,
         LoadOptions load,
@@ -27,20 +30,66 @@ public static class ExperimentRunner
         string? limit = null,
         ObserverOptions? observe = null,
         AgentPool? agents = null,
-        RunProgress? progress = null)
+        RunProgress? progress = null,
+        int? rounds = null,
+        TimeSpan? roundsBudget = null)
     {
         observe ??= ObserverOptions.Default;
         progress ??= RunProgress.Lines(console);
         var started = DateTimeOffset.Now;
         var variants = experiment.Variants;
-        var results = new List<VariantResult>();
-        var observations = new Dictionary<string, VariantObservation>();
-        var (profile, shape) = DriverOf(variants[0]).Describe(load);
+        var smokeBecause = SmokeBecause(experiment, load);
+        var roundCount = rounds ?? (smokeBecause is null ? experiment.DefaultRounds : 1);
+        var roundLoad = load with { Shape = Rounds.Shorten(load.Shape, roundCount) };
+        var order = Rounds.Order(variants, roundCount);
+        var orderText = Rounds.Describe([.. order.Select(round => (IReadOnlyList<string>)[.. round.Select(v => v.Name)])]);
+        var budget = roundsBudget ?? Rounds.DefaultBudget(roundLoad.Shape.Duration, variants.Count, roundCount, StartAllowance);
+        var (profile, shape) = DriverOf(variants[0]).Describe(roundLoad);
         var label = new VariantKey(experiment.Name, cpus, limit).Label;
         console.WriteLine($"== {label}: {variants.Count} variant(s) against {servers.Describe()}; {shape}");
-        foreach (var variant in variants)
+        if (roundCount > 1)
         {
-            await RunAndKeepAsync(variant);
+            console.WriteLine(Invariant($"-- {roundCount} interleaved rounds ({orderText}), each a ramp shortened to {roundLoad.Shape.Duration.TotalSeconds:0.#} s; budget {budget.TotalSeconds:0} s"));
+        }
+        var perRound = new List<(IReadOnlyList<Variant> Order, List<VariantResult> Results, Dictionary<string, VariantObservation> Observations)>();
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        var longestRound = TimeSpan.Zero;
+        string? stoppedBecause = null;
+        foreach (var roundOrder in order)
+        {
+            if (perRound.Count > 0 && !Rounds.NextFits(clock.Elapsed, longestRound, budget))
+            {
+                stoppedBecause = Invariant($"stopped after {perRound.Count} of {roundCount} rounds: another would overrun the {budget.TotalSeconds:0} s budget (--rounds-budget-s)");
+                console.WriteLine($"-- {stoppedBecause}");
+                break;
+            }
+            var roundStarted = clock.Elapsed;
+            if (roundCount > 1)
+            {
+                console.WriteLine($"-- round {perRound.Count + 1} of {roundCount}: {string.Join(' ', roundOrder.Select(v => v.Name))}");
+            }
+            var round = (Order: roundOrder, Results: new List<VariantResult>(), Observations: new Dictionary<string, VariantObservation>());
+            foreach (var variant in roundOrder)
+            {
+                await RunAndKeepAsync(variant, roundLoad, round.Results, round.Observations);
+            }
+            // Assess reads the variants in the experiment's order, whichever ran first.
+            round.Results.Sort((a, b) => IndexOf(a).CompareTo(IndexOf(b)));
+            perRound.Add(round);
+            longestRound = TimeSpan.FromTicks(Math.Max(longestRound.Ticks, (clock.Elapsed - roundStarted).Ticks));
+        }
+
+        IReadOnlyList<Finding> roundFindings = [.. perRound.Select(r => experiment.Assess(r.Results))];
+        // An experiment not (yet) measured in rounds, run once, keeps its own verdict (fanout, streaming, run --url).
+        var (judged, shownRound) = roundCount == 1 && experiment.DefaultRounds == 1
+            ? (roundFindings[0], 0)
+            : RoundVerdict.Judge(roundFindings, roundCount, orderText, stoppedBecause);
+        var finding = smokeBecause is null ? judged : RoundVerdict.NoVerdict(judged, smokeBecause);
+        var results = perRound[shownRound].Results;
+        var observations = perRound[shownRound].Observations;
+        if (roundCount > 1)
+        {
+            console.WriteLine($"-- the report's variant tables show round {shownRound + 1}, the one nearest the median");
         }
         FixCheck? fix = null;
         if (observe.VerifyFix && servers.StartsOwnProcess && FixCheck.MostStarved(observations) is { } starved)
@@ -53,11 +102,10 @@ public static class ExperimentRunner
                 Environment = new Dictionary<string, string>(before.Environment) { [FixCheck.MinimumSetting] = Invariant($"{minimum}") },
             };
             console.WriteLine($"-- verify-fix: {before.Name} again with {FixCheck.MinimumSetting}={minimum}");
-            await RunAndKeepAsync(after);
+            await RunAndKeepAsync(after, load, results, observations);
             fix = new FixCheck(starved.Label, new VariantKey(after.Name, cpus, limit).Label, minimum);
         }
         IReadOnlyList<ThresholdOutcome> thresholds = [.. Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results), .. AgentMerge.FaultOutcomes(results)];
-        var finding = experiment.Assess(results);
         return new ExperimentReport(experiment.Name, experiment.Seed, profile, shape, servers.Describe(), started,
             MachineFacts.Current(), results, finding with { Detail = finding.Detail + AgentMerge.ClientBoundNote(results) }, thresholds)
         {
@@ -65,22 +113,46 @@ public static class ExperimentRunner
             Evidence = experiment.EvidenceOf(results),
             Observations = observations,
             Fix = fix,
+            Rounds = roundCount > 1 || finding.Interval is not null ? RoundTable(orderText, roundCount, finding, [.. perRound.Select((r, i) => (r.Order, (IReadOnlyList<VariantResult>)r.Results, roundFindings[i]))]) : null,
         };
 
         // With load agents, the variant's HTTP ramp runs on them and the coordinator merges their intervals.
         ILoadDriver DriverOf(Variant variant) => agents is null ? variant.Driver : agents.Distribute(variant.Driver);
 
-        async Task RunAndKeepAsync(Variant variant)
+        int IndexOf(VariantResult result)
         {
-            var (result, observation) = await RunVariantAsync(experiment, variant with { Driver = DriverOf(variant) }, new VariantKey(variant.Name, cpus, limit), load, servers, observe.Attach, console, progress, cancellationToken);
-            results.Add(result with { Figures = experiment.FiguresOf(result) });
+            var index = variants.ToList().FindIndex(v => v.Name == result.Key.Name);
+            return index < 0 ? variants.Count : index;
+        }
+
+        async Task RunAndKeepAsync(Variant variant, LoadOptions variantLoad, List<VariantResult> into, Dictionary<string, VariantObservation> observed)
+        {
+            var (result, observation) = await RunVariantAsync(experiment, variant with { Driver = DriverOf(variant) }, new VariantKey(variant.Name, cpus, limit), variantLoad, servers, observe.Attach, console, progress, cancellationToken);
+            into.Add(result with { Figures = experiment.FiguresOf(result) });
             if (observation is not null)
             {
-                observations[result.Key.Label] = observation;
+                observed[result.Key.Label] = observation;
                 console.WriteLine(ObserverLine(result.Key.Label, observation));
             }
         }
     }
+
+    /// <summary>Allowed per variant and round for starting its fresh API, in the default budget.</summary>
+    public static readonly TimeSpan StartAllowance = TimeSpan.FromSeconds(10);
+
+    /// <summary>Why this run gives figures but no verdict: the smoke profile, or a load shorter than the experiment needs; null otherwise.</summary>
+    public static string? SmokeBecause(Experiment experiment, LoadOptions load) =>
+        load.ProfileName == "smoke" ? Invariant($"the smoke profile's {load.Shape.Duration.TotalSeconds:0.#} s of load is a check that the run works, not a measurement")
+        : load.Shape.Duration < experiment.MinimumLoad ? Invariant($"{load.Shape.Duration.TotalSeconds:0.#} s of load is shorter than the {experiment.MinimumLoad.TotalSeconds:0} s {experiment.Name} needs")
+        : null;
+
+    /// <summary>The rounds as summary.json and summary.md show them: the order, the figure's median and CI, each round's figure and variants.</summary>
+    public static SummaryRounds RoundTable(string order, int planned, Finding finding, IReadOnlyList<(IReadOnlyList<Variant> Order, IReadOnlyList<VariantResult> Results, Finding Finding)> rounds) =>
+        new(order, planned, finding.Figure?.Name, finding.Interval?.Median, finding.Interval?.Low, finding.Interval?.High,
+            [.. rounds.Select((r, i) => new SummaryRound(i + 1, [.. r.Order.Select(v => v.Name)], r.Finding.Figure?.Value, r.Finding.Outcome.ToString(),
+                [.. r.Results.Select(v => new SummaryRoundVariant(v.Key.Label, v.RequestsPerSecond, NullIfNaN(v.Total.MeanMs), NullIfNaN(v.Total.P99Ms), v.ElapsedSeconds))]))]);
+
+    private static double? NullIfNaN(double value) => double.IsNaN(value) ? null : value;
 
     /// <summary>Rejects a user threshold that names none of the variants about to run, before anything runs.</summary>
     public static void CheckThresholdsNameVariants(IReadOnlyList<VariantKey> variants, IEnumerable<Threshold> userThresholds)

@@ -38,6 +38,10 @@ public sealed record RunSummary(
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Headline { get; init; }
 
+    /// <summary>The interleaved rounds the variants were measured in and the verdict figure of each; absent in earlier summaries and in single-round runs of an experiment without one.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public SummaryRounds? Rounds { get; init; }
+
     /// <summary>The layout this build writes and reads; raise it with any change of a member's name, type or meaning.</summary>
     public const int CurrentSchemaVersion = 3;
 
@@ -182,3 +186,16 @@ public sealed record SummaryDiagnosisInputs(
 
 /// <summary>The --verify-fix re-run: the starving variant before, the one run with the pool's minimum raised, and that minimum.</summary>
 public sealed record SummaryFix(string Before, string After, int MinimumThreads);
+
+/// <summary>
+/// How a load run's variants were measured in rounds: the <paramref name="Order"/> ("sync taskrun | taskrun sync"), the
+/// verdict figure's name, its median and 95 % CI over the rounds (null ends: no CI below 6 rounds; all null: no figure),
+/// and each round.
+/// </summary>
+public sealed record SummaryRounds(string Order, int Planned, string? Figure, double? Median, double? Low, double? High, IReadOnlyList<SummaryRound> Rounds);
+
+/// <summary>One round: its variants in the order they ran, the verdict figure it gave (null: none) and that round's outcome alone.</summary>
+public sealed record SummaryRound(int Round, IReadOnlyList<string> Order, double? Figure, string Outcome, IReadOnlyList<SummaryRoundVariant> Variants);
+
+/// <summary>A variant's throughput and latency in one round.</summary>
+public sealed record SummaryRoundVariant(string Variant, double RequestsPerSecond, double? MeanMs, double? P99Ms, double ElapsedSeconds);

@@ -33,6 +33,9 @@ public sealed class ColdStartExperiment(ColdStartSettings settings) : Experiment
 
     public override bool NeedsFreshApi => true;
 
+    // Each round is a burst at a fresh API per variant: six bursts each give the ratio's CI.
+    public override int DefaultRounds => RoundsForACi;
+
     public override IReadOnlyList<Variant> Variants =>
     [
         new("default-pool", new BurstAtFreshApi(settings.Request, settings.Burst)),
@@ -57,9 +60,10 @@ public sealed class ColdStartExperiment(ColdStartSettings settings) : Experiment
             new("with raised minimum worker threads", "the delay vanished (no figure given)",
                 $"{raised.Total.MinMs / 1000:0.00} s first, last {raised.Total.MaxMs / 1000:0.00} s"),
         ];
-        return ratio >= Starvation.Ratio
-            ? new(Outcome.Reproduced, comparisons, $"the burst on a fresh default pool took {ratio:0.0} x as long to be served ({cold.Total.MaxMs / 1000:0.00} s vs {raised.Total.MaxMs / 1000:0.00} s) as with raised minimum worker threads, seed 000's cold-start delay and its fix.")
-            : new(Outcome.NotReproduced, comparisons, $"the burst on a fresh default pool took {ratio:0.0} x as long as with raised minimum worker threads ({cold.Total.MaxMs / 1000:0.00} s vs {raised.Total.MaxMs / 1000:0.00} s), below the {Starvation.Ratio:0} x that would show the cold-start delay.");
+        var figure = new VerdictFigure("last response, default pool / raised minimum", ratio, Starvation.Ratio, ReproducedAbove: true, "0.0", " x");
+        return (ratio >= Starvation.Ratio
+            ? new Finding(Outcome.Reproduced, comparisons, $"the burst on a fresh default pool took {ratio:0.0} x as long to be served ({cold.Total.MaxMs / 1000:0.00} s vs {raised.Total.MaxMs / 1000:0.00} s) as with raised minimum worker threads, seed 000's cold-start delay and its fix.")
+            : new(Outcome.NotReproduced, comparisons, $"the burst on a fresh default pool took {ratio:0.0} x as long as with raised minimum worker threads ({cold.Total.MaxMs / 1000:0.00} s vs {raised.Total.MaxMs / 1000:0.00} s), below the {Starvation.Ratio:0} x that would show the cold-start delay.")) with { Figure = figure };
     }
 
     private static ColdStartExperiment Create(OptionValues values)

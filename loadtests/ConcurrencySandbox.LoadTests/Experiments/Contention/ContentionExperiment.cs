@@ -34,6 +34,10 @@ public sealed class ContentionExperiment(int holdMs) : Experiment
     // Pool threads and queued items outlive the variant that caused them: each variant's figures need their own process.
     public override bool NeedsFreshApi => true;
 
+    public override int DefaultRounds => RoundsForACi;
+
+    public override TimeSpan MinimumLoad => RampNeeds;
+
     public override IReadOnlyList<Variant> Variants =>
         [.. ContentionVariants.Names.Select(name => new Variant(name, new HttpRamp($"/api/contention/{name}?holdMs={holdMs}")))];
 
@@ -65,9 +69,10 @@ public sealed class ContentionExperiment(int holdMs) : Experiment
         ];
         var measured = $"at the same serialized throughput ({blocking.RequestsPerSecond:0.#} vs {queued.RequestsPerSecond:0.#} req/s) up to {blockingQueue} requests queued for a pool thread " +
             $"under the lock against {queuedQueue} under semaphore-async ({queueRatio:0.0} x), with {contentions} runtime lock contentions and p99 {blocking.Total.P99Ms:0} vs {queued.Total.P99Ms:0} ms";
-        return queueRatio >= QueueRatio && contentions > 0
-            ? new(Outcome.Reproduced, comparisons, $"{measured}: waiters on a lock pin the pool's threads so new work waits to start, as in seed 003; an awaited semaphore holds none.")
-            : new(Outcome.NotReproduced, comparisons, $"{measured}; below the {QueueRatio:0} x (with contention) that would show waiters pinning the pool (the load may have been too light).");
+        var figure = new VerdictFigure("peak pool queue, lock / semaphore-async", queueRatio, QueueRatio, ReproducedAbove: true, "0.0", " x");
+        return (queueRatio >= QueueRatio && contentions > 0
+            ? new Finding(Outcome.Reproduced, comparisons, $"{measured}: waiters on a lock pin the pool's threads so new work waits to start, as in seed 003; an awaited semaphore holds none.")
+            : new(Outcome.NotReproduced, comparisons, $"{measured}; below the {QueueRatio:0} x (with contention) that would show waiters pinning the pool (the load may have been too light).")) with { Figure = figure };
     }
 
     /// <summary>How far the runtime's Monitor contention count moved while the variant ran; null without two telemetry samples.</summary>

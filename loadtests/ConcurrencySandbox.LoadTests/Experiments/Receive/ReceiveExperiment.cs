@@ -61,6 +61,10 @@ public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
 
     public override string Seed => "002";
 
+    public override int DefaultRounds => RoundsForACi;
+
+    public override TimeSpan MinimumLoad => RampNeeds;
+
     public override IReadOnlyList<Variant> Variants =>
     [
         .. ReceiveVariant.Names.Select(name => new Variant(
@@ -131,9 +135,10 @@ public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
             CultureInfo.InvariantCulture,
             $"under the same ramp per-call used {ratio:0.00} x preallocated's process CPU per request (seed 002: {seedRatio:0.0} x per receive){causesText}; " +
             $"{settings.Messages} messages of {settings.MessageBytes} bytes per request, {settings.IntervalMs} ms apart.");
-        return ratio >= EffectRatio
-            ? new(Outcome.Reproduced, comparisons, detail)
-            : new(Outcome.NotReproduced, comparisons, detail + string.Create(CultureInfo.InvariantCulture, $" Below the {EffectRatio:0.00} x that would show the seed's effect."));
+        var figure = new VerdictFigure("process CPU per request, per-call / preallocated", ratio, EffectRatio, ReproducedAbove: true, "0.00", " x");
+        return (ratio >= EffectRatio
+            ? new Finding(Outcome.Reproduced, comparisons, detail)
+            : new Finding(Outcome.NotReproduced, comparisons, detail + string.Create(CultureInfo.InvariantCulture, $" Below the {EffectRatio:0.00} x that would show the seed's effect."))) with { Figure = figure };
     }
 
     private static ReceiveExperiment Create(OptionValues values)

@@ -16,6 +16,10 @@ public sealed class SleepExperiment(int milliseconds) : Experiment
 
     public override string Seed => "003";
 
+    public override int DefaultRounds => RoundsForACi;
+
+    public override TimeSpan MinimumLoad => RampNeeds;
+
     public override IReadOnlyList<Variant> Variants =>
         [.. new[] { "sync", "taskrun", "async" }.Select(mode => new Variant(mode, new HttpRamp($"/api/sleep/{mode}?milliseconds={milliseconds}")))];
 

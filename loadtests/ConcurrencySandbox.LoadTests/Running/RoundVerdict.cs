@@ -1,0 +1,83 @@
+using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.Platform.Statistics;
+using static System.FormattableString;
+
+namespace ConcurrencySandbox.LoadTests.Running;
+
+/// <summary>
+/// Turns the findings of each round into the run's one verdict: the rounds' verdict figures give a median and its
+/// distribution-free 95 % CI (<see cref="Estimates"/>); the verdict is stated only when the whole CI lies on one side
+/// of the threshold, else it is inconclusive and says why. Rounds whose figure was impossible are left out and named.
+/// </summary>
+public static class RoundVerdict
+{
+    /// <summary>The run's finding and the round (0-based) whose results stand for the variants in the report: the one nearest the median.</summary>
+    public static (Finding Finding, int ShownRound) Judge(IReadOnlyList<Finding> rounds, int planned, string order, string? stoppedBecause)
+    {
+        if (rounds.Count == 0)
+        {
+            throw new ArgumentException("At least one round is needed.", nameof(rounds));
+        }
+        var judged = rounds.Select((f, i) => (Finding: f, Round: i)).Where(r => r.Finding.Figure is not null && r.Finding.Outcome != Outcome.Impossible).ToList();
+        var impossible = rounds.Select((f, i) => (Finding: f, Round: i)).Where(r => r.Finding.Outcome == Outcome.Impossible).ToList();
+        var left = impossible.Count == 0 ? "" : Invariant($"; left out as impossible: {string.Join("; ", impossible.Select(r => $"round {r.Round + 1}: {r.Finding.Detail}"))}");
+        var stopped = stoppedBecause is null ? "" : $"; {stoppedBecause}";
+        if (judged.Count == 0)
+        {
+            // Nothing to judge: every round impossible, or the experiment gave no figure (not assessed).
+            var last = rounds.Count - 1;
+            return (impossible.Count > 0 ? impossible[^1].Finding : rounds[last], impossible.Count > 0 ? impossible[^1].Round : last);
+        }
+
+        var figure = judged[0].Finding.Figure!;
+        var estimate = Estimates.Of([.. judged.Select(r => r.Finding.Figure!.Value)]);
+        var shown = judged.MinBy(r => Math.Abs(r.Finding.Figure!.Value - estimate.Median));
+        var lowerBound = judged.Any(r => r.Finding.Figure!.LowerBound);
+        var quoted = Invariant($"{figure.Name} {figure.Show(estimate.Median)} {estimate.Interval(figure.Format)} over {judged.Count} of {planned} round(s) ({order}){(lowerBound ? ", a lower bound (requests timed out)" : "")}");
+        var (outcome, why) = Side(estimate, figure, lowerBound) switch
+        {
+            // Another condition of the experiment's (e.g. lock contentions seen) can still say not reproduced.
+            true => (shown.Finding.Outcome, ""),
+            false => (Outcome.NotReproduced, ""),
+            null => (Outcome.Inconclusive, Why(estimate, figure, lowerBound) + ": "),
+        };
+        var detail = Invariant($"{why}{quoted}{left}{stopped}; the median round: {shown.Finding.Detail}");
+        return (shown.Finding with { Outcome = outcome, Detail = detail, Interval = estimate }, shown.Round);
+    }
+
+    /// <summary>
+    /// A run that gives figures but no verdict (<paramref name="why"/>: the smoke profile, or too short a load): the
+    /// figures it measured, none of the verdict's words.
+    /// </summary>
+    public static Finding NoVerdict(Finding measured, string why)
+    {
+        var figure = measured.Figure is { } f
+            ? measured.Interval is { } i ? Invariant($"{f.Name} {f.Show(i.Median)} {i.Interval(f.Format)}") : Invariant($"{f.Name} {f.Show(f.Value)}")
+            : null;
+        var figures = string.Join("; ", new[] { figure }.Concat(measured.Comparisons.Select(c => $"{c.Figure}: {c.Today}")).OfType<string>());
+        var impossible = measured.Outcome == Outcome.Impossible ? $" Impossible besides: {measured.Detail}" : "";
+        return measured with { Outcome = Outcome.NoVerdict, Detail = $"{why}; figures: {(figures.Length > 0 ? figures : "none")}.{impossible}" };
+    }
+
+    /// <summary>True when the whole CI lies on the reproduced side of the threshold, false on the other, null when it has no CI or straddles it (or only a lower bound falls short).</summary>
+    public static bool? Side(Contracts.Statistics.Estimate estimate, VerdictFigure figure, bool lowerBound)
+    {
+        if (estimate.Low is not { } low || estimate.High is not { } high)
+        {
+            return null;
+        }
+        var reproduced = figure.ReproducedAbove ? low >= figure.Threshold : high <= figure.Threshold;
+        var not = figure.ReproducedAbove ? high < figure.Threshold : low > figure.Threshold;
+        // A lower bound can only show that the true figure is at least as high.
+        return reproduced && (!lowerBound || figure.ReproducedAbove) ? true
+            : not && !lowerBound ? false
+            : null;
+    }
+
+    private static string Why(Contracts.Statistics.Estimate estimate, VerdictFigure figure, bool lowerBound) =>
+        estimate.Low is null
+            ? Invariant($"{estimate.Count} round(s) give no 95 % CI (at least {MedianInterval.MinimumCount} needed; --rounds)")
+            : lowerBound
+                ? Invariant($"the figure is only a lower bound and its CI does not clear {figure.Show(figure.Threshold)}")
+                : Invariant($"the 95 % CI straddles the threshold of {figure.Show(figure.Threshold)}");
+}

@@ -1,0 +1,247 @@
+using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Experiments.Compute;
+using ConcurrencySandbox.LoadTests.Experiments.Sleep;
+using ConcurrencySandbox.LoadTests.Reports;
+using ConcurrencySandbox.LoadTests.Running;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary>Interleaved rounds, the verdict from a CI, physical limits and smoke runs: on made-up results, no API and no clock.</summary>
+public class RoundsTests
+{
+    // Reproduced at or below 110 %, as compute's taskrun / sync throughput.
+    private static readonly VerdictFigure AtMost110 = new("taskrun / sync throughput", 100, 110, ReproducedAbove: false, "0", " %");
+
+    [Fact]
+    public void RoundsAlternateTheirOrderSoTwoVariantsRunABBA()
+    {
+        var order = Rounds.Order(["A", "B"], 2);
+
+        Assert.Equal("A B | B A", Rounds.Describe(order));
+        Assert.Equal("a b c | c b a | a b c", Rounds.Describe(Rounds.Order(["a", "b", "c"], 3)));
+    }
+
+    [Fact]
+    public void SixRoundsOfTheQuickRampLastOneAndAHalfRampsPerVariantWithTheSameLoads()
+    {
+        var quick = Profiles.Create("quick", 20);
+
+        var round = Rounds.Shorten(quick, 6);
+
+        Assert.Equal(quick.Duration * Rounds.LengthFactor / 6, round.Duration);
+        Assert.Equal(quick.Steps.Select(s => s.Target), round.Steps.Select(s => s.Target));
+        Assert.Same(quick, Rounds.Shorten(quick, 1));
+    }
+
+    [Fact]
+    public void ARoundThatWouldOverrunTheBudgetIsNotStarted()
+    {
+        Assert.True(Rounds.NextFits(TimeSpan.FromSeconds(60), TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(90)));
+        Assert.False(Rounds.NextFits(TimeSpan.FromSeconds(61), TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(90)));
+    }
+
+    [Fact]
+    public void TheVerdictQuotesTheMedianAndTheCiOfThePerRoundFigures()
+    {
+        var (finding, shown) = RoundVerdict.Judge(RoundsOf([95, 101, 99, 97, 103, 100]), 6, "A B | B A", null);
+
+        Assert.Equal(Outcome.Reproduced, finding.Outcome);
+        // Six values: the distribution-free 95 % CI of the median is [min, max].
+        Assert.Equal(99.5, finding.Interval!.Median);
+        Assert.Equal((95.0, 103.0), (finding.Interval.Low!.Value, finding.Interval.High!.Value));
+        Assert.Contains("taskrun / sync throughput 100 % [95, 103] over 6 of 6 round(s) (A B | B A)", finding.Verdict);
+        Assert.Contains(shown, new[] { 1, 2, 5 });
+    }
+
+    [Fact]
+    public void ACiThatStraddlesTheThresholdIsInconclusiveAndSaysWhy()
+    {
+        var (finding, _) = RoundVerdict.Judge(RoundsOf([95, 130, 99, 120, 103, 115]), 6, "A B | B A", null);
+
+        Assert.Equal(Outcome.Inconclusive, finding.Outcome);
+        Assert.StartsWith("Inconclusive: the 95 % CI straddles the threshold of 110 %", finding.Verdict);
+    }
+
+    [Fact]
+    public void ACiEntirelyOnTheOtherSideIsNotReproduced()
+    {
+        var (finding, _) = RoundVerdict.Judge(RoundsOf([150, 160, 170, 155, 165, 158]), 6, "A B", null);
+
+        Assert.Equal(Outcome.NotReproduced, finding.Outcome);
+    }
+
+    [Fact]
+    public void FewerThanSixRoundsGiveNoCiSoNoVerdictAndTheBudgetStopIsNamed()
+    {
+        var (finding, _) = RoundVerdict.Judge(RoundsOf([95, 96, 97]), 6, "A B", "stopped after 3 of 6 rounds");
+
+        Assert.Equal(Outcome.Inconclusive, finding.Outcome);
+        Assert.Contains("3 round(s) give no 95 % CI", finding.Verdict);
+        Assert.Contains("stopped after 3 of 6 rounds", finding.Verdict);
+    }
+
+    [Fact]
+    public void ALowerBoundShowsOnlyThatTheFigureIsAtLeastAsHigh()
+    {
+        var atLeast = new VerdictFigure("slowdown", 1, 2, ReproducedAbove: true, "0.0", " x") { LowerBound = true };
+        IReadOnlyList<Finding> above = [.. new[] { 3.0, 3.1, 3.2, 3.3, 3.4, 3.5 }.Select(v => Round(atLeast with { Value = v }, Outcome.Reproduced))];
+        IReadOnlyList<Finding> below = [.. new[] { 1.0, 1.1, 1.2, 1.3, 1.4, 1.5 }.Select(v => Round(atLeast with { Value = v }, Outcome.NotAssessed))];
+
+        Assert.Equal(Outcome.Reproduced, RoundVerdict.Judge(above, 6, "A B", null).Finding.Outcome);
+        Assert.Equal(Outcome.Inconclusive, RoundVerdict.Judge(below, 6, "A B", null).Finding.Outcome);
+    }
+
+    [Fact]
+    public void ImpossibleRoundsAreLeftOutOfTheCiAndNamed()
+    {
+        IReadOnlyList<Finding> rounds = [.. RoundsOf([95, 101, 99, 97, 103, 100]), Finding.Impossible([], "taskrun / sync throughput of 226 % is above what 2 core(s) allow")];
+
+        var (finding, _) = RoundVerdict.Judge(rounds, 7, "A B", null);
+
+        Assert.Equal(6, finding.Interval!.Count);
+        Assert.Contains("left out as impossible: round 7: taskrun / sync throughput of 226 %", finding.Verdict);
+    }
+
+    [Fact]
+    public void EveryRoundImpossibleGivesNoVerdict()
+    {
+        var (finding, _) = RoundVerdict.Judge([Finding.Impossible([], "too fast")], 1, "A B", null);
+
+        Assert.Equal(Outcome.Impossible, finding.Outcome);
+        Assert.StartsWith("Impossible figure, no verdict: too fast", finding.Verdict);
+    }
+
+    [Theory]
+    [InlineData(2.26, 2, true)]
+    [InlineData(1.9, 2, false)]
+    [InlineData(1.2, 1, true)]
+    public void AThroughputRatioOrEfficiencyAboveTheCoresIsImpossible(double ratio, int cores, bool impossible)
+    {
+        var why = PhysicalLimits.ThroughputRatio("taskrun / sync throughput", ratio, cores);
+
+        Assert.Equal(impossible, why is not null);
+        if (impossible)
+        {
+            Assert.Contains($"above what {cores} core(s) allow ({cores * 100} %)", why);
+            Assert.Contains("warm-up", why);
+        }
+    }
+
+    [Fact]
+    public void ComputeOnTwoCoresServingThreeTimesTheThroughputIsFlaggedNotJudged()
+    {
+        var finding = new ComputeExperiment(10_000_000).Assess([Result("sync", 10, 100, cores: 2), Result("taskrun", 10, 300, cores: 2)]);
+
+        Assert.Equal(Outcome.Impossible, finding.Outcome);
+        Assert.Null(finding.Figure);
+        Assert.Contains("300 % is above what 2 core(s) allow", finding.Verdict);
+    }
+
+    [Fact]
+    public void ALatencyBelowTheWorksOwnDelayIsImpossible()
+    {
+        Assert.Contains("below the 200 ms the request waits", PhysicalLimits.Latency("sync's mean", 150, 200));
+        Assert.Null(PhysicalLimits.Latency("sync's mean", 210, 200));
+
+        // sync sleeps two units of 100 ms one after the other: a 150 ms mean cannot be.
+        var finding = new SleepExperiment(100).Assess([Result("sync", 150, 100), Result("taskrun", 100, 100), Result("async", 100, 100)]);
+
+        Assert.Equal(Outcome.Impossible, finding.Outcome);
+    }
+
+    [Fact]
+    public void TheSmokeProfileAndTooShortALoadGiveNoVerdict()
+    {
+        var compute = new ComputeExperiment(10_000_000);
+        var smoke = new LoadOptions(Profiles.Create("smoke", 20), "smoke", TimeSpan.FromSeconds(60), 100);
+        var shortConfig = new LoadOptions(new LoadShape([new KeepConstant(4, TimeSpan.FromSeconds(5))], TimeSpan.FromSeconds(1)), "config short.json", TimeSpan.FromSeconds(60), 100);
+
+        Assert.Contains("smoke profile", ExperimentRunner.SmokeBecause(compute, smoke));
+        Assert.Contains("shorter than the 30 s compute needs", ExperimentRunner.SmokeBecause(compute, shortConfig));
+        Assert.Null(ExperimentRunner.SmokeBecause(compute, smoke with { Shape = Profiles.Create("quick", 20), ProfileName = "quick" }));
+    }
+
+    [Fact]
+    public void ASmokeRunPrintsNoVerdictWithItsFiguresInSummaryMdAndJson()
+    {
+        var measured = new Finding(Outcome.NotReproduced, [new SeedComparison("throughput", "not measured", "226 % (9 vs 4 req/s)")], "Task.Run still served 226 %.") { Figure = AtMost110 with { Value = 226 } };
+
+        var finding = RoundVerdict.NoVerdict(measured, "the smoke profile's 3 s of load is a check that the run works, not a measurement");
+        var report = SyntheticReports.LoadRun("compute", ["sync", "taskrun"], 3, 5, (_, _) => 10) with { Finding = finding };
+
+        Assert.StartsWith("smoke: no verdict: the smoke profile's 3 s", finding.Verdict);
+        Assert.Contains("taskrun / sync throughput 226 %", finding.Verdict);
+        Assert.Contains("throughput: 226 % (9 vs 4 req/s)", finding.Verdict);
+        Assert.DoesNotContain("still served", finding.Verdict);
+        Assert.Contains("smoke: no verdict", ReportWriter.SummaryMarkdown(report, "runner compute --profile smoke"));
+        var summary = RunSummary.Parse(ReportSummary.Of(report, "runner").ToJson());
+        Assert.Equal("NoVerdict", summary.Outcome);
+        Assert.StartsWith("smoke: no verdict", summary.Verdict);
+    }
+
+    [Fact]
+    public void TheRoundsTableReachesSummaryJsonAndMarkdownAndReadsBack()
+    {
+        var report = SyntheticReports.LoadRun("compute", ["sync", "taskrun"], 3, 5, (_, _) => 10);
+        var (finding, _) = RoundVerdict.Judge(RoundsOf([95, 101, 99, 97, 103, 100]), 6, "sync taskrun | taskrun sync", null);
+        var rounds = ExperimentRunner.RoundTable("sync taskrun | taskrun sync", 6, finding,
+            [.. Enumerable.Range(0, 6).Select(i => (Rounds.Order(new[] { new Variant("sync", null!), new Variant("taskrun", null!) }, 6)[i], report.Variants, RoundsOf([95, 101, 99, 97, 103, 100])[i]))]);
+
+        report = report with { Finding = finding, Rounds = rounds };
+
+        var summary = RunSummary.Parse(ReportSummary.Of(report, "runner").ToJson());
+        Assert.Equal(6, summary.Rounds!.Rounds.Count);
+        Assert.Equal(["taskrun", "sync"], summary.Rounds.Rounds[1].Order);
+        Assert.Equal((95.0, 103.0), (summary.Rounds.Low!.Value, summary.Rounds.High!.Value));
+        Assert.Contains("in the order sync taskrun | taskrun sync", ReportWriter.SummaryMarkdown(report, "runner"));
+    }
+
+    [Theory]
+    [InlineData("0")]
+    [InlineData("51")]
+    [InlineData("many")]
+    public async Task RoundsOutOfRangeExitWithCode2AndOneLine(string rounds)
+    {
+        using var output = new StringWriter();
+        using var error = new StringWriter();
+
+        var code = await CommandLine.InvokeAsync(["compute", "--rounds", rounds], output, error, (_, _) => Task.FromResult(0));
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains("--rounds", error.ToString());
+        Assert.Single(error.ToString().Trim().Split('\n'));
+    }
+
+    [Fact]
+    public async Task RoundsAndTheirBudgetReachTheRequest()
+    {
+        RunRequest? seen = null;
+        using var output = new StringWriter();
+        using var error = new StringWriter();
+
+        await CommandLine.InvokeAsync(["compute", "--rounds", "8", "--rounds-budget-s", "300"], output, error, (request, _) => { seen = request; return Task.FromResult(0); });
+
+        Assert.Equal(8, seen!.Rounds);
+        Assert.Equal(TimeSpan.FromSeconds(300), seen.RoundsBudget);
+    }
+
+    private static IReadOnlyList<Finding> RoundsOf(IEnumerable<double> values) =>
+        [.. values.Select(v => Round(AtMost110 with { Value = v }, v <= 110 ? Outcome.Reproduced : Outcome.NotReproduced))];
+
+    private static Finding Round(VerdictFigure figure, Outcome outcome) => new(outcome, [], $"round figure {figure.Value}") { Figure = figure };
+
+    private static VariantResult Result(string name, double meanMs, double requests, int cores = 2)
+    {
+        var key = new VariantKey(name);
+        var stats = TestStats.Uniform((long)requests, meanMs);
+        var snapshot = new RuntimeSnapshot(DateTimeOffset.UnixEpoch, 1, cores, new ThreadPoolTelemetry(4, 0, 0, 2, 32767), new GCTelemetry(0, 0, 0, 0, 0, 0), new ProcessTelemetry(0, 0, 0, 4), 0, 0, 0, default);
+        return new VariantResult(key, "/x", "users", 10, [new IntervalRow(key, 10, "users", 40, requests / 10, stats)], [new TelemetryRow(key, 0, snapshot)], stats)
+        {
+            Sent = [new SentSlice(0, (long)requests, meanMs * requests, 0, 0, 0)],
+        };
+    }
+}

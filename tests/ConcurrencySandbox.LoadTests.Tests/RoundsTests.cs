@@ -64,6 +64,7 @@ public class RoundsTests
 
         Assert.Equal(Outcome.Inconclusive, finding.Outcome);
         Assert.StartsWith("Inconclusive: the 95 % CI straddles the threshold of 110 %", finding.Verdict);
+        Assert.Contains("what the median round alone would say (no verdict)", finding.Verdict);
     }
 
     [Fact]

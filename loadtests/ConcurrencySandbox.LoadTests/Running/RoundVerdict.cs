@@ -41,7 +41,9 @@ public static class RoundVerdict
             false => (Outcome.NotReproduced, ""),
             null => (Outcome.Inconclusive, Why(estimate, figure, lowerBound) + ": "),
         };
-        var detail = Invariant($"{why}{quoted}{left}{stopped}; the median round: {shown.Finding.Detail}");
+        // An inconclusive run quotes the median round's sentence as what one round alone would say, never as the verdict.
+        var median = outcome == Outcome.Inconclusive ? "what the median round alone would say (no verdict)" : "the median round";
+        var detail = Invariant($"{why}{quoted}{left}{stopped}; {median}: {shown.Finding.Detail}");
         return (shown.Finding with { Outcome = outcome, Detail = detail, Interval = estimate }, shown.Round);
     }
 

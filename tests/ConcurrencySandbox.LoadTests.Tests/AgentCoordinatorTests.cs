@@ -98,9 +98,11 @@ public class AgentCoordinatorTests
         }.RunAsync(CancellationToken.None))).ToList();
         await registering;
 
+        var merge = new AgentMerge(new VariantKey("barrier"), ThreeUsers, 3, IVariantProgress.OfIntervals(_ => { }));
         var running = coordinator.RunVariantAsync(
             segment => AgentWire.AssignmentFor(new VariantKey("barrier"), new Uri("http://127.0.0.1:9/"), "/x", new LoadOptions(ThreeUsers, "test", TimeSpan.FromSeconds(5), 10), segment),
             () => Interlocked.Exchange(ref releasedAt, Interlocked.Increment(ref clock)),
+            merge,
             CancellationToken.None);
         await Eventually.TrueAsync(() => Volatile.Read(ref clientsBuilt) == 3, "every agent building its client");
         lock (sends)
@@ -117,9 +119,95 @@ public class AgentCoordinatorTests
         Assert.NotEmpty(sends);
         Assert.All(sends, stamp => Assert.True(stamp > releasedAt, "an agent sent before the barrier was released"));
         // Each agent's first request after the release is unmeasured, as the single runner's warm-up is.
-        var merged = AgentMerge.Merge(new VariantKey("barrier"), "/x", ThreeUsers, outcomes);
+        var merged = merge.Finish("/x", outcomes);
         Assert.Equal(sends.Count - 3, merged.Total.Requests);
         Assert.Equal(outcomes.Sum(o => AgentMerge.RowOf(o).Requests), merged.Total.Requests);
+    }
+
+    [Fact]
+    public async Task EachMergedIntervalReachesTheProgressOnceEveryRunningAgentSentItBeforeTheVariantEnds()
+    {
+        using var coordinator = AgentCoordinator.Listen(new IPEndPoint(IPAddress.Loopback, 0), 2, TextWriter.Null);
+        coordinator.BarrierDeadline = TimeSpan.FromSeconds(60);
+        var arrived = 0;
+        coordinator.IntervalReceived = _ => Interlocked.Increment(ref arrived);
+        var registering = coordinator.WaitForAgentsAsync(CancellationToken.None);
+        var agents = await Task.WhenAll(Enumerable.Range(0, 2).Select(index => ConnectAsync(coordinator.Address, index)));
+        await registering;
+        var rows = new List<IntervalRow>();
+        var merge = new AgentMerge(new VariantKey("live"), ThreeUsers, 2, IVariantProgress.OfIntervals(row =>
+        {
+            lock (rows)
+            {
+                rows.Add(row);
+            }
+        }));
+        var running = coordinator.RunVariantAsync(
+            segment => AgentWire.AssignmentFor(new VariantKey("live"), new Uri("http://127.0.0.1:9/"), "/x", new LoadOptions(ThreeUsers, "test", TimeSpan.FromSeconds(5), 10), segment),
+            () => { },
+            merge,
+            CancellationToken.None);
+        foreach (var (agent, index) in agents.Select((a, i) => (a, i)))
+        {
+            Assert.IsType<AgentAssignment>(await agent.ReceiveAsync(CancellationToken.None));
+            agent.Send(new AgentReady(index));
+        }
+        foreach (var agent in agents)
+        {
+            Assert.IsType<AgentStart>(await agent.ReceiveAsync(CancellationToken.None));
+        }
+
+        // Agent 0's first interval alone is not merged: agent 1's part of it is still to come.
+        agents[0].Send(Interval(0, sequence: 0, requests: 3));
+        agents[0].Send(Interval(0, sequence: 1, requests: 4));
+        await Eventually.TrueAsync(() => Volatile.Read(ref arrived) == 2, "agent 0's two intervals reaching the merge");
+        lock (rows)
+        {
+            Assert.Empty(rows);
+        }
+        agents[1].Send(Interval(1, sequence: 0, requests: 5));
+        await Eventually.TrueAsync(() => { lock (rows) { return rows.Count == 1; } }, "the first merged interval in the progress");
+
+        lock (rows)
+        {
+            Assert.Equal(8, rows[0].Stats.Requests);
+        }
+        Assert.False(running.IsCompleted, "the variant ended before its first merged interval was shown");
+        // Agent 1 dies: the interval only agent 0 sent is merged at once, marked as lacking agent 1.
+        agents[1].Dispose();
+        await Eventually.TrueAsync(() => { lock (rows) { return rows.Count == 2; } }, "the interval agent 1 never sent, merged without it");
+        lock (rows)
+        {
+            Assert.Equal(4, rows[1].Stats.Requests);
+            Assert.Equal([1], rows[1].MissingAgents);
+        }
+        agents[0].Send(new AgentDone(0, 0.6, 0.1, 1, 0, [], []));
+        var outcomes = await running;
+        var merged = merge.Finish("/x", outcomes);
+
+        Assert.Equal(12, merged.Total.Requests);
+        Assert.Equal(rows.Select(r => r.Stats.Requests), merged.Intervals.Select(r => r.Stats.Requests));
+        Assert.Contains("died mid-run", outcomes[1].Fault);
+        agents[0].Dispose();
+    }
+
+    private static async Task<AgentLink> ConnectAsync(Uri coordinator, int index)
+    {
+        var client = new System.Net.Sockets.TcpClient();
+        await client.ConnectAsync(IPAddress.Loopback, coordinator.Port);
+        var link = new AgentLink(client);
+        link.Send(new AgentHello(index, AgentWire.Version, "test", 1));
+        return link;
+    }
+
+    private static AgentInterval Interval(int index, int sequence, int requests)
+    {
+        var histogram = LatencyRecorder.NewHistogram();
+        for (var i = 0; i < requests; i++)
+        {
+            histogram.RecordValue(1000 + i);
+        }
+        return new AgentInterval(index, sequence, 0.2 * (sequence + 1), Partial: false, HistogramWire.Encode(histogram), requests, 0, 0, 0, 0.01);
     }
 
     private static string LogFolder() => Path.Combine(Path.GetTempPath(), "agent-tests", Guid.NewGuid().ToString());

@@ -35,12 +35,14 @@ public class AgentFaultTests
                 }
             };
             await coordinator.WaitForAgentsAsync(CancellationToken.None);
+            var merge = new AgentMerge(new VariantKey("killed"), shape, 2, IVariantProgress.OfIntervals(_ => { }));
             var outcomes = await coordinator.RunVariantAsync(
                 segment => AgentWire.AssignmentFor(new VariantKey("killed"), new Uri(string.Create(CultureInfo.InvariantCulture, $"http://127.0.0.1:{port}/")), "/ok",
                     new LoadOptions(shape, "test", TimeSpan.FromSeconds(10), 100), segment),
                 () => { },
+                merge,
                 CancellationToken.None);
-            var merged = AgentMerge.Merge(new VariantKey("killed"), "/ok", shape, outcomes);
+            var merged = merge.Finish("/ok", outcomes);
 
             Assert.Contains("died mid-run", outcomes[1].Fault);
             Assert.NotEmpty(outcomes[1].Intervals);

@@ -78,7 +78,9 @@ public class CommandLineTests
     [InlineData("--agents must be at least 1, got 0", "compute", "--agents", "0")]
     [InlineData("is more than this machine can start", "compute", "--agents", "100000")]
     [InlineData("so some agent would get 0 users; use at most 6 agents", "compute", "--agents", "7")]
-    [InlineData("--agents splits the HTTP ramp only", "coldstart", "--agents", "2")]
+    [InlineData("--agents splits the HTTP ramp and the streaming clients only", "coldstart", "--agents", "2")]
+    [InlineData("which agents started elsewhere cannot reach", "streaming", "--agents", "2", "--agent-listen", "127.0.0.1:0")]
+    [InlineData("must not share a cpu", "streaming", "--agents", "2", "--server-cpus", "0", "--agent-cpus", "0")]
     [InlineData("cannot use --agents", "matrix", "--agents", "2")]
     [InlineData("--agent-cpus takes a cpu list", "compute", "--agents", "2", "--agent-cpus", "one")]
     public async Task RunnerRefusesWhatCannotRunWithCode2BeforeStartingAnything(string expected, params string[] args)

@@ -57,6 +57,44 @@ public sealed class ReportTests : IDisposable
     }
 
     [Fact]
+    public void EachLoadAgentsRowReachesSummaryJsonAndASingleRunnersVariantHasNone()
+    {
+        var stats = TestStats.Uniform(10, 5);
+        var key = new VariantKey("async");
+        var merged = new VariantResult(key, "/api/fanout/async", "users", 4, [
+            new IntervalRow(key, 1, "users", 3, 30, stats),
+            new IntervalRow(key, 2, "users", 3, 20, stats) { MissingAgents = [1] },
+            new IntervalRow(key, 3, "users", 3, 20, stats) { MissingAgents = [1] },
+        ], [], stats)
+        {
+            Agents =
+            [
+                new AgentRow(0, "node-a", 60, 3.8, 4, 1, null),
+                new AgentRow(1, "node-b", 10, 0.5, 1.2, 2, "died mid-run after 1 interval(s) (t = 1.0 s); its own log holds what it measured"),
+            ],
+        };
+        var single = new VariantResult(new VariantKey("threadpool"), "/api/fanout/threadpool", "users", 4, [], [], stats);
+        var report = new ExperimentReport("fanout", "003", "smoke", "KeepConstant(3, 4 s)", "a fresh API child per variant", DateTimeOffset.UnixEpoch,
+            MachineFacts.Current(), [merged, single], new Finding(Outcome.NotAssessed, [], "two agents."), []);
+
+        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["fanout", "--profile", "smoke", "--agents", "2"]));
+
+        var json = File.ReadAllText(Path.Combine(_out, "summary.json"));
+        var summary = RunSummary.Parse(json);
+        Assert.Equivalent(
+            new[]
+            {
+                new SummaryAgent(0, "node-a", 60, 3.8, 4, 1, merged.Agents[0].CpuPercent, ClientBound: true, null, []),
+                new SummaryAgent(1, "node-b", 10, 0.5, 1.2, 2, merged.Agents[1].CpuPercent, ClientBound: false, merged.Agents[1].Fault, [2, 3]),
+            },
+            summary.Variants[0].Agents,
+            strict: true);
+        Assert.Null(summary.Variants[1].Agents);
+        Assert.Single(System.Text.Json.Nodes.JsonNode.Parse(json)!["variants"]!.AsArray(), v => v!.AsObject().ContainsKey("agents"));
+        Assert.True(System.Text.Json.Nodes.JsonNode.DeepEquals(System.Text.Json.Nodes.JsonNode.Parse(json), System.Text.Json.Nodes.JsonNode.Parse(summary.ToJson())));
+    }
+
+    [Fact]
     public void RunnerDoesNotLinkTheApiAssembly()
     {
         Assert.DoesNotContain(typeof(Runner).Assembly.GetReferencedAssemblies(), a => a.Name == "ConcurrencySandbox.Api");

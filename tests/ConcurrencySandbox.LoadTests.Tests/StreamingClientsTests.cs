@@ -1,6 +1,7 @@
 using System.Net;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
+using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 using ConcurrencySandbox.Platform.Hosting;
@@ -13,21 +14,23 @@ public sealed class StreamingClientsTests
     private static readonly CpuSet TwoCpus = CpuSet.FirstCores(2);
 
     [Fact]
-    public async Task TheClientProcessValidatesEveryMessageFromARealServerAndReportsItOverStdout()
+    public async Task TheClientProcessesOfTwoAgentsValidateEveryMessageFromARealServerAndTheirReportsAddUp()
     {
         await using var server = StreamingServer.Create(new StreamingServerSettings(StreamingImplementation.SaeaPooled, MessageBytes: 64, IntervalMs: 10, QueueMessages: 1000, MaxClients: 4));
         server.Start(new IPEndPoint(IPAddress.Loopback, 0));
 
-        // Pinned to one cpu where taskset can, so the pinning is seen to reach the process.
+        // Each agent's process pinned to one cpu where taskset can, so the pinning is seen to reach the processes.
         var cpus = CpuSet.CanPin ? CpuSet.Of([CpuSet.OfThisProcess().Cpus.Last()]) : null;
+        var pinning = new StreamingPinning(null, null, "test").OnAgents(new AgentPlan(2, null, cpus, TimeSpan.FromSeconds(60)));
         var plan = new StreamingClientsPlan(server.EndPoint!.Port, Clients: 3, ConnectIntervalMs: 5, TimeSpan.FromMinutes(2), TimeSpan.FromMilliseconds(100), Environment.ProcessId);
         var reports = 0;
-        await using var clients = await StreamingClientsProcess.StartAsync(plan, cpus, _ => Interlocked.Increment(ref reports), CancellationToken.None);
-        await Eventually.TrueAsync(() => clients.Latest?.Delivered >= 60, "60 messages checked by the client process");
+        await using var clients = await StreamingClientGroup.StartAsync(plan, pinning, _ => Interlocked.Increment(ref reports), CancellationToken.None);
+        await Eventually.TrueAsync(() => clients.Latest?.Delivered >= 60, "60 messages checked by the client processes");
         var final = await clients.StopAsync(CancellationToken.None);
 
         Assert.True(final.Final);
-        Assert.True(reports >= 2, $"{reports} reports");
+        Assert.True(reports >= 4, $"{reports} reports");
+        // Agent 0's share is 1 client and agent 1's 2: together the plan's 3.
         Assert.Equal(3, final.Connected);
         Assert.Equal((0L, 0L, 0L), (final.NotIntact, final.ClosedByServer, final.Failed));
         Assert.Equal(final.Delivered, final.LatenessBuckets.Sum(bucket => bucket.Count));
@@ -35,8 +38,30 @@ public sealed class StreamingClientsTests
         Assert.True(server.Counters().MessagesSent >= final.Delivered);
         if (cpus is not null)
         {
-            Assert.Equal(1, final.ProcessorCount);
+            Assert.Equal(2, final.ProcessorCount);
         }
+    }
+
+    [Fact]
+    public void ReportsOfProcessesSideBySideAddUpBucketByBucket()
+    {
+        var sum = StreamingClientGroup.Sum([
+            new StreamingClientsReading(2.0, 2, 40, 1, 0, 0, 0, 0, [new LatenessBucket(0, 30), new LatenessBucket(3, 10)], 12.5, 1, Final: true),
+            new StreamingClientsReading(2.5, 3, 60, 0, 2, 1, 1, 0, [new LatenessBucket(3, 50), new LatenessBucket(5, 10)], 20, 1, Final: false),
+        ]);
+
+        Assert.Equivalent(new StreamingClientsReading(2.5, 5, 100, 1, 2, 1, 1, 0, [new LatenessBucket(0, 30), new LatenessBucket(3, 60), new LatenessBucket(5, 10)], 32.5, 2, Final: false), sum, strict: true);
+    }
+
+    [Fact]
+    public void AgentCpusSharedWithTheStreamingServerAreRefused()
+    {
+        var pinning = StreamingPinning.Resolve("0", "1", TwoCpus, canPin: true);
+
+        var error = Assert.Throws<UsageException>(() => pinning.OnAgents(new AgentPlan(2, null, CpuSet.Of([0, 1]), TimeSpan.FromSeconds(60))));
+
+        Assert.Contains("--agent-cpus (0-1) and the streaming server's cpus (0, --server-cpus) must not share a cpu", error.Message);
+        Assert.Equal(3, pinning.OnAgents(new AgentPlan(3, null, CpuSet.Of([1]), TimeSpan.FromSeconds(60))).ClientProcesses);
     }
 
     [Fact]

@@ -42,7 +42,7 @@ public sealed class AgentCoordinator : IDisposable
     /// <summary>How long the coordinator waits for registration and for every agent at the start barrier.</summary>
     public TimeSpan BarrierDeadline { get; set; } = TimeSpan.FromSeconds(60);
 
-    /// <summary>Told of each interval as it arrives (on the agent's reading task), for live progress lines.</summary>
+    /// <summary>Told of each interval as it arrives (on the agent's reading task, after the merge took it), for the per-agent console lines.</summary>
     public Action<AgentInterval>? IntervalReceived { get; set; }
 
     /// <summary>The longest an agent may stay silent while it runs (a multiple of the reporting interval, at least this).</summary>
@@ -115,11 +115,21 @@ public sealed class AgentCoordinator : IDisposable
         }
     }
 
-    /// <summary>One variant on every registered agent: assignments, the start barrier, then each agent's intervals until it is done.</summary>
+    /// <summary>
+    /// One variant on every registered agent: assignments, the start barrier, then each agent's intervals until it is
+    /// done, each handed to <paramref name="merge"/> as it arrives (and each agent's end, so the merge waits for no one gone).
+    /// </summary>
     /// <param name="released">Told the moment the barrier is released (the coordinator's clock for the variant's telemetry).</param>
-    public async Task<IReadOnlyList<AgentOutcome>> RunVariantAsync(Func<LoadSegment, AgentAssignment> assignmentFor, Action released, CancellationToken cancellationToken)
+    public async Task<IReadOnlyList<AgentOutcome>> RunVariantAsync(Func<LoadSegment, AgentAssignment> assignmentFor, Action released, AgentMerge merge, CancellationToken cancellationToken)
     {
         var arrived = await Task.WhenAll(_links.Select((link, i) => ArriveAsync(i, link, assignmentFor(new LoadSegment(i, Count)), cancellationToken)));
+        for (var i = 0; i < Count; i++)
+        {
+            if (arrived[i] is null)
+            {
+                merge.Ended(i, _absentBecause[i]);
+            }
+        }
         released();
         foreach (var index in arrived.OfType<int>())
         {
@@ -129,7 +139,7 @@ public sealed class AgentCoordinator : IDisposable
         var interval = assignmentFor(LoadSegment.Whole).ReportingIntervalSeconds;
         return await Task.WhenAll(_links.Select((link, i) => arrived[i] is null
             ? Task.FromResult(new AgentOutcome(i, _hosts[i] ?? "?", [], null, _absentBecause[i]))
-            : CollectAsync(i, link!, interval, cancellationToken)));
+            : CollectAsync(i, link!, interval, merge, cancellationToken)));
     }
 
     /// <summary>Tells every agent still connected that there is nothing more to run.</summary>
@@ -189,7 +199,7 @@ public sealed class AgentCoordinator : IDisposable
         return null;
     }
 
-    private async Task<AgentOutcome> CollectAsync(int index, AgentLink link, double intervalSeconds, CancellationToken cancellationToken)
+    private async Task<AgentOutcome> CollectAsync(int index, AgentLink link, double intervalSeconds, AgentMerge merge, CancellationToken cancellationToken)
     {
         var intervals = new List<AgentInterval>();
         var silence = TimeSpan.FromSeconds(Math.Max(SilenceLimit.TotalSeconds, 3 * intervalSeconds));
@@ -210,12 +220,14 @@ public sealed class AgentCoordinator : IDisposable
             {
                 case AgentInterval row:
                     intervals.Add(row);
+                    merge.Received(row);
                     IntervalReceived?.Invoke(row);
                     break;
                 case AgentDone done:
                     var behind = done.NotSent > 0
                         ? string.Create(CultureInfo.InvariantCulture, $"fell behind its share: {done.NotSent} arrivals found no free slot and were not sent")
                         : null;
+                    merge.Ended(index, behind);
                     return new AgentOutcome(index, _hosts[index], intervals, done, behind);
                 case null:
                     return Ended(string.Create(CultureInfo.InvariantCulture,
@@ -228,6 +240,7 @@ public sealed class AgentCoordinator : IDisposable
         AgentOutcome Ended(string fault)
         {
             Drop(index, fault);
+            merge.Ended(index, fault);
             return new AgentOutcome(index, _hosts[index], intervals, null, fault);
         }
     }

@@ -6,55 +6,130 @@ using HdrHistogram;
 namespace ConcurrencySandbox.LoadTests.Agents;
 
 /// <summary>
-/// The agents' intervals merged into one variant result, exactly: each full interval's histograms decoded and added
-/// (HdrHistogram's merge loses nothing, so the percentiles are those of one histogram of every request), steps and totals
-/// through the same <see cref="IntervalSeries"/> and recorder a single runner uses, the partial tails merged into one
-/// partial row. An interval that lacks a faulted agent's data names it in <see cref="IntervalRow.MissingAgents"/>.
+/// The agents' intervals of one variant merged into one result, exactly and as they arrive: interval N is merged (its
+/// histograms decoded and added: HdrHistogram's merge loses nothing, so the percentiles are those of one histogram of
+/// every request) the moment every agent still running has sent its N, and handed to the live progress (status line,
+/// --live page) with the steps it closes. Steps and totals go through the same <see cref="IntervalSeries"/> and recorder
+/// a single runner uses; the partial tails are merged into one partial row at <see cref="Finish"/>. An interval that
+/// lacks a faulted agent's data names it in <see cref="IntervalRow.MissingAgents"/>.
 /// </summary>
-public static class AgentMerge
+/// <remarks>Called from every agent's reading task at once: one lock keeps the merge and the progress in interval order.</remarks>
+public sealed class AgentMerge
 {
-    public static VariantResult Merge(VariantKey key, string request, LoadShape shape, IReadOnlyList<AgentOutcome> agents)
+    private readonly Lock _gate = new();
+    private readonly VariantKey _key;
+    private readonly LatencyRecorder _recorder = new();
+    private readonly IWorkload _whole;
+    private readonly IntervalSeries _series;
+    private readonly IVariantProgress _progress;
+    private readonly SortedDictionary<int, List<AgentInterval>> _waiting = [];
+    private readonly List<AgentInterval> _tails = [];
+    private readonly HashSet<int> _running;
+    private readonly HashSet<int> _faulted = [];
+    private int _next;
+
+    /// <param name="count">The agents the variant was handed to; each is running until <see cref="Ended"/> says otherwise.</param>
+    public AgentMerge(VariantKey key, LoadShape shape, int count, IVariantProgress progress)
     {
-        var recorder = new LatencyRecorder();
-        IWorkload whole = shape.IsOpen ? new OpenModel(shape, 1) : new ClosedModel(shape);
-        var series = new IntervalSeries(key, whole.LoadUnit, recorder);
-        var full = agents.SelectMany(a => a.Intervals.Where(i => !i.Partial)).GroupBy(i => i.Sequence).OrderBy(g => g.Key).ToList();
-        foreach (var interval in full)
-        {
-            var missing = agents.Where(a => a.Fault is not null && interval.All(i => i.Index != a.Index)).Select(a => a.Index).ToList();
-            Add(interval.ToList(), partial: false, missing);
-        }
-        series.CloseStep();
-        Add([.. agents.SelectMany(a => a.Intervals.Where(i => i.Partial))], partial: true, []);
+        _key = key;
+        _progress = progress;
+        _whole = shape.IsOpen ? new OpenModel(shape, 1) : new ClosedModel(shape);
+        _series = new IntervalSeries(key, _whole.LoadUnit, _recorder) { StepClosed = step => progress.OnStep(key, step) };
+        _running = [.. Enumerable.Range(0, count)];
+    }
 
-        var elapsed = agents.Select(a => a.Done?.ElapsedSeconds ?? a.Intervals.LastOrDefault()?.ElapsedSeconds ?? 0).DefaultIfEmpty(0).Max();
-        return new VariantResult(key, request, whole.LoadUnit, elapsed, series.Intervals, [], recorder.Total())
+    /// <summary>Takes one agent's interval; merges every interval that each running agent has now sent.</summary>
+    public void Received(AgentInterval interval)
+    {
+        lock (_gate)
         {
-            Sent = [.. agents.SelectMany(a => a.Done?.Sent ?? []).GroupBy(s => s.FromSeconds).OrderBy(g => g.Key).Select(g =>
-                new SentSlice(g.Key, g.Sum(s => s.Completed), g.Sum(s => s.CompletedSumMs), g.Sum(s => s.TimedOut), g.Sum(s => s.TimedOutSumMs), g.Sum(s => s.ConnectionErrors)))],
-            Steps = series.Steps,
-            Distribution = recorder.Distribution(),
-            Failures = [.. agents.SelectMany(a => a.Done?.Failures ?? []).GroupBy(f => f.What)
-                .Select(g => new OutcomeCount(g.Key, g.Sum(f => f.Count))).OrderByDescending(f => f.Count).ThenBy(f => f.What, StringComparer.Ordinal)],
-            Agents = [.. agents.Select(RowOf)],
-        };
-
-        void Add(IReadOnlyList<AgentInterval> intervals, bool partial, IReadOnlyList<int> missing)
-        {
-            if (intervals.Count == 0)
+            if (interval.Partial)
             {
+                _tails.Add(interval);
                 return;
             }
-            var merged = LatencyRecorder.NewHistogram();
-            foreach (var interval in intervals)
+            if (!_waiting.TryGetValue(interval.Sequence, out var sent))
             {
-                merged.Add(HistogramWire.Decode(interval.Histogram));
+                _waiting[interval.Sequence] = sent = [];
             }
-            var counts = intervals.Aggregate(default(OutcomeCounts), (sum, i) => sum + new OutcomeCounts(i.Ok, i.HttpErrors, i.TimedOut, i.ConnectionErrors));
-            var now = intervals.Max(i => i.ElapsedSeconds);
-            var applied = whole.LoadBetween(TimeSpan.FromSeconds(series.RowStartSeconds), TimeSpan.FromSeconds(now));
-            series.Add(now, applied, partial, inStep => recorder.AddInterval(merged, counts, inStep), missing);
+            sent.Add(interval);
+            MergeReady();
         }
+    }
+
+    /// <summary>Agent <paramref name="index"/> sends no more (done, or <paramref name="fault"/>): the intervals that waited for it are merged without it.</summary>
+    public void Ended(int index, string? fault)
+    {
+        lock (_gate)
+        {
+            _running.Remove(index);
+            if (fault is not null)
+            {
+                _faulted.Add(index);
+            }
+            MergeReady();
+        }
+    }
+
+    /// <summary>The variant's result once every agent has ended: the rest of the full intervals, the last step, the partial tail, and one row per agent.</summary>
+    public VariantResult Finish(string request, IReadOnlyList<AgentOutcome> agents)
+    {
+        lock (_gate)
+        {
+            foreach (var agent in agents)
+            {
+                Ended(agent.Index, agent.Fault);
+            }
+            _series.CloseStep();
+            if (Add(_tails, partial: true, []) is { } tail)
+            {
+                _progress.OnInterval(tail, null);
+            }
+            _tails.Clear();
+
+            var elapsed = agents.Select(a => a.Done?.ElapsedSeconds ?? a.Intervals.LastOrDefault()?.ElapsedSeconds ?? 0).DefaultIfEmpty(0).Max();
+            return new VariantResult(_key, request, _whole.LoadUnit, elapsed, [.. _series.Intervals], [], _recorder.Total())
+            {
+                Sent = [.. agents.SelectMany(a => a.Done?.Sent ?? []).GroupBy(s => s.FromSeconds).OrderBy(g => g.Key).Select(g =>
+                    new SentSlice(g.Key, g.Sum(s => s.Completed), g.Sum(s => s.CompletedSumMs), g.Sum(s => s.TimedOut), g.Sum(s => s.TimedOutSumMs), g.Sum(s => s.ConnectionErrors)))],
+                Steps = [.. _series.Steps],
+                Distribution = _recorder.Distribution(),
+                Failures = [.. agents.SelectMany(a => a.Done?.Failures ?? []).GroupBy(f => f.What)
+                    .Select(g => new OutcomeCount(g.Key, g.Sum(f => f.Count))).OrderByDescending(f => f.Count).ThenBy(f => f.What, StringComparer.Ordinal)],
+                Agents = [.. agents.Select(RowOf)],
+            };
+        }
+    }
+
+    /// <summary>Merges, in order, each next interval that every running agent has sent.</summary>
+    private void MergeReady()
+    {
+        while (_waiting.TryGetValue(_next, out var sent) && _running.All(index => sent.Any(i => i.Index == index)))
+        {
+            _waiting.Remove(_next++);
+            var row = Add(sent, partial: false, [.. _faulted.Where(index => sent.All(i => i.Index != index)).Order()]);
+            if (row is not null)
+            {
+                _progress.OnInterval(row, null);
+            }
+        }
+    }
+
+    private IntervalRow? Add(IReadOnlyList<AgentInterval> intervals, bool partial, IReadOnlyList<int> missing)
+    {
+        if (intervals.Count == 0)
+        {
+            return null;
+        }
+        var merged = LatencyRecorder.NewHistogram();
+        foreach (var interval in intervals)
+        {
+            merged.Add(HistogramWire.Decode(interval.Histogram));
+        }
+        var counts = intervals.Aggregate(default(OutcomeCounts), (sum, i) => sum + new OutcomeCounts(i.Ok, i.HttpErrors, i.TimedOut, i.ConnectionErrors));
+        var now = intervals.Max(i => i.ElapsedSeconds);
+        var applied = _whole.LoadBetween(TimeSpan.FromSeconds(_series.RowStartSeconds), TimeSpan.FromSeconds(now));
+        return _series.Add(now, applied, partial, inStep => _recorder.AddInterval(merged, counts, inStep), missing);
     }
 
     public static AgentRow RowOf(AgentOutcome agent)

@@ -12,20 +12,42 @@ namespace ConcurrencySandbox.LoadTests.Agents;
 public sealed class AgentPool : IAsyncDisposable
 {
     private readonly List<ChildProcess> _children = [];
+    private readonly AgentPlan _plan;
 
-    private AgentPool(AgentCoordinator coordinator) => Coordinator = coordinator;
+    private AgentPool(AgentCoordinator coordinator, AgentPlan plan) => (Coordinator, _plan) = (coordinator, plan);
 
     public AgentCoordinator Coordinator { get; }
 
-    /// <summary>The load driver that runs <paramref name="driver"/>'s requests on the agents; only the HTTP ramp can be split.</summary>
-    public ILoadDriver Distribute(ILoadDriver driver) => driver is HttpRamp ramp ? new DistributedRamp(ramp.Request, Coordinator) : throw NotSplittable(driver);
-
-    /// <summary>Refuses, before anything starts, a variant whose load is not the HTTP ramp (a burst, raw TCP clients).</summary>
-    public static void CheckSplittable(IEnumerable<ILoadDriver> drivers)
+    /// <summary>
+    /// The load driver that runs <paramref name="driver"/>'s load on the agents: the HTTP ramp through the coordinator,
+    /// a driver's own client processes (the streaming clients) as one per local agent.
+    /// </summary>
+    public ILoadDriver Distribute(ILoadDriver driver) => driver switch
     {
-        foreach (var driver in drivers.Where(d => d is not HttpRamp))
+        HttpRamp ramp => new DistributedRamp(ramp.Request, Coordinator),
+        IOwnClientsDriver own => own.OnLocalAgents(_plan),
+        _ => throw NotSplittable(driver),
+    };
+
+    /// <summary>
+    /// Refuses, before anything starts, a variant whose load cannot be split (a burst, the receive experiment's clients),
+    /// and own client processes with agents started elsewhere.
+    /// </summary>
+    public static void CheckSplittable(AgentPlan plan, IEnumerable<ILoadDriver> drivers)
+    {
+        foreach (var driver in drivers)
         {
-            throw NotSplittable(driver);
+            switch (driver)
+            {
+                case IOwnClientsDriver when !plan.StartsLocalAgents:
+                    throw new UsageException($"'{driver.Request}' connects to the fresh API's loopback port on this machine, which agents started elsewhere cannot reach; use --agents N without --agent-listen");
+                case IOwnClientsDriver own:
+                    // Spread once here for its checks (agent cpus apart from the server's), before any process starts.
+                    own.OnLocalAgents(plan);
+                    break;
+                case not HttpRamp:
+                    throw NotSplittable(driver);
+            }
         }
     }
 
@@ -35,7 +57,7 @@ public sealed class AgentPool : IAsyncDisposable
         coordinator.BarrierDeadline = plan.Deadline;
         coordinator.IntervalReceived = row => console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"agent {row.Index} t={row.ElapsedSeconds,6:0.0}s requests={row.Ok + row.HttpErrors + row.TimedOut + row.ConnectionErrors} cpu={row.CpuSeconds:0.0}s{(row.Partial ? " (tail)" : "")}"));
-        var pool = new AgentPool(coordinator);
+        var pool = new AgentPool(coordinator, plan);
         try
         {
             await console.WriteLineAsync(string.Create(CultureInfo.InvariantCulture,
@@ -77,5 +99,5 @@ public sealed class AgentPool : IAsyncDisposable
     }
 
     private static UsageException NotSplittable(ILoadDriver driver) =>
-        new($"--agents splits the HTTP ramp only; '{driver.Request}' is loaded another way (a burst or its own clients)");
+        new($"--agents splits the HTTP ramp and the streaming clients only; '{driver.Request}' is loaded another way (a burst or its own clients)");
 }

@@ -17,19 +17,14 @@ public sealed class DistributedRamp(string request, AgentCoordinator coordinator
     {
         var released = Stopwatch.GetTimestamp();
         var releasedUtc = DateTimeOffset.UtcNow;
+        // The merge hands each interval to the live progress as soon as every running agent has sent it.
+        var merge = new AgentMerge(context.Key, context.Load.Shape, coordinator.Count, context.Progress);
         var outcomes = await coordinator.RunVariantAsync(
             segment => AgentWire.AssignmentFor(context.Key, context.BaseAddress, request, context.Load, segment),
             () => (released, releasedUtc) = (Stopwatch.GetTimestamp(), DateTimeOffset.UtcNow),
+            merge,
             cancellationToken);
-        var result = AgentMerge.Merge(context.Key, request, context.Load.Shape, outcomes);
-        foreach (var row in result.Intervals)
-        {
-            context.Progress.OnInterval(row, null);
-        }
-        foreach (var step in result.Steps)
-        {
-            context.Progress.OnStep(context.Key, step);
-        }
+        var result = merge.Finish(request, outcomes);
         // The pool series: the observer's rows, else the API's own per-second history for the span the agents ran.
         IReadOnlyList<TelemetryRow>? telemetry = context.Observed is { } observed ? observed.RowsSince(context.Key, released)
             : context.Telemetry is { } http ? await VariantRunner.RecordedDuringAsync(http, context.Key, releasedUtc, result.ElapsedSeconds, cancellationToken)

@@ -87,9 +87,9 @@ public static class Runner
         }
         ExperimentRunner.CheckThresholdsNameVariants([.. experiments.SelectMany(e => e.Variants).Select(v => new VariantKey(v.Name))], request.Thresholds);
 
-        if (request.Agents is not null)
+        if (request.Agents is { } agentPlan)
         {
-            AgentPool.CheckSplittable(experiments.SelectMany(e => e.Variants).Select(v => v.Driver));
+            AgentPool.CheckSplittable(agentPlan, experiments.SelectMany(e => e.Variants).Select(v => v.Driver));
         }
         await using var agents = request.Agents is { } plan ? await AgentPool.StartAsync(plan, Path.Combine(request.OutputFolder, "agents"), console, cancellationToken) : null;
         ApiServers servers = request.Target is { } target ? new TargetApiServers(target) : new ChildApiServers(ApiLaunch.Default);

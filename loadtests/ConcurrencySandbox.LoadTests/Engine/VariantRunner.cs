@@ -89,6 +89,9 @@ public sealed record VariantResult(
     /// <summary>The load agents that ran this variant, one row each (empty for a single runner).</summary>
     public IReadOnlyList<AgentRow> Agents { get; init; } = [];
 
+    /// <summary>The ends (seconds since the variant began) of the intervals that lack agent <paramref name="index"/>'s data because it failed.</summary>
+    public IReadOnlyList<double> SecondsWithout(int index) => [.. Intervals.Where(i => i.MissingAgents.Contains(index)).Select(i => i.ElapsedSeconds)];
+
     /// <summary>Where the runtime's figures (the pool series) came from, as the report names it: the observer and its channel, an HTTP endpoint, or none and why.</summary>
     public string? TelemetrySource { get; init; }
 

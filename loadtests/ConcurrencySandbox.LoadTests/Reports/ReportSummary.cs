@@ -64,7 +64,11 @@ public static class ReportSummary
             v.PeakQueue,
             v.MaxQueueWaitMs,
             [.. v.Figures.Select(f => new SummaryFigure(f.Name, f.Value, f.Unit))],
-            v.TelemetrySource);
+            v.TelemetrySource)
+        {
+            Agents = v.Agents.Count == 0 ? null : [.. v.Agents.Select(a => new SummaryAgent(
+                a.Index, a.Host, a.Requests, a.CpuSeconds, a.ElapsedSeconds, a.ProcessorCount, a.CpuPercent, a.ClientBound, a.Fault, v.SecondsWithout(a.Index)))],
+        };
     }
 
     private static SummaryOutcomes Outcomes(OutcomeCounts o) =>

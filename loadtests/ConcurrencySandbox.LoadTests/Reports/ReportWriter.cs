@@ -291,7 +291,7 @@ public static class ReportWriter
         var rows = r.Variants.SelectMany(v => v.Agents.Select(a => (IReadOnlyList<string>)[
             v.Key.Label, Invariant($"{a.Index}"), a.Host, Invariant($"{a.Requests}"), Invariant($"{a.CpuSeconds:0.0} s"), Invariant($"{a.CpuPercent:0} % of {a.ProcessorCount}"),
             a.Fault is { } fault ? $"FAILED: {fault}" : a.ClientBound ? "client-bound" : "ok",
-            string.Join(" ", v.Intervals.Where(i => i.MissingAgents.Contains(a.Index)).Select(i => Invariant($"{i.ElapsedSeconds:0.#}"))),
+            string.Join(" ", v.SecondsWithout(a.Index).Select(seconds => Invariant($"{seconds:0.#}"))),
         ])).ToList();
         return rows.Count == 0 ? null : new TextTable(["variant", "agent", "host", "requests", "cpu", "cpu use", "health", "intervals without its data (t, s)"], rows, new HashSet<int> { 1, 3, 4, 5 });
     }

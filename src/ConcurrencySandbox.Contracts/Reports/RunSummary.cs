@@ -112,7 +112,34 @@ public sealed record SummaryVariant(
     long? PeakQueue,
     double? MaxQueueWaitMs,
     IReadOnlyList<SummaryFigure> Figures,
-    string? TelemetrySource);
+    string? TelemetrySource)
+{
+    /// <summary>One row per load agent when agents made the variant's load (--agents); absent when one runner did.</summary>
+    // Left out when absent, so summaries of single-runner runs (every one written before agents) read back and write out the same.
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummaryAgent>? Agents { get; init; }
+}
+
+/// <summary>One load agent's share of a variant, as the report's agent table prints it.</summary>
+/// <param name="Index">The agent's index (its share of the load: index of count).</param>
+/// <param name="Host">The host name the agent registered with.</param>
+/// <param name="Requests">The requests it made, counted from the intervals it sent.</param>
+/// <param name="CpuSeconds">Its process's CPU time from its release to its last report.</param>
+/// <param name="CpuPercent">That CPU time as a percentage of its processors over its run.</param>
+/// <param name="ClientBound">Its CPU was at its limit: the merged throughput is a lower bound on the server's capacity.</param>
+/// <param name="Fault">Why its share did not run to the end (missed the barrier, died, went silent, fell behind); null when it did.</param>
+/// <param name="MissingIntervalSeconds">The merged intervals (their end, seconds since the variant began) that lack its data because of its fault.</param>
+public sealed record SummaryAgent(
+    int Index,
+    string Host,
+    long Requests,
+    double CpuSeconds,
+    double ElapsedSeconds,
+    int ProcessorCount,
+    double CpuPercent,
+    bool ClientBound,
+    string? Fault,
+    IReadOnlyList<double> MissingIntervalSeconds);
 
 /// <summary>How a set of requests ended, counted, with the sums the reports print (requests, failed, completed = got an answer).</summary>
 public sealed record SummaryOutcomes(

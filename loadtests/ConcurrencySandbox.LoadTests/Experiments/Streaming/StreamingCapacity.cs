@@ -2,9 +2,9 @@ using System.Collections.Concurrent;
 using System.CommandLine;
 using System.Diagnostics;
 using ConcurrencySandbox.Contracts.Streaming;
+using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
-using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
@@ -149,12 +149,14 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
         new CapacityDriver(load, ramp, pinning, search => _searches[implementation] = search),
         StreamingExperiment.ServerEnvironment(implementation, load with { Clients = ramp.To })) { ServerCpus = pinning.Server };
 
-    private sealed class CapacityDriver(StreamingLoad load, CapacityRamp ramp, StreamingPinning pinning, Action<CapacitySearch> measured) : ILoadDriver
+    private sealed class CapacityDriver(StreamingLoad load, CapacityRamp ramp, StreamingPinning pinning, Action<CapacitySearch> measured) : IOwnClientsDriver
     {
-        public string Request => $"TCP clients x1.5 per step from {ramp.From} to {ramp.To} (one {StreamingClientsCommand.Name} process per step), {load.MessageBytes} B every {load.IntervalMs} ms, on the port GET /api/streaming announces";
+        public string Request => $"TCP clients x1.5 per step from {ramp.From} to {ramp.To} (one {StreamingClientsCommand.Name} process per step{(pinning.Agents is { } agents ? $" and local agent, {agents.Count} agents" : "")}), {load.MessageBytes} B every {load.IntervalMs} ms, on the port GET /api/streaming announces";
 
         public (string Profile, string Shape) Describe(LoadOptions options) =>
             ("find-capacity", $"clients from {ramp.From} x1.5 per step up to {ramp.To}, connected {ConnectIntervalMs} ms apart, {Settle.TotalSeconds:0} s to settle, {ramp.Step.TotalSeconds:0} s measured per step, {load.MessageBytes} B every {load.IntervalMs} ms; a step holds when send lateness p99 <= {StreamingExperiment.LatenessP99LimitMs:0} ms and nothing is lost or dropped; {pinning.Describe()}");
+
+        public ILoadDriver OnLocalAgents(AgentPlan plan) => new CapacityDriver(load, ramp, pinning.OnAgents(plan), measured);
 
         /// <summary>The search stops at the first step that does not hold, so its length is not known in advance.</summary>
         public TimeSpan PlannedLength(LoadOptions options) => TimeSpan.Zero;
@@ -162,16 +164,16 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
         public async Task<VariantResult> RunAsync(LoadContext context, CancellationToken cancellationToken)
         {
             var port = await StreamingExperiment.StreamingPortAsync(context, cancellationToken);
-            var workload = new CapacityWorkload(load, ramp, port, pinning.Clients, context.Api, measured);
+            var workload = new CapacityWorkload(load, ramp, port, pinning, context.Api, measured);
             return await VariantRunner.RunAsync(
                 context.Key, Request, workload, _ => ValueTask.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, observed: context.Observed, telemetryLive: context.TelemetryLive);
         }
     }
 
-    /// <summary>The ramp: each step starts one more client process with the clients it adds, pinned like the others.</summary>
-    private sealed class CapacityWorkload(StreamingLoad load, CapacityRamp ramp, int port, CpuSet? clientCpus, SandboxClient api, Action<CapacitySearch> measured) : IWorkload
+    /// <summary>The ramp: each step starts one more client process (one per local agent with --agents) with the clients it adds, pinned like the others.</summary>
+    private sealed class CapacityWorkload(StreamingLoad load, CapacityRamp ramp, int port, StreamingPinning pinning, SandboxClient api, Action<CapacitySearch> measured) : IWorkload
     {
-        private readonly List<StreamingClientsProcess> _processes = [];
+        private readonly List<StreamingClientGroup> _processes = [];
 
         public string LoadUnit => "clients";
 
@@ -190,7 +192,7 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
                 foreach (var target in ramp.Counts())
                 {
                     var plan = new StreamingClientsPlan(port, target - started, ConnectIntervalMs, MaxRampDuration, StreamingRun.ClientsReportInterval, Environment.ProcessId);
-                    var process = await StreamingClientsProcess.StartAsync(plan, clientCpus, StreamingExperiment.RecordInto(recorder), cancellationToken);
+                    var process = await StreamingClientGroup.StartAsync(plan, pinning, StreamingExperiment.RecordInto(recorder), cancellationToken);
                     lock (_processes)
                     {
                         _processes.Add(process);
@@ -220,7 +222,7 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
         private TimeSpan MaxRampDuration => StreamingRun.ClientsHangGuard
             + TimeSpan.FromSeconds(ramp.Counts().Sum(clients => 3 + (clients * ConnectIntervalMs * 2 / 1000.0) + Settle.TotalSeconds + ramp.Step.TotalSeconds));
 
-        private List<StreamingClientsProcess> Processes()
+        private List<StreamingClientGroup> Processes()
         {
             lock (_processes)
             {

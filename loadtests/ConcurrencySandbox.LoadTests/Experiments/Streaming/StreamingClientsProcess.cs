@@ -15,7 +15,6 @@ public sealed class StreamingClientsProcess : IAsyncDisposable
     private static readonly TimeSpan FinalReportTimeout = TimeSpan.FromSeconds(60);
 
     private readonly ChildProcess _child;
-    private StreamingClientsReading? _latest;
 
     private StreamingClientsProcess(StreamingClientsPlan plan, CpuSet? cpus, Action<StreamingClientsReading>? onReading)
     {
@@ -28,7 +27,6 @@ public sealed class StreamingClientsProcess : IAsyncDisposable
             {
                 if (StreamingClientsReading.FromLine(line) is { } reading)
                 {
-                    Volatile.Write(ref _latest, reading);
                     onReading?.Invoke(reading);
                 }
             },
@@ -39,9 +37,6 @@ public sealed class StreamingClientsProcess : IAsyncDisposable
 
     /// <summary>The cpus the process is pinned to; null when it is not.</summary>
     public CpuSet? Cpus { get; }
-
-    /// <summary>The newest report, null before the first.</summary>
-    public StreamingClientsReading? Latest => Volatile.Read(ref _latest);
 
     /// <summary>Starts the process and waits for its first report; a <see cref="UsageException"/> with its errors when it cannot start.</summary>
     public static async Task<StreamingClientsProcess> StartAsync(StreamingClientsPlan plan, CpuSet? cpus, Action<StreamingClientsReading>? onReading, CancellationToken cancellationToken)

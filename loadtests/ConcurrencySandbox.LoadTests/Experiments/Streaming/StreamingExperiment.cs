@@ -6,9 +6,9 @@ using System.Net.Sockets;
 using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
+using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
-using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
@@ -270,9 +270,9 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
     /// The load: TCP clients in their own process on the port the API announces, for the profile's duration, then the idle
     /// process. Every message is one "request" of the curves: its latency is its arrival lateness, lost/corrupt/out-of-order ones fail.
     /// </summary>
-    private sealed class StreamingClients(StreamingLoad load, StreamingPinning pinning, Action<StreamingResult> measured) : ILoadDriver
+    private sealed class StreamingClients(StreamingLoad load, StreamingPinning pinning, Action<StreamingResult> measured) : IOwnClientsDriver
     {
-        public string Request => $"{load.Clients} TCP clients (a {StreamingClientsCommand.Name} process), {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms, on the port GET /api/streaming announces";
+        public string Request => $"{load.Clients} TCP clients ({(pinning.Agents is { } agents ? $"{agents.Count} {StreamingClientsCommand.Name} processes, one per local agent" : $"a {StreamingClientsCommand.Name} process")}), {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms, on the port GET /api/streaming announces";
 
         public (string Profile, string Shape) Describe(LoadOptions options) =>
             (options.ProfileName, $"{load.Clients} clients {load.ConnectIntervalMs} ms apart, {load.MessageBytes} B every {load.IntervalMs} ms ({load.MessagesPerSecond:0} messages/s), {options.Shape.Duration.TotalSeconds:0} s, then {IdleOf(options.Shape.Duration).TotalSeconds:0} s idle; {pinning.Describe()}");
@@ -283,15 +283,17 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
         {
             var port = await StreamingPortAsync(context, cancellationToken);
             var run = load with { Duration = context.Load.Shape.Duration, Idle = IdleOf(context.Load.Shape.Duration) };
-            var workload = new Workload(run, port, pinning.Clients, context.Api, measured);
+            var workload = new Workload(run, port, pinning, context.Api, measured);
             return await VariantRunner.RunAsync(
                 context.Key, Request, workload, _ => ValueTask.FromResult(RequestOutcome.Success), context.Load.Shape.ReportingInterval, context.Telemetry, context.Progress, cancellationToken, observed: context.Observed, telemetryLive: context.TelemetryLive);
         }
 
+        public ILoadDriver OnLocalAgents(AgentPlan plan) => new StreamingClients(load, pinning.OnAgents(plan), measured);
+
         private static TimeSpan IdleOf(TimeSpan duration) => TimeSpan.FromSeconds(Math.Clamp(duration.TotalSeconds / 6, 2, 10));
     }
 
-    private sealed class Workload(StreamingLoad load, int port, CpuSet? clientCpus, SandboxClient api, Action<StreamingResult> measured) : IWorkload
+    private sealed class Workload(StreamingLoad load, int port, StreamingPinning pinning, SandboxClient api, Action<StreamingResult> measured) : IWorkload
     {
         private StreamingClientsReading? _latest;
 
@@ -302,7 +304,7 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
         public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
         {
             var record = RecordInto(recorder);
-            measured(await StreamingRun.RunAsync(port, load, clientCpus, (withLatenessBuckets, token) => ReadServerAsync(api, withLatenessBuckets, token), reading =>
+            measured(await StreamingRun.RunAsync(port, load, pinning, (withLatenessBuckets, token) => ReadServerAsync(api, withLatenessBuckets, token), reading =>
             {
                 record(reading);
                 Volatile.Write(ref _latest, reading);

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
@@ -17,10 +18,26 @@ public sealed record StreamingPinning(CpuSet? Server, CpuSet? Clients, string? N
 
     public static IReadOnlyList<Option> Options => [ServerCpusOption, ClientCpusOption];
 
-    /// <summary>One line for the report: which cpus each side had, or that neither was pinned and why.</summary>
-    public string Describe() => Server is { } server && Clients is { } clients
-        ? $"server pinned to cpu {server}, clients to cpu {clients} (taskset)"
-        : $"server and clients not pinned ({NotPinnedBecause})";
+    /// <summary>With --agents N (local): the clients run as one <c>streaming-clients</c> process per agent, each its share; null: one process.</summary>
+    public AgentPlan? Agents { get; private init; }
+
+    /// <summary>The client processes the clients are split over.</summary>
+    public int ClientProcesses => Agents?.Count ?? 1;
+
+    /// <summary>The cpus client process <paramref name="process"/> is pinned to: its agent's with --agent-cpus, else the clients' cpus.</summary>
+    public CpuSet? ClientCpusOf(int process) => Agents?.CpusOf(process) ?? Clients;
+
+    /// <summary>One line for the report: which cpus each side had, or that neither was pinned and why, and the agents the clients run as.</summary>
+    public string Describe() => (Server is { } server && Clients is { } clients
+        ? $"server pinned to cpu {server}, clients to cpu {Agents?.Cpus ?? clients} (taskset)"
+        : $"server and clients not pinned ({NotPinnedBecause})")
+        + (Agents is { } agents ? $"; the clients split over {agents.Count} local agents, one {StreamingClientsCommand.Name} process each" : "");
+
+    /// <summary>The clients spread over <paramref name="plan"/>'s local agents; a <see cref="UsageException"/> when its cpus share one with the server.</summary>
+    public StreamingPinning OnAgents(AgentPlan plan) =>
+        plan.Cpus is { } cpus && Server is { } server && cpus.Overlaps(server)
+            ? throw new UsageException($"--agent-cpus ({cpus}) and the streaming server's cpus ({server}, --server-cpus) must not share a cpu")
+            : this with { Agents = plan };
 
     public static StreamingPinning Of(OptionValues values) =>
         Resolve(values.Get(ServerCpusOption), values.Get(ClientCpusOption), CpuSet.OfThisProcess(), CpuSet.CanPin);

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using ConcurrencySandbox.Contracts.Streaming;
-using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
@@ -20,7 +19,7 @@ public sealed record StreamingLoad(int Clients, int ConnectIntervalMs, int Messa
 }
 
 /// <summary>
-/// Runs the validating clients (a <c>streaming-clients</c> process of their own) against a streaming server in another
+/// Runs the validating clients (a <c>streaming-clients</c> process of their own, or one per local agent) against a streaming server in another
 /// process for the load's duration, reading that process as little as its figures need, and sums up what both sides saw.
 /// </summary>
 public static class StreamingRun
@@ -40,7 +39,7 @@ public static class StreamingRun
     public static async Task<StreamingResult> RunAsync(
         int port,
         StreamingLoad load,
-        CpuSet? clientCpus,
+        StreamingPinning pinning,
         ReadServer readAsync,
         Action<StreamingClientsReading>? onReading,
         CancellationToken cancellationToken)
@@ -49,7 +48,7 @@ public static class StreamingRun
         var plan = new StreamingClientsPlan(port, load.Clients, load.ConnectIntervalMs, load.Duration + ClientsHangGuard, ClientsReportInterval, Environment.ProcessId);
         StreamingClientsReading clients;
         List<StreamingSample> samples;
-        await using (var process = await StreamingClientsProcess.StartAsync(plan, clientCpus, onReading, cancellationToken))
+        await using (var process = await StreamingClientGroup.StartAsync(plan, pinning, onReading, cancellationToken))
         {
             samples = await SampleAsync(timer, load.Duration, load.Clients, SeriesInterval, readAsync, cancellationToken);
             clients = await process.StopAsync(cancellationToken);

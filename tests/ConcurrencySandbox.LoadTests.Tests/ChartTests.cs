@@ -326,6 +326,54 @@ public class ChartTests
     }
 
     [Fact]
+    public void EfficiencyLinePassesARingWithoutBreakingAndEveryRowHasItsCiWhisker()
+    {
+        CoreCountRun[] runs =
+        [
+            new(2, null, 2, [MatrixTests.Row(1, 30, 2), MatrixTests.Row(1_000, 60, 30), MatrixTests.Row(1_000_000, 180, 2)], null, null),
+        ];
+
+        var svg = EfficiencyChart.Render(runs)!;
+
+        // 1,000 cycles is inconclusive (+-30 %): a ring, and the line goes from 1 to 1,000,000 cycles in one stroke.
+        var line = SeriesGroup(svg, "2 core(s): median efficiency");
+        Assert.Contains("data-points=\"2\"", line);
+        Assert.Equal(1, Count(line, "<polyline"));
+        Assert.Contains("data-points=\"1\"", SeriesGroup(svg, "2 core(s): no verdict (ring)"));
+        // A capped whisker per row, the ring's too (the table prints every row's CI), however short: never "lying on" the line.
+        var whiskers = SeriesGroup(svg, "2 core(s): 95 % CI (whiskers)");
+        Assert.Contains("data-points=\"6\"", whiskers);
+        Assert.Equal(3, Count(whiskers, "<path d=\"M"));
+        Assert.DoesNotContain("lies on", string.Join(" ", HiddenSeries.Notes(svg)), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void EfficiencyFootnoteNamesWhatIsDrawnAndOnlyThat()
+    {
+        var svg = EfficiencyChart.Render([new(2, null, 2, [MatrixTests.Row(1, 30, 2), MatrixTests.Row(1_000, 60, 30), MatrixTests.Row(1_000_000, 90, 2)], null, null)])!;
+
+        // Each clause of the footnote is under the title, and each names a mark the chart draws.
+        foreach (var clause in EfficiencyChart.Footnote.Split("; "))
+        {
+            Assert.Contains(clause.Split('\'')[0], svg, StringComparison.Ordinal);
+        }
+        Assert.StartsWith("solid lines: ", EfficiencyChart.Footnote, StringComparison.Ordinal);
+        Assert.Contains("; capped whiskers: each row", EfficiencyChart.Footnote, StringComparison.Ordinal);
+        Assert.Contains("; hollow rings: ", EfficiencyChart.Footnote, StringComparison.Ordinal);
+        Assert.Contains("stroke-width=\"2.5\"", SeriesGroup(svg, "2 core(s): median efficiency"));
+        Assert.DoesNotContain("left out of the lines", svg);
+        Assert.Contains("H", SeriesGroup(svg, "2 core(s): 95 % CI (whiskers)").Split("<path d=\"")[1].Split('"')[0], StringComparison.Ordinal);
+        Assert.Contains("fill=\"white\"", SeriesGroup(svg, "2 core(s): no verdict (ring)"));
+    }
+
+    private static string SeriesGroup(string svg, string series)
+    {
+        var start = svg.IndexOf($"data-series=\"{series}\"", StringComparison.Ordinal);
+        Assert.True(start >= 0, $"no series '{series}'");
+        return svg[start..svg.IndexOf("</g>", start, StringComparison.Ordinal)];
+    }
+
+    [Fact]
     public void EfficiencyChartIsLeftOutWhenNoCoreCountRanTheSweep() =>
         Assert.Null(EfficiencyChart.Render([new CoreCountRun(1, "no taskset", null, [], null, null)]));
 

@@ -35,10 +35,12 @@ public static class EfficiencyChart
         {
             var cores = run.ApiProcessorCount ?? run.Cpus;
             var judged = run.Sweep.OrderBy(r => r.Amount).Select(r => (Row: r, Excluded: MatrixRunner.Flags(r, cores).Any(f => f.Excludes))).ToList();
+            // The line joins the rows with a verdict straight across a ring, so one ring does not cut the core count's curve in two.
             series.Add(new ChartSeries($"{run.Label}: median efficiency",
-                [.. judged.Select(j => ((double)j.Row.Amount, j.Excluded ? double.NaN : j.Row.EfficiencyPercent))], color, Axis.Left, Stroke.Solid));
+                [.. judged.Where(j => !j.Excluded).Select(j => ((double)j.Row.Amount, j.Row.EfficiencyPercent))], color, Axis.Left, Stroke.Solid));
             series.Add(new ChartSeries($"{run.Label}: no verdict (ring)",
                 [.. judged.Where(j => j.Excluded).Select(j => ((double)j.Row.Amount, j.Row.EfficiencyPercent))], color, Axis.Left, Stroke.HollowDots));
+            series.Add(new ChartSeries($"{run.Label}: 95 % CI (whiskers)", Whiskers(run.Sweep), color, Axis.Left, Stroke.Whiskers));
         }
         series.Add(new ChartSeries("seed 004, 4 cores (2015)", SeedCurve(rows, s => s.FourCoresPercent), SeedFourCoresColor, Axis.Left, Stroke.Dashed));
         series.Add(new ChartSeries("seed 004, 1 core (2015)", SeedCurve(rows, s => s.OneCorePercent), SeedOneCoreColor, Axis.Left, Stroke.Dashed));
@@ -48,13 +50,21 @@ public static class EfficiencyChart
 
         var top = series.SelectMany(s => s.Points).Select(p => p.Y).Where(double.IsFinite).Max();
         return SvgChart.Render(
-            ["Seed 004: Task.Run's efficiency (sync time / Task.Run time x 100) per core count", "hollow rings (no verdict): impossible or inconclusive figures, left out of the lines and of every verdict"],
+            ["Seed 004: Task.Run's efficiency (sync time / Task.Run time x 100) per core count", Footnote],
             new ChartAxis("cycles of work per unit (log scale)", Log: true, TickLabel: cycles => cycles.ToString("N0", CultureInfo.InvariantCulture)),
             [
                 new ChartPanel("Efficiency vs cycles, every core count on one axis, with seed 004's curves and the limits",
                     new ChartAxis("% efficiency", Span: (0, top * 1.05)), null, series, Height: 320),
             ]);
     }
+
+    /// <summary>What the chart draws, under its title: the lines, the whiskers and the rings, as <see cref="Render"/> makes them.</summary>
+    public const string Footnote = "solid lines: each core count's median efficiency through the rows with a verdict; capped whiskers: each row's 95 % CI, as the table's [95 % CI]; hollow rings: impossible or inconclusive rows (no verdict), which the lines pass by and no verdict uses";
+
+    /// <summary>Each row's CI as a low and high pair, a NaN between rows (<see cref="Stroke.Whiskers"/>); a row without an interval has none.</summary>
+    private static (double X, double Y)[] Whiskers(IReadOnlyList<ComparisonRow> rows) =>
+        [.. rows.OrderBy(r => r.Amount).Where(r => r.Efficiency is { Low: not null, High: not null })
+            .SelectMany(r => new[] { ((double)r.Amount, r.Efficiency.Low!.Value), (r.Amount, r.Efficiency.High!.Value), (r.Amount, double.NaN) })];
 
     private static (double X, double Y)[] SeedCurve(IReadOnlyList<ComparisonRow> rows, Func<SeedEfficiency, double?> percent) =>
         [.. rows.Where(r => r.Seed is { } s && percent(s) is not null).Select(r => ((double)r.Amount, percent(r.Seed!)!.Value))];

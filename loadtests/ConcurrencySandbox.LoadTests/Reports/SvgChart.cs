@@ -24,6 +24,12 @@ public enum Stroke
     HollowDots,
 
     /// <summary>
+    /// Points in pairs at one x (low, high), each pair followed by a NaN: a capped vertical stroke per pair, a confidence
+    /// interval. Never counted as hiding or hidden (it is drawn round the points it belongs to, however short).
+    /// </summary>
+    Whiskers,
+
+    /// <summary>
     /// One bar per point, from the previous point's x (0 for the first) to its own, down to the axis. Stacked counts are
     /// drawn as cumulative series, the tallest first, so each shows as its own band.
     /// </summary>
@@ -97,6 +103,9 @@ public static class SvgChart
 
     /// <summary>The most markers a panel draws as symbols; more are drawn as ticks along its bottom edge.</summary>
     public const int MaxMarkers = 60;
+
+    /// <summary>Half the width of a whisker's caps, in pixels.</summary>
+    private const double WhiskerCap = 4;
 
     /// <summary>The dashes of a series drawn on top of one it lies on (short, so the one beneath shows through).</summary>
     private const string LiesOnDash = " stroke-dasharray=\"3 6\"";
@@ -300,6 +309,7 @@ public static class SvgChart
     {
         Stroke.Bars => [.. Bars(series, toPixels).Select(b => (IReadOnlyList<(double X, double Y)>)[((b.Left + b.Right) / 2, b.Top)])],
         Stroke.Dots or Stroke.HollowDots => [.. series.Points.Where(p => !double.IsNaN(p.Y)).Select(p => (IReadOnlyList<(double X, double Y)>)[toPixels(p)])],
+        Stroke.Whiskers => [],
         _ => [.. Segments(series.Points).Select(s => (IReadOnlyList<(double X, double Y)>)[.. s.Select(toPixels)])],
     };
 
@@ -359,6 +369,12 @@ public static class SvgChart
         foreach (var segment in segments)
         {
             var pixels = segment.Select(toPixels).ToList();
+            if (series.Stroke == Stroke.Whiskers)
+            {
+                var (x, low, high) = (pixels[0].X, pixels[0].Y, pixels[^1].Y);
+                svg.Append(Invariant($"<path d=\"M{x:0.#},{low:0.#}V{high:0.#}M{x - WhiskerCap:0.#},{low:0.#}H{x + WhiskerCap:0.#}M{x - WhiskerCap:0.#},{high:0.#}H{x + WhiskerCap:0.#}\" fill=\"none\" stroke=\"{series.Color}\" stroke-width=\"1.5\"/>"));
+                continue;
+            }
             if (series.Stroke == Stroke.HollowDots)
             {
                 foreach (var (px, py) in pixels)
@@ -404,6 +420,7 @@ public static class SvgChart
         Stroke.Dots => Invariant($"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"4\" fill=\"{series.Color}\"/>"),
         Stroke.HollowDots => Invariant($"<circle cx=\"{x + 15}\" cy=\"{y}\" r=\"5\" fill=\"white\" stroke=\"{series.Color}\" stroke-width=\"2\"/>"),
         Stroke.Bars => Invariant($"<rect x=\"{x + 5}\" y=\"{y - 6}\" width=\"20\" height=\"12\" fill=\"{series.Color}\"/>"),
+        Stroke.Whiskers => Invariant($"<path d=\"M{x + 15},{y - 6}V{y + 6}M{x + 11},{y - 6}H{x + 19}M{x + 11},{y + 6}H{x + 19}\" fill=\"none\" stroke=\"{series.Color}\" stroke-width=\"1.5\"/>"),
         _ => Invariant($"<line x1=\"{x}\" y1=\"{y}\" x2=\"{x + 30}\" y2=\"{y}\" stroke=\"{series.Color}\" stroke-width=\"2.5\"{(liesOn ? LiesOnDash : DashOf(series.Stroke, null))}/>"),
     } + (liesOn ? MarkerPath(MarkerShape.Diamond, x + 15, y, DiamondRadius, series.Color, filled: false) : "");
 

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
@@ -117,6 +118,62 @@ public sealed class EndToEndTests : IDisposable
 
         Assert.Matches("(confirmed|refuted|inconclusive): ", summary);
         Assert.Contains("about double", summary);
+    }
+
+    [Fact]
+    public async Task SigintMidRunWritesTheReportUpToThereMarkedPartialAndExits()
+    {
+        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var arg in new[] { typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--out", _out })
+        {
+            start.ArgumentList.Add(arg);
+        }
+        using var runner = Process.Start(start)!;
+        try
+        {
+            var error = runner.StandardError.ReadToEndAsync();
+            var lines = new List<string>();
+            using (var midway = new CancellationTokenSource(TimeSpan.FromMinutes(2)))
+            {
+                // Mid-way: sync has finished and taskrun has closed a step.
+                while (await runner.StandardOutput.ReadLineAsync(midway.Token) is { } line)
+                {
+                    lines.Add(line);
+                    if (line.StartsWith("sleep/taskrun step ", StringComparison.Ordinal))
+                    {
+                        break;
+                    }
+                }
+            }
+            using (var kill = Process.Start("kill", ["-INT", runner.Id.ToString(CultureInfo.InvariantCulture)]))
+            {
+                await kill.WaitForExitAsync();
+            }
+            var output = string.Join('\n', lines) + await runner.StandardOutput.ReadToEndAsync();
+            // The stop's grace bounds how long it may take; a hang fails here rather than at the test host's timeout.
+            using (var exit = new CancellationTokenSource(CommandLine.StopGrace + TimeSpan.FromSeconds(30)))
+            {
+                await runner.WaitForExitAsync(exit.Token);
+            }
+
+            Assert.True(runner.ExitCode == CommandLine.ExitCancelled, $"exit {runner.ExitCode}: {await error}\n{output}");
+            Assert.Contains("== PARTIAL REPORT: partial: stopped after variant taskrun step ", output);
+            var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));
+            Assert.StartsWith("partial: stopped after variant taskrun step ", summary.Partial);
+            Assert.EndsWith("finished before it: sync", summary.Partial);
+            Assert.Equal(["sync", "taskrun"], summary.Variants.Select(v => v.Name));
+            Assert.NotEmpty(summary.Variants[1].Steps);
+            Assert.Equal("NotAssessed", summary.Outcome);
+            Assert.Contains("**PARTIAL REPORT: partial: stopped after variant taskrun", await File.ReadAllTextAsync(Path.Combine(_out, "summary.md")));
+            Assert.Contains("<p class=\"verdict partial\">PARTIAL REPORT: partial: stopped after variant taskrun", await File.ReadAllTextAsync(Path.Combine(_out, "report.html")));
+        }
+        finally
+        {
+            if (!runner.HasExited)
+            {
+                runner.Kill(entireProcessTree: true);
+            }
+        }
     }
 
     [Fact]

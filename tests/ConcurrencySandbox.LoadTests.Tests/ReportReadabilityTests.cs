@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
+using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Reports;
@@ -29,6 +30,27 @@ public sealed partial class ReportReadabilityTests : IDisposable
         }
         Assert.Contains(table.Rows, r => r[1] == "tail (partial interval)");
         Assert.Contains(table.Rows, r => r[5] == ReportWriter.NoAnswer);
+    }
+
+    [Fact]
+    public void EightyStepsAreSummarisedToEveryNthTheKneeAndTheLastWithEveryStepInTheLinkedCsv()
+    {
+        // 80 steps of 100 users more each, throughput in proportion; p99 10 ms, 50 ms from step 37 (3,700 users): the knee.
+        var run = SyntheticReports.LoadRun("streaming", ["allocating"], 20, 5, (_, _) => 1);
+        var steps = Enumerable.Range(1, 80).Select(i => new StepRow(i * 100, i - 1, i, TestStats.Uniform(i * 100, i >= 37 ? 50 : 10))).ToList();
+        var report = run with { Variants = [run.Variants[0] with { Steps = steps }] };
+
+        ReportWriter.Write(_out, report, "x");
+
+        var table = ReportWriter.StepTable(report)!;
+        Assert.Equal(["100 users", "900 users", "1700 users", "2500 users", "3300 users", "3700 users (knee)", "4100 users", "4900 users", "5700 users", "6500 users", "7300 users", "8000 users"],
+            table.Rows.Where(r => !r[1].StartsWith("tail", StringComparison.Ordinal)).Select(r => r[1]));
+        var markdown = File.ReadAllText(Path.Combine(_out, "summary.md"));
+        Assert.Contains("allocating shows 12 of its 80 steps (every 8 steps from the first, the knee and the last); [steps.csv](steps.csv) holds every step", markdown, StringComparison.Ordinal);
+        Assert.Contains("href=\"steps.csv\"", File.ReadAllText(Path.Combine(_out, "report.html")), StringComparison.Ordinal);
+        var csv = File.ReadAllLines(Path.Combine(_out, ReportWriter.StepsFile));
+        Assert.Equal(1 + 80, csv.Length);
+        Assert.Equal("allocating,users,3700,36,37,3700,3700,50,50,0,0", csv[37]);
     }
 
     [Fact]

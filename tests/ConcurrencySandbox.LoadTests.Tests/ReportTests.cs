@@ -2,6 +2,7 @@ using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -92,6 +93,57 @@ public sealed class ReportTests : IDisposable
         Assert.Null(summary.Variants[1].Agents);
         Assert.Single(System.Text.Json.Nodes.JsonNode.Parse(json)!["variants"]!.AsArray(), v => v!.AsObject().ContainsKey("agents"));
         Assert.True(System.Text.Json.Nodes.JsonNode.DeepEquals(System.Text.Json.Nodes.JsonNode.Parse(json), System.Text.Json.Nodes.JsonNode.Parse(summary.ToJson())));
+    }
+
+    [Fact]
+    public void AStoppedRunsReportSaysPartialAndWhereItStoppedInEveryForm()
+    {
+        var partial = PartialRun.Describe("taskrun", 2, 5, ["sync"]);
+        var report = SyntheticReports.LoadRun("sleep", ["sync", "taskrun"], 10, 5, (_, _) => 20) with { Partial = partial };
+
+        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["sleep", "--profile", "smoke"]));
+        using var console = new StringWriter();
+        ReportWriter.PrintOutcome(report, _out, console);
+
+        Assert.Equal("partial: stopped after variant taskrun step 2 of 5 (Ctrl+C or SIGTERM); finished before it: sync", partial);
+        var markdown = File.ReadAllLines(Path.Combine(_out, "summary.md"));
+        Assert.Equal("# sleep (quick), PARTIAL", markdown[0]);
+        Assert.Equal($"**PARTIAL REPORT: {partial}. The figures cover only what ran before the stop.**", markdown[2]);
+        Assert.Equal(partial, RunSummary.Parse(File.ReadAllText(Path.Combine(_out, "summary.json"))).Partial);
+        Assert.Contains($"<p class=\"verdict partial\">PARTIAL REPORT: {partial}.", File.ReadAllText(Path.Combine(_out, "report.html")));
+        Assert.StartsWith($"== PARTIAL REPORT: {partial}.", console.ToString());
+    }
+
+    [Fact]
+    public void AFinishedRunsSummaryJsonHasNoPartialMember()
+    {
+        ReportWriter.Write(_out, SyntheticReports.LoadRun("sleep", ["sync"], 4, 5, (_, _) => 20), "sleep");
+
+        Assert.DoesNotContain("\"partial\"", File.ReadAllText(Path.Combine(_out, "summary.json")));
+    }
+
+    [Fact]
+    public void AStreamingReportCountsMessagesAndSaysWhichLatenessEachP99Is()
+    {
+        var report = SyntheticReports.LoadRun("streaming", ["allocating", "pipelines"], 20, 5, (_, _) => 1.5) with { Words = ReportWords.Messages };
+
+        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["streaming", "--find-capacity"]));
+
+        var markdown = File.ReadAllText(Path.Combine(_out, "summary.md"));
+        Assert.Contains("Messages: allocating all ", markdown);
+        Assert.Contains("| allocating | delivered intact | ", markdown);
+        Assert.Contains("| variant | stream | messages | failed | timed out | arrival lateness mean (ms) |", markdown);
+        Assert.Contains("| variant | load | seconds | messages | messages/s | arrival lateness p50 (ms) | arrival lateness p99 (ms) |", markdown);
+        foreach (var requestWord in new[] { "RPS", "ok (2xx)", "Requests:", "| requests |" })
+        {
+            Assert.DoesNotContain(requestWord, markdown, StringComparison.Ordinal);
+        }
+        // The step table's p99 (clients' arrival lateness, whole step) and a capacity step's (server's send lateness,
+        // measured hold) are two figures: each is named for what it measures, and the note says why they differ.
+        Assert.Contains("server send lateness", StreamingCapacity.StepLateness, StringComparison.Ordinal);
+        Assert.Contains("measured hold", StreamingCapacity.StepLateness, StringComparison.Ordinal);
+        Assert.Contains("not the server's send lateness", markdown, StringComparison.Ordinal);
+        Assert.Contains("covers only its measured hold", markdown, StringComparison.Ordinal);
     }
 
     [Fact]

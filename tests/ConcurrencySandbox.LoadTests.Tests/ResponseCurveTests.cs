@@ -42,11 +42,36 @@ public sealed class ResponseCurveTests
     }
 
     [Fact]
-    public void UnloadedP99IsTheFirstAnsweredStepsSoAnEmptyFirstStepDoesNotHideTheKnee()
+    public void AFirstStepWithNoAnswerLeavesNoUnloadedLatencySoNoKneeIsStated()
     {
-        var knee = ResponseCurve.FindKnee([Point(1, null, 0), Point(2, 100, 2), Point(4, 300, 4)]);
+        // The first step cannot be a knee (nothing before it) and has no latency to call unloaded: a p99 at 2 users
+        // is not an unloaded one when the server answered nothing at 1.
+        var points = new[] { Point(1, null, 0), Point(2, 100, 2), Point(4, 300, 4) };
 
-        Assert.Equal(2, knee?.Index);
+        Assert.Null(ResponseCurve.FindKnee(points));
+        Assert.True(new ResponseCurve("threadpool", "#000", points, null).NoAnswerInTheFirstStep);
+    }
+
+    [Fact]
+    public void ThroughputFromNothingToNothingIsNoKneeAndTheSentenceSaysWhyNoneIsStated()
+    {
+        // Fan-out's threadpool in the quick run: no answer in the first two steps, a few late ones at 12 users. The
+        // rule used to state "knee at 8 users (throughput 0/s after 0/s)".
+        var points = new[] { Point(4, null, 0), Point(8, null, 0), Point(12, 14_639, 0.5), Point(16, null, 0) };
+        var curves = new ResponseCurveModel("fanout", "users", "users", [new ResponseCurve("threadpool", "#000", points, ResponseCurve.FindKnee(points))]);
+
+        var line = Assert.Single(ReportWriter.KneeLines(curves));
+
+        Assert.StartsWith("threadpool: no knee stated: its first step (4 users) got no answer", line, StringComparison.Ordinal);
+        Assert.DoesNotContain("0/s after 0/s", line, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AKneesThroughputFiguresAreNeverRoundedToZero()
+    {
+        var knee = ResponseCurve.FindKnee([Point(2, 100, 0.04), Point(4, 110, 0.01)]);
+
+        Assert.Equal("throughput 0.01/s after 0.04/s while the load rose 100 %", knee?.Reason);
     }
 
     [Fact]

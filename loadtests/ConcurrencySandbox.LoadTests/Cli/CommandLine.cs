@@ -129,8 +129,14 @@ public static class CommandLine
             await error.WriteLineAsync($"error: {result.Errors[0].Message} (see --help)");
             return ExitUsage;
         }
-        return await result.InvokeAsync(new InvocationConfiguration { Output = output, Error = error });
+        return await result.InvokeAsync(new InvocationConfiguration { Output = output, Error = error, ProcessTerminationTimeout = StopGrace });
     }
+
+    /// <summary>
+    /// How long Ctrl+C or SIGTERM waits for the run to stop its load and API children and write the partial report
+    /// (a connected live page fetches it within this too) before the process exits with 130 regardless.
+    /// </summary>
+    public static readonly TimeSpan StopGrace = TimeSpan.FromSeconds(45);
 
     private static RunRequest Validate(ParseResult p)
     {

@@ -26,6 +26,11 @@ public static class Runner
             session.End("finished", $"The run is over: {(passed ? "every threshold passed" : "a threshold failed")}. The report is in {Path.GetFullPath(request.OutputFolder)}.");
             return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
         }
+        catch (RunStoppedException e) when (cancellationToken.IsCancellationRequested)
+        {
+            session.End("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(e.Folder)}, marked {e.Partial}.");
+            throw;
+        }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
             session.End("cancelled", "The run was stopped (Ctrl+C or SIGTERM) before it finished: no report was written for the experiment that was running.");
@@ -105,7 +110,19 @@ public static class Runner
             ReportWriter.Write(folder, report, RunnerCommandLine.Current());
             session.ReportWritten(folder);
             results.Add(RunResult.Of(report) with { Passed = ReportWriter.PrintOutcome(report, folder, console) });
+            if (report.Partial is { } partial)
+            {
+                throw new RunStoppedException(partial, folder, cancellationToken);
+            }
         }
         return RunResult.Combine(results);
     }
+}
+
+/// <summary>The run was stopped (Ctrl+C, SIGTERM) and the report up to there was written to <paramref name="folder"/>, marked <paramref name="partial"/>.</summary>
+public sealed class RunStoppedException(string partial, string folder, CancellationToken token) : OperationCanceledException(partial, token)
+{
+    public string Partial { get; } = partial;
+
+    public string Folder { get; } = folder;
 }

@@ -142,6 +142,17 @@ public sealed record VariantResult(
 }
 
 /// <summary>
+/// A variant stopped by Ctrl+C or SIGTERM, with what it measured until then (its closed steps, its intervals, no
+/// telemetry history fetched): the partial report keeps it. Still an <see cref="OperationCanceledException"/>, so code
+/// between the load engine and the experiment runner stops as it did.
+/// </summary>
+public sealed class VariantStoppedException(VariantResult soFar, CancellationToken token)
+    : OperationCanceledException($"{soFar.Key.Label} was stopped after {soFar.Steps.Count} step(s)", token)
+{
+    public VariantResult SoFar { get; } = soFar;
+}
+
+/// <summary>
 /// Telemetry read from outside the API's HTTP port and thread pool (the runtime observer over the diagnostics channel):
 /// the rows recorded since a <see cref="Stopwatch"/> timestamp, stamped in seconds since it.
 /// </summary>
@@ -185,8 +196,10 @@ public static class VariantRunner
 
         var running = workload.RunAsync(send, recorder, cancellationToken);
         var series = new IntervalSeries(variant, workload.LoadUnit, recorder) { StepClosed = step => progress.OnStep(variant, step) };
-        using (var timer = new PeriodicTimer(reportingInterval))
+        var stopped = false;
+        try
         {
+            using var timer = new PeriodicTimer(reportingInterval);
             while (!running.IsCompleted)
             {
                 var tick = timer.WaitForNextTickAsync(cancellationToken).AsTask();
@@ -197,18 +210,25 @@ public static class VariantRunner
                 await tick;
                 AddInterval(partial: false);
             }
+            await running;
+            // The tail after the last tick: shorter than an interval and holding the drain, so its rate is not a rate.
+            series.CloseStep();
         }
-        await running;
-        // The tail after the last tick: shorter than an interval and holding the drain, so its rate is not a rate.
-        series.CloseStep();
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            // Ctrl+C or SIGTERM: the load's loops end with the token (requests cut short are not recorded); the steps
+            // closed so far are kept for the partial report, the open one only in the intervals.
+            await Task.WhenAny(running);
+            stopped = true;
+        }
         AddInterval(partial: true);
 
         await stopSampling.CancelAsync();
         await sampling;
         var elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
-        var recorded = telemetry is null ? null : await RecordedDuringAsync(telemetry, variant, startedUtc, elapsed, cancellationToken);
+        var recorded = telemetry is null || stopped ? null : await RecordedDuringAsync(telemetry, variant, startedUtc, elapsed, cancellationToken);
         IReadOnlyList<TelemetryRow> rows = observed?.RowsSince(variant, started) ?? (recorded is { Length: > 0 } ? recorded : SnapshotOf(samples));
-        return new VariantResult(variant, request, workload.LoadUnit, elapsed, series.Intervals, rows, recorder.Total())
+        var result = new VariantResult(variant, request, workload.LoadUnit, elapsed, series.Intervals, rows, recorder.Total())
         {
             Requests = recorder.Requests(),
             Sent = recorder.SentSlices(),
@@ -216,6 +236,7 @@ public static class VariantRunner
             Distribution = recorder.Distribution(),
             Failures = recorder.Failures(),
         };
+        return stopped ? throw new VariantStoppedException(result, cancellationToken) : result;
 
         void AddInterval(bool partial)
         {

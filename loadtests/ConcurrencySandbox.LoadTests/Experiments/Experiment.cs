@@ -56,6 +56,9 @@ public abstract class Experiment
     /// </summary>
     public virtual string? RuntimeReadAfterwardsBecause => null;
 
+    /// <summary>What the report calls what the load sends (HTTP requests by default; streaming's messages).</summary>
+    public virtual ReportWords Words => ReportWords.Requests;
+
     /// <summary>The variants whose requests may fail or time out because that is the effect shown (seed 003's starving ones); none by default.</summary>
     public virtual IReadOnlyList<string> ExpectedToFail => [];
 

@@ -82,7 +82,8 @@ public sealed class ProgressSession : IDisposable
         _feed.WaitUntilDelivered(DeliveryWait);
         if (reportWritten)
         {
-            Console.WriteLine($"live: waiting up to {ReportFetchWait.TotalSeconds:0} s for the page to load the report (Ctrl+C to leave now)");
+            // After a Ctrl+C the wait is part of the stop's grace (CommandLine.StopGrace), which a second Ctrl+C does not shorten.
+            Console.WriteLine($"live: waiting up to {ReportFetchWait.TotalSeconds:0} s for the page to load the report{(outcome == "cancelled" ? "" : " (Ctrl+C to leave now)")}");
             _live.WaitForReportFetch(ReportFetchWait);
         }
     }

@@ -20,6 +20,9 @@ public sealed record ExperimentReport(
 {
     public bool Passed => Thresholds.All(t => t.Passed);
 
+    /// <summary>What the report calls what the load sent (<see cref="Experiment.Words"/>).</summary>
+    public ReportWords Words { get; init; } = ReportWords.Requests;
+
     /// <summary>The variants the experiment expects to fail or time out (its effect), so their failures do not fail the run.</summary>
     public IReadOnlyList<string> ExpectedToFail { get; init; } = [];
 
@@ -34,6 +37,11 @@ public sealed record ExperimentReport(
 
     /// <summary>The interleaved rounds and each one's verdict figure (null: a single round without a figure).</summary>
     public SummaryRounds? Rounds { get; init; }
+    /// <summary>
+    /// Set when the run was stopped (Ctrl+C, SIGTERM) before it finished: where it stopped, "partial: stopped after
+    /// variant sync step 2 of 5 ...", printed first in every form of the report. Null for a finished run.
+    /// </summary>
+    public string? Partial { get; init; }
 
     /// <summary>The --verify-fix re-run, when one was made.</summary>
     public FixCheck? Fix { get; init; }

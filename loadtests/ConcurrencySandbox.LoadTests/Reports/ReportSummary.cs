@@ -29,6 +29,7 @@ public static class ReportSummary
     {
         Headline = r.Headline,
         Rounds = r.Rounds,
+        Partial = r.Partial,
     };
 
     private static SummaryVariant Variant(VariantResult v, bool expectedToFail)

@@ -18,6 +18,7 @@ public static class ReportWriter
         var distribution = ReportChart.Distribution(title, report.Variants);
         File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(report.Variants));
+        File.WriteAllText(Path.Combine(folder, StepsFile), StepsCsv(report.Variants));
         File.WriteAllText(Path.Combine(folder, "summary.json"), ReportSummary.Of(report, commandLine).ToJson());
         File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(report, commandLine));
         File.WriteAllText(Path.Combine(folder, "chart.svg"), chart);
@@ -51,6 +52,25 @@ public static class ReportWriter
         return csv.ToString();
     }
 
+    /// <summary>Every step of every variant, which the reports' step table may summarise (<see cref="StepsShown"/>).</summary>
+    public const string StepsFile = "steps.csv";
+
+    public static string StepsCsv(IEnumerable<VariantResult> variants)
+    {
+        var csv = new StringBuilder("variant,load_unit,load,from_s,to_s,requests,rps,p50_ms,p99_ms,failed,timed_out\n");
+        foreach (var v in variants)
+        {
+            foreach (var step in v.Steps)
+            {
+                var s = step.Stats;
+                // No answer in the step: no latency, an empty cell rather than 0.
+                var (p50, p99) = s.Completed > 0 ? (Invariant($"{s.P50Ms:0.###}"), Invariant($"{s.P99Ms:0.###}")) : ("", "");
+                csv.AppendLine(Invariant($"{v.Key.Label},{v.LoadUnit},{step.Load:0.##},{step.FromSeconds:0.###},{step.ToSeconds:0.###},{s.Requests},{step.RequestsPerSecond:0.##},{p50},{p99},{s.Failed},{s.TimedOut}"));
+            }
+        }
+        return csv.ToString();
+    }
+
     public static string TelemetryCsv(IEnumerable<VariantResult> variants)
     {
         var csv = new StringBuilder("variant,elapsed_s,thread_count,queue_length,completed_items,cpu_percent,os_threads,working_set_bytes,heap_bytes,allocated_bytes,gen0,gen1,gen2,gc_pause_ms,lock_contentions,in_flight\n");
@@ -65,8 +85,13 @@ public static class ReportWriter
     public static string SummaryMarkdown(ExperimentReport r, string commandLine)
     {
         var md = new StringBuilder();
-        md.AppendLine(Invariant($"# {r.Experiment} ({r.Profile})"));
+        md.AppendLine(Invariant($"# {r.Experiment} ({r.Profile}){(r.Partial is null ? "" : ", PARTIAL")}"));
         md.AppendLine();
+        if (r.Partial is { } partial)
+        {
+            md.AppendLine($"**PARTIAL REPORT: {PartialNote(partial)}**");
+            md.AppendLine();
+        }
         if (r.Headline is { } headline)
         {
             md.AppendLine(headline);
@@ -102,7 +127,7 @@ public static class ReportWriter
         md.AppendLine();
         md.Append(VariantTable(r).ToMarkdown());
         md.AppendLine();
-        md.AppendLine(LatencyNote);
+        md.AppendLine(r.Words.LatencyNote);
         if (RoundsTable(r) is { } rounds)
         {
             md.AppendLine();
@@ -114,6 +139,11 @@ public static class ReportWriter
         {
             md.AppendLine();
             md.Append(table.ToMarkdown());
+        }
+        if (StepSummaryNote(r) is { } stepNote)
+        {
+            md.AppendLine();
+            md.AppendLine(stepNote.Replace(StepsFile, $"[{StepsFile}]({StepsFile})", StringComparison.Ordinal));
         }
         md.AppendLine();
         md.AppendLine(PeakNote);
@@ -142,6 +172,10 @@ public static class ReportWriter
             _ => "verdict",
         };
         var page = new HtmlPage(PageTitle(r));
+        if (r.Partial is { } partial)
+        {
+            page.Paragraph($"PARTIAL REPORT: {PartialNote(partial)}", "verdict partial");
+        }
         if (r.Headline is { } headline)
         {
             page.Paragraph(headline, "verdict");
@@ -154,13 +188,14 @@ public static class ReportWriter
             .Table(SeedTable(r))
             .Heading(2, "Per variant")
             .Table(VariantTable(r))
-            .Paragraph(LatencyNote)
+            .Paragraph(r.Words.LatencyNote)
             .Paragraph(RoundsNote(r))
             .Table(RoundsTable(r))
             .Table(FiguresTable(r))
-            .Heading(2, "Outcomes: status codes and errors")
+            .Heading(2, $"Outcomes: how the {r.Words.Unit} ended")
             .Table(OutcomeTable(r))
             .Table(StepTable(r), foldAbove: FoldedStepRows, summary: "Per step")
+            .Paragraph(StepSummaryNote(r))
             .Table(AgentTable(r))
             .Paragraph(PeakNote);
         return ObserverSection.AppendTo(page, r)
@@ -208,13 +243,15 @@ public static class ReportWriter
     [
         .. curves.Variants.Select(c => c.Knee is { } knee
             ? Invariant($"{c.Name}: knee at {c.Points[knee.Index].Load:0.##} {curves.LoadUnit} ({knee.Reason})")
+            : c.NoAnswerInTheFirstStep
+            ? Invariant($"{c.Name}: no knee stated: its first step ({c.Points[0].Load:0.##} {curves.LoadUnit}) got no answer within it, so there is no unloaded latency to compare with (saturated at the lowest load measured, its knee at or below it, or its requests outlast a step)")
             : Invariant($"{c.Name}: no knee up to {c.Points[^1].Load:0.##} {curves.LoadUnit} (p99 within {ResponseCurve.LatencyKneeFactor:0} x unloaded, throughput growing with the load)")),
     ];
 
     /// <summary>The report folder's other files, as report.html links them.</summary>
     private static IEnumerable<string> ReportFiles(ExperimentReport r) =>
     [
-        "curves.csv", "telemetry.csv", "summary.json", "summary.md", "chart.svg",
+        "curves.csv", StepsFile, "telemetry.csv", "summary.json", "summary.md", "chart.svg",
         .. ResponseCurve.Of(r.Variants).Count > 0 ? [ResponseCurveFile] : Array.Empty<string>(),
         .. r.Variants.Any(v => v.Distribution.Count > 0) ? ["distribution.svg"] : Array.Empty<string>(),
         .. Enumerable.Range(1, r.Evidence.Count).Select(i => Invariant($"evidence-{i}.svg")),
@@ -226,15 +263,17 @@ public static class ReportWriter
         var peak = r.Variants.MaxBy(v => v.PeakLoad);
         var load = peak is null || peak.LoadUnit == "burst" ? "" : Invariant($", up to {peak.PeakLoad:0.##} {(peak.LoadUnit == "rate" ? "req/s" : peak.LoadUnit)}");
         var cores = r.ApiProcessorCount is { } n ? Invariant($", API on {n} core{(n == 1 ? "" : "s")}") : "";
-        return Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile}){load}{cores}");
+        return Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile}){load}{cores}{(r.Partial is null ? "" : ", PARTIAL")}");
     }
 
     private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed; with timed-out requests it is a lower bound, marked \u2265. Peak threads and queue: the highest values the API recorded while the variant ran.";
 
-    private const string LatencyNote = "Latency columns (HdrHistogram, 3 significant digits) cover the requests that got an answer; timed-out requests and connection errors are counted under \"failed\", never averaged as latencies.";
-
     public static TextTable VariantTable(ExperimentReport r) => new(
-        ["variant", "request", "requests", "failed", "timed out", "mean (ms)", "p50 (ms)", "p75 (ms)", "p95 (ms)", "p99 (ms)", "p99.9 (ms)", "max (ms)", "RPS", "mean at peak load (ms)", "peak threads", "peak queue"],
+        [
+            "variant", r.Words.What, r.Words.Unit, "failed", "timed out",
+            .. new[] { "mean", "p50", "p75", "p95", "p99", "p99.9", "max" }.Select(column => $"{r.Words.LatencyPrefix}{column} (ms)"),
+            r.Words.PerSecond, "mean at peak load (ms)", "peak threads", "peak queue",
+        ],
         [.. r.Variants.Select(v => (IReadOnlyList<string>)
         [
             r.ExpectedToFail.Contains(v.Key.Name) ? $"{v.Key.Label} (expected to fail)" : v.Key.Label, v.Request, Invariant($"{v.Total.Requests}"),
@@ -261,14 +300,14 @@ public static class ReportWriter
         ]))],
         new HashSet<int> { 0, 3, 4, 5, 6, 7 });
 
-    /// <summary>Every variant's outcome counts in one line: "Requests: threadpool 32 of 52 failed (32 timed out); async all 40 ok."</summary>
+    /// <summary>Every variant's outcome counts in one line: "Requests: threadpool 32 of 52 failed (32 timed out); async all 40 ok." ("Messages: ..." for streaming).</summary>
     public static string OutcomeLine(ExperimentReport r) =>
-        "Requests: " + string.Join("; ", r.Variants.Select(v => $"{v.Key.Label} {v.Total.Outcomes.Describe()}{(r.ExpectedToFail.Contains(v.Key.Name) ? " (expected to fail)" : "")}")) + ".";
+        $"{r.Words.Sentence}: " + string.Join("; ", r.Variants.Select(v => $"{v.Key.Label} {v.Total.Outcomes.Describe()}{(r.ExpectedToFail.Contains(v.Key.Name) ? " (expected to fail)" : "")}")) + ".";
 
     /// <summary>How each variant's requests ended: ok, then each HTTP status, timeout and connection error message with its count.</summary>
     public static TextTable OutcomeTable(ExperimentReport r) => new(
-        ["variant", "outcome", "requests"],
-        [.. r.Variants.SelectMany(v => new[] { new OutcomeCount("ok (2xx)", v.Total.Ok) }.Concat(v.Failures)
+        ["variant", "outcome", r.Words.Unit],
+        [.. r.Variants.SelectMany(v => new[] { new OutcomeCount(r.Words.Ok, v.Total.Ok) }.Concat(v.Failures)
             .Select(o => (IReadOnlyList<string>)[v.Key.Label, o.What, Invariant($"{o.Count}")]))],
         new HashSet<int> { 2 });
 
@@ -278,12 +317,53 @@ public static class ReportWriter
     /// got an answer reads "no answer", not a latency of 0. Null when no variant had more than one step.
     /// </summary>
     public static TextTable? StepTable(ExperimentReport r) => r.Variants.All(v => v.Steps.Count < 2) ? null : new TextTable(
-        ["variant", "load", "seconds", "requests", "RPS", "p50 (ms)", "p99 (ms)", "failed", "timed out"],
-        [.. r.Variants.SelectMany(v => v.Steps.Select(s => StepCells(v, Invariant($"{s.Load:0.##} {v.LoadUnit}"), s.FromSeconds, s.ToSeconds, s.Stats, Invariant($"{s.RequestsPerSecond:0.##}")))
+        ["variant", "load", "seconds", r.Words.Unit, r.Words.PerSecond, $"{r.Words.LatencyPrefix}p50 (ms)", $"{r.Words.LatencyPrefix}p99 (ms)", "failed", "timed out"],
+        [.. r.Variants.SelectMany(v => StepsShown(v).Select(i => (Step: v.Steps[i], Knee: i == KneeStep(v)))
+            .Select(s => StepCells(v, Invariant($"{s.Step.Load:0.##} {v.LoadUnit}{(s.Knee ? " (knee)" : "")}"), s.Step.FromSeconds, s.Step.ToSeconds, s.Step.Stats, Invariant($"{s.Step.RequestsPerSecond:0.##}")))
             .Concat(v.Intervals.LastOrDefault() is { Partial: true, Stats.Requests: > 0 } tail
                 ? [StepCells(v, "tail (partial interval)", v.Steps.Count > 0 ? v.Steps[^1].ToSeconds : 0, tail.ElapsedSeconds, tail.Stats, "n/a (partial)")]
                 : []))],
         new HashSet<int> { 3, 4, 5, 6, 7, 8 });
+
+    /// <summary>A variant with more steps than this is summarised in the step table (<see cref="StepsShown"/>); steps.csv keeps every step.</summary>
+    public const int SummarisedStepsAbove = 12;
+
+    private const int SummaryStepRows = 10;
+
+    /// <summary>
+    /// The steps of a variant its table row shows: all of them up to <see cref="SummarisedStepsAbove"/>; beyond, every
+    /// n-th from the first (about ten rows), the knee and the last.
+    /// </summary>
+    public static IReadOnlyList<int> StepsShown(VariantResult v)
+    {
+        if (v.Steps.Count <= SummarisedStepsAbove)
+        {
+            return [.. Enumerable.Range(0, v.Steps.Count)];
+        }
+        var stride = StrideOf(v);
+        var shown = Enumerable.Range(0, v.Steps.Count).Where(i => i % stride == 0).Append(v.Steps.Count - 1).ToHashSet();
+        if (KneeStep(v) is { } knee)
+        {
+            shown.Add(knee);
+        }
+        return [.. shown.Order()];
+    }
+
+    private static int StrideOf(VariantResult v) => (int)Math.Ceiling(v.Steps.Count / (double)SummaryStepRows);
+
+    /// <summary>The step the response curve's knee is at (the curve leaves out steps with no load), or null.</summary>
+    private static int? KneeStep(VariantResult v) => ResponseCurve.Of(v)?.Knee is { } knee
+        ? v.Steps.Select((step, i) => (step, i)).Where(s => s.step.Load > 0).ElementAt(knee.Index).i
+        : null;
+
+    /// <summary>Which variants' step rows are a summary and where every step is; null when every step is shown.</summary>
+    public static string? StepSummaryNote(ExperimentReport r)
+    {
+        var summarised = r.Variants.Where(v => v.Steps.Count > SummarisedStepsAbove).ToList();
+        return summarised.Count == 0 ? null
+            : "Per step, summarised: " + string.Join("; ", summarised.Select(v => Invariant($"{v.Key.Label} shows {StepsShown(v).Count} of its {v.Steps.Count} steps (every {StrideOf(v)} steps from the first, the knee and the last)")))
+                + $"; {StepsFile} holds every step, so these rows do not add up to the totals.";
+    }
 
     /// <summary>One row per load agent per variant, when agents made the load: its requests, CPU use, and whether it was client-bound or failed.</summary>
     public static TextTable? AgentTable(ExperimentReport r)
@@ -342,9 +422,16 @@ public static class ReportWriter
         [.. r.Thresholds.Select(t => (IReadOnlyList<string>)[t.Threshold, t.Variant, Invariant($"{t.Actual:0.###}"), t.Passed ? "pass" : "FAIL"])],
         new HashSet<int> { 2 });
 
+    /// <summary>A stopped run's opening words: where it stopped, and that the figures cover only what ran before.</summary>
+    public static string PartialNote(string partial) => $"{partial}. The figures cover only what ran before the stop.";
+
     /// <summary>Prints the verdict and every failed limit; true when all thresholds passed.</summary>
     public static bool PrintOutcome(ExperimentReport report, string folder, TextWriter console)
     {
+        if (report.Partial is { } partial)
+        {
+            console.WriteLine($"== PARTIAL REPORT: {PartialNote(partial)}");
+        }
         if (report.Headline is { } headline)
         {
             console.WriteLine($"== {headline}");

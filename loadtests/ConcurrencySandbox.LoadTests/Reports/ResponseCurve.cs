@@ -36,6 +36,20 @@ public sealed record ResponseCurve(string Name, string Color, IReadOnlyList<Curv
     /// </summary>
     public const double ThroughputGrowthShare = 0.5;
 
+    /// <summary>
+    /// The first step got no answer within it, so no knee is stated: the server was saturated at the lowest load
+    /// measured (the knee is at or below it), or its requests outlast a step.
+    /// </summary>
+    public bool NoAnswerInTheFirstStep => Points.Count > 0 && Points[0].P99Ms is null;
+
+    /// <summary>A rate as the knee's sentence prints it, with the digits a small one needs to read as what it is, not "0".</summary>
+    private static string Rate(double perSecond) => FormattableString.Invariant(perSecond switch
+    {
+        >= 100 => $"{perSecond:0}",
+        >= 1 => $"{perSecond:0.#}",
+        _ => $"{perSecond:0.###}",
+    });
+
     /// <summary>The curve of one variant from its loaded steps; null when the load had fewer than two steps (no curve to draw).</summary>
     public static ResponseCurve? Of(VariantResult variant)
     {
@@ -52,29 +66,33 @@ public sealed record ResponseCurve(string Name, string Color, IReadOnlyList<Curv
     public static IReadOnlyList<ResponseCurve> Of(IEnumerable<VariantResult> variants) => [.. variants.Select(Of).OfType<ResponseCurve>()];
 
     /// <summary>
-    /// The knee: the first step whose p99 exceeds <see cref="LatencyKneeFactor"/> x the unloaded p99 (the p99 of the
-    /// first step that got an answer), or whose throughput stops growing while the load rises (it rises by less than
-    /// <see cref="ThroughputGrowthShare"/> of the load's relative rise; a step with no answer at all has stopped).
-    /// Null when no step meets either.
+    /// The knee: the first step after the first whose p99 exceeds <see cref="LatencyKneeFactor"/> x the unloaded p99
+    /// (the first step's), or whose throughput stops growing while the load rises (it rises by less than
+    /// <see cref="ThroughputGrowthShare"/> of the load's relative rise after a step that had some throughput; a step
+    /// with no answer after one with answers has stopped). Null when no step meets either, and when the first step got
+    /// no answer: there is no unloaded latency to compare with (see <see cref="NoAnswerInTheFirstStep"/>).
     /// </summary>
     public static Knee? FindKnee(IReadOnlyList<CurvePoint> points)
     {
-        var unloaded = points.FirstOrDefault(p => p.P99Ms is not null)?.P99Ms;
+        if (points.Count == 0 || points[0].P99Ms is not { } unloaded)
+        {
+            return null;
+        }
         for (var i = 1; i < points.Count; i++)
         {
             var (before, point) = (points[i - 1], points[i]);
-            if (unloaded is { } u && point.P99Ms is { } p99 && p99 > LatencyKneeFactor * u)
+            if (point.P99Ms is { } p99 && p99 > LatencyKneeFactor * unloaded)
             {
-                return new Knee(i, $"p99 {SvgChart.Milliseconds(p99)} > {LatencyKneeFactor:0} x unloaded {SvgChart.Milliseconds(u)}");
+                return new Knee(i, $"p99 {SvgChart.Milliseconds(p99)} > {LatencyKneeFactor:0} x unloaded {SvgChart.Milliseconds(unloaded)}");
             }
-            if (point.Load > before.Load && before.Load > 0)
+            // Throughput can only stop growing after a step that had some: from no answer to no answer is no knee.
+            if (point.Load > before.Load && before.Load > 0 && before.OkPerSecond > 0)
             {
                 var loadRise = point.Load / before.Load - 1;
-                var throughputRise = before.OkPerSecond > 0 ? point.OkPerSecond / before.OkPerSecond - 1
-                    : point.OkPerSecond > 0 ? double.PositiveInfinity : 0;
+                var throughputRise = point.OkPerSecond / before.OkPerSecond - 1;
                 if (throughputRise < ThroughputGrowthShare * loadRise)
                 {
-                    return new Knee(i, FormattableString.Invariant($"throughput {point.OkPerSecond:0.#}/s after {before.OkPerSecond:0.#}/s while the load rose {100 * loadRise:0} %"));
+                    return new Knee(i, FormattableString.Invariant($"throughput {Rate(point.OkPerSecond)}/s after {Rate(before.OkPerSecond)}/s while the load rose {100 * loadRise:0} %"));
                 }
             }
         }

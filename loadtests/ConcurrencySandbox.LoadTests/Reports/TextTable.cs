@@ -56,7 +56,7 @@ public sealed class HtmlPage
         th,td{border:1px solid #bbb;padding:.25em .5em;vertical-align:top}th{background:#f0f0f0;text-align:left}
         td.num{text-align:right;font-variant-numeric:tabular-nums}td.flag{background:#fde2e1;font-weight:bold}
         .verdict{font-size:1.15em;padding:.6em .8em;border-left:6px solid #555;background:#f6f6f6}
-        .verdict.reproduced{border-color:#2ca02c}.verdict.not{border-color:#d62728}
+        .verdict.reproduced{border-color:#2ca02c}.verdict.not{border-color:#d62728}.verdict.partial{border-color:#d62728;background:#fde8e8;font-weight:bold}
         .flags li{color:#a00}.outcomes.failed{color:#a00;font-weight:bold}pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;overflow-wrap:break-word}
         svg{max-width:100%;height:auto}
         @media print{body{max-width:none;margin:0}h2{break-after:avoid}figure,table{break-inside:avoid}}
@@ -82,8 +82,9 @@ public sealed class HtmlPage
 
     public HtmlPage Heading(int level, string text) => Append($"<h{level}>{Encode(text)}</h{level}>");
 
-    public HtmlPage Paragraph(string text, string? cssClass = null) =>
-        text.Length == 0 ? this : Append(cssClass is null ? $"<p>{Encode(text)}</p>" : $"<p class=\"{cssClass}\">{Encode(text)}</p>");
+    /// <summary>The paragraph, or nothing when there is no text.</summary>
+    public HtmlPage Paragraph(string? text, string? cssClass = null) =>
+        string.IsNullOrEmpty(text) ? this : Append(cssClass is null ? $"<p>{Encode(text)}</p>" : $"<p class=\"{cssClass}\">{Encode(text)}</p>");
 
     public HtmlPage Preformatted(string text) => Append($"<pre><code>{Encode(text)}</code></pre>");
 

@@ -71,7 +71,14 @@ public static class ExperimentRunner
             var round = (Order: roundOrder, Results: new List<VariantResult>(), Observations: new Dictionary<string, VariantObservation>());
             foreach (var variant in roundOrder)
             {
-                await RunAndKeepAsync(variant, roundLoad, round.Results, round.Observations);
+                try
+                {
+                    await RunAndKeepAsync(variant, roundLoad, round.Results, round.Observations);
+                }
+                catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested)
+                {
+                    throw new ExperimentStoppedException(Stopped(variant, e as VariantStoppedException, round.Results, round.Observations), cancellationToken);
+                }
             }
             // Assess reads the variants in the experiment's order, whichever ran first.
             round.Results.Sort((a, b) => IndexOf(a).CompareTo(IndexOf(b)));
@@ -110,11 +117,33 @@ public static class ExperimentRunner
             MachineFacts.Current(), results, finding with { Detail = finding.Detail + AgentMerge.ClientBoundNote(results) }, thresholds)
         {
             ExpectedToFail = experiment.ExpectedToFail,
+            Words = experiment.Words,
             Evidence = experiment.EvidenceOf(results),
             Observations = observations,
             Fix = fix,
             Rounds = roundCount > 1 || finding.Interval is not null ? RoundTable(orderText, roundCount, finding, [.. perRound.Select((r, i) => (r.Order, (IReadOnlyList<VariantResult>)r.Results, roundFindings[i]))]) : null,
         };
+
+        // Ctrl+C or SIGTERM during a variant: the report up to there, marked partial, with no verdict (it needs every variant).
+        // With rounds, the partial report holds the round that was running.
+        ExperimentReport Stopped(Variant variant, VariantStoppedException? stopped, List<VariantResult> results, Dictionary<string, VariantObservation> observations)
+        {
+            var finished = results.Select(r => r.Key.Label).ToList();
+            if (stopped is not null)
+            {
+                results.Add(stopped.SoFar);
+            }
+            var partial = PartialRun.Describe(new VariantKey(variant.Name, cpus, limit).Label, stopped?.SoFar.Steps.Count ?? 0, roundLoad.Shape.Steps.Count, finished);
+            return new ExperimentReport(experiment.Name, experiment.Seed, profile, shape, servers.Describe(), started, MachineFacts.Current(), results,
+                Finding.NotAssessed("the run was stopped before every variant ran, so the seed's effect is not judged from part of its variants."),
+                Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results))
+            {
+                ExpectedToFail = experiment.ExpectedToFail,
+                Words = experiment.Words,
+                Observations = observations,
+                Partial = partial,
+            };
+        }
 
         // With load agents, the variant's HTTP ramp runs on them and the coordinator merges their intervals.
         ILoadDriver DriverOf(Variant variant) => agents is null ? variant.Driver : agents.Distribute(variant.Driver);

@@ -41,6 +41,9 @@ public sealed record RunSummary(
     /// <summary>The interleaved rounds the variants were measured in and the verdict figure of each; absent in earlier summaries and in single-round runs of an experiment without one.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public SummaryRounds? Rounds { get; init; }
+    /// <summary>Set when the run was stopped (Ctrl+C, SIGTERM) before it finished: "partial: stopped after variant sync step 2 of 5 ..."; absent for a finished run.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Partial { get; init; }
 
     /// <summary>The layout this build writes and reads; raise it with any change of a member's name, type or meaning.</summary>
     public const int CurrentSchemaVersion = 3;

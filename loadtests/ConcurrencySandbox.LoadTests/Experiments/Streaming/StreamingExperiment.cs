@@ -47,6 +47,8 @@ public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pin
 
     public override bool NeedsFreshApi => true;
 
+    public override ReportWords Words => ReportWords.Messages;
+
     public override string? RuntimeReadAfterwardsBecause =>
         "streaming measures the API's own allocations, which a live reader adds to: the observer's EventCounters, a telemetry request every second";
 

@@ -105,7 +105,15 @@ public static class Runner
         var results = new List<RunResult>();
         foreach (var experiment in experiments)
         {
-            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe, agents: agents, progress: session.Progress, rounds: request.Rounds, roundsBudget: request.RoundsBudget);
+            ExperimentReport report;
+            try
+            {
+                report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe, agents: agents, progress: session.Progress, rounds: request.Rounds, roundsBudget: request.RoundsBudget);
+            }
+            catch (ExperimentStoppedException stopped)
+            {
+                report = stopped.Partial;
+            }
             var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, experiment.Name) : request.OutputFolder;
             ReportWriter.Write(folder, report, RunnerCommandLine.Current());
             session.ReportWritten(folder);

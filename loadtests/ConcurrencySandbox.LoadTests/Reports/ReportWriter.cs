@@ -202,7 +202,8 @@ public static class ReportWriter
             .Heading(2, "Thresholds")
             .Table(ThresholdTable(r))
             .Paragraph(ThresholdNote(r))
-            .Paragraph(r.Passed ? "All thresholds passed." : "At least one threshold failed: the run exits with code 1.")
+            .Paragraph(r.Partial is not null ? "The run was stopped before it finished, so it exits with code 130 whatever its thresholds say."
+                : r.Passed ? "All thresholds passed." : "At least one threshold failed: the run exits with code 1.")
             .Heading(2, "Machine and run")
             .List(
             [

@@ -12,6 +12,17 @@ using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Running;
 
+/// <summary>
+/// The experiment was stopped (Ctrl+C, SIGTERM) while a variant ran: <see cref="Partial"/> is its report up to there,
+/// marked <see cref="ExperimentReport.Partial"/>, for a caller that writes it (the main command); to any other it is the
+/// cancellation it was before.
+/// </summary>
+public sealed class ExperimentStoppedException(ExperimentReport partial, CancellationToken token)
+    : OperationCanceledException("the experiment was stopped before every variant ran", token)
+{
+    public ExperimentReport Partial { get; } = partial;
+}
+
 /// <summary>Runs an experiment's variants in interleaved rounds against the servers (one round unless the experiment or --rounds asks for more), judges the rounds' verdict figure and builds its report.</summary>
 public static class ExperimentRunner
 {

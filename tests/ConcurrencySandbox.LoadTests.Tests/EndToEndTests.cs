@@ -124,15 +124,20 @@ public sealed class EndToEndTests : IDisposable
     public async Task SigintMidRunWritesTheReportUpToThereMarkedPartialAndExits()
     {
         var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var arg in new[] { typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--out", _out })
+        foreach (var arg in new[] { typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--live", "0", "--out", _out })
         {
             start.ArgumentList.Add(arg);
         }
         using var runner = Process.Start(start)!;
+        using var http = new HttpClient { Timeout = TimeSpan.FromMinutes(3) };
         try
         {
             var error = runner.StandardError.ReadToEndAsync();
-            var lines = new List<string>();
+            var first = await runner.StandardOutput.ReadLineAsync();
+            Assert.StartsWith("live: http://127.0.0.1:", first);
+            var page = new Uri(first!["live: ".Length..].Split(' ')[0]);
+            var ended = LiveEndAsync(http, page);
+            var lines = new List<string> { first };
             using (var midway = new CancellationTokenSource(TimeSpan.FromMinutes(2)))
             {
                 // Mid-way: sync has finished and taskrun has closed a step.
@@ -166,6 +171,10 @@ public sealed class EndToEndTests : IDisposable
             Assert.Equal("NotAssessed", summary.Outcome);
             Assert.Contains("**PARTIAL REPORT: partial: stopped after variant taskrun", await File.ReadAllTextAsync(Path.Combine(_out, "summary.md")));
             Assert.Contains("<p class=\"verdict partial\">PARTIAL REPORT: partial: stopped after variant taskrun", await File.ReadAllTextAsync(Path.Combine(_out, "report.html")));
+            // The live page is told too: its end event says the run was stopped and where the partial report is.
+            var end = await ended;
+            Assert.Contains("\"outcome\":\"cancelled\"", end, StringComparison.Ordinal);
+            Assert.Contains("marked partial: stopped after variant taskrun step ", end, StringComparison.Ordinal);
         }
         finally
         {
@@ -174,6 +183,22 @@ public sealed class EndToEndTests : IDisposable
                 runner.Kill(entireProcessTree: true);
             }
         }
+    }
+
+    /// <summary>Reads the live page's event stream as a page would, until the run's end event; then loads the report, as the page does, so the runner need not wait for it.</summary>
+    private static async Task<string> LiveEndAsync(HttpClient http, Uri page)
+    {
+        using var events = await http.GetAsync(new Uri(page, "/events"), HttpCompletionOption.ResponseHeadersRead);
+        using var reader = new StreamReader(await events.Content.ReadAsStreamAsync());
+        while (await reader.ReadLineAsync() is { } line)
+        {
+            if (line.StartsWith("data: ", StringComparison.Ordinal) && line.Contains("\"outcome\":", StringComparison.Ordinal))
+            {
+                await http.GetStringAsync(new Uri(page, "/report"));
+                return line;
+            }
+        }
+        return "";
     }
 
     [Fact]

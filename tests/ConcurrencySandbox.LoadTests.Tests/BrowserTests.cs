@@ -111,12 +111,7 @@ public sealed class BrowserTests : IDisposable
     [FactWhenChromiumIsInstalled]
     public async Task LivePageFillsInDuringASmokeRunAndEndsShowingTheReport()
     {
-        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var arg in new[] { typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--live", "0", "--out", _out })
-        {
-            start.ArgumentList.Add(arg);
-        }
-        using var runner = Process.Start(start)!;
+        using var runner = CommandRun.Start("dotnet", [typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--live", "0", "--out", _out]);
         try
         {
             using var startup = new CancellationTokenSource(TimeSpan.FromMinutes(1));

@@ -123,12 +123,7 @@ public sealed class EndToEndTests : IDisposable
     [Fact]
     public async Task SigintMidRunWritesTheReportUpToThereMarkedPartialAndExits()
     {
-        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var arg in new[] { typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--live", "0", "--out", _out })
-        {
-            start.ArgumentList.Add(arg);
-        }
-        using var runner = Process.Start(start)!;
+        using var runner = CommandRun.Start("dotnet", [typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--live", "0", "--out", _out]);
         using var http = new HttpClient { Timeout = TimeSpan.FromMinutes(3) };
         try
         {

@@ -34,6 +34,8 @@ public sealed record ExperimentReport(
 
     /// <summary>The interleaved rounds and each one's verdict figure (null: a single round without a figure).</summary>
     public SummaryRounds? Rounds { get; init; }
+    /// <summary>Why the starvation diagnosis does not fit this experiment's load (<see cref="Experiment.DiagnosisDoesNotApplyBecause"/>); null where it does.</summary>
+    public string? DiagnosisDoesNotApplyBecause { get; init; }
 
     /// <summary>The --verify-fix re-run, when one was made.</summary>
     public FixCheck? Fix { get; init; }

@@ -186,7 +186,6 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
     {
         var steady = Steady;
         var idleAllocated = RatePerSecond(Idle, sample => sample.Process.AllocatedBytes);
-        var idleCpuMicros = RatePerSecond(Idle, sample => sample.Process.CpuTimeMs * 1000);
         return [.. steady.Zip(steady.Skip(1), (from, to) => (from, to, messages: to.Server.MessagesSent - from.Server.MessagesSent))
             .Where(w => w.messages > 0 && w.to.ElapsedSeconds > w.from.ElapsedSeconds)
             .Select(w =>
@@ -194,7 +193,7 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
                 var seconds = w.to.ElapsedSeconds - w.from.ElapsedSeconds;
                 return figure(new StreamingWindow(
                     (w.to.Process.AllocatedBytes - w.from.Process.AllocatedBytes - idleAllocated * seconds) / w.messages,
-                    ((w.to.Process.CpuTimeMs - w.from.Process.CpuTimeMs) * 1000 - idleCpuMicros * seconds) / w.messages,
+                    (w.to.Process.CpuTimeMs - w.from.Process.CpuTimeMs) * 1000 / w.messages,
                     w.to.Process.HeapSizeBytes));
             })];
     }
@@ -230,5 +229,5 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
     private int Delta(Func<StreamingSample, int> counter) => Steady.Count < 2 ? 0 : counter(Steady[^1]) - counter(Steady[0]);
 }
 
-/// <summary>One window of the steady state, between two readings: per message net of the idle process's rate, and the heap at its end.</summary>
-public sealed record StreamingWindow(double NetAllocatedBytesPerMessage, double NetCpuMicrosecondsPerMessage, double HeapBytes);
+/// <summary>One window of the steady state, between two readings: bytes per message net of the idle process's rate, CPU per message all in, and the heap at its end.</summary>
+public sealed record StreamingWindow(double NetAllocatedBytesPerMessage, double CpuMicrosecondsPerMessage, double HeapBytes);

@@ -50,8 +50,8 @@ public sealed class StreamingCapacityTests
     [InlineData(150, 1000, ClaimVerdict.Confirmed, Outcome.Reproduced, "saea-pooled at least 1000 / allocating between 150 and 225")]
     [InlineData(0, 225, ClaimVerdict.Confirmed, Outcome.Reproduced, "saea-pooled between 225 and 338 / allocating below 100")]
     [InlineData(225, 225, ClaimVerdict.Refuted, Outcome.NotReproduced, "saea-pooled between 225 and 338 / allocating between 225 and 338")]
-    [InlineData(150, 225, ClaimVerdict.Inconclusive, Outcome.NotAssessed, "saea-pooled between 225 and 338 / allocating between 150 and 225")]
-    [InlineData(150, 338, ClaimVerdict.Inconclusive, Outcome.NotAssessed, "saea-pooled between 338 and 507 / allocating between 150 and 225")]
+    [InlineData(150, 225, ClaimVerdict.Inconclusive, Outcome.Inconclusive, "saea-pooled between 225 and 338 / allocating between 150 and 225")]
+    [InlineData(150, 338, ClaimVerdict.Inconclusive, Outcome.Inconclusive, "saea-pooled between 338 and 507 / allocating between 150 and 225")]
     // Equal CPU per message at the seven counts both held: "less CPU" refuted decides the outcome, the capacity decides nothing.
     [InlineData(1000, 1000, ClaimVerdict.Inconclusive, Outcome.NotReproduced, "allocating and saea-pooled both at least 1000: no ratio")]
     public void TheCapacityClaimTakesTheRatioOfTwoBracketsAndNeverOfTwoLowerBounds(int allocatingCapacity, int pooledCapacity, ClaimVerdict verdict, Outcome outcome, string figure)

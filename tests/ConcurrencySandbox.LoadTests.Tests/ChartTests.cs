@@ -190,7 +190,7 @@ public class ChartTests
 
         Assert.Contains(">90 %</text>", svg);
         Assert.Contains(">99 %</text>", svg);
-        Assert.Contains($"data-series=\"async ({report.Variants[1].Total.Completed} completed)\"", svg);
+        Assert.Contains($"data-series=\"async ({report.Variants[1].Total.Completed} answered, {report.Variants[1].Total.TimedOut} timed out)\"", svg);
         Assert.Null(ReportChart.Distribution(["t"], [report.Variants[0] with { Distribution = [] }]));
     }
 

@@ -47,8 +47,8 @@ public class HistogramMergeTests
     public void IntervalsMergedIntoARecorderGiveTheStatisticsOfOneRecorderOfEveryRequest()
     {
         // Two agents' recorders hand each interval over encoded, as they do on the wire; the coordinator's recorder merges them.
-        var wires = new List<(string Histogram, OutcomeCounts Counts)>();
-        var agents = Enumerable.Range(0, 2).Select(_ => new LatencyRecorder { IntervalTaken = (h, c) => wires.Add((HistogramWire.Encode(h), c)) }).ToList();
+        var wires = new List<(string Histogram, OutcomeCounts Counts, double? TimedOutAtMs)>();
+        var agents = Enumerable.Range(0, 2).Select(_ => new LatencyRecorder { IntervalTaken = (h, c, t) => wires.Add((HistogramWire.Encode(h), c, t)) }).ToList();
         var all = new LatencyRecorder();
         for (var i = 1; i <= 400; i++)
         {
@@ -60,9 +60,9 @@ public class HistogramMergeTests
         all.TakeInterval();
 
         var coordinator = new LatencyRecorder();
-        foreach (var (histogram, counts) in wires)
+        foreach (var (histogram, counts, timedOutAtMs) in wires)
         {
-            coordinator.AddInterval(HistogramWire.Decode(histogram), counts, inStep: true);
+            coordinator.AddInterval(HistogramWire.Decode(histogram), counts, inStep: true, timedOutAtMs);
         }
 
         Assert.Equal(2, wires.Count);

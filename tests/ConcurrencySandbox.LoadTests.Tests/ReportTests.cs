@@ -46,7 +46,9 @@ public sealed class ReportTests : IDisposable
         ReportWriter.Write(_out, report, RunnerCommandLine.Format(["fanout", "--profile", "quick"]));
 
         Assert.Equal(50, threadpool.Total.TimedOut);
-        Assert.True(threadpool.Total.MaxMs < 200, $"max {threadpool.Total.MaxMs} ms covers only answered requests");
+        // The timed-out requests rank at their 60 s timeout: the max is a lower bound there, never an answer's 100 ms.
+        Assert.True(threadpool.Total.Max.IsLowerBound);
+        Assert.Equal(60_000, threadpool.Total.MaxMs, 0);
         var markdown = File.ReadAllText(Path.Combine(_out, "summary.md"));
         Assert.Contains("Requests: threadpool 50 of 101 failed (50 timed out) (expected to fail); async all 101 ok.", markdown);
         Assert.Contains("| threadpool | timed out (the client's timeout) | 50 |", markdown);

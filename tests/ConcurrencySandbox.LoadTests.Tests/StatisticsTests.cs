@@ -42,7 +42,7 @@ public class StatisticsTests
     }
 
     [Fact]
-    public void TimeoutsAndConnectionErrorsAreCountedButNeverTakenAsLatencies()
+    public void TimeoutsCountAtTheirTimeoutAsLowerBoundsAndConnectionErrorsAreNeverRanked()
     {
         var recorder = new LatencyRecorder();
         recorder.Record(5, RequestOutcome.Success);
@@ -55,8 +55,11 @@ public class StatisticsTests
 
         Assert.Equal(new OutcomeCounts(1, 0, 1, 2), total.Outcomes);
         Assert.Equal(1, total.Completed);
-        Assert.Equal(5, total.MaxMs, 0.01);
-        Assert.Equal(5, total.MeanMs, 0.01);
+        // Ranked: the answer (5 ms) and the timeout at 60 s; the connection errors have no latency and no bound.
+        Assert.Equal(new LatencyFigure(5, false), Rounded(total.P50));
+        Assert.Equal(new LatencyFigure(60_000, true), Rounded(total.P99));
+        Assert.Equal(new LatencyFigure(60_000, true), Rounded(total.Max));
+        Assert.Equal(new LatencyFigure(30_002.5, true), Rounded(total.Mean));
         Assert.Equal([new OutcomeCount("Connection refused", 2), new OutcomeCount("timed out (the client's timeout)", 1)], recorder.Failures());
     }
 
@@ -86,9 +89,11 @@ public class StatisticsTests
         var step2 = recorder.TakeStep();
 
         Assert.Equal(TestStats.Of(firstStep), step1);
-        Assert.Equal(TestStats.Of(secondStep, failed: 1), step2);
-        Assert.Equal(TestStats.Of([.. firstStep, .. secondStep], failed: 1), recorder.Total());
+        Assert.Equal(TestStats.Of(secondStep, failed: 1, timedOutAtMs: 60_000), step2);
+        Assert.Equal(TestStats.Of([.. firstStep, .. secondStep], failed: 1, timedOutAtMs: 60_000), recorder.Total());
     }
+
+    private static LatencyFigure Rounded(LatencyFigure figure) => figure with { Ms = Math.Round(figure.Ms, 1) };
 
     [Fact]
     public void RecorderKeepsNoPerRequestDataUnlessMadeToKeepEveryRequest()

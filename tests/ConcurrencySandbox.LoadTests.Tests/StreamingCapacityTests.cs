@@ -46,12 +46,15 @@ public sealed class StreamingCapacityTests
     }
 
     [Theory]
-    [InlineData(150, 338, Outcome.Reproduced, "confirmed: ")]
-    [InlineData(225, 225, Outcome.NotReproduced, "refuted: ")]
-    [InlineData(150, 225, Outcome.NotAssessed, "inconclusive: pooling holds more clients but less than double")]
-    [InlineData(0, 225, Outcome.NotAssessed, "inconclusive: a capacity is only a bound")]
-    [InlineData(150, 1000, Outcome.NotAssessed, "inconclusive: a capacity is only a bound")]
-    public void TheVerdictPutsThePooledOverAllocatingCapacityBesideDouble(int allocatingCapacity, int pooledCapacity, Outcome outcome, string detail)
+    // Each capacity is known to the ramp's step (held 150, failed 225): the ratio is the interval between the far ends.
+    [InlineData(150, 1000, ClaimVerdict.Confirmed, Outcome.Reproduced, "saea-pooled at least 1000 / allocating between 150 and 225")]
+    [InlineData(0, 225, ClaimVerdict.Confirmed, Outcome.Reproduced, "saea-pooled between 225 and 338 / allocating below 100")]
+    [InlineData(225, 225, ClaimVerdict.Refuted, Outcome.NotReproduced, "saea-pooled between 225 and 338 / allocating between 225 and 338")]
+    [InlineData(150, 225, ClaimVerdict.Inconclusive, Outcome.Inconclusive, "saea-pooled between 225 and 338 / allocating between 150 and 225")]
+    [InlineData(150, 338, ClaimVerdict.Inconclusive, Outcome.Inconclusive, "saea-pooled between 338 and 507 / allocating between 150 and 225")]
+    // Equal CPU per message at the seven counts both held: "less CPU" refuted decides the outcome, the capacity decides nothing.
+    [InlineData(1000, 1000, ClaimVerdict.Inconclusive, Outcome.NotReproduced, "allocating and saea-pooled both at least 1000: no ratio")]
+    public void TheCapacityClaimTakesTheRatioOfTwoBracketsAndNeverOfTwoLowerBounds(int allocatingCapacity, int pooledCapacity, ClaimVerdict verdict, Outcome outcome, string figure)
     {
         var ramp = new CapacityRamp(100, 1000, TimeSpan.FromSeconds(1));
         var searches = new Dictionary<string, CapacitySearch>
@@ -62,18 +65,59 @@ public sealed class StreamingCapacityTests
 
         var finding = StreamingCapacity.Judge(searches);
 
+        var capacity = finding.Claims.Single(c => c.What == "capacity doubled");
+        Assert.Equal((verdict, figure), (capacity.Verdict, capacity.Figure));
         Assert.Equal(outcome, finding.Outcome);
-        Assert.StartsWith(detail, finding.Detail);
+        Assert.DoesNotContain("1 x (", finding.Verdict);
+    }
+
+    [Fact]
+    public void EverySeedClaimGetsALineAndTheHeapAndGarbageSayTheyAreNotMeasuredByTheSearch()
+    {
+        var ramp = new CapacityRamp(100, 1000, TimeSpan.FromSeconds(1));
+        var finding = StreamingCapacity.Judge(new Dictionary<string, CapacitySearch> { ["allocating"] = SearchHolding(ramp, 150), ["saea-pooled"] = SearchHolding(ramp, 1000) });
+
+        Assert.Equal(["capacity doubled", "garbage gone", "heap halved", "less CPU"], finding.Claims.Select(c => c.What));
+        Assert.All(finding.Claims.Where(c => c.What is "garbage gone" or "heap halved"), c => Assert.Equal((ClaimVerdict.Inconclusive, "not measured by --find-capacity"), (c.Verdict, c.Figure)));
+    }
+
+    [Theory]
+    [InlineData(5, ClaimVerdict.Confirmed)]
+    [InlineData(20, ClaimVerdict.Refuted)]
+    public void LessCpuIsThePairedRatioAtEveryClientCountBothHeldWithItsInterval(double pooledCpuMicroseconds, ClaimVerdict verdict)
+    {
+        // Nine steps, all held by both: nine paired ratios, enough for a 95 % CI of their median.
+        var ramp = new CapacityRamp(100, 2000, TimeSpan.FromSeconds(1));
+        var finding = StreamingCapacity.Judge(new Dictionary<string, CapacitySearch>
+        {
+            ["allocating"] = SearchHolding(ramp, 2000),
+            ["saea-pooled"] = SearchHolding(ramp, 2000, pooledCpuMicroseconds),
+        });
+
+        var cpu = finding.Claims.Single(c => c.What == "less CPU");
+        Assert.Equal(verdict, cpu.Verdict);
+        Assert.Contains("over 9+ steps both held", cpu.Interval);
+        Assert.Equal(verdict == ClaimVerdict.Confirmed ? Outcome.Reproduced : Outcome.NotReproduced, finding.Outcome);
+    }
+
+    [Fact]
+    public void TheSearchHoldsNoVariantToAFailedShareAndMarksNoneExpectedToFail()
+    {
+        var capacity = new StreamingCapacity(StreamingLoad.Seed001Shape, new CapacityRamp(100, 200, TimeSpan.FromSeconds(1)), new StreamingPinning(null, null, "test"));
+
+        Assert.Empty(capacity.DefaultThresholds);
+        Assert.Empty(capacity.ExpectedToFail);
+        Assert.Contains("does not apply to a TCP push stream", capacity.DiagnosisDoesNotApplyBecause);
     }
 
     /// <summary>A ramp that holds every step up to <paramref name="capacity"/> and fails the next (none fails at the top).</summary>
-    private static CapacitySearch SearchHolding(CapacityRamp ramp, int capacity)
+    private static CapacitySearch SearchHolding(CapacityRamp ramp, int capacity, double cpuMicrosecondsPerMessage = 10)
     {
         var steps = new List<CapacityStep>();
         foreach (var clients in ramp.Counts())
         {
             var p99Ms = clients <= capacity ? 2 : 40;
-            steps.Add(new CapacityStep(clients, clients, clients * 10, p99Ms, 0, 0, 10, 0.1, clients * 10));
+            steps.Add(new CapacityStep(clients, clients, clients * 10, p99Ms, 0, 0, cpuMicrosecondsPerMessage, 0.1, clients * 10));
             if (p99Ms > 2)
             {
                 break;

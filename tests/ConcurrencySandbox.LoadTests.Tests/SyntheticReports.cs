@@ -44,7 +44,7 @@ public static class SyntheticReports
                     g.Count(r => r.End == RequestEnd.Ok), g.Where(r => r.End == RequestEnd.Ok).Sum(r => r.LatencyMs),
                     g.Count(r => r.End == RequestEnd.Timeout), g.Where(r => r.End == RequestEnd.Timeout).Sum(r => r.LatencyMs), 0))],
                 Steps = steps,
-                Distribution = LatencyRecorder.DistributionOf(TestStats.Histogram(requests.Where(r => r.End == RequestEnd.Ok).Select(r => r.LatencyMs))),
+                Distribution = LatencyRecorder.DistributionOf(TestStats.Histogram(requests.Where(r => r.End == RequestEnd.Ok).Select(r => r.LatencyMs)), timedOut.Count, timedOut.Count == 0 ? null : timedOut.Min(r => r.LatencyMs)),
                 Failures = timedOut.Count == 0 ? [] : [new OutcomeCount("timed out (the client's timeout)", timedOut.Count)],
             };
         }).ToList();
@@ -88,7 +88,8 @@ public static class SyntheticReports
     {
         var list = requests.ToList();
         var completed = list.Where(r => r.End == RequestEnd.Ok).Select(r => r.LatencyMs);
-        return LatencyStats.From(TestStats.Histogram(completed), new OutcomeCounts(list.Count(r => r.End == RequestEnd.Ok), 0, list.Count(r => r.End == RequestEnd.Timeout), 0));
+        var timedOut = list.Where(r => r.End == RequestEnd.Timeout).Select(r => r.LatencyMs).ToList();
+        return LatencyStats.From(TestStats.Histogram(completed), new OutcomeCounts(list.Count(r => r.End == RequestEnd.Ok), 0, timedOut.Count, 0), timedOut.Count == 0 ? null : timedOut.Min());
     }
 
     private static double UsersAt(double t, double seconds) => t >= seconds ? 0 : 4 + 4 * Math.Floor(t / (seconds / 10));

@@ -6,11 +6,11 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 /// <summary>Latency statistics for tests, built the way the recorder builds them (an HdrHistogram of microseconds).</summary>
 public static class TestStats
 {
-    /// <summary>Statistics of these completed latencies, with <paramref name="failed"/> more requests that timed out.</summary>
-    public static LatencyStats Of(IEnumerable<double> completedMs, long failed = 0)
+    /// <summary>Statistics of these completed latencies, with <paramref name="failed"/> more requests that timed out after <paramref name="timedOutAtMs"/>.</summary>
+    public static LatencyStats Of(IEnumerable<double> completedMs, long failed = 0, double? timedOutAtMs = null)
     {
         var histogram = Histogram(completedMs);
-        return LatencyStats.From(histogram, new OutcomeCounts(histogram.TotalCount, 0, failed, 0));
+        return LatencyStats.From(histogram, new OutcomeCounts(histogram.TotalCount, 0, failed, 0), timedOutAtMs);
     }
 
     public static LongHistogram Histogram(IEnumerable<double> completedMs)

@@ -30,6 +30,7 @@ public class VerdictTests
 
         Assert.Equal(Outcome.Reproduced, finding.Outcome);
         Assert.StartsWith("Reproduced: at peak load threadpool's", finding.Verdict);
+        Assert.EndsWith("Claims: latency under load confirmed, max latency confirmed, wait to start inconclusive.", finding.Verdict);
     }
 
     [Fact]
@@ -41,7 +42,7 @@ public class VerdictTests
         Assert.Equal(Outcome.Reproduced, finding.Outcome);
         Assert.Contains("at least ", finding.Verdict);
         Assert.Contains("36 of 61 requests timed out at 60 s", finding.Verdict);
-        var mean = Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: mean / unloaded latency");
+        var mean = Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: mean at peak load / unloaded latency");
         Assert.StartsWith("at least 43.6 x (36 of 61 requests timed out at 60 s: a lower bound)", mean.Today);
         Assert.StartsWith("at least 60 s", Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: max").Today);
     }
@@ -99,7 +100,9 @@ public class VerdictTests
     private static VariantResult Result(string name, double meanMs, double requests = 100, double? max = null, int? cpus = null, double timedOutAtMs = 0, long timedOut = 0)
     {
         var key = new VariantKey(name, cpus);
-        var stats = TestStats.Uniform((long)requests, meanMs, maxMs: max);
+        var stats = timedOut > 0
+            ? TestStats.Of(Enumerable.Repeat(meanMs, (int)requests), timedOut, timedOutAtMs)
+            : TestStats.Uniform((long)requests, meanMs, maxMs: max);
         return new VariantResult(key, "/x", "users", 10, [new IntervalRow(key, 10, "users", 40, requests / 10, stats)], [], stats)
         {
             Sent = [new SentSlice(0, (long)requests, meanMs * requests, timedOut, timedOut * timedOutAtMs, 0)],

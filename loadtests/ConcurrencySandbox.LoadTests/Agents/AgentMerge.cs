@@ -129,7 +129,8 @@ public sealed class AgentMerge
         var counts = intervals.Aggregate(default(OutcomeCounts), (sum, i) => sum + new OutcomeCounts(i.Ok, i.HttpErrors, i.TimedOut, i.ConnectionErrors));
         var now = intervals.Max(i => i.ElapsedSeconds);
         var applied = _whole.LoadBetween(TimeSpan.FromSeconds(_series.RowStartSeconds), TimeSpan.FromSeconds(now));
-        return _series.Add(now, applied, partial, inStep => _recorder.AddInterval(merged, counts, inStep), missing);
+        var timedOutAtMs = intervals.Select(i => i.TimedOutAtMs).OfType<double>().DefaultIfEmpty(double.NaN).Min();
+        return _series.Add(now, applied, partial, inStep => _recorder.AddInterval(merged, counts, inStep, double.IsNaN(timedOutAtMs) ? null : timedOutAtMs), missing);
     }
 
     public static AgentRow RowOf(AgentOutcome agent)

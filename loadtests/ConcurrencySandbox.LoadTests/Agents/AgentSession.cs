@@ -95,16 +95,16 @@ public sealed class AgentSession(Uri coordinator, int index, string logFolder, T
         var cpuAtStart = process.TotalProcessorTime;
         var sequence = 0;
         // Set by the recorder as it takes each interval, just before the interval's row is reported.
-        (string Histogram, OutcomeCounts Counts) taken = ("", default);
+        (string Histogram, OutcomeCounts Counts, double? TimedOutAtMs) taken = ("", default, null);
         var result = await VariantRunner.RunAsync(new VariantKey(assignment.Variant), assignment.Request, workload, send, shape.ReportingInterval, null, IVariantProgress.OfIntervals(row =>
         {
             link.Send(new AgentInterval(index, sequence++, row.ElapsedSeconds, row.Partial, taken.Histogram,
-                taken.Counts.Ok, taken.Counts.HttpErrors, taken.Counts.TimedOut, taken.Counts.ConnectionErrors, CpuSeconds()));
-        }), cancellationToken, intervalTaken: (histogram, counts) =>
+                taken.Counts.Ok, taken.Counts.HttpErrors, taken.Counts.TimedOut, taken.Counts.ConnectionErrors, CpuSeconds()) { TimedOutAtMs = taken.TimedOutAtMs });
+        }), cancellationToken, intervalTaken: (histogram, counts, timedOutAtMs) =>
         {
             logWriter.Append(histogram);
             log.Flush();
-            taken = (HistogramWire.Encode(histogram), counts);
+            taken = (HistogramWire.Encode(histogram), counts, timedOutAtMs);
         });
         link.Send(new AgentDone(index, result.ElapsedSeconds, CpuSeconds(), Environment.ProcessorCount, (workload as OpenModel)?.NotSent ?? 0,
             [.. result.Failures.Select(f => new AgentFailureCount(f.What, f.Count))],

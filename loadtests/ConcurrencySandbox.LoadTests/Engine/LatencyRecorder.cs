@@ -44,6 +44,10 @@ public sealed class LatencyRecorder
     private long _connectionErrors;
     private OutcomeCounts _stepCounts;
     private OutcomeCounts _totalCounts;
+    // The shortest time a request was given up after, in microseconds (the censoring point of the timed-out requests): this interval's, the step's, the run's.
+    private long _timedOutMinMicros = long.MaxValue;
+    private double _stepTimedOutAtMs = double.PositiveInfinity;
+    private double _totalTimedOutAtMs = double.PositiveInfinity;
     private readonly long[] _statusCounts = new long[600];
     private readonly ConcurrentDictionary<string, long> _errors = new();
     private readonly ConcurrentDictionary<long, SentAccumulator> _sent = new();
@@ -79,6 +83,7 @@ public sealed class LatencyRecorder
                 break;
             case RequestEnd.Timeout:
                 Interlocked.Increment(ref _timedOut);
+                LowerTimedOutMin((long)Math.Round(latencyMs * 1000));
                 slice.TimedOut(latencyMs);
                 break;
             default:
@@ -100,31 +105,49 @@ public sealed class LatencyRecorder
         _recycled = histogram;
         var counts = new OutcomeCounts(
             Interlocked.Exchange(ref _ok, 0), Interlocked.Exchange(ref _httpErrors, 0), Interlocked.Exchange(ref _timedOut, 0), Interlocked.Exchange(ref _connectionErrors, 0));
-        IntervalTaken?.Invoke(histogram, counts);
-        return AddInterval(histogram, counts, inStep);
+        var timedOutMinMicros = Interlocked.Exchange(ref _timedOutMinMicros, long.MaxValue);
+        double? timedOutAtMs = timedOutMinMicros == long.MaxValue ? null : timedOutMinMicros / 1000.0;
+        IntervalTaken?.Invoke(histogram, counts, timedOutAtMs);
+        return AddInterval(histogram, counts, inStep, timedOutAtMs);
+    }
+
+    private void LowerTimedOutMin(long micros)
+    {
+        var seen = Interlocked.Read(ref _timedOutMinMicros);
+        while (micros < seen && Interlocked.CompareExchange(ref _timedOutMinMicros, micros, seen) is var was && was != seen)
+        {
+            seen = was;
+        }
     }
 
     /// <summary>
-    /// Told of each interval's histogram (completed latencies in microseconds) and outcome counts as it is taken, before
-    /// the histogram is reused: a load agent encodes it here for its coordinator and its own log.
+    /// Told of each interval's histogram (completed latencies in microseconds), outcome counts and the shortest time a
+    /// request of it timed out after (null when none did) as it is taken, before the histogram is reused: a load agent
+    /// encodes it here for its coordinator and its own log.
     /// </summary>
-    public Action<HistogramBase, OutcomeCounts>? IntervalTaken { get; init; }
+    public Action<HistogramBase, OutcomeCounts, double?>? IntervalTaken { get; init; }
 
     /// <summary>
     /// Merges an interval taken elsewhere (a load agent's, decoded) into the run's totals and, with
     /// <paramref name="inStep"/>, the current step's, exactly as <see cref="TakeInterval"/> merges its own.
     /// </summary>
-    public LatencyStats AddInterval(HistogramBase histogram, OutcomeCounts counts, bool inStep)
+    /// <param name="timedOutAtMs">The shortest time a timed-out request of the interval was given up after; null when none timed out or the source does not say.</param>
+    public LatencyStats AddInterval(HistogramBase histogram, OutcomeCounts counts, bool inStep, double? timedOutAtMs = null)
     {
+        var censorMs = timedOutAtMs ?? double.PositiveInfinity;
         _total.Add(histogram);
         _totalCounts += counts;
+        _totalTimedOutAtMs = Math.Min(_totalTimedOutAtMs, censorMs);
         if (inStep)
         {
             _step.Add(histogram);
             _stepCounts += counts;
+            _stepTimedOutAtMs = Math.Min(_stepTimedOutAtMs, censorMs);
         }
-        return LatencyStats.From(histogram, counts);
+        return LatencyStats.From(histogram, counts, timedOutAtMs);
     }
+
+    private static double? Known(double censorMs) => double.IsPositiveInfinity(censorMs) ? null : censorMs;
 
     /// <summary>An empty histogram with this recorder's range and precision: what merged agents' intervals are added into.</summary>
     public static LongHistogram NewHistogram() => new(HighestMicros, Digits);
@@ -132,22 +155,43 @@ public sealed class LatencyRecorder
     /// <summary>Statistics of the intervals taken since the previous call (one step of a stepped load), then starts the next step.</summary>
     public LatencyStats TakeStep()
     {
-        var stats = LatencyStats.From(_step, _stepCounts);
+        var stats = LatencyStats.From(_step, _stepCounts, Known(_stepTimedOutAtMs));
         _step.Reset();
         _stepCounts = default;
+        _stepTimedOutAtMs = double.PositiveInfinity;
         return stats;
     }
 
     /// <summary>Statistics over every interval taken so far.</summary>
-    public LatencyStats Total() => LatencyStats.From(_total, _totalCounts);
+    public LatencyStats Total() => LatencyStats.From(_total, _totalCounts, Known(_totalTimedOutAtMs));
 
-    /// <summary>The run's latency distribution, from p0 up to the slowest completed request, for the "nines" chart.</summary>
-    public IReadOnlyList<PercentilePoint> Distribution() => DistributionOf(_total);
+    /// <summary>The run's latency distribution over the answered and the timed-out requests, for the "nines" chart.</summary>
+    public IReadOnlyList<PercentilePoint> Distribution() => DistributionOf(_total, _totalCounts.TimedOut, Known(_totalTimedOutAtMs));
 
-    /// <summary>A histogram's percentile distribution (five steps per halving of the remaining share), below 100 % so a log "nines" axis can place every point.</summary>
-    public static IReadOnlyList<PercentilePoint> DistributionOf(HistogramBase completedMicros) => completedMicros.TotalCount == 0
-        ? []
-        : [.. completedMicros.Percentiles(5).Select(p => new PercentilePoint(p.PercentileLevelIteratedTo, p.ValueIteratedTo / 1000.0)).Where(p => p.Percentile < 100)];
+    /// <summary>Percentiles at which the timed-out part of a distribution is drawn (a flat line at the timeout, as far as a "nines" axis goes).</summary>
+    private static readonly double[] CensoredPercents = [50, 90, 99, 99.9, 99.99];
+
+    /// <summary>
+    /// A distribution (five steps per halving of the remaining share), below 100 % so a log "nines" axis can place every
+    /// point: the answered requests' percentiles scaled to their share of all answered and timed-out requests, then the
+    /// timed-out share as lower bounds at <paramref name="timedOutAtMs"/> (left out when it is unknown), so a variant whose
+    /// requests mostly timed out sits above one whose requests were answered.
+    /// </summary>
+    public static IReadOnlyList<PercentilePoint> DistributionOf(HistogramBase completedMicros, long timedOut = 0, double? timedOutAtMs = null)
+    {
+        var completed = completedMicros.TotalCount;
+        var answeredShare = completed + timedOut == 0 ? 0 : (double)completed / (completed + timedOut);
+        List<PercentilePoint> points = completed == 0
+            ? []
+            : [.. completedMicros.Percentiles(5).Select(p => new PercentilePoint(p.PercentileLevelIteratedTo * answeredShare, p.ValueIteratedTo / 1000.0)).Where(p => p.Percentile < 100)];
+        if (timedOut > 0 && timedOutAtMs is { } censorMs)
+        {
+            var from = 100 * answeredShare;
+            points.AddRange(new[] { from }.Concat(CensoredPercents.Where(p => p > from)).Where(p => p < 100)
+                .Select(p => new PercentilePoint(p, censorMs) { IsLowerBound = true }));
+        }
+        return points;
+    }
 
     /// <summary>How the run's failed requests ended, most frequent first: HTTP statuses, timeouts, connection errors by message.</summary>
     public IReadOnlyList<OutcomeCount> Failures()

@@ -32,8 +32,8 @@ public sealed record SentSummary(long Completed, double CompletedSumMs, long Tim
     /// <summary>Mean latency of the completed requests; NaN when none completed.</summary>
     public double CompletedMeanMs => Completed == 0 ? double.NaN : CompletedSumMs / Completed;
 
-    /// <summary>True when some requests timed out, so the true mean is only bounded from below.</summary>
-    public bool Censored => TimedOut > 0;
+    /// <summary>True when some requests timed out or failed without an answer, so the figure is only "at least" what the others show.</summary>
+    public bool Censored => TimedOut > 0 || ConnectionErrors > 0;
 
     /// <summary>
     /// Mean latency counting each timed-out request at the time it was given up after: the exact mean when none timed
@@ -182,7 +182,7 @@ public static class VariantRunner
         bool keepEveryRequest = false,
         IOutOfBandTelemetry? observed = null,
         bool telemetryLive = true,
-        Action<HistogramBase, OutcomeCounts>? intervalTaken = null)
+        Action<HistogramBase, OutcomeCounts, double?>? intervalTaken = null)
     {
         // Observed from outside, the pool's series needs no HTTP call to the API it describes (and no waiting for its queue to drain).
         telemetry = observed is null ? telemetry : null;

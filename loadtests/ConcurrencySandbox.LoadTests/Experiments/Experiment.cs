@@ -66,7 +66,7 @@ public abstract class Experiment
     /// The limits every run is checked against: each variant not expected to fail may have at most
     /// <see cref="MaxFailedPercent"/> % failed requests, then the experiment's own (<see cref="OwnThresholds"/>).
     /// </summary>
-    public IReadOnlyList<Threshold> DefaultThresholds =>
+    public virtual IReadOnlyList<Threshold> DefaultThresholds =>
     [
         .. Variants.Where(v => !ExpectedToFail.Contains(v.Name)).Select(v => new Threshold(v.Name, "failedPercent", "<=", MaxFailedPercent)),
         .. OwnThresholds,
@@ -80,6 +80,12 @@ public abstract class Experiment
 
     /// <summary>The charts that show this experiment's effect, drawn beside its verdict (none by default: the generic latency, outcome and pool charts).</summary>
     public virtual IReadOnlyList<EvidenceChart> EvidenceOf(IReadOnlyList<VariantResult> results) => [];
+
+    /// <summary>
+    /// Why the starvation diagnosis (Little's law over the pool, and its "raise the pool's minimum" advice) does not fit
+    /// this experiment's load, printed in its place; null where it does: request/response served on the CLR pool.
+    /// </summary>
+    public virtual string? DiagnosisDoesNotApplyBecause => null;
 
     /// <summary>Figures this experiment computes for one variant beyond latency and throughput (e.g. from its telemetry).</summary>
     public virtual IReadOnlyList<VariantFigure> FiguresOf(VariantResult result) => [];

@@ -36,6 +36,26 @@ public sealed record VerdictFigure(string Name, double Value, double Threshold, 
     public string Show(double value) => value.ToString(Format, System.Globalization.CultureInfo.InvariantCulture) + Unit;
 }
 
+/// <summary>What today's figure says about one claim of a seed.</summary>
+public enum ClaimVerdict
+{
+    Confirmed,
+    Refuted,
+
+    /// <summary>The figure cannot decide: its interval straddles the claim's line, it is a bound on the wrong side, or it was not measured.</summary>
+    Inconclusive,
+}
+
+/// <summary>
+/// One claim of a seed (seed 001's "the heap halves"), judged on its own: the verdict, the figure it rests on and that
+/// figure's 95 % CI or why there is none, and why the figure decides as it does.
+/// </summary>
+public sealed record Claim(string What, ClaimVerdict Verdict, string Figure, string Interval, string Why)
+{
+    /// <summary>"heap halved: refuted: saea-pooled 153 % of allocating's [148, 160] (the seed's about 50 %)".</summary>
+    public string Line => $"{What}: {Verdict.ToString().ToLowerInvariant()}: {Figure} {Interval} ({Why})";
+}
+
 /// <summary>What the data says about the seed's effect: the outcome, the figures side by side and one computed sentence.</summary>
 public sealed record Finding(Outcome Outcome, IReadOnlyList<SeedComparison> Comparisons, string Detail)
 {
@@ -45,8 +65,14 @@ public sealed record Finding(Outcome Outcome, IReadOnlyList<SeedComparison> Comp
     /// <summary>The figure's median and 95 % CI over the rounds, once the runner has judged them (Running/RoundVerdict.cs).</summary>
     public Estimate? Interval { get; init; }
 
-    /// <summary>The sentence the reports print: "Reproduced: ...", "Not reproduced: ...", "Inconclusive: ..." or "Not assessed: ...".</summary>
-    public string Verdict => $"{Outcome switch
+    /// <summary>The seed's claims, each with its own verdict, where the seed makes several; empty where it makes one.</summary>
+    public IReadOnlyList<Claim> Claims { get; init; } = [];
+
+    /// <summary>True when the claims disagree (one confirmed, another refuted): the headline says "Partly reproduced".</summary>
+    public bool Partly => Claims.Any(c => c.Verdict == ClaimVerdict.Confirmed) && Claims.Any(c => c.Verdict == ClaimVerdict.Refuted);
+
+    /// <summary>The sentence the reports print: "Reproduced: ...", "Partly reproduced: ...", "Not reproduced: ...", "Inconclusive: ..." or "Not assessed: ...".</summary>
+    public string Verdict => $"{(Partly ? "Partly reproduced" : Outcome switch
     {
         Outcome.Reproduced => "Reproduced",
         Outcome.NotReproduced => "Not reproduced",
@@ -54,10 +80,26 @@ public sealed record Finding(Outcome Outcome, IReadOnlyList<SeedComparison> Comp
         Outcome.Impossible => "Impossible figure, no verdict",
         Outcome.NoVerdict => "smoke: no verdict",
         _ => "Not assessed",
-    }}: {Detail}";
+    })}: {Detail}";
 
     public static Finding NotAssessed(string why) => new(Outcome.NotAssessed, [], why);
 
     /// <summary>A figure that cannot be true: <paramref name="why"/> names the limit it broke and the likely cause.</summary>
     public static Finding Impossible(IReadOnlyList<SeedComparison> comparisons, string why) => new(Outcome.Impossible, comparisons, why);
+
+    /// <summary>
+    /// A finding from the claims its figures decide (inconclusive ones decide nothing, and the detail names them):
+    /// reproduced when every decided claim is confirmed, not reproduced when every one is refuted, else inconclusive as
+    /// a whole (printed "Partly reproduced" when they disagree).
+    /// </summary>
+    public static Finding OfClaims(IReadOnlyList<Claim> claims, IReadOnlyList<SeedComparison> comparisons, string detail)
+    {
+        var decided = claims.Where(c => c.Verdict != ClaimVerdict.Inconclusive).ToList();
+        var outcome = decided.Count == 0 ? Outcome.Inconclusive
+            : decided.All(c => c.Verdict == ClaimVerdict.Confirmed) ? Outcome.Reproduced
+            : decided.All(c => c.Verdict == ClaimVerdict.Refuted) ? Outcome.NotReproduced
+            : Outcome.Inconclusive;
+        var tally = string.Join(", ", claims.Select(c => $"{c.What} {c.Verdict.ToString().ToLowerInvariant()}"));
+        return new(outcome, comparisons, $"{detail} Claims: {tally}.") { Claims = claims };
+    }
 }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.LoadTests.Engine;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
@@ -45,35 +46,82 @@ public static class Starvation
         var ratio = blockingSlowdown / referenceSlowdown;
         var peakQueue = blocking.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a";
         var name = blocking.Key.Name;
-        var whole = SentSummary.Of(blocking.Sent);
+        var max = blocking.Total.Max;
+        var blockingFigure = Slowdown(blockingPeak, blockingUnloaded);
         List<SeedComparison> comparisons =
         [
-            new($"{name}: mean / unloaded latency", $"{Seed003Figures.ClrMeanSeconds / Seed003Figures.StubSeconds:0.0} x (mean {Seed003Figures.ClrMeanSeconds} s, {Seed003Figures.StubSeconds} s stub)",
-                Slowdown(whole, blockingUnloaded)),
-            new($"{name}: max", $"{Seed003Figures.ClrMaxSeconds} s", whole.Censored
-                ? $"at least {whole.TimedOutAtMs / 1000:0.#} s ({Censoring(whole)})"
-                : $"{blocking.Total.MaxMs / 1000:0.00} s"),
+            new($"{name}: mean at peak load / unloaded latency", $"{Seed003Figures.ClrMeanSeconds / Seed003Figures.StubSeconds:0.0} x (mean {Seed003Figures.ClrMeanSeconds} s, {Seed003Figures.StubSeconds} s stub)", blockingFigure),
+            new($"{name}: max", $"{Seed003Figures.ClrMaxSeconds} s", MaxText(blocking)),
             new($"{name}: longest wait for work to start", $"{Seed003Figures.ClrQueueWaitSeconds} s",
                 blocking.MaxQueueWaitMs is { } waitedMs ? $"{waitedMs / 1000:0.00} s (peak queue {peakQueue} items)" : $"not reported by this endpoint (peak queue {peakQueue} items)"),
         ];
         if (customPool is not null && results.FirstOrDefault(r => r.Key.Name == customPool.Name) is { } custom)
         {
-            comparisons.Add(new($"{custom.Key.Name}: mean / unloaded latency", $"{Seed003Figures.CustomMeanSeconds / Seed003Figures.StubSeconds:0.00} x (custom pool, mean {Seed003Figures.CustomMeanSeconds} s)",
-                Slowdown(SentSummary.Of(custom.Sent), customPool)));
+            comparisons.Add(new($"{custom.Key.Name}: mean at peak load / unloaded latency", $"{Seed003Figures.CustomMeanSeconds / Seed003Figures.StubSeconds:0.00} x (custom pool, mean {Seed003Figures.CustomMeanSeconds} s)",
+                Slowdown(custom.SentAtPeak(), customPool)));
         }
-        var blockingFigure = blockingPeak.Censored
-            ? $"at least {blockingSlowdown:0.0} x its unloaded {blockingUnloaded.LatencyMs:0} ms ({Censoring(blockingPeak)}: a lower bound)"
-            : $"{blockingSlowdown:0.0} x its unloaded {blockingUnloaded.LatencyMs:0} ms ({blockingPeak.CompletedMeanMs:0} ms)";
         var measured = $"at peak load {name}'s mean latency was {blockingFigure} against {referenceSlowdown:0.0} x for {reference.Key.Name} ({referencePeak.CompletedMeanMs:0} ms)";
         var figure = new VerdictFigure($"{name} / {reference.Key.Name} slowdown at peak load", ratio, Ratio, ReproducedAbove: true, "0.0", " x") { LowerBound = blockingPeak.Censored };
-        if (ratio >= Ratio)
-        {
-            return new(Outcome.Reproduced, comparisons, $"{measured}, the pool starvation seed 003 saw.") { Figure = figure };
-        }
-        return blockingPeak.Censored
-            ? new(Outcome.NotAssessed, comparisons, $"{measured}; the lower bound of {ratio:0.0} is below {Ratio:0} x and the timed-out requests hide the rest.") { Figure = figure }
-            : new(Outcome.NotReproduced, comparisons, $"{measured}, a ratio of {ratio:0.0}, below the {Ratio:0} x that would show starvation.") { Figure = figure };
+        IReadOnlyList<Claim> claims =
+        [
+            LatencyClaim(blockingPeak.Censored, ratio, $"{name} {blockingFigure} / {reference.Key.Name} {referenceSlowdown:0.0} x"),
+            MaxClaim(max, blockingUnloaded, name, MaxText(blocking)),
+            WaitClaim(blocking.MaxQueueWaitMs, blocking.Total.TimedOut > 0, blockingUnloaded, name),
+        ];
+        return Finding.OfClaims(claims, comparisons, ratio >= Ratio
+            ? $"{measured}, the pool starvation seed 003 saw."
+            : blockingPeak.Censored
+                ? $"{measured}; the lower bound of {ratio:0.0} is below {Ratio:0} x and the timed-out requests hide the rest."
+                : $"{measured}, a ratio of {ratio:0.0}, below the {Ratio:0} x that would show starvation.") with { Figure = figure };
     }
+
+    /// <summary>Each claim rests on one run of each variant: its figure has no interval, which the claim line says.</summary>
+    private const string OneRun = "[no 95 % CI: one run of each variant]";
+
+    /// <summary>Seed 003's first claim: under load the blocking variant's mean latency grows many times more than the reference's.</summary>
+    private static Claim LatencyClaim(bool censored, double ratio, string figure)
+    {
+        var text = $"{figure} = {(censored ? "at least " : "")}{ratio:0.0} x the reference's slowdown";
+        return ratio >= Ratio ? new("latency under load", ClaimVerdict.Confirmed, text, OneRun, $"at or above the {Ratio:0} x that shows starvation; seed 003: 2.6 x against 1.1 x")
+            : censored ? new("latency under load", ClaimVerdict.Inconclusive, text, OneRun, $"a lower bound below {Ratio:0} x: the timed-out requests hide the rest")
+            : new("latency under load", ClaimVerdict.Refuted, text, OneRun, $"below the {Ratio:0} x that would show starvation");
+    }
+
+    /// <summary>Seed 003's second claim: the slowest request took far longer than the stub (19.8 s for a 4 s stub, 5 x).</summary>
+    private static Claim MaxClaim(LatencyFigure max, Unloaded unloaded, string name, string text)
+    {
+        var figure = $"{name} max {text}";
+        if (double.IsNaN(max.Ms))
+        {
+            return new("max latency", ClaimVerdict.Inconclusive, figure, OneRun, "no request was answered or timed out");
+        }
+        var times = max.Ms / unloaded.LatencyMs;
+        var line = Invariant($"{(max.IsLowerBound ? "at least " : "")}{times:0.0} x the unloaded {unloaded.LatencyMs:0} ms");
+        return times >= Ratio ? new("max latency", ClaimVerdict.Confirmed, figure, OneRun, $"{line}; seed 003: {Seed003Figures.ClrMaxSeconds / Seed003Figures.StubSeconds:0.0} x")
+            : max.IsLowerBound ? new("max latency", ClaimVerdict.Inconclusive, figure, OneRun, $"{line}, a lower bound below {Ratio:0} x")
+            : new("max latency", ClaimVerdict.Refuted, figure, OneRun, $"{line}, below {Ratio:0} x");
+    }
+
+    /// <summary>
+    /// Seed 003's third claim: work waited in the pool's queue longer than the call itself before it started (12 s for a
+    /// 4 s stub). With timed-out requests the longest wait reported is a lower bound: calls that never started report none.
+    /// </summary>
+    private static Claim WaitClaim(double? maxWaitMs, bool censored, Unloaded unloaded, string name)
+    {
+        if (maxWaitMs is not { } waitMs)
+        {
+            return new("wait to start", ClaimVerdict.Inconclusive, $"{name}: not reported by this endpoint", "[no figure]", "only the fan-out endpoint reports its calls' queue wait");
+        }
+        var figure = Invariant($"{name} longest wait {(censored ? "at least " : "")}{waitMs / 1000:0.00} s against the unloaded {unloaded.LatencyMs / 1000:0.00} s");
+        return waitMs >= unloaded.LatencyMs ? new("wait to start", ClaimVerdict.Confirmed, figure, OneRun, Invariant($"work waited longer than the call itself; seed 003: {Seed003Figures.ClrQueueWaitSeconds:0} s for a {Seed003Figures.StubSeconds:0} s stub"))
+            : censored ? new("wait to start", ClaimVerdict.Inconclusive, figure, OneRun, "a lower bound (calls of timed-out requests may never have started) below the call's own time")
+            : new("wait to start", ClaimVerdict.Refuted, figure, OneRun, "no call waited as long as the call itself");
+    }
+
+    /// <summary>The run's max latency: "at least 60 s (32 of 58 timed out)" when requests timed out, else "19.80 s".</summary>
+    private static string MaxText(VariantResult v) => v.Total.Max is { IsLowerBound: true } max
+        ? Invariant($"at least {(double.IsNaN(max.Ms) ? "the timeout" : $"{max.Ms / 1000:0.#} s")} ({v.Total.TimedOut} of {v.Total.Requests} timed out)")
+        : Invariant($"{v.Total.MaxMs / 1000:0.00} s");
 
     /// <summary>"2.6 x (mean 2.60 s, unloaded 1000 ms)", or with timeouts "at least 60.0 x (36 of 61 timed out at 60 s: a lower bound)".</summary>
     private static string Slowdown(SentSummary sent, Unloaded unloaded)
@@ -88,7 +136,10 @@ public static class Starvation
             : $"{slowdown:0.0#} x (mean {sent.CompletedMeanMs / 1000:0.00} s, unloaded {unloaded.LatencyMs:0} ms)";
     }
 
-    /// <summary>"36 of 61 requests timed out at 60 s".</summary>
-    private static string Censoring(SentSummary sent) =>
-        string.Create(CultureInfo.InvariantCulture, $"{sent.TimedOut} of {sent.Requests} requests timed out at {sent.TimedOutAtMs / 1000:0.#} s");
+    /// <summary>"36 of 61 requests timed out at 60 s", "2 of 61 requests failed without an answer", or both.</summary>
+    private static string Censoring(SentSummary sent) => string.Join(", ", new[]
+    {
+        sent.TimedOut > 0 ? Invariant($"{sent.TimedOut} of {sent.Requests} requests timed out at {sent.TimedOutAtMs / 1000:0.#} s") : null,
+        sent.ConnectionErrors > 0 ? Invariant($"{sent.ConnectionErrors} of {sent.Requests} requests failed without an answer") : null,
+    }.OfType<string>());
 }

@@ -42,6 +42,8 @@ public sealed record ExperimentReport(
     /// variant sync step 2 of 5 ...", printed first in every form of the report. Null for a finished run.
     /// </summary>
     public string? Partial { get; init; }
+    /// <summary>Why the starvation diagnosis does not fit this experiment's load (<see cref="Experiment.DiagnosisDoesNotApplyBecause"/>); null where it does.</summary>
+    public string? DiagnosisDoesNotApplyBecause { get; init; }
 
     /// <summary>The --verify-fix re-run, when one was made.</summary>
     public FixCheck? Fix { get; init; }

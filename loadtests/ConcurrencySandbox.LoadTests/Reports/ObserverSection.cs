@@ -75,8 +75,10 @@ public static class ObserverSection
         return sources.Count == 0 ? null : $"Where the runtime's figures came from: {string.Join("; ", sources)}.";
     }
 
-    private static IEnumerable<string> Paragraphs(ExperimentReport r) =>
-        r.Observations.Where(o => o.Value.Diagnosis is not null).Select(o => $"**{o.Key}**: {o.Value.Diagnosis!.Describe()}");
+    /// <summary>Each observed variant's diagnosis, or once why the diagnosis does not fit this experiment's load.</summary>
+    private static IEnumerable<string> Paragraphs(ExperimentReport r) => r.DiagnosisDoesNotApplyBecause is { } why
+        ? r.Observations.Count > 0 ? [$"No starvation diagnosis: {why}"] : []
+        : r.Observations.Where(o => o.Value.Diagnosis is not null).Select(o => $"**{o.Key}**: {o.Value.Diagnosis!.Describe()}");
 
     private static TextTable? FixTable(ExperimentReport r)
     {
@@ -104,7 +106,7 @@ public static class ObserverSection
 
         static IReadOnlyList<string> Row(string when, VariantResult v, string minimum) =>
         [
-            when, v.Key.Label, minimum, Invariant($"{v.Total.MeanMs:0.#}"), Invariant($"{v.Total.P99Ms:0.#}"), Invariant($"{v.Total.MaxMs:0.#}"),
+            when, v.Key.Label, minimum, v.Total.Mean.Format(), v.Total.P99.Format(), v.Total.Max.Format(),
             Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Total.Failed}"), v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a",
         ];
     }

@@ -58,8 +58,9 @@ public static class ReportChart
     }
 
     /// <summary>
-    /// The latency distribution of every variant's completed requests on a "nines" axis (90 %, 99 %, 99.9 %, ...),
-    /// latency on a log axis; null when no variant completed a request.
+    /// The latency distribution of every variant's answered and timed-out requests on a "nines" axis (90 %, 99 %, 99.9 %,
+    /// ...), latency on a log axis; the timed-out share is drawn dashed at the timeout, a lower bound, so a variant whose
+    /// requests mostly timed out sits above one whose requests were answered. Null when no variant has a point.
     /// </summary>
     public static string? Distribution(IReadOnlyList<string> titleLines, IReadOnlyList<VariantResult> variants)
     {
@@ -67,8 +68,8 @@ public static class ReportChart
         {
             return null;
         }
-        return Nines(titleLines, "completed requests", "Latency distribution of completed requests (timed-out ones are not latencies; see the outcome tables)", "latency",
-            [.. variants.Select(v => ($"{v.Key.Label} ({v.Total.Completed} completed)", VariantPalette.ColorOf(v.Key), v.Distribution))]);
+        return Nines(titleLines, "answered and timed-out requests", "Latency distribution; dashed: requests that timed out, drawn at their timeout (a lower bound)", "latency",
+            [.. variants.Select(v => ($"{v.Key.Label} ({v.Total.Completed} answered, {v.Total.TimedOut} timed out)", VariantPalette.ColorOf(v.Key), v.Distribution))]);
     }
 
     /// <summary>One curve per variant of milliseconds (log axis) against the percentile of <paramref name="population"/> on a "nines" axis.</summary>
@@ -78,9 +79,25 @@ public static class ReportChart
         return SvgChart.Render(titleLines, nines,
         [
             new ChartPanel(panelTitle, new ChartAxis($"{quantity} (log scale)", Log: true, SvgChart.Milliseconds), null,
-                [.. curves.Select(c => new ChartSeries(c.Name, [.. c.Points.Select(p => (-Math.Log10(1 - p.Percentile / 100), p.LatencyMs))], c.Color, Axis.Left, Stroke.Solid))],
+                [.. curves.SelectMany(c => NinesSeries(c.Name, c.Color, c.Points))],
                 Height: 300),
         ]);
+    }
+
+    /// <summary>A curve's exact points as a solid line, then its lower bounds (timed-out requests) dashed, joined to the last exact point.</summary>
+    private static IEnumerable<ChartSeries> NinesSeries(string name, string color, IReadOnlyList<PercentilePoint> points)
+    {
+        static (double, double) At(PercentilePoint p) => (-Math.Log10(1 - p.Percentile / 100), p.LatencyMs);
+        var exact = points.Where(p => !p.IsLowerBound).ToList();
+        var bounds = points.Where(p => p.IsLowerBound).ToList();
+        if (exact.Count > 0)
+        {
+            yield return new ChartSeries(name, [.. exact.Select(At)], color, Axis.Left, Stroke.Solid);
+        }
+        if (bounds.Count > 0)
+        {
+            yield return new ChartSeries(Invariant($"{name}: timed out, \u2265 {bounds[0].LatencyMs:0} ms"), [.. exact.TakeLast(1).Concat(bounds).Select(At)], color, Axis.Left, Stroke.Dashed);
+        }
     }
 
     /// <summary>

@@ -30,6 +30,7 @@ public static class ReportSummary
         Headline = r.Headline,
         Rounds = r.Rounds,
         Partial = r.Partial,
+        Claims = r.Finding.Claims.Count == 0 ? null : [.. r.Finding.Claims.Select(c => new SummaryClaim(c.What, c.Verdict.ToString(), c.Figure, c.Interval, c.Why))],
     };
 
     private static SummaryVariant Variant(VariantResult v, bool expectedToFail)
@@ -59,7 +60,11 @@ public static class ReportSummary
             v.Total.MaxMs,
             NullIfNaN(v.PeakLoadMeanMs),
             new SummarySentAtPeak(peak.Requests, peak.Completed, peak.TimedOut, peak.ConnectionErrors, NullIfNaN(peak.AtLeastMeanMs)),
-            [.. v.Steps.Select(s => new SummaryStep(s.Load, s.FromSeconds, s.ToSeconds, s.RequestsPerSecond, Outcomes(s.Stats.Outcomes), s.Stats.P50Ms, s.Stats.P99Ms))],
+            [.. v.Steps.Select(s => new SummaryStep(s.Load, s.FromSeconds, s.ToSeconds, s.RequestsPerSecond, Outcomes(s.Stats.Outcomes), s.Stats.P50Ms, s.Stats.P99Ms)
+            {
+                LowerBounds = LowerBounds(s.Stats, LatencyBounds.P50 | LatencyBounds.P99),
+                NoAnswer = s.Stats.NoAnswer ? true : null,
+            })],
             [peakFrom, peakTo],
             v.PeakThreads,
             v.PeakQueue,
@@ -69,8 +74,22 @@ public static class ReportSummary
         {
             Agents = v.Agents.Count == 0 ? null : [.. v.Agents.Select(a => new SummaryAgent(
                 a.Index, a.Host, a.Requests, a.CpuSeconds, a.ElapsedSeconds, a.ProcessorCount, a.CpuPercent, a.ClientBound, a.Fault, v.SecondsWithout(a.Index)))],
+            LowerBounds = LowerBounds(v.Total, ~LatencyBounds.None),
         };
     }
+
+    /// <summary>The summary's names of the figures among <paramref name="shown"/> that are lower bounds; null when none is.</summary>
+    private static string[]? LowerBounds(LatencyStats stats, LatencyBounds shown)
+    {
+        var names = BoundNames.Where(b => (stats.LowerBounds & shown & b.Bound) != 0).Select(b => b.Name).ToArray();
+        return names.Length == 0 ? null : names;
+    }
+
+    private static readonly (LatencyBounds Bound, string Name)[] BoundNames =
+    [
+        (LatencyBounds.Mean, "meanMs"), (LatencyBounds.Min, "minMs"), (LatencyBounds.P50, "p50Ms"), (LatencyBounds.P75, "p75Ms"),
+        (LatencyBounds.P95, "p95Ms"), (LatencyBounds.P99, "p99Ms"), (LatencyBounds.P999, "p999Ms"), (LatencyBounds.Max, "maxMs"),
+    ];
 
     private static SummaryOutcomes Outcomes(OutcomeCounts o) =>
         new(o.Ok, o.HttpErrors, o.TimedOut, o.ConnectionErrors, o.Requests, o.Failed, o.Completed, o.NotCompleted, o.FailedPercent);

@@ -99,6 +99,11 @@ public static class ReportWriter
         }
         md.AppendLine(r.Finding.Verdict);
         md.AppendLine();
+        if (r.Finding.Claims.Count > 0)
+        {
+            md.AppendJoin('\n', r.Finding.Claims.Select(c => $"- {c.Line}")).AppendLine();
+            md.AppendLine();
+        }
         md.AppendLine(OutcomeLine(r));
         md.AppendLine();
         md.AppendLine(Invariant($"Started {r.StartedAt:u} against {r.Target}. Load shape: {r.LoadShape}."));
@@ -155,6 +160,11 @@ public static class ReportWriter
         md.AppendLine();
         md.AppendLine("## Thresholds");
         md.AppendLine();
+        if (r.Thresholds.Count == 0)
+        {
+            md.AppendLine(NoThresholds);
+            return md.ToString();
+        }
         md.Append(ThresholdTable(r).ToMarkdown());
         md.AppendLine();
         md.AppendLine(ThresholdNote(r));
@@ -180,7 +190,12 @@ public static class ReportWriter
         {
             page.Paragraph(headline, "verdict");
         }
-        page = page.Paragraph(r.Finding.Verdict, verdictClass)
+        page = page.Paragraph(r.Finding.Verdict, verdictClass);
+        if (r.Finding.Claims.Count > 0)
+        {
+            page = page.List([.. r.Finding.Claims.Select(c => c.Line)]);
+        }
+        page = page
             .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Total.Failed > 0) ? "outcomes failed" : "outcomes");
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r.Experiment, r.Seed, r.Profile, r.Variants, r.Machine, r.ApiProcessorCount)), r.Variants)
             .Figures(evidenceSvgs)
@@ -198,11 +213,14 @@ public static class ReportWriter
             .Paragraph(StepSummaryNote(r))
             .Table(AgentTable(r))
             .Paragraph(PeakNote);
-        return ObserverSection.AppendTo(page, r)
-            .Heading(2, "Thresholds")
-            .Table(ThresholdTable(r))
-            .Paragraph(ThresholdNote(r))
+        page = ObserverSection.AppendTo(page, r).Heading(2, "Thresholds");
+        page = r.Thresholds.Count == 0
+            ? page.Paragraph(NoThresholds)
+            : page.Table(ThresholdTable(r))
+                .Paragraph(ThresholdNote(r));
+        return page
             .Paragraph(r.Partial is not null ? "The run was stopped before it finished, so it exits with code 130 whatever its thresholds say."
+                : r.Thresholds.Count == 0 ? null
                 : r.Passed ? "All thresholds passed." : "At least one threshold failed: the run exits with code 1.")
             .Heading(2, "Machine and run")
             .List(
@@ -269,6 +287,8 @@ public static class ReportWriter
 
     private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed; with timed-out requests it is a lower bound, marked \u2265. Peak threads and queue: the highest values the API recorded while the variant ran.";
 
+    private const string LatencyNote = "Latency columns (HdrHistogram, 3 significant digits) rank the requests that got an answer and the timed-out ones, each counted at the time it was given up after: a figure whose rank falls among the timed-out requests is a lower bound, marked \u2265 (\"p50 \u2265 60000\" when half timed out). Connection errors have no latency and are counted under \"failed\" only; \"no answer\" where no request was answered or timed out.";
+
     public static TextTable VariantTable(ExperimentReport r) => new(
         [
             "variant", r.Words.What, r.Words.Unit, "failed", "timed out",
@@ -279,8 +299,8 @@ public static class ReportWriter
         [
             r.ExpectedToFail.Contains(v.Key.Name) ? $"{v.Key.Label} (expected to fail)" : v.Key.Label, v.Request, Invariant($"{v.Total.Requests}"),
             Invariant($"{v.Total.Failed} ({v.Total.Outcomes.FailedPercent:0.#} %)"), Invariant($"{v.Total.TimedOut}"),
-            Invariant($"{v.Total.MeanMs:0.#}"), Invariant($"{v.Total.P50Ms:0.#}"), Invariant($"{v.Total.P75Ms:0.#}"), Invariant($"{v.Total.P95Ms:0.#}"),
-            Invariant($"{v.Total.P99Ms:0.#}"), Invariant($"{v.Total.P999Ms:0.#}"), Invariant($"{v.Total.MaxMs:0.#}"), Invariant($"{v.RequestsPerSecond:0.##}"),
+            v.Total.Mean.Format(), v.Total.P50.Format(), v.Total.P75.Format(), v.Total.P95.Format(),
+            v.Total.P99.Format(), v.Total.P999.Format(), v.Total.Max.Format(), Invariant($"{v.RequestsPerSecond:0.##}"),
             PeakLoadMean(v),
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)",
         ])],
@@ -380,12 +400,12 @@ public static class ReportWriter
     private static IReadOnlyList<string> StepCells(VariantResult v, string load, double fromSeconds, double toSeconds, LatencyStats stats, string rps) =>
     [
         v.Key.Label, load, Invariant($"{fromSeconds:0.#}-{toSeconds:0.#}"), Invariant($"{stats.Requests}"), rps,
-        stats.Completed > 0 ? Invariant($"{stats.P50Ms:0.#}") : NoAnswer, stats.Completed > 0 ? Invariant($"{stats.P99Ms:0.#}") : NoAnswer,
+        stats.P50.Format(), stats.P99.Format(),
         Invariant($"{stats.Failed}"), Invariant($"{stats.TimedOut}"),
     ];
 
-    /// <summary>A latency cell of a row in which no request got an answer: there is no latency, and 0 would read as a fast one.</summary>
-    public const string NoAnswer = "no answer";
+    /// <summary>A latency cell of a row in which no request got an answer or timed out: there is no latency, and 0 would read as a fast one.</summary>
+    public const string NoAnswer = LatencyFigure.NoAnswerText;
 
     /// <summary>Step tables longer than this are folded in report.html (a click opens them); summary.md keeps every row.</summary>
     public const int FoldedStepRows = 24;
@@ -405,7 +425,7 @@ public static class ReportWriter
     {
         var peak = v.SentAtPeak();
         return double.IsNaN(peak.AtLeastMeanMs) ? "n/a (none sent at peak)"
-            : peak.Censored ? Invariant($"\u2265 {peak.AtLeastMeanMs:0} ({peak.TimedOut} of {peak.Requests} timed out)")
+            : peak.Censored ? Invariant($"\u2265 {peak.AtLeastMeanMs:0} ({peak.TimedOut} of {peak.Requests} timed out{(peak.ConnectionErrors > 0 ? Invariant($", {peak.ConnectionErrors} failed without an answer") : "")})")
             : Invariant($"{peak.CompletedMeanMs:0.#}");
     }
 
@@ -413,6 +433,9 @@ public static class ReportWriter
         ["figure", "seed", "today"],
         [.. r.Finding.Comparisons.Select(c => (IReadOnlyList<string>)[c.Figure, c.Seed, c.Today])],
         new HashSet<int>());
+
+    /// <summary>What the thresholds section says when the run checked none: not "all passed" beside an empty table.</summary>
+    public const string NoThresholds = "No thresholds: this run checks no limit (its figures are the result, judged by the verdict above).";
 
     private static string ThresholdNote(ExperimentReport r) => Invariant(
         $"Every variant not expected to fail is held to at most {Experiment.MaxFailedPercent:0} % failed requests (failedPercent). ") +
@@ -438,6 +461,10 @@ public static class ReportWriter
             console.WriteLine($"== {headline}");
         }
         console.WriteLine($"== {report.Experiment}: {report.Finding.Verdict}");
+        foreach (var claim in report.Finding.Claims)
+        {
+            console.WriteLine($"   claim {claim.Line}");
+        }
         foreach (var failed in report.Thresholds.Where(t => !t.Passed))
         {
             console.WriteLine($"THRESHOLD FAILED: {failed.Threshold} on {failed.Variant} (actual {failed.Actual:0.###})");

@@ -133,6 +133,7 @@ public static class ExperimentRunner
             Observations = observations,
             Fix = fix,
             Rounds = roundCount > 1 || finding.Interval is not null ? RoundTable(orderText, roundCount, finding, [.. perRound.Select((r, i) => (r.Order, (IReadOnlyList<VariantResult>)r.Results, roundFindings[i]))]) : null,
+            DiagnosisDoesNotApplyBecause = experiment.DiagnosisDoesNotApplyBecause,
         };
 
         // Ctrl+C or SIGTERM during a variant: the report up to there, marked partial, with no verdict (it needs every variant).
@@ -171,7 +172,8 @@ public static class ExperimentRunner
             into.Add(result with { Figures = experiment.FiguresOf(result) });
             if (observation is not null)
             {
-                observed[result.Key.Label] = observation;
+                // A diagnosis whose model does not fit the experiment's load is left out, not printed with its advice.
+                observed[result.Key.Label] = experiment.DiagnosisDoesNotApplyBecause is null ? observation : observation with { Diagnosis = null };
                 console.WriteLine(ObserverLine(result.Key.Label, observation));
             }
         }

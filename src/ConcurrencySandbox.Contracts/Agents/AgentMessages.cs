@@ -64,7 +64,12 @@ public sealed record AgentInterval(
     long HttpErrors,
     long TimedOut,
     long ConnectionErrors,
-    double CpuSeconds) : AgentMessage;
+    double CpuSeconds) : AgentMessage
+{
+    /// <summary>The shortest time a request of the interval timed out after: where its timed-out requests are ranked, as lower bounds. Absent when none timed out.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? TimedOutAtMs { get; init; }
+}
 
 /// <summary>A count of failed requests that ended one way ("HTTP 503", "timed out ...", a connection error's message).</summary>
 public sealed record AgentFailureCount(string What, long Count);

@@ -44,6 +44,9 @@ public sealed record RunSummary(
     /// <summary>Set when the run was stopped (Ctrl+C, SIGTERM) before it finished: "partial: stopped after variant sync step 2 of 5 ..."; absent for a finished run.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Partial { get; init; }
+    /// <summary>Each claim of the seed with its own verdict, where the seed makes several; absent in earlier summaries and where it makes one.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummaryClaim>? Claims { get; init; }
 
     /// <summary>The layout this build writes and reads; raise it with any change of a member's name, type or meaning.</summary>
     public const int CurrentSchemaVersion = 3;
@@ -121,6 +124,13 @@ public sealed record SummaryVariant(
     // Left out when absent, so summaries of single-runner runs (every one written before agents) read back and write out the same.
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<SummaryAgent>? Agents { get; init; }
+
+    /// <summary>
+    /// The latency members that are lower bounds ("p50Ms", "maxMs"...): timed-out requests rank at or below them, counted
+    /// at the time they were given up after. Absent when none is (and in earlier summaries).
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<string>? LowerBounds { get; init; }
 }
 
 /// <summary>One load agent's share of a variant, as the report's agent table prints it.</summary>
@@ -155,7 +165,19 @@ public sealed record SummaryOutcomeCount(string What, long Count);
 public sealed record SummarySentAtPeak(long Requests, long Completed, long TimedOut, long ConnectionErrors, double? AtLeastMeanMs);
 
 /// <summary>One step of a stepped load.</summary>
-public sealed record SummaryStep(double Load, double FromSeconds, double ToSeconds, double RequestsPerSecond, SummaryOutcomes Outcomes, double P50Ms, double P99Ms);
+public sealed record SummaryStep(double Load, double FromSeconds, double ToSeconds, double RequestsPerSecond, SummaryOutcomes Outcomes, double P50Ms, double P99Ms)
+{
+    /// <summary>The latency members that are lower bounds ("p50Ms", "p99Ms"); absent when none is.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<string>? LowerBounds { get; init; }
+
+    /// <summary>True when no request of the step got an answer or timed out, so its 0 latencies are none; absent otherwise.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public bool? NoAnswer { get; init; }
+}
+
+/// <summary>One claim of a seed with its own verdict (<c>Confirmed</c>, <c>Refuted</c> or <c>Inconclusive</c>), the figure it rests on, its 95 % CI or why there is none, and why.</summary>
+public sealed record SummaryClaim(string What, string Verdict, string Figure, string Interval, string Why);
 
 /// <summary>A figure an experiment computes for one variant, e.g. ("CPU per request", 1.8, "ms").</summary>
 public sealed record SummaryFigure(string Name, double Value, string Unit);

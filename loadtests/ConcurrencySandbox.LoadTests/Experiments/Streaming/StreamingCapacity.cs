@@ -5,6 +5,9 @@ using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.Platform.Hosting;
+using ConcurrencySandbox.Platform.Statistics;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
@@ -48,8 +51,13 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
 
     public override IReadOnlyList<Variant> Variants => [.. StreamingImplementations.Names.Select(VariantOf)];
 
-    /// <summary>A step that fell behind is what the search is for, so lost messages are data here, not a failed run.</summary>
-    public override IReadOnlyList<string> ExpectedToFail => StreamingImplementations.Names;
+    /// <summary>
+    /// None: a step that fell behind is what the search is for (its lost messages are data, not a failed run), so no
+    /// variant is held to a failed share, and none is "expected to fail" either: each is expected to hold some clients.
+    /// </summary>
+    public override IReadOnlyList<Threshold> DefaultThresholds => [];
+
+    public override string? DiagnosisDoesNotApplyBecause => StreamingExperiment.PushStreamIsNoRequestResponse;
 
     /// <summary>The ramp the options ask for; a <see cref="UsageException"/> naming the option when out of range.</summary>
     public static CapacityRamp RampOf(OptionValues values)
@@ -117,40 +125,74 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
             return Finding.NotAssessed("no pooled variant ran.");
         }
 
+        var capacity = CapacityClaim(allocating, pooled);
         List<SeedComparison> comparisons =
         [
             new("clients held on time (lateness p99 within 20 ms, nothing lost or dropped)", "not measured",
                 string.Join("; ", searches.Select(s => $"{s.Key} {s.Value.Describe()}"))),
-            new("capacity, pooled / allocating", "about double (\"doubling your throughput or number of client connections\")",
-                string.Join("; ", pooled.Select(p => $"{p.Key} {Ratio(p.Value, allocating)}"))),
+            new("capacity, pooled / allocating", "about double (\"doubling your throughput or number of client connections\")", $"{capacity.Figure} {capacity.Interval}"),
         ];
-
-        var bounds = searches.Where(s => s.Value.Capacity == 0 || s.Value.ReachedTop).Select(s => $"{s.Key} {s.Value.Describe()}").ToList();
-        if (bounds.Count > 0)
-        {
-            return new(Outcome.NotAssessed, comparisons,
-                $"inconclusive: a capacity is only a bound ({string.Join("; ", bounds)}); widen --capacity-from/--capacity-to.");
-        }
-
-        var ratios = pooled.Select(p => (p.Key, Ratio: (double)p.Value.Capacity / allocating.Capacity)).ToList();
-        var text = string.Join(", ", ratios.Select(r => $"{r.Key} {r.Ratio:0.##} x"));
-        if (ratios.All(r => r.Ratio >= SeedCapacityRatio))
-        {
-            return new(Outcome.Reproduced, comparisons, $"confirmed: pooling holds at least twice the clients on time ({text} allocating's {allocating.Capacity}).");
-        }
-
-        if (ratios.All(r => r.Ratio <= 1))
-        {
-            return new(Outcome.NotReproduced, comparisons,
-                $"refuted: pooling holds no more clients on time than allocating ({text} allocating's {allocating.Capacity}); the send syscall, not the garbage, sets the limit.");
-        }
-
-        return new(Outcome.NotAssessed, comparisons,
-            $"inconclusive: pooling holds more clients but less than double ({text} allocating's {allocating.Capacity}), and one step of the ramp is x1.5, so the ratio is known only to that factor.");
+        IReadOnlyList<Claim> claims =
+        [
+            capacity,
+            new("garbage gone", ClaimVerdict.Inconclusive, "not measured by --find-capacity", "[no figure]", "run streaming without --find-capacity for the bytes per message"),
+            new("heap halved", ClaimVerdict.Inconclusive, "not measured by --find-capacity", "[no figure]", "run streaming without --find-capacity for the heap"),
+            CpuClaim(allocating, pooled),
+        ];
+        return Finding.OfClaims(claims, comparisons, $"capacity: {capacity.Why}.");
     }
 
-    private static string Ratio(CapacitySearch pooled, CapacitySearch allocating) =>
-        allocating.Capacity == 0 ? "n/a (allocating held no step)" : $"{(double)pooled.Capacity / allocating.Capacity:0.##} x ({pooled.Capacity} / {allocating.Capacity})";
+    /// <summary>
+    /// Seed 001's "doubling ... client connections": each variant's capacity is known to the ramp's step, between the
+    /// largest step held and the first that failed (no upper end when the top held, no lower end but 0 when none held), so
+    /// the ratio is an interval; a ratio of two capacities that both reached the top (two lower bounds) is no figure.
+    /// </summary>
+    private static Claim CapacityClaim(CapacitySearch allocating, IReadOnlyList<KeyValuePair<string, CapacitySearch>> pooled)
+    {
+        const string what = "capacity doubled";
+        if (allocating.FailedAt is not { } allocatingFailedAt)
+        {
+            // Allocating held every step it ran: its capacity has no upper end, so any ratio to it is no figure.
+            var top = pooled.Where(p => p.Value.ReachedTop).Select(p => p.Key).ToList();
+            var figure = top.Count == pooled.Count
+                ? $"allocating and {string.Join(", ", top)} both at least {allocating.Capacity}: no ratio"
+                : $"allocating at least {allocating.Capacity}, the top of the ramp: no ratio";
+            return new(what, ClaimVerdict.Inconclusive, figure, "[no interval: a lower bound]", "allocating held the top of the ramp; raise --capacity-to");
+        }
+        var ratios = pooled.Select(p => (p.Key, Low: p.Value.Capacity / (double)allocatingFailedAt, High: p.Value.FailedAt is { } failed && allocating.Capacity > 0 ? failed / (double)allocating.Capacity : double.PositiveInfinity)).ToList();
+        var text = string.Join("; ", ratios.Select(r => Invariant($"{r.Key} {Describe(pooled.First(p => p.Key == r.Key).Value)} / allocating {Describe(allocating)}")));
+        var interval = "[" + string.Join("; ", ratios.Select(r => Invariant($"{r.Low:0.##} x to {(double.IsPositiveInfinity(r.High) ? "unbounded" : Invariant($"{r.High:0.##} x"))}"))) + "]";
+        return ratios.All(r => r.Low >= SeedCapacityRatio)
+            ? new(what, ClaimVerdict.Confirmed, text, interval, Invariant($"pooling holds at least {SeedCapacityRatio:0} x the clients on time even at the interval's low end"))
+            : ratios.All(r => r.High < SeedCapacityRatio)
+                ? new(what, ClaimVerdict.Refuted, text, interval, Invariant($"pooling holds less than {SeedCapacityRatio:0} x the clients on time even at the interval's high end; the send syscall, not the garbage, sets the limit"))
+                : new(what, ClaimVerdict.Inconclusive, text, interval, Invariant($"the interval (the ramp's x1.5 step on both sides) straddles {SeedCapacityRatio:0} x; narrow the ramp around the capacities"));
+    }
+
+    /// <summary>"between 1519 and 2278" (held, first failed), "below 200" (none held), "at least 9000" (the top held).</summary>
+    private static string Describe(CapacitySearch search) =>
+        search.ReachedTop ? Invariant($"at least {search.Capacity}")
+        : search.Held is null ? Invariant($"below {search.FailedAt}")
+        : Invariant($"between {search.Capacity} and {search.FailedAt}");
+
+    /// <summary>Seed 001's "less CPU": the pooled / allocating CPU per message at each client count both held, a paired ratio per step, its median with a 95 % CI.</summary>
+    private static Claim CpuClaim(CapacitySearch allocating, IReadOnlyList<KeyValuePair<string, CapacitySearch>> pooled)
+    {
+        const string what = "less CPU";
+        var perVariant = pooled.Select(p => (p.Key, Ratios: p.Value.Steps.Where(s => s.Held && s.CpuMicrosecondsPerMessage > 0)
+            .Join(allocating.Steps.Where(s => s.Held && s.CpuMicrosecondsPerMessage > 0), s => s.Clients, s => s.Clients, (ps, a) => ps.CpuMicrosecondsPerMessage / a.CpuMicrosecondsPerMessage)
+            .ToList())).ToList();
+        if (perVariant.Any(v => v.Ratios.Count == 0))
+        {
+            return new(what, ClaimVerdict.Inconclusive, "no client count held by allocating and every pooled variant", "[no figure]", "CPU per message is compared at equal client counts");
+        }
+        var estimates = perVariant.Select(v => (v.Key, Estimate: Estimates.Of(v.Ratios))).ToList();
+        var text = string.Join("; ", estimates.Select(e => Invariant($"{e.Key} {e.Estimate.Median * 100:0.#} % of allocating's CPU per message")));
+        var interval = "[" + string.Join("; ", estimates.Select(e => e.Estimate.Interval("0.##", 100))) + Invariant($" %, over {estimates.Min(e => e.Estimate.Count)}+ steps both held]");
+        return estimates.All(e => e.Estimate.High < 1) ? new(what, ClaimVerdict.Confirmed, text, interval, "every interval below 100 %")
+            : estimates.All(e => e.Estimate.Low >= 1) ? new(what, ClaimVerdict.Refuted, text, interval, "every interval at or above 100 %")
+            : new(what, ClaimVerdict.Inconclusive, text, interval, "an interval straddles 100 %, or has too few steps for a 95 % CI (6)");
+    }
 
     private Variant VariantOf(string implementation) => new(
         implementation,
@@ -351,6 +393,9 @@ public sealed record CapacitySearch(CapacityRamp Ramp, IReadOnlyList<CapacitySte
     public CapacityStep? Held => Steps.LastOrDefault(step => step.Held);
 
     public int Capacity => Held?.Clients ?? 0;
+
+    /// <summary>The clients of the first step that did not hold (the capacity is below it); null when every step held.</summary>
+    public int? FailedAt => Steps.FirstOrDefault(step => !step.Held)?.Clients;
 
     /// <summary>No step failed: the capacity is only a lower bound.</summary>
     public bool ReachedTop => Steps.Count > 0 && Steps.All(step => step.Held);

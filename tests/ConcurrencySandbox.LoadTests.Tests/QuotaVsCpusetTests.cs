@@ -78,12 +78,12 @@ public class QuotaVsCpusetTests
     {
         var before = CgroupCpuStat.Parse("usage_usec 1000000\nnr_periods 100\nnr_throttled 10\nthrottled_usec 500000\n");
         var after = CgroupCpuStat.Parse("usage_usec 7000000\nnr_periods 160\nnr_throttled 55\nthrottled_usec 3700000\n");
-        var cpuset = CgroupCpuStat.Parse("usage_usec 4000000\n").Since(CgroupCpuStat.Parse("usage_usec 1000000\n"));
+        var cpuset = CgroupCpuStat.Parse("usage_usec 4000000\nnr_periods 0\n").Since(CgroupCpuStat.Parse("usage_usec 1000000\nnr_periods 0\n")); // no quota: the period counter stays 0
 
         var verdict = QuotaVsCpuset.Judge("request", 1, Rounds(2, 2, 2, 2, 2, 2), 10, after.Since(before), cpuset);
 
         // 6 rounds: quota 6 x 1 s of requests, cpuset 6 x 0.5 s.
-        Assert.Contains("Counters: quota 45 of 60 CFS periods throttled (3.2 s), 1.00 s CPU per second of request time; cpuset no CFS period counters, 1.00 s CPU per second of request time", verdict.Line(), StringComparison.Ordinal);
+        Assert.Contains("Counters: quota 45 of 60 CFS periods throttled (3.2 s), 1.00 s CPU per second of request time; cpuset no CFS quota periods, 1.00 s CPU per second of request time", verdict.Line(), StringComparison.Ordinal);
     }
 
     [Fact]

@@ -32,16 +32,16 @@ public enum LimitFinding
 /// <summary>One container's side of a verdict: its request times, their sum, and what its cgroup counted while the rounds ran (null: not read).</summary>
 public sealed record LimitSide(Estimate Seconds, double TotalSeconds, CgroupCpuStat? Stat)
 {
-    /// <summary>"12 of 40 CFS periods throttled (0.8 s), 1.15 s CPU per second of request time" or "cpu.stat not read".</summary>
+    /// <summary>"12 of 40 CFS periods throttled (0.8 s), 1.15 s CPU per second of request time", "no CFS quota periods, ..." (no quota) or "cpu.stat not read".</summary>
     public override string ToString()
     {
         if (Stat is null)
         {
             return "cpu.stat not read";
         }
-        var periods = Stat.Periods is { } p
+        var periods = Stat.Periods is { } p and > 0
             ? Invariant($"{Stat.ThrottledPeriods ?? 0} of {p} CFS periods throttled ({(Stat.ThrottledMicroseconds ?? 0) / 1e6:0.###} s)")
-            : "no CFS period counters";
+            : "no CFS quota periods";
         var usage = Stat.UsageMicroseconds is { } us
             ? Invariant($", {us / 1e6 / TotalSeconds:0.00} s CPU per second of request time")
             : "";

@@ -17,8 +17,8 @@ public sealed record LimitsOptions(IReadOnlyList<int> Cores, int Rounds, string 
     public const int MaxRounds = 200;
     public const int DefaultRounds = 12;
     public const long DefaultCycles = 100_000_000;
-    public const int DefaultBurstRequests = 32;
-    public const int DefaultBurstCalls = 20;
+    public const int DefaultBurstRequests = 64;
+    public const int DefaultBurstCalls = 50;
 
     /// <summary>The stub's delay per fan-out call: short, so the burst's time is the server's CPU work more than waiting.</summary>
     public const int BurstDelayMs = 5;

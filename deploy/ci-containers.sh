@@ -7,7 +7,10 @@
 # container's runtime through a diagnostics socket on a shared volume during a starving fan-out, then runs the compose
 # stack end to end with the smoke profile, then under the monitoring profile checks that Prometheus scrapes every API's
 # control plane (/metrics), then under the agents profile runs 3 scaled-out load agents and checks the coordinator's
-# merged report. Everything it started (containers, the compose network,
+# merged report. Between the observer and the compose stack, the load runner's "limits" command answers quota vs cpuset: at
+# 1 and 2 cores the API runs at --cpus N and --cpuset-cpus 0-(N-1) side by side, a single-threaded request and a fan-out
+# burst are timed on both in alternating rounds, and one "ok: quota vs cpuset ..." (or "inconclusive: ...") line per
+# workload gives the quota / cpuset time ratio with its 95 % CI and each cgroup's CFS counters. Everything it started (containers, the compose network,
 # dockerd) is removed again by id. Where no engine can run, one line says so and every check counts as skipped.
 # Last line: "containers: N passed, N failed, N skipped".
 # Settings: COMPARE_CYCLES (default 10^9), COMPARE_CI_WIDTH (5 %), COMPARE_BUDGET_S (30 s), OBSERVER_LOAD_S (12 s), OBSERVER_MAX_GAP_S (5 s), SDK_IMAGE / RUNTIME_IMAGE (default: the official images when present
@@ -24,13 +27,16 @@ COMPOSE_CHECKS=3     # the stack exits 0, the reports are written, its smoke run
 AGENTS_CHECKS=2      # the agents profile's coordinator exits 0, its merged report has a healthy row per agent
 MONITORING_CHECKS=2  # Prometheus reports every API's control plane up, and holds its thread pool series
 OBSERVER_CHECKS=1    # a container's runtime observed through the diagnostics socket during a starving fan-out
+LIMITS_CORES=(1 2)   # quota vs cpuset: the core counts compared
+LIMITS_CHECKS=$((2 * ${#LIMITS_CORES[@]})) # a verdict line per workload (single-threaded request, fan-out burst) and core count
+LIMITS_ROUNDS=${LIMITS_ROUNDS:-20}         # paired rounds per workload: quota and cpuset alternating which goes first
 OBSERVER_LOAD_S=${OBSERVER_LOAD_S:-12}      # how long the starving load is held
 # The longest gap allowed between two counter samples. They come every second from outside the starved pool; an
 # in-process reader stalls with the pool for tens of seconds. 2 s failed once (2.75 s) with the host at load 25 and the
 # container on a 1-core quota, so the limit tells the two mechanisms apart rather than timing the machine.
 OBSERVER_MAX_GAP_S=${OBSERVER_MAX_GAP_S:-5}
 BUILD_CHECKS=3
-TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + 1 + OBSERVER_CHECKS + COMPOSE_CHECKS + AGENTS_CHECKS + MONITORING_CHECKS))
+TOTAL_CHECKS=$((BUILD_CHECKS + ${#SETTINGS[@]} * CHECKS_PER_SETTING + 1 + OBSERVER_CHECKS + LIMITS_CHECKS + COMPOSE_CHECKS + AGENTS_CHECKS + MONITORING_CHECKS))
 COMPARE_CYCLES=${COMPARE_CYCLES:-1000000000}
 COMPARE_CI_WIDTH=${COMPARE_CI_WIDTH:-5}  # the API's ciWidth: target half-width of each figure's 95 % CI, in percent
 COMPARE_BUDGET_S=${COMPARE_BUDGET_S:-30} # the API's budgetSeconds for one compare row
@@ -223,6 +229,37 @@ else
   else
     grep -E '^(note|error|observer|-- )' "$work/observer.log" | tail -n 10
     fail "observer in a container: $figures; through '${source:-no report}'"
+  fi
+fi
+
+# 5b. Quota vs cpuset (docs/deploy.md, "CPU quota or cpuset"): the load runner's limits command prints a verdict line per
+#     workload and core count; an inconclusive one is an answer too (a busy CI machine must not fail the stage), a
+#     skipped core count (more than the host has) counts as skipped, a command that fails counts as failed.
+if [ ! -f "$runner_dll" ] || ! command -v dotnet >/dev/null; then
+  skip "quota vs cpuset: no load runner build to run" "$LIMITS_CHECKS"
+else
+  limits_started=$(date +%s)
+  containers_before=" $(docker ps -aq | tr '\n' ' ') "
+  cores_list=$(IFS=,; echo "${LIMITS_CORES[*]}")
+  timeout -s INT -k 30 600 dotnet "$runner_dll" limits --engine docker --cores "$cores_list" --rounds "$LIMITS_ROUNDS" >"$work/limits.log" 2>&1
+  limits_rc=$?
+  grep -E '^(limits:|error:)' "$work/limits.log"
+  answered=0
+  while IFS= read -r line; do
+    echo "$line"
+    case $line in
+      skipped:*) skipped=$((skipped + 2)) ;;
+      *) passed=$((passed + 1)); answered=$((answered + 1)) ;;
+    esac
+  done < <(grep -E '^(ok|inconclusive|skipped): quota vs cpuset' "$work/limits.log")
+  for id in $(docker ps -aq --filter ancestor=concurrencysandbox/api:local); do
+    [[ "$containers_before" == *" $id "* ]] || { docker rm -f "$id" >/dev/null; echo "containers: removed $id, left by the limits command"; }
+  done
+  if [ "$limits_rc" -ne 0 ]; then
+    tail -n 5 "$work/limits.log"
+    fail "quota vs cpuset: the limits command exited $limits_rc after $answered verdict line(s), in $(($(date +%s) - limits_started)) s"
+  else
+    echo "containers: quota vs cpuset took $(($(date +%s) - limits_started)) s"
   fi
 fi
 

@@ -27,6 +27,12 @@ public class CommandLineTests
     [InlineData("compute", "--agent-cpus", "1")]
     [InlineData("fanout", "--live", "65536")]
     [InlineData("fanout", "--live", "http")]
+    [InlineData("limits", "--rounds", "5")]
+    [InlineData("limits", "--rounds", "201")]
+    [InlineData("limits", "--cores", "0")]
+    [InlineData("limits", "--engine", "local")]
+    [InlineData("limits", "--burst", "0")]
+    [InlineData("limits", "--ci-width", "60")]
     public async Task BadOptionsExitWithCode2AndOneLine(params string[] args)
     {
         var (code, _, error) = await InvokeAsync(args, (_, _) => Task.FromResult(0));

@@ -104,6 +104,7 @@ public static class CommandLine
         root.Subcommands.Add(UrlCommand.Create(output, error));
         root.Subcommands.Add(StreamingClients(output, error));
         root.Subcommands.Add(AgentCommand.Create(output, error));
+        root.Subcommands.Add(LimitsCommand.Create(output, error));
         Threshold.AllowMultipleArgumentsPerToken = false;
         root.SetAction(async (parse, cancellationToken) =>
         {
@@ -228,14 +229,7 @@ public static class CommandLine
 
     private static MatrixOptions ParseMatrix(OptionValues values)
     {
-        var cpus = values.List(Cpus).Select(text =>
-            int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n > 0
-                ? n
-                : throw new UsageException($"--cpus takes positive core counts like 1,2; got '{text}'")).Distinct().ToList();
-        if (cpus.Count == 0)
-        {
-            throw new UsageException("--cpus names no core count");
-        }
+        var cpus = CoreCounts(values, Cpus);
         var gc = values.Get(Gc);
         if (gc is not (null or "server" or "workstation"))
         {
@@ -262,6 +256,16 @@ public static class CommandLine
             engine == "local" ? null : engine, values.Get(Image)!, limits,
             values.InRange(CiWidth, MeasurementPolicy.MinTargetHalfWidthPercent, MeasurementPolicy.MaxTargetHalfWidthPercent),
             values.InRange(SweepBudget, MeasurementPolicy.MinBudgetSeconds, MeasurementPolicy.MaxBudgetSeconds));
+    }
+
+    /// <summary>A comma-separated list of positive core counts such as "1,2", without repeats; a <see cref="UsageException"/> otherwise.</summary>
+    internal static IReadOnlyList<int> CoreCounts(OptionValues values, Option<string> option)
+    {
+        var counts = values.List(option).Select(text =>
+            int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var n) && n > 0
+                ? n
+                : throw new UsageException($"{option.Name} takes positive core counts like 1,2; got '{text}'")).Distinct().ToList();
+        return counts.Count > 0 ? counts : throw new UsageException($"{option.Name} names no core count");
     }
 
     /// <summary><c>--live</c>: null when absent, the default port when given alone, else its port (0 to 65535).</summary>

@@ -104,6 +104,13 @@ public sealed class ContainerEngine(string command)
     public bool IsRunning(string containerId) =>
         RunAsync(["inspect", "--format", "{{.State.Running}}", containerId], CancellationToken.None).GetAwaiter().GetResult() is (0, "true", _);
 
+    /// <summary>The standard output of <paramref name="command"/> run in the container, or null when it failed.</summary>
+    public async Task<string?> ExecAsync(string containerId, IReadOnlyList<string> command, CancellationToken cancellationToken)
+    {
+        var (exitCode, output, _) = await RunAsync(["exec", containerId, .. command], cancellationToken);
+        return exitCode == 0 ? output : null;
+    }
+
     /// <summary>Stops and removes the container; never throws, so it can run while the runner is being stopped.</summary>
     public async Task RemoveAsync(string containerId)
     {
@@ -192,7 +199,7 @@ public sealed class ContainerApiServers(ContainerEngine engine, string image, Co
         try
         {
             var address = await engine.PublishedAddressAsync(containerId, ContainerEngine.ApiPort, cancellationToken);
-            await CheckProcessorCountAsync(address, containerId, cancellationToken);
+            await WaitReadyAsync(address, containerId, Limit, cancellationToken);
             var connected = socket is null ? null : await socket.ConnectedAsync(SocketGrace, cancellationToken);
             if (socket is not null && connected is null)
             {
@@ -273,7 +280,8 @@ public sealed class ContainerApiServers(ContainerEngine engine, string image, Co
         return await client.IsHealthyAsync(cancellationToken) ? address : null;
     }
 
-    private async Task CheckProcessorCountAsync(Uri address, string containerId, CancellationToken cancellationToken)
+    /// <summary>Waits for the container's /healthz, then refuses a runtime that did not derive <paramref name="limit"/>'s processor count.</summary>
+    public static async Task WaitReadyAsync(Uri address, string containerId, ContainerLimit limit, CancellationToken cancellationToken)
     {
         using var client = new SandboxClient(address);
         var waited = Stopwatch.StartNew();
@@ -281,15 +289,15 @@ public sealed class ContainerApiServers(ContainerEngine engine, string image, Co
         {
             if (waited.Elapsed > ReadyTimeout)
             {
-                throw new UsageException($"the API container {containerId[..Math.Min(12, containerId.Length)]} ({Limit}) answered no /healthz within {ReadyTimeout.TotalSeconds:0} s");
+                throw new UsageException($"the API container {containerId[..Math.Min(12, containerId.Length)]} ({limit}) answered no /healthz within {ReadyTimeout.TotalSeconds:0} s");
             }
             await Task.Delay(ReadyPoll, cancellationToken);
         }
         var processors = (await client.GetTelemetryAsync(TimeSpan.FromSeconds(10), cancellationToken))?.ProcessorCount;
-        if (processors != Limit.Cpus)
+        if (processors != limit.Cpus)
         {
             throw new UsageException(
-                $"the API in the container ({Limit}) reports ProcessorCount {processors?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}, expected {Limit.Cpus}: " +
+                $"the API in the container ({limit}) reports ProcessorCount {processors?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}, expected {limit.Cpus}: " +
                 "the engine did not apply the limit (cgroup v1/v2 without the cpu controller?), so this core count would measure the wrong thing");
         }
     }

@@ -19,7 +19,7 @@ namespace ConcurrencySandbox.LoadTests.Matrix;
 
 /// <summary>What was measured at one core count and limit (taskset pinning, or a container's quota or cpuset), or why it was skipped.</summary>
 public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<ComparisonRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
-    ContainerLimit? Container = null)
+    ContainerLimit? Container = null, BreakEvenBracket? Bracket = null)
 {
     /// <summary>How the report names this run: "2 core(s)" locally, "2 core(s) --cpus 2" in a container.</summary>
     public string Label => $"{Cpus} core(s){LimitSuffix}";
@@ -125,7 +125,7 @@ public static class MatrixRunner
         File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, setup, fanOut.Settings.DelayMs));
         File.WriteAllText(Path.Combine(outputFolder, "report.html"), Html(runs, verdict, options, setup, fanOut.Settings.DelayMs, chart, efficiency));
         File.WriteAllText(Path.Combine(outputFolder, "matrix.json"), JsonSerializer.Serialize(
-            new { options, setup, runs = runs.Select(r => new { r.Cpus, Limit = r.Container?.ToString(), r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, FanOut = r.FanOut?.Experiment }), verdict, flags },
+            new { options, setup, runs = runs.Select(r => new { r.Cpus, Limit = r.Container?.ToString(), r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, r.Bracket, FanOut = r.FanOut?.Experiment }), verdict, flags },
             new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
         console.WriteLine($"== matrix: {verdict}");
         console.WriteLine($"report: {Path.GetFullPath(outputFolder)}");
@@ -150,7 +150,7 @@ public static class MatrixRunner
             true,
             [
                 new RunVerdict("hypothesis 3", hypothesis3.Split(':')[0], hypothesis3),
-                .. sweeps.Select(r => new RunVerdict($"{r.Label}: break-even", r.BreakEvenAmount?.ToString("N0", CultureInfo.InvariantCulture) ?? "none", BreakEven(r))),
+                .. sweeps.Select(r => new RunVerdict($"{r.Label}: break-even", BracketOf(r).Text, BreakEven(r))),
             ],
             [.. sweeps.Select(r => r.Sweep.MaxBy(row => row.Amount)!).Zip(sweeps, (row, r) =>
                 new HeadlineFigure(string.Create(CultureInfo.InvariantCulture, $"{r.Label}: efficiency at {row.Amount:N0} cycles"), row.Efficiency.Describe("0.#", " %")))]);
@@ -169,6 +169,7 @@ public static class MatrixRunner
     {
         IReadOnlyList<ComparisonRow> sweep = [];
         double? breakEven = null;
+        BreakEvenBracket? bracket = null;
         int? processorCount = null;
         if (options.Experiments.Contains("sweep"))
         {
@@ -180,7 +181,7 @@ public static class MatrixRunner
                 var answer = await client.GetAsync<SweepReport>(
                     string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&ciWidth={options.CiWidthPercent}&budgetSeconds={options.SweepBudgetSeconds}&format=json"),
                     SweepTimeout, cancellationToken);
-                (sweep, breakEven, processorCount) = (answer.Rows, answer.BreakEvenAmount, answer.ProcessorCount);
+                (sweep, breakEven, bracket, processorCount) = (answer.Rows, answer.BreakEvenAmount, answer.Bracket, answer.ProcessorCount);
             }
             catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
             {
@@ -193,7 +194,7 @@ public static class MatrixRunner
             fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, setting.Cpus, setting.Container?.KindName, progress: progress);
             processorCount ??= fanOut.ApiProcessorCount;
         }
-        return setting with { ApiProcessorCount = processorCount, Sweep = sweep, BreakEvenAmount = breakEven, FanOut = fanOut };
+        return setting with { ApiProcessorCount = processorCount, Sweep = sweep, BreakEvenAmount = breakEven, Bracket = bracket, FanOut = fanOut };
     }
 
     /// <summary>Every flagged sweep figure, judged against the cores the API really had (its ProcessorCount when known).</summary>
@@ -341,15 +342,21 @@ public static class MatrixRunner
     [
         "API ProcessorCount: " + string.Join("; ", measured.Select(r =>
             string.Create(CultureInfo.InvariantCulture, $"{r.Label}: {r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}"))) + ".",
-        "Break-even (the first amount from which every conclusive row has Task.Run at least as fast across its CI): " + string.Join("; ", measured.Select(r =>
+        $"Break-even {BreakEvens.BracketRule}: " + string.Join("; ", measured.Select(r =>
             $"{r.Label}: {BreakEven(r)}")) + ".",
     ];
 
-    /// <summary>"10,000,000 cycles (efficiency 104 % [101, 107] n=8, min 99)" or "none".</summary>
-    private static string BreakEven(CoreCountRun run) =>
-        run.BreakEvenAmount is { } amount && run.Sweep.FirstOrDefault(s => s.Amount == amount) is { } row
-            ? string.Create(CultureInfo.InvariantCulture, $"{amount:N0} cycles (efficiency {row.Efficiency.Describe("0", " %")})")
-            : "none among conclusive rows";
+    /// <summary>"between 1,000,000 and 10,000,000 cycles (10,000,000: efficiency 104 % [101, 107] n=8, min 99)".</summary>
+    private static string BreakEven(CoreCountRun run)
+    {
+        var bracket = BracketOf(run);
+        return bracket.Above is { } amount && run.Sweep.FirstOrDefault(s => s.Amount == amount) is { } row
+            ? string.Create(CultureInfo.InvariantCulture, $"{bracket.Text} ({amount:N0}: efficiency {row.Efficiency.Describe("0", " %")})")
+            : bracket.Text;
+    }
+
+    /// <summary>The bracket the API sent, else (an API before brackets) the one its rows give on the cores the API had.</summary>
+    public static BreakEvenBracket BracketOf(CoreCountRun run) => run.Bracket ?? BreakEvens.Bracket(run.Sweep, "cycles", run.ApiProcessorCount ?? run.Cpus);
 
     private static string StarvedNote(int delayMs) => string.Create(CultureInfo.InvariantCulture,
         $"\"Starved from\" is the load of the first interval whose requests (grouped by when they were sent) took {StarvedFactor:0} x the {delayMs} ms delay on average, timed-out ones counted at their timeout. Latency columns cover completed requests; timed-out ones are counted, not averaged.");

@@ -92,7 +92,8 @@ public static class SweepFormat
 
         var machine = report.Machine;
         md.AppendLine();
-        md.AppendLine($"Break-even {report.AmountName} (the first from which every conclusive row is at least 100 % across its CI): {(report.BreakEvenRow is { } b ? $"{b.Amount.ToString(Invariant)}, efficiency {b.Efficiency.Describe("0.0", " %")}" : "none (no amount from which every conclusive row has Task.Run caught up)")}. " +
+        var bracket = report.Bracket ?? BreakEvens.Bracket(report.Rows, report.AmountName, report.ProcessorCount);
+        md.AppendLine($"Break-even {BreakEvens.BracketRule}: {bracket.Text}{(report.BreakEvenRow is { } b ? $" ({b.Amount.ToString("N0", Invariant)}: efficiency {b.Efficiency.Describe("0.0", " %")})" : "")}. " +
             $"{machine.ProcessorCount} processors ({machine.CpuModel}), {machine.RuntimeVersion}, {(machine.IsServerGC ? "server" : "workstation")} GC, " +
             $"{report.TotalSeconds.ToString("0.0", Invariant)} s in all. Calibration loop drift over the sweep: {report.SpeedDriftPercent.ToString("0.#", Invariant)} %.");
         md.AppendLine();

@@ -4,10 +4,11 @@ using ConcurrencySandbox.Contracts.Statistics;
 namespace ConcurrencySandbox.Contracts.Work;
 
 /// <summary>Seed 004's whole table for this machine, with the break-even amount.</summary>
-/// <param name="BreakEvenAmount">The first amount from which every conclusive row has Task.Run at least as fast as inline across the efficiency's CI (that amount's row among them); null when none is.</param>
+/// <param name="BreakEvenAmount">The smallest amount from which every row passed its checks and has Task.Run at least as fast as inline across the efficiency's CI (the upper end of <paramref name="Bracket"/>); null when none is.</param>
 /// <param name="Policy">How each row was measured, in words.</param>
 /// <param name="SpeedDriftPercent">(max - min) / min of the calibration loop's times before, between and after the rows.</param>
 /// <param name="Flags">Every row's flagged figures, judged on the process's cores (<see cref="ProcessorCount"/>).</param>
+/// <param name="Bracket">Where Task.Run catches up, as a bracket a flagged row widens instead of moving; null from an API before it (<see cref="BreakEvenAmount"/> is its upper end).</param>
 public sealed record SweepReport(
     string Work,
     string AmountName,
@@ -17,7 +18,8 @@ public sealed record SweepReport(
     MachineInfo Machine,
     string Policy,
     double SpeedDriftPercent,
-    IReadOnlyList<FigureFlag> Flags)
+    IReadOnlyList<FigureFlag> Flags,
+    BreakEvenBracket? Bracket = null)
 {
     public int ProcessorCount => Machine.ProcessorCount;
 

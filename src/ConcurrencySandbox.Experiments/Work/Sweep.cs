@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Globalization;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Platform.Machine;
 using ConcurrencySandbox.Platform.Statistics;
@@ -26,34 +27,61 @@ public static class Sweep
     }
 
     /// <summary>
-    /// The break-even on <paramref name="cores"/> cores: the first amount from which on every row that passed its checks
-    /// (nothing impossible or inconclusive) has an efficiency of at least 100 % across its whole CI (Task.Run is at least
-    /// as fast, not just possibly so), that amount's row among them. A conclusive row at or above 100 % followed by a
-    /// larger conclusive one that is not is a lucky row, not the break-even; rows that failed their checks are skipped.
+    /// The break-even on <paramref name="cores"/> cores: the smallest amount from which on every row is conclusively at
+    /// least 100 % across its whole CI (Task.Run is at least as fast, not just possibly so), the upper end of
+    /// <see cref="BreakEvens.Bracket"/>. A row that failed its checks in between keeps it higher instead of being skipped.
     /// </summary>
-    public static long? BreakEven(IEnumerable<ComparisonRow> rows, string amountName, int cores)
-    {
-        long? breakEven = null;
-        foreach (var row in rows.Where(r => FigureChecks.Conclusive(r.Flags(amountName, cores))).OrderByDescending(r => r.Amount))
-        {
-            if (row.Efficiency.Low is not >= 100)
-            {
-                break;
-            }
-
-            breakEven = row.Amount;
-        }
-
-        return breakEven;
-    }
+    public static long? BreakEven(IEnumerable<ComparisonRow> rows, string amountName, int cores) => BreakEvens.Bracket(rows, amountName, cores).Above;
 
     /// <summary>A row per amount, measured in interleaved rounds under <paramref name="policy"/>, whose budget is the whole sweep's (<see cref="Comparison.MeasureRowsAsync"/>).</summary>
+    /// <remarks>
+    /// Then the flagged rows inside the break-even bracket are measured again with <see cref="CrossingBudgetShare"/> of the
+    /// budget on top (<see cref="NarrowBracketAsync"/>).
+    /// </remarks>
     public static async Task<SweepReport> RunAsync(WorkUnit unit, IReadOnlyList<long> amounts, MeasurementPolicy policy, CancellationToken cancellationToken)
     {
         var started = Stopwatch.GetTimestamp();
-        var rows = await Comparison.MeasureRowsAsync(unit, amounts, policy, Bench.Of(unit), Comparison.ShuffleSeed, cancellationToken);
+        var bench = Bench.Of(unit);
+        var rows = await Comparison.MeasureRowsAsync(unit, amounts, policy, bench, Comparison.ShuffleSeed, cancellationToken);
         var cores = CurrentMachine.Info.ProcessorCount;
-        return new SweepReport(unit.Name, unit.AmountName, rows, BreakEven(rows, unit.AmountName, cores), Stopwatch.GetElapsedTime(started).TotalSeconds, CurrentMachine.Info,
-            Comparison.Describe(policy, amounts.Count, Comparison.ShuffleSeed), Calibration.DriftPercent(rows.Select(r => r.Speed)), rows.Flags(unit.AmountName, cores));
+        rows = await NarrowBracketAsync(rows, unit.AmountName, cores, policy.Budget * CrossingBudgetShare,
+            (again, budget, token) => Comparison.MeasureRowsAsync(unit, again, policy with { Budget = budget }, bench, Comparison.ShuffleSeed, token), TimeProvider.System, cancellationToken);
+        var bracket = BreakEvens.Bracket(rows, unit.AmountName, cores);
+        return new SweepReport(unit.Name, unit.AmountName, rows, bracket.Above, Stopwatch.GetElapsedTime(started).TotalSeconds, CurrentMachine.Info,
+            Comparison.Describe(policy, amounts.Count, Comparison.ShuffleSeed) + CrossingPolicy, Calibration.DriftPercent(rows.Select(r => r.Speed)), rows.Flags(unit.AmountName, cores), bracket);
+    }
+
+    /// <summary>The share of a sweep's budget spent, after the sweep, on measuring the flagged rows inside the break-even bracket again.</summary>
+    public const double CrossingBudgetShare = 0.25;
+
+    /// <summary>The most times the flagged rows inside the bracket are measured again.</summary>
+    public const int CrossingPasses = 2;
+
+    private static readonly string CrossingPolicy = string.Create(CultureInfo.InvariantCulture,
+        $"; then the flagged rows inside the break-even bracket measured again (at most {CrossingPasses} times, within {CrossingBudgetShare * 100:0} % of the budget on top), a row replaced only by one that passed its checks");
+
+    /// <summary>
+    /// Measures the flagged rows inside the break-even bracket (<see cref="BreakEvenBracket.Widened"/>) again through
+    /// <paramref name="measure"/> (given the amounts and the budget left) until the bracket is conclusive, <paramref name="budget"/>
+    /// is spent or <see cref="CrossingPasses"/> passes are done. A row measured again replaces the first only when it
+    /// passed its checks, so a second bad measurement never hides a first one.
+    /// </summary>
+    public static async Task<IReadOnlyList<ComparisonRow>> NarrowBracketAsync(
+        IReadOnlyList<ComparisonRow> rows, string amountName, int cores, TimeSpan budget,
+        Func<IReadOnlyList<long>, TimeSpan, CancellationToken, Task<IReadOnlyList<ComparisonRow>>> measure, TimeProvider time, CancellationToken cancellationToken)
+    {
+        var started = time.GetTimestamp();
+        for (var pass = 0; pass < CrossingPasses; pass++)
+        {
+            var bracket = BreakEvens.Bracket(rows, amountName, cores);
+            var left = budget - time.GetElapsedTime(started);
+            if (bracket.Conclusive || left <= TimeSpan.Zero)
+            {
+                break;
+            }
+            var again = await measure(bracket.Widened, left, cancellationToken);
+            rows = [.. rows.Select(row => again.FirstOrDefault(a => a.Amount == row.Amount) is { } remeasured && FigureChecks.Conclusive(remeasured.Flags(amountName, cores)) ? remeasured : row)];
+        }
+        return rows;
     }
 }

@@ -75,15 +75,8 @@ public sealed record MachineCounters(long TotalTicks, long BusyTicks, long Steal
     /// <summary>nr_throttled and the throttled time in microseconds (cgroup v2 throttled_usec, v1 throttled_time in ns).</summary>
     public static (long? Periods, long? Microseconds) ParseCpuStat(string text)
     {
-        var values = text.Split('\n', StringSplitOptions.RemoveEmptyEntries)
-            .Select(l => l.Split(' ', StringSplitOptions.RemoveEmptyEntries))
-            .Where(p => p.Length == 2)
-            .ToDictionary(p => p[0], p => ParseLong(p[1]));
-        long? periods = values.TryGetValue("nr_throttled", out var n) ? n : null;
-        long? microseconds = values.TryGetValue("throttled_usec", out var us) ? us
-            : values.TryGetValue("throttled_time", out var ns) ? ns / 1000
-            : null;
-        return (periods, microseconds);
+        var stat = CgroupCpuStat.Parse(text);
+        return (stat.ThrottledPeriods, stat.ThrottledMicroseconds);
     }
 
     private static long ParseLong(string text) => long.Parse(text, NumberStyles.Integer, CultureInfo.InvariantCulture);

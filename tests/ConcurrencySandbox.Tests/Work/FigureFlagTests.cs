@@ -98,16 +98,101 @@ public sealed class FigureFlagTests
     }
 
     [Fact]
-    public void ALuckyConclusiveRowFollowedByASlowerConclusiveOneIsNotTheBreakEven()
+    public void ALuckyConclusiveRowFollowedByASlowerConclusiveOneIsNotTheBreakEvenAndAFlaggedRowKeepsItAboveInsteadOfBeingSkipped()
     {
         var lucky = Clean with { Amount = 1_000, Efficiency = Narrow(150) };
         var slower = Clean with { Amount = 10_000, Efficiency = Narrow(90) };
         var caughtUp = Clean with { Amount = 100_000, Efficiency = Narrow(190) };
-        var wideBelow = Inconclusive with { Amount = 1_000_000, Efficiency = new Estimate(80, 40, 120, 10, 30) }; // fails its checks: skipped
+        var wideBelow = Inconclusive with { Amount = 1_000_000, Efficiency = new Estimate(80, 40, 120, 10, 30) }; // fails its checks: widens the bracket
         var largest = Clean with { Amount = 10_000_000, Efficiency = Narrow(195) };
 
-        Assert.Equal(100_000, Sweep.BreakEven([lucky, slower, caughtUp, wideBelow, largest], "cycles", cores: 2));
-        Assert.Equal(100_000, Sweep.BreakEven([largest, caughtUp, lucky, wideBelow, slower], "cycles", cores: 2)); // by amount, not by position
+        Assert.Equal(100_000, Sweep.BreakEven([lucky, slower, caughtUp, largest], "cycles", cores: 2));
+        Assert.Equal(10_000_000, Sweep.BreakEven([lucky, slower, caughtUp, wideBelow, largest], "cycles", cores: 2));
+        Assert.Equal(10_000_000, Sweep.BreakEven([largest, caughtUp, lucky, wideBelow, slower], "cycles", cores: 2)); // by amount, not by position
+        Assert.Equal("inconclusive between 10,000 and 10,000,000 cycles (flagged: 1,000,000)", BreakEvens.Bracket([largest, caughtUp, lucky, wideBelow, slower], "cycles", cores: 2).Text);
+    }
+
+    [Fact]
+    public void AFlaggedRowInsideTheBracketWidensItInsteadOfMovingTheBreakEven()
+    {
+        // Run 1 of issue 31: the 10^6 row flagged, the break-even jumped to 10^7; now the bracket keeps both ends and says why it is wide.
+        var below = Clean with { Amount = 10_000, Efficiency = Narrow(90) };
+        var above = Clean with { Amount = 100_000, Efficiency = Narrow(150) };
+        var flagged = Inconclusive with { Amount = 1_000_000, Efficiency = Narrow(168) };
+        var largest = Clean with { Amount = 10_000_000, Efficiency = Narrow(190) };
+
+        var bracket = BreakEvens.Bracket([below, above, flagged, largest], "cycles", cores: 2);
+
+        Assert.Equal((10_000L, 10_000_000L), (bracket.Below, bracket.Above));
+        Assert.Equal([1_000_000L], bracket.Widened);
+        Assert.False(bracket.Conclusive);
+        Assert.Equal("inconclusive between 10,000 and 10,000,000 cycles (flagged: 1,000,000)", bracket.Text);
+        Assert.Equal(bracket.Above, Sweep.BreakEven([below, above, flagged, largest], "cycles", cores: 2));
+    }
+
+    [Fact]
+    public void FlaggedRowsOutsideTheBracketLeaveItConclusiveAndAStraddlingRowSitsInside()
+    {
+        var flaggedSmall = Impossible with { Amount = 10 };
+        var below = Clean with { Amount = 10_000, Efficiency = Narrow(90) };
+        var straddles = Clean with { Amount = 100_000, Efficiency = new Estimate(101, 97, 105, 10, 95) };
+        var above = Clean with { Amount = 1_000_000, Efficiency = Narrow(150) };
+
+        var bracket = BreakEvens.Bracket([above, straddles, flaggedSmall, below], "cycles", cores: 2);
+
+        Assert.True(bracket.Conclusive);
+        Assert.Equal("between 10,000 and 1,000,000 cycles", bracket.Text);
+    }
+
+    [Theory]
+    [InlineData(false, "above 1,000,000 cycles or never (no amount from which every row is conclusively at least 100 %)")]
+    [InlineData(true, "inconclusive above 1,000,000 cycles or never (no amount from which every row is conclusively at least 100 %) (flagged: 10,000,000)")]
+    public void WithoutARowConclusivelyAboveTheBracketIsOpenAboveAndAFlaggedLargestRowMakesItInconclusive(bool largestFlagged, string expected)
+    {
+        var below = Clean with { Amount = 1_000_000, Efficiency = Narrow(90) };
+        var largest = largestFlagged ? Inconclusive with { Amount = 10_000_000, Efficiency = Narrow(150) } : Clean with { Amount = 10_000_000, Efficiency = new Estimate(99, 95, 103, 10, 94) };
+
+        var bracket = BreakEvens.Bracket([below, largest], "cycles", cores: 2);
+
+        Assert.Null(bracket.Above);
+        Assert.Equal(expected, bracket.Text);
+    }
+
+    [Fact]
+    public void EveryRowAboveGivesABracketOpenBelowAndNoRowsGiveNone()
+    {
+        Assert.Equal("at or below 10 cycles (no smaller row conclusively at or below 100 %)", BreakEvens.Bracket([Clean with { Amount = 10 }, Clean], "cycles", cores: 2).Text);
+        Assert.Equal("nowhere in the sweep (no row conclusively on either side of 100 %)", BreakEvens.Bracket([], "cycles", cores: 2).Text);
+    }
+
+    [Fact]
+    public async Task TheFlaggedRowsInsideTheBracketAreMeasuredAgainAndReplacedOnlyByARowThatPassedItsChecks()
+    {
+        var below = Clean with { Amount = 10_000, Efficiency = Narrow(90) };
+        var flagged = Inconclusive with { Amount = 100_000, Efficiency = Narrow(120) };
+        var above = Clean with { Amount = 1_000_000, Efficiency = Narrow(150) };
+        var asked = new List<IReadOnlyList<long>>();
+        Task<IReadOnlyList<ComparisonRow>> Measure(IReadOnlyList<long> amounts, TimeSpan budget, ComparisonRow again)
+        {
+            asked.Add(amounts);
+            return Task.FromResult<IReadOnlyList<ComparisonRow>>([again]);
+        }
+
+        var fixedRows = await Sweep.NarrowBracketAsync([below, flagged, above], "cycles", 2, TimeSpan.FromMinutes(1),
+            (amounts, budget, _) => Measure(amounts, budget, Clean with { Amount = 100_000, Efficiency = Narrow(110) }), TimeProvider.System, CancellationToken.None);
+        Assert.Equal("between 10,000 and 100,000 cycles", BreakEvens.Bracket(fixedRows, "cycles", 2).Text);
+        Assert.Equal([100_000L], Assert.Single(asked));
+
+        asked.Clear();
+        var stillFlagged = await Sweep.NarrowBracketAsync([below, flagged, above], "cycles", 2, TimeSpan.FromMinutes(1),
+            (amounts, budget, _) => Measure(amounts, budget, flagged with { Efficiency = Narrow(95) }), TimeProvider.System, CancellationToken.None);
+        Assert.Same(flagged, stillFlagged[1]); // a flagged answer does not replace a flagged row
+        Assert.Equal(Sweep.CrossingPasses, asked.Count);
+
+        asked.Clear();
+        await Sweep.NarrowBracketAsync([below, flagged, above], "cycles", 2, TimeSpan.Zero,
+            (amounts, budget, _) => Measure(amounts, budget, above), TimeProvider.System, CancellationToken.None);
+        Assert.Empty(asked); // no budget left: the bracket stays inconclusive
     }
 
     [Fact]
@@ -132,7 +217,8 @@ public sealed class FigureFlagTests
         Assert.Equal(2, listed.Count);
         Assert.StartsWith("- 10 cycles: % efficiency = 725 % [700, 750] n=10, min 690 (impossible): efficiency above 2 core(s)", listed[0], StringComparison.Ordinal);
         Assert.StartsWith("- 1,000 cycles: sync = 0.001 s [0.0007, 0.0013] n=10, min 0.0006 (inconclusive): inconclusive: +-30 %", listed[1], StringComparison.Ordinal);
-        Assert.Contains(lines, l => l.StartsWith("Break-even cycles (the first from which every conclusive row is at least 100 % across its CI): 1000000000, efficiency 196.0 %", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.StartsWith($"Break-even {BreakEvens.BracketRule}: inconclusive at or below 1,000,000,000 cycles", StringComparison.Ordinal)
+            && l.Contains("(flagged: 10, 1,000) (1,000,000,000: efficiency 196.0 %", StringComparison.Ordinal));
     }
 
     [Fact]

@@ -5,6 +5,7 @@ using ConcurrencySandbox.Api.Work;
 using ConcurrencySandbox.Contracts;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
+using ConcurrencySandbox.Platform.Statistics;
 using ConcurrencySandbox.Tests.Hosting;
 
 namespace ConcurrencySandbox.Tests.Work;
@@ -80,6 +81,9 @@ public sealed class WorkEndpointTests(SandboxServerFixture shared) : IClassFixtu
 
         Assert.Equal([1L, 10, 100, 1000, 10000], sweep.Rows.Select(row => row.Amount));
         Assert.Equal(Sweep.BreakEven(sweep.Rows, "cycles", sweep.ProcessorCount), sweep.BreakEvenAmount);
+        var bracket = Assert.IsType<BreakEvenBracket>(sweep.Bracket);
+        Assert.Equal(BreakEvens.Bracket(sweep.Rows, "cycles", sweep.ProcessorCount).Text, bracket.Text);
+        Assert.Equal(sweep.BreakEvenAmount, bracket.Above);
         Assert.Equal(Environment.ProcessorCount, sweep.ProcessorCount);
         Assert.False(string.IsNullOrEmpty(sweep.RuntimeVersion));
     }

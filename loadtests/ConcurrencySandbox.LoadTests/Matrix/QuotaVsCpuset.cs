@@ -1,0 +1,96 @@
+using System.Globalization;
+using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.Platform.Machine;
+using ConcurrencySandbox.Platform.Statistics;
+using static System.FormattableString;
+
+namespace ConcurrencySandbox.LoadTests.Matrix;
+
+/// <summary>One round: the same request timed on the quota container and on the cpuset container, back to back.</summary>
+/// <param name="QuotaFirst">Which ran first; rounds alternate (AB BA ..., <see cref="MeasurementPolicy.BFirst"/>) so a change in the machine's speed hits both.</param>
+public sealed record LimitRound(bool QuotaFirst, double QuotaSeconds, double CpusetSeconds)
+{
+    /// <summary>How many times longer the request took under the quota: above 1 the quota cost more.</summary>
+    public double Ratio => QuotaSeconds / CpusetSeconds;
+}
+
+public enum LimitFinding
+{
+    /// <summary>The ratio's whole 95 % CI is above 1.</summary>
+    QuotaCostsMore,
+
+    /// <summary>The ratio's whole 95 % CI is below 1.</summary>
+    CpusetCostsMore,
+
+    /// <summary>The CI holds 1 and is within the target width: any difference is smaller than that.</summary>
+    NoDifference,
+
+    /// <summary>Too few rounds for a CI, or a CI that holds 1 but is wider than the target.</summary>
+    Inconclusive,
+}
+
+/// <summary>One container's side of a verdict: its request times, their sum, and what its cgroup counted while the rounds ran (null: not read).</summary>
+public sealed record LimitSide(Estimate Seconds, double TotalSeconds, CgroupCpuStat? Stat)
+{
+    /// <summary>"12 of 40 CFS periods throttled (0.8 s), 1.15 s CPU per second of request time", "no CFS quota periods, ..." (no quota) or "cpu.stat not read".</summary>
+    public override string ToString()
+    {
+        if (Stat is null)
+        {
+            return "cpu.stat not read";
+        }
+        var periods = Stat.Periods is { } p and > 0
+            ? Invariant($"{Stat.ThrottledPeriods ?? 0} of {p} CFS periods throttled ({(Stat.ThrottledMicroseconds ?? 0) / 1e6:0.###} s)")
+            : "no CFS quota periods";
+        var usage = Stat.UsageMicroseconds is { } us
+            ? Invariant($", {us / 1e6 / TotalSeconds:0.00} s CPU per second of request time")
+            : "";
+        return periods + usage;
+    }
+}
+
+/// <summary>
+/// The verdict on one workload at one core count: quota / cpuset time per paired round, its median and 95 % CI
+/// (<see cref="Estimates"/>), and each container's side.
+/// </summary>
+public sealed record LimitVerdict(string Workload, int Cores, LimitFinding Finding, Estimate Ratio, string Reason, LimitSide Quota, LimitSide Cpuset)
+{
+    /// <summary>"ok: quota vs cpuset at 1 core(s), ..." or "inconclusive: quota vs cpuset at 1 core(s), ...": the container stage's line.</summary>
+    public string Line() =>
+        Invariant($"{(Finding == LimitFinding.Inconclusive ? "inconclusive" : "ok")}: quota vs cpuset at {Cores} core(s), {Workload}: quota / cpuset time {Ratio.Describe("0.00", " x")}; ") +
+        Invariant($"quota {Quota.Seconds.Describe("0.000", " s")}, cpuset {Cpuset.Seconds.Describe("0.000", " s")}: {Reason}. ") +
+        $"Counters: quota {Quota}; cpuset {Cpuset}";
+}
+
+/// <summary>Judges whether a CFS quota (<c>--cpus N</c>) costs a request more than a cpuset of the same N cores (<c>--cpuset-cpus</c>).</summary>
+public static class QuotaVsCpuset
+{
+    public const double DefaultTargetHalfWidthPercent = 10;
+
+    /// <summary>
+    /// The ratio's whole CI above 1: the quota costs more; below 1: the cpuset does; holding 1 within +-<paramref name="targetHalfWidthPercent"/>:
+    /// no difference; else inconclusive. Fewer than <see cref="MedianInterval.MinimumCount"/> rounds give no CI: inconclusive.
+    /// </summary>
+    public static LimitVerdict Judge(string workload, int cores, IReadOnlyList<LimitRound> rounds, double targetHalfWidthPercent,
+        CgroupCpuStat? quotaStat = null, CgroupCpuStat? cpusetStat = null)
+    {
+        if (rounds.Count == 0)
+        {
+            throw new ArgumentException("At least one round is needed.", nameof(rounds));
+        }
+        var ratio = Estimates.Of([.. rounds.Select(r => r.Ratio)]);
+        var (finding, reason) = ratio switch
+        {
+            { Low: null } => (LimitFinding.Inconclusive, Invariant($"{rounds.Count} round(s) give no 95 % CI (at least {MedianInterval.MinimumCount} needed)")),
+            { Low: > 1 } => (LimitFinding.QuotaCostsMore, Invariant($"the quota costs more: {Percent(ratio.Median - 1)} longer, CI [{Percent(ratio.Low.Value - 1)}, {Percent(ratio.High!.Value - 1)}]")),
+            { High: < 1 } => (LimitFinding.CpusetCostsMore, Invariant($"the cpuset costs more: the quota took {Percent(1 - ratio.Median)} less, CI [{Percent(1 - ratio.High.Value)}, {Percent(1 - ratio.Low.Value)}]")),
+            _ when ratio.HalfWidthPercent <= targetHalfWidthPercent => (LimitFinding.NoDifference, Invariant($"no difference: the CI holds 1 and any difference is within +-{targetHalfWidthPercent:0.#} %")),
+            _ => (LimitFinding.Inconclusive, Invariant($"the CI holds 1 but is +-{ratio.HalfWidthPercent:0.#} % wide (target +-{targetHalfWidthPercent:0.#} %): a difference of that size is not ruled out")),
+        };
+        return new LimitVerdict(workload, cores, finding, ratio, reason,
+            new LimitSide(Estimates.Of([.. rounds.Select(r => r.QuotaSeconds)]), rounds.Sum(r => r.QuotaSeconds), quotaStat),
+            new LimitSide(Estimates.Of([.. rounds.Select(r => r.CpusetSeconds)]), rounds.Sum(r => r.CpusetSeconds), cpusetStat));
+    }
+
+    private static string Percent(double share) => (share * 100).ToString("0.#", CultureInfo.InvariantCulture) + " %";
+}

@@ -1,0 +1,96 @@
+using ConcurrencySandbox.LoadTests.Matrix;
+using ConcurrencySandbox.Platform.Machine;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+public class QuotaVsCpusetTests
+{
+    /// <summary>Twelve alternating rounds whose quota / cpuset ratios are <paramref name="ratios"/> (cpuset 0.5 s each).</summary>
+    private static LimitRound[] Rounds(params double[] ratios) =>
+        [.. ratios.Select((ratio, round) => new LimitRound(round % 2 == 0, 0.5 * ratio, 0.5))];
+
+    [Fact]
+    public void AQuotaWhoseWholeCiIsAboveOneCostsMoreAndTheLineSaysByHowMuch()
+    {
+        var verdict = QuotaVsCpuset.Judge("single-threaded request", 1, Rounds(2.0, 2.1, 1.9, 2.2, 2.0, 2.05, 1.95, 2.1, 2.0, 2.3, 1.8, 2.0), 10);
+
+        Assert.Equal(LimitFinding.QuotaCostsMore, verdict.Finding);
+        Assert.Equal(2.0, verdict.Ratio.Median, 3);
+        Assert.StartsWith("ok: quota vs cpuset at 1 core(s), single-threaded request: quota / cpuset time 2.00 x [1.95, 2.10] n=12", verdict.Line(), StringComparison.Ordinal);
+        Assert.Contains("the quota costs more: 100 % longer, CI [95 %, 110 %]", verdict.Line(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AWideCiThatStaysAboveOneStillDecidesTheDirection()
+    {
+        var verdict = QuotaVsCpuset.Judge("burst", 1, Rounds(1.2, 3.0, 1.5, 2.5, 1.3, 2.8, 1.4, 2.6, 1.6, 2.2, 1.7, 2.0), 10);
+
+        Assert.Equal(LimitFinding.QuotaCostsMore, verdict.Finding);
+        Assert.True(verdict.Ratio.HalfWidthPercent > 10);
+    }
+
+    [Fact]
+    public void ACiBelowOneSaysTheCpusetCostsMore()
+    {
+        var verdict = QuotaVsCpuset.Judge("burst", 2, Rounds(0.8, 0.82, 0.79, 0.81, 0.8, 0.83, 0.78, 0.8, 0.81, 0.8, 0.79, 0.8), 10);
+
+        Assert.Equal(LimitFinding.CpusetCostsMore, verdict.Finding);
+        Assert.Contains("the cpuset costs more: the quota took 20 % less", verdict.Line(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ANarrowCiHoldingOneIsNoDifferenceAndAWideOneIsInconclusive()
+    {
+        var narrow = QuotaVsCpuset.Judge("request", 2, Rounds(0.99, 1.01, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 1.03, 0.97, 1.0), 10);
+        var wide = QuotaVsCpuset.Judge("request", 2, Rounds(0.6, 1.5, 0.7, 1.4, 0.8, 1.3, 0.9, 1.2, 1.0, 1.1, 0.5, 1.6), 10);
+
+        Assert.Equal(LimitFinding.NoDifference, narrow.Finding);
+        Assert.StartsWith("ok: ", narrow.Line(), StringComparison.Ordinal);
+        Assert.Equal(LimitFinding.Inconclusive, wide.Finding);
+        Assert.StartsWith("inconclusive: quota vs cpuset at 2 core(s)", wide.Line(), StringComparison.Ordinal);
+        Assert.Contains("a difference of that size is not ruled out", wide.Line(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void FewerThanSixRoundsGiveNoCiAndNoVerdictHoweverLargeTheRatio()
+    {
+        var verdict = QuotaVsCpuset.Judge("request", 1, Rounds(3, 3, 3, 3, 3), 10);
+
+        Assert.Equal(LimitFinding.Inconclusive, verdict.Finding);
+        Assert.Contains("5 round(s) give no 95 % CI (at least 6 needed)", verdict.Line(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TheRatioIsTakenWithinEachRoundSoASpeedFlipThatHitsBothSidesCancels()
+    {
+        // The machine runs at half speed in the second half: both containers' times double, each round's ratio does not.
+        LimitRound[] rounds = [.. Enumerable.Range(0, 12).Select(r => new LimitRound(r % 2 == 0, (r < 6 ? 1 : 2) * 0.55, (r < 6 ? 1 : 2) * 0.5))];
+
+        var verdict = QuotaVsCpuset.Judge("request", 1, rounds, 10);
+
+        Assert.Equal(1.1, verdict.Ratio.Low!.Value, 9);
+        Assert.Equal(1.1, verdict.Ratio.High!.Value, 9);
+        Assert.Equal(LimitFinding.QuotaCostsMore, verdict.Finding);
+    }
+
+    [Fact]
+    public void TheCountersSayHowOftenTheQuotaThrottledAndHowMuchCpuTheContainerUsedPerSecondOfRequests()
+    {
+        var before = CgroupCpuStat.Parse("usage_usec 1000000\nnr_periods 100\nnr_throttled 10\nthrottled_usec 500000\n");
+        var after = CgroupCpuStat.Parse("usage_usec 7000000\nnr_periods 160\nnr_throttled 55\nthrottled_usec 3700000\n");
+        var cpuset = CgroupCpuStat.Parse("usage_usec 4000000\nnr_periods 0\n").Since(CgroupCpuStat.Parse("usage_usec 1000000\nnr_periods 0\n")); // no quota: the period counter stays 0
+
+        var verdict = QuotaVsCpuset.Judge("request", 1, Rounds(2, 2, 2, 2, 2, 2), 10, after.Since(before), cpuset);
+
+        // 6 rounds: quota 6 x 1 s of requests, cpuset 6 x 0.5 s.
+        Assert.Contains("Counters: quota 45 of 60 CFS periods throttled (3.2 s), 1.00 s CPU per second of request time; cpuset no CFS quota periods, 1.00 s CPU per second of request time", verdict.Line(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void CgroupV1CountersAreReadInMicroseconds()
+    {
+        var stat = CgroupCpuStat.Parse("nr_periods 40\nnr_throttled 3\nthrottled_time 2000000\nusage_ns 5000000\n");
+
+        Assert.Equal(new CgroupCpuStat(40, 3, 2000, 5000), stat);
+    }
+}

@@ -18,7 +18,7 @@ public sealed class FindCapacityTests
             var (code, output, error) = await RunAsync($"{service.BaseAddress}orders/1?delayMs=100", "--find-capacity", "--slo-p99-ms", "1500", "--step-s", "3", "--max-load", "512", "--max-duration-s", "150", "--out", folder);
 
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
-            Assert.Contains("-- find-capacity: unloaded p99", output);
+            Assert.Contains("-- find-capacity: SLO p99 1500 ms (given by --slo-p99-ms; the unloaded p99 of ", output);
             using var summary = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
             var headline = summary.RootElement.GetProperty("headline").GetString()!;
             Assert.True(headline.Contains(" users; broke at ", StringComparison.Ordinal), headline);
@@ -70,7 +70,7 @@ public sealed class FindCapacityTests
 
             Assert.Equal(CommandLine.ExitUsage, code);
             Assert.Matches(@"^error: every request failed \(HTTP 404 x \d+\); no capacity claimed\s*$", error);
-            Assert.DoesNotContain("find-capacity: unloaded p99", output);
+            Assert.DoesNotContain("-- find-capacity: SLO p99", output);
         }
         finally
         {

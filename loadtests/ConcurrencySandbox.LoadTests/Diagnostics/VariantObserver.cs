@@ -87,7 +87,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
                 // No pool thread in user code yet (a busy machine's service still taking its first requests): look again while the load lasts.
                 if (sites.Top is not null || attempt == StackAttempts || _loadEnded)
                 {
-                    return (sites, null);
+                    return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"));
                 }
                 await Task.Delay(ResampleGap, cancellationToken);
             }
@@ -151,7 +151,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             sites?.Top is { } top ? sites.Describe(top) : null)
         {
             Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest), result.Sent),
-            BlockingMethod = sites?.Top?.CallSite.Split(" -> ")[0],
+            BlockingMethod = sites?.MethodToChange,
             HoldMs = result.Total.MinMs,
             CpuMsPerRequest = cpuMsPerRequest,
             ProcessorCount = last.ProcessorCount,

@@ -1,5 +1,4 @@
 using System.CommandLine;
-using System.Diagnostics;
 using System.Net;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
@@ -31,9 +30,11 @@ public static class UrlCommand
         var maxLoad = new Option<double>("--max-load") { Description = "--find-capacity: the highest load tried (users, or requests/s with --rate).", DefaultValueFactory = _ => 1024 };
         var maxDuration = new Option<double>("--max-duration-s") { Description = "--find-capacity: the most seconds the ramp runs, over all its steps.", DefaultValueFactory = _ => 300 };
         var stepSeconds = new Option<double>("--step-s") { Description = "--find-capacity: seconds each load step (and the unloaded measure) runs.", DefaultValueFactory = _ => 10 };
+        var launch = new Option<string?>("--launch") { Description = "Start the service yourself: 'dotnet <this .dll>' listening on the URL's origin (ASPNETCORE_URLS), observed by its pid and stopped at the end; --verify-fix needs it to restart the service with the sized pool minimum." };
+        var verifyFix = new Option<bool>("--verify-fix") { Description = $"With --launch and --find-capacity: start the service again with the pool minimum the diagnosis sized ({FixCheck.RuntimeMinimumSetting}) and find its capacity again, measured beside predicted." };
         var command = new Command("run", "Load any HTTP endpoint on this machine with a load profile, observe its .NET process from outside, and write the report with the diagnosis.")
         {
-            url, pid, processName, outFolder, findCapacity, slo, maxLoad, maxDuration, stepSeconds,
+            url, pid, processName, outFolder, findCapacity, slo, maxLoad, maxDuration, stepSeconds, launch, verifyFix,
         };
         foreach (var option in CommandLine.LoadSymbols)
         {
@@ -44,16 +45,27 @@ public static class UrlCommand
             try
             {
                 var target = LoopbackUrl(parse.GetValue(url)!);
+                var launched = parse.GetValue(launch);
+                if (launched is not null && (parse.GetValue(pid) is not null || parse.GetValue(processName) is not null))
+                {
+                    throw new UsageException("--launch starts the service and observes it, so it cannot go with --pid or --process-name");
+                }
+                if (parse.GetValue(verifyFix) && launched is null)
+                {
+                    throw new UsageException("--verify-fix restarts the service with a new pool minimum, and the runner cannot restart a process it did not start: add --launch <the service's .dll>");
+                }
+                if (parse.GetValue(verifyFix) && !parse.GetValue(findCapacity))
+                {
+                    throw new UsageException("--verify-fix on --url measures the capacity the fix gives, so it needs --find-capacity");
+                }
                 var named = ProcessOf(parse.GetValue(pid), parse.GetValue(processName));
                 var load = CommandLine.LoadOf(parse);
-                await ProbeAsync(target, cancellationToken);
-                // Without --pid or --process-name, the process listening on the URL's port, when this runner can observe it.
-                var (processId, notObserved) = named is { } given ? (given, null) : ObserverTarget.FindByPort(target.Port);
-                var baseAddress = new Uri(target.GetLeftPart(UriPartial.Authority) + "/");
-                await output.WriteLineAsync(processId is { } id
-                    ? $"observing pid {id}{(named is null ? $" (listening on port {target.Port})" : "")}"
-                    : $"note: the runtime is not observed (load and latency only): {notObserved}");
-                var servers = new TargetApiServers(baseAddress, isSandboxApi: false) { ProcessId = processId, NotObservedBecause = notObserved };
+                await using var service = launched is null ? null : await LaunchedService.StartAsync(launched, target, new Dictionary<string, string>(), cancellationToken);
+                if (service is null)
+                {
+                    await ProbeAsync(target, cancellationToken);
+                }
+                var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, output);
                 var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-url");
                 if (parse.GetValue(findCapacity))
                 {
@@ -63,7 +75,8 @@ public static class UrlCommand
                         parse.GetValue(slo) is { } ms ? (ms > 0 ? ms : throw new UsageException($"--slo-p99-ms must be positive, got {ms}")) : null,
                         rate is not null, rate ?? FirstUsers, values.Positive(maxLoad),
                         TimeSpan.FromSeconds(values.Positive(stepSeconds)), TimeSpan.FromSeconds(values.Positive(maxDuration)));
-                    return await FindCapacityAsync(target.PathAndQuery, load, capacity, servers, folder, output, error, cancellationToken);
+                    var relaunch = service is null || !parse.GetValue(verifyFix) ? null : new Relaunch(launched!, target, service);
+                    return await FindCapacityAsync(target.PathAndQuery, load, capacity, servers, relaunch, folder, output, error, cancellationToken);
                 }
                 var report = await ExperimentRunner.RunAsync(new UrlTarget(target.PathAndQuery, TargetVariant), load, servers, [], output, cancellationToken);
                 var result = report.Variants[0];
@@ -112,6 +125,19 @@ public static class UrlCommand
         return processName is null ? null : ObserverTarget.FindByName(processName);
     }
 
+    /// <summary>
+    /// The servers of a URL target: the process given (or launched) is observed; without one, when
+    /// <paramref name="findByPort"/>, the process listening on the URL's port if this runner can observe it.
+    /// </summary>
+    private static async Task<TargetApiServers> ServersAsync(Uri target, int? given, bool findByPort, TextWriter output)
+    {
+        var (processId, notObserved) = given is { } id ? (id, null) : ObserverTarget.FindByPort(target.Port);
+        await output.WriteLineAsync(processId is { } observed
+            ? $"observing pid {observed}{(findByPort ? $" (listening on port {target.Port})" : "")}"
+            : $"note: the runtime is not observed (load and latency only): {notObserved}");
+        return new TargetApiServers(new Uri(target.GetLeftPart(UriPartial.Authority) + "/"), isSandboxApi: false) { ProcessId = processId, NotObservedBecause = notObserved };
+    }
+
     /// <summary>One GET before the load, so a wrong port is one clear line instead of a report of failures.</summary>
     private static async Task ProbeAsync(Uri target, CancellationToken cancellationToken)
     {
@@ -131,67 +157,108 @@ public static class UrlCommand
     // The ramp's first closed load: the unloaded measure is one user.
     private const double FirstUsers = 2;
 
+    /// <summary>The service <c>--launch</c> started, which --verify-fix stops and starts again with the sized minimum.</summary>
+    private sealed record Relaunch(string Assembly, Uri Target, LaunchedService First);
+
     /// <summary>
-    /// The ramp of --find-capacity: one user first (the unloaded p99, and the SLO's default), then each load of
-    /// <paramref name="capacity"/> in a run of its own until one breaks or a bound is reached; one report of all the steps.
+    /// --find-capacity: one user first (the unloaded baseline, and the SLO's default), then the ramp of
+    /// <paramref name="capacity"/> (each step a run of its own) doubling to the break and bisecting it; with
+    /// <paramref name="relaunch"/> (--verify-fix), the service started again with the pool minimum the break's
+    /// diagnosis sized and ramped again on the same SLO, its capacity measured beside the one predicted. One report of all the steps.
     /// </summary>
-    private static async Task<int> FindCapacityAsync(string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, string folder, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    private static async Task<int> FindCapacityAsync(string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, string folder, TextWriter output, TextWriter error, CancellationToken cancellationToken)
     {
-        var started = Stopwatch.GetTimestamp();
+        var started = TimeProvider.System.GetTimestamp();
         var unloaded = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, [], output, cancellationToken);
-        var steps = new List<ExperimentReport> { unloaded };
         if (await FailedEveryRequestAsync(unloaded.Variants[0], error))
         {
             ReportWriter.Write(folder, unloaded, RunnerCommandLine.Current());
             return CommandLine.ExitUsage;
         }
-        var unloadedP99Ms = unloaded.Variants[0].Total.P99Ms;
-        if (capacity.SloP99Ms is { } given && given < unloadedP99Ms)
+        var baseline = UnloadedBaseline.Of(unloaded.Variants[0]);
+        if (capacity.SloP99Ms is { } given && given < baseline.P99Ms)
         {
-            await error.WriteLineAsync(Invariant($"error: --slo-p99-ms {given:0.#} is below the unloaded p99 of {unloadedP99Ms:0.#} ms (one user): no load can meet it"));
+            await error.WriteLineAsync(Invariant($"error: --slo-p99-ms {given:0.#} is below the unloaded p99 of {baseline.P99Ms:0.#} ms (one user): no load can meet it"));
             return CommandLine.ExitUsage;
         }
-        var sloP99Ms = capacity.SloP99Ms ?? CapacityOptions.DefaultSloFactor * unloadedP99Ms;
-        await output.WriteLineAsync(Invariant($"-- find-capacity: unloaded p99 {unloadedP99Ms:0.#} ms; SLO p99 {sloP99Ms:0.#} ms; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
-        // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.
-        double? held = capacity.Open ? null : 1;
-        VariantResult? broke = null;
-        string? brokeBecause = null, bound = null;
-        foreach (var level in capacity.Loads())
+        var sloP99Ms = capacity.SloP99Ms ?? baseline.DefaultSloMs;
+        var slo = baseline.DescribeSlo(sloP99Ms, given: capacity.SloP99Ms is not null);
+        await output.WriteLineAsync(Invariant($"-- find-capacity: {slo}; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, then bisecting the break, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
+        var before = await RampAsync("", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, servers, started, output, cancellationToken);
+        var steps = new List<ExperimentReport> { unloaded };
+        steps.AddRange(before.Steps);
+        var diagnosed = before.Diagnosed;
+        var headline = Headline(before.Finding.Describe(), diagnosed);
+        if (relaunch is not null)
         {
-            if (Stopwatch.GetElapsedTime(started) + capacity.Step > capacity.MaxDuration)
-            {
-                bound = Invariant($"the ramp reached its max duration ({capacity.MaxDuration.TotalSeconds:0} s, --max-duration-s) before {level:0.#} {capacity.Unit}");
-                break;
-            }
-            var step = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, [], output, cancellationToken);
-            steps.Add(step);
-            if (CapacityFinding.BrokeBy(step.Variants[0].Total, sloP99Ms) is { } why)
-            {
-                (broke, brokeBecause) = (step.Variants[0], why);
-                break;
-            }
-            held = level;
+            var verified = await VerifyFixAsync(relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, output, cancellationToken);
+            steps.AddRange(verified.Steps);
+            headline += " " + verified.Sentence;
         }
-        bound ??= broke is null ? Invariant($"the ramp reached its max load ({capacity.MaxLoad:0.#} {capacity.Unit}, --max-load)") : null;
         var observations = steps.SelectMany(s => s.Observations).ToDictionary(o => o.Key, o => o.Value);
-        var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
-        var finding = new CapacityFinding(capacity.Unit, unloadedP99Ms, sloP99Ms, held, broke?.Intervals.Max(i => i.Load), brokeBecause,
-            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, servers.NotObservedBecause), bound);
-        // The diagnosis of the step that broke, else of the most starved step, else of the last.
-        var diagnosed = brokeObservation ?? (FixCheck.MostStarved(observations) is { } starved ? observations[starved.Label] : observations.Values.LastOrDefault());
         var report = steps[^1] with
         {
             StartedAt = unloaded.StartedAt,
             LoadShape = string.Join("; ", steps.Select(s => $"{s.Variants[0].Key.Label}: {s.LoadShape}")),
             Variants = [.. steps.SelectMany(s => s.Variants)],
-            Thresholds = [.. steps.SelectMany(s => s.Thresholds)],
-            ExpectedToFail = [.. steps.SelectMany(s => s.ExpectedToFail)],
+            // The steps that broke the SLO are the finding, not a failed run: only those that held are held to the failed share.
+            Thresholds = [.. steps.Where(s => CapacityFinding.BrokeBy(s.Variants[0].Total, sloP99Ms) is null).SelectMany(s => s.Thresholds)],
             Observations = observations,
-            Headline = Headline(finding.Describe(), diagnosed),
+            Headline = headline,
         };
         ReportWriter.Write(folder, report, RunnerCommandLine.Current());
         return ReportWriter.PrintOutcome(report, folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+    }
+
+    /// <summary>One ramp's step reports, its finding, and the observation whose diagnosis it reports (the break's, else the most starved step's, else the last).</summary>
+    private sealed record RampResult(IReadOnlyList<ExperimentReport> Steps, CapacityFinding Finding, VariantObservation? Diagnosed);
+
+    /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>.</summary>
+    private static async Task<RampResult> RampAsync(string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TargetApiServers servers, long startedTimestamp, TextWriter output, CancellationToken cancellationToken)
+    {
+        var steps = new Dictionary<double, ExperimentReport>();
+        async Task<string?> MeasureAsync(double level, CancellationToken token)
+        {
+            var step = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, [], output, token);
+            steps[level] = step;
+            return CapacityFinding.BrokeBy(step.Variants[0].Total, sloP99Ms);
+        }
+        // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.
+        var ramp = await CapacityRamp.RunAsync(capacity, capacity.Open ? null : 1, TimeProvider.System, startedTimestamp, MeasureAsync, cancellationToken);
+        var observations = steps.Values.SelectMany(s => s.Observations).ToDictionary(o => o.Key, o => o.Value);
+        var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
+        var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
+        var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
+            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, servers.NotObservedBecause), ramp.Bound, ramp.Narrowing);
+        var diagnosed = brokeObservation ?? (FixCheck.MostStarved(observations) is { } starved ? observations[starved.Label] : observations.Values.LastOrDefault());
+        return new RampResult([.. ramp.Probes.Select(p => steps[p.Load])], finding, diagnosed);
+    }
+
+    /// <summary>--verify-fix's steps and its sentence for the first paragraph: predicted beside measured.</summary>
+    private sealed record FixRamp(IReadOnlyList<ExperimentReport> Steps, string Sentence);
+
+    /// <summary>
+    /// --verify-fix on --url: stops the launched service, starts it again with <see cref="FixCheck.RuntimeMinimumSetting"/>
+    /// at the minimum the diagnosis sized, and ramps it again on the same SLO (its steps named <c>min&lt;N&gt;-</c>); the
+    /// sentence puts the capacity the fix predicts (Little's law: the minimum over the threads a request holds) beside the one measured.
+    /// </summary>
+    private static async Task<FixRamp> VerifyFixAsync(Relaunch relaunch, StarvationDiagnosis? diagnosis, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TextWriter output, CancellationToken cancellationToken)
+    {
+        if (diagnosis is not { Starved: true })
+        {
+            return new FixRamp([], "Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.");
+        }
+        var minimum = diagnosis.NeededThreads;
+        var setting = $"{FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(minimum)}";
+        await relaunch.First.DisposeAsync();
+        await output.WriteLineAsync($"-- verify-fix: starting {relaunch.Assembly} again with {setting} ({minimum} threads)");
+        await using var fixedService = await LaunchedService.StartAsync(relaunch.Assembly, relaunch.Target, new Dictionary<string, string> { [FixCheck.RuntimeMinimumSetting] = FixCheck.RuntimeMinimum(minimum) }, cancellationToken);
+        var servers = await ServersAsync(relaunch.Target, fixedService.ProcessId, findByPort: false, output);
+        var after = await RampAsync(Invariant($"min{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, servers, TimeProvider.System.GetTimestamp(), output, cancellationToken);
+        var measured = after.Finding.BrokeAt is { } brokeAt
+            ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
+            : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");
+        return new FixRamp(after.Steps, Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted about {diagnosis.MinimumCapacity:0} {capacity.Unit} with no wait; measured: {measured}."));
     }
 
     /// <summary>
@@ -229,9 +296,6 @@ public static class UrlCommand
         public override string Seed => "none (a user's service)";
 
         public override IReadOnlyList<Variant> Variants => [new Variant(variant, new HttpRamp(pathAndQuery))];
-
-        // A user's starving service may time out: that is what the run is for, not a failed run.
-        public override IReadOnlyList<string> ExpectedToFail => [variant];
 
         public override Finding Assess(IReadOnlyList<VariantResult> results) =>
             Finding.NotAssessed("a user's service has no seed to compare with; the first paragraph and \"Inside the runtime\" carry the diagnosis.");

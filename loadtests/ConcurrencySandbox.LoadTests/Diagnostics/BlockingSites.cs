@@ -30,6 +30,9 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// <summary>The biggest group in user code, if any: the call site the diagnosis names.</summary>
     public BlockingSite? Top => Sites.FirstOrDefault(s => s.InUserCode);
 
+    /// <summary>The method the developer wrote that blocks at <see cref="Top"/>, also when the JIT inlined it (the sampled frame is then its caller).</summary>
+    public string? MethodToChange => Top is { } site ? site.Source?.Method ?? site.CallSite.Split(" -> ")[0] : null;
+
     /// <summary>The pool threads of <paramref name="stacks"/> grouped by call site; each site in user code named in source words by <paramref name="resolver"/>, when given.</summary>
     public static BlockingSites Group(IReadOnlyList<ThreadStack> stacks, CallSiteResolver? resolver = null)
     {

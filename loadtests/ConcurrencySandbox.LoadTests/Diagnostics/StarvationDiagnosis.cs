@@ -109,7 +109,9 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var growth = SecondsToGrow is { } s
             ? Invariant($"growing {i.GrowthPerSecond:0.#}/s, it would take about {s:0} s to get there by itself")
             : i.GrowthPerSecond > 0 ? Invariant($"growing {i.GrowthPerSecond:0.#}/s") : "and it did not grow during the run";
-        return Invariant($"Starved{Spell()}: at the peak the load {sizing}; the pool had {i.PoolThreadsAtPeak}, {growth} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where} {Fixes()}");
+        // The spell says the injections once, by reason; without one, the peak's starvation injections are the evidence.
+        var queue = i.Spell.Happened ? Invariant($"queue peaked at {i.PeakQueueLength}") : Invariant($"queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections");
+        return Invariant($"Starved{Spell()}: at the peak the load {sizing}; the pool had {i.PoolThreadsAtPeak}, {growth} ({queue}).{where} {Fixes()}");
     }
 
     /// <summary>" for 19.2 s (0.8 s to 20.0 s of the run; ...)": the spell, empty when only the peak showed it.</summary>
@@ -122,7 +124,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         }
         var waited = spell.HeldUpMeanMs is { } meanMs ? Invariant($", answered after {meanMs:0} ms on average") : "";
         var timedOut = spell.HeldUpTimedOut > 0 ? Invariant($", {spell.HeldUpTimedOut} timed out") : "";
-        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, fewer pool threads than the load needed with work queued, {spell.Injections} thread injections of any reason meanwhile); {spell.HeldUpRequests} requests sent then were held up behind it{waited}{timedOut}");
+        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, fewer pool threads than the load needed with work queued, {spell.DescribeInjections()} meanwhile); {spell.HeldUpRequests} requests waited behind it (sent during it, or in flight when it began){waited}{timedOut}");
     }
 
     /// <summary>The two fixes, each with the capacity it predicts.</summary>
@@ -135,6 +137,6 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var asyncBuys = AsyncCapacity is { } a
             ? Invariant($"; async, no thread waits and the cores bound the load: about {a:0} {unit} ({i.ProcessorCount} cores / {i.CpuMsPerRequest:0.##} CPU ms per request, Little's law without the held threads)")
             : "";
-        return Invariant($"Fix: {method}{holds}{asyncBuys}. Or set the pool's minimum to {NeededThreads} (ThreadPool.SetMinThreads, or ThreadPool__MinWorkerThreads={NeededThreads} for the sandbox API and the sample service): it then carries about {MinimumCapacity:0} {unit} with no wait; above that each missing thread waits for the runtime's injection, one per {InjectionSeconds * 1000:0} ms while starved.");
+        return Invariant($"Fix: {method}{holds}{asyncBuys}. Or set the pool's minimum to {NeededThreads} (ThreadPool.SetMinThreads; for any .NET process {FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(NeededThreads)} in its environment, a hexadecimal value; ThreadPool__MinWorkerThreads={NeededThreads} for the sandbox API and the sample service): it then carries about {MinimumCapacity:0} {unit} with no wait; above that each missing thread waits for the runtime's injection, one per {InjectionSeconds * 1000:0} ms while starved.");
     }
 }

@@ -1,14 +1,18 @@
 using ConcurrencySandbox.LoadTests.Engine;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
 /// <summary>
 /// One observer sample as the over-time rule reads it: when (seconds since the variant began), the pool's threads and
-/// queue, the threads the load needed at that moment (Little's law on the load then), and how many times the pool
-/// added threads since the previous sample, whatever the reason (Starvation, CooperativeBlocking, hill climbing).
+/// queue, the threads the load needed at that moment (Little's law on the load then), and the reason of each time the
+/// pool added threads since the previous sample, whatever it was (Starvation, CooperativeBlocking, hill climbing).
 /// </summary>
-public readonly record struct PoolSample(double Seconds, int Threads, long Queued, double NeededThreads, int Injections)
+public readonly record struct PoolSample(double Seconds, int Threads, long Queued, double NeededThreads, IReadOnlyList<string> InjectionReasons)
 {
+    /// <summary>How many times the pool added threads since the previous sample.</summary>
+    public int Injections => InjectionReasons.Count;
+
     /// <summary>
     /// Short of threads with work queued: fewer threads than the load needed and items waiting, while the pool was adding
     /// threads (any reason) or with at least as many items queued as threads were missing.
@@ -26,24 +30,36 @@ public readonly record struct PoolSample(double Seconds, int Threads, long Queue
 /// <summary>
 /// How long the pool starved over the whole run (the samples that were <see cref="PoolSample.Starved"/>, each counting
 /// for the time since the sample before it), from when to when, the thread injections made meanwhile, and the requests
-/// sent while it starved, which waited behind it: how many, how many timed out, and the answered ones' mean latency
-/// (null when none was answered).
+/// that waited behind it: those sent while it starved and those already in flight when a starved stretch began (how
+/// many, how many timed out, and the answered ones' mean latency, null when none was answered).
 /// </summary>
 public sealed record StarvedSpell(double StarvedSeconds, double FromSeconds, double ToSeconds, int Injections, long HeldUpRequests, long HeldUpTimedOut, double? HeldUpMeanMs)
 {
     /// <summary>The pool never starved.</summary>
     public static readonly StarvedSpell None = new(0, 0, 0, 0, 0, 0, null);
 
+    /// <summary>The <see cref="Injections"/> by their reason, most frequent first (empty when the reasons are not known).</summary>
+    public IReadOnlyList<(string Reason, int Count)> InjectionsByReason { get; init; } = [];
+
     public bool Happened => StarvedSeconds > 0;
+
+    /// <summary>"780 thread injections (CooperativeBlocking 760, Starvation 20)": the injections once, by reason.</summary>
+    public string DescribeInjections()
+    {
+        var reasons = InjectionsByReason.Count == 0 ? "" : $" ({string.Join(", ", InjectionsByReason.Select(r => Invariant($"{r.Reason} {r.Count}")))})";
+        return Invariant($"{Injections} thread injections{reasons}");
+    }
 
     /// <summary>
     /// The starved spell of a run from its samples (oldest first) and its requests by when they were sent; the first
-    /// sample covers the second before it (the counters are published once a second).
+    /// sample covers the second before it (the counters are published once a second). A request held up is one sent
+    /// during a starved stretch, or sent before it and still in flight when it began (its slice's mean latency, a
+    /// timed-out request counted at its timeout, reaches past the stretch's start).
     /// </summary>
     public static StarvedSpell Of(IReadOnlyList<PoolSample> samples, IReadOnlyList<SentSlice> sent)
     {
         var spans = new List<(double From, double To)>();
-        var injections = 0;
+        var reasons = new List<string>();
         for (var i = 0; i < samples.Count; i++)
         {
             if (!samples[i].Starved)
@@ -52,14 +68,20 @@ public sealed record StarvedSpell(double StarvedSeconds, double FromSeconds, dou
             }
             var from = i == 0 ? Math.Max(0, samples[i].Seconds - 1) : samples[i - 1].Seconds;
             spans.Add((from, samples[i].Seconds));
-            injections += samples[i].Injections;
+            reasons.AddRange(samples[i].InjectionReasons);
         }
         if (spans.Count == 0)
         {
             return None;
         }
-        var heldUp = SentSummary.Of(sent.Where(s => spans.Any(span => s.FromSeconds >= span.From && s.FromSeconds < span.To)));
-        return new StarvedSpell(spans.Sum(s => s.To - s.From), spans[0].From, spans[^1].To, injections, heldUp.Requests, heldUp.TimedOut,
-            heldUp.Completed > 0 ? heldUp.CompletedMeanMs : null);
+        var heldUp = SentSummary.Of(sent.Where(s => spans.Any(span => s.FromSeconds < span.To && (s.FromSeconds >= span.From || StillInFlightAt(s, span.From)))));
+        return new StarvedSpell(spans.Sum(s => s.To - s.From), spans[0].From, spans[^1].To, reasons.Count, heldUp.Requests, heldUp.TimedOut,
+            heldUp.Completed > 0 ? heldUp.CompletedMeanMs : null)
+        {
+            InjectionsByReason = [.. reasons.GroupBy(r => r).OrderByDescending(g => g.Count()).ThenBy(g => g.Key, StringComparer.Ordinal).Select(g => (g.Key, g.Count()))],
+        };
     }
+
+    // NaN (only connection errors) is never in flight.
+    private static bool StillInFlightAt(SentSlice slice, double seconds) => slice.FromSeconds + (SentSummary.Of([slice]).AtLeastMeanMs / 1000) > seconds;
 }

@@ -37,7 +37,12 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private static readonly TimeSpan LastSampleWait = TimeSpan.FromSeconds(1.5);
     private static readonly TimeSpan PollPeriod = TimeSpan.FromMilliseconds(50);
 
+    // A sample that found no pool thread in user code is taken again, up to this many times, while the peak lasts.
+    private const int StackAttempts = 3;
+    private static readonly TimeSpan ResampleGap = TimeSpan.FromSeconds(1);
+
     private Task<(BlockingSites? Sites, string? Note)>? _stacks;
+    private volatile bool _loadEnded;
 
     /// <summary>The observed process and how it is reached.</summary>
     public DiagnosticsChannel Channel => observer.Channel;
@@ -74,9 +79,18 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         try
         {
             await Task.Delay(SettleAtPeak, cancellationToken);
-            var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken);
-            using var resolver = new CallSiteResolver();
-            return (BlockingSites.Group(stacks, resolver), null);
+            for (var attempt = 1; ; attempt++)
+            {
+                var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken);
+                using var resolver = new CallSiteResolver();
+                var sites = BlockingSites.Group(stacks, resolver);
+                // No pool thread in user code yet (a busy machine's service still taking its first requests): look again while the load lasts.
+                if (sites.Top is not null || attempt == StackAttempts || _loadEnded)
+                {
+                    return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"));
+                }
+                await Task.Delay(ResampleGap, cancellationToken);
+            }
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {
@@ -91,6 +105,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// </summary>
     public async Task<(VariantResult Result, VariantObservation Observation)> FinishAsync(VariantResult result)
     {
+        _loadEnded = true;
         var startedTimestamp = _startedTimestamp;
         var ended = Stopwatch.GetTimestamp();
         var (sites, note) = _stacks is null ? (null, "the load never reached its peak while observed") : await _stacks;
@@ -136,7 +151,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             sites?.Top is { } top ? sites.Describe(top) : null)
         {
             Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest), result.Sent),
-            BlockingMethod = sites?.Top?.CallSite.Split(" -> ")[0],
+            BlockingMethod = sites?.MethodToChange,
             HoldMs = result.Total.MinMs,
             CpuMsPerRequest = cpuMsPerRequest,
             ProcessorCount = last.ProcessorCount,
@@ -151,7 +166,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest)
     {
         // An injection raises the count the adjustment before it set (the first one raises the pool from its minimum).
-        var injected = marks.Where((m, i) => i == 0 || m.NewWorkerThreadCount > marks[i - 1].NewWorkerThreadCount).Select(m => m.ElapsedSeconds).ToList();
+        var injected = marks.Where((m, i) => i == 0 || m.NewWorkerThreadCount > marks[i - 1].NewWorkerThreadCount).ToList();
         var samples = new List<PoolSample>();
         var previousSeconds = double.NegativeInfinity;
         foreach (var row in result.Telemetry)
@@ -159,7 +174,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             var load = result.Intervals.FirstOrDefault(i => i.ElapsedSeconds >= row.ElapsedSeconds)?.Load ?? 0;
             var inFlight = result.LoadUnit == "rate" ? load * result.Total.MinMs / 1000 : load;
             var pool = row.Snapshot.ThreadPool;
-            var injections = injected.Count(seconds => seconds > previousSeconds && seconds <= row.ElapsedSeconds);
+            var injections = injected.Where(m => m.ElapsedSeconds > previousSeconds && m.ElapsedSeconds <= row.ElapsedSeconds).Select(m => m.Reason).ToList();
             samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections));
             previousSeconds = row.ElapsedSeconds;
         }

@@ -8,12 +8,20 @@ namespace ConcurrencySandbox.LoadTests.Running;
 /// <c>run --url --find-capacity</c>: where a service breaks. The ramp starts at <see cref="StartLoad"/> and doubles,
 /// each step a fresh run of <see cref="Step"/> (closed users, or an open arrival rate), until p99 passes the SLO or more
 /// than <see cref="Experiments.Experiment.MaxFailedPercent"/> % of requests fail, or a bound is reached
-/// (<see cref="MaxLoad"/>, <see cref="MaxDuration"/> over all steps).
+/// (<see cref="MaxLoad"/>, <see cref="MaxDuration"/> over all steps); then it bisects between the last load held and
+/// the first that broke (<see cref="Between"/>) until the gap is within <see cref="ResolutionPercent"/> % or
+/// <see cref="BisectSteps"/> steps have run.
 /// </summary>
 public sealed record CapacityOptions(double? SloP99Ms, bool Open, double StartLoad, double MaxLoad, TimeSpan Step, TimeSpan MaxDuration)
 {
     /// <summary>The default SLO: p99 within this many times the unloaded p99 (one user, measured first).</summary>
     public const double DefaultSloFactor = 2;
+
+    /// <summary>The narrowing stops once the load that broke is within this share above the load held.</summary>
+    public const double ResolutionPercent = 12.5;
+
+    /// <summary>The most bisection steps after the doubling found a break: 3 take a doubling's gap to 12.5 %, one more for a noisy step.</summary>
+    public int BisectSteps { get; init; } = 4;
 
     public string Unit => Open ? "requests/s" : "users";
 
@@ -30,23 +38,170 @@ public sealed record CapacityOptions(double? SloP99Ms, bool Open, double StartLo
         }
     }
 
+    /// <summary>
+    /// The next load to try between one held and one that broke: halfway (closed users are whole, a rate is kept to
+    /// a tenth), or null when the gap is already within <see cref="ResolutionPercent"/> % or no load lies between.
+    /// </summary>
+    public double? Between(double held, double broke)
+    {
+        if (broke - held <= held * ResolutionPercent / 100)
+        {
+            return null;
+        }
+        var half = (held + broke) / 2;
+        var load = Open ? Math.Round(half, 1) : Math.Floor(half);
+        return load > held && load < broke ? load : null;
+    }
+
     /// <summary>One step's load shape: <paramref name="load"/> users or requests/s held for <see cref="Step"/>.</summary>
     public LoadShape ShapeAt(double load) => new(
         [Open ? new Inject(load, Step) : new KeepConstant((int)load, Step)],
         TimeSpan.FromSeconds(Math.Max(1, Step.TotalSeconds / 5)));
 }
 
-/// <summary>What the ramp found: the unloaded p99 and the SLO, the last load held, the load that broke it and why, or the bound that ended the ramp first.</summary>
-public sealed record CapacityFinding(string Unit, double UnloadedP99Ms, double SloP99Ms, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound)
+/// <summary>One step of the ramp: its load, and why it broke the SLO (null when it held).</summary>
+public sealed record CapacityProbe(double Load, string? BrokeBecause)
 {
-    /// <summary>The report's sentence: "Held 8 users; broke at 16 users (p99 1,234 ms over the SLO's 220 ms): pool starvation (...)".</summary>
+    public bool Held => BrokeBecause is null;
+}
+
+/// <summary>
+/// The ramp's steps in the order run, the highest load held below the break, the lowest load that broke (null when
+/// none did), and what ended it: the bound that stopped the doubling before a break, or how far the bisection
+/// narrowed the break (<see cref="Narrowing"/>).
+/// </summary>
+public sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double? Held, CapacityProbe? Broke, string? Bound, string? Narrowing)
+{
+    /// <summary>
+    /// Runs the ramp: <paramref name="measureAsync"/> runs one step at a load and says why it broke (null: held). The
+    /// doubling stops at the first break, then the bisection narrows it; each step must fit in what is left of
+    /// <see cref="CapacityOptions.MaxDuration"/> since <paramref name="startedTimestamp"/> (on <paramref name="time"/>).
+    /// <paramref name="heldBefore"/> is a load known to hold (one user, for a closed ramp), or null.
+    /// </summary>
+    public static async Task<CapacityRamp> RunAsync(CapacityOptions options, double? heldBefore, TimeProvider time, long startedTimestamp, Func<double, CancellationToken, Task<string?>> measureAsync, CancellationToken cancellationToken)
+    {
+        var probes = new List<CapacityProbe>();
+        bool RoomFor(double load, out string? bound)
+        {
+            var room = time.GetElapsedTime(startedTimestamp) + options.Step <= options.MaxDuration;
+            bound = room ? null : Invariant($"the ramp reached its max duration ({options.MaxDuration.TotalSeconds:0} s, --max-duration-s) before {load:0.#} {options.Unit}");
+            return room;
+        }
+        async Task<CapacityProbe> ProbeAsync(double load)
+        {
+            var probe = new CapacityProbe(load, await measureAsync(load, cancellationToken));
+            probes.Add(probe);
+            return probe;
+        }
+
+        var held = heldBefore;
+        CapacityProbe? broke = null;
+        string? bound = null;
+        foreach (var load in options.Loads())
+        {
+            if (!RoomFor(load, out bound))
+            {
+                break;
+            }
+            var probe = await ProbeAsync(load);
+            if (!probe.Held)
+            {
+                broke = probe;
+                break;
+            }
+            held = load;
+        }
+        if (broke is null)
+        {
+            return new CapacityRamp(probes, held, null, bound ?? Invariant($"the ramp reached its max load ({options.MaxLoad:0.#} {options.Unit}, --max-load)"), null);
+        }
+        if (held is null)
+        {
+            return new CapacityRamp(probes, null, broke, null, "not narrowed: the first load tried broke");
+        }
+        var bisected = 0;
+        string? stopped = null;
+        while (options.Between(held.Value, broke.Load) is { } between)
+        {
+            if (bisected == options.BisectSteps)
+            {
+                stopped = Invariant($"the bisection's budget of {options.BisectSteps} steps ran out");
+                break;
+            }
+            if (!RoomFor(between, out stopped))
+            {
+                break;
+            }
+            bisected++;
+            var probe = await ProbeAsync(between);
+            if (probe.Held)
+            {
+                held = between;
+            }
+            else
+            {
+                broke = probe;
+            }
+        }
+        var gapPercent = 100 * (broke.Load - held.Value) / held.Value;
+        var by = Invariant($"{bisected} bisection step{(bisected == 1 ? "" : "s")} after the doubling");
+        var narrowing = stopped is not null
+            ? Invariant($"narrowed to within {gapPercent:0} % by {by}; {stopped}")
+            : gapPercent <= CapacityOptions.ResolutionPercent
+                ? Invariant($"narrowed to within {gapPercent:0} % by {by}")
+                : Invariant($"narrowed to {broke.Load - held.Value:0.#} {options.Unit} ({gapPercent:0} %, no load between) by {by}");
+        return new CapacityRamp(probes, held, broke, null, narrowing);
+    }
+}
+
+/// <summary>
+/// The unloaded latency the default SLO is set from: one user's run cut into rounds (its reporting intervals), the
+/// median of the rounds' p99s, so one slow round (a GC, a neighbour's build on shared cores) does not set the SLO.
+/// </summary>
+public sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs)
+{
+    /// <summary>The default SLO's floor: below it a scheduler hiccup on a busy machine would break a fast service's SLO.</summary>
+    public const double SloFloorMs = 10;
+
+    /// <summary>The baseline of one user's run: the median of its full intervals' p99s (the whole run's p99 when none completed a request).</summary>
+    public static UnloadedBaseline Of(VariantResult unloaded)
+    {
+        var rounds = unloaded.Intervals.Where(i => !i.Partial && i.Stats.Completed > 0).Select(i => i.Stats.P99Ms).Order().ToList();
+        if (rounds.Count == 0)
+        {
+            return new UnloadedBaseline(unloaded.Total.P99Ms, 1, unloaded.Total.P99Ms, unloaded.Total.P99Ms);
+        }
+        var median = rounds.Count % 2 == 1 ? rounds[rounds.Count / 2] : (rounds[(rounds.Count / 2) - 1] + rounds[rounds.Count / 2]) / 2;
+        return new UnloadedBaseline(median, rounds.Count, rounds[0], rounds[^1]);
+    }
+
+    /// <summary>The SLO a ramp without --slo-p99-ms uses: <see cref="CapacityOptions.DefaultSloFactor"/> x the baseline, at least <see cref="SloFloorMs"/>.</summary>
+    public double DefaultSloMs => Math.Max(CapacityOptions.DefaultSloFactor * P99Ms, SloFloorMs);
+
+    /// <summary>"SLO p99 40 ms (2 x the unloaded p99 of 20 ms: the median of 5 rounds of one user, 18-31 ms)": which SLO and where it came from.</summary>
+    public string DescribeSlo(double sloP99Ms, bool given)
+    {
+        var rounds = Rounds == 1
+            ? Invariant($"the unloaded p99 of {P99Ms:0.#} ms (one user, one round)")
+            : Invariant($"the unloaded p99 of {P99Ms:0.#} ms (the median of {Rounds} rounds of one user, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms)");
+        var basis = given ? $"given by --slo-p99-ms; {rounds}"
+            : DefaultSloMs > CapacityOptions.DefaultSloFactor * P99Ms ? Invariant($"the {SloFloorMs:0} ms floor, above {CapacityOptions.DefaultSloFactor:0} x {rounds}")
+            : Invariant($"{CapacityOptions.DefaultSloFactor:0} x {rounds}");
+        return Invariant($"SLO p99 {sloP99Ms:0.#} ms ({basis})");
+    }
+}
+
+/// <summary>What the ramp found: the SLO and how it was set, the last load held, the load that broke it and why, how finely the break was narrowed, or the bound that ended the ramp first.</summary>
+public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound, string? Narrowing = null)
+{
+    /// <summary>The report's sentence: "Held 48 users; broke at 52 users (p99 1,234 ms; narrowed to within 8 % ...; SLO ...): pool starvation (...)".</summary>
     public string Describe()
     {
         var held = HeldLoad is { } h ? Invariant($"Held {h:0.#} {Unit}") : Invariant($"Held no load tried");
-        var slo = Invariant($"SLO p99 {SloP99Ms:0.#} ms, unloaded p99 {UnloadedP99Ms:0.#} ms");
+        var narrowed = Narrowing is null ? "" : $"; {Narrowing}";
         return BrokeAt is { } b
-            ? Invariant($"{held}; broke at {b:0.#} {Unit} ({BrokeBecause}; {slo}): {Cause}.")
-            : Invariant($"{held} without breaking ({slo}); the break is above: {Bound}.");
+            ? Invariant($"{held}; broke at {b:0.#} {Unit} ({BrokeBecause}{narrowed}; {Slo}): {Cause}.")
+            : Invariant($"{held} without breaking ({Slo}); the break is above: {Bound}.");
     }
 
     /// <summary>
@@ -97,7 +252,7 @@ public sealed record CapacityFinding(string Unit, double UnloadedP99Ms, double S
         if (diagnosis.Starved)
         {
             var spell = diagnosis.Inputs.Spell;
-            return Invariant($"pool starvation (queue peaked at {diagnosis.Inputs.PeakQueueLength}, {spell.Injections} thread injections while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
+            return Invariant($"pool starvation (queue peaked at {diagnosis.Inputs.PeakQueueLength}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
         }
         if (peakCpuPercent >= CpuLimitPercent)
         {

@@ -35,6 +35,17 @@ public sealed class BlockingSitesTests
     }
 
     [Fact]
+    public void TheMethodToChangeIsTheOneThatBlocksInSourceWordsNotTheCallerTheJitInlinedItInto()
+    {
+        var inlined = new BlockingCall("Blocking.DoBlocking", BlockingPrimitive.Result, null, "GET /orders/{id:int}", null, "the lambda in Program (top-level statements)", null);
+        var sites = new BlockingSites(3, 4, [new BlockingSite("the lambda in Program (top-level statements) -> Task.get_Result", 3, InUserCode: true, InRequest: true, inlined)]);
+        var unresolved = sites with { Sites = [sites.Sites[0] with { Source = null }] };
+
+        Assert.Equal("Blocking.DoBlocking", sites.MethodToChange);
+        Assert.Equal("the lambda in Program (top-level statements)", unresolved.MethodToChange);
+    }
+
+    [Fact]
     public void PoolThreadsBlockedInUserCodeOutsideARequestAreWorkARequestQueued()
     {
         var call = new ThreadStack(9, ["System.Threading.Thread.Sleep", "App.ThirdParty.Call", "System.Threading.ThreadPoolWorkQueue.Dispatch", WorkerLoop]);

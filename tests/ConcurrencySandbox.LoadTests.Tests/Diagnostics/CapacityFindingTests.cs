@@ -2,6 +2,7 @@ using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Running;
+using Microsoft.Extensions.Time.Testing;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -70,13 +71,114 @@ public sealed class CapacityFindingTests
     }
 
     [Fact]
-    public void TheFindingSaysTheLoadHeldTheBreakAndItsCauseOrTheBoundThatEndedTheRamp()
+    public void TheFindingSaysTheLoadHeldTheBreakHowFinelyAndItsCauseOrTheBoundThatEndedTheRamp()
     {
-        var broke = new CapacityFinding("users", 105, 210, 8, 16, "p99 900 ms", "pool starvation (...)", null);
-        var held = broke with { BrokeAt = null, BrokeBecause = null, Cause = null, HeldLoad = 20, Bound = "the ramp reached its max load (20 users, --max-load)" };
+        const string slo = "SLO p99 210 ms (2 x the unloaded p99 of 105 ms (the median of 5 rounds of one user, 98-140 ms))";
+        var broke = new CapacityFinding("users", slo, 48, 52, "p99 900 ms", "pool starvation (...)", null, "narrowed to within 8 % by 3 bisection steps after the doubling");
+        var held = broke with { BrokeAt = null, BrokeBecause = null, Cause = null, HeldLoad = 20, Bound = "the ramp reached its max load (20 users, --max-load)", Narrowing = null };
 
-        Assert.Equal("Held 8 users; broke at 16 users (p99 900 ms; SLO p99 210 ms, unloaded p99 105 ms): pool starvation (...).", broke.Describe());
-        Assert.Equal("Held 20 users without breaking (SLO p99 210 ms, unloaded p99 105 ms); the break is above: the ramp reached its max load (20 users, --max-load).", held.Describe());
+        Assert.Equal($"Held 48 users; broke at 52 users (p99 900 ms; narrowed to within 8 % by 3 bisection steps after the doubling; {slo}): pool starvation (...).", broke.Describe());
+        Assert.Equal($"Held 20 users without breaking ({slo}); the break is above: the ramp reached its max load (20 users, --max-load).", held.Describe());
+    }
+
+    [Fact]
+    public async Task TheRampDoublesToTheBreakThenBisectsItToWithinTheResolution()
+    {
+        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024 });
+
+        // 2 to 32 held, 64 broke; then 48 held, 56 broke, 52 broke: 52 is within 12.5 % of 48.
+        Assert.Equal([2, 4, 8, 16, 32, 64, 48, 56, 52], loads);
+        Assert.Equal(48, ramp.Held);
+        Assert.Equal(52, ramp.Broke!.Load);
+        Assert.Equal("narrowed to within 8 % by 3 bisection steps after the doubling", ramp.Narrowing);
+        Assert.Null(ramp.Bound);
+    }
+
+    [Fact]
+    public async Task TheBisectionStopsWhenItsStepBudgetEndsAndSaysHowWideTheBreakStill()
+    {
+        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024, BisectSteps = 1 });
+
+        Assert.Equal([2, 4, 8, 16, 32, 64, 48], loads);
+        Assert.Equal((48, 64.0), (ramp.Held!.Value, ramp.Broke!.Load));
+        Assert.Equal("narrowed to within 33 % by 1 bisection step after the doubling; the bisection's budget of 1 steps ran out", ramp.Narrowing);
+    }
+
+    [Fact]
+    public async Task UsersAreWholeSoABreakOneUserAboveTheLastHeldIsAsNarrowAsItGets()
+    {
+        var (ramp, loads) = await RampAgainstAsync(breaksAt: 2, Closed);
+
+        Assert.Equal([2], loads);
+        Assert.Equal((1, 2.0), (ramp.Held!.Value, ramp.Broke!.Load));
+        Assert.Equal("narrowed to 1 users (100 %, no load between) by 0 bisection steps after the doubling", ramp.Narrowing);
+    }
+
+    [Fact]
+    public async Task AnOpenRampThatBreaksAtItsFirstRateIsNotNarrowed()
+    {
+        var (ramp, loads) = await RampAgainstAsync(breaksAt: 10, Closed with { Open = true, StartLoad = 10 }, heldBefore: null);
+
+        Assert.Equal([10], loads);
+        Assert.Null(ramp.Held);
+        Assert.Equal("not narrowed: the first load tried broke", ramp.Narrowing);
+    }
+
+    [Fact]
+    public async Task TheRampEndsAtItsMaxLoadOrItsMaxDurationAndSaysWhich()
+    {
+        var (atMaxLoad, loads) = await RampAgainstAsync(breaksAt: 1000, Closed);
+        // 5 s steps in 60 s: the unloaded measure took none of it here, so 12 steps fit; a 22 s budget fits 4.
+        var (outOfTime, _) = await RampAgainstAsync(breaksAt: 1000, Closed with { MaxLoad = 1024, MaxDuration = TimeSpan.FromSeconds(22) });
+
+        Assert.Equal([2, 4, 8, 16, 20], loads);
+        Assert.Equal((20, null), (atMaxLoad.Held!.Value, atMaxLoad.Broke));
+        Assert.Equal("the ramp reached its max load (20 users, --max-load)", atMaxLoad.Bound);
+        Assert.Equal(16, outOfTime.Held);
+        Assert.Equal("the ramp reached its max duration (22 s, --max-duration-s) before 32 users", outOfTime.Bound);
+    }
+
+    [Fact]
+    public void TheUnloadedBaselineIsTheMedianRoundSoOneSlowRoundDoesNotSetTheSlo()
+    {
+        // Five rounds of one user: one of them slowed to 900 ms by a neighbour.
+        var baseline = UnloadedBaseline.Of(OneUser(100, 110, 900, 105, 95));
+
+        Assert.Equal(new UnloadedBaseline(105, 5, 95, 900), baseline);
+        Assert.Equal(210, baseline.DefaultSloMs);
+        Assert.Equal("SLO p99 210 ms (2 x the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms))", baseline.DescribeSlo(210, given: false));
+        Assert.Equal("SLO p99 1500 ms (given by --slo-p99-ms; the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms))", baseline.DescribeSlo(1500, given: true));
+    }
+
+    [Fact]
+    public void TheDefaultSloHasAFloorForAServiceFasterThanTheMachinesNoise()
+    {
+        var baseline = UnloadedBaseline.Of(OneUser(1.5, 2, 1.8, 2.5));
+
+        Assert.Equal(1.9, baseline.P99Ms, precision: 6);
+        Assert.Equal(UnloadedBaseline.SloFloorMs, baseline.DefaultSloMs);
+        Assert.StartsWith("SLO p99 10 ms (the 10 ms floor, above 2 x the unloaded p99 of 1.9 ms", baseline.DescribeSlo(baseline.DefaultSloMs, given: false));
+    }
+
+    /// <summary>The ramp against a fake service that breaks from <paramref name="breaksAt"/> on, each step taking its whole step on a fake clock.</summary>
+    private static async Task<(CapacityRamp Ramp, IReadOnlyList<double> Loads)> RampAgainstAsync(double breaksAt, CapacityOptions options, double? heldBefore = 1)
+    {
+        var time = new FakeTimeProvider();
+        var loads = new List<double>();
+        var ramp = await CapacityRamp.RunAsync(options, heldBefore, time, time.GetTimestamp(), (load, _) =>
+        {
+            loads.Add(load);
+            time.Advance(options.Step);
+            return Task.FromResult(load >= breaksAt ? "p99 900 ms" : null);
+        }, CancellationToken.None);
+        return (ramp, loads);
+    }
+
+    private static VariantResult OneUser(params double[] roundP99Ms)
+    {
+        var key = new VariantKey("unloaded-1-user");
+        var intervals = roundP99Ms.Select((p99, i) => new IntervalRow(key, 2 * (i + 1), "users", 1, 10, TestStats.Uniform(20, p99, p99Ms: p99))).ToList();
+        return new VariantResult(key, "/x", "users", 10, intervals, [], TestStats.Uniform(100, 100, p99Ms: roundP99Ms.Max()));
     }
 
     [Fact]

@@ -18,7 +18,7 @@ public sealed class FindCapacityTests
             var (code, output, error) = await RunAsync($"{service.BaseAddress}orders/1?delayMs=100", "--find-capacity", "--slo-p99-ms", "1500", "--step-s", "3", "--max-load", "512", "--max-duration-s", "150", "--out", folder);
 
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
-            Assert.Contains("-- find-capacity: unloaded p99", output);
+            Assert.Contains("-- find-capacity: SLO p99 1500 ms (given by --slo-p99-ms; the unloaded p99 of ", output);
             using var summary = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
             var headline = summary.RootElement.GetProperty("headline").GetString()!;
             Assert.True(headline.Contains(" users; broke at ", StringComparison.Ordinal), headline);
@@ -26,6 +26,31 @@ public sealed class FindCapacityTests
             // The call site depends on the stack sample catching the peak (RuntimeObserverTests checks it); the fix is said either way.
             Assert.True(headline.Contains("Fix: make ", StringComparison.Ordinal) && headline.Contains("ThreadPool__MinWorkerThreads=", StringComparison.Ordinal), headline);
             Assert.StartsWith(headline, File.ReadAllText(Path.Combine(folder, "summary.md")).Split('\n')[2]);
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task VerifyFixStartsTheLaunchedServiceAgainWithTheSizedMinimumAndMeasuresItsCapacityBesideThePrediction()
+    {
+        var folder = Directory.CreateTempSubdirectory("find-capacity-").FullName;
+        try
+        {
+            var sample = Path.Combine(AppContext.BaseDirectory, "sample", "ConcurrencySandbox.SampleService.dll");
+            var (code, output, error) = await RunAsync($"http://127.0.0.1:{FreePort()}/orders/1?delayMs=100", "--launch", sample, "--find-capacity", "--verify-fix", "--slo-p99-ms", "1500", "--step-s", "3", "--max-load", "256", "--max-duration-s", "120", "--out", folder);
+
+            Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
+            Assert.Contains("-- verify-fix: starting ", output);
+            using var summary = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
+            var headline = summary.RootElement.GetProperty("headline").GetString()!;
+            Assert.Matches(@"Fix verified \(--verify-fix, the service started again with DOTNET_ThreadPool_ForceMinWorkerThreads=0x[0-9A-F]+, (?<n>\d+) threads\): predicted about \d+ users with no wait; measured: held \d+ users", headline);
+            // The second ramp's steps are in the report beside the first's, named after the minimum.
+            var minimum = System.Text.RegularExpressions.Regex.Match(headline, @"(?<n>\d+) threads\)").Groups["n"].Value;
+            Assert.Contains(summary.RootElement.GetProperty("variants").EnumerateArray(), v => v.GetProperty("name").GetString()!.StartsWith($"min{minimum}-", StringComparison.Ordinal));
         }
         finally
         {
@@ -45,7 +70,7 @@ public sealed class FindCapacityTests
 
             Assert.Equal(CommandLine.ExitUsage, code);
             Assert.Matches(@"^error: every request failed \(HTTP 404 x \d+\); no capacity claimed\s*$", error);
-            Assert.DoesNotContain("find-capacity: unloaded p99", output);
+            Assert.DoesNotContain("-- find-capacity: SLO p99", output);
         }
         finally
         {
@@ -82,6 +107,13 @@ public sealed class FindCapacityTests
         Assert.Equal(CommandLine.ExitUsage, code);
         Assert.Contains(cause, error);
         Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
     }
 
     private static async Task<(int Code, string Output, string Error)> RunAsync(string url, params string[] arguments)

@@ -40,6 +40,20 @@ public sealed class ObserverBadInputTests
         Assert.Contains("nothing answered GET http://127.0.0.1:1/orders/1", error);
     }
 
+    [Theory]
+    [InlineData(new[] { "--find-capacity", "--verify-fix" }, "the runner cannot restart a process it did not start: add --launch")]
+    [InlineData(new[] { "--verify-fix", "--launch", "Missing.dll" }, "needs --find-capacity")]
+    [InlineData(new[] { "--launch", "Missing.dll", "--pid", "1" }, "cannot go with --pid or --process-name")]
+    [InlineData(new[] { "--launch", "Missing.dll" }, "--launch: no such file 'Missing.dll'")]
+    public async Task VerifyFixOnAUrlNeedsAServiceTheRunnerLaunchedItself(string[] options, string cause)
+    {
+        var (code, error) = await RunAsync(["--url", Url, .. options]);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains(cause, error);
+        Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
     [Fact]
     public async Task APidThatHasExitedIsRefused()
     {

@@ -15,8 +15,8 @@ public sealed class StarvedSpellTests
     {
         // 125 needed; the pool grows 4 a second by injection with the queue shrinking, catches up at 30 s and stays there.
         var samples = Enumerable.Range(1, 40).Select(s => s <= 30
-            ? new PoolSample(s, 4 * s, 125 - (4 * s), 125, Injections: 4)
-            : new PoolSample(s, 126, 0, 125, Injections: 0)).ToList();
+            ? new PoolSample(s, 4 * s, 125 - (4 * s), 125, [.. Injected("CooperativeBlocking", 3), "Starvation"])
+            : new PoolSample(s, 126, 0, 125, [])).ToList();
 
         var spell = StarvedSpell.Of(samples, Sent);
 
@@ -25,15 +25,31 @@ public sealed class StarvedSpellTests
         Assert.Equal(30, spell.ToSeconds);
         Assert.Equal(30, spell.StarvedSeconds, precision: 6);
         Assert.Equal(30 * 4, spell.Injections);
+        Assert.Equal("120 thread injections (CooperativeBlocking 90, Starvation 30)", spell.DescribeInjections());
         Assert.Equal(125, spell.HeldUpRequests);
         Assert.Equal(5, spell.HeldUpTimedOut);
         Assert.Equal(15_000, spell.HeldUpMeanMs!.Value, precision: 6);
     }
 
     [Fact]
+    public void RequestsStillInFlightWhenTheSpellBeganWaitedBehindItAsWellAsThoseSentDuringIt()
+    {
+        // Starved from 4 s to 10 s. Sent before it: 20 requests answered after 15 s (still waiting at 4 s) and 30 answered
+        // after 1 s (done by then); sent during it: 10; sent after it: 40.
+        IReadOnlyList<SentSlice> sent = [new(0, 20, 20 * 15_000, 0, 0, 0), new(0.1, 30, 30 * 1_000, 0, 0, 0), new(5, 10, 10 * 2_000, 0, 0, 0), new(12, 40, 40 * 100, 0, 0, 0)];
+        var samples = Enumerable.Range(5, 6).Select(s => new PoolSample(s, 10, 30, 50, Injected("Starvation", 1))).Append(new PoolSample(11, 60, 0, 50, [])).ToList();
+
+        var spell = StarvedSpell.Of(samples, sent);
+
+        Assert.Equal(4, spell.FromSeconds);
+        Assert.Equal(20 + 10, spell.HeldUpRequests);
+        Assert.Equal(((20 * 15_000) + (10 * 2_000)) / 30.0, spell.HeldUpMeanMs!.Value, precision: 6);
+    }
+
+    [Fact]
     public void APoolNeverShortOfWhatTheLoadNeededIsNotStarvedWhateverItsQueueAndInjections()
     {
-        var samples = Enumerable.Range(1, 20).Select(s => new PoolSample(s, 40, 30, 40, Injections: 3)).ToList();
+        var samples = Enumerable.Range(1, 20).Select(s => new PoolSample(s, 40, 30, 40, Injected("Starvation", 3))).ToList();
 
         Assert.Same(StarvedSpell.None, StarvedSpell.Of(samples, Sent));
     }
@@ -47,7 +63,7 @@ public sealed class StarvedSpellTests
     public void ShortOfThreadsIsStarvedOnlyWithWorkQueuedAndAnInjectionOrAsManyQueuedAsMissing(long queued, bool poolHasEnough, int injections, bool starved)
     {
         // 125 needed and 40 had (85 missing), or 40 needed.
-        var sample = new PoolSample(1, 40, queued, poolHasEnough ? 40 : 125, injections);
+        var sample = new PoolSample(1, 40, queued, poolHasEnough ? 40 : 125, Injected("Starvation", injections));
 
         Assert.Equal(starved, sample.Starved);
     }
@@ -86,8 +102,10 @@ public sealed class StarvedSpellTests
         Assert.True(diagnosis.Starved);
         var text = diagnosis.Describe();
         Assert.StartsWith("Starved for 19.2 s (0.8 s to 20 s of the run", text);
-        Assert.Contains("1532 thread injections of any reason", text);
-        Assert.Contains("125 requests sent then were held up behind it, answered after 12000 ms on average", text);
+        Assert.Contains("1532 thread injections meanwhile", text);
+        Assert.Contains("125 requests waited behind it (sent during it, or in flight when it began), answered after 12000 ms on average", text);
+        // The injections are said once: no starvation count at the peak beside the spell's.
+        Assert.DoesNotContain("starvation injections", text);
     }
 
     [Fact]
@@ -133,4 +151,6 @@ public sealed class StarvedSpellTests
         var intervals = threads.Select((_, i) => new IntervalRow(key, i + 1, "users", users, 10, TestStats.Uniform(10, 300))).ToList();
         return new VariantResult(key, "/x", "users", threads.Count, intervals, telemetry, TestStats.Uniform(10 * threads.Count, 300)) { Sent = [new SentSlice(0, 40, 40 * 300, 0, 0, 0)] };
     }
+
+    private static IReadOnlyList<string> Injected(string reason, int count) => [.. Enumerable.Repeat(reason, count)];
 }

@@ -100,6 +100,24 @@ public sealed class StreamingCapacityTests
         Assert.Equal(verdict == ClaimVerdict.Confirmed ? Outcome.Reproduced : Outcome.NotReproduced, finding.Outcome);
     }
 
+    [Theory]
+    [InlineData(0.5, 1, "The clients were not the limit: their processes used at most 50 % of their 1 core(s) at the deciding step (allocating 50 % at 225 clients, saea-pooled 50 % at 338 clients).")]
+    [InlineData(0.95, 1, "The clients may have been the limit of allocating, saea-pooled")]
+    [InlineData(0.95, 2, "The clients were not the limit: their processes used at most 48 % of their 2 core(s)")]
+    public void TheVerdictSaysWhetherTheClientsWereTheLimitFromTheirCpuShareAtTheDecidingStep(double clientCoresBusy, int clientCores, string expected)
+    {
+        var ramp = new CapacityRamp(100, 1000, TimeSpan.FromSeconds(1));
+        CapacitySearch Search(int capacity)
+        {
+            var search = SearchHolding(ramp, capacity);
+            return search with { Steps = [.. search.Steps.Select(step => step with { ClientCpuCoresBusy = clientCoresBusy })], ClientCores = clientCores };
+        }
+
+        var finding = StreamingCapacity.Judge(new Dictionary<string, CapacitySearch> { ["allocating"] = Search(150), ["saea-pooled"] = Search(225) });
+
+        Assert.Contains(expected, finding.Verdict);
+    }
+
     [Fact]
     public void TheSearchHoldsNoVariantToAFailedShareAndMarksNoneExpectedToFail()
     {

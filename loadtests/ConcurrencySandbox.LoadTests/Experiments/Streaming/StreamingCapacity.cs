@@ -139,7 +139,33 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
             new("heap halved", ClaimVerdict.Inconclusive, "not measured by --find-capacity", "[no figure]", "run streaming without --find-capacity for the heap"),
             CpuClaim(allocating, pooled),
         ];
-        return Finding.OfClaims(claims, comparisons, $"capacity: {capacity.Why}.");
+        return Finding.OfClaims(claims, comparisons, $"capacity: {capacity.Why}. {ClientsLimit(searches)}");
+    }
+
+    /// <summary>The client processes' share of their cores above which they, not the server, may have set the capacity.</summary>
+    public const double ClientsBusyShare = 0.9;
+
+    /// <summary>
+    /// Whether the load generator was the limit: at each variant's deciding step (the first that failed, else the last
+    /// held) the client processes' CPU over the cores they had; at or above <see cref="ClientsBusyShare"/> that variant's
+    /// capacity may be the clients' and is a lower bound of the server's.
+    /// </summary>
+    private static string ClientsLimit(IReadOnlyDictionary<string, CapacitySearch> searches)
+    {
+        var shares = searches
+            .Select(s => (Variant: s.Key, Search: s.Value, Step: s.Value.Steps.FirstOrDefault(step => !step.Held) ?? s.Value.Held))
+            .Where(s => s.Step is not null)
+            .Select(s => (s.Variant, s.Step!.Clients, s.Search.ClientCores, Share: s.Step.ClientCpuCoresBusy / s.Search.ClientCores))
+            .ToList();
+        if (shares.Count == 0)
+        {
+            return "";
+        }
+        var bound = shares.Where(s => s.Share >= ClientsBusyShare).ToList();
+        var figures = string.Join(", ", shares.Select(s => Invariant($"{s.Variant} {s.Share * 100:0} % at {s.Clients} clients")));
+        return bound.Count == 0
+            ? Invariant($"The clients were not the limit: their processes used at most {shares.Max(s => s.Share) * 100:0} % of their {shares[0].ClientCores} core(s) at the deciding step ({figures}).")
+            : $"The clients may have been the limit of {string.Join(", ", bound.Select(s => s.Variant))}: their processes used {ClientsBusyShare * 100:0} % or more of their cores at the deciding step ({figures}), so that capacity is a lower bound of the server's; give the clients more cores (--agents, --client-cpus).";
     }
 
     /// <summary>
@@ -265,7 +291,14 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
                 }
             }
 
-            measured(new CapacitySearch(ramp, steps));
+            measured(new CapacitySearch(ramp, steps) { ClientCores = ClientCores() });
+        }
+
+        /// <summary>The distinct cpus the client processes are pinned to, or the machine's when any runs unpinned.</summary>
+        private int ClientCores()
+        {
+            var sets = Enumerable.Range(0, pinning.ClientProcesses).Select(pinning.ClientCpusOf).ToList();
+            return sets.Any(set => set is null) ? Environment.ProcessorCount : sets.SelectMany(set => set!.Cpus).Distinct().Count();
         }
 
         /// <summary>A hang guard for every client process: the whole ramp at its longest (each step's connecting, settling and hold), and some.</summary>
@@ -389,6 +422,9 @@ public sealed record CapacityStep(
 /// <summary>A variant's ramp: the steps run, the largest held, and whether the top of the ramp was reached without failing.</summary>
 public sealed record CapacitySearch(CapacityRamp Ramp, IReadOnlyList<CapacityStep> Steps)
 {
+    /// <summary>The cores the client processes could use (their pinned cpus, else the machine's): the denominator of their CPU share.</summary>
+    public int ClientCores { get; init; } = Environment.ProcessorCount;
+
     /// <summary>The last step that held (the ramp stops at the first that does not).</summary>
     public CapacityStep? Held => Steps.LastOrDefault(step => step.Held);
 

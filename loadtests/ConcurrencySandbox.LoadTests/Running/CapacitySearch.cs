@@ -239,7 +239,8 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
 
     /// <summary>
     /// The cause at the break: pool starvation when the observer's diagnosis says starved (queue, injections), else CPU
-    /// when the process used its cores' limit, else the upstream (latency grew while the pool did not); without the
+    /// when the process used its cores' limit, else a contended lock when most sampled pool threads wait on one in user
+    /// code, else the upstream (latency grew while the pool did not); without the
     /// observer, why it cannot be said.
     /// </summary>
     public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause)
@@ -257,6 +258,10 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
         if (peakCpuPercent >= CpuLimitPercent)
         {
             return Invariant($"CPU (the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores)");
+        }
+        if (observation.Stacks is { Top: { Source.Primitive: BlockingPrimitive.Lock } top } stacks)
+        {
+            return Invariant($"a contended lock ({stacks.Describe(top)}; requests pass it one at a time, so neither more pool threads nor more cores raise the load it holds; p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms)");
         }
         return Invariant($"the upstream (p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %)");
     }

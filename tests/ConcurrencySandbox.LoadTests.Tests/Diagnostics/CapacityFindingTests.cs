@@ -65,6 +65,18 @@ public sealed class CapacityFindingTests
     }
 
     [Fact]
+    public void TheCauseIsAContendedLockWhenThePoolWasNotShortAndItsThreadsWaitOnOneInUserCode()
+    {
+        var call = new BlockingCall("Inventory.Reserve", BlockingPrimitive.Lock, null, "GET /inventory/{id:int}", null, null, null);
+        var onLock = Observed(starved: false) with { Stacks = new BlockingSites(8, 20, [new BlockingSite("Inventory.Reserve -> Monitor.Enter", 7, InUserCode: true, InRequest: true, call)]) };
+        var onResult = onLock with { Stacks = new BlockingSites(8, 20, [new BlockingSite("Orders.Get -> Task.Wait", 7, InUserCode: true, InRequest: true, call with { Primitive = BlockingPrimitive.Result })]) };
+
+        Assert.StartsWith("a contended lock (7 of 8 pool threads wait in Inventory.Reserve", CapacityFinding.CauseOf(Step(cpuPercent: 30), onLock, 100, null));
+        Assert.StartsWith("the upstream (", CapacityFinding.CauseOf(Step(cpuPercent: 30), onResult, 100, null));
+        Assert.StartsWith("CPU (", CapacityFinding.CauseOf(Step(cpuPercent: 97), onLock, 100, null));
+    }
+
+    [Fact]
     public void WithoutTheObserverTheCauseIsNotClaimed()
     {
         Assert.Equal("cause not known: the runtime was not observed (pid 7 is not a .NET process)", CapacityFinding.CauseOf(Step(cpuPercent: 30), null, 100, "pid 7 is not a .NET process"));

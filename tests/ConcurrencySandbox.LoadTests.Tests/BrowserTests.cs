@@ -47,7 +47,9 @@ public sealed class BrowserTests : IDisposable
             "async p99", "async p50", "async ok", "async threads", "async queue", "users, every variant",
         ];
         Assert.All(declared, name => Assert.Contains(name, drawn));
-        Assert.Contains(drawn, name => name.StartsWith("async (", StringComparison.Ordinal) && name.EndsWith(" completed)", StringComparison.Ordinal));
+        Assert.Contains(drawn, name => name.StartsWith("async (", StringComparison.Ordinal) && name.EndsWith(" answered, 0 timed out)", StringComparison.Ordinal));
+        // The distribution draws threadpool's timed-out requests dashed at their timeout, a lower bound.
+        Assert.Contains(drawn, name => name.StartsWith("threadpool (", StringComparison.Ordinal) && name.Contains(" timed out): timed out, \u2265 ", StringComparison.Ordinal));
         var markers = await page.Page.EvaluateAsync<string[]>(
             "() => [...document.querySelectorAll('g.markers')].map(g => g.dataset.markers + ' x' + g.querySelectorAll('path,line').length)");
         Assert.Equal(["pool adjustment: Starvation x5", "pool adjustment: ClimbingMove x4"], markers);

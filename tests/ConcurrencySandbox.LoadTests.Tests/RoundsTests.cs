@@ -185,6 +185,23 @@ public class RoundsTests
     }
 
     [Fact]
+    public void ASmokeRunOfASeedWithSeveralClaimsIsNoVerdictNotPartlyReproducedAndItsClaimsDecideNothing()
+    {
+        // Seed 003's claims disagreeing, as a 3 s smoke fan-out gave in CI's compose stage ("Partly reproduced: the smoke profile's ...").
+        var measured = Finding.OfClaims(
+            [new Claim("latency", ClaimVerdict.Confirmed, "1.5 x", "[no 95 % CI]", "above 1"), new Claim("max", ClaimVerdict.Refuted, "0.9 x", "[no 95 % CI]", "below 1")],
+            [new SeedComparison("slowdown", "about 50 x", "1.5 x")], "the claims disagree.");
+
+        var finding = RoundVerdict.NoVerdict(measured, "the smoke profile's 3 s of load is a check that the run works, not a measurement");
+
+        Assert.True(measured.Partly);
+        Assert.False(finding.Partly);
+        Assert.StartsWith("smoke: no verdict: ", finding.Verdict);
+        Assert.All(finding.Claims, c => Assert.Equal(ClaimVerdict.Inconclusive, c.Verdict));
+        Assert.Equal(["1.5 x", "0.9 x"], finding.Claims.Select(c => c.Figure));
+    }
+
+    [Fact]
     public void TheRoundsTableReachesSummaryJsonAndMarkdownAndReadsBack()
     {
         var report = SyntheticReports.LoadRun("compute", ["sync", "taskrun"], 3, 5, (_, _) => 10);

@@ -68,8 +68,11 @@ public sealed record Finding(Outcome Outcome, IReadOnlyList<SeedComparison> Comp
     /// <summary>The seed's claims, each with its own verdict, where the seed makes several; empty where it makes one.</summary>
     public IReadOnlyList<Claim> Claims { get; init; } = [];
 
-    /// <summary>True when the claims disagree (one confirmed, another refuted): the headline says "Partly reproduced".</summary>
-    public bool Partly => Claims.Any(c => c.Verdict == ClaimVerdict.Confirmed) && Claims.Any(c => c.Verdict == ClaimVerdict.Refuted);
+    /// <summary>
+    /// True when the claims disagree (one confirmed, another refuted) in a finding judged from them: the headline says
+    /// "Partly reproduced". Never for a finding that is no verdict (smoke, impossible), whatever its claims.
+    /// </summary>
+    public bool Partly => Outcome == Outcome.Inconclusive && Claims.Any(c => c.Verdict == ClaimVerdict.Confirmed) && Claims.Any(c => c.Verdict == ClaimVerdict.Refuted);
 
     /// <summary>The sentence the reports print: "Reproduced: ...", "Partly reproduced: ...", "Not reproduced: ...", "Inconclusive: ..." or "Not assessed: ...".</summary>
     public string Verdict => $"{(Partly ? "Partly reproduced" : Outcome switch

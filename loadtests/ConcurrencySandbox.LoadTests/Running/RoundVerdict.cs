@@ -58,7 +58,13 @@ public static class RoundVerdict
             : null;
         var figures = string.Join("; ", new[] { figure }.Concat(measured.Comparisons.Select(c => $"{c.Figure}: {c.Today}")).OfType<string>());
         var impossible = measured.Outcome == Outcome.Impossible ? $" Impossible besides: {measured.Detail}" : "";
-        return measured with { Outcome = Outcome.NoVerdict, Detail = $"{why}; figures: {(figures.Length > 0 ? figures : "none")}.{impossible}" };
+        return measured with
+        {
+            Outcome = Outcome.NoVerdict,
+            Detail = $"{why}; figures: {(figures.Length > 0 ? figures : "none")}.{impossible}",
+            // Each claim keeps its figure and loses its verdict: a smoke run confirms and refutes nothing.
+            Claims = [.. measured.Claims.Select(c => c with { Verdict = ClaimVerdict.Inconclusive, Why = "no verdict from this run: figure only" })],
+        };
     }
 
     /// <summary>True when the whole CI lies on the reproduced side of the threshold, false on the other, null when it has no CI or straddles it (or only a lower bound falls short).</summary>

@@ -52,6 +52,21 @@ public class QuotaVsCpusetTests
     }
 
     [Fact]
+    public void ACiThatExcludesOneButLiesWithinTheTargetIsNoDifferenceOfThatSize()
+    {
+        // CI's two quiet stages: 1.02 x [1.00, 1.09] and 1.02 x [0.96, 1.08] at 2 cores; both now read the same way.
+        var above = QuotaVsCpuset.Judge("request", 2, Rounds(1.02, 1.01, 1.03, 1.02, 1.05, 1.02, 1.01, 1.04, 1.02, 1.03, 1.02, 1.06), 10);
+        var across = QuotaVsCpuset.Judge("request", 2, Rounds(0.97, 1.02, 1.05, 0.99, 1.02, 1.03, 1.0, 1.04, 1.02, 0.98, 1.02, 1.06), 10);
+        var beyond = QuotaVsCpuset.Judge("request", 2, Rounds(1.05, 1.12, 1.08, 1.15, 1.06, 1.1, 1.2, 1.07, 1.09, 1.11, 1.13, 1.04), 10);
+
+        Assert.Equal(LimitFinding.NoDifference, above.Finding);
+        Assert.StartsWith("no difference beyond +-10 %: the CI [2 %, ", above.Reason, StringComparison.Ordinal);
+        Assert.EndsWith("] lies within it", above.Reason, StringComparison.Ordinal);
+        Assert.Equal(LimitFinding.NoDifference, across.Finding);
+        Assert.Equal(LimitFinding.QuotaCostsMore, beyond.Finding);
+    }
+
+    [Fact]
     public void FewerThanSixRoundsGiveNoCiAndNoVerdictHoweverLargeTheRatio()
     {
         var verdict = QuotaVsCpuset.Judge("request", 1, Rounds(3, 3, 3, 3, 3), 10);
@@ -64,12 +79,12 @@ public class QuotaVsCpusetTests
     public void TheRatioIsTakenWithinEachRoundSoASpeedFlipThatHitsBothSidesCancels()
     {
         // The machine runs at half speed in the second half: both containers' times double, each round's ratio does not.
-        LimitRound[] rounds = [.. Enumerable.Range(0, 12).Select(r => new LimitRound(r % 2 == 0, (r < 6 ? 1 : 2) * 0.55, (r < 6 ? 1 : 2) * 0.5))];
+        LimitRound[] rounds = [.. Enumerable.Range(0, 12).Select(r => new LimitRound(r % 2 == 0, (r < 6 ? 1 : 2) * 0.6, (r < 6 ? 1 : 2) * 0.5))];
 
         var verdict = QuotaVsCpuset.Judge("request", 1, rounds, 10);
 
-        Assert.Equal(1.1, verdict.Ratio.Low!.Value, 9);
-        Assert.Equal(1.1, verdict.Ratio.High!.Value, 9);
+        Assert.Equal(1.2, verdict.Ratio.Low!.Value, 9);
+        Assert.Equal(1.2, verdict.Ratio.High!.Value, 9);
         Assert.Equal(LimitFinding.QuotaCostsMore, verdict.Finding);
     }
 

@@ -68,8 +68,10 @@ public static class QuotaVsCpuset
     public const double DefaultTargetHalfWidthPercent = 10;
 
     /// <summary>
-    /// The ratio's whole CI above 1: the quota costs more; below 1: the cpuset does; holding 1 within +-<paramref name="targetHalfWidthPercent"/>:
-    /// no difference; else inconclusive. Fewer than <see cref="MedianInterval.MinimumCount"/> rounds give no CI: inconclusive.
+    /// The ratio's whole CI within 1 +-<paramref name="targetHalfWidthPercent"/> %: no difference of that size (even when it
+    /// excludes 1: two runs gave 1.02 x [1.00, 1.09] and 1.02 x [0.96, 1.08], one difference that small read two ways);
+    /// else the whole CI above 1: the quota costs more; below 1: the cpuset does; else inconclusive. Fewer than
+    /// <see cref="MedianInterval.MinimumCount"/> rounds give no CI: inconclusive.
     /// </summary>
     public static LimitVerdict Judge(string workload, int cores, IReadOnlyList<LimitRound> rounds, double targetHalfWidthPercent,
         CgroupCpuStat? quotaStat = null, CgroupCpuStat? cpusetStat = null)
@@ -82,9 +84,10 @@ public static class QuotaVsCpuset
         var (finding, reason) = ratio switch
         {
             { Low: null } => (LimitFinding.Inconclusive, Invariant($"{rounds.Count} round(s) give no 95 % CI (at least {MedianInterval.MinimumCount} needed)")),
+            _ when ratio.Low > 1 - (targetHalfWidthPercent / 100) && ratio.High < 1 + (targetHalfWidthPercent / 100) =>
+                (LimitFinding.NoDifference, Invariant($"no difference beyond +-{targetHalfWidthPercent:0.#} %: the CI [{Percent(ratio.Low.Value - 1)}, {Percent(ratio.High!.Value - 1)}] lies within it")),
             { Low: > 1 } => (LimitFinding.QuotaCostsMore, Invariant($"the quota costs more: {Percent(ratio.Median - 1)} longer, CI [{Percent(ratio.Low.Value - 1)}, {Percent(ratio.High!.Value - 1)}]")),
             { High: < 1 } => (LimitFinding.CpusetCostsMore, Invariant($"the cpuset costs more: the quota took {Percent(1 - ratio.Median)} less, CI [{Percent(1 - ratio.High.Value)}, {Percent(1 - ratio.Low.Value)}]")),
-            _ when ratio.HalfWidthPercent <= targetHalfWidthPercent => (LimitFinding.NoDifference, Invariant($"no difference: the CI holds 1 and any difference is within +-{targetHalfWidthPercent:0.#} %")),
             _ => (LimitFinding.Inconclusive, Invariant($"the CI holds 1 but is +-{ratio.HalfWidthPercent:0.#} % wide (target +-{targetHalfWidthPercent:0.#} %): a difference of that size is not ruled out")),
         };
         return new LimitVerdict(workload, cores, finding, ratio, reason,

@@ -112,11 +112,11 @@ kill -STOP "$wrk_pid"
 cat >"$work/shape.json" <<JSON
 { "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [${connections}, "$(printf '%02d:%02d:%02d' $((lifetime / 3600)) $((lifetime % 3600 / 60)) $((lifetime % 60)))"] } ] }
 JSON
-# --rounds 1: one ramp of the sync variant for the whole lifetime. compute's default of 6 interleaved rounds shortens
-# each to a quarter of it and, since a stopped process's clock runs on, moved the runner to the taskrun variant (more
-# API CPU per request) part-way through the pairs: pair 1 then read 0.92-0.94 and pairs 2-3 0.84-0.86 (2026-11-25).
+# One ramp of the sync variant for the whole lifetime: a --config (or --target) run keeps its shape whole, one round
+# (with compute's default of 6 interleaved rounds, each a quarter of the lifetime, the runner moved to the taskrun
+# variant part-way through the pairs: pair 1 then read 0.92-0.94 and pairs 2-3 0.84-0.86, 2026-11-25).
 # shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
-"${pin[@]}" dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --rounds 1 --out "$work/report" ${RUNNER_ARGS:-} >"$work/runner.log" 2>&1 &
+"${pin[@]}" dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report" ${RUNNER_ARGS:-} >"$work/runner.log" 2>&1 &
 runner_pid=$!
 # The runner's warm-up: start-up, JIT and its connections, until it has printed three 2-second rows of load.
 for _ in $(seq 1 600); do

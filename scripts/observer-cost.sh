@@ -14,10 +14,9 @@ echo "# observer cost: $pairs pairs, $users users, $seconds s per variant; $(npr
 for i in $(seq 1 "$pairs"); do
   for mode in observed plain; do
     flag=""; [ "$mode" = plain ] && flag="--no-observer"
-    # --rounds 1: one whole ramp per variant, as before compute measured in rounds (6 rounds would cut each to a
-    # quarter and report the median round's); the pairs here alternate the observer instead.
+    # One whole ramp per variant: a --config run keeps its shape in one round; the pairs here alternate the observer.
     # shellcheck disable=SC2086 # an empty flag is no argument
-    dotnet "$runner" compute --cycles 1 --rounds 1 --config "$work/load.json" --out "$work/$mode-$i" $flag >/dev/null
+    dotnet "$runner" compute --cycles 1 --config "$work/load.json" --out "$work/$mode-$i" $flag >/dev/null
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=[x for x in d["variants"] if x["name"]=="sync"][0]; print(sys.argv[2], sys.argv[3], round(v["requestsPerSecond"],1))' \
       "$work/$mode-$i/summary.json" "$mode" "$i" | tee -a "$work/rps.txt"
   done

@@ -247,6 +247,36 @@ public class RoundsTests
         Assert.Equal(TimeSpan.FromSeconds(300), seen.RoundsBudget);
     }
 
+    [Theory]
+    [InlineData(false, false, null, null)]
+    [InlineData(true, false, null, 1)]
+    [InlineData(false, true, null, 1)]
+    [InlineData(true, false, "4", 4)]
+    public async Task AShapeOrServerTheUserChoseRunsWholeInOneRoundUnlessRoundsAsks(bool config, bool target, string? rounds, int? expected)
+    {
+        var shape = Path.GetTempFileName();
+        try
+        {
+            await File.WriteAllTextAsync(shape, """{"ReportingInterval":"00:00:01","LoadSimulationsSettings":[{"KeepConstant":[4,"00:00:03"]}]}""");
+            List<string> args = ["compute"];
+            args.AddRange(config ? ["--config", shape] : []);
+            args.AddRange(target ? ["--target", "http://127.0.0.1:5999"] : []);
+            args.AddRange(rounds is null ? [] : ["--rounds", rounds]);
+            RunRequest? seen = null;
+            using var output = new StringWriter();
+            using var error = new StringWriter();
+
+            var code = await CommandLine.InvokeAsync([.. args], output, error, (request, _) => { seen = request; return Task.FromResult(0); });
+
+            Assert.True(code == 0, error.ToString());
+            Assert.Equal(expected, seen!.Rounds);
+        }
+        finally
+        {
+            File.Delete(shape);
+        }
+    }
+
     private static IReadOnlyList<Finding> RoundsOf(IEnumerable<double> values) =>
         [.. values.Select(v => Round(AtMost110 with { Value = v }, v <= 110 ? Outcome.Reproduced : Outcome.NotReproduced))];
 

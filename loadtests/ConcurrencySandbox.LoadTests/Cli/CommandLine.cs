@@ -70,7 +70,7 @@ public static class CommandLine
     };
     private static readonly Option<int?> RoundsOption = new("--rounds")
     {
-        Description = $"Measure the variants in this many interleaved rounds ({Running.Rounds.Min} to {Running.Rounds.Max}; order A B, B A, ...), each a ramp shortened to keep the run within {Running.Rounds.LengthFactor} x one ramp per variant; default: the experiment's own ({MedianInterval.MinimumCount}, the fewest with a 95 % CI, for those with a verdict figure; 1 for smoke).",
+        Description = $"Measure the variants in this many interleaved rounds ({Running.Rounds.Min} to {Running.Rounds.Max}; order A B, B A, ...), each a ramp shortened to keep the run within {Running.Rounds.LengthFactor} x one ramp per variant; default: the experiment's own ({MedianInterval.MinimumCount}, the fewest with a 95 % CI, for those with a verdict figure; 1 for smoke, and 1 with --config or --target, which keep the shape or server you chose whole).",
     };
     private static readonly Option<double?> RoundsBudget = new("--rounds-budget-s")
     {
@@ -163,7 +163,7 @@ public static class CommandLine
             Observe = observe,
             Agents = AgentsOf(p, load),
             Verbose = p.GetValue(Verbose),
-            Rounds = values.InRangeIfGiven(RoundsOption, Running.Rounds.Min, Running.Rounds.Max),
+            Rounds = values.InRangeIfGiven(RoundsOption, Running.Rounds.Min, Running.Rounds.Max) ?? (UserShapedLoad(p) ? 1 : null),
             RoundsBudget = values.InRangeIfGiven(RoundsBudget, MinRoundsBudgetSeconds, MaxRoundsBudgetSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
             LivePort = LivePortOf(p),
         };
@@ -192,6 +192,12 @@ public static class CommandLine
         });
         return command;
     }
+
+    /// <summary>
+    /// Whether the user chose the load or the server (<c>--config</c>, <c>--target</c>): the run then keeps that one
+    /// shape whole, one round, unless <c>--rounds</c> asks for more; rounds would cut the shape into shortened ramps.
+    /// </summary>
+    private static bool UserShapedLoad(ParseResult p) => p.GetValue(Config) is not null || p.GetValue(Target) is not null;
 
     /// <summary>The load options every command that sends load takes (the experiments and <c>run --url</c>).</summary>
     internal static IReadOnlyList<Option> LoadSymbols => [Profile, Config, Rate, RequestTimeoutSeconds, MaxInFlight];

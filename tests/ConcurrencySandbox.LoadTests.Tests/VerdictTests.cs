@@ -181,6 +181,7 @@ public class VerdictTests
         var finding = FanOut.Assess([Requests("threadpool", [3000, 3100, 2900]), Requests("async", [1005, 1004, 1006])]);
 
         Assert.StartsWith("[no 95 % CI: fewer than 6 send slices", finding.Claims[0].Interval);
+        Assert.Contains("threadpool sent 3 request(s) in 3 send slice(s) at peak, async 3 in 3", finding.Claims[0].Why);
         Assert.Equal(Outcome.Inconclusive, finding.Outcome);
     }
 

@@ -70,7 +70,8 @@ public static class Starvation
         var figure = new VerdictFigure($"{name} / {reference.Key.Name} slowdown at peak load", ratio, Ratio, ReproducedAbove: true, "0.0", " x") { LowerBound = blockingPeak.Censored };
         // The share of the reference's latency that is not the stub's wait: the most a 2x CPU speed change can move its slowdown by.
         var speedShare = Math.Max(0, referencePeak.CompletedMeanMs - referenceUnloaded.LatencyMs) / referencePeak.CompletedMeanMs;
-        var latency = LatencyClaim(figure, interval, speedShare, $"{name} {blockingFigure} / {reference.Key.Name} {referenceSlowdown:0.0} x");
+        var slices = Invariant($"{name} sent {blockingPeak.Requests} request(s) in {blocking.SlicesAtPeak().Count} send slice(s) at peak, {reference.Key.Name} {referencePeak.Requests} in {reference.SlicesAtPeak().Count}");
+        var latency = LatencyClaim(figure, interval, speedShare, slices, $"{name} {blockingFigure} / {reference.Key.Name} {referenceSlowdown:0.0} x");
         IReadOnlyList<Claim> claims =
         [
             latency,
@@ -95,13 +96,14 @@ public static class Starvation
     /// <see cref="Ratio"/> and would still clear it after a 2x CPU speed change (<paramref name="speedShare"/>: the part of
     /// the reference's latency that is not the stub's wait); timed-out requests make the CI's ends lower bounds.
     /// </summary>
-    private static Claim LatencyClaim(VerdictFigure figure, (double Low, double High)? interval, double speedShare, string text)
+    /// <param name="slices">How many requests and send slices each variant had at peak, for the line that says why there is no CI.</param>
+    private static Claim LatencyClaim(VerdictFigure figure, (double Low, double High)? interval, double speedShare, string slices, string text)
     {
         var figureText = $"{text} = {(figure.LowerBound ? "at least " : "")}{figure.Value:0.0} x the reference's slowdown";
         if (interval is not { } ci)
         {
             return new("latency under load", ClaimVerdict.Inconclusive, figureText, Invariant($"[no 95 % CI: fewer than {Bootstrap.MinimumCount} send slices at peak]"),
-                "too few requests sent at peak load to resample") { OnVerdictFigure = true };
+                $"too few requests sent at peak load to resample: {slices}; a starved strategy sends only as many as come back, and longer steps (--profile seed003) send more") { OnVerdictFigure = true };
         }
         var ciText = Invariant($"[{ci.Low:0.0}, {ci.High:0.0}]{(figure.LowerBound ? ", both ends lower bounds" : "")}");
         var side = figure.SideOf(ci.Low, ci.High, figure.LowerBound);

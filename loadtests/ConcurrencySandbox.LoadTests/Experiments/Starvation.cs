@@ -103,7 +103,7 @@ public static class Starvation
         if (interval is not { } ci)
         {
             return new("latency under load", ClaimVerdict.Inconclusive, figureText, Invariant($"[no 95 % CI: fewer than {Bootstrap.MinimumCount} send slices at peak]"),
-                $"too few requests sent at peak load to resample: {slices}; a starved strategy sends only as many as come back, and longer steps (--profile seed003) send more") { OnVerdictFigure = true };
+                $"too few requests sent at peak load to resample: {slices}; a starved strategy sends only as many as come back, so longer steps (--profile seed003) may send more") { OnVerdictFigure = true };
         }
         var ciText = Invariant($"[{ci.Low:0.0}, {ci.High:0.0}]{(figure.LowerBound ? ", both ends lower bounds" : "")}");
         var side = figure.SideOf(ci.Low, ci.High, figure.LowerBound);

@@ -177,7 +177,8 @@ public static class UrlCommand
     /// --find-capacity: one user first (the unloaded baseline, and the SLO's default), then the ramp of
     /// <paramref name="capacity"/> (each step a run of its own) doubling to the break and bisecting it; with
     /// <paramref name="relaunch"/> (--verify-fix), the service started again with the pool minimum the break's
-    /// diagnosis sized and ramped again on the same SLO, its capacity measured beside the one predicted. One report of all the steps.
+    /// diagnosis sized and ramped again on the same SLO, its capacity measured beside the one predicted. One report of all the steps;
+    /// stopped (Ctrl+C, SIGTERM), of the steps done and the stopped one up to there, marked partial, with no capacity claimed.
     /// </summary>
     private static async Task<int> FindCapacityAsync(string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, string folder, TextWriter output, TextWriter error, CancellationToken cancellationToken)
     {
@@ -187,12 +188,14 @@ public static class UrlCommand
         {
             return await SearchAsync(steps, pathAndQuery, load, capacity, servers, relaunch, folder, output, error, cancellationToken);
         }
-        catch (ExperimentStoppedException stopped)
+        catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested && (e is ExperimentStoppedException || steps.Count > 0))
         {
+            // Stopped in a step (its partial report), or between two (--verify-fix restarting the service).
+            var stopped = e as ExperimentStoppedException;
             var finished = steps.Select(s => s.Variants[0].Key.Label).ToList();
-            var report = Combined([.. steps, stopped.Partial]) with
+            var report = Combined([.. steps, .. stopped is null ? Array.Empty<ExperimentReport>() : [stopped.Partial]]) with
             {
-                Partial = PartialRun.Describe(stopped.Where, finished, "step"),
+                Partial = PartialRun.Describe(stopped?.Where ?? "between two steps of the search", finished, "step"),
                 Headline = Invariant($"Capacity not found: stopped (Ctrl+C or SIGTERM) after {finished.Count} finished step(s) of the search; no capacity is claimed from part of it."),
             };
             return WriteStopped(report, folder, output);

@@ -107,6 +107,12 @@ public sealed class CensoredLatencyTests
         Assert.StartsWith("at least ", mean.Today);
         Assert.Contains(mean.Today, finding.Verdict);
         Assert.Equal(["latency under load", "max latency", "wait to start"], finding.Claims.Select(c => c.What));
+        // The claim lines carry the latency ratio's 95 % CI (lower bounds here: requests timed out), in summary.md and summary.json alike.
+        var latency = finding.Claims[0];
+        Assert.Matches(@"^\[\d+\.\d, \d+\.\d\], both ends lower bounds$", latency.Interval);
+        var judged = report with { Finding = finding };
+        Assert.Contains($"latency under load: {latency.Verdict.ToString().ToLowerInvariant()}: {latency.Figure} {latency.Interval}", ReportWriter.SummaryMarkdown(judged, "cmd"));
+        Assert.Equal(latency.Interval, RunSummary.Parse(ReportSummary.Of(judged, "cmd").ToJson()).Claims![0].Interval);
     }
 
     private static LatencyStats Recorded(IReadOnlyList<double> answeredMs, int timedOut)

@@ -36,4 +36,37 @@ internal static class CommandRun
         }
         return (process.ExitCode, await output, await error);
     }
+
+    /// <summary>
+    /// Reads <paramref name="process"/>'s output until a line <paramref name="stopAfter"/> accepts (within the hang guard),
+    /// sends it SIGINT as Ctrl+C would, and waits for it to exit within the runner's stop grace; the output holds
+    /// <paramref name="readBefore"/> first (lines the caller read itself).
+    /// </summary>
+    public static async Task<(int Code, string Output, string Error)> InterruptAfterAsync(Process process, Func<string, bool> stopAfter, params string[] readBefore)
+    {
+        var error = process.StandardError.ReadToEndAsync();
+        var lines = new List<string>(readBefore);
+        using (var midway = new CancellationTokenSource(HangGuard))
+        {
+            while (await process.StandardOutput.ReadLineAsync(midway.Token) is { } line)
+            {
+                lines.Add(line);
+                if (stopAfter(line))
+                {
+                    break;
+                }
+            }
+        }
+        using (var kill = Process.Start("kill", ["-INT", process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]))
+        {
+            await kill.WaitForExitAsync();
+        }
+        var output = string.Join('\n', lines) + '\n' + await process.StandardOutput.ReadToEndAsync();
+        // The stop's grace bounds how long it may take; a hang fails here rather than at the test host's timeout.
+        using (var exit = new CancellationTokenSource(Cli.CommandLine.StopGrace + TimeSpan.FromSeconds(30)))
+        {
+            await process.WaitForExitAsync(exit.Token);
+        }
+        return (process.ExitCode, output, await error);
+    }
 }

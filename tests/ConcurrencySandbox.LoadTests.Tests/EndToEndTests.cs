@@ -123,40 +123,15 @@ public sealed class EndToEndTests : IDisposable
     [Fact]
     public async Task SigintMidRunWritesTheReportUpToThereMarkedPartialAndExits()
     {
-        using var runner = CommandRun.Start("dotnet", [typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--live", "0", "--out", _out]);
+        using var runner = StartRunner("sleep", "--profile", "smoke", "--milliseconds", "20", "--live", "0", "--out", _out);
         using var http = new HttpClient { Timeout = TimeSpan.FromMinutes(3) };
         try
         {
-            var error = runner.StandardError.ReadToEndAsync();
-            var first = await runner.StandardOutput.ReadLineAsync();
-            Assert.StartsWith("live: http://127.0.0.1:", first);
-            var page = new Uri(first!["live: ".Length..].Split(' ')[0]);
-            var ended = LiveEndAsync(http, page);
-            var lines = new List<string> { first };
-            using (var midway = new CancellationTokenSource(TimeSpan.FromMinutes(2)))
-            {
-                // Mid-way: sync has finished and taskrun has closed a step.
-                while (await runner.StandardOutput.ReadLineAsync(midway.Token) is { } line)
-                {
-                    lines.Add(line);
-                    if (line.StartsWith("sleep/taskrun step ", StringComparison.Ordinal))
-                    {
-                        break;
-                    }
-                }
-            }
-            using (var kill = Process.Start("kill", ["-INT", runner.Id.ToString(CultureInfo.InvariantCulture)]))
-            {
-                await kill.WaitForExitAsync();
-            }
-            var output = string.Join('\n', lines) + await runner.StandardOutput.ReadToEndAsync();
-            // The stop's grace bounds how long it may take; a hang fails here rather than at the test host's timeout.
-            using (var exit = new CancellationTokenSource(CommandLine.StopGrace + TimeSpan.FromSeconds(30)))
-            {
-                await runner.WaitForExitAsync(exit.Token);
-            }
+            var (first, ended) = await WatchLivePageAsync(runner, http);
+            // Mid-way: sync has finished and taskrun has closed a step.
+            var (code, output, error) = await CommandRun.InterruptAfterAsync(runner, line => line.StartsWith("sleep/taskrun step ", StringComparison.Ordinal), first);
 
-            Assert.True(runner.ExitCode == CommandLine.ExitCancelled, $"exit {runner.ExitCode}: {await error}\n{output}");
+            Assert.True(code == CommandLine.ExitCancelled, $"exit {code}: {error}\n{output}");
             Assert.Contains("== PARTIAL REPORT: partial: stopped after variant taskrun step ", output);
             var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));
             Assert.StartsWith("partial: stopped after variant taskrun step ", summary.Partial);
@@ -173,11 +148,123 @@ public sealed class EndToEndTests : IDisposable
         }
         finally
         {
-            if (!runner.HasExited)
-            {
-                runner.Kill(entireProcessTree: true);
-            }
+            KillIfRunning(runner);
         }
+    }
+
+    [Fact]
+    public async Task SigintMidMatrixWritesTheMatrixReportOfWhatRanMarkedPartialWithNoVerdict()
+    {
+        using var runner = StartRunner("matrix", "--cpus", "1", "--matrix-experiments", "sweep,fanout", "--sweep-to", "1000", "--sweep-repeat", "1", "--sweep-budget-s", "4",
+            "--profile", "smoke", "--strategies", "threadpool,async", "--calls", "2", "--delay-ms", "50", "--live", "0", "--out", _out);
+        using var http = new HttpClient { Timeout = TimeSpan.FromMinutes(3) };
+        try
+        {
+            var (first, ended) = await WatchLivePageAsync(runner, http);
+            // After the sweep and the first step of the fan-out's first variant.
+            var (code, output, error) = await CommandRun.InterruptAfterAsync(runner, line => line.StartsWith("fanout/threadpool@1cpu step ", StringComparison.Ordinal), first);
+
+            Assert.True(code == CommandLine.ExitCancelled, $"exit {code}: {error}\n{output}");
+            const string where = "partial: stopped in the fan-out on 1 core(s), after variant threadpool@1cpu step ";
+            Assert.Contains($"== PARTIAL REPORT: {where}", output);
+            Assert.Contains("finished before it: the compute sweep on 1 core(s)", output);
+            // No verdict from part of a matrix: hypothesis 3 and the fan-out are not judged, and no experiment's verdict line is printed.
+            Assert.Contains("== matrix: " + Matrix.MatrixRunner.Hypothesis3Name + " not judged: ", output);
+            Assert.DoesNotContain("== fanout: ", output);
+            var matrix = await File.ReadAllTextAsync(Path.Combine(_out, "matrix.md"));
+            Assert.StartsWith("# Core-count matrix, PARTIAL", matrix);
+            Assert.Contains($"**PARTIAL REPORT: {where}", matrix);
+            Assert.Contains("| 1 core: Sync |", matrix);
+            Assert.Contains("| threadpool@1cpu |", matrix);
+            Assert.DoesNotContain(" confirmed: ", matrix);
+            Assert.DoesNotContain(" refuted: ", matrix);
+            using (var json = System.Text.Json.JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "matrix.json"))))
+            {
+                Assert.StartsWith(where, json.RootElement.GetProperty("partial").GetString());
+            }
+            Assert.Contains($"<p class=\"verdict partial\">PARTIAL REPORT: {where}", await File.ReadAllTextAsync(Path.Combine(_out, "report.html")));
+            // The stopped fan-out's own report holds its closed step, marked partial, not assessed.
+            var fanOut = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "fanout-1cpu", "summary.json")));
+            Assert.StartsWith("partial: stopped after variant threadpool@1cpu step ", fanOut.Partial);
+            Assert.NotEmpty(fanOut.Variants[0].Steps);
+            Assert.Equal("NotAssessed", fanOut.Outcome);
+            var end = await ended;
+            Assert.Contains("\"outcome\":\"cancelled\"", end, StringComparison.Ordinal);
+            Assert.Contains($"marked {where}", end, StringComparison.Ordinal);
+        }
+        finally
+        {
+            KillIfRunning(runner);
+        }
+    }
+
+    [Fact]
+    public async Task SigintMidFindCapacityWritesTheStepsDoneMarkedPartialAndClaimsNoCapacity()
+    {
+        await using var service = await Diagnostics.SampleServiceProcess.StartAsync();
+        using var runner = StartRunner("run", "--url", $"{service.BaseAddress}orders/1?delayMs=20", "--find-capacity", "--slo-p99-ms", "1500", "--step-s", "1", "--max-duration-s", "120", "--out", _out);
+        try
+        {
+            // Once the ramp's second step has started: the unloaded measure and the first step are done.
+            var (code, output, error) = await CommandRun.InterruptAfterAsync(runner, line => line.StartsWith("-- url/4-users: ", StringComparison.Ordinal));
+
+            Assert.True(code == CommandLine.ExitCancelled, $"exit {code}: {error}\n{output}");
+            Assert.Contains("== PARTIAL REPORT: partial: stopped after variant ", output);
+            Assert.Contains("== Capacity not found: stopped (Ctrl+C or SIGTERM)", output);
+            Assert.DoesNotContain("Held ", output);
+            var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));
+            Assert.StartsWith("partial: stopped after variant 4-users step 0 of 1", summary.Partial);
+            Assert.EndsWith("finished before it: unloaded-1-user, 2-users", summary.Partial);
+            Assert.StartsWith("Capacity not found: stopped", summary.Headline);
+            Assert.Equal(["unloaded-1-user", "2-users"], summary.Variants.Take(2).Select(v => v.Name));
+            Assert.Equal("NotAssessed", summary.Outcome);
+            Assert.Contains("**PARTIAL REPORT: partial: stopped after variant ", await File.ReadAllTextAsync(Path.Combine(_out, "summary.md")));
+            Assert.Contains("<p class=\"verdict partial\">PARTIAL REPORT: ", await File.ReadAllTextAsync(Path.Combine(_out, "report.html")));
+        }
+        finally
+        {
+            KillIfRunning(runner);
+        }
+    }
+
+    [Fact]
+    public async Task SigintMidUrlRunWritesItsReportMarkedPartial()
+    {
+        await using var service = await Diagnostics.SampleServiceProcess.StartAsync();
+        using var runner = StartRunner("run", "--url", $"{service.BaseAddress}orders/1?delayMs=20", "--profile", "smoke", "--out", _out);
+        try
+        {
+            var (code, output, error) = await CommandRun.InterruptAfterAsync(runner, line => line.StartsWith("url/target step ", StringComparison.Ordinal));
+
+            Assert.True(code == CommandLine.ExitCancelled, $"exit {code}: {error}\n{output}");
+            var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));
+            Assert.StartsWith("partial: stopped after variant target step ", summary.Partial);
+            Assert.NotEmpty(summary.Variants[0].Steps);
+            Assert.Null(summary.Headline);
+            Assert.Equal("NotAssessed", summary.Outcome);
+        }
+        finally
+        {
+            KillIfRunning(runner);
+        }
+    }
+
+    private static Process StartRunner(params string[] args) => CommandRun.Start("dotnet", [typeof(Runner).Assembly.Location, .. args]);
+
+    private static void KillIfRunning(Process runner)
+    {
+        if (!runner.HasExited)
+        {
+            runner.Kill(entireProcessTree: true);
+        }
+    }
+
+    /// <summary>Reads the runner's first line (the live page's address) and starts following the page's events to the run's end.</summary>
+    private static async Task<(string First, Task<string> Ended)> WatchLivePageAsync(Process runner, HttpClient http)
+    {
+        var first = await runner.StandardOutput.ReadLineAsync();
+        Assert.StartsWith("live: http://127.0.0.1:", first);
+        return (first!, LiveEndAsync(http, new Uri(first!["live: ".Length..].Split(' ')[0])));
     }
 
     /// <summary>Reads the live page's event stream as a page would, until the run's end event; then loads the report, as the page does, so the runner need not wait for it.</summary>

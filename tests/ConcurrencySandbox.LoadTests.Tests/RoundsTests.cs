@@ -202,6 +202,25 @@ public class RoundsTests
     }
 
     [Fact]
+    public void InRoundsTheClaimOnTheVerdictFigureIsStatedFromTheRoundsCiNotFromTheShownRoundsOwn()
+    {
+        // sleep: each round's latency claim carried its own round's CI and verdict (here inconclusive); the rounds' CI clears 2 x.
+        var slowdown = new VerdictFigure("sync / async slowdown at peak load", 0, Starvation.Ratio, ReproducedAbove: true, "0.0", " x");
+        var rounds = new[] { 3.0, 3.2, 2.9, 3.1, 3.3, 3.0 }.Select(v => Finding.OfClaims(
+            [new Claim("latency under load", ClaimVerdict.Inconclusive, $"{v} x", "[1.9, 4.1]", "the round's own CI straddles 2 x") { OnVerdictFigure = true },
+             new Claim("max latency", ClaimVerdict.Confirmed, "5 x", "[no 95 % CI: an extreme]", "clears 2 x")],
+            [], "round.") with { Figure = slowdown with { Value = v } }).ToList();
+
+        var (finding, _) = RoundVerdict.Judge(rounds, 6, "sync taskrun async | async taskrun sync", null);
+
+        var latency = finding.Claims[0];
+        Assert.Equal(ClaimVerdict.Confirmed, latency.Verdict);
+        Assert.StartsWith("[2.9, 3.3] over 6 rounds (median ", latency.Interval);
+        Assert.Equal(rounds[0].Claims[1], finding.Claims[1]);
+        Assert.Equal(Outcome.Reproduced, finding.Outcome);
+    }
+
+    [Fact]
     public void TheRoundsTableReachesSummaryJsonAndMarkdownAndReadsBack()
     {
         var report = SyntheticReports.LoadRun("compute", ["sync", "taskrun"], 3, 5, (_, _) => 10);

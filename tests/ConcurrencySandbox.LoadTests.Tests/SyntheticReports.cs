@@ -51,6 +51,15 @@ public static class SyntheticReports
         return Report(experiment, "003", "quick", results);
     }
 
+    /// <summary>
+    /// The send slices of a peak step that sent one request per slice: <paramref name="answeredMs"/> answered, then
+    /// <paramref name="timedOut"/> given up at <paramref name="timedOutAtMs"/> (what a CI over the peak resamples).
+    /// </summary>
+    public static IReadOnlyList<SentSlice> OnePerSlice(IEnumerable<double> answeredMs, long timedOut = 0, double timedOutAtMs = 0) =>
+        [.. answeredMs.Select(ms => (Completed: 1L, Ms: ms, TimedOut: 0L, TimedOutMs: 0.0))
+            .Concat(Enumerable.Repeat((Completed: 0L, Ms: 0.0, TimedOut: 1L, TimedOutMs: timedOutAtMs), (int)timedOut))
+            .Select((r, i) => new SentSlice(i * LatencyRecorder.SentSliceSeconds, r.Completed, r.Ms, r.TimedOut, r.TimedOutMs, 0))];
+
     /// <summary>A cold-start burst: <paramref name="copies"/> requests sent at once, served <paramref name="servedAtOnce"/> at a time per variant.</summary>
     public static ExperimentReport Burst(int copies, IReadOnlyDictionary<string, int> servedAtOnce, double workMs = 500)
     {

@@ -97,15 +97,136 @@ public class VerdictTests
         Assert.StartsWith("Not assessed: ", finding.Verdict);
     }
 
+    [Fact]
+    public void TheFanOutLatencyClaimQuotesItsBootstrapCiAndIsConfirmedWhenTheCiClearsTwoX()
+    {
+        var finding = FanOut.Assess([Requests("threadpool", Spread(3000, 400)), Requests("async", Spread(1005, 10))]);
+
+        var latency = finding.Claims[0];
+        Assert.Equal(ClaimVerdict.Confirmed, latency.Verdict);
+        var (low, high) = Ends(latency.Interval);
+        Assert.InRange(finding.Figure!.Value, low, high);
+        Assert.True(low >= Starvation.Ratio && high > low, latency.Interval);
+        Assert.Contains("the CI clears the 2 x", latency.Why);
+        Assert.Contains(latency.Interval, finding.Verdict);
+        Assert.Equal(Outcome.Reproduced, finding.Outcome);
+    }
+
+    [Fact]
+    public void ACiWhollyBelowTwoXRefutesTheLatencyClaim()
+    {
+        var finding = FanOut.Assess([Requests("threadpool", Spread(1100, 40)), Requests("async", Spread(1005, 10))]);
+
+        Assert.Equal(ClaimVerdict.Refuted, finding.Claims[0].Verdict);
+        Assert.True(Ends(finding.Claims[0].Interval).High < Starvation.Ratio, finding.Claims[0].Interval);
+        Assert.Equal(Outcome.NotReproduced, finding.Outcome);
+    }
+
+    [Fact]
+    public void ACiThatStraddlesTwoXLeavesTheVerdictInconclusiveWhateverTheExtremesSay()
+    {
+        // Half the threadpool requests at the stub's 1 s, half at 3.1 s: a mean ratio near 2 whose CI reaches both sides.
+        var finding = FanOut.Assess([Requests("threadpool", [.. Enumerable.Repeat(1000.0, 8), .. Enumerable.Repeat(3100.0, 8)]), Requests("async", Spread(1005, 10))]);
+
+        var (low, high) = Ends(finding.Claims[0].Interval);
+        Assert.True(low < Starvation.Ratio && high > Starvation.Ratio, finding.Claims[0].Interval);
+        Assert.Equal(ClaimVerdict.Inconclusive, finding.Claims[0].Verdict);
+        Assert.Contains("straddles", finding.Claims[0].Why);
+        // The max (3.1 x) clears its line, yet without the verdict figure's claim there is no verdict.
+        Assert.Equal(ClaimVerdict.Confirmed, finding.Claims[1].Verdict);
+        Assert.Equal(Outcome.Inconclusive, finding.Outcome);
+        Assert.StartsWith("Inconclusive: ", finding.Verdict);
+    }
+
+    [Fact]
+    public void TimedOutRequestsMakeTheCisEndsLowerBoundsThatStillConfirmWhenTheyClearTwoX()
+    {
+        // 25 threadpool requests answered after about 20 s, 36 timed out at 60 s.
+        var finding = FanOut.Assess([Requests("threadpool", Spread(20_000, 2000, count: 25), timedOut: 36), Requests("async", Spread(1005, 10))]);
+
+        var latency = finding.Claims[0];
+        Assert.EndsWith(", both ends lower bounds", latency.Interval);
+        Assert.Contains("= at least ", latency.Figure);
+        Assert.Equal(ClaimVerdict.Confirmed, latency.Verdict);
+        Assert.Contains("the ratio at least ", finding.Verdict);
+    }
+
+    [Fact]
+    public void AnAllTimeoutPeakIsALowerBoundAtTheTimeoutNeverANoFigure()
+    {
+        var finding = FanOut.Assess([Requests("threadpool", [], timedOut: 40), Requests("async", Spread(1005, 10))]);
+
+        var latency = finding.Claims[0];
+        Assert.Equal(ClaimVerdict.Confirmed, latency.Verdict);
+        var (low, _) = Ends(latency.Interval);
+        Assert.True(low >= 59, latency.Interval);
+        Assert.EndsWith(", both ends lower bounds", latency.Interval);
+    }
+
+    [Fact]
+    public void ACiThatClearsTwoXByLessThanACpuSpeedChangeCouldMoveItIsInconclusive()
+    {
+        // async took 1.8 s for a 1 s stub: 44 % of its latency is not waiting, and a 2x CPU speed change could move that.
+        var finding = FanOut.Assess([Requests("threadpool", Spread(4000, 20)), Requests("async", Spread(1800, 10))]);
+
+        var latency = finding.Claims[0];
+        Assert.True(Ends(latency.Interval).Low >= Starvation.Ratio, latency.Interval);
+        Assert.Equal(ClaimVerdict.Inconclusive, latency.Verdict);
+        Assert.Contains("by less than a 2x CPU speed change could move it", latency.Why);
+    }
+
+    [Fact]
+    public void TooFewRequestsAtPeakGiveNoCiAndNoVerdict()
+    {
+        var finding = FanOut.Assess([Requests("threadpool", [3000, 3100, 2900]), Requests("async", [1005, 1004, 1006])]);
+
+        Assert.StartsWith("[no 95 % CI: fewer than 6 send slices", finding.Claims[0].Interval);
+        Assert.Contains("threadpool sent 3 request(s) in 3 send slice(s) at peak, async 3 in 3", finding.Claims[0].Why);
+        Assert.Equal(Outcome.Inconclusive, finding.Outcome);
+    }
+
+    [Fact]
+    public void TheExtremesHaveNoCiAndAreJudgedOnlyWhenTheyClearTheirLine()
+    {
+        var below = FanOut.Assess([Requests("threadpool", Spread(1100, 40)), Requests("async", Spread(1005, 10))]);
+        var above = FanOut.Assess([Requests("threadpool", Spread(3000, 400)), Requests("async", Spread(1005, 10))]);
+
+        Assert.All(new[] { below.Claims[1], above.Claims[1] }, c => Assert.StartsWith("[no 95 % CI: an extreme has none", c.Interval));
+        Assert.Equal(ClaimVerdict.Inconclusive, below.Claims[1].Verdict);
+        Assert.Equal(ClaimVerdict.Confirmed, above.Claims[1].Verdict);
+    }
+
+    /// <summary>"[1.2, 3.4]" or "[1.2, 3.4], both ends lower bounds": the CI's ends.</summary>
+    private static (double Low, double High) Ends(string interval)
+    {
+        var ends = interval[1..interval.IndexOf(']', StringComparison.Ordinal)].Split(", ");
+        return (double.Parse(ends[0], System.Globalization.CultureInfo.InvariantCulture), double.Parse(ends[1], System.Globalization.CultureInfo.InvariantCulture));
+    }
+
+    /// <summary><paramref name="count"/> latencies spread evenly over <paramref name="meanMs"/> +- <paramref name="halfWidthMs"/>.</summary>
+    private static double[] Spread(double meanMs, double halfWidthMs, int count = 40) =>
+        [.. Enumerable.Range(0, count).Select(i => meanMs - halfWidthMs + (2 * halfWidthMs * i / (count - 1)))];
+
+    /// <summary>A variant whose peak step sent one request per send slice: <paramref name="answeredMs"/>, then <paramref name="timedOut"/> given up at 60 s.</summary>
+    private static VariantResult Requests(string name, IReadOnlyList<double> answeredMs, long timedOut = 0)
+    {
+        var key = new VariantKey(name);
+        var stats = TestStats.Of(answeredMs, timedOut, timedOut > 0 ? 60_000 : null);
+        return new VariantResult(key, "/x", "users", 20, [new IntervalRow(key, 20, "users", 40, (answeredMs.Count + timedOut) / 20.0, stats)], [], stats)
+        {
+            Sent = SyntheticReports.OnePerSlice(answeredMs, timedOut, 60_000),
+        };
+    }
+
     private static VariantResult Result(string name, double meanMs, double requests = 100, double? max = null, int? cpus = null, double timedOutAtMs = 0, long timedOut = 0)
     {
         var key = new VariantKey(name, cpus);
         var stats = timedOut > 0
             ? TestStats.Of(Enumerable.Repeat(meanMs, (int)requests), timedOut, timedOutAtMs)
             : TestStats.Uniform((long)requests, meanMs, maxMs: max);
-        return new VariantResult(key, "/x", "users", 10, [new IntervalRow(key, 10, "users", 40, requests / 10, stats)], [], stats)
+        return new VariantResult(key, "/x", "users", 20, [new IntervalRow(key, 20, "users", 40, requests / 20, stats)], [], stats)
         {
-            Sent = [new SentSlice(0, (long)requests, meanMs * requests, timedOut, timedOut * timedOutAtMs, 0)],
+            Sent = SyntheticReports.OnePerSlice(Enumerable.Repeat(meanMs, (int)requests), timedOut, timedOutAtMs),
         };
     }
 }

@@ -73,9 +73,18 @@ public static class Runner
             {
                 throw new UsageException("matrix starts its own pinned API per core count and loads it itself, so it cannot use --agents");
             }
-            var matrix = await MatrixRunner.RunAsync(request.Matrix, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken, session.Progress);
-            session.ReportWritten(request.OutputFolder);
-            return matrix;
+            try
+            {
+                var matrix = await MatrixRunner.RunAsync(request.Matrix, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken, session.Progress);
+                session.ReportWritten(request.OutputFolder);
+                return matrix;
+            }
+            catch (RunStoppedException stopped)
+            {
+                // The partial matrix report is written: the live page shows it before the run ends as stopped.
+                session.ReportWritten(stopped.Folder);
+                throw;
+            }
         }
         var experiments = request.Selected;
         if (request.Target is not null && experiments.Any(e => e.NeedsFreshApi))
@@ -125,12 +134,4 @@ public static class Runner
         }
         return RunResult.Combine(results);
     }
-}
-
-/// <summary>The run was stopped (Ctrl+C, SIGTERM) and the report up to there was written to <paramref name="folder"/>, marked <paramref name="partial"/>.</summary>
-public sealed class RunStoppedException(string partial, string folder, CancellationToken token) : OperationCanceledException(partial, token)
-{
-    public string Partial { get; } = partial;
-
-    public string Folder { get; } = folder;
 }

@@ -78,7 +78,15 @@ public static class UrlCommand
                     var relaunch = service is null || !parse.GetValue(verifyFix) ? null : new Relaunch(launched!, target, service);
                     return await FindCapacityAsync(target.PathAndQuery, load, capacity, servers, relaunch, folder, output, error, cancellationToken);
                 }
-                var report = await ExperimentRunner.RunAsync(new UrlTarget(target.PathAndQuery, TargetVariant), load, servers, [], output, cancellationToken);
+                ExperimentReport report;
+                try
+                {
+                    report = await ExperimentRunner.RunAsync(new UrlTarget(target.PathAndQuery, TargetVariant), load, servers, [], output, cancellationToken);
+                }
+                catch (ExperimentStoppedException stopped)
+                {
+                    return WriteStopped(stopped.Partial, folder, output);
+                }
                 var result = report.Variants[0];
                 var observation = report.Observations.GetValueOrDefault(result.Key.Label);
                 report = report with { Headline = Headline(CapacityFinding.OfProfile(result, observation?.Diagnosis is { Starved: true }), observation) };
@@ -90,6 +98,11 @@ public static class UrlCommand
             {
                 await error.WriteLineAsync($"error: {e.Message}");
                 return CommandLine.ExitUsage;
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                await error.WriteLineAsync("cancelled: stopped before any load step ran, so no report was written");
+                return CommandLine.ExitCancelled;
             }
         });
         return command;
@@ -164,9 +177,33 @@ public static class UrlCommand
     /// --find-capacity: one user first (the unloaded baseline, and the SLO's default), then the ramp of
     /// <paramref name="capacity"/> (each step a run of its own) doubling to the break and bisecting it; with
     /// <paramref name="relaunch"/> (--verify-fix), the service started again with the pool minimum the break's
-    /// diagnosis sized and ramped again on the same SLO, its capacity measured beside the one predicted. One report of all the steps.
+    /// diagnosis sized and ramped again on the same SLO, its capacity measured beside the one predicted. One report of all the steps;
+    /// stopped (Ctrl+C, SIGTERM), of the steps done and the stopped one up to there, marked partial, with no capacity claimed.
     /// </summary>
     private static async Task<int> FindCapacityAsync(string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, string folder, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    {
+        // Every step run so far, in order: what a stopped search reports.
+        var steps = new List<ExperimentReport>();
+        try
+        {
+            return await SearchAsync(steps, pathAndQuery, load, capacity, servers, relaunch, folder, output, error, cancellationToken);
+        }
+        catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested && (e is ExperimentStoppedException || steps.Count > 0))
+        {
+            // Stopped in a step (its partial report), or between two (--verify-fix restarting the service).
+            var stopped = e as ExperimentStoppedException;
+            var finished = steps.Select(s => s.Variants[0].Key.Label).ToList();
+            var report = Combined([.. steps, .. stopped is null ? Array.Empty<ExperimentReport>() : [stopped.Partial]]) with
+            {
+                Partial = PartialRun.Describe(stopped?.Where ?? "between two steps of the search", finished, "step"),
+                Headline = Invariant($"Capacity not found: stopped (Ctrl+C or SIGTERM) after {finished.Count} finished step(s) of the search; no capacity is claimed from part of it."),
+            };
+            return WriteStopped(report, folder, output);
+        }
+    }
+
+    /// <summary>The search of <see cref="FindCapacityAsync"/>, each step added to <paramref name="steps"/> as it ends.</summary>
+    private static async Task<int> SearchAsync(List<ExperimentReport> steps, string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, string folder, TextWriter output, TextWriter error, CancellationToken cancellationToken)
     {
         var started = TimeProvider.System.GetTimestamp();
         var unloaded = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, [], output, cancellationToken);
@@ -184,43 +221,53 @@ public static class UrlCommand
         var sloP99Ms = capacity.SloP99Ms ?? baseline.DefaultSloMs;
         var slo = baseline.DescribeSlo(sloP99Ms, given: capacity.SloP99Ms is not null);
         await output.WriteLineAsync(Invariant($"-- find-capacity: {slo}; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, then bisecting the break, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
-        var before = await RampAsync("", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, servers, started, output, cancellationToken);
-        var steps = new List<ExperimentReport> { unloaded };
-        steps.AddRange(before.Steps);
+        steps.Add(unloaded);
+        var before = await RampAsync(steps, "", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, servers, started, output, cancellationToken);
         var diagnosed = before.Diagnosed;
         var headline = Headline(before.Finding.Describe(), diagnosed);
         if (relaunch is not null)
         {
-            var verified = await VerifyFixAsync(relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, output, cancellationToken);
-            steps.AddRange(verified.Steps);
-            headline += " " + verified.Sentence;
+            headline += " " + (await VerifyFixAsync(steps, relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, output, cancellationToken));
         }
-        var observations = steps.SelectMany(s => s.Observations).ToDictionary(o => o.Key, o => o.Value);
-        var report = steps[^1] with
+        var report = Combined(steps) with
         {
-            StartedAt = unloaded.StartedAt,
-            LoadShape = string.Join("; ", steps.Select(s => $"{s.Variants[0].Key.Label}: {s.LoadShape}")),
-            Variants = [.. steps.SelectMany(s => s.Variants)],
             // The steps that broke the SLO are the finding, not a failed run: only those that held are held to the failed share.
             Thresholds = [.. steps.Where(s => CapacityFinding.BrokeBy(s.Variants[0].Total, sloP99Ms) is null).SelectMany(s => s.Thresholds)],
-            Observations = observations,
             Headline = headline,
         };
         ReportWriter.Write(folder, report, RunnerCommandLine.Current());
         return ReportWriter.PrintOutcome(report, folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
 
-    /// <summary>One ramp's step reports, its finding, and the observation whose diagnosis it reports (the break's, else the most starved step's, else the last).</summary>
-    private sealed record RampResult(IReadOnlyList<ExperimentReport> Steps, CapacityFinding Finding, VariantObservation? Diagnosed);
+    /// <summary>The search's steps as one report: the last step's, with every step's variants, load shapes and observations, started when the first did.</summary>
+    private static ExperimentReport Combined(IReadOnlyList<ExperimentReport> steps) => steps[^1] with
+    {
+        StartedAt = steps[0].StartedAt,
+        LoadShape = string.Join("; ", steps.Select(s => s.Variants.Count > 0 ? $"{s.Variants[0].Key.Label}: {s.LoadShape}" : s.LoadShape)),
+        Variants = [.. steps.SelectMany(s => s.Variants)],
+        Observations = steps.SelectMany(s => s.Observations).ToDictionary(o => o.Key, o => o.Value),
+    };
 
-    /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>.</summary>
-    private static async Task<RampResult> RampAsync(string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TargetApiServers servers, long startedTimestamp, TextWriter output, CancellationToken cancellationToken)
+    /// <summary>Writes a stopped run's report (marked partial, with no verdict) and says so; the exit code of a stopped run.</summary>
+    private static int WriteStopped(ExperimentReport partial, string folder, TextWriter output)
+    {
+        ReportWriter.Write(folder, partial, RunnerCommandLine.Current());
+        ReportWriter.PrintOutcome(partial, folder, output);
+        return CommandLine.ExitCancelled;
+    }
+
+    /// <summary>One ramp's finding, and the observation whose diagnosis it reports (the break's, else the most starved step's, else the last).</summary>
+    private sealed record RampResult(CapacityFinding Finding, VariantObservation? Diagnosed);
+
+    /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>, each step added to <paramref name="done"/> as it ends.</summary>
+    private static async Task<RampResult> RampAsync(List<ExperimentReport> done, string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TargetApiServers servers, long startedTimestamp, TextWriter output, CancellationToken cancellationToken)
     {
         var steps = new Dictionary<double, ExperimentReport>();
         async Task<string?> MeasureAsync(double level, CancellationToken token)
         {
             var step = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, [], output, token);
             steps[level] = step;
+            done.Add(step);
             return CapacityFinding.BrokeBy(step.Variants[0].Total, sloP99Ms);
         }
         // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.
@@ -231,22 +278,20 @@ public static class UrlCommand
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
             broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, servers.NotObservedBecause), ramp.Bound, ramp.Narrowing);
         var diagnosed = brokeObservation ?? (FixCheck.MostStarved(observations) is { } starved ? observations[starved.Label] : observations.Values.LastOrDefault());
-        return new RampResult([.. ramp.Probes.Select(p => steps[p.Load])], finding, diagnosed);
+        return new RampResult(finding, diagnosed);
     }
-
-    /// <summary>--verify-fix's steps and its sentence for the first paragraph: predicted beside measured.</summary>
-    private sealed record FixRamp(IReadOnlyList<ExperimentReport> Steps, string Sentence);
 
     /// <summary>
     /// --verify-fix on --url: stops the launched service, starts it again with <see cref="FixCheck.RuntimeMinimumSetting"/>
-    /// at the minimum the diagnosis sized, and ramps it again on the same SLO (its steps named <c>min&lt;N&gt;-</c>); the
-    /// sentence puts the capacity the fix predicts (Little's law: the minimum over the threads a request holds) beside the one measured.
+    /// at the minimum the diagnosis sized, and ramps it again on the same SLO (its steps named <c>min&lt;N&gt;-</c>, added to
+    /// <paramref name="done"/>); returns the sentence that puts the capacity the fix predicts (Little's law: the minimum over
+    /// the threads a request holds) beside the one measured.
     /// </summary>
-    private static async Task<FixRamp> VerifyFixAsync(Relaunch relaunch, StarvationDiagnosis? diagnosis, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TextWriter output, CancellationToken cancellationToken)
+    private static async Task<string> VerifyFixAsync(List<ExperimentReport> done, Relaunch relaunch, StarvationDiagnosis? diagnosis, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TextWriter output, CancellationToken cancellationToken)
     {
         if (diagnosis is not { Starved: true })
         {
-            return new FixRamp([], "Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.");
+            return "Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.";
         }
         var minimum = diagnosis.NeededThreads;
         var setting = $"{FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(minimum)}";
@@ -254,11 +299,11 @@ public static class UrlCommand
         await output.WriteLineAsync($"-- verify-fix: starting {relaunch.Assembly} again with {setting} ({minimum} threads)");
         await using var fixedService = await LaunchedService.StartAsync(relaunch.Assembly, relaunch.Target, new Dictionary<string, string> { [FixCheck.RuntimeMinimumSetting] = FixCheck.RuntimeMinimum(minimum) }, cancellationToken);
         var servers = await ServersAsync(relaunch.Target, fixedService.ProcessId, findByPort: false, output);
-        var after = await RampAsync(Invariant($"min{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, servers, TimeProvider.System.GetTimestamp(), output, cancellationToken);
+        var after = await RampAsync(done, Invariant($"min{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, servers, TimeProvider.System.GetTimestamp(), output, cancellationToken);
         var measured = after.Finding.BrokeAt is { } brokeAt
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");
-        return new FixRamp(after.Steps, Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted about {diagnosis.MinimumCapacity:0} {capacity.Unit} with no wait; measured: {measured}."));
+        return Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted about {diagnosis.MinimumCapacity:0} {capacity.Unit} with no wait; measured: {measured}.");
     }
 
     /// <summary>

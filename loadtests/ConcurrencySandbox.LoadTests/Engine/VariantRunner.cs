@@ -104,15 +104,20 @@ public sealed record VariantResult(
     /// The requests sent during the peak step (the first run of intervals at the peak load), wherever they ended: a
     /// starving server answers them long after the step ended, or never.
     /// </summary>
-    public SentSummary SentAtPeak()
-    {
-        var (fromSeconds, toSeconds) = PeakStep();
-        return SentBetween(fromSeconds, toSeconds);
-    }
+    public SentSummary SentAtPeak() => SentSummary.Of(SlicesAtPeak());
 
     /// <summary>The requests sent between two times (seconds since the variant began, to the nearest slice), wherever they ended.</summary>
-    public SentSummary SentBetween(double fromSeconds, double toSeconds) =>
-        SentSummary.Of(Sent.Where(s => s.FromSeconds >= fromSeconds - LatencyRecorder.SentSliceSeconds / 2 && s.FromSeconds < toSeconds - LatencyRecorder.SentSliceSeconds / 2));
+    public SentSummary SentBetween(double fromSeconds, double toSeconds) => SentSummary.Of(SlicesBetween(fromSeconds, toSeconds));
+
+    /// <summary>The send slices of the peak step (<see cref="PeakStep"/>): what a CI of the peak's figures resamples.</summary>
+    public IReadOnlyList<SentSlice> SlicesAtPeak()
+    {
+        var (fromSeconds, toSeconds) = PeakStep();
+        return SlicesBetween(fromSeconds, toSeconds);
+    }
+
+    private IReadOnlyList<SentSlice> SlicesBetween(double fromSeconds, double toSeconds) =>
+        [.. Sent.Where(s => s.FromSeconds >= fromSeconds - LatencyRecorder.SentSliceSeconds / 2 && s.FromSeconds < toSeconds - LatencyRecorder.SentSliceSeconds / 2)];
 
     /// <summary>Mean latency of the completed requests sent during the peak step; NaN when none completed. See <see cref="SentAtPeak"/> for those that did not.</summary>
     public double PeakLoadMeanMs => SentAtPeak().CompletedMeanMs;

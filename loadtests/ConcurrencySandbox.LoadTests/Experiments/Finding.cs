@@ -34,6 +34,33 @@ public sealed record VerdictFigure(string Name, double Value, double Threshold, 
     public bool LowerBound { get; init; }
 
     public string Show(double value) => value.ToString(Format, System.Globalization.CultureInfo.InvariantCulture) + Unit;
+
+    /// <summary>
+    /// Which side of <see cref="Threshold"/> a 95 % CI from <paramref name="low"/> to <paramref name="high"/> lies on:
+    /// true when all of it is on the reproduced side, false on the other, null when there is no CI, it straddles the
+    /// threshold, or (<paramref name="lowerBound"/>: timed-out requests) it is only a lower bound that falls short.
+    /// </summary>
+    public bool? SideOf(double? low, double? high, bool lowerBound)
+    {
+        if (low is not { } l || high is not { } h)
+        {
+            return null;
+        }
+        var reproduced = ReproducedAbove ? l >= Threshold : h <= Threshold;
+        var not = ReproducedAbove ? h < Threshold : l > Threshold;
+        // A lower bound can only show that the true figure is at least as high.
+        return reproduced && (!lowerBound || ReproducedAbove) ? true
+            : not && !lowerBound ? false
+            : null;
+    }
+
+    /// <summary>The claim verdict a side gives (<see cref="SideOf"/>): confirmed, refuted or inconclusive.</summary>
+    public static ClaimVerdict ClaimOf(bool? side) => side switch
+    {
+        true => ClaimVerdict.Confirmed,
+        false => ClaimVerdict.Refuted,
+        null => ClaimVerdict.Inconclusive,
+    };
 }
 
 /// <summary>What today's figure says about one claim of a seed.</summary>
@@ -52,6 +79,12 @@ public enum ClaimVerdict
 /// </summary>
 public sealed record Claim(string What, ClaimVerdict Verdict, string Figure, string Interval, string Why)
 {
+    /// <summary>
+    /// The claim rests on the finding's <see cref="Finding.Figure"/>: measured in rounds, it is stated from the rounds'
+    /// CI (Running/RoundVerdict.cs) instead of the one round's, so it is judged once.
+    /// </summary>
+    public bool OnVerdictFigure { get; init; }
+
     /// <summary>"heap halved: refuted: saea-pooled 153 % of allocating's [148, 160] (the seed's about 50 %)".</summary>
     public string Line => $"{What}: {Verdict.ToString().ToLowerInvariant()}: {Figure} {Interval} ({Why})";
 }
@@ -95,14 +128,27 @@ public sealed record Finding(Outcome Outcome, IReadOnlyList<SeedComparison> Comp
     /// reproduced when every decided claim is confirmed, not reproduced when every one is refuted, else inconclusive as
     /// a whole (printed "Partly reproduced" when they disagree).
     /// </summary>
-    public static Finding OfClaims(IReadOnlyList<Claim> claims, IReadOnlyList<SeedComparison> comparisons, string detail)
+    public static Finding OfClaims(IReadOnlyList<Claim> claims, IReadOnlyList<SeedComparison> comparisons, string detail) =>
+        new(OutcomeOf(claims), comparisons, $"{detail} Claims: {Tally(claims)}.") { Claims = claims };
+
+    /// <summary>
+    /// Reproduced when every decided claim is confirmed, not reproduced when every one is refuted, else (none decided, or
+    /// they disagree) inconclusive; inconclusive too when the claim on the verdict figure is (<see cref="Claim.OnVerdictFigure"/>):
+    /// the other claims cannot state the verdict without it.
+    /// </summary>
+    public static Outcome OutcomeOf(IReadOnlyList<Claim> claims)
     {
+        if (claims.Any(c => c.OnVerdictFigure && c.Verdict == ClaimVerdict.Inconclusive))
+        {
+            return Outcome.Inconclusive;
+        }
         var decided = claims.Where(c => c.Verdict != ClaimVerdict.Inconclusive).ToList();
-        var outcome = decided.Count == 0 ? Outcome.Inconclusive
+        return decided.Count == 0 ? Outcome.Inconclusive
             : decided.All(c => c.Verdict == ClaimVerdict.Confirmed) ? Outcome.Reproduced
             : decided.All(c => c.Verdict == ClaimVerdict.Refuted) ? Outcome.NotReproduced
             : Outcome.Inconclusive;
-        var tally = string.Join(", ", claims.Select(c => $"{c.What} {c.Verdict.ToString().ToLowerInvariant()}"));
-        return new(outcome, comparisons, $"{detail} Claims: {tally}.") { Claims = claims };
     }
+
+    /// <summary>"latency under load confirmed, max latency inconclusive".</summary>
+    private static string Tally(IReadOnlyList<Claim> claims) => string.Join(", ", claims.Select(c => $"{c.What} {c.Verdict.ToString().ToLowerInvariant()}"));
 }

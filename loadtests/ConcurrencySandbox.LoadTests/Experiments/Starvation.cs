@@ -1,6 +1,7 @@
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.Platform.Statistics;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
@@ -12,7 +13,9 @@ public sealed record Unloaded(string Name, double LatencyMs);
 /// Seed 003's verdict, shared by sleep and fanout: blocking work on the CLR pool starves it under load (mean 2.6 x the
 /// stub's wait) while work that holds no pool thread stays near its unloaded latency. Judged at peak load, each variant
 /// against its own unloaded latency. Timed-out requests are lower bounds: a mean that includes them is printed as
-/// "at least", and only a ratio whose bound still clears <see cref="Ratio"/> counts as reproduced.
+/// "at least", and only a ratio whose bound still clears <see cref="Ratio"/> counts as reproduced. One run of each
+/// variant gives the ratio its 95 % CI by a seeded bootstrap over the peak step's send slices (docs/measurement.md); in
+/// rounds (sleep) the rounds' CI states it instead (<see cref="Claim.OnVerdictFigure"/>).
 /// </summary>
 public static class Starvation
 {
@@ -44,6 +47,9 @@ public static class Starvation
         var blockingSlowdown = blockingPeak.AtLeastMeanMs / blockingUnloaded.LatencyMs;
         var referenceSlowdown = referencePeak.CompletedMeanMs / referenceUnloaded.LatencyMs;
         var ratio = blockingSlowdown / referenceSlowdown;
+        // The same ratio on each pair of resampled peak steps: requests sent in the same 0.1 s share what slowed them.
+        var interval = Bootstrap.Interval(blocking.SlicesAtPeak(), reference.SlicesAtPeak(), (b, r) =>
+            SentSummary.Of(b).AtLeastMeanMs / blockingUnloaded.LatencyMs / (SentSummary.Of(r).CompletedMeanMs / referenceUnloaded.LatencyMs));
         var peakQueue = blocking.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a";
         var name = blocking.Key.Name;
         var max = blocking.Total.Max;
@@ -62,49 +68,84 @@ public static class Starvation
         }
         var measured = $"at peak load {name}'s mean latency was {blockingFigure} against {referenceSlowdown:0.0} x for {reference.Key.Name} ({referencePeak.CompletedMeanMs:0} ms)";
         var figure = new VerdictFigure($"{name} / {reference.Key.Name} slowdown at peak load", ratio, Ratio, ReproducedAbove: true, "0.0", " x") { LowerBound = blockingPeak.Censored };
+        // The share of the reference's latency that is not the stub's wait: the most a 2x CPU speed change can move its slowdown by.
+        var speedShare = Math.Max(0, referencePeak.CompletedMeanMs - referenceUnloaded.LatencyMs) / referencePeak.CompletedMeanMs;
+        var slices = Invariant($"{name} sent {blockingPeak.Requests} request(s) in {blocking.SlicesAtPeak().Count} send slice(s) at peak, {reference.Key.Name} {referencePeak.Requests} in {reference.SlicesAtPeak().Count}");
+        var latency = LatencyClaim(figure, interval, speedShare, slices, $"{name} {blockingFigure} / {reference.Key.Name} {referenceSlowdown:0.0} x");
         IReadOnlyList<Claim> claims =
         [
-            LatencyClaim(blockingPeak.Censored, ratio, $"{name} {blockingFigure} / {reference.Key.Name} {referenceSlowdown:0.0} x"),
+            latency,
             MaxClaim(max, blockingUnloaded, name, MaxText(blocking)),
             WaitClaim(blocking.MaxQueueWaitMs, blocking.Total.TimedOut > 0, blockingUnloaded, name),
         ];
-        return Finding.OfClaims(claims, comparisons, ratio >= Ratio
-            ? $"{measured}, the pool starvation seed 003 saw."
-            : blockingPeak.Censored
-                ? $"{measured}; the lower bound of {ratio:0.0} is below {Ratio:0} x and the timed-out requests hide the rest."
-                : $"{measured}, a ratio of {ratio:0.0}, below the {Ratio:0} x that would show starvation.") with { Figure = figure };
+        var judgement = latency.Verdict switch
+        {
+            ClaimVerdict.Confirmed => "the pool starvation seed 003 saw",
+            ClaimVerdict.Refuted => Invariant($"below the {Ratio:0} x that would show starvation"),
+            _ => $"no verdict on it: {latency.Why}",
+        };
+        return Finding.OfClaims(claims, comparisons, Invariant($"{measured}; the ratio {(figure.LowerBound ? "at least " : "")}{ratio:0.0} x {latency.Interval}: {judgement}.")) with { Figure = figure };
     }
 
-    /// <summary>Each claim rests on one run of each variant: its figure has no interval, which the claim line says.</summary>
-    private const string OneRun = "[no 95 % CI: one run of each variant]";
+    /// <summary>An extreme (the slowest request, the longest wait) has no CI: it is judged only when it clears its threshold.</summary>
+    private const string Extreme = "[no 95 % CI: an extreme has none, so it is judged only when it clears its threshold]";
 
-    /// <summary>Seed 003's first claim: under load the blocking variant's mean latency grows many times more than the reference's.</summary>
-    private static Claim LatencyClaim(bool censored, double ratio, string figure)
+    /// <summary>
+    /// Seed 003's first claim: under load the blocking variant's mean latency grows many times more than the reference's.
+    /// Stated only when the ratio's 95 % CI (the seeded bootstrap over the peak step's send slices) clears
+    /// <see cref="Ratio"/> and would still clear it after a 2x CPU speed change (<paramref name="speedShare"/>: the part of
+    /// the reference's latency that is not the stub's wait); timed-out requests make the CI's ends lower bounds.
+    /// </summary>
+    /// <param name="slices">How many requests and send slices each variant had at peak, for the line that says why there is no CI.</param>
+    private static Claim LatencyClaim(VerdictFigure figure, (double Low, double High)? interval, double speedShare, string slices, string text)
     {
-        var text = $"{figure} = {(censored ? "at least " : "")}{ratio:0.0} x the reference's slowdown";
-        return ratio >= Ratio ? new("latency under load", ClaimVerdict.Confirmed, text, OneRun, $"at or above the {Ratio:0} x that shows starvation; seed 003: 2.6 x against 1.1 x")
-            : censored ? new("latency under load", ClaimVerdict.Inconclusive, text, OneRun, $"a lower bound below {Ratio:0} x: the timed-out requests hide the rest")
-            : new("latency under load", ClaimVerdict.Refuted, text, OneRun, $"below the {Ratio:0} x that would show starvation");
+        var figureText = $"{text} = {(figure.LowerBound ? "at least " : "")}{figure.Value:0.0} x the reference's slowdown";
+        if (interval is not { } ci)
+        {
+            return new("latency under load", ClaimVerdict.Inconclusive, figureText, Invariant($"[no 95 % CI: fewer than {Bootstrap.MinimumCount} send slices at peak]"),
+                $"too few requests sent at peak load to resample: {slices}; a starved strategy sends only as many as come back, so longer steps (--profile seed003) may send more") { OnVerdictFigure = true };
+        }
+        var ciText = Invariant($"[{ci.Low:0.0}, {ci.High:0.0}]{(figure.LowerBound ? ", both ends lower bounds" : "")}");
+        var side = figure.SideOf(ci.Low, ci.High, figure.LowerBound);
+        // A 2x CPU speed change scales at most the reference's non-waiting share, so the ratio by at most 1 + that share.
+        var robust = side switch
+        {
+            true => ci.Low / (1 + speedShare) >= Ratio,
+            false => ci.High * (1 + speedShare) < Ratio,
+            null => true,
+        };
+        var speed = Invariant($"the reference's non-waiting share was {speedShare * 100:0.#} %, so a 2x CPU speed change moves the ratio by at most that");
+        var verdict = robust ? VerdictFigure.ClaimOf(side) : ClaimVerdict.Inconclusive;
+        var why = (side, robust) switch
+        {
+            (true, true) => Invariant($"the CI clears the {Ratio:0} x that shows starvation, and {speed}; seed 003: 2.6 x against 1.1 x"),
+            (false, true) => Invariant($"the CI lies below the {Ratio:0} x that would show starvation, and {speed}"),
+            (_, false) => Invariant($"the CI clears {Ratio:0} x by less than a 2x CPU speed change could move it: {speed}"),
+            _ when figure.LowerBound => Invariant($"the CI of a lower bound reaches below {Ratio:0} x: the timed-out requests hide the rest"),
+            _ => Invariant($"the CI straddles the {Ratio:0} x that would show starvation"),
+        };
+        return new("latency under load", verdict, figureText, ciText, why) { OnVerdictFigure = true };
     }
 
-    /// <summary>Seed 003's second claim: the slowest request took far longer than the stub (19.8 s for a 4 s stub, 5 x).</summary>
+    /// <summary>Seed 003's second claim: the slowest request took far longer than the stub (19.8 s for a 4 s stub, 5 x); an extreme, judged only when it clears <see cref="Ratio"/>.</summary>
     private static Claim MaxClaim(LatencyFigure max, Unloaded unloaded, string name, string text)
     {
         var figure = $"{name} max {text}";
         if (double.IsNaN(max.Ms))
         {
-            return new("max latency", ClaimVerdict.Inconclusive, figure, OneRun, "no request was answered or timed out");
+            return new("max latency", ClaimVerdict.Inconclusive, figure, Extreme, "no request was answered or timed out");
         }
         var times = max.Ms / unloaded.LatencyMs;
         var line = Invariant($"{(max.IsLowerBound ? "at least " : "")}{times:0.0} x the unloaded {unloaded.LatencyMs:0} ms");
-        return times >= Ratio ? new("max latency", ClaimVerdict.Confirmed, figure, OneRun, $"{line}; seed 003: {Seed003Figures.ClrMaxSeconds / Seed003Figures.StubSeconds:0.0} x")
-            : max.IsLowerBound ? new("max latency", ClaimVerdict.Inconclusive, figure, OneRun, $"{line}, a lower bound below {Ratio:0} x")
-            : new("max latency", ClaimVerdict.Refuted, figure, OneRun, $"{line}, below {Ratio:0} x");
+        return times >= Ratio
+            ? new("max latency", ClaimVerdict.Confirmed, figure, Extreme, Invariant($"{line}: at least one request took {Ratio:0} x the stub or more; seed 003: {Seed003Figures.ClrMaxSeconds / Seed003Figures.StubSeconds:0.0} x"))
+            : new("max latency", ClaimVerdict.Inconclusive, figure, Extreme, Invariant($"{line}, below {Ratio:0} x: a longer run may hold a slower request, so an extreme below the line decides nothing"));
     }
 
     /// <summary>
     /// Seed 003's third claim: work waited in the pool's queue longer than the call itself before it started (12 s for a
-    /// 4 s stub). With timed-out requests the longest wait reported is a lower bound: calls that never started report none.
+    /// 4 s stub). An extreme, judged only when it clears the call's own time; with timed-out requests the longest wait
+    /// reported is a lower bound: calls that never started report none.
     /// </summary>
     private static Claim WaitClaim(double? maxWaitMs, bool censored, Unloaded unloaded, string name)
     {
@@ -113,9 +154,9 @@ public static class Starvation
             return new("wait to start", ClaimVerdict.Inconclusive, $"{name}: not reported by this endpoint", "[no figure]", "only the fan-out endpoint reports its calls' queue wait");
         }
         var figure = Invariant($"{name} longest wait {(censored ? "at least " : "")}{waitMs / 1000:0.00} s against the unloaded {unloaded.LatencyMs / 1000:0.00} s");
-        return waitMs >= unloaded.LatencyMs ? new("wait to start", ClaimVerdict.Confirmed, figure, OneRun, Invariant($"work waited longer than the call itself; seed 003: {Seed003Figures.ClrQueueWaitSeconds:0} s for a {Seed003Figures.StubSeconds:0} s stub"))
-            : censored ? new("wait to start", ClaimVerdict.Inconclusive, figure, OneRun, "a lower bound (calls of timed-out requests may never have started) below the call's own time")
-            : new("wait to start", ClaimVerdict.Refuted, figure, OneRun, "no call waited as long as the call itself");
+        return waitMs >= unloaded.LatencyMs
+            ? new("wait to start", ClaimVerdict.Confirmed, figure, Extreme, Invariant($"work waited longer than the call itself; seed 003: {Seed003Figures.ClrQueueWaitSeconds:0} s for a {Seed003Figures.StubSeconds:0} s stub"))
+            : new("wait to start", ClaimVerdict.Inconclusive, figure, Extreme, "no call waited as long as the call itself here, but a longer run may hold a longer wait, so an extreme below the line decides nothing");
     }
 
     /// <summary>The run's max latency: "at least 60 s (32 of 58 timed out)" when requests timed out, else "19.80 s".</summary>

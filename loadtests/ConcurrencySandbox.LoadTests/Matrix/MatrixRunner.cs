@@ -69,34 +69,29 @@ public static class MatrixRunner
         }
         var runs = new List<CoreCountRun>();
         ContainerSetup? setup = null;
-        if (options.Engine is { } engineCommand)
+        string? partial = null;
+        try
         {
-            var engine = new ContainerEngine(engineCommand);
-            setup = new ContainerSetup(engineCommand, await engine.ServerVersionAsync(cancellationToken), options.Image, await engine.ImageIdAsync(options.Image, cancellationToken));
-            console.WriteLine($"== matrix: {engineCommand} {setup.EngineVersion}, image {options.Image} ({setup.ImageId})");
-            var hostCpus = MachineFacts.Current().LogicalCores;
-            foreach (var limit in options.Cpus.SelectMany(cpus => (options.Limits ?? []).Select(kind => new ContainerLimit(kind, cpus))))
+            var engine = options.Engine is { } engineCommand ? new ContainerEngine(engineCommand) : null;
+            if (engine is not null)
             {
-                var setting = new CoreCountRun(limit.Cpus, null, null, [], null, null, limit);
-                runs.Add(limit.Cpus > hostCpus
-                    ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {hostCpus} CPU(s)" }, console)
-                    : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, thresholds, console, progress, cancellationToken));
+                setup = new ContainerSetup(options.Engine!, await engine.ServerVersionAsync(cancellationToken), options.Image, await engine.ImageIdAsync(options.Image, cancellationToken));
+                console.WriteLine($"== matrix: {setup.Engine} {setup.EngineVersion}, image {options.Image} ({setup.ImageId})");
             }
+            await RunEveryCoreCountAsync(runs, engine, options, environment, fanOut, load, thresholds, console, progress, cancellationToken);
         }
-        else
+        catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested)
         {
-            var available = Environment.ProcessorCount;
-            var hasTaskset = CpuSet.CanPin;
-            foreach (var cpus in options.Cpus)
+            // Ctrl+C or SIGTERM: the report of what finished, with the part that was running up to its stop, marked partial.
+            var finished = runs.SelectMany(Finished).ToList();
+            var where = "before the first core count ran";
+            if (e is CoreCountStoppedException stopped)
             {
-                var skipped = !hasTaskset ? "taskset (util-linux) is not installed, so the API cannot be pinned"
-                    : cpus > available ? $"this machine offers only {available} core(s) to the runner"
-                    : null;
-                var setting = new CoreCountRun(cpus, skipped, null, [], null, null);
-                runs.Add(skipped is not null
-                    ? Skipped(setting, console)
-                    : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, CpuSet.FirstCores(cpus))), options, fanOut, load, thresholds, console, progress, cancellationToken));
+                finished.AddRange(Finished(stopped.SoFar));
+                runs.Add(stopped.SoFar);
+                where = $"in {stopped.Part} on {stopped.SoFar.Label}{(stopped.Where is null ? "" : $", {stopped.Where}")}";
             }
+            partial = PartialRun.Describe(where, finished, "part");
         }
 
         Directory.CreateDirectory(outputFolder);
@@ -116,19 +111,27 @@ public static class MatrixRunner
         {
             File.WriteAllText(Path.Combine(outputFolder, EfficiencyFile), efficiency);
         }
-        var verdict = Hypothesis3(runs);
+        var verdict = partial is null ? Hypothesis3(runs) : $"{Hypothesis3Name} not judged: {NotJudged}.";
         var flags = Flags(runs);
         foreach (var flag in flags)
         {
             console.WriteLine($"FLAGGED: {flag}");
         }
-        File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, setup, fanOut.Settings.DelayMs));
-        File.WriteAllText(Path.Combine(outputFolder, "report.html"), Html(runs, verdict, options, setup, fanOut.Settings.DelayMs, chart, efficiency));
+        File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, setup, fanOut.Settings.DelayMs, partial));
+        File.WriteAllText(Path.Combine(outputFolder, "report.html"), Html(runs, verdict, options, setup, fanOut.Settings.DelayMs, chart, efficiency, partial));
         File.WriteAllText(Path.Combine(outputFolder, "matrix.json"), JsonSerializer.Serialize(
-            new { options, setup, runs = runs.Select(r => new { r.Cpus, Limit = r.Container?.ToString(), r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, r.Bracket, FanOut = r.FanOut?.Experiment }), verdict, flags },
+            new { options, setup, runs = runs.Select(r => new { r.Cpus, Limit = r.Container?.ToString(), r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, r.Bracket, FanOut = r.FanOut?.Experiment, FanOutPartial = r.FanOut?.Partial }), verdict, flags, partial },
             new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
+        if (partial is not null)
+        {
+            console.WriteLine($"== PARTIAL REPORT: {ReportWriter.PartialNote(partial)}");
+        }
         console.WriteLine($"== matrix: {verdict}");
         console.WriteLine($"report: {Path.GetFullPath(outputFolder)}");
+        if (partial is not null)
+        {
+            throw new RunStoppedException(partial, outputFolder, cancellationToken);
+        }
 
         var passed = true;
         foreach (var report in fanOuts)
@@ -157,6 +160,45 @@ public static class MatrixRunner
         return RunResult.Combine([sweepResult, .. measured.Where(r => r.FanOut is not null).Select(r => RunResult.Of(r.FanOut!, r.Label))]);
     }
 
+    /// <summary>Measures each core count (a container per limit with <paramref name="engine"/>, else taskset pinning) into <paramref name="runs"/>, or records why it was skipped.</summary>
+    private static async Task RunEveryCoreCountAsync(
+        List<CoreCountRun> runs, ContainerEngine? engine, MatrixOptions options, Dictionary<string, string> environment, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds,
+        TextWriter console, RunProgress? progress, CancellationToken cancellationToken)
+    {
+        if (engine is not null)
+        {
+            var hostCpus = MachineFacts.Current().LogicalCores;
+            foreach (var limit in options.Cpus.SelectMany(cpus => (options.Limits ?? []).Select(kind => new ContainerLimit(kind, cpus))))
+            {
+                var setting = new CoreCountRun(limit.Cpus, null, null, [], null, null, limit);
+                runs.Add(limit.Cpus > hostCpus
+                    ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {hostCpus} CPU(s)" }, console)
+                    : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, thresholds, console, progress, cancellationToken));
+            }
+            return;
+        }
+        var available = Environment.ProcessorCount;
+        var hasTaskset = CpuSet.CanPin;
+        foreach (var cpus in options.Cpus)
+        {
+            var skipped = !hasTaskset ? "taskset (util-linux) is not installed, so the API cannot be pinned"
+                : cpus > available ? $"this machine offers only {available} core(s) to the runner"
+                : null;
+            var setting = new CoreCountRun(cpus, skipped, null, [], null, null);
+            runs.Add(skipped is not null
+                ? Skipped(setting, console)
+                : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, CpuSet.FirstCores(cpus))), options, fanOut, load, thresholds, console, progress, cancellationToken));
+        }
+    }
+
+    /// <summary>"the compute sweep on 1 core(s)", "the fan-out on 1 core(s)": the parts of a core count that finished, for a stopped matrix's words.</summary>
+    private static IEnumerable<string> Finished(CoreCountRun run) =>
+        run.SkippedBecause is not null ? [] : new[] { run.Sweep.Count > 0 ? SweepPart : null, run.FanOut is { Partial: null } ? FanOutPart : null }.OfType<string>().Select(part => $"{part} on {run.Label}");
+
+    private const string SweepPart = "the compute sweep";
+
+    private const string FanOutPart = "the fan-out";
+
     private static CoreCountRun Skipped(CoreCountRun run, TextWriter console)
     {
         console.WriteLine($"== matrix: {run.Label} skipped: {run.SkippedBecause}");
@@ -171,30 +213,52 @@ public static class MatrixRunner
         double? breakEven = null;
         BreakEvenBracket? bracket = null;
         int? processorCount = null;
+        CoreCountRun SoFar(ExperimentReport? fanOut) => setting with { ApiProcessorCount = processorCount ?? fanOut?.ApiProcessorCount, Sweep = sweep, BreakEvenAmount = breakEven, Bracket = bracket, FanOut = fanOut };
         if (options.Experiments.Contains("sweep"))
         {
-            console.WriteLine($"== matrix: compute sweep on {setting.Label}, 1 to {options.SweepTo:N0} cycles");
-            await using var server = await servers.AcquireAsync(new Dictionary<string, string>(), cancellationToken);
-            using var client = new SandboxClient(server.BaseAddress);
             try
             {
-                var answer = await client.GetAsync<SweepReport>(
-                    string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&ciWidth={options.CiWidthPercent}&budgetSeconds={options.SweepBudgetSeconds}&format=json"),
-                    SweepTimeout, cancellationToken);
-                (sweep, breakEven, bracket, processorCount) = (answer.Rows, answer.BreakEvenAmount, answer.Bracket, answer.ProcessorCount);
+                (sweep, breakEven, bracket, processorCount) = await SweepAsync(setting, servers, options, console, cancellationToken);
             }
-            catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
             {
-                throw new UsageException($"the compute sweep on {setting.Label} failed: {e.Message.ReplaceLineEndings(" ")}");
+                throw new CoreCountStoppedException(SoFar(null), SweepPart, null, cancellationToken);
             }
         }
         ExperimentReport? fanOut = null;
         if (options.Experiments.Contains("fanout"))
         {
-            fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, setting.Cpus, setting.Container?.KindName, progress: progress);
-            processorCount ??= fanOut.ApiProcessorCount;
+            try
+            {
+                fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, setting.Cpus, setting.Container?.KindName, progress: progress);
+            }
+            catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested)
+            {
+                var stopped = e as ExperimentStoppedException;
+                throw new CoreCountStoppedException(SoFar(stopped?.Partial), FanOutPart, stopped?.Where, cancellationToken);
+            }
         }
-        return setting with { ApiProcessorCount = processorCount, Sweep = sweep, BreakEvenAmount = breakEven, Bracket = bracket, FanOut = fanOut };
+        return SoFar(fanOut);
+    }
+
+    /// <summary>The compute sweep on a fresh API at the core count: its rows, break-even, bracket and the API's processor count.</summary>
+    private static async Task<(IReadOnlyList<ComparisonRow> Rows, double? BreakEven, BreakEvenBracket? Bracket, int? ProcessorCount)> SweepAsync(
+        CoreCountRun setting, ApiServers servers, MatrixOptions options, TextWriter console, CancellationToken cancellationToken)
+    {
+        console.WriteLine($"== matrix: compute sweep on {setting.Label}, 1 to {options.SweepTo:N0} cycles");
+        await using var server = await servers.AcquireAsync(new Dictionary<string, string>(), cancellationToken);
+        using var client = new SandboxClient(server.BaseAddress);
+        try
+        {
+            var answer = await client.GetAsync<SweepReport>(
+                string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&ciWidth={options.CiWidthPercent}&budgetSeconds={options.SweepBudgetSeconds}&format=json"),
+                SweepTimeout, cancellationToken);
+            return (answer.Rows, answer.BreakEvenAmount, answer.Bracket, answer.ProcessorCount);
+        }
+        catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)
+        {
+            throw new UsageException($"the compute sweep on {setting.Label} failed: {e.Message.ReplaceLineEndings(" ")}");
+        }
     }
 
     /// <summary>Every flagged sweep figure, judged against the cores the API really had (its ProcessorCount when known).</summary>
@@ -232,12 +296,17 @@ public static class MatrixRunner
             : string.Create(CultureInfo.InvariantCulture, $"{Hypothesis3Name} refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
     }
 
-    private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs)
+    private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string? partial)
     {
         var md = new StringBuilder();
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
-        md.AppendLine("# Core-count matrix");
+        md.AppendLine($"# Core-count matrix{(partial is null ? "" : ", PARTIAL")}");
         md.AppendLine();
+        if (partial is not null)
+        {
+            md.AppendLine($"**PARTIAL REPORT: {ReportWriter.PartialNote(partial)}**");
+            md.AppendLine();
+        }
         foreach (var line in Setup(runs, options, setup))
         {
             md.AppendLine(line);
@@ -282,7 +351,7 @@ public static class MatrixRunner
             md.AppendLine();
             md.Append(FanOutTable(fanOuts, delayMs).ToMarkdown());
             md.AppendLine();
-            foreach (var line in FanOutVerdicts(fanOuts))
+            foreach (var line in FanOutVerdicts(fanOuts, partial))
             {
                 md.AppendLine($"- {line}");
             }
@@ -291,12 +360,17 @@ public static class MatrixRunner
     }
 
     /// <summary>The matrix's report.html: the verdict and the flags first, then the tables, the setup and the chart.</summary>
-    private static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string chartSvg, string? efficiencySvg)
+    private static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string chartSvg, string? efficiencySvg, string? partial)
     {
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
         var flags = Flags(measured);
-        var page = new HtmlPage("Core-count matrix").Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts));
+        var page = new HtmlPage($"Core-count matrix{(partial is null ? "" : ", PARTIAL")}");
+        if (partial is not null)
+        {
+            page.Paragraph($"PARTIAL REPORT: {ReportWriter.PartialNote(partial)}", "verdict partial");
+        }
+        page.Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts, partial));
         if (flags.Count > 0)
         {
             page.Heading(2, "Flagged figures (impossible and inconclusive ones carry no verdict)").List(flags.Select(f => f.ToString()), "flags");
@@ -372,8 +446,12 @@ public static class MatrixRunner
         ]))],
         new HashSet<int> { 0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11 });
 
-    private static IEnumerable<string> FanOutVerdicts(List<CoreCountRun> fanOuts) =>
-        fanOuts.Select(run => $"{run.Label}: {run.FanOut!.Finding.Verdict} {ReportWriter.OutcomeLine(run.FanOut)} (details in fanout-{run.Key}/report.html)");
+    /// <summary>Each core count's fan-out verdict; in a stopped matrix (<paramref name="partial"/>) none, only the figures' outcome line.</summary>
+    private static IEnumerable<string> FanOutVerdicts(List<CoreCountRun> fanOuts, string? partial) =>
+        fanOuts.Select(run => $"{run.Label}: {(partial is null ? run.FanOut!.Finding.Verdict : $"not judged: {NotJudged}.")} {ReportWriter.OutcomeLine(run.FanOut!)} (details in fanout-{run.Key}/report.html)");
+
+    /// <summary>Why a stopped matrix states no verdict, even of the parts that finished: a matrix's verdicts are read together, across its core counts.</summary>
+    private const string NotJudged = "the matrix was stopped before it finished, and its verdicts are not drawn from part of it";
 
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
     /// <summary>A duration in the unit that keeps it readable, 4 significant digits: "40 ns", "8.833 us", "1.25 ms", "2.5 s" (never "4E-08").</summary>
@@ -418,4 +496,20 @@ public static class MatrixRunner
         }
         return "never";
     }
+}
+
+/// <summary>
+/// A core count was stopped (Ctrl+C, SIGTERM) during <paramref name="part"/>: <paramref name="soFar"/> holds what it
+/// finished and the stopped fan-out's partial report, if any; <paramref name="where"/> is where in the fan-out it stopped.
+/// </summary>
+public sealed class CoreCountStoppedException(CoreCountRun soFar, string part, string? where, CancellationToken token)
+    : OperationCanceledException($"{part} on {soFar.Label} was stopped", token)
+{
+    public CoreCountRun SoFar { get; } = soFar;
+
+    /// <summary>"the compute sweep", "the fan-out".</summary>
+    public string Part { get; } = part;
+
+    /// <summary>"after variant async@2cpu step 1 of 5", or null when the stop came outside a variant's load.</summary>
+    public string? Where { get; } = where;
 }

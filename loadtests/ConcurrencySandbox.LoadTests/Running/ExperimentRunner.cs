@@ -17,10 +17,22 @@ namespace ConcurrencySandbox.LoadTests.Running;
 /// marked <see cref="ExperimentReport.Partial"/>, for a caller that writes it (the main command); to any other it is the
 /// cancellation it was before.
 /// </summary>
-public sealed class ExperimentStoppedException(ExperimentReport partial, CancellationToken token)
+/// <param name="where">Where in the experiment it stopped (<see cref="PartialRun.Where"/>), for a caller that words a run of several experiments.</param>
+public sealed class ExperimentStoppedException(ExperimentReport partial, string where, CancellationToken token)
     : OperationCanceledException("the experiment was stopped before every variant ran", token)
 {
     public ExperimentReport Partial { get; } = partial;
+
+    /// <summary>"after variant sync step 2 of 5".</summary>
+    public string Where { get; } = where;
+}
+
+/// <summary>The run was stopped (Ctrl+C, SIGTERM) and the report up to there was written to <paramref name="folder"/>, marked <paramref name="partial"/>.</summary>
+public sealed class RunStoppedException(string partial, string folder, CancellationToken token) : OperationCanceledException(partial, token)
+{
+    public string Partial { get; } = partial;
+
+    public string Folder { get; } = folder;
 }
 
 /// <summary>Runs an experiment's variants in interleaved rounds against the servers (one round unless the experiment or --rounds asks for more), judges the rounds' verdict figure and builds its report.</summary>
@@ -88,7 +100,9 @@ public static class ExperimentRunner
                 }
                 catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested)
                 {
-                    throw new ExperimentStoppedException(Stopped(variant, e as VariantStoppedException, round.Results, round.Observations), cancellationToken);
+                    var stopped = e as VariantStoppedException;
+                    var where = PartialRun.Where(new VariantKey(variant.Name, cpus, limit).Label, stopped?.SoFar.Steps.Count ?? 0, roundLoad.Shape.Steps.Count);
+                    throw new ExperimentStoppedException(Stopped(where, stopped, round.Results, round.Observations), where, cancellationToken);
                 }
             }
             // Assess reads the variants in the experiment's order, whichever ran first.
@@ -138,14 +152,14 @@ public static class ExperimentRunner
 
         // Ctrl+C or SIGTERM during a variant: the report up to there, marked partial, with no verdict (it needs every variant).
         // With rounds, the partial report holds the round that was running.
-        ExperimentReport Stopped(Variant variant, VariantStoppedException? stopped, List<VariantResult> results, Dictionary<string, VariantObservation> observations)
+        ExperimentReport Stopped(string where, VariantStoppedException? stopped, List<VariantResult> results, Dictionary<string, VariantObservation> observations)
         {
             var finished = results.Select(r => r.Key.Label).ToList();
             if (stopped is not null)
             {
                 results.Add(stopped.SoFar);
             }
-            var partial = PartialRun.Describe(new VariantKey(variant.Name, cpus, limit).Label, stopped?.SoFar.Steps.Count ?? 0, roundLoad.Shape.Steps.Count, finished);
+            var partial = PartialRun.Describe(where, finished);
             return new ExperimentReport(experiment.Name, experiment.Seed, profile, shape, servers.Describe(), started, MachineFacts.Current(), results,
                 Finding.NotAssessed("the run was stopped before every variant ran, so the seed's effect is not judged from part of its variants."),
                 Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results))

@@ -34,17 +34,27 @@ public static class RoundVerdict
         var shown = judged.MinBy(r => Math.Abs(r.Finding.Figure!.Value - estimate.Median));
         var lowerBound = judged.Any(r => r.Finding.Figure!.LowerBound);
         var quoted = Invariant($"{figure.Name} {figure.Show(estimate.Median)} {estimate.Interval(figure.Format)} over {judged.Count} of {planned} round(s) ({order}){(lowerBound ? ", a lower bound (requests timed out)" : "")}");
-        var (outcome, why) = Side(estimate, figure, lowerBound) switch
+        var side = figure.SideOf(estimate.Low, estimate.High, lowerBound);
+        // The claim that rests on the verdict figure is stated from the rounds' CI, not from the shown round's alone.
+        var claims = shown.Finding.Claims.Select(c => c.OnVerdictFigure
+            ? c with
+            {
+                Verdict = VerdictFigure.ClaimOf(side),
+                Interval = Invariant($"{estimate.Interval(figure.Format)} over {judged.Count} rounds (median {figure.Show(estimate.Median)}{(lowerBound ? ", a lower bound" : "")})"),
+                Why = side is null ? Why(estimate, figure, lowerBound) : Invariant($"the rounds' 95 % CI lies {(side.Value ? "on the reproduced side of" : "on the other side of")} {figure.Show(figure.Threshold)}"),
+            }
+            : c).ToList();
+        var (outcome, why) = side switch
         {
-            // Another condition of the experiment's (e.g. lock contentions seen) can still say not reproduced.
-            true => (shown.Finding.Outcome, ""),
+            // Another condition of the experiment's (e.g. lock contentions seen, another claim refuted) can still say not reproduced.
+            true => (claims.Count > 0 ? Finding.OutcomeOf(claims) : shown.Finding.Outcome, ""),
             false => (Outcome.NotReproduced, ""),
             null => (Outcome.Inconclusive, Why(estimate, figure, lowerBound) + ": "),
         };
         // An inconclusive run quotes the median round's sentence as what one round alone would say, never as the verdict.
         var median = outcome == Outcome.Inconclusive ? "what the median round alone would say (no verdict)" : "the median round";
         var detail = Invariant($"{why}{quoted}{left}{stopped}; {median}: {shown.Finding.Detail}");
-        return (shown.Finding with { Outcome = outcome, Detail = detail, Interval = estimate }, shown.Round);
+        return (shown.Finding with { Outcome = outcome, Detail = detail, Interval = estimate, Claims = claims }, shown.Round);
     }
 
     /// <summary>
@@ -65,21 +75,6 @@ public static class RoundVerdict
             // Each claim keeps its figure and loses its verdict: a smoke run confirms and refutes nothing.
             Claims = [.. measured.Claims.Select(c => c with { Verdict = ClaimVerdict.Inconclusive, Why = "no verdict from this run: figure only" })],
         };
-    }
-
-    /// <summary>True when the whole CI lies on the reproduced side of the threshold, false on the other, null when it has no CI or straddles it (or only a lower bound falls short).</summary>
-    public static bool? Side(Contracts.Statistics.Estimate estimate, VerdictFigure figure, bool lowerBound)
-    {
-        if (estimate.Low is not { } low || estimate.High is not { } high)
-        {
-            return null;
-        }
-        var reproduced = figure.ReproducedAbove ? low >= figure.Threshold : high <= figure.Threshold;
-        var not = figure.ReproducedAbove ? high < figure.Threshold : low > figure.Threshold;
-        // A lower bound can only show that the true figure is at least as high.
-        return reproduced && (!lowerBound || figure.ReproducedAbove) ? true
-            : not && !lowerBound ? false
-            : null;
     }
 
     private static string Why(Contracts.Statistics.Estimate estimate, VerdictFigure figure, bool lowerBound) =>

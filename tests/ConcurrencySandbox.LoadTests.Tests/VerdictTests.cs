@@ -29,7 +29,7 @@ public class VerdictTests
         var finding = FanOut.Assess([Result("threadpool", 3000, cpus: 2), Result("async", 1005, cpus: 2)]);
 
         Assert.Equal(Outcome.Reproduced, finding.Outcome);
-        Assert.StartsWith("Reproduced: at peak load threadpool's", finding.Verdict);
+        Assert.StartsWith("Reproduced: at 40 users threadpool's", finding.Verdict);
         Assert.EndsWith("Claims: latency under load confirmed, max latency confirmed, wait to start inconclusive.", finding.Verdict);
     }
 
@@ -42,7 +42,7 @@ public class VerdictTests
         Assert.Equal(Outcome.Reproduced, finding.Outcome);
         Assert.Contains("at least ", finding.Verdict);
         Assert.Contains("36 of 61 requests timed out at 60 s", finding.Verdict);
-        var mean = Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: mean at peak load / unloaded latency");
+        var mean = Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: mean at 40 users / unloaded latency");
         Assert.StartsWith("at least 43.6 x (36 of 61 requests timed out at 60 s: a lower bound)", mean.Today);
         Assert.StartsWith("at least 60 s", Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: max").Today);
     }
@@ -181,7 +181,7 @@ public class VerdictTests
         var finding = FanOut.Assess([Requests("threadpool", [3000, 3100, 2900]), Requests("async", [1005, 1004, 1006])]);
 
         Assert.StartsWith("[no 95 % CI: fewer than 6 send slices", finding.Claims[0].Interval);
-        Assert.Contains("threadpool sent 3 request(s) in 3 send slice(s) at peak, async 3 in 3", finding.Claims[0].Why);
+        Assert.Contains("threadpool sent 3 request(s) in 3 send slice(s) at 40 users, async 3 in 3", finding.Claims[0].Why);
         Assert.Equal(Outcome.Inconclusive, finding.Outcome);
     }
 
@@ -194,6 +194,35 @@ public class VerdictTests
         Assert.All(new[] { below.Claims[1], above.Claims[1] }, c => Assert.StartsWith("[no 95 % CI: an extreme has none", c.Interval));
         Assert.Equal(ClaimVerdict.Inconclusive, below.Claims[1].Verdict);
         Assert.Equal(ClaimVerdict.Confirmed, above.Claims[1].Verdict);
+    }
+
+    [Fact]
+    public void TheFiguresReadTheTopQuarterOfTheRampWhereThePeakStepAloneHoldsTooFewRequestsForACi()
+    {
+        // A 4 -> 40 users ramp of 6 s steps; the starved threadpool sends one request every 1.5 s: 4 in the peak step,
+        // too few for a CI, and 12 in the last three steps (32-40 users).
+        var threadpool = Ramp("threadpool", sentEverySeconds: 1.5, latencyMs: 40_000);
+
+        var finding = FanOut.Assess([threadpool, Ramp("async", sentEverySeconds: 0.2, latencyMs: 1_005)]);
+
+        Assert.Equal(4, threadpool.SlicesAtPeak().Count);
+        Assert.Equal(12, threadpool.SlicesFrom(40 * Starvation.TopOfRamp).Count);
+        Assert.Equal(ClaimVerdict.Confirmed, finding.Claims[0].Verdict);
+        Assert.True(Ends(finding.Claims[0].Interval).Low >= Starvation.Ratio, finding.Claims[0].Interval);
+        Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: mean at 32-40 users / unloaded latency");
+        Assert.StartsWith("Reproduced: at 32-40 users threadpool's", finding.Verdict);
+    }
+
+    /// <summary>A 4 -> 40 users ramp in 6 s steps (2 s intervals), one request sent every <paramref name="sentEverySeconds"/>, each answered after <paramref name="latencyMs"/>.</summary>
+    private static VariantResult Ramp(string name, double sentEverySeconds, double latencyMs)
+    {
+        var key = new VariantKey(name);
+        var sent = Enumerable.Range(0, (int)(60 / sentEverySeconds))
+            .Select(i => new SentSlice(Math.Round(i * sentEverySeconds / LatencyRecorder.SentSliceSeconds) * LatencyRecorder.SentSliceSeconds, 1, latencyMs, 0, 0, 0))
+            .ToList();
+        var stats = TestStats.Of(Enumerable.Repeat(latencyMs, sent.Count));
+        IReadOnlyList<IntervalRow> intervals = [.. Enumerable.Range(1, 30).Select(i => new IntervalRow(key, i * 2, "users", 4 + (4 * ((i - 1) / 3)), 1, stats))];
+        return new VariantResult(key, "/x", "users", 60, intervals, [], stats) { Sent = sent };
     }
 
     /// <summary>"[1.2, 3.4]" or "[1.2, 3.4], both ends lower bounds": the CI's ends.</summary>

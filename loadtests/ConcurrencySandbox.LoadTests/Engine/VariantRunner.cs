@@ -109,16 +109,10 @@ public sealed record VariantResult(
     /// <summary>The requests sent between two times (seconds since the variant began, to the nearest slice), wherever they ended.</summary>
     public SentSummary SentBetween(double fromSeconds, double toSeconds) => SentSummary.Of(SlicesBetween(fromSeconds, toSeconds));
 
-    /// <summary>The send slices of the peak step (<see cref="PeakStep"/>).</summary>
-    public IReadOnlyList<SentSlice> SlicesAtPeak() => SlicesFrom(PeakLoad);
-
-    /// <summary>
-    /// The send slices of the steps from the first at <paramref name="load"/> or more to the end of the run of steps at
-    /// that load or more (<see cref="StepsFrom"/>): what a figure over the top of a ramp reads and its CI resamples.
-    /// </summary>
-    public IReadOnlyList<SentSlice> SlicesFrom(double load)
+    /// <summary>The send slices of the peak step (<see cref="PeakStep"/>): what a CI of the peak's figures resamples.</summary>
+    public IReadOnlyList<SentSlice> SlicesAtPeak()
     {
-        var (fromSeconds, toSeconds) = StepsFrom(load);
+        var (fromSeconds, toSeconds) = PeakStep();
         return SlicesBetween(fromSeconds, toSeconds);
     }
 
@@ -134,18 +128,16 @@ public sealed record VariantResult(
     /// the step, and on a starved server the peak's users may send a single request in its first moments) to the end
     /// of the last interval at the peak in a row.
     /// </summary>
-    public (double FromSeconds, double ToSeconds) PeakStep() => StepsFrom(PeakLoad);
-
-    /// <summary>The steps at <paramref name="load"/> or more, in seconds since the variant began, read as <see cref="PeakStep"/> reads the peak's.</summary>
-    public (double FromSeconds, double ToSeconds) StepsFrom(double load)
+    public (double FromSeconds, double ToSeconds) PeakStep()
     {
-        var first = Intervals.ToList().FindIndex(i => i.Load >= load);
+        var peak = PeakLoad;
+        var first = Intervals.ToList().FindIndex(i => i.Load >= peak);
         if (first < 0)
         {
             return (0, ElapsedSeconds);
         }
         var last = first;
-        while (last + 1 < Intervals.Count && Intervals[last + 1].Load >= load)
+        while (last + 1 < Intervals.Count && Intervals[last + 1].Load >= peak)
         {
             last++;
         }

@@ -11,24 +11,16 @@ public sealed record Unloaded(string Name, double LatencyMs);
 
 /// <summary>
 /// Seed 003's verdict, shared by sleep and fanout: blocking work on the CLR pool starves it under load (mean 2.6 x the
-/// stub's wait) while work that holds no pool thread stays near its unloaded latency. Judged at the top of the ramp (<see cref="TopOfRamp"/>), each variant
+/// stub's wait) while work that holds no pool thread stays near its unloaded latency. Judged over the ramp (<see cref="OverRamp"/>), each variant
 /// against its own unloaded latency. Timed-out requests are lower bounds: a mean that includes them is printed as
 /// "at least", and only a ratio whose bound still clears <see cref="Ratio"/> counts as reproduced. One run of each
-/// variant gives the ratio its 95 % CI by a seeded bootstrap over the top of the ramp's send slices (docs/measurement.md); in
+/// variant gives the ratio its 95 % CI by a seeded bootstrap over the ramp's send slices (docs/measurement.md); in
 /// rounds (sleep) the rounds' CI states it instead (<see cref="Claim.OnVerdictFigure"/>).
 /// </summary>
 public static class Starvation
 {
-    /// <summary>A blocking variant counts as starved when its slowdown at the top of the ramp is at least this many times the reference's.</summary>
+    /// <summary>A blocking variant counts as starved when its slowdown over the ramp is at least this many times the reference's.</summary>
     public const double Ratio = 2.0;
-
-    /// <summary>
-    /// The figures read the requests sent at the top of the ramp, from this share of the peak load up: the quick
-    /// profile's last three steps (32-40 users, 18 s). The peak step alone holds too few: a starved strategy sends only
-    /// as many requests as come back, 4 in the quick profile's 6 s peak step, and a 95 % CI needs
-    /// <see cref="Bootstrap.MinimumCount"/> send slices. Seed 003's pool had starved long before these loads.
-    /// </summary>
-    public const double TopOfRamp = 0.75;
 
     public static Finding Assess(IReadOnlyList<VariantResult> results, Unloaded blockingUnloaded, Unloaded referenceUnloaded, Unloaded? customPool)
     {
@@ -38,49 +30,49 @@ public static class Starvation
         {
             return Finding.NotAssessed($"the {blockingUnloaded.Name} and {referenceUnloaded.Name} variants are both needed.");
         }
-        var (blockingSlices, referenceSlices) = (AtTop(blocking), AtTop(reference));
-        var (blockingPeak, referencePeak) = (SentSummary.Of(blockingSlices), SentSummary.Of(referenceSlices));
-        var top = TopWords(blocking);
-        if (referencePeak.Censored)
+        var (blockingSlices, referenceSlices) = (OverRamp(blocking), OverRamp(reference));
+        var (blockingSent, referenceSent) = (SentSummary.Of(blockingSlices), SentSummary.Of(referenceSlices));
+        var ramp = RampWords(blocking);
+        if (referenceSent.Censored)
         {
-            return Finding.NotAssessed($"{Censoring(referencePeak)} for {reference.Key.Name}, the reference, so its slowdown is only a lower bound and no ratio can be drawn.");
+            return Finding.NotAssessed($"{Censoring(referenceSent)} for {reference.Key.Name}, the reference, so its slowdown is only a lower bound and no ratio can be drawn.");
         }
-        if (double.IsNaN(referencePeak.CompletedMeanMs) || double.IsNaN(blockingPeak.AtLeastMeanMs))
+        if (double.IsNaN(referenceSent.CompletedMeanMs) || double.IsNaN(blockingSent.AtLeastMeanMs))
         {
-            return Finding.NotAssessed($"no request sent {top} by {blocking.Key.Name} or {reference.Key.Name} has a latency or a bound.");
+            return Finding.NotAssessed($"no request sent {ramp} by {blocking.Key.Name} or {reference.Key.Name} has a latency or a bound.");
         }
-        if ((PhysicalLimits.Latency($"{blocking.Key.Name}'s mean latency {top}", blockingPeak.CompletedMeanMs, blockingUnloaded.LatencyMs)
-            ?? PhysicalLimits.Latency($"{reference.Key.Name}'s mean latency {top}", referencePeak.CompletedMeanMs, referenceUnloaded.LatencyMs)) is { } tooFast)
+        if ((PhysicalLimits.Latency($"{blocking.Key.Name}'s mean latency {ramp}", blockingSent.CompletedMeanMs, blockingUnloaded.LatencyMs)
+            ?? PhysicalLimits.Latency($"{reference.Key.Name}'s mean latency {ramp}", referenceSent.CompletedMeanMs, referenceUnloaded.LatencyMs)) is { } tooFast)
         {
             return Finding.Impossible([], tooFast);
         }
-        var blockingSlowdown = blockingPeak.AtLeastMeanMs / blockingUnloaded.LatencyMs;
-        var referenceSlowdown = referencePeak.CompletedMeanMs / referenceUnloaded.LatencyMs;
+        var blockingSlowdown = blockingSent.AtLeastMeanMs / blockingUnloaded.LatencyMs;
+        var referenceSlowdown = referenceSent.CompletedMeanMs / referenceUnloaded.LatencyMs;
         var ratio = blockingSlowdown / referenceSlowdown;
-        // The same ratio on each pair of resampled tops of the ramp: requests sent in the same 0.1 s share what slowed them.
+        // The same ratio on each pair of resampled ramps: requests sent in the same 0.1 s share what slowed them.
         var interval = Bootstrap.Interval(blockingSlices, referenceSlices, (b, r) =>
             SentSummary.Of(b).AtLeastMeanMs / blockingUnloaded.LatencyMs / (SentSummary.Of(r).CompletedMeanMs / referenceUnloaded.LatencyMs));
         var peakQueue = blocking.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a";
         var name = blocking.Key.Name;
         var max = blocking.Total.Max;
-        var blockingFigure = Slowdown(blockingPeak, blockingUnloaded);
+        var blockingFigure = Slowdown(blockingSent, blockingUnloaded);
         List<SeedComparison> comparisons =
         [
-            new($"{name}: mean {top} / unloaded latency", $"{Seed003Figures.ClrMeanSeconds / Seed003Figures.StubSeconds:0.0} x (mean {Seed003Figures.ClrMeanSeconds} s, {Seed003Figures.StubSeconds} s stub)", blockingFigure),
+            new($"{name}: mean {ramp} / unloaded latency", $"{Seed003Figures.ClrMeanSeconds / Seed003Figures.StubSeconds:0.0} x (mean {Seed003Figures.ClrMeanSeconds} s, {Seed003Figures.StubSeconds} s stub)", blockingFigure),
             new($"{name}: max", $"{Seed003Figures.ClrMaxSeconds} s", MaxText(blocking)),
             new($"{name}: longest wait for work to start", $"{Seed003Figures.ClrQueueWaitSeconds} s",
                 blocking.MaxQueueWaitMs is { } waitedMs ? $"{waitedMs / 1000:0.00} s (peak queue {peakQueue} items)" : $"not reported by this endpoint (peak queue {peakQueue} items)"),
         ];
         if (customPool is not null && results.FirstOrDefault(r => r.Key.Name == customPool.Name) is { } custom)
         {
-            comparisons.Add(new($"{custom.Key.Name}: mean {top} / unloaded latency", $"{Seed003Figures.CustomMeanSeconds / Seed003Figures.StubSeconds:0.00} x (custom pool, mean {Seed003Figures.CustomMeanSeconds} s)",
-                Slowdown(SentSummary.Of(AtTop(custom)), customPool)));
+            comparisons.Add(new($"{custom.Key.Name}: mean {ramp} / unloaded latency", $"{Seed003Figures.CustomMeanSeconds / Seed003Figures.StubSeconds:0.00} x (custom pool, mean {Seed003Figures.CustomMeanSeconds} s)",
+                Slowdown(SentSummary.Of(OverRamp(custom)), customPool)));
         }
-        var measured = $"{top} {name}'s mean latency was {blockingFigure} against {referenceSlowdown:0.0} x for {reference.Key.Name} ({referencePeak.CompletedMeanMs:0} ms)";
-        var figure = new VerdictFigure($"{name} / {reference.Key.Name} slowdown {top}", ratio, Ratio, ReproducedAbove: true, "0.0", " x") { LowerBound = blockingPeak.Censored };
+        var measured = $"{ramp} {name}'s mean latency was {blockingFigure} against {referenceSlowdown:0.0} x for {reference.Key.Name} ({referenceSent.CompletedMeanMs:0} ms)";
+        var figure = new VerdictFigure($"{name} / {reference.Key.Name} slowdown {ramp}", ratio, Ratio, ReproducedAbove: true, "0.0", " x") { LowerBound = blockingSent.Censored };
         // The share of the reference's latency that is not the stub's wait: the most a 2x CPU speed change can move its slowdown by.
-        var speedShare = Math.Max(0, referencePeak.CompletedMeanMs - referenceUnloaded.LatencyMs) / referencePeak.CompletedMeanMs;
-        var slices = Invariant($"{name} sent {blockingPeak.Requests} request(s) in {blockingSlices.Count} send slice(s) {top}, {reference.Key.Name} {referencePeak.Requests} in {referenceSlices.Count}");
+        var speedShare = Math.Max(0, referenceSent.CompletedMeanMs - referenceUnloaded.LatencyMs) / referenceSent.CompletedMeanMs;
+        var slices = Invariant($"{name} sent {blockingSent.Requests} request(s) in {blockingSlices.Count} send slice(s) {ramp}, {reference.Key.Name} {referenceSent.Requests} in {referenceSlices.Count}");
         var latency = LatencyClaim(figure, interval, speedShare, slices, $"{name} {blockingFigure} / {reference.Key.Name} {referenceSlowdown:0.0} x");
         IReadOnlyList<Claim> claims =
         [
@@ -102,18 +94,18 @@ public static class Starvation
 
     /// <summary>
     /// Seed 003's first claim: under load the blocking variant's mean latency grows many times more than the reference's.
-    /// Stated only when the ratio's 95 % CI (the seeded bootstrap over the top of the ramp's send slices) clears
+    /// Stated only when the ratio's 95 % CI (the seeded bootstrap over the ramp's send slices) clears
     /// <see cref="Ratio"/> and would still clear it after a 2x CPU speed change (<paramref name="speedShare"/>: the part of
     /// the reference's latency that is not the stub's wait); timed-out requests make the CI's ends lower bounds.
     /// </summary>
-    /// <param name="slices">How many requests and send slices each variant had at the top of the ramp, for the line that says why there is no CI.</param>
+    /// <param name="slices">How many requests and send slices each variant had over the ramp, for the line that says why there is no CI.</param>
     private static Claim LatencyClaim(VerdictFigure figure, (double Low, double High)? interval, double speedShare, string slices, string text)
     {
         var figureText = $"{text} = {(figure.LowerBound ? "at least " : "")}{figure.Value:0.0} x the reference's slowdown";
         if (interval is not { } ci)
         {
-            return new("latency under load", ClaimVerdict.Inconclusive, figureText, Invariant($"[no 95 % CI: fewer than {Bootstrap.MinimumCount} send slices at the top of the ramp]"),
-                $"too few requests sent at the top of the ramp to resample: {slices}; a starved strategy sends only as many as come back, so longer steps (--profile seed003) may send more") { OnVerdictFigure = true };
+            return new("latency under load", ClaimVerdict.Inconclusive, figureText, Invariant($"[no 95 % CI: fewer than {Bootstrap.MinimumCount} send slices over the ramp]"),
+                $"too few requests sent over the ramp to resample: {slices}; a starved strategy sends only as many as come back, so longer steps (--profile seed003) may send more") { OnVerdictFigure = true };
         }
         var ciText = Invariant($"[{ci.Low:0.0}, {ci.High:0.0}]{(figure.LowerBound ? ", both ends lower bounds" : "")}");
         var side = figure.SideOf(ci.Low, ci.High, figure.LowerBound);
@@ -194,14 +186,19 @@ public static class Starvation
         sent.ConnectionErrors > 0 ? Invariant($"{sent.ConnectionErrors} of {sent.Requests} requests failed without an answer") : null,
     }.OfType<string>());
 
-    /// <summary>The send slices of <paramref name="v"/>'s top of the ramp (<see cref="TopOfRamp"/>).</summary>
-    private static IReadOnlyList<SentSlice> AtTop(VariantResult v) => v.SlicesFrom(v.PeakLoad * TopOfRamp);
+    /// <summary>
+    /// The send slices the figures read: every request sent over the ramp, as seed 003's "average response time" was
+    /// its whole 8-minute test's. The peak step alone holds too few for a CI: a starved strategy sends only as many
+    /// requests as come back, and they come back together (the quick profile's 6 s peak step: 4 requests; its top
+    /// quarter: 22 requests in 4 send slices).
+    /// </summary>
+    private static IReadOnlyList<SentSlice> OverRamp(VariantResult v) => v.Sent;
 
-    /// <summary>"at 32-40 users": the loads the figures read.</summary>
-    private static string TopWords(VariantResult v)
+    /// <summary>"over the ramp (4-40 users)": the loads the figures read.</summary>
+    private static string RampWords(VariantResult v)
     {
-        var from = v.Intervals.Select(i => i.Load).Where(load => load >= v.PeakLoad * TopOfRamp).DefaultIfEmpty(v.PeakLoad).Min();
         var unit = v.LoadUnit == "rate" ? "requests/s" : v.LoadUnit;
-        return from < v.PeakLoad ? Invariant($"at {from:0.#}-{v.PeakLoad:0.#} {unit}") : Invariant($"at {v.PeakLoad:0.#} {unit}");
+        var from = v.Intervals.Select(i => i.Load).DefaultIfEmpty(v.PeakLoad).Min();
+        return from < v.PeakLoad ? Invariant($"over the ramp ({from:0.#}-{v.PeakLoad:0.#} {unit})") : Invariant($"at {v.PeakLoad:0.#} {unit}");
     }
 }

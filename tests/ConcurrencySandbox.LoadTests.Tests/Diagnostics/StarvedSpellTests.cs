@@ -1,6 +1,7 @@
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -83,6 +84,72 @@ public sealed class StarvedSpellTests
         Assert.StartsWith("Starved for 4.5 s (0 s to 4.5 s of the run", diagnosis.Describe());
     }
 
+    [Theory]
+    // Work queued while the pool added threads, (nearly) all of them blocked: starved although the pool had what Little's law asked.
+    [InlineData(true, 59, 2, true)]
+    // The same pool with nothing queued, or not adding threads, or not blocked (an async service's queue of short items).
+    [InlineData(true, 0, 2, false)]
+    [InlineData(true, 59, 0, false)]
+    [InlineData(false, 59, 2, false)]
+    public void APoolWithEnoughThreadsStarvesWhenItAddsThreadsWhileAllAreBlockedAndWorkWaits(bool poolBlocked, long queued, int injections, bool starved)
+    {
+        // The ControllerLinq break: 60 users and 77 threads, so Little's law saw the pool 17 threads over the need.
+        var sample = new PoolSample(1, 77, queued, 60, Injected("CooperativeBlocking", injections), poolBlocked);
+
+        Assert.False(sample.ShortOfThreads);
+        Assert.Equal(starved, sample.Starved);
+    }
+
+    [Fact]
+    public void ARequestWhoseBlockedThreadWaitsForPoolWorkIsDiagnosedStarvedAndSizedFromTheThreadsAndQueueMeasured()
+    {
+        // 60 users; the pool adds threads from 70 to 77 while 59 items wait and the stacks find 75 of 77 blocked in a synchronous Send.
+        var marks = Enumerable.Range(0, 5).Select(i => new AdjustmentMark(i + 0.5, 70 + i, "Starvation")).ToList();
+        var result = Run(users: 60, threads: [70, 71, 72, 73, 77], queued: [59, 50, 40, 30, 59]);
+        var sites = new BlockingSites(77, 90, [new BlockingSite("CatalogClient.Lookup -> HttpClient.Send", 75, InUserCode: true, InRequest: true, Send), new BlockingSite(BlockingSites.NoUserCode, 2, InUserCode: false)]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+
+        Assert.True(diagnosis.Starved);
+        Assert.True(diagnosis.Inputs.Spell.Happened);
+        // The pool with which no item would have waited: the 77 threads and 59 queued items of the last sample, for 60 requests.
+        Assert.Equal((77 + 59) / 60.0, diagnosis.Inputs.ThreadsPerRequest, precision: 6);
+        Assert.Equal(77 + 59, diagnosis.NeededThreads);
+        Assert.Equal(60, diagnosis.MinimumCapacity, precision: 6);
+        Assert.StartsWith("pool starvation", CapacityFinding.CauseOf(result, new VariantObservation("pid 1", 5, 1, marks, sites, null, diagnosis, null), 300, null));
+    }
+
+    [Fact]
+    public void AnAsyncServiceWithEnoughThreadsAndAQueueOfShortItemsIsNotStarved()
+    {
+        // The same series, but the stacks find no pool thread in user code: an async handler leaves its threads free.
+        var marks = Enumerable.Range(0, 5).Select(i => new AdjustmentMark(i + 0.5, 70 + i, "ClimbingMove")).ToList();
+        var result = Run(users: 60, threads: [70, 71, 72, 73, 77], queued: [59, 50, 40, 30, 59]);
+        var sites = new BlockingSites(77, 90, [new BlockingSite(BlockingSites.NoUserCode, 77, InUserCode: false)]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+
+        Assert.False(diagnosis.Starved);
+        Assert.Equal(60, diagnosis.NeededThreads);
+    }
+
+    [Fact]
+    public void KestrelsOwnQueuedItemsDoNotMakeEachRequestHoldAThreadPerWorkItem()
+    {
+        // The --verify-fix re-run whose need read 443: 60 users, 65 items queued at the peak (more than the requests in
+        // flight), 443 work items for 60 requests; the stacks found the request threads blocking, no queued work blocking.
+        // Little's law and the blocked threads support 60, as without the queue.
+        var result = Run(users: 60, threads: [70, 70, 70, 70, 70], queued: [0, 0, 0, 0, 65], completedItems: 443 - 65, answered: 60);
+        var sites = new BlockingSites(70, 80, [new BlockingSite("CatalogClient.Lookup -> HttpClient.Send", 40, InUserCode: true, InRequest: true, Send), new BlockingSite(BlockingSites.NoUserCode, 30, InUserCode: false)]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, [])!;
+
+        Assert.Equal(1, diagnosis.Inputs.ThreadsPerRequest);
+        Assert.Equal(60, diagnosis.NeededThreads);
+        // Without a stack sample the queue still stands for blocking work, as it did: the same figures size 443.
+        Assert.Equal(443, VariantObserver.Diagnose(result, null, [])!.NeededThreads);
+    }
+
     [Fact]
     public void TheNeedAtEachSampleIsTheLoadThenTimesTheThreadsEachRequestHolds()
     {
@@ -143,13 +210,18 @@ public sealed class StarvedSpellTests
         ProcessorCount = 2,
     };
 
-    /// <summary>A closed run of <paramref name="users"/> with one telemetry sample a second (the pool's threads and queue) and one interval a second.</summary>
-    private static VariantResult Run(int users, IReadOnlyList<int> threads, IReadOnlyList<long> queued)
+    private static readonly BlockingCall Send = new("CatalogClient.Lookup", BlockingPrimitive.HttpSend, null, "GET /orders/{id:int}", null, null, null);
+
+    /// <summary>
+    /// A closed run of <paramref name="users"/> with one telemetry sample a second (the pool's threads and queue, and by the
+    /// last one <paramref name="completedItems"/> work items done) and one interval a second, <paramref name="answered"/> requests answered in all.
+    /// </summary>
+    private static VariantResult Run(int users, IReadOnlyList<int> threads, IReadOnlyList<long> queued, long completedItems = 0, long? answered = null)
     {
         var key = new VariantKey("target");
-        var telemetry = threads.Select((t, i) => new TelemetryRow(key, i + 0.5, default(RuntimeSnapshot) with { ThreadPool = new ThreadPoolTelemetry(t, queued[i], 0, 0, 0) })).ToList();
+        var telemetry = threads.Select((t, i) => new TelemetryRow(key, i + 0.5, default(RuntimeSnapshot) with { ThreadPool = new ThreadPoolTelemetry(t, queued[i], completedItems, 0, 0) })).ToList();
         var intervals = threads.Select((_, i) => new IntervalRow(key, i + 1, "users", users, 10, TestStats.Uniform(10, 300))).ToList();
-        return new VariantResult(key, "/x", "users", threads.Count, intervals, telemetry, TestStats.Uniform(10 * threads.Count, 300)) { Sent = [new SentSlice(0, 40, 40 * 300, 0, 0, 0)] };
+        return new VariantResult(key, "/x", "users", threads.Count, intervals, telemetry, TestStats.Uniform(answered ?? 10 * threads.Count, 300)) { Sent = [new SentSlice(0, 40, 40 * 300, 0, 0, 0)] };
     }
 
     private static IReadOnlyList<string> Injected(string reason, int count) => [.. Enumerable.Repeat(reason, count)];

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Net;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -189,11 +190,14 @@ public static class UrlCommand
         steps.AddRange(before.Steps);
         var diagnosed = before.Diagnosed;
         var headline = Headline(before.Finding.Describe(), diagnosed);
+        var finding = before.Finding;
+        var figures = new SummaryCapacity(finding.Unit, sloP99Ms, slo, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null);
         if (relaunch is not null)
         {
             var verified = await VerifyFixAsync(relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, output, cancellationToken);
             steps.AddRange(verified.Steps);
             headline += " " + verified.Sentence;
+            figures = figures with { Fix = verified.Figures };
         }
         var observations = steps.SelectMany(s => s.Observations).ToDictionary(o => o.Key, o => o.Value);
         var report = steps[^1] with
@@ -205,13 +209,14 @@ public static class UrlCommand
             Thresholds = [.. steps.Where(s => CapacityFinding.BrokeBy(s.Variants[0].Total, sloP99Ms) is null).SelectMany(s => s.Thresholds)],
             Observations = observations,
             Headline = headline,
+            Capacity = figures,
         };
         ReportWriter.Write(folder, report, RunnerCommandLine.Current());
         return ReportWriter.PrintOutcome(report, folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
 
-    /// <summary>One ramp's step reports, its finding, and the observation whose diagnosis it reports (the break's, else the most starved step's, else the last).</summary>
-    private sealed record RampResult(IReadOnlyList<ExperimentReport> Steps, CapacityFinding Finding, VariantObservation? Diagnosed);
+    /// <summary>One ramp's step reports, its finding, and the observation whose diagnosis it reports (the break's, else the most starved step's, else the last) with its variant's label.</summary>
+    private sealed record RampResult(IReadOnlyList<ExperimentReport> Steps, CapacityFinding Finding, VariantObservation? Diagnosed, string? DiagnosedLabel);
 
     /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>.</summary>
     private static async Task<RampResult> RampAsync(string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TargetApiServers servers, long startedTimestamp, TextWriter output, CancellationToken cancellationToken)
@@ -230,12 +235,12 @@ public static class UrlCommand
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
             broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, servers.NotObservedBecause), ramp.Bound, ramp.Narrowing);
-        var diagnosed = brokeObservation ?? (FixCheck.MostStarved(observations) is { } starved ? observations[starved.Label] : observations.Values.LastOrDefault());
-        return new RampResult([.. ramp.Probes.Select(p => steps[p.Load])], finding, diagnosed);
+        var diagnosedLabel = brokeObservation is not null ? broke!.Key.Label : FixCheck.MostStarved(observations)?.Label ?? observations.Keys.LastOrDefault();
+        return new RampResult([.. ramp.Probes.Select(p => steps[p.Load])], finding, diagnosedLabel is null ? null : observations[diagnosedLabel], diagnosedLabel);
     }
 
-    /// <summary>--verify-fix's steps and its sentence for the first paragraph: predicted beside measured.</summary>
-    private sealed record FixRamp(IReadOnlyList<ExperimentReport> Steps, string Sentence);
+    /// <summary>--verify-fix's steps, its sentence for the first paragraph (predicted beside measured) and the same as figures (null when no minimum was tried).</summary>
+    private sealed record FixRamp(IReadOnlyList<ExperimentReport> Steps, string Sentence, SummaryCapacityFix? Figures);
 
     /// <summary>
     /// --verify-fix on --url: stops the launched service, starts it again with <see cref="FixCheck.RuntimeMinimumSetting"/>
@@ -246,7 +251,7 @@ public static class UrlCommand
     {
         if (diagnosis is not { Starved: true })
         {
-            return new FixRamp([], "Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.");
+            return new FixRamp([], "Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.", null);
         }
         var minimum = diagnosis.NeededThreads;
         var setting = $"{FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(minimum)}";
@@ -258,7 +263,8 @@ public static class UrlCommand
         var measured = after.Finding.BrokeAt is { } brokeAt
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");
-        return new FixRamp(after.Steps, Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted about {diagnosis.MinimumCapacity:0} {capacity.Unit} with no wait; measured: {measured}."));
+        var figures = new SummaryCapacityFix(minimum, diagnosis.MinimumCapacity, diagnosis.AsyncCapacity, after.Finding.HeldLoad, after.Finding.BrokeAt, after.Finding.Cause);
+        return new FixRamp(after.Steps, Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted about {diagnosis.MinimumCapacity:0} {capacity.Unit} with no wait; measured: {measured}."), figures);
     }
 
     /// <summary>

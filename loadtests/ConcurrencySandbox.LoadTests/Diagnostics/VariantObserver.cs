@@ -143,9 +143,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         // Queued work blocks when the stacks caught pool threads blocking outside a request; only without a stack sample
         // does a queue longer than the requests in flight stand for it (with one, that queue is the server's own items).
         var blocksQueuedWork = sites?.BlocksQueuedWork ?? result.PeakQueue > inFlight;
-        var poolBlocked = sites?.PoolBlocked ?? false;
         var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
-        var threadsPerRequest = StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, poolBlocked), estimated);
+        var threadsPerRequest = StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
         var first = result.Telemetry[0].Snapshot;
         var cpuMsPerRequest = result.Total.Completed > 0 ? (last.Process.CpuTimeMs - first.Process.CpuTimeMs) / result.Total.Completed : (double?)null;
         return StarvationDiagnosis.From(new DiagnosisInputs(
@@ -158,7 +157,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             marks.Count(m => m.Reason == "Starvation"),
             sites?.Top is { } top ? sites.Describe(top) : null)
         {
-            Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, poolBlocked), result.Sent),
+            Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, sites), result.Sent),
             BlockingMethod = sites?.MethodToChange,
             HoldMs = result.Total.MinMs,
             CpuMsPerRequest = cpuMsPerRequest,
@@ -169,10 +168,10 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
 
     /// <summary>
     /// The run's samples with the threads the load needed at each (the load of the interval the sample fell in, in
-    /// flight by Little's law, times the threads a request holds), the injections since the sample before, and whether
-    /// the stack sample found the pool's threads (nearly) all blocked (<paramref name="poolBlocked"/>).
+    /// flight by Little's law, times the threads a request holds), the injections since the sample before, and how the
+    /// stack sample found the pool's threads blocked (<paramref name="sites"/>, null when none was taken).
     /// </summary>
-    public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest, bool poolBlocked = false)
+    public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest, BlockingSites? sites = null)
     {
         // An injection raises the count the adjustment before it set (the first one raises the pool from its minimum).
         var injected = marks.Where((m, i) => i == 0 || m.NewWorkerThreadCount > marks[i - 1].NewWorkerThreadCount).ToList();
@@ -184,7 +183,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             var inFlight = result.LoadUnit == "rate" ? load * result.Total.MinMs / 1000 : load;
             var pool = row.Snapshot.ThreadPool;
             var injections = injected.Where(m => m.ElapsedSeconds > previousSeconds && m.ElapsedSeconds <= row.ElapsedSeconds).Select(m => m.Reason).ToList();
-            samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections, poolBlocked));
+            samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections, sites?.BlocksOffLock ?? false, sites?.PoolBlocked ?? false));
             previousSeconds = row.ElapsedSeconds;
         }
         return samples;

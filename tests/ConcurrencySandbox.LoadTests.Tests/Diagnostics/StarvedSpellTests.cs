@@ -94,10 +94,62 @@ public sealed class StarvedSpellTests
     public void APoolWithEnoughThreadsStarvesWhenItAddsThreadsWhileAllAreBlockedAndWorkWaits(bool poolBlocked, long queued, int injections, bool starved)
     {
         // The ControllerLinq break: 60 users and 77 threads, so Little's law saw the pool 17 threads over the need.
-        var sample = new PoolSample(1, 77, queued, 60, Injected("CooperativeBlocking", injections), poolBlocked);
+        var sample = new PoolSample(1, 77, queued, 60, Injected("CooperativeBlocking", injections), ThreadsBlock: poolBlocked, PoolBlocked: poolBlocked);
 
         Assert.False(sample.ShortOfThreads);
         Assert.Equal(starved, sample.Starved);
+    }
+
+    [Theory]
+    // The runtime's own starvation injection while the stacks show threads blocking off a lock: starved, even with the queue drained by the sample.
+    [InlineData(true, "Starvation", true)]
+    // A hill-climbing move is not the runtime saying work made no progress.
+    [InlineData(true, "ClimbingMove", false)]
+    // No thread blocks in user code (an async service on a machine too busy to run it): not the pool's starvation.
+    [InlineData(false, "Starvation", false)]
+    public void TheRuntimesStarvationInjectionIsStarvationWhenThePoolsThreadsBlock(bool threadsBlock, string reason, bool starved)
+    {
+        var sample = new PoolSample(1.698, 3, 0, 2, [reason], threadsBlock);
+
+        Assert.False(sample.ShortOfThreads);
+        Assert.Equal(starved, sample.Starved);
+    }
+
+    [Fact]
+    public void TwoUsersOfASelfCallingServiceStarveWhenHillClimbingLowersThePoolToTheirBlockedThreads()
+    {
+        // ControllerLinq's 2-users step (scripts/diagnose-targets.sh, 2026-11-27): hill climbing set the pool to 2 threads
+        // at 0.69 s, both blocked in Send while the catalog's items waited; the runtime injected for starvation at 1.30 s.
+        // The stack sample (after it) found 2 of 5 pool threads in Send. Little's law asked for 2 threads, the pool had 3-5.
+        var key = new VariantKey("2-users");
+        (double Seconds, int Threads, long Queued)[] series = [(0.688, 3, 3), (1.698, 3, 0), (2.702, 5, 0), (3.784, 5, 0), (4.788, 5, 0)];
+        var result = new VariantResult(key, "/orders/1", "users", 3,
+            [.. Enumerable.Range(1, 3).Select(i => new IntervalRow(key, i, "users", 2, 5, TestStats.Uniform(5, 310)))],
+            [.. series.Select(s => new TelemetryRow(key, s.Seconds, default(RuntimeSnapshot) with { ThreadPool = new ThreadPoolTelemetry(s.Threads, s.Queued, 0, 0, 0) }))],
+            TestStats.Uniform(14, 310)) { Sent = [new SentSlice(0, 14, 14 * 400, 0, 0, 0)] };
+        AdjustmentMark[] marks = [new(0.085, 3, "ClimbingMove"), new(0.688, 2, "ClimbingMove"), new(1.297, 3, "Starvation"), new(1.898, 5, "ClimbingMove"), new(2.702, 3, "ClimbingMove"), new(3.405, 5, "ClimbingMove")];
+        var sites = new BlockingSites(5, 20, [new BlockingSite(BlockingSites.NoUserCode, 3, InUserCode: false), new BlockingSite("CatalogClient.Lookup -> HttpClient.Send", 2, InUserCode: true, InRequest: true, Send)]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+
+        Assert.False(sites.PoolBlocked);
+        Assert.True(diagnosis.Starved);
+        Assert.Equal("1 thread injections (Starvation 1)", diagnosis.Inputs.Spell.DescribeInjections());
+        Assert.StartsWith("pool starvation", CapacityFinding.CauseOf(result, new VariantObservation("pid 1", 5, 1, marks, sites, null, diagnosis, null), 335, null));
+    }
+
+    [Fact]
+    public void ALockThatStarvesThePoolIsStillTheCauseAtTheBreak()
+    {
+        // LockSleep's shape: the runtime injects for starvation while the requests queue for the lock; more threads would not help.
+        var marks = Enumerable.Range(0, 5).Select(i => new AdjustmentMark(i + 0.5, 4 + i, "Starvation")).ToList();
+        var result = Run(users: 8, threads: [4, 5, 6, 7, 8], queued: [4, 3, 2, 1, 1]);
+        var onLock = new BlockingCall("Inventory.Reserve", BlockingPrimitive.Lock, null, "GET /inventory/{id:int}", null, null, null);
+        var sites = new BlockingSites(8, 20, [new BlockingSite("Inventory.Reserve -> Monitor.Enter", 7, InUserCode: true, InRequest: true, onLock), new BlockingSite(BlockingSites.NoUserCode, 1, InUserCode: false)]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+
+        Assert.StartsWith("a contended lock", CapacityFinding.CauseOf(result, new VariantObservation("pid 1", 5, 1, marks, sites, null, diagnosis, null), 57, null));
     }
 
     [Fact]

@@ -110,6 +110,9 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     // Requests in flight as the load's unit: users, or an arrival rate (in flight / the time each holds).
     private double InUnit(double inFlight) => Inputs.LoadUnit != "rate" || Inputs.HoldMs <= 0 ? inFlight : inFlight / (Inputs.HoldMs / 1000);
 
+    /// <summary>What a starved sample is (<see cref="PoolSample.Starved"/>), in the paragraph's words.</summary>
+    private const string StarvedMeans = "fewer threads than the load needed, or (nearly) all of them blocked while the pool added more, or the runtime injecting for starvation while they blocked";
+
     /// <summary>The report's paragraph: when and how long the pool starved, what it held up, the need, and each fix with what it buys.</summary>
     public string Describe()
     {
@@ -118,7 +121,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var sizing = Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
         if (!Starved)
         {
-            return Invariant($"Not starved: at no sample of the run did work wait with the pool short of what the load needed or with (nearly) all its threads blocked while it added more; at the peak the load {sizing} and the pool had {i.PoolThreadsAtPeak} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where}");
+            return Invariant($"Not starved: at no sample of the run did work wait that the pool's threads could not take ({StarvedMeans}); at the peak the load {sizing} and the pool had {i.PoolThreadsAtPeak} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where}");
         }
         var growth = SecondsToGrow is { } s
             ? Invariant($"growing {i.GrowthPerSecond:0.#}/s, it would take about {s:0} s to get there by itself")
@@ -138,7 +141,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         }
         var waited = spell.HeldUpMeanMs is { } meanMs ? Invariant($", answered after {meanMs:0} ms on average") : "";
         var timedOut = spell.HeldUpTimedOut > 0 ? Invariant($", {spell.HeldUpTimedOut} timed out") : "";
-        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, work queued while the pool had fewer threads than the load needed or added threads with (nearly) all of them blocked, {spell.DescribeInjections()} meanwhile); {spell.HeldUpRequests} requests waited behind it (sent during it, or in flight when it began){waited}{timedOut}");
+        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, work waiting that the pool's threads could not take ({StarvedMeans}), {spell.DescribeInjections()} meanwhile); {spell.HeldUpRequests} requests waited behind it (sent during it, or in flight when it began){waited}{timedOut}");
     }
 
     /// <summary>The two fixes, each with the capacity it predicts.</summary>

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Net;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -225,15 +226,20 @@ public static class UrlCommand
         var before = await RampAsync(steps, "", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, servers, started, output, cancellationToken);
         var diagnosed = before.Diagnosed;
         var headline = Headline(before.Finding.Describe(), diagnosed);
+        var finding = before.Finding;
+        var figures = new SummaryCapacity(finding.Unit, sloP99Ms, slo, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null);
         if (relaunch is not null)
         {
-            headline += " " + (await VerifyFixAsync(steps, relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, output, cancellationToken));
+            var verified = await VerifyFixAsync(steps, relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, output, cancellationToken);
+            headline += " " + verified.Sentence;
+            figures = figures with { Fix = verified.Figures };
         }
         var report = Combined(steps) with
         {
             // The steps that broke the SLO are the finding, not a failed run: only those that held are held to the failed share.
             Thresholds = [.. steps.Where(s => CapacityFinding.BrokeBy(s.Variants[0].Total, sloP99Ms) is null).SelectMany(s => s.Thresholds)],
             Headline = headline,
+            Capacity = figures,
         };
         ReportWriter.Write(folder, report, RunnerCommandLine.Current());
         return ReportWriter.PrintOutcome(report, folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
@@ -256,8 +262,8 @@ public static class UrlCommand
         return CommandLine.ExitCancelled;
     }
 
-    /// <summary>One ramp's finding, and the observation whose diagnosis it reports (the break's, else the most starved step's, else the last).</summary>
-    private sealed record RampResult(CapacityFinding Finding, VariantObservation? Diagnosed);
+    /// <summary>One ramp's finding, and the observation whose diagnosis it reports (the break's, else the most starved step's, else the last) with its variant's label.</summary>
+    private sealed record RampResult(CapacityFinding Finding, VariantObservation? Diagnosed, string? DiagnosedLabel);
 
     /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>, each step added to <paramref name="done"/> as it ends.</summary>
     private static async Task<RampResult> RampAsync(List<ExperimentReport> done, string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TargetApiServers servers, long startedTimestamp, TextWriter output, CancellationToken cancellationToken)
@@ -277,21 +283,24 @@ public static class UrlCommand
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
             broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, servers.NotObservedBecause), ramp.Bound, ramp.Narrowing);
-        var diagnosed = brokeObservation ?? (FixCheck.MostStarved(observations) is { } starved ? observations[starved.Label] : observations.Values.LastOrDefault());
-        return new RampResult(finding, diagnosed);
+        var diagnosedLabel = brokeObservation is not null ? broke!.Key.Label : FixCheck.MostStarved(observations)?.Label ?? observations.Keys.LastOrDefault();
+        return new RampResult(finding, diagnosedLabel is null ? null : observations[diagnosedLabel], diagnosedLabel);
     }
+
+    /// <summary>--verify-fix's sentence for the first paragraph (predicted beside measured) and the same as figures (null when no minimum was tried).</summary>
+    private sealed record FixRamp(string Sentence, SummaryCapacityFix? Figures);
 
     /// <summary>
     /// --verify-fix on --url: stops the launched service, starts it again with <see cref="FixCheck.RuntimeMinimumSetting"/>
     /// at the minimum the diagnosis sized, and ramps it again on the same SLO (its steps named <c>min&lt;N&gt;-</c>, added to
     /// <paramref name="done"/>); returns the sentence that puts the capacity the fix predicts (Little's law: the minimum over
-    /// the threads a request holds) beside the one measured.
+    /// the threads a request holds) beside the one measured, as a sentence and as figures.
     /// </summary>
-    private static async Task<string> VerifyFixAsync(List<ExperimentReport> done, Relaunch relaunch, StarvationDiagnosis? diagnosis, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TextWriter output, CancellationToken cancellationToken)
+    private static async Task<FixRamp> VerifyFixAsync(List<ExperimentReport> done, Relaunch relaunch, StarvationDiagnosis? diagnosis, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TextWriter output, CancellationToken cancellationToken)
     {
         if (diagnosis is not { Starved: true })
         {
-            return "Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.";
+            return new FixRamp("Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.", null);
         }
         var minimum = diagnosis.NeededThreads;
         var setting = $"{FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(minimum)}";
@@ -303,7 +312,8 @@ public static class UrlCommand
         var measured = after.Finding.BrokeAt is { } brokeAt
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");
-        return Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted about {diagnosis.MinimumCapacity:0} {capacity.Unit} with no wait; measured: {measured}.");
+        var figures = new SummaryCapacityFix(minimum, diagnosis.MinimumCapacity, diagnosis.AsyncCapacity, after.Finding.HeldLoad, after.Finding.BrokeAt, after.Finding.Cause);
+        return new FixRamp(Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted about {diagnosis.MinimumCapacity:0} {capacity.Unit} with no wait; measured: {measured}."), figures);
     }
 
     /// <summary>

@@ -27,6 +27,21 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// <summary>Whether pool threads block in user code outside any request: work a request queued on the pool (a fan-out).</summary>
     public bool BlocksQueuedWork => Sites.Any(s => s.InUserCode && !s.InRequest);
 
+    /// <summary>The share of the pool's threads that counts as (nearly) all of them for <see cref="PoolBlocked"/>: a few threads caught between two items at the sample's instant do not take the queue.</summary>
+    public const double NearlyAllShare = 0.8;
+
+    /// <summary>
+    /// Pool threads blocked in user code on anything but a lock: a thread waiting for a lock waits for the lock's holder,
+    /// so another pool thread would not free it, while one waiting on I/O, a Task or a sleep leaves the queue to the others.
+    /// </summary>
+    public int BlockedOffLock => Sites.Where(s => s.InUserCode && s.Source?.Primitive != BlockingPrimitive.Lock).Sum(s => s.Threads);
+
+    /// <summary>Whether (nearly) all the pool's threads were blocked in user code off a lock (<see cref="NearlyAllShare"/>): none was left to run queued work.</summary>
+    public bool PoolBlocked => PoolThreads > 0 && BlockedOffLock >= NearlyAllShare * PoolThreads;
+
+    /// <summary>Whether the biggest group in user code (<see cref="Top"/>) blocks on anything but a lock: the pool's threads block where another thread could free the queue.</summary>
+    public bool BlocksOffLock => Top is { } top && top.Source?.Primitive != BlockingPrimitive.Lock;
+
     /// <summary>The biggest group in user code, if any: the call site the diagnosis names.</summary>
     public BlockingSite? Top => Sites.FirstOrDefault(s => s.InUserCode);
 

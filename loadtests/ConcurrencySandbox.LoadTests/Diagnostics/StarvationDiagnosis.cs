@@ -39,8 +39,9 @@ public sealed record DiagnosisInputs(
 
 /// <summary>
 /// Little's law sizes the pool the load needs: N = requests in flight x pool threads each holds while blocked. Starved
-/// when at any time of the run the pool had fewer threads than the load then needed with work queued
-/// (<see cref="DiagnosisInputs.Spell"/>), or at the peak the runtime injected threads for starvation or as many items
+/// when at any time of the run work waited that the pool's threads could not take (<see cref="DiagnosisInputs.Spell"/>,
+/// <see cref="PoolSample.Starved"/>: fewer threads than the load then needed, or the pool adding threads with (nearly)
+/// all of them blocked), or at the peak the runtime injected threads for starvation or as many items
 /// queued as threads were missing; the fix is to stop blocking (make the call async) or to raise the pool's minimum to
 /// N, each with the capacity it predicts, and <see cref="SecondsToGrow"/> says how long the pool's own injection would
 /// take instead (null when it did not grow).
@@ -69,6 +70,19 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     public static double ThreadsPerRequest(bool blocksQueuedWork, double workItemsPerRequest) =>
         blocksQueuedWork ? Math.Max(1, workItemsPerRequest) : 1;
 
+    /// <summary>
+    /// Pool threads one request holds, measured where Little's law said the pool had enough but it starved with (nearly)
+    /// all its threads blocked: at each such sample (sized with <paramref name="threadsPerRequest"/>), the threads the
+    /// pool had plus the items waiting for one (the pool with which none would have waited) over the requests then in
+    /// flight; <paramref name="threadsPerRequest"/> when no sample starved that way or it is higher.
+    /// </summary>
+    public static double MeasuredThreadsPerRequest(IReadOnlyList<PoolSample> samples, double threadsPerRequest) =>
+        samples
+            .Where(s => s.Starved && !s.ShortOfThreads && s.NeededThreads > 0)
+            .Select(s => (s.Threads + s.Queued) / (s.NeededThreads / threadsPerRequest))
+            .Append(threadsPerRequest)
+            .Max();
+
     /// <summary>Threads the pool added per second over a run of samples (first to highest), 0 for fewer than two.</summary>
     public static double Growth(IReadOnlyList<(double Seconds, int Threads)> series)
     {
@@ -96,6 +110,9 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     // Requests in flight as the load's unit: users, or an arrival rate (in flight / the time each holds).
     private double InUnit(double inFlight) => Inputs.LoadUnit != "rate" || Inputs.HoldMs <= 0 ? inFlight : inFlight / (Inputs.HoldMs / 1000);
 
+    /// <summary>What a starved sample is (<see cref="PoolSample.Starved"/>), in the paragraph's words.</summary>
+    private const string StarvedMeans = "fewer threads than the load needed, or (nearly) all of them blocked while the pool added more, or the runtime injecting for starvation while they blocked";
+
     /// <summary>The report's paragraph: when and how long the pool starved, what it held up, the need, and each fix with what it buys.</summary>
     public string Describe()
     {
@@ -104,7 +121,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var sizing = Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
         if (!Starved)
         {
-            return Invariant($"Not starved: at no sample of the run did the pool have fewer threads than the load needed with work queued; at the peak the load {sizing} and the pool had {i.PoolThreadsAtPeak} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where}");
+            return Invariant($"Not starved: at no sample of the run did work wait that the pool's threads could not take ({StarvedMeans}); at the peak the load {sizing} and the pool had {i.PoolThreadsAtPeak} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where}");
         }
         var growth = SecondsToGrow is { } s
             ? Invariant($"growing {i.GrowthPerSecond:0.#}/s, it would take about {s:0} s to get there by itself")
@@ -124,7 +141,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         }
         var waited = spell.HeldUpMeanMs is { } meanMs ? Invariant($", answered after {meanMs:0} ms on average") : "";
         var timedOut = spell.HeldUpTimedOut > 0 ? Invariant($", {spell.HeldUpTimedOut} timed out") : "";
-        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, fewer pool threads than the load needed with work queued, {spell.DescribeInjections()} meanwhile); {spell.HeldUpRequests} requests waited behind it (sent during it, or in flight when it began){waited}{timedOut}");
+        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, work waiting that the pool's threads could not take ({StarvedMeans}), {spell.DescribeInjections()} meanwhile); {spell.HeldUpRequests} requests waited behind it (sent during it, or in flight when it began){waited}{timedOut}");
     }
 
     /// <summary>The two fixes, each with the capacity it predicts.</summary>

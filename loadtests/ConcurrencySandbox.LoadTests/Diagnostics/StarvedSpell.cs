@@ -5,11 +5,16 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
 /// <summary>
 /// One observer sample as the over-time rule reads it: when (seconds since the variant began), the pool's threads and
-/// queue, the threads the load needed at that moment (Little's law on the load then), and the reason of each time the
-/// pool added threads since the previous sample, whatever it was (Starvation, CooperativeBlocking, hill climbing).
+/// queue, the threads the load needed at that moment (Little's law on the load then), the reason of each time the
+/// pool added threads since the previous sample, whatever it was (Starvation, CooperativeBlocking, hill climbing), and
+/// what the variant's stack sample found: pool threads blocked in user code off a lock (<paramref name="ThreadsBlock"/>,
+/// <see cref="BlockingSites.BlocksOffLock"/>), (nearly) all of them so (<paramref name="PoolBlocked"/>, <see cref="BlockingSites.PoolBlocked"/>).
 /// </summary>
-public readonly record struct PoolSample(double Seconds, int Threads, long Queued, double NeededThreads, IReadOnlyList<string> InjectionReasons)
+public readonly record struct PoolSample(double Seconds, int Threads, long Queued, double NeededThreads, IReadOnlyList<string> InjectionReasons, bool ThreadsBlock = false, bool PoolBlocked = false)
 {
+    /// <summary>The reason of the runtime's own starvation injection: queued work made no progress for half a second.</summary>
+    public const string StarvationReason = "Starvation";
+
     /// <summary>How many times the pool added threads since the previous sample.</summary>
     public int Injections => InjectionReasons.Count;
 
@@ -17,7 +22,7 @@ public readonly record struct PoolSample(double Seconds, int Threads, long Queue
     /// Short of threads with work queued: fewer threads than the load needed and items waiting, while the pool was adding
     /// threads (any reason) or with at least as many items queued as threads were missing.
     /// </summary>
-    public bool Starved
+    public bool ShortOfThreads
     {
         get
         {
@@ -25,6 +30,17 @@ public readonly record struct PoolSample(double Seconds, int Threads, long Queue
             return shortBy >= 1 && Queued > 0 && (Injections > 0 || Queued >= shortBy);
         }
     }
+
+    /// <summary>
+    /// Work queued that the pool's threads could not take, whatever Little's law estimated when not
+    /// <see cref="ShortOfThreads"/> (a request's blocked thread may wait for work that itself needs a pool thread, such as
+    /// a call to the same process): items waiting while the pool kept adding threads (any reason) with (nearly) all of
+    /// them blocked; or the runtime's own starvation injection (queued work that made no progress, seen between two
+    /// samples even when the queue had drained by the second) while the pool's threads block off a lock.
+    /// </summary>
+    public bool Starved => ShortOfThreads
+        || (PoolBlocked && Queued > 0 && Injections > 0)
+        || (ThreadsBlock && InjectionReasons.Contains(StarvationReason, StringComparer.Ordinal));
 }
 
 /// <summary>

@@ -122,7 +122,11 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             Diagnose(result, sites, marks), observer.LostReason));
     }
 
-    private static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, IReadOnlyList<AdjustmentMark> marks)
+    /// <summary>
+    /// The diagnosis of one observed run: Little's law's need (requests in flight x the threads each holds), the run's
+    /// samples read for a starved spell, and the call site of <paramref name="sites"/>; null without telemetry or requests.
+    /// </summary>
+    public static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, IReadOnlyList<AdjustmentMark> marks)
     {
         if (result.Telemetry.Count == 0 || result.Total.Requests == 0)
         {
@@ -136,13 +140,16 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var last = result.Telemetry[^1].Snapshot;
         var workItemsPerRequest = (last.ThreadPool.CompletedWorkItemCount + last.ThreadPool.PendingWorkItemCount) / (double)Math.Max(1, result.Total.Ok + last.InFlightRequests);
         var threads = result.Telemetry.Select(t => (t.ElapsedSeconds, t.Snapshot.ThreadPool.ThreadCount)).ToList();
-        var threadsPerRequest = StarvationDiagnosis.ThreadsPerRequest((sites?.BlocksQueuedWork ?? false) || result.PeakQueue > inFlight, workItemsPerRequest);
+        // Queued work blocks when the stacks caught pool threads blocking outside a request; only without a stack sample
+        // does a queue longer than the requests in flight stand for it (with one, that queue is the server's own items).
+        var blocksQueuedWork = sites?.BlocksQueuedWork ?? result.PeakQueue > inFlight;
+        var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
+        var threadsPerRequest = StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
         var first = result.Telemetry[0].Snapshot;
         var cpuMsPerRequest = result.Total.Completed > 0 ? (last.Process.CpuTimeMs - first.Process.CpuTimeMs) / result.Total.Completed : (double?)null;
         return StarvationDiagnosis.From(new DiagnosisInputs(
             inFlight,
             basis,
-            // Queued work blocks when the stacks caught it blocking, or when more items queued than requests were in flight.
             threadsPerRequest,
             result.PeakThreads ?? 0,
             StarvationDiagnosis.Growth(threads),
@@ -150,7 +157,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             marks.Count(m => m.Reason == "Starvation"),
             sites?.Top is { } top ? sites.Describe(top) : null)
         {
-            Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest), result.Sent),
+            Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, sites), result.Sent),
             BlockingMethod = sites?.MethodToChange,
             HoldMs = result.Total.MinMs,
             CpuMsPerRequest = cpuMsPerRequest,
@@ -161,9 +168,10 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
 
     /// <summary>
     /// The run's samples with the threads the load needed at each (the load of the interval the sample fell in, in
-    /// flight by Little's law, times the threads a request holds) and the injections since the sample before.
+    /// flight by Little's law, times the threads a request holds), the injections since the sample before, and how the
+    /// stack sample found the pool's threads blocked (<paramref name="sites"/>, null when none was taken).
     /// </summary>
-    public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest)
+    public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest, BlockingSites? sites = null)
     {
         // An injection raises the count the adjustment before it set (the first one raises the pool from its minimum).
         var injected = marks.Where((m, i) => i == 0 || m.NewWorkerThreadCount > marks[i - 1].NewWorkerThreadCount).ToList();
@@ -175,7 +183,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             var inFlight = result.LoadUnit == "rate" ? load * result.Total.MinMs / 1000 : load;
             var pool = row.Snapshot.ThreadPool;
             var injections = injected.Where(m => m.ElapsedSeconds > previousSeconds && m.ElapsedSeconds <= row.ElapsedSeconds).Select(m => m.Reason).ToList();
-            samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections));
+            samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections, sites?.BlocksOffLock ?? false, sites?.PoolBlocked ?? false));
             previousSeconds = row.ElapsedSeconds;
         }
         return samples;

@@ -35,6 +35,9 @@ public sealed record ExperimentReport(
     /// <summary>The report's first paragraph when a run has one (run --url: the method to change, the load at the break and why, what the fix buys).</summary>
     public string? Headline { get; init; }
 
+    /// <summary>run --url --find-capacity's finding as figures (null for other runs).</summary>
+    public SummaryCapacity? Capacity { get; init; }
+
     /// <summary>The interleaved rounds and each one's verdict figure (null: a single round without a figure).</summary>
     public SummaryRounds? Rounds { get; init; }
     /// <summary>

@@ -28,6 +28,7 @@ public static class ReportSummary
         r.Fix is { } fix ? new SummaryFix(fix.Before, fix.After, fix.MinimumThreads) : null)
     {
         Headline = r.Headline,
+        Capacity = r.Capacity,
         Rounds = r.Rounds,
         Partial = r.Partial,
         Claims = r.Finding.Claims.Count == 0 ? null : [.. r.Finding.Claims.Select(c => new SummaryClaim(c.What, c.Verdict.ToString(), c.Figure, c.Interval, c.Why))],

@@ -238,9 +238,9 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
     public const double CpuLimitPercent = 90;
 
     /// <summary>
-    /// The cause at the break: pool starvation when the observer's diagnosis says starved (queue, injections), else CPU
-    /// when the process used its cores' limit, else a contended lock when most sampled pool threads wait on one in user
-    /// code, else the upstream (latency grew while the pool did not); without the
+    /// The cause at the break: pool starvation when the observer's diagnosis says starved (queue, injections) and the
+    /// sampled threads do not mostly wait for a lock, else CPU when the process used its cores' limit, else a contended
+    /// lock when most sampled pool threads wait on one in user code, else the upstream (latency grew while the pool did not); without the
     /// observer, why it cannot be said.
     /// </summary>
     public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause)
@@ -250,7 +250,9 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
             return $"cause not known: the runtime was not observed ({notObservedBecause ?? "no pool series"})";
         }
         var peakCpuPercent = broke.Telemetry.Count == 0 ? 0 : broke.Telemetry.Max(t => t.Snapshot.Process.CpuPercent);
-        if (diagnosis.Starved)
+        // Threads queued behind a lock starve the pool too, but more threads would not help: the lock is the cause.
+        var onLock = observation.Stacks is { Top.Source.Primitive: BlockingPrimitive.Lock };
+        if (diagnosis.Starved && !onLock)
         {
             var spell = diagnosis.Inputs.Spell;
             return Invariant($"pool starvation (queue peaked at {diagnosis.Inputs.PeakQueueLength}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");

@@ -38,6 +38,10 @@ public sealed record RunSummary(
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Headline { get; init; }
 
+    /// <summary>run --url --find-capacity's finding as figures (the load held, the load that broke and why, the fix verified); absent in earlier summaries and other runs.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public SummaryCapacity? Capacity { get; init; }
+
     /// <summary>The interleaved rounds the variants were measured in and the verdict figure of each; absent in earlier summaries and in single-round runs of an experiment without one.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public SummaryRounds? Rounds { get; init; }
@@ -235,6 +239,19 @@ public sealed record SummaryDiagnosisInputs(
     long PeakQueueLength,
     int StarvationAdjustments,
     string? CallSite);
+
+/// <summary>
+/// Where a service broke (run --url --find-capacity): the load's unit, the SLO and how it was set, the highest load held,
+/// the lowest that broke (null when none did), why it broke and the cause at the break, the variant whose diagnosis the
+/// report gives (<see cref="RunSummary.Observations"/>' key), and the --verify-fix ramp when one was run.
+/// </summary>
+public sealed record SummaryCapacity(string Unit, double SloP99Ms, string Slo, double? Held, double? BrokeAt, string? BrokeBecause, string? Cause, string? DiagnosedVariant, SummaryCapacityFix? Fix);
+
+/// <summary>
+/// --verify-fix on a ramp: the pool minimum the service was started again with, the capacity the diagnosis predicted with
+/// it (no wait) and once the blocking call is async (null without a CPU figure), and what the ramp after it measured.
+/// </summary>
+public sealed record SummaryCapacityFix(int MinimumThreads, double PredictedCapacity, double? AsyncCapacity, double? Held, double? BrokeAt, string? Cause);
 
 /// <summary>The --verify-fix re-run: the starving variant before, the one run with the pool's minimum raised, and that minimum.</summary>
 public sealed record SummaryFix(string Before, string After, int MinimumThreads);

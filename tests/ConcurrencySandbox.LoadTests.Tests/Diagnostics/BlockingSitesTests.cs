@@ -79,4 +79,21 @@ public sealed class BlockingSitesTests
     {
         Assert.Equal("System.Threading.Tasks.Task.Wait", StackSampler.ShortName("System.Private.CoreLib!System.Threading.Tasks.Task.Wait(int32,value class System.Threading.CancellationToken)"));
     }
+
+    [Theory]
+    // 16 of 19 threads in a synchronous Send (the ControllerLinq step that starved), all 8 in one: (nearly) all blocked.
+    [InlineData(BlockingPrimitive.HttpSend, 16, 19, true)]
+    [InlineData(BlockingPrimitive.Result, 8, 8, true)]
+    // 25 of 44 (the step after it that held): the pool has threads to spare.
+    [InlineData(BlockingPrimitive.HttpSend, 25, 44, false)]
+    // Waiting for a lock's holder: another pool thread would not free it, so a lock never counts.
+    [InlineData(BlockingPrimitive.Lock, 8, 8, false)]
+    public void APoolIsBlockedWhenNearlyAllItsThreadsWaitInUserCodeOffALock(string primitive, int blocked, int poolThreads, bool poolBlocked)
+    {
+        var call = new BlockingCall("CatalogClient.Lookup", primitive, null, null, null, null, null);
+        var sites = new BlockingSites(poolThreads, poolThreads + 5,
+            [new BlockingSite("CatalogClient.Lookup -> HttpClient.Send", blocked, InUserCode: true, InRequest: true, call), new BlockingSite(BlockingSites.NoUserCode, poolThreads - blocked, InUserCode: false)]);
+
+        Assert.Equal(poolBlocked, sites.PoolBlocked);
+    }
 }

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
@@ -51,6 +52,10 @@ public sealed class FindCapacityTests
             // The second ramp's steps are in the report beside the first's, named after the minimum.
             var minimum = System.Text.RegularExpressions.Regex.Match(headline, @"(?<n>\d+) threads\)").Groups["n"].Value;
             Assert.Contains(summary.RootElement.GetProperty("variants").EnumerateArray(), v => v.GetProperty("name").GetString()!.StartsWith($"min{minimum}-", StringComparison.Ordinal));
+            // The same as figures, for scripts (scripts/diagnose-targets.sh): the minimum tried and the diagnosed step among the observations.
+            var capacity = RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "summary.json"))).Capacity!;
+            Assert.Equal(int.Parse(minimum, System.Globalization.CultureInfo.InvariantCulture), capacity.Fix!.MinimumThreads);
+            Assert.Contains(capacity.DiagnosedVariant!, summary.RootElement.GetProperty("observations").EnumerateObject().Select(o => o.Name));
         }
         finally
         {

@@ -83,6 +83,21 @@ public sealed class StarvationDiagnosisTests
     }
 
     [Fact]
+    public void ThreadsPerRequestAreMeasuredOnlyWhereThePoolStarvedBlockedWithTheThreadsLittlesLawAskedFor()
+    {
+        // 60 users at 1 thread each. Starved blocked with 77 threads and 59 queued: 136 threads would have left nothing waiting.
+        PoolSample Sample(int threads, long queued, bool poolBlocked) => new(1, threads, queued, 60, ["CooperativeBlocking"], PoolBlocked: poolBlocked);
+
+        Assert.Equal((77 + 59) / 60.0, StarvationDiagnosis.MeasuredThreadsPerRequest([Sample(77, 59, true), Sample(77, 0, true)], 1), precision: 6);
+        // Short of Little's need (40 < 60): Little's law already explains it, the estimate stays.
+        Assert.Equal(1, StarvationDiagnosis.MeasuredThreadsPerRequest([Sample(40, 59, true)], 1));
+        // Not blocked, or nothing queued: nothing measured.
+        Assert.Equal(1, StarvationDiagnosis.MeasuredThreadsPerRequest([Sample(77, 59, false), Sample(77, 0, true)], 1));
+        // Sized against the estimate the samples were sized with: a fan-out's 3 threads per request, 180 for 60 requests.
+        Assert.Equal((181 + 10) / 60.0, StarvationDiagnosis.MeasuredThreadsPerRequest([new PoolSample(1, 181, 10, 180, ["CooperativeBlocking"], PoolBlocked: true)], 3), precision: 6);
+    }
+
+    [Fact]
     public void GrowthIsThreadsAddedFromTheFirstSampleToThePeakPerSecond()
     {
         IReadOnlyList<(double, int)> series = [(0, 4), (1, 5), (2, 8), (5, 16), (6, 12)];

@@ -1,6 +1,7 @@
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -83,6 +84,124 @@ public sealed class StarvedSpellTests
         Assert.StartsWith("Starved for 4.5 s (0 s to 4.5 s of the run", diagnosis.Describe());
     }
 
+    [Theory]
+    // Work queued while the pool added threads, (nearly) all of them blocked: starved although the pool had what Little's law asked.
+    [InlineData(true, 59, 2, true)]
+    // The same pool with nothing queued, or not adding threads, or not blocked (an async service's queue of short items).
+    [InlineData(true, 0, 2, false)]
+    [InlineData(true, 59, 0, false)]
+    [InlineData(false, 59, 2, false)]
+    public void APoolWithEnoughThreadsStarvesWhenItAddsThreadsWhileAllAreBlockedAndWorkWaits(bool poolBlocked, long queued, int injections, bool starved)
+    {
+        // The ControllerLinq break: 60 users and 77 threads, so Little's law saw the pool 17 threads over the need.
+        var sample = new PoolSample(1, 77, queued, 60, Injected("CooperativeBlocking", injections), ThreadsBlock: poolBlocked, PoolBlocked: poolBlocked);
+
+        Assert.False(sample.ShortOfThreads);
+        Assert.Equal(starved, sample.Starved);
+    }
+
+    [Theory]
+    // The runtime's own starvation injection while the stacks show threads blocking off a lock: starved, even with the queue drained by the sample.
+    [InlineData(true, "Starvation", true)]
+    // A hill-climbing move is not the runtime saying work made no progress.
+    [InlineData(true, "ClimbingMove", false)]
+    // No thread blocks in user code (an async service on a machine too busy to run it): not the pool's starvation.
+    [InlineData(false, "Starvation", false)]
+    public void TheRuntimesStarvationInjectionIsStarvationWhenThePoolsThreadsBlock(bool threadsBlock, string reason, bool starved)
+    {
+        var sample = new PoolSample(1.698, 3, 0, 2, [reason], threadsBlock);
+
+        Assert.False(sample.ShortOfThreads);
+        Assert.Equal(starved, sample.Starved);
+    }
+
+    [Fact]
+    public void TwoUsersOfASelfCallingServiceStarveWhenHillClimbingLowersThePoolToTheirBlockedThreads()
+    {
+        // ControllerLinq's 2-users step (scripts/diagnose-targets.sh, 2026-11-27): hill climbing set the pool to 2 threads
+        // at 0.69 s, both blocked in Send while the catalog's items waited; the runtime injected for starvation at 1.30 s.
+        // The stack sample (after it) found 2 of 5 pool threads in Send. Little's law asked for 2 threads, the pool had 3-5.
+        var key = new VariantKey("2-users");
+        (double Seconds, int Threads, long Queued)[] series = [(0.688, 3, 3), (1.698, 3, 0), (2.702, 5, 0), (3.784, 5, 0), (4.788, 5, 0)];
+        var result = new VariantResult(key, "/orders/1", "users", 3,
+            [.. Enumerable.Range(1, 3).Select(i => new IntervalRow(key, i, "users", 2, 5, TestStats.Uniform(5, 310)))],
+            [.. series.Select(s => new TelemetryRow(key, s.Seconds, default(RuntimeSnapshot) with { ThreadPool = new ThreadPoolTelemetry(s.Threads, s.Queued, 0, 0, 0) }))],
+            TestStats.Uniform(14, 310)) { Sent = [new SentSlice(0, 14, 14 * 400, 0, 0, 0)] };
+        AdjustmentMark[] marks = [new(0.085, 3, "ClimbingMove"), new(0.688, 2, "ClimbingMove"), new(1.297, 3, "Starvation"), new(1.898, 5, "ClimbingMove"), new(2.702, 3, "ClimbingMove"), new(3.405, 5, "ClimbingMove")];
+        var sites = new BlockingSites(5, 20, [new BlockingSite(BlockingSites.NoUserCode, 3, InUserCode: false), new BlockingSite("CatalogClient.Lookup -> HttpClient.Send", 2, InUserCode: true, InRequest: true, Send)]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+
+        Assert.False(sites.PoolBlocked);
+        Assert.True(diagnosis.Starved);
+        Assert.Equal("1 thread injections (Starvation 1)", diagnosis.Inputs.Spell.DescribeInjections());
+        Assert.StartsWith("pool starvation", CapacityFinding.CauseOf(result, new VariantObservation("pid 1", 5, 1, marks, sites, null, diagnosis, null), 335, null));
+    }
+
+    [Fact]
+    public void ALockThatStarvesThePoolIsStillTheCauseAtTheBreak()
+    {
+        // LockSleep's shape: the runtime injects for starvation while the requests queue for the lock; more threads would not help.
+        var marks = Enumerable.Range(0, 5).Select(i => new AdjustmentMark(i + 0.5, 4 + i, "Starvation")).ToList();
+        var result = Run(users: 8, threads: [4, 5, 6, 7, 8], queued: [4, 3, 2, 1, 1]);
+        var onLock = new BlockingCall("Inventory.Reserve", BlockingPrimitive.Lock, null, "GET /inventory/{id:int}", null, null, null);
+        var sites = new BlockingSites(8, 20, [new BlockingSite("Inventory.Reserve -> Monitor.Enter", 7, InUserCode: true, InRequest: true, onLock), new BlockingSite(BlockingSites.NoUserCode, 1, InUserCode: false)]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+
+        Assert.StartsWith("a contended lock", CapacityFinding.CauseOf(result, new VariantObservation("pid 1", 5, 1, marks, sites, null, diagnosis, null), 57, null));
+    }
+
+    [Fact]
+    public void ARequestWhoseBlockedThreadWaitsForPoolWorkIsDiagnosedStarvedAndSizedFromTheThreadsAndQueueMeasured()
+    {
+        // 60 users; the pool adds threads from 70 to 77 while 59 items wait and the stacks find 75 of 77 blocked in a synchronous Send.
+        var marks = Enumerable.Range(0, 5).Select(i => new AdjustmentMark(i + 0.5, 70 + i, "Starvation")).ToList();
+        var result = Run(users: 60, threads: [70, 71, 72, 73, 77], queued: [59, 50, 40, 30, 59]);
+        var sites = new BlockingSites(77, 90, [new BlockingSite("CatalogClient.Lookup -> HttpClient.Send", 75, InUserCode: true, InRequest: true, Send), new BlockingSite(BlockingSites.NoUserCode, 2, InUserCode: false)]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+
+        Assert.True(diagnosis.Starved);
+        Assert.True(diagnosis.Inputs.Spell.Happened);
+        // The pool with which no item would have waited: the 77 threads and 59 queued items of the last sample, for 60 requests.
+        Assert.Equal((77 + 59) / 60.0, diagnosis.Inputs.ThreadsPerRequest, precision: 6);
+        Assert.Equal(77 + 59, diagnosis.NeededThreads);
+        Assert.Equal(60, diagnosis.MinimumCapacity, precision: 6);
+        Assert.StartsWith("pool starvation", CapacityFinding.CauseOf(result, new VariantObservation("pid 1", 5, 1, marks, sites, null, diagnosis, null), 300, null));
+    }
+
+    [Fact]
+    public void AnAsyncServiceWithEnoughThreadsAndAQueueOfShortItemsIsNotStarved()
+    {
+        // The same series, but the stacks find no pool thread in user code: an async handler leaves its threads free.
+        var marks = Enumerable.Range(0, 5).Select(i => new AdjustmentMark(i + 0.5, 70 + i, "ClimbingMove")).ToList();
+        var result = Run(users: 60, threads: [70, 71, 72, 73, 77], queued: [59, 50, 40, 30, 59]);
+        var sites = new BlockingSites(77, 90, [new BlockingSite(BlockingSites.NoUserCode, 77, InUserCode: false)]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+
+        Assert.False(diagnosis.Starved);
+        Assert.Equal(60, diagnosis.NeededThreads);
+    }
+
+    [Fact]
+    public void KestrelsOwnQueuedItemsDoNotMakeEachRequestHoldAThreadPerWorkItem()
+    {
+        // The --verify-fix re-run whose need read 443: 60 users, 65 items queued at the peak (more than the requests in
+        // flight), 443 work items for 60 requests; the stacks found the request threads blocking, no queued work blocking.
+        // Little's law and the blocked threads support 60, as without the queue.
+        var result = Run(users: 60, threads: [70, 70, 70, 70, 70], queued: [0, 0, 0, 0, 65], completedItems: 443 - 65, answered: 60);
+        var sites = new BlockingSites(70, 80, [new BlockingSite("CatalogClient.Lookup -> HttpClient.Send", 40, InUserCode: true, InRequest: true, Send), new BlockingSite(BlockingSites.NoUserCode, 30, InUserCode: false)]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, [])!;
+
+        Assert.Equal(1, diagnosis.Inputs.ThreadsPerRequest);
+        Assert.Equal(60, diagnosis.NeededThreads);
+        // Without a stack sample the queue still stands for blocking work, as it did: the same figures size 443.
+        Assert.Equal(443, VariantObserver.Diagnose(result, null, [])!.NeededThreads);
+    }
+
     [Fact]
     public void TheNeedAtEachSampleIsTheLoadThenTimesTheThreadsEachRequestHolds()
     {
@@ -143,13 +262,18 @@ public sealed class StarvedSpellTests
         ProcessorCount = 2,
     };
 
-    /// <summary>A closed run of <paramref name="users"/> with one telemetry sample a second (the pool's threads and queue) and one interval a second.</summary>
-    private static VariantResult Run(int users, IReadOnlyList<int> threads, IReadOnlyList<long> queued)
+    private static readonly BlockingCall Send = new("CatalogClient.Lookup", BlockingPrimitive.HttpSend, null, "GET /orders/{id:int}", null, null, null);
+
+    /// <summary>
+    /// A closed run of <paramref name="users"/> with one telemetry sample a second (the pool's threads and queue, and by the
+    /// last one <paramref name="completedItems"/> work items done) and one interval a second, <paramref name="answered"/> requests answered in all.
+    /// </summary>
+    private static VariantResult Run(int users, IReadOnlyList<int> threads, IReadOnlyList<long> queued, long completedItems = 0, long? answered = null)
     {
         var key = new VariantKey("target");
-        var telemetry = threads.Select((t, i) => new TelemetryRow(key, i + 0.5, default(RuntimeSnapshot) with { ThreadPool = new ThreadPoolTelemetry(t, queued[i], 0, 0, 0) })).ToList();
+        var telemetry = threads.Select((t, i) => new TelemetryRow(key, i + 0.5, default(RuntimeSnapshot) with { ThreadPool = new ThreadPoolTelemetry(t, queued[i], completedItems, 0, 0) })).ToList();
         var intervals = threads.Select((_, i) => new IntervalRow(key, i + 1, "users", users, 10, TestStats.Uniform(10, 300))).ToList();
-        return new VariantResult(key, "/x", "users", threads.Count, intervals, telemetry, TestStats.Uniform(10 * threads.Count, 300)) { Sent = [new SentSlice(0, 40, 40 * 300, 0, 0, 0)] };
+        return new VariantResult(key, "/x", "users", threads.Count, intervals, telemetry, TestStats.Uniform(answered ?? 10 * threads.Count, 300)) { Sent = [new SentSlice(0, 40, 40 * 300, 0, 0, 0)] };
     }
 
     private static IReadOnlyList<string> Injected(string reason, int count) => [.. Enumerable.Repeat(reason, count)];

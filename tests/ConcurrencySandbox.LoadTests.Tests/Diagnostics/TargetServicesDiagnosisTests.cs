@@ -8,7 +8,7 @@ namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 /// The runner as a new user runs it (<c>run --url</c>, with the service's pid: finding it by its port is Linux's and has its own test) against the three small services
 /// of tests/Targets, each blocking in a different shape: the report must name the method the developer wrote that
 /// blocks, with its file:line (the named line is read back from the source to hold the blocking call), its route and
-/// what it blocks on.
+/// what it blocks on; and where the blocking holds up the pool, that it starved.
 /// </summary>
 [Trait("Category", "Slow")]
 public sealed class TargetServicesDiagnosisTests
@@ -17,16 +17,17 @@ public sealed class TargetServicesDiagnosisTests
     private const string Load = """{ "ReportingInterval": "00:00:01", "LoadSimulationsSettings": [ { "KeepConstant": [16, "00:00:06"] } ] }""";
 
     /// <param name="inlinedInto">Where the JIT inlined the method, for the target built so that it must (null: either way, by tiering).</param>
+    /// <param name="starves">Whether the diagnosis must find the pool starved: 16 users on a fresh pool (as many threads as cores) that each hold a thread while they wait (null: a lock's queue is the lock's, not asserted).</param>
     [Theory]
     // A one-line helper blocking on .Result, inlined into a minimal-API lambda.
-    [InlineData("InlinedHelper", "orders/1", "Blocking.DoBlocking", BlockingPrimitive.Result, "GET /orders/{id:int}", "DoAsync(id).Result", "the lambda in Program (top-level statements)")]
+    [InlineData("InlinedHelper", "orders/1", "Blocking.DoBlocking", BlockingPrimitive.Result, "GET /orders/{id:int}", "DoAsync(id).Result", "the lambda in Program (top-level statements)", true)]
     // A synchronous HttpClient.Send in a client called from a LINQ Select's lambda, two frames below a controller action.
-    [InlineData("ControllerLinq", "orders/1", "CatalogClient.Lookup", BlockingPrimitive.HttpSend, "GET /orders/{id:int}", "_http.Send(", null)]
+    [InlineData("ControllerLinq", "orders/1", "CatalogClient.Lookup", BlockingPrimitive.HttpSend, "GET /orders/{id:int}", "_http.Send(", null, true)]
     // A lock held across a Thread.Sleep: the requests wait to enter it.
-    [InlineData("LockSleep", "inventory/1", "Inventory.Reserve", BlockingPrimitive.Lock, "GET /inventory/{id:int}", "lock (Gate)", null)]
-    public async Task TheReportNamesTheMethodThatBlocksInSourceWords(string target, string path, string method, string primitive, string route, string code, string? inlinedInto)
+    [InlineData("LockSleep", "inventory/1", "Inventory.Reserve", BlockingPrimitive.Lock, "GET /inventory/{id:int}", "lock (Gate)", null, null)]
+    public async Task TheReportNamesTheMethodThatBlocksInSourceWords(string target, string path, string method, string primitive, string route, string code, string? inlinedInto, bool? starves)
     {
-        var (call, sites) = await DiagnoseAsync(target, path);
+        var (call, sites, starved) = await DiagnoseAsync(target, path);
 
         Assert.Equal(method, call.Method);
         Assert.Equal(primitive, call.Primitive);
@@ -38,6 +39,10 @@ public sealed class TargetServicesDiagnosisTests
             Assert.Equal(inlinedInto, call.InlinedInto);
             Assert.DoesNotContain(sites, s => s.StartsWith(method, StringComparison.Ordinal));
         }
+        if (starves is { } expected)
+        {
+            Assert.Equal(expected, starved);
+        }
     }
 
     private static void AssertLineHolds(BlockingCall call, string code)
@@ -48,8 +53,8 @@ public sealed class TargetServicesDiagnosisTests
         Assert.Contains(code, text);
     }
 
-    /// <summary>Runs <c>run --url</c> against the target and returns the report's top call site and the frames of every thread the summary lists.</summary>
-    private static async Task<(BlockingCall Call, IReadOnlyList<string> Frames)> DiagnoseAsync(string target, string path)
+    /// <summary>Runs <c>run --url</c> against the target and returns the report's top call site, the frames of every thread the summary lists and whether the diagnosis found the pool starved.</summary>
+    private static async Task<(BlockingCall Call, IReadOnlyList<string> Frames, bool Starved)> DiagnoseAsync(string target, string path)
     {
         await using var service = await SampleServiceProcess.StartTargetAsync(target);
         var folder = Directory.CreateTempSubdirectory("targets-").FullName;
@@ -64,11 +69,12 @@ public sealed class TargetServicesDiagnosisTests
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
             var summary = await File.ReadAllTextAsync(Path.Combine(folder, "report", "summary.md"));
             using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(folder, "report", "summary.json")));
-            var stacks = json.RootElement.GetProperty("observations").EnumerateObject().Single().Value.GetProperty("stacks");
+            var observation = json.RootElement.GetProperty("observations").EnumerateObject().Single().Value;
+            var stacks = observation.GetProperty("stacks");
             var top = stacks.GetProperty("sites").EnumerateArray().First(s => s.GetProperty("inUserCode").GetBoolean());
             var call = top.GetProperty("source").Deserialize<BlockingCall>(new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
             Assert.Contains(call.Describe(), summary);
-            return (call, [.. stacks.GetProperty("sites").EnumerateArray().Select(s => s.GetProperty("callSite").GetString()!)]);
+            return (call, [.. stacks.GetProperty("sites").EnumerateArray().Select(s => s.GetProperty("callSite").GetString()!)], observation.GetProperty("diagnosis").GetProperty("starved").GetBoolean());
         }
         finally
         {

@@ -212,7 +212,7 @@ public class VerdictTests
         Assert.StartsWith("Reproduced: over the ramp (4-40 users) threadpool's", finding.Verdict);
     }
 
-    /// <summary>A 4 -> 40 users ramp in 6 s steps (2 s intervals), one request sent every <paramref name="sentEverySeconds"/>, each answered after <paramref name="latencyMs"/>.</summary>
+    /// <summary>A 4 -> 40 users ramp in 6 s steps (2 s intervals) and 4 s of draining, one request sent every <paramref name="sentEverySeconds"/>, each answered after <paramref name="latencyMs"/>.</summary>
     private static VariantResult Ramp(string name, double sentEverySeconds, double latencyMs)
     {
         var key = new VariantKey(name);
@@ -220,7 +220,8 @@ public class VerdictTests
             .Select(i => new SentSlice(Math.Round(i * sentEverySeconds / LatencyRecorder.SentSliceSeconds) * LatencyRecorder.SentSliceSeconds, 1, latencyMs, 0, 0, 0))
             .ToList();
         var stats = TestStats.Of(Enumerable.Repeat(latencyMs, sent.Count));
-        IReadOnlyList<IntervalRow> intervals = [.. Enumerable.Range(1, 30).Select(i => new IntervalRow(key, i * 2, "users", 4 + (4 * ((i - 1) / 3)), 1, stats))];
+        // Two intervals after the load ended, in-flight requests draining, at no load.
+        IReadOnlyList<IntervalRow> intervals = [.. Enumerable.Range(1, 32).Select(i => new IntervalRow(key, i * 2, "users", i > 30 ? 0 : 4 + (4 * ((i - 1) / 3)), 1, stats))];
         return new VariantResult(key, "/x", "users", 60, intervals, [], stats) { Sent = sent };
     }
 

@@ -198,7 +198,8 @@ public static class Starvation
     private static string RampWords(VariantResult v)
     {
         var unit = v.LoadUnit == "rate" ? "requests/s" : v.LoadUnit;
-        var from = v.Intervals.Select(i => i.Load).DefaultIfEmpty(v.PeakLoad).Min();
+        // The intervals after the load ended (in-flight requests draining) carry no load.
+        var from = v.Intervals.Select(i => i.Load).Where(load => load > 0).DefaultIfEmpty(v.PeakLoad).Min();
         return from < v.PeakLoad ? Invariant($"over the ramp ({from:0.#}-{v.PeakLoad:0.#} {unit})") : Invariant($"at {v.PeakLoad:0.#} {unit}");
     }
 }

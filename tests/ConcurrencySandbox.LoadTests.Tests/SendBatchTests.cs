@@ -71,7 +71,6 @@ public class SendBatchTests
         var batch = new SendBatch();
         batch.Dispose();
 
-        // Its listener notices the disposal asynchronously; until then a queued write is failed by it, after it the queue throws.
         var error = await Record.ExceptionAsync(() => pair.Clients[0].WriteAsync(Request(0), batch).AsTask());
 
         Assert.IsType<ObjectDisposedException>(error);

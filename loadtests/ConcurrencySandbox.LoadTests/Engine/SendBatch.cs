@@ -8,8 +8,8 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// does: a request is queued, not sent, and the first one queued rings a bell (a datagram to a loopback socket of the
 /// same poll), so the queue is flushed when the poll comes round to the bell, after the answers it had already
 /// picked up. Sent one at a time from each answer's continuation, the requests reached the server spread over the
-/// client's processing of the answers, and the server's I/O thread was woken more often per request (0.253 wake-ups
-/// against wrk's 0.221, docs/performance.md); the server then spent more CPU on each request.
+/// client's processing of the answers, and the server's I/O thread was woken more often per request (0.25-0.27 times
+/// against wrk's 0.21-0.23, docs/performance.md); the server then spent 3-12 % more CPU on each request.
 /// A flush first sends every queued request, then runs what waited for each send, so nothing the continuations do
 /// comes between two sends.
 /// </summary>
@@ -58,6 +58,11 @@ internal sealed class SendBatch : IDisposable
 
     public void Dispose()
     {
+        lock (_lock)
+        {
+            _disposed = true;
+        }
+
         _bell.Dispose();
         _ringer.Dispose();
     }
@@ -92,7 +97,7 @@ internal sealed class SendBatch : IDisposable
         }
         catch (Exception e) when (e is ObjectDisposedException or SocketException)
         {
-            // Disposed: whatever is still queued will never be sent.
+            // Disposed (or the bell broke): what is queued will never be sent, and nothing more may be queued.
             lock (_lock)
             {
                 _disposed = true;

@@ -21,6 +21,9 @@
 #   RUNNER_ARGS: extra options for the runner, e.g. RUNNER_ARGS="--live 5680" to measure it with its live page on (a
 #     page is then connected to it: curl reads its event stream for the whole run).
 #   seconds: 1-second turns of each tool per pair, at least 4 so the ABBA order completes once.
+#   API_COUNTS=1: also counts, with perf switched on around each turn only, what the API and each tool did per request
+#     in that tool's turns (CPU, wake-ups the tool caused, context switches, epoll_wait, reads, writes): how the two
+#     tools' requests reach the server differently (docs/performance.md, "Why the API worked harder"). Needs perf.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=pinned
@@ -36,10 +39,15 @@ pairs="${3:-3}"
 [[ "$seconds" =~ ^[0-9]+$ ]] && (( seconds >= 4 && seconds <= 120 )) || { echo "seconds must be 4..120, not '$seconds'" >&2; exit 2; }
 [[ "$connections" =~ ^[0-9]+$ ]] && (( connections >= 1 && connections <= 1024 )) || { echo "connections must be 1..1024, not '$connections'" >&2; exit 2; }
 [[ "$pairs" =~ ^[0-9]+$ ]] && (( pairs >= 1 && pairs <= 20 )) || { echo "pairs must be 1..20, not '$pairs'" >&2; exit 2; }
+api_counts="${API_COUNTS:-0}"
+[ "$api_counts" = 0 ] || [ "$api_counts" = 1 ] || { echo "API_COUNTS must be 0 or 1, not '$api_counts'" >&2; exit 2; }
 minimum=0.9
 source scripts/wrk-bench-lib.sh
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
 command -v curl >/dev/null || { echo "curl is not installed: apt-get install -y curl" >&2; exit 2; }
+if [ "$api_counts" = 1 ]; then
+  command -v perf >/dev/null || { echo "API_COUNTS=1 needs perf: apt-get install -y linux-perf" >&2; exit 2; }
+fi
 
 api_cpus=""
 client_cpus=""
@@ -77,9 +85,10 @@ work=$(mktemp -d)
 api_pid=""
 wrk_pid=""
 runner_pid=""
+counter_pids=()
 cleanup() {
   # SIGKILL ends a stopped process too; SIGTERM would wait for a SIGCONT.
-  for pid in "$wrk_pid" "$runner_pid"; do
+  for pid in "$wrk_pid" "$runner_pid" "${counter_pids[@]}"; do
     if [ -n "$pid" ]; then kill -KILL "$pid" 2>/dev/null || true; fi
   done
   if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; fi
@@ -140,12 +149,14 @@ turn() {
   started_requests; local before=$started
   read_cpu_ticks "$api_pid"; local api_before=$cpu_ticks
   read_cpu_ticks "$pid"; local tool_before=$cpu_ticks
+  count_turn "$slot" enable
   local from=$EPOCHREALTIME
   kill -CONT "$pid"
   sleep 1
   kill -STOP "$pid"
   local to=$EPOCHREALTIME
   sleep 0.02  # the API takes the requests that were on their way when the tool stopped
+  count_turn "$slot" disable
   started_requests
   total_requests[$slot]=$((total_requests[$slot] + started - before - 1))
   total_seconds[$slot]=$(awk -v t="${total_seconds[$slot]}" -v a="$from" -v b="$to" 'BEGIN { printf "%.6f", t + b - a }')
@@ -162,16 +173,60 @@ figures() {
       name, tool / hz / n * 1e6, 100 * tool / hz / s / cpus, cpus, api / hz / n * 1e6, 100 * api / hz / s / api_cpus, api_cpus }'
 }
 
+# With API_COUNTS=1: one perf per tool slot on the API and that tool, every thread, counting only while switched on
+# (count_turn SLOT enable|disable, through perf's control fifo, which answers each command once it is done).
+counted_events='task-clock,context-switches,sched:sched_wakeup,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_recvfrom,syscalls:sys_enter_sendto,syscalls:sys_enter_read,syscalls:sys_enter_write'
+start_counters() {
+  local slot tool fd
+  for slot in 0 1; do
+    tool=$wrk_pid; [ "$slot" = 1 ] && tool=$runner_pid
+    mkfifo "$work/control$slot" "$work/answer$slot"
+    perf stat -x, --per-thread -e "$counted_events" -p "$api_pid,$tool" -D -1 \
+      --control "fifo:$work/control$slot,$work/answer$slot" -o "$work/counts$slot.csv" 2>"$work/perf$slot.log" &
+    counter_pids+=($!)
+    exec {fd}<>"$work/control$slot"; control_fd[slot]=$fd
+    exec {fd}<>"$work/answer$slot"; answer_fd[slot]=$fd
+  done
+}
+count_turn() {
+  [ "$api_counts" = 1 ] || return 0
+  echo "$2" >&"${control_fd[$1]}"
+  read -r -t 10 -u "${answer_fd[$1]}" _ || { echo "perf did not answer '$2': $(cat "$work/perf$1.log")" >&2; exit 2; }
+}
+# print_counts SLOT NAME REQUESTS: NAME's turns, per request: each counted event on the API's threads and on the tool's.
+print_counts() {
+  local tid line
+  while IFS= read -r line; do
+    tid=${line%%,*}; tid=${tid##*-}
+    if [ -d "/proc/$api_pid/task/$tid" ]; then echo "API,$line"; else echo "tool,$line"; fi
+  done < <(grep -E '^[^#].*-[0-9]+,' "$work/counts$1.csv") | awk -F, -v name="$2" -v n="$3" '
+    $3 ~ /^[0-9.]+$/ { e = $5; sub(/^(syscalls:sys_enter_|sched:sched_)/, "", e); v[$1 "," e] += $3 }
+    END {
+      split("task-clock context-switches wakeup epoll_wait recvfrom sendto read write", order, " ")
+      for (w = 1; w <= 2; w++) {
+        who = (w == 1 ? "API" : "tool"); out = ""
+        for (i = 1; i <= 8; i++) {
+          k = who "," order[i]; if (!(k in v)) continue
+          out = out sprintf(" %s %.3f%s", order[i], (order[i] == "task-clock" ? v[k] * 1000 / n : v[k] / n), (order[i] == "task-clock" ? " us" : ""))
+        }
+        printf "counts, %s turns, per request (%d requests), %s:%s\n", name, n, (w == 1 ? "API" : name), out
+      }
+    }'
+}
+
 rate() { awk -v n="${total_requests[$1]}" -v s="${total_seconds[$1]}" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }'; }
 
 bench_header
+[ "$api_counts" = 0 ] || start_counters
 failed=0
+counted_requests=(0 0)
 for pair in $(seq 1 "$pairs"); do
   total_requests=(0 0); total_seconds=(0 0); total_api_ticks=(0 0); total_tool_ticks=(0 0)
   for second in $(seq 0 $((seconds - 1))); do
     # ABBA: wrk first in turns 0 and 3 of every four, the runner first in 1 and 2.
     if (( second % 4 == 0 || second % 4 == 3 )); then turn 0 "$wrk_pid"; turn 1 "$runner_pid"; else turn 1 "$runner_pid"; turn 0 "$wrk_pid"; fi
   done
+  counted_requests=($((counted_requests[0] + total_requests[0])) $((counted_requests[1] + total_requests[1])))
   echo "pair $pair: $(figures 0 wrk "$client_cpu_count")"
   echo "pair $pair: $(figures 1 "load runner" "$client_cpu_count")"
   if [ "$mode" = pinned ]; then
@@ -184,6 +239,15 @@ done
 awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(failed|timedout)=/) { split($i, kv, "="); n += kv[2] } } END { printf "load runner: %d failed or timed-out requests over its run\n", n }' "$work/runner.log"
 # The runtime may add pool threads after a stop it reads as starvation; printed so a reader can see whether it did.
 echo "load runner threads: $runner_threads_before before the turns, $(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$runner_pid/status") after"
+if [ "$api_counts" = 1 ]; then
+  for slot in 0 1; do
+    echo stop >&"${control_fd[$slot]}"
+    kill -INT "${counter_pids[$slot]}" 2>/dev/null || true
+    wait "${counter_pids[$slot]}" 2>/dev/null || true
+  done
+  print_counts 0 wrk "${counted_requests[0]}"
+  print_counts 1 "load runner" "${counted_requests[1]}"
+fi
 echo "mode $mode: $pinning"
 bench_header
 exit "$failed"

@@ -28,6 +28,16 @@ public class BenchVsWrkScriptTests
         Assert.Equal(2, (await RunScriptAsync("8", "64", "3", "1")).Code);
     }
 
+    [Fact]
+    public async Task ACountsSettingOtherThanZeroOrOneIsRefused()
+    {
+        var (code, output, error) = await CommandRun.RunAsync("env", ["API_COUNTS=yes", "bash", Script, "8", "64"]);
+
+        Assert.Equal(2, code);
+        Assert.Empty(output);
+        Assert.Equal("API_COUNTS must be 0 or 1, not 'yes'", error.Trim());
+    }
+
     private static Task<(int Code, string Output, string Error)> RunScriptAsync(params string[] args) =>
         CommandRun.RunAsync("bash", [Script, .. args]);
 }

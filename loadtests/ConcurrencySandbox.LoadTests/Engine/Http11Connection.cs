@@ -3,6 +3,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
 using System.Text;
+using System.Threading.Tasks.Sources;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
@@ -10,9 +11,10 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// One keep-alive HTTP/1.1 connection of <see cref="KeepAliveHttpClient"/>: writes a prepared GET and reads its answer
 /// (status line, headers, then a Content-Length, chunked or read-until-close body) through one reused buffer. The
 /// client's watchdog gives up on a request by disposing the socket (<see cref="AbandonIfOverdue"/>), so no request
-/// needs a timer or a cancellation registration of its own.
+/// needs a timer or a cancellation registration of its own. Its requests go out through a <see cref="SendBatch"/>; the
+/// connection is the awaitable of its own write, so queueing one allocates nothing.
 /// </summary>
-internal sealed class Http11Connection : IDisposable
+internal sealed class Http11Connection : IDisposable, IValueTaskSource
 {
     private const int BufferBytes = 16 * 1024;
     private const int Idle = 0;
@@ -26,6 +28,9 @@ internal sealed class Http11Connection : IDisposable
     private int _state;
     private long _deadlineTimestamp;
     private CancellationToken _cancellation;
+    private ManualResetValueTaskSourceCore<bool> _write;
+    private ReadOnlyMemory<byte> _request;
+    private ValueTask<int> _sending;
 
     /// <summary>True when a byte of the current request's answer arrived: a kept-alive connection that fails before that was closed by the server while idle.</summary>
     public bool ReceivedAny { get; private set; }
@@ -57,13 +62,57 @@ internal sealed class Http11Connection : IDisposable
 
     public Task ConnectAsync(EndPoint endPoint) => _socket.ConnectAsync(endPoint);
 
-    public async ValueTask WriteAsync(ReadOnlyMemory<byte> request)
+    /// <summary>Queues <paramref name="request"/> on <paramref name="batch"/>; completes once its flush has sent it whole (or failed to).</summary>
+    public ValueTask WriteAsync(ReadOnlyMemory<byte> request, SendBatch batch)
     {
-        while (!request.IsEmpty)
+        _request = request;
+        _write.Reset();
+        batch.Queue(this);
+        return new ValueTask(this, _write.Version);
+    }
+
+    /// <summary>A flush's first pass: puts the queued request on the wire, without yet running what waits for it.</summary>
+    public void SendQueued()
+    {
+        try
         {
-            request = request[await _socket.SendAsync(request, SocketFlags.None)..];
+            _sending = _socket.SendAsync(_request, SocketFlags.None);
+        }
+        catch (Exception e)
+        {
+            _sending = ValueTask.FromException<int>(e);
         }
     }
+
+    /// <summary>A flush's second pass: runs what waited for the write, on this thread when the send finished at once.</summary>
+    public void CompleteQueued()
+    {
+        if (!_sending.IsCompletedSuccessfully)
+        {
+            _ = FinishWriteAsync(_sending);
+            return;
+        }
+
+        var sent = _sending.Result;
+        if (sent == _request.Length)
+        {
+            _write.SetResult(true);
+        }
+        else
+        {
+            _ = FinishWriteAsync(ValueTask.FromResult(sent));
+        }
+    }
+
+    /// <summary>Ends a queued write that will never be flushed.</summary>
+    public void FailQueued(Exception error) => _write.SetException(error);
+
+    void IValueTaskSource.GetResult(short token) => _write.GetResult(token);
+
+    ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => _write.GetStatus(token);
+
+    void IValueTaskSource.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
+        _write.OnCompleted(continuation, state, token, flags);
 
     /// <summary>
     /// Reads one answer, copying its body into <paramref name="body"/> when given (else skipping it); returns its status
@@ -117,6 +166,25 @@ internal sealed class Http11Connection : IDisposable
     }
 
     public void Dispose() => _socket.Dispose();
+
+    /// <summary>The rest of a write whose send did not finish at once (a full send buffer, or an error to hand on).</summary>
+    private async Task FinishWriteAsync(ValueTask<int> sending)
+    {
+        try
+        {
+            var rest = _request[await sending..];
+            while (!rest.IsEmpty)
+            {
+                rest = rest[await _socket.SendAsync(rest, SocketFlags.None)..];
+            }
+
+            _write.SetResult(true);
+        }
+        catch (Exception e)
+        {
+            _write.SetException(e);
+        }
+    }
 
     private async ValueTask ReadChunkedAsync(Stream? body)
     {

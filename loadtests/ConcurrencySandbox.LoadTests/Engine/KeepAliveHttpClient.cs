@@ -11,8 +11,9 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// <summary>
 /// The load's plain GETs to an http:// target over keep-alive HTTP/1.1 connections of its own (one per request in
 /// flight, reused), as wrk sends them: a prepared request, the answer read into one buffer per connection, no
-/// per-request timer, cancellation registration or message object. One watchdog timer gives up on requests past
-/// their deadline by closing their connection, so a timeout is still a timeout (a lower bound, never a latency).
+/// per-request timer, cancellation registration or message object, and the requests sent in bursts
+/// (<see cref="SendBatch"/>). One watchdog timer gives up on requests past their deadline by closing their connection,
+/// so a timeout is still a timeout (a lower bound, never a latency).
 /// HttpClient cost 1.2-1.5 x wrk's CPU per request whatever way it was called (docs/performance.md).
 /// </summary>
 public sealed class KeepAliveHttpClient : IHttpLoadClient
@@ -23,6 +24,7 @@ public sealed class KeepAliveHttpClient : IHttpLoadClient
     private readonly ConcurrentQueue<Http11Connection> _idle = new();
     private readonly HashSet<Http11Connection> _open = [];
     private readonly Timer _watchdog;
+    private readonly SendBatch _sends = new();
 
     public KeepAliveHttpClient(Uri baseAddress, TimeSpan requestTimeout)
     {
@@ -60,6 +62,8 @@ public sealed class KeepAliveHttpClient : IHttpLoadClient
 
             _open.Clear();
         }
+
+        _sends.Dispose();
     }
 
     // Pooled: a request that waits for its answer (all of them) would otherwise allocate its state machine's box.
@@ -80,7 +84,7 @@ public sealed class KeepAliveHttpClient : IHttpLoadClient
                     await connection.ConnectAsync(_endPoint);
                 }
 
-                await connection.WriteAsync(request);
+                await connection.WriteAsync(request, _sends);
                 using var body = probe is null ? null : new MemoryStream();
                 var (status, keepAlive) = await connection.ReadResponseAsync(body);
                 if (!connection.End())

@@ -21,6 +21,12 @@ public sealed record DiagnosisInputs(
     /// <summary>When the pool starved over the whole run and what it held up (<see cref="StarvedSpell.None"/> when never).</summary>
     public StarvedSpell Spell { get; init; } = StarvedSpell.None;
 
+    /// <summary>
+    /// The stack sample (taken again when it found none) found no pool thread in user code: the requests in flight held
+    /// no pool thread while they waited (async handlers, work handed to a dedicated pool), so they need none.
+    /// </summary>
+    public bool RequestsHoldNoPoolThread { get; init; }
+
     /// <summary>The user method the blocked pool threads wait in (the call site's first user frame), to make async.</summary>
     public string? BlockingMethod { get; init; }
 
@@ -53,7 +59,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
 
     public static StarvationDiagnosis From(DiagnosisInputs inputs)
     {
-        var needed = (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
+        var needed = inputs.RequestsHoldNoPoolThread ? 0 : (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
         var shortBy = needed - inputs.PoolThreadsAtPeak;
         // A pool short of threads starves when the runtime injected threads for starvation, or work piled up for the missing ones.
         var starvedAtPeak = shortBy > 0 && (inputs.StarvationAdjustments > 0 || inputs.PeakQueueLength >= shortBy);
@@ -118,7 +124,9 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     {
         var i = Inputs;
         var where = i.CallSite is null ? "" : $" The blocking call site: {i.CallSite}.";
-        var sizing = Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
+        var sizing = i.RequestsHoldNoPoolThread
+            ? Invariant($"held no pool thread while it waited ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}), and the stack sample found no pool thread in user code)")
+            : Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
         if (!Starved)
         {
             return Invariant($"Not starved: at no sample of the run did work wait that the pool's threads could not take ({StarvedMeans}); at the peak the load {sizing} and the pool had {i.PoolThreadsAtPeak} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where}");

@@ -143,8 +143,10 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         // Queued work blocks when the stacks caught pool threads blocking outside a request; only without a stack sample
         // does a queue longer than the requests in flight stand for it (with one, that queue is the server's own items).
         var blocksQueuedWork = sites?.BlocksQueuedWork ?? result.PeakQueue > inFlight;
+        // A stack sample that found no pool thread in user code: the requests in flight held none while they waited.
+        var holdNone = sites is { Top: null };
         var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
-        var threadsPerRequest = StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
+        var threadsPerRequest = holdNone ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
         var first = result.Telemetry[0].Snapshot;
         var cpuMsPerRequest = result.Total.Completed > 0 ? (last.Process.CpuTimeMs - first.Process.CpuTimeMs) / result.Total.Completed : (double?)null;
         return StarvationDiagnosis.From(new DiagnosisInputs(
@@ -163,6 +165,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             CpuMsPerRequest = cpuMsPerRequest,
             ProcessorCount = last.ProcessorCount,
             LoadUnit = result.LoadUnit,
+            RequestsHoldNoPoolThread = holdNone,
         });
     }
 

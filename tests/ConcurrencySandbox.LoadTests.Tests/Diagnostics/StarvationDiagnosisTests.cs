@@ -9,6 +9,16 @@ public sealed class StarvationDiagnosisTests
         GrowthPerSecond: 2, PeakQueueLength: 300, StarvationAdjustments: 12, CallSite: "37 of 40 pool threads wait in FanOutStrategies.SyncOverAsync -> Task.Wait");
 
     [Fact]
+    public void RequestsThatHoldNoPoolThreadNeedNoneAndAreNotStarvedByLittlesLaw()
+    {
+        var diagnosis = StarvationDiagnosis.From(Starving with { RequestsHoldNoPoolThread = true });
+
+        Assert.Equal(0, diagnosis.NeededThreads);
+        Assert.False(diagnosis.Starved);
+        Assert.Contains("12 starvation injections", diagnosis.Describe());
+    }
+
+    [Fact]
     public void NeededThreadsAreRequestsInFlightTimesThreadsPerRequest()
     {
         var diagnosis = StarvationDiagnosis.From(Starving with { RequestsInFlight = 10, ThreadsPerRequest = 11 });

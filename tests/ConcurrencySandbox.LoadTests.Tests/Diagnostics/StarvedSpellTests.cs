@@ -182,7 +182,24 @@ public sealed class StarvedSpellTests
         var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
 
         Assert.False(diagnosis.Starved);
-        Assert.Equal(60, diagnosis.NeededThreads);
+        Assert.True(diagnosis.Inputs.RequestsHoldNoPoolThread);
+        Assert.Equal(0, diagnosis.NeededThreads);
+        Assert.StartsWith("Not starved: ", diagnosis.Describe());
+        Assert.Contains("held no pool thread while it waited", diagnosis.Describe());
+    }
+
+    [Fact]
+    public void RequestsHandedToADedicatedPoolNeedNoPoolThreadsHoweverFewThePoolHas()
+    {
+        // fanout's dedicated strategy on a busy machine: 40 users, a pool of 4 threads adding threads by hill climbing
+        // while 9 short items wait; the stacks find none of the pool's threads in user code (the calls block on the
+        // dedicated pool's own threads). Little's law with a thread per request read "need 40, pool 4": starved.
+        var marks = Enumerable.Range(0, 5).Select(i => new AdjustmentMark(i + 0.5, 2 + i, "ClimbingMove")).ToList();
+        var result = Run(users: 40, threads: [2, 3, 4, 4, 4], queued: [9, 9, 9, 9, 9]);
+        var noUserCode = new BlockingSites(4, 520, [new BlockingSite(BlockingSites.NoUserCode, 4, InUserCode: false)]);
+
+        Assert.True(VariantObserver.Diagnose(result, null, marks)!.Starved);
+        Assert.False(VariantObserver.Diagnose(result, noUserCode, marks)!.Starved);
     }
 
     [Fact]

@@ -143,8 +143,10 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         // Queued work blocks when the stacks caught pool threads blocking outside a request; only without a stack sample
         // does a queue longer than the requests in flight stand for it (with one, that queue is the server's own items).
         var blocksQueuedWork = sites?.BlocksQueuedWork ?? result.PeakQueue > inFlight;
-        // A stack sample that found no pool thread in user code: the requests in flight held none while they waited.
-        var holdNone = sites is { Top: null };
+        // A stack sample that found no pool thread in user code: the requests in flight held none while they waited;
+        // unless the runtime injected a thread for Starvation (queued work made no progress for half a second), which
+        // says something held the pool's threads that the one sample missed.
+        var holdNone = sites is { Top: null } && !marks.Any(m => m.Reason == "Starvation");
         var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
         var threadsPerRequest = holdNone ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
         var first = result.Telemetry[0].Snapshot;

@@ -200,6 +200,9 @@ public sealed class StarvedSpellTests
 
         Assert.True(VariantObserver.Diagnose(result, null, marks)!.Starved);
         Assert.False(VariantObserver.Diagnose(result, noUserCode, marks)!.Starved);
+        // A Starvation injection says something held the pool's threads that the sample missed: Little's law again.
+        AdjustmentMark[] starvation = [.. marks, new(4.9, 7, "Starvation")];
+        Assert.False(VariantObserver.Diagnose(result, noUserCode, starvation)!.Inputs.RequestsHoldNoPoolThread);
     }
 
     [Fact]

@@ -37,7 +37,7 @@ public class VerdictTests
     public void TimedOutRequestsMakeTheFanOutVerdictALowerBoundWithTheirCountNeverAPlainMultiple()
     {
         // 25 of 61 threadpool requests answered after 20 s, 36 timed out at 60 s.
-        var finding = FanOut.Assess([Result("threadpool", 20_000, requests: 25, timedOutAtMs: 60_000, timedOut: 36), Result("async", 1005)]);
+        var finding = FanOut.Assess([Result("threadpool", 20_000, requests: 25, timedOutAtMs: 60_000, timedOut: 36) with { MaxQueueWaitMs = 31_010 }, Result("async", 1005)]);
 
         Assert.Equal(Outcome.Reproduced, finding.Outcome);
         Assert.Contains("at least ", finding.Verdict);
@@ -45,6 +45,9 @@ public class VerdictTests
         var mean = Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: mean at 40 users / unloaded latency");
         Assert.StartsWith("at least 43.6 x (36 of 61 requests timed out at 60 s: a lower bound)", mean.Today);
         Assert.StartsWith("at least 60 s", Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: max").Today);
+        // The longest wait is a lower bound too (the timed-out requests' calls may never have started), in the seed table as in its claim.
+        Assert.StartsWith("at least 31.01 s", Assert.Single(finding.Comparisons, c => c.Figure == "threadpool: longest wait for work to start").Today);
+        Assert.Contains("longest wait at least 31.01 s", finding.Claims[2].Figure);
     }
 
     [Fact]

@@ -34,8 +34,13 @@ public static class StackSampler
 {
     private static readonly TimeSpan TraceLength = TimeSpan.FromMilliseconds(100);
 
-    /// <summary>Samples the process behind <paramref name="client"/> <paramref name="rounds"/> times, <paramref name="gap"/> apart; one stack per thread seen.</summary>
-    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken)
+    /// <summary>
+    /// Samples the process behind <paramref name="client"/> <paramref name="rounds"/> times, <paramref name="gap"/> apart;
+    /// one stack per thread seen. With <paramref name="loadRuns"/>, a round after the first is kept only if the load still
+    /// ran when it ended, and no round starts once it has stopped: a short step's idle threads after the load do not
+    /// outvote what they did under it.
+    /// </summary>
+    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null)
     {
         var seen = new Dictionary<int, List<ThreadStack>>();
         for (var round = 0; round < rounds; round++)
@@ -43,8 +48,17 @@ public static class StackSampler
             if (round > 0)
             {
                 await Task.Delay(gap, cancellationToken);
+                if (loadRuns?.Invoke() == false)
+                {
+                    break;
+                }
             }
-            foreach (var stack in await SampleOnceAsync(client, cancellationToken))
+            var once = await SampleOnceAsync(client, cancellationToken);
+            if (round > 0 && loadRuns?.Invoke() == false)
+            {
+                break;
+            }
+            foreach (var stack in once)
             {
                 if (!seen.TryGetValue(stack.ThreadId, out var stacks))
                 {

@@ -27,11 +27,12 @@ public sealed record VariantObservation(
 /// The observer attached to one variant's process: feeds the variant's telemetry rows (no HTTP), samples the blocking
 /// stacks once when the load first reaches its peak, and afterwards sizes the fix from what was measured.
 /// </summary>
-public sealed class VariantObserver(RuntimeObserver observer, int processorCount, double peakLoad) : IOutOfBandTelemetry, IAsyncDisposable
+/// <param name="loadSeconds">How long the load lasts (its shape's duration): the stack sample is taken while it runs.</param>
+public sealed class VariantObserver(RuntimeObserver observer, int processorCount, double peakLoad, double loadSeconds) : IOutOfBandTelemetry, IAsyncDisposable
 {
     private const int StackRounds = 3;
     private static readonly TimeSpan StackGap = TimeSpan.FromMilliseconds(300);
-    // Let the peak step's blocking build up before looking at it.
+    // Let the peak step's blocking build up before looking at it: 1 s, or a quarter of what is left of a shorter load.
     private static readonly TimeSpan SettleAtPeak = TimeSpan.FromSeconds(1);
     // The counters are published once a second: one sample past the end covers the run's last second.
     private static readonly TimeSpan LastSampleWait = TimeSpan.FromSeconds(1.5);
@@ -70,22 +71,29 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     {
         if (_stacks is null && row.Load >= peakLoad && observer.LostReason is null)
         {
-            _stacks = SampleStacksAsync(cancellationToken);
+            var left = TimeSpan.FromSeconds(Math.Max(0, loadSeconds - row.ElapsedSeconds));
+            var loadEnds = Stopwatch.GetTimestamp() + (long)(left.TotalSeconds * Stopwatch.Frequency);
+            _stacks = SampleStacksAsync(left, () => !_loadEnded && Stopwatch.GetTimestamp() < loadEnds, cancellationToken);
         }
     }
 
-    private async Task<(BlockingSites?, string?)> SampleStacksAsync(CancellationToken cancellationToken)
+    private async Task<(BlockingSites?, string?)> SampleStacksAsync(TimeSpan left, Func<bool> loadRuns, CancellationToken cancellationToken)
     {
         try
         {
-            await Task.Delay(SettleAtPeak, cancellationToken);
+            await Task.Delay(left / 4 < SettleAtPeak ? left / 4 : SettleAtPeak, cancellationToken);
             for (var attempt = 1; ; attempt++)
             {
-                var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken);
+                var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns);
                 using var resolver = new CallSiteResolver();
                 var sites = BlockingSites.Group(stacks, resolver);
+                if (sites.Top is null && !loadRuns())
+                {
+                    // A sample that ended after the load did and found no pool thread in user code does not say what they did under it.
+                    return (null, Invariant($"the stack sample ended after the load did ({left.TotalSeconds:0.#} s of it were left at the peak) and found no pool thread in user code, so it names no call site"));
+                }
                 // No pool thread in user code yet (a busy machine's service still taking its first requests): look again while the load lasts.
-                if (sites.Top is not null || attempt == StackAttempts || _loadEnded)
+                if (sites.Top is not null || attempt == StackAttempts || !loadRuns())
                 {
                     return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"));
                 }

@@ -61,7 +61,7 @@ public static class Starvation
             new($"{name}: mean {ramp} / unloaded latency", $"{Seed003Figures.ClrMeanSeconds / Seed003Figures.StubSeconds:0.0} x (mean {Seed003Figures.ClrMeanSeconds} s, {Seed003Figures.StubSeconds} s stub)", blockingFigure),
             new($"{name}: max", $"{Seed003Figures.ClrMaxSeconds} s", MaxText(blocking)),
             new($"{name}: longest wait for work to start", $"{Seed003Figures.ClrQueueWaitSeconds} s",
-                blocking.MaxQueueWaitMs is { } waitedMs ? $"{waitedMs / 1000:0.00} s (peak queue {peakQueue} items)" : $"not reported by this endpoint (peak queue {peakQueue} items)"),
+                blocking.MaxQueueWaitMs is { } waitedMs ? $"{(blocking.Total.TimedOut > 0 ? "at least " : "")}{waitedMs / 1000:0.00} s (peak queue {peakQueue} items)" : $"not reported by this endpoint (peak queue {peakQueue} items)"),
         ];
         if (customPool is not null && results.FirstOrDefault(r => r.Key.Name == customPool.Name) is { } custom)
         {

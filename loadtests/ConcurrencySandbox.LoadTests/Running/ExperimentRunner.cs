@@ -274,7 +274,7 @@ public static class ExperimentRunner
     {
         try
         {
-            return (new VariantObserver(await RuntimeObserver.AttachAsync(channel, cancellationToken), processorCount, load.Shape.Steps.Max(s => s.Target)), null);
+            return (new VariantObserver(await RuntimeObserver.AttachAsync(channel, cancellationToken), processorCount, load.Shape.Steps.Max(s => s.Target), load.Shape.Duration.TotalSeconds), null);
         }
         catch (UsageException e)
         {

@@ -45,6 +45,12 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// <summary>The biggest group in user code, if any: the call site the diagnosis names.</summary>
     public BlockingSite? Top => Sites.FirstOrDefault(s => s.InUserCode);
 
+    /// <summary>
+    /// The biggest group in user code waiting on a lock, when no group is bigger: with two requests at a lock one thread
+    /// holds it (sleeping inside it, say) and one waits, so the waiter can tie with the holder for <see cref="Top"/>.
+    /// </summary>
+    public BlockingSite? LockSite => Sites.FirstOrDefault(s => s.InUserCode && s.Source?.Primitive == BlockingPrimitive.Lock && s.Threads >= (Top?.Threads ?? 0));
+
     /// <summary>The method the developer wrote that blocks at <see cref="Top"/>, also when the JIT inlined it (the sampled frame is then its caller).</summary>
     public string? MethodToChange => Top is { } site ? site.Source?.Method ?? site.CallSite.Split(" -> ")[0] : null;
 

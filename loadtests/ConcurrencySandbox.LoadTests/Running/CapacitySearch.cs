@@ -251,8 +251,8 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
         }
         var peakCpuPercent = broke.Telemetry.Count == 0 ? 0 : broke.Telemetry.Max(t => t.Snapshot.Process.CpuPercent);
         // Threads queued behind a lock starve the pool too, but more threads would not help: the lock is the cause.
-        var onLock = observation.Stacks is { Top.Source.Primitive: BlockingPrimitive.Lock };
-        if (diagnosis.Starved && !onLock)
+        var lockSite = observation.Stacks?.LockSite;
+        if (diagnosis.Starved && lockSite is null)
         {
             var spell = diagnosis.Inputs.Spell;
             return Invariant($"pool starvation (queue peaked at {diagnosis.Inputs.PeakQueueLength}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
@@ -261,9 +261,9 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
         {
             return Invariant($"CPU (the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores)");
         }
-        if (observation.Stacks is { Top: { Source.Primitive: BlockingPrimitive.Lock } top } stacks)
+        if (lockSite is not null)
         {
-            return Invariant($"a contended lock ({stacks.Describe(top)}; requests pass it one at a time, so neither more pool threads nor more cores raise the load it holds; p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms)");
+            return Invariant($"a contended lock ({observation.Stacks!.Describe(lockSite)}; requests pass it one at a time, so neither more pool threads nor more cores raise the load it holds; p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms)");
         }
         return Invariant($"the upstream (p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %)");
     }

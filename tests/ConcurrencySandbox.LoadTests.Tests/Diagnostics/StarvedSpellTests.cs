@@ -153,6 +153,28 @@ public sealed class StarvedSpellTests
     }
 
     [Fact]
+    public void AtTwoRequestsTheLockWaiterTiesWithTheHolderSleepingInsideItAndTheLockIsStillTheCause()
+    {
+        // LockSleep at 2 users (quiet run, 2026-11-27): one thread sleeps inside the lock, the other waits for it.
+        var result = Run(users: 2, threads: [3, 3, 3, 3, 3], queued: [0, 0, 0, 0, 0]);
+        var sleeping = new BlockingCall("Inventory.Reserve", BlockingPrimitive.Sleep, null, "GET /inventory/{id:int}", null, null, null);
+        var waiting = new BlockingCall("Inventory.Reserve", BlockingPrimitive.Lock, null, "GET /inventory/{id:int}", null, null, null);
+        var sites = new BlockingSites(3, 20,
+        [
+            new BlockingSite("Inventory.Reserve -> Thread.Sleep", 1, InUserCode: true, InRequest: true, sleeping),
+            new BlockingSite("Inventory.Reserve -> Monitor.Enter", 1, InUserCode: true, InRequest: true, waiting),
+            new BlockingSite(BlockingSites.NoUserCode, 1, InUserCode: false),
+        ]);
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, [])!;
+
+        Assert.Same(sites.Sites[1], sites.LockSite);
+        Assert.StartsWith("a contended lock (1 of 3 pool threads wait in Inventory.Reserve", CapacityFinding.CauseOf(result, new VariantObservation("pid 1", 5, 1, [], sites, null, diagnosis, null), 54, null));
+        // A lock waiter outnumbered by another group is not the cause.
+        Assert.Null(new BlockingSites(3, 20, [sites.Sites[0] with { Threads = 2 }, sites.Sites[1]]).LockSite);
+    }
+
+    [Fact]
     public void ARequestWhoseBlockedThreadWaitsForPoolWorkIsDiagnosedStarvedAndSizedFromTheThreadsAndQueueMeasured()
     {
         // 60 users; the pool adds threads from 70 to 77 while 59 items wait and the stacks find 75 of 77 blocked in a synchronous Send.

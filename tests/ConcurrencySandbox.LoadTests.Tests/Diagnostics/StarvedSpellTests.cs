@@ -175,6 +175,26 @@ public sealed class StarvedSpellTests
     }
 
     [Fact]
+    public void APoolThatCaughtUpBetweenTwoCounterSamplesBrokeByStarvationNotByTheUpstream()
+    {
+        // The sample service at 32 users (quiet run, 2026-11-27): the runtime injected for its blocked .Result threads
+        // and the pool had 51 threads for a need of 32 at every counter sample, but p99 went from 105 ms to 512 ms.
+        var result = Run(users: 32, threads: [40, 51, 51], queued: [0, 0, 0]);
+        var onResult = new BlockingCall("Orders.Get", BlockingPrimitive.Result, null, "GET /orders/{id:int}", null, null, null);
+        var sites = new BlockingSites(51, 60, [new BlockingSite("Orders.Get -> Task.get_Result", 32, InUserCode: true, InRequest: true, onResult), new BlockingSite(BlockingSites.NoUserCode, 19, InUserCode: false)]);
+        AdjustmentMark[] marks = [new(0.2, 36, "CooperativeBlocking"), new(0.4, 40, "CooperativeBlocking"), new(1.1, 51, "ClimbingMove")];
+        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+        string CauseWith(IReadOnlyList<AdjustmentMark> adjustments, BlockingSites? stacks) =>
+            CapacityFinding.CauseOf(result, new VariantObservation("pid 1", 3, 1, adjustments, stacks, null, diagnosis, null), 105, null);
+
+        Assert.False(diagnosis.Starved);
+        Assert.StartsWith("pool starvation, caught up within the step (CooperativeBlocking 2 thread injections while 32 of 51 pool threads wait in Orders.Get", CauseWith(marks, sites));
+        // Growth by hill climbing alone, or threads not blocked in user code: latency without the pool short is the upstream.
+        Assert.StartsWith("the upstream", CauseWith([marks[2]], sites));
+        Assert.StartsWith("the upstream", CauseWith(marks, new BlockingSites(51, 60, [new BlockingSite(BlockingSites.NoUserCode, 51, InUserCode: false)])));
+    }
+
+    [Fact]
     public void ARequestWhoseBlockedThreadWaitsForPoolWorkIsDiagnosedStarvedAndSizedFromTheThreadsAndQueueMeasured()
     {
         // 60 users; the pool adds threads from 70 to 77 while 59 items wait and the stacks find 75 of 77 blocked in a synchronous Send.

@@ -153,7 +153,7 @@ public static class MatrixRunner
             true,
             [
                 new RunVerdict("hypothesis 3", hypothesis3.Split(':')[0], hypothesis3),
-                .. sweeps.Select(r => new RunVerdict($"{r.Label}: break-even", BracketOf(r).Text, BreakEven(r))),
+                .. sweeps.Select(r => new RunVerdict($"{r.Label}: break-even", BreakEvens.Agreement(BracketOf(r)), BreakEven(r))),
             ],
             [.. sweeps.Select(r => r.Sweep.MaxBy(row => row.Amount)!).Zip(sweeps, (row, r) =>
                 new HeadlineFigure(string.Create(CultureInfo.InvariantCulture, $"{r.Label}: efficiency at {row.Amount:N0} cycles"), row.Efficiency.Describe("0.#", " %")))]);

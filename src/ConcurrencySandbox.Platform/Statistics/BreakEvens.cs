@@ -29,18 +29,32 @@ public static class BreakEvens
         }
         var below = byAmount.LastOrDefault(r => r.Conclusive && r.Efficiency.High <= 100 && (above is null || r.Amount < above)) is { Conclusive: true } b ? b.Amount : (long?)null;
         List<long> widened = [.. byAmount.Where(r => !r.Conclusive && (below is null || r.Amount > below) && (above is null || r.Amount < above)).Select(r => r.Amount)];
-        return new BreakEvenBracket(below, above, widened, Describe(below, above, widened, amountName));
+        return new BreakEvenBracket(below, above, widened, Describe(below, above, widened, byAmount.Count == 0 ? null : byAmount[^1].Amount, amountName));
     }
 
-    private static string Describe(long? below, long? above, IReadOnlyList<long> widened, string amountName)
+    /// <summary>
+    /// What a repeat of the sweep must reproduce for its break-even to agree: with an upper end, the whole bracket (both
+    /// ends and the flagged rows); without one, only that the sweep found no break-even, and whether a flagged row left
+    /// that open. The lower end of an open bracket is the largest row whose CI happens to stay under 100 %: on one core,
+    /// where Task.Run's efficiency levels off at 100 % from below, rows at 98-100 % fall on either side of that line by
+    /// tenths of a percent (three quiet matrix runs of 2026-11-27: 10^6 [93.8, 99.9], then 10^6 [93.2, 100.3] so 10^5,
+    /// then 10^6 [95.3, 99.7]), so it is a figure of the run, not part of what repeats.
+    /// </summary>
+    public static string Agreement(BreakEvenBracket bracket) => bracket.Above is not null
+        ? bracket.Text
+        : bracket.Conclusive ? "never in the sweep" : "inconclusive: never in the sweep";
+
+    private static string Describe(long? below, long? above, IReadOnlyList<long> widened, long? largest, string amountName)
     {
         static string N(long amount) => amount.ToString("N0", CultureInfo.InvariantCulture);
-        var span = (below, above) switch
+        const string noneAbove = "no amount from which every row is conclusively at least 100 %";
+        var span = (below, above, largest) switch
         {
-            ({ } l, { } u) => $"between {N(l)} and {N(u)} {amountName}",
-            (null, { } u) => $"at or below {N(u)} {amountName} (no smaller row conclusively at or below 100 %)",
-            ({ } l, null) => $"above {N(l)} {amountName} or never (no amount from which every row is conclusively at least 100 %)",
-            (null, null) => $"nowhere in the sweep (no row conclusively on either side of 100 %)",
+            ({ } l, { } u, _) => $"between {N(l)} and {N(u)} {amountName}",
+            (null, { } u, _) => $"at or below {N(u)} {amountName} (no smaller row conclusively at or below 100 %)",
+            ({ } l, null, { } max) => $"never in the sweep up to {N(max)} {amountName} ({noneAbove}; the largest conclusively at or below 100 %: {N(l)})",
+            (null, null, { } max) => $"never in the sweep up to {N(max)} {amountName} ({noneAbove}, nor any conclusively at or below 100 %)",
+            _ => "nowhere: the sweep has no rows",
         };
         return widened.Count == 0 ? span : $"inconclusive {span} (flagged: {string.Join(", ", widened.Select(N))})";
     }

@@ -145,8 +145,8 @@ public sealed class FigureFlagTests
     }
 
     [Theory]
-    [InlineData(false, "above 1,000,000 cycles or never (no amount from which every row is conclusively at least 100 %)")]
-    [InlineData(true, "inconclusive above 1,000,000 cycles or never (no amount from which every row is conclusively at least 100 %) (flagged: 10,000,000)")]
+    [InlineData(false, "never in the sweep up to 10,000,000 cycles (no amount from which every row is conclusively at least 100 %; the largest conclusively at or below 100 %: 1,000,000)")]
+    [InlineData(true, "inconclusive never in the sweep up to 10,000,000 cycles (no amount from which every row is conclusively at least 100 %; the largest conclusively at or below 100 %: 1,000,000) (flagged: 10,000,000)")]
     public void WithoutARowConclusivelyAboveTheBracketIsOpenAboveAndAFlaggedLargestRowMakesItInconclusive(bool largestFlagged, string expected)
     {
         var below = Clean with { Amount = 1_000_000, Efficiency = Narrow(90) };
@@ -162,7 +162,34 @@ public sealed class FigureFlagTests
     public void EveryRowAboveGivesABracketOpenBelowAndNoRowsGiveNone()
     {
         Assert.Equal("at or below 10 cycles (no smaller row conclusively at or below 100 %)", BreakEvens.Bracket([Clean with { Amount = 10 }, Clean], "cycles", cores: 2).Text);
-        Assert.Equal("nowhere in the sweep (no row conclusively on either side of 100 %)", BreakEvens.Bracket([], "cycles", cores: 2).Text);
+        Assert.Equal("nowhere: the sweep has no rows", BreakEvens.Bracket([], "cycles", cores: 2).Text);
+    }
+
+    /// <summary>
+    /// One core's rows from 10^5 cycles up in three quiet matrix runs (2026-11-27): Task.Run's efficiency levels off at
+    /// 100 % from below, and whether the 10^6 and 10^7 rows' CIs end just under or just over 100 % moved the open
+    /// bracket's lower end (10^6, 10^5, 10^6). What repeats is that no break-even is in the sweep; a bracket with an
+    /// upper end must repeat whole.
+    /// </summary>
+    [Fact]
+    public void AnOpenBracketAgreesOnNoBreakEvenWhateverRowHappensToEndUnder100PercentAndAClosedOneOnlyWhole()
+    {
+        ComparisonRow At(long amount, double median, double low, double high) => Clean with { Amount = amount, Efficiency = new Estimate(median, low, high, 12, low) };
+        IReadOnlyList<ComparisonRow>[] runs =
+        [
+            [At(100_000, 98.5, 97.1, 98.8), At(1_000_000, 98.2, 93.8, 99.9), At(10_000_000, 100, 98.4, 101.5), At(1_000_000_000, 100.1, 99.2, 103.5)],
+            [At(100_000, 98.6, 98.1, 98.9), At(1_000_000, 99.1, 93.2, 100.3), At(10_000_000, 99, 93.1, 100.3), At(1_000_000_000, 99.4, 97.9, 106.2)],
+            [At(100_000, 98.1, 96.9, 98.3), At(1_000_000, 99.5, 95.3, 99.7), At(10_000_000, 101, 99.8, 106.1), At(1_000_000_000, 102.6, 98.6, 107.3)],
+        ];
+
+        var brackets = runs.Select(rows => BreakEvens.Bracket(rows, "cycles", cores: 1)).ToList();
+
+        Assert.Equal([1_000_000L, 100_000L, 1_000_000L], brackets.Select(b => b.Below!.Value));
+        Assert.Equal(2, brackets.Select(b => b.Text).Distinct().Count());
+        Assert.All(brackets, b => Assert.Equal("never in the sweep", BreakEvens.Agreement(b)));
+        var closed = BreakEvens.Bracket([At(10_000, 88, 85, 89), At(1_000_000, 181, 172, 187)], "cycles", cores: 2);
+        Assert.Equal("between 10,000 and 1,000,000 cycles", BreakEvens.Agreement(closed));
+        Assert.Equal("inconclusive: never in the sweep", BreakEvens.Agreement(BreakEvens.Bracket([At(10_000, 88, 85, 89), Inconclusive with { Amount = 1_000_000 }], "cycles", cores: 2)));
     }
 
     [Fact]

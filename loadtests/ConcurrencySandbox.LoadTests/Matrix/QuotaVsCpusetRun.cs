@@ -25,7 +25,7 @@ public sealed record LimitsOptions(IReadOnlyList<int> Cores, int Rounds, string 
     public const int DefaultBurstRequests = 64;
     public const int DefaultBurstCalls = 50;
 
-    /// <summary>Per request of the throttled burst: about 0.2 s of one CPU on this VM when quiet (10^8 cycles took 0.064 s), so two of them span several 100 ms CFS periods.</summary>
+    /// <summary>Per request of the throttled burst: about 0.17 s of one CPU on this VM (two took 0.33 s on one CPU), so the burst spans several 100 ms CFS periods.</summary>
     public const long DefaultThrottleCycles = 300_000_000;
 
     /// <summary>The stub's delay per fan-out call: short, so the burst's time is the server's CPU work more than waiting.</summary>

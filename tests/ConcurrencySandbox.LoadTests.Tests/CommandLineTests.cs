@@ -43,6 +43,15 @@ public class CommandLineTests
     }
 
     [Fact]
+    public async Task AThrottledBurstOfNoCyclesIsRefusedBeforeAnyContainerStarts()
+    {
+        var (code, _, error) = await InvokeAsync(["limits", "--engine", "podman", "--throttle-cycles", "0"], (_, _) => Task.FromResult(0));
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Equal("error: --throttle-cycles must be positive, got 0", error.Trim());
+    }
+
+    [Fact]
     public async Task MalformedConfigFileExitsWithCode2()
     {
         var path = Path.GetTempFileName();

@@ -102,6 +102,99 @@ public class QuotaVsCpusetTests
     }
 
     [Fact]
+    public void AProbeRoundsFigureIsTheNinetiethPercentileOfItsLatenciesAndTheCountersAreDividedByTheBurstsTime()
+    {
+        // Ten probes a side: under the quota two of them waited out a throttled stretch (45 and 50 ms), under the cpuset none did.
+        var quota = new ProbedBurst(0.4, [0.002, 0.003, 0.002, 0.050, 0.004, 0.002, 0.003, 0.045, 0.002, 0.003]);
+        var cpuset = new ProbedBurst(0.5, [0.003, 0.002, 0.004, 0.003, 0.002, 0.005, 0.003, 0.002, 0.004, 0.003]);
+
+        var round = LimitRound.Probe(true, quota, cpuset);
+
+        // p90 of ten sorted values: rank 8.1, between the 9th and 10th smallest.
+        Assert.Equal(0.0455, quota.ProbeSeconds, 9);
+        Assert.Equal(0.0041, cpuset.ProbeSeconds, 9);
+        Assert.Equal(0.0455 / 0.0041, round.Ratio, 9);
+        Assert.Equal((0.4, 0.5), (round.QuotaBusySeconds, round.CpusetBusySeconds));
+    }
+
+    [Fact]
+    public void ARequestRoundsWorkIsItsOwnTime()
+    {
+        var round = new LimitRound(false, 0.3, 0.2);
+
+        Assert.Equal((0.3, 0.2), (round.QuotaBusySeconds, round.CpusetBusySeconds));
+    }
+
+    [Fact]
+    public void TheProbeVerdictsCountersArePerSecondOfTheBurstNotOfTheProbesLatency()
+    {
+        ProbedBurst Burst(double seconds, double probeSeconds) => new(seconds, [.. Enumerable.Repeat(probeSeconds, 10)]);
+        LimitRound[] rounds = [.. Enumerable.Range(0, 6).Select(r => LimitRound.Probe(r % 2 == 0, Burst(0.5, 0.04), Burst(0.5, 0.004)))];
+        var throttled = new CgroupCpuStat(30, 15, 750_000, 3_000_000);
+
+        var verdict = QuotaVsCpuset.Judge("probe", 1, rounds, 10, throttled, new CgroupCpuStat(0, 0, 0, 3_000_000), mustThrottle: true);
+
+        // 6 bursts of 0.5 s on each side used 3 s of CPU: 1 s per second, whatever the probes' 40 and 4 ms.
+        Assert.Equal(LimitFinding.QuotaCostsMore, verdict.Finding);
+        Assert.Contains("quota / cpuset time 10.00 x", verdict.Line(), StringComparison.Ordinal);
+        Assert.Contains("Counters: quota 15 of 30 CFS periods throttled (0.75 s), 1.00 s CPU per second of request time; cpuset no CFS quota periods, 1.00 s CPU per second of request time", verdict.Line(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AWorkloadThatHadToBeThrottledAndWasNotGetsNoVerdictHoweverClearItsRatio()
+    {
+        var unthrottled = new CgroupCpuStat(40, 0, 0, 2_000_000);
+
+        var verdict = QuotaVsCpuset.Judge("throttled burst", 1, Rounds(2.0, 2.1, 1.9, 2.2, 2.0, 2.05, 1.95, 2.1, 2.0, 2.3, 1.8, 2.0), 10, unthrottled, null, mustThrottle: true);
+        var unread = QuotaVsCpuset.Judge("throttled burst", 1, Rounds(2.0, 2.1, 1.9, 2.2, 2.0, 2.05, 1.95, 2.1, 2.0, 2.3, 1.8, 2.0), 10, null, null, mustThrottle: true);
+
+        Assert.Equal(LimitFinding.Inconclusive, verdict.Finding);
+        Assert.StartsWith("inconclusive: quota vs cpuset at 1 core(s), throttled burst:", verdict.Line(), StringComparison.Ordinal);
+        Assert.Contains("not throttled: 0 of 40 CFS periods of the quota container throttled, so this run says nothing about what throttling costs (no verdict)", verdict.Line(), StringComparison.Ordinal);
+        Assert.DoesNotContain("costs more", verdict.Line(), StringComparison.Ordinal);
+        Assert.Equal(LimitFinding.Inconclusive, unread.Finding);
+        Assert.Contains("cpu.stat was not read, so whether it was throttled is unknown", unread.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AThrottledPeriodLetsTheThrottledWorkloadsVerdictStand()
+    {
+        Assert.Null(QuotaVsCpuset.NotThrottled(new CgroupCpuStat(40, 1, 20_000, 2_000_000)));
+
+        var verdict = QuotaVsCpuset.Judge("throttled burst", 1, Rounds(1.0, 1.01, 0.99, 1.0, 1.02, 0.98), 10, new CgroupCpuStat(40, 18, 900_000, 2_000_000), null, mustThrottle: true);
+
+        Assert.Equal(LimitFinding.NoDifference, verdict.Finding);
+        Assert.Contains("quota 18 of 40 CFS periods throttled (0.9 s)", verdict.Line(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AnUnthrottledRunOfAnOrdinaryWorkloadStillGetsItsVerdict()
+    {
+        var verdict = QuotaVsCpuset.Judge("single-threaded request", 1, Rounds(2.0, 2.1, 1.9, 2.2, 2.0, 2.05), 10, new CgroupCpuStat(40, 0, 0, 2_000_000));
+
+        Assert.Equal(LimitFinding.QuotaCostsMore, verdict.Finding);
+    }
+
+    [Theory]
+    [InlineData(2, 2)]
+    [InlineData(4, 2)]
+    [InlineData(4, 4)]
+    public void AQuotaOfEveryHostCpuCannotBeExceededSoTheThrottledWorkloadIsSkippedWithTheReason(int cores, int hostCpus)
+    {
+        var why = QuotaVsCpuset.CannotThrottle(cores, hostCpus);
+
+        Assert.NotNull(why);
+        Assert.StartsWith($"not applicable: a --cpus {cores} quota on a {hostCpus}-CPU host can never be exceeded", why, StringComparison.Ordinal);
+        Assert.Equal($"skipped: quota vs cpuset at {cores} core(s), throttled burst: {why}", QuotaVsCpuset.SkippedLine(cores, "throttled burst", why));
+    }
+
+    [Theory]
+    [InlineData(1, 2)]
+    [InlineData(2, 4)]
+    public void AQuotaBelowTheHostsCpusCanBeExceeded(int cores, int hostCpus) =>
+        Assert.Null(QuotaVsCpuset.CannotThrottle(cores, hostCpus));
+
+    [Fact]
     public void CgroupV1CountersAreReadInMicroseconds()
     {
         var stat = CgroupCpuStat.Parse("nr_periods 40\nnr_throttled 3\nthrottled_time 2000000\nusage_ns 5000000\n");

@@ -21,6 +21,16 @@ public class QuotaVsCpusetTests
     }
 
     [Fact]
+    public void AQuotaSeveralTimesAsSlowIsSaidInTimesNotInPercent()
+    {
+        var verdict = QuotaVsCpuset.Judge("probe", 1, Rounds(10, 11, 9, 10.5, 9.5, 10, 12, 8, 10, 10.2, 9.8, 10), 10);
+
+        Assert.Equal(LimitFinding.QuotaCostsMore, verdict.Finding);
+        Assert.Contains("the quota costs more: 10 x as long, CI [", verdict.Line(), StringComparison.Ordinal);
+        Assert.DoesNotContain("% longer", verdict.Line(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void AWideCiThatStaysAboveOneStillDecidesTheDirection()
     {
         var verdict = QuotaVsCpuset.Judge("burst", 1, Rounds(1.2, 3.0, 1.5, 2.5, 1.3, 2.8, 1.4, 2.6, 1.6, 2.2, 1.7, 2.0), 10);

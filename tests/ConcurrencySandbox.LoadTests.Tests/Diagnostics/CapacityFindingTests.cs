@@ -53,42 +53,20 @@ public sealed class CapacityFindingTests
     [Fact]
     public void APoolThatCaughtUpWithinTheStepBrokeByStarvationAndTheDiagnosisAndFixSayTheSame()
     {
-        // InlinedHelper at its 32-users break (quiet run on 9e3be7c, 2026-11-27, its summary.json): cooperative-blocking
-        // injections took the pool to the 32 threads the load needed by the first counter sample, queue empty at every
-        // sample, while that second's p99 was 507 ms against a fastest request of 195 ms; hill climbing then went to 44.
-        const string Coop = PoolSample.CooperativeBlockingReason, Climb = "ClimbingMove";
-        (double Seconds, int Threads, string Reason)[] adjustments =
-        [
-            (0.099, 19, Coop), (0.301, 21, Coop), (0.301, 23, Coop), (0.301, 24, Coop), (0.301, 25, Coop), (0.301, 27, Coop), (0.301, 29, Coop),
-            (0.301, 30, Coop), (0.606, 31, Coop), (0.606, 30, Coop), (0.606, 29, Coop), (0.606, 22, Coop), (0.606, 21, Coop), (0.606, 17, Coop),
-            (0.807, 19, Coop), (0.807, 21, Coop), (0.807, 23, Coop), (0.807, 24, Coop), (0.807, 25, Coop), (0.807, 27, Coop), (0.807, 29, Coop),
-            (0.807, 31, Coop), (0.807, 32, Coop), (0.807, 19, Coop), (0.807, 17, Coop), (0.807, 19, Coop), (0.807, 21, Coop), (0.807, 23, Coop),
-            (0.807, 24, Coop), (0.807, 25, Coop), (0.807, 26, Coop), (0.807, 27, Coop), (0.807, 29, Coop), (0.807, 30, Coop), (0.807, 31, Coop),
-            (0.807, 32, Coop), (1.113, 33, Coop), (1.113, 17, Coop), (1.314, 19, Coop), (1.314, 21, Coop), (1.314, 22, Coop), (1.314, 23, Coop),
-            (1.314, 24, Coop), (1.314, 26, Coop), (1.314, 27, Coop), (1.314, 28, Coop), (1.314, 30, Coop), (1.314, 32, Coop), (1.314, 33, Coop),
-            (1.314, 17, Coop), (1.314, 34, Climb), (1.818, 51, Climb), (2.621, 34, Climb), (3.122, 33, Climb),
-        ];
-        var key = new VariantKey("32-users");
-        (double Seconds, int Threads)[] series = [(0.807, 32), (1.818, 34), (2.822, 44), (3.898, 44), (4.866, 44)];
-        (double Seconds, double P99Ms)[] intervals = [(0.999, 507.4), (2, 255.1), (3.001, 208.6), (3.225, 205.2)];
-        var broke = new VariantResult(key, "/orders/1", "users", 3,
-            [.. intervals.Select(i => new IntervalRow(key, i.Seconds, "users", 32, 160, TestStats.Uniform(160, 201, p99Ms: i.P99Ms)))],
-            [.. series.Select(s => new TelemetryRow(key, s.Seconds, default(RuntimeSnapshot) with { ThreadPool = new ThreadPoolTelemetry(s.Threads, 0, 0, 0, 0) }))],
-            TestStats.Uniform(441, 195.2, p99Ms: 507.1)) { Sent = [new SentSlice(0, 32, 32 * 480, 0, 0, 0), new SentSlice(1, 409, 409 * 205, 0, 0, 0)] };
-        var marks = adjustments.Select(a => new AdjustmentMark(a.Seconds, a.Threads, a.Reason)).ToList();
-        var call = new BlockingCall("Blocking.DoBlocking", BlockingPrimitive.Result, null, "GET /orders/{id:int}", null, null, null);
-        var sites = new BlockingSites(44, 60, [new BlockingSite("Program+<>c.<<Main>$>b__0_1 -> Task.InternalWait", 37, InUserCode: true, InRequest: true, call), new BlockingSite(BlockingSites.NoUserCode, 7, InUserCode: false)]);
+        // InlinedHelper's break: the pool reached the 32 threads the load needed by the first counter sample and 44 by the
+        // peak, while that first second's requests waited (p99 507 ms against a fastest request of 195 ms).
+        var broke = RecordedBreak.InlinedHelperAt32Users;
 
-        var diagnosis = VariantObserver.Diagnose(broke, sites, marks)!;
-        var observation = new VariantObservation("pid 1", 5, 1, marks, sites, null, diagnosis, null);
+        var diagnosis = broke.Diagnose();
+        var observation = broke.Observed(diagnosis);
 
         // One rule for all three: the cause at the break, the diagnosis paragraph, and a minimum for --verify-fix to try.
         Assert.True(diagnosis.Starved);
         Assert.Equal("pool starvation (queue peaked at 0, 29 thread injections (CooperativeBlocking 29) while starved for 0.8 s, 54 adjustments in all; the pool had 44 threads, the load needed 32)",
-            CapacityFinding.CauseOf(broke, observation, 204.9, null));
+            CapacityFinding.CauseOf(broke.Result, observation, 204.9, null));
         Assert.StartsWith("Starved for 0.8 s (0 s to 0.8 s of the run", diagnosis.Describe());
         Assert.Contains("make `Blocking.DoBlocking` async", diagnosis.Describe());
-        Assert.Equal(32, FixCheck.MostStarved(new Dictionary<string, VariantObservation> { [key.Label] = observation })?.Diagnosis.NeededThreads);
+        Assert.Equal(32, FixCheck.MostStarved(new Dictionary<string, VariantObservation> { [broke.Result.Key.Label] = observation })?.Diagnosis.NeededThreads);
     }
 
     [Fact]

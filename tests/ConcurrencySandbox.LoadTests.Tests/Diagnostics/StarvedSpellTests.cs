@@ -205,46 +205,23 @@ public sealed class StarvedSpellTests
     [Fact]
     public void APoolThatCaughtUpBetweenTwoCounterSamplesStarvedAndItsMinimumIsTheThreadsItGrewToMeanwhile()
     {
-        // The sample service at its 32-users break (quiet run on c09ec2e, 2026-11-27, its summary.json): the runtime
-        // injected for the blocked .Result threads and hill climbing added more; the pool had 32 threads (2 items queued),
-        // then 51, for a need of 32, while the first two seconds' p99 was 512 and 255 ms against a fastest request of 96 ms.
-        // Starved for those two seconds; the 51 threads it grew to meanwhile are the minimum to try, not Little's 32
-        // the pool had already passed while the requests waited.
-        const string Coop = PoolSample.CooperativeBlockingReason, Climb = "ClimbingMove";
-        (double Seconds, int Threads, string Reason)[] adjustments =
-        [
-            (0.298, 30, Coop), (0.611, 29, Coop), (0.611, 30, Coop), (0.611, 31, Coop), (0.611, 30, Coop), (0.611, 29, Coop), (0.611, 27, Climb),
-            (0.812, 29, Coop), (0.812, 30, Coop), (0.812, 31, Coop), (0.812, 32, Coop), (0.812, 31, Coop), (0.812, 30, Coop), (0.812, 27, Coop),
-            (0.912, 29, Coop), (0.912, 31, Coop), (0.912, 32, Coop), (1.113, 33, Coop), (1.113, 27, Coop), (1.214, 26, Climb), (1.214, 27, Coop),
-            (1.214, 28, Coop), (1.214, 30, Coop), (1.214, 32, Coop), (1.214, 33, Coop), (1.214, 29, Coop), (1.214, 28, Coop), (1.214, 27, Coop),
-            (1.214, 26, Coop), (1.214, 28, Coop), (1.214, 29, Coop), (1.214, 30, Coop), (1.214, 31, Coop), (1.214, 32, Coop), (1.214, 33, Coop),
-            (1.214, 31, Coop), (1.214, 30, Coop), (1.214, 29, Coop), (1.214, 28, Coop), (1.214, 27, Coop), (1.214, 28, Coop), (1.214, 29, Coop),
-            (1.214, 30, Coop), (1.214, 32, Coop), (1.214, 33, Coop), (1.214, 32, Coop), (1.314, 33, Coop), (1.314, 26, Coop), (1.314, 43, Climb),
-            (1.716, 51, Climb), (2.119, 34, Climb), (2.724, 54, Climb),
-        ];
-        var key = new VariantKey("32-users");
-        (double Seconds, int Threads, long Queued)[] series = [(0.913, 32, 2), (1.918, 51, 0), (2.926, 51, 0), (3.997, 51, 0)];
-        (double Seconds, double P99Ms)[] intervals = [(1, 512), (1.997, 255.5), (2.997, 107.6), (3.069, 101.6)];
-        var result = new VariantResult(key, "/orders/1", "users", 3,
-            [.. intervals.Select(i => new IntervalRow(key, i.Seconds, "users", 32, 320, TestStats.Uniform(320, 102, p99Ms: i.P99Ms)))],
-            [.. series.Select(s => new TelemetryRow(key, s.Seconds, default(RuntimeSnapshot) with { ThreadPool = new ThreadPoolTelemetry(s.Threads, s.Queued, 0, 0, 0) }))],
-            TestStats.Uniform(735, 96.4, p99Ms: 511.5)) { Sent = [new SentSlice(0, 32, 32 * 480, 0, 0, 0), new SentSlice(1, 703, 703 * 110, 0, 0, 0)] };
-        var marks = adjustments.Select(a => new AdjustmentMark(a.Seconds, a.Threads, a.Reason)).ToList();
-        var onResult = new BlockingCall("Orders.Get", BlockingPrimitive.Result, null, "GET /orders/{id:int}", null, null, null);
-        var sites = new BlockingSites(51, 60, [new BlockingSite("Orders.Get -> Task.InternalWait", 34, InUserCode: true, InRequest: true, onResult), new BlockingSite(BlockingSites.NoUserCode, 17, InUserCode: false)]);
+        // The sample service's break: 32 threads (2 items queued), then 51, for a need of 32, while the first two seconds'
+        // p99 was 512 and 255 ms against a fastest request of 96 ms. Starved for those two seconds; the 51 threads it grew
+        // to meanwhile are the minimum to try, not Little's 32 the pool had already passed while the requests waited.
+        var broke = RecordedBreak.SampleServiceAt32Users;
 
-        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+        var diagnosis = broke.Diagnose();
 
         Assert.True(diagnosis.Starved);
         Assert.Equal((0.0, 1.918), (diagnosis.Inputs.Spell.FromSeconds, diagnosis.Inputs.Spell.ToSeconds));
         Assert.Equal("30 thread injections (CooperativeBlocking 28, ClimbingMove 2)", diagnosis.Inputs.Spell.DescribeInjections());
         Assert.Equal(51, diagnosis.NeededThreads);
         Assert.Equal(32, diagnosis.MinimumCapacity, precision: 6);
-        Assert.StartsWith("pool starvation (queue peaked at 2, 30 thread injections (CooperativeBlocking 28, ClimbingMove 2) while starved for 1.9 s, 52 adjustments in all; the pool had 51 threads, the load needed 51)",
-            CapacityFinding.CauseOf(result, new VariantObservation("pid 1", 4, 1, marks, sites, null, diagnosis, null), 105.2, null));
+        Assert.Equal("pool starvation (queue peaked at 2, 30 thread injections (CooperativeBlocking 28, ClimbingMove 2) while starved for 1.9 s, 52 adjustments in all; the pool had 51 threads, the load needed 51)",
+            CapacityFinding.CauseOf(broke.Result, broke.Observed(diagnosis), 105.2, null));
         // Growth by hill climbing alone, or threads not blocked in user code: latency without the pool short is not starvation.
-        Assert.False(VariantObserver.Diagnose(result, sites, [.. marks.Where(m => m.Reason == Climb)])!.Starved);
-        Assert.False(VariantObserver.Diagnose(result, new BlockingSites(51, 60, [new BlockingSite(BlockingSites.NoUserCode, 51, InUserCode: false)]), marks)!.Starved);
+        Assert.False((broke with { Marks = [.. broke.Marks.Where(m => m.Reason != PoolSample.CooperativeBlockingReason)] }).Diagnose().Starved);
+        Assert.False((broke with { Sites = new BlockingSites(51, 59, [new BlockingSite(BlockingSites.NoUserCode, 51, InUserCode: false)]) }).Diagnose().Starved);
     }
 
     [Fact]

@@ -55,7 +55,7 @@ public sealed class RuntimeObserver : IAsyncDisposable
 
     // The runtime's ThreadAdjustmentReasonMap, in value order (CooperativeBlocking arrived in .NET 8).
     private static readonly string[] Reasons =
-        ["Warmup", "Initializing", "RandomMove", "ClimbingMove", "ChangePoint", "Stabilizing", "Starvation", "ThreadTimedOut", "CooperativeBlocking"];
+        ["Warmup", "Initializing", "RandomMove", "ClimbingMove", "ChangePoint", "Stabilizing", PoolSample.StarvationReason, "ThreadTimedOut", PoolSample.CooperativeBlockingReason];
 
     private const long ThreadingKeyword = 0x10000;
 

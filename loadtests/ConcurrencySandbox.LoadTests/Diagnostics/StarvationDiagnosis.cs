@@ -47,10 +47,10 @@ public sealed record DiagnosisInputs(
 /// Little's law sizes the pool the load needs: N = requests in flight x pool threads each holds while blocked. Starved
 /// when at any time of the run work waited that the pool's threads could not take (<see cref="DiagnosisInputs.Spell"/>,
 /// <see cref="PoolSample.Starved"/>: fewer threads than the load then needed, or the pool adding threads with (nearly)
-/// all of them blocked), or at the peak the runtime injected threads for starvation or as many items
-/// queued as threads were missing; the fix is to stop blocking (make the call async) or to raise the pool's minimum to
-/// N, each with the capacity it predicts, and <see cref="SecondsToGrow"/> says how long the pool's own injection would
-/// take instead (null when it did not grow).
+/// all of them blocked, or adding them because they blocked while the requests waited), or at the peak the runtime
+/// injected threads for starvation or as many items queued as threads were missing; the fix is to stop blocking (make
+/// the call async) or to raise the pool's minimum to N, each with the capacity it predicts, and
+/// <see cref="SecondsToGrow"/> says how long the pool's own injection would take instead (null when it did not grow).
 /// </summary>
 public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThreads, bool Starved, double? SecondsToGrow)
 {
@@ -77,10 +77,12 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         blocksQueuedWork ? Math.Max(1, workItemsPerRequest) : 1;
 
     /// <summary>
-    /// Pool threads one request holds, measured where Little's law said the pool had enough but it starved with (nearly)
-    /// all its threads blocked: at each such sample (sized with <paramref name="threadsPerRequest"/>), the threads the
-    /// pool had plus the items waiting for one (the pool with which none would have waited) over the requests then in
-    /// flight; <paramref name="threadsPerRequest"/> when no sample starved that way or it is higher.
+    /// Pool threads one request holds, measured where Little's law said the pool had enough but it starved all the same
+    /// (its threads blocked while work queued, or the runtime adding threads for them while the requests waited): at each
+    /// such sample (sized with <paramref name="threadsPerRequest"/>), the threads the pool had plus the items waiting for
+    /// one over the requests then in flight; <paramref name="threadsPerRequest"/> when no sample starved that way or it is
+    /// higher. A pool that caught up by injecting starved up to the threads it grew to, so the minimum that avoids the
+    /// wait is at least those, not the Little's-law need the pool had already passed while it waited.
     /// </summary>
     public static double MeasuredThreadsPerRequest(IReadOnlyList<PoolSample> samples, double threadsPerRequest) =>
         samples
@@ -117,7 +119,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     private double InUnit(double inFlight) => Inputs.LoadUnit != "rate" || Inputs.HoldMs <= 0 ? inFlight : inFlight / (Inputs.HoldMs / 1000);
 
     /// <summary>What a starved sample is (<see cref="PoolSample.Starved"/>), in the paragraph's words.</summary>
-    private const string StarvedMeans = "fewer threads than the load needed, or (nearly) all of them blocked while the pool added more, or the runtime injecting for starvation while they blocked";
+    private static readonly string StarvedMeans = Invariant($"fewer threads than the load needed, or (nearly) all of them blocked while the pool added more, or the runtime injecting threads for starvation while they blocked, or for their blocking waits while an interval's p99 passed {PoolSample.WaitedFactor:0} x the fastest request");
 
     /// <summary>The report's paragraph: when and how long the pool starved, what it held up, the need, and each fix with what it buys.</summary>
     public string Describe()

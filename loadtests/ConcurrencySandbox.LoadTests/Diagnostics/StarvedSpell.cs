@@ -8,15 +8,36 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// queue, the threads the load needed at that moment (Little's law on the load then), the reason of each time the
 /// pool added threads since the previous sample, whatever it was (Starvation, CooperativeBlocking, hill climbing), and
 /// what the variant's stack sample found: pool threads blocked in user code off a lock (<paramref name="ThreadsBlock"/>,
-/// <see cref="BlockingSites.BlocksOffLock"/>), (nearly) all of them so (<paramref name="PoolBlocked"/>, <see cref="BlockingSites.PoolBlocked"/>).
+/// <see cref="BlockingSites.BlocksOffLock"/>), (nearly) all of them so (<paramref name="PoolBlocked"/>, <see cref="BlockingSites.PoolBlocked"/>);
+/// and how long the requests took then: the p99 of the reporting interval the sample fell in (<paramref name="IntervalP99Ms"/>,
+/// 0 when none was answered in it) beside the run's fastest request, one that never queued (<paramref name="FastestMs"/>).
 /// </summary>
-public readonly record struct PoolSample(double Seconds, int Threads, long Queued, double NeededThreads, IReadOnlyList<string> InjectionReasons, bool ThreadsBlock = false, bool PoolBlocked = false)
+public readonly record struct PoolSample(double Seconds, int Threads, long Queued, double NeededThreads, IReadOnlyList<string> InjectionReasons, bool ThreadsBlock = false, bool PoolBlocked = false, double IntervalP99Ms = 0, double FastestMs = 0)
 {
     /// <summary>The reason of the runtime's own starvation injection: queued work made no progress for half a second.</summary>
     public const string StarvationReason = "Starvation";
 
+    /// <summary>
+    /// The reason of the runtime's injection for a blocking wait it recognises (<c>.Result</c>, <c>.Wait()</c>, ...): added
+    /// as soon as a pool thread blocks so, whether or not work waits for it.
+    /// </summary>
+    public const string CooperativeBlockingReason = "CooperativeBlocking";
+
+    /// <summary>
+    /// How many times the run's fastest request an interval's p99 must pass for its requests to have waited
+    /// (<see cref="RequestsWaited"/>): the factor of find-capacity's default SLO over the unloaded p99, so a step that
+    /// broke that SLO has at least one interval past it (the fastest request is no slower than the unloaded p99).
+    /// </summary>
+    public const double WaitedFactor = 2;
+
     /// <summary>How many times the pool added threads since the previous sample.</summary>
     public int Injections => InjectionReasons.Count;
+
+    /// <summary>
+    /// The requests of the sample's interval took clearly longer than one that never queued: their p99 above
+    /// <see cref="WaitedFactor"/> x the run's fastest request (an interval that answered none does not count here).
+    /// </summary>
+    public bool RequestsWaited => FastestMs > 0 && IntervalP99Ms > WaitedFactor * FastestMs;
 
     /// <summary>
     /// Short of threads with work queued: fewer threads than the load needed and items waiting, while the pool was adding
@@ -32,15 +53,22 @@ public readonly record struct PoolSample(double Seconds, int Threads, long Queue
     }
 
     /// <summary>
-    /// Work queued that the pool's threads could not take, whatever Little's law estimated when not
+    /// Work waited that the pool's threads could not take, whatever Little's law estimated when not
     /// <see cref="ShortOfThreads"/> (a request's blocked thread may wait for work that itself needs a pool thread, such as
-    /// a call to the same process): items waiting while the pool kept adding threads (any reason) with (nearly) all of
-    /// them blocked; or the runtime's own starvation injection (queued work that made no progress, seen between two
-    /// samples even when the queue had drained by the second) while the pool's threads block off a lock.
+    /// a call to the same process; or the pool caught up between two samples a second apart): items waiting while the
+    /// pool kept adding threads (any reason) with (nearly) all of them blocked; or, while the pool's threads block off a
+    /// lock, the runtime adding threads because they blocked: its own starvation injection (queued work that made no
+    /// progress for half a second, seen between two samples even when the queue had drained by the second), or a
+    /// cooperative-blocking injection while the interval's requests waited (<see cref="RequestsWaited"/>). The latter
+    /// needs the latency because the runtime injects that way whenever a thread blocks on a Task, also at loads where
+    /// the pool already has what they need and no request waits: counted without it, every step of a blocking service
+    /// would be starved. Lock waiters never count here: more threads would not free them (the lock is the cause).
     /// </summary>
     public bool Starved => ShortOfThreads
         || (PoolBlocked && Queued > 0 && Injections > 0)
-        || (ThreadsBlock && InjectionReasons.Contains(StarvationReason, StringComparer.Ordinal));
+        || (ThreadsBlock && (InjectedFor(StarvationReason) || (InjectedFor(CooperativeBlockingReason) && RequestsWaited)));
+
+    private bool InjectedFor(string reason) => InjectionReasons.Contains(reason, StringComparer.Ordinal);
 }
 
 /// <summary>

@@ -92,8 +92,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
                     // A sample that ended after the load did and found no pool thread in user code does not say what they did under it.
                     return (null, Invariant($"the stack sample ended after the load did ({left.TotalSeconds:0.#} s of it were left at the peak) and found no pool thread in user code, so it names no call site"));
                 }
-                // No pool thread in user code yet (a busy machine's service still taking its first requests): look again while the load lasts.
-                if (sites.Top is not null || attempt == StackAttempts || !loadRuns())
+                // No pool thread in user code yet (a busy machine's service still taking its first requests), the load still running: look again.
+                if (sites.Top is not null || attempt == StackAttempts)
                 {
                     return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"));
                 }
@@ -154,7 +154,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         // A stack sample that found no pool thread in user code: the requests in flight held none while they waited;
         // unless the runtime injected a thread for Starvation (queued work made no progress for half a second), which
         // says something held the pool's threads that the one sample missed.
-        var holdNone = sites is { Top: null } && !marks.Any(m => m.Reason == "Starvation");
+        var holdNone = sites is { Top: null } && !marks.Any(m => m.Reason == PoolSample.StarvationReason);
         var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
         var threadsPerRequest = holdNone ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
         var first = result.Telemetry[0].Snapshot;
@@ -166,7 +166,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             result.PeakThreads ?? 0,
             StarvationDiagnosis.Growth(threads),
             result.PeakQueue ?? 0,
-            marks.Count(m => m.Reason == "Starvation"),
+            marks.Count(m => m.Reason == PoolSample.StarvationReason),
             sites?.Top is { } top ? sites.Describe(top) : null)
         {
             Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, sites), result.Sent),
@@ -181,8 +181,9 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
 
     /// <summary>
     /// The run's samples with the threads the load needed at each (the load of the interval the sample fell in, in
-    /// flight by Little's law, times the threads a request holds), the injections since the sample before, and how the
-    /// stack sample found the pool's threads blocked (<paramref name="sites"/>, null when none was taken).
+    /// flight by Little's law, times the threads a request holds), the injections since the sample before, how the
+    /// stack sample found the pool's threads blocked (<paramref name="sites"/>, null when none was taken), and that
+    /// interval's p99 beside the run's fastest request (<see cref="PoolSample.RequestsWaited"/>).
     /// </summary>
     public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest, BlockingSites? sites = null)
     {
@@ -192,11 +193,13 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var previousSeconds = double.NegativeInfinity;
         foreach (var row in result.Telemetry)
         {
-            var load = result.Intervals.FirstOrDefault(i => i.ElapsedSeconds >= row.ElapsedSeconds)?.Load ?? 0;
+            var interval = result.Intervals.FirstOrDefault(i => i.ElapsedSeconds >= row.ElapsedSeconds);
+            var load = interval?.Load ?? 0;
             var inFlight = result.LoadUnit == "rate" ? load * result.Total.MinMs / 1000 : load;
             var pool = row.Snapshot.ThreadPool;
             var injections = injected.Where(m => m.ElapsedSeconds > previousSeconds && m.ElapsedSeconds <= row.ElapsedSeconds).Select(m => m.Reason).ToList();
-            samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections, sites?.BlocksOffLock ?? false, sites?.PoolBlocked ?? false));
+            samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections,
+                sites?.BlocksOffLock ?? false, sites?.PoolBlocked ?? false, interval?.Stats.P99Ms ?? 0, result.Total.MinMs));
             previousSeconds = row.ElapsedSeconds;
         }
         return samples;

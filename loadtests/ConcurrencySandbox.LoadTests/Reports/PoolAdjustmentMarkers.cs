@@ -18,8 +18,8 @@ public static class PoolAdjustmentMarkers
     /// <summary>Every reason the runtime names (ThreadAdjustmentReasonMap), in the order the legend lists them.</summary>
     private static readonly Style[] Styles =
     [
-        new("Starvation", MarkerShape.TriangleUp, true, Forced),
-        new("CooperativeBlocking", MarkerShape.Diamond, true, Forced),
+        new(PoolSample.StarvationReason, MarkerShape.TriangleUp, true, Forced),
+        new(PoolSample.CooperativeBlockingReason, MarkerShape.Diamond, true, Forced),
         new("ThreadTimedOut", MarkerShape.TriangleDown, false, Forced),
         new("ClimbingMove", MarkerShape.Plus, false, HillClimbing),
         new("RandomMove", MarkerShape.Cross, false, HillClimbing),

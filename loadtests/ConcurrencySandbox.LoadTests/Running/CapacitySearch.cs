@@ -238,10 +238,11 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
     public const double CpuLimitPercent = 90;
 
     /// <summary>
-    /// The cause at the break: pool starvation when the observer's diagnosis says starved (queue, injections) and the
-    /// sampled threads do not mostly wait for a lock, else CPU when the process used its cores' limit, else a contended
-    /// lock when most sampled pool threads wait on one in user code, else the upstream (latency grew while the pool did not); without the
-    /// observer, why it cannot be said.
+    /// The cause at the break: pool starvation when the observer's diagnosis says starved (the one rule,
+    /// <see cref="PoolSample.Starved"/>, that also decides the diagnosis paragraph and --verify-fix's minimum; a pool that
+    /// caught up between two counter samples included) and the sampled threads do not mostly wait for a lock, else CPU
+    /// when the process used its cores' limit, else a contended lock when most sampled pool threads wait on one in user
+    /// code, else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
     /// </summary>
     public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause)
     {
@@ -264,15 +265,6 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
         if (lockSite is not null)
         {
             return Invariant($"a contended lock ({observation.Stacks!.Describe(lockSite)}; requests pass it one at a time, so neither more pool threads nor more cores raise the load it holds; p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms)");
-        }
-        // The upstream is latency without pool growth. A pool that added threads because its threads blocked (the runtime's
-        // Starvation and CooperativeBlocking injections) while they waited in user code was short, if only between two
-        // counter samples (a second apart): the pool caught up within the step, the requests had waited for it.
-        var blockedInjections = observation.Adjustments.Where(a => a.Reason is "Starvation" or "CooperativeBlocking").GroupBy(a => a.Reason).ToList();
-        if (blockedInjections.Count > 0 && observation.Stacks?.BlocksOffLock == true)
-        {
-            var injections = string.Join(", ", blockedInjections.Select(g => Invariant($"{g.Key} {g.Count()}")));
-            return Invariant($"pool starvation, caught up within the step ({injections} thread injections while {observation.Stacks.Describe(observation.Stacks.Top!)}, and p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms; at the counter samples, a second apart, the pool's {diagnosis.Inputs.PoolThreadsAtPeak} threads were not short of the {diagnosis.NeededThreads} needed)");
         }
         return Invariant($"the upstream (p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %)");
     }

@@ -51,6 +51,25 @@ public sealed class CapacityFindingTests
     }
 
     [Fact]
+    public void APoolThatCaughtUpWithinTheStepBrokeByStarvationAndTheDiagnosisAndFixSayTheSame()
+    {
+        // InlinedHelper's break: the pool reached the 32 threads the load needed by the first counter sample and 44 by the
+        // peak, while that first second's requests waited (p99 507 ms against a fastest request of 195 ms).
+        var broke = RecordedBreak.InlinedHelperAt32Users;
+
+        var diagnosis = broke.Diagnose();
+        var observation = broke.Observed(diagnosis);
+
+        // One rule for all three: the cause at the break, the diagnosis paragraph, and a minimum for --verify-fix to try.
+        Assert.True(diagnosis.Starved);
+        Assert.Equal("pool starvation (queue peaked at 0, 29 thread injections (CooperativeBlocking 29) while starved for 0.8 s, 54 adjustments in all; the pool had 44 threads, the load needed 32)",
+            CapacityFinding.CauseOf(broke.Result, observation, 204.9, null));
+        Assert.StartsWith("Starved for 0.8 s (0 s to 0.8 s of the run", diagnosis.Describe());
+        Assert.Contains("make `Blocking.DoBlocking` async", diagnosis.Describe());
+        Assert.Equal(32, FixCheck.MostStarved(new Dictionary<string, VariantObservation> { [broke.Result.Key.Label] = observation })?.Diagnosis.NeededThreads);
+    }
+
+    [Fact]
     public void TheCauseIsTheCpuWhenThePoolWasNotShortAndTheProcessUsedItsCores()
     {
         Assert.Equal("CPU (the process used 97 % of its 2 cores)", CapacityFinding.CauseOf(Step(cpuPercent: 97), Observed(starved: false), 100, null));

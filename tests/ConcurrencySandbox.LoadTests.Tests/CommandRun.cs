@@ -7,16 +7,32 @@ internal static class CommandRun
 {
     private static readonly TimeSpan HangGuard = TimeSpan.FromMinutes(2);
 
-    /// <summary>Starts <paramref name="fileName"/> with <paramref name="args"/> and both outputs redirected, for a test that reads them while it runs.</summary>
+    /// <summary>
+    /// Starts <paramref name="fileName"/> with <paramref name="args"/> and both outputs redirected, for a test that reads them
+    /// while it runs. A test host started in the background by a non-interactive shell (<c>bash .ci/run &amp;</c>) has
+    /// SIGINT ignored, as POSIX says, and a child inherits that, so the runner would not see the Ctrl+C the interrupt tests
+    /// send: then the command is started through coreutils' <c>env --default-signal=INT</c>, which gives it back the default.
+    /// </summary>
     public static Process Start(string fileName, IEnumerable<string> args)
     {
-        var start = new ProcessStartInfo(fileName) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        var start = SigintIgnoredHere()
+            ? new ProcessStartInfo("env") { ArgumentList = { "--default-signal=INT", fileName } }
+            : new ProcessStartInfo(fileName);
+        start.RedirectStandardOutput = true;
+        start.RedirectStandardError = true;
+        start.UseShellExecute = false;
         foreach (var arg in args)
         {
             start.ArgumentList.Add(arg);
         }
         return Process.Start(start)!;
     }
+
+    /// <summary>Whether this process ignores SIGINT (bit 2 of /proc/self/status's SigIgn mask), as a child would then too.</summary>
+    private static bool SigintIgnoredHere() =>
+        File.Exists("/proc/self/status")
+        && File.ReadLines("/proc/self/status").FirstOrDefault(l => l.StartsWith("SigIgn:", StringComparison.Ordinal)) is { } line
+        && (Convert.ToUInt64(line["SigIgn:".Length..].Trim(), 16) & 0x2) != 0;
 
     /// <summary>Runs <paramref name="fileName"/> with <paramref name="args"/>; the process tree is killed if it outlives the hang guard.</summary>
     public static async Task<(int Code, string Output, string Error)> RunAsync(string fileName, IEnumerable<string> args)

@@ -26,7 +26,7 @@ public class QuotaVsCpusetTests
         var verdict = QuotaVsCpuset.Judge("probe", 1, Rounds(10, 11, 9, 10.5, 9.5, 10, 12, 8, 10, 10.2, 9.8, 10), 10);
 
         Assert.Equal(LimitFinding.QuotaCostsMore, verdict.Finding);
-        Assert.Contains("the quota costs more: 10 x as long, CI [", verdict.Line(), StringComparison.Ordinal);
+        Assert.Contains("the quota costs more: 10.00 x as long, CI [", verdict.Line(), StringComparison.Ordinal);
         Assert.DoesNotContain("% longer", verdict.Line(), StringComparison.Ordinal);
     }
 

@@ -86,6 +86,9 @@ public static class BlockingPrimitive
         return calledByUser.Select(Match).FirstOrDefault(p => p is not null);
     }
 
+    /// <summary>Whether <paramref name="primitive"/> is one of the blocking calls named here, not "a call into ..." or "native code".</summary>
+    public static bool IsKnown(string primitive) => EntryPoints.Any(e => e.Primitive == primitive);
+
     /// <summary>Whether the primitive is one of the ways to wait for a Task.</summary>
     public static bool IsTaskWait(string? primitive) => primitive is Result or Wait or GetResult or TaskWait;
 

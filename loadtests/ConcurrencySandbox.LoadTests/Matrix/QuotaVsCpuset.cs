@@ -117,7 +117,7 @@ public static class QuotaVsCpuset
             { Low: null } => (LimitFinding.Inconclusive, Invariant($"{rounds.Count} round(s) give no 95 % CI (at least {MedianInterval.MinimumCount} needed)")),
             _ when ratio.Low > 1 - (targetHalfWidthPercent / 100) && ratio.High < 1 + (targetHalfWidthPercent / 100) =>
                 (LimitFinding.NoDifference, Invariant($"no difference beyond +-{targetHalfWidthPercent:0.#} %: the CI [{Percent(ratio.Low.Value - 1)}, {Percent(ratio.High!.Value - 1)}] lies within it")),
-            { Low: > 1, Median: >= TimesFrom } => (LimitFinding.QuotaCostsMore, Invariant($"the quota costs more: {ratio.Median:0.##} x as long, CI [{ratio.Low.Value:0.##} x, {ratio.High!.Value:0.##} x]")),
+            { Low: > 1, Median: >= TimesFrom } => (LimitFinding.QuotaCostsMore, Invariant($"the quota costs more: {ratio.Median:0.00#} x as long, CI [{ratio.Low.Value:0.00#} x, {ratio.High!.Value:0.00#} x]")),
             { Low: > 1 } => (LimitFinding.QuotaCostsMore, Invariant($"the quota costs more: {Percent(ratio.Median - 1)} longer, CI [{Percent(ratio.Low.Value - 1)}, {Percent(ratio.High!.Value - 1)}]")),
             { High: < 1 } => (LimitFinding.CpusetCostsMore, Invariant($"the cpuset costs more: the quota took {Percent(1 - ratio.Median)} less, CI [{Percent(1 - ratio.High.Value)}, {Percent(1 - ratio.Low.Value)}]")),
             _ => (LimitFinding.Inconclusive, Invariant($"the CI holds 1 but is +-{ratio.HalfWidthPercent:0.#} % wide (target +-{targetHalfWidthPercent:0.#} %): a difference of that size is not ruled out")),

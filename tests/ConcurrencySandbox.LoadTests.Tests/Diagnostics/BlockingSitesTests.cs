@@ -56,6 +56,20 @@ public sealed class BlockingSitesTests
         Assert.Contains(new BlockingSite("ThirdParty.Call -> Thread.Sleep", 1, InUserCode: true, InRequest: false), sites.Sites);
     }
 
+    /// <summary>The sample service's 128-user step (2026-11-27): one thread running a continuation of Orders.PriceAsync sized its need as a fan-out's, 776 threads.</summary>
+    [Fact]
+    public void AThreadRunningUserCodeOrAFrameworkCallThatIsNoWaitOutsideARequestBlocksNoQueuedWork()
+    {
+        var running = new ThreadStack(9, ["ConcurrencySandbox.SampleService.Orders+<PriceAsync>d__3.MoveNext", "System.Threading.ExecutionContext.RunInternal", "System.Threading.ThreadPoolWorkQueue.Dispatch", WorkerLoop]);
+        var serializing = new BlockingSite("Orders.PriceAsync -> JsonSerializer.Serialize", 1, InUserCode: true, InRequest: false,
+            new BlockingCall("Orders.PriceAsync", "a call into JsonSerializer.Serialize", null, null, null, null, null));
+        var sleeping = serializing with { CallSite = $"CallBatch.RunAsync -> {BlockingSites.NativeCode}", Source = serializing.Source! with { Primitive = BlockingSites.NativeCode } };
+
+        Assert.False(BlockingSites.Group([Blocked(1), running]).BlocksQueuedWork);
+        Assert.False(new BlockingSites(2, 2, [serializing]).BlocksQueuedWork);
+        Assert.True(new BlockingSites(2, 2, [sleeping]).BlocksQueuedWork);
+    }
+
     [Fact]
     public void AUserFrameThatCalledStraightIntoNativeCodeNamesNativeCodeRatherThanTracePseudoFrame()
     {

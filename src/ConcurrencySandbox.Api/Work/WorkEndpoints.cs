@@ -53,7 +53,7 @@ public static class WorkEndpoints
                 .WithName($"{family.Tag.Name}Sweep")
                 .WithSummary($"Seed 004's whole table for {unit.Name}: a compare row per amount, with the break-even point.")
                 .WithDescription("Amounts go from `from` to `to`, multiplied by `factor`. Each row is warmed up once, then the rows are measured in rounds: each round gives every row that has not converged 2 pairs (AB BA), the rows in a shuffled order, so every row's pairs span the whole sweep and a change in the machine's speed hits all rows. " +
-                    "The break-even is a bracket: between the largest amount whose efficiency is conclusively at or below 100 % and the smallest from which every row is conclusively at least 100 % (breakEvenAmount); a flagged row widens it instead of moving it, and the flagged rows inside it are measured again within a quarter of the budget on top. The Markdown form has the seed's columns and the seed's figures beside today's.")
+                    "The break-even is a bracket: between the largest amount whose efficiency is conclusively at or below 95 % and the smallest from which every row is conclusively at least 105 % (breakEvenAmount; a row within 5 % of 100 % is at the crossing, inside the bracket); a flagged row widens it instead of moving it, and the flagged rows inside it are measured again within a quarter of the budget on top. The Markdown form has the seed's columns and the seed's figures beside today's.")
                 .WithQueryParameters<WorkParameters>(parameters => parameters.Sweep(family))
                 .ProducesJsonOrText<SweepReport>("text/csv", "text/markdown");
         }

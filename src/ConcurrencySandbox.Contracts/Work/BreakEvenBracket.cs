@@ -2,11 +2,11 @@ namespace ConcurrencySandbox.Contracts.Work;
 
 /// <summary>
 /// Where Task.Run catches up with inline, as a bracket a flagged row cannot move: between <paramref name="Below"/>, the
-/// largest amount whose efficiency is conclusively at or below 100 % (its whole CI), and <paramref name="Above"/>, the
+/// largest amount whose efficiency is conclusively at or below 95 % (its whole CI), and <paramref name="Above"/>, the
 /// smallest amount from which every row is conclusively at or above 100 %. A row that failed its checks (impossible or
 /// inconclusive) inside the bracket widens it and is named in <paramref name="Widened"/>.
 /// </summary>
-/// <param name="Below">Null when no row below <paramref name="Above"/> is conclusively at or below 100 %.</param>
+/// <param name="Below">Null when no row below <paramref name="Above"/> is conclusively at or below 95 %.</param>
 /// <param name="Above">Null when the largest row is not conclusively at or above 100 %: no break-even in the sweep.</param>
 /// <param name="Widened">The flagged rows between the two ends (or past the one end there is): measured again when the budget allows.</param>
 /// <param name="Text">"between 10,000 and 100,000 cycles", "inconclusive between 10,000 and 10,000,000 cycles (flagged: 1,000,000)".</param>

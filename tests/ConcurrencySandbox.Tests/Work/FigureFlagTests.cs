@@ -145,8 +145,8 @@ public sealed class FigureFlagTests
     }
 
     [Theory]
-    [InlineData(false, "never in the sweep up to 10,000,000 cycles (no amount from which every row is conclusively at least 100 %; the largest conclusively at or below 100 %: 1,000,000)")]
-    [InlineData(true, "inconclusive never in the sweep up to 10,000,000 cycles (no amount from which every row is conclusively at least 100 %; the largest conclusively at or below 100 %: 1,000,000) (flagged: 10,000,000)")]
+    [InlineData(false, "never in the sweep up to 10,000,000 cycles (no amount from which every row is conclusively at least 105 %; the largest conclusively at or below 95 %: 1,000,000)")]
+    [InlineData(true, "inconclusive never in the sweep up to 10,000,000 cycles (no amount from which every row is conclusively at least 105 %; the largest conclusively at or below 95 %: 1,000,000) (flagged: 10,000,000)")]
     public void WithoutARowConclusivelyAboveTheBracketIsOpenAboveAndAFlaggedLargestRowMakesItInconclusive(bool largestFlagged, string expected)
     {
         var below = Clean with { Amount = 1_000_000, Efficiency = Narrow(90) };
@@ -161,32 +161,47 @@ public sealed class FigureFlagTests
     [Fact]
     public void EveryRowAboveGivesABracketOpenBelowAndNoRowsGiveNone()
     {
-        Assert.Equal("at or below 10 cycles (no smaller row conclusively at or below 100 %)", BreakEvens.Bracket([Clean with { Amount = 10 }, Clean], "cycles", cores: 2).Text);
+        Assert.Equal("at or below 10 cycles (no smaller row conclusively at or below 95 %)", BreakEvens.Bracket([Clean with { Amount = 10 }, Clean], "cycles", cores: 2).Text);
         Assert.Equal("nowhere: the sweep has no rows", BreakEvens.Bracket([], "cycles", cores: 2).Text);
     }
 
     /// <summary>
-    /// One core's rows from 10^5 cycles up in three quiet matrix runs (2026-11-27): Task.Run's efficiency levels off at
-    /// 100 % from below, and whether the 10^6 and 10^7 rows' CIs end just under or just over 100 % moved the open
-    /// bracket's lower end (10^6, 10^5, 10^6). What repeats is that no break-even is in the sweep; a bracket with an
-    /// upper end must repeat whole.
+    /// Six quiet matrix runs of 2026-11-27 (08:12-08:49 and 09:25-10:02), 10^4 to 10^6 cycles. One core: Task.Run's
+    /// efficiency levels off at 100 % from below, and which row's CI ends just under 100 % moved the open bracket's lower
+    /// end (10^6, 10^5, 10^6 in the first three), so repeats compare only that no break-even is in the sweep. Two cores:
+    /// the 10^5 row is at the crossing (99-107 %); the third of the second three cleared 100 % (107.2 % [104, 114.6]) and
+    /// would have put the top at 10^5 instead of 10^6; within the 5 % margin it stays inside the bracket in all six.
     /// </summary>
     [Fact]
-    public void AnOpenBracketAgreesOnNoBreakEvenWhateverRowHappensToEndUnder100PercentAndAClosedOneOnlyWhole()
+    public void SixQuietRunsGiveOneBracketOnTwoCoresAndNoBreakEvenOnOne()
     {
         ComparisonRow At(long amount, double median, double low, double high) => Clean with { Amount = amount, Efficiency = new Estimate(median, low, high, 12, low) };
-        IReadOnlyList<ComparisonRow>[] runs =
+        (double, double, double)[][] oneCore =
         [
-            [At(100_000, 98.5, 97.1, 98.8), At(1_000_000, 98.2, 93.8, 99.9), At(10_000_000, 100, 98.4, 101.5), At(1_000_000_000, 100.1, 99.2, 103.5)],
-            [At(100_000, 98.6, 98.1, 98.9), At(1_000_000, 99.1, 93.2, 100.3), At(10_000_000, 99, 93.1, 100.3), At(1_000_000_000, 99.4, 97.9, 106.2)],
-            [At(100_000, 98.1, 96.9, 98.3), At(1_000_000, 99.5, 95.3, 99.7), At(10_000_000, 101, 99.8, 106.1), At(1_000_000_000, 102.6, 98.6, 107.3)],
+            [(89.5, 85.7, 89.7), (98.5, 97.1, 98.8), (98.2, 93.8, 99.9)],
+            [(90, 88.5, 90.3), (98.6, 98.1, 98.9), (99.1, 93.2, 100.3)],
+            [(85.5, 84.5, 86), (98.1, 96.9, 98.3), (99.5, 95.3, 99.7)],
+            [(88.2, 84.6, 90), (98.1, 96.2, 98.7), (100, 99, 104.3)],
+            [(85.4, 82.2, 86), (98, 97.2, 98.4), (98.5, 94.1, 100)],
+            [(89.8, 84.6, 90.3), (97.7, 93.7, 98.4), (100, 94, 100.6)],
         ];
+        (double, double, double)[][] twoCores =
+        [
+            [(90, 83.4, 90.7), (99.2, 99, 107.6), (181, 178.6, 196.5)],
+            [(88.2, 84.7, 90.8), (99.4, 98.9, 108.5), (180.5, 172.4, 187.4)],
+            [(89.4, 82, 90.5), (98.9, 97.5, 106.8), (180.3, 170.8, 184.8)],
+            [(89.2, 83.2, 90.1), (99, 98.9, 102.9), (172.5, 166.3, 175.8)],
+            [(89.2, 83.6, 90.4), (99.1, 98.7, 106.5), (179.7, 174.5, 184.5)],
+            [(90.1, 84.8, 90.7), (107.2, 104, 114.6), (181, 173.3, 186.3)],
+        ];
+        IReadOnlyList<ComparisonRow> Rows((double Median, double Low, double High)[] run) =>
+            [.. run.Select((e, i) => At((long)Math.Pow(10, 4 + i), e.Median, e.Low, e.High))];
 
-        var brackets = runs.Select(rows => BreakEvens.Bracket(rows, "cycles", cores: 1)).ToList();
+        var one = oneCore.Select(run => BreakEvens.Bracket(Rows(run), "cycles", cores: 1)).ToList();
+        var two = twoCores.Select(run => BreakEvens.Bracket(Rows(run), "cycles", cores: 2)).ToList();
 
-        Assert.Equal([1_000_000L, 100_000L, 1_000_000L], brackets.Select(b => b.Below!.Value));
-        Assert.Equal(2, brackets.Select(b => b.Text).Distinct().Count());
-        Assert.All(brackets, b => Assert.Equal("never in the sweep", BreakEvens.Agreement(b)));
+        Assert.All(one, b => Assert.Equal("never in the sweep", BreakEvens.Agreement(b)));
+        Assert.All(two, b => Assert.Equal("between 10,000 and 1,000,000 cycles", BreakEvens.Agreement(b)));
         var closed = BreakEvens.Bracket([At(10_000, 88, 85, 89), At(1_000_000, 181, 172, 187)], "cycles", cores: 2);
         Assert.Equal("between 10,000 and 1,000,000 cycles", BreakEvens.Agreement(closed));
         Assert.Equal("inconclusive: never in the sweep", BreakEvens.Agreement(BreakEvens.Bracket([At(10_000, 88, 85, 89), Inconclusive with { Amount = 1_000_000 }], "cycles", cores: 2)));

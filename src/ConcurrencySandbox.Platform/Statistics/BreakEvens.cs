@@ -13,7 +13,7 @@ public static class BreakEvens
     /// [98.9, 102.9], 99.1 % [98.7, 106.5], 107.2 % [104, 114.6] in three quiet runs of 2026-11-27), moved the bracket's
     /// top by a decade whenever its CI happened to clear 100 %.
     /// </summary>
-    public const double SideMarginPercent = 5;
+    public const double SideMarginPercent = MeasurementPolicy.DefaultTargetHalfWidthPercent;
 
     /// <summary>The bracket's rule in words, for reports.</summary>
     public const string BracketRule = "(between the largest amount whose whole CI is at or below 95 % and the smallest from which every row's whole CI is at least 105 %: a row within 5 % of 100 % is at the crossing, inside the bracket; a flagged row widens the bracket instead of moving it)";

@@ -35,7 +35,7 @@ public sealed record SweepReport(
 /// </summary>
 /// <param name="Sync">Seconds per sync run (the unit twice on the calling thread).</param>
 /// <param name="TaskRun">Seconds per Task.Run run (the unit twice as two work items).</param>
-/// <param name="Efficiency">Sync / Task.Run x 100 per pair (the two ran back to back): above 100 means Task.Run paid off.</param>
+/// <param name="Efficiency">Total sync time / total Task.Run time x 100 over the pairs (seed 004's efficiency; each pair ran back to back), its CI that of a ratio estimator, its min the smallest per-pair ratio: above 100 means Task.Run paid off.</param>
 /// <param name="Remeasured">The first measurement's efficiency was impossible beyond its CI, so the row was measured again.</param>
 /// <param name="TargetHalfWidthPercent">The policy's target: a figure whose CI is wider is inconclusive.</param>
 /// <param name="Load">What other processes, steal and CFS throttling took while the row was measured (in a sweep: from its first round to the round it stopped in, the other rows' interleaved pairs inside that span being this process's own time); null off Linux.</param>

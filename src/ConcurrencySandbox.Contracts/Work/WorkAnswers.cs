@@ -23,7 +23,7 @@ public sealed record WorkRunResponse(
 /// <summary>Seed 004's row for one amount, measured under the API's measurement policy.</summary>
 /// <param name="Repeat">Pairs measured (each a sync run and a Task.Run run, back to back).</param>
 /// <param name="Sync">Seconds per sync run: median, 95 % CI, n and min.</param>
-/// <param name="Efficiency">Per-pair sync / Task.Run x 100: median, 95 % CI, n and min.</param>
+/// <param name="Efficiency">Total sync time / total Task.Run time x 100 over the pairs: the ratio, its 95 % CI (a ratio estimator's), n and the smallest per-pair ratio.</param>
 /// <param name="Load">CPU taken by other processes, steal and CFS throttling while the row was measured (null off Linux).</param>
 /// <param name="Speed">The calibration loop's time before and after the row: the machine's own speed drift.</param>
 /// <param name="Flags">Figures that are impossible on <paramref name="ProcessorCount"/> cores beyond their CI, inconclusive (CI wider than the target), or taken on a busy or throttled machine.</param>

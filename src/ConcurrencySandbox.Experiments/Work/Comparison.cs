@@ -138,12 +138,11 @@ public static class Comparison
     {
         private readonly List<double> _sync = [];
         private readonly List<double> _taskRun = [];
-        private readonly List<double> _ratios = [];
         private Estimate[]? _figures;
 
         public long Amount => amount;
 
-        public int Pairs => _ratios.Count;
+        public int Pairs => _sync.Count;
 
         public TimeSpan LastPair { get; private set; }
 
@@ -154,16 +153,16 @@ public static class Comparison
         public ComparisonRow? Result { get; private set; }
 
         /// <summary>
-        /// Sync seconds, Task.Run seconds and the per-pair efficiency (sync / Task.Run x 100), computed once per pair added:
-        /// the stop rule asks for them before each pair and after each slice, and each estimate sorts up to 1,000 samples.
+        /// Sync seconds, Task.Run seconds (medians) and the efficiency, total sync time / total Task.Run time x 100 as seed
+        /// 004 defines it (<see cref="Estimates.RatioOfTotals"/>), computed once per pair added: the stop rule asks for them
+        /// before each pair and after each slice, and each estimate sorts up to 1,000 samples.
         /// </summary>
-        public Estimate[] Figures() => _figures ??= [Estimates.Of(_sync), Estimates.Of(_taskRun), Estimates.Of(_ratios)];
+        public Estimate[] Figures() => _figures ??= [Estimates.Of(_sync), Estimates.Of(_taskRun), Estimates.RatioOfTotals(_sync, _taskRun, 100)];
 
         public void Add(double syncSeconds, double taskRunSeconds, TimeSpan pair)
         {
             _sync.Add(syncSeconds);
             _taskRun.Add(taskRunSeconds);
-            _ratios.Add(syncSeconds / taskRunSeconds * 100);
             _figures = null;
             LastPair = pair;
         }
@@ -173,7 +172,6 @@ public static class Comparison
         {
             _sync.Clear();
             _taskRun.Clear();
-            _ratios.Clear();
             _figures = null;
             Remeasured = true;
         }

@@ -7,7 +7,7 @@ namespace ConcurrencySandbox.Platform.Statistics;
 /// How every A-vs-B figure is measured (compare, the sweeps, the matrix and the container stage all go through it), after
 /// BenchmarkDotNet's pilot, warm-up and target stages: warm up until the per-run time stops improving (the code has reached
 /// its final JIT tier), then run A and B in pairs, alternating which goes first (AB BA AB ...) so drift in the machine's
-/// speed hits both, and repeat until the 95 % interval of each median and of the per-pair ratio is within
+/// speed hits both, and repeat until the 95 % interval of each median and of the ratio of their totals is within
 /// +-<paramref name="TargetHalfWidthPercent"/> or the <paramref name="Budget"/> runs out.
 /// </summary>
 /// <param name="MinimumRepeats">Pairs always run, budget or not (6 is the fewest with a 95 % interval).</param>

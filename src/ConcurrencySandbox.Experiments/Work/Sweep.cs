@@ -35,21 +35,29 @@ public static class Sweep
 
     /// <summary>A row per amount, measured in interleaved rounds under <paramref name="policy"/>, whose budget is the whole sweep's (<see cref="Comparison.MeasureRowsAsync"/>).</summary>
     /// <remarks>
-    /// Then the flagged rows inside the break-even bracket are measured again with <see cref="CrossingBudgetShare"/> of the
+    /// Every row is measured for at least <see cref="SpanShare"/> of the budget. Then the rows inside the break-even bracket
+    /// that could not be placed are measured again with <see cref="CrossingBudgetShare"/> of the
     /// budget on top (<see cref="NarrowBracketAsync"/>).
     /// </remarks>
     public static async Task<SweepReport> RunAsync(WorkUnit unit, IReadOnlyList<long> amounts, MeasurementPolicy policy, CancellationToken cancellationToken)
     {
         var started = Stopwatch.GetTimestamp();
         var bench = Bench.Of(unit);
+        policy = policy with { MinimumSpan = policy.Budget * SpanShare };
         var rows = await Comparison.MeasureRowsAsync(unit, amounts, policy, bench, Comparison.ShuffleSeed, cancellationToken);
         var cores = CurrentMachine.Info.ProcessorCount;
         rows = await NarrowBracketAsync(rows, unit.AmountName, cores, policy.Budget * CrossingBudgetShare,
-            (again, budget, token) => Comparison.MeasureRowsAsync(unit, again, policy with { Budget = budget }, bench, Comparison.ShuffleSeed, token), TimeProvider.System, cancellationToken);
+            (again, budget, token) => Comparison.MeasureRowsAsync(unit, again, policy with { Budget = budget, MinimumSpan = budget * SpanShare }, bench, Comparison.ShuffleSeed, token), TimeProvider.System, cancellationToken);
         var bracket = BreakEvens.Bracket(rows, unit.AmountName, cores);
         return new SweepReport(unit.Name, unit.AmountName, rows, bracket.Above, Stopwatch.GetElapsedTime(started).TotalSeconds, CurrentMachine.Info,
             Comparison.Describe(policy, amounts.Count, Comparison.ShuffleSeed) + CrossingPolicy, Calibration.DriftPercent(rows.Select(r => r.Speed)), rows.Flags(unit.AmountName, cores), bracket);
     }
+
+    /// <summary>
+    /// The share of a sweep's budget every row is measured for before it may stop as converged (<see cref="MeasurementPolicy.MinimumSpan"/>):
+    /// its pairs then cover the stretches of seconds in which a second pool worker is awake and those in which it is parked.
+    /// </summary>
+    public const double SpanShare = 0.5;
 
     /// <summary>The share of a sweep's budget spent, after the sweep, on measuring the flagged rows inside the break-even bracket again.</summary>
     public const double CrossingBudgetShare = 0.25;
@@ -58,13 +66,14 @@ public static class Sweep
     public const int CrossingPasses = 2;
 
     private static readonly string CrossingPolicy = string.Create(CultureInfo.InvariantCulture,
-        $"; then the flagged rows inside the break-even bracket measured again (at most {CrossingPasses} times, within {CrossingBudgetShare * 100:0} % of the budget on top), a row replaced only by one that passed its checks");
+        $"; then the rows inside the break-even bracket that could not be placed measured again (at most {CrossingPasses} times, within {CrossingBudgetShare * 100:0} % of the budget on top), a row replaced only by one that can be placed (a CI, not impossible)");
 
     /// <summary>
-    /// Measures the flagged rows inside the break-even bracket (<see cref="BreakEvenBracket.Widened"/>) again through
-    /// <paramref name="measure"/> (given the amounts and the budget left) until the bracket is conclusive, <paramref name="budget"/>
-    /// is spent or <see cref="CrossingPasses"/> passes are done. A row measured again replaces the first only when it
-    /// passed its checks, so a second bad measurement never hides a first one.
+    /// Measures the rows inside the break-even bracket that could not be placed (<see cref="BreakEvenBracket.Widened"/>:
+    /// impossible, or no CI) again through <paramref name="measure"/> (given the amounts and the budget left) until the
+    /// bracket is conclusive, <paramref name="budget"/> is spent or <see cref="CrossingPasses"/> passes are done. A row
+    /// measured again replaces the first only when it can be placed (<see cref="BreakEvens.Placed"/>), so a second bad
+    /// measurement never hides a first one.
     /// </summary>
     public static async Task<IReadOnlyList<ComparisonRow>> NarrowBracketAsync(
         IReadOnlyList<ComparisonRow> rows, string amountName, int cores, TimeSpan budget,
@@ -80,7 +89,7 @@ public static class Sweep
                 break;
             }
             var again = await measure(bracket.Widened, left, cancellationToken);
-            rows = [.. rows.Select(row => again.FirstOrDefault(a => a.Amount == row.Amount) is { } remeasured && FigureChecks.Conclusive(remeasured.Flags(amountName, cores)) ? remeasured : row)];
+            rows = [.. rows.Select(row => again.FirstOrDefault(a => a.Amount == row.Amount) is { } remeasured && BreakEvens.Placed(remeasured, amountName, cores) ? remeasured : row)];
         }
         return rows;
     }

@@ -1,4 +1,5 @@
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 
 namespace ConcurrencySandbox.Platform.Statistics;
@@ -16,30 +17,40 @@ public static class BreakEvens
     public const double SideMarginPercent = MeasurementPolicy.DefaultTargetHalfWidthPercent;
 
     /// <summary>The bracket's rule in words, for reports.</summary>
-    public const string BracketRule = "(between the largest amount whose whole CI is at or below 95 % and the smallest from which every row's whole CI is at least 105 %: a row within 5 % of 100 % is at the crossing, inside the bracket; a flagged row widens the bracket instead of moving it)";
+    public const string BracketRule = "(between the largest amount whose whole efficiency CI is at or below 95 % and the smallest from which every row's whole CI is at least 105 %: a row within 5 % of 100 %, or whose CI reaches into that band, is at the crossing, inside the bracket; a row whose efficiency is impossible or has no CI widens the bracket instead of moving it)";
 
     /// <summary>
     /// The break-even as a bracket (<see cref="BreakEvenBracket"/>): the rows by amount from the largest down, as long as
-    /// each passed its checks and is at least 100 % + <see cref="SideMarginPercent"/> across its CI, give the upper end; the
-    /// largest row below that whose CI is at or below 100 % - <see cref="SideMarginPercent"/> gives the lower end. A flagged row stops the upper run (so the bracket widens past it
-    /// rather than moving) and is named with the other flagged rows between the ends.
+    /// each is placed (<see cref="Placed"/>) and its efficiency's whole CI is at least 100 % + <see cref="SideMarginPercent"/>,
+    /// give the upper end; the largest placed row below that whose CI is at or below 100 % - <see cref="SideMarginPercent"/>
+    /// gives the lower end. Whether a CI clears a line is the question, not how wide it is: a row at 46 % [39, 53] is below
+    /// the crossing although its CI is wider than the sweep's +-5 % target. An unplaced row stops the upper run (so the
+    /// bracket widens past it rather than moving) and is named with the other unplaced rows between the ends.
     /// </summary>
     public static BreakEvenBracket Bracket(IEnumerable<ComparisonRow> rows, string amountName, int cores)
     {
-        var byAmount = rows.OrderBy(r => r.Amount).Select(r => (r.Amount, r.Efficiency, Conclusive: FigureChecks.Conclusive(r.Flags(amountName, cores)))).ToList();
+        var byAmount = rows.OrderBy(r => r.Amount).Select(r => (r.Amount, r.Efficiency, Placed: Placed(r, amountName, cores))).ToList();
         long? above = null;
         foreach (var row in Enumerable.Reverse(byAmount))
         {
-            if (!row.Conclusive || row.Efficiency.Low is not { } low || low < 100 + SideMarginPercent)
+            if (!row.Placed || row.Efficiency.Low is not { } low || low < 100 + SideMarginPercent)
             {
                 break;
             }
             above = row.Amount;
         }
-        var below = byAmount.LastOrDefault(r => r.Conclusive && r.Efficiency.High <= 100 - SideMarginPercent && (above is null || r.Amount < above)) is { Conclusive: true } b ? b.Amount : (long?)null;
-        List<long> widened = [.. byAmount.Where(r => !r.Conclusive && (below is null || r.Amount > below) && (above is null || r.Amount < above)).Select(r => r.Amount)];
+        var below = byAmount.LastOrDefault(r => r.Placed && r.Efficiency.High <= 100 - SideMarginPercent && (above is null || r.Amount < above)) is { Placed: true } b ? b.Amount : (long?)null;
+        List<long> widened = [.. byAmount.Where(r => !r.Placed && (below is null || r.Amount > below) && (above is null || r.Amount < above)).Select(r => r.Amount)];
         return new BreakEvenBracket(below, above, widened, Describe(below, above, widened, byAmount.Count == 0 ? null : byAmount[^1].Amount, amountName));
     }
+
+    /// <summary>
+    /// Whether a row's efficiency can put it on a side of the crossing: it has a CI and is not impossible on
+    /// <paramref name="cores"/> cores. A CI wider than the target still places the row when it clears the side's line.
+    /// </summary>
+    public static bool Placed(ComparisonRow row, string amountName, int cores) =>
+        row.Efficiency is { Low: not null, High: not null }
+        && !FigureChecks.Find(row.Flags(amountName, cores), FigureChecks.EfficiencyFigure).Any(f => f.Kind == FlagKind.Impossible);
 
     /// <summary>
     /// What a repeat of the sweep must reproduce for its break-even to agree: with an upper end, the whole bracket (both
@@ -56,13 +67,13 @@ public static class BreakEvens
     private static string Describe(long? below, long? above, IReadOnlyList<long> widened, long? largest, string amountName)
     {
         static string N(long amount) => amount.ToString("N0", CultureInfo.InvariantCulture);
-        const string noneAbove = "no amount from which every row is conclusively at least 105 %";
+        const string noneAbove = "no amount from which every row's CI is at least 105 %";
         var span = (below, above, largest) switch
         {
             ({ } l, { } u, _) => $"between {N(l)} and {N(u)} {amountName}",
-            (null, { } u, _) => $"at or below {N(u)} {amountName} (no smaller row conclusively at or below 95 %)",
-            ({ } l, null, { } max) => $"never in the sweep up to {N(max)} {amountName} ({noneAbove}; the largest conclusively at or below 95 %: {N(l)})",
-            (null, null, { } max) => $"never in the sweep up to {N(max)} {amountName} ({noneAbove}, nor any conclusively at or below 95 %)",
+            (null, { } u, _) => $"at or below {N(u)} {amountName} (no smaller row whose CI is at or below 95 %)",
+            ({ } l, null, { } max) => $"never in the sweep up to {N(max)} {amountName} ({noneAbove}; the largest whose CI is at or below 95 %: {N(l)})",
+            (null, null, { } max) => $"never in the sweep up to {N(max)} {amountName} ({noneAbove}, nor any whose CI is at or below 95 %)",
             _ => "nowhere: the sweep has no rows",
         };
         return widened.Count == 0 ? span : $"inconclusive {span} (flagged: {string.Join(", ", widened.Select(N))})";

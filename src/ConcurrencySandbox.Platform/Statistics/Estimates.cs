@@ -24,10 +24,16 @@ public static class Estimates
             sorted[0]);
     }
 
+    /// <summary>How many contiguous batches the pairs of a ratio of totals are grouped in for its interval.</summary>
+    public const int RatioBatches = 10;
+
     /// <summary>
     /// The ratio of two paired samples' totals, sum(numerators) / sum(denominators) x <paramref name="scale"/>, with the
-    /// 95 % CI of a ratio estimator (the delta method: the residuals numerator - ratio x denominator, their standard error
-    /// over the mean denominator, Student's t with n - 1 degrees of freedom), null below
+    /// 95 % CI of a ratio estimator over batch totals: the pairs, in the order they were measured, in
+    /// <see cref="RatioBatches"/> contiguous batches (one pair each below that many), the residuals batch numerator - ratio
+    /// x batch denominator, their standard error over the mean batch denominator, Student's t with batches - 1 degrees of
+    /// freedom. Batches, not pairs: a state that lasts seconds (how many workers the pool lets run) makes neighbouring
+    /// pairs alike, and an interval over pairs would take them for independent. Null below
     /// <see cref="MedianInterval.MinimumCount"/> pairs; <see cref="Estimate.Min"/> is the smallest per-pair ratio.
     /// A throughput ratio is a ratio of totals: where each pair falls in one of two states (seed 004's Task.Run half
     /// running both units on one thread or on two, as a second pool worker happens to be awake or parked), the median of
@@ -49,10 +55,25 @@ public static class Estimates
             return new Estimate(ratio * scale, null, null, count, min);
         }
 
-        var residualVariance = numerators.Zip(denominators, (n, d) => Math.Pow(n - ratio * d, 2)).Sum() / (count - 1);
-        var standardError = Math.Sqrt(residualVariance / count) / denominators.Average();
-        var halfWidth = StudentT.InvCDF(0, 1, count - 1, 1 - (1 - MedianInterval.Confidence) / 2) * standardError;
+        var batches = Math.Min(count, RatioBatches);
+        var totals = Enumerable.Range(0, batches)
+            .Select(b => (From: b * count / batches, To: (b + 1) * count / batches))
+            .Select(b => (N: Sum(numerators, b.From, b.To), D: Sum(denominators, b.From, b.To)))
+            .ToList();
+        var residualVariance = totals.Sum(t => Math.Pow(t.N - ratio * t.D, 2)) / (batches - 1);
+        var standardError = Math.Sqrt(residualVariance / batches) / totals.Average(t => t.D);
+        var halfWidth = StudentT.InvCDF(0, 1, batches - 1, 1 - (1 - MedianInterval.Confidence) / 2) * standardError;
         return new Estimate(ratio * scale, Math.Max(0, ratio - halfWidth) * scale, (ratio + halfWidth) * scale, count, min);
+
+        static double Sum(IReadOnlyList<double> values, int from, int to)
+        {
+            var sum = 0.0;
+            for (var i = from; i < to; i++)
+            {
+                sum += values[i];
+            }
+            return sum;
+        }
     }
 
     /// <summary>"1.23 s [1.20, 1.27] n=8 min 1.19" in the unit <paramref name="unit"/> after <paramref name="scale"/>.</summary>

@@ -32,9 +32,16 @@ public sealed record MeasurementPolicy(double TargetHalfWidthPercent, TimeSpan B
 
     public const int WarmupWindow = 5;
 
+    /// <summary>
+    /// How long the measurement must have run before a figure may stop as converged (zero: as soon as it is). A sweep sets
+    /// half its budget: on this VM a row of a few microseconds reads 30 % in one stretch of seconds and 140 % in the next
+    /// (whether a second pool worker is awake), so a row that converged on its first few pairs described one stretch.
+    /// </summary>
+    public TimeSpan MinimumSpan { get; init; }
+
     /// <summary>"the 95 % CI within +-5 %, at most 30 s": the policy in words for reports.</summary>
     public string Describe() => string.Create(CultureInfo.InvariantCulture,
-        $"A and B interleaved (AB BA ...) after a warm-up to the final JIT tier; repeated until the 95 % CI of each median and of the ratio is within +-{TargetHalfWidthPercent:0.#} % (at least {MinimumRepeats} pairs, at most {Budget.TotalSeconds:0.#} s)");
+        $"A and B interleaved (AB BA ...) after a warm-up to the final JIT tier; repeated until the 95 % CI of each median and of the ratio is within +-{TargetHalfWidthPercent:0.#} % (at least {MinimumRepeats} pairs{(MinimumSpan > TimeSpan.Zero ? $" and {MinimumSpan.TotalSeconds:0.#} s" : "")}, at most {Budget.TotalSeconds:0.#} s)");
 
     /// <summary>Which of A (false) and B (true) runs first in pair <paramref name="pair"/>: A first in even pairs, B first in odd ones.</summary>
     public static bool BFirst(int pair) => pair % 2 == 1;
@@ -67,7 +74,7 @@ public sealed record MeasurementPolicy(double TargetHalfWidthPercent, TimeSpan B
             return null;
         }
 
-        if (figures.All(f => f.HalfWidthPercent <= TargetHalfWidthPercent))
+        if (elapsed >= MinimumSpan && figures.All(f => f.HalfWidthPercent <= TargetHalfWidthPercent))
         {
             return StopReason.Converged;
         }

@@ -103,6 +103,17 @@ public sealed class MeasurementPolicyTests
     }
 
     [Fact]
+    public void AFigureThatConvergedEarlyKeepsGoingUntilTheMinimumSpanThenStops()
+    {
+        var spread = Policy with { MinimumSpan = TimeSpan.FromSeconds(5) };
+
+        Assert.Null(spread.ShouldStop([Narrow, Narrow], pairs: 6, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(0.1)));
+        Assert.Equal(StopReason.Converged, spread.ShouldStop([Narrow, Narrow], pairs: 40, TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(0.1)));
+        Assert.Equal(StopReason.MaximumRepeats, (spread with { MaximumRepeats = 12 }).ShouldStop([Narrow, Narrow], pairs: 12, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(0.1)));
+        Assert.Contains("at least 6 pairs and 5 s", spread.Describe(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void ItStopsWhenTheNextPairWouldRunPastTheBudget()
     {
         Assert.Null(Policy.ShouldStop([Wide], pairs: 7, elapsed: TimeSpan.FromSeconds(8), lastPair: TimeSpan.FromSeconds(2)));

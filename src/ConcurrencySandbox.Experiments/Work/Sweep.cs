@@ -27,9 +27,9 @@ public static class Sweep
     }
 
     /// <summary>
-    /// The break-even on <paramref name="cores"/> cores: the smallest amount from which on every row is conclusively at
-    /// least 100 % across its whole CI (Task.Run is at least as fast, not just possibly so), the upper end of
-    /// <see cref="BreakEvens.Bracket"/>. A row that failed its checks in between keeps it higher instead of being skipped.
+    /// The break-even on <paramref name="cores"/> cores: the smallest amount from which every row is at least 105 % across
+    /// its whole CI (Task.Run is faster, not just possibly so), the upper end of <see cref="BreakEvens.Bracket"/>. A row
+    /// that cannot be placed in between keeps it higher instead of being skipped.
     /// </summary>
     public static long? BreakEven(IEnumerable<ComparisonRow> rows, string amountName, int cores) => BreakEvens.Bracket(rows, amountName, cores).Above;
 

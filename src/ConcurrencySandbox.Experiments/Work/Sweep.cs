@@ -59,6 +59,13 @@ public static class Sweep
     /// </summary>
     public const double SpanShare = 0.5;
 
+    /// <summary>
+    /// The longest a sweep with <paramref name="budget"/> runs, give or take the last pair of each stage: the warm-ups
+    /// (<see cref="Comparison.WarmupBudgetShare"/>), the rounds (the budget) and the narrowing (<see cref="CrossingBudgetShare"/>).
+    /// A client waiting for the answer must wait at least this long: at the largest budget, 1800 s, it is 2700 s.
+    /// </summary>
+    public static TimeSpan Longest(TimeSpan budget) => budget * (1 + Comparison.WarmupBudgetShare + CrossingBudgetShare);
+
     /// <summary>The share of a sweep's budget spent, after the sweep, on measuring the flagged rows inside the break-even bracket again.</summary>
     public const double CrossingBudgetShare = 0.25;
 

@@ -33,6 +33,12 @@ public sealed class ComparisonAndSweepTests
     }
 
     [Fact]
+    public void ASweepAtTheLargestBudgetMayRunHalfAsLongAgainForItsWarmUpsAndNarrowing()
+    {
+        Assert.Equal(TimeSpan.FromSeconds(2700), Sweep.Longest(TimeSpan.FromSeconds(MeasurementPolicy.MaxBudgetSeconds)));
+    }
+
+    [Fact]
     public void ARunShorterThanOneStopwatchTickCountsAsOneTickSoEveryRatioIsFinite()
     {
         Assert.Equal(1.0 / Stopwatch.Frequency, WorkRunner.ElapsedSeconds(0));

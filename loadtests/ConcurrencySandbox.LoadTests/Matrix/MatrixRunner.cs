@@ -3,7 +3,6 @@ using System.Text;
 using System.Text.Json;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
-using ConcurrencySandbox.Experiments.Work;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -49,7 +48,7 @@ public static class MatrixRunner
     /// <summary>A fan-out variant counts as starved once its mean latency reaches this many times the delay.</summary>
     public const double StarvedFactor = 2;
 
-    /// <summary>What the sweep request may take beyond the longest the API's sweep can run (<see cref="Sweep.Longest"/>): starting, calibrating, answering.</summary>
+    /// <summary>What the sweep request may take beyond the longest the API's sweep can run (<see cref="MeasurementPolicy.LongestSweep"/>): starting, calibrating, answering.</summary>
     private static readonly TimeSpan SweepTimeoutMargin = TimeSpan.FromMinutes(10);
 
     /// <summary>The compute sweep's efficiency chart (<see cref="EfficiencyChart"/>) in the matrix's folder.</summary>
@@ -254,7 +253,7 @@ public static class MatrixRunner
         {
             var answer = await client.GetAsync<SweepReport>(
                 string.Create(CultureInfo.InvariantCulture, $"/api/compute/sweep?from=1&to={options.SweepTo}&factor=10&repeat={options.SweepRepeat}&ciWidth={options.CiWidthPercent}&budgetSeconds={options.SweepBudgetSeconds}&format=json"),
-                Sweep.Longest(TimeSpan.FromSeconds(options.SweepBudgetSeconds)) + SweepTimeoutMargin, cancellationToken);
+                MeasurementPolicy.LongestSweep(TimeSpan.FromSeconds(options.SweepBudgetSeconds)) + SweepTimeoutMargin, cancellationToken);
             return (answer.Rows, answer.BreakEvenAmount, answer.Bracket, answer.ProcessorCount);
         }
         catch (Exception e) when (e is HttpRequestException or JsonException or TaskCanceledException && !cancellationToken.IsCancellationRequested)

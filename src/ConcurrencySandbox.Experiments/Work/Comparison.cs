@@ -20,9 +20,6 @@ public static class Comparison
     /// <summary>Pairs a row takes per round: one AB and one BA, so each round is balanced in which half runs first.</summary>
     public const int PairsPerRound = 2;
 
-    /// <summary>The share of the budget the rows' warm-ups may take in all, before and on top of the budget.</summary>
-    public const double WarmupBudgetShare = 0.25;
-
     /// <summary>The seed of the per-round shuffle of the API's sweeps: fixed, so the visiting order follows from the report's policy line.</summary>
     public const int ShuffleSeed = 20;
 
@@ -47,7 +44,7 @@ public static class Comparison
         WorkUnit unit, IReadOnlyList<long> amounts, MeasurementPolicy policy, Bench bench, int seed, CancellationToken cancellationToken)
     {
         var cores = Environment.ProcessorCount;
-        var warmupBudget = policy.Budget * WarmupBudgetShare / Math.Max(1, amounts.Count);
+        var warmupBudget = policy.Budget * MeasurementPolicy.WarmupBudgetShare / Math.Max(1, amounts.Count);
         foreach (var amount in amounts)
         {
             await WarmUpAsync(bench, Math.Min(amount, unit.WarmupAmount), warmupBudget, cancellationToken);

@@ -36,7 +36,7 @@ public static class Sweep
     /// <summary>A row per amount, measured in interleaved rounds under <paramref name="policy"/>, whose budget is the whole sweep's (<see cref="Comparison.MeasureRowsAsync"/>).</summary>
     /// <remarks>
     /// Every row is measured for at least <see cref="SpanShare"/> of the budget. Then the rows inside the break-even bracket
-    /// that could not be placed are measured again with <see cref="CrossingBudgetShare"/> of the
+    /// that could not be placed are measured again with <see cref="MeasurementPolicy.CrossingBudgetShare"/> of the
     /// budget on top (<see cref="NarrowBracketAsync"/>).
     /// </remarks>
     public static async Task<SweepReport> RunAsync(WorkUnit unit, IReadOnlyList<long> amounts, MeasurementPolicy policy, CancellationToken cancellationToken)
@@ -46,7 +46,7 @@ public static class Sweep
         policy = policy with { MinimumSpan = policy.Budget * SpanShare };
         var rows = await Comparison.MeasureRowsAsync(unit, amounts, policy, bench, Comparison.ShuffleSeed, cancellationToken);
         var cores = CurrentMachine.Info.ProcessorCount;
-        rows = await NarrowBracketAsync(rows, unit.AmountName, cores, policy.Budget * CrossingBudgetShare,
+        rows = await NarrowBracketAsync(rows, unit.AmountName, cores, policy.Budget * MeasurementPolicy.CrossingBudgetShare,
             (again, budget, token) => Comparison.MeasureRowsAsync(unit, again, policy with { Budget = budget, MinimumSpan = budget * SpanShare }, bench, Comparison.ShuffleSeed, token), TimeProvider.System, cancellationToken);
         var bracket = BreakEvens.Bracket(rows, unit.AmountName, cores);
         return new SweepReport(unit.Name, unit.AmountName, rows, bracket.Above, Stopwatch.GetElapsedTime(started).TotalSeconds, CurrentMachine.Info,
@@ -59,21 +59,11 @@ public static class Sweep
     /// </summary>
     public const double SpanShare = 0.5;
 
-    /// <summary>
-    /// The longest a sweep with <paramref name="budget"/> runs, give or take the last pair of each stage: the warm-ups
-    /// (<see cref="Comparison.WarmupBudgetShare"/>), the rounds (the budget) and the narrowing (<see cref="CrossingBudgetShare"/>).
-    /// A client waiting for the answer must wait at least this long: at the largest budget, 1800 s, it is 2700 s.
-    /// </summary>
-    public static TimeSpan Longest(TimeSpan budget) => budget * (1 + Comparison.WarmupBudgetShare + CrossingBudgetShare);
-
-    /// <summary>The share of a sweep's budget spent, after the sweep, on measuring the flagged rows inside the break-even bracket again.</summary>
-    public const double CrossingBudgetShare = 0.25;
-
     /// <summary>The most times the flagged rows inside the bracket are measured again.</summary>
     public const int CrossingPasses = 2;
 
     private static readonly string CrossingPolicy = string.Create(CultureInfo.InvariantCulture,
-        $"; then the rows inside the break-even bracket that could not be placed measured again (at most {CrossingPasses} times, within {CrossingBudgetShare * 100:0} % of the budget on top), a row replaced only by one that can be placed (a CI, not impossible)");
+        $"; then the rows inside the break-even bracket that could not be placed measured again (at most {CrossingPasses} times, within {MeasurementPolicy.CrossingBudgetShare * 100:0} % of the budget on top), a row replaced only by one that can be placed (a CI, not impossible)");
 
     /// <summary>
     /// Measures the rows inside the break-even bracket that could not be placed (<see cref="BreakEvenBracket.Widened"/>:

@@ -19,6 +19,19 @@ public sealed record MeasurementPolicy(double TargetHalfWidthPercent, TimeSpan B
     public const double MinBudgetSeconds = 1;
     public const double MaxBudgetSeconds = 1800;
 
+    /// <summary>The share of the budget the rows' warm-ups may take in all, before and on top of the budget.</summary>
+    public const double WarmupBudgetShare = 0.25;
+
+    /// <summary>The share of a sweep's budget spent, after the sweep, on measuring the rows inside the break-even bracket that could not be placed again.</summary>
+    public const double CrossingBudgetShare = 0.25;
+
+    /// <summary>
+    /// The longest a sweep with <paramref name="budget"/> runs, give or take the last pair of each stage: the warm-ups
+    /// (<see cref="WarmupBudgetShare"/>), the rounds (the budget) and the narrowing (<see cref="CrossingBudgetShare"/>).
+    /// A client waiting for the answer must wait at least this long: at the largest budget, 1800 s, it is 2700 s.
+    /// </summary>
+    public static TimeSpan LongestSweep(TimeSpan budget) => budget * (1 + WarmupBudgetShare + CrossingBudgetShare);
+
     /// <summary>The most pairs one figure takes: at 1000 the interval is a few ranks around the median, more buys little.</summary>
     public const int RepeatCap = 1000;
 

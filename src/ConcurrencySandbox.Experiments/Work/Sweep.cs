@@ -43,18 +43,18 @@ public static class Sweep
     {
         var started = Stopwatch.GetTimestamp();
         var bench = Bench.Of(unit);
-        policy = policy with { MinimumSpan = policy.Budget * SpanShare };
+        policy = policy with { MinimumSpanShare = SpanShare };
         var rows = await Comparison.MeasureRowsAsync(unit, amounts, policy, bench, Comparison.ShuffleSeed, cancellationToken);
         var cores = CurrentMachine.Info.ProcessorCount;
         rows = await NarrowBracketAsync(rows, unit.AmountName, cores, policy.Budget * MeasurementPolicy.CrossingBudgetShare,
-            (again, budget, token) => Comparison.MeasureRowsAsync(unit, again, policy with { Budget = budget, MinimumSpan = budget * SpanShare }, bench, Comparison.ShuffleSeed, token), TimeProvider.System, cancellationToken);
+            (again, budget, token) => Comparison.MeasureRowsAsync(unit, again, policy with { Budget = budget }, bench, Comparison.ShuffleSeed, token), TimeProvider.System, cancellationToken);
         var bracket = BreakEvens.Bracket(rows, unit.AmountName, cores);
         return new SweepReport(unit.Name, unit.AmountName, rows, bracket.Above, Stopwatch.GetElapsedTime(started).TotalSeconds, CurrentMachine.Info,
             Comparison.Describe(policy, amounts.Count, Comparison.ShuffleSeed) + CrossingPolicy, Calibration.DriftPercent(rows.Select(r => r.Speed)), rows.Flags(unit.AmountName, cores), bracket);
     }
 
     /// <summary>
-    /// The share of a sweep's budget every row is measured for before it may stop as converged (<see cref="MeasurementPolicy.MinimumSpan"/>):
+    /// The share of a sweep's budget every row is measured for before it may stop as converged (<see cref="MeasurementPolicy.MinimumSpanShare"/>):
     /// its pairs then cover the stretches of seconds in which a second pool worker is awake and those in which it is parked.
     /// </summary>
     public const double SpanShare = 0.5;
@@ -86,7 +86,7 @@ public static class Sweep
                 break;
             }
             var again = await measure(bracket.Widened, left, cancellationToken);
-            rows = [.. rows.Select(row => again.FirstOrDefault(a => a.Amount == row.Amount) is { } remeasured && BreakEvens.Placed(remeasured, amountName, cores) ? remeasured : row)];
+            rows = [.. rows.Select(row => again.FirstOrDefault(a => a.Amount == row.Amount) is { } remeasured && BreakEvens.Placed(remeasured, cores) ? remeasured : row)];
         }
         return rows;
     }

@@ -1,5 +1,4 @@
 using System.Globalization;
-using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 
 namespace ConcurrencySandbox.Platform.Statistics;
@@ -29,7 +28,7 @@ public static class BreakEvens
     /// </summary>
     public static BreakEvenBracket Bracket(IEnumerable<ComparisonRow> rows, string amountName, int cores)
     {
-        var byAmount = rows.OrderBy(r => r.Amount).Select(r => (r.Amount, r.Efficiency, Placed: Placed(r, amountName, cores))).ToList();
+        var byAmount = rows.OrderBy(r => r.Amount).Select(r => (r.Amount, r.Efficiency, Placed: Placed(r, cores))).ToList();
         long? above = null;
         foreach (var row in Enumerable.Reverse(byAmount))
         {
@@ -48,9 +47,8 @@ public static class BreakEvens
     /// Whether a row's efficiency can put it on a side of the crossing: it has a CI and is not impossible on
     /// <paramref name="cores"/> cores. A CI wider than the target still places the row when it clears the side's line.
     /// </summary>
-    public static bool Placed(ComparisonRow row, string amountName, int cores) =>
-        row.Efficiency is { Low: not null, High: not null }
-        && !FigureChecks.Find(row.Flags(amountName, cores), FigureChecks.EfficiencyFigure).Any(f => f.Kind == FlagKind.Impossible);
+    public static bool Placed(ComparisonRow row, int cores) =>
+        row.Efficiency is { Low: not null, High: not null } && !FigureChecks.ImpossibleBeyondInterval(row.Efficiency, cores);
 
     /// <summary>
     /// What a repeat of the sweep must reproduce for its break-even to agree: with an upper end, the whole bracket (both

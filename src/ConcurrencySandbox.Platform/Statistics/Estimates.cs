@@ -58,22 +58,12 @@ public static class Estimates
         var batches = Math.Min(count, RatioBatches);
         var totals = Enumerable.Range(0, batches)
             .Select(b => (From: b * count / batches, To: (b + 1) * count / batches))
-            .Select(b => (N: Sum(numerators, b.From, b.To), D: Sum(denominators, b.From, b.To)))
+            .Select(b => (N: numerators.Skip(b.From).Take(b.To - b.From).Sum(), D: denominators.Skip(b.From).Take(b.To - b.From).Sum()))
             .ToList();
         var residualVariance = totals.Sum(t => Math.Pow(t.N - ratio * t.D, 2)) / (batches - 1);
         var standardError = Math.Sqrt(residualVariance / batches) / totals.Average(t => t.D);
         var halfWidth = StudentT.InvCDF(0, 1, batches - 1, 1 - (1 - MedianInterval.Confidence) / 2) * standardError;
         return new Estimate(ratio * scale, Math.Max(0, ratio - halfWidth) * scale, (ratio + halfWidth) * scale, count, min);
-
-        static double Sum(IReadOnlyList<double> values, int from, int to)
-        {
-            var sum = 0.0;
-            for (var i = from; i < to; i++)
-            {
-                sum += values[i];
-            }
-            return sum;
-        }
     }
 
     /// <summary>"1.23 s [1.20, 1.27] n=8 min 1.19" in the unit <paramref name="unit"/> after <paramref name="scale"/>.</summary>

@@ -46,11 +46,15 @@ public sealed record MeasurementPolicy(double TargetHalfWidthPercent, TimeSpan B
     public const int WarmupWindow = 5;
 
     /// <summary>
-    /// How long the measurement must have run before a figure may stop as converged (zero: as soon as it is). A sweep sets
-    /// half its budget: on this VM a row of a few microseconds reads 30 % in one stretch of seconds and 140 % in the next
-    /// (whether a second pool worker is awake), so a row that converged on its first few pairs described one stretch.
+    /// The share of <see cref="Budget"/> the measurement must have run before a figure may stop as converged (zero: as soon
+    /// as it is). A sweep sets a half: on this VM a row of a few microseconds reads 30 % in one stretch of seconds and 140 %
+    /// in the next (whether a second pool worker is awake), so a row that converged on its first few pairs described one
+    /// stretch. A share, not a time, so a policy given another budget keeps it.
     /// </summary>
-    public TimeSpan MinimumSpan { get; init; }
+    public double MinimumSpanShare { get; init; }
+
+    /// <summary>How long the measurement must have run before a figure may stop as converged: <see cref="MinimumSpanShare"/> of the budget.</summary>
+    public TimeSpan MinimumSpan => Budget * MinimumSpanShare;
 
     /// <summary>"the 95 % CI within +-5 %, at most 30 s": the policy in words for reports.</summary>
     public string Describe() => string.Create(CultureInfo.InvariantCulture,

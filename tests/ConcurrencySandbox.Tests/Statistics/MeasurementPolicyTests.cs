@@ -105,12 +105,13 @@ public sealed class MeasurementPolicyTests
     [Fact]
     public void AFigureThatConvergedEarlyKeepsGoingUntilTheMinimumSpanThenStops()
     {
-        var spread = Policy with { MinimumSpan = TimeSpan.FromSeconds(5) };
+        var spread = Policy with { MinimumSpanShare = 0.5 }; // 5 s of the 10 s budget
 
         Assert.Null(spread.ShouldStop([Narrow, Narrow], pairs: 6, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(0.1)));
         Assert.Equal(StopReason.Converged, spread.ShouldStop([Narrow, Narrow], pairs: 40, TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(0.1)));
         Assert.Equal(StopReason.MaximumRepeats, (spread with { MaximumRepeats = 12 }).ShouldStop([Narrow, Narrow], pairs: 12, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(0.1)));
         Assert.Contains("at least 6 pairs and 5 s", spread.Describe(), StringComparison.Ordinal);
+        Assert.Equal(TimeSpan.FromSeconds(2), (spread with { Budget = TimeSpan.FromSeconds(4) }).MinimumSpan); // the sweep's narrowing pass keeps the share
     }
 
     [Fact]

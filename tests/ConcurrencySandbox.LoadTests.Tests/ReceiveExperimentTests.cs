@@ -32,6 +32,47 @@ public sealed class ReceiveExperimentTests
         Assert.Equal(20_000_000, usage.AllocatedBytesPerSecond, 6);
     }
 
+    /// <summary>
+    /// The receive smoke run that failed CI on 2026-11-27: the observer's samples went on for 2 s after the 3 s load, and
+    /// the run's mean rate spread over that longer span counted requests that never were, so allocating came out at
+    /// 13 B per receive against preallocated's 29.
+    /// </summary>
+    [Fact]
+    public void SamplesTakenAfterTheLoadEndedAddNeitherSecondsNorRequests()
+    {
+        var run = Result("per-call", requestsPerSecond: 20, cpuMs: 4000, allocatedBytes: 200_000_000);
+        var idleAfter = Enumerable.Range(11, 4).Select(second => new TelemetryRow(run.Key, second, Snapshot(second, 4000, 200_000_000)));
+
+        var usage = ReceiveUsage.Of(run with { Telemetry = [.. run.Telemetry, .. idleAfter] });
+
+        Assert.Equal(ReceiveUsage.Of(run), usage);
+        Assert.Equal(20, usage!.CpuMsPerRequest, 6);
+    }
+
+    [Fact]
+    public void RequestsAreCountedOnlyFromTheIntervalsBetweenTheFirstAndLastSample()
+    {
+        var key = new VariantKey("per-call");
+        var run = Result("per-call", 20, 4000, 200_000_000) with
+        {
+            // 100 requests end in 0-4 s and 100 in 4-10 s; the samples cover 2-10 s: 50 + 100 requests.
+            Intervals = [new IntervalRow(key, 4, "users", 2, 25, TestStats.Uniform(100, 50)), new IntervalRow(key, 10, "users", 4, 16.7, TestStats.Uniform(100, 50))],
+        };
+
+        Assert.Equal(150, run.EndedBetween(2, 10), 9);
+        Assert.Equal(0, run.EndedBetween(10, 14), 9);
+        Assert.Equal(3200.0 / 150, ReceiveUsage.Of(run with { Telemetry = [.. run.Telemetry.Skip(2)] })!.CpuMsPerRequest, 9);
+    }
+
+    [Fact]
+    public void ASecondMissingFromTheSeriesLeavesTheFiguresOut()
+    {
+        var run = Result("per-call", 20, 4000, 200_000_000);
+
+        Assert.Null(ReceiveUsage.Of(run with { Telemetry = [.. run.Telemetry.Where(t => t.ElapsedSeconds != 5)] }));
+        Assert.Contains("none more than 1.5 s apart", Receive.Assess([run, run with { Key = new VariantKey("preallocated"), Telemetry = [.. run.Telemetry.Where(t => t.ElapsedSeconds != 5)] }]).Verdict, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void EvidenceChartsShowCpuPerReceiveAgainstPreallocatedWithTheSeedRatioBesideAndBytesPerReceive()
     {

@@ -21,6 +21,14 @@ public sealed record VariantObservation(
 {
     public IReadOnlyDictionary<string, int> AdjustmentsByReason =>
         Adjustments.GroupBy(a => a.Reason).OrderByDescending(g => g.Count()).ToDictionary(g => g.Key, g => g.Count());
+
+    /// <summary>Events the runtime dropped from the session (<see cref="RuntimeObserver.EventsLost"/>): the counters' sums miss those seconds.</summary>
+    public int EventsLost { get; init; }
+
+    /// <summary>Whether the series covers the variant: "complete", or how it ended early or lost events.</summary>
+    public string Series => LostReason is { } lost ? $"ENDED EARLY: {lost}"
+        : EventsLost > 0 ? $"INCOMPLETE: {EventsLost} runtime events lost (the session's buffers were full), so the per-second sums miss those seconds"
+        : "complete";
 }
 
 /// <summary>
@@ -127,7 +135,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
         var marks = MarksSince(startedTimestamp);
         return (result, new VariantObservation(observer.Channel.Process, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
-            Diagnose(result, sites, marks), observer.LostReason));
+            Diagnose(result, sites, marks), observer.LostReason) { EventsLost = observer.EventsLost });
     }
 
     /// <summary>
@@ -157,8 +165,11 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var holdNone = sites is { Top: null } && !marks.Any(m => m.Reason == PoolSample.StarvationReason);
         var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
         var threadsPerRequest = holdNone ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
-        var first = result.Telemetry[0].Snapshot;
-        var cpuMsPerRequest = result.Total.Completed > 0 ? (last.Process.CpuTimeMs - first.Process.CpuTimeMs) / result.Total.Completed : (double?)null;
+        // The CPU between the first and the last sample, over the requests that ended between them (not the whole run's:
+        // the first sample comes a second or so into the load, and its CPU before that is not in the difference).
+        var first = result.Telemetry[0];
+        var ended = result.EndedBetween(first.ElapsedSeconds, result.Telemetry[^1].ElapsedSeconds);
+        var cpuMsPerRequest = ended > 0 ? (last.Process.CpuTimeMs - first.Snapshot.Process.CpuTimeMs) / ended : (double?)null;
         return StarvationDiagnosis.From(new DiagnosisInputs(
             inFlight,
             basis,

@@ -106,6 +106,26 @@ public sealed record VariantResult(
     /// </summary>
     public SentSummary SentAtPeak() => SentSummary.Of(SlicesAtPeak());
 
+    /// <summary>
+    /// The requests that ended between two times (seconds since the variant began), from the intervals they ended in;
+    /// an interval cut by either time counts in proportion to its overlap (its requests taken as spread evenly over it).
+    /// None end after the last interval, however long the span runs on.
+    /// </summary>
+    public double EndedBetween(double fromSeconds, double toSeconds)
+    {
+        var (ended, start) = (0.0, 0.0);
+        foreach (var interval in Intervals)
+        {
+            var overlap = Math.Min(interval.ElapsedSeconds, toSeconds) - Math.Max(start, fromSeconds);
+            if (overlap > 0 && interval.ElapsedSeconds > start)
+            {
+                ended += interval.Stats.Requests * overlap / (interval.ElapsedSeconds - start);
+            }
+            start = interval.ElapsedSeconds;
+        }
+        return ended;
+    }
+
     /// <summary>The requests sent between two times (seconds since the variant began, to the nearest slice), wherever they ended.</summary>
     public SentSummary SentBetween(double fromSeconds, double toSeconds) => SentSummary.Of(SlicesBetween(fromSeconds, toSeconds));
 

@@ -64,7 +64,7 @@ public static class ObserverSection
             o.Key, o.Value.Process, Invariant($"{o.Value.Samples}"), Invariant($"{o.Value.LongestGapSeconds:0.0#}"),
             o.Value.Adjustments.Count == 0 ? "none" : string.Join(", ", o.Value.AdjustmentsByReason.Select(a => Invariant($"{a.Key} {a.Value}"))),
             o.Value.Stacks is { } s ? string.Join("; ", s.Sites.Take(3).Select(s.Describe)) : o.Value.StacksNote ?? "not sampled",
-            o.Value.LostReason is { } lost ? $"ENDED EARLY: {lost}" : "complete",
+            o.Value.Series,
         ])],
         new HashSet<int> { 2, 3 });
 

@@ -110,7 +110,7 @@ public static class ReportSummary
                 d.NeededThreads, d.Starved, d.SecondsToGrow)
             : null,
         o.LostReason,
-        o.AdjustmentsByReason);
+        o.AdjustmentsByReason) { EventsLost = o.EventsLost };
 
     private static SummaryBlockingSite Site(BlockingSite s) => new(s.CallSite, s.Threads, s.InUserCode, s.InRequest,
         s.Source is { } c ? new SummaryCallSite(c.Method, c.Primitive, c.Line is { } l ? new SummarySourceLine(l.File, l.Line) : null, c.Route, c.Handler, c.InlinedInto, c.Note) : null);

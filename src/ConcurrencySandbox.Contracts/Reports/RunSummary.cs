@@ -204,7 +204,12 @@ public sealed record SummaryObservation(
     string? StacksNote,
     SummaryDiagnosis? Diagnosis,
     string? LostReason,
-    IReadOnlyDictionary<string, int> AdjustmentsByReason);
+    IReadOnlyDictionary<string, int> AdjustmentsByReason)
+{
+    /// <summary>Events the runtime dropped from the observer's session (its buffers were full): the per-second counter sums miss those seconds. Absent in summaries written before it was counted.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public int? EventsLost { get; init; }
+}
 
 /// <summary>A thread-pool adjustment on the variant's time axis.</summary>
 public sealed record SummaryAdjustment(double ElapsedSeconds, int NewWorkerThreadCount, string Reason);

@@ -29,4 +29,15 @@ public sealed class ObservedTelemetryTests
         Assert.Equal([1.0, 2.0], rows.Select(r => r.Snapshot.UptimeSeconds));
         Assert.All(rows, r => Assert.Equal(2_500_000, r.Snapshot.GC.HeapSizeBytes));
     }
+
+    [Theory]
+    [InlineData(null, 0, "complete")]
+    [InlineData(null, 35, "INCOMPLETE: 35 runtime events lost (the session's buffers were full), so the per-second sums miss those seconds")]
+    [InlineData("the process exited", 35, "ENDED EARLY: the process exited")]
+    public void TheSeriesIsCompleteOnlyWhenTheProcessStayedAndNoEventWasLost(string? lostReason, int eventsLost, string expected)
+    {
+        var observation = new VariantObservation("pid 1", 5, 1, [], null, null, null, lostReason) { EventsLost = eventsLost };
+
+        Assert.Equal(expected, observation.Series);
+    }
 }

@@ -13,28 +13,39 @@ public sealed record ReceiveSettings(int Messages, int MessageBytes, int Interva
 }
 
 /// <summary>A variant's process CPU and allocations per request, read from the API's telemetry history over the run.</summary>
-/// <param name="CpuMsPerRequest">Process CPU time (every thread: HTTP, sender, receiver, GC) over the samples' span, per request completed in it.</param>
+/// <param name="CpuMsPerRequest">Process CPU time (every thread: HTTP, sender, receiver, GC) between the first and the last sample taken while the load ran, per request that ended between them.</param>
 public sealed record ReceiveUsage(double CpuMsPerRequest, double AllocatedBytesPerRequest, double AllocatedBytesPerSecond)
 {
-    /// <summary>Null when the run has fewer than two samples a second apart or no completed request.</summary>
+    /// <summary>
+    /// The longest time between two samples the figures accept: the series is per second, and the observer's CPU and
+    /// allocations are sums of per-second counters, so a longer gap is a second whose counters were lost.
+    /// </summary>
+    public const double LongestGapSeconds = 1.5;
+
+    /// <summary>
+    /// Null when the run has fewer than two samples a second apart while it ran, a gap of more than
+    /// <see cref="LongestGapSeconds"/> between them, or no request ended between them.
+    /// </summary>
     public static ReceiveUsage? Of(VariantResult result)
     {
-        if (result.Telemetry.Count < 2 || result.RequestsPerSecond <= 0)
+        // The observer keeps sampling after the load ends; the samples past the run's end would add idle seconds to the span.
+        var during = result.Telemetry.Where(t => t.ElapsedSeconds <= result.ElapsedSeconds).ToList();
+        if (during.Count < 2 || during[^1].ElapsedSeconds - during[0].ElapsedSeconds < 1
+            || during.Zip(during.Skip(1), (a, b) => b.ElapsedSeconds - a.ElapsedSeconds).Any(gap => gap > LongestGapSeconds))
         {
             return null;
         }
 
-        var (first, last) = (result.Telemetry[0].Snapshot, result.Telemetry[^1].Snapshot);
-        var spanSeconds = last.UptimeSeconds - first.UptimeSeconds;
-        if (spanSeconds < 1)
+        var (first, last) = (during[0], during[^1]);
+        var requests = result.EndedBetween(first.ElapsedSeconds, last.ElapsedSeconds);
+        if (requests <= 0)
         {
             return null;
         }
 
-        // The ramp's mean rate stands for the requests completed between the first and the last sample.
-        var requests = result.RequestsPerSecond * spanSeconds;
-        var allocatedBytes = (double)(last.GC.TotalAllocatedBytes - first.GC.TotalAllocatedBytes);
-        return new ReceiveUsage((last.Process.CpuTimeMs - first.Process.CpuTimeMs) / requests, allocatedBytes / requests, allocatedBytes / spanSeconds);
+        var spanSeconds = last.ElapsedSeconds - first.ElapsedSeconds;
+        var allocatedBytes = (double)(last.Snapshot.GC.TotalAllocatedBytes - first.Snapshot.GC.TotalAllocatedBytes);
+        return new ReceiveUsage((last.Snapshot.Process.CpuTimeMs - first.Snapshot.Process.CpuTimeMs) / requests, allocatedBytes / requests, allocatedBytes / spanSeconds);
     }
 }
 
@@ -112,7 +123,8 @@ public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
         if (Find(results, ReceiveVariant.PerCall.Name) is not { } perCallResult || ReceiveUsage.Of(perCallResult) is not { } perCall
             || Find(results, ReceiveVariant.Preallocated.Name) is not { } preallocatedResult || ReceiveUsage.Of(preallocatedResult) is not { } preallocated)
         {
-            return Finding.NotAssessed("per-call and preallocated both need completed requests and telemetry samples over at least a second.");
+            return Finding.NotAssessed(string.Create(CultureInfo.InvariantCulture,
+                $"per-call and preallocated both need completed requests and telemetry samples over at least a second while the load ran, none more than {ReceiveUsage.LongestGapSeconds} s apart."));
         }
 
         var ratio = perCall.CpuMsPerRequest / preallocated.CpuMsPerRequest;

@@ -25,7 +25,10 @@ public sealed record VariantObservation(
     /// <summary>Events the runtime dropped from the session (<see cref="RuntimeObserver.EventsLost"/>): the counters' sums miss those seconds.</summary>
     public int EventsLost { get; init; }
 
-    /// <summary>Whether the series covers the variant: "complete", or how it ended early or lost events.</summary>
+    /// <summary>Whether the series covers the variant: the process stayed to the end and no event was lost.</summary>
+    public bool Complete => LostReason is null && EventsLost == 0;
+
+    /// <summary>The series in words: "complete", or how it ended early or lost events.</summary>
     public string Series => LostReason is { } lost ? $"ENDED EARLY: {lost}"
         : EventsLost > 0 ? $"INCOMPLETE: {EventsLost} runtime events lost (the session's buffers were full), so the per-second sums miss those seconds"
         : "complete";

@@ -295,6 +295,5 @@ public static class ExperimentRunner
     private static string ObserverLine(string variant, VariantObservation o) =>
         $"observer {variant}: {o.Samples} samples, adjustments {string.Join(", ", o.AdjustmentsByReason.Select(r => $"{r.Key} {r.Value}"))}"
         + (o.Stacks?.Top is { } top ? $"; {o.Stacks.Describe(top)}" : "")
-        + (o.LostReason is { } lost ? $"; lost the process: {lost}" : "")
-        + (o.EventsLost > 0 ? $"; {o.EventsLost} runtime events lost, the counters' sums miss those seconds" : "");
+        + (o.Complete ? "" : $"; series {o.Series}");
 }

@@ -39,5 +39,6 @@ public sealed class ObservedTelemetryTests
         var observation = new VariantObservation("pid 1", 5, 1, [], null, null, null, lostReason) { EventsLost = eventsLost };
 
         Assert.Equal(expected, observation.Series);
+        Assert.Equal(expected == "complete", observation.Complete);
     }
 }

@@ -33,8 +33,7 @@ public sealed class ApiChildProcess : IAsyncDisposable
     /// <summary>Starts the API's own build; settings are configuration keys such as "ThreadPool:MaxWorkerThreads=2".</summary>
     public static async Task<ApiChildProcess> StartAsync(params string[] settings)
     {
-        string[] arguments = ["--urls", "http://127.0.0.1:0", "--Control:Port=0", "--Logging:LogLevel:Default=Warning", .. settings.Select(s => "--" + s)];
-        var child = ChildProcess.Start(new ChildLaunch(Path.Combine(AppContext.BaseDirectory, "ConcurrencySandbox.Api.dll"), arguments));
+        var child = ChildProcess.Start(new ChildLaunch(Path.Combine(AppContext.BaseDirectory, "ConcurrencySandbox.Api.dll"), TestHostArguments.For(settings)));
         try
         {
             var api = await child.WaitForLineAsync(ApiStartup.ReadyAddress, ReadyTimeout);

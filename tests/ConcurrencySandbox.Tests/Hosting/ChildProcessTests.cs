@@ -12,7 +12,7 @@ public class ChildProcessTests
     private static readonly string ApiAssembly = Path.Combine(AppContext.BaseDirectory, "ConcurrencySandbox.Api.dll");
 
     private static ChildProcess StartApi() =>
-        ChildProcess.Start(new ChildLaunch(ApiAssembly, ["--urls", "http://127.0.0.1:0", "--Control:Port=0", "--Logging:LogLevel:Default=Warning"]));
+        ChildProcess.Start(new ChildLaunch(ApiAssembly, TestHostArguments.For([])));
 
     [Fact]
     public async Task ReadyLinesAreParsedEvenWhenTheyWereWrittenBeforeTheCallerAsked()

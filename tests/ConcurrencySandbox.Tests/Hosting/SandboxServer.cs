@@ -48,9 +48,7 @@ public sealed class SandboxServer : IAsyncDisposable
     /// <summary>Starts the API with some services replaced; settings as above.</summary>
     public static async Task<SandboxServer> StartAsync(Action<IServiceCollection> configureServices, params string[] settings)
     {
-        var args = new List<string> { "--urls", "http://127.0.0.1:0", "--Control:Port=0", "--Logging:LogLevel:Default=Warning" };
-        args.AddRange(settings.Select(s => "--" + s));
-        var app = SandboxApp.Build([.. args], configureServices);
+        var app = SandboxApp.Build(TestHostArguments.For(settings), configureServices);
         await app.StartAsync();
         var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
         return new SandboxServer(app, new Uri(address));

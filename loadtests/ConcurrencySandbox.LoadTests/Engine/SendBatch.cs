@@ -32,7 +32,7 @@ internal sealed class SendBatch : IDisposable
     {
         _bell.Bind(new IPEndPoint(IPAddress.Loopback, 0));
         _ringer.Connect(_bell.LocalEndPoint!);
-        _ = ListenAsync();
+        _ = Task.Run(ListenAsync); // on the pool, not on the creator's SynchronizationContext (a test runner's worker threads)
     }
 
     /// <summary>How many flushes have sent requests so far: fewer than the requests sent when the bursts hold more than one.</summary>

@@ -168,11 +168,9 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var holdNone = sites is { Top: null } && !marks.Any(m => m.Reason == PoolSample.StarvationReason);
         var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
         var threadsPerRequest = holdNone ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
-        // The CPU between the first and the last sample, over the requests that ended between them (not the whole run's:
-        // the first sample comes a second or so into the load, and its CPU before that is not in the difference).
-        var first = result.Telemetry[0];
-        var ended = result.EndedBetween(first.ElapsedSeconds, result.Telemetry[^1].ElapsedSeconds);
-        var cpuMsPerRequest = ended > 0 ? (last.Process.CpuTimeMs - first.Snapshot.Process.CpuTimeMs) / ended : (double?)null;
+        // The CPU between the first and the last sample of the load, over the requests that ended between them (not the
+        // whole run's: the first sample comes a second or so into the load, and its CPU before that is not in the difference).
+        var cpuMsPerRequest = result.CountedSpan()?.PerRequest(s => s.Process.CpuTimeMs);
         return StarvationDiagnosis.From(new DiagnosisInputs(
             inFlight,
             basis,

@@ -52,6 +52,21 @@ public sealed record SentSummary(long Completed, double CompletedSumMs, long Tim
 /// <summary>One telemetry sample taken while a variant ran.</summary>
 public sealed record TelemetryRow(VariantKey Variant, double ElapsedSeconds, RuntimeSnapshot Snapshot);
 
+/// <summary>
+/// The first and the last telemetry sample taken while a variant's load ran, and the requests that ended between them:
+/// what a per-request CPU or allocation figure is read over (<see cref="VariantResult.CountedSpan"/>).
+/// </summary>
+public sealed record CountedSpan(TelemetryRow First, TelemetryRow Last, double Requests)
+{
+    public double Seconds => Last.ElapsedSeconds - First.ElapsedSeconds;
+
+    /// <summary>How much a cumulative counter (CPU time, allocated bytes) grew from the first sample to the last, per request.</summary>
+    public double PerRequest(Func<RuntimeSnapshot, double> counter) => Growth(counter) / Requests;
+
+    /// <summary>How much a cumulative counter grew from the first sample to the last.</summary>
+    public double Growth(Func<RuntimeSnapshot, double> counter) => counter(Last.Snapshot) - counter(First.Snapshot);
+}
+
 /// <summary>A figure an experiment computes for one variant beyond latency and throughput, e.g. ("CPU per request", 1.8, "ms").</summary>
 public sealed record VariantFigure(string Name, double Value, string Unit);
 
@@ -124,6 +139,31 @@ public sealed record VariantResult(
             start = interval.ElapsedSeconds;
         }
         return ended;
+    }
+
+    /// <summary>
+    /// The longest time between two telemetry samples that <see cref="CountedSpan"/> accepts: the observer's CPU and
+    /// allocation counters are sums of per-second payloads, so a longer gap is a second whose payload was lost.
+    /// </summary>
+    public const double LongestCountedGapSeconds = 1.5;
+
+    /// <summary>
+    /// The span a per-request CPU or allocation figure is read over: the samples taken while the load ran (the observer
+    /// samples on after it ends, and those seconds would add idle time), the requests that ended between the first and
+    /// the last. Null when they span less than a second, two lie more than <see cref="LongestCountedGapSeconds"/>
+    /// apart, or no request ended between them.
+    /// </summary>
+    public CountedSpan? CountedSpan()
+    {
+        var during = Telemetry.Where(t => t.ElapsedSeconds <= ElapsedSeconds).ToList();
+        if (during.Count < 2 || during[^1].ElapsedSeconds - during[0].ElapsedSeconds < 1
+            || during.Zip(during.Skip(1), (a, b) => b.ElapsedSeconds - a.ElapsedSeconds).Any(gap => gap > LongestCountedGapSeconds))
+        {
+            return null;
+        }
+
+        var requests = EndedBetween(during[0].ElapsedSeconds, during[^1].ElapsedSeconds);
+        return requests > 0 ? new CountedSpan(during[0], during[^1], requests) : null;
     }
 
     /// <summary>The requests sent between two times (seconds since the variant began, to the nearest slice), wherever they ended.</summary>

@@ -361,6 +361,21 @@ public sealed class StarvedSpellTests
         Assert.Equal(125 / 0.3, diagnosis.MinimumCapacity, precision: 6);
     }
 
+    [Fact]
+    public void CpuPerRequestIsReadOverTheLoadsSamplesAndALostSecondLeavesItAndTheAsyncCapacityOut()
+    {
+        // A sample half a second into each second, 100 CPU ms more at each; 10 requests end in each second's interval.
+        var run = Run(users: 10, threads: [4, 4, 4, 4, 4], queued: [0, 0, 0, 0, 0]);
+        run = run with { Telemetry = [.. run.Telemetry.Select((t, i) => t with { Snapshot = t.Snapshot with { ProcessorCount = 2, Process = new ProcessTelemetry(100 * i, 0, 0, 0) } })] };
+        var idleAfter = new TelemetryRow(run.Key, 5.5, run.Telemetry[^1].Snapshot with { Process = new ProcessTelemetry(900, 0, 0, 0) });
+
+        // 0.5 s to 4.5 s: 400 CPU ms over the 40 requests that ended then; the sample past the run's end adds nothing.
+        Assert.Equal(10, VariantObserver.Diagnose(run with { Telemetry = [.. run.Telemetry, idleAfter] }, null, [])!.Inputs.CpuMsPerRequest!.Value, precision: 9);
+        var lost = VariantObserver.Diagnose(run with { Telemetry = [.. run.Telemetry.Where(t => t.ElapsedSeconds != 2.5)] }, null, [])!;
+        Assert.Null(lost.Inputs.CpuMsPerRequest);
+        Assert.Null(lost.AsyncCapacity);
+    }
+
     private static readonly DiagnosisInputs Inputs = new(
         RequestsInFlight: 125, InFlightBasis: "the peak's users", ThreadsPerRequest: 1, PoolThreadsAtPeak: 126,
         GrowthPerSecond: 4, PeakQueueLength: 115, StarvationAdjustments: 0, CallSite: "43 of 43 pool threads wait in CatalogClient.LookupSync -> Task.get_Result")

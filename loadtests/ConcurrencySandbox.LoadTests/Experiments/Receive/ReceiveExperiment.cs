@@ -16,37 +16,11 @@ public sealed record ReceiveSettings(int Messages, int MessageBytes, int Interva
 /// <param name="CpuMsPerRequest">Process CPU time (every thread: HTTP, sender, receiver, GC) between the first and the last sample taken while the load ran, per request that ended between them.</param>
 public sealed record ReceiveUsage(double CpuMsPerRequest, double AllocatedBytesPerRequest, double AllocatedBytesPerSecond)
 {
-    /// <summary>
-    /// The longest time between two samples the figures accept: the series is per second, and the observer's CPU and
-    /// allocations are sums of per-second counters, so a longer gap is a second whose counters were lost.
-    /// </summary>
-    public const double LongestGapSeconds = 1.5;
-
-    /// <summary>
-    /// Null when the run has fewer than two samples a second apart while it ran, a gap of more than
-    /// <see cref="LongestGapSeconds"/> between them, or no request ended between them.
-    /// </summary>
-    public static ReceiveUsage? Of(VariantResult result)
-    {
-        // The observer keeps sampling after the load ends; the samples past the run's end would add idle seconds to the span.
-        var during = result.Telemetry.Where(t => t.ElapsedSeconds <= result.ElapsedSeconds).ToList();
-        if (during.Count < 2 || during[^1].ElapsedSeconds - during[0].ElapsedSeconds < 1
-            || during.Zip(during.Skip(1), (a, b) => b.ElapsedSeconds - a.ElapsedSeconds).Any(gap => gap > LongestGapSeconds))
-        {
-            return null;
-        }
-
-        var (first, last) = (during[0], during[^1]);
-        var requests = result.EndedBetween(first.ElapsedSeconds, last.ElapsedSeconds);
-        if (requests <= 0)
-        {
-            return null;
-        }
-
-        var spanSeconds = last.ElapsedSeconds - first.ElapsedSeconds;
-        var allocatedBytes = (double)(last.Snapshot.GC.TotalAllocatedBytes - first.Snapshot.GC.TotalAllocatedBytes);
-        return new ReceiveUsage((last.Snapshot.Process.CpuTimeMs - first.Snapshot.Process.CpuTimeMs) / requests, allocatedBytes / requests, allocatedBytes / spanSeconds);
-    }
+    /// <summary>Null when the run has no span to count over (<see cref="VariantResult.CountedSpan"/>: samples at least a second apart while it ran, none lost, requests ended).</summary>
+    public static ReceiveUsage? Of(VariantResult result) =>
+        result.CountedSpan() is { } span
+            ? new ReceiveUsage(span.PerRequest(s => s.Process.CpuTimeMs), span.PerRequest(s => s.GC.TotalAllocatedBytes), span.Growth(s => s.GC.TotalAllocatedBytes) / span.Seconds)
+            : null;
 }
 
 /// <summary>
@@ -124,7 +98,7 @@ public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
             || Find(results, ReceiveVariant.Preallocated.Name) is not { } preallocatedResult || ReceiveUsage.Of(preallocatedResult) is not { } preallocated)
         {
             return Finding.NotAssessed(string.Create(CultureInfo.InvariantCulture,
-                $"per-call and preallocated both need completed requests and telemetry samples over at least a second while the load ran, none more than {ReceiveUsage.LongestGapSeconds} s apart."));
+                $"per-call and preallocated both need completed requests and telemetry samples over at least a second while the load ran, none more than {VariantResult.LongestCountedGapSeconds} s apart."));
         }
 
         var ratio = perCall.CpuMsPerRequest / preallocated.CpuMsPerRequest;

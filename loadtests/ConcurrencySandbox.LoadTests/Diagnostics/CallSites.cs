@@ -40,6 +40,7 @@ public sealed partial class CallSiteResolver : IDisposable
 {
     private const int InlineDepth = 3;
     private const string RequestPipeline = "Microsoft.AspNetCore.";
+    private const string CompiledDelegate = "dynamicClass.";
     private const int MapCallLinesAbove = 5;
     private readonly Dictionary<string, ModuleSource?> _modules = [];
 
@@ -101,7 +102,7 @@ public sealed partial class CallSiteResolver : IDisposable
         }
         var (module, token, call) = callers[0];
         var names = callers.Select(c => SourceNames.Describe(c.Module.MethodName(c.Token))).Distinct().ToList();
-        var inliner = stack.Frames[stack.Frames.Count - entry].StartsWith("dynamicClass.", StringComparison.Ordinal)
+        var inliner = stack.Frames[stack.Frames.Count - entry].StartsWith(CompiledDelegate, StringComparison.Ordinal)
             ? "ASP.NET Core's compiled request delegate"
             : rootFirst[entry - 1];
         var note = names.Count == 1
@@ -158,12 +159,10 @@ public sealed partial class CallSiteResolver : IDisposable
     /// <summary>The ASP.NET Core handler (the outermost user frame above the leaf-most one, below the pipeline's frames) and its route.</summary>
     private (string? Handler, string? Route) Handler(ThreadStack stack, int user)
     {
-        var pipeline = stack.Frames.ToList().FindIndex(user, f => f.StartsWith(RequestPipeline, StringComparison.Ordinal));
-        if (pipeline < 0)
+        if (HandlerFrame(stack.Frames, user) is not { } handler)
         {
             return (null, null);
         }
-        var handler = Enumerable.Range(user, pipeline - user).Last(i => BlockingSites.IsUserCode(stack.Frames[i]));
         var name = SourceNames.Describe(stack.Frames[handler]);
         if (Place(stack, handler) is not { } place)
         {
@@ -174,6 +173,23 @@ public sealed partial class CallSiteResolver : IDisposable
             ?? (place.Module.EnclosingMethod(place.Token) is { } enclosing ? ControllerRoute(place.Module, enclosing) : null)
             ?? MapRoute(place.Module, place.Token, stack.Frames[handler]);
         return (name, route);
+    }
+
+    /// <summary>
+    /// The handler's frame on a request's stack (leaf first; null outside a request): root-ward from the user frame at
+    /// <paramref name="user"/>, the last user frame before the first frame of the request pipeline or of a delegate
+    /// ASP.NET Core compiled ("dynamicClass.", the call into a minimal-API handler or a controller action). An endpoint
+    /// filter of the application's own sits beyond that call (the handler is its filter chain's "next"), so it is not
+    /// taken for the handler; code the handler reached through another library (a LINQ Select's lambda) is below it.
+    /// </summary>
+    internal static int? HandlerFrame(IReadOnlyList<string> frames, int user)
+    {
+        if (!frames.Skip(user).Any(f => f.StartsWith(RequestPipeline, StringComparison.Ordinal)))
+        {
+            return null;
+        }
+        var boundary = frames.ToList().FindIndex(user, f => f.StartsWith(RequestPipeline, StringComparison.Ordinal) || f.StartsWith(CompiledDelegate, StringComparison.Ordinal));
+        return Enumerable.Range(user, boundary - user).Last(i => BlockingSites.IsUserCode(frames[i]));
     }
 
     /// <summary>"GET /orders/{id:int}" from a controller action's [HttpGet("{id:int}")] and its controller's [Route("orders")].</summary>

@@ -20,6 +20,52 @@ public sealed class BlockingSitesTests
     private static ThreadStack Idle(int id) => new(id, ["System.Threading.LowLevelLifoSemaphore.WaitForSignal", WorkerLoop]);
 
     [Fact]
+    public void TheHandlerIsWhatTheCompiledDelegateCalledNotTheApplicationsEndpointFilterAroundIt()
+    {
+        // The sandbox's blocking fan-out as the observer sampled it (2026-11-27): the handler runs as its query filter's
+        // "next", so the last user frame before the pipeline is the filter's lambda, which the report had named.
+        string[] frames =
+        [
+            "UNMANAGED_CODE_TIME", "System.Threading.WaitHandle.WaitMultiple",
+            "ConcurrencySandbox.Experiments.FanOut.CallBatch.WaitBlocking",
+            "ConcurrencySandbox.Experiments.FanOut.FanOutRunner+<RunAsync>d__4.MoveNext",
+            "System.Runtime.CompilerServices.AsyncMethodBuilderCore.Start",
+            "ConcurrencySandbox.Experiments.FanOut.FanOutRunner.RunAsync",
+            "ConcurrencySandbox.Api.FanOut.FanOutEndpoints+<FanOutAsync>d__3.MoveNext",
+            "System.Runtime.CompilerServices.AsyncMethodBuilderCore.Start",
+            "ConcurrencySandbox.Api.FanOut.FanOutEndpoints.FanOutAsync",
+            "dynamicClass.lambda_method134",
+            "ConcurrencySandbox.Validation.DeclaredQueryFilter.InvokeAsync",
+            "ConcurrencySandbox.Validation.DeclaredQueryFilter+<>c__DisplayClass5_0.<Create>b__0",
+            "dynamicClass.lambda_method135",
+            "Microsoft.AspNetCore.Http.RequestDelegateFactory+<>c__DisplayClass101_0.<HandleRequestBodyAndCompileRequestDelegate>b__0",
+            "Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpProtocol+<ProcessRequests>d__237`1[System.__Canon].MoveNext",
+        ];
+
+        Assert.Equal("FanOutEndpoints.FanOutAsync", SourceNames.Describe(frames[CallSiteResolver.HandlerFrame(frames, 2)!.Value]));
+    }
+
+    [Fact]
+    public void TheHandlerOfCodeReachedThroughALibraryIsTheActionThatCalledIt()
+    {
+        // A client call in a LINQ Select's lambda, below a controller action (the ControllerLinq target's shape).
+        string[] frames =
+        [
+            "System.Net.Http.HttpClient.Send",
+            "Shop.CatalogClient.Lookup",
+            "Shop.OrdersController+<>c__DisplayClass2_0.<Get>b__0",
+            "System.Linq.Enumerable+SelectArrayIterator`2[System.Int32,System.__Canon].ToArray",
+            "Shop.OrdersController.Get",
+            "dynamicClass.lambda_method12",
+            "Microsoft.Extensions.Internal.ObjectMethodExecutor.Execute",
+            "Microsoft.AspNetCore.Mvc.Infrastructure.ActionMethodExecutor+SyncObjectResultExecutor.Execute",
+        ];
+
+        Assert.Equal(4, CallSiteResolver.HandlerFrame(frames, 1));
+        Assert.Null(CallSiteResolver.HandlerFrame(["System.Threading.Thread.Sleep", "Shop.Worker.Run", "System.Threading.ThreadPoolWorkQueue.Dispatch"], 1));
+    }
+
+    [Fact]
     public void PoolThreadsAreGroupedByTheirFirstUserFrameAndTheCallItMadeLargestFirst()
     {
         ThreadStack[] stacks = [Blocked(1), Blocked(2), Blocked(3), Idle(4), new(5, ["System.Threading.Thread.Sleep", "Program.Main"])];

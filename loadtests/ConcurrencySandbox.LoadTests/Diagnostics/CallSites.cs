@@ -47,6 +47,12 @@ public sealed partial class CallSiteResolver : IDisposable
     [GeneratedRegex(@"\.Map(?<verb>Get|Post|Put|Delete|Patch)\(\s*""(?<route>[^""]*)""")]
     private static partial Regex MapCall();
 
+    [GeneratedRegex(@"\.MapGroup\(\s*(""(?<prefix>[^""]*)"")?")]
+    private static partial Regex MapGroupCall();
+
+    [GeneratedRegex(@"^\s*(?<receiver>\w+)\s*(\.|$)")]
+    private static partial Regex Receiver();
+
     /// <summary>The call site of <paramref name="stack"/>'s leaf-most user frame at <paramref name="user"/> (leaf first).</summary>
     public BlockingCall Resolve(ThreadStack stack, int user)
     {
@@ -234,32 +240,90 @@ public sealed partial class CallSiteResolver : IDisposable
         {
             return null;
         }
-        var isLambda = SourceNames.Describe(frame).StartsWith("the lambda in ", StringComparison.Ordinal);
-        if (isLambda)
+        var lines = File.ReadAllLines(line.File);
+        if (SourceNames.Describe(frame).StartsWith("the lambda in ", StringComparison.Ordinal))
         {
-            var lines = File.ReadAllLines(line.File);
             for (var i = line.Line - 1; i >= Math.Max(0, line.Line - 1 - MapCallLinesAbove); i--)
             {
-                if (i < lines.Length && MapCall().Match(lines[i]) is { Success: true } map)
+                if (i < lines.Length && MapCall().IsMatch(lines[i]))
                 {
-                    return $"{map.Groups["verb"].Value.ToUpperInvariant()} {map.Groups["route"].Value}";
+                    return MapRouteAt(lines, i);
                 }
             }
             return null;
         }
+        // The Map call names the method as its own file calls it (FanOutAsync), other files with its type (Orders.Get).
         var method = SourceNames.Describe(module.MethodName(token));
         foreach (var document in module.Documents())
         {
-            foreach (var text in File.ReadLines(document))
+            var (text, name) = document == line.File ? (lines, method[(method.LastIndexOf('.') + 1)..]) : (File.ReadAllLines(document), method);
+            for (var i = 0; i < text.Length; i++)
             {
-                if (MapCall().Match(text) is { Success: true } map && Regex.IsMatch(text[(map.Index + map.Length)..], $@"\b{Regex.Escape(method)}\s*[()]"))
+                if (MapCall().Match(text[i]) is { Success: true } map && Regex.IsMatch(text[i][(map.Index + map.Length)..], $@"\b{Regex.Escape(name)}\s*[()]"))
                 {
-                    return $"{map.Groups["verb"].Value.ToUpperInvariant()} {map.Groups["route"].Value}";
+                    return MapRouteAt(text, i);
                 }
             }
         }
         return null;
     }
+
+    /// <summary>
+    /// "GET /api/fanout" for the Map call on line <paramref name="index"/>, with the prefix of the MapGroup it is called
+    /// on: in the same statement's chain, or assigned to the variable the statement starts with. Null when a group's
+    /// prefix is not a string literal: no route rather than half of one.
+    /// </summary>
+    internal static string? MapRouteAt(IReadOnlyList<string> lines, int index)
+    {
+        var map = MapCall().Match(lines[index]);
+        return GroupPrefix(lines, index, map.Index) is { } prefix
+            ? $"{map.Groups["verb"].Value.ToUpperInvariant()} {JoinRoute(prefix, map.Groups["route"].Value)}"
+            : null;
+    }
+
+    /// <summary>The text of a statement from its start to <paramref name="column"/> of line <paramref name="index"/> (back to the line after one ending in ; { or }).</summary>
+    private static (string Text, int FirstLine) StatementBefore(IReadOnlyList<string> lines, int index, int column)
+    {
+        var first = index;
+        while (first > 0 && lines[first - 1].TrimEnd() is var above && !(above.EndsWith(';') || above.EndsWith('{') || above.EndsWith('}')))
+        {
+            first--;
+        }
+        return (string.Join('\n', lines.Skip(first).Take(index - first).Append(lines[index][..column])), first);
+    }
+
+    private static string? GroupPrefix(IReadOnlyList<string> lines, int index, int column)
+    {
+        var (statement, first) = StatementBefore(lines, index, column);
+        var groups = MapGroupCall().Matches(statement);
+        if (groups.Count > 0)
+        {
+            return Prefix(groups);
+        }
+        if (Receiver().Match(statement) is not { Success: true } receiver)
+        {
+            return "";
+        }
+        // "group.MapGet(...)": the nearest assignment to that variable above, and the groups of its statement.
+        var assigned = new Regex($@"\b{Regex.Escape(receiver.Groups["receiver"].Value)}\s*=[^=]");
+        for (var i = first - 1; i >= 0; i--)
+        {
+            if (assigned.Match(lines[i]) is { Success: true } assignment)
+            {
+                var end = lines.Skip(i).TakeWhile(l => !l.TrimEnd().EndsWith(';')).Count() + i;
+                var text = string.Join('\n', lines.Skip(i).Take(end - i + 1))[assignment.Index..];
+                return Prefix(MapGroupCall().Matches(text));
+            }
+        }
+        return "";
+    }
+
+    /// <summary>The groups' prefixes joined ("/api" and "receive" make "/api/receive"); null when one is not a string literal.</summary>
+    private static string? Prefix(MatchCollection groups) =>
+        groups.Any(g => !g.Groups["prefix"].Success) ? null : groups.Aggregate("", (prefix, g) => JoinRoute(prefix, g.Groups["prefix"].Value));
+
+    private static string JoinRoute(string prefix, string route) =>
+        "/" + string.Join('/', new[] { prefix, route }.Select(p => p.Trim('/')).Where(p => p.Length > 0));
 
     private (ModuleSource Module, int Token, int ILOffset)? Place(ThreadStack stack, int index) =>
         stack.Locations.ElementAtOrDefault(index) is { } location && Module(location.ModulePath) is { } module

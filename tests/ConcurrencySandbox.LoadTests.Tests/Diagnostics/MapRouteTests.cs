@@ -5,45 +5,33 @@ namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 /// <summary>A minimal-API route read from the source around its Map call, with the prefix of the group it is mapped on.</summary>
 public sealed class MapRouteTests
 {
-    [Fact]
-    public void AGroupInTheSameChainPrefixesTheRoute()
-    {
-        // The sandbox's fan-out endpoint, as src/ConcurrencySandbox.Api/FanOut/FanOutEndpoints.cs maps it.
-        string[] lines =
-        [
-            "    {",
-            "        endpoints.MapGroup(\"/api/fanout\").WithApiTag(Tag)",
-            "            .MapGet(\"\", (FanOutQuery query, FanOutRunner runner) => FanOutAsync(query, runner))",
-            "            .WithName(\"FanOut\");",
-        ];
+    // The sandbox's fan-out endpoint, as src/ConcurrencySandbox.Api/FanOut/FanOutEndpoints.cs maps it: a group in the same chain.
+    private const string Chained = """
+            {
+                endpoints.MapGroup("/api/fanout").WithApiTag(Tag)
+                    .MapGet("", (FanOutQuery query, FanOutRunner runner) => FanOutAsync(query, runner))
+                    .WithName("FanOut");
+            """;
 
-        Assert.Equal("GET /api/fanout", CallSiteResolver.MapRouteAt(lines, 2));
-    }
+    // Groups assigned to the variable the Map call is made on, and a Map call on the app itself.
+    private const string Assigned = """
+                var api = app.MapGroup("/api")
+                    .MapGroup("receive/");
+                app.MapGet("/healthz", () => "ok");
+                api.MapGet("{strategy}", Receive);
+            """;
 
-    [Fact]
-    public void AGroupAssignedToTheVariableTheMapCallIsMadeOnPrefixesTheRoute()
-    {
-        string[] lines =
-        [
-            "        var api = app.MapGroup(\"/api\")",
-            "            .MapGroup(\"receive/\");",
-            "        app.MapGet(\"/healthz\", () => \"ok\");",
-            "        api.MapGet(\"{strategy}\", Receive);",
-        ];
+    // A prefix that is not a literal: no route rather than half of one.
+    private const string Interpolated = """
+                var group = endpoints.MapGroup($"/api/{unit.Name}");
+                group.MapGet("/sync", Sync);
+            """;
 
-        Assert.Equal("GET /api/receive/{strategy}", CallSiteResolver.MapRouteAt(lines, 3));
-        Assert.Equal("GET /healthz", CallSiteResolver.MapRouteAt(lines, 2));
-    }
-
-    [Fact]
-    public void AGroupWhosePrefixIsNotALiteralGivesNoRouteRatherThanHalfOfOne()
-    {
-        string[] lines =
-        [
-            "        var group = endpoints.MapGroup($\"/api/{unit.Name}\");",
-            "        group.MapGet(\"/sync\", Sync);",
-        ];
-
-        Assert.Null(CallSiteResolver.MapRouteAt(lines, 1));
-    }
+    [Theory]
+    [InlineData(Chained, 2, "GET /api/fanout")]
+    [InlineData(Assigned, 3, "GET /api/receive/{strategy}")]
+    [InlineData(Assigned, 2, "GET /healthz")]
+    [InlineData(Interpolated, 1, null)]
+    public void TheRouteIsTheMapCallsWithTheGroupsItIsMappedOn(string source, int line, string? route) =>
+        Assert.Equal(route, CallSiteResolver.MapRouteAt(source.Split('\n'), line));
 }

@@ -236,13 +236,13 @@ public sealed partial class CallSiteResolver : IDisposable
     /// </summary>
     private static string? MapRoute(ModuleSource module, int token, string frame)
     {
-        if (module.LineOf(token, 0) is not { } line || !File.Exists(line.File))
-        {
-            return null;
-        }
-        var lines = File.ReadAllLines(line.File);
         if (SourceNames.Describe(frame).StartsWith("the lambda in ", StringComparison.Ordinal))
         {
+            if (module.LineOf(token, 0) is not { } line || !File.Exists(line.File))
+            {
+                return null;
+            }
+            var lines = File.ReadAllLines(line.File);
             for (var i = line.Line - 1; i >= Math.Max(0, line.Line - 1 - MapCallLinesAbove); i--)
             {
                 if (i < lines.Length && MapCall().IsMatch(lines[i]))
@@ -252,11 +252,15 @@ public sealed partial class CallSiteResolver : IDisposable
             }
             return null;
         }
-        // The Map call names the method as its own file calls it (FanOutAsync), other files with its type (Orders.Get).
+        // The Map call names the method as its own type's file calls it (FanOutAsync), other files with its type
+        // (Orders.Get). The file is found by the type's declaration: an async method's own frame has no line to give it.
         var method = SourceNames.Describe(module.MethodName(token));
+        var type = method[..Math.Max(0, method.LastIndexOf('.'))];
+        var declaration = new Regex($@"\b(class|record|struct)\s+{Regex.Escape(type[(type.LastIndexOf('.') + 1)..])}\b");
         foreach (var document in module.Documents())
         {
-            var (text, name) = document == line.File ? (lines, method[(method.LastIndexOf('.') + 1)..]) : (File.ReadAllLines(document), method);
+            var text = File.ReadAllLines(document);
+            var name = type.Length > 0 && text.Any(declaration.IsMatch) ? method[(method.LastIndexOf('.') + 1)..] : method;
             for (var i = 0; i < text.Length; i++)
             {
                 if (MapCall().Match(text[i]) is { Success: true } map && Regex.IsMatch(text[i][(map.Index + map.Length)..], $@"\b{Regex.Escape(name)}\s*[()]"))

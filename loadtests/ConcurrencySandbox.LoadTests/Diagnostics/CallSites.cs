@@ -308,9 +308,11 @@ public sealed partial class CallSiteResolver : IDisposable
         {
             return "";
         }
-        // "group.MapGet(...)": the nearest assignment to that variable above, and the groups of its statement.
+        // "group.MapGet(...)": the nearest assignment to that variable above in the same method (a "}" left of the
+        // statement closes the member before it), and the groups of its statement.
         var assigned = new Regex($@"\b{Regex.Escape(receiver.Groups["receiver"].Value)}\s*=[^=]");
-        for (var i = first - 1; i >= 0; i--)
+        var indent = Indent(lines[first]);
+        for (var i = first - 1; i >= 0 && !(lines[i].Trim() == "}" && Indent(lines[i]) < indent); i--)
         {
             if (assigned.Match(lines[i]) is { Success: true } assignment)
             {
@@ -325,6 +327,8 @@ public sealed partial class CallSiteResolver : IDisposable
     /// <summary>The groups' prefixes joined ("/api" and "receive" make "/api/receive"); null when one is not a string literal.</summary>
     private static string? Prefix(MatchCollection groups) =>
         groups.Any(g => !g.Groups["prefix"].Success) ? null : groups.Aggregate("", (prefix, g) => JoinRoute(prefix, g.Groups["prefix"].Value));
+
+    private static int Indent(string line) => line.Length - line.TrimStart().Length;
 
     private static string JoinRoute(string prefix, string route) =>
         "/" + string.Join('/', new[] { prefix, route }.Select(p => p.Trim('/')).Where(p => p.Length > 0));

@@ -27,11 +27,25 @@ public sealed class MapRouteTests
                 group.MapGet("/sync", Sync);
             """;
 
+    // A group variable of the method above is not the one a later method's parameter of the same name holds.
+    private const string AnotherMethod = """
+            {
+                var group = endpoints.MapGroup("/api/other");
+                group.MapGet("/a", A);
+            }
+
+            private static void MapB(RouteGroupBuilder group)
+            {
+                group.MapGet("/b", B);
+            """;
+
     [Theory]
     [InlineData(Chained, 2, "GET /api/fanout")]
     [InlineData(Assigned, 3, "GET /api/receive/{strategy}")]
     [InlineData(Assigned, 2, "GET /healthz")]
     [InlineData(Interpolated, 1, null)]
+    [InlineData(AnotherMethod, 2, "GET /api/other/a")]
+    [InlineData(AnotherMethod, 7, "GET /b")]
     public void TheRouteIsTheMapCallsWithTheGroupsItIsMappedOn(string source, int line, string? route) =>
         Assert.Equal(route, CallSiteResolver.MapRouteAt(source.Split('\n'), line));
 }

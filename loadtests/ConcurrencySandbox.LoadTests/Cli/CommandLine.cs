@@ -107,6 +107,7 @@ public static class CommandLine
             [FanOutExperiment.Definition], MatrixOnly, run, error));
         root.Subcommands.Add(CompareCommand.Create(output, error));
         root.Subcommands.Add(UrlCommand.Create(output, error));
+        root.Subcommands.Add(WatchCommand.Create(output, error));
         root.Subcommands.Add(StreamingClients(output, error));
         root.Subcommands.Add(AgentCommand.Create(output, error));
         root.Subcommands.Add(LimitsCommand.Create(output, error));

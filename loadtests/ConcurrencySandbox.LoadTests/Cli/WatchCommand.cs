@@ -49,8 +49,8 @@ public static class WatchCommand
         {
             try
             {
-                var processId = ProcessOf(parse.GetValue(pid), parse.GetValue(processName), parse.GetValue(url));
                 var seconds = new OptionValues(parse).InRangeIfGiven(duration, MinDurationSeconds, MaxDurationSeconds);
+                var processId = ProcessOf(parse.GetValue(pid), parse.GetValue(processName), parse.GetValue(url));
                 var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-watch");
                 await using var observer = await RuntimeObserver.AttachAsync(DiagnosticsChannel.OfProcess(processId), cancellationToken);
                 await output.WriteLineAsync(Invariant($"watching pid {processId} ({NameOf(processId)}) {(seconds is { } s ? $"for {s:0.#} s" : "until Ctrl+C")}; no request is sent to it"));

@@ -132,6 +132,22 @@ public sealed class WatchCommandTests : IDisposable
         Assert.Contains("ENDED EARLY", await File.ReadAllTextAsync(Path.Combine(_out, WatchReport.MarkdownFile)));
     }
 
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task CtrlCEndsAWatchWithNoDurationAndWritesItsReport()
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        using var watch = StartWatch("--pid", Pid(service));
+
+        var (code, output, error) = await CommandRun.InterruptAfterAsync(watch, line => line.StartsWith("watching pid", StringComparison.Ordinal));
+
+        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
+        Assert.Contains("until Ctrl+C", output);
+        Assert.Contains("stopped (Ctrl+C or SIGTERM)", output);
+        using var report = ReadReport();
+        Assert.False(report.RootElement.GetProperty("processExited").GetBoolean());
+    }
+
     public void Dispose()
     {
         if (Directory.Exists(_out))

@@ -136,7 +136,7 @@ public sealed record EpisodeDiagnosis(string WhatWaited, string? Fix, BlockingSi
         {
             var peak = episode.PeakThreads;
             return new EpisodeDiagnosis(sites.Describe(top),
-                Invariant($"make {method} asynchronous (await where it blocks on {call.Primitive}). As a stopgap, raise the pool's minimum to the {peak} threads this episode peaked at: {FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(peak)} (hexadecimal) in the process's environment, ThreadPool.SetMinThreads({peak}, ...) in code, or {FixCheck.MinimumSetting}={peak} for the sandbox API and the sample service."),
+                Invariant($"make {method} asynchronous and await what it now waits for with {call.Primitive}. As a stopgap, raise the pool's minimum to the {peak} threads this episode peaked at: {FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(peak)} (hexadecimal) in the process's environment, ThreadPool.SetMinThreads({peak}, ...) in code, or {FixCheck.MinimumSetting}={peak} for the sandbox API and the sample service."),
                 top, false, sites.PoolThreads);
         }
         return new EpisodeDiagnosis(sites.Describe(top), null, top, false, sites.PoolThreads);

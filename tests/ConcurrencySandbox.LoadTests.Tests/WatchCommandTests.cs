@@ -15,13 +15,15 @@ public sealed class WatchCommandTests : IDisposable
     private readonly string _out = Path.Combine(Path.GetTempPath(), "watch-" + Guid.NewGuid().ToString("N"));
 
     [Theory]
-    [InlineData(new[] { "--duration-s", "5" }, "name the process to watch: --pid N, --process-name NAME or --url")]
+    [InlineData(new[] { "--duration-s", "5" }, "name the process to watch: --pid N, --process-name NAME, --url http://127.0.0.1:PORT/ or --diagnostic-port PATH")]
     [InlineData(new[] { "--pid", "1", "--url", "http://127.0.0.1:1/" }, "give one of --pid, --process-name or --url, not several")]
     [InlineData(new[] { "--url", "http://10.1.2.3:8080/" }, "is not a loopback address")]
     [InlineData(new[] { "--url", "http://127.0.0.1:1/" }, "no socket listens on loopback port 1")]
     [InlineData(new[] { "--pid", "0" }, "--pid must be a positive process id")]
     [InlineData(new[] { "--process-name", "NoSuchService-0f1e2d" }, "no .NET process is named 'NoSuchService-0f1e2d'")]
-    [InlineData(new[] { "--pid", "1", "--bogus" }, "watch has no option --bogus; its options: --pid, --process-name, --url, --duration-s, --out")]
+    [InlineData(new[] { "--pid", "1", "--bogus" }, "watch has no option --bogus; its options: --pid, --process-name, --url, --diagnostic-port, --duration-s, --out")]
+    [InlineData(new[] { "--diagnostic-port", "/tmp/w.sock", "--pid", "1" }, "--diagnostic-port watches the runtime that connects to it, so it cannot go with --pid")]
+    [InlineData(new[] { "--diagnostic-port", "/no/such/folder/w.sock" }, "--diagnostic-port: the folder /no/such/folder does not exist")]
     [InlineData(new[] { "--pid", "1", "--profile", "quick" }, "--profile is not an option of watch")]
     public async Task BadInputIsOneLineAndExitTwo(string[] options, string cause)
     {
@@ -93,6 +95,31 @@ public sealed class WatchCommandTests : IDisposable
         Assert.Contains("Orders.Get (Orders.cs:", output);
         Assert.Contains("fix: make Orders.Get asynchronous", output);
         Assert.Contains($"report: {Path.Combine(_out, WatchReport.MarkdownFile)}", output);
+    }
+
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task WatchThroughADiagnosticPortNamesTheCallSiteOfTheRuntimeThatConnected()
+    {
+        // As a container's runtime would, through a socket on a shared volume: the service connects out to the watch.
+        Directory.CreateDirectory(_out);
+        var socket = Path.Combine(_out, "svc.sock");
+        using var watch = StartWatch("--diagnostic-port", socket, "--duration-s", "20");
+        var listening = await FirstLineAsync(watch);
+        Assert.StartsWith($"listening on {socket}", listening);
+        await using var service = await SampleServiceProcess.StartAsync(new Dictionary<string, string> { ["DOTNET_DiagnosticPorts"] = $"{socket},nosuspend" });
+        var watching = await FirstLineAsync(watch);
+        Assert.StartsWith($"watching the runtime connected to {socket}", watching);
+
+        var traffic = TrafficAsync(service.BaseAddress, users: 80, TimeSpan.FromSeconds(12));
+        var (code, output, error) = await EndAsync(watch, watching);
+        output += $"\n(the test's client got {await traffic} answers)";
+
+        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
+        Assert.Contains("Orders.Get (Orders.cs:", output);
+        using var report = ReadReport();
+        Assert.Contains(report.RootElement.GetProperty("episodes").EnumerateArray(), e => e.TryGetProperty("callSite", out var site) && site.GetProperty("method").GetString() == "Orders.Get");
+        Assert.False(File.Exists(socket), "the watch left its socket behind");
     }
 
     [Fact]

@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Diagnostics;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Experiments;
+using Microsoft.Diagnostics.NETCore.Client;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Cli;
@@ -31,6 +32,9 @@ public static class WatchCommand
     // How long the end of the watch waits for a stack sample under way (its traces are parsed on the runner's cores).
     private static readonly TimeSpan LastSampleWait = TimeSpan.FromSeconds(30);
 
+    // How long --diagnostic-port waits for a runtime to connect (one that is running retries every few seconds).
+    private static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(60);
+
     // Samples of one episode that found no pool thread in user code before the episode is left unnamed.
     private const int StackAttempts = 3;
 
@@ -39,21 +43,25 @@ public static class WatchCommand
         var pid = new Option<int?>("--pid") { Description = "The .NET process to watch, by its process id." };
         var processName = new Option<string?>("--process-name") { Description = "The .NET process to watch by name (its executable or main assembly), when exactly one matches." };
         var url = new Option<string?>("--url") { Description = "Watch the process listening on this URL's port (loopback only: 127.0.0.0/8, ::1, localhost; found through /proc on Linux). No request is sent to it." };
+        var port = new Option<string?>("--diagnostic-port") { Description = Invariant($"Listen on this Unix socket path for a runtime started with {DiagnosticsSocket.PortsSetting}=<the path as it sees it>,nosuspend (a container's, through a shared volume) and watch it once it connects (within {ConnectTimeout.TotalSeconds:0} s).") };
         var duration = new Option<double?>("--duration-s") { Description = Invariant($"How long to watch, in seconds ({MinDurationSeconds:0} to {MaxDurationSeconds:0}); default: until Ctrl+C.") };
         var outFolder = new Option<string?>("--out") { Description = "Report folder for watch.md and watch.json (default: reports/<yyyyMMdd-HHmmss>-watch/)." };
         var command = new Command("watch", Invariant($"Watch a running .NET service under its own traffic through its diagnostics channel (no request is sent) and report each thread-pool starvation episode: when, how long, the call site its threads waited in and the fix. Exit 0 when the watch ran its course (Ctrl+C included), {ExitProcessExited} when the process exited during it, {CommandLine.ExitUsage} for bad input."))
         {
-            pid, processName, url, duration, outFolder,
+            pid, processName, url, port, duration, outFolder,
         };
         command.SetAction(async (parse, cancellationToken) =>
         {
             try
             {
                 var seconds = new OptionValues(parse).InRangeIfGiven(duration, MinDurationSeconds, MaxDurationSeconds);
-                var processId = ProcessOf(parse.GetValue(pid), parse.GetValue(processName), parse.GetValue(url));
+                var socketPath = parse.GetValue(port);
+                var processId = socketPath is null ? ProcessOf(parse.GetValue(pid), parse.GetValue(processName), parse.GetValue(url)) : NoProcessBeside(parse.GetValue(pid), parse.GetValue(processName), parse.GetValue(url));
                 var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-watch");
-                await using var observer = await RuntimeObserver.AttachAsync(DiagnosticsChannel.OfProcess(processId), cancellationToken);
-                await output.WriteLineAsync(Invariant($"watching pid {processId} ({NameOf(processId)}) {(seconds is { } s ? $"for {s:0.#} s" : "until Ctrl+C")}; no request is sent to it"));
+                await using var socket = socketPath is null ? null : await ListeningSocket.ConnectedAsync(socketPath, output, cancellationToken);
+                await using var observer = await RuntimeObserver.AttachAsync(socket?.Channel ?? DiagnosticsChannel.OfProcess(processId!.Value), cancellationToken);
+                var watched = processId is { } id ? $"pid {id} ({NameOf(id)})" : $"the runtime connected to {socketPath}";
+                await output.WriteLineAsync(Invariant($"watching {watched} {(seconds is { } s ? $"for {s:0.#} s" : "until Ctrl+C")}; no request is sent to it"));
                 var report = await WatchAsync(observer, seconds is { } limit ? TimeSpan.FromSeconds(limit) : null, output, cancellationToken);
                 WatchReport.Write(folder, report);
                 await output.WriteLineAsync(report.Closing(Path.Combine(folder, WatchReport.MarkdownFile)));
@@ -73,6 +81,10 @@ public static class WatchCommand
         return command;
     }
 
+    /// <summary>--diagnostic-port names the runtime by the socket it connects to: no process may be named beside it.</summary>
+    private static int? NoProcessBeside(int? pid, string? processName, string? url) =>
+        pid is null && processName is null && url is null ? null : throw new UsageException("--diagnostic-port watches the runtime that connects to it, so it cannot go with --pid, --process-name or --url");
+
     /// <summary>The process to watch: exactly one of --pid, --process-name or --url (the process on its loopback port), checked as the observer needs it.</summary>
     public static int ProcessOf(int? pid, string? processName, string? url)
     {
@@ -80,7 +92,7 @@ public static class WatchCommand
         if (given != 1)
         {
             throw new UsageException(given == 0
-                ? "name the process to watch: --pid N, --process-name NAME or --url http://127.0.0.1:PORT/"
+                ? "name the process to watch: --pid N, --process-name NAME, --url http://127.0.0.1:PORT/ or --diagnostic-port PATH"
                 : "give one of --pid, --process-name or --url, not several");
         }
         if (url is null)
@@ -208,6 +220,69 @@ public static class WatchCommand
         catch (Exception e) when (e is ArgumentException or InvalidOperationException)
         {
             return "exited";
+        }
+    }
+
+    /// <summary>
+    /// --diagnostic-port: a socket at a path the user chose (in a folder a container mounts), listened on as the
+    /// container observer's <see cref="DiagnosticsSocket"/> does, and the runtime that connected to it.
+    /// </summary>
+    private sealed class ListeningSocket(DiagnosticsClientConnector connector, string path, CancellationTokenSource stop) : IAsyncDisposable
+    {
+        // connect() needs write permission on the socket file, and a container's runtime runs as its own user.
+        private const UnixFileMode SocketMode = UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.GroupWrite
+            | UnixFileMode.OtherRead | UnixFileMode.OtherWrite;
+
+        public DiagnosticsChannel Channel { get; } = new(connector.Instance, $"the runtime on {path}", $"the diagnostics socket {path}", () => false);
+
+        public static async Task<ListeningSocket> ConnectedAsync(string path, TextWriter output, CancellationToken cancellationToken)
+        {
+            if (OperatingSystem.IsWindows())
+            {
+                throw new UsageException("--diagnostic-port listens on a Unix socket; on Windows give --pid");
+            }
+            if (File.Exists(path))
+            {
+                throw new UsageException($"--diagnostic-port: {path} exists (a socket left by an earlier watch?); remove it or choose another path");
+            }
+            if (Path.GetDirectoryName(Path.GetFullPath(path)) is { } folder && !Directory.Exists(folder))
+            {
+                throw new UsageException($"--diagnostic-port: the folder {folder} does not exist");
+            }
+            // Cancelled, it makes the connector close its listener; kept until the watch ends otherwise.
+            var stop = new CancellationTokenSource();
+            try
+            {
+                // The connector binds the socket before its first await, so the file exists once the call returns.
+                var connection = DiagnosticsClientConnector.FromDiagnosticPort($"{path},listen", stop.Token);
+                if (connection.IsFaulted)
+                {
+                    await connection;
+                }
+                File.SetUnixFileMode(path, SocketMode);
+                await output.WriteLineAsync(Invariant($"listening on {path}: start the service with {DiagnosticsSocket.PortsSetting}={path},nosuspend (the path as the service sees it)"));
+                return new ListeningSocket(await connection.WaitAsync(ConnectTimeout, cancellationToken), path, stop);
+            }
+            catch (Exception e)
+            {
+                await stop.CancelAsync();
+                stop.Dispose();
+                File.Delete(path);
+                throw e switch
+                {
+                    TimeoutException => new UsageException(Invariant($"no runtime connected to {path} within {ConnectTimeout.TotalSeconds:0} s; start the service with {DiagnosticsSocket.PortsSetting}={path},nosuspend")),
+                    IOException or UnauthorizedAccessException or System.Net.Sockets.SocketException => new UsageException($"--diagnostic-port: cannot listen on {path} ({e.Message})"),
+                    _ => e,
+                };
+            }
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            await stop.CancelAsync();
+            await connector.DisposeAsync();
+            stop.Dispose();
+            File.Delete(path);
         }
     }
 

@@ -105,7 +105,7 @@ public static class Runner
         {
             AgentPool.CheckSplittable(agentPlan, experiments.SelectMany(e => e.Variants).Select(v => v.Driver));
         }
-        await using var agents = request.Agents is { } plan ? await AgentPool.StartAsync(plan, Path.Combine(request.OutputFolder, "agents"), console, cancellationToken) : null;
+        await using var agents = request.Agents is { } plan ? await AgentPool.StartAsync(plan, typeof(Runner).Assembly.Location, Path.Combine(request.OutputFolder, "agents"), console, cancellationToken) : null;
         ApiServers servers = request.Target is { } target ? new TargetApiServers(target) : new ChildApiServers(ApiLaunch.Default);
         if (request.Target is not null)
         {

@@ -7,6 +7,7 @@ using ConcurrencySandbox.LoadTests.Experiments.Receive;
 using ConcurrencySandbox.LoadTests.Experiments.Sleep;
 using ConcurrencySandbox.LoadTests.Experiments.SpinWait;
 using ConcurrencySandbox.LoadTests.Experiments.Streaming;
+using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
@@ -16,12 +17,6 @@ public sealed record ExperimentDefinition(string Name, IReadOnlyList<Option> Opt
     /// <summary>The colours of its variants in every chart (the report's palette draws others from a stable hash of the name).</summary>
     public IReadOnlyList<VariantColor> Colors { get; init; } = [];
 }
-
-/// <summary>
-/// The colour of a variant name in every chart of every report, or of every name that starts with <paramref name="Name"/>
-/// when <paramref name="IsPrefix"/>. By habit blocking variants are warm colours and those that hold no pool thread cool ones.
-/// </summary>
-public sealed record VariantColor(string Name, string Color, bool IsPrefix = false);
 
 /// <summary>Every experiment the runner knows, in the order <c>all</c> runs them. Adding one is one line here.</summary>
 public static class ExperimentList
@@ -39,4 +34,7 @@ public static class ExperimentList
     ];
 
     public static IReadOnlyList<string> Names => [.. All.Select(d => d.Name)];
+
+    /// <summary>Every experiment's variant colours, for the reports' palette (<see cref="VariantPalette.Declare"/>).</summary>
+    public static IEnumerable<VariantColor> Colors => All.SelectMany(d => d.Colors);
 }

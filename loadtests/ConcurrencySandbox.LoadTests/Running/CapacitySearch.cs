@@ -14,8 +14,11 @@ namespace ConcurrencySandbox.LoadTests.Running;
 /// </summary>
 public sealed record CapacityOptions(double? SloP99Ms, bool Open, double StartLoad, double MaxLoad, TimeSpan Step, TimeSpan MaxDuration)
 {
-    /// <summary>The default SLO: p99 within this many times the unloaded p99 (one user, measured first).</summary>
-    public const double DefaultSloFactor = 2;
+    /// <summary>
+    /// The default SLO: p99 within this many times the unloaded p99 (one user, measured first). The diagnosis's own
+    /// factor, so a step that broke that SLO has an interval whose requests the diagnosis counts as waited.
+    /// </summary>
+    public const double DefaultSloFactor = PoolSample.WaitedFactor;
 
     /// <summary>The narrowing stops once the load that broke is within this share above the load held.</summary>
     public const double ResolutionPercent = 12.5;

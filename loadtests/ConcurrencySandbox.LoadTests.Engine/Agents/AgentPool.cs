@@ -51,7 +51,8 @@ public sealed class AgentPool : IAsyncDisposable
         }
     }
 
-    public static async Task<AgentPool> StartAsync(AgentPlan plan, string logFolder, TextWriter console, CancellationToken cancellationToken)
+    /// <param name="runnerAssembly">The command-line app's assembly, which each local agent process runs with <c>agent</c>.</param>
+    public static async Task<AgentPool> StartAsync(AgentPlan plan, string runnerAssembly, string logFolder, TextWriter console, CancellationToken cancellationToken)
     {
         var coordinator = AgentCoordinator.Listen(plan.Listen ?? new IPEndPoint(IPAddress.Loopback, 0), plan.Count, console);
         coordinator.BarrierDeadline = plan.Deadline;
@@ -64,7 +65,7 @@ public sealed class AgentPool : IAsyncDisposable
                 $"agents: coordinator on {coordinator.Address}, waiting for {plan.Count} agent(s){(plan.StartsLocalAgents ? " started here" : "")}"));
             for (var i = 0; plan.StartsLocalAgents && i < plan.Count; i++)
             {
-                pool._children.Add(ChildProcess.Start(new ChildLaunch(typeof(AgentPool).Assembly.Location,
+                pool._children.Add(ChildProcess.Start(new ChildLaunch(runnerAssembly,
                     ["agent", "--coordinator", coordinator.Address.ToString(), "--index", i.ToString(CultureInfo.InvariantCulture), "--log-dir", Path.GetFullPath(logFolder)])
                 {
                     Cpus = plan.CpusOf(i),

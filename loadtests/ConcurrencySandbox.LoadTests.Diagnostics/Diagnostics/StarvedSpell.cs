@@ -28,7 +28,7 @@ public readonly record struct PoolSample(double Seconds, int Threads, long Queue
     /// (<see cref="RequestsWaited"/>): the factor of find-capacity's default SLO over the unloaded p99, so a step that
     /// broke that SLO has at least one interval past it (the fastest request is no slower than the unloaded p99).
     /// </summary>
-    public const double WaitedFactor = Running.CapacityOptions.DefaultSloFactor;
+    public const double WaitedFactor = 2;
 
     /// <summary>How many times the pool added threads since the previous sample.</summary>
     public int Injections => InjectionReasons.Count;

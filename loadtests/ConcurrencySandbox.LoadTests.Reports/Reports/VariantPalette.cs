@@ -1,16 +1,26 @@
 using ConcurrencySandbox.LoadTests.Engine;
-using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>
+/// The colour of a variant name in every chart of every report, or of every name that starts with <paramref name="Name"/>
+/// when <paramref name="IsPrefix"/>. By habit blocking variants are warm colours and those that hold no pool thread cool ones.
+/// </summary>
+public sealed record VariantColor(string Name, string Color, bool IsPrefix = false);
+
+/// <summary>
 /// One colour per variant name, the same in every chart of every report: the colours each experiment declares
-/// (<see cref="ExperimentDefinition.Colors"/>), so a name shared by two experiments (sleep's async and fanout's) keeps
+/// (ExperimentDefinition.Colors, handed in by the app with <see cref="Declare"/>, since the reports sit below the experiments), so a name shared by two experiments (sleep's async and fanout's) keeps
 /// one colour, and in the matrix a variant keeps its colour at every core count.
 /// </summary>
 public static class VariantPalette
 {
-    private static readonly IReadOnlyList<VariantColor> Declared = [.. ExperimentList.All.SelectMany(definition => definition.Colors)];
+    private static IReadOnlyList<VariantColor> _declared = [];
+
+    /// <summary>The experiments' colours; the same list every time, so declaring it again changes nothing.</summary>
+    public static void Declare(IEnumerable<VariantColor> colors) => _declared = [.. colors];
+
+    private static IReadOnlyList<VariantColor> Declared => _declared;
 
     /// <summary>For names the palette does not know: picked by a stable hash of the name, so it never changes between runs.</summary>
     private static readonly string[] Others = ["#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#bcbd22", "#7f7f7f"];

@@ -5,7 +5,7 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// stack: the frame nearest the user's code that is a known blocking entry point names it (a synchronous
 /// HttpClient.Send waits on sockets and tasks further down, but Send is what the developer called).
 /// </summary>
-public static class BlockingPrimitive
+internal static class BlockingPrimitive
 {
     public const string Result = ".Result (a blocking wait on a Task)";
     public const string Wait = ".Wait() (a blocking wait on a Task)";

@@ -5,7 +5,7 @@ using System.Net;
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
 /// <summary>A TCP socket in the LISTEN state, as a row of Linux's /proc/net/tcp or /proc/net/tcp6 shows it.</summary>
-public sealed record ListeningSocket(IPAddress Address, int Port, int OwnerUid, long Inode)
+internal sealed record ListeningSocket(IPAddress Address, int Port, int OwnerUid, long Inode)
 {
     /// <summary>Whether a connection to a loopback address reaches it: bound to a loopback or to the any-address.</summary>
     public bool AcceptsLoopback =>
@@ -18,7 +18,7 @@ public sealed record ListeningSocket(IPAddress Address, int Port, int OwnerUid, 
 /// /proc/net/tcp6 (state 0A), then the process with a descriptor linked to one of them (/proc/PID/fd/N -> socket:[INODE]).
 /// Processes of other users are not readable to a non-root runner, so their sockets have no holder here.
 /// </summary>
-public static class ListeningSockets
+internal static class ListeningSockets
 {
     /// <summary>The kernel's TCP_LISTEN state as /proc/net/tcp writes it.</summary>
     public const string ListenState = "0A";

@@ -7,7 +7,7 @@ using System.Reflection.PortableExecutable;
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
 /// <summary>A call one method's IL makes: the callee as "Namespace.Type.Method" and, when it is in the same module, its token.</summary>
-public sealed record ILCall(int ILOffset, string Callee, int? LocalToken);
+internal sealed record ILCall(int ILOffset, string Callee, int? LocalToken);
 
 /// <summary>A method's source position: the document and the line of a sequence point.</summary>
 public sealed record SourceLine(string File, int Line);
@@ -17,7 +17,7 @@ public sealed record SourceLine(string File, int Line);
 /// make), their custom attributes, and, when the portable PDB beside it matches it (its ID is the one the module's
 /// debug directory names), the sequence points that turn an IL offset into a file and line.
 /// </summary>
-public sealed class ModuleSource : IDisposable
+internal sealed class ModuleSource : IDisposable
 {
     private static readonly Dictionary<short, OpCode> OpCodesByValue = typeof(OpCodes)
         .GetFields(BindingFlags.Public | BindingFlags.Static)

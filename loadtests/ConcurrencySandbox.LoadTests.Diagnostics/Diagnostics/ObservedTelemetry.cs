@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// API's own samples. Per-second counters (completed items, contentions, collections, allocations, CPU) are summed
 /// from the first sample into running totals; what the counters do not carry (the pool's minimum and maximum, OS threads, GC pause time, the sandbox meter) is 0.
 /// </summary>
-public static class ObservedTelemetry
+internal static class ObservedTelemetry
 {
     private const double BytesPerMegabyte = 1_000_000;
 

@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// (<c>Orders.&lt;Get&gt;g__Price|2_0</c>) "the local function Price in Orders.Get"; namespaces, generic arities and type
 /// arguments are dropped ("Task`1[System.__Canon].get_Result" is "Task.get_Result").
 /// </summary>
-public static partial class SourceNames
+internal static partial class SourceNames
 {
     /// <summary>The method the compiler makes of top-level statements.</summary>
     private const string TopLevelMain = "<Main>$";

@@ -30,7 +30,7 @@ public sealed record ThreadStack(int ThreadId, IReadOnlyList<string> Frames)
 /// TraceEvent's thread-time computer. A few samples a short while apart; each thread counts with the stack it showed
 /// most often, so a thread that is parked shows where it is parked.
 /// </summary>
-public static class StackSampler
+internal static class StackSampler
 {
     private static readonly TimeSpan TraceLength = TimeSpan.FromMilliseconds(100);
 

@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.LoadTests.Agents;
 /// One agent's TCP connection to its coordinator, seen from either end: <see cref="AgentMessage"/>s as JSON lines.
 /// Sends are serialized by a lock (an agent sends from its interval timer and its main flow); one reader at a time.
 /// </summary>
-public sealed class AgentLink : IDisposable
+internal sealed class AgentLink : IDisposable
 {
     // An interval line carries a compressed histogram: a few kilobytes; anything far longer is not this protocol.
     private const int MaxLineChars = 4 * 1024 * 1024;

@@ -5,7 +5,7 @@ using ConcurrencySandbox.LoadTests.Engine;
 namespace ConcurrencySandbox.LoadTests.Agents;
 
 /// <summary>The runner's load types to and from the agent messages, and the version an agent and its coordinator must share.</summary>
-public static class AgentWire
+internal static class AgentWire
 {
     /// <summary>This runner's build (version and commit): an agent of another build could split or measure the load differently.</summary>
     public static string Version { get; } =

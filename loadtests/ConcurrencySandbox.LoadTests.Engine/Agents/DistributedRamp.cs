@@ -7,7 +7,7 @@ namespace ConcurrencySandbox.LoadTests.Agents;
 /// The HTTP ramp run by load agents instead of this process: each agent gets its share of the shape, the coordinator
 /// releases them at once and merges their intervals into the same result a single runner would give, plus one row per agent.
 /// </summary>
-public sealed class DistributedRamp(string request, AgentCoordinator coordinator) : ILoadDriver
+internal sealed class DistributedRamp(string request, AgentCoordinator coordinator) : ILoadDriver
 {
     public string Request => request;
 

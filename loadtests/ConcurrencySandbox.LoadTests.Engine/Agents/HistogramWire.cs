@@ -7,7 +7,7 @@ namespace ConcurrencySandbox.LoadTests.Agents;
 /// A latency histogram as it crosses a process boundary: HdrHistogram's own compressed encoding in base64, the form its
 /// log format (.hlog) writes, so any HdrHistogram reader in any language decodes it and the merge is exact.
 /// </summary>
-public static class HistogramWire
+internal static class HistogramWire
 {
     public static string Encode(HistogramBase histogram)
     {

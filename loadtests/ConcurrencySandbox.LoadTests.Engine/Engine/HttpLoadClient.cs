@@ -17,7 +17,7 @@ public interface IHttpLoadClient : IDisposable
 /// Picks the load client for a target: the runner's own keep-alive HTTP/1.1 client for http:// (the runner must not
 /// be the bottleneck of a run), HttpClient where TLS is needed.
 /// </summary>
-public static class HttpLoadClient
+internal static class HttpLoadClient
 {
     public static IHttpLoadClient For(Uri baseAddress, TimeSpan requestTimeout) =>
         baseAddress.Scheme == Uri.UriSchemeHttp ? new KeepAliveHttpClient(baseAddress, requestTimeout) : new HttpClientLoadClient(baseAddress, requestTimeout);
@@ -27,7 +27,7 @@ public static class HttpLoadClient
 /// The load client for https:// targets: one pooled handler with as many connections as there are users, no cookies,
 /// redirects, decompression or trace-header propagation, headers-first reads and the body drained into nowhere.
 /// </summary>
-public sealed class HttpClientLoadClient : IHttpLoadClient
+internal sealed class HttpClientLoadClient : IHttpLoadClient
 {
     private readonly HttpClient _http;
 

@@ -5,7 +5,7 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// new step begins (the step is then merged exactly from its intervals); the tail after the last full interval is
 /// partial and in no step. A single runner takes its intervals from its own recorder; a coordinator adds its agents'.
 /// </summary>
-public sealed class IntervalSeries(VariantKey variant, string loadUnit, LatencyRecorder recorder)
+internal sealed class IntervalSeries(VariantKey variant, string loadUnit, LatencyRecorder recorder)
 {
     private readonly List<IntervalRow> _intervals = [];
     private readonly List<StepRow> _steps = [];

@@ -16,7 +16,7 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// so a timeout is still a timeout (a lower bound, never a latency).
 /// HttpClient cost 1.2-1.5 x wrk's CPU per request whatever way it was called (docs/performance.md).
 /// </summary>
-public sealed class KeepAliveHttpClient : IHttpLoadClient
+internal sealed class KeepAliveHttpClient : IHttpLoadClient
 {
     private readonly Uri _baseAddress;
     private readonly EndPoint _endPoint;

@@ -11,10 +11,10 @@ public abstract record LoadSimulation(double Target, TimeSpan During, bool IsOpe
 public sealed record KeepConstant(int Copies, TimeSpan During) : LoadSimulation(Copies, During, IsOpen: false, IsRamping: false);
 
 /// <summary>Closed model: users ramp linearly from the previous step's count to <paramref name="Copies"/>.</summary>
-public sealed record RampingConstant(int Copies, TimeSpan During) : LoadSimulation(Copies, During, IsOpen: false, IsRamping: true);
+internal sealed record RampingConstant(int Copies, TimeSpan During) : LoadSimulation(Copies, During, IsOpen: false, IsRamping: true);
 
 /// <summary>Open model: requests arrive at <paramref name="RatePerSecond"/>, whatever the responses do.</summary>
 public sealed record Inject(double RatePerSecond, TimeSpan During) : LoadSimulation(RatePerSecond, During, IsOpen: true, IsRamping: false);
 
 /// <summary>Open model: the arrival rate ramps linearly from the previous step's rate to <paramref name="RatePerSecond"/>.</summary>
-public sealed record RampingInject(double RatePerSecond, TimeSpan During) : LoadSimulation(RatePerSecond, During, IsOpen: true, IsRamping: true);
+internal sealed record RampingInject(double RatePerSecond, TimeSpan During) : LoadSimulation(RatePerSecond, During, IsOpen: true, IsRamping: true);

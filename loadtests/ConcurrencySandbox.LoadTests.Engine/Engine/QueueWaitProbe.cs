@@ -14,7 +14,7 @@ public interface IResponseProbe
 /// Keeps the longest per-call queue wait the fan-out endpoint reports (<c>queueWaitMs.max</c>): seed 003's
 /// "waiting for up to 12 seconds for work to even start", measured by the server.
 /// </summary>
-public sealed class QueueWaitProbe : IResponseProbe
+internal sealed class QueueWaitProbe : IResponseProbe
 {
     private long _maxMicroseconds = -1;
 

@@ -22,7 +22,7 @@ public interface IWorkload
 /// When the shape ends, users stop starting requests and the ones in flight finish (or time out). With a
 /// <paramref name="segment"/> (a load agent's share), it runs that share of the shape's users.
 /// </summary>
-public sealed class ClosedModel(LoadShape shape, LoadSegment? segment = null) : IWorkload
+internal sealed class ClosedModel(LoadShape shape, LoadSegment? segment = null) : IWorkload
 {
     private readonly LoadSegment _segment = segment ?? LoadSegment.Whole;
 
@@ -81,7 +81,7 @@ public sealed class ClosedModel(LoadShape shape, LoadSegment? segment = null) : 
 /// counts its waiting time. Requests still unsent when the shape ends are recorded as connection errors ("not sent").
 /// With a <paramref name="segment"/> (a load agent's share), it sends every N-th of the shape's requests from its index.
 /// </summary>
-public sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? clock = null, LoadSegment? segment = null) : IWorkload
+internal sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? clock = null, LoadSegment? segment = null) : IWorkload
 {
     private readonly LoadSegment _segment = segment ?? LoadSegment.Whole;
     private static readonly RequestOutcome Unsent = RequestOutcome.Failed("not sent: every in-flight slot stayed busy until the load ended");

@@ -5,7 +5,7 @@ using ConcurrencySandbox.LoadTests.Engine;
 namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>A variant as the interactive charts name and colour it (its button that shows or hides all its series).</summary>
-public sealed record ChartVariant(string Name, string Color);
+internal sealed record ChartVariant(string Name, string Color);
 
 /// <summary>The model of <c>Charts.responseCurve</c> in <c>Assets/charts.js</c>: every variant's curve against one load axis.</summary>
 public sealed record ResponseCurveModel(string Title, string LoadLabel, string LoadUnit, IReadOnlyList<ResponseCurve> Variants)
@@ -26,10 +26,10 @@ public sealed record ResponseCurveModel(string Title, string LoadLabel, string L
 }
 
 /// <summary>One line of a <see cref="TimeSeriesModel"/>: (x, y) points, y null for a gap (an interval without an answer).</summary>
-public sealed record TimeSeriesLine(string Name, string Variant, string Color, bool Dashed, IReadOnlyList<double?[]> Points);
+internal sealed record TimeSeriesLine(string Name, string Variant, string Color, bool Dashed, IReadOnlyList<double?[]> Points);
 
 /// <summary>The model of <c>Charts.timeSeries</c>: every variant's lines on one time axis.</summary>
-public sealed record TimeSeriesModel(string Title, string PanelTitle, string XLabel, string YLabel, string Unit, bool Log, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<TimeSeriesLine> Series)
+internal sealed record TimeSeriesModel(string Title, string PanelTitle, string XLabel, string YLabel, string Unit, bool Log, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<TimeSeriesLine> Series)
 {
     public const string Kind = "timeSeries";
 

@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// The report's "Inside the runtime" section: per observed variant the counters' health, the pool's adjustments by
 /// reason, where the pool threads were parked at the peak, the diagnosis paragraph, and the --verify-fix before/after.
 /// </summary>
-public static class ObserverSection
+internal static class ObserverSection
 {
     public const string Heading = "Inside the runtime";
 

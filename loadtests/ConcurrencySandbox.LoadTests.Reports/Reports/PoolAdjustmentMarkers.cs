@@ -8,7 +8,7 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// black (starvation a filled triangle, cooperative blocking a filled diamond, a thread timing out a hollow triangle
 /// down), hill climbing's own moves in grey (pluses, crosses, squares, diamonds). Black and grey are no variant's colour.
 /// </summary>
-public static class PoolAdjustmentMarkers
+internal static class PoolAdjustmentMarkers
 {
     private const string Forced = "#000000";
     private const string HillClimbing = "#777777";

@@ -5,7 +5,7 @@ using ConcurrencySandbox.LoadTests.Engine;
 namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>An <see cref="ExperimentReport"/> as summary.json holds it (<see cref="RunSummary"/>, the contract <c>compare</c> reads back).</summary>
-public static class ReportSummary
+internal static class ReportSummary
 {
     public static RunSummary Of(ExperimentReport r, string commandLine) => new(
         RunSummary.CurrentSchemaVersion,

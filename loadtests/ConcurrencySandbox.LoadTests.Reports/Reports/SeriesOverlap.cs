@@ -7,7 +7,7 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// them (over them), top with top at the same x: a band of a stack thinner than that is invisible, while the bars on top
 /// always show.
 /// </summary>
-public static class SeriesOverlap
+internal static class SeriesOverlap
 {
     /// <summary>How close (in pixels) a series must stay to another at every point to count as lying on it.</summary>
     public const double Pixels = 3;
@@ -102,4 +102,4 @@ public static class SeriesOverlap
 }
 
 /// <summary>A series that lies on the series <paramref name="Base"/>: its turn (1 to <paramref name="Of"/>) among those lying on that base, so their dashes and diamonds alternate.</summary>
-public sealed record Overlap(int Base, int Turn, int Of);
+internal sealed record Overlap(int Base, int Turn, int Of);

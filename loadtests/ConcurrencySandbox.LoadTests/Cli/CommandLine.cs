@@ -15,7 +15,7 @@ using ConcurrencySandbox.Platform.Statistics;
 namespace ConcurrencySandbox.LoadTests.Cli;
 
 /// <summary>The runner's command line: parses and validates into a <see cref="RunRequest"/>; exit code 2 for any usage error.</summary>
-public static class CommandLine
+internal static class CommandLine
 {
     public const int ExitOk = 0;
     public const int ExitThresholdFailed = 1;

@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 /// <paramref name="Experiments"/> holds every registered experiment built from its options, in <see cref="ExperimentList"/> order.
 /// <paramref name="Runs"/>: how many times the whole command runs (<c>--runs</c>), each into its own run-N folder.
 /// </summary>
-public sealed record RunRequest(
+internal sealed record RunRequest(
     string Experiment,
     LoadOptions Load,
     Uri? Target,

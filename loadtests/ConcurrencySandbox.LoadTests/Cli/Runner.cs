@@ -12,7 +12,7 @@ using ConcurrencySandbox.LoadTests.Runs;
 namespace ConcurrencySandbox.LoadTests.Cli;
 
 /// <summary>Runs what the command line asked for and turns the thresholds into the exit code.</summary>
-public static class Runner
+internal static class Runner
 {
     /// <param name="terminalWidth">The terminal's width when the output is one (a status line is drawn), null when it is redirected (plain lines).</param>
     public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken, Func<int>? terminalWidth = null)

@@ -16,7 +16,7 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 /// endpoint on this machine, the runtime observer attached to its process (the one given, else the one listening on the
 /// URL's port), and the same report with the diagnosis. Only loopback addresses are loaded.
 /// </summary>
-public static class UrlCommand
+internal static class UrlCommand
 {
     private static readonly TimeSpan ProbeTimeout = TimeSpan.FromSeconds(10);
 

@@ -12,14 +12,14 @@ using ConcurrencySandbox.LoadTests.Reports;
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
 /// <summary>How the command line makes an experiment: its name, the options only it reads, and the experiment built from their values.</summary>
-public sealed record ExperimentDefinition(string Name, IReadOnlyList<Option> Options, Func<OptionValues, Experiment> Create)
+internal sealed record ExperimentDefinition(string Name, IReadOnlyList<Option> Options, Func<OptionValues, Experiment> Create)
 {
     /// <summary>The colours of its variants in every chart (the report's palette draws others from a stable hash of the name).</summary>
     public IReadOnlyList<VariantColor> Colors { get; init; } = [];
 }
 
 /// <summary>Every experiment the runner knows, in the order <c>all</c> runs them. Adding one is one line here.</summary>
-public static class ExperimentList
+internal static class ExperimentList
 {
     public static readonly IReadOnlyList<ExperimentDefinition> All =
     [

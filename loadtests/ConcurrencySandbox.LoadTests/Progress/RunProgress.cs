@@ -5,7 +5,7 @@ using ConcurrencySandbox.LoadTests.Reports;
 namespace ConcurrencySandbox.LoadTests.Progress;
 
 /// <summary>Something that follows a run's events: the console, the live page's feed.</summary>
-public interface IProgressListener
+internal interface IProgressListener
 {
     /// <summary>Called in event order, one at a time; must not block (the runner's interval loop calls it).</summary>
     void On(ProgressEvent e);
@@ -15,7 +15,7 @@ public interface IProgressListener
 /// The run's progress: folds each event into the <see cref="State"/> and hands it to the listeners in order. Fed once
 /// per interval, step and variant by the runner's own loop, never per request.
 /// </summary>
-public sealed class RunProgress
+internal sealed class RunProgress
 {
     private readonly object _gate = new();
     private readonly TimeProvider _clock;
@@ -100,7 +100,7 @@ public sealed class RunProgress
 }
 
 /// <summary>The console's lines: every interval (when asked: not a terminal, or --verbose) and every step.</summary>
-public sealed class ConsoleLines(TextWriter console, bool intervals) : IProgressListener
+internal sealed class ConsoleLines(TextWriter console, bool intervals) : IProgressListener
 {
     public void On(ProgressEvent e)
     {

@@ -4,7 +4,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// Where a run stands, folded from its events: which variant of how many, since when, its steps so far and its latest
 /// interval. The status line reads it on its own timer; nothing here is touched by a request.
 /// </summary>
-public sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
+internal sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
 {
     /// <summary>The running variant's place in the run (0-based); -1 before the first.</summary>
     public int Index { get; init; } = -1;

@@ -7,7 +7,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// "erase line") once a second on its own timer: every line written through this writer goes above it. The status
 /// is read from <see cref="RunProgress.State"/>, so drawing it costs the load nothing.
 /// </summary>
-public sealed class StatusConsole : TextWriter
+internal sealed class StatusConsole : TextWriter
 {
     private const string EraseLine = "\r\u001b[2K";
     private const int FallbackWidth = 120;

@@ -12,7 +12,7 @@ namespace ConcurrencySandbox.LoadTests.Running;
 /// the first that broke (<see cref="Between"/>) until the gap is within <see cref="ResolutionPercent"/> % or
 /// <see cref="BisectSteps"/> steps have run.
 /// </summary>
-public sealed record CapacityOptions(double? SloP99Ms, bool Open, double StartLoad, double MaxLoad, TimeSpan Step, TimeSpan MaxDuration)
+internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double StartLoad, double MaxLoad, TimeSpan Step, TimeSpan MaxDuration)
 {
     /// <summary>
     /// The default SLO: p99 within this many times the unloaded p99 (one user, measured first). The diagnosis's own
@@ -63,7 +63,7 @@ public sealed record CapacityOptions(double? SloP99Ms, bool Open, double StartLo
 }
 
 /// <summary>One step of the ramp: its load, and why it broke the SLO (null when it held).</summary>
-public sealed record CapacityProbe(double Load, string? BrokeBecause)
+internal sealed record CapacityProbe(double Load, string? BrokeBecause)
 {
     public bool Held => BrokeBecause is null;
 }
@@ -73,7 +73,7 @@ public sealed record CapacityProbe(double Load, string? BrokeBecause)
 /// none did), and what ended it: the bound that stopped the doubling before a break, or how far the bisection
 /// narrowed the break (<see cref="Narrowing"/>).
 /// </summary>
-public sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double? Held, CapacityProbe? Broke, string? Bound, string? Narrowing)
+internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double? Held, CapacityProbe? Broke, string? Bound, string? Narrowing)
 {
     /// <summary>
     /// Runs the ramp: <paramref name="measureAsync"/> runs one step at a load and says why it broke (null: held). The
@@ -161,7 +161,7 @@ public sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double? H
 /// The unloaded latency the default SLO is set from: one user's run cut into rounds (its reporting intervals), the
 /// median of the rounds' p99s, so one slow round (a GC, a neighbour's build on shared cores) does not set the SLO.
 /// </summary>
-public sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs)
+internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs)
 {
     /// <summary>The default SLO's floor: below it a scheduler hiccup on a busy machine would break a fast service's SLO.</summary>
     public const double SloFloorMs = 10;
@@ -195,7 +195,7 @@ public sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRou
 }
 
 /// <summary>What the ramp found: the SLO and how it was set, the last load held, the load that broke it and why, how finely the break was narrowed, or the bound that ended the ramp first.</summary>
-public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound, string? Narrowing = null)
+internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound, string? Narrowing = null)
 {
     /// <summary>The report's sentence: "Held 48 users; broke at 52 users (p99 1,234 ms; narrowed to within 8 % ...; SLO ...): pool starvation (...)".</summary>
     public string Describe()

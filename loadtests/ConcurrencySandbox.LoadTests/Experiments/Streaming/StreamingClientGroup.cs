@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// together connect at the plan's pace. Their reports are added up into one reading (<see cref="Sum"/>), which is what
 /// <see cref="Latest"/>, the reading callback and <see cref="StopAsync"/> give.
 /// </summary>
-public sealed class StreamingClientGroup : IAsyncDisposable
+internal sealed class StreamingClientGroup : IAsyncDisposable
 {
     private readonly Lock _gate = new();
     private readonly StreamingClientsReading?[] _latest;

@@ -8,7 +8,7 @@ using static System.FormattableString;
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
 /// <summary>How a container is given its CPUs: a CFS quota (<c>--cpus</c>) or pinning to the first N CPUs (<c>--cpuset-cpus</c>).</summary>
-internal enum CpuLimitKind
+public enum CpuLimitKind
 {
     Quota,
     Pinning,

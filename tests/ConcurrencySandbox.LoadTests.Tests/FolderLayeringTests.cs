@@ -103,7 +103,7 @@ public partial class FolderLayeringTests
     {
         var slices = Slices();
         var experimentFiles = Directory.GetFiles(Runner, "*Experiment.cs", SearchOption.AllDirectories)
-            .Where(file => !File.ReadAllText(file).Contains("public abstract class", StringComparison.Ordinal))
+            .Where(file => !File.ReadAllText(file).Contains("abstract class", StringComparison.Ordinal))
             .Select(file => Path.GetRelativePath(SlicesFolder, file).Replace('\\', '/'));
         Assert.All(experimentFiles, file => Assert.Matches(@"^(?<slice>\w+)/\k<slice>Experiment\.cs$", file));
 

@@ -20,6 +20,8 @@
 # Usage: loadtests/bench-vs-wrk.sh [--mode pinned|shared] [seconds=8] [connections=64] [pairs=3]
 #   RUNNER_ARGS: extra options for the runner, e.g. RUNNER_ARGS="--live 5680" to measure it with its live page on (a
 #     page is then connected to it: curl reads its event stream for the whole run).
+#   RUNNER_TERMINAL=1: the runner runs in a pseudo-terminal (util-linux script, 160 x 40), so it draws its status line
+#     as it does for a user, with --verbose so its interval lines still show when it has warmed up.
 #   seconds: 1-second turns of each tool per pair, at least 4 so the ABBA order completes once.
 #   API_COUNTS=1: also counts, with perf switched on around each turn only, what the API and each tool did per request
 #     in that tool's turns (CPU, wake-ups the tool caused, context switches, epoll_wait, reads, writes): how the two
@@ -41,10 +43,15 @@ pairs="${3:-3}"
 [[ "$pairs" =~ ^[0-9]+$ ]] && (( pairs >= 1 && pairs <= 20 )) || { echo "pairs must be 1..20, not '$pairs'" >&2; exit 2; }
 api_counts="${API_COUNTS:-0}"
 [ "$api_counts" = 0 ] || [ "$api_counts" = 1 ] || { echo "API_COUNTS must be 0 or 1, not '$api_counts'" >&2; exit 2; }
+runner_terminal="${RUNNER_TERMINAL:-0}"
+[ "$runner_terminal" = 0 ] || [ "$runner_terminal" = 1 ] || { echo "RUNNER_TERMINAL must be 0 or 1, not '$runner_terminal'" >&2; exit 2; }
 minimum=0.9
 source scripts/wrk-bench-lib.sh
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
 command -v curl >/dev/null || { echo "curl is not installed: apt-get install -y curl" >&2; exit 2; }
+if [ "$runner_terminal" = 1 ]; then
+  command -v script >/dev/null || { echo "RUNNER_TERMINAL=1 needs script (util-linux): apt-get install -y bsdutils" >&2; exit 2; }
+fi
 if [ "$api_counts" = 1 ]; then
   command -v perf >/dev/null || { echo "API_COUNTS=1 needs perf: apt-get install -y linux-perf" >&2; exit 2; }
 fi
@@ -85,10 +92,11 @@ work=$(mktemp -d)
 api_pid=""
 wrk_pid=""
 runner_pid=""
+terminal_pid=""
 counter_pids=()
 cleanup() {
   # SIGKILL ends a stopped process too; SIGTERM would wait for a SIGCONT.
-  for pid in "$wrk_pid" "$runner_pid" "${counter_pids[@]}"; do
+  for pid in "$wrk_pid" "$runner_pid" "$terminal_pid" "${counter_pids[@]}"; do
     if [ -n "$pid" ]; then kill -KILL "$pid" 2>/dev/null || true; fi
   done
   if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; fi
@@ -103,7 +111,7 @@ runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySan
 start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work" "$api_cpus"
 path="/api/compute/sync?cycles=1"
 echo "API at $url; ${seconds} 1-second turns of each tool per pair (ABBA), ${connections} connections/users, GET $path"
-echo "mode $mode: $pinning"
+echo "mode $mode: $pinning; the runner's output goes to $([ "$runner_terminal" = 1 ] && echo "a pseudo-terminal (status line on)" || echo "a file (no status line)")"
 
 # Warm-up (JIT, connection pools): 30 s of wrk alone. An API pinned to one cpu settles slowly under this load: in 5 s
 # windows of wrk after its start it took 44.5, 38.2, 35.4, 25.0 us of CPU per request, then 17.4-18.2 us from the fifth
@@ -124,12 +132,27 @@ JSON
 # One ramp of the sync variant for the whole lifetime: a --config (or --target) run keeps its shape whole, one round
 # (with compute's default of 6 interleaved rounds, each a quarter of the lifetime, the runner moved to the taskrun
 # variant part-way through the pairs: pair 1 then read 0.92-0.94 and pairs 2-3 0.84-0.86, 2026-11-25).
-# shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
-"${pin[@]}" dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report" ${RUNNER_ARGS:-} >"$work/runner.log" 2>&1 &
-runner_pid=$!
-# The runner's warm-up: start-up, JIT and its connections, until it has printed three 2-second rows of load.
+runner_command=("${pin[@]}" dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report")
+if [ "$runner_terminal" = 1 ]; then
+  # The pseudo-terminal's shell execs the (pinned) runner, so the terminal's one child is the runner itself.
+  # shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
+  script -qefc "stty cols 160 rows 40; exec $(printf '%q ' "${runner_command[@]}") --verbose ${RUNNER_ARGS:-}" /dev/null </dev/null >"$work/runner.log" 2>&1 &
+  terminal_pid=$!
+  for _ in $(seq 1 100); do
+    runner_pid=$(pgrep -P "$terminal_pid" | head -n 1 || true)
+    [ -n "$runner_pid" ] && break
+    sleep 0.1
+  done
+  [ -n "$runner_pid" ] || { echo "the runner did not start in its pseudo-terminal" >&2; exit 2; }
+else
+  # shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
+  "${runner_command[@]}" ${RUNNER_ARGS:-} >"$work/runner.log" 2>&1 &
+  runner_pid=$!
+fi
+# The runner's warm-up: start-up, JIT and its connections, until it has printed three 2-second rows of load (in a
+# terminal each line starts after the status line's erase).
 for _ in $(seq 1 600); do
-  (( $(grep -c '^compute/sync t=' "$work/runner.log" || true) >= 3 )) && break
+  (( $(grep -c 'compute/sync t=' "$work/runner.log" || true) >= 3 )) && break
   kill -0 "$runner_pid" 2>/dev/null || { echo "the load runner ended before its warm-up:" >&2; cat "$work/runner.log" >&2; exit 2; }
   sleep 0.1
 done

@@ -200,6 +200,34 @@ public class AgentCoordinatorTests
         return link;
     }
 
+    [Fact]
+    public void TheMergeCallsTheProgressWithNoLockOfItsOwnHeldAndInIntervalOrder()
+    {
+        // The progress may wait for another agent's reading task (the console, the live page): with the merge's lock held
+        // during the call, that task could not hand in its interval.
+        AgentMerge? merge = null;
+        var merged = new List<int>();
+        var otherAgentGotIn = new List<bool>();
+        merge = new AgentMerge(new VariantKey("unlocked"), ThreeUsers, 2, IVariantProgress.OfIntervals(row =>
+        {
+            merged.Add((int)row.Stats.Requests);
+            if (merged.Count == 1)
+            {
+                var other = new Thread(() => merge!.Received(Interval(1, sequence: 1, requests: 7)));
+                other.Start();
+                otherAgentGotIn.Add(other.Join(TimeSpan.FromSeconds(60)));
+            }
+        }));
+
+        merge.Received(Interval(0, sequence: 0, requests: 3));
+        merge.Received(Interval(0, sequence: 1, requests: 4));
+        merge.Received(Interval(1, sequence: 0, requests: 5));
+
+        Assert.Equal([true], otherAgentGotIn);
+        // Interval 1, completed on the other thread while interval 0 was being shown, is shown after it.
+        Assert.Equal([8, 11], merged);
+    }
+
     private static AgentInterval Interval(int index, int sequence, int requests)
     {
         var histogram = LatencyRecorder.NewHistogram();

@@ -28,14 +28,16 @@ public class BenchVsWrkScriptTests
         Assert.Equal(2, (await RunScriptAsync("8", "64", "3", "1")).Code);
     }
 
-    [Fact]
-    public async Task ACountsSettingOtherThanZeroOrOneIsRefused()
+    [Theory]
+    [InlineData("API_COUNTS")]
+    [InlineData("RUNNER_TERMINAL")]
+    public async Task ASwitchSetOtherThanZeroOrOneIsRefused(string setting)
     {
-        var (code, output, error) = await CommandRun.RunAsync("env", ["API_COUNTS=yes", "bash", Script, "8", "64"]);
+        var (code, output, error) = await CommandRun.RunAsync("env", [$"{setting}=yes", "bash", Script, "8", "64"]);
 
         Assert.Equal(2, code);
         Assert.Empty(output);
-        Assert.Equal("API_COUNTS must be 0 or 1, not 'yes'", error.Trim());
+        Assert.Equal($"{setting} must be 0 or 1, not 'yes'", error.Trim());
     }
 
     private static Task<(int Code, string Output, string Error)> RunScriptAsync(params string[] args) =>

@@ -166,20 +166,59 @@ public class CommandLineTests
     }
 
     [Fact]
-    public async Task HelpListsTheOptions()
+    public async Task HelpListsTheCommandsAndEachCommandsHelpOnlyItsOwnOptions()
     {
         var (code, output, _) = await InvokeAsync(["--help"], (_, _) => Task.FromResult(0));
-
         Assert.Equal(0, code);
-        Assert.Contains("--profile", output);
-        Assert.Contains("--threshold", output);
-        Assert.Contains("matrix", output);
-        // Each experiment's own options are listed too.
-        Assert.Contains("--cycles", output);
-        Assert.Contains("--dedicated-threads", output);
-        Assert.Contains("--coldstart-request", output);
-        Assert.Contains("--live", output);
-        Assert.Contains("--verbose", output);
+        Assert.All([.. ExperimentList.Names, "all", "matrix", "run", "compare", "agent", "limits"], command => Assert.Contains($"\n  {command} ", output));
+        Assert.DoesNotContain("--profile", output);
+
+        var fanout = (await InvokeAsync(["fanout", "--help"], (_, _) => Task.FromResult(0))).Output;
+        Assert.All(["--profile", "--threshold", "--live", "--verbose", "--agents", "--dedicated-threads", "--strategies"], option => Assert.Contains(option, fanout));
+        // Another experiment's options and the matrix's are not fanout's.
+        Assert.All(["--cycles", "--coldstart-request", "--cpus", "--sweep-to", "--clients"], option => Assert.DoesNotContain(option, fanout));
+
+        var matrix = (await InvokeAsync(["matrix", "--help"], (_, _) => Task.FromResult(0))).Output;
+        Assert.All(["--cpus", "--sweep-to", "--strategies"], option => Assert.Contains(option, matrix));
+        Assert.DoesNotContain("--cycles", matrix);
+
+        var all = (await InvokeAsync(["all", "--help"], (_, _) => Task.FromResult(0))).Output;
+        Assert.All(ExperimentList.All.SelectMany(d => d.Options).Select(o => o.Name), option => Assert.Contains(option, all));
+    }
+
+    [Theory]
+    [InlineData(new[] { "bogus" }, "error: unknown command 'bogus' (expected one of: compute, ")]
+    [InlineData(new[] { "--profile", "smoke", "fanout", "--calls", "2" }, "error: options go after the command: fanout --profile smoke --calls 2")]
+    [InlineData(new[] { "fanout", "--cpus", "1" }, "error: --cpus is not an option of fanout; matrix takes it (see fanout --help)")]
+    [InlineData(new[] { "contention", "--no-such-option" }, "error: contention has no option --no-such-option; its options: --profile, ")]
+    [InlineData(new string[0], "error: name a command before its options: compute, ")]
+    public async Task AMistakeOnTheCommandLineIsOneLineThatSaysWhatToTypeInstead(string[] args, string expected)
+    {
+        var (code, _, error) = await InvokeAsync(args, (_, _) => Task.FromResult(0));
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.StartsWith(expected, error, StringComparison.Ordinal);
+        Assert.Single(error.Trim().Split('\n'));
+    }
+
+    [Fact]
+    public async Task EachExperimentCommandBuildsOnlyItsOwnExperimentAndMatrixItsFanOut()
+    {
+        RunRequest? compute = null;
+        RunRequest? matrix = null;
+        await InvokeAsync(["compute", "--cycles", "5"], (request, _) => Task.FromResult(Seen(request, out compute)));
+        await InvokeAsync(["matrix", "--cpus", "1"], (request, _) => Task.FromResult(Seen(request, out matrix)));
+
+        Assert.Equal(["compute"], compute!.Experiments.Select(e => e.Name));
+        Assert.Null(compute.Matrix);
+        Assert.Equal(["fanout"], matrix!.Experiments.Select(e => e.Name));
+        Assert.Equal([1], matrix.Matrix!.Cpus);
+    }
+
+    private static int Seen(RunRequest request, out RunRequest? seen)
+    {
+        seen = request;
+        return 0;
     }
 
     private static async Task<(int Code, string Output, string Error)> InvokeAsync(string[] args, Func<RunRequest, CancellationToken, Task<int>> run)

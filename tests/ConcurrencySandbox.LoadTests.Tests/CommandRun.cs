@@ -13,13 +13,15 @@ internal static class CommandRun
     /// SIGINT ignored, as POSIX says, and a child inherits that, so the runner would not see the Ctrl+C the interrupt tests
     /// send: then the command is started through coreutils' <c>env --default-signal=INT</c>, which gives it back the default.
     /// </summary>
-    public static Process Start(string fileName, IEnumerable<string> args)
+    /// <param name="redirectInput">Give the test the command's standard input too (what is typed at a terminal).</param>
+    public static Process Start(string fileName, IEnumerable<string> args, bool redirectInput = false)
     {
         var start = SigintIgnoredHere()
             ? new ProcessStartInfo("env") { ArgumentList = { "--default-signal=INT", fileName } }
             : new ProcessStartInfo(fileName);
         start.RedirectStandardOutput = true;
         start.RedirectStandardError = true;
+        start.RedirectStandardInput = redirectInput;
         start.UseShellExecute = false;
         foreach (var arg in args)
         {

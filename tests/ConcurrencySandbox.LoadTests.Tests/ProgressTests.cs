@@ -94,15 +94,19 @@ public sealed class ProgressTests
         Assert.Equal(expected, StatusLine.Clock(TimeSpan.FromSeconds(seconds)));
 
     [Fact]
-    public void TheStatusLineStaysUnderEveryLineAndIsRedrawnOnItsTimer()
+    public async Task TheStatusLineStaysUnderEveryLineAndIsRedrawnOnItsTimer()
     {
-        using var terminal = new StringWriter();
+        // The console's own thread writes; each step waits until what it queued is on the terminal.
+        using var terminal = new LockedWriter();
         var status = "status A";
-        using (var console = new StatusConsole(terminal, () => status, () => 80, _clock))
+        using (var console = new StatusConsole(terminal, () => Volatile.Read(ref status), () => 80, _clock))
         {
+            await Eventually.TrueAsync(() => terminal.ToString().EndsWith("status A", StringComparison.Ordinal), "the first status");
             console.WriteLine("-- first line");
-            status = "status B";
+            await Eventually.TrueAsync(() => terminal.ToString().Contains("-- first line", StringComparison.Ordinal) && terminal.ToString().EndsWith("status A", StringComparison.Ordinal), "the first line");
+            Volatile.Write(ref status, "status B");
             _clock.Advance(TimeSpan.FromSeconds(1));
+            await Eventually.TrueAsync(() => terminal.ToString().EndsWith("status B", StringComparison.Ordinal), "the redraw");
             console.WriteLine("-- second line");
         }
 

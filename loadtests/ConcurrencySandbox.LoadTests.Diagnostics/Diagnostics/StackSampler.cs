@@ -6,6 +6,7 @@ using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Etlx;
 using Microsoft.Diagnostics.Tracing.Parsers;
 using Microsoft.Diagnostics.Tracing.Stacks;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
@@ -30,7 +31,7 @@ public sealed record ThreadStack(int ThreadId, IReadOnlyList<string> Frames)
 /// TraceEvent's thread-time computer. A few samples a short while apart; each thread counts with the stack it showed
 /// most often, so a thread that is parked shows where it is parked.
 /// </summary>
-internal static class StackSampler
+public static class StackSampler
 {
     private static readonly TimeSpan TraceLength = TimeSpan.FromMilliseconds(100);
 
@@ -73,7 +74,14 @@ internal static class StackSampler
             .First().First())];
     }
 
-    private static async Task<IReadOnlyList<ThreadStack>> SampleOnceAsync(DiagnosticsClient client, CancellationToken cancellationToken)
+    private static Task<IReadOnlyList<ThreadStack>> SampleOnceAsync(DiagnosticsClient client, CancellationToken cancellationToken) =>
+        Task.Run(() => SampleOnce(client), cancellationToken);
+
+    /// <summary>
+    /// One sample of every thread's stack, taken with blocking calls only: it needs no thread of the caller's pool, so it
+    /// also reads a process whose own pool is starved, the runner itself included (<see cref="OwnBlockedFrames"/>).
+    /// </summary>
+    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client)
     {
         var providers = new[]
         {
@@ -84,13 +92,14 @@ internal static class StackSampler
         string? etlx = null;
         try
         {
-            using (var session = await client.StartEventPipeSessionAsync(providers, requestRundown: true, circularBufferMB: 64, cancellationToken))
-            await using (var file = File.Create(trace))
+            using (var session = client.StartEventPipeSession(providers, requestRundown: true, circularBufferMB: 64))
+            using (var file = File.Create(trace))
             {
-                var copy = session.EventStream.CopyToAsync(file, cancellationToken);
-                await Task.Delay(TraceLength, cancellationToken);
-                await session.StopAsync(cancellationToken);
-                await copy;
+                var copy = new Thread(() => session.EventStream.CopyTo(file)) { IsBackground = true, Name = "stack sample copy" };
+                copy.Start();
+                Thread.Sleep(TraceLength);
+                session.Stop();
+                copy.Join();
             }
             etlx = TraceLog.CreateFromEventPipeDataFile(trace);
             return ReadStacks(etlx);
@@ -103,6 +112,35 @@ internal static class StackSampler
                 File.Delete(etlx);
             }
         }
+    }
+
+    /// <summary>
+    /// Where this process's own threads are blocked, for a line that names a stall of the runner: one sample of its own
+    /// stacks, the threads parked in a known blocking call grouped by the last frame of the runner's own code above it,
+    /// most first ("272 threads: StatusConsole.DrawStatus, a contended lock (Monitor.Enter)"). Null when the sample
+    /// cannot be taken (no diagnostics channel).
+    /// </summary>
+    public static IReadOnlyList<string>? OwnBlockedFrames(int most = 3)
+    {
+        IReadOnlyList<ThreadStack> stacks;
+        try
+        {
+            stacks = SampleOnce(new DiagnosticsClient(Environment.ProcessId));
+        }
+        catch (Exception e) when (e is ServerNotAvailableException or UnsupportedCommandException or IOException or TimeoutException)
+        {
+            return null;
+        }
+        var blocked =
+            from stack in stacks
+            let own = stack.Frames.Select((frame, depth) => (frame, depth)).FirstOrDefault(f => f.frame.StartsWith("ConcurrencySandbox.", StringComparison.Ordinal))
+            where own.frame is not null
+            let primitive = BlockingPrimitive.Classify([.. stack.Frames.Take(own.depth).Reverse().Select(SourceNames.Describe)], [])
+            where primitive is not null
+            group stack by (Method: SourceNames.Describe(own.frame), Primitive: primitive) into waiting
+            orderby waiting.Count() descending
+            select Invariant($"{waiting.Count()} thread(s) in {waiting.Key.Method}, {waiting.Key.Primitive}");
+        return [.. blocked.Take(most)];
     }
 
     /// <summary>The first sample of each thread in the trace, as dotnet-stack prints it.</summary>

@@ -13,7 +13,11 @@ namespace ConcurrencySandbox.LoadTests.Agents;
 /// a single runner uses; the partial tails are merged into one partial row at <see cref="Finish"/>. An interval that
 /// lacks a faulted agent's data names it in <see cref="IntervalRow.MissingAgents"/>.
 /// </summary>
-/// <remarks>Called from every agent's reading task at once: one lock keeps the merge and the progress in interval order.</remarks>
+/// <remarks>
+/// Called from every agent's reading task at once: one lock keeps the merge in interval order, and the progress calls
+/// it makes are queued under that lock and made after it is released (<see cref="SerialDelivery"/>), in the same order,
+/// so the progress never runs under the merge's lock.
+/// </remarks>
 public sealed class AgentMerge
 {
     private readonly Lock _gate = new();
@@ -22,6 +26,7 @@ public sealed class AgentMerge
     private readonly IWorkload _whole;
     private readonly IntervalSeries _series;
     private readonly IVariantProgress _progress;
+    private readonly SerialDelivery _delivery = new();
     private readonly SortedDictionary<int, List<AgentInterval>> _waiting = [];
     private readonly List<AgentInterval> _tails = [];
     private readonly HashSet<int> _running;
@@ -34,7 +39,7 @@ public sealed class AgentMerge
         _key = key;
         _progress = progress;
         _whole = shape.IsOpen ? new OpenModel(shape, 1) : new ClosedModel(shape);
-        _series = new IntervalSeries(key, _whole.LoadUnit, _recorder) { StepClosed = step => progress.OnStep(key, step) };
+        _series = new IntervalSeries(key, _whole.LoadUnit, _recorder) { StepClosed = step => _delivery.Post(() => progress.OnStep(key, step)) };
         _running = [.. Enumerable.Range(0, count)];
     }
 
@@ -55,6 +60,7 @@ public sealed class AgentMerge
             sent.Add(interval);
             MergeReady();
         }
+        _delivery.Run();
     }
 
     /// <summary>Agent <paramref name="index"/> sends no more (done, or <paramref name="fault"/>): the intervals that waited for it are merged without it.</summary>
@@ -62,13 +68,9 @@ public sealed class AgentMerge
     {
         lock (_gate)
         {
-            _running.Remove(index);
-            if (fault is not null)
-            {
-                _faulted.Add(index);
-            }
-            MergeReady();
+            EndedUnderLock(index, fault);
         }
+        _delivery.Run();
     }
 
     /// <summary>The variant's result once every agent has ended: the rest of the full intervals, the last step, the partial tail, and one row per agent.</summary>
@@ -78,15 +80,18 @@ public sealed class AgentMerge
         {
             foreach (var agent in agents)
             {
-                Ended(agent.Index, agent.Fault);
+                EndedUnderLock(agent.Index, agent.Fault);
             }
             _series.CloseStep();
             if (Add(_tails, partial: true, []) is { } tail)
             {
-                _progress.OnInterval(tail, null);
+                _delivery.Post(() => _progress.OnInterval(tail, null));
             }
             _tails.Clear();
-
+        }
+        _delivery.Run();
+        lock (_gate)
+        {
             var elapsed = agents.Select(a => a.Done?.ElapsedSeconds ?? a.Intervals.LastOrDefault()?.ElapsedSeconds ?? 0).DefaultIfEmpty(0).Max();
             return new VariantResult(_key, request, _whole.LoadUnit, elapsed, [.. _series.Intervals], [], _recorder.Total())
             {
@@ -101,7 +106,17 @@ public sealed class AgentMerge
         }
     }
 
-    /// <summary>Merges, in order, each next interval that every running agent has sent.</summary>
+    private void EndedUnderLock(int index, string? fault)
+    {
+        _running.Remove(index);
+        if (fault is not null)
+        {
+            _faulted.Add(index);
+        }
+        MergeReady();
+    }
+
+    /// <summary>Merges, in order, each next interval that every running agent has sent; their progress calls are queued.</summary>
     private void MergeReady()
     {
         while (_waiting.TryGetValue(_next, out var sent) && _running.All(index => sent.Any(i => i.Index == index)))
@@ -110,7 +125,7 @@ public sealed class AgentMerge
             var row = Add(sent, partial: false, [.. _faulted.Where(index => sent.All(i => i.Index != index)).Order()]);
             if (row is not null)
             {
-                _progress.OnInterval(row, null);
+                _delivery.Post(() => _progress.OnInterval(row, null));
             }
         }
     }

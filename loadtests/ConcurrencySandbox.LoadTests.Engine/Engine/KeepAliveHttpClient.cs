@@ -53,14 +53,16 @@ internal sealed class KeepAliveHttpClient : IHttpLoadClient
     public void Dispose()
     {
         _watchdog.Dispose();
+        Http11Connection[] open;
         lock (_open)
         {
-            foreach (var connection in _open)
-            {
-                connection.Dispose();
-            }
-
+            open = [.. _open];
             _open.Clear();
+        }
+
+        foreach (var connection in open)
+        {
+            connection.Dispose();
         }
 
         _sends.Dispose();
@@ -174,12 +176,15 @@ internal sealed class KeepAliveHttpClient : IHttpLoadClient
     private void AbandonOverdue()
     {
         var now = Stopwatch.GetTimestamp();
+        Http11Connection[] open;
         lock (_open)
         {
-            foreach (var connection in _open)
-            {
-                connection.AbandonIfOverdue(now);
-            }
+            open = [.. _open];
+        }
+        // Outside the lock: closing a socket completes what waits on it, and that must not run under the lock Open and Close take.
+        foreach (var connection in open)
+        {
+            connection.AbandonIfOverdue(now);
         }
     }
 }

@@ -6,6 +6,7 @@ using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Progress;
@@ -21,13 +22,6 @@ internal static class CommandLine
     public const int ExitThresholdFailed = 1;
     public const int ExitUsage = 2;
     public const int ExitCancelled = 130;
-
-    public static readonly IReadOnlyList<string> Experiments = [.. ExperimentList.Names, "all", "matrix"];
-
-    private static readonly Argument<string> Experiment = new("experiment")
-    {
-        Description = $"What to run: {string.Join(", ", Experiments)}.",
-    };
 
     private static readonly Option<string> Profile = new("--profile")
     {
@@ -89,28 +83,58 @@ internal static class CommandLine
         DefaultValueFactory = _ => MatrixOptions.DefaultSweepBudgetSeconds,
     };
 
-    /// <summary>Parses and runs; <paramref name="run"/> gets the validated request. Never throws for a user mistake.</summary>
+    /// <summary>What every command that runs experiments reads: how hard, against what, where the report goes, how the run is watched.</summary>
+    private static readonly Option[] RunOptions =
+        [Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Runs, RoundsOption, RoundsBudget, VerifyFix, NoObserver, AgentCount, AgentListen, AgentCpus, AgentDeadline, Verbose, Live];
+
+    /// <summary>What only <c>matrix</c> reads: the core counts, how the API gets them, and the compute sweep.</summary>
+    private static readonly Option[] MatrixOnly = [Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget];
+
+    /// <summary>
+    /// Parses and runs; <paramref name="run"/> gets the validated request. Never throws for a user mistake. One command
+    /// per experiment (plus <c>all</c> and <c>matrix</c>), each with only the options it reads, beside <c>run</c>,
+    /// <c>compare</c>, <c>agent</c> and <c>limits</c>.
+    /// </summary>
     public static async Task<int> InvokeAsync(string[] args, TextWriter output, TextWriter error, Func<RunRequest, CancellationToken, Task<int>> run)
     {
-        var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder.")
+        var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder. Each command has its own options: <command> --help.");
+        foreach (var definition in ExperimentList.All)
         {
-            Experiment, Profile, Config, Target, Out, Rate, Threshold, RequestTimeoutSeconds, MaxInFlight, Cpus, EngineName, Limit, Image, Gc, MatrixRuns, SweepTo, SweepRepeat, CiWidth, SweepBudget, Runs, RoundsOption, RoundsBudget, VerifyFix, NoObserver, AgentCount, AgentListen, AgentCpus, AgentDeadline, Verbose, Live,
-        };
-        foreach (var option in ExperimentList.All.SelectMany(e => e.Options))
-        {
-            root.Options.Add(option);
+            root.Subcommands.Add(ExperimentCommand(definition.Name, definition.Description, [definition], [], run, error));
         }
+        root.Subcommands.Add(ExperimentCommand("all", "Every experiment above, one after another, with the options of each.", ExperimentList.All, [], run, error));
+        root.Subcommands.Add(ExperimentCommand("matrix", "The fan-out experiment and a compute sweep at each core count (the API pinned, or in a container limited to N CPUs), side by side.",
+            [FanOutExperiment.Definition], MatrixOnly, run, error));
         root.Subcommands.Add(CompareCommand.Create(output, error));
         root.Subcommands.Add(UrlCommand.Create(output, error));
         root.Subcommands.Add(StreamingClients(output, error));
         root.Subcommands.Add(AgentCommand.Create(output, error));
         root.Subcommands.Add(LimitsCommand.Create(output, error));
         Threshold.AllowMultipleArgumentsPerToken = false;
-        root.SetAction(async (parse, cancellationToken) =>
+
+        var result = root.Parse(args);
+        if (result.Errors.Count > 0 && result.Action is not HelpAction)
+        {
+            await error.WriteLineAsync($"error: {ParseError(root, result, args)}");
+            return ExitUsage;
+        }
+        return await result.InvokeAsync(new InvocationConfiguration { Output = output, Error = error, ProcessTerminationTimeout = StopGrace });
+    }
+
+    /// <summary>A command that runs <paramref name="definitions"/>: the run options, <paramref name="extra"/> and each experiment's own.</summary>
+    private static Command ExperimentCommand(
+        string name, string description, IReadOnlyList<ExperimentDefinition> definitions, IReadOnlyList<Option> extra, Func<RunRequest, CancellationToken, Task<int>> run, TextWriter error)
+    {
+        var command = new Command(name, description);
+        foreach (var option in RunOptions.Concat(extra).Concat(definitions.SelectMany(d => d.Options)).Distinct())
+        {
+            command.Options.Add(option);
+        }
+        command.SetAction(async (parse, cancellationToken) =>
         {
             try
             {
-                return await run(Validate(parse), cancellationToken);
+                return await run(Validate(parse, name, definitions), cancellationToken);
             }
             catch (Exception e) when (e is UsageException or FormatException)
             {
@@ -123,14 +147,40 @@ internal static class CommandLine
                 return ExitCancelled;
             }
         });
+        return command;
+    }
 
-        var result = root.Parse(args);
-        if (result.Errors.Count > 0 && result.Action is not HelpAction)
+    /// <summary>
+    /// The first parse error in one line, in the user's terms: a command that does not exist (with those that do), an
+    /// option another command takes (naming it), an option no command takes (with the command's own), options put
+    /// before the command as the runner once took them (with the spelling it takes now).
+    /// </summary>
+    internal static string ParseError(RootCommand root, ParseResult result, IReadOnlyList<string> args)
+    {
+        var command = result.CommandResult.Command;
+        var commands = root.Subcommands.Where(c => !c.Hidden).Select(c => c.Name).ToList();
+        var unmatched = result.UnmatchedTokens.FirstOrDefault();
+        var named = args.ToList().FindIndex(commands.Contains);
+        if (named > 0 && (command == root || command.Options.Any(o => o.Name == unmatched)))
         {
-            await error.WriteLineAsync($"error: {result.Errors[0].Message} (see --help)");
-            return ExitUsage;
+            // The runner once took its options before the experiment's name.
+            return $"options go after the command: {string.Join(' ', args.Skip(named).Take(1).Concat(args.Take(named)).Concat(args.Skip(named + 1)))}";
         }
-        return await result.InvokeAsync(new InvocationConfiguration { Output = output, Error = error, ProcessTerminationTimeout = StopGrace });
+        if (command == root)
+        {
+            var tokens = result.Tokens.Select(t => t.Value).ToList();
+            return tokens.Count == 0 || tokens[0].StartsWith('-')
+                ? $"name a command before its options: {string.Join(", ", commands)} (see --help)"
+                : $"unknown command '{tokens[0]}' (expected one of: {string.Join(", ", commands)}; see --help)";
+        }
+        if (unmatched is not null && unmatched.StartsWith('-'))
+        {
+            var owners = root.Subcommands.Where(c => c.Options.Any(o => o.Name == unmatched || o.Aliases.Contains(unmatched))).Select(c => c.Name).ToList();
+            return owners.Count > 0
+                ? $"{unmatched} is not an option of {command.Name}; {string.Join(", ", owners.Take(3))}{(owners.Count > 3 ? ", ..." : "")} take{(owners.Count == 1 ? "s" : "")} it (see {command.Name} --help)"
+                : $"{command.Name} has no option {unmatched}; its options: {string.Join(", ", command.Options.Where(o => !o.Hidden).Select(o => o.Name))}";
+        }
+        return $"{result.Errors[0].Message} (see {command.Name} --help)";
     }
 
     /// <summary>
@@ -139,18 +189,11 @@ internal static class CommandLine
     /// </summary>
     public static readonly TimeSpan StopGrace = TimeSpan.FromSeconds(45);
 
-    private static RunRequest Validate(ParseResult p)
+    private static RunRequest Validate(ParseResult p, string experiment, IReadOnlyList<ExperimentDefinition> definitions)
     {
         var values = new OptionValues(p);
-        var experiment = p.GetValue(Experiment)!;
-        if (!Experiments.Contains(experiment))
-        {
-            throw new UsageException($"unknown experiment '{experiment}' (expected one of: {string.Join(", ", Experiments)})");
-        }
         var load = LoadOf(p);
-
-        // Every experiment is built, so a bad option is refused whichever experiment runs.
-        var experiments = ExperimentList.All.Select(definition => definition.Create(values)).ToList();
+        var experiments = definitions.Select(definition => definition.Create(values)).ToList();
         var outFolder = p.GetValue(Out) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-{experiment}");
         var thresholds = (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse).ToList();
         var observe = new ObserverOptions(Attach: !p.GetValue(NoObserver), VerifyFix: p.GetValue(VerifyFix));
@@ -158,7 +201,7 @@ internal static class CommandLine
         {
             throw new UsageException("--verify-fix sizes the fix from the observer's diagnosis, so it cannot go with --no-observer");
         }
-        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, ParseMatrix(values), values.InRange(Runs, 1, RepeatedRuns.MaxRuns))
+        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, experiment == "matrix" ? ParseMatrix(values) : null, values.InRange(Runs, 1, RepeatedRuns.MaxRuns))
         {
             Observe = observe,
             Agents = AgentsOf(p, load),
@@ -172,7 +215,8 @@ internal static class CommandLine
     /// <summary><c>streaming-clients</c>: the streaming experiment's client process, which the runner starts as a child of itself.</summary>
     private static Command StreamingClients(TextWriter output, TextWriter error)
     {
-        var command = new Command(StreamingClientsCommand.Name, StreamingClientsCommand.Description);
+        // Hidden from the help: the runner starts it itself.
+        var command = new Command(StreamingClientsCommand.Name, StreamingClientsCommand.Description) { Hidden = true };
         foreach (var option in StreamingClientsCommand.Options)
         {
             command.Options.Add(option);

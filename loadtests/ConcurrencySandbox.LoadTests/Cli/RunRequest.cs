@@ -7,7 +7,8 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 
 /// <summary>
 /// A validated command line: what to run, how hard, against what, and where the report goes.
-/// <paramref name="Experiments"/> holds every registered experiment built from its options, in <see cref="ExperimentList"/> order.
+/// <paramref name="Experiments"/> holds the experiments the command runs, built from its options, in <see cref="ExperimentList"/> order;
+/// <paramref name="Matrix"/> is set for <c>matrix</c> alone.
 /// <paramref name="Runs"/>: how many times the whole command runs (<c>--runs</c>), each into its own run-N folder.
 /// </summary>
 internal sealed record RunRequest(
@@ -17,7 +18,7 @@ internal sealed record RunRequest(
     string OutputFolder,
     IReadOnlyList<Experiment> Experiments,
     IReadOnlyList<Threshold> Thresholds,
-    MatrixOptions Matrix,
+    MatrixOptions? Matrix,
     int Runs = 1)
 {
     /// <summary>The experiments the command names: one, or every one for <c>all</c>.</summary>

@@ -75,7 +75,7 @@ internal static class Runner
             }
             try
             {
-                var matrix = await MatrixRunner.RunAsync(request.Matrix, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken, session.Progress);
+                var matrix = await MatrixRunner.RunAsync(request.Matrix!, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken, session.Progress);
                 session.ReportWritten(request.OutputFolder);
                 return matrix;
             }

@@ -14,6 +14,9 @@ namespace ConcurrencySandbox.LoadTests.Experiments;
 /// <summary>How the command line makes an experiment: its name, the options only it reads, and the experiment built from their values.</summary>
 internal sealed record ExperimentDefinition(string Name, IReadOnlyList<Option> Options, Func<OptionValues, Experiment> Create)
 {
+    /// <summary>What the experiment asks, in a sentence: its command's help.</summary>
+    public string Description { get; init; } = "";
+
     /// <summary>The colours of its variants in every chart (the report's palette draws others from a stable hash of the name).</summary>
     public IReadOnlyList<VariantColor> Colors { get; init; } = [];
 }

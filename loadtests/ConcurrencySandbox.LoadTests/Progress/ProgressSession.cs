@@ -1,3 +1,5 @@
+using ConcurrencySandbox.LoadTests.Diagnostics;
+
 namespace ConcurrencySandbox.LoadTests.Progress;
 
 /// <summary>How a run shows its progress: <paramref name="TerminalWidth"/> is set when the output is a terminal (the status line), null otherwise (plain lines).</summary>
@@ -20,15 +22,17 @@ internal sealed class ProgressSession : IDisposable
     private readonly StatusConsole? _status;
     private readonly LiveFeed? _feed;
     private readonly LiveServer? _live;
+    private readonly StallWatch _stallWatch;
     private bool _reportWritten;
 
-    private ProgressSession(TextWriter console, RunProgress progress, StatusConsole? status, LiveFeed? feed, LiveServer? live)
+    private ProgressSession(TextWriter console, RunProgress progress, StatusConsole? status, LiveFeed? feed, LiveServer? live, TimeProvider clock)
     {
         Console = console;
         Progress = progress;
         _status = status;
         _feed = feed;
         _live = live;
+        _stallWatch = new StallWatch(() => progress.State, console, clock, () => StackSampler.OwnBlockedFrames());
     }
 
     /// <summary>Where the run's lines go: above the status line on a terminal.</summary>
@@ -57,7 +61,7 @@ internal sealed class ProgressSession : IDisposable
             ? [new ConsoleLines(lines, intervals: status is null || options.Verbose)]
             : [new ConsoleLines(lines, intervals: status is null || options.Verbose), feed];
         progress = new RunProgress(plan, clock, listeners);
-        return new ProgressSession(lines, progress, status, feed, live);
+        return new ProgressSession(lines, progress, status, feed, live, clock);
     }
 
     /// <summary>A report.html was written: the live page's <c>/report</c> serves it (the latest one, when a command writes several).</summary>
@@ -75,6 +79,7 @@ internal sealed class ProgressSession : IDisposable
     {
         var reportWritten = _reportWritten;
         Progress.Publish(new RunEnded(outcome, message, reportWritten && _live is not null ? "/report" : null));
+        Progress.Flush();
         if (_feed is null || _live is null || _feed.Readers == 0)
         {
             return;
@@ -90,6 +95,7 @@ internal sealed class ProgressSession : IDisposable
 
     public void Dispose()
     {
+        _stallWatch.Dispose();
         _status?.Dispose();
         _live?.Dispose();
     }

@@ -7,20 +7,32 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// <summary>Something that follows a run's events: the console, the live page's feed.</summary>
 internal interface IProgressListener
 {
-    /// <summary>Called in event order, one at a time; must not block (the runner's interval loop calls it).</summary>
+    /// <summary>
+    /// Called in event order, one at a time, with no lock of the progress held; must not block (the runner's interval
+    /// loop may be the caller).
+    /// </summary>
     void On(ProgressEvent e);
 }
 
 /// <summary>
 /// The run's progress: folds each event into the <see cref="State"/> and hands it to the listeners in order. Fed once
 /// per interval, step and variant by the runner's own loop, never per request.
+/// <para>
+/// No lock is held while a listener runs, and <see cref="State"/> is an immutable snapshot read without one: the
+/// status line's redraw reads it while a listener writes a line, and neither can wait for the other (a lock order
+/// between the two once deadlocked the runner in a terminal). The fold and the queueing of the listeners' calls are
+/// done under one short lock, so the listeners see the events in the order of the state.
+/// </para>
 /// </summary>
 internal sealed class RunProgress
 {
-    private readonly object _gate = new();
+    private static readonly TimeSpan FlushWait = TimeSpan.FromSeconds(5);
+
+    private readonly Lock _gate = new();
     private readonly TimeProvider _clock;
     private readonly IReadOnlyList<IProgressListener> _listeners;
-    private RunState _state;
+    private readonly SerialDelivery _delivery = new();
+    private volatile RunState _state;
 
     public RunProgress(RunPlanned plan, TimeProvider clock, IReadOnlyList<IProgressListener> listeners)
     {
@@ -33,43 +45,57 @@ internal sealed class RunProgress
     /// <summary>Plain lines on <paramref name="console"/> with no plan: what a run that is not the main command prints (matrix, run --url).</summary>
     public static RunProgress Lines(TextWriter console) => new(new RunPlanned("", []), TimeProvider.System, [new ConsoleLines(console, intervals: true)]);
 
-    public RunState State
-    {
-        get
-        {
-            lock (_gate)
-            {
-                return _state;
-            }
-        }
-    }
+    /// <summary>Where the run stands now: a snapshot, read without a lock.</summary>
+    public RunState State => _state;
 
     public DateTimeOffset Now => _clock.GetUtcNow();
 
     /// <summary>The next variant begins: its place and the run's count follow from the variants before it.</summary>
-    public void VariantStarting(string experiment, VariantKey variant, string request)
-    {
-        lock (_gate)
-        {
-            var index = _state.Index + 1;
-            Publish(new VariantStarted(index, Math.Max(_state.Count, index + 1), ProgressEvent.SeriesOf(experiment, variant), request, VariantPalette.ColorOf(variant)));
-        }
-    }
+    public void VariantStarting(string experiment, VariantKey variant, string request) =>
+        Publish(state => new VariantStarted(state.Index + 1, Math.Max(state.Count, state.Index + 2), ProgressEvent.SeriesOf(experiment, variant), request, VariantPalette.ColorOf(variant)));
 
     /// <summary>The one variant's progress, as the load engine reports it, turned into this run's events.</summary>
     /// <param name="requestTimeout">The client's timeout: a timed-out request's lower bound on the live response curve.</param>
     public IVariantProgress For(string experiment, TimeSpan requestTimeout, Action<IntervalRow>? eachInterval = null) => new VariantFeed(this, experiment, requestTimeout, eachInterval);
 
-    public void Publish(ProgressEvent e)
+    public void Publish(ProgressEvent e) => Publish(_ => e);
+
+    /// <summary>
+    /// Waits until every event published so far has reached every listener (another thread may be delivering them), up
+    /// to a few seconds: what the run's end does before it tells the live page and the console that it is over.
+    /// </summary>
+    public bool Flush()
+    {
+        _delivery.Run();
+        var deadline = Environment.TickCount64 + (long)FlushWait.TotalMilliseconds;
+        var spin = new SpinWait();
+        while (!_delivery.Idle)
+        {
+            if (Environment.TickCount64 > deadline)
+            {
+                return false;
+            }
+            spin.SpinOnce();
+        }
+        return true;
+    }
+
+    /// <summary>Folds the event <paramref name="of"/> makes of the state into the state, then hands it to the listeners outside the lock.</summary>
+    private void Publish(Func<RunState, ProgressEvent> of)
     {
         lock (_gate)
         {
+            var e = of(_state);
             _state = _state.Apply(e, _clock.GetUtcNow());
-            foreach (var listener in _listeners)
+            _delivery.Post(() =>
             {
-                listener.On(e);
-            }
+                foreach (var listener in _listeners)
+                {
+                    listener.On(e);
+                }
+            });
         }
+        _delivery.Run();
     }
 
     private sealed class VariantFeed(RunProgress run, string experiment, TimeSpan requestTimeout, Action<IntervalRow>? eachInterval) : IVariantProgress

@@ -25,6 +25,18 @@ internal sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
     public RunEnded? Ended { get; init; }
 
     /// <summary>
+    /// A variant's load runs: from its start to its last (partial) interval. While it does, an interval is due every
+    /// <see cref="IntervalSeconds"/>; the stall watch counts from <see cref="LastProgressAt"/>.
+    /// </summary>
+    public bool Loading { get; init; }
+
+    /// <summary>When the running variant started or last recorded an interval.</summary>
+    public DateTimeOffset LastProgressAt { get; init; } = StartedAt;
+
+    /// <summary>The reporting interval as the running variant's intervals show it (the gap between the last two); 1 s before two.</summary>
+    public double IntervalSeconds { get; init; } = 1;
+
+    /// <summary>
     /// What the variants done so far took beyond their planned load, on average (starting the API, the warm-up request,
     /// the drain, reading the telemetry): added to each later variant's estimate. 0 before one has finished.
     /// </summary>
@@ -34,10 +46,18 @@ internal sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
 
     public RunState Apply(ProgressEvent e, DateTimeOffset now) => e switch
     {
-        VariantStarted v => Finished(now) with { Index = v.Index, Count = v.Count, Series = v.Series, VariantStartedAt = now, StepsClosed = 0, Failed = 0, Last = null },
-        IntervalEnded i when i.Series == Series => this with { Last = i, Failed = Failed + i.Failed },
+        VariantStarted v => Finished(now) with
+        {
+            Index = v.Index, Count = v.Count, Series = v.Series, VariantStartedAt = now, StepsClosed = 0, Failed = 0, Last = null,
+            Loading = true, LastProgressAt = now, IntervalSeconds = 1,
+        },
+        IntervalEnded i when i.Series == Series => this with
+        {
+            Last = i, Failed = Failed + i.Failed, Loading = Loading && !i.Partial, LastProgressAt = now,
+            IntervalSeconds = Last is { } previous && i.ElapsedSeconds > previous.ElapsedSeconds ? i.ElapsedSeconds - previous.ElapsedSeconds : IntervalSeconds,
+        },
         StepEnded s when s.Series == Series => this with { StepsClosed = StepsClosed + 1 },
-        RunEnded end => this with { Ended = end },
+        RunEnded end => this with { Ended = end, Loading = false },
         _ => this,
     };
 

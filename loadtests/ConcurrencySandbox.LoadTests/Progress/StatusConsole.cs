@@ -1,26 +1,39 @@
+using System.Collections.Concurrent;
 using System.Text;
 
 namespace ConcurrencySandbox.LoadTests.Progress;
 
 /// <summary>
 /// A terminal's output with one status line kept under everything else and redrawn in place (carriage return and
-/// "erase line") once a second on its own timer: every line written through this writer goes above it. The status
-/// is read from <see cref="RunProgress.State"/>, so drawing it costs the load nothing.
+/// "erase line") once a second: every line written through this writer goes above it.
+/// <para>
+/// One thread of its own does all the terminal's writing, in the order the text was handed in: <see cref="Write(string)"/>
+/// only queues, so no caller ever waits for the terminal or for another caller, and no lock is held while anything
+/// is called (the status is read from <see cref="RunProgress.State"/>, an immutable snapshot, on that thread). A terminal
+/// that stops reading blocks that thread alone: the load goes on and the report is still written. The timer only asks
+/// for a redraw, and skips its turn while the previous one is still queued, so a slow terminal never piles up callbacks.
+/// </para>
 /// </summary>
 internal sealed class StatusConsole : TextWriter
 {
     private const string EraseLine = "\r\u001b[2K";
     private const int FallbackWidth = 120;
     private static readonly TimeSpan Redraw = TimeSpan.FromSeconds(1);
+    // How long disposing waits for the queued text to reach the terminal: a terminal that stopped reading does not hold up the exit.
+    private static readonly TimeSpan DrainWait = TimeSpan.FromSeconds(5);
 
-    private readonly Lock _gate = new();
+    private readonly BlockingCollection<string?> _queue = [];
     private readonly TextWriter _terminal;
     private readonly Func<string> _status;
     private readonly Func<int> _width;
     private readonly ITimer _timer;
+    private readonly Thread _writer;
+    // 1 while a redraw is queued: the timer's next tick skips its turn instead of queueing another.
+    private int _redrawQueued;
+    private int _skippedRedraws;
+    // The writer thread's own state.
     private bool _statusShown;
     private bool _midLine;
-    private bool _disposed;
 
     /// <param name="width">The terminal's width in columns now: the status is cut to fit, since a wrapped line cannot be redrawn in place.</param>
     public StatusConsole(TextWriter terminal, Func<string> status, Func<int> width, TimeProvider clock)
@@ -28,10 +41,15 @@ internal sealed class StatusConsole : TextWriter
         _terminal = terminal;
         _status = status;
         _width = width;
-        _timer = clock.CreateTimer(_ => DrawStatus(), null, TimeSpan.Zero, Redraw);
+        _writer = new Thread(WriteQueued) { IsBackground = true, Name = "status console" };
+        _writer.Start();
+        _timer = clock.CreateTimer(_ => RequestRedraw(), null, TimeSpan.Zero, Redraw);
     }
 
     public override Encoding Encoding => _terminal.Encoding;
+
+    /// <summary>The redraws the timer skipped because the previous one had not been drawn yet.</summary>
+    internal int SkippedRedraws => Volatile.Read(ref _skippedRedraws);
 
     public override void Write(char value) => Write(value.ToString());
 
@@ -43,16 +61,10 @@ internal sealed class StatusConsole : TextWriter
         {
             return;
         }
-        lock (_gate)
+        if (!Enqueue(value))
         {
-            HideStatus();
+            // Disposed (the run is over): straight to the terminal, as any writer would.
             _terminal.Write(value);
-            _midLine = !value.EndsWith('\n');
-            if (!_midLine && !_disposed)
-            {
-                ShowStatus();
-            }
-            _terminal.Flush();
         }
     }
 
@@ -60,19 +72,82 @@ internal sealed class StatusConsole : TextWriter
 
     public override void WriteLine() => Write(Environment.NewLine);
 
-    /// <summary>Redraws the status line, unless a line is being written.</summary>
-    public void DrawStatus()
+    /// <summary>Asks the writer thread to redraw the status line, unless a redraw is already queued.</summary>
+    public void RequestRedraw()
     {
-        lock (_gate)
+        if (Interlocked.Exchange(ref _redrawQueued, 1) == 1)
         {
-            if (_midLine || _disposed)
+            Interlocked.Increment(ref _skippedRedraws);
+            return;
+        }
+        if (!Enqueue(null))
+        {
+            Volatile.Write(ref _redrawQueued, 0);
+        }
+    }
+
+    /// <summary>Queues text (null: a redraw) for the writer thread; false once the console is disposed.</summary>
+    private bool Enqueue(string? item)
+    {
+        try
+        {
+            return _queue.TryAdd(item);
+        }
+        catch (InvalidOperationException)
+        {
+            // Disposed between the check and the add.
+            return false;
+        }
+    }
+
+    private void WriteQueued()
+    {
+        try
+        {
+            // Each pass writes what has been queued since the last, then draws the status once under it.
+            while (_queue.TryTake(out var first, Timeout.Infinite))
             {
-                return;
+                Put(first);
+                while (_queue.TryTake(out var next))
+                {
+                    Put(next);
+                }
+                if (!_midLine)
+                {
+                    ShowStatus();
+                }
+                _terminal.Flush();
             }
-            HideStatus();
-            ShowStatus();
+            // The last status stays on screen as the run's final line.
+            if (!_midLine)
+            {
+                HideStatus();
+                ShowStatus();
+                _terminal.WriteLine();
+                _statusShown = false;
+            }
             _terminal.Flush();
         }
+        catch (IOException)
+        {
+            // The terminal went away (closed pty, broken pipe): nothing more can be shown.
+        }
+        catch (ObjectDisposedException)
+        {
+            // The terminal's writer was closed under us.
+        }
+    }
+
+    private void Put(string? text)
+    {
+        HideStatus();
+        if (text is null)
+        {
+            Volatile.Write(ref _redrawQueued, 0);
+            return;
+        }
+        _terminal.Write(text);
+        _midLine = !text.EndsWith('\n');
     }
 
     private void HideStatus()
@@ -94,24 +169,14 @@ internal sealed class StatusConsole : TextWriter
         _statusShown = true;
     }
 
+    /// <summary>Stops the redraws, lets the writer thread write what is queued and the final status line, waiting up to <see cref="DrainWait"/> for it.</summary>
     protected override void Dispose(bool disposing)
     {
         if (disposing)
         {
             _timer.Dispose();
-            lock (_gate)
-            {
-                _disposed = true;
-                // The last status stays on screen as the run's final line.
-                if (!_midLine)
-                {
-                    HideStatus();
-                    ShowStatus();
-                    _terminal.WriteLine();
-                    _statusShown = false;
-                }
-                _terminal.Flush();
-            }
+            _queue.CompleteAdding();
+            _writer.Join(DrainWait);
         }
         base.Dispose(disposing);
     }

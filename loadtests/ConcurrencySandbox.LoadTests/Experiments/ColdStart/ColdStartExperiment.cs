@@ -23,6 +23,7 @@ internal sealed class ColdStartExperiment(ColdStartSettings settings) : Experime
 
     public static readonly ExperimentDefinition Definition = new("coldstart", [BurstOption, MinWorkerThreadsOption, RequestOption], Create)
     {
+        Description = "Seed 000 (Multithreading Performance): a burst of blocking requests on a fresh API, with the pool's default minimum of worker threads vs a raised one.",
         // The raised-minimum variant is named after its minimum (min-workers-64), whatever minimum it names.
         Colors = [new("default-pool", "#e377c2"), new("min-workers", "#17becf", IsPrefix: true)],
     };

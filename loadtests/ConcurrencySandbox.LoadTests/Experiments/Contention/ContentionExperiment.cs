@@ -24,6 +24,7 @@ internal sealed class ContentionExperiment(int holdMs) : Experiment
 
     public static readonly ExperimentDefinition Definition = new("contention", [HoldMsOption], Create)
     {
+        Description = "A lock vs SemaphoreSlim.WaitAsync around one critical section, under a ramp of users.",
         Colors = [new(ContentionVariants.MonitorLock, "#e6550d"), new(ContentionVariants.SemaphoreAsync, "#31a354")],
     };
 

@@ -30,6 +30,7 @@ internal sealed class FanOutExperiment(FanOutSettings settings) : Experiment
 
     public static readonly ExperimentDefinition Definition = new("fanout", [DelayMsOption, CallsOption, StrategiesOption, DedicatedThreadsOption], Create)
     {
+        Description = "Seed 003 (More fun with Thread Pools, 2006): each request fans out to slow third-party calls on the shared ThreadPool, a dedicated pool, or async I/O, under a ramp of users.",
         Colors = [new("threadpool", "#d62728"), new("sync-over-async", "#ff7f0e"), new("dedicated", "#9467bd"), new("async", "#2ca02c")],
     };
 

@@ -39,6 +39,7 @@ internal sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
 
     public static readonly ExperimentDefinition Definition = new("receive", [MessagesOption, MessageBytesOption, IntervalMsOption], Create)
     {
+        Description = "Seed 002 (clrzmq Receive): one socket receive with a new message and a spinning timeout per call vs a reused buffer and a blocking wait.",
         Colors = [new("per-call", "#a50f15"), new("allocating", "#fd8d3c"), new("spinning", "#54278f"), new("preallocated", "#08519c")],
     };
 

@@ -10,7 +10,10 @@ internal sealed class SleepExperiment(int milliseconds) : Experiment
 
     private static readonly Option<int> MillisecondsOption = new("--milliseconds") { Description = "sleep: milliseconds per work unit.", DefaultValueFactory = _ => DefaultMilliseconds };
 
-    public static readonly ExperimentDefinition Definition = new("sleep", [MillisecondsOption], values => new SleepExperiment(values.Positive(MillisecondsOption)));
+    public static readonly ExperimentDefinition Definition = new("sleep", [MillisecondsOption], values => new SleepExperiment(values.Positive(MillisecondsOption)))
+    {
+        Description = "Seed 003's wait three ways: Thread.Sleep inline, Thread.Sleep in a Task.Run, or Task.Delay awaited, under a ramp of users.",
+    };
 
     public override string Name => Definition.Name;
 

@@ -15,6 +15,8 @@ internal sealed class StreamingClientGroup : IAsyncDisposable
     private readonly Lock _gate = new();
     private readonly StreamingClientsReading?[] _latest;
     private readonly Action<StreamingClientsReading>? _onReading;
+    // The reading callback runs outside the lock, in the order the sums were made under it.
+    private readonly SerialDelivery _delivery = new();
     private StreamingClientsProcess[] _processes = [];
 
     private StreamingClientGroup(int count, Action<StreamingClientsReading>? onReading) => (_latest, _onReading) = (new StreamingClientsReading?[count], onReading);
@@ -94,10 +96,12 @@ internal sealed class StreamingClientGroup : IAsyncDisposable
         lock (_gate)
         {
             _latest[index] = reading;
-            if (_onReading is not null)
+            if (_onReading is { } onReading)
             {
-                _onReading(Sum([.. _latest.OfType<StreamingClientsReading>()])!);
+                var sum = Sum([.. _latest.OfType<StreamingClientsReading>()])!;
+                _delivery.Post(() => onReading(sum));
             }
         }
+        _delivery.Run();
     }
 }

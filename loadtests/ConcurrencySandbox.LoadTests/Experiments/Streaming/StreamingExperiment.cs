@@ -36,7 +36,10 @@ internal sealed class StreamingExperiment(StreamingLoad load, StreamingPinning p
     private static readonly Option<int> IntervalMsOption = new("--interval-ms") { Description = "streaming: each client gets one message per this many milliseconds.", DefaultValueFactory = _ => SeedShape.IntervalMs };
 
     public static readonly ExperimentDefinition Definition = new(
-        "streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption, .. StreamingPinning.Options, .. StreamingCapacity.Options], Create);
+        "streaming", [ClientsOption, ConnectIntervalMsOption, MessageBytesOption, IntervalMsOption, .. StreamingPinning.Options, .. StreamingCapacity.Options], Create)
+    {
+        Description = "Seed 001 (Sockets and Bockets 4, 2011): 128 B every 100 ms to many TCP clients from a server that allocates per message vs one that pools.",
+    };
 
     /// <summary>What each variant's run measured, by variant name, for the figures and the verdict.</summary>
     private readonly ConcurrentDictionary<string, StreamingResult> _results = new();

@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
-using ConcurrencySandbox.Contracts.Agents;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Agents;

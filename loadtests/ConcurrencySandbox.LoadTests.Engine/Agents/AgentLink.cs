@@ -2,7 +2,6 @@ using System.Net.Sockets;
 using System.Text;
 using System.Text.Json;
 using ConcurrencySandbox.Contracts;
-using ConcurrencySandbox.Contracts.Agents;
 
 namespace ConcurrencySandbox.LoadTests.Agents;
 

@@ -1,5 +1,4 @@
 using System.Globalization;
-using ConcurrencySandbox.Contracts.Agents;
 using ConcurrencySandbox.LoadTests.Engine;
 using HdrHistogram;
 

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Net.Sockets;
-using ConcurrencySandbox.Contracts.Agents;
 using ConcurrencySandbox.LoadTests.Engine;
 using HdrHistogram;
 

@@ -1,5 +1,4 @@
 using System.Reflection;
-using ConcurrencySandbox.Contracts.Agents;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Agents;

@@ -1,6 +1,6 @@
 using System.Text.Json.Serialization;
 
-namespace ConcurrencySandbox.Contracts.Agents;
+namespace ConcurrencySandbox.LoadTests.Agents;
 
 /// <summary>
 /// What a load agent and its coordinator say to each other: one JSON object per line over one TCP connection the agent

@@ -326,8 +326,7 @@ public static class UrlCommand
         {
             return $"{capacity} The runtime was not observed, so there is no diagnosis (see \"Where the runtime's figures came from\").";
         }
-        var change = diagnosis is { Starved: true, Inputs.BlockingMethod: { } method } ? $"Change `{method}` ({diagnosis.Inputs.CallSite}). " : "";
-        return $"{change}{capacity} {diagnosis.Describe()}";
+        return $"{diagnosis.Change}{capacity} {diagnosis.Describe()}";
     }
 
     /// <summary>A service that answered no request with a 2xx: one line with how the requests ended, and no capacity claimed.</summary>

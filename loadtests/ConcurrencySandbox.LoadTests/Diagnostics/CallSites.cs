@@ -12,7 +12,12 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 public sealed record BlockingCall(string Method, string Primitive, SourceLine? Line, string? Route, string? Handler, string? InlinedInto, string? Note)
 {
     /// <summary>"Blocking.DoBlocking (Program.cs:14; inlined by the JIT into the lambda in Program (top-level statements)) blocks on .Result (...), serving GET /orders/{id:int}".</summary>
-    public string Describe()
+    public string Describe() => $"{Where()} blocks on {Primitive}{Serving()}";
+
+    /// <summary>"RiskModel.Score (Program.cs:24), in a call into SHA256.HashData, serving GET /risk/{id:int}": where busy threads ran.</summary>
+    public string DescribeRunning() => $"{Where()}{(Primitive.StartsWith("a call into ", StringComparison.Ordinal) ? $", in {Primitive}" : "")}{Serving()}";
+
+    private string Where()
     {
         var where = new List<string>();
         if (Line is { } line)
@@ -23,9 +28,10 @@ public sealed record BlockingCall(string Method, string Primitive, SourceLine? L
         {
             where.Add($"inlined by the JIT into {InlinedInto}");
         }
-        var serving = Route is not null ? $", serving {Route}" : Handler is not null && Handler != Method ? $", in the handler {Handler}" : "";
-        return $"{Method}{(where.Count > 0 ? $" ({string.Join("; ", where)})" : "")} blocks on {Primitive}{serving}";
+        return $"{Method}{(where.Count > 0 ? $" ({string.Join("; ", where)})" : "")}";
     }
+
+    private string Serving() => Route is not null ? $", serving {Route}" : Handler is not null && Handler != Method ? $", in the handler {Handler}" : "";
 }
 
 /// <summary>
@@ -159,8 +165,10 @@ public sealed partial class CallSiteResolver : IDisposable
         return null;
     }
 
+    // The first managed frame below the user's: TraceEvent's pseudo-frames ("CPU_TIME", "UNMANAGED_CODE_TIME") are no call.
     private static string Unknown(IReadOnlyList<string> below) =>
-        below.FirstOrDefault(f => !f.StartsWith(BlockingSites.NativeCode, StringComparison.Ordinal)) is { } frame ? $"a call into {frame}" : "native code";
+        below.FirstOrDefault(f => !f.StartsWith(BlockingSites.NativeCode, StringComparison.Ordinal) && !f.All(c => char.IsAsciiLetterUpper(c) || c == '_')) is { } frame ? $"a call into {frame}"
+        : below.Contains(BlockingSites.OnCpu) ? "no call (it ran its own code)" : BlockingSites.NativeCode;
 
     /// <summary>The ASP.NET Core handler (the outermost user frame above the leaf-most one, below the pipeline's frames) and its route.</summary>
     private (string? Handler, string? Route) Handler(ThreadStack stack, int user)

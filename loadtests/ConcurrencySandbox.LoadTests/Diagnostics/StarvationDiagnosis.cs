@@ -30,6 +30,16 @@ public sealed record DiagnosisInputs(
     /// <summary>The user method the blocked pool threads wait in (the call site's first user frame), to make async.</summary>
     public string? BlockingMethod { get; init; }
 
+    /// <summary>
+    /// The stack sample's biggest group of busy pool threads, in the report's words, when it found pool threads in user
+    /// code and every one running, none blocked (<see cref="BlockingSites.RunsWithoutBlocking"/>); null otherwise. Such
+    /// requests hold their threads to compute: more threads would not help, so they need none blocked.
+    /// </summary>
+    public string? BusySite { get; init; }
+
+    /// <summary>Whether the requests ran on their pool threads rather than blocking them (<see cref="BusySite"/>).</summary>
+    public bool RequestsRunNotBlock => BusySite is not null;
+
     /// <summary>How long one request holds its pool thread while it blocks: the fastest request's latency (one that never queued), in ms.</summary>
     public double HoldMs { get; init; }
 
@@ -59,7 +69,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
 
     public static StarvationDiagnosis From(DiagnosisInputs inputs)
     {
-        var needed = inputs.RequestsHoldNoPoolThread ? 0 : (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
+        var needed = inputs.RequestsHoldNoPoolThread || inputs.RequestsRunNotBlock ? 0 : (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
         var shortBy = needed - inputs.PoolThreadsAtPeak;
         // A pool short of threads starves when the runtime injected threads for starvation, or work piled up for the missing ones.
         var starvedAtPeak = shortBy > 0 && (inputs.StarvationAdjustments > 0 || inputs.PeakQueueLength >= shortBy);
@@ -128,6 +138,8 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var where = i.CallSite is null ? "" : $" The blocking call site: {i.CallSite}.";
         var sizing = i.RequestsHoldNoPoolThread
             ? Invariant($"held no pool thread while it waited ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}), and the stack sample found no pool thread in user code)")
+            : i.RequestsRunNotBlock
+            ? Invariant($"kept its pool threads busy, not blocked ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}); the stack sample found {i.BusySite}, and none blocked in user code), so more pool threads or an async call would not help: the cores bound it")
             : Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
         if (!Starved)
         {
@@ -153,6 +165,9 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var timedOut = spell.HeldUpTimedOut > 0 ? Invariant($", {spell.HeldUpTimedOut} timed out") : "";
         return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, work waiting that the pool's threads could not take ({StarvedMeans}), {spell.DescribeInjections()} meanwhile); {spell.HeldUpRequests} requests waited behind it (sent during it, or in flight when it began){waited}{timedOut}");
     }
+
+    /// <summary>The headline's first sentence: "Change `Orders.Get` (...). "; empty unless starved with a blocking method named.</summary>
+    public string Change => Starved && Inputs.BlockingMethod is { } method ? $"Change `{method}` ({Inputs.CallSite}). " : "";
 
     /// <summary>The two fixes, each with the capacity it predicts.</summary>
     private string Fixes()

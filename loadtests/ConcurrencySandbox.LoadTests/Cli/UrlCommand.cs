@@ -313,7 +313,7 @@ public static class UrlCommand
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");
         var figures = new SummaryCapacityFix(minimum, diagnosis.MinimumCapacity, diagnosis.AsyncCapacity, after.Finding.HeldLoad, after.Finding.BrokeAt, after.Finding.Cause);
-        return new FixRamp(Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted about {diagnosis.MinimumCapacity:0} {capacity.Unit} with no wait; measured: {measured}."), figures);
+        return new FixRamp(Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted {StarvationDiagnosis.About(diagnosis.MinimumCapacity, capacity.Unit)} with no wait; measured: {measured}."), figures);
     }
 
     /// <summary>

@@ -11,6 +11,16 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// </summary>
 public sealed record BlockingCall(string Method, string Primitive, SourceLine? Line, string? Route, string? Handler, string? InlinedInto, string? Note)
 {
+    /// <summary>
+    /// How many methods of the application could be the one that blocks (more than one when no frame of the application
+    /// was on the stack and several make the call): <see cref="Method"/> then lists them all ("one of 3: A.X (A.cs:12),
+    /// B.Y (B.cs:40), C.Z"), none picked.
+    /// </summary>
+    public int Candidates { get; init; } = 1;
+
+    /// <summary>Whether the runner could not tell which of several methods blocks (<see cref="Candidates"/>).</summary>
+    public bool Unsure => Candidates > 1;
+
     /// <summary>"Blocking.DoBlocking (Program.cs:14; inlined by the JIT into the lambda in Program (top-level statements)) blocks on .Result (...), serving GET /orders/{id:int}".</summary>
     public string Describe() => $"{Where()} blocks on {Primitive}{Serving()}";
 
@@ -112,16 +122,28 @@ public sealed partial class CallSiteResolver : IDisposable
         {
             return null;
         }
+        var named = callers
+            .Select(c => (Name: SourceNames.Describe(c.Module.MethodName(c.Token)), Line: c.Module.LineOf(c.Token, c.Call.ILOffset), Route: RouteAbove(c.Module, c.Token, 0)))
+            .DistinctBy(c => (c.Name, c.Line))
+            .ToList();
         var (module, token, call) = callers[0];
-        var names = callers.Select(c => SourceNames.Describe(c.Module.MethodName(c.Token))).Distinct().ToList();
         var inliner = stack.Frames[stack.Frames.Count - entry].StartsWith(CompiledDelegate, StringComparison.Ordinal)
             ? "ASP.NET Core's compiled request delegate"
             : rootFirst[entry - 1];
-        var note = names.Count == 1
-            ? $"no frame of the application is on the stack: {names[0]} is the one method of {Path.GetFileName(module.Path)} whose IL makes this call"
-            : $"no frame of the application is on the stack: {names.Count} methods make this call ({string.Join(", ", names)}); the first is named";
-        return new BlockingCall(names[0], primitive, module.LineOf(token, call.ILOffset), RouteAbove(module, token, 0), null, inliner,
-            module.PdbNote is { } pdb ? $"{note}; {pdb}" : note);
+        var pdb = module.PdbNote is { } pdbNote ? $"; {pdbNote}" : "";
+        if (named.Count == 1)
+        {
+            return new BlockingCall(named[0].Name, primitive, named[0].Line, named[0].Route, null, inliner,
+                $"no frame of the application is on the stack: {named[0].Name} is the one method of {Path.GetFileName(module.Path)} whose IL makes this call{pdb}");
+        }
+        // Several make the call and the stack cannot say which did: all of them, each with its line, and a route only when they share it.
+        var listed = string.Join(", ", named.Select(c => c.Line is { } line ? $"{c.Name} ({Path.GetFileName(line.File)}:{line.Line})" : c.Name));
+        var routes = named.Select(c => c.Route).Distinct().ToList();
+        return new BlockingCall($"one of {named.Count}: {listed}", primitive, null, routes.Count == 1 ? routes[0] : null, null, inliner,
+            $"no frame of the application is on the stack and {named.Count} of its methods make this call, so which one blocked is not known{pdb}")
+        {
+            Candidates = named.Count,
+        };
     }
 
     /// <summary>The route of the handler that calls the method, looking up through its callers in the module.</summary>

@@ -186,6 +186,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         {
             Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, sites), result.Sent),
             BlockingMethod = sites?.MethodToChange,
+            BlockingCandidates = sites?.Top?.Source?.Candidates ?? 1,
             BusySite = runNotBlock && sites?.TopBusy is { } busy ? sites.Describe(busy) : null,
             HoldMs = result.Total.MinMs,
             CpuMsPerRequest = cpuMsPerRequest,

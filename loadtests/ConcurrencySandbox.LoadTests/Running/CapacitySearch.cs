@@ -258,7 +258,7 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
         if (diagnosis.Starved && lockSite is null)
         {
             var spell = diagnosis.Inputs.Spell;
-            return Invariant($"pool starvation (queue peaked at {diagnosis.Inputs.PeakQueueLength}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
+            return Invariant($"pool starvation ({diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
         }
         if (peakCpuPercent >= CpuLimitPercent)
         {

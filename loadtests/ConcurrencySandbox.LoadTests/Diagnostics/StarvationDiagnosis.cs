@@ -157,7 +157,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var sizing = i.RequestsHoldNoPoolThread
             ? Invariant($"held no pool thread while it waited ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}), and the stack sample found no pool thread in user code)")
             : i.RequestsRunNotBlock
-            ? Invariant($"kept its pool threads busy, not blocked ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}); the stack sample found {i.BusySite}, and none blocked in user code), so more pool threads or an async call would not help: the cores bound it")
+            ? Invariant($"kept its pool threads busy, not blocked ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}); the stack sample found {i.BusySite}, and none blocked in user code), so more pool threads or an async call would not help (the cores bound it)")
             : Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
         if (!Starved)
         {

@@ -357,7 +357,7 @@ public static class UrlCommand
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");
         var figures = new SummaryCapacityFix(minimum, diagnosis.MinimumCapacity, diagnosis.AsyncCapacity, after.Finding.HeldLoad, after.Finding.BrokeAt, after.Finding.Cause);
-        return new FixRamp(Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted about {diagnosis.MinimumCapacity:0} {capacity.Unit} with no wait; measured: {measured}."), figures);
+        return new FixRamp(Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted {StarvationDiagnosis.About(diagnosis.MinimumCapacity, capacity.Unit)} with no wait; measured: {measured}."), figures);
     }
 
     /// <summary>
@@ -370,8 +370,7 @@ public static class UrlCommand
         {
             return $"{capacity} The runtime was not observed, so there is no diagnosis (see \"Where the runtime's figures came from\").";
         }
-        var change = diagnosis is { Starved: true, Inputs.BlockingMethod: { } method } ? $"Change `{method}` ({diagnosis.Inputs.CallSite}). " : "";
-        return $"{change}{capacity} {diagnosis.Describe()}";
+        return $"{diagnosis.Change}{capacity} {diagnosis.Describe()}";
     }
 
     /// <summary>A service that answered no request with a 2xx: one line with how the requests ended, and no capacity claimed.</summary>

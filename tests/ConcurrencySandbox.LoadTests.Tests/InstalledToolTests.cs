@@ -103,8 +103,17 @@ public sealed class InstalledToolTests(InstalledToolTests.InstalledTool tool) : 
 
         private static async Task RunDotnetAsync(params string[] args)
         {
-            var (code, output, error) = await CommandRun.RunAsync("dotnet", args);
-            Assert.True(code == 0, $"dotnet {string.Join(' ', args)}: exit {code}\n{output}\n{error}");
+            try
+            {
+                var (code, output, error) = await CommandRun.RunAsync("dotnet", args);
+                Assert.True(code == 0, $"dotnet {string.Join(' ', args)}: exit {code}\n{output}\n{error}");
+            }
+            catch (OperationCanceledException)
+            {
+                // Up to date (as dotnet test leaves it) the pack takes about 10 s. After a commit every project is out of
+                // date (the commit id is in each assembly's informational version) and the pack rebuilds them all.
+                Assert.Fail($"dotnet {args[0]} did not finish within CommandRun's hang guard; if the build is out of date (a commit since it), build first");
+            }
         }
     }
 }

@@ -67,6 +67,24 @@ internal static class BlockingPrimitive
         ("NetworkStream.Write", SocketIo),
     ];
 
+    // The frames a wait ends in, below the entry point the developer called (a library's own wait, a socket read in a
+    // driver): a thread whose stack holds one of these or an entry point waits; one that holds none runs.
+    private static readonly string[] WaitFrames =
+    [
+        "Monitor.Wait", "Monitor.ObjWait", "LowLevelMonitor.Wait", "LowLevelLifoSemaphore.Wait", "LowLevelLifoSemaphore.WaitForSignal",
+        "WaitHandle.WaitOneCore", "WaitHandle.WaitOneNoCheck", "WaitHandle.WaitMultiple", "WaitHandle.WaitMultipleIgnoringSyncContext",
+        "WaitSubsystem.Wait", "Thread.SpinWait", "SpinWait.SpinOnce", "Thread.Yield",
+        "Sys.LowLevelMonitor_Wait", "Sys.LowLevelMonitor_TimedWait", "Sys.Poll", "Sys.WaitForSocketEvents", "Sys.Read", "Sys.PRead",
+        "Sys.Receive", "Sys.ReceiveMessage", "Sys.Connect", "Sys.Accept", "Sys.Write", "Sys.Send", "Sys.SendMessage", "Sys.Select",
+    ];
+
+    /// <summary>
+    /// Whether a framework frame (as <see cref="SourceNames.Describe"/> gives it) is a wait: a known blocking entry point, or
+    /// a frame a wait ends in (a monitor's or event's wait, a spin, a blocking socket or file syscall).
+    /// </summary>
+    public static bool IsWait(string frame) =>
+        Match(frame) is not null || WaitFrames.Any(w => frame == w || frame.EndsWith("." + w, StringComparison.Ordinal));
+
     /// <summary>
     /// The primitive for the framework frames a user method called, nearest it first (<paramref name="framesBelow"/>, as
     /// <see cref="SourceNames.Describe"/> gives them), or null when none is known. When the JIT inlined the call into the

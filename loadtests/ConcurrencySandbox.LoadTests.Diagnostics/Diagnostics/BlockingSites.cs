@@ -8,11 +8,17 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 public sealed record BlockingSite(string CallSite, int Threads, bool InUserCode, bool InRequest = false, BlockingCall? Source = null)
 {
     /// <summary>
+    /// The threads were running, not blocked (<see cref="BlockingSites.IsBusy"/>): in user code, or in a callee that is no
+    /// wait, on a core. A busy thread is never a blocking call site: more pool threads or an async call would not free it.
+    /// </summary>
+    public bool Busy { get; init; }
+
+    /// <summary>
     /// Whether the threads wait rather than run: their user frame called into the framework or native code (a thread whose
     /// leaf frame is user code is running it), and that call, when resolved, is a wait named in <see cref="BlockingPrimitive"/>
     /// or native code (a Sleep's or a lock's wait shows only native frames), not "a call into" a framework method that is no wait.
     /// </summary>
-    public bool Parked => InUserCode && CallSite.Contains(" -> ", StringComparison.Ordinal)
+    public bool Parked => InUserCode && !Busy && CallSite.Contains(" -> ", StringComparison.Ordinal)
         && (Source is not { } call || BlockingPrimitive.IsKnown(call.Primitive) || call.Primitive == BlockingSites.NativeCode);
 }
 
@@ -34,6 +40,12 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     private static readonly Regex PseudoFrame = new(@"^[A-Z_]+$", RegexOptions.Compiled);
 
     /// <summary>
+    /// TraceEvent's leaf pseudo-frame for a sample the runtime took while the thread ran managed code (the sample
+    /// profiler's "Managed" type); a thread in native code (a wait, or a native library's work) shows UNMANAGED_CODE_TIME.
+    /// </summary>
+    public const string OnCpu = "CPU_TIME";
+
+    /// <summary>
     /// Whether pool threads block in user code outside any request: work a request queued on the pool (a fan-out). A thread
     /// running a request's continuation (after an await, so outside the request's frames) is in user code too, but
     /// parked in no blocking call (<see cref="BlockingSite.Parked"/>): it blocks nothing (one such thread in the sample
@@ -47,8 +59,9 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// <summary>
     /// Pool threads blocked in user code on anything but a lock: a thread waiting for a lock waits for the lock's holder,
     /// so another pool thread would not free it, while one waiting on I/O, a Task or a sleep leaves the queue to the others.
+    /// A busy thread (<see cref="BlockingSite.Busy"/>) is not blocked.
     /// </summary>
-    public int BlockedOffLock => Sites.Where(s => s.InUserCode && s.Source?.Primitive != BlockingPrimitive.Lock).Sum(s => s.Threads);
+    public int BlockedOffLock => Sites.Where(s => s.InUserCode && !s.Busy && s.Source?.Primitive != BlockingPrimitive.Lock).Sum(s => s.Threads);
 
     /// <summary>Whether (nearly) all the pool's threads were blocked in user code off a lock (<see cref="NearlyAllShare"/>): none was left to run queued work.</summary>
     public bool PoolBlocked => PoolThreads > 0 && BlockedOffLock >= NearlyAllShare * PoolThreads;
@@ -56,8 +69,20 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// <summary>Whether the biggest group in user code (<see cref="Top"/>) blocks on anything but a lock: the pool's threads block where another thread could free the queue.</summary>
     public bool BlocksOffLock => Top is { } top && top.Source?.Primitive != BlockingPrimitive.Lock;
 
-    /// <summary>The biggest group in user code, if any: the call site the diagnosis names.</summary>
-    public BlockingSite? Top => Sites.FirstOrDefault(s => s.InUserCode);
+    /// <summary>The biggest group blocked in user code (not <see cref="BlockingSite.Busy"/>), if any: the call site the diagnosis names.</summary>
+    public BlockingSite? Top => Sites.FirstOrDefault(s => s.InUserCode && !s.Busy);
+
+    /// <summary>The biggest group running in user code (<see cref="BlockingSite.Busy"/>), if any.</summary>
+    public BlockingSite? TopBusy => Sites.FirstOrDefault(s => s.InUserCode && s.Busy);
+
+    /// <summary>Whether the sample found any pool thread in user code, running or blocked.</summary>
+    public bool AnyInUserCode => Sites.Any(s => s.InUserCode);
+
+    /// <summary>
+    /// The sample found pool threads in user code and every one of them running (<see cref="BlockingSite.Busy"/>), none
+    /// blocked: the requests hold their threads to compute, so the cores bound them, not the pool.
+    /// </summary>
+    public bool RunsWithoutBlocking => AnyInUserCode && Top is null;
 
     /// <summary>
     /// The biggest group in user code waiting on a lock, when no group is bigger: with two requests at a lock one thread
@@ -77,10 +102,10 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
             .OfType<string>().Distinct().ToList();
         var sites = pool
             .Select(stack => (Stack: stack, InlinedAway: CallSiteOf(stack) is null ? resolver?.ResolveInlinedAway(stack, appModules) : null))
-            .Select(thread => (thread.Stack, thread.InlinedAway, Key: (Site: CallSiteOf(thread.Stack) ?? (thread.InlinedAway is { } call ? $"{call.Method} -> {call.Primitive}" : null), InRequest: thread.Stack.Frames.Any(f => f.StartsWith(RequestPipeline, StringComparison.Ordinal)))))
+            .Select(thread => (thread.Stack, thread.InlinedAway, Key: (Site: CallSiteOf(thread.Stack) ?? (thread.InlinedAway is { } call ? $"{call.Method} -> {call.Primitive}" : null), InRequest: thread.Stack.Frames.Any(f => f.StartsWith(RequestPipeline, StringComparison.Ordinal)), Busy: CallSiteOf(thread.Stack) is not null && IsBusy(thread.Stack))))
             .GroupBy(thread => thread.Key)
             .Select(g => new BlockingSite(g.Key.Site ?? NoUserCode, g.Count(), g.Key.Site is not null, g.Key.Site is not null && g.Key.InRequest,
-                g.Key.Site is null ? null : g.First().InlinedAway ?? resolver?.Resolve(g.First().Stack, UserFrame(g.First().Stack))))
+                g.Key.Site is null ? null : g.First().InlinedAway ?? resolver?.Resolve(g.First().Stack, UserFrame(g.First().Stack))) { Busy = g.Key.Busy })
             .OrderByDescending(s => s.Threads)
             .ThenBy(s => s.CallSite, StringComparer.Ordinal)
             .ToList();
@@ -102,7 +127,43 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
             return site;
         }
         var callee = frames[user - 1];
+        if (callee == OnCpu)
+        {
+            // Sampled while it ran the user method's own code: it calls nothing.
+            return site;
+        }
         return $"{site} -> {(PseudoFrame.IsMatch(callee) ? NativeCode : SourceNames.Describe(callee))}";
+    }
+
+    /// <summary>The share of a core (<see cref="ThreadStack.CpuShare"/>) from which a thread with no wait on its stack ran rather than waited: a parked thread uses next to none.</summary>
+    public const double BusyCpuShare = 0.05;
+
+    /// <summary>
+    /// Whether a thread with user code on its stack was running rather than blocked. Never when a frame below its
+    /// leaf-most user frame is a wait (<see cref="BlockingPrimitive.IsWait"/>: a spinning wait burns CPU, but it waits).
+    /// Otherwise, when its CPU time was read (<see cref="ThreadStack.CpuShare"/>), when it used at least
+    /// <see cref="BusyCpuShare"/> of a core while sampled; without that, when it was sampled in managed code
+    /// (<see cref="OnCpu"/>) or in a framework call that is no wait (SHA256.HashData, a serializer; native code below it,
+    /// such as a crypto library's, is work too). A user frame that called straight into native code, with no managed
+    /// frame between, is busy only by its CPU time: that is what both an inlined Thread.Sleep and an inlined hash show.
+    /// </summary>
+    public static bool IsBusy(ThreadStack stack)
+    {
+        var user = UserFrame(stack);
+        if (user < 0)
+        {
+            return false;
+        }
+        var below = stack.Frames.Take(user).ToList();
+        if (below.Any(f => !PseudoFrame.IsMatch(f) && BlockingPrimitive.IsWait(SourceNames.Describe(f))))
+        {
+            return false;
+        }
+        if (stack.CpuShare is { } share)
+        {
+            return share >= BusyCpuShare;
+        }
+        return below.Count == 0 || below[0] == OnCpu || below.Any(f => !PseudoFrame.IsMatch(f));
     }
 
     /// <summary>The index of the leaf-most frame in user code, or -1.</summary>
@@ -111,8 +172,11 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     public static bool IsUserCode(string frame) =>
         !FrameworkPrefixes.Any(prefix => frame.StartsWith(prefix, StringComparison.Ordinal)) && frame.Contains('.', StringComparison.Ordinal);
 
-    /// <summary>The report's sentence for one site: "37 of 40 pool threads wait in FanOutStrategies.SyncOverAsync -> Task.Wait".</summary>
-    public string Describe(BlockingSite site) => site.InUserCode
-        ? $"{site.Threads} of {PoolThreads} pool threads wait in {site.Source?.Describe() ?? site.CallSite}"
-        : $"{site.Threads} of {PoolThreads} pool threads: {site.CallSite}";
+    /// <summary>The report's sentence for one site: "37 of 40 pool threads wait in FanOutStrategies.SyncOverAsync -> Task.Wait", or "3 of 4 pool threads run (busy, not blocked) RiskModel.Score -> SHA256.HashData".</summary>
+    public string Describe(BlockingSite site) => site switch
+    {
+        { InUserCode: false } => $"{site.Threads} of {PoolThreads} pool threads: {site.CallSite}",
+        { Busy: true } => $"{site.Threads} of {PoolThreads} pool threads run (busy on a core, not blocked) {site.Source?.DescribeRunning() ?? site.CallSite}",
+        _ => $"{site.Threads} of {PoolThreads} pool threads wait in {site.Source?.Describe() ?? site.CallSite}",
+    };
 }

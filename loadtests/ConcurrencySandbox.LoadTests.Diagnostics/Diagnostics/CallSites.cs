@@ -11,8 +11,23 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// </summary>
 public sealed record BlockingCall(string Method, string Primitive, SourceLine? Line, string? Route, string? Handler, string? InlinedInto, string? Note)
 {
+    /// <summary>
+    /// How many methods of the application could be the one that blocks (more than one when no frame of the application
+    /// was on the stack and several make the call): <see cref="Method"/> then lists them all ("one of 3: A.X (A.cs:12),
+    /// B.Y (B.cs:40), C.Z"), none picked.
+    /// </summary>
+    public int Candidates { get; init; } = 1;
+
+    /// <summary>Whether the runner could not tell which of several methods blocks (<see cref="Candidates"/>).</summary>
+    public bool Unsure => Candidates > 1;
+
     /// <summary>"Blocking.DoBlocking (Program.cs:14; inlined by the JIT into the lambda in Program (top-level statements)) blocks on .Result (...), serving GET /orders/{id:int}".</summary>
-    public string Describe()
+    public string Describe() => $"{Where()} blocks on {Primitive}{Serving()}";
+
+    /// <summary>"RiskModel.Score (Program.cs:24), in a call into SHA256.HashData, serving GET /risk/{id:int}": where busy threads ran.</summary>
+    public string DescribeRunning() => $"{Where()}{(Primitive.StartsWith("a call into ", StringComparison.Ordinal) ? $", in {Primitive}" : "")}{Serving()}";
+
+    private string Where()
     {
         var where = new List<string>();
         if (Line is { } line)
@@ -23,9 +38,10 @@ public sealed record BlockingCall(string Method, string Primitive, SourceLine? L
         {
             where.Add($"inlined by the JIT into {InlinedInto}");
         }
-        var serving = Route is not null ? $", serving {Route}" : Handler is not null && Handler != Method ? $", in the handler {Handler}" : "";
-        return $"{Method}{(where.Count > 0 ? $" ({string.Join("; ", where)})" : "")} blocks on {Primitive}{serving}";
+        return $"{Method}{(where.Count > 0 ? $" ({string.Join("; ", where)})" : "")}";
     }
+
+    private string Serving() => Route is not null ? $", serving {Route}" : Handler is not null && Handler != Method ? $", in the handler {Handler}" : "";
 }
 
 /// <summary>
@@ -106,16 +122,28 @@ public sealed partial class CallSiteResolver : IDisposable
         {
             return null;
         }
+        var named = callers
+            .Select(c => (Name: SourceNames.Describe(c.Module.MethodName(c.Token)), Line: c.Module.LineOf(c.Token, c.Call.ILOffset), Route: RouteAbove(c.Module, c.Token, 0)))
+            .DistinctBy(c => (c.Name, c.Line))
+            .ToList();
         var (module, token, call) = callers[0];
-        var names = callers.Select(c => SourceNames.Describe(c.Module.MethodName(c.Token))).Distinct().ToList();
         var inliner = stack.Frames[stack.Frames.Count - entry].StartsWith(CompiledDelegate, StringComparison.Ordinal)
             ? "ASP.NET Core's compiled request delegate"
             : rootFirst[entry - 1];
-        var note = names.Count == 1
-            ? $"no frame of the application is on the stack: {names[0]} is the one method of {Path.GetFileName(module.Path)} whose IL makes this call"
-            : $"no frame of the application is on the stack: {names.Count} methods make this call ({string.Join(", ", names)}); the first is named";
-        return new BlockingCall(names[0], primitive, module.LineOf(token, call.ILOffset), RouteAbove(module, token, 0), null, inliner,
-            module.PdbNote is { } pdb ? $"{note}; {pdb}" : note);
+        var pdb = module.PdbNote is { } pdbNote ? $"; {pdbNote}" : "";
+        if (named.Count == 1)
+        {
+            return new BlockingCall(named[0].Name, primitive, named[0].Line, named[0].Route, null, inliner,
+                $"no frame of the application is on the stack: {named[0].Name} is the one method of {Path.GetFileName(module.Path)} whose IL makes this call{pdb}");
+        }
+        // Several make the call and the stack cannot say which did: all of them, each with its line, and a route only when they share it.
+        var listed = string.Join(", ", named.Select(c => c.Line is { } line ? $"{c.Name} ({Path.GetFileName(line.File)}:{line.Line})" : c.Name));
+        var routes = named.Select(c => c.Route).Distinct().ToList();
+        return new BlockingCall($"one of {named.Count}: {listed}", primitive, null, routes.Count == 1 ? routes[0] : null, null, inliner,
+            $"no frame of the application is on the stack and {named.Count} of its methods make this call, so which one blocked is not known{pdb}")
+        {
+            Candidates = named.Count,
+        };
     }
 
     /// <summary>The route of the handler that calls the method, looking up through its callers in the module.</summary>
@@ -159,8 +187,10 @@ public sealed partial class CallSiteResolver : IDisposable
         return null;
     }
 
+    // The first managed frame below the user's: TraceEvent's pseudo-frames ("CPU_TIME", "UNMANAGED_CODE_TIME") are no call.
     private static string Unknown(IReadOnlyList<string> below) =>
-        below.FirstOrDefault(f => !f.StartsWith(BlockingSites.NativeCode, StringComparison.Ordinal)) is { } frame ? $"a call into {frame}" : "native code";
+        below.FirstOrDefault(f => !f.StartsWith(BlockingSites.NativeCode, StringComparison.Ordinal) && !f.All(c => char.IsAsciiLetterUpper(c) || c == '_')) is { } frame ? $"a call into {frame}"
+        : below.Contains(BlockingSites.OnCpu) ? "no call (it ran its own code)" : BlockingSites.NativeCode;
 
     /// <summary>The ASP.NET Core handler (the outermost user frame above the leaf-most one, below the pipeline's frames) and its route.</summary>
     private (string? Handler, string? Route) Handler(ThreadStack stack, int user)

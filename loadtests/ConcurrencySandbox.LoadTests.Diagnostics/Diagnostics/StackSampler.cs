@@ -19,6 +19,8 @@ public sealed record ThreadStack(int ThreadId, IReadOnlyList<string> Frames)
     /// <summary>Each frame's place in its module, by the index of <see cref="Frames"/>; empty, or null for a frame the trace could not place.</summary>
     public IReadOnlyList<FrameLocation?> Locations { get; init; } = [];
 
+    /// <summary>The share of one core the thread used while the sample ran (<see cref="ThreadCpu"/>), or null when not read.</summary>
+    public double? CpuShare { get; init; }
 
     /// <summary>A thread the runtime's thread pool started (its stack bottoms out in the pool's worker loop).</summary>
     public bool IsPoolWorker => Frames.Any(f => f.Contains("PortableThreadPool+WorkerThread.", StringComparison.Ordinal) || f.Contains("ThreadPoolWorkQueue.Dispatch", StringComparison.Ordinal));
@@ -39,11 +41,14 @@ public static class StackSampler
     /// Samples the process behind <paramref name="client"/> <paramref name="rounds"/> times, <paramref name="gap"/> apart;
     /// one stack per thread seen. With <paramref name="loadRuns"/>, a round after the first is kept only if the load still
     /// ran when it ended, and no round starts once it has stopped: a short step's idle threads after the load do not
-    /// outvote what they did under it.
+    /// outvote what they did under it. With the local <paramref name="processId"/>, each thread's CPU time is read before
+    /// and after the rounds, so a stack says whether its thread ran on a core (<see cref="ThreadStack.CpuShare"/>).
     /// </summary>
-    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null)
+    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null)
     {
         var seen = new Dictionary<int, List<ThreadStack>>();
+        var cpuBefore = ThreadCpu.Read(processId);
+        var started = System.Diagnostics.Stopwatch.GetTimestamp();
         for (var round = 0; round < rounds; round++)
         {
             if (round > 0)
@@ -68,10 +73,15 @@ public static class StackSampler
                 stacks.Add(stack);
             }
         }
+        var cpuAfter = ThreadCpu.Read(processId);
+        var shares = cpuBefore is null || cpuAfter is null
+            ? new Dictionary<int, double>()
+            : ThreadCpu.Shares(cpuBefore, cpuAfter, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalSeconds);
         return [.. seen.Values.Select(stacks => stacks
             .GroupBy(stack => string.Join('\n', stack.Frames))
             .OrderByDescending(g => g.Count())
-            .First().First())];
+            .First().First())
+            .Select(stack => shares.TryGetValue(stack.ThreadId, out var share) ? stack with { CpuShare = share } : stack)];
     }
 
     private static Task<IReadOnlyList<ThreadStack>> SampleOnceAsync(DiagnosticsClient client, CancellationToken cancellationToken) =>

@@ -30,6 +30,19 @@ public sealed record DiagnosisInputs(
     /// <summary>The user method the blocked pool threads wait in (the call site's first user frame), to make async.</summary>
     public string? BlockingMethod { get; init; }
 
+    /// <summary>How many methods <see cref="BlockingMethod"/> lists because the runner could not tell which blocks (1: it names the one).</summary>
+    public int BlockingCandidates { get; init; } = 1;
+
+    /// <summary>
+    /// The stack sample's biggest group of busy pool threads, in the report's words, when it found pool threads in user
+    /// code and every one running, none blocked (<see cref="BlockingSites.RunsWithoutBlocking"/>); null otherwise. Such
+    /// requests hold their threads to compute: more threads would not help, so they need none blocked.
+    /// </summary>
+    public string? BusySite { get; init; }
+
+    /// <summary>Whether the requests ran on their pool threads rather than blocking them (<see cref="BusySite"/>).</summary>
+    public bool RequestsRunNotBlock => BusySite is not null;
+
     /// <summary>How long one request holds its pool thread while it blocks: the fastest request's latency (one that never queued), in ms.</summary>
     public double HoldMs { get; init; }
 
@@ -59,7 +72,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
 
     public static StarvationDiagnosis From(DiagnosisInputs inputs)
     {
-        var needed = inputs.RequestsHoldNoPoolThread ? 0 : (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
+        var needed = inputs.RequestsHoldNoPoolThread || inputs.RequestsRunNotBlock ? 0 : (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
         var shortBy = needed - inputs.PoolThreadsAtPeak;
         // A pool short of threads starves when the runtime injected threads for starvation, or work piled up for the missing ones.
         var starvedAtPeak = shortBy > 0 && (inputs.StarvationAdjustments > 0 || inputs.PeakQueueLength >= shortBy);
@@ -106,11 +119,26 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     /// <summary>
     /// The load the service carries once the blocking call is async (Little's law without the held threads): no pool
     /// thread waits, so the process's cores bound it, processors x 1000 / CPU ms per request requests/s, which at the
-    /// unqueued latency is that times <see cref="DiagnosisInputs.HoldMs"/> users in flight. Null without a CPU figure.
+    /// unqueued latency is that times <see cref="DiagnosisInputs.HoldMs"/> users in flight. Null without a CPU figure or
+    /// without a wait to hold (<see cref="WaitKnown"/>): it would read "about 0 users", which nothing measured.
     /// </summary>
-    public double? AsyncCapacity => Inputs.CpuMsPerRequest is { } cpuMs && cpuMs > 0 && Inputs.ProcessorCount > 0
+    public double? AsyncCapacity => Inputs.CpuMsPerRequest is { } cpuMs && cpuMs > 0 && Inputs.ProcessorCount > 0 && WaitKnown
         ? InUnit(Inputs.ProcessorCount * 1000 / cpuMs * Inputs.HoldMs / 1000)
         : null;
+
+    /// <summary>
+    /// Whether the fastest request shows how long one holds its pool thread: at least <see cref="ShortestWaitMs"/>. A
+    /// fastest request under it (a random delay that was 0 for one request) shows no wait, not a wait of 0 ms.
+    /// </summary>
+    public bool WaitKnown => Inputs.HoldMs >= ShortestWaitMs;
+
+    /// <summary>The shortest fastest request read as a wait: below it the figure would print as "0 ms".</summary>
+    public const double ShortestWaitMs = 1;
+
+    /// <summary>"queue peaked at 12"; while starved with an empty queue at every counter sample, that it was not seen, and why, never "peaked at 0".</summary>
+    public string Queue => Starved && Inputs.PeakQueueLength == 0
+        ? "the queue was empty at every counter sample, one a second, so how long it grew between them is not known"
+        : Invariant($"queue peaked at {Inputs.PeakQueueLength}");
 
     /// <summary>The load a pool started at <see cref="NeededThreads"/> threads carries without waiting for the runtime's injection: N / threads per request in flight.</summary>
     public double MinimumCapacity => InUnit(NeededThreads / Math.Max(1, Inputs.ThreadsPerRequest));
@@ -128,6 +156,8 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var where = i.CallSite is null ? "" : $" The blocking call site: {i.CallSite}.";
         var sizing = i.RequestsHoldNoPoolThread
             ? Invariant($"held no pool thread while it waited ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}), and the stack sample found no pool thread in user code)")
+            : i.RequestsRunNotBlock
+            ? Invariant($"kept its pool threads busy, not blocked ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}); the stack sample found {i.BusySite}, and none blocked in user code), so more pool threads or an async call would not help (the cores bound it)")
             : Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
         if (!Starved)
         {
@@ -137,7 +167,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
             ? Invariant($"growing {i.GrowthPerSecond:0.#}/s, it would take about {s:0} s to get there by itself")
             : i.GrowthPerSecond > 0 ? Invariant($"growing {i.GrowthPerSecond:0.#}/s") : "and it did not grow during the run";
         // The spell says the injections once, by reason; without one, the peak's starvation injections are the evidence.
-        var queue = i.Spell.Happened ? Invariant($"queue peaked at {i.PeakQueueLength}") : Invariant($"queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections");
+        var queue = i.Spell.Happened ? Queue : Invariant($"{Queue}, {i.StarvationAdjustments} starvation injections");
         return Invariant($"Starved{Spell()}: at the peak the load {sizing}; the pool had {i.PoolThreadsAtPeak}, {growth} ({queue}).{where} {Fixes()}");
     }
 
@@ -154,16 +184,33 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, work waiting that the pool's threads could not take ({StarvedMeans}), {spell.DescribeInjections()} meanwhile); {spell.HeldUpRequests} requests waited behind it (sent during it, or in flight when it began){waited}{timedOut}");
     }
 
+    /// <summary>"about 12 users", or "fewer than 1 user" for a capacity that would round to 0.</summary>
+    public static string About(double load, string unit) =>
+        load >= 0.5 ? Invariant($"about {load:0} {unit}") : $"fewer than 1 {(unit == "users" ? "user" : unit)}";
+
+    /// <summary>
+    /// The headline's first sentence: "Change `Orders.Get` (...). ", or, when the runner could not tell which of several
+    /// methods blocks, all of them and that it is unsure; empty unless starved with a blocking method named.
+    /// </summary>
+    public string Change => Starved && Inputs.BlockingMethod is { } method
+        ? Inputs.BlockingCandidates > 1
+            ? $"Change the blocking call in one of {Inputs.BlockingCandidates} methods, unsure which ({Inputs.CallSite}). "
+            : $"Change `{method}` ({Inputs.CallSite}). "
+        : "";
+
     /// <summary>The two fixes, each with the capacity it predicts.</summary>
     private string Fixes()
     {
         var i = Inputs;
         var unit = i.LoadUnit == "rate" ? "requests/s" : i.LoadUnit;
-        var method = i.BlockingMethod is { } m ? $"make `{m}` async" : "make the blocking call async";
-        var holds = i.HoldMs > 0 ? Invariant($": it holds a pool thread for its whole {i.HoldMs:0} ms wait") : "";
+        var method = i.BlockingMethod is not { } m ? "make the blocking call async"
+            : i.BlockingCandidates > 1 ? $"make the blocking call async in whichever it is of {m}"
+            : $"make `{m}` async";
+        var holds = WaitKnown ? Invariant($": it holds a pool thread for its whole {i.HoldMs:0} ms wait")
+            : Invariant($": how long it holds a pool thread is not known (the fastest request took {i.HoldMs:0.###} ms, which shows no wait)");
         var asyncBuys = AsyncCapacity is { } a
-            ? Invariant($"; async, no thread waits and the cores bound the load: about {a:0} {unit} ({i.ProcessorCount} cores / {i.CpuMsPerRequest:0.##} CPU ms per request, Little's law without the held threads)")
-            : "";
-        return Invariant($"Fix: {method}{holds}{asyncBuys}. Or set the pool's minimum to {NeededThreads} (ThreadPool.SetMinThreads; for any .NET process {FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(NeededThreads)} in its environment, a hexadecimal value; ThreadPool__MinWorkerThreads={NeededThreads} for the sandbox API and the sample service): it then carries about {MinimumCapacity:0} {unit} with no wait; above that each missing thread waits for the runtime's injection, one per {InjectionSeconds * 1000:0} ms while starved.");
+            ? Invariant($"; async, no thread waits and the cores bound the load: {About(a, unit)} ({i.ProcessorCount} cores / {i.CpuMsPerRequest:0.##} CPU ms per request, Little's law without the held threads)")
+            : WaitKnown ? "" : "; what async buys is not predicted, since that needs the wait";
+        return Invariant($"Fix: {method}{holds}{asyncBuys}. Or set the pool's minimum to {NeededThreads} (ThreadPool.SetMinThreads; for any .NET process {FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(NeededThreads)} in its environment, a hexadecimal value; ThreadPool__MinWorkerThreads={NeededThreads} for the sandbox API and the sample service): it then carries {About(MinimumCapacity, unit)} with no wait; above that each missing thread waits for the runtime's injection, one per {InjectionSeconds * 1000:0} ms while starved.");
     }
 }

@@ -95,16 +95,16 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             await Task.Delay(left / 4 < SettleAtPeak ? left / 4 : SettleAtPeak, cancellationToken);
             for (var attempt = 1; ; attempt++)
             {
-                var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns);
+                var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns, observer.Channel.ProcessId);
                 using var resolver = new CallSiteResolver();
                 var sites = BlockingSites.Group(stacks, resolver);
-                if (sites.Top is null && !loadRuns())
+                if (!sites.AnyInUserCode && !loadRuns())
                 {
                     // A sample that ended after the load did and found no pool thread in user code does not say what they did under it.
                     return (null, Invariant($"the stack sample ended after the load did ({left.TotalSeconds:0.#} s of it were left at the peak) and found no pool thread in user code, so it names no call site"));
                 }
                 // No pool thread in user code yet (a busy machine's service still taking its first requests), the load still running: look again.
-                if (sites.Top is not null || attempt == StackAttempts)
+                if (sites.AnyInUserCode || attempt == StackAttempts)
                 {
                     return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"));
                 }
@@ -165,9 +165,12 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         // A stack sample that found no pool thread in user code: the requests in flight held none while they waited;
         // unless the runtime injected a thread for Starvation (queued work made no progress for half a second), which
         // says something held the pool's threads that the one sample missed.
-        var holdNone = sites is { Top: null } && !marks.Any(m => m.Reason == PoolSample.StarvationReason);
+        var holdNone = sites is { AnyInUserCode: false } && !marks.Any(m => m.Reason == PoolSample.StarvationReason);
+        // Pool threads in user code, every one running and none blocked: the requests hold their threads to compute, which
+        // more threads would not speed up (the cores bound them), so they need none blocked, whatever the pool's injections.
+        var runNotBlock = sites is { RunsWithoutBlocking: true };
         var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
-        var threadsPerRequest = holdNone ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
+        var threadsPerRequest = holdNone || runNotBlock ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
         // The CPU between the first and the last sample of the load, over the requests that ended between them (not the
         // whole run's: the first sample comes a second or so into the load, and its CPU before that is not in the difference).
         var cpuMsPerRequest = result.CountedSpan()?.PerRequest(s => s.Process.CpuTimeMs);
@@ -183,6 +186,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         {
             Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, sites), result.Sent),
             BlockingMethod = sites?.MethodToChange,
+            BlockingCandidates = sites?.Top?.Source?.Candidates ?? 1,
+            BusySite = runNotBlock && sites?.TopBusy is { } busy ? sites.Describe(busy) : null,
             HoldMs = result.Total.MinMs,
             CpuMsPerRequest = cpuMsPerRequest,
             ProcessorCount = last.ProcessorCount,

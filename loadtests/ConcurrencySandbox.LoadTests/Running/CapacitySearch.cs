@@ -245,7 +245,9 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
     /// <see cref="PoolSample.Starved"/>, that also decides the diagnosis paragraph and --verify-fix's minimum; a pool that
     /// caught up between two counter samples included) and the sampled threads do not mostly wait for a lock, else CPU
     /// when the process used its cores' limit, else a contended lock when most sampled pool threads wait on one in user
-    /// code, else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
+    /// code, else CPU when the stack sample found the requests' pool threads running and none blocked
+    /// (<see cref="DiagnosisInputs.RequestsRunNotBlock"/>: on a shared machine the process may get less than its cores), else the
+    /// upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
     /// </summary>
     public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause)
     {
@@ -259,11 +261,17 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
         if (diagnosis.Starved && lockSite is null)
         {
             var spell = diagnosis.Inputs.Spell;
-            return Invariant($"pool starvation (queue peaked at {diagnosis.Inputs.PeakQueueLength}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
+            return Invariant($"pool starvation ({diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
         }
         if (peakCpuPercent >= CpuLimitPercent)
         {
-            return Invariant($"CPU (the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores)");
+            var running = diagnosis.Inputs.BusySite is { } busy ? $"; {busy}" : "";
+            return Invariant($"CPU (the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores{running})");
+        }
+        if (diagnosis.Inputs.BusySite is { } computing)
+        {
+            // The threads that held the requests ran, none blocked: the cores bound them, also when other processes on a shared machine held some of the cores.
+            return Invariant($"CPU (the stack sample found the requests' pool threads running, none blocked: {computing}; the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores, under the {CpuLimitPercent:0} % that alone would show it: other processes on the machine may have held the rest)");
         }
         if (lockSite is not null)
         {

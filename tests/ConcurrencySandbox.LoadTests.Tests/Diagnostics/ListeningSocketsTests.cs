@@ -100,4 +100,30 @@ public sealed class ListeningSocketsTests
             Directory.Delete(folder, recursive: true);
         }
     }
+
+    [FactOnLinux]
+    [Trait("Category", "Slow")]
+    public async Task RunUrlJudgesAThresholdAndFeedsTheSameProgressAsTheExperiments()
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        var folder = Directory.CreateTempSubdirectory("run-url-").FullName;
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+            var code = await CommandLine.InvokeAsync(
+                ["run", "--url", $"{service.BaseAddress}orders/1?delayMs=10", "--profile", "smoke", "--threshold", "target:p99<0.001", "--out", folder],
+                output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+
+            Assert.True(code == CommandLine.ExitThresholdFailed, $"exit {code}: {error}");
+            var text = output.ToString();
+            Assert.Contains("THRESHOLD FAILED: target:p99<0.001", text);
+            // The step lines come from the run's progress, as an experiment's do.
+            Assert.Contains("url/target step users=", text);
+            Assert.False(RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "summary.json"))).Passed);
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
 }

@@ -100,7 +100,7 @@ internal static class UrlCommand
                 {
                     AgentPool.CheckSplittable(agentPlan, [new HttpRamp(target.PathAndQuery)]);
                 }
-                await using var agents = agentPlan is null ? null : await AgentPool.StartAsync(agentPlan, Path.Combine(folder, "agents"), console, cancellationToken);
+                await using var agents = agentPlan is null ? null : await AgentPool.StartAsync(agentPlan, typeof(Runner).Assembly.Location, Path.Combine(folder, "agents"), console, cancellationToken);
                 ExperimentReport report;
                 try
                 {

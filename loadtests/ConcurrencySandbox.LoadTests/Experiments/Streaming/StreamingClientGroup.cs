@@ -19,7 +19,8 @@ internal sealed class StreamingClientGroup : IAsyncDisposable
     private readonly SerialDelivery _delivery = new();
     private StreamingClientsProcess[] _processes = [];
 
-    private StreamingClientGroup(int count, Action<StreamingClientsReading>? onReading) => (_latest, _onReading) = (new StreamingClientsReading?[count], onReading);
+    /// <summary>A group of <paramref name="count"/> processes, none started yet (<see cref="StartAsync"/> starts them; a test hands in readings).</summary>
+    internal StreamingClientGroup(int count, Action<StreamingClientsReading>? onReading) => (_latest, _onReading) = (new StreamingClientsReading?[count], onReading);
 
     /// <summary>Every process's newest report added up; null before the first.</summary>
     public StreamingClientsReading? Latest
@@ -91,7 +92,8 @@ internal sealed class StreamingClientGroup : IAsyncDisposable
             readings.All(r => r.Final)),
     };
 
-    private void Take(int index, StreamingClientsReading reading)
+    /// <summary>Process <paramref name="index"/>'s newest report: the group's sum goes to the reading callback, outside the group's lock.</summary>
+    internal void Take(int index, StreamingClientsReading reading)
     {
         lock (_gate)
         {

@@ -21,6 +21,9 @@ COPY src/ConcurrencySandbox.Validation/ConcurrencySandbox.Validation.csproj src/
 COPY src/ConcurrencySandbox.WebHosting/ConcurrencySandbox.WebHosting.csproj src/ConcurrencySandbox.WebHosting/
 COPY src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj src/ConcurrencySandbox.Api/
 COPY src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj src/ConcurrencySandbox.ThirdPartyStub/
+COPY loadtests/ConcurrencySandbox.LoadTests.Engine/ConcurrencySandbox.LoadTests.Engine.csproj loadtests/ConcurrencySandbox.LoadTests.Engine/
+COPY loadtests/ConcurrencySandbox.LoadTests.Diagnostics/ConcurrencySandbox.LoadTests.Diagnostics.csproj loadtests/ConcurrencySandbox.LoadTests.Diagnostics/
+COPY loadtests/ConcurrencySandbox.LoadTests.Reports/ConcurrencySandbox.LoadTests.Reports.csproj loadtests/ConcurrencySandbox.LoadTests.Reports/
 COPY loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj loadtests/ConcurrencySandbox.LoadTests/
 RUN dotnet restore src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj \
  && dotnet restore src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj \

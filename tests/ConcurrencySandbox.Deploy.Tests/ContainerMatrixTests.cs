@@ -6,6 +6,7 @@ using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.LoadTests;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Hosting;
+using ConcurrencySandbox.LoadTests.Matrix;
 using Microsoft.Diagnostics.NETCore.Client;
 
 namespace ConcurrencySandbox.Deploy.Tests;
@@ -36,14 +37,15 @@ public sealed class ContainerMatrixTests : IDisposable
     {
         var request = await ParseAsync("matrix", "--engine", "docker", "--limit", limit, "--image", "my/api:1");
 
-        Assert.Equal("docker", request.Matrix.Engine);
-        Assert.Equal("my/api:1", request.Matrix.Image);
-        Assert.Equal(expected, request.Matrix.Limits);
+        var matrix = Assert.IsType<MatrixOptions>(request.Matrix);
+        Assert.Equal("docker", matrix.Engine);
+        Assert.Equal("my/api:1", matrix.Image);
+        Assert.Equal(expected, matrix.Limits);
     }
 
     [Fact]
     public async Task MatrixWithoutAnEngineRunsLocally() =>
-        Assert.Null((await ParseAsync("matrix")).Matrix.Engine);
+        Assert.Null(Assert.IsType<MatrixOptions>((await ParseAsync("matrix")).Matrix).Engine);
 
     [Theory]
     [InlineData("--engine", "lxc")]

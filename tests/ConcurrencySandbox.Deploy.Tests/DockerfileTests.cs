@@ -135,6 +135,15 @@ public class DockerfileTests
     }
 
     [Fact]
+    public void LoadRunnerProjectClosureHoldsEachOfItsLayers()
+    {
+        // The runner's app composes one assembly per layer; restore reads each of their project files.
+        var closure = ProjectClosure("loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj").ToList();
+        Assert.All(new[] { "Engine", "Diagnostics", "Reports" }, layer =>
+            Assert.Contains($"loadtests/ConcurrencySandbox.LoadTests.{layer}/ConcurrencySandbox.LoadTests.{layer}.csproj", closure));
+    }
+
+    [Fact]
     public void EveryPathTheDockerfileCopiesFromTheContextExists()
     {
         var sources = _dockerfile.Stages.SelectMany(stage => stage.All("COPY")).Where(copy => copy.Flag("from") is null).SelectMany(Sources).ToList();

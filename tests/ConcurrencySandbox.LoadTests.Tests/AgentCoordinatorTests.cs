@@ -1,5 +1,4 @@
 using System.Net;
-using ConcurrencySandbox.Contracts.Agents;
 using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Engine;

@@ -22,7 +22,7 @@ public class AgentFaultTests
         var shape = new LoadShape([new KeepConstant(4, TimeSpan.FromSeconds(8))], TimeSpan.FromSeconds(1));
         using var coordinator = AgentCoordinator.Listen(new IPEndPoint(IPAddress.Loopback, 0), 2, TextWriter.Null);
         coordinator.BarrierDeadline = TimeSpan.FromSeconds(90);
-        var children = Enumerable.Range(0, 2).Select(i => ChildProcess.Start(new ChildLaunch(typeof(AgentPool).Assembly.Location,
+        var children = Enumerable.Range(0, 2).Select(i => ChildProcess.Start(new ChildLaunch(typeof(Cli.Runner).Assembly.Location,
             ["agent", "--coordinator", coordinator.Address.ToString(), "--index", i.ToString(CultureInfo.InvariantCulture), "--log-dir", logFolder]))).ToList();
         try
         {

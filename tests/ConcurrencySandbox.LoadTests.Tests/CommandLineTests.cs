@@ -33,6 +33,8 @@ public class CommandLineTests
     [InlineData("limits", "--engine", "local")]
     [InlineData("limits", "--burst", "0")]
     [InlineData("limits", "--ci-width", "60")]
+    [InlineData("run", "--url", "http://127.0.0.1:9/x", "--find-capacity", "--threshold", "target:p99<5")]
+    [InlineData("run", "--url", "http://127.0.0.1:9/x", "--threshold", "other:p99<5")]
     public async Task BadOptionsExitWithCode2AndOneLine(params string[] args)
     {
         var (code, _, error) = await InvokeAsync(args, (_, _) => Task.FromResult(0));

@@ -1,12 +1,22 @@
+using System.Reflection.Metadata;
+using System.Reflection.PortableExecutable;
 using System.Text.RegularExpressions;
+using System.Xml.Linq;
 using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
 public partial class FolderLayeringTests
 {
-    /// <summary>The runner's folders, each allowed to use only the ones before it (docs/loadtests.md, "Layout of the runner").</summary>
-    private static readonly string[] Layers = ["ApiClient", "Engine", "Agents", "Diagnostics", "Hosting", "Experiments", "Reports", "Progress", "Running", "Runs", "Matrix", "Cli"];
+    /// <summary>
+    /// The runner's assemblies, lowest first, each allowed to reference only the ones before it (docs/loadtests.md,
+    /// "Layout of the runner"): the load engine, the observer and diagnosis, reporting, the command-line app.
+    /// </summary>
+    internal static readonly string[] Assemblies =
+        ["ConcurrencySandbox.LoadTests.Engine", "ConcurrencySandbox.LoadTests.Diagnostics", "ConcurrencySandbox.LoadTests.Reports", "ConcurrencySandbox.LoadTests"];
+
+    /// <summary>The app's folders, each allowed to use only the ones before it; the assemblies below it are the compiler's to check.</summary>
+    private static readonly string[] Layers = ["Hosting", "Experiments", "Progress", "Running", "Runs", "Matrix", "Cli"];
 
     [GeneratedRegex(@"^using ConcurrencySandbox\.LoadTests\.(?<folder>\w+)(\.(?<slice>\w+))?;", RegexOptions.Multiline)]
     private static partial Regex UsingOfAFolder();
@@ -16,7 +26,63 @@ public partial class FolderLayeringTests
     private static string SlicesFolder => Path.Combine(Runner, "Experiments");
 
     [Fact]
-    public void EveryFolderUsesOnlyTheFoldersBeforeItSoNoTwoImportEachOther()
+    public void EveryRunnerAssemblyReferencesOnlyTheAssembliesBeforeIt()
+    {
+        var projects = Directory.GetDirectories(Path.Combine(RepositoryRoot(), "loadtests"), "ConcurrencySandbox.LoadTests*").Select(Path.GetFileName);
+        Assert.Equal(Assemblies.Order(), projects.Order());
+
+        // What each assembly was compiled against (its metadata), and what its project file asks for.
+        var compiled = Assemblies.Select(name => (name, (IEnumerable<string>)CompiledReferences(Path.Combine(AppContext.BaseDirectory, name + ".dll"))));
+        var declared = Assemblies.Select(name => (name, (IEnumerable<string>)ProjectReferences(name)));
+        Assert.Empty(UpwardReferences(compiled));
+        Assert.Empty(UpwardReferences(declared));
+        Assert.Contains("ConcurrencySandbox.LoadTests.Engine", CompiledReferences(Path.Combine(AppContext.BaseDirectory, "ConcurrencySandbox.LoadTests.Reports.dll")));
+    }
+
+    [Fact]
+    public void AReferenceFromALowerAssemblyToAHigherOneIsAViolation()
+    {
+        (string, IEnumerable<string>)[] references =
+        [
+            ("ConcurrencySandbox.LoadTests.Engine", ["ConcurrencySandbox.Contracts"]),
+            ("ConcurrencySandbox.LoadTests.Diagnostics", ["ConcurrencySandbox.LoadTests.Engine", "ConcurrencySandbox.LoadTests.Reports"]),
+            ("ConcurrencySandbox.LoadTests", ["ConcurrencySandbox.LoadTests.Diagnostics", "ConcurrencySandbox.LoadTests.Reports"]),
+        ];
+        Assert.Equal(["ConcurrencySandbox.LoadTests.Diagnostics references ConcurrencySandbox.LoadTests.Reports"], UpwardReferences(references));
+    }
+
+    [Fact]
+    public void NoRunnerAssemblyLinksTheApi() =>
+        Assert.All(Assemblies, name => Assert.DoesNotContain("ConcurrencySandbox.Api", CompiledReferences(Path.Combine(AppContext.BaseDirectory, name + ".dll"))));
+
+    /// <summary>Each reference from one of the runner's assemblies to itself or one after it, as "A references B".</summary>
+    private static List<string> UpwardReferences(IEnumerable<(string Assembly, IEnumerable<string> References)> assemblies) =>
+    [
+        .. from assembly in assemblies
+           let rank = Array.IndexOf(Assemblies, assembly.Assembly)
+           from reference in assembly.References
+           where Array.IndexOf(Assemblies, reference) >= rank
+           select $"{assembly.Assembly} references {reference}",
+    ];
+
+    /// <summary>The names of the assemblies the compiled assembly at <paramref name="path"/> references, read from its metadata.</summary>
+    private static List<string> CompiledReferences(string path)
+    {
+        using var pe = new PEReader(File.OpenRead(path));
+        var metadata = pe.GetMetadataReader();
+        return [.. metadata.AssemblyReferences.Select(handle => metadata.GetString(metadata.GetAssemblyReference(handle).Name))];
+    }
+
+    /// <summary>The assembly names of the projects the runner project <paramref name="name"/> references.</summary>
+    private static List<string> ProjectReferences(string name) =>
+    [
+        .. XDocument.Load(Path.Combine(RepositoryRoot(), "loadtests", name, name + ".csproj"))
+            .Descendants("ProjectReference")
+            .Select(reference => Path.GetFileNameWithoutExtension(reference.Attribute("Include")!.Value.Replace('\\', '/'))),
+    ];
+
+    [Fact]
+    public void EveryAppFolderUsesOnlyTheFoldersBeforeItSoNoTwoImportEachOther()
     {
         var runner = Runner;
         var folders = Directory.GetDirectories(runner).Select(Path.GetFileName).Where(f => f is not ("bin" or "obj")).Order().ToList();
@@ -37,7 +103,7 @@ public partial class FolderLayeringTests
     {
         var slices = Slices();
         var experimentFiles = Directory.GetFiles(Runner, "*Experiment.cs", SearchOption.AllDirectories)
-            .Where(file => !File.ReadAllText(file).Contains("public abstract class", StringComparison.Ordinal))
+            .Where(file => !File.ReadAllText(file).Contains("abstract class", StringComparison.Ordinal))
             .Select(file => Path.GetRelativePath(SlicesFolder, file).Replace('\\', '/'));
         Assert.All(experimentFiles, file => Assert.Matches(@"^(?<slice>\w+)/\k<slice>Experiment\.cs$", file));
 

@@ -207,6 +207,12 @@ public sealed class ProgressConcurrencyTests
         var progress = new RunProgress(Plan, _clock, []);
         using var watch = new StallWatch(() => progress.State, output, _clock, () => ["272 thread(s) in StatusConsole.DrawStatus, a contended lock (Monitor.Enter)"]);
         progress.Publish(new VariantStarted(0, 2, "fanout/threadpool", "/api/fanout", "#d62728"));
+        // Before its first interval a variant is starting (a fresh API, its warm-up request): silence is no stall.
+        for (var i = 0; i < 20; i++)
+        {
+            _clock.Advance(TimeSpan.FromSeconds(1));
+        }
+        Assert.Equal(0, watch.Stalls);
         progress.Publish(Interval(load: 4, elapsedSeconds: 1));
         progress.Publish(Interval(load: 4, elapsedSeconds: 2));
 
@@ -236,6 +242,27 @@ public sealed class ProgressConcurrencyTests
             _clock.Advance(TimeSpan.FromSeconds(1));
         }
         Assert.Equal(1, watch.Stalls);
+    }
+
+    [Fact]
+    public void TheStallLimitFollowsTheReportingIntervalTheFirstIntervalShows()
+    {
+        using var output = new LockedWriter();
+        var progress = new RunProgress(Plan, _clock, []);
+        using var watch = new StallWatch(() => progress.State, output, _clock, ownFrames: null);
+        progress.Publish(new VariantStarted(0, 2, "fanout/threadpool", "/api/fanout", "#d62728"));
+        // A 6 s reporting interval: its first interval ends 6 s into the load.
+        progress.Publish(Interval(load: 4, elapsedSeconds: 6));
+        Assert.Equal(6, progress.State.IntervalSeconds);
+
+        for (var i = 0; i < 29; i++)
+        {
+            _clock.Advance(TimeSpan.FromSeconds(1));
+        }
+        Assert.Equal(0, watch.Stalls);
+        _clock.Advance(TimeSpan.FromSeconds(1));
+        Assert.Equal(1, watch.Stalls);
+        Assert.Contains("(one is due every 6 s)", output.ToString());
     }
 
     [FactOnLinux]

@@ -22,8 +22,9 @@ public partial class RunnerExperimentImportsTests
     [Fact]
     public void TheRunnerImportsServerSideExperimentCodeOnlyWhereListedWithAReason()
     {
-        var runner = Path.Combine(FolderLayeringTests.RepositoryRoot(), "loadtests", "ConcurrencySandbox.LoadTests");
         var imports =
+            from assembly in FolderLayeringTests.Assemblies
+            let runner = Path.Combine(FolderLayeringTests.RepositoryRoot(), "loadtests", assembly)
             from file in Directory.GetFiles(runner, "*.cs", SearchOption.AllDirectories)
             let relative = Path.GetRelativePath(runner, file).Replace('\\', '/')
             where !relative.StartsWith("bin/", StringComparison.Ordinal) && !relative.StartsWith("obj/", StringComparison.Ordinal)

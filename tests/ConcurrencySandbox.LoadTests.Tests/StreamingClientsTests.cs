@@ -147,4 +147,32 @@ public sealed class StreamingClientsTests
     [InlineData("a")]
     [InlineData("1-2-3")]
     public void WhatIsNotACpuListIsRefused(string text) => Assert.Null(CpuSet.TryParse(text));
+
+    [Fact]
+    public void TheGroupsReadingCallbackRunsWithNoLockOfTheGroupHeld()
+    {
+        // The callback (the streaming run's recorder) may need another thread that reads the group's latest sum: with the
+        // group's lock held during the call, that thread would wait for it.
+        StreamingClientGroup? group = null;
+        var otherThreadRead = new List<bool>();
+        var sums = new List<long>();
+        group = new StreamingClientGroup(2, sum =>
+        {
+            sums.Add(sum.Delivered);
+            if (sums.Count == 1)
+            {
+                var other = new Thread(() => _ = group!.Latest);
+                other.Start();
+                otherThreadRead.Add(other.Join(TimeSpan.FromSeconds(60)));
+            }
+        });
+
+        group.Take(0, Reading(delivered: 40));
+        group.Take(1, Reading(delivered: 2));
+
+        Assert.Equal([true], otherThreadRead);
+        Assert.Equal([40L, 42L], sums);
+    }
+
+    private static StreamingClientsReading Reading(long delivered) => new(2.0, 2, delivered, 0, 0, 0, 0, 0, [], 0, 1, Final: false);
 }

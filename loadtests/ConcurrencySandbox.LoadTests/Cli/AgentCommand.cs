@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 /// else from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), else the coordinator gives it the first free one (a compose
 /// replica). It runs what the coordinator assigns until told to finish.
 /// </summary>
-public static class AgentCommand
+internal static class AgentCommand
 {
     public const string IndexVariable = "JOB_COMPLETION_INDEX";
 

@@ -16,7 +16,7 @@ using ConcurrencySandbox.Platform.Statistics;
 namespace ConcurrencySandbox.LoadTests.Cli;
 
 /// <summary>The runner's command line: parses and validates into a <see cref="RunRequest"/>; exit code 2 for any usage error.</summary>
-public static class CommandLine
+internal static class CommandLine
 {
     public const int ExitOk = 0;
     public const int ExitThresholdFailed = 1;
@@ -95,7 +95,8 @@ public static class CommandLine
     /// per experiment (plus <c>all</c> and <c>matrix</c>), each with only the options it reads, beside <c>run</c>,
     /// <c>compare</c>, <c>agent</c> and <c>limits</c>.
     /// </summary>
-    public static async Task<int> InvokeAsync(string[] args, TextWriter output, TextWriter error, Func<RunRequest, CancellationToken, Task<int>> run)
+    /// <param name="terminalWidth">The terminal's width when the output is one (the status line is drawn), null when it is redirected.</param>
+    public static async Task<int> InvokeAsync(string[] args, TextWriter output, TextWriter error, Func<RunRequest, CancellationToken, Task<int>> run, Func<int>? terminalWidth = null)
     {
         var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder. Each command has its own options: <command> --help.");
         foreach (var definition in ExperimentList.All)
@@ -106,7 +107,7 @@ public static class CommandLine
         root.Subcommands.Add(ExperimentCommand("matrix", "The fan-out experiment and a compute sweep at each core count (the API pinned, or in a container limited to N CPUs), side by side.",
             [FanOutExperiment.Definition], MatrixOnly, run, error));
         root.Subcommands.Add(CompareCommand.Create(output, error));
-        root.Subcommands.Add(UrlCommand.Create(output, error));
+        root.Subcommands.Add(UrlCommand.Create(output, error, terminalWidth));
         root.Subcommands.Add(WatchCommand.Create(output, error));
         root.Subcommands.Add(StreamingClients(output, error));
         root.Subcommands.Add(AgentCommand.Create(output, error));
@@ -196,7 +197,7 @@ public static class CommandLine
         var load = LoadOf(p);
         var experiments = definitions.Select(definition => definition.Create(values)).ToList();
         var outFolder = p.GetValue(Out) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-{experiment}");
-        var thresholds = (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse).ToList();
+        var thresholds = ThresholdsOf(p);
         var observe = new ObserverOptions(Attach: !p.GetValue(NoObserver), VerifyFix: p.GetValue(VerifyFix));
         if (observe is { VerifyFix: true, Attach: false })
         {
@@ -247,6 +248,15 @@ public static class CommandLine
     /// <summary>The load options every command that sends load takes (the experiments and <c>run --url</c>).</summary>
     internal static IReadOnlyList<Option> LoadSymbols => [Profile, Config, Rate, RequestTimeoutSeconds, MaxInFlight];
 
+    /// <summary>How a run is judged and watched, for every command that sends load: its thresholds, the status line's lines, the live page, the load agents.</summary>
+    internal static IReadOnlyList<Option> SessionSymbols => [Threshold, Verbose, Live, AgentCount, AgentListen, AgentCpus, AgentDeadline];
+
+    /// <summary>The --threshold limits, parsed.</summary>
+    internal static IReadOnlyList<Engine.Threshold> ThresholdsOf(ParseResult p) => [.. (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse)];
+
+    /// <summary>How the run shows its progress: the status line on a terminal, --verbose, --live.</summary>
+    internal static ProgressOptions ProgressOf(ParseResult p, Func<int>? terminalWidth) => new(terminalWidth, p.GetValue(Verbose), LivePortOf(p));
+
     /// <summary>--rate when it was given (not its default): run --url --find-capacity then ramps an open arrival rate from it.</summary>
     internal static double? GivenRate(ParseResult p) => p.GetResult(Rate) is { Implicit: false } ? new OptionValues(p).Positive(Rate) : null;
 
@@ -266,7 +276,7 @@ public static class CommandLine
     }
 
     /// <summary>The agent plan of <c>--agents</c>, or null; the agent options without it, and a share of zero users, are refused.</summary>
-    private static AgentPlan? AgentsOf(ParseResult p, LoadOptions load)
+    internal static AgentPlan? AgentsOf(ParseResult p, LoadOptions load)
     {
         if (p.GetValue(AgentCount) is not { } count)
         {

@@ -4,7 +4,7 @@ using ConcurrencySandbox.LoadTests.Reports;
 namespace ConcurrencySandbox.LoadTests.Cli;
 
 /// <summary><c>compare &lt;reportA&gt; &lt;reportB&gt;</c>: prints two runs side by side and writes compare.md and compare.html.</summary>
-public static class CompareCommand
+internal static class CompareCommand
 {
     public static Command Create(TextWriter output, TextWriter error)
     {

@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 /// <c>limits</c>: at each core count, does a CFS quota (<c>--cpus N</c>) cost a request more than a cpuset of the same cores
 /// (<c>--cpuset-cpus</c>)? Prints one "ok: quota vs cpuset ...", "inconclusive: ..." or "skipped: ..." line per workload and core count.
 /// </summary>
-public static class LimitsCommand
+internal static class LimitsCommand
 {
     public static Command Create(TextWriter output, TextWriter error)
     {

@@ -11,7 +11,7 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 /// <paramref name="Matrix"/> is set for <c>matrix</c> alone.
 /// <paramref name="Runs"/>: how many times the whole command runs (<c>--runs</c>), each into its own run-N folder.
 /// </summary>
-public sealed record RunRequest(
+internal sealed record RunRequest(
     string Experiment,
     LoadOptions Load,
     Uri? Target,

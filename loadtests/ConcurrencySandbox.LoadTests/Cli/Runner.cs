@@ -12,7 +12,7 @@ using ConcurrencySandbox.LoadTests.Runs;
 namespace ConcurrencySandbox.LoadTests.Cli;
 
 /// <summary>Runs what the command line asked for and turns the thresholds into the exit code.</summary>
-public static class Runner
+internal static class Runner
 {
     /// <param name="terminalWidth">The terminal's width when the output is one (a status line is drawn), null when it is redirected (plain lines).</param>
     public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken, Func<int>? terminalWidth = null)
@@ -105,7 +105,7 @@ public static class Runner
         {
             AgentPool.CheckSplittable(agentPlan, experiments.SelectMany(e => e.Variants).Select(v => v.Driver));
         }
-        await using var agents = request.Agents is { } plan ? await AgentPool.StartAsync(plan, Path.Combine(request.OutputFolder, "agents"), console, cancellationToken) : null;
+        await using var agents = request.Agents is { } plan ? await AgentPool.StartAsync(plan, typeof(Runner).Assembly.Location, Path.Combine(request.OutputFolder, "agents"), console, cancellationToken) : null;
         ApiServers servers = request.Target is { } target ? new TargetApiServers(target) : new ChildApiServers(ApiLaunch.Default);
         if (request.Target is not null)
         {

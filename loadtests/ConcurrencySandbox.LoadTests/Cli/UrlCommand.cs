@@ -1,10 +1,12 @@
 using System.CommandLine;
 using System.Net;
 using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Hosting;
+using ConcurrencySandbox.LoadTests.Progress;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.LoadTests.Running;
 using static System.FormattableString;
@@ -16,11 +18,12 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 /// endpoint on this machine, the runtime observer attached to its process (the one given, else the one listening on the
 /// URL's port), and the same report with the diagnosis. Only loopback addresses are loaded.
 /// </summary>
-public static class UrlCommand
+internal static class UrlCommand
 {
     private static readonly TimeSpan ProbeTimeout = TimeSpan.FromSeconds(10);
 
-    public static Command Create(TextWriter output, TextWriter error)
+    /// <param name="terminalWidth">The terminal's width when the output is one (the status line is drawn), null when it is redirected.</param>
+    public static Command Create(TextWriter output, TextWriter error, Func<int>? terminalWidth = null)
     {
         var url = new Option<string>("--url") { Description = "The endpoint to load: an absolute http(s) URL on a loopback address (127.0.0.0/8, ::1, localhost).", Required = true };
         var pid = new Option<int?>("--pid") { Description = "The serving .NET process, for the runtime observer (default: the process listening on the URL's port, found through /proc on Linux)." };
@@ -37,7 +40,7 @@ public static class UrlCommand
         {
             url, pid, processName, outFolder, findCapacity, slo, maxLoad, maxDuration, stepSeconds, launch, verifyFix,
         };
-        foreach (var option in CommandLine.LoadSymbols)
+        foreach (var option in CommandLine.LoadSymbols.Concat(CommandLine.SessionSymbols))
         {
             command.Options.Add(option);
         }
@@ -61,12 +64,25 @@ public static class UrlCommand
                 }
                 var named = ProcessOf(parse.GetValue(pid), parse.GetValue(processName));
                 var load = CommandLine.LoadOf(parse);
+                var thresholds = CommandLine.ThresholdsOf(parse);
+                var agentPlan = CommandLine.AgentsOf(parse, load);
+                if (parse.GetValue(findCapacity) && (thresholds.Count > 0 || agentPlan is not null))
+                {
+                    throw new UsageException("--find-capacity judges each step by its SLO (--slo-p99-ms) and runs its steps from this process, so it takes neither --threshold nor --agents");
+                }
+                ExperimentRunner.CheckThresholdsNameVariants([new VariantKey(TargetVariant)], thresholds);
                 await using var service = launched is null ? null : await LaunchedService.StartAsync(launched, target, new Dictionary<string, string>(), cancellationToken);
                 if (service is null)
                 {
                     await ProbeAsync(target, cancellationToken);
                 }
-                var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, output);
+                // The same progress as the experiments': a status line on a terminal, --verbose, --live; the search's steps are not planned ahead.
+                var plan = parse.GetValue(findCapacity)
+                    ? new RunPlanned($"run --url {target}, find-capacity", [])
+                    : new RunPlanned($"run --url {target}, {load.ProfileName}", [new(ProgressEvent.SeriesOf("url", new VariantKey(TargetVariant)), load.Shape.Duration.TotalSeconds, load.Shape.Steps.Count)]);
+                using var session = ProgressSession.Start(plan, output, CommandLine.ProgressOf(parse, terminalWidth), TimeProvider.System);
+                var console = session.Console;
+                var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, console);
                 var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-url");
                 if (parse.GetValue(findCapacity))
                 {
@@ -77,23 +93,29 @@ public static class UrlCommand
                         rate is not null, rate ?? FirstUsers, values.Positive(maxLoad),
                         TimeSpan.FromSeconds(values.Positive(stepSeconds)), TimeSpan.FromSeconds(values.Positive(maxDuration)));
                     var relaunch = service is null || !parse.GetValue(verifyFix) ? null : new Relaunch(launched!, target, service);
-                    return await FindCapacityAsync(target.PathAndQuery, load, capacity, servers, relaunch, folder, output, error, cancellationToken);
+                    var found = await FindCapacityAsync(target.PathAndQuery, load, capacity, servers, relaunch, folder, session, error, cancellationToken);
+                    return Ended(session, folder, found);
                 }
+                if (agentPlan is not null)
+                {
+                    AgentPool.CheckSplittable(agentPlan, [new HttpRamp(target.PathAndQuery)]);
+                }
+                await using var agents = agentPlan is null ? null : await AgentPool.StartAsync(agentPlan, typeof(Runner).Assembly.Location, Path.Combine(folder, "agents"), console, cancellationToken);
                 ExperimentReport report;
                 try
                 {
-                    report = await ExperimentRunner.RunAsync(new UrlTarget(target.PathAndQuery, TargetVariant), load, servers, [], output, cancellationToken);
+                    report = await ExperimentRunner.RunAsync(new UrlTarget(target.PathAndQuery, TargetVariant), load, servers, thresholds, console, cancellationToken, agents: agents, progress: session.Progress);
                 }
                 catch (ExperimentStoppedException stopped)
                 {
-                    return WriteStopped(stopped.Partial, folder, output);
+                    return Ended(session, folder, WriteStopped(stopped.Partial, folder, console));
                 }
                 var result = report.Variants[0];
                 var observation = report.Observations.GetValueOrDefault(result.Key.Label);
                 report = report with { Headline = Headline(CapacityFinding.OfProfile(result, observation?.Diagnosis is { Starved: true }), observation) };
                 ReportWriter.Write(folder, report, RunnerCommandLine.Current());
-                var passed = ReportWriter.PrintOutcome(report, folder, output);
-                return await FailedEveryRequestAsync(result, error) ? CommandLine.ExitUsage : passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+                var passed = ReportWriter.PrintOutcome(report, folder, console);
+                return Ended(session, folder, await FailedEveryRequestAsync(result, error) ? CommandLine.ExitUsage : passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed);
             }
             catch (Exception e) when (e is UsageException or FormatException)
             {
@@ -107,6 +129,24 @@ public static class UrlCommand
             }
         });
         return command;
+    }
+
+    /// <summary>The run's end as its progress tells it (the live page shows the report written in <paramref name="folder"/>); returns <paramref name="exitCode"/>.</summary>
+    private static int Ended(ProgressSession session, string folder, int exitCode)
+    {
+        if (File.Exists(Path.Combine(folder, "report.html")))
+        {
+            session.ReportWritten(folder);
+        }
+        var (outcome, message) = exitCode switch
+        {
+            CommandLine.ExitOk => ("finished", $"The run is over: every threshold passed. The report is in {Path.GetFullPath(folder)}."),
+            CommandLine.ExitThresholdFailed => ("finished", $"The run is over: a threshold failed. The report is in {Path.GetFullPath(folder)}."),
+            CommandLine.ExitCancelled => ("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(folder)}."),
+            _ => ("failed", "The run stopped: see the lines above."),
+        };
+        session.End(outcome, message);
+        return exitCode;
     }
 
     /// <summary>An absolute http(s) URL whose host is a loopback address; anything else is refused: this runner loads only this machine.</summary>
@@ -181,13 +221,14 @@ public static class UrlCommand
     /// diagnosis sized and ramped again on the same SLO, its capacity measured beside the one predicted. One report of all the steps;
     /// stopped (Ctrl+C, SIGTERM), of the steps done and the stopped one up to there, marked partial, with no capacity claimed.
     /// </summary>
-    private static async Task<int> FindCapacityAsync(string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, string folder, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    private static async Task<int> FindCapacityAsync(string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, string folder, ProgressSession session, TextWriter error, CancellationToken cancellationToken)
     {
+        var output = session.Console;
         // Every step run so far, in order: what a stopped search reports.
         var steps = new List<ExperimentReport>();
         try
         {
-            return await SearchAsync(steps, pathAndQuery, load, capacity, servers, relaunch, folder, output, error, cancellationToken);
+            return await SearchAsync(steps, pathAndQuery, load, capacity, servers, relaunch, folder, session, error, cancellationToken);
         }
         catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested && (e is ExperimentStoppedException || steps.Count > 0))
         {
@@ -204,10 +245,11 @@ public static class UrlCommand
     }
 
     /// <summary>The search of <see cref="FindCapacityAsync"/>, each step added to <paramref name="steps"/> as it ends.</summary>
-    private static async Task<int> SearchAsync(List<ExperimentReport> steps, string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, string folder, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    private static async Task<int> SearchAsync(List<ExperimentReport> steps, string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, string folder, ProgressSession session, TextWriter error, CancellationToken cancellationToken)
     {
+        var output = session.Console;
         var started = TimeProvider.System.GetTimestamp();
-        var unloaded = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, [], output, cancellationToken);
+        var unloaded = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, [], output, cancellationToken, progress: session.Progress);
         if (await FailedEveryRequestAsync(unloaded.Variants[0], error))
         {
             ReportWriter.Write(folder, unloaded, RunnerCommandLine.Current());
@@ -223,14 +265,14 @@ public static class UrlCommand
         var slo = baseline.DescribeSlo(sloP99Ms, given: capacity.SloP99Ms is not null);
         await output.WriteLineAsync(Invariant($"-- find-capacity: {slo}; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, then bisecting the break, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
         steps.Add(unloaded);
-        var before = await RampAsync(steps, "", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, servers, started, output, cancellationToken);
+        var before = await RampAsync(steps, "", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, servers, started, session, cancellationToken);
         var diagnosed = before.Diagnosed;
         var headline = Headline(before.Finding.Describe(), diagnosed);
         var finding = before.Finding;
         var figures = new SummaryCapacity(finding.Unit, sloP99Ms, slo, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null);
         if (relaunch is not null)
         {
-            var verified = await VerifyFixAsync(steps, relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, output, cancellationToken);
+            var verified = await VerifyFixAsync(steps, relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, session, cancellationToken);
             headline += " " + verified.Sentence;
             figures = figures with { Fix = verified.Figures };
         }
@@ -266,12 +308,13 @@ public static class UrlCommand
     private sealed record RampResult(CapacityFinding Finding, VariantObservation? Diagnosed, string? DiagnosedLabel);
 
     /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>, each step added to <paramref name="done"/> as it ends.</summary>
-    private static async Task<RampResult> RampAsync(List<ExperimentReport> done, string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TargetApiServers servers, long startedTimestamp, TextWriter output, CancellationToken cancellationToken)
+    private static async Task<RampResult> RampAsync(List<ExperimentReport> done, string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TargetApiServers servers, long startedTimestamp, ProgressSession session, CancellationToken cancellationToken)
     {
+        var output = session.Console;
         var steps = new Dictionary<double, ExperimentReport>();
         async Task<string?> MeasureAsync(double level, CancellationToken token)
         {
-            var step = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, [], output, token);
+            var step = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, [], output, token, progress: session.Progress);
             steps[level] = step;
             done.Add(step);
             return CapacityFinding.BrokeBy(step.Variants[0].Total, sloP99Ms);
@@ -296,8 +339,9 @@ public static class UrlCommand
     /// <paramref name="done"/>); returns the sentence that puts the capacity the fix predicts (Little's law: the minimum over
     /// the threads a request holds) beside the one measured, as a sentence and as figures.
     /// </summary>
-    private static async Task<FixRamp> VerifyFixAsync(List<ExperimentReport> done, Relaunch relaunch, StarvationDiagnosis? diagnosis, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TextWriter output, CancellationToken cancellationToken)
+    private static async Task<FixRamp> VerifyFixAsync(List<ExperimentReport> done, Relaunch relaunch, StarvationDiagnosis? diagnosis, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, ProgressSession session, CancellationToken cancellationToken)
     {
+        var output = session.Console;
         if (diagnosis is not { Starved: true })
         {
             return new FixRamp("Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.", null);
@@ -308,12 +352,12 @@ public static class UrlCommand
         await output.WriteLineAsync($"-- verify-fix: starting {relaunch.Assembly} again with {setting} ({minimum} threads)");
         await using var fixedService = await LaunchedService.StartAsync(relaunch.Assembly, relaunch.Target, new Dictionary<string, string> { [FixCheck.RuntimeMinimumSetting] = FixCheck.RuntimeMinimum(minimum) }, cancellationToken);
         var servers = await ServersAsync(relaunch.Target, fixedService.ProcessId, findByPort: false, output);
-        var after = await RampAsync(done, Invariant($"min{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, servers, TimeProvider.System.GetTimestamp(), output, cancellationToken);
+        var after = await RampAsync(done, Invariant($"min{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, servers, TimeProvider.System.GetTimestamp(), session, cancellationToken);
         var measured = after.Finding.BrokeAt is { } brokeAt
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");
         var figures = new SummaryCapacityFix(minimum, diagnosis.MinimumCapacity, diagnosis.AsyncCapacity, after.Finding.HeldLoad, after.Finding.BrokeAt, after.Finding.Cause);
-        return new FixRamp(Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted about {diagnosis.MinimumCapacity:0} {capacity.Unit} with no wait; measured: {measured}."), figures);
+        return new FixRamp(Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted {StarvationDiagnosis.About(diagnosis.MinimumCapacity, capacity.Unit)} with no wait; measured: {measured}."), figures);
     }
 
     /// <summary>
@@ -326,8 +370,7 @@ public static class UrlCommand
         {
             return $"{capacity} The runtime was not observed, so there is no diagnosis (see \"Where the runtime's figures came from\").";
         }
-        var change = diagnosis is { Starved: true, Inputs.BlockingMethod: { } method } ? $"Change `{method}` ({diagnosis.Inputs.CallSite}). " : "";
-        return $"{change}{capacity} {diagnosis.Describe()}";
+        return $"{diagnosis.Change}{capacity} {diagnosis.Describe()}";
     }
 
     /// <summary>A service that answered no request with a 2xx: one line with how the requests ended, and no capacity claimed.</summary>

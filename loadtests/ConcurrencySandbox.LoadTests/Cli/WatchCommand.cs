@@ -14,7 +14,7 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 /// runtime's starvation injections, the call site the pool's threads waited in (a stack sample taken during the episode)
 /// and the fix. One line per episode as it ends, one closing line naming the report.
 /// </summary>
-public static class WatchCommand
+internal static class WatchCommand
 {
     /// <summary>The watched process exited (or its diagnostics channel broke) before the watch's end: the report holds what was seen until then.</summary>
     public const int ExitProcessExited = 3;
@@ -173,7 +173,7 @@ public static class WatchCommand
     private static bool NeedsSample(StarvationEpisode open, IReadOnlyList<StackSample> samples)
     {
         var inIt = samples.Where(s => s.AtSeconds >= open.StartSeconds).ToList();
-        return inIt.Count < StackAttempts && !inIt.Any(s => s.Sites?.Top is not null);
+        return inIt.Count < StackAttempts && !inIt.Any(s => s.Sites?.AnyInUserCode == true);
     }
 
     private static bool Within(StarvationEpisode episode, double seconds) => seconds >= episode.StartSeconds && seconds <= episode.EndSeconds;
@@ -182,7 +182,7 @@ public static class WatchCommand
     private static EpisodeDiagnosis Diagnose(StarvationEpisode episode, IReadOnlyList<StackSample> samples)
     {
         var inIt = samples.Where(s => Within(episode, s.AtSeconds)).ToList();
-        var chosen = inIt.FirstOrDefault(s => s.Sites?.Top is not null) ?? inIt.LastOrDefault();
+        var chosen = inIt.FirstOrDefault(s => s.Sites?.AnyInUserCode == true) ?? inIt.LastOrDefault();
         return EpisodeDiagnosis.Of(episode, chosen?.Sites, chosen?.Failed ?? (episode.DurationSeconds < 1
             ? "the episode was over before a stack sample could be taken"
             : "no stack sample was taken during the episode"));

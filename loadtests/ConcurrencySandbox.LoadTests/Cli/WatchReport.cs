@@ -7,13 +7,13 @@ using static System.FormattableString;
 namespace ConcurrencySandbox.LoadTests.Cli;
 
 /// <summary>A count of the pool's adjustments for one reason (Starvation, ClimbingMove, CooperativeBlocking, ...).</summary>
-public sealed record WatchReasonCount(string Reason, int Count);
+internal sealed record WatchReasonCount(string Reason, int Count);
 
 /// <summary>The call site an episode's pool threads waited in, in source words, as the diagnosis under load names it.</summary>
-public sealed record WatchCallSite(string Method, string Primitive, string? File, int? Line, string? Route, int Threads, int PoolThreads);
+internal sealed record WatchCallSite(string Method, string Primitive, string? File, int? Line, string? Route, int Threads, int PoolThreads);
 
 /// <summary>One starvation episode as watch.json holds it (seconds since the watch began, and the same instant in UTC).</summary>
-public sealed record WatchEpisode(
+internal sealed record WatchEpisode(
     int Number, DateTimeOffset StartUtc, double StartSeconds, double DurationSeconds, bool Drained,
     int ThreadsAtStart, int PeakThreads, long QueuedAtStart, long PeakQueued, int StarvationInjections, int BlockingInjections, IReadOnlyList<WatchReasonCount> OtherAdjustments,
     string WhatWaited, WatchCallSite? CallSite, bool CpuBound, string? Fix);
@@ -22,7 +22,7 @@ public sealed record WatchEpisode(
 /// What <c>watch</c> saw, the one input of watch.md and watch.json: the process and how it was reached, how long and how
 /// it was watched (samples, the ranges of the pool's threads and queue, its adjustments by reason) and each episode.
 /// </summary>
-public sealed record WatchReport(
+internal sealed record WatchReport(
     string Process, string Channel, DateTimeOffset StartedUtc, double WatchedSeconds, string EndedBecause, bool ProcessExited,
     int Samples, int ThreadsMin, int ThreadsMax, long QueuedMin, long QueuedMax, int EventsLost,
     IReadOnlyList<WatchReasonCount> Adjustments, IReadOnlyList<WatchEpisode> Episodes)

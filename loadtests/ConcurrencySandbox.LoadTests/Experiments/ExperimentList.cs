@@ -7,11 +7,12 @@ using ConcurrencySandbox.LoadTests.Experiments.Receive;
 using ConcurrencySandbox.LoadTests.Experiments.Sleep;
 using ConcurrencySandbox.LoadTests.Experiments.SpinWait;
 using ConcurrencySandbox.LoadTests.Experiments.Streaming;
+using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
 /// <summary>How the command line makes an experiment: its name, the options only it reads, and the experiment built from their values.</summary>
-public sealed record ExperimentDefinition(string Name, IReadOnlyList<Option> Options, Func<OptionValues, Experiment> Create)
+internal sealed record ExperimentDefinition(string Name, IReadOnlyList<Option> Options, Func<OptionValues, Experiment> Create)
 {
     /// <summary>What the experiment asks, in a sentence: its command's help.</summary>
     public string Description { get; init; } = "";
@@ -20,14 +21,8 @@ public sealed record ExperimentDefinition(string Name, IReadOnlyList<Option> Opt
     public IReadOnlyList<VariantColor> Colors { get; init; } = [];
 }
 
-/// <summary>
-/// The colour of a variant name in every chart of every report, or of every name that starts with <paramref name="Name"/>
-/// when <paramref name="IsPrefix"/>. By habit blocking variants are warm colours and those that hold no pool thread cool ones.
-/// </summary>
-public sealed record VariantColor(string Name, string Color, bool IsPrefix = false);
-
 /// <summary>Every experiment the runner knows, in the order <c>all</c> runs them. Adding one is one line here.</summary>
-public static class ExperimentList
+internal static class ExperimentList
 {
     public static readonly IReadOnlyList<ExperimentDefinition> All =
     [
@@ -42,4 +37,7 @@ public static class ExperimentList
     ];
 
     public static IReadOnlyList<string> Names => [.. All.Select(d => d.Name)];
+
+    /// <summary>Every experiment's variant colours, for the reports' palette (<see cref="VariantPalette.Declare"/>).</summary>
+    public static IEnumerable<VariantColor> Colors => All.SelectMany(d => d.Colors);
 }

@@ -4,7 +4,7 @@ using System.Numerics;
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
 /// <summary>The parsed command line as experiments read it: typed values, checked the same way for every option.</summary>
-public sealed class OptionValues(ParseResult parse)
+internal sealed class OptionValues(ParseResult parse)
 {
     public T Get<T>(Option<T> option) => parse.GetValue(option)!;
 

@@ -7,7 +7,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments;
 /// Figures a load run cannot produce on the machine it ran on. Each check returns why the figure is impossible, with
 /// its likely cause, or null; an experiment's Assess turns a non-null answer into <see cref="Finding.Impossible"/>, never a verdict.
 /// </summary>
-public static class PhysicalLimits
+internal static class PhysicalLimits
 {
     /// <summary>
     /// The API's cores as it reported them in its telemetry; without telemetry the runner's own cores, a looser bound

@@ -7,7 +7,7 @@ using static System.FormattableString;
 namespace ConcurrencySandbox.LoadTests.Experiments;
 
 /// <summary>A variant and its latency with no load at all (what one request costs when nothing queues).</summary>
-public sealed record Unloaded(string Name, double LatencyMs);
+internal sealed record Unloaded(string Name, double LatencyMs);
 
 /// <summary>
 /// Seed 003's verdict, shared by sleep and fanout: blocking work on the CLR pool starves it under load (mean 2.6 x the
@@ -17,7 +17,7 @@ public sealed record Unloaded(string Name, double LatencyMs);
 /// variant gives the ratio its 95 % CI by a seeded bootstrap over the ramp's send slices (docs/measurement.md); in
 /// rounds (sleep) the rounds' CI states it instead (<see cref="Claim.OnVerdictFigure"/>).
 /// </summary>
-public static class Starvation
+internal static class Starvation
 {
     /// <summary>A blocking variant counts as starved when its slowdown over the ramp is at least this many times the reference's.</summary>
     public const double Ratio = 2.0;

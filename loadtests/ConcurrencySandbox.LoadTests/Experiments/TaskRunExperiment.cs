@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments;
 /// Seed 004 under load: the same work inline (<c>sync</c>) and split over Task.Run (<c>taskrun</c>). Seed 004 measured
 /// Task.Run speeding up one request on an idle machine; under load that gain should vanish.
 /// </summary>
-public abstract class TaskRunExperiment(WorkKind unit, long amount) : Experiment
+internal abstract class TaskRunExperiment(WorkKind unit, long amount) : Experiment
 {
     /// <summary>Task.Run counts as "gaining nothing" when its throughput is within this factor of the inline form's.</summary>
     public const double NoGainRatio = 1.10;

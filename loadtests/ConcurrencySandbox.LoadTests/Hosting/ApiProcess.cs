@@ -6,7 +6,7 @@ using ConcurrencySandbox.Platform.Hosting;
 namespace ConcurrencySandbox.LoadTests.Hosting;
 
 /// <summary>How to start the API child: environment, optional pinning to a set of cpus.</summary>
-public sealed record ApiLaunch(IReadOnlyDictionary<string, string> Environment, CpuSet? Cpus = null)
+internal sealed record ApiLaunch(IReadOnlyDictionary<string, string> Environment, CpuSet? Cpus = null)
 {
     public static readonly ApiLaunch Default = new(new Dictionary<string, string>());
 }
@@ -16,7 +16,7 @@ public sealed record ApiLaunch(IReadOnlyDictionary<string, string> Environment, 
 /// (a <see cref="ChildProcess"/>), so the load generator and the server never share a ThreadPool. Started on a free loopback
 /// port and told this runner's pid, so it stops by itself if the runner dies; killed (with its tree) on dispose.
 /// </summary>
-public sealed class ApiProcess : IAsyncDisposable
+internal sealed class ApiProcess : IAsyncDisposable
 {
     /// <summary>Where the build puts the API, relative to the runner's own folder.</summary>
     public static readonly string ApiAssembly = Path.Combine(AppContext.BaseDirectory, "api", "ConcurrencySandbox.Api.dll");

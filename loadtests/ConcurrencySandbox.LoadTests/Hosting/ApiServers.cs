@@ -8,7 +8,7 @@ namespace ConcurrencySandbox.LoadTests.Hosting;
 /// Where the runner's requests go: a fresh API child per variant, or a server the user already runs. A container is
 /// one more subclass: start it with the variant's environment, return its address and what stops it.
 /// </summary>
-public abstract class ApiServers
+internal abstract class ApiServers
 {
     /// <summary>Whether each variant gets its own fresh process (and so its own environment).</summary>
     public abstract bool StartsOwnProcess { get; }
@@ -26,7 +26,7 @@ public abstract class ApiServers
 }
 
 /// <summary>Where the runner reads a server's pool series over HTTP when no observer is attached, and how the report names it ("the API", "the control plane").</summary>
-public sealed record HttpTelemetry(Uri Address, string Name)
+internal sealed record HttpTelemetry(Uri Address, string Name)
 {
     public override string ToString() => $"GET {ControlRoutes.Telemetry} every second from {Name} ({Address})";
 
@@ -35,7 +35,7 @@ public sealed record HttpTelemetry(Uri Address, string Name)
 }
 
 /// <summary>The API a variant runs against; disposing it stops what was started for it (a child process, a container), if anything.</summary>
-public sealed class ApiLease(Uri baseAddress, IAsyncDisposable? started) : IAsyncDisposable
+internal sealed class ApiLease(Uri baseAddress, IAsyncDisposable? started) : IAsyncDisposable
 {
     public Uri BaseAddress { get; } = baseAddress;
 
@@ -55,7 +55,7 @@ public sealed class ApiLease(Uri baseAddress, IAsyncDisposable? started) : IAsyn
 }
 
 /// <summary>Starts a fresh API child per variant, so no variant inherits another's grown pool.</summary>
-public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
+internal sealed class ChildApiServers(ApiLaunch launch) : ApiServers
 {
     public override bool StartsOwnProcess => true;
 
@@ -86,7 +86,7 @@ public sealed class ChildApiServers(ApiLaunch launch) : ApiServers
 /// A server the user runs: the sandbox API (--target), or any user's service (run --url, <paramref name="isSandboxApi"/> false),
 /// which is never asked for the sandbox's health or telemetry routes. Every variant goes to it, one after another.
 /// </summary>
-public sealed class TargetApiServers(Uri target, bool isSandboxApi = true) : ApiServers
+internal sealed class TargetApiServers(Uri target, bool isSandboxApi = true) : ApiServers
 {
     /// <summary>The serving process on this machine, when known: the observer attaches to it.</summary>
     public int? ProcessId { get; init; }

@@ -15,7 +15,7 @@ public enum CpuLimitKind
 }
 
 /// <summary>A container's CPU limit, as the engine's command-line flag and as the report names it.</summary>
-public sealed record ContainerLimit(CpuLimitKind Kind, int Cpus)
+internal sealed record ContainerLimit(CpuLimitKind Kind, int Cpus)
 {
     /// <summary>"quota" or "pinning", as variant labels and report folders name the limit.</summary>
     public string KindName => NameOf(Kind);
@@ -30,7 +30,7 @@ public sealed record ContainerLimit(CpuLimitKind Kind, int Cpus)
 }
 
 /// <summary>The container engine's command line (docker, or a CLI-compatible one such as podman).</summary>
-public sealed class ContainerEngine(string command)
+internal sealed class ContainerEngine(string command)
 {
     /// <summary>The API image's HTTP port (ASPNETCORE_HTTP_PORTS in the Dockerfile).</summary>
     public const int ApiPort = 8080;
@@ -157,7 +157,7 @@ public sealed class ContainerEngine(string command)
 /// is read through a diagnostics socket on a shared volume (<see cref="DiagnosticsSocket"/>) when it connects to it, else
 /// through the API's control plane, never through the API port the load goes to.
 /// </summary>
-public sealed class ContainerApiServers(ContainerEngine engine, string image, ContainerLimit limit, IReadOnlyDictionary<string, string> environment) : ApiServers
+internal sealed class ContainerApiServers(ContainerEngine engine, string image, ContainerLimit limit, IReadOnlyDictionary<string, string> environment) : ApiServers
 {
     private static readonly TimeSpan ReadyTimeout = TimeSpan.FromSeconds(60);
     private static readonly TimeSpan ReadyPoll = TimeSpan.FromMilliseconds(100);

@@ -7,7 +7,7 @@ namespace ConcurrencySandbox.LoadTests.Hosting;
 /// the URL's origin (<c>ASPNETCORE_URLS</c>), ready once the URL answers, killed on dispose. Because the runner started
 /// it, it can start it again with another environment (--verify-fix's pool minimum).
 /// </summary>
-public sealed class LaunchedService : IAsyncDisposable
+internal sealed class LaunchedService : IAsyncDisposable
 {
     private static readonly TimeSpan ReadyTimeout = TimeSpan.FromSeconds(60);
     private static readonly TimeSpan ProbePeriod = TimeSpan.FromMilliseconds(200);

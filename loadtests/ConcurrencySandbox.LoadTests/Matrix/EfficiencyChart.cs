@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.LoadTests.Matrix;
 /// (no gain) and N x 100 % (the most N cores can give). A row whose efficiency is impossible or inconclusive
 /// (<see cref="MatrixRunner.Flags(ComparisonRow, int)"/>) is a hollow ring, never a point of the line.
 /// </summary>
-public static class EfficiencyChart
+internal static class EfficiencyChart
 {
     /// <summary>One colour per core count, in the order the matrix ran them (not a variant's colour).</summary>
     private static readonly string[] CoreCountColors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#17becf"];

@@ -8,7 +8,7 @@ namespace ConcurrencySandbox.LoadTests.Matrix;
 /// (no <see cref="Engine"/>) or in a container of <see cref="Image"/> limited by each of <see cref="Limits"/>.
 /// </summary>
 /// <param name="SweepRepeat">The fewest pairs per sweep row; more follow until each CI is within +-<paramref name="CiWidthPercent"/> or the sweep's budget is spent.</param>
-public sealed record MatrixOptions(IReadOnlyList<int> Cpus, string? GcMode, IReadOnlyList<string> Experiments, long SweepTo, int SweepRepeat,
+internal sealed record MatrixOptions(IReadOnlyList<int> Cpus, string? GcMode, IReadOnlyList<string> Experiments, long SweepTo, int SweepRepeat,
     string? Engine = null, string Image = MatrixOptions.DefaultImage, IReadOnlyList<CpuLimitKind>? Limits = null,
     double CiWidthPercent = MeasurementPolicy.DefaultTargetHalfWidthPercent, double SweepBudgetSeconds = MatrixOptions.DefaultSweepBudgetSeconds)
 {

@@ -18,7 +18,7 @@ using ConcurrencySandbox.Platform.Statistics;
 namespace ConcurrencySandbox.LoadTests.Matrix;
 
 /// <summary>What was measured at one core count and limit (taskset pinning, or a container's quota or cpuset), or why it was skipped.</summary>
-public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<ComparisonRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
+internal sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<ComparisonRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
     ContainerLimit? Container = null, BreakEvenBracket? Bracket = null)
 {
     /// <summary>How the report names this run: "2 core(s)" locally, "2 core(s) --cpus 2" in a container.</summary>
@@ -32,7 +32,7 @@ public sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProc
 }
 
 /// <summary>Where the matrix's containers ran: the engine, its version and the image, for the report.</summary>
-public sealed record ContainerSetup(string Engine, string EngineVersion, string Image, string ImageId);
+internal sealed record ContainerSetup(string Engine, string EngineVersion, string Image, string ImageId);
 
 /// <summary>
 /// Issue 5's local matrix: for each core count the machine has, an API child pinned to the first N cores
@@ -40,7 +40,7 @@ public sealed record ContainerSetup(string Engine, string EngineVersion, string 
 /// With an engine (issue 11) each core count is a container instead, limited by quota and/or cpuset, and the runtime
 /// inside derives its processor count from that limit (checked before anything is measured).
 /// </summary>
-public static class MatrixRunner
+internal static class MatrixRunner
 {
     /// <summary>Seed 004's hypothesis 3 holds when on one core the largest sweep row's efficiency stays at or below this.</summary>
     public const double NoGainEfficiencyPercent = 110;
@@ -503,7 +503,7 @@ public static class MatrixRunner
 /// A core count was stopped (Ctrl+C, SIGTERM) during <paramref name="part"/>: <paramref name="soFar"/> holds what it
 /// finished and the stopped fan-out's partial report, if any; <paramref name="where"/> is where in the fan-out it stopped.
 /// </summary>
-public sealed class CoreCountStoppedException(CoreCountRun soFar, string part, string? where, CancellationToken token)
+internal sealed class CoreCountStoppedException(CoreCountRun soFar, string part, string? where, CancellationToken token)
     : OperationCanceledException($"{part} on {soFar.Label} was stopped", token)
 {
     public CoreCountRun SoFar { get; } = soFar;

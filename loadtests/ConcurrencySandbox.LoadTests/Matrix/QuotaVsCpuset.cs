@@ -11,7 +11,7 @@ namespace ConcurrencySandbox.LoadTests.Matrix;
 /// while they ran (a probe's latency, <see cref="Probe"/>), in seconds too.
 /// </summary>
 /// <param name="QuotaFirst">Which ran first; rounds alternate (AB BA ..., <see cref="MeasurementPolicy.BFirst"/>) so a change in the machine's speed hits both.</param>
-public sealed record LimitRound(bool QuotaFirst, double QuotaSeconds, double CpusetSeconds)
+internal sealed record LimitRound(bool QuotaFirst, double QuotaSeconds, double CpusetSeconds)
 {
     /// <summary>How many times longer the request took under the quota: above 1 the quota cost more.</summary>
     public double Ratio => QuotaSeconds / CpusetSeconds;
@@ -28,7 +28,7 @@ public sealed record LimitRound(bool QuotaFirst, double QuotaSeconds, double Cpu
 }
 
 /// <summary>One side of a throttled-burst round: how long the burst took until its last answer, and the latencies of the probes sent while it ran.</summary>
-public sealed record ProbedBurst(double Seconds, IReadOnlyList<double> ProbeLatenciesSeconds)
+internal sealed record ProbedBurst(double Seconds, IReadOnlyList<double> ProbeLatenciesSeconds)
 {
     /// <summary>
     /// The percentile of the round's probe latencies that is its figure: a probe that lands in a throttled stretch waits for
@@ -43,7 +43,7 @@ public sealed record ProbedBurst(double Seconds, IReadOnlyList<double> ProbeLate
         : Percentile.OfSorted([.. ProbeLatenciesSeconds.Order()], ProbePercentile);
 }
 
-public enum LimitFinding
+internal enum LimitFinding
 {
     /// <summary>The ratio's whole 95 % CI is above 1.</summary>
     QuotaCostsMore,
@@ -59,7 +59,7 @@ public enum LimitFinding
 }
 
 /// <summary>One container's side of a verdict: its request times, their sum, and what its cgroup counted while the rounds ran (null: not read).</summary>
-public sealed record LimitSide(Estimate Seconds, double TotalSeconds, CgroupCpuStat? Stat)
+internal sealed record LimitSide(Estimate Seconds, double TotalSeconds, CgroupCpuStat? Stat)
 {
     /// <summary>"12 of 40 CFS periods throttled (0.8 s), 1.15 s CPU per second of request time", "no CFS quota periods, ..." (no quota) or "cpu.stat not read".</summary>
     public override string ToString()
@@ -82,7 +82,7 @@ public sealed record LimitSide(Estimate Seconds, double TotalSeconds, CgroupCpuS
 /// The verdict on one workload at one core count: quota / cpuset time per paired round, its median and 95 % CI
 /// (<see cref="Estimates"/>), and each container's side.
 /// </summary>
-public sealed record LimitVerdict(string Workload, int Cores, LimitFinding Finding, Estimate Ratio, string Reason, LimitSide Quota, LimitSide Cpuset)
+internal sealed record LimitVerdict(string Workload, int Cores, LimitFinding Finding, Estimate Ratio, string Reason, LimitSide Quota, LimitSide Cpuset)
 {
     /// <summary>"ok: quota vs cpuset at 1 core(s), ..." or "inconclusive: quota vs cpuset at 1 core(s), ...": the container stage's line.</summary>
     public string Line() =>
@@ -92,7 +92,7 @@ public sealed record LimitVerdict(string Workload, int Cores, LimitFinding Findi
 }
 
 /// <summary>Judges whether a CFS quota (<c>--cpus N</c>) costs a request more than a cpuset of the same N cores (<c>--cpuset-cpus</c>).</summary>
-public static class QuotaVsCpuset
+internal static class QuotaVsCpuset
 {
     public const double DefaultTargetHalfWidthPercent = 10;
 

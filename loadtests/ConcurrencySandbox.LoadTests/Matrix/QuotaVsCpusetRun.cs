@@ -16,7 +16,7 @@ namespace ConcurrencySandbox.LoadTests.Matrix;
 /// host's CPUs, of a throttled burst (a compute sync of <paramref name="ThrottleCycles"/> cycles per host CPU, at once,
 /// with probes of the control plane's /healthz while it runs).
 /// </summary>
-public sealed record LimitsOptions(IReadOnlyList<int> Cores, int Rounds, string Engine, string Image, long Cycles, int BurstRequests, int BurstCalls, double CiWidthPercent, long ThrottleCycles)
+internal sealed record LimitsOptions(IReadOnlyList<int> Cores, int Rounds, string Engine, string Image, long Cycles, int BurstRequests, int BurstCalls, double CiWidthPercent, long ThrottleCycles)
 {
     public const int MinRounds = 6;
     public const int MaxRounds = 200;
@@ -45,7 +45,7 @@ public sealed record LimitsOptions(IReadOnlyList<int> Cores, int Rounds, string 
 /// alternating order, and each container's cgroup cpu.stat is read before and after each workload's rounds. The throttled
 /// burst gets a pair of its own, started with the pool's minimum at the burst's size, so its requests run at once on both.
 /// </summary>
-public static class QuotaVsCpusetRun
+internal static class QuotaVsCpusetRun
 {
     /// <summary>cgroup v2's cpu.stat, else v1's with cpuacct.usage as a "usage_ns" line (<see cref="CgroupCpuStat.Parse"/>).</summary>
     private static readonly IReadOnlyList<string> ReadCpuStat =

@@ -7,7 +7,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// (or reconnects) gets the whole run so far, then each event as it comes. Publishing appends and wakes the readers:
 /// a slow or gone browser never holds up the runner, each reader writes on its own thread.
 /// </summary>
-public sealed class LiveFeed : IProgressListener
+internal sealed class LiveFeed : IProgressListener
 {
     private static readonly TimeSpan KeepAlive = TimeSpan.FromSeconds(15);
 

@@ -8,7 +8,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// page, the feed and the report. Its charts are report.html's: the same vendored uPlot and <c>Reports/Assets/charts.js</c>,
 /// fed models of the same shape built from the feed's events.
 /// </summary>
-public static class LivePage
+internal static class LivePage
 {
     public static string Html { get; } = Read()
         .Replace("/*CHARTS_CSS*/", HtmlPage.ChartStyle + ChartAssets.UPlotCss, StringComparison.Ordinal)

@@ -11,7 +11,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// thread pool the load's sockets complete on, so a browser costs the request path no thread; a page that goes away
 /// only ends its own connection. Not Kestrel: the runner stays a plain console app with no web host in it.
 /// </summary>
-public sealed class LiveServer : IDisposable
+internal sealed class LiveServer : IDisposable
 {
     /// <summary>The port <c>--live</c> alone asks for (k6's dashboard's, for habit); in use, the next free one is taken.</summary>
     public const int DefaultPort = 5665;

@@ -18,7 +18,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 [JsonDerivedType(typeof(StepEnded), "step")]
 [JsonDerivedType(typeof(PoolAdjusted), "adjustment")]
 [JsonDerivedType(typeof(RunEnded), "end")]
-public abstract record ProgressEvent
+internal abstract record ProgressEvent
 {
     private static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web)
     {
@@ -33,22 +33,22 @@ public abstract record ProgressEvent
 }
 
 /// <summary>One variant the run will load, in order, with how long its load lasts (zero when not known in advance) and its steps.</summary>
-public sealed record PlannedVariant(string Series, double PlannedSeconds, int Steps);
+internal sealed record PlannedVariant(string Series, double PlannedSeconds, int Steps);
 
 /// <summary>The whole run's plan, first of all: the title and every variant it will run.</summary>
-public sealed record RunPlanned(string Title, IReadOnlyList<PlannedVariant> Variants) : ProgressEvent
+internal sealed record RunPlanned(string Title, IReadOnlyList<PlannedVariant> Variants) : ProgressEvent
 {
     public double PlannedSeconds => Variants.Sum(v => v.PlannedSeconds);
 }
 
 /// <summary>Variant <paramref name="Index"/> (0-based) of <paramref name="Count"/> started sending its load; <paramref name="Color"/> is its colour in every chart.</summary>
-public sealed record VariantStarted(int Index, int Count, string Series, string Request, string Color) : ProgressEvent;
+internal sealed record VariantStarted(int Index, int Count, string Series, string Request, string Color) : ProgressEvent;
 
 /// <summary>
 /// One reporting interval of a variant, at <paramref name="ElapsedSeconds"/> since it started; latencies over the
 /// requests that got an answer, null when none did; the pool as the latest telemetry sample had it, null without one.
 /// </summary>
-public sealed record IntervalEnded(
+internal sealed record IntervalEnded(
     string Series, double ElapsedSeconds, string LoadUnit, double Load, double RequestsPerSecond, long Ok, long Failed, long TimedOut,
     double? MeanMs, double? P50Ms, double? P99Ms, double? MaxMs, int? PoolThreads, long? PoolQueue, bool Partial) : ProgressEvent
 {
@@ -67,7 +67,7 @@ public sealed record IntervalEnded(
 /// the variant's knee so far by the report's rule (<see cref="ResponseCurve.FindKnee"/>). Live, the timed-out requests
 /// are those that ended in the step (the report counts them by when they were sent), at least the client's timeout.
 /// </summary>
-public sealed record StepEnded(
+internal sealed record StepEnded(
     string Series, string LoadUnit, string LoadLabel, double FromSeconds, double ToSeconds, long Requests, long Failed, long TimedOut, double RequestsPerSecond,
     CurvePoint Point, Knee? Knee) : ProgressEvent
 {
@@ -83,10 +83,10 @@ public sealed record StepEnded(
 }
 
 /// <summary>The runtime observer saw the pool adjust its worker threads (a marker on the pool chart).</summary>
-public sealed record PoolAdjusted(string Series, double ElapsedSeconds, int Threads, string Reason) : ProgressEvent
+internal sealed record PoolAdjusted(string Series, double ElapsedSeconds, int Threads, string Reason) : ProgressEvent
 {
     public static PoolAdjusted Of(string series, AdjustmentMark mark) => new(series, mark.ElapsedSeconds, mark.NewWorkerThreadCount, mark.Reason);
 }
 
 /// <summary>How the run ended: <c>finished</c>, <c>cancelled</c> or <c>failed</c>; <paramref name="Report"/> is where report.html is served, when one was written.</summary>
-public sealed record RunEnded(string Outcome, string Message, string? Report) : ProgressEvent;
+internal sealed record RunEnded(string Outcome, string Message, string? Report) : ProgressEvent;

@@ -5,7 +5,7 @@ using ConcurrencySandbox.LoadTests.Reports;
 namespace ConcurrencySandbox.LoadTests.Progress;
 
 /// <summary>Something that follows a run's events: the console, the live page's feed.</summary>
-public interface IProgressListener
+internal interface IProgressListener
 {
     /// <summary>
     /// Called in event order, one at a time, with no lock of the progress held; must not block (the runner's interval
@@ -24,7 +24,7 @@ public interface IProgressListener
 /// done under one short lock, so the listeners see the events in the order of the state.
 /// </para>
 /// </summary>
-public sealed class RunProgress
+internal sealed class RunProgress
 {
     private static readonly TimeSpan FlushWait = TimeSpan.FromSeconds(5);
 
@@ -126,7 +126,7 @@ public sealed class RunProgress
 }
 
 /// <summary>The console's lines: every interval (when asked: not a terminal, or --verbose) and every step.</summary>
-public sealed class ConsoleLines(TextWriter console, bool intervals) : IProgressListener
+internal sealed class ConsoleLines(TextWriter console, bool intervals) : IProgressListener
 {
     public void On(ProgressEvent e)
     {

@@ -4,7 +4,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// Where a run stands, folded from its events: which variant of how many, since when, its steps so far and its latest
 /// interval. The status line reads it on its own timer; nothing here is touched by a request.
 /// </summary>
-public sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
+internal sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
 {
     /// <summary>The running variant's place in the run (0-based); -1 before the first.</summary>
     public int Index { get; init; } = -1;
@@ -25,15 +25,16 @@ public sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
     public RunEnded? Ended { get; init; }
 
     /// <summary>
-    /// A variant's load runs: from its start to its last (partial) interval. While it does, an interval is due every
-    /// <see cref="IntervalSeconds"/>; the stall watch counts from <see cref="LastProgressAt"/>.
+    /// A variant's load runs: from its first interval to its last (partial) one. While it does, an interval is due every
+    /// <see cref="IntervalSeconds"/>; the stall watch counts from <see cref="LastProgressAt"/>. Not before the first: a
+    /// variant's start (a fresh API, its warm-up request) takes as long as it takes.
     /// </summary>
     public bool Loading { get; init; }
 
-    /// <summary>When the running variant started or last recorded an interval.</summary>
+    /// <summary>When the running variant last recorded an interval.</summary>
     public DateTimeOffset LastProgressAt { get; init; } = StartedAt;
 
-    /// <summary>The reporting interval as the running variant's intervals show it (the gap between the last two); 1 s before two.</summary>
+    /// <summary>The reporting interval as the running variant's intervals show it: the first one's length, then the gap between the last two.</summary>
     public double IntervalSeconds { get; init; } = 1;
 
     /// <summary>
@@ -49,12 +50,12 @@ public sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
         VariantStarted v => Finished(now) with
         {
             Index = v.Index, Count = v.Count, Series = v.Series, VariantStartedAt = now, StepsClosed = 0, Failed = 0, Last = null,
-            Loading = true, LastProgressAt = now, IntervalSeconds = 1,
+            Loading = false, LastProgressAt = now, IntervalSeconds = 1,
         },
         IntervalEnded i when i.Series == Series => this with
         {
-            Last = i, Failed = Failed + i.Failed, Loading = Loading && !i.Partial, LastProgressAt = now,
-            IntervalSeconds = Last is { } previous && i.ElapsedSeconds > previous.ElapsedSeconds ? i.ElapsedSeconds - previous.ElapsedSeconds : IntervalSeconds,
+            Last = i, Failed = Failed + i.Failed, Loading = !i.Partial, LastProgressAt = now,
+            IntervalSeconds = (i.ElapsedSeconds - (Last?.ElapsedSeconds ?? 0)) is var gap and > 0 ? gap : IntervalSeconds,
         },
         StepEnded s when s.Series == Series => this with { StepsClosed = StepsClosed + 1 },
         RunEnded end => this with { Ended = end, Loading = false },

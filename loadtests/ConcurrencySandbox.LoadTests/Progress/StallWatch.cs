@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// writes through the console's queue, so a stalled runner cannot stall it; a tick that finds the previous one still
 /// running skips its turn.
 /// </summary>
-public sealed class StallWatch : IDisposable
+internal sealed class StallWatch : IDisposable
 {
     public const int StallIntervals = 5;
     public static readonly TimeSpan MinimumStall = TimeSpan.FromSeconds(5);

@@ -14,7 +14,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// for a redraw, and skips its turn while the previous one is still queued, so a slow terminal never piles up callbacks.
 /// </para>
 /// </summary>
-public sealed class StatusConsole : TextWriter
+internal sealed class StatusConsole : TextWriter
 {
     private const string EraseLine = "\r\u001b[2K";
     private const int FallbackWidth = 120;

@@ -3,7 +3,7 @@ using System.Globalization;
 namespace ConcurrencySandbox.LoadTests.Progress;
 
 /// <summary>The console's progress lines: the live status line on a terminal, the interval and step lines otherwise.</summary>
-public static class StatusLine
+internal static class StatusLine
 {
     /// <summary>
     /// The one status line, e.g. <c>[2/4] fanout/threadpool  step 3/10  users 12  0:47 elapsed, ~3:31 left  rps 11.5  p99 1.23 s  failed 0  pool 14 threads, queue 230</c>.

@@ -12,10 +12,13 @@ namespace ConcurrencySandbox.LoadTests.Running;
 /// the first that broke (<see cref="Between"/>) until the gap is within <see cref="ResolutionPercent"/> % or
 /// <see cref="BisectSteps"/> steps have run.
 /// </summary>
-public sealed record CapacityOptions(double? SloP99Ms, bool Open, double StartLoad, double MaxLoad, TimeSpan Step, TimeSpan MaxDuration)
+internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double StartLoad, double MaxLoad, TimeSpan Step, TimeSpan MaxDuration)
 {
-    /// <summary>The default SLO: p99 within this many times the unloaded p99 (one user, measured first).</summary>
-    public const double DefaultSloFactor = 2;
+    /// <summary>
+    /// The default SLO: p99 within this many times the unloaded p99 (one user, measured first). The diagnosis's own
+    /// factor, so a step that broke that SLO has an interval whose requests the diagnosis counts as waited.
+    /// </summary>
+    public const double DefaultSloFactor = PoolSample.WaitedFactor;
 
     /// <summary>The narrowing stops once the load that broke is within this share above the load held.</summary>
     public const double ResolutionPercent = 12.5;
@@ -60,7 +63,7 @@ public sealed record CapacityOptions(double? SloP99Ms, bool Open, double StartLo
 }
 
 /// <summary>One step of the ramp: its load, and why it broke the SLO (null when it held).</summary>
-public sealed record CapacityProbe(double Load, string? BrokeBecause)
+internal sealed record CapacityProbe(double Load, string? BrokeBecause)
 {
     public bool Held => BrokeBecause is null;
 }
@@ -70,7 +73,7 @@ public sealed record CapacityProbe(double Load, string? BrokeBecause)
 /// none did), and what ended it: the bound that stopped the doubling before a break, or how far the bisection
 /// narrowed the break (<see cref="Narrowing"/>).
 /// </summary>
-public sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double? Held, CapacityProbe? Broke, string? Bound, string? Narrowing)
+internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double? Held, CapacityProbe? Broke, string? Bound, string? Narrowing)
 {
     /// <summary>
     /// Runs the ramp: <paramref name="measureAsync"/> runs one step at a load and says why it broke (null: held). The
@@ -158,7 +161,7 @@ public sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double? H
 /// The unloaded latency the default SLO is set from: one user's run cut into rounds (its reporting intervals), the
 /// median of the rounds' p99s, so one slow round (a GC, a neighbour's build on shared cores) does not set the SLO.
 /// </summary>
-public sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs)
+internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs)
 {
     /// <summary>The default SLO's floor: below it a scheduler hiccup on a busy machine would break a fast service's SLO.</summary>
     public const double SloFloorMs = 10;
@@ -192,7 +195,7 @@ public sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRou
 }
 
 /// <summary>What the ramp found: the SLO and how it was set, the last load held, the load that broke it and why, how finely the break was narrowed, or the bound that ended the ramp first.</summary>
-public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound, string? Narrowing = null)
+internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound, string? Narrowing = null)
 {
     /// <summary>The report's sentence: "Held 48 users; broke at 52 users (p99 1,234 ms; narrowed to within 8 % ...; SLO ...): pool starvation (...)".</summary>
     public string Describe()
@@ -242,7 +245,9 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
     /// <see cref="PoolSample.Starved"/>, that also decides the diagnosis paragraph and --verify-fix's minimum; a pool that
     /// caught up between two counter samples included) and the sampled threads do not mostly wait for a lock, else CPU
     /// when the process used its cores' limit, else a contended lock when most sampled pool threads wait on one in user
-    /// code, else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
+    /// code, else CPU when the stack sample found the requests' pool threads running and none blocked
+    /// (<see cref="DiagnosisInputs.RequestsRunNotBlock"/>: on a shared machine the process may get less than its cores), else the
+    /// upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
     /// </summary>
     public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause)
     {
@@ -256,11 +261,17 @@ public sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, 
         if (diagnosis.Starved && lockSite is null)
         {
             var spell = diagnosis.Inputs.Spell;
-            return Invariant($"pool starvation (queue peaked at {diagnosis.Inputs.PeakQueueLength}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
+            return Invariant($"pool starvation ({diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
         }
         if (peakCpuPercent >= CpuLimitPercent)
         {
-            return Invariant($"CPU (the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores)");
+            var running = diagnosis.Inputs.BusySite is { } busy ? $"; {busy}" : "";
+            return Invariant($"CPU (the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores{running})");
+        }
+        if (diagnosis.Inputs.BusySite is { } computing)
+        {
+            // The threads that held the requests ran, none blocked: the cores bound them, also when other processes on a shared machine held some of the cores.
+            return Invariant($"CPU (the stack sample found the requests' pool threads running, none blocked: {computing}; the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores, under the {CpuLimitPercent:0} % that alone would show it: other processes on the machine may have held the rest)");
         }
         if (lockSite is not null)
         {

@@ -18,7 +18,7 @@ namespace ConcurrencySandbox.LoadTests.Running;
 /// cancellation it was before.
 /// </summary>
 /// <param name="where">Where in the experiment it stopped (<see cref="PartialRun.Where"/>), for a caller that words a run of several experiments.</param>
-public sealed class ExperimentStoppedException(ExperimentReport partial, string where, CancellationToken token)
+internal sealed class ExperimentStoppedException(ExperimentReport partial, string where, CancellationToken token)
     : OperationCanceledException("the experiment was stopped before every variant ran", token)
 {
     public ExperimentReport Partial { get; } = partial;
@@ -28,7 +28,7 @@ public sealed class ExperimentStoppedException(ExperimentReport partial, string 
 }
 
 /// <summary>The run was stopped (Ctrl+C, SIGTERM) and the report up to there was written to <paramref name="folder"/>, marked <paramref name="partial"/>.</summary>
-public sealed class RunStoppedException(string partial, string folder, CancellationToken token) : OperationCanceledException(partial, token)
+internal sealed class RunStoppedException(string partial, string folder, CancellationToken token) : OperationCanceledException(partial, token)
 {
     public string Partial { get; } = partial;
 
@@ -36,7 +36,7 @@ public sealed class RunStoppedException(string partial, string folder, Cancellat
 }
 
 /// <summary>Runs an experiment's variants in interleaved rounds against the servers (one round unless the experiment or --rounds asks for more), judges the rounds' verdict figure and builds its report.</summary>
-public static class ExperimentRunner
+internal static class ExperimentRunner
 {
     /// <param name="cpus">The core count the servers pin the API to (the matrix), carried in every variant's key.</param>
     /// <param name="limit">How a container matrix limits the API to <paramref name="cpus"/> ("quota", "pinning"), also in the key.</param>

@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Running;
 /// distribution-free 95 % CI (<see cref="Estimates"/>); the verdict is stated only when the whole CI lies on one side
 /// of the threshold, else it is inconclusive and says why. Rounds whose figure was impossible are left out and named.
 /// </summary>
-public static class RoundVerdict
+internal static class RoundVerdict
 {
     /// <summary>The run's finding and the round (0-based) whose results stand for the variants in the report: the one nearest the median.</summary>
     public static (Finding Finding, int ShownRound) Judge(IReadOnlyList<Finding> rounds, int planned, string order, string? stoppedBecause)

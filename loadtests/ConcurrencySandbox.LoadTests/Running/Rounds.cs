@@ -8,7 +8,7 @@ namespace ConcurrencySandbox.LoadTests.Running;
 /// lasts seconds falls on both variants. Each round is the load shape shortened so the whole run stays within
 /// <see cref="LengthFactor"/> x a single ramp per variant.
 /// </summary>
-public static class Rounds
+internal static class Rounds
 {
     public const int Min = 1;
     public const int Max = 50;

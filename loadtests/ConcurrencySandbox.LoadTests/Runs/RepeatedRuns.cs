@@ -6,10 +6,10 @@ using ConcurrencySandbox.Platform.Statistics;
 namespace ConcurrencySandbox.LoadTests.Runs;
 
 /// <summary>One verdict of a run: what it is about ("fanout", "hypothesis 3"), its outcome word and the sentence printed.</summary>
-public sealed record RunVerdict(string Name, string Outcome, string Text);
+internal sealed record RunVerdict(string Name, string Outcome, string Text);
 
 /// <summary>One headline figure of a run ("fanout: seed ratio"), as printed and as a number when it starts with one.</summary>
-public sealed record HeadlineFigure(string Name, string Text)
+internal sealed record HeadlineFigure(string Name, string Text)
 {
     /// <summary>The leading number of <see cref="Text"/> ("4.5 x (120 ms)" gives 4.5), or null.</summary>
     public double? Value => LeadingNumber(Text);
@@ -22,7 +22,7 @@ public sealed record HeadlineFigure(string Name, string Text)
 }
 
 /// <summary>What one whole run said: whether its thresholds passed, its verdicts and its headline figures.</summary>
-public sealed record RunResult(bool Passed, IReadOnlyList<RunVerdict> Verdicts, IReadOnlyList<HeadlineFigure> Figures)
+internal sealed record RunResult(bool Passed, IReadOnlyList<RunVerdict> Verdicts, IReadOnlyList<HeadlineFigure> Figures)
 {
     /// <summary>An experiment's verdict (its outcome) and the seed figures it compared, today's side.</summary>
     public static RunResult Of(ExperimentReport report, string? prefix = null)
@@ -46,7 +46,7 @@ public sealed record RunResult(bool Passed, IReadOnlyList<RunVerdict> Verdicts, 
 /// <c>--runs N</c>: the whole command run N times, each into its own folder (run-1, run-2, ...), then one page saying
 /// whether the verdicts agreed and how far each headline figure spread across the runs.
 /// </summary>
-public static class RepeatedRuns
+internal static class RepeatedRuns
 {
     public const int MaxRuns = 20;
 

@@ -82,18 +82,40 @@ public sealed class ListeningSocketsTests
     public async Task RunUrlAloneFindsAndObservesTheProcessListeningOnTheUrlsPort()
     {
         await using var service = await SampleServiceProcess.StartAsync();
+        var (code, output, error, summary) = await RunUrlSmokeAsync(service);
+
+        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
+        Assert.Contains($"observing pid {service.ProcessId} (listening on port {service.BaseAddress.Port})", output);
+        Assert.Equal($"the runtime observer over the diagnostics IPC channel of pid {service.ProcessId}", summary!.Variants[0].TelemetrySource);
+        Assert.True(summary.Observations["target"].Samples > 0, "the observer's counters are in the report");
+    }
+
+    [FactOnLinux]
+    [Trait("Category", "Slow")]
+    public async Task RunUrlJudgesAThresholdAndFeedsTheSameProgressAsTheExperiments()
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        var (code, output, error, summary) = await RunUrlSmokeAsync(service, "--threshold", "target:p99<0.001");
+
+        Assert.True(code == CommandLine.ExitThresholdFailed, $"exit {code}: {error}");
+        Assert.Contains("THRESHOLD FAILED: target:p99<0.001", output);
+        // The step lines come from the run's progress, as an experiment's do.
+        Assert.Contains("url/target step users=", output);
+        Assert.False(summary!.Passed);
+    }
+
+    /// <summary><c>run --url</c> on the sample service's blocking endpoint with the smoke profile, in this process: its exit code, outputs and summary.json (null when none was written).</summary>
+    private static async Task<(int Code, string Output, string Error, RunSummary? Summary)> RunUrlSmokeAsync(SampleServiceProcess service, params string[] options)
+    {
         var folder = Directory.CreateTempSubdirectory("run-url-").FullName;
         try
         {
             var (output, error) = (new StringWriter(), new StringWriter());
             var code = await CommandLine.InvokeAsync(
-                ["run", "--url", $"{service.BaseAddress}orders/1?delayMs=10", "--profile", "smoke", "--out", folder], output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
-
-            Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
-            Assert.Contains($"observing pid {service.ProcessId} (listening on port {service.BaseAddress.Port})", output.ToString());
-            var summary = RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
-            Assert.Equal($"the runtime observer over the diagnostics IPC channel of pid {service.ProcessId}", summary.Variants[0].TelemetrySource);
-            Assert.True(summary.Observations["target"].Samples > 0, "the observer's counters are in the report");
+                ["run", "--url", $"{service.BaseAddress}orders/1?delayMs=10", "--profile", "smoke", .. options, "--out", folder],
+                output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+            var summary = Path.Combine(folder, "summary.json");
+            return (code, output.ToString(), error.ToString(), File.Exists(summary) ? RunSummary.Parse(File.ReadAllText(summary)) : null);
         }
         finally
         {

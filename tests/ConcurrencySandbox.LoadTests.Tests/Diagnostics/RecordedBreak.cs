@@ -56,7 +56,7 @@ public sealed record RecordedBreak(VariantResult Result, IReadOnlyList<Adjustmen
     /// <param name="samples">The counter samples: seconds since the step began, the pool's threads, the items queued.</param>
     /// <param name="intervals">The reporting intervals: their end, requests answered, mean and p99.</param>
     /// <param name="adjustments">"0.301 C 21 23; 1.314 H 34": at each time the pool's new thread counts in order, C a CooperativeBlocking adjustment, H a hill-climbing move.</param>
-    private static RecordedBreak Of(int users, long requests, double fastestMs, double p99Ms, (double Seconds, int Threads, long Queued)[] samples,
+    internal static RecordedBreak Of(int users, long requests, double fastestMs, double p99Ms, (double Seconds, int Threads, long Queued)[] samples,
         (double Seconds, long Requests, double MeanMs, double P99Ms)[] intervals, string adjustments, BlockingSites sites)
     {
         var key = new VariantKey(FormattableString.Invariant($"{users}-users"));

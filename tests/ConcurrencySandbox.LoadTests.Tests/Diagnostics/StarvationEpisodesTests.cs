@@ -158,14 +158,19 @@ public sealed class StarvationEpisodesTests
     [Fact]
     public void ThreadsRunningOnACoreAreCpuBoundWithNoAsyncOrPoolMinimumAdvice()
     {
-        // The leaf frame is the user's own method: the thread was running it.
-        var sites = new BlockingSites(8, 12, [new BlockingSite("Hashing.Compute", 7, InUserCode: true, InRequest: true)]);
+        // Seven threads running the user's method on a core, one parked in a .Result.
+        var parked = new BlockingCall("Orders.Get", BlockingPrimitive.Result, null, null, null, null, null);
+        var sites = new BlockingSites(8, 12, [
+            new BlockingSite("Hashing.Compute", 7, InUserCode: true, InRequest: true) { Busy = true },
+            new BlockingSite("Orders.Get -> Task.get_Result", 1, InUserCode: true, InRequest: true, parked)]);
 
         var diagnosis = EpisodeDiagnosis.Of(Episode(peakThreads: 8), sites);
 
         Assert.True(diagnosis.CpuBound);
+        Assert.StartsWith("7 of 8 pool threads run (busy on a core, not blocked) Hashing.Compute", diagnosis.WhatWaited);
         Assert.StartsWith("CPU-bound", diagnosis.Fix);
         Assert.DoesNotContain("make Hashing.Compute asynchronous", diagnosis.Fix);
+        Assert.DoesNotContain("make Orders.Get asynchronous", diagnosis.Fix);
         Assert.DoesNotContain(FixCheck.RuntimeMinimumSetting, diagnosis.Fix);
         Assert.DoesNotContain(FixCheck.MinimumSetting, diagnosis.Fix);
     }

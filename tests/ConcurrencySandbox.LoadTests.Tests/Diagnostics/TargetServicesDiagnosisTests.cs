@@ -1,4 +1,5 @@
 using System.Text.Json;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 
@@ -42,6 +43,42 @@ public sealed class TargetServicesDiagnosisTests
         if (starves is { } expected)
         {
             Assert.Equal(expected, starved);
+        }
+    }
+
+    /// <summary>
+    /// Issue 38's shape: a handler that hashes with SHA-256 for a millisecond or two and waits on nothing. Its pool threads
+    /// run, so the break is the CPU's: no blocking call site, no starved pool, and neither fix (async, a pool minimum),
+    /// which cannot help work that runs on the cores.
+    /// </summary>
+    [Fact]
+    public async Task ACpuBoundHandlerBreaksOnTheCpuWithNoBlockingCallSiteNorAsyncOrPoolMinimumFix()
+    {
+        await using var service = await SampleServiceProcess.StartTargetAsync("CpuHash");
+        var folder = Directory.CreateTempSubdirectory("targets-").FullName;
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+            var code = await CommandLine.InvokeAsync(
+                ["run", "--url", $"{service.BaseAddress}risk/1", "--pid", $"{service.ProcessId}", "--find-capacity", "--step-s", "3", "--max-load", "64", "--max-duration-s", "120", "--out", folder],
+                output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+
+            Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
+            var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(folder, "summary.json")));
+            var capacity = summary.Capacity!;
+            Assert.True(capacity.Cause?.StartsWith("CPU (", StringComparison.Ordinal) == true, summary.Headline);
+            var diagnosed = summary.Observations[capacity.DiagnosedVariant!];
+            Assert.False(diagnosed.Diagnosis!.Starved, summary.Headline);
+            Assert.Null(diagnosed.Stacks?.Top);
+            Assert.Null(diagnosed.Diagnosis.Inputs.CallSite);
+            foreach (var advice in new[] { "pool starvation", "Change `", "blocking call site", "make `", "async:", "pool's minimum", "ThreadPool__MinWorkerThreads" })
+            {
+                Assert.False(summary.Headline!.Contains(advice, StringComparison.Ordinal), $"'{advice}' in: {summary.Headline}");
+            }
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
         }
     }
 

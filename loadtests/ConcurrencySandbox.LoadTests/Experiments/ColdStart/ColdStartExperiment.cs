@@ -6,7 +6,7 @@ using ConcurrencySandbox.LoadTests.Engine;
 namespace ConcurrencySandbox.LoadTests.Experiments.ColdStart;
 
 /// <summary>The cold-start parameters a user can set on the command line.</summary>
-public sealed record ColdStartSettings(int Burst, int MinWorkerThreads, string Request)
+internal sealed record ColdStartSettings(int Burst, int MinWorkerThreads, string Request)
 {
     public static ColdStartSettings Defaults { get; } = new(Burst: 64, MinWorkerThreads: 200, Request: "/api/sleep/sync?milliseconds=500");
 }
@@ -15,7 +15,7 @@ public sealed record ColdStartSettings(int Burst, int MinWorkerThreads, string R
 /// Seed 000: a burst of blocking requests at a fresh API waits for the pool to grow, unless its minimum worker threads
 /// are raised (<c>ThreadPool__MinWorkerThreads</c>). Each variant is one burst at a process started for it.
 /// </summary>
-public sealed class ColdStartExperiment(ColdStartSettings settings) : Experiment
+internal sealed class ColdStartExperiment(ColdStartSettings settings) : Experiment
 {
     private static readonly Option<int> BurstOption = new("--burst") { Description = "coldstart: concurrent requests fired at a fresh API.", DefaultValueFactory = _ => ColdStartSettings.Defaults.Burst };
     private static readonly Option<int> MinWorkerThreadsOption = new("--min-worker-threads") { Description = "coldstart: the raised ThreadPool minimum compared with the default.", DefaultValueFactory = _ => ColdStartSettings.Defaults.MinWorkerThreads };

@@ -3,7 +3,7 @@ using ConcurrencySandbox.Contracts.Work;
 namespace ConcurrencySandbox.LoadTests.Experiments.Compute;
 
 /// <summary>Seed 004's CPU-bound loop under load: <c>/api/compute/{sync|taskrun}?cycles=</c> (option --cycles).</summary>
-public sealed class ComputeExperiment(long cycles) : TaskRunExperiment(WorkKind.Compute, cycles)
+internal sealed class ComputeExperiment(long cycles) : TaskRunExperiment(WorkKind.Compute, cycles)
 {
     public static readonly ExperimentDefinition Definition = Define(WorkKind.Compute, 10_000_000, "loop cycles per work unit.", cycles => new ComputeExperiment(cycles)) with
     {

@@ -11,7 +11,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Contention;
 /// pool thread in the Monitor, so further requests queue for a thread (seed 003's work waiting to start); the
 /// semaphore's waiters are queued continuations that hold none, so the pool's queue stays near empty.
 /// </summary>
-public sealed class ContentionExperiment(int holdMs) : Experiment
+internal sealed class ContentionExperiment(int holdMs) : Experiment
 {
     /// <summary>The lock variant counts as pinning the pool when its peak pool queue is at least this many times the semaphore's (or than 1).</summary>
     public const double QueueRatio = 4.0;

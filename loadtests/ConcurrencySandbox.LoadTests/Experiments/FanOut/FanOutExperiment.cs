@@ -6,7 +6,7 @@ using ConcurrencySandbox.LoadTests.Engine;
 namespace ConcurrencySandbox.LoadTests.Experiments.FanOut;
 
 /// <summary>The fan-out variant parameters a user can set on the command line.</summary>
-public sealed record FanOutSettings(int DelayMs, int Calls, IReadOnlyList<string> Strategies, int DedicatedThreads)
+internal sealed record FanOutSettings(int DelayMs, int Calls, IReadOnlyList<string> Strategies, int DedicatedThreads)
 {
     public static FanOutSettings Defaults { get; } = new(
         DelayMs: 1000,
@@ -21,7 +21,7 @@ public sealed record FanOutSettings(int DelayMs, int Calls, IReadOnlyList<string
 /// (<c>/api/fanout?calls=&amp;delayMs=&amp;strategy=</c>); blocking on the shared pool starves it, a dedicated pool or
 /// async calls do not.
 /// </summary>
-public sealed class FanOutExperiment(FanOutSettings settings) : Experiment
+internal sealed class FanOutExperiment(FanOutSettings settings) : Experiment
 {
     private static readonly Option<int> DelayMsOption = new("--delay-ms") { Description = "fanout: the third party's delay per call.", DefaultValueFactory = _ => FanOutSettings.Defaults.DelayMs };
     private static readonly Option<int> CallsOption = new("--calls") { Description = "fanout: third-party calls per request.", DefaultValueFactory = _ => FanOutSettings.Defaults.Calls };

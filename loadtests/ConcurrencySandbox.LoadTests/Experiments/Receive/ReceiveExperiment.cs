@@ -7,14 +7,14 @@ using ConcurrencySandbox.LoadTests.Engine;
 namespace ConcurrencySandbox.LoadTests.Experiments.Receive;
 
 /// <summary>The receive parameters a user can set on the command line: what one request's receive run does.</summary>
-public sealed record ReceiveSettings(int Messages, int MessageBytes, int IntervalMs)
+internal sealed record ReceiveSettings(int Messages, int MessageBytes, int IntervalMs)
 {
     public static ReceiveSettings Defaults { get; } = new(Messages: 1000, MessageBytes: 128, IntervalMs: 0);
 }
 
 /// <summary>A variant's process CPU and allocations per request, read from the API's telemetry history over the run.</summary>
 /// <param name="CpuMsPerRequest">Process CPU time (every thread: HTTP, sender, receiver, GC) between the first and the last sample taken while the load ran, per request that ended between them.</param>
-public sealed record ReceiveUsage(double CpuMsPerRequest, double AllocatedBytesPerRequest, double AllocatedBytesPerSecond)
+internal sealed record ReceiveUsage(double CpuMsPerRequest, double AllocatedBytesPerRequest, double AllocatedBytesPerSecond)
 {
     /// <summary>Null when the run has no span to count over (<see cref="VariantResult.CountedSpan"/>: samples at least a second apart while it ran, none lost, requests ended).</summary>
     public static ReceiveUsage? Of(VariantResult result) =>
@@ -28,7 +28,7 @@ public sealed record ReceiveUsage(double CpuMsPerRequest, double AllocatedBytesP
 /// (<c>/api/receive/{variant}</c>), one variant per receive path under the same ramp. CPU per request and the
 /// allocation rate come from the API's telemetry history, so they are the whole process's, HTTP included.
 /// </summary>
-public sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
+internal sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
 {
     /// <summary>per-call counts as costing more than preallocated when its CPU per request is at least this factor higher.</summary>
     public const double EffectRatio = 1.25;

@@ -4,7 +4,7 @@ using ConcurrencySandbox.LoadTests.Engine;
 namespace ConcurrencySandbox.LoadTests.Experiments.Sleep;
 
 /// <summary>Seed 003's starvation with sleep as the blocking work: <c>/api/sleep/{sync|taskrun|async}?milliseconds=</c>.</summary>
-public sealed class SleepExperiment(int milliseconds) : Experiment
+internal sealed class SleepExperiment(int milliseconds) : Experiment
 {
     public const int DefaultMilliseconds = 100;
 

@@ -18,7 +18,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// order, or a client is dropped or fails. The capacity is the largest step held; the verdict puts the pooled / allocating
 /// ratio beside seed 001's "doubling your throughput or number of client connections".
 /// </summary>
-public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, StreamingPinning pinning) : Experiment
+internal sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, StreamingPinning pinning) : Experiment
 {
     /// <summary>Seed 001: pooling means "doubling your throughput or number of client connections".</summary>
     public const double SeedCapacityRatio = 2;
@@ -370,7 +370,7 @@ public sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, Str
 }
 
 /// <summary>The client counts to try: <paramref name="From"/>, then x1.5 (at least +1) per step, up to <paramref name="To"/>.</summary>
-public sealed record CapacityRamp(int From, int To, TimeSpan Step)
+internal sealed record CapacityRamp(int From, int To, TimeSpan Step)
 {
     public const int MaxClients = 100_000;
 
@@ -390,7 +390,7 @@ public sealed record CapacityRamp(int From, int To, TimeSpan Step)
 /// <summary>One measured step: the clients asked for and connected, and what the server and the clients saw.</summary>
 /// <param name="CpuCoresBusy">The server process's CPU time over the step's wall time (1 = one core).</param>
 /// <param name="ScheduledMessagesPerSecond">What the clients asked for would be if all were served on time.</param>
-public sealed record CapacityStep(
+internal sealed record CapacityStep(
     int Clients,
     int ConnectedClients,
     double MessagesPerSecond,
@@ -420,7 +420,7 @@ public sealed record CapacityStep(
 }
 
 /// <summary>A variant's ramp: the steps run, the largest held, and whether the top of the ramp was reached without failing.</summary>
-public sealed record CapacitySearch(CapacityRamp Ramp, IReadOnlyList<CapacityStep> Steps)
+internal sealed record CapacitySearch(CapacityRamp Ramp, IReadOnlyList<CapacityStep> Steps)
 {
     /// <summary>The cores the client processes could use (their pinned cpus, else the machine's): the denominator of their CPU share.</summary>
     public int ClientCores { get; init; } = Environment.ProcessorCount;

@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// (<see cref="StreamingResult.Windows"/>), and a 95 % interval from the two medians' own (its ends are the ratios of
 /// the far ends, so it covers both intervals at once); null ends when either median has no interval (under 6 windows).
 /// </summary>
-public sealed record Share(string Variant, double Median, double? Low, double? High)
+internal sealed record Share(string Variant, double Median, double? Low, double? High)
 {
     public static Share Of(string variant, Estimate pooled, Estimate allocating) => new(
         variant,
@@ -40,7 +40,7 @@ public sealed record Share(string Variant, double Median, double? Low, double? H
 /// confirmed when every pooled variant's interval lies on the claim's side of its line, refuted when every one lies on
 /// the other side, and inconclusive when an interval straddles the line, has too few windows, or the variants disagree.
 /// </summary>
-public static class StreamingClaims
+internal static class StreamingClaims
 {
     /// <summary>"Around half the size": a pooled heap at most this share of allocating's counts as halved.</summary>
     public const double HalvedHeapShare = 0.6;

@@ -10,7 +10,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// together connect at the plan's pace. Their reports are added up into one reading (<see cref="Sum"/>), which is what
 /// <see cref="Latest"/>, the reading callback and <see cref="StopAsync"/> give.
 /// </summary>
-public sealed class StreamingClientGroup : IAsyncDisposable
+internal sealed class StreamingClientGroup : IAsyncDisposable
 {
     private readonly Lock _gate = new();
     private readonly StreamingClientsReading?[] _latest;
@@ -19,7 +19,8 @@ public sealed class StreamingClientGroup : IAsyncDisposable
     private readonly SerialDelivery _delivery = new();
     private StreamingClientsProcess[] _processes = [];
 
-    private StreamingClientGroup(int count, Action<StreamingClientsReading>? onReading) => (_latest, _onReading) = (new StreamingClientsReading?[count], onReading);
+    /// <summary>A group of <paramref name="count"/> processes, none started yet (<see cref="StartAsync"/> starts them; a test hands in readings).</summary>
+    internal StreamingClientGroup(int count, Action<StreamingClientsReading>? onReading) => (_latest, _onReading) = (new StreamingClientsReading?[count], onReading);
 
     /// <summary>Every process's newest report added up; null before the first.</summary>
     public StreamingClientsReading? Latest
@@ -91,7 +92,8 @@ public sealed class StreamingClientGroup : IAsyncDisposable
             readings.All(r => r.Final)),
     };
 
-    private void Take(int index, StreamingClientsReading reading)
+    /// <summary>Process <paramref name="index"/>'s newest report: the group's sum goes to the reading callback, outside the group's lock.</summary>
+    internal void Take(int index, StreamingClientsReading reading)
     {
         lock (_gate)
         {

@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
 /// <summary>What one validating client process runs: how many clients, on which loopback port, how far apart, and for how long at most.</summary>
 /// <param name="ParentProcessId">The runner that started it: the clients stop once it is gone.</param>
-public sealed record StreamingClientsPlan(int Port, int Clients, int ConnectIntervalMs, TimeSpan MaxDuration, TimeSpan ReportInterval, int? ParentProcessId);
+internal sealed record StreamingClientsPlan(int Port, int Clients, int ConnectIntervalMs, TimeSpan MaxDuration, TimeSpan ReportInterval, int? ParentProcessId);
 
 /// <summary>
 /// <c>streaming-clients</c>: the validating streaming clients as a process of their own, so the load generator does not
@@ -19,7 +19,7 @@ public sealed record StreamingClientsPlan(int Port, int Clients, int ConnectInte
 /// gone). The runner starts it through <see cref="StreamingClientsProcess"/>; it is not meant to be typed by hand. The
 /// command itself is registered by the runner's command line (Cli), which owns the exit codes.
 /// </summary>
-public static class StreamingClientsCommand
+internal static class StreamingClientsCommand
 {
     public const string Name = "streaming-clients";
 

@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// line it writes is parsed as it arrives and handed to <paramref name="onReading"/>; <see cref="StopAsync"/> asks it to
 /// stop (SIGTERM) and returns its final report.
 /// </summary>
-public sealed class StreamingClientsProcess : IAsyncDisposable
+internal sealed class StreamingClientsProcess : IAsyncDisposable
 {
     private static readonly TimeSpan FirstReportTimeout = TimeSpan.FromSeconds(60);
     private static readonly TimeSpan FinalReportTimeout = TimeSpan.FromSeconds(60);

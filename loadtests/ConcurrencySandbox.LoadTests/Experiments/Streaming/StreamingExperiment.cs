@@ -19,7 +19,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// (<see cref="StreamingPinning"/>), and check every message; the API process is what is measured, through
 /// <c>GET /api/streaming</c> at the windows' boundaries and a few times between (<see cref="StreamingRun.SampleAsync"/>).
 /// </summary>
-public sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pinning) : Experiment
+internal sealed class StreamingExperiment(StreamingLoad load, StreamingPinning pinning) : Experiment
 {
     /// <summary>The pooled variants should allocate at most this share of allocating's bytes per message.</summary>
     public const double PooledAllocationShare = 0.1;

@@ -11,7 +11,7 @@ namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 /// taskset, they are not pinned and the report says why.
 /// </summary>
 /// <param name="NotPinnedBecause">Why neither side is pinned; null when both are.</param>
-public sealed record StreamingPinning(CpuSet? Server, CpuSet? Clients, string? NotPinnedBecause)
+internal sealed record StreamingPinning(CpuSet? Server, CpuSet? Clients, string? NotPinnedBecause)
 {
     private static readonly Option<string?> ServerCpusOption = new("--server-cpus") { Description = "streaming: cpus the API (the server) is pinned to, like 0 or 0-1 (default with 2+ cpus: the first half of the runner's)." };
     private static readonly Option<string?> ClientCpusOption = new("--client-cpus") { Description = "streaming: cpus the validating client process is pinned to, none shared with --server-cpus (default: the runner's other cpus)." };

@@ -4,14 +4,14 @@ using ConcurrencySandbox.Contracts.Streaming;
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
 /// <summary>One reading of the streaming server's process, taken from outside it: the API's own answer and when it came.</summary>
-public sealed record StreamingSample(double ElapsedSeconds, StreamingServerCounters Server, StreamingProcessFigures Process);
+internal sealed record StreamingSample(double ElapsedSeconds, StreamingServerCounters Server, StreamingProcessFigures Process);
 
 /// <summary>
 /// The shape of one run: seed 001 was 50 clients, 15 ms apart, 128 B every 100 ms, for 5 minutes. After the clients
 /// leave, the warm, idle server is read for <paramref name="Idle"/>: what the process allocates and burns with no
 /// client (its own telemetry, these readings) is subtracted from the per-message figures.
 /// </summary>
-public sealed record StreamingLoad(int Clients, int ConnectIntervalMs, int MessageBytes, int IntervalMs, TimeSpan Duration, TimeSpan Idle)
+internal sealed record StreamingLoad(int Clients, int ConnectIntervalMs, int MessageBytes, int IntervalMs, TimeSpan Duration, TimeSpan Idle)
 {
     public static StreamingLoad Seed001Shape { get; } = new(50, 15, 128, 100, TimeSpan.FromMinutes(5), TimeSpan.FromSeconds(10));
 
@@ -22,7 +22,7 @@ public sealed record StreamingLoad(int Clients, int ConnectIntervalMs, int Messa
 /// Runs the validating clients (a <c>streaming-clients</c> process of their own, or one per local agent) against a streaming server in another
 /// process for the load's duration, reading that process as little as its figures need, and sums up what both sides saw.
 /// </summary>
-public static class StreamingRun
+internal static class StreamingRun
 {
     /// <summary>Seconds to wait at most for the server to drop every client before the idle readings.</summary>
     private const int MaxTeardownTicks = 10;
@@ -107,12 +107,12 @@ public static class StreamingRun
 }
 
 /// <summary>One reading of the streaming server and its process, with the lateness histogram's buckets or without them.</summary>
-public delegate Task<(StreamingServerCounters Server, StreamingProcessFigures Process)> ReadServer(bool withLatenessBuckets, CancellationToken cancellationToken);
+internal delegate Task<(StreamingServerCounters Server, StreamingProcessFigures Process)> ReadServer(bool withLatenessBuckets, CancellationToken cancellationToken);
 
 /// <summary>Everything one variant's run measured, and the figures derived from it.</summary>
 /// <param name="Idle">Readings of the warm server after the clients left.</param>
 /// <param name="Clients">The client process's final report: what every client saw, and what the process cost.</param>
-public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<StreamingSample> Idle, IReadOnlyList<StreamingSample> Samples, StreamingClientsReading Clients)
+internal sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<StreamingSample> Idle, IReadOnlyList<StreamingSample> Samples, StreamingClientsReading Clients)
 {
     /// <summary>The client process's CPU over its life, in % of one core: the load generator's own share of the machine.</summary>
     public double ClientCpuPercentOfCore => Clients.ElapsedSeconds <= 0 ? 0 : Clients.CpuTimeMs / (Clients.ElapsedSeconds * 1000) * 100;
@@ -230,4 +230,4 @@ public sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streaming
 }
 
 /// <summary>One window of the steady state, between two readings: bytes per message net of the idle process's rate, CPU per message all in, and the heap at its end.</summary>
-public sealed record StreamingWindow(double NetAllocatedBytesPerMessage, double CpuMicrosecondsPerMessage, double HeapBytes);
+internal sealed record StreamingWindow(double NetAllocatedBytesPerMessage, double CpuMicrosecondsPerMessage, double HeapBytes);

@@ -1,0 +1,182 @@
+using System.Text.RegularExpressions;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>Where a number of pool threads were found: the first frame in user code and the framework call it was in ("FanOutStrategies.SyncOverAsync -> Task.Wait"), in source words.</summary>
+/// <param name="InRequest">The threads run a request (ASP.NET Core's pipeline is below the user frame), rather than work a request queued.</param>
+/// <param name="Source">The call site as the developer wrote it (method, file:line, route, primitive), when it was resolved.</param>
+public sealed record BlockingSite(string CallSite, int Threads, bool InUserCode, bool InRequest = false, BlockingCall? Source = null)
+{
+    /// <summary>
+    /// The threads were running, not blocked (<see cref="BlockingSites.IsBusy"/>): in user code, or in a callee that is no
+    /// wait, on a core. A busy thread is never a blocking call site: more pool threads or an async call would not free it.
+    /// </summary>
+    public bool Busy { get; init; }
+
+    /// <summary>
+    /// Whether the threads wait rather than run: their user frame called into the framework or native code (a thread whose
+    /// leaf frame is user code is running it), and that call, when resolved, is a wait named in <see cref="BlockingPrimitive"/>
+    /// or native code (a Sleep's or a lock's wait shows only native frames), not "a call into" a framework method that is no wait.
+    /// </summary>
+    public bool Parked => InUserCode && !Busy && CallSite.Contains(" -> ", StringComparison.Ordinal)
+        && (Source is not { } call || BlockingPrimitive.IsKnown(call.Primitive) || call.Primitive == BlockingSites.NativeCode);
+}
+
+/// <summary>Pool threads grouped by their first frames in user code, largest group first, out of <see cref="PoolThreads"/>.</summary>
+public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyList<BlockingSite> Sites)
+{
+    /// <summary>What a pool thread with no user frame on its stack is doing: waiting for work, or in framework code.</summary>
+    public const string NoUserCode = "no user code on the stack (idle, or in framework code)";
+
+    // "dynamicClass" holds the methods ASP.NET Core's RequestDelegateFactory compiles around a minimal-API handler.
+    private static readonly string[] FrameworkPrefixes = ["System.", "Microsoft.", "Interop", "Internal.", "[", "ROOT", "Process", "dynamicClass."];
+
+    private const string RequestPipeline = "Microsoft.AspNetCore.";
+
+    /// <summary>What the call site names when the user frame called straight into native code (its managed callees inlined away).</summary>
+    public const string NativeCode = "native code";
+
+    // TraceEvent's pseudo-frames for time outside managed code: "UNMANAGED_CODE_TIME", "CPU_TIME", ...
+    private static readonly Regex PseudoFrame = new(@"^[A-Z_]+$", RegexOptions.Compiled);
+
+    /// <summary>
+    /// TraceEvent's leaf pseudo-frame for a sample the runtime took while the thread ran managed code (the sample
+    /// profiler's "Managed" type); a thread in native code (a wait, or a native library's work) shows UNMANAGED_CODE_TIME.
+    /// </summary>
+    public const string OnCpu = "CPU_TIME";
+
+    /// <summary>
+    /// Whether pool threads block in user code outside any request: work a request queued on the pool (a fan-out). A thread
+    /// running a request's continuation (after an await, so outside the request's frames) is in user code too, but
+    /// parked in no blocking call (<see cref="BlockingSite.Parked"/>): it blocks nothing (one such thread in the sample
+    /// service's 128-user step sized its need as a fan-out's, 776 threads for 128 requests).
+    /// </summary>
+    public bool BlocksQueuedWork => Sites.Any(s => s.InUserCode && !s.InRequest && s.Parked);
+
+    /// <summary>The share of the pool's threads that counts as (nearly) all of them for <see cref="PoolBlocked"/>: a few threads caught between two items at the sample's instant do not take the queue.</summary>
+    public const double NearlyAllShare = 0.8;
+
+    /// <summary>
+    /// Pool threads blocked in user code on anything but a lock: a thread waiting for a lock waits for the lock's holder,
+    /// so another pool thread would not free it, while one waiting on I/O, a Task or a sleep leaves the queue to the others.
+    /// A busy thread (<see cref="BlockingSite.Busy"/>) is not blocked.
+    /// </summary>
+    public int BlockedOffLock => Sites.Where(s => s.InUserCode && !s.Busy && s.Source?.Primitive != BlockingPrimitive.Lock).Sum(s => s.Threads);
+
+    /// <summary>Whether (nearly) all the pool's threads were blocked in user code off a lock (<see cref="NearlyAllShare"/>): none was left to run queued work.</summary>
+    public bool PoolBlocked => PoolThreads > 0 && BlockedOffLock >= NearlyAllShare * PoolThreads;
+
+    /// <summary>Whether the biggest group in user code (<see cref="Top"/>) blocks on anything but a lock: the pool's threads block where another thread could free the queue.</summary>
+    public bool BlocksOffLock => Top is { } top && top.Source?.Primitive != BlockingPrimitive.Lock;
+
+    /// <summary>The biggest group blocked in user code (not <see cref="BlockingSite.Busy"/>), if any: the call site the diagnosis names.</summary>
+    public BlockingSite? Top => Sites.FirstOrDefault(s => s.InUserCode && !s.Busy);
+
+    /// <summary>The biggest group running in user code (<see cref="BlockingSite.Busy"/>), if any.</summary>
+    public BlockingSite? TopBusy => Sites.FirstOrDefault(s => s.InUserCode && s.Busy);
+
+    /// <summary>Whether the sample found any pool thread in user code, running or blocked.</summary>
+    public bool AnyInUserCode => Sites.Any(s => s.InUserCode);
+
+    /// <summary>
+    /// The sample found pool threads in user code and every one of them running (<see cref="BlockingSite.Busy"/>), none
+    /// blocked: the requests hold their threads to compute, so the cores bound them, not the pool.
+    /// </summary>
+    public bool RunsWithoutBlocking => AnyInUserCode && Top is null;
+
+    /// <summary>
+    /// The biggest group in user code waiting on a lock, when no group is bigger: with two requests at a lock one thread
+    /// holds it (sleeping inside it, say) and one waits, so the waiter can tie with the holder for <see cref="Top"/>.
+    /// </summary>
+    public BlockingSite? LockSite => Sites.FirstOrDefault(s => s.InUserCode && s.Source?.Primitive == BlockingPrimitive.Lock && s.Threads >= (Top?.Threads ?? 0));
+
+    /// <summary>The method the developer wrote that blocks at <see cref="Top"/>, also when the JIT inlined it (the sampled frame is then its caller).</summary>
+    public string? MethodToChange => Top is { } site ? site.Source?.Method ?? site.CallSite.Split(" -> ")[0] : null;
+
+    /// <summary>The pool threads of <paramref name="stacks"/> grouped by call site; each site in user code named in source words by <paramref name="resolver"/>, when given.</summary>
+    public static BlockingSites Group(IReadOnlyList<ThreadStack> stacks, CallSiteResolver? resolver = null)
+    {
+        var pool = stacks.Where(s => s.IsPoolWorker).ToList();
+        // The application's modules: those of the user frames on any thread (the main thread's Main at least).
+        var appModules = stacks.SelectMany(s => s.Frames.Select((frame, i) => IsUserCode(frame) ? s.Locations.ElementAtOrDefault(i)?.ModulePath : null))
+            .OfType<string>().Distinct().ToList();
+        var sites = pool
+            .Select(stack => (Stack: stack, InlinedAway: CallSiteOf(stack) is null ? resolver?.ResolveInlinedAway(stack, appModules) : null))
+            .Select(thread => (thread.Stack, thread.InlinedAway, Key: (Site: CallSiteOf(thread.Stack) ?? (thread.InlinedAway is { } call ? $"{call.Method} -> {call.Primitive}" : null), InRequest: thread.Stack.Frames.Any(f => f.StartsWith(RequestPipeline, StringComparison.Ordinal)), Busy: CallSiteOf(thread.Stack) is not null && IsBusy(thread.Stack))))
+            .GroupBy(thread => thread.Key)
+            .Select(g => new BlockingSite(g.Key.Site ?? NoUserCode, g.Count(), g.Key.Site is not null, g.Key.Site is not null && g.Key.InRequest,
+                g.Key.Site is null ? null : g.First().InlinedAway ?? resolver?.Resolve(g.First().Stack, UserFrame(g.First().Stack))) { Busy = g.Key.Busy })
+            .OrderByDescending(s => s.Threads)
+            .ThenBy(s => s.CallSite, StringComparer.Ordinal)
+            .ToList();
+        return new BlockingSites(pool.Count, stacks.Count, sites);
+    }
+
+    /// <summary>"Type.Method -> CalleeType.Method" for the leaf-most user frame and the frame it called, in source words; null without user code.</summary>
+    public static string? CallSiteOf(ThreadStack stack)
+    {
+        var frames = stack.Frames;
+        var user = UserFrame(stack);
+        if (user < 0)
+        {
+            return null;
+        }
+        var site = SourceNames.Describe(frames[user]);
+        if (user == 0)
+        {
+            return site;
+        }
+        var callee = frames[user - 1];
+        if (callee == OnCpu)
+        {
+            // Sampled while it ran the user method's own code: it calls nothing.
+            return site;
+        }
+        return $"{site} -> {(PseudoFrame.IsMatch(callee) ? NativeCode : SourceNames.Describe(callee))}";
+    }
+
+    /// <summary>The share of a core (<see cref="ThreadStack.CpuShare"/>) from which a thread with no wait on its stack ran rather than waited: a parked thread uses next to none.</summary>
+    public const double BusyCpuShare = 0.05;
+
+    /// <summary>
+    /// Whether a thread with user code on its stack was running rather than blocked. Never when a frame below its
+    /// leaf-most user frame is a wait (<see cref="BlockingPrimitive.IsWait"/>: a spinning wait burns CPU, but it waits).
+    /// Otherwise, when its CPU time was read (<see cref="ThreadStack.CpuShare"/>), when it used at least
+    /// <see cref="BusyCpuShare"/> of a core while sampled; without that, when it was sampled in managed code
+    /// (<see cref="OnCpu"/>) or in a framework call that is no wait (SHA256.HashData, a serializer; native code below it,
+    /// such as a crypto library's, is work too). A user frame that called straight into native code, with no managed
+    /// frame between, is busy only by its CPU time: that is what both an inlined Thread.Sleep and an inlined hash show.
+    /// </summary>
+    public static bool IsBusy(ThreadStack stack)
+    {
+        var user = UserFrame(stack);
+        if (user < 0)
+        {
+            return false;
+        }
+        var below = stack.Frames.Take(user).ToList();
+        if (below.Any(f => !PseudoFrame.IsMatch(f) && BlockingPrimitive.IsWait(SourceNames.Describe(f))))
+        {
+            return false;
+        }
+        if (stack.CpuShare is { } share)
+        {
+            return share >= BusyCpuShare;
+        }
+        return below.Count == 0 || below[0] == OnCpu || below.Any(f => !PseudoFrame.IsMatch(f));
+    }
+
+    /// <summary>The index of the leaf-most frame in user code, or -1.</summary>
+    public static int UserFrame(ThreadStack stack) => stack.Frames.ToList().FindIndex(IsUserCode);
+
+    public static bool IsUserCode(string frame) =>
+        !FrameworkPrefixes.Any(prefix => frame.StartsWith(prefix, StringComparison.Ordinal)) && frame.Contains('.', StringComparison.Ordinal);
+
+    /// <summary>The report's sentence for one site: "37 of 40 pool threads wait in FanOutStrategies.SyncOverAsync -> Task.Wait", or "3 of 4 pool threads run (busy, not blocked) RiskModel.Score -> SHA256.HashData".</summary>
+    public string Describe(BlockingSite site) => site switch
+    {
+        { InUserCode: false } => $"{site.Threads} of {PoolThreads} pool threads: {site.CallSite}",
+        { Busy: true } => $"{site.Threads} of {PoolThreads} pool threads run (busy on a core, not blocked) {site.Source?.DescribeRunning() ?? site.CallSite}",
+        _ => $"{site.Threads} of {PoolThreads} pool threads wait in {site.Source?.Describe() ?? site.CallSite}",
+    };
+}

@@ -1,0 +1,210 @@
+using System.Diagnostics.Tracing;
+using System.Globalization;
+using Microsoft.Diagnostics.NETCore.Client;
+using Microsoft.Diagnostics.Symbols;
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Etlx;
+using Microsoft.Diagnostics.Tracing.Parsers;
+using Microsoft.Diagnostics.Tracing.Stacks;
+using static System.FormattableString;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>Where a sampled frame was in the program: its method's module file and metadata token, and the IL offset the runtime's IL-to-native map gives for the sampled address (-1 when it has none).</summary>
+public sealed record FrameLocation(string ModulePath, int MethodToken, int ILOffset);
+
+/// <summary>One thread's managed stack, leaf first, as "Namespace.Type.Method" frames (no module, no arguments).</summary>
+public sealed record ThreadStack(int ThreadId, IReadOnlyList<string> Frames)
+{
+    /// <summary>Each frame's place in its module, by the index of <see cref="Frames"/>; empty, or null for a frame the trace could not place.</summary>
+    public IReadOnlyList<FrameLocation?> Locations { get; init; } = [];
+
+    /// <summary>The share of one core the thread used while the sample ran (<see cref="ThreadCpu"/>), or null when not read.</summary>
+    public double? CpuShare { get; init; }
+
+    /// <summary>A thread the runtime's thread pool started (its stack bottoms out in the pool's worker loop).</summary>
+    public bool IsPoolWorker => Frames.Any(f => f.Contains("PortableThreadPool+WorkerThread.", StringComparison.Ordinal) || f.Contains("ThreadPoolWorkQueue.Dispatch", StringComparison.Ordinal));
+}
+
+/// <summary>
+/// Samples the managed stacks of every thread of a .NET process as dotnet-stack does: a short EventPipe session with the
+/// SampleProfiler and the runtime's rundown (which names the JIT-compiled methods and gives their IL-to-native maps, so
+/// a sampled address has an IL offset in its method), turned into per-thread stacks by
+/// TraceEvent's thread-time computer. A few samples a short while apart; each thread counts with the stack it showed
+/// most often, so a thread that is parked shows where it is parked.
+/// </summary>
+public static class StackSampler
+{
+    private static readonly TimeSpan TraceLength = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>
+    /// Samples the process behind <paramref name="client"/> <paramref name="rounds"/> times, <paramref name="gap"/> apart;
+    /// one stack per thread seen. With <paramref name="loadRuns"/>, a round after the first is kept only if the load still
+    /// ran when it ended, and no round starts once it has stopped: a short step's idle threads after the load do not
+    /// outvote what they did under it. With the local <paramref name="processId"/>, each thread's CPU time is read before
+    /// and after the rounds, so a stack says whether its thread ran on a core (<see cref="ThreadStack.CpuShare"/>).
+    /// </summary>
+    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null)
+    {
+        var seen = new Dictionary<int, List<ThreadStack>>();
+        var cpuBefore = ThreadCpu.Read(processId);
+        var started = System.Diagnostics.Stopwatch.GetTimestamp();
+        for (var round = 0; round < rounds; round++)
+        {
+            if (round > 0)
+            {
+                await Task.Delay(gap, cancellationToken);
+                if (loadRuns?.Invoke() == false)
+                {
+                    break;
+                }
+            }
+            var once = await SampleOnceAsync(client, cancellationToken);
+            if (round > 0 && loadRuns?.Invoke() == false)
+            {
+                break;
+            }
+            foreach (var stack in once)
+            {
+                if (!seen.TryGetValue(stack.ThreadId, out var stacks))
+                {
+                    seen[stack.ThreadId] = stacks = [];
+                }
+                stacks.Add(stack);
+            }
+        }
+        var cpuAfter = ThreadCpu.Read(processId);
+        var shares = cpuBefore is null || cpuAfter is null
+            ? new Dictionary<int, double>()
+            : ThreadCpu.Shares(cpuBefore, cpuAfter, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalSeconds);
+        return [.. seen.Values.Select(stacks => stacks
+            .GroupBy(stack => string.Join('\n', stack.Frames))
+            .OrderByDescending(g => g.Count())
+            .First().First())
+            .Select(stack => shares.TryGetValue(stack.ThreadId, out var share) ? stack with { CpuShare = share } : stack)];
+    }
+
+    private static Task<IReadOnlyList<ThreadStack>> SampleOnceAsync(DiagnosticsClient client, CancellationToken cancellationToken) =>
+        Task.Run(() => SampleOnce(client), cancellationToken);
+
+    /// <summary>
+    /// One sample of every thread's stack, taken with blocking calls only: it needs no thread of the caller's pool, so it
+    /// also reads a process whose own pool is starved, the runner itself included (<see cref="OwnBlockedFrames"/>).
+    /// </summary>
+    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client)
+    {
+        var providers = new[]
+        {
+            new EventPipeProvider("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
+            new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, (long)ClrTraceEventParser.Keywords.Default),
+        };
+        var trace = Path.Combine(Path.GetTempPath(), $"sandbox-stacks-{Guid.NewGuid():N}.nettrace");
+        string? etlx = null;
+        try
+        {
+            using (var session = client.StartEventPipeSession(providers, requestRundown: true, circularBufferMB: 64))
+            using (var file = File.Create(trace))
+            {
+                var copy = new Thread(() => session.EventStream.CopyTo(file)) { IsBackground = true, Name = "stack sample copy" };
+                copy.Start();
+                Thread.Sleep(TraceLength);
+                session.Stop();
+                copy.Join();
+            }
+            etlx = TraceLog.CreateFromEventPipeDataFile(trace);
+            return ReadStacks(etlx);
+        }
+        finally
+        {
+            File.Delete(trace);
+            if (etlx is not null)
+            {
+                File.Delete(etlx);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Where this process's own threads are blocked, for a line that names a stall of the runner: one sample of its own
+    /// stacks, the threads parked in a known blocking call grouped by the last frame of the runner's own code above it,
+    /// most first ("272 threads: StatusConsole.DrawStatus, a contended lock (Monitor.Enter)"). Null when the sample
+    /// cannot be taken (no diagnostics channel).
+    /// </summary>
+    public static IReadOnlyList<string>? OwnBlockedFrames(int most = 3)
+    {
+        IReadOnlyList<ThreadStack> stacks;
+        try
+        {
+            stacks = SampleOnce(new DiagnosticsClient(Environment.ProcessId));
+        }
+        catch (Exception e) when (e is ServerNotAvailableException or UnsupportedCommandException or IOException or TimeoutException)
+        {
+            return null;
+        }
+        var blocked =
+            from stack in stacks
+            let own = stack.Frames.Select((frame, depth) => (frame, depth)).FirstOrDefault(f => f.frame.StartsWith("ConcurrencySandbox.", StringComparison.Ordinal))
+            where own.frame is not null
+            let primitive = BlockingPrimitive.Classify([.. stack.Frames.Take(own.depth).Reverse().Select(SourceNames.Describe)], [])
+            where primitive is not null
+            group stack by (Method: SourceNames.Describe(own.frame), Primitive: primitive) into waiting
+            orderby waiting.Count() descending
+            select Invariant($"{waiting.Count()} thread(s) in {waiting.Key.Method}, {waiting.Key.Primitive}");
+        return [.. blocked.Take(most)];
+    }
+
+    /// <summary>The first sample of each thread in the trace, as dotnet-stack prints it.</summary>
+    private static List<ThreadStack> ReadStacks(string etlx)
+    {
+        using var symbols = new SymbolReader(TextWriter.Null) { SymbolPath = "" };
+        using var log = new TraceLog(etlx);
+        var source = new MutableTraceEventStackSource(log) { OnlyManagedCodeStacks = true };
+        new SampleProfilerThreadTimeComputer(log, symbols).GenerateThreadTimeStacks(source);
+        var stacks = new Dictionary<int, ThreadStack>();
+        source.ForEach(sample =>
+        {
+            var frames = new List<string>();
+            var locations = new List<FrameLocation?>();
+            int? threadId = null;
+            for (var index = sample.StackIndex; index != StackSourceCallStackIndex.Invalid; index = source.GetCallerIndex(index))
+            {
+                var frame = source.GetFrameIndex(index);
+                var name = source.GetFrameName(frame, false);
+                if (name.StartsWith("Thread (", StringComparison.Ordinal))
+                {
+                    threadId = int.Parse(name.AsSpan("Thread (".Length, name.IndexOf(')', StringComparison.Ordinal) - "Thread (".Length), CultureInfo.InvariantCulture);
+                    break;
+                }
+                frames.Add(ShortName(name));
+                locations.Add(LocationOf(log, source.GetFrameCodeAddress(frame)));
+            }
+            if (threadId is { } id && frames.Count > 0)
+            {
+                stacks.TryAdd(id, new ThreadStack(id, frames) { Locations = locations });
+            }
+        });
+        return [.. stacks.Values];
+    }
+
+    private static FrameLocation? LocationOf(TraceLog log, CodeAddressIndex address)
+    {
+        if (address == CodeAddressIndex.Invalid)
+        {
+            return null;
+        }
+        var method = log.CodeAddresses.MethodIndex(address);
+        var module = log.CodeAddresses.ModuleFile(address);
+        return method == MethodIndex.Invalid || module is null || string.IsNullOrEmpty(module.FilePath)
+            ? null
+            : new FrameLocation(module.FilePath, log.CodeAddresses.Methods.MethodToken(method), log.CodeAddresses.ILOffset(address));
+    }
+
+    /// <summary>"System.Private.CoreLib!System.Threading.Tasks.Task.Wait(int32,...)" becomes "System.Threading.Tasks.Task.Wait".</summary>
+    public static string ShortName(string frame)
+    {
+        var bang = frame.IndexOf('!', StringComparison.Ordinal);
+        var name = bang >= 0 ? frame[(bang + 1)..] : frame;
+        var paren = name.IndexOf('(', StringComparison.Ordinal);
+        return (paren >= 0 ? name[..paren] : name).Trim();
+    }
+}

@@ -1,0 +1,227 @@
+using System.Diagnostics;
+using ConcurrencySandbox.LoadTests.Engine;
+using static System.FormattableString;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>A thread-pool adjustment placed on the variant's time axis.</summary>
+public sealed record AdjustmentMark(double ElapsedSeconds, int NewWorkerThreadCount, string Reason);
+
+/// <summary>What the observer saw during one variant: its series' health, the pool's adjustments, the blocking stacks and the diagnosis.</summary>
+/// <param name="Process">The observed process as <see cref="DiagnosticsChannel.Process"/> names it ("pid 1234", "container 0123456789ab").</param>
+public sealed record VariantObservation(
+    string Process,
+    int Samples,
+    double LongestGapSeconds,
+    IReadOnlyList<AdjustmentMark> Adjustments,
+    BlockingSites? Stacks,
+    string? StacksNote,
+    StarvationDiagnosis? Diagnosis,
+    string? LostReason)
+{
+    public IReadOnlyDictionary<string, int> AdjustmentsByReason =>
+        Adjustments.GroupBy(a => a.Reason).OrderByDescending(g => g.Count()).ToDictionary(g => g.Key, g => g.Count());
+
+    /// <summary>Events the runtime dropped from the session (<see cref="RuntimeObserver.EventsLost"/>): the counters' sums miss those seconds.</summary>
+    public int EventsLost { get; init; }
+
+    /// <summary>Whether the series covers the variant: the process stayed to the end and no event was lost.</summary>
+    public bool Complete => LostReason is null && EventsLost == 0;
+
+    /// <summary>The series in words: "complete", or how it ended early or lost events.</summary>
+    public string Series => LostReason is { } lost ? $"ENDED EARLY: {lost}"
+        : EventsLost > 0 ? $"INCOMPLETE: {EventsLost} runtime events lost (the session's buffers were full), so the per-second sums miss those seconds"
+        : "complete";
+}
+
+/// <summary>
+/// The observer attached to one variant's process: feeds the variant's telemetry rows (no HTTP), samples the blocking
+/// stacks once when the load first reaches its peak, and afterwards sizes the fix from what was measured.
+/// </summary>
+/// <param name="loadSeconds">How long the load lasts (its shape's duration): the stack sample is taken while it runs.</param>
+public sealed class VariantObserver(RuntimeObserver observer, int processorCount, double peakLoad, double loadSeconds) : IOutOfBandTelemetry, IAsyncDisposable
+{
+    private const int StackRounds = 3;
+    private static readonly TimeSpan StackGap = TimeSpan.FromMilliseconds(300);
+    // Let the peak step's blocking build up before looking at it: 1 s, or a quarter of what is left of a shorter load.
+    private static readonly TimeSpan SettleAtPeak = TimeSpan.FromSeconds(1);
+    // The counters are published once a second: one sample past the end covers the run's last second.
+    private static readonly TimeSpan LastSampleWait = TimeSpan.FromSeconds(1.5);
+    private static readonly TimeSpan PollPeriod = TimeSpan.FromMilliseconds(50);
+
+    // A sample that found no pool thread in user code is taken again, up to this many times, while the peak lasts.
+    private const int StackAttempts = 3;
+    private static readonly TimeSpan ResampleGap = TimeSpan.FromSeconds(1);
+
+    private Task<(BlockingSites? Sites, string? Note)>? _stacks;
+    private volatile bool _loadEnded;
+
+    /// <summary>The observed process and how it is reached.</summary>
+    public DiagnosticsChannel Channel => observer.Channel;
+
+    private long _startedTimestamp;
+
+    public IReadOnlyList<TelemetryRow> RowsSince(VariantKey variant, long startedTimestamp)
+    {
+        _startedTimestamp = startedTimestamp;
+        return ObservedTelemetry.Rows(variant, startedTimestamp, observer.Samples, processorCount);
+    }
+
+    /// <summary>The pool's adjustments seen so far in the variant (for the live page), placed on its time axis.</summary>
+    public IReadOnlyList<AdjustmentMark> Marks() => MarksSince(_startedTimestamp);
+
+    private List<AdjustmentMark> MarksSince(long startedTimestamp) =>
+    [
+        .. observer.Adjustments
+            .Where(a => a.Timestamp >= startedTimestamp)
+            .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Timestamp).TotalSeconds, a.NewWorkerThreadCount, a.Reason)),
+    ];
+
+    /// <summary>Called with each interval row: the first one at the peak load starts the stack sample.</summary>
+    public void OnInterval(IntervalRow row, CancellationToken cancellationToken)
+    {
+        if (_stacks is null && row.Load >= peakLoad && observer.LostReason is null)
+        {
+            var left = TimeSpan.FromSeconds(Math.Max(0, loadSeconds - row.ElapsedSeconds));
+            var loadEnds = Stopwatch.GetTimestamp() + (long)(left.TotalSeconds * Stopwatch.Frequency);
+            _stacks = SampleStacksAsync(left, () => !_loadEnded && Stopwatch.GetTimestamp() < loadEnds, cancellationToken);
+        }
+    }
+
+    private async Task<(BlockingSites?, string?)> SampleStacksAsync(TimeSpan left, Func<bool> loadRuns, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await Task.Delay(left / 4 < SettleAtPeak ? left / 4 : SettleAtPeak, cancellationToken);
+            for (var attempt = 1; ; attempt++)
+            {
+                var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns, observer.Channel.ProcessId);
+                using var resolver = new CallSiteResolver();
+                var sites = BlockingSites.Group(stacks, resolver);
+                if (!sites.AnyInUserCode && !loadRuns())
+                {
+                    // A sample that ended after the load did and found no pool thread in user code does not say what they did under it.
+                    return (null, Invariant($"the stack sample ended after the load did ({left.TotalSeconds:0.#} s of it were left at the peak) and found no pool thread in user code, so it names no call site"));
+                }
+                // No pool thread in user code yet (a busy machine's service still taking its first requests), the load still running: look again.
+                if (sites.AnyInUserCode || attempt == StackAttempts)
+                {
+                    return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"));
+                }
+                await Task.Delay(ResampleGap, cancellationToken);
+            }
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            // A failed stack sample costs the report its call sites, never the load run.
+            return (null, $"the stack sample failed: {e.GetType().Name}: {e.Message}");
+        }
+    }
+
+    /// <summary>
+    /// Stops observing and puts together what was seen during <paramref name="result"/>; the result comes back with its
+    /// telemetry rows completed by the counters of its last second, which arrive up to a second after it ended.
+    /// </summary>
+    public async Task<(VariantResult Result, VariantObservation Observation)> FinishAsync(VariantResult result)
+    {
+        _loadEnded = true;
+        var startedTimestamp = _startedTimestamp;
+        var ended = Stopwatch.GetTimestamp();
+        var (sites, note) = _stacks is null ? (null, "the load never reached its peak while observed") : await _stacks;
+        for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
+        {
+            await Task.Delay(PollPeriod);
+        }
+        await observer.DisposeAsync();
+        result = result with { Telemetry = RowsSince(result.Key, startedTimestamp) };
+        var samples = observer.Samples.Where(s => s.Timestamp >= startedTimestamp).ToList();
+        var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
+        var marks = MarksSince(startedTimestamp);
+        return (result, new VariantObservation(observer.Channel.Process, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
+            Diagnose(result, sites, marks), observer.LostReason) { EventsLost = observer.EventsLost });
+    }
+
+    /// <summary>
+    /// The diagnosis of one observed run: Little's law's need (requests in flight x the threads each holds), the run's
+    /// samples read for a starved spell, and the call site of <paramref name="sites"/>; null without telemetry or requests.
+    /// </summary>
+    public static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, IReadOnlyList<AdjustmentMark> marks)
+    {
+        if (result.Telemetry.Count == 0 || result.Total.Requests == 0)
+        {
+            return null;
+        }
+        var (inFlight, basis) = result.LoadUnit == "rate"
+            ? (result.PeakLoad * result.Total.MinMs / 1000, Invariant($"{result.PeakLoad:0.#} requests/s x the fastest request's {result.Total.MinMs:0} ms"))
+            : (result.PeakLoad, "the peak's users, each waiting for its answer");
+        // The work the requests queued (done or still queued) over the requests that reached the server (answered, or still
+        // there after the client gave up): a starved fan-out leaves most of its calls queued and its requests unanswered.
+        var last = result.Telemetry[^1].Snapshot;
+        var workItemsPerRequest = (last.ThreadPool.CompletedWorkItemCount + last.ThreadPool.PendingWorkItemCount) / (double)Math.Max(1, result.Total.Ok + last.InFlightRequests);
+        var threads = result.Telemetry.Select(t => (t.ElapsedSeconds, t.Snapshot.ThreadPool.ThreadCount)).ToList();
+        // Queued work blocks when the stacks caught pool threads blocking outside a request; only without a stack sample
+        // does a queue longer than the requests in flight stand for it (with one, that queue is the server's own items).
+        var blocksQueuedWork = sites?.BlocksQueuedWork ?? result.PeakQueue > inFlight;
+        // A stack sample that found no pool thread in user code: the requests in flight held none while they waited;
+        // unless the runtime injected a thread for Starvation (queued work made no progress for half a second), which
+        // says something held the pool's threads that the one sample missed.
+        var holdNone = sites is { AnyInUserCode: false } && !marks.Any(m => m.Reason == PoolSample.StarvationReason);
+        // Pool threads in user code, every one running and none blocked: the requests hold their threads to compute, which
+        // more threads would not speed up (the cores bound them), so they need none blocked, whatever the pool's injections.
+        var runNotBlock = sites is { RunsWithoutBlocking: true };
+        var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
+        var threadsPerRequest = holdNone || runNotBlock ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
+        // The CPU between the first and the last sample of the load, over the requests that ended between them (not the
+        // whole run's: the first sample comes a second or so into the load, and its CPU before that is not in the difference).
+        var cpuMsPerRequest = result.CountedSpan()?.PerRequest(s => s.Process.CpuTimeMs);
+        return StarvationDiagnosis.From(new DiagnosisInputs(
+            inFlight,
+            basis,
+            threadsPerRequest,
+            result.PeakThreads ?? 0,
+            StarvationDiagnosis.Growth(threads),
+            result.PeakQueue ?? 0,
+            marks.Count(m => m.Reason == PoolSample.StarvationReason),
+            sites?.Top is { } top ? sites.Describe(top) : null)
+        {
+            Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, sites), result.Sent),
+            BlockingMethod = sites?.MethodToChange,
+            BlockingCandidates = sites?.Top?.Source?.Candidates ?? 1,
+            BusySite = runNotBlock && sites?.TopBusy is { } busy ? sites.Describe(busy) : null,
+            HoldMs = result.Total.MinMs,
+            CpuMsPerRequest = cpuMsPerRequest,
+            ProcessorCount = last.ProcessorCount,
+            LoadUnit = result.LoadUnit,
+            RequestsHoldNoPoolThread = holdNone,
+        });
+    }
+
+    /// <summary>
+    /// The run's samples with the threads the load needed at each (the load of the interval the sample fell in, in
+    /// flight by Little's law, times the threads a request holds), the injections since the sample before, how the
+    /// stack sample found the pool's threads blocked (<paramref name="sites"/>, null when none was taken), and that
+    /// interval's p99 beside the run's fastest request (<see cref="PoolSample.RequestsWaited"/>).
+    /// </summary>
+    public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest, BlockingSites? sites = null)
+    {
+        // An injection raises the count the adjustment before it set (the first one raises the pool from its minimum).
+        var injected = marks.Where((m, i) => i == 0 || m.NewWorkerThreadCount > marks[i - 1].NewWorkerThreadCount).ToList();
+        var samples = new List<PoolSample>();
+        var previousSeconds = double.NegativeInfinity;
+        foreach (var row in result.Telemetry)
+        {
+            var interval = result.Intervals.FirstOrDefault(i => i.ElapsedSeconds >= row.ElapsedSeconds);
+            var load = interval?.Load ?? 0;
+            var inFlight = result.LoadUnit == "rate" ? load * result.Total.MinMs / 1000 : load;
+            var pool = row.Snapshot.ThreadPool;
+            var injections = injected.Where(m => m.ElapsedSeconds > previousSeconds && m.ElapsedSeconds <= row.ElapsedSeconds).Select(m => m.Reason).ToList();
+            samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections,
+                sites?.BlocksOffLock ?? false, sites?.PoolBlocked ?? false, interval?.Stats.P99Ms ?? 0, result.Total.MinMs));
+            previousSeconds = row.ElapsedSeconds;
+        }
+        return samples;
+    }
+
+
+    public ValueTask DisposeAsync() => observer.DisposeAsync();
+}

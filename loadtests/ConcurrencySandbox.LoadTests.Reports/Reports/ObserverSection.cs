@@ -1,0 +1,115 @@
+using System.Globalization;
+using System.Text;
+using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Engine;
+using static System.FormattableString;
+
+namespace ConcurrencySandbox.LoadTests.Reports;
+
+/// <summary>
+/// The report's "Inside the runtime" section: per observed variant the counters' health, the pool's adjustments by
+/// reason, where the pool threads were parked at the peak, the diagnosis paragraph, and the --verify-fix before/after.
+/// </summary>
+internal static class ObserverSection
+{
+    public const string Heading = "Inside the runtime";
+
+    private const string Source = "Counters: the runtime's System.Runtime counters every second and its ThreadPoolWorkerThreadAdjustment events, read over the diagnostics IPC channel (EventPipe) on the runner's own thread, never through the API's HTTP port; stacks: sampled at the peak step as dotnet-stack does.";
+
+    public static string Markdown(ExperimentReport r)
+    {
+        if (Sources(r) is not { } sources)
+        {
+            return "";
+        }
+        var md = new StringBuilder();
+        md.AppendLine().AppendLine($"## {Heading}").AppendLine().AppendLine(sources).AppendLine();
+        if (r.Observations.Count > 0)
+        {
+            md.AppendLine(Source).AppendLine().Append(Table(r).ToMarkdown());
+        }
+        foreach (var line in Paragraphs(r))
+        {
+            md.AppendLine().AppendLine(line);
+        }
+        if (FixTable(r) is { } fix)
+        {
+            md.AppendLine().AppendLine("### Fix verified").AppendLine().Append(fix.ToMarkdown());
+        }
+        return md.ToString();
+    }
+
+    public static HtmlPage AppendTo(HtmlPage page, ExperimentReport r)
+    {
+        if (Sources(r) is not { } sources)
+        {
+            return page;
+        }
+        page.Heading(2, Heading).Paragraph(sources);
+        if (r.Observations.Count > 0)
+        {
+            page.Paragraph(Source).Table(Table(r));
+        }
+        foreach (var line in Paragraphs(r))
+        {
+            page.Paragraph(line);
+        }
+        return FixTable(r) is { } fix ? page.Heading(3, "Fix verified").Table(fix) : page;
+    }
+
+    private static TextTable Table(ExperimentReport r) => new(
+        ["variant", "process", "samples", "longest gap (s)", "pool adjustments by reason", "pool threads at the peak", "series"],
+        [.. r.Observations.Select(o => (IReadOnlyList<string>)
+        [
+            o.Key, o.Value.Process, Invariant($"{o.Value.Samples}"), Invariant($"{o.Value.LongestGapSeconds:0.0#}"),
+            o.Value.Adjustments.Count == 0 ? "none" : string.Join(", ", o.Value.AdjustmentsByReason.Select(a => Invariant($"{a.Key} {a.Value}"))),
+            o.Value.Stacks is { } s ? string.Join("; ", s.Sites.Take(3).Select(s.Describe)) : o.Value.StacksNote ?? "not sampled",
+            o.Value.Series,
+        ])],
+        new HashSet<int> { 2, 3 });
+
+    /// <summary>Where each variant's runtime figures came from (the observer's channel, an HTTP endpoint, or none and why); null when no variant says.</summary>
+    private static string? Sources(ExperimentReport r)
+    {
+        var sources = r.Variants.Where(v => v.TelemetrySource is not null).Select(v => $"{v.Key.Label}: {v.TelemetrySource}").ToList();
+        return sources.Count == 0 ? null : $"Where the runtime's figures came from: {string.Join("; ", sources)}.";
+    }
+
+    /// <summary>Each observed variant's diagnosis, or once why the diagnosis does not fit this experiment's load.</summary>
+    private static IEnumerable<string> Paragraphs(ExperimentReport r) => r.DiagnosisDoesNotApplyBecause is { } why
+        ? r.Observations.Count > 0 ? [$"No starvation diagnosis: {why}"] : []
+        : r.Observations.Where(o => o.Value.Diagnosis is not null).Select(o => $"**{o.Key}**: {o.Value.Diagnosis!.Describe()}");
+
+    private static TextTable? FixTable(ExperimentReport r)
+    {
+        if (r.Fix is not { } fix || Find(r, fix.Before) is not { } before || Find(r, fix.After) is not { } after)
+        {
+            return null;
+        }
+        IReadOnlyList<IReadOnlyList<string>> rows = [Row("before", before, "default"), Row("after", after, Invariant($"{fix.MinimumThreads}"))];
+        if (r.Observations.GetValueOrDefault(fix.Before)?.Diagnosis is { Inputs.HoldMs: > 0 } diagnosis)
+        {
+            rows = [.. rows, Predicted(after.Key.Label, fix.MinimumThreads, diagnosis, before.PeakLoad)];
+        }
+        return new TextTable(
+            ["", "variant", "pool minimum", "mean (ms)", "p99 (ms)", "max (ms)", "RPS", "errors", "peak threads"],
+            rows,
+            new HashSet<int> { 3, 4, 5, 6, 7, 8 });
+
+        // With the minimum, no request waits for a thread: each takes the unqueued latency, and a closed load's users go round at that pace.
+        static IReadOnlyList<string> Predicted(string label, int minimum, StarvationDiagnosis d, double peakLoad) =>
+        [
+            "predicted", label, Invariant($"{minimum}"), Invariant($"{d.Inputs.HoldMs:0.#}"), "", "",
+            d.Inputs.LoadUnit == "rate" ? Invariant($"{peakLoad:0.##}") : Invariant($"{peakLoad * 1000 / d.Inputs.HoldMs:0.##}"),
+            "0", Invariant($"{minimum}"),
+        ];
+
+        static IReadOnlyList<string> Row(string when, VariantResult v, string minimum) =>
+        [
+            when, v.Key.Label, minimum, v.Total.Mean.Format(), v.Total.P99.Format(), v.Total.Max.Format(),
+            Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Total.Failed}"), v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a",
+        ];
+    }
+
+    private static VariantResult? Find(ExperimentReport r, string label) => r.Variants.FirstOrDefault(v => v.Key.Label == label);
+}

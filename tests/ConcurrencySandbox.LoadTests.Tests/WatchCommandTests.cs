@@ -80,12 +80,8 @@ public sealed class WatchCommandTests : IDisposable
         var first = await FirstLineAsync(watch);
         Assert.StartsWith($"watching pid {service.ProcessId}", first);
 
-        // The test's own client, not the runner: 80 users arriving over 2.4 s, each sending GET /orders/1?delayMs=500 (a .Result) back to back for 12 s.
-        var traffic = TrafficAsync(service.BaseAddress, users: 80, TimeSpan.FromSeconds(12));
-        var (code, output, error) = await EndAsync(watch, first);
-        output += $"\n(the test's client got {await traffic} answers)";
+        var output = await EndUnderTrafficAsync(watch, service, first);
 
-        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
         using var report = ReadReport();
         var episodes = report.RootElement.GetProperty("episodes");
         Assert.True(episodes.GetArrayLength() >= 1, output);
@@ -111,11 +107,8 @@ public sealed class WatchCommandTests : IDisposable
         var watching = await FirstLineAsync(watch);
         Assert.StartsWith($"watching the runtime connected to {socket}", watching);
 
-        var traffic = TrafficAsync(service.BaseAddress, users: 80, TimeSpan.FromSeconds(12));
-        var (code, output, error) = await EndAsync(watch, watching);
-        output += $"\n(the test's client got {await traffic} answers)";
+        var output = await EndUnderTrafficAsync(watch, service, watching);
 
-        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
         Assert.Contains("Orders.Get (Orders.cs:", output);
         using var report = ReadReport();
         Assert.Contains(report.RootElement.GetProperty("episodes").EnumerateArray(), e => e.TryGetProperty("callSite", out var site) && site.GetProperty("method").GetString() == "Orders.Get");
@@ -213,6 +206,20 @@ public sealed class WatchCommandTests : IDisposable
             throw;
         }
         return (watch.ExitCode, firstLine + "\n" + await output, await error);
+    }
+
+    /// <summary>
+    /// The test's own client, not the runner: 80 users arriving over 2.4 s, each sending GET /orders/1?delayMs=500 (a
+    /// .Result) back to back for 12 s, while the watch runs to its end; its output (with the answers counted) once it
+    /// exited 0.
+    /// </summary>
+    private static async Task<string> EndUnderTrafficAsync(Process watch, SampleServiceProcess service, string lastLineRead)
+    {
+        var traffic = TrafficAsync(service.BaseAddress, users: 80, TimeSpan.FromSeconds(12));
+        var (code, output, error) = await EndAsync(watch, lastLineRead);
+        output += $"\n(the test's client got {await traffic} answers)";
+        Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
+        return output;
     }
 
     /// <summary>

@@ -23,7 +23,7 @@ internal static class Runner
             var passed = request.Runs > 1
                 ? await RepeatedRuns.RunAsync(request.Runs, request.OutputFolder, folder => RunOnceAsync(request with { OutputFolder = folder }, session, cancellationToken), session.Console)
                 : (await RunOnceAsync(request, session, cancellationToken)).Passed;
-            session.End("finished", $"The run is over: {(passed ? "every threshold passed" : "a threshold failed")}. The report is in {Path.GetFullPath(request.OutputFolder)}.");
+            session.Finished(passed, request.OutputFolder);
             return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
         }
         catch (RunStoppedException e) when (cancellationToken.IsCancellationRequested)

@@ -138,14 +138,18 @@ internal static class UrlCommand
         {
             session.ReportWritten(folder);
         }
-        var (outcome, message) = exitCode switch
+        switch (exitCode)
         {
-            CommandLine.ExitOk => ("finished", $"The run is over: every threshold passed. The report is in {Path.GetFullPath(folder)}."),
-            CommandLine.ExitThresholdFailed => ("finished", $"The run is over: a threshold failed. The report is in {Path.GetFullPath(folder)}."),
-            CommandLine.ExitCancelled => ("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(folder)}."),
-            _ => ("failed", "The run stopped: see the lines above."),
-        };
-        session.End(outcome, message);
+            case CommandLine.ExitOk or CommandLine.ExitThresholdFailed:
+                session.Finished(exitCode == CommandLine.ExitOk, folder);
+                break;
+            case CommandLine.ExitCancelled:
+                session.End("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(folder)}.");
+                break;
+            default:
+                session.End("failed", "The run stopped: see the lines above.");
+                break;
+        }
         return exitCode;
     }
 

@@ -93,6 +93,10 @@ internal sealed class ProgressSession : IDisposable
         }
     }
 
+    /// <summary>The run finished (not stopped): whether every threshold passed, and where its report is.</summary>
+    public void Finished(bool passed, string folder) =>
+        End("finished", $"The run is over: {(passed ? "every threshold passed" : "a threshold failed")}. The report is in {Path.GetFullPath(folder)}.");
+
     public void Dispose()
     {
         _stallWatch.Dispose();

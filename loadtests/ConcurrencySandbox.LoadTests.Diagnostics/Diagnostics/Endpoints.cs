@@ -27,7 +27,7 @@ internal static class Endpoints
 {
     private const string ControllerBase = "Microsoft.AspNetCore.Mvc.ControllerBase";
     private const string RouteAttribute = "Microsoft.AspNetCore.Mvc.RouteAttribute";
-    private const int PrefixDepth = 6;
+    private const int PrefixDepth = 16;
 
     private static readonly Dictionary<string, string> Verbs = new()
     {

@@ -11,7 +11,9 @@ namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 public sealed class MapRouteTests
 {
     private const string Source = """
-        var app = WebApplication.Create();
+        var builder = WebApplication.CreateBuilder(args);
+        builder.Logging.SetMinimumLevel(LogLevel.Warning);
+        var app = builder.Build();
         // Groups assigned to the variable the Map call is made on, and a Map call on the app itself.
         var api = app.MapGroup("/api")
             .MapGroup("receive/");

@@ -102,10 +102,11 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
         var background = handlerFrame is null ? served.BackgroundOf(served.OutsideRequest, leaf.Method) : null;
         var statement = leaf.Method.Module.Statement(leaf.Method.Token, leaf.ILOffset);
         var (from, to) = statement is { } s ? (s.Start, s.End) : (0, int.MaxValue);
-        var calls = leaf.Method.Module.Calls(leaf.Method.Token, from, to).Where(c => !c.Delegate).ToList();
+        var calls = WaitCalls(leaf.Method, from, to);
         var primitive = BlockingPrimitive.Classify(below, [.. calls.Select(c => SourceNames.Describe(c.Callee))]);
         var found = Blocking(served.Code, leaf.Method, from, to, primitive);
-        var note = leaf.Method.Module.PdbNote;
+        // Lines missing, and a route missing, are said once on the call site.
+        var note = string.Join("; ", new[] { leaf.Method.Module.PdbNote, route is null && background is null ? served.NoRoute(handlerFrame is not null) : null }.OfType<string>()) is { Length: > 0 } said ? said : null;
         if (found.Count == 0)
         {
             // The statement's IL shows no blocking call (the offset fell beside it): the frame and its statement's line.
@@ -156,10 +157,10 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
         var reach = inRequest ? served.InRequest : served.OutsideRequest;
         var searched = reach.Count > 0 ? reach.Keys : served.Code.Methods();
         var callers = searched
-            .SelectMany(method => method.Module.Calls(method.Token)
-                .Where(c => !c.Delegate && BlockingPrimitive.Compatible(BlockingPrimitive.Match(SourceNames.Describe(c.Callee)), primitive))
+            .SelectMany(method => WaitCalls(method)
+                .Where(c => BlockingPrimitive.Compatible(BlockingPrimitive.Match(SourceNames.Describe(c.Callee)), primitive))
                 .Take(1)
-                .Select(c => (Method: method, Step: new CallStep(method.Name, method.LineOf(c.ILOffset)))))
+                .Select(c => (Method: method, Call: c, Step: new CallStep(method.Name, method.LineOf(c.ILOffset)))))
             .DistinctBy(c => (c.Step.Method, c.Step.Line))
             .OrderBy(c => reach.TryGetValue(c.Method, out var r) ? r.Depth : 0)
             .ThenBy(c => c.Step.Method, StringComparer.Ordinal)
@@ -177,9 +178,12 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
         var backgrounds = callers.Select(c => inRequest ? null : served.BackgroundOf(reach, c.Method)).Distinct().ToList();
         if (callers.Count == 1)
         {
-            var (method, step) = callers[0];
-            return new BlockingCall(step.Method, primitive, step.Line, routes[0], null, inliner,
-                $"no frame of the application is on the stack: {step.Method} is the one method of {scope} whose IL makes this call{pdb}")
+            var (method, call, step) = callers[0];
+            var noRoute = routes[0] is null && backgrounds[0] is null ? $"; {served.NoRoute(inRequest)}" : "";
+            // The stack shows the wait the JIT inlined the call into; the one call that makes it says which it was.
+            var named = primitive == BlockingPrimitive.TaskWait ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive;
+            return new BlockingCall(step.Method, named, step.Line, routes[0], null, inliner,
+                $"no frame of the application is on the stack: {step.Method} is the one method of {scope} whose IL makes this call{pdb}{noRoute}")
             {
                 CalledFrom = reach.ContainsKey(method) ? ApplicationCode.PathUp(reach, method) : [],
                 Background = backgrounds[0],
@@ -208,8 +212,8 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
         for (var depth = 0; depth <= InlineDepth && level.Count > 0; depth++)
         {
             var found = level
-                .Select(m => (m.Method, Call: m.Method.Module.Calls(m.Method.Token, m.From, m.To)
-                    .FirstOrDefault(c => !c.Delegate && BlockingPrimitive.Match(SourceNames.Describe(c.Callee)) is { } p && (primitive is null || BlockingPrimitive.Compatible(p, primitive))), m.Chain))
+                .Select(m => (m.Method, Call: WaitCalls(m.Method, m.From, m.To)
+                    .FirstOrDefault(c => BlockingPrimitive.Match(SourceNames.Describe(c.Callee)) is { } p && (primitive is null || BlockingPrimitive.Compatible(p, primitive))), m.Chain))
                 .Where(f => f.Call is not null)
                 .Select(f => (f.Method, f.Call!, f.Chain))
                 .ToList();
@@ -222,6 +226,20 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
                 .Select(c => (c.Callee, 0, int.MaxValue, (IReadOnlyList<CallStep>)[new CallStep(m.Method.Name, m.Method.LineOf(c.ILOffset)), .. m.Chain])))];
         }
         return [];
+    }
+
+    /// <summary>
+    /// The calls the method's IL makes between the offsets that can wait, as the developer wrote them: not the delegates it
+    /// makes, nor the awaiter's GetResult the compiler emits for each await of an async method (which runs once the awaited
+    /// task is done, after its IsCompleted check: as many GetResult calls as IsCompleted checks are all the compiler's).
+    /// </summary>
+    private static List<ILCall> WaitCalls(AppMethod method, int from = 0, int to = int.MaxValue)
+    {
+        var all = method.Module.Calls(method.Token);
+        bool Is(ILCall call, string suffix) => SourceNames.Describe(call.Callee).EndsWith(suffix, StringComparison.Ordinal);
+        var awaits = all.Count(c => Is(c, "Awaiter.get_IsCompleted"));
+        var compilers = all.Count(c => Is(c, "Awaiter.GetResult")) <= awaits;
+        return [.. all.Where(c => c.ILOffset >= from && c.ILOffset < to && !c.Delegate && !(compilers && Is(c, "Awaiter.GetResult")))];
     }
 
     // The first managed frame below the user's: TraceEvent's pseudo-frames ("CPU_TIME", "UNMANAGED_CODE_TIME") are no call.

@@ -59,6 +59,11 @@ internal sealed class ServedCode
         ? All.Count == 0 ? "no endpoint was found in its metadata or sources: not ASP.NET Core, or its sources are not on this machine, so no route" : "no endpoint's code reaches a blocking call"
         : "no background service, and no endpoint serving the loaded path, was found";
 
+    /// <summary>Why a call site has no route: "no route: the thread served no request", or why the request's endpoint is not known.</summary>
+    public string NoRoute(bool inRequest) => !inRequest ? "no route: the thread served no request (not ASP.NET Core's pipeline, nor a background service of the application)"
+        : All.Count == 0 ? "no route: no endpoint was found in the application's metadata, nor in its sources (read through its PDB)"
+        : $"no route: the handler on the stack is none of the application's {All.Count} endpoints{(_requestPath is null ? "" : $", and none serves {_requestPath}")}";
+
     /// <summary>The endpoint whose handler is <paramref name="method"/>: the handler itself, its state machine, a lambda in it, or a method it calls straight away.</summary>
     public AppEndpoint? EndpointOf(AppMethod method) => Serving.Concat(All).FirstOrDefault(e =>
         e.Handler == method

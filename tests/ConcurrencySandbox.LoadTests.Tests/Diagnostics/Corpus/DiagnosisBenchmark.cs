@@ -120,27 +120,7 @@ public static class DiagnosisBenchmark
     /// <summary>One Release build of the whole corpus, with no build server left running after it.</summary>
     private static async Task BuildAsync(string root)
     {
-        var start = new ProcessStartInfo("dotnet", ["build", "corpus.slnx", "-c", "Release", "-nologo", "-v", "quiet", "--disable-build-servers"])
-        {
-            WorkingDirectory = root,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-        };
-        start.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
-        start.Environment["DOTNET_NOLOGO"] = "1";
-        using var build = Process.Start(start)!;
-        var output = build.StandardOutput.ReadToEndAsync();
-        var error = build.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(BuildTimeout);
-        try
-        {
-            await build.WaitForExitAsync(timeout.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            build.Kill(entireProcessTree: true);
-            throw new TimeoutException($"dotnet build of the corpus took more than {BuildTimeout.TotalMinutes} min");
-        }
-        Assert.True(build.ExitCode == 0, $"dotnet build of the corpus failed ({build.ExitCode}):\n{await output}\n{await error}");
+        var (code, output, error) = await CommandRun.RunAsync("dotnet", ["build", Path.Combine(root, "corpus.slnx"), "-c", "Release", "-nologo", "-v", "quiet", "--disable-build-servers"], BuildTimeout);
+        Assert.True(code == 0, $"dotnet build of the corpus failed ({code}):\n{output}\n{error}");
     }
 }

@@ -288,7 +288,6 @@ public static class ServiceGenerator
                 break;
         }
         program.Line("app.MapGet(\"/upstream/slow\", async () => { await Task.Delay(Slow.DelayMs); return \"ok\"; });");
-        program.Line("app.MapGet(\"/upstream/streamed\", async (HttpContext context) => { await context.Response.StartAsync(); await context.Response.Body.FlushAsync(); await Task.Delay(Slow.DelayMs); await context.Response.WriteAsync(\"ok\"); });");
         program.Line("app.MapGet(\"/decoy/{id:int}\", (int id) => Decoys.Warm(id));");
         program.Line($"app.Lifetime.ApplicationStarted.Register(() => {{ Upstream.Address = new Uri(app.Urls.First() + \"/\"); Console.WriteLine($\"{shape.Name} ready: {{string.Join(' ', app.Urls)}} pid {{Environment.ProcessId}}\"); }});");
         program.Line("app.Run();");
@@ -404,9 +403,50 @@ public static class ServiceGenerator
         public static class Upstream
         {
             public static readonly HttpClient Http = new();
+
+            // Its headers at once and its body after the delay, from threads of its own: the pool the service starves
+            // does not hold up the headers, so a stream read waits for the body, not the send for the headers.
+            public static readonly Uri Streamed = StartStreamed();
+
             public static Uri? Address { get; set; }
             public static Uri Slow => new(Address!, "upstream/slow");
-            public static Uri Streamed => new(Address!, "upstream/streamed");
+
+            private static Uri StartStreamed()
+            {
+                var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+                listener.Start();
+                new Thread(() =>
+                {
+                    while (true)
+                    {
+                        var client = listener.AcceptTcpClient();
+                        new Thread(() => Answer(client)) { IsBackground = true }.Start();
+                    }
+                }) { IsBackground = true }.Start();
+                return new Uri($"http://127.0.0.1:{((System.Net.IPEndPoint)listener.LocalEndpoint).Port}/streamed");
+            }
+
+            private static void Answer(System.Net.Sockets.TcpClient client)
+            {
+                using (client)
+                {
+                    var stream = client.GetStream();
+                    var request = "";
+                    var buffer = new byte[4096];
+                    while (!request.Contains("\r\n\r\n", StringComparison.Ordinal))
+                    {
+                        var read = stream.Read(buffer);
+                        if (read == 0)
+                        {
+                            return;
+                        }
+                        request += System.Text.Encoding.ASCII.GetString(buffer, 0, read);
+                    }
+                    stream.Write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n"u8);
+                    Thread.Sleep(global::Slow.DelayMs);
+                    stream.Write("ok"u8);
+                }
+            }
         }
         """;
 

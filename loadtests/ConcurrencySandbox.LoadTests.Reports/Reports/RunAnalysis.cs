@@ -167,7 +167,7 @@ public static class RunAnalysis
     private static SummaryBlockingSite Site(BlockingSite s) => new(s.CallSite, s.Threads, s.InUserCode, s.InRequest,
         s.Source is { } c ? new SummaryCallSite(c.Method, c.Primitive, Line(c.Line), c.Route, c.Handler, c.InlinedInto, c.Note)
         {
-            Candidates = c.Candidates,
+            Candidates = c.Unsure ? c.Candidates : null,
             Listed = c.Listed.Count > 0 ? [.. c.Listed.Select(Step)] : null,
             CalledFrom = c.CalledFrom.Count > 0 ? [.. c.CalledFrom.Select(Step)] : null,
             Background = c.Background,

@@ -356,8 +356,9 @@ public sealed record SummaryBlockingSite(
 /// <summary>A blocking call site as the developer wrote it: method, primitive, file:line, route or handler, what the JIT inlined it into, and why lines are missing.</summary>
 public sealed record SummaryCallSite(string Method, string Primitive, SummarySourceLine? Line, string? Route, string? Handler, string? InlinedInto, string? Note)
 {
-    /// <summary>How many methods could be the one that blocks (more than one: unsure, <see cref="Listed"/> names them).</summary>
-    public int Candidates { get; init; } = 1;
+    /// <summary>How many methods could be the one that blocks, when more than one (unsure: <see cref="Listed"/> names them); left out when one.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public int? Candidates { get; init; }
 
     /// <summary>The methods that could be the one, each with the line of its blocking call, when more than one.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]

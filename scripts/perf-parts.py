@@ -75,7 +75,8 @@ def part_of(block):
         for name, pattern in USER_PARTS:
             if pattern.search(symbol):
                 return name
-    return "other user code (" + stack[0][0][:60] + ")"
+    symbol, dso = stack[0]
+    return "other user code (" + (symbol[:60] if symbol != "[unknown]" else "unnamed, in " + dso.rsplit("/", 1)[-1]) + ")"
 
 
 def main():

@@ -33,7 +33,7 @@
 #   PROFILE=1: also profiles each tool over its own turns only (perf record -g, switched on around each turn, the
 #     runner with the runtime's perf map) and prints its CPU per request by part (socket system calls, parsing,
 #     scheduling and wake-ups, timing and histogram recording, allocation and GC: scripts/perf-parts.py), with its
-#     system calls and context switches per request (docs/performance.md, "Where the runner's microseconds go").
+#     system calls and context switches per request (docs/notebook/performance.md, "Where the runner's microseconds go").
 #     Needs perf; the profiler's own cost is in these turns' figures, so judge ratios without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."

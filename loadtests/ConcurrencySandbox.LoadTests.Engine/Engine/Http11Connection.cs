@@ -148,8 +148,8 @@ internal sealed class Http11Connection : IDisposable, IValueTaskSource, IValueTa
     /// and whether the connection may carry the next request. Interim 1xx answers are skipped. The answer is parsed as
     /// its bytes arrive, in the receive's own completion (on the thread that polled the socket, with inline socket
     /// completions), and its waiter is resumed from there: no await per line, per fill or per socket receive, which
-    /// were five state machines suspended and resumed per request (docs/performance.md, "Where the runner's
-    /// microseconds go").
+    /// were five state machines suspended and resumed per request (docs/notebook/performance.md, "Where the
+    /// runner's microseconds go").
     /// </summary>
     public ValueTask<(int Status, bool KeepAlive)> ReadResponseAsync(Stream? body)
     {

@@ -14,8 +14,8 @@ import sys
 # System calls by a kernel frame of their own (__x64_sys_sendto, __sys_sendto, ksys_write, do_epoll_wait, ...): the
 # kernel may inline the __x64_sys_ entry, so any frame between the leaf and do_syscall_64 may name it.
 SYSCALL_PARTS = [
-    ("socket send (sendto, sendmsg, write)", re.compile(r"sys_(sendto|sendmsg|sendmmsg|write|writev)$")),
-    ("socket receive (recvfrom, recvmsg, read)", re.compile(r"sys_(recvfrom|recvmsg|recvmmsg|read|readv)$")),
+    ("socket send (sendto, sendmsg, write)", re.compile(r"sys_(sendto|sendmsg|sendmmsg|write|writev)$|^do_writev$")),
+    ("socket receive (recvfrom, recvmsg, read)", re.compile(r"sys_(recvfrom|recvmsg|recvmmsg|read|readv)$|^do_readv$")),
     ("poll (epoll_wait, epoll_ctl)", re.compile(r"sys_(epoll_wait|epoll_pwait|epoll_pwait2|epoll_ctl)$|^do_epoll_")),
     ("futex (thread wake-ups and sleeps)", re.compile(r"sys_futex$|^do_futex$")),
     ("sched_yield", re.compile(r"sys_sched_yield$")),

@@ -74,8 +74,8 @@ load() {
   awk -v m="$1" -v p="$2" -v t="$ticks" -v hz="$clock_ticks_per_second" -v n="$requests" \
     'BEGIN { printf "%s %s: the API spent %.1f us of CPU per request (%d requests)\n", m, p, t / hz / n * 1e6, n }' | tee -a "$work/cpu.txt"
   if [ -n "$watch_pid" ]; then
-    # Ctrl+C ends a watch as its course: it writes its report and exits 0.
-    kill -INT "$watch_pid"
+    # SIGTERM ends a watch as Ctrl+C does (its report written, exit 0); a background job of a script ignores SIGINT.
+    kill -TERM "$watch_pid"
     wait "$watch_pid" || { echo "watch exited with $?:" >&2; cat "$work/watch-$2.log" >&2; exit 2; }
     watch_pid=""
     echo "watch $2: $(tail -n 1 "$work/watch-$2.log")"

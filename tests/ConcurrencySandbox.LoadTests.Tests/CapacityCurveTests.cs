@@ -9,7 +9,7 @@ public sealed class CapacityCurveTests : IDisposable
     private readonly string _out = Path.Combine(Path.GetTempPath(), "capacity-" + Guid.NewGuid().ToString("N"));
 
     /// <summary>A search as run --url runs it: one variant per step, each at one load, in the order bisecting visits them.</summary>
-    private static ExperimentReport Search()
+    internal static ExperimentReport Search()
     {
         // 4 and 8 users answer in 100 ms; 16 in 900 ms (over a 500 ms SLO); the search then bisects to 12 (held).
         (string Label, double Users, double Ms)[] steps = [("4-users", 4, 100), ("8-users", 8, 100), ("16-users", 16, 900), ("12-users", 12, 200)];

@@ -221,7 +221,8 @@ public static class ReportWriter
             page = page.List([.. claims.Select(c => c.Line)]);
         }
         page = page
-            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes");
+            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes")
+            .Tiles(Tiles(r));
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r)
             .Figures(evidenceSvgs)
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
@@ -286,6 +287,28 @@ public static class ReportWriter
 
     /// <summary>Each variant's knee in words as the analysis put it: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
     public static IReadOnlyList<string> KneeLines(ResponseCurveModel curves) => [.. curves.Variants.Select(c => c.Line)];
+
+    /// <summary>
+    /// The first screen's tiles, one per variant: its rate, p50 and p99, failures and timeouts, peak load, and the pool's
+    /// peak threads and queue, each read from its summary field (the tables read the same); "no answer", never 0, where
+    /// no request of the variant got one.
+    /// </summary>
+    public static IReadOnlyList<ReportTile> Tiles(RunSummary r) =>
+    [
+        .. r.Variants.Select(v =>
+        {
+            var noAnswer = v.Outcomes.Completed == 0;
+            return new ReportTile(v.Name, v.Color,
+            [
+                (r.Words.PerSecond, noAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
+                ($"{r.Words.LatencyPrefix}p50 / p99 (ms)", noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
+                ("failed", Invariant($"{v.Failed} of {v.Requests}")),
+                ("timed out", Invariant($"{v.Outcomes.TimedOut}")),
+                ("peak load", v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : Invariant($"{v.PeakLoad:0.##} {ResponseCurve.UnitOf(v.LoadUnit)}")),
+                ("pool threads / queue", v.PeakThreads is { } threads ? Invariant($"{threads} / {v.PeakQueue}") : "n/a (no telemetry)"),
+            ]);
+        }),
+    ];
 
     /// <summary>The report folder's other files, as report.html links them.</summary>
     private static IEnumerable<string> ReportFiles(RunSummary r) =>

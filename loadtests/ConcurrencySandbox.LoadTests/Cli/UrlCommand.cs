@@ -281,9 +281,14 @@ internal static class UrlCommand
             Thresholds = [.. steps.Where(s => CapacityFinding.BrokeBy(s.Variants[0].Total, sloP99Ms) is null).SelectMany(s => s.Thresholds)],
             Headline = headline,
             Capacity = figures,
+            StepBrokeBecause = steps.ToDictionary(s => s.Variants[0].Key.Label, s => CapacityFinding.BrokeBy(s.Variants[0].Total, sloP99Ms)),
+            FixRampPrefix = relaunch is null ? null : FixRampPrefix,
         };
         return ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
+
+    /// <summary>The label prefix of the --verify-fix ramp's steps ("min12-4-users"), after the restart with the pool minimum.</summary>
+    private const string FixRampPrefix = "min";
 
     /// <summary>
     /// A step of the search as measured; stopped (its report marked partial), it goes on as the cancellation it is, kept
@@ -366,7 +371,7 @@ internal static class UrlCommand
         await output.WriteLineAsync($"-- verify-fix: starting {relaunch.Assembly} again with {setting} ({minimum} threads)");
         await using var fixedService = await LaunchedService.StartAsync(relaunch.Assembly, relaunch.Target, new Dictionary<string, string> { [FixCheck.RuntimeMinimumSetting] = FixCheck.RuntimeMinimum(minimum) }, cancellationToken);
         var servers = await ServersAsync(relaunch.Target, fixedService.ProcessId, findByPort: false, output);
-        var after = await RampAsync(done, Invariant($"min{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, servers, TimeProvider.System.GetTimestamp(), session, cancellationToken);
+        var after = await RampAsync(done, Invariant($"{FixRampPrefix}{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, servers, TimeProvider.System.GetTimestamp(), session, cancellationToken);
         var measured = after.Finding.BrokeAt is { } brokeAt
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");

@@ -395,7 +395,7 @@ internal static class MatrixRunner
         }
         if (fanOuts.Count > 0)
         {
-            page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}", $"Fan-out on {run.Label}", run.FanOut!.Variants));
+            page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}", ResponseCurveModel.Of($"Fan-out on {run.Label}", run.FanOut!.Variants)));
             page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, delayMs)).Paragraph(StarvedNote(delayMs));
         }
         return page.Heading(2, "Machine and run").List(Setup(runs, options, setup)).Paragraph("Command line:").Preformatted(RunnerCommandLine.Current())

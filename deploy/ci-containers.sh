@@ -50,6 +50,13 @@ containers=()
 dockerd_pid=""
 compose=()
 
+# Each numbered step's time, printed when the next starts (and at the end): "containers: step 3 (images) took 95 s".
+step_name=""; step_at=$started_at
+step() {
+  local now; now=$(date +%s)
+  [ -z "$step_name" ] || echo "containers: step $step_name took $((now - step_at)) s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  step_name=$1; step_at=$now
+}
 pass() { echo "ok: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 skip() { echo "skipped: $*"; skipped=$((skipped + $2)); }
@@ -73,6 +80,7 @@ expected_cpus() {
 }
 
 finish() {
+  step "8 (teardown)"
   for id in "${containers[@]}"; do docker rm -f "$id" >/dev/null 2>&1; done
   if [ ${#compose[@]} -gt 0 ]; then
     (cd deploy && REPORTS_HOST_DIR="$work/reports" "${compose[@]}" -p "$PROJECT" --profile monitoring --profile agents down --volumes --remove-orphans >/dev/null 2>&1)
@@ -83,11 +91,13 @@ finish() {
     echo "containers: stopped the dockerd this stage started (pid $dockerd_pid)"
   fi
   rm -rf "$work"
+  step ""
   echo "containers: stage took $(($(date +%s) - started_at)) s"
   echo "containers: $passed passed, $failed failed, $skipped skipped"
 }
 trap finish EXIT
 
+step "1 (engine)"
 # 1. An engine: use a running one; as root, install docker.io and start dockerd when missing.
 engine_unavailable() {
   echo "containers: no container engine can run here ($1): $TOTAL_CHECKS container checks skipped"
@@ -112,6 +122,7 @@ fi
 engine=$(docker version --format '{{.Server.Version}}' 2>/dev/null)
 echo "containers: Docker Engine $engine, compose: ${compose[*]:-none}, host CPUs $(nproc)"
 
+step "2 (base images)"
 # 2. Base images: the official ones when present or pullable, else the offline stand-ins.
 have_image() { docker image inspect "$1" >/dev/null 2>&1; }
 official_sdk=mcr.microsoft.com/dotnet/sdk:10.0
@@ -129,6 +140,7 @@ fi
 RUNTIME_IMAGE=${RUNTIME_IMAGE:-$official_runtime}
 echo "containers: base images $SDK_IMAGE and $RUNTIME_IMAGE"
 
+step "3 (images)"
 # 3. The three images, with the legacy builder (BuildKit would reach for a registry).
 for target in api stub loadrunner; do
   build_started=$(date +%s)
@@ -142,6 +154,7 @@ for target in api stub loadrunner; do
 done
 have_image concurrencysandbox/api:local || { skip "the API image is missing: API and compose checks" $((TOTAL_CHECKS - BUILD_CHECKS)); exit 1; }
 
+step "4 (API per CPU setting)"
 # 4. The API at each CPU setting.
 now_ms() { date +%s%3N; }
 for setting in "${SETTINGS[@]}"; do
@@ -195,6 +208,7 @@ for setting in "${SETTINGS[@]}"; do
   docker rm -f "$id" >/dev/null
 done
 
+step "5 (observer in a container)"
 # 5. The runtime observer on a container: the load runner (this checkout's Debug build) starts the API image at --cpus 1
 #    with its diagnostics socket on a shared volume (DOTNET_DiagnosticPorts), starves a sync-over-async fan-out, and the
 #    report must name that channel and hold a counter sample every second of the run (no gap over OBSERVER_MAX_GAP_S).
@@ -233,6 +247,7 @@ else
   fi
 fi
 
+step "5b (quota vs cpuset)"
 # 5b. Quota vs cpuset (docs/deploy.md, "CPU quota or cpuset"): the load runner's limits command prints a line per
 #     workload and core count; an inconclusive one is an answer too (a busy CI machine must not fail the stage), a
 #     skipped one (a core count above the host's CPUs, or the throttled burst at a quota of every host CPU, which can
@@ -265,6 +280,7 @@ else
   fi
 fi
 
+step "6 (compose stack)"
 # 6. The compose stack end to end: the smoke profile against every API the host can run, reports written, exit 0.
 if [ ${#compose[@]} -eq 0 ]; then
   skip "compose stack: neither 'docker compose' nor docker-compose is installed" "$COMPOSE_CHECKS"
@@ -289,6 +305,7 @@ else
   if [ "$verdicts" -eq 0 ]; then pass "compose stack (smoke) printed no verdict"; else fail "compose stack (smoke) printed $verdicts verdict(s) from smoke runs"; fi
 fi
 
+step "6b (agents profile)"
 # 6b. The agents profile: 3 scaled-out agents against api-2cpu (smoke profile, compute), one coordinator merging their
 #     histograms; its exit code is the run's, and its summary.md has one healthy row per agent and variant.
 AGENT_COUNT=3
@@ -310,6 +327,7 @@ else
   (cd deploy && "${compose[@]}" -p "$PROJECT" --profile agents rm -fs coordinator agent >/dev/null 2>&1)
 fi
 
+step "7 (monitoring profile)"
 # 7. The monitoring profile: Prometheus (image built offline from Debian's package) scrapes /metrics on every API's
 #    control plane; asked through its own query API from the host.
 MONITORED="api-1cpu api-2cpu"

@@ -40,9 +40,6 @@ internal sealed class ProgressSession : IDisposable
 
     public RunProgress Progress { get; }
 
-    /// <summary>The live page's address, when one is served.</summary>
-    public Uri? LiveAddress => _live?.Address;
-
     /// <summary>Starts the run's progress: the live server first (its address is the first line printed), then the status line.</summary>
     public static ProgressSession Start(RunPlanned plan, TextWriter console, ProgressOptions options, TimeProvider clock)
     {

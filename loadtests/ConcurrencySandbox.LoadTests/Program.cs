@@ -8,7 +8,7 @@ using ConcurrencySandbox.Platform.Hosting;
 AppDomain.CurrentDomain.ProcessExit += (_, _) => ApiProcess.KillAll();
 // The reports sit below the experiments, so the colours the experiments declare are handed down once, here.
 VariantPalette.Declare(ExperimentList.Colors);
-// Every command's sockets complete on the thread that polled them, as wrk's do (docs/performance.md, item 5): the load
+// Every command's sockets complete on the thread that polled them, as wrk's do (docs/notebook/performance.md, item 5): the load
 // of the experiments, matrix, run --url and the agents alike, set before the process's first socket; its API, service and
 // streaming-client children start with the environment the runner was given.
 InlineSocketCompletions.EnableInThisProcess();

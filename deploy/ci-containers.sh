@@ -54,6 +54,7 @@ started_at=$(date +%s)
 work=$(mktemp -d)
 containers=()
 dockerd_pid=""
+runner_build_pid=""
 compose=()
 
 # Each numbered step's time, printed when the next starts (and at the end): "containers: step 3 (images) took 95 s".
@@ -87,6 +88,7 @@ expected_cpus() {
 
 finish() {
   step "8 (teardown)"
+  if [ -n "$runner_build_pid" ] && kill -0 "$runner_build_pid" 2>/dev/null; then kill "$runner_build_pid"; wait "$runner_build_pid" 2>/dev/null; fi
   for id in "${containers[@]}"; do docker rm -f "$id" >/dev/null 2>&1; done
   if [ ${#compose[@]} -gt 0 ]; then
     (cd deploy && REPORTS_HOST_DIR="$work/reports" "${compose[@]}" -p "$PROJECT" -f compose.yaml -f compose.watch.yaml --profile monitoring --profile agents down --volumes --remove-orphans >/dev/null 2>&1)
@@ -127,6 +129,13 @@ elif command -v docker-compose >/dev/null; then compose=(docker-compose)
 fi
 engine=$(docker version --format '{{.Server.Version}}' 2>/dev/null)
 echo "containers: Docker Engine $engine, compose: ${compose[*]:-none}, host CPUs $(nproc)"
+
+# The load runner that steps 5 and 5b run (this checkout's Debug build) builds in the background while the images are
+# made: neither measures anything, and after .ci/run's dotnet test the build is an incremental check.
+if command -v dotnet >/dev/null; then
+  dotnet build loadtests/ConcurrencySandbox.LoadTests -v quiet -nologo >"$work/runner-build.log" 2>&1 &
+  runner_build_pid=$!
+fi
 
 step "2 (base images)"
 # 2. Base images: the official ones when present or pullable, else the offline stand-ins.
@@ -215,13 +224,13 @@ for setting in "${SETTINGS[@]}"; do
 done
 
 step "5 (observer in a container)"
-# 5. The runtime observer on a container: the load runner (this checkout's Debug build) starts the API image at --cpus 1
-#    with its diagnostics socket on a shared volume (DOTNET_DiagnosticPorts), starves a sync-over-async fan-out, and the
-#    report must name that channel and hold a counter sample every second of the run (no gap over OBSERVER_MAX_GAP_S).
+# 5. The runtime observer on a container: the load runner (this checkout's Debug build, built since step 2) starts the
+#    API image at --cpus 1 with its diagnostics socket on a shared volume (DOTNET_DiagnosticPorts), starves a
+#    sync-over-async fan-out, and the report must name that channel and hold a counter sample every second of the run (no gap over OBSERVER_MAX_GAP_S).
 runner_dll=loadtests/ConcurrencySandbox.LoadTests/bin/Debug/net10.0/ConcurrencySandbox.LoadTests.dll
 if ! command -v dotnet >/dev/null; then
   skip "observer in a container: no dotnet to run the load runner" "$OBSERVER_CHECKS"
-elif ! dotnet build loadtests/ConcurrencySandbox.LoadTests -v quiet -nologo >"$work/runner-build.log" 2>&1; then
+elif ! wait "$runner_build_pid"; then
   tail -n 20 "$work/runner-build.log"
   fail "observer in a container: the load runner did not build"
 else

@@ -5,10 +5,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// <summary>How a run shows its progress: <paramref name="TerminalWidth"/> is set when the output is a terminal (the status line), null otherwise (plain lines).</summary>
 /// <param name="Verbose">The per-interval lines on a terminal too (<c>--verbose</c>).</param>
 /// <param name="LivePort">Serve the live page on this loopback port (0: any free port), or null for no page (<c>--live [PORT]</c>).</param>
-internal sealed record ProgressOptions(Func<int>? TerminalWidth, bool Verbose, int? LivePort)
-{
-    public static readonly ProgressOptions Plain = new(null, Verbose: false, LivePort: null);
-}
+internal sealed record ProgressOptions(Func<int>? TerminalWidth, bool Verbose, int? LivePort);
 
 /// <summary>
 /// A run's progress output for its whole length: the console (a status line on a terminal, plain lines otherwise), the

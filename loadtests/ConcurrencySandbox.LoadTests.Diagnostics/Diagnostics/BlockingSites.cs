@@ -135,15 +135,16 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
         return $"{site} -> {(PseudoFrame.IsMatch(callee) ? NativeCode : SourceNames.Describe(callee))}";
     }
 
-    /// <summary>The share of a core (<see cref="ThreadStack.CpuShare"/>) from which a thread with no wait on its stack ran rather than waited: a parked thread uses next to none.</summary>
+    /// <summary>The share of the time on or queued for a core (<see cref="ThreadStack.CpuShare"/>) from which a thread with no wait on its stack ran rather than waited: a parked thread has next to none.</summary>
     public const double BusyCpuShare = 0.05;
 
     /// <summary>
     /// Whether a thread with user code on its stack was running rather than blocked. Never when a frame below its
     /// leaf-most user frame is a wait (<see cref="BlockingPrimitive.IsWait"/>: a spinning wait burns CPU, but it waits).
-    /// Otherwise, when its CPU time was read (<see cref="ThreadStack.CpuShare"/>), when it used at least
-    /// <see cref="BusyCpuShare"/> of a core while sampled; without that, when it was sampled in managed code
-    /// (<see cref="OnCpu"/>) or in a framework call that is no wait (SHA256.HashData, a serializer; native code below it,
+    /// Otherwise, when it was sampled in managed code (<see cref="OnCpu"/>: a thread the sampler caught there ran, even one
+    /// that went idle for the rest of the round); else, when its CPU time was read (<see cref="ThreadStack.CpuShare"/>),
+    /// when it was on or queued for a core at least <see cref="BusyCpuShare"/> of the time; without that, when it was
+    /// sampled in a framework call that is no wait (SHA256.HashData, a serializer; native code below it,
     /// such as a crypto library's, is work too). A user frame that called straight into native code, with no managed
     /// frame between, is busy only by its CPU time: that is what both an inlined Thread.Sleep and an inlined hash show.
     /// </summary>
@@ -159,11 +160,16 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
         {
             return false;
         }
+        // Caught running managed code: the sampler's own word that it ran, however little the round's share shows.
+        if (below.Count == 0 || below[0] == OnCpu)
+        {
+            return true;
+        }
         if (stack.CpuShare is { } share)
         {
             return share >= BusyCpuShare;
         }
-        return below.Count == 0 || below[0] == OnCpu || below.Any(f => !PseudoFrame.IsMatch(f));
+        return below.Any(f => !PseudoFrame.IsMatch(f));
     }
 
     /// <summary>The index of the leaf-most frame in user code, or -1.</summary>

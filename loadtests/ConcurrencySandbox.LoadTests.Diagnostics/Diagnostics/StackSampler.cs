@@ -19,11 +19,25 @@ public sealed record ThreadStack(int ThreadId, IReadOnlyList<string> Frames)
     /// <summary>Each frame's place in its module, by the index of <see cref="Frames"/>; empty, or null for a frame the trace could not place.</summary>
     public IReadOnlyList<FrameLocation?> Locations { get; init; } = [];
 
-    /// <summary>The share of one core the thread used while the sample ran (<see cref="ThreadCpu"/>), or null when not read.</summary>
+    /// <summary>The share of the time the thread ran on a core or queued for one, over the sample's rounds that showed this stack (<see cref="ThreadCpu"/>, <see cref="StackSampler.Combine"/>), or null when not read.</summary>
     public double? CpuShare { get; init; }
 
     /// <summary>A thread the runtime's thread pool started (its stack bottoms out in the pool's worker loop).</summary>
     public bool IsPoolWorker => Frames.Any(f => f.Contains("PortableThreadPool+WorkerThread.", StringComparison.Ordinal) || f.Contains("ThreadPoolWorkQueue.Dispatch", StringComparison.Ordinal));
+}
+
+/// <summary>
+/// One round of a stack sample: the threads' stacks and, for a local process, each thread's CPU seconds as the round's
+/// trace started and stopped, <paramref name="Seconds"/> apart (null where they could not be read).
+/// </summary>
+public sealed record SampleRound(IReadOnlyList<ThreadStack> Stacks, IReadOnlyDictionary<int, double>? CpuBefore, IReadOnlyDictionary<int, double>? CpuAfter, double Seconds)
+{
+    /// <summary>The round's stacks, each with its thread's share of a core over the round when both readings hold it.</summary>
+    public IEnumerable<ThreadStack> StacksWithShares()
+    {
+        var shares = CpuBefore is null || CpuAfter is null ? new Dictionary<int, double>() : ThreadCpu.Shares(CpuBefore, CpuAfter, Seconds);
+        return Stacks.Select(stack => shares.TryGetValue(stack.ThreadId, out var share) ? stack with { CpuShare = share } : stack);
+    }
 }
 
 /// <summary>
@@ -39,16 +53,15 @@ public static class StackSampler
 
     /// <summary>
     /// Samples the process behind <paramref name="client"/> <paramref name="rounds"/> times, <paramref name="gap"/> apart;
-    /// one stack per thread seen. With <paramref name="loadRuns"/>, a round after the first is kept only if the load still
-    /// ran when it ended, and no round starts once it has stopped: a short step's idle threads after the load do not
-    /// outvote what they did under it. With the local <paramref name="processId"/>, each thread's CPU time is read before
-    /// and after the rounds, so a stack says whether its thread ran on a core (<see cref="ThreadStack.CpuShare"/>).
+    /// one stack per thread seen (<see cref="Combine"/>). With <paramref name="loadRuns"/>, a round after the first is kept
+    /// only if the load still ran when it ended, and no round starts once it has stopped: a short step's idle threads
+    /// after the load do not outvote what they did under it. With the local <paramref name="processId"/>, each thread's
+    /// CPU time is read as each round's trace starts and stops, so a stack says whether its thread ran on a core while it
+    /// was sampled, or queued for one (<see cref="ThreadStack.CpuShare"/>).
     /// </summary>
     public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null)
     {
-        var seen = new Dictionary<int, List<ThreadStack>>();
-        var cpuBefore = ThreadCpu.Read(processId);
-        var started = System.Diagnostics.Stopwatch.GetTimestamp();
+        var taken = new List<SampleRound>();
         for (var round = 0; round < rounds; round++)
         {
             if (round > 0)
@@ -59,39 +72,48 @@ public static class StackSampler
                     break;
                 }
             }
-            var once = await SampleOnceAsync(client, cancellationToken);
+            var once = await Task.Run(() => SampleRoundOnce(client, processId), cancellationToken);
             if (round > 0 && loadRuns?.Invoke() == false)
             {
                 break;
             }
-            foreach (var stack in once)
-            {
-                if (!seen.TryGetValue(stack.ThreadId, out var stacks))
-                {
-                    seen[stack.ThreadId] = stacks = [];
-                }
-                stacks.Add(stack);
-            }
+            taken.Add(once);
         }
-        var cpuAfter = ThreadCpu.Read(processId);
-        var shares = cpuBefore is null || cpuAfter is null
-            ? new Dictionary<int, double>()
-            : ThreadCpu.Shares(cpuBefore, cpuAfter, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalSeconds);
-        return [.. seen.Values.Select(stacks => stacks
-            .GroupBy(stack => string.Join('\n', stack.Frames))
-            .OrderByDescending(g => g.Count())
-            .First().First())
-            .Select(stack => shares.TryGetValue(stack.ThreadId, out var share) ? stack with { CpuShare = share } : stack)];
+        return Combine(taken);
     }
 
-    private static Task<IReadOnlyList<ThreadStack>> SampleOnceAsync(DiagnosticsClient client, CancellationToken cancellationToken) =>
-        Task.Run(() => SampleOnce(client), cancellationToken);
+    /// <summary>
+    /// One stack per thread seen in <paramref name="rounds"/>: the stack it showed most often, with its share of a core
+    /// over the rounds that showed it (the mean of those rounds' shares). Read per round, not over the whole sample: the
+    /// gaps between rounds and the traces' conversion take most of its time, so a thread that hashed in each round it
+    /// was caught in could average under <see cref="BlockingSites.BusyCpuShare"/> over all of it, and one the pool
+    /// started after the first round had no figure at all, and either was then judged by its stack alone.
+    /// </summary>
+    public static IReadOnlyList<ThreadStack> Combine(IReadOnlyList<SampleRound> rounds) =>
+    [
+        .. rounds.SelectMany(round => round.StacksWithShares())
+            .GroupBy(stack => stack.ThreadId)
+            .Select(thread => thread.GroupBy(stack => string.Join('\n', stack.Frames)).OrderByDescending(g => g.Count()).First())
+            .Select(shown => shown.First() with { CpuShare = shown.Any(s => s.CpuShare is not null) ? shown.Where(s => s.CpuShare is not null).Average(s => s.CpuShare) : null }),
+    ];
+
+    /// <summary>One round's trace with each thread's CPU time read as it started and stopped (when <paramref name="processId"/> is local).</summary>
+    private static SampleRound SampleRoundOnce(DiagnosticsClient client, int? processId)
+    {
+        IReadOnlyDictionary<int, double>? before = null, after = null;
+        long started = 0, stopped = 0;
+        var stacks = SampleOnce(client,
+            () => (before, started) = (ThreadCpu.Read(processId), System.Diagnostics.Stopwatch.GetTimestamp()),
+            () => (after, stopped) = (ThreadCpu.Read(processId), System.Diagnostics.Stopwatch.GetTimestamp()));
+        return new SampleRound(stacks, before, after, System.Diagnostics.Stopwatch.GetElapsedTime(started, stopped).TotalSeconds);
+    }
 
     /// <summary>
     /// One sample of every thread's stack, taken with blocking calls only: it needs no thread of the caller's pool, so it
     /// also reads a process whose own pool is starved, the runner itself included (<see cref="OwnBlockedFrames"/>).
+    /// <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as its sampling ends.
     /// </summary>
-    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client)
+    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client, Action? traceStarted = null, Action? traceStopped = null)
     {
         var providers = new[]
         {
@@ -105,9 +127,12 @@ public static class StackSampler
             using (var session = client.StartEventPipeSession(providers, requestRundown: true, circularBufferMB: 64))
             using (var file = File.Create(trace))
             {
+                traceStarted?.Invoke();
                 var copy = new Thread(() => session.EventStream.CopyTo(file)) { IsBackground = true, Name = "stack sample copy" };
                 copy.Start();
                 Thread.Sleep(TraceLength);
+                // Before the stop: the rundown the stop asks for can take longer than the trace on a busy machine, and no sample falls in it.
+                traceStopped?.Invoke();
                 session.Stop();
                 copy.Join();
             }

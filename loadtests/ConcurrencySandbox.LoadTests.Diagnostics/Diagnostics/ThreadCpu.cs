@@ -3,17 +3,36 @@ using System.Globalization;
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
 /// <summary>
-/// The CPU time each thread of a local process has used, from Linux's /proc/PID/task/TID/stat (user plus system time, in
-/// clock ticks): read before and after the stack sample, it says which threads ran on a core while they were sampled.
-/// Elsewhere (not Linux, a process in another pid namespace, one this user cannot read) there are no figures.
+/// The time each thread of a local process has wanted a core, from Linux's /proc/PID/task/TID: schedstat's time on a core
+/// plus its time runnable in the run queue waiting for one, in nanoseconds, or stat's user plus system time in 10 ms
+/// clock ticks where schedstat is missing (a kernel without CONFIG_SCHED_INFO). Read around each round of the stack
+/// sample, it says which threads ran, or would have, while they were sampled: on a machine whose cores are taken (a load
+/// average of 40 on 2 cores) a hashing thread gets a twentieth of a core and queues for the rest, while a parked thread
+/// neither runs nor queues. Elsewhere (not Linux, a process in another pid namespace, one this user cannot read) there
+/// are no figures.
 /// </summary>
 internal static class ThreadCpu
 {
     /// <summary>Linux's USER_HZ, the unit of /proc's CPU times: 100 ticks a second on every architecture .NET runs on.</summary>
     public const double TicksPerSecond = 100;
 
-    /// <summary>Each thread's CPU time in ticks by its id, or null when it cannot be read.</summary>
-    public static IReadOnlyDictionary<int, long>? Read(int? processId)
+    private const double NanosecondsPerSecond = 1e9;
+
+    /// <summary>Each thread's time on a core or queued for one, in seconds by its id, or null when it cannot be read.</summary>
+    public static IReadOnlyDictionary<int, double>? Read(int? processId) => ReadEach(processId, SecondsOf);
+
+    /// <summary>
+    /// Each thread's time runnable but waiting for a core, in seconds by its id (schedstat's second field), or null when
+    /// it cannot be read: a thread that wants a core and gets none adds to it, one that waits on a lock or I/O does not.
+    /// </summary>
+    public static IReadOnlyDictionary<int, double>? ReadWaitingForCore(int? processId) =>
+        ReadEach(processId, task => TryRead(Path.Combine(task, "schedstat")) is { } schedstat && Field(schedstat, 1) is { } ns ? ns / NanosecondsPerSecond : null);
+
+    /// <summary>The seconds by which the threads present in both readings advanced, summed.</summary>
+    public static double Advanced(IReadOnlyDictionary<int, double> before, IReadOnlyDictionary<int, double> after) =>
+        after.Where(a => before.ContainsKey(a.Key)).Sum(a => a.Value - before[a.Key]);
+
+    private static Dictionary<int, double>? ReadEach(int? processId, Func<string, double?> read)
     {
         if (processId is not { } pid || !OperatingSystem.IsLinux())
         {
@@ -21,16 +40,15 @@ internal static class ThreadCpu
         }
         try
         {
-            var ticks = new Dictionary<int, long>();
+            var seconds = new Dictionary<int, double>();
             foreach (var task in Directory.EnumerateDirectories($"/proc/{pid}/task"))
             {
-                if (int.TryParse(Path.GetFileName(task), NumberStyles.None, CultureInfo.InvariantCulture, out var tid)
-                    && TryReadStat(Path.Combine(task, "stat")) is { } text && Ticks(text) is { } used)
+                if (int.TryParse(Path.GetFileName(task), NumberStyles.None, CultureInfo.InvariantCulture, out var tid) && read(task) is { } value)
                 {
-                    ticks[tid] = used;
+                    seconds[tid] = value;
                 }
             }
-            return ticks;
+            return seconds;
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
@@ -42,10 +60,10 @@ internal static class ThreadCpu
     /// The share of one core each thread used between two readings <paramref name="seconds"/> apart (0.25: a quarter of
     /// the time on a core), for the threads present in both.
     /// </summary>
-    public static IReadOnlyDictionary<int, double> Shares(IReadOnlyDictionary<int, long> before, IReadOnlyDictionary<int, long> after, double seconds) =>
+    public static IReadOnlyDictionary<int, double> Shares(IReadOnlyDictionary<int, double> before, IReadOnlyDictionary<int, double> after, double seconds) =>
         seconds <= 0
             ? new Dictionary<int, double>()
-            : after.Where(a => before.ContainsKey(a.Key)).ToDictionary(a => a.Key, a => (a.Value - before[a.Key]) / TicksPerSecond / seconds);
+            : after.Where(a => before.ContainsKey(a.Key)).ToDictionary(a => a.Key, a => (a.Value - before[a.Key]) / seconds);
 
     /// <summary>utime + stime from a stat line; fields counted after the command name's closing parenthesis (the name may hold spaces).</summary>
     public static long? Ticks(string stat)
@@ -59,7 +77,17 @@ internal static class ThreadCpu
             : null;
     }
 
-    private static string? TryReadStat(string path)
+    /// <summary>One field of a schedstat line ("83650921 549372105 294": nanoseconds on a core, nanoseconds runnable waiting for one, timeslices).</summary>
+    private static long? Field(string schedstat, int index) =>
+        long.TryParse(schedstat.Split(' ', StringSplitOptions.RemoveEmptyEntries).ElementAtOrDefault(index), NumberStyles.None, CultureInfo.InvariantCulture, out var value) ? value : null;
+
+    /// <summary>One thread's seconds on or queued for a core: schedstat's nanoseconds (a 100 ms round needs them: a tick is a tenth of it), else stat's CPU ticks.</summary>
+    private static double? SecondsOf(string task) =>
+        TryRead(Path.Combine(task, "schedstat")) is { } schedstat && Field(schedstat, 0) is { } run && Field(schedstat, 1) is { } queued ? (run + queued) / NanosecondsPerSecond
+        : TryRead(Path.Combine(task, "stat")) is { } stat && Ticks(stat) is { } ticks ? ticks / TicksPerSecond
+        : null;
+
+    private static string? TryRead(string path)
     {
         try
         {
@@ -67,7 +95,7 @@ internal static class ThreadCpu
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            // The thread ended between the listing and the read.
+            // The thread ended between the listing and the read, or the kernel has no such file.
             return null;
         }
     }

@@ -25,6 +25,9 @@ public sealed record VariantObservation(
     /// <summary>Events the runtime dropped from the session (<see cref="RuntimeObserver.EventsLost"/>): the counters' sums miss those seconds.</summary>
     public int EventsLost { get; init; }
 
+    /// <summary>Who held the machine's cores over the variant's busiest second or so (<see cref="CoreUse"/>), or null when /proc could not be read for the process.</summary>
+    public CoreUse? Cores { get; init; }
+
     /// <summary>Whether the series covers the variant: the process stayed to the end and no event was lost.</summary>
     public bool Complete => LostReason is null && EventsLost == 0;
 
@@ -54,6 +57,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private static readonly TimeSpan ResampleGap = TimeSpan.FromSeconds(1);
 
     private Task<(BlockingSites? Sites, string? Note)>? _stacks;
+    // Who held the cores: read as the observer starts, with each interval, and as the load ends.
+    private readonly List<CoreReading> _cores = [.. CoreReading.Take(observer.Channel.ProcessId) is { } first ? [first] : Array.Empty<CoreReading>()];
     private volatile bool _loadEnded;
 
     /// <summary>The observed process and how it is reached.</summary>
@@ -80,6 +85,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// <summary>Called with each interval row: the first one at the peak load starts the stack sample.</summary>
     public void OnInterval(IntervalRow row, CancellationToken cancellationToken)
     {
+        TakeCoreReading();
         if (_stacks is null && row.Load >= peakLoad && observer.LostReason is null)
         {
             var left = TimeSpan.FromSeconds(Math.Max(0, loadSeconds - row.ElapsedSeconds));
@@ -125,6 +131,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     public async Task<(VariantResult Result, VariantObservation Observation)> FinishAsync(VariantResult result)
     {
         _loadEnded = true;
+        TakeCoreReading();
         var startedTimestamp = _startedTimestamp;
         var ended = Stopwatch.GetTimestamp();
         var (sites, note) = _stacks is null ? (null, "the load never reached its peak while observed") : await _stacks;
@@ -138,7 +145,15 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
         var marks = MarksSince(startedTimestamp);
         return (result, new VariantObservation(observer.Channel.Process, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
-            Diagnose(result, sites, marks), observer.LostReason) { EventsLost = observer.EventsLost });
+            Diagnose(result, sites, marks), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount) });
+    }
+
+    private void TakeCoreReading()
+    {
+        if (CoreReading.Take(observer.Channel.ProcessId) is { } reading)
+        {
+            _cores.Add(reading);
+        }
     }
 
     /// <summary>

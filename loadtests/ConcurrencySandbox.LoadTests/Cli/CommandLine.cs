@@ -112,6 +112,7 @@ internal static class CommandLine
         root.Subcommands.Add(ExperimentCommand("matrix", "The fan-out experiment and a compute sweep at each core count (the API pinned, or in a container limited to N CPUs), side by side.",
             [FanOutExperiment.Definition], MatrixOnly, run, error, terminalWidth));
         root.Subcommands.Add(CompareCommand.Create(output, error));
+        root.Subcommands.Add(ReportCommand.Create(output, error));
         root.Subcommands.Add(UrlCommand.Create(output, error, terminalWidth));
         root.Subcommands.Add(WatchCommand.Create(output, error));
         root.Subcommands.Add(StreamingClients(output, error));

@@ -20,17 +20,24 @@ internal static class Runner
         await using var root = await RunRoot.StartAsync(PlanOf(request), request.Settings, experiments.SelectMany(e => e.Variants).Select(v => v.Driver), console, TimeProvider.System, cancellationToken);
         return await RunToEndAsync(root, async () =>
         {
-            var passed = request.Runs > 1
+            var result = request.Runs > 1
                 ? await RepeatedRuns.RunAsync(request.Runs, request.Settings.OutputFolder, folder => RunOnceAsync(request, experiments, folder, root, cancellationToken), root.Console)
-                : (await RunOnceAsync(request, experiments, request.Settings.OutputFolder, root, cancellationToken)).Passed;
-            return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+                : await RunOnceAsync(request, experiments, request.Settings.OutputFolder, root, cancellationToken);
+            if (result.Stopped is { } stopped)
+            {
+                root.End("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(stopped.Folder)}, marked {stopped.Partial}.");
+                // The stop as the command line handles every cancellation (its line, exit 130): the result is written, not carried.
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+            return result.Passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
         }, cancellationToken);
     }
 
     /// <summary>
     /// Runs a command's <paramref name="body"/> in <paramref name="root"/> and ends its progress as the run ended: finished
-    /// (every threshold passed, or one failed), stopped with a partial report or before one, or failed on bad input.
-    /// Returns the body's exit code; a stop or bad input is rethrown for the command to word.
+    /// (every threshold passed, or one failed), stopped with a partial report or before one, or failed on bad input (a body
+    /// may end it first in its own words, which stand). Returns the body's exit code; a stop or bad input is rethrown for
+    /// the command to word.
     /// </summary>
     public static async Task<int> RunToEndAsync(RunRoot root, Func<Task<int>> body, CancellationToken cancellationToken)
     {
@@ -39,11 +46,6 @@ internal static class Runner
         try
         {
             exitCode = await body();
-        }
-        catch (RunStoppedException e) when (cancellationToken.IsCancellationRequested)
-        {
-            root.End("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(e.Folder)}, marked {e.Partial}.");
-            throw;
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
@@ -132,18 +134,10 @@ internal static class Runner
     {
         if (request.Experiment == "matrix")
         {
-            try
-            {
-                var matrix = await MatrixRunner.RunAsync(request.Matrix!, request.Get<FanOutExperiment>(), request.Load, outputFolder, root, cancellationToken);
-                root.ReportWritten(outputFolder);
-                return matrix;
-            }
-            catch (RunStoppedException stopped)
-            {
-                // The partial matrix report is written: the live page shows it before the run ends as stopped.
-                root.ReportWritten(stopped.Folder);
-                throw;
-            }
+            // Finished or stopped, the matrix report is written: the live page shows it before the run ends.
+            var matrix = await MatrixRunner.RunAsync(request.Matrix!, request.Get<FanOutExperiment>(), request.Load, outputFolder, root, cancellationToken);
+            root.ReportWritten(outputFolder);
+            return matrix;
         }
         ApiServers servers = request.Target is { } target ? new TargetApiServers(target) : new ChildApiServers(ApiLaunch.Default);
         if (request.Target is not null)
@@ -153,22 +147,16 @@ internal static class Runner
         var results = new List<RunResult>();
         foreach (var experiment in experiments)
         {
-            ExperimentReport report;
-            try
-            {
-                report = await root.RunAsync(experiment, request.Load, servers, cancellationToken, rounds: request.Rounds, roundsBudget: request.RoundsBudget);
-            }
-            catch (ExperimentStoppedException stopped)
-            {
-                report = stopped.Partial;
-            }
             var folder = request.Experiment == "all" ? Path.Combine(outputFolder, experiment.Name) : outputFolder;
-            ReportWriter.Write(folder, report, RunnerCommandLine.Current());
+            // The report is written as each variant finishes, so a run killed outright leaves the variants it measured.
+            var report = await root.RunAsync(experiment, request.Load, servers, cancellationToken, rounds: request.Rounds, roundsBudget: request.RoundsBudget,
+                variantFinished: soFar => ReportWriter.Write(folder, soFar, RunnerCommandLine.Current()));
+            var summary = ReportWriter.Write(folder, report, RunnerCommandLine.Current());
             root.ReportWritten(folder);
-            results.Add(RunResult.Of(report) with { Passed = ReportWriter.PrintOutcome(report, folder, root.Console) });
-            if (report.Partial is { } partial)
+            results.Add(RunResult.Of(summary) with { Passed = ReportWriter.PrintOutcome(summary, folder, root.Console) });
+            if (summary.Partial is { } partial)
             {
-                throw new RunStoppedException(partial, folder, cancellationToken);
+                return RunResult.Combine(results) with { Stopped = new RunStopped(partial, folder) };
             }
         }
         return RunResult.Combine(results);

@@ -134,20 +134,15 @@ internal static class UrlCommand
     private static async Task<int> RunProfileAsync(string pathAndQuery, LoadOptions load, TargetApiServers servers, RunRoot root, TextWriter error, CancellationToken cancellationToken)
     {
         var folder = root.Settings.OutputFolder;
-        ExperimentReport report;
-        try
+        var report = await root.RunAsync(new UrlTarget(pathAndQuery, TargetVariant), load, servers, cancellationToken);
+        if (report.Partial is not null)
         {
-            report = await root.RunAsync(new UrlTarget(pathAndQuery, TargetVariant), load, servers, cancellationToken);
-        }
-        catch (ExperimentStoppedException stopped)
-        {
-            return WriteStopped(stopped.Partial, folder, root.Console);
+            return WriteStopped(report, folder, root.Console);
         }
         var result = report.Variants[0];
         var observation = report.Observations.GetValueOrDefault(result.Key.Label);
         report = report with { Headline = Headline(CapacityFinding.OfProfile(result, observation?.Diagnosis is { Starved: true }), observation) };
-        ReportWriter.Write(folder, report, RunnerCommandLine.Current());
-        var passed = ReportWriter.PrintOutcome(report, folder, root.Console);
+        var passed = ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, root.Console);
         return await FailedEveryRequestAsync(result, error) ? CommandLine.ExitUsage : passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
 
@@ -232,14 +227,14 @@ internal static class UrlCommand
         {
             return await SearchAsync(steps, pathAndQuery, load, capacity, servers, relaunch, root, error, cancellationToken);
         }
-        catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested && (e is ExperimentStoppedException || steps.Count > 0))
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested && steps.Count > 0)
         {
-            // Stopped in a step (its partial report), or between two (--verify-fix restarting the service).
-            var stopped = e as ExperimentStoppedException;
-            var finished = steps.Select(s => s.Variants[0].Key.Label).ToList();
-            var report = Combined([.. steps, .. stopped is null ? Array.Empty<ExperimentReport>() : [stopped.Partial]]) with
+            // Stopped in a step (its partial report, kept last in the steps), or between two (--verify-fix restarting the service).
+            var stopped = steps[^1].Partial is not null ? steps[^1] : null;
+            var finished = steps.Where(s => s.Partial is null).Select(s => s.Variants[0].Key.Label).ToList();
+            var report = Combined(steps) with
             {
-                Partial = PartialRun.Describe(stopped?.Where ?? "between two steps of the search", finished, "step"),
+                Partial = PartialRun.Describe(stopped?.StoppedAt ?? "between two steps of the search", finished, "step"),
                 Headline = Invariant($"Capacity not found: stopped (Ctrl+C or SIGTERM) after {finished.Count} finished step(s) of the search; no capacity is claimed from part of it."),
             };
             return WriteStopped(report, root.Settings.OutputFolder, output);
@@ -252,7 +247,7 @@ internal static class UrlCommand
         var output = root.Console;
         var folder = root.Settings.OutputFolder;
         var started = root.Clock.GetTimestamp();
-        var unloaded = await root.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, cancellationToken);
+        var unloaded = KeptIfStopped(await root.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, cancellationToken), steps, cancellationToken, cancellationToken);
         if (await FailedEveryRequestAsync(unloaded.Variants[0], error))
         {
             ReportWriter.Write(folder, unloaded, RunnerCommandLine.Current());
@@ -286,8 +281,24 @@ internal static class UrlCommand
             Headline = headline,
             Capacity = figures,
         };
-        ReportWriter.Write(folder, report, RunnerCommandLine.Current());
-        return ReportWriter.PrintOutcome(report, folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        return ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+    }
+
+    /// <summary>
+    /// A step of the search as measured; stopped (its report marked partial), it goes on as the cancellation it is, kept
+    /// last in <paramref name="steps"/> when the user stopped the run (<paramref name="userStop"/>) for the stopped search's report.
+    /// </summary>
+    private static ExperimentReport KeptIfStopped(ExperimentReport step, List<ExperimentReport> steps, CancellationToken token, CancellationToken userStop)
+    {
+        if (step.Partial is not null)
+        {
+            if (userStop.IsCancellationRequested)
+            {
+                steps.Add(step);
+            }
+            token.ThrowIfCancellationRequested();
+        }
+        return step;
     }
 
     /// <summary>The search's steps as one report: the last step's, with every step's variants, load shapes and observations, started when the first did.</summary>
@@ -302,8 +313,7 @@ internal static class UrlCommand
     /// <summary>Writes a stopped run's report (marked partial, with no verdict) and says so; the exit code of a stopped run.</summary>
     private static int WriteStopped(ExperimentReport partial, string folder, TextWriter output)
     {
-        ReportWriter.Write(folder, partial, RunnerCommandLine.Current());
-        ReportWriter.PrintOutcome(partial, folder, output);
+        ReportWriter.PrintOutcome(ReportWriter.Write(folder, partial, RunnerCommandLine.Current()), folder, output);
         return CommandLine.ExitCancelled;
     }
 
@@ -316,7 +326,7 @@ internal static class UrlCommand
         var steps = new Dictionary<double, ExperimentReport>();
         async Task<string?> MeasureAsync(double level, CancellationToken token)
         {
-            var step = await root.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, token);
+            var step = KeptIfStopped(await root.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, token), done, token, cancellationToken);
             steps[level] = step;
             done.Add(step);
             return CapacityFinding.BrokeBy(step.Variants[0].Total, sloP99Ms);

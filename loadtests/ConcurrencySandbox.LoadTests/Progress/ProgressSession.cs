@@ -21,6 +21,7 @@ internal sealed class ProgressSession : IDisposable
     private readonly LiveServer? _live;
     private readonly StallWatch _stallWatch;
     private bool _reportWritten;
+    private bool _ended;
 
     private ProgressSession(TextWriter console, RunProgress progress, StatusConsole? status, LiveFeed? feed, LiveServer? live, TimeProvider clock)
     {
@@ -68,9 +69,15 @@ internal sealed class ProgressSession : IDisposable
     /// <summary>
     /// The run is over: the page is told, and when it is still open and a report was written (the latest one is served)
     /// the runner waits up to 30 s for the page to load it (it shows it), so the report is on screen before the server goes.
+    /// A run ends once: a later call (the command's catch-all after the run worded its own stop) is ignored.
     /// </summary>
     public void End(string outcome, string message)
     {
+        if (_ended)
+        {
+            return;
+        }
+        _ended = true;
         var reportWritten = _reportWritten;
         Progress.Publish(new RunEnded(outcome, message, reportWritten && _live is not null ? "/report" : null));
         Progress.Flush();

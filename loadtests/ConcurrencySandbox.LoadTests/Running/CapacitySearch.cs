@@ -244,10 +244,12 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
     /// The cause at the break: pool starvation when the observer's diagnosis says starved (the one rule,
     /// <see cref="PoolSample.Starved"/>, that also decides the diagnosis paragraph and --verify-fix's minimum; a pool that
     /// caught up between two counter samples included) and the sampled threads do not mostly wait for a lock, else CPU
-    /// when the process used its cores' limit, else a contended lock when most sampled pool threads wait on one in user
-    /// code, else CPU when the stack sample found the requests' pool threads running and none blocked
-    /// (<see cref="DiagnosisInputs.RequestsRunNotBlock"/>: on a shared machine the process may get less than its cores), else the
-    /// upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
+    /// when the process used its cores' limit, or when the machine's cores were spent, by the service, the runner loading
+    /// it or other processes, while the requests waited for a core (<see cref="CoreUse.Bound"/>: on one machine the load
+    /// generator and the neighbours take cores from the service, which alone then stays under the limit), else a contended lock when most sampled pool
+    /// threads wait on one in user code, else CPU when the stack sample found the requests' pool threads running and
+    /// none blocked (<see cref="DiagnosisInputs.RequestsRunNotBlock"/>: on a shared machine the process may get less than
+    /// its cores), else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
     /// </summary>
     public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause)
     {
@@ -256,6 +258,9 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
             return $"cause not known: the runtime was not observed ({notObservedBecause ?? "no pool series"})";
         }
         var peakCpuPercent = broke.Telemetry.Count == 0 ? 0 : broke.Telemetry.Max(t => t.Snapshot.Process.CpuPercent);
+        // Little's law over the step: a closed load's users, an open one's rate x its mean time in the system.
+        var inFlight = broke.LoadUnit == "rate" ? broke.PeakLoad * broke.Total.MeanMs / 1000 : broke.PeakLoad;
+        var cores = observation.Cores is { } use ? $"; {use.Describe(inFlight)}" : "";
         // Threads queued behind a lock starve the pool too, but more threads would not help: the lock is the cause.
         var lockSite = observation.Stacks?.LockSite;
         if (diagnosis.Starved && lockSite is null)
@@ -263,20 +268,24 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
             var spell = diagnosis.Inputs.Spell;
             return Invariant($"pool starvation ({diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
         }
+        var running = diagnosis.Inputs.BusySite is { } busy ? $"; {busy}" : "";
         if (peakCpuPercent >= CpuLimitPercent)
         {
-            var running = diagnosis.Inputs.BusySite is { } busy ? $"; {busy}" : "";
-            return Invariant($"CPU (the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores{running})");
+            return Invariant($"CPU (the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores{running}{cores})");
+        }
+        if (observation.Cores is { } spent && spent.Bound(inFlight))
+        {
+            return Invariant($"CPU ({spent.Describe(inFlight)}{running})");
         }
         if (diagnosis.Inputs.BusySite is { } computing)
         {
             // The threads that held the requests ran, none blocked: the cores bound them, also when other processes on a shared machine held some of the cores.
-            return Invariant($"CPU (the stack sample found the requests' pool threads running, none blocked: {computing}; the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores, under the {CpuLimitPercent:0} % that alone would show it: other processes on the machine may have held the rest)");
+            return Invariant($"CPU (the stack sample found the requests' pool threads running, none blocked: {computing}; the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores, under the {CpuLimitPercent:0} % that alone would show it: other processes on the machine may have held the rest{cores})");
         }
         if (lockSite is not null)
         {
             return Invariant($"a contended lock ({observation.Stacks!.Describe(lockSite)}; requests pass it one at a time, so neither more pool threads nor more cores raise the load it holds; p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms)");
         }
-        return Invariant($"the upstream (p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %)");
+        return Invariant($"the upstream (p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %{cores})");
     }
 }

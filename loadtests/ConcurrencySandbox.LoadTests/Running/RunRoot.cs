@@ -74,12 +74,13 @@ internal sealed class RunRoot : IAsyncDisposable
 
     /// <summary>
     /// Runs <paramref name="experiment"/> against <paramref name="servers"/> with the run's console, progress, observer
-    /// options, agents and thresholds (<paramref name="thresholds"/> instead, for a step judged by its own rule).
+    /// options, agents and thresholds.
     /// </summary>
+    /// <param name="variantFinished">Called with the report so far as each variant finishes (the experiments' commands write it).</param>
     public Task<ExperimentReport> RunAsync(
         Experiment experiment, LoadOptions load, ApiServers servers, CancellationToken cancellationToken,
-        int? cpus = null, string? limit = null, int? rounds = null, TimeSpan? roundsBudget = null, IReadOnlyList<Threshold>? thresholds = null) =>
-        ExperimentRunner.RunAsync(experiment, load, servers, thresholds ?? Settings.Thresholds, Console, cancellationToken, cpus, limit, Settings.Observe, Agents, Progress, rounds, roundsBudget);
+        int? cpus = null, string? limit = null, int? rounds = null, TimeSpan? roundsBudget = null, Action<ExperimentReport>? variantFinished = null) =>
+        ExperimentRunner.RunAsync(experiment, load, servers, Settings.Thresholds, Console, cancellationToken, cpus, limit, Settings.Observe, Agents, Progress, rounds, roundsBudget, variantFinished);
 
     /// <summary>A report.html was written in <paramref name="folder"/>: the live page's <c>/report</c> serves it.</summary>
     public void ReportWritten(string folder) => _session.ReportWritten(folder);

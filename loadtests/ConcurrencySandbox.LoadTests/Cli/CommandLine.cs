@@ -30,7 +30,7 @@ internal static class CommandLine
         DefaultValueFactory = _ => "quick",
     };
 
-    private static readonly Option<FileInfo?> Config = new("--config") { Description = "A load-shape JSON file (see docs/notebook/loadtests.md); replaces --profile." };
+    private static readonly Option<FileInfo?> Config = new("--config") { Description = "A load-shape JSON file (see docs/run-an-experiment.md); replaces --profile." };
     private static readonly Option<string?> Target = new("--target") { Description = "Use an API that is already running at this URL instead of starting one per variant." };
     private static readonly Option<string?> Out = new("--out") { Description = "Report folder (default: reports/<yyyyMMdd-HHmmss>-<experiment>/)." };
     private static readonly Option<double> Rate = new("--rate") { Description = "open profile: peak arrival rate (requests per second).", DefaultValueFactory = _ => 20 };

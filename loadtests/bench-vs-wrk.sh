@@ -18,6 +18,10 @@
 # The mode, pinning, commit, nproc and load average are printed before and after. A benchmark, not a test: needs wrk
 # and curl (apt-get install -y wrk curl), exits 2 without them.
 # Usage: loadtests/bench-vs-wrk.sh [--mode pinned|shared] [seconds=8] [connections=64] [pairs=3]
+# h2load (Debian's nghttp2-client; apt-get install -y nghttp2-client), when installed, takes turns too as a second
+# yardstick, speaking HTTP/1.1 (--h1) over as many connections: the runner is then compared with two tools, not one.
+#   BASELINE_RUNNER=path/to/ConcurrencySandbox.LoadTests.dll: a runner built from another commit takes turns too
+#     (the same command), so a change to the runner is measured before/after side by side, in the same seconds.
 #   RUNNER_ARGS: extra options for the runner, e.g. RUNNER_ARGS="--live 5680" to measure it with its live page on (a
 #     page is then connected to it: curl reads its event stream for the whole run).
 #   RUNNER_TERMINAL=1: the runner runs in a pseudo-terminal (util-linux script, 160 x 40), so it draws its status line
@@ -26,6 +30,11 @@
 #   API_COUNTS=1: also counts, with perf switched on around each turn only, what the API and each tool did per request
 #     in that tool's turns (CPU, wake-ups the tool caused, context switches, epoll_wait, reads, writes): how the two
 #     tools' requests reach the server differently (docs/notebook/performance.md, "Why the API worked harder"). Needs perf.
+#   PROFILE=1: also profiles each tool over its own turns only (perf record -g, switched on around each turn, the
+#     runner with the runtime's perf map) and prints its CPU per request by part (socket system calls, parsing,
+#     scheduling and wake-ups, timing and histogram recording, allocation and GC: scripts/perf-parts.py), with its
+#     system calls and context switches per request (docs/notebook/performance.md, "Where the runner's microseconds go").
+#     Needs perf; the profiler's own cost is in these turns' figures, so judge ratios without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=pinned
@@ -45,6 +54,8 @@ api_counts="${API_COUNTS:-0}"
 [ "$api_counts" = 0 ] || [ "$api_counts" = 1 ] || { echo "API_COUNTS must be 0 or 1, not '$api_counts'" >&2; exit 2; }
 runner_terminal="${RUNNER_TERMINAL:-0}"
 [ "$runner_terminal" = 0 ] || [ "$runner_terminal" = 1 ] || { echo "RUNNER_TERMINAL must be 0 or 1, not '$runner_terminal'" >&2; exit 2; }
+profile="${PROFILE:-0}"
+[ "$profile" = 0 ] || [ "$profile" = 1 ] || { echo "PROFILE must be 0 or 1, not '$profile'" >&2; exit 2; }
 minimum=0.9
 source scripts/wrk-bench-lib.sh
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
@@ -52,9 +63,11 @@ command -v curl >/dev/null || { echo "curl is not installed: apt-get install -y 
 if [ "$runner_terminal" = 1 ]; then
   command -v script >/dev/null || { echo "RUNNER_TERMINAL=1 needs script (util-linux): apt-get install -y bsdutils" >&2; exit 2; }
 fi
-if [ "$api_counts" = 1 ]; then
-  command -v perf >/dev/null || { echo "API_COUNTS=1 needs perf: apt-get install -y linux-perf" >&2; exit 2; }
-fi
+for setting in API_COUNTS PROFILE; do
+  if [ "${!setting:-0}" = 1 ]; then
+    command -v perf >/dev/null || { echo "$setting=1 needs perf: apt-get install -y linux-perf" >&2; exit 2; }
+  fi
+done
 
 api_cpus=""
 client_cpus=""
@@ -90,13 +103,15 @@ fi
 
 work=$(mktemp -d)
 api_pid=""
-wrk_pid=""
 runner_pid=""
 terminal_pid=""
 counter_pids=()
+# The tools taking turns, by slot: 0 wrk, 1 the runner, 2 h2load, 3 the baseline runner (the last two when present).
+tool_pids=()
+tool_names=(wrk "load runner" h2load "baseline runner")
 cleanup() {
   # SIGKILL ends a stopped process too; SIGTERM would wait for a SIGCONT.
-  for pid in "$wrk_pid" "$runner_pid" "$terminal_pid" "${counter_pids[@]}"; do
+  for pid in "$terminal_pid" "${tool_pids[@]}" "${counter_pids[@]}"; do
     if [ -n "$pid" ]; then kill -KILL "$pid" 2>/dev/null || true; fi
   done
   if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; fi
@@ -122,9 +137,15 @@ wrk_run "$connections" 30 "$url$path" "$wrk_threads" "$client_cpus"
 lifetime=$((120 + 4 * pairs * seconds))
 pin_to "$client_cpus"
 "${pin[@]}" wrk -t"$wrk_threads" -c"$connections" -d"${lifetime}s" --timeout 30s "$url$path" >"$work/wrk.log" 2>&1 &
-wrk_pid=$!
-sleep 2  # its connections open
-kill -STOP "$wrk_pid"
+tool_pids[0]=$!
+if command -v h2load >/dev/null; then
+  "${pin[@]}" h2load --h1 -t"$wrk_threads" -c"$connections" -D"$lifetime" "$url$path" >"$work/h2load.log" 2>&1 &
+  tool_pids[2]=$!
+else
+  echo "note: h2load is not installed (apt-get install -y nghttp2-client): wrk is the only yardstick"
+fi
+sleep 2  # their connections open
+for pid in "${tool_pids[@]}"; do kill -STOP "$pid"; done
 
 cat >"$work/shape.json" <<JSON
 { "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [${connections}, "$(printf '%02d:%02d:%02d' $((lifetime / 3600)) $((lifetime % 3600 / 60)) $((lifetime % 60)))"] } ] }
@@ -132,7 +153,12 @@ JSON
 # One ramp of the sync variant for the whole lifetime: a --config (or --target) run keeps its shape whole, one round
 # (with compute's default of 6 interleaved rounds, each a quarter of the lifetime, the runner moved to the taskrun
 # variant part-way through the pairs: pair 1 then read 0.92-0.94 and pairs 2-3 0.84-0.86, 2026-11-25).
-runner_command=("${pin[@]}" dotnet "$runner" compute --target "$url" --config "$work/shape.json" --cycles 1 --out "$work/report")
+# Profiled, the runner writes the runtime's perf map (/tmp/perf-PID.map) so its compiled methods have names: without
+# the W^X double mapping (perf cannot name code in its memfd) and without ReadyToRun code (precompiled framework code
+# has no symbols perf can read), so every method it runs is compiled, fully optimised, and named in the map.
+perf_map=(); [ "$profile" = 0 ] || perf_map=(env DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0 DOTNET_ReadyToRun=0)
+runner_args=(compute --target "$url" --config "$work/shape.json" --cycles 1)
+runner_command=("${pin[@]}" "${perf_map[@]}" dotnet "$runner" "${runner_args[@]}" --out "$work/report")
 if [ "$runner_terminal" = 1 ]; then
   # The pseudo-terminal's shell execs the (pinned) runner, so the terminal's one child is the runner itself.
   # shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
@@ -149,15 +175,27 @@ else
   "${runner_command[@]}" ${RUNNER_ARGS:-} >"$work/runner.log" 2>&1 &
   runner_pid=$!
 fi
-# The runner's warm-up: start-up, JIT and its connections, until it has printed three 2-second rows of load (in a
-# terminal each line starts after the status line's erase).
-for _ in $(seq 1 600); do
-  (( $(grep -c 'compute/sync t=' "$work/runner.log" || true) >= 3 )) && break
-  kill -0 "$runner_pid" 2>/dev/null || { echo "the load runner ended before its warm-up:" >&2; cat "$work/runner.log" >&2; exit 2; }
-  sleep 0.1
-done
-kill -STOP "$runner_pid"
+tool_pids[1]=$runner_pid
+# warm_up PID LOG NAME: a runner's warm-up (start-up, JIT and its connections) until it has printed three 2-second
+# rows of load (in a terminal each line starts after the status line's erase), then stopped for its turns.
+warm_up() {
+  for _ in $(seq 1 600); do
+    (( $(grep -c 'compute/sync t=' "$2" || true) >= 3 )) && break
+    kill -0 "$1" 2>/dev/null || { echo "the $3 ended before its warm-up:" >&2; cat "$2" >&2; exit 2; }
+    sleep 0.1
+  done
+  kill -STOP "$1"
+}
+warm_up "$runner_pid" "$work/runner.log" "load runner"
+if [ -n "${BASELINE_RUNNER:-}" ]; then
+  [ -f "$BASELINE_RUNNER" ] || { echo "BASELINE_RUNNER is not a file: '$BASELINE_RUNNER'" >&2; exit 2; }
+  # shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
+  "${pin[@]}" "${perf_map[@]}" dotnet "$BASELINE_RUNNER" "${runner_args[@]}" --out "$work/baseline-report" ${RUNNER_ARGS:-} >"$work/baseline.log" 2>&1 &
+  tool_pids[3]=$!
+  warm_up "${tool_pids[3]}" "$work/baseline.log" "baseline runner"
+fi
 runner_threads_before=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$runner_pid/status")
+slots=("${!tool_pids[@]}")
 
 # started_requests: sets started to the API's requestsStarted (this reading included).
 started_requests() {
@@ -165,7 +203,7 @@ started_requests() {
   [ -n "$started" ] || { echo "the API's telemetry has no requestsStarted" >&2; exit 2; }
 }
 
-# turn SLOT PID: one 1-second turn of the tool PID (slot 0: wrk, 1: the runner), added to SLOT's totals: requests the
+# turn SLOT PID: one 1-second turn of the tool PID (its slot in tool_pids), added to SLOT's totals: requests the
 # API started (less the closing reading itself), seconds, and the API's and the tool's CPU ticks.
 turn() {
   local slot=$1 pid=$2
@@ -196,25 +234,67 @@ figures() {
       name, tool / hz / n * 1e6, 100 * tool / hz / s / cpus, cpus, api / hz / n * 1e6, 100 * api / hz / s / api_cpus, api_cpus }'
 }
 
-# With API_COUNTS=1: one perf per tool slot on the API and that tool, every thread, counting only while switched on
-# (count_turn SLOT enable|disable, through perf's control fifo, which answers each command once it is done).
-counted_events='task-clock,context-switches,sched:sched_wakeup,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_recvfrom,syscalls:sys_enter_sendto,syscalls:sys_enter_read,syscalls:sys_enter_write'
-start_counters() {
-  local slot tool fd
-  for slot in 0 1; do
-    tool=$wrk_pid; [ "$slot" = 1 ] && tool=$runner_pid
-    mkfifo "$work/control$slot" "$work/answer$slot"
-    perf stat -x, --per-thread -e "$counted_events" -p "$api_pid,$tool" -D -1 \
-      --control "fifo:$work/control$slot,$work/answer$slot" -o "$work/counts$slot.csv" 2>"$work/perf$slot.log" &
-    counter_pids+=($!)
-    exec {fd}<>"$work/control$slot"; control_fd[slot]=$fd
-    exec {fd}<>"$work/answer$slot"; answer_fd[slot]=$fd
-  done
+# start_perf SLOT NAME PERF_ARGS...: a perf (stat or record) of the tool of SLOT's turns, counting or sampling only
+# while switched on (count_turn SLOT enable|disable, through perf's control fifo, which answers each command once it
+# is done); its log is $work/NAME.log.
+perf_controls=("" "" "" "")
+start_perf() {
+  local slot=$1 name=$2 control answer
+  shift 2
+  mkfifo "$work/$name.control" "$work/$name.answer"
+  perf "$@" -D -1 --control "fifo:$work/$name.control,$work/$name.answer" 2>"$work/$name.log" &
+  counter_pids+=($!)
+  exec {control}<>"$work/$name.control"
+  exec {answer}<>"$work/$name.answer"
+  perf_controls[slot]+="$control:$answer:$name "
 }
 count_turn() {
-  [ "$api_counts" = 1 ] || return 0
-  echo "$2" >&"${control_fd[$1]}"
-  read -r -t 10 -u "${answer_fd[$1]}" _ || { echo "perf did not answer '$2': $(cat "$work/perf$1.log")" >&2; exit 2; }
+  local perf
+  for perf in ${perf_controls[$1]}; do
+    echo "$2" >&"${perf%%:*}"
+    perf=${perf#*:}
+    read -r -t 10 -u "${perf%%:*}" _ || { echo "perf did not answer '$2': $(cat "$work/${perf#*:}.log")" >&2; exit 2; }
+  done
+}
+# stop_perfs: ends every perf (a perf record writes its data as it ends).
+stop_perfs() {
+  local perf
+  for perf in ${perf_controls[*]}; do echo stop >&"${perf%%:*}"; done
+  for perf in "${counter_pids[@]}"; do
+    kill -INT "$perf" 2>/dev/null || true
+    wait "$perf" 2>/dev/null || true
+  done
+}
+tool_of() { echo "${tool_pids[$1]}"; }
+
+# With API_COUNTS=1: per tool slot, the API and that tool, every thread.
+counted_events='task-clock,context-switches,sched:sched_wakeup,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_recvfrom,syscalls:sys_enter_sendto,syscalls:sys_enter_read,syscalls:sys_enter_write'
+start_counters() {
+  local slot
+  for slot in "${slots[@]}"; do
+    start_perf "$slot" "counts$slot" stat -x, --per-thread -e "$counted_events" -p "$api_pid,$(tool_of "$slot")" -o "$work/counts$slot.csv"
+  done
+}
+# With PROFILE=1: per tool slot, call-chain samples of the tool and its system calls and context switches.
+profiled_syscalls='epoll_wait epoll_pwait epoll_ctl recvfrom recvmsg read readv sendto sendmsg write writev futex sched_yield'
+start_profiles() {
+  local slot events=raw_syscalls:sys_enter,context-switches,sched:sched_wakeup name
+  for name in $profiled_syscalls; do events+=",syscalls:sys_enter_$name"; done
+  for slot in "${slots[@]}"; do
+    start_perf "$slot" "profile$slot" record -g -F 1999 -p "$(tool_of "$slot")" -o "$work/profile$slot.data"
+    start_perf "$slot" "syscalls$slot" stat -x, -e "$events" -p "$(tool_of "$slot")" -o "$work/syscalls$slot.csv"
+  done
+}
+# print_profile SLOT NAME REQUESTS TOOL_TICKS: NAME's CPU per request by part over its turns, then its system calls
+# and context switches per request (the events counted less than 1 in 100 requests left out).
+print_profile() {
+  local us
+  us=$(awk -v t="$4" -v hz="$clock_ticks_per_second" -v n="$3" 'BEGIN { printf "%.3f", (n > 0 ? t / hz / n * 1e6 : 0) }')
+  echo "profile, $2: $us us of CPU per request over its turns ($3 requests)"
+  perf script -i "$work/profile$1.data" 2>/dev/null | python3 scripts/perf-parts.py "$2" --us-per-request "$us"
+  awk -F, -v name="$2" -v n="$3" '$1 ~ /^[0-9.]+$/ && n > 0 && $1 / n >= 0.01 {
+    e = $3; sub(/^(syscalls:sys_enter_|sched:sched_)/, "", e); sub(/^raw_syscalls:sys_enter$/, "system calls, all", e)
+    out = out sprintf(" %s %.3f,", e, $1 / n) } END { sub(/,$/, "", out); printf "per request, %s:%s\n", name, out }' "$work/syscalls$1.csv"
 }
 # print_counts SLOT NAME REQUESTS: NAME's turns, per request: each counted event on the API's threads and on the tool's.
 print_counts() {
@@ -241,36 +321,48 @@ rate() { awk -v n="${total_requests[$1]}" -v s="${total_seconds[$1]}" 'BEGIN { p
 
 bench_header
 [ "$api_counts" = 0 ] || start_counters
+[ "$profile" = 0 ] || start_profiles
 failed=0
-counted_requests=(0 0)
+counted_requests=(0 0 0 0)
+counted_tool_ticks=(0 0 0 0)
+# ratio PAIR SLOT: the runner's rate over the tool of SLOT's, printed and not judged.
+ratio() {
+  awk -v p="$1" -v bn="${tool_names[$2]}" -v b="$(rate "$2")" -v o="$(rate 1)" -v m="$mode" \
+    'BEGIN { printf "pair %d: %s %.0f requests/s, load runner (sync variant) %.0f requests/s, ratio %.2f (%s)\n", p, bn, b, o, o / b, (bn == "wrk" ? m " mode: not judged" : "not judged") }'
+}
 for pair in $(seq 1 "$pairs"); do
-  total_requests=(0 0); total_seconds=(0 0); total_api_ticks=(0 0); total_tool_ticks=(0 0)
+  total_requests=(0 0 0 0); total_seconds=(0 0 0 0); total_api_ticks=(0 0 0 0); total_tool_ticks=(0 0 0 0)
   for second in $(seq 0 $((seconds - 1))); do
-    # ABBA: wrk first in turns 0 and 3 of every four, the runner first in 1 and 2.
-    if (( second % 4 == 0 || second % 4 == 3 )); then turn 0 "$wrk_pid"; turn 1 "$runner_pid"; else turn 1 "$runner_pid"; turn 0 "$wrk_pid"; fi
+    # ABBA: the tools in slot order in turns 0 and 3 of every four, in reverse order in 1 and 2.
+    order=("${slots[@]}")
+    if (( second % 4 == 1 || second % 4 == 2 )); then
+      order=(); for slot in "${slots[@]}"; do order=("$slot" "${order[@]}"); done
+    fi
+    for slot in "${order[@]}"; do turn "$slot" "${tool_pids[$slot]}"; done
   done
-  counted_requests=($((counted_requests[0] + total_requests[0])) $((counted_requests[1] + total_requests[1])))
-  echo "pair $pair: $(figures 0 wrk "$client_cpu_count")"
-  echo "pair $pair: $(figures 1 "load runner" "$client_cpu_count")"
+  for slot in "${slots[@]}"; do
+    counted_requests[slot]=$((counted_requests[slot] + total_requests[slot]))
+    counted_tool_ticks[slot]=$((counted_tool_ticks[slot] + total_tool_ticks[slot]))
+    echo "pair $pair: $(figures "$slot" "${tool_names[$slot]}" "$client_cpu_count")"
+  done
   if [ "$mode" = pinned ]; then
     check_pair "$pair" wrk "$(rate 0)" "load runner (sync variant)" "$(rate 1)" "$minimum" || failed=1
   else
-    awk -v p="$pair" -v b="$(rate 0)" -v o="$(rate 1)" 'BEGIN { printf "pair %d: wrk %.0f requests/s, load runner (sync variant) %.0f requests/s, ratio %.2f (shared mode: not judged)\n", p, b, o, o / b }'
+    ratio "$pair" 0
   fi
+  for slot in "${slots[@]}"; do
+    if (( slot >= 2 )); then ratio "$pair" "$slot"; fi
+  done
 done
 # Every request of both tools reached the same API; a failed one would still count as started, so failures are shown.
 awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(failed|timedout)=/) { split($i, kv, "="); n += kv[2] } } END { printf "load runner: %d failed or timed-out requests over its run\n", n }' "$work/runner.log"
 # The runtime may add pool threads after a stop it reads as starvation; printed so a reader can see whether it did.
 echo "load runner threads: $runner_threads_before before the turns, $(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$runner_pid/status") after"
-if [ "$api_counts" = 1 ]; then
-  for slot in 0 1; do
-    echo stop >&"${control_fd[$slot]}"
-    kill -INT "${counter_pids[$slot]}" 2>/dev/null || true
-    wait "${counter_pids[$slot]}" 2>/dev/null || true
-  done
-  print_counts 0 wrk "${counted_requests[0]}"
-  print_counts 1 "load runner" "${counted_requests[1]}"
-fi
+stop_perfs
+for slot in "${slots[@]}"; do
+  if [ "$api_counts" = 1 ]; then print_counts "$slot" "${tool_names[$slot]}" "${counted_requests[$slot]}"; fi
+  if [ "$profile" = 1 ]; then print_profile "$slot" "${tool_names[$slot]}" "${counted_requests[$slot]}" "${counted_tool_ticks[$slot]}"; fi
+done
 echo "mode $mode: $pinning"
 bench_header
 exit "$failed"

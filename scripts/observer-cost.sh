@@ -1,22 +1,93 @@
 #!/usr/bin/env bash
 # What the runtime observer costs the API: compute/sync?cycles=1 under a constant closed load, runs alternating
-# with and without the observer (--no-observer), the sync variant's throughput compared. Loopback only.
-# Usage: scripts/observer-cost.sh [pairs] [users] [seconds]   (default 3 pairs, 16 users, 20 s per variant)
+# with and without the observer, the sync variant's throughput compared. Loopback only.
+#   --observer runner (default): the runner's own observer on the API child it starts (observed) against --no-observer.
+#   --observer watch: `watch --pid` (issue 40's passive watch, the same observer) on one fresh API per run, which the
+#     runner loads with --target and --no-observer; plain runs have no watch. Issue 40 allows watch 5 % (0.95). Each
+#     run also prints the API's own CPU per request over the whole run (both of compute's variants; /proc and the
+#     API's requestsStarted), which a busy machine disturbs far less than the throughput.
+#   BASELINE_RUNNER=path/to/ConcurrencySandbox.LoadTests.dll: each pair also runs that build's observer ("baseline",
+#     the same way), so a change to the observer is measured before/after side by side, in the same minutes.
+# Usage: scripts/observer-cost.sh [--observer runner|watch] [pairs] [users] [seconds]
+#   (default 3 pairs, 16 users, 20 s per variant)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+observer=runner
+if [ "${1:-}" = "--observer" ]; then
+  observer="${2:-}"
+  shift 2 || shift
+fi
+[ "$observer" = runner ] || [ "$observer" = watch ] || { echo "--observer must be runner or watch, not '$observer'" >&2; exit 2; }
 pairs=${1:-3}; users=${2:-16}; seconds=${3:-20}
+[[ "$pairs" =~ ^[0-9]+$ ]] && (( pairs >= 1 && pairs <= 20 )) || { echo "pairs must be 1..20, not '$pairs'" >&2; exit 2; }
+[[ "$users" =~ ^[0-9]+$ ]] && (( users >= 1 && users <= 1024 )) || { echo "users must be 1..1024, not '$users'" >&2; exit 2; }
+[[ "$seconds" =~ ^[0-9]+$ ]] && (( seconds >= 2 && seconds <= 59 )) || { echo "seconds must be 2..59, not '$seconds'" >&2; exit 2; }
+source scripts/wrk-bench-lib.sh
 dotnet build loadtests/ConcurrencySandbox.LoadTests -c Release -v quiet -nologo >/dev/null
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+api_pid=""
+watch_pid=""
+cleanup() {
+  for pid in "$watch_pid" "$api_pid"; do
+    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 printf '{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [%d, "00:00:%02d"] } ] }\n' "$users" "$seconds" >"$work/load.json"
 runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests.dll
-echo "# observer cost: $pairs pairs, $users users, $seconds s per variant; $(nproc) cores; $(uptime)"
-for i in $(seq 1 "$pairs"); do
-  for mode in observed plain; do
-    flag=""; [ "$mode" = plain ] && flag="--no-observer"
+modes=(observed plain)
+if [ -n "${BASELINE_RUNNER:-}" ]; then
+  [ -f "$BASELINE_RUNNER" ] || { echo "BASELINE_RUNNER is not a file: '$BASELINE_RUNNER'" >&2; exit 2; }
+  modes+=(baseline)
+fi
+echo "# observer cost ($observer): $pairs pairs, $users users, $seconds s per variant; $(nproc) cores; $(uptime)"
+
+# load MODE PAIR: one compute run (the sync variant's throughput is what is compared), its report in $work/MODE-PAIR;
+# the observer is this build's (observed), none (plain) or BASELINE_RUNNER's (baseline).
+load() {
+  local flag="" observing=$runner
+  [ "$1" = baseline ] && observing=$BASELINE_RUNNER
+  if [ "$observer" = runner ]; then
+    [ "$1" = plain ] && flag="--no-observer"
     # One whole ramp per variant: a --config run keeps its shape in one round; the pairs here alternate the observer.
     # shellcheck disable=SC2086 # an empty flag is no argument
-    dotnet "$runner" compute --cycles 1 --config "$work/load.json" --out "$work/$mode-$i" $flag >/dev/null
+    dotnet "$observing" compute --cycles 1 --config "$work/load.json" --out "$work/$1-$2" $flag >/dev/null
+    return
+  fi
+  # watch: a fresh API, watched (observed) or not (plain) for the whole run; the runner itself observes nothing.
+  start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work"
+  if [ "$1" != plain ]; then
+    dotnet "$observing" watch --pid "$api_pid" --out "$work/watch-$2" >"$work/watch-$2.log" 2>&1 &
+    watch_pid=$!
+    for _ in $(seq 1 600); do
+      grep -q '^watching ' "$work/watch-$2.log" && break
+      kill -0 "$watch_pid" 2>/dev/null || { echo "watch ended before it attached:" >&2; cat "$work/watch-$2.log" >&2; exit 2; }
+      sleep 0.1
+    done
+  fi
+  read_cpu_ticks "$api_pid"; local ticks=$cpu_ticks
+  dotnet "$runner" compute --target "$url" --no-observer --cycles 1 --config "$work/load.json" --out "$work/$1-$2" >/dev/null
+  read_cpu_ticks "$api_pid"; ticks=$((cpu_ticks - ticks))
+  local requests
+  requests=$(curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p')
+  awk -v m="$1" -v p="$2" -v t="$ticks" -v hz="$clock_ticks_per_second" -v n="$requests" \
+    'BEGIN { printf "%s %s: the API spent %.1f us of CPU per request (%d requests)\n", m, p, t / hz / n * 1e6, n }' | tee -a "$work/cpu.txt"
+  if [ -n "$watch_pid" ]; then
+    # SIGTERM ends a watch as Ctrl+C does (its report written, exit 0); a background job of a script ignores SIGINT.
+    kill -TERM "$watch_pid"
+    wait "$watch_pid" || { echo "watch exited with $?:" >&2; cat "$work/watch-$2.log" >&2; exit 2; }
+    watch_pid=""
+    echo "watch $2: $(tail -n 1 "$work/watch-$2.log")"
+  fi
+  kill "$api_pid"
+  wait "$api_pid" 2>/dev/null || true
+  api_pid=""
+}
+
+for i in $(seq 1 "$pairs"); do
+  for mode in "${modes[@]}"; do
+    load "$mode" "$i"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=[x for x in d["variants"] if x["name"]=="sync"][0]; print(sys.argv[2], sys.argv[3], round(v["requestsPerSecond"],1))' \
       "$work/$mode-$i/summary.json" "$mode" "$i" | tee -a "$work/rps.txt"
   done
@@ -24,8 +95,15 @@ done
 python3 - "$work/rps.txt" <<'PY'
 import sys
 rows=[l.split() for l in open(sys.argv[1])]
-observed=[float(r[2]) for r in rows if r[0]=="observed"]; plain=[float(r[2]) for r in rows if r[0]=="plain"]
-print(f"observed mean {sum(observed)/len(observed):.1f} rps, plain mean {sum(plain)/len(plain):.1f} rps, ratio {sum(observed)/sum(plain):.3f}")
-print("pair ratios: " + ", ".join(f"{o/p:.3f}" for o, p in zip(observed, plain)))
+plain=[float(r[2]) for r in rows if r[0]=="plain"]
+for mode in ("observed", "baseline"):
+    rps=[float(r[2]) for r in rows if r[0]==mode]
+    if rps:
+        print(f"{mode} mean {sum(rps)/len(rps):.1f} rps, plain mean {sum(plain)/len(plain):.1f} rps, ratio {sum(rps)/sum(plain):.3f}")
+        print(f"{mode} pair ratios: " + ", ".join(f"{o/p:.3f}" for o, p in zip(rps, plain)))
 PY
+if [ -f "$work/cpu.txt" ]; then
+  # Mean of the runs' API CPU per request, per mode; observed over plain is what watch adds to each request.
+  awk '{ sum[$1] += $6; n[$1]++ } END { for (m in sum) printf "%s: the API %.2f us of CPU per request (mean of %d runs)%s\n", m, sum[m] / n[m], n[m], (m != "plain" && n["plain"] ? sprintf(", %.3f x plain", (sum[m] / n[m]) / (sum["plain"] / n["plain"])) : "") }' "$work/cpu.txt"
+fi
 echo "# done; $(uptime)"

@@ -2,6 +2,7 @@ using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Api;
 using ConcurrencySandbox.Contracts.Control;
 using ConcurrencySandbox.Deploy.Tests.Support;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 
 namespace ConcurrencySandbox.Deploy.Tests;
 
@@ -122,6 +123,7 @@ public class ComposeTests
     [Trait("Category", "Slow")]
     [InlineData("deploy/compose.yaml")]
     [InlineData("deploy/compose.yaml", "deploy/compose.cpuset.yaml")]
+    [InlineData("deploy/compose.yaml", "deploy/compose.watch.yaml")]
     public void ComposeV1ConfigAcceptsTheFilesWithEveryProfile(params string[] files)
     {
         var arguments = files.SelectMany(file => new[] { "-f", file }).Concat(["--profile", "cpu4", "--profile", "monitoring", "config", "--quiet"]).ToArray();
@@ -196,6 +198,29 @@ public class ComposeTests
         Assert.Contains($"tcp://coordinator:{listen.Split(':')[1]}", agent.List("command").Select(a => a?.ToString()));
         Assert.Contains(_compose.Apis, api => api.Key == target.Host && api.Value.At("profiles") is null);
         Assert.Equal("service_healthy", coordinator.Text("depends_on", target.Host, "condition"));
+    }
+
+    [Fact]
+    public void TheWatchOverrideConnectsAnApisRuntimeToTheSocketAWatchListensOnInAVolumeOnlyTheyShare()
+    {
+        var file = Yaml.LoadFile("deploy/compose.watch.yaml");
+        var services = file.Entries("services").ToDictionary(service => service.Key, service => service.Value);
+        var watch = services["watch"];
+        var (apiName, api) = Assert.Single(services, service => service.Key != "watch");
+        // The runtime connects out to the socket (DOTNET_DiagnosticPorts, as the runner's own container observer sets it) without waiting for it.
+        var ports = ComposeFile.Environment(api)[DiagnosticsSocket.PortsSetting]!.Split(',');
+        var watchArgs = watch.List("command").Select(a => ComposeFile.WithDefaults(a?.ToString() ?? "")).ToList();
+        var socketFolder = ports[0][..ports[0].LastIndexOf('/')];
+        string VolumeAt(object? service) => service.List("volumes").OfType<string>().Select(v => v.Split(':')).Single(v => v[1] == socketFolder)[0];
+
+        Assert.Contains(apiName, _compose.Apis.Select(a => a.Key));
+        Assert.Equal("nosuspend", ports[1]);
+        Assert.Equal(new[] { "watch", "--diagnostic-port", ports[0] }, watchArgs.Take(3));
+        Assert.Equal(_compose.LoadRunner.Value.Text("image"), watch.Text("image"));
+        Assert.Equal(VolumeAt(api), VolumeAt(watch));
+        Assert.Equal("tmpfs", file.Text("volumes", VolumeAt(api), "driver_opts", "type"));
+        // Its report goes to the reports folder the load runner writes to.
+        Assert.Contains(watch.List("volumes").OfType<string>(), v => watchArgs[watchArgs.IndexOf("--out") + 1].StartsWith(v.Split(':')[^1] + "/", StringComparison.Ordinal) && _compose.LoadRunner.Value.List("volumes").Contains(v));
     }
 
     /// <summary>A service's "ADDRESS:HOST:CONTAINER" port mappings (as Compose resolves them by default), host port to container port.</summary>

@@ -1,6 +1,7 @@
 using System.Globalization;
 using ConcurrencySandbox.Api.Control;
 using ConcurrencySandbox.Deploy.Tests.Support;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 
 namespace ConcurrencySandbox.Deploy.Tests;
 
@@ -142,6 +143,36 @@ public class KubernetesTests
             Assert.Contains(objects, o => o.Text("kind") == "Deployment" && o.Text("metadata", "name") == "stub");
             Assert.All(objects.Where(o => o.Text("kind") != "Namespace"), o => Assert.Equal($"concurrencysandbox-cpu-{cpus}", o.Text("metadata", "namespace")));
         }
+    }
+
+    [FactWhenToolExists("kubectl")]
+    [Trait("Category", "Slow")]
+    public void WatchKustomizationRendersTheApiWithAWatchSidecarOnTheSocketTheyShareInAnEmptyDir()
+    {
+        var objects = Manifests.RenderedObjects($"{Manifests.K8s}/watch").ToList();
+        var api = Assert.Single(objects, o => o.Text("kind") == "Deployment" && o.Text("metadata", "name") == "api");
+        var apiContainer = Manifests.Container(api, "api");
+        var watch = Manifests.Container(api, "watch");
+        var ports = Assert.Single(apiContainer.List("env"), e => e.Text("name") == DiagnosticsSocket.PortsSetting).Text("value")!.Split(',');
+        var args = watch.List("args").Select(a => a?.ToString()).ToList();
+        var socketFolder = ports[0][..ports[0].LastIndexOf('/')];
+        string? VolumeAt(object? container, string folder) => Assert.Single(container.List("volumeMounts"), m => m.Text("mountPath") == folder).Text("name");
+
+        Assert.Equal("nosuspend", ports[1]);
+        Assert.Equal(new[] { "watch", "--diagnostic-port", ports[0] }, args.Take(3));
+        // watch refuses a path that exists: a socket a killed watch left in the emptyDir (which outlives it) is removed first.
+        Assert.StartsWith($"rm -f {ports[0]} && exec dotnet ", watch.List("command").Select(c => c?.ToString()).ElementAt(2));
+        Assert.Equal(VolumeAt(apiContainer, socketFolder), VolumeAt(watch, socketFolder));
+        Assert.NotNull(Assert.Single(Manifests.PodSpec(api).List("volumes"), v => v.Text("name") == VolumeAt(watch, socketFolder)).At("emptyDir"));
+        // The report is written under a mounted folder (the root file system is read-only).
+        var reports = args[args.IndexOf("--out") + 1]!;
+        Assert.Contains(watch.List("volumeMounts"), m => reports.StartsWith(m.Text("mountPath") + "/", StringComparison.Ordinal));
+        Assert.Equal("true", watch.Text("securityContext", "readOnlyRootFilesystem"));
+        // Requests equal to limits in every container: the pod keeps the Guaranteed QoS the cpu-1 overlay gives the API.
+        Assert.All(Manifests.PodSpec(api).List("containers"), c => Assert.All(new[] { "cpu", "memory" }, resource =>
+            Assert.Equal(c.Text("resources", "limits", resource), c.Text("resources", "requests", resource))));
+        Assert.Equal("1", apiContainer.Text("resources", "limits", "cpu"));
+        Assert.All(objects.Where(o => o.Text("kind") != "Namespace"), o => Assert.Equal("concurrencysandbox-cpu-1", o.Text("metadata", "namespace")));
     }
 
     [FactWhenToolExists("kubectl")]

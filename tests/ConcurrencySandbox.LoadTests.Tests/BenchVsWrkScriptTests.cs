@@ -31,6 +31,7 @@ public class BenchVsWrkScriptTests
     [Theory]
     [InlineData("API_COUNTS")]
     [InlineData("RUNNER_TERMINAL")]
+    [InlineData("PROFILE")]
     public async Task ASwitchSetOtherThanZeroOrOneIsRefused(string setting)
     {
         var (code, output, error) = await CommandRun.RunAsync("env", [$"{setting}=yes", "bash", Script, "8", "64"]);
@@ -38,6 +39,30 @@ public class BenchVsWrkScriptTests
         Assert.Equal(2, code);
         Assert.Empty(output);
         Assert.Equal($"{setting} must be 0 or 1, not 'yes'", error.Trim());
+    }
+
+    [Fact]
+    public async Task WithoutWrkTheScriptSaysHowToInstallItInOneLineAndExitsTwo()
+    {
+        // A PATH with only the commands the script needs before its check (no wrk, no curl).
+        var bin = Directory.CreateTempSubdirectory("bench-path-").FullName;
+        try
+        {
+            foreach (var tool in new[] { "dirname", "getconf" })
+            {
+                File.CreateSymbolicLink(Path.Combine(bin, tool), Path.Combine("/usr/bin", tool));
+            }
+
+            var (code, output, error) = await CommandRun.RunAsync("env", [$"PATH={bin}", "/bin/bash", Script, "8", "64"]);
+
+            Assert.Equal(2, code);
+            Assert.Empty(output);
+            Assert.Equal("wrk is not installed: apt-get install -y wrk", error.Trim());
+        }
+        finally
+        {
+            Directory.Delete(bin, recursive: true);
+        }
     }
 
     private static Task<(int Code, string Output, string Error)> RunScriptAsync(params string[] args) =>

@@ -96,6 +96,27 @@ public sealed class BrowserTests : IDisposable
     }
 
     [FactWhenChromiumIsInstalled]
+    public async Task FindCapacitysCurveDrawsEachStepAtItsLoadWithTheSloAndTheStepThatBrokeIt()
+    {
+        ReportWriter.Write(_out, CapacityCurveTests.Search(), RunnerCommandLine.Format(["run", "--url", "http://127.0.0.1:5000/x", "--find-capacity"]));
+        var page = await OpenAsync(new Uri(Path.Combine(_out, "report.html")).AbsoluteUri);
+        await page.Page.WaitForFunctionAsync("() => window.Charts && Charts.instances.length >= 1", null, new() { Timeout = 60_000 });
+
+        // One chart (the curve), not the steps drawn as variants on one time axis.
+        Assert.Equal(1, await page.Page.EvaluateAsync<int>("() => Charts.instances.length"));
+        const string valuesOf = "label => { const u = Charts.instances[0].plots[0]; return u.data[u.series.findIndex(s => s.label === label)].filter(y => y != null); }";
+        var slo = await page.Page.EvaluateAsync<double[]>(valuesOf, "SLO: p99 \u2264 500 ms");
+        var broke = await page.Page.EvaluateAsync<double[]>(valuesOf, "search broke the SLO");
+        var loads = await page.Page.EvaluateAsync<double[]>("() => Charts.instances[0].plots[0].data[0]");
+        Assert.Equal(new double[] { 500, 500, 500, 500 }, slo);
+        Assert.Single(broke);
+        Assert.Equal(new double[] { 4, 8, 12, 16 }, loads);
+        Assert.Empty(page.ConsoleErrors);
+        Assert.Equal([page.Url], page.Requests);
+        await page.ScreenshotAsync("find-capacity-curve.png");
+    }
+
+    [FactWhenChromiumIsInstalled]
     public async Task SwaggerUiRendersItsOperationsFromItsOwnOriginOnly()
     {
         await using var api = await ApiProcess.StartAsync(new ApiLaunch(new Dictionary<string, string>()), CancellationToken.None);

@@ -129,8 +129,8 @@ public class CommandLineTests
         Assert.Equal(1000, fanOut.Settings.DelayMs);
         Assert.Equal(10, fanOut.Settings.Calls);
         Assert.Equal(["threadpool", "sync-over-async", "dedicated", "async"], fanOut.Settings.Strategies);
-        Assert.StartsWith(Path.Combine("reports", ""), seen.OutputFolder);
-        Assert.EndsWith("-fanout", seen.OutputFolder);
+        Assert.StartsWith(Path.Combine("reports", ""), seen.Settings.OutputFolder);
+        Assert.EndsWith("-fanout", seen.Settings.OutputFolder);
     }
 
     [Theory]
@@ -149,8 +149,8 @@ public class CommandLineTests
         });
 
         Assert.Equal(0, code);
-        Assert.Equal(port, seen!.LivePort);
-        Assert.Equal(verbose, seen.Verbose);
+        Assert.Equal(port, seen!.Settings.Progress.LivePort);
+        Assert.Equal(verbose, seen.Settings.Progress.Verbose);
     }
 
     [Fact]
@@ -164,7 +164,7 @@ public class CommandLineTests
             return Task.FromResult(0);
         });
 
-        Assert.Equal(["async:p99<1200", "*:failedPercent<=1"], seen!.Thresholds.Select(t => t.ToString()));
+        Assert.Equal(["async:p99<1200", "*:failedPercent<=1"], seen!.Settings.Thresholds.Select(t => t.ToString()));
     }
 
     [Fact]
@@ -215,6 +215,24 @@ public class CommandLineTests
         Assert.Null(compute.Matrix);
         Assert.Equal(["fanout"], matrix!.Experiments.Select(e => e.Name));
         Assert.Equal([1], matrix.Matrix!.Cpus);
+    }
+
+    [Theory]
+    [InlineData("/home/me/.dotnet/tools/dotnet-sandbox", "dotnet-sandbox")]
+    [InlineData("/usr/share/dotnet/dotnet", "dotnet ConcurrencySandbox.LoadTests.dll")]
+    [InlineData("/src/loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests", "dotnet run --project loadtests/ConcurrencySandbox.LoadTests --")]
+    public void TheUsageLinesNameTheRunnerAsTheUserStartedIt(string processPath, string name)
+    {
+        Assert.Equal(name, CommandLine.CommandName(processPath, "/any/folder/ConcurrencySandbox.LoadTests.dll"));
+    }
+
+    [Fact]
+    public async Task TheUsageLineIsNotTheAssemblysName()
+    {
+        var (_, output, _) = await InvokeAsync(["fanout", "--help"], (_, _) => Task.FromResult(0));
+
+        Assert.Contains($"Usage:\n  {CommandLine.CommandName(Environment.ProcessPath, typeof(CommandLine).Assembly.Location)} fanout [options]", output.ReplaceLineEndings("\n"));
+        Assert.DoesNotContain("ConcurrencySandbox.LoadTests fanout", output);
     }
 
     private static int Seen(RunRequest request, out RunRequest? seen)

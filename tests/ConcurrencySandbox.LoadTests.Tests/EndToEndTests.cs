@@ -50,6 +50,18 @@ public sealed class EndToEndTests : IDisposable
     }
 
     [Fact]
+    public async Task MatrixTakesTheObserverOptionsOfTheRunLikeEveryExperiment()
+    {
+        // The matrix runs in the same composition root as the experiments: --no-observer reaches its fan-out (it was ignored).
+        var (code, output, error) = await RunRunnerAsync(
+            "matrix", "--cpus", "1", "--matrix-experiments", "fanout", "--profile", "smoke", "--strategies", "async", "--calls", "2", "--delay-ms", "50", "--no-observer", "--out", _out);
+
+        Assert.True(code is CommandLine.ExitOk or CommandLine.ExitThresholdFailed, $"exit {code}: {error}\n{output}");
+        var summary = await File.ReadAllTextAsync(Path.Combine(_out, "fanout-1cpu", "summary.json"));
+        Assert.Contains("(not observed: --no-observer)", summary);
+    }
+
+    [Fact]
     public async Task MatrixShortFormWritesTheSweepAndFanOutTablesPerCoreCount()
     {
         var (code, output, error) = await RunRunnerAsync(

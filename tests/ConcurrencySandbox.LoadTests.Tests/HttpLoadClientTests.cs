@@ -50,6 +50,25 @@ public class HttpLoadClientTests
     [Theory]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
+    public async Task AnAnswerArrivingAByteAtATimeIsReadWholeAndItsBodyHandedOn(string client)
+    {
+        // Every line, chunk size, chunk and trailer split across receives: the answer is taken up where each receive ends.
+        await using var server = new ScriptedServer(_ => Reply.Answer(200, "Transfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n").ByteByByte());
+        using var http = Create(client, server.BaseAddress, LongTimeout);
+        var probe = new BodyProbe();
+
+        var outcome = await http.Get("/trickled", probe)(CancellationToken.None);
+        var next = await http.Get("/trickled", probe)(CancellationToken.None);
+
+        Assert.Equal(RequestEnd.Ok, outcome.End);
+        Assert.Equal(RequestEnd.Ok, next.End);
+        Assert.Equal(["hello world", "hello world"], probe.Bodies);
+        Assert.Equal(1, server.Connections);
+    }
+
+    [Theory]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
     public async Task ABodyWithoutALengthRunsUntilTheServerHangsUpAndIsReadWhole(string client)
     {
         await using var server = new ScriptedServer(_ => Reply.Answer(200, "Connection: close\r\n\r\nuntil the end", hangUpAfter: true));
@@ -242,7 +261,7 @@ public class HttpLoadClientTests
     }
 
     /// <summary>What the scripted server does with one request: answer (then maybe hang up), stall, or hang up at once.</summary>
-    private sealed record Reply(byte[]? Bytes, bool HangUpAfter = false)
+    private sealed record Reply(byte[]? Bytes, bool HangUpAfter = false, bool Trickled = false)
     {
         public static Reply Stall { get; } = new([]);
 
@@ -251,6 +270,9 @@ public class HttpLoadClientTests
         /// <summary>A status line, then <paramref name="headersAndBody"/> (the remaining headers, the blank line and the body).</summary>
         public static Reply Answer(int status, string headersAndBody, bool hangUpAfter = false) =>
             new(Encoding.ASCII.GetBytes($"HTTP/1.1 {status} Scripted\r\n{headersAndBody}"), hangUpAfter);
+
+        /// <summary>The same answer written a byte at a time, a little apart, so the client receives it in many pieces.</summary>
+        public Reply ByteByByte() => this with { Trickled = true };
     }
 
     /// <summary>A loopback HTTP/1.1 server on a free port that answers request n (from 1) as the test's script says.</summary>
@@ -358,7 +380,20 @@ public class HttpLoadClientTests
                                 await Task.Delay(Timeout.Infinite, _stop.Token);
                             }
 
-                            await stream.WriteAsync(reply.Bytes, _stop.Token);
+                            if (reply.Trickled)
+                            {
+                                client.NoDelay = true;
+                                foreach (var b in reply.Bytes)
+                                {
+                                    await stream.WriteAsync(new[] { b }, _stop.Token);
+                                    await Task.Delay(1, _stop.Token);
+                                }
+                            }
+                            else
+                            {
+                                await stream.WriteAsync(reply.Bytes, _stop.Token);
+                            }
+
                             if (reply.HangUpAfter)
                             {
                                 Interlocked.Increment(ref _hangups);

@@ -85,7 +85,8 @@ public sealed partial class ReportReadabilityTests : IDisposable
     [Fact]
     public void ResponseCurveSvgIsInSummaryMarkdownWithEachVariantsKnee()
     {
-        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
+        // Steps of 4 s at 15 requests a second: enough requests in each for a knee (ResponseCurve.MinimumRequestsPerStep).
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 40, 15, (name, t) => name == "threadpool" && t >= 20 ? 90_000 : 100);
         ReportWriter.Write(_out, report, "x");
 
         var md = File.ReadAllText(Path.Combine(_out, "summary.md"));

@@ -5,14 +5,17 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 
 public sealed class ResponseCurveTests
 {
-    private static SummaryCurvePoint Point(double load, double? p99Ms, double okPerSecond) =>
-        new(load, p99Ms / 2, p99Ms, okPerSecond, p99Ms is null ? 0 : 10, 0, 0, null);
+    private static SummaryCurvePoint Point(double load, double? p99Ms, double okPerSecond, long answered = 30) =>
+        new(load, p99Ms / 2, p99Ms, okPerSecond, p99Ms is null ? 0 : answered, 0, 0, null);
+
+    /// <summary>A step none of whose requests got an answer: <paramref name="timedOut"/> of them were given up after 60 s.</summary>
+    private static SummaryCurvePoint TimedOut(double load, long timedOut = 25) => new(load, null, null, 0, 0, timedOut, 0, 60_000);
 
     [Fact]
     public void KneeIsTheFirstStepWhoseP99ExceedsTwiceTheUnloadedP99()
     {
         // Throughput grows in proportion throughout: only the latency rule can find this knee.
-        var knee = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 150, 4), Point(6, 200, 6), Point(8, 201, 8), Point(10, 900, 10)]);
+        var knee = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 150, 4), Point(6, 200, 6), Point(8, 201, 8), Point(10, 900, 10)]).Knee;
 
         Assert.Equal(3, knee?.Index);
         Assert.Contains("> 2 x unloaded 100 ms", knee?.Reason, StringComparison.Ordinal);
@@ -22,24 +25,55 @@ public sealed class ResponseCurveTests
     public void KneeIsTheFirstStepWhoseThroughputStopsGrowingWithTheLoad()
     {
         // Load +50 % and throughput +20 % (under half the load's rise) at 6 users; p99 stays under 2 x throughout.
-        var knee = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 110, 4), Point(6, 120, 4.8), Point(8, 130, 4.8)]);
+        var knee = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 110, 4), Point(6, 120, 4.8), Point(8, 130, 4.8)]).Knee;
 
         Assert.Equal(2, knee?.Index);
         Assert.StartsWith("throughput 4.8/s after 4/s", knee?.Reason, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void AStepWithNoAnswerIsAKneeAndItsLatencyIsNotZero()
+    public void AStepWhoseRequestsAllTimedOutIsAKneeAtLeastTheirTimeout()
     {
-        var knee = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, null, 0)]);
+        var knee = ResponseCurve.FindKnee([Point(2, 100, 2), TimedOut(4), TimedOut(6)]).Knee;
 
         Assert.Equal(1, knee?.Index);
+        Assert.StartsWith("p99 \u2265 60 s > 2 x unloaded 100 ms; confirmed at 6 users", knee?.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ABendAtTheLastStepIsNotConfirmedSoNoKneeIsStatedAndTheSentenceSaysWhy()
+    {
+        var finding = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 110, 4), Point(6, 900, 6)]);
+
+        Assert.Null(finding.Knee);
+        Assert.StartsWith("the bend at 6 users (p99 900 ms > 2 x unloaded 100 ms) is the last step", finding.NoKneeBecause, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ABendTheNextStepDoesNotConfirmIsNoKnee()
+    {
+        // One slow step between two healthy ones: a blip, not where the curve bends.
+        Assert.Equal(new KneeFinding(null, null), ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 300, 4), Point(6, 110, 6), Point(8, 120, 8)]));
+    }
+
+    [Fact]
+    public void AStepWithFewerRequestsThanTheMinimumIsNoKneeNorAnUnloadedLatency()
+    {
+        // A 3-request step's p99 is its maximum: the slow one at 4 users is no knee; a 3-request first step is no baseline.
+        var fewAtTheBend = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 900, 4, answered: 3), Point(6, 120, 6), Point(8, 130, 8)]);
+        var fewAtFirst = ResponseCurve.FindKnee([Point(2, 100, 2, answered: 3), Point(4, 900, 4), Point(6, 950, 6)]);
+
+        Assert.Equal(new KneeFinding(null, null), fewAtTheBend);
+        Assert.Null(fewAtFirst.Knee);
+        Assert.Equal($"its first step (2 users) had 3 request(s) with a latency, fewer than the {ResponseCurve.MinimumRequestsPerStep} a step needs to give an unloaded latency", fewAtFirst.NoKneeBecause);
     }
 
     [Fact]
     public void AHealthyCurveHasNoKnee()
     {
-        Assert.Null(ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 120, 4), Point(6, 150, 6), Point(8, 199, 7.5)]));
+        var healthy = ResponseCurve.FindKnee([Point(2, 100, 2), Point(4, 120, 4), Point(6, 150, 6), Point(8, 199, 7.5)]);
+
+        Assert.Equal(new KneeFinding(null, null), healthy);
     }
 
     [Fact]
@@ -49,7 +83,7 @@ public sealed class ResponseCurveTests
         // is not an unloaded one when the server answered nothing at 1.
         var points = new[] { Point(1, null, 0), Point(2, 100, 2), Point(4, 300, 4) };
 
-        Assert.Null(ResponseCurve.FindKnee(points));
+        Assert.Null(ResponseCurve.FindKnee(points).Knee);
     }
 
     [Fact]
@@ -68,9 +102,9 @@ public sealed class ResponseCurveTests
     [Fact]
     public void AKneesThroughputFiguresAreNeverRoundedToZero()
     {
-        var knee = ResponseCurve.FindKnee([Point(2, 100, 0.04), Point(4, 110, 0.01)]);
+        var knee = ResponseCurve.FindKnee([Point(2, 100, 0.04), Point(4, 110, 0.01), Point(8, 120, 0.01)]).Knee;
 
-        Assert.Equal("throughput 0.01/s after 0.04/s while the load rose 100 %", knee?.Reason);
+        Assert.StartsWith("throughput 0.01/s after 0.04/s while the load rose 100 %", knee?.Reason, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -59,6 +59,10 @@ public sealed class RuntimeObserver : IAsyncDisposable
 
     private const long ThreadingKeyword = 0x10000;
 
+    // ThreadPoolWorkerThreadAdjustment/Adjustment, the one event of the Threading keyword the observer reads: the keyword
+    // also writes ThreadPoolWorkerThreadWait each time a pool thread goes idle, many times a second under load.
+    private const uint AdjustmentEventId = 55;
+
     /// <summary>How long a runtime may take to answer the session's start (a local one answers in milliseconds).</summary>
     private static readonly TimeSpan AttachTimeout = TimeSpan.FromSeconds(30);
     private const int SessionBufferMegabytes = 256;
@@ -74,16 +78,20 @@ public sealed class RuntimeObserver : IAsyncDisposable
     private EventPipeEventSource? _source;
     private int _disposed;
 
-    private RuntimeObserver(DiagnosticsChannel channel, EventPipeSession session)
+    private RuntimeObserver(DiagnosticsChannel channel, EventPipeSession session, bool lightSession)
     {
         Channel = channel;
         _session = session;
+        LightSession = lightSession;
         _reader = new Thread(Read) { IsBackground = true, Name = $"runtime observer {channel.Process}" };
         _reader.Start();
     }
 
     /// <summary>The process observed and how it is reached.</summary>
     public DiagnosticsChannel Channel { get; }
+
+    /// <summary>True when the runtime took the light session (.NET 10+): no stack with any event, and of the Threading keyword only the pool's adjustments.</summary>
+    public bool LightSession { get; }
 
     /// <summary>Why the series ended before the observer was stopped (the process exited, the channel broke), or null.</summary>
     public string? LostReason { get; private set; }
@@ -108,26 +116,12 @@ public sealed class RuntimeObserver : IAsyncDisposable
         {
             ObserverTarget.Check(processId);
         }
-        var providers = new[]
-        {
-            new EventPipeProvider("System.Runtime", EventLevel.Informational, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
-            // Counter payloads are written at LogAlways, so Critical still gets them; Informational would also turn on
-            // HostingEventSource's RequestStart/RequestStop, two events per request (a quarter of the API's
-            // throughput on compute/sync?cycles=1, scripts/observer-cost.sh).
-            new EventPipeProvider("Microsoft.AspNetCore.Hosting", EventLevel.Critical, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
-            new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, ThreadingKeyword),
-        };
         using var answered = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         answered.CancelAfter(AttachTimeout);
         try
         {
-            // 256 MB, dotnet-trace's default: the runtime gives every thread that writes an event buffers of its own, so
-            // a service starting a thread per request (receive's dedicated receivers: about 1,000 a second, each with
-            // its ThreadCreating/ThreadRunning events) filled the 16 MB this asked for before and lost whole seconds of
-            // counters (2-89 events per 3 s smoke variant), which is how a receive smoke run measured allocating at
-            // 13 B per receive against the 177 B its receiving thread counts.
-            var session = await channel.Client.StartEventPipeSessionAsync(providers, requestRundown: false, circularBufferMB: SessionBufferMegabytes, answered.Token);
-            return new RuntimeObserver(channel, session);
+            var (session, light) = await StartSessionAsync(channel.Client, answered.Token);
+            return new RuntimeObserver(channel, session, light);
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
@@ -137,6 +131,46 @@ public sealed class RuntimeObserver : IAsyncDisposable
         {
             throw new UsageException($"cannot open {channel.Description} ({e.Message}); is it a .NET 5+ process run by this user with DOTNET_EnableDiagnostics not 0?");
         }
+    }
+
+    /// <summary>
+    /// The session, as light as the target's runtime allows: on .NET 10 only the adjustment event of the Threading
+    /// keyword and no stack with any event (by default the runtime walks the writing thread's stack for every event,
+    /// and the keyword writes one each time a pool thread goes idle; docs/notebook/performance.md, "What the observer
+    /// costs the service"); a runtime that refuses either (before .NET 10, before .NET 9) gets the session it
+    /// answered to before.
+    /// </summary>
+    private static async Task<(EventPipeSession Session, bool Light)> StartSessionAsync(DiagnosticsClient client, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return (await client.StartEventPipeSessionAsync(Session(new EventPipeProviderEventFilter(true, [AdjustmentEventId]), requestStackwalk: false), cancellationToken), true);
+        }
+        catch (Exception e) when (e is UnsupportedCommandException or ServerErrorException)
+        {
+            return (await client.StartEventPipeSessionAsync(Session(eventFilter: null, requestStackwalk: true), cancellationToken), false);
+        }
+    }
+
+    private static EventPipeSessionConfiguration Session(EventPipeProviderEventFilter? eventFilter, bool requestStackwalk)
+    {
+        var providers = new[]
+        {
+            new EventPipeProvider("System.Runtime", EventLevel.Informational, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
+            // Counter payloads are written at LogAlways, so Critical still gets them; Informational would also turn on
+            // HostingEventSource's RequestStart/RequestStop, two events per request (a quarter of the API's
+            // throughput on compute/sync?cycles=1, scripts/observer-cost.sh).
+            new EventPipeProvider("Microsoft.AspNetCore.Hosting", EventLevel.Critical, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }),
+            eventFilter is null
+                ? new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, ThreadingKeyword)
+                : new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, ThreadingKeyword, null, eventFilter),
+        };
+        // 256 MB, dotnet-trace's default: the runtime gives every thread that writes an event buffers of its own, so
+        // a service starting a thread per request (receive's dedicated receivers: about 1,000 a second, each with
+        // its ThreadCreating/ThreadRunning events) filled the 16 MB this asked for before and lost whole seconds of
+        // counters (2-89 events per 3 s smoke variant), which is how a receive smoke run measured allocating at
+        // 13 B per receive against the 177 B its receiving thread counts.
+        return new EventPipeSessionConfiguration(providers, SessionBufferMegabytes, requestRundown: false, requestStackwalk: requestStackwalk);
     }
 
     /// <summary>The samples so far, oldest first.</summary>

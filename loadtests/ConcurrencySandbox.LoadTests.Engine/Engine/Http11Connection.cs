@@ -1,7 +1,6 @@
 using System.Buffers.Text;
 using System.Net;
 using System.Net.Sockets;
-using System.Runtime.CompilerServices;
 using System.Text;
 using System.Threading.Tasks.Sources;
 
@@ -12,14 +11,15 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// (status line, headers, then a Content-Length, chunked or read-until-close body) through one reused buffer. The
 /// client's watchdog gives up on a request by disposing the socket (<see cref="AbandonIfOverdue"/>), so no request
 /// needs a timer or a cancellation registration of its own. Its requests go out through a <see cref="SendBatch"/>; the
-/// connection is the awaitable of its own write, so queueing one allocates nothing.
+/// connection is the awaitable of its own write and of its answer, so neither allocates.
 /// </summary>
-internal sealed class Http11Connection : IDisposable, IValueTaskSource
+internal sealed class Http11Connection : IDisposable, IValueTaskSource, IValueTaskSource<(int Status, bool KeepAlive)>
 {
     private const int BufferBytes = 16 * 1024;
     private const int Idle = 0;
     private const int Busy = 1;
     private const int Abandoned = 2;
+    private const int Unreceived = -1;
 
     private readonly Socket _socket = new(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
     private readonly byte[] _buffer = new byte[BufferBytes];
@@ -31,6 +31,28 @@ internal sealed class Http11Connection : IDisposable, IValueTaskSource
     private ManualResetValueTaskSourceCore<bool> _write;
     private ReadOnlyMemory<byte> _request;
     private ValueTask<int> _sending;
+
+    // The answer being read: its waiter, where its body goes, how far it is parsed, and the receive that brings its bytes.
+    private readonly SocketAsyncEventArgs _receive = new(unsafeSuppressExecutionContextFlow: true);
+    private ManualResetValueTaskSourceCore<(int Status, bool KeepAlive)> _answer;
+    private Stream? _body;
+    private Stage _stage;
+    private ResponseHead _head;
+    private long _remaining;
+
+    public Http11Connection() => _receive.Completed += OnReceiveCompleted;
+
+    private enum Stage
+    {
+        StatusLine,
+        Headers,
+        Body,
+        UntilClose,
+        ChunkSize,
+        ChunkData,
+        ChunkEnd,
+        Trailers,
+    }
 
     /// <summary>True when a byte of the current request's answer arrived: a kept-alive connection that fails before that was closed by the server while idle.</summary>
     public bool ReceivedAny { get; private set; }
@@ -114,58 +136,35 @@ internal sealed class Http11Connection : IDisposable, IValueTaskSource
     void IValueTaskSource.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
         _write.OnCompleted(continuation, state, token, flags);
 
+    (int Status, bool KeepAlive) IValueTaskSource<(int Status, bool KeepAlive)>.GetResult(short token) => _answer.GetResult(token);
+
+    ValueTaskSourceStatus IValueTaskSource<(int Status, bool KeepAlive)>.GetStatus(short token) => _answer.GetStatus(token);
+
+    void IValueTaskSource<(int Status, bool KeepAlive)>.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
+        _answer.OnCompleted(continuation, state, token, flags);
+
     /// <summary>
     /// Reads one answer, copying its body into <paramref name="body"/> when given (else skipping it); returns its status
-    /// and whether the connection may carry the next request. Interim 1xx answers are skipped.
+    /// and whether the connection may carry the next request. Interim 1xx answers are skipped. The answer is parsed as
+    /// its bytes arrive, in the receive's own completion (on the thread that polled the socket, with inline socket
+    /// completions), and its waiter is resumed from there: no await per line, per fill or per socket receive, which
+    /// were five state machines suspended and resumed per request (docs/notebook/performance.md, "Where the
+    /// runner's microseconds go").
     /// </summary>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public async ValueTask<(int Status, bool KeepAlive)> ReadResponseAsync(Stream? body)
+    public ValueTask<(int Status, bool KeepAlive)> ReadResponseAsync(Stream? body)
     {
-        while (true)
-        {
-            var head = new ResponseHead();
-            var (start, length) = await ReadLineAsync("before the status line ended");
-            head.ReadStatusLine(_buffer.AsSpan(start, length));
-            while (await ReadLineAsync("before the headers ended") is (var headerStart, > 0 and var headerLength))
-            {
-                head.ReadHeader(_buffer.AsSpan(headerStart, headerLength));
-            }
-
-            if (head.Status is >= 100 and < 200)
-            {
-                continue;
-            }
-
-            if (head.Status is 204 or 304)
-            {
-                return (head.Status, head.KeepAlive);
-            }
-
-            if (head.Chunked)
-            {
-                await ReadChunkedAsync(body);
-            }
-            else if (head.ContentLength >= 0)
-            {
-                await SkipAsync(head.ContentLength, body);
-            }
-            else
-            {
-                // Neither length nor chunks: the body runs until the server closes the connection.
-                do
-                {
-                    Consume(_end - _start, body);
-                }
-                while (await FillAsync());
-
-                return (head.Status, false);
-            }
-
-            return (head.Status, head.KeepAlive);
-        }
+        _body = body;
+        _stage = Stage.StatusLine;
+        _answer.Reset();
+        Continue(Unreceived);
+        return new ValueTask<(int Status, bool KeepAlive)>(this, _answer.Version);
     }
 
-    public void Dispose() => _socket.Dispose();
+    public void Dispose()
+    {
+        _socket.Dispose();
+        _receive.Dispose();
+    }
 
     /// <summary>The rest of a write whose send did not finish at once (a full send buffer, or an error to hand on).</summary>
     private async Task FinishWriteAsync(ValueTask<int> sending)
@@ -186,82 +185,71 @@ internal sealed class Http11Connection : IDisposable, IValueTaskSource
         }
     }
 
-    private async ValueTask ReadChunkedAsync(Stream? body)
+    /// <summary>
+    /// Parses what the buffer holds, then receives more until the answer is whole: completes the answer, or leaves a
+    /// receive pending whose completion (<see cref="OnReceiveCompleted"/>) comes back here. <paramref name="received"/>
+    /// is what the last receive got: 0 when the server closed the connection, <see cref="Unreceived"/> before any.
+    /// </summary>
+    private void Continue(int received)
     {
-        while (true)
+        try
         {
-            var (start, length) = await ReadLineAsync("inside a chunked body");
-            var size = ChunkSize(_buffer.AsSpan(start, length));
-            if (size == 0)
+            while (true)
             {
-                break;
-            }
+                if (Parse(ended: received == 0) is { } answer)
+                {
+                    _answer.SetResult(answer);
+                    return;
+                }
 
-            await SkipAsync(size, body);
-            if ((await ReadLineAsync("inside a chunked body")).Length != 0)
-            {
-                throw Invalid("a chunk is not followed by CRLF");
+                MakeRoom();
+                _receive.SetBuffer(_buffer, _end, _buffer.Length - _end);
+                if (_socket.ReceiveAsync(_receive))
+                {
+                    return;
+                }
+
+                received = TakeReceived(_receive);
             }
         }
-
-        // Trailers, if any, up to the empty line that ends the message.
-        while ((await ReadLineAsync("inside the chunked body's trailers")).Length > 0)
+        catch (Exception e)
         {
-        }
-    }
-
-    private async ValueTask SkipAsync(long count, Stream? body)
-    {
-        while (true)
-        {
-            var take = (int)Math.Min(count, _end - _start);
-            Consume(take, body);
-            count -= take;
-            if (count == 0)
-            {
-                return;
-            }
-
-            if (!await FillAsync())
-            {
-                throw Ended("before the body ended");
-            }
+            _answer.SetException(e);
         }
     }
 
-    private void Consume(int count, Stream? body)
+    private void OnReceiveCompleted(object? sender, SocketAsyncEventArgs receive)
     {
-        body?.Write(_buffer, _start, count);
-        _start += count;
-    }
-
-    /// <summary>The next line (without its CRLF) as a range of the buffer, valid until the next read.</summary>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<(int Start, int Length)> ReadLineAsync(string where)
-    {
-        var searched = 0;
-        while (true)
+        int received;
+        try
         {
-            var found = _buffer.AsSpan(_start + searched, _end - _start - searched).IndexOf("\r\n"u8);
-            if (found >= 0)
-            {
-                var start = _start;
-                var length = searched + found;
-                _start += length + 2;
-                return (start, length);
-            }
-
-            searched = Math.Max(0, _end - _start - 1);
-            if (!await FillAsync())
-            {
-                throw Ended(where);
-            }
+            received = TakeReceived(receive);
         }
+        catch (Exception e)
+        {
+            _answer.SetException(e);
+            return;
+        }
+
+        Continue(received);
     }
 
-    /// <summary>Receives more bytes after the unread ones; false when the server closed the connection.</summary>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<bool> FillAsync()
+    /// <summary>The bytes a finished receive added after the unread ones (0: the server closed the connection); throws its socket error.</summary>
+    private int TakeReceived(SocketAsyncEventArgs receive)
+    {
+        if (receive.SocketError != SocketError.Success)
+        {
+            throw new SocketException((int)receive.SocketError);
+        }
+
+        var received = receive.BytesTransferred;
+        _end += received;
+        ReceivedAny |= received > 0;
+        return received;
+    }
+
+    /// <summary>Makes room after the unread bytes for the next receive.</summary>
+    private void MakeRoom()
     {
         if (_start == _end)
         {
@@ -278,11 +266,134 @@ internal sealed class Http11Connection : IDisposable, IValueTaskSource
             _end -= _start;
             _start = 0;
         }
+    }
 
-        var received = await _socket.ReceiveAsync(_buffer.AsMemory(_end), SocketFlags.None);
-        _end += received;
-        ReceivedAny |= received > 0;
-        return received > 0;
+    /// <summary>
+    /// Takes from the buffer as much of the answer as it holds: the answer's status and whether the connection stays
+    /// open once it is whole, else null (more bytes needed). <paramref name="ended"/>: no more bytes will come, so an
+    /// answer that is not whole is cut short (an error), except a body that runs until the server closes.
+    /// </summary>
+    private (int Status, bool KeepAlive)? Parse(bool ended)
+    {
+        while (true)
+        {
+            switch (_stage)
+            {
+                case Stage.StatusLine:
+                    if (!TryTakeLine(out var statusLine))
+                    {
+                        return More(ended, "before the status line ended");
+                    }
+
+                    _head = new ResponseHead();
+                    _head.ReadStatusLine(statusLine);
+                    _stage = Stage.Headers;
+                    break;
+                case Stage.Headers:
+                    if (!TryTakeLine(out var header))
+                    {
+                        return More(ended, "before the headers ended");
+                    }
+
+                    if (header.Length > 0)
+                    {
+                        _head.ReadHeader(header);
+                    }
+                    else if (_head.Status is >= 100 and < 200)
+                    {
+                        _stage = Stage.StatusLine;
+                    }
+                    else if (_head.Status is 204 or 304)
+                    {
+                        return (_head.Status, _head.KeepAlive);
+                    }
+                    else
+                    {
+                        // Neither length nor chunks: the body runs until the server closes the connection.
+                        (_stage, _remaining) = _head.Chunked ? (Stage.ChunkSize, 0) : _head.ContentLength >= 0 ? (Stage.Body, _head.ContentLength) : (Stage.UntilClose, 0);
+                    }
+
+                    break;
+                case Stage.Body:
+                    TakeBody();
+                    return _remaining > 0 ? More(ended, "before the body ended") : (_head.Status, _head.KeepAlive);
+                case Stage.UntilClose:
+                    Consume(_end - _start);
+                    return ended ? (_head.Status, false) : null;
+                case Stage.ChunkSize:
+                    if (!TryTakeLine(out var chunkSize))
+                    {
+                        return More(ended, "inside a chunked body");
+                    }
+
+                    _remaining = ChunkSize(chunkSize);
+                    _stage = _remaining == 0 ? Stage.Trailers : Stage.ChunkData;
+                    break;
+                case Stage.ChunkData:
+                    TakeBody();
+                    if (_remaining > 0)
+                    {
+                        return More(ended, "inside a chunked body");
+                    }
+
+                    _stage = Stage.ChunkEnd;
+                    break;
+                case Stage.ChunkEnd:
+                    if (!TryTakeLine(out var chunkEnd))
+                    {
+                        return More(ended, "inside a chunked body");
+                    }
+
+                    _stage = chunkEnd.Length == 0 ? Stage.ChunkSize : throw Invalid("a chunk is not followed by CRLF");
+                    break;
+                default:
+                    // Trailers, if any, up to the empty line that ends the message.
+                    if (!TryTakeLine(out var trailer))
+                    {
+                        return More(ended, "inside the chunked body's trailers");
+                    }
+
+                    if (trailer.Length == 0)
+                    {
+                        return (_head.Status, _head.KeepAlive);
+                    }
+
+                    break;
+            }
+        }
+    }
+
+    /// <summary>More bytes are needed: null, or the connection's end error when none will come.</summary>
+    private static (int Status, bool KeepAlive)? More(bool ended, string where) => ended ? throw Ended(where) : null;
+
+    /// <summary>Takes the next whole line (without its CRLF) from the buffer; false when its end has not arrived yet.</summary>
+    private bool TryTakeLine(out ReadOnlySpan<byte> line)
+    {
+        var unread = _buffer.AsSpan(_start, _end - _start);
+        var length = unread.IndexOf("\r\n"u8);
+        if (length < 0)
+        {
+            line = default;
+            return false;
+        }
+
+        line = unread[..length];
+        _start += length + 2;
+        return true;
+    }
+
+    /// <summary>Takes as much of the body (or chunk) still to come as the buffer holds.</summary>
+    private void TakeBody()
+    {
+        var take = (int)Math.Min(_remaining, _end - _start);
+        Consume(take);
+        _remaining -= take;
+    }
+
+    private void Consume(int count)
+    {
+        _body?.Write(_buffer, _start, count);
+        _start += count;
     }
 
     private static long ChunkSize(ReadOnlySpan<byte> line)

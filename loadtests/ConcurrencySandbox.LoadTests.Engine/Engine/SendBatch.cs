@@ -74,7 +74,7 @@ internal sealed class SendBatch : IDisposable
         {
             while (true)
             {
-                await _bell.ReceiveAsync(heard, SocketFlags.None);
+                await _bell.ReceiveAsync(heard.AsMemory(), SocketFlags.None); // the ValueTask overload: no Task per flush
                 lock (_lock)
                 {
                     (_queued, _flushing) = (_flushing, _queued);

@@ -7,13 +7,42 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// <summary>A variant as the interactive charts name and colour it (its button that shows or hides all its series).</summary>
 internal sealed record ChartVariant(string Name, string Color);
 
-/// <summary>One variant's response curve as <c>Charts.responseCurve</c> draws it: its points and its knee (the point's index).</summary>
-public sealed record ChartCurve(string Name, string Color, IReadOnlyList<SummaryCurvePoint> Points, Knee? Knee, string Line);
+/// <summary>
+/// One variant's response curve as <c>Charts.responseCurve</c> draws it: its points and its knee (the point's index);
+/// a capacity search's also why each step broke the SLO (<paramref name="Broke"/>, null where it held).
+/// </summary>
+public sealed record ChartCurve(string Name, string Color, IReadOnlyList<SummaryCurvePoint> Points, Knee? Knee, string Line, IReadOnlyList<string?>? Broke = null);
 
-/// <summary>The model of <c>Charts.responseCurve</c> in <c>Assets/charts.js</c>: every variant's curve against one load axis.</summary>
-public sealed record ResponseCurveModel(string Title, string LoadLabel, string LoadUnit, IReadOnlyList<ChartCurve> Variants)
+/// <summary>The model of <c>Charts.responseCurve</c> in <c>Assets/charts.js</c>: every variant's curve against one load axis, and a capacity search's SLO.</summary>
+public sealed record ResponseCurveModel(string Title, string LoadLabel, string LoadUnit, IReadOnlyList<ChartCurve> Variants, double? SloMs = null)
 {
     public const string Kind = "responseCurve";
+
+    /// <summary>
+    /// The run's response curve: a capacity search's (the load on x, one point per step, each marked held or broke,
+    /// the SLO drawn), else its variants' (<see cref="Of(string, IReadOnlyList{SummaryVariant})"/>).
+    /// </summary>
+    public static ResponseCurveModel? Of(string title, RunSummary summary)
+    {
+        if (summary.Capacity is not { Steps.Count: > 0 } capacity)
+        {
+            return Of(title, summary.Variants);
+        }
+        var unit = summary.Variants[0].LoadUnit;
+        return new ResponseCurveModel(title, ReportChart.LoadLabel(unit), ResponseCurve.UnitOf(unit),
+            [.. capacity.Steps.GroupBy(s => s.Ramp).Select((ramp, i) =>
+            {
+                var steps = ramp.OrderBy(s => s.Load).ToList();
+                var held = steps.Where(s => s.BrokeBecause is null).Select(s => s.Load).ToList();
+                var broke = steps.FirstOrDefault(s => s.BrokeBecause is not null);
+                var line = FormattableString.Invariant($"{ramp.Key}: held {(held.Count == 0 ? "at no load" : $"up to {held.Max():0.##} {capacity.Unit}")}; ")
+                    + (broke is null ? "no step broke the SLO" : FormattableString.Invariant($"broke at {broke.Load:0.##} {capacity.Unit} ({broke.BrokeBecause})"));
+                return new ChartCurve(ramp.Key, i == 0 ? summary.Variants[0].Color : VariantPalette.LoadColor,
+                    [.. steps.Select(s => new SummaryCurvePoint(s.Load, s.P50Ms, s.P99Ms, s.OkPerSecond, s.Answered, s.TimedOut, 0, null))],
+                    null, line, [.. steps.Select(s => s.BrokeBecause)]);
+            })],
+            capacity.SloP99Ms);
+    }
 
     /// <summary>The summary's response curves; null when no variant ran a stepped load (nothing to draw).</summary>
     public static ResponseCurveModel? Of(string title, IReadOnlyList<SummaryVariant> variants)

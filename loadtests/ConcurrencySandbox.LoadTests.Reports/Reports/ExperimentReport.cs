@@ -38,6 +38,12 @@ public sealed record ExperimentReport(
     /// <summary>run --url --find-capacity's finding as figures (null for other runs).</summary>
     public SummaryCapacity? Capacity { get; init; }
 
+    /// <summary>A capacity search's verdict on each step, by variant label: why it broke the SLO, or null when it held (null for other runs).</summary>
+    public IReadOnlyDictionary<string, string?>? StepBrokeBecause { get; init; }
+
+    /// <summary>The label prefix of the steps of the --verify-fix ramp (after the restart with the pool minimum); null without one.</summary>
+    public string? FixRampPrefix { get; init; }
+
     /// <summary>The interleaved rounds and each one's verdict figure (null: a single round without a figure).</summary>
     public SummaryRounds? Rounds { get; init; }
     /// <summary>

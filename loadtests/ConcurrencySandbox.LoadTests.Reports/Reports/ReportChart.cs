@@ -125,7 +125,8 @@ public static class ReportChart
     /// <summary>
     /// The response curves as a static chart: latency against the offered load (log, p99 solid, p50 dashed), timed-out
     /// requests as hollow up-triangles at the time they were given up after (a lower bound, never a latency), then ok
-    /// answers per second; each variant's knee a filled diamond on both panels.
+    /// answers per second; each variant's knee a filled diamond on both panels; a capacity search's steps that broke
+    /// the SLO a filled square, and the SLO a dotted line.
     /// </summary>
     public static string ResponseCurves(IReadOnlyList<string> titleLines, ResponseCurveModel model)
     {
@@ -133,6 +134,10 @@ public static class ReportChart
         ChartMarkers Knee(ChartCurve c, Func<SummaryCurvePoint, double?> value) =>
             new($"{c.Name} knee", c.Knee is { } k && value(c.Points[k.Index]) is { } y ? [(c.Points[k.Index].Load, y)] : [], c.Color, MarkerShape.Diamond, Filled: true);
         var latencies = model.Variants.SelectMany(c => c.Points).SelectMany(p => new[] { p.P50Ms, p.P99Ms, p.TimedOutAtLeastMs }).OfType<double>().Where(ms => ms > 0).ToList();
+        if (model.SloMs is { } sloMs)
+        {
+            latencies.Add(sloMs);
+        }
         var latency = new ChartPanel(
             "Latency against the offered load: p99 solid, p50 dashed (log scale); hollow triangles: timed out, at least that long; diamonds: knee",
             new ChartAxis("latency (log scale)", Log: true, SvgChart.Milliseconds, Span: (latencies.DefaultIfEmpty(1).Min(), latencies.DefaultIfEmpty(10).Max())),
@@ -148,7 +153,14 @@ public static class ReportChart
                 .. model.Variants.Select(c => new ChartMarkers($"{c.Name} timed out (at least)", [.. c.Points.Where(p => p.TimedOutAtLeastMs is not null).Select(p => (p.Load, p.TimedOutAtLeastMs!.Value))], c.Color, MarkerShape.TriangleUp, Filled: false))
                     .Where(m => m.Points.Count > 0),
                 .. model.Variants.Select(c => Knee(c, p => p.P99Ms ?? p.TimedOutAtLeastMs)).Where(m => m.Points.Count > 0),
+                .. model.Variants.Where(c => c.Broke is not null).Select(c => new ChartMarkers($"{c.Name} broke the SLO",
+                    [.. c.Points.Where((p, i) => c.Broke![i] is not null).Select(p => (p.Load, p.P99Ms ?? model.SloMs ?? 0))], c.Color, MarkerShape.Square, Filled: true)).Where(m => m.Points.Count > 0),
             ]);
+        if (model.SloMs is { } slo)
+        {
+            var loads = model.Variants.SelectMany(c => c.Points).Select(p => p.Load).ToList();
+            latency = latency with { Series = [.. latency.Series, new ChartSeries(Invariant($"SLO: p99 \u2264 {SvgChart.Milliseconds(slo)}"), [(loads.Min(), slo), (loads.Max(), slo)], VariantPalette.LoadColor, Axis.Left, Stroke.Dashed)] };
+        }
         var throughput = new ChartPanel(
             "Throughput against the offered load: ok answers per second; diamonds: knee",
             new ChartAxis("ok answers / s"),

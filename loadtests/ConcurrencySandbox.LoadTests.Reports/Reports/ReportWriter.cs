@@ -49,7 +49,7 @@ public static class ReportWriter
         {
             File.WriteAllText(Path.Combine(folder, "distribution.svg"), distribution);
         }
-        if (ResponseCurveModel.Of(title[0], summary.Variants) is { } curves)
+        if (ResponseCurveModel.Of(title[0], summary) is { } curves)
         {
             File.WriteAllText(Path.Combine(folder, ResponseCurveFile), ReportChart.ResponseCurves(title, curves));
         }
@@ -134,7 +134,7 @@ public static class ReportWriter
         md.AppendLine();
         md.AppendLine($"Command: `{commandLine}`. The same report with its charts inline: [report.html](report.html).");
         md.AppendLine();
-        if (ResponseCurveModel.Of(r.Experiment, r.Variants) is { } curves)
+        if (ResponseCurveModel.Of(r.Experiment, r) is { } curves)
         {
             md.AppendLine($"![response curve]({ResponseCurveFile})");
             md.AppendLine();
@@ -221,8 +221,9 @@ public static class ReportWriter
             page = page.List([.. claims.Select(c => c.Line)]);
         }
         page = page
-            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes");
-        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r.Variants)
+            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes")
+            .Tiles(Tiles(r));
+        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r)
             .Figures(evidenceSvgs)
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
             .Table(SeedTable(r))
@@ -266,10 +267,12 @@ public static class ReportWriter
     /// The interactive charts that open a report: the response curve with each variant's knee (a stepped load), then
     /// every variant's latency on one time axis (more than one variant of a load run).
     /// </summary>
-    public static HtmlPage InteractiveCharts(HtmlPage page, string title, IReadOnlyList<SummaryVariant> variants)
+    public static HtmlPage InteractiveCharts(HtmlPage page, string title, RunSummary r)
     {
-        page = ResponseCurveSection(page, "Response curve", title, variants);
-        if (variants.Count > 1 && variants.All(v => v.LoadUnit != "burst") && TimeSeriesModel.LatencyOverTime(title, variants) is { } overTime)
+        var variants = r.Variants;
+        page = ResponseCurveSection(page, "Response curve", ResponseCurveModel.Of(title, r));
+        // A capacity search's steps are one service at one load each: its curve is the picture, not a time axis of steps drawn over each other.
+        if (variants.Count > 1 && r.Capacity is null && variants.All(v => v.LoadUnit != "burst") && TimeSeriesModel.LatencyOverTime(title, variants) is { } overTime)
         {
             page = page.Heading(2, "Every variant on one time axis").Chart(TimeSeriesModel.Kind, ChartAssets.ToJson(overTime));
         }
@@ -277,19 +280,41 @@ public static class ReportWriter
     }
 
     /// <summary>The interactive response curve under its heading, then each variant's knee in words; the page unchanged when the load was not stepped.</summary>
-    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, string title, IReadOnlyList<SummaryVariant> variants) =>
-        ResponseCurveModel.Of(title, variants) is { } curves
+    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, ResponseCurveModel? model) =>
+        model is { } curves
             ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, ChartAssets.ToJson(curves)).List(KneeLines(curves))
             : page;
 
     /// <summary>Each variant's knee in words as the analysis put it: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
     public static IReadOnlyList<string> KneeLines(ResponseCurveModel curves) => [.. curves.Variants.Select(c => c.Line)];
 
+    /// <summary>
+    /// The first screen's tiles, one per variant: its rate, p50 and p99, failures and timeouts, peak load, and the pool's
+    /// peak threads and queue, each read from its summary field (the tables read the same); "no answer", never 0, where
+    /// no request of the variant got one.
+    /// </summary>
+    public static IReadOnlyList<ReportTile> Tiles(RunSummary r) =>
+    [
+        .. r.Variants.Select(v =>
+        {
+            var noAnswer = v.Outcomes.Completed == 0;
+            return new ReportTile(v.Name, v.Color,
+            [
+                (r.Words.PerSecond, noAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
+                ($"{r.Words.LatencyPrefix}p50 / p99 (ms)", noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
+                ("failed", Invariant($"{v.Failed} of {v.Requests}")),
+                ("timed out", Invariant($"{v.Outcomes.TimedOut}")),
+                ("peak load", v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : Invariant($"{v.PeakLoad:0.##} {ResponseCurve.UnitOf(v.LoadUnit)}")),
+                ("pool threads / queue", v.PeakThreads is { } threads ? Invariant($"{threads} / {v.PeakQueue}") : "n/a (no telemetry)"),
+            ]);
+        }),
+    ];
+
     /// <summary>The report folder's other files, as report.html links them.</summary>
     private static IEnumerable<string> ReportFiles(RunSummary r) =>
     [
         "curves.csv", StepsFile, "telemetry.csv", SummaryFile, "summary.md", "chart.svg",
-        .. r.Variants.Any(v => v.Curve is not null) ? [ResponseCurveFile] : Array.Empty<string>(),
+        .. ResponseCurveModel.Of(r.Experiment, r) is not null ? [ResponseCurveFile] : Array.Empty<string>(),
         .. r.Variants.Any(v => v.Distribution.Count > 0) ? ["distribution.svg"] : Array.Empty<string>(),
         .. Enumerable.Range(1, r.Evidence.Count).Select(i => Invariant($"evidence-{i}.svg")),
     ];

@@ -7,6 +7,9 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// <summary>Where a response curve bends: the point and why (<see cref="ResponseCurve.FindKnee"/>).</summary>
 public sealed record Knee(int Index, string Reason);
 
+/// <summary>A curve's knee, or why none is stated (null when the curve simply does not bend).</summary>
+public sealed record KneeFinding(Knee? Knee, string? NoKneeBecause);
+
 /// <summary>
 /// The analysis of a variant's response curve: its latency (p50, p99) and throughput (ok answers per second) against
 /// the offered load, one point per loaded step, and the knee. Latencies cover the requests that got an answer in the
@@ -23,6 +26,12 @@ public static class ResponseCurve
     /// (a healthy server's throughput rises in proportion to the users or the arrival rate).
     /// </summary>
     public const double ThroughputGrowthShare = 0.5;
+
+    /// <summary>
+    /// The requests a step needs (answered, or timed out: each has a latency or a bound) to state a knee at it, or to
+    /// give the unloaded latency when it is the first: a p99 of three requests is their maximum, noise.
+    /// </summary>
+    public const int MinimumRequestsPerStep = 20;
 
     /// <summary>A rate as the knee's sentence prints it, with the digits a small one needs to read as what it is, not "0".</summary>
     private static string Rate(double perSecond) => Invariant(perSecond switch
@@ -45,46 +54,78 @@ public static class ResponseCurve
         // A step with no load (a drain after the load ended) is no point of a response curve.
         var loaded = variant.Steps.Select((step, index) => (step, index)).Where(s => s.step.Load > 0).ToList();
         var points = loaded.Select(s => PointOf(variant, s.step)).ToList();
-        var knee = FindKnee(points);
-        var unit = UnitOf(variant.LoadUnit);
+        var (knee, noKneeBecause) = FindKnee(points, UnitOf(variant.LoadUnit));
         var name = variant.Key.Label;
-        var line = knee is not null
-            ? Invariant($"{name}: knee at {points[knee.Index].Load:0.##} {unit} ({knee.Reason})")
-            : points.Count > 0 && points[0].P99Ms is null
-            ? Invariant($"{name}: no knee stated: its first step ({points[0].Load:0.##} {unit}) got no answer within it, so there is no unloaded latency to compare with (saturated at the lowest load measured, its knee at or below it, or its requests outlast a step)")
-            : Invariant($"{name}: no knee up to {points[^1].Load:0.##} {unit} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load)");
+        var line = knee is not null ? Invariant($"{name}: knee at {points[knee.Index].Load:0.##} {UnitOf(variant.LoadUnit)} ({knee.Reason})")
+            : noKneeBecause is not null ? $"{name}: no knee stated: {noKneeBecause}"
+            : Invariant($"{name}: no knee up to {points[^1].Load:0.##} {UnitOf(variant.LoadUnit)} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load)");
         return new SummaryCurve(points, knee is null ? null : new SummaryKnee(knee.Index, loaded[knee.Index].index, knee.Reason), line);
     }
 
+    /// <summary>The requests of a step with a latency or a bound: answered, or sent in it and timed out.</summary>
+    private static long Measured(SummaryCurvePoint point) => point.Answered + point.SentTimedOut;
+
     /// <summary>
-    /// The knee: the first step after the first whose p99 exceeds <see cref="LatencyKneeFactor"/> x the unloaded p99
-    /// (the first step's), or whose throughput stops growing while the load rises (it rises by less than
-    /// <see cref="ThroughputGrowthShare"/> of the load's relative rise after a step that had some throughput; a step
-    /// with no answer after one with answers has stopped). Null when no step meets either, and when the first step got
-    /// no answer: there is no unloaded latency to compare with.
+    /// The knee: the first step after the first, with at least <see cref="MinimumRequestsPerStep"/> requests, whose p99
+    /// (or, with no answer, the time its timed-out requests were given up after) exceeds <see cref="LatencyKneeFactor"/>
+    /// x the unloaded p99 (the first step's), or whose throughput stops growing while the load rises (it rises by less
+    /// than <see cref="ThroughputGrowthShare"/> of the load's relative rise after a step that had some throughput), and
+    /// which the next step confirms (it meets either against the knee's step too). No knee is stated, with the reason,
+    /// when the first step got no answer or too few requests (no unloaded latency), or when a bend is not confirmed
+    /// because it is the last step; a curve that never bends has no knee and no reason.
     /// </summary>
-    public static Knee? FindKnee(IReadOnlyList<SummaryCurvePoint> points)
+    /// <param name="unit">The load's unit as the reasons print it ("users", "req/s").</param>
+    public static KneeFinding FindKnee(IReadOnlyList<SummaryCurvePoint> points, string unit = "users")
     {
-        if (points.Count == 0 || points[0].P99Ms is not { } unloaded)
+        if (points.Count == 0)
         {
-            return null;
+            return new KneeFinding(null, null);
         }
+        var first = points[0];
+        if (first.P99Ms is not { } unloaded)
+        {
+            return new KneeFinding(null, Invariant($"its first step ({first.Load:0.##} {unit}) got no answer within it, so there is no unloaded latency to compare with (saturated at the lowest load measured, its knee at or below it, or its requests outlast a step)"));
+        }
+        if (Measured(first) < MinimumRequestsPerStep)
+        {
+            return new KneeFinding(null, Invariant($"its first step ({first.Load:0.##} {unit}) had {Measured(first)} request(s) with a latency, fewer than the {MinimumRequestsPerStep} a step needs to give an unloaded latency"));
+        }
+        string? unconfirmed = null;
         for (var i = 1; i < points.Count; i++)
         {
-            var (before, point) = (points[i - 1], points[i]);
-            if (point.P99Ms is { } p99 && p99 > LatencyKneeFactor * unloaded)
+            if (Measured(points[i]) < MinimumRequestsPerStep || BendOf(points[i - 1], points[i], unloaded) is not { } reason)
             {
-                return new Knee(i, $"p99 {SvgChart.Milliseconds(p99)} > {LatencyKneeFactor:0} x unloaded {SvgChart.Milliseconds(unloaded)}");
+                continue;
             }
-            // Throughput can only stop growing after a step that had some: from no answer to no answer is no knee.
-            if (point.Load > before.Load && before.Load > 0 && before.OkPerSecond > 0)
+            if (i + 1 == points.Count)
             {
-                var loadRise = point.Load / before.Load - 1;
-                var throughputRise = point.OkPerSecond / before.OkPerSecond - 1;
-                if (throughputRise < ThroughputGrowthShare * loadRise)
-                {
-                    return new Knee(i, Invariant($"throughput {Rate(point.OkPerSecond)}/s after {Rate(before.OkPerSecond)}/s while the load rose {100 * loadRise:0} %"));
-                }
+                unconfirmed = Invariant($"the bend at {points[i].Load:0.##} {unit} ({reason}) is the last step, so no later step confirms it");
+                break;
+            }
+            if (BendOf(points[i], points[i + 1], unloaded) is not null)
+            {
+                return new KneeFinding(new Knee(i, Invariant($"{reason}; confirmed at {points[i + 1].Load:0.##} {unit}")), null);
+            }
+        }
+        return new KneeFinding(null, unconfirmed);
+    }
+
+    /// <summary>Why <paramref name="point"/> bends after <paramref name="before"/>: its latency above the factor, or its throughput not growing with the load; null when it does not.</summary>
+    private static string? BendOf(SummaryCurvePoint before, SummaryCurvePoint point, double unloadedMs)
+    {
+        // No answer in the step: its timed-out requests' bound stands for its latency (at least that long).
+        if ((point.P99Ms ?? point.TimedOutAtLeastMs) is { } p99 && p99 > LatencyKneeFactor * unloadedMs)
+        {
+            return $"p99 {(point.P99Ms is null ? "\u2265 " : "")}{SvgChart.Milliseconds(p99)} > {LatencyKneeFactor:0} x unloaded {SvgChart.Milliseconds(unloadedMs)}";
+        }
+        // Throughput can only stop growing after a step that had some: from no answer to no answer is no knee.
+        if (point.Load > before.Load && before.Load > 0 && before.OkPerSecond > 0)
+        {
+            var loadRise = point.Load / before.Load - 1;
+            var throughputRise = point.OkPerSecond / before.OkPerSecond - 1;
+            if (throughputRise < ThroughputGrowthShare * loadRise)
+            {
+                return Invariant($"throughput {Rate(point.OkPerSecond)}/s after {Rate(before.OkPerSecond)}/s while the load rose {100 * loadRise:0} %");
             }
         }
         return null;

@@ -36,7 +36,7 @@ public static class RunAnalysis
     {
         DiagnosisDoesNotApplyBecause = r.DiagnosisDoesNotApplyBecause,
         Headline = r.Headline,
-        Capacity = r.Capacity,
+        Capacity = r.Capacity is { } capacity && r.StepBrokeBecause is { } broke ? capacity with { Steps = CapacitySteps(r, broke) } : r.Capacity,
         Rounds = r.Rounds,
         Partial = r.Partial,
         Claims = r.Finding.Claims.Count == 0 ? null : [.. r.Finding.Claims.Select(c => new SummaryClaim(c.What, c.Verdict.ToString(), c.Figure, c.Interval, c.Why))],
@@ -107,6 +107,22 @@ public static class RunAnalysis
     ];
 
     /// <summary>Each interval with the requests that ended in it, and the mean latency of those sent in it (timed-out ones at their timeout).</summary>
+    /// <summary>A capacity search's steps as its curve's points, in the order they ran: each step held one load for its length.</summary>
+    private static SummaryCapacityStep[] CapacitySteps(ExperimentReport r, IReadOnlyDictionary<string, string?> brokeBecause) =>
+    [
+        .. r.Variants.Where(v => brokeBecause.ContainsKey(v.Key.Label)).Select(v => new SummaryCapacityStep(
+            v.Key.Label,
+            r.FixRampPrefix is { } prefix && v.Key.Label.StartsWith(prefix, StringComparison.Ordinal) ? "--verify-fix" : "search",
+            v.PeakLoad,
+            v.Total.Completed > 0 ? v.Total.P50Ms : null,
+            v.Total.Completed > 0 ? v.Total.P99Ms : null,
+            v.ElapsedSeconds > 0 ? v.Total.Ok / v.ElapsedSeconds : 0,
+            v.Total.Requests,
+            v.Total.Completed,
+            v.Total.TimedOut,
+            brokeBecause[v.Key.Label])),
+    ];
+
     private static SummaryInterval[] Intervals(VariantResult v) =>
     [
         .. v.Intervals.Select((i, index) =>

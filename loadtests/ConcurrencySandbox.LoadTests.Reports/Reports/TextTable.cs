@@ -47,6 +47,9 @@ public sealed record TextTable(IReadOnlyList<string> Headers, IReadOnlyList<IRea
 /// A self-contained HTML page: its style inline, its charts inline SVG, nothing fetched (no script, font, style or
 /// image from anywhere), readable offline and in print.
 /// </summary>
+/// <summary>A first-screen tile: a variant's name and colour and its headline figures as (label, value), each read from one summary field.</summary>
+public sealed record ReportTile(string Name, string Color, IReadOnlyList<(string Label, string Value)> Figures);
+
 public sealed class HtmlPage
 {
     private const string Style = """
@@ -59,6 +62,9 @@ public sealed class HtmlPage
         .verdict.reproduced{border-color:#2ca02c}.verdict.not{border-color:#d62728}.verdict.partial{border-color:#d62728;background:#fde8e8;font-weight:bold}
         .flags li{color:#a00}.outcomes.failed{color:#a00;font-weight:bold}pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;overflow-wrap:break-word}
         svg{max-width:100%;height:auto}
+        .tiles{display:flex;flex-wrap:wrap;gap:.6em;margin:.8em 0}.tile{border:1px solid #ccc;border-top:5px solid;padding:.4em .7em;flex:1 1 13em}
+        .tile h3{margin:0 0 .3em;font-size:1em}.tile dl{margin:0;display:grid;grid-template-columns:auto auto;gap:0 .8em}
+        .tile dt{color:#555}.tile dd{margin:0;text-align:right;font-variant-numeric:tabular-nums}
         @media print{body{max-width:none;margin:0}h2{break-after:avoid}figure,table{break-inside:avoid}}
         """;
 
@@ -103,6 +109,11 @@ public sealed class HtmlPage
 
     /// <summary>An inline SVG produced by <see cref="SvgChart"/> (trusted markup, not text).</summary>
     public HtmlPage Figure(string svg) => Append($"<figure>{svg}</figure>");
+
+    /// <summary>One tile per item, side by side: its name over a colour bar, then its figures as label and value.</summary>
+    public HtmlPage Tiles(IEnumerable<ReportTile> tiles) => Append("<div class=\"tiles\">" + string.Concat(tiles.Select(t =>
+        $"<section class=\"tile\" data-variant=\"{Encode(t.Name)}\" style=\"border-top-color:{Encode(t.Color)}\"><h3>{Encode(t.Name)}</h3><dl>"
+        + string.Concat(t.Figures.Select(f => $"<dt>{Encode(f.Label)}</dt><dd>{Encode(f.Value)}</dd>")) + "</dl></section>")) + "</div>");
 
     public HtmlPage Figures(IEnumerable<string> svgs) => svgs.Aggregate(this, (page, svg) => page.Figure(svg));
 

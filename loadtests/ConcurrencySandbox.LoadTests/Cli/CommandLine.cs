@@ -10,6 +10,7 @@ using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Progress;
+using ConcurrencySandbox.LoadTests.Running;
 using ConcurrencySandbox.LoadTests.Runs;
 using ConcurrencySandbox.Platform.Statistics;
 
@@ -29,7 +30,7 @@ internal static class CommandLine
         DefaultValueFactory = _ => "quick",
     };
 
-    private static readonly Option<FileInfo?> Config = new("--config") { Description = "A load-shape JSON file (see docs/notebook/loadtests.md); replaces --profile." };
+    private static readonly Option<FileInfo?> Config = new("--config") { Description = "A load-shape JSON file (see docs/run-an-experiment.md); replaces --profile." };
     private static readonly Option<string?> Target = new("--target") { Description = "Use an API that is already running at this URL instead of starting one per variant." };
     private static readonly Option<string?> Out = new("--out") { Description = "Report folder (default: reports/<yyyyMMdd-HHmmss>-<experiment>/)." };
     private static readonly Option<double> Rate = new("--rate") { Description = "open profile: peak arrival rate (requests per second).", DefaultValueFactory = _ => 20 };
@@ -98,14 +99,18 @@ internal static class CommandLine
     /// <param name="terminalWidth">The terminal's width when the output is one (the status line is drawn), null when it is redirected.</param>
     public static async Task<int> InvokeAsync(string[] args, TextWriter output, TextWriter error, Func<RunRequest, CancellationToken, Task<int>> run, Func<int>? terminalWidth = null)
     {
-        var root = new RootCommand("ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder. Each command has its own options: <command> --help.");
+        // Not a RootCommand: that names itself after the .dll (ConcurrencySandbox.LoadTests), which is not what a user types.
+        var root = new Command(ToolCommand, "ConcurrencySandbox load runner: ramps load on the sandbox API's experiments, variant after variant, and writes a report folder. Each command has its own options: <command> --help.")
+        {
+            new HelpOption(), new VersionOption(),
+        };
         foreach (var definition in ExperimentList.All)
         {
-            root.Subcommands.Add(ExperimentCommand(definition.Name, definition.Description, [definition], [], run, error));
+            root.Subcommands.Add(ExperimentCommand(definition.Name, definition.Description, [definition], [], run, error, terminalWidth));
         }
-        root.Subcommands.Add(ExperimentCommand("all", "Every experiment above, one after another, with the options of each.", ExperimentList.All, [], run, error));
+        root.Subcommands.Add(ExperimentCommand("all", "Every experiment above, one after another, with the options of each.", ExperimentList.All, [], run, error, terminalWidth));
         root.Subcommands.Add(ExperimentCommand("matrix", "The fan-out experiment and a compute sweep at each core count (the API pinned, or in a container limited to N CPUs), side by side.",
-            [FanOutExperiment.Definition], MatrixOnly, run, error));
+            [FanOutExperiment.Definition], MatrixOnly, run, error, terminalWidth));
         root.Subcommands.Add(CompareCommand.Create(output, error));
         root.Subcommands.Add(ReportCommand.Create(output, error));
         root.Subcommands.Add(UrlCommand.Create(output, error, terminalWidth));
@@ -121,12 +126,21 @@ internal static class CommandLine
             await error.WriteLineAsync($"error: {ParseError(root, result, args)}");
             return ExitUsage;
         }
+        if (result.Action is HelpAction)
+        {
+            // A command's name cannot hold the spaces of "dotnet run --project ... --": the root is named dotnet-sandbox and
+            // the usage lines say what this user types.
+            using var help = new StringWriter();
+            var code = await result.InvokeAsync(new InvocationConfiguration { Output = help, Error = error });
+            await output.WriteAsync(help.ToString().Replace($"\n  {ToolCommand} ", $"\n  {CommandName(Environment.ProcessPath, typeof(CommandLine).Assembly.Location)} ", StringComparison.Ordinal));
+            return code;
+        }
         return await result.InvokeAsync(new InvocationConfiguration { Output = output, Error = error, ProcessTerminationTimeout = StopGrace });
     }
 
     /// <summary>A command that runs <paramref name="definitions"/>: the run options, <paramref name="extra"/> and each experiment's own.</summary>
     private static Command ExperimentCommand(
-        string name, string description, IReadOnlyList<ExperimentDefinition> definitions, IReadOnlyList<Option> extra, Func<RunRequest, CancellationToken, Task<int>> run, TextWriter error)
+        string name, string description, IReadOnlyList<ExperimentDefinition> definitions, IReadOnlyList<Option> extra, Func<RunRequest, CancellationToken, Task<int>> run, TextWriter error, Func<int>? terminalWidth)
     {
         var command = new Command(name, description);
         foreach (var option in RunOptions.Concat(extra).Concat(definitions.SelectMany(d => d.Options)).Distinct())
@@ -137,7 +151,7 @@ internal static class CommandLine
         {
             try
             {
-                return await run(Validate(parse, name, definitions), cancellationToken);
+                return await run(Validate(parse, name, definitions, terminalWidth), cancellationToken);
             }
             catch (Exception e) when (e is UsageException or FormatException)
             {
@@ -158,7 +172,7 @@ internal static class CommandLine
     /// option another command takes (naming it), an option no command takes (with the command's own), options put
     /// before the command as the runner once took them (with the spelling it takes now).
     /// </summary>
-    internal static string ParseError(RootCommand root, ParseResult result, IReadOnlyList<string> args)
+    internal static string ParseError(Command root, ParseResult result, IReadOnlyList<string> args)
     {
         var command = result.CommandResult.Command;
         var commands = root.Subcommands.Where(c => !c.Hidden).Select(c => c.Name).ToList();
@@ -186,32 +200,43 @@ internal static class CommandLine
         return $"{result.Errors[0].Message} (see {command.Name} --help)";
     }
 
+    /// <summary>The installed tool's command (<c>ToolCommandName</c> in the project file); <c>dotnet sandbox</c> runs it too.</summary>
+    public const string ToolCommand = "dotnet-sandbox";
+
+    /// <summary>
+    /// What the usage lines call the runner, as the user started it: <c>dotnet-sandbox</c> as the installed tool (its
+    /// shim is the process), <c>dotnet ConcurrencySandbox.LoadTests.dll</c> through the dotnet host (an image's
+    /// entry point), else the clone's build, as the README starts it.
+    /// </summary>
+    internal static string CommandName(string? processPath, string entryAssembly) => Path.GetFileNameWithoutExtension(processPath) switch
+    {
+        ToolCommand => ToolCommand,
+        "dotnet" => $"dotnet {Path.GetFileName(entryAssembly)}",
+        _ => $"dotnet run --project loadtests/{Path.GetFileNameWithoutExtension(entryAssembly)} --",
+    };
+
     /// <summary>
     /// How long Ctrl+C or SIGTERM waits for the run to stop its load and API children and write the partial report
     /// (a connected live page fetches it within this too) before the process exits with 130 regardless.
     /// </summary>
     public static readonly TimeSpan StopGrace = TimeSpan.FromSeconds(45);
 
-    private static RunRequest Validate(ParseResult p, string experiment, IReadOnlyList<ExperimentDefinition> definitions)
+    private static RunRequest Validate(ParseResult p, string experiment, IReadOnlyList<ExperimentDefinition> definitions, Func<int>? terminalWidth)
     {
         var values = new OptionValues(p);
         var load = LoadOf(p);
         var experiments = definitions.Select(definition => definition.Create(values)).ToList();
         var outFolder = p.GetValue(Out) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-{experiment}");
-        var thresholds = ThresholdsOf(p);
         var observe = new ObserverOptions(Attach: !p.GetValue(NoObserver), VerifyFix: p.GetValue(VerifyFix));
         if (observe is { VerifyFix: true, Attach: false })
         {
             throw new UsageException("--verify-fix sizes the fix from the observer's diagnosis, so it cannot go with --no-observer");
         }
-        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), outFolder, experiments, thresholds, experiment == "matrix" ? ParseMatrix(values) : null, values.InRange(Runs, 1, RepeatedRuns.MaxRuns))
+        return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), experiments, experiment == "matrix" ? ParseMatrix(values) : null,
+            SettingsOf(p, load, outFolder, observe, terminalWidth), values.InRange(Runs, 1, RepeatedRuns.MaxRuns))
         {
-            Observe = observe,
-            Agents = AgentsOf(p, load),
-            Verbose = p.GetValue(Verbose),
             Rounds = values.InRangeIfGiven(RoundsOption, Running.Rounds.Min, Running.Rounds.Max) ?? (UserShapedLoad(p) ? 1 : null),
             RoundsBudget = values.InRangeIfGiven(RoundsBudget, MinRoundsBudgetSeconds, MaxRoundsBudgetSeconds) is { } seconds ? TimeSpan.FromSeconds(seconds) : null,
-            LivePort = LivePortOf(p),
         };
     }
 
@@ -253,10 +278,14 @@ internal static class CommandLine
     internal static IReadOnlyList<Option> SessionSymbols => [Threshold, Verbose, Live, AgentCount, AgentListen, AgentCpus, AgentDeadline];
 
     /// <summary>The --threshold limits, parsed.</summary>
-    internal static IReadOnlyList<Engine.Threshold> ThresholdsOf(ParseResult p) => [.. (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse)];
+    private static IReadOnlyList<Engine.Threshold> ThresholdsOf(ParseResult p) => [.. (p.GetValue(Threshold) ?? []).Select(Engine.Threshold.Parse)];
 
-    /// <summary>How the run shows its progress: the status line on a terminal, --verbose, --live.</summary>
-    internal static ProgressOptions ProgressOf(ParseResult p, Func<int>? terminalWidth) => new(terminalWidth, p.GetValue(Verbose), LivePortOf(p));
+    /// <summary>
+    /// What every command that sends load shares, from <see cref="SessionSymbols"/>: how its progress is shown (the status
+    /// line on a terminal, --verbose, --live), its --threshold limits, its --agents plan, with the observer's options and the report folder.
+    /// </summary>
+    internal static RunSettings SettingsOf(ParseResult p, LoadOptions load, string outputFolder, ObserverOptions observe, Func<int>? terminalWidth) =>
+        new(new ProgressOptions(terminalWidth, p.GetValue(Verbose), LivePortOf(p)), ThresholdsOf(p), observe, AgentsOf(p, load), outputFolder);
 
     /// <summary>--rate when it was given (not its default): run --url --find-capacity then ramps an open arrival rate from it.</summary>
     internal static double? GivenRate(ParseResult p) => p.GetResult(Rate) is { Implicit: false } ? new OptionValues(p).Positive(Rate) : null;
@@ -277,7 +306,7 @@ internal static class CommandLine
     }
 
     /// <summary>The agent plan of <c>--agents</c>, or null; the agent options without it, and a share of zero users, are refused.</summary>
-    internal static AgentPlan? AgentsOf(ParseResult p, LoadOptions load)
+    private static AgentPlan? AgentsOf(ParseResult p, LoadOptions load)
     {
         if (p.GetValue(AgentCount) is not { } count)
         {

@@ -1,12 +1,13 @@
-using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Matrix;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Cli;
 
 /// <summary>
-/// A validated command line: what to run, how hard, against what, and where the report goes.
+/// A validated command line: what to run, how hard, against what; <paramref name="Settings"/> holds what every command
+/// that sends load shares (progress, thresholds, observer, agents, report folder), from which its <see cref="RunRoot"/> is built.
 /// <paramref name="Experiments"/> holds the experiments the command runs, built from its options, in <see cref="ExperimentList"/> order;
 /// <paramref name="Matrix"/> is set for <c>matrix</c> alone.
 /// <paramref name="Runs"/>: how many times the whole command runs (<c>--runs</c>), each into its own run-N folder.
@@ -15,10 +16,9 @@ internal sealed record RunRequest(
     string Experiment,
     LoadOptions Load,
     Uri? Target,
-    string OutputFolder,
     IReadOnlyList<Experiment> Experiments,
-    IReadOnlyList<Threshold> Thresholds,
     MatrixOptions? Matrix,
+    RunSettings Settings,
     int Runs = 1)
 {
     /// <summary>The experiments the command names: one, or every one for <c>all</c>.</summary>
@@ -30,23 +30,11 @@ internal sealed record RunRequest(
     /// </summary>
     public IReadOnlyList<Experiment> Runnable => Target is null ? Selected : [.. Selected.Where(e => !e.NeedsFreshApi)];
 
-    /// <summary>The per-interval lines on a terminal too (<c>--verbose</c>); without a terminal they are always printed.</summary>
-    public bool Verbose { get; init; }
-
-    /// <summary><c>--live [PORT]</c>: the port to serve the live page on (0: any free one), null without a page.</summary>
-    public int? LivePort { get; init; }
-
     /// <summary><c>--rounds N</c>: interleaved rounds per experiment; null: each experiment's own count.</summary>
     public int? Rounds { get; init; }
 
     /// <summary><c>--rounds-budget-s</c>: the time the rounds may take; null: the default budget.</summary>
     public TimeSpan? RoundsBudget { get; init; }
-
-    /// <summary>Whether the runtime observer attaches to the API children, and --verify-fix.</summary>
-    public ObserverOptions Observe { get; init; } = ObserverOptions.Default;
-
-    /// <summary>With <c>--agents N</c>: how the load is spread over load agents; null: this process makes all the load.</summary>
-    public Agents.AgentPlan? Agents { get; init; }
 
     public T Get<T>() where T : Experiment => Experiments.OfType<T>().Single();
 }

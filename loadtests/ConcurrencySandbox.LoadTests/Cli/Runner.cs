@@ -1,4 +1,3 @@
-using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments.FanOut;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -14,35 +13,67 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 /// <summary>Runs what the command line asked for and turns the thresholds into the exit code.</summary>
 internal static class Runner
 {
-    /// <param name="terminalWidth">The terminal's width when the output is one (a status line is drawn), null when it is redirected (plain lines).</param>
-    public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken, Func<int>? terminalWidth = null)
+    /// <summary>An experiment, <c>all</c> or <c>matrix</c>: checked, then run in the <see cref="RunRoot"/> its settings build.</summary>
+    public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken)
     {
-        using var session = ProgressSession.Start(PlanOf(request), console, new ProgressOptions(terminalWidth, request.Verbose, request.LivePort), TimeProvider.System);
-        RunResult result;
+        var experiments = Runnable(request, console);
+        await using var root = await RunRoot.StartAsync(PlanOf(request), request.Settings, experiments.SelectMany(e => e.Variants).Select(v => v.Driver), console, TimeProvider.System, cancellationToken);
+        return await RunToEndAsync(root, async () =>
+        {
+            var result = request.Runs > 1
+                ? await RepeatedRuns.RunAsync(request.Runs, request.Settings.OutputFolder, folder => RunOnceAsync(request, experiments, folder, root, cancellationToken), root.Console)
+                : await RunOnceAsync(request, experiments, request.Settings.OutputFolder, root, cancellationToken);
+            if (result.Stopped is { } stopped)
+            {
+                root.End("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(stopped.Folder)}, marked {stopped.Partial}.");
+                // The stop as the command line handles every cancellation (its line, exit 130): the result is written, not carried.
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+            return result.Passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        }, cancellationToken);
+    }
+
+    /// <summary>
+    /// Runs a command's <paramref name="body"/> in <paramref name="root"/> and ends its progress as the run ended: finished
+    /// (every threshold passed, or one failed), stopped with a partial report or before one, or failed on bad input (a body
+    /// may end it first in its own words, which stand). Returns the body's exit code; a stop or bad input is rethrown for
+    /// the command to word.
+    /// </summary>
+    public static async Task<int> RunToEndAsync(RunRoot root, Func<Task<int>> body, CancellationToken cancellationToken)
+    {
+        var folder = root.Settings.OutputFolder;
+        int exitCode;
         try
         {
-            result = request.Runs > 1
-                ? await RepeatedRuns.RunAsync(request.Runs, request.OutputFolder, folder => RunOnceAsync(request with { OutputFolder = folder }, session, cancellationToken), session.Console)
-                : await RunOnceAsync(request, session, cancellationToken);
+            exitCode = await body();
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
-            session.End("cancelled", "The run was stopped (Ctrl+C or SIGTERM) before it finished: no report was written for the experiment that was running.");
+            root.End("cancelled", "The run was stopped (Ctrl+C or SIGTERM) before it finished: no report was written for the experiment that was running.");
             throw;
         }
         catch (Exception e) when (e is UsageException or FormatException)
         {
-            session.End("failed", $"The run stopped: {e.Message}");
+            root.End("failed", $"The run stopped: {e.Message}");
             throw;
         }
-        if (result.Stopped is { } stopped)
+        if (File.Exists(Path.Combine(folder, "report.html")))
         {
-            session.End("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(stopped.Folder)}, marked {stopped.Partial}.");
-            // The stop as the command line handles every cancellation (its line, exit 130): the result is written, not carried.
-            cancellationToken.ThrowIfCancellationRequested();
+            root.ReportWritten(folder);
         }
-        session.Finished(result.Passed, request.OutputFolder);
-        return result.Passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        switch (exitCode)
+        {
+            case CommandLine.ExitOk or CommandLine.ExitThresholdFailed:
+                root.Finished(exitCode == CommandLine.ExitOk, folder);
+                break;
+            case CommandLine.ExitCancelled:
+                root.End("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(folder)}.");
+                break;
+            default:
+                root.End("failed", "The run stopped: see the lines above.");
+                break;
+        }
+        return exitCode;
     }
 
     /// <summary>Every variant the command will run, in order, with its planned length: the status line's "i of n" and remaining time.</summary>
@@ -62,23 +93,25 @@ internal static class Runner
         return new RunPlanned(title, [.. Enumerable.Repeat(once, request.Runs).SelectMany(v => v)]);
     }
 
-    private static async Task<RunResult> RunOnceAsync(RunRequest request, ProgressSession session, CancellationToken cancellationToken)
+    /// <summary>
+    /// The experiments the command can run, checked before anything starts: matrix takes neither --target nor --agents;
+    /// with --target those that need fresh API processes are refused (one) or skipped with a note (<c>all</c>); every
+    /// threshold must name a variant that runs.
+    /// </summary>
+    private static IReadOnlyList<Experiment> Runnable(RunRequest request, TextWriter console)
     {
-        var console = session.Console;
         if (request.Experiment == "matrix")
         {
             if (request.Target is not null)
             {
                 throw new UsageException("matrix starts its own pinned API per core count, so it cannot use --target");
             }
-            if (request.Agents is not null)
+            if (request.Settings.Agents is not null)
             {
                 throw new UsageException("matrix starts its own pinned API per core count and loads it itself, so it cannot use --agents");
             }
-            // Finished or stopped, the matrix report is written: the live page shows it before the run ends.
-            var matrix = await MatrixRunner.RunAsync(request.Matrix!, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken, session.Progress);
-            session.ReportWritten(request.OutputFolder);
-            return matrix;
+            // Its thresholds name variants by their matrix labels, checked by the matrix.
+            return [request.Get<FanOutExperiment>()];
         }
         var experiments = request.Selected;
         if (request.Target is not null && experiments.Any(e => e.NeedsFreshApi))
@@ -93,28 +126,34 @@ internal static class Runner
             }
             experiments = request.Runnable;
         }
-        ExperimentRunner.CheckThresholdsNameVariants([.. experiments.SelectMany(e => e.Variants).Select(v => new VariantKey(v.Name))], request.Thresholds);
+        ExperimentRunner.CheckThresholdsNameVariants([.. experiments.SelectMany(e => e.Variants).Select(v => new VariantKey(v.Name))], request.Settings.Thresholds);
+        return experiments;
+    }
 
-        if (request.Agents is { } agentPlan)
+    private static async Task<RunResult> RunOnceAsync(RunRequest request, IReadOnlyList<Experiment> experiments, string outputFolder, RunRoot root, CancellationToken cancellationToken)
+    {
+        if (request.Experiment == "matrix")
         {
-            AgentPool.CheckSplittable(agentPlan, experiments.SelectMany(e => e.Variants).Select(v => v.Driver));
+            // Finished or stopped, the matrix report is written: the live page shows it before the run ends.
+            var matrix = await MatrixRunner.RunAsync(request.Matrix!, request.Get<FanOutExperiment>(), request.Load, outputFolder, root, cancellationToken);
+            root.ReportWritten(outputFolder);
+            return matrix;
         }
-        await using var agents = request.Agents is { } plan ? await AgentPool.StartAsync(plan, typeof(Runner).Assembly.Location, Path.Combine(request.OutputFolder, "agents"), console, cancellationToken) : null;
         ApiServers servers = request.Target is { } target ? new TargetApiServers(target) : new ChildApiServers(ApiLaunch.Default);
         if (request.Target is not null)
         {
-            console.WriteLine($"target: {request.Target}");
+            root.Console.WriteLine($"target: {request.Target}");
         }
         var results = new List<RunResult>();
         foreach (var experiment in experiments)
         {
-            var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, experiment.Name) : request.OutputFolder;
+            var folder = request.Experiment == "all" ? Path.Combine(outputFolder, experiment.Name) : outputFolder;
             // The report is written as each variant finishes, so a run killed outright leaves the variants it measured.
-            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe, agents: agents, progress: session.Progress,
-                rounds: request.Rounds, roundsBudget: request.RoundsBudget, variantFinished: soFar => ReportWriter.Write(folder, soFar, RunnerCommandLine.Current()));
+            var report = await root.RunAsync(experiment, request.Load, servers, cancellationToken, rounds: request.Rounds, roundsBudget: request.RoundsBudget,
+                variantFinished: soFar => ReportWriter.Write(folder, soFar, RunnerCommandLine.Current()));
             var summary = ReportWriter.Write(folder, report, RunnerCommandLine.Current());
-            session.ReportWritten(folder);
-            results.Add(RunResult.Of(summary) with { Passed = ReportWriter.PrintOutcome(summary, folder, console) });
+            root.ReportWritten(folder);
+            results.Add(RunResult.Of(summary) with { Passed = ReportWriter.PrintOutcome(summary, folder, root.Console) });
             if (summary.Partial is { } partial)
             {
                 return RunResult.Combine(results) with { Stopped = new RunStopped(partial, folder) };

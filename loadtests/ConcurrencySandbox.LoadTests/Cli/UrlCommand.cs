@@ -64,53 +64,34 @@ internal static class UrlCommand
                 }
                 var named = ProcessOf(parse.GetValue(pid), parse.GetValue(processName));
                 var load = CommandLine.LoadOf(parse);
-                var thresholds = CommandLine.ThresholdsOf(parse);
-                var agentPlan = CommandLine.AgentsOf(parse, load);
-                if (parse.GetValue(findCapacity) && (thresholds.Count > 0 || agentPlan is not null))
+                var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-url");
+                var settings = CommandLine.SettingsOf(parse, load, folder, ObserverOptions.Default, terminalWidth);
+                var capacity = parse.GetValue(findCapacity) ? CapacityOf(parse, slo, maxLoad, stepSeconds, maxDuration, settings) : null;
+                if (capacity is null)
                 {
-                    throw new UsageException("--find-capacity judges each step by its SLO (--slo-p99-ms) and runs its steps from this process, so it takes neither --threshold nor --agents");
+                    ExperimentRunner.CheckThresholdsNameVariants([new VariantKey(TargetVariant)], settings.Thresholds);
                 }
-                ExperimentRunner.CheckThresholdsNameVariants([new VariantKey(TargetVariant)], thresholds);
-                await using var service = launched is null ? null : await LaunchedService.StartAsync(launched, target, new Dictionary<string, string>(), cancellationToken);
-                if (service is null)
-                {
-                    await ProbeAsync(target, cancellationToken);
-                }
-                // The same progress as the experiments': a status line on a terminal, --verbose, --live; the search's steps are not planned ahead.
-                var plan = parse.GetValue(findCapacity)
+                // The same root as the experiments': progress (a status line on a terminal, --verbose, --live), the load's
+                // socket settings, the agents; the search's steps are not planned ahead.
+                var plan = capacity is not null
                     ? new RunPlanned($"run --url {target}, find-capacity", [])
                     : new RunPlanned($"run --url {target}, {load.ProfileName}", [new(ProgressEvent.SeriesOf("url", new VariantKey(TargetVariant)), load.Shape.Duration.TotalSeconds, load.Shape.Steps.Count)]);
-                using var session = ProgressSession.Start(plan, output, CommandLine.ProgressOf(parse, terminalWidth), TimeProvider.System);
-                var console = session.Console;
-                var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, console);
-                var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-url");
-                if (parse.GetValue(findCapacity))
+                await using var root = await RunRoot.StartAsync(plan, settings, [new HttpRamp(target.PathAndQuery)], output, TimeProvider.System, cancellationToken);
+                return await Runner.RunToEndAsync(root, async () =>
                 {
-                    var values = new OptionValues(parse);
-                    var rate = CommandLine.GivenRate(parse);
-                    var capacity = new CapacityOptions(
-                        parse.GetValue(slo) is { } ms ? (ms > 0 ? ms : throw new UsageException($"--slo-p99-ms must be positive, got {ms}")) : null,
-                        rate is not null, rate ?? FirstUsers, values.Positive(maxLoad),
-                        TimeSpan.FromSeconds(values.Positive(stepSeconds)), TimeSpan.FromSeconds(values.Positive(maxDuration)));
-                    var relaunch = service is null || !parse.GetValue(verifyFix) ? null : new Relaunch(launched!, target, service);
-                    var found = await FindCapacityAsync(target.PathAndQuery, load, capacity, servers, relaunch, folder, session, error, cancellationToken);
-                    return Ended(session, folder, found);
-                }
-                if (agentPlan is not null)
-                {
-                    AgentPool.CheckSplittable(agentPlan, [new HttpRamp(target.PathAndQuery)]);
-                }
-                await using var agents = agentPlan is null ? null : await AgentPool.StartAsync(agentPlan, typeof(Runner).Assembly.Location, Path.Combine(folder, "agents"), console, cancellationToken);
-                var report = await ExperimentRunner.RunAsync(new UrlTarget(target.PathAndQuery, TargetVariant), load, servers, thresholds, console, cancellationToken, agents: agents, progress: session.Progress);
-                if (report.Partial is not null)
-                {
-                    return Ended(session, folder, WriteStopped(report, folder, console));
-                }
-                var result = report.Variants[0];
-                var observation = report.Observations.GetValueOrDefault(result.Key.Label);
-                report = report with { Headline = Headline(CapacityFinding.OfProfile(result, observation?.Diagnosis is { Starved: true }), observation) };
-                var passed = ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, console);
-                return Ended(session, folder, await FailedEveryRequestAsync(result, error) ? CommandLine.ExitUsage : passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed);
+                    await using var service = launched is null ? null : await LaunchedService.StartAsync(launched, target, new Dictionary<string, string>(), cancellationToken);
+                    if (service is null)
+                    {
+                        await ProbeAsync(target, cancellationToken);
+                    }
+                    var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, root.Console);
+                    if (capacity is not null)
+                    {
+                        var relaunch = service is null || !parse.GetValue(verifyFix) ? null : new Relaunch(launched!, target, service);
+                        return await FindCapacityAsync(target.PathAndQuery, load, capacity, servers, relaunch, root, error, cancellationToken);
+                    }
+                    return await RunProfileAsync(target.PathAndQuery, load, servers, root, error, cancellationToken);
+                }, cancellationToken);
             }
             catch (Exception e) when (e is UsageException or FormatException)
             {
@@ -126,26 +107,43 @@ internal static class UrlCommand
         return command;
     }
 
-    /// <summary>The run's end as its progress tells it (the live page shows the report written in <paramref name="folder"/>); returns <paramref name="exitCode"/>.</summary>
-    private static int Ended(ProgressSession session, string folder, int exitCode)
+    /// <summary>
+    /// --find-capacity's ramp from its options. Each step is judged by the SLO; --threshold limits apply to every step
+    /// that held it, so they name the variant * (the steps are named by their load). --agents is refused: the search
+    /// starts with one user (the unloaded baseline, and the SLO's default), which cannot be split over agents.
+    /// </summary>
+    private static CapacityOptions CapacityOf(ParseResult parse, Option<double?> slo, Option<double> maxLoad, Option<double> stepSeconds, Option<double> maxDuration, RunSettings settings)
     {
-        if (File.Exists(Path.Combine(folder, "report.html")))
+        if (settings.Agents is not null)
         {
-            session.ReportWritten(folder);
+            throw new UsageException("--find-capacity measures its unloaded baseline with one user, which cannot be split over agents, so it cannot use --agents");
         }
-        switch (exitCode)
+        if (settings.Thresholds.FirstOrDefault(t => t.Variant != "*") is { } named)
         {
-            case CommandLine.ExitOk or CommandLine.ExitThresholdFailed:
-                session.Finished(exitCode == CommandLine.ExitOk, folder);
-                break;
-            case CommandLine.ExitCancelled:
-                session.End("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(folder)}.");
-                break;
-            default:
-                session.End("failed", "The run stopped: see the lines above.");
-                break;
+            throw new UsageException($"--find-capacity names its steps by their load, so its thresholds apply to every step that held the SLO and name the variant *, got '{named}'");
         }
-        return exitCode;
+        var values = new OptionValues(parse);
+        var rate = CommandLine.GivenRate(parse);
+        return new CapacityOptions(
+            parse.GetValue(slo) is { } ms ? (ms > 0 ? ms : throw new UsageException($"--slo-p99-ms must be positive, got {ms}")) : null,
+            rate is not null, rate ?? FirstUsers, values.Positive(maxLoad),
+            TimeSpan.FromSeconds(values.Positive(stepSeconds)), TimeSpan.FromSeconds(values.Positive(maxDuration)));
+    }
+
+    /// <summary>The load profile against the URL, once: its report with the diagnosis first; the exit code.</summary>
+    private static async Task<int> RunProfileAsync(string pathAndQuery, LoadOptions load, TargetApiServers servers, RunRoot root, TextWriter error, CancellationToken cancellationToken)
+    {
+        var folder = root.Settings.OutputFolder;
+        var report = await root.RunAsync(new UrlTarget(pathAndQuery, TargetVariant), load, servers, cancellationToken);
+        if (report.Partial is not null)
+        {
+            return WriteStopped(report, folder, root.Console);
+        }
+        var result = report.Variants[0];
+        var observation = report.Observations.GetValueOrDefault(result.Key.Label);
+        report = report with { Headline = Headline(CapacityFinding.OfProfile(result, observation?.Diagnosis is { Starved: true }), observation) };
+        var passed = ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, root.Console);
+        return await FailedEveryRequestAsync(result, error) ? CommandLine.ExitUsage : passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
 
     /// <summary>An absolute http(s) URL whose host is a loopback address; anything else is refused: this runner loads only this machine.</summary>
@@ -220,14 +218,14 @@ internal static class UrlCommand
     /// diagnosis sized and ramped again on the same SLO, its capacity measured beside the one predicted. One report of all the steps;
     /// stopped (Ctrl+C, SIGTERM), of the steps done and the stopped one up to there, marked partial, with no capacity claimed.
     /// </summary>
-    private static async Task<int> FindCapacityAsync(string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, string folder, ProgressSession session, TextWriter error, CancellationToken cancellationToken)
+    private static async Task<int> FindCapacityAsync(string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, RunRoot root, TextWriter error, CancellationToken cancellationToken)
     {
-        var output = session.Console;
+        var output = root.Console;
         // Every step run so far, in order: what a stopped search reports.
         var steps = new List<ExperimentReport>();
         try
         {
-            return await SearchAsync(steps, pathAndQuery, load, capacity, servers, relaunch, folder, session, error, cancellationToken);
+            return await SearchAsync(steps, pathAndQuery, load, capacity, servers, relaunch, root, error, cancellationToken);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested && steps.Count > 0)
         {
@@ -239,16 +237,17 @@ internal static class UrlCommand
                 Partial = PartialRun.Describe(stopped?.StoppedAt ?? "between two steps of the search", finished, "step"),
                 Headline = Invariant($"Capacity not found: stopped (Ctrl+C or SIGTERM) after {finished.Count} finished step(s) of the search; no capacity is claimed from part of it."),
             };
-            return WriteStopped(report, folder, output);
+            return WriteStopped(report, root.Settings.OutputFolder, output);
         }
     }
 
     /// <summary>The search of <see cref="FindCapacityAsync"/>, each step added to <paramref name="steps"/> as it ends.</summary>
-    private static async Task<int> SearchAsync(List<ExperimentReport> steps, string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, string folder, ProgressSession session, TextWriter error, CancellationToken cancellationToken)
+    private static async Task<int> SearchAsync(List<ExperimentReport> steps, string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, RunRoot root, TextWriter error, CancellationToken cancellationToken)
     {
-        var output = session.Console;
-        var started = TimeProvider.System.GetTimestamp();
-        var unloaded = KeptIfStopped(await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, [], output, cancellationToken, progress: session.Progress), steps, cancellationToken, cancellationToken);
+        var output = root.Console;
+        var folder = root.Settings.OutputFolder;
+        var started = root.Clock.GetTimestamp();
+        var unloaded = KeptIfStopped(await root.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, cancellationToken), steps, cancellationToken, cancellationToken);
         if (await FailedEveryRequestAsync(unloaded.Variants[0], error))
         {
             ReportWriter.Write(folder, unloaded, RunnerCommandLine.Current());
@@ -264,14 +263,14 @@ internal static class UrlCommand
         var slo = baseline.DescribeSlo(sloP99Ms, given: capacity.SloP99Ms is not null);
         await output.WriteLineAsync(Invariant($"-- find-capacity: {slo}; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, then bisecting the break, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
         steps.Add(unloaded);
-        var before = await RampAsync(steps, "", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, servers, started, session, cancellationToken);
+        var before = await RampAsync(steps, "", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, servers, started, root, cancellationToken);
         var diagnosed = before.Diagnosed;
         var headline = Headline(before.Finding.Describe(), diagnosed);
         var finding = before.Finding;
         var figures = new SummaryCapacity(finding.Unit, sloP99Ms, slo, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null);
         if (relaunch is not null)
         {
-            var verified = await VerifyFixAsync(steps, relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, session, cancellationToken);
+            var verified = await VerifyFixAsync(steps, relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, root, cancellationToken);
             headline += " " + verified.Sentence;
             figures = figures with { Fix = verified.Figures };
         }
@@ -281,9 +280,14 @@ internal static class UrlCommand
             Thresholds = [.. steps.Where(s => CapacityFinding.BrokeBy(s.Variants[0].Total, sloP99Ms) is null).SelectMany(s => s.Thresholds)],
             Headline = headline,
             Capacity = figures,
+            StepBrokeBecause = steps.ToDictionary(s => s.Variants[0].Key.Label, s => CapacityFinding.BrokeBy(s.Variants[0].Total, sloP99Ms)),
+            FixRampPrefix = relaunch is null ? null : FixRampPrefix,
         };
         return ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
+
+    /// <summary>The label prefix of the --verify-fix ramp's steps ("min12-4-users"), after the restart with the pool minimum.</summary>
+    private const string FixRampPrefix = "min";
 
     /// <summary>
     /// A step of the search as measured; stopped (its report marked partial), it goes on as the cancellation it is, kept
@@ -322,19 +326,18 @@ internal static class UrlCommand
     private sealed record RampResult(CapacityFinding Finding, VariantObservation? Diagnosed, string? DiagnosedLabel);
 
     /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>, each step added to <paramref name="done"/> as it ends.</summary>
-    private static async Task<RampResult> RampAsync(List<ExperimentReport> done, string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TargetApiServers servers, long startedTimestamp, ProgressSession session, CancellationToken cancellationToken)
+    private static async Task<RampResult> RampAsync(List<ExperimentReport> done, string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TargetApiServers servers, long startedTimestamp, RunRoot root, CancellationToken cancellationToken)
     {
-        var output = session.Console;
         var steps = new Dictionary<double, ExperimentReport>();
         async Task<string?> MeasureAsync(double level, CancellationToken token)
         {
-            var step = KeptIfStopped(await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, [], output, token, progress: session.Progress), done, token, cancellationToken);
+            var step = KeptIfStopped(await root.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, token), done, token, cancellationToken);
             steps[level] = step;
             done.Add(step);
             return CapacityFinding.BrokeBy(step.Variants[0].Total, sloP99Ms);
         }
         // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.
-        var ramp = await CapacityRamp.RunAsync(capacity, capacity.Open ? null : 1, TimeProvider.System, startedTimestamp, MeasureAsync, cancellationToken);
+        var ramp = await CapacityRamp.RunAsync(capacity, capacity.Open ? null : 1, root.Clock, startedTimestamp, MeasureAsync, cancellationToken);
         var observations = steps.Values.SelectMany(s => s.Observations).ToDictionary(o => o.Key, o => o.Value);
         var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
@@ -353,9 +356,9 @@ internal static class UrlCommand
     /// <paramref name="done"/>); returns the sentence that puts the capacity the fix predicts (Little's law: the minimum over
     /// the threads a request holds) beside the one measured, as a sentence and as figures.
     /// </summary>
-    private static async Task<FixRamp> VerifyFixAsync(List<ExperimentReport> done, Relaunch relaunch, StarvationDiagnosis? diagnosis, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, ProgressSession session, CancellationToken cancellationToken)
+    private static async Task<FixRamp> VerifyFixAsync(List<ExperimentReport> done, Relaunch relaunch, StarvationDiagnosis? diagnosis, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, RunRoot root, CancellationToken cancellationToken)
     {
-        var output = session.Console;
+        var output = root.Console;
         if (diagnosis is not { Starved: true })
         {
             return new FixRamp("Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.", null);
@@ -366,7 +369,7 @@ internal static class UrlCommand
         await output.WriteLineAsync($"-- verify-fix: starting {relaunch.Assembly} again with {setting} ({minimum} threads)");
         await using var fixedService = await LaunchedService.StartAsync(relaunch.Assembly, relaunch.Target, new Dictionary<string, string> { [FixCheck.RuntimeMinimumSetting] = FixCheck.RuntimeMinimum(minimum) }, cancellationToken);
         var servers = await ServersAsync(relaunch.Target, fixedService.ProcessId, findByPort: false, output);
-        var after = await RampAsync(done, Invariant($"min{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, servers, TimeProvider.System.GetTimestamp(), session, cancellationToken);
+        var after = await RampAsync(done, Invariant($"{FixRampPrefix}{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, servers, root.Clock.GetTimestamp(), root, cancellationToken);
         var measured = after.Finding.BrokeAt is { } brokeAt
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");

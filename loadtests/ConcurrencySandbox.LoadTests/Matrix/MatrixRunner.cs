@@ -61,15 +61,19 @@ internal static class MatrixRunner
     /// <summary>The compute sweep's efficiency chart (<see cref="EfficiencyChart"/>) in the matrix's folder.</summary>
     private const string EfficiencyFile = "efficiency.svg";
 
-    /// <summary>Runs every core count, writes the matrix report into <paramref name="outputFolder"/>; its verdicts and headline figures, passed when every threshold passed.</summary>
+    /// <summary>
+    /// Runs every core count in <paramref name="root"/> (its console, progress, observer options and thresholds; a server
+    /// per core count), writes the matrix report into <paramref name="outputFolder"/>; its verdicts and headline figures,
+    /// passed when every threshold passed.
+    /// </summary>
     public static async Task<RunResult> RunAsync(
-        MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds, string outputFolder, TextWriter console, CancellationToken cancellationToken,
-        RunProgress? progress = null)
+        MatrixOptions options, FanOutExperiment fanOut, LoadOptions load, string outputFolder, RunRoot root, CancellationToken cancellationToken)
     {
+        var console = root.Console;
         // Thresholds may name a variant by its matrix label ("async@2cpu", "async@2cpu-quota"), so every label is offered.
         IReadOnlyList<string?> limitNames = options.Engine is null ? [null] : [.. (options.Limits ?? []).Select(ContainerLimit.NameOf)];
         ExperimentRunner.CheckThresholdsNameVariants(
-            [.. options.Cpus.SelectMany(cpus => limitNames.SelectMany(limit => fanOut.Variants.Select(v => new VariantKey(v.Name, cpus, limit))))], thresholds);
+            [.. options.Cpus.SelectMany(cpus => limitNames.SelectMany(limit => fanOut.Variants.Select(v => new VariantKey(v.Name, cpus, limit))))], root.Settings.Thresholds);
         var environment = new Dictionary<string, string>();
         if (options.GcMode is { } gc)
         {
@@ -86,7 +90,7 @@ internal static class MatrixRunner
                 setup = new ContainerSetup(options.Engine!, await engine.ServerVersionAsync(cancellationToken), options.Image, await engine.ImageIdAsync(options.Image, cancellationToken));
                 console.WriteLine($"== matrix: {setup.Engine} {setup.EngineVersion}, image {options.Image} ({setup.ImageId})");
             }
-            await RunEveryCoreCountAsync(runs, engine, options, environment, fanOut, load, thresholds, console, progress, cancellationToken);
+            await RunEveryCoreCountAsync(runs, engine, options, environment, fanOut, load, root, cancellationToken);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
@@ -167,8 +171,7 @@ internal static class MatrixRunner
 
     /// <summary>Measures each core count (a container per limit with <paramref name="engine"/>, else taskset pinning) into <paramref name="runs"/>, or records why it was skipped.</summary>
     private static async Task RunEveryCoreCountAsync(
-        List<CoreCountRun> runs, ContainerEngine? engine, MatrixOptions options, Dictionary<string, string> environment, FanOutExperiment fanOut, LoadOptions load, IReadOnlyList<Threshold> thresholds,
-        TextWriter console, RunProgress? progress, CancellationToken cancellationToken)
+        List<CoreCountRun> runs, ContainerEngine? engine, MatrixOptions options, Dictionary<string, string> environment, FanOutExperiment fanOut, LoadOptions load, RunRoot root, CancellationToken cancellationToken)
     {
         if (engine is not null)
         {
@@ -177,8 +180,8 @@ internal static class MatrixRunner
             {
                 var setting = new CoreCountRun(limit.Cpus, null, null, [], null, null, limit);
                 runs.Add(limit.Cpus > hostCpus
-                    ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {hostCpus} CPU(s)" }, console)
-                    : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, thresholds, console, progress, cancellationToken));
+                    ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {hostCpus} CPU(s)" }, root.Console)
+                    : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, root, cancellationToken));
                 if (runs[^1].StoppedIn is not null)
                 {
                     return;
@@ -195,8 +198,8 @@ internal static class MatrixRunner
                 : null;
             var setting = new CoreCountRun(cpus, skipped, null, [], null, null);
             runs.Add(skipped is not null
-                ? Skipped(setting, console)
-                : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, CpuSet.FirstCores(cpus))), options, fanOut, load, thresholds, console, progress, cancellationToken));
+                ? Skipped(setting, root.Console)
+                : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, CpuSet.FirstCores(cpus))), options, fanOut, load, root, cancellationToken));
             if (runs[^1].StoppedIn is not null)
             {
                 return;
@@ -220,7 +223,7 @@ internal static class MatrixRunner
 
     /// <summary>Measures at the core count and limit <paramref name="setting"/> names, and returns it with the figures filled in; stopped, with what it measured and where it stopped.</summary>
     private static async Task<CoreCountRun> RunCoreCountAsync(
-        CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, RunProgress? progress, CancellationToken cancellationToken)
+        CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, RunRoot root, CancellationToken cancellationToken)
     {
         IReadOnlyList<ComparisonRow> sweep = [];
         double? breakEven = null;
@@ -231,7 +234,7 @@ internal static class MatrixRunner
         {
             try
             {
-                (sweep, breakEven, bracket, processorCount) = await SweepAsync(setting, servers, options, console, cancellationToken);
+                (sweep, breakEven, bracket, processorCount) = await SweepAsync(setting, servers, options, root.Console, cancellationToken);
             }
             catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
             {
@@ -241,7 +244,7 @@ internal static class MatrixRunner
         RunSummary? fanOut = null;
         if (options.Experiments.Contains("fanout"))
         {
-            var report = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, setting.Cpus, setting.Container?.KindName, progress: progress);
+            var report = await root.RunAsync(fanOutExperiment, load, servers, cancellationToken, setting.Cpus, setting.Container?.KindName);
             fanOut = RunAnalysis.Of(report, RunnerCommandLine.Current());
             if (report.Partial is not null)
             {
@@ -395,7 +398,7 @@ internal static class MatrixRunner
         }
         if (fanOuts.Count > 0)
         {
-            page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}", $"Fan-out on {run.Label}", run.FanOut!.Variants));
+            page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}", ResponseCurveModel.Of($"Fan-out on {run.Label}", run.FanOut!.Variants)));
             page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, delayMs)).Paragraph(StarvedNote(delayMs));
         }
         return page.Heading(2, "Machine and run").List(Setup(runs, options, setup)).Paragraph("Command line:").Preformatted(RunnerCommandLine.Current())

@@ -5,10 +5,7 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 /// <summary>How a run shows its progress: <paramref name="TerminalWidth"/> is set when the output is a terminal (the status line), null otherwise (plain lines).</summary>
 /// <param name="Verbose">The per-interval lines on a terminal too (<c>--verbose</c>).</param>
 /// <param name="LivePort">Serve the live page on this loopback port (0: any free port), or null for no page (<c>--live [PORT]</c>).</param>
-internal sealed record ProgressOptions(Func<int>? TerminalWidth, bool Verbose, int? LivePort)
-{
-    public static readonly ProgressOptions Plain = new(null, Verbose: false, LivePort: null);
-}
+internal sealed record ProgressOptions(Func<int>? TerminalWidth, bool Verbose, int? LivePort);
 
 /// <summary>
 /// A run's progress output for its whole length: the console (a status line on a terminal, plain lines otherwise), the
@@ -24,6 +21,7 @@ internal sealed class ProgressSession : IDisposable
     private readonly LiveServer? _live;
     private readonly StallWatch _stallWatch;
     private bool _reportWritten;
+    private bool _ended;
 
     private ProgressSession(TextWriter console, RunProgress progress, StatusConsole? status, LiveFeed? feed, LiveServer? live, TimeProvider clock)
     {
@@ -39,9 +37,6 @@ internal sealed class ProgressSession : IDisposable
     public TextWriter Console { get; }
 
     public RunProgress Progress { get; }
-
-    /// <summary>The live page's address, when one is served.</summary>
-    public Uri? LiveAddress => _live?.Address;
 
     /// <summary>Starts the run's progress: the live server first (its address is the first line printed), then the status line.</summary>
     public static ProgressSession Start(RunPlanned plan, TextWriter console, ProgressOptions options, TimeProvider clock)
@@ -74,9 +69,15 @@ internal sealed class ProgressSession : IDisposable
     /// <summary>
     /// The run is over: the page is told, and when it is still open and a report was written (the latest one is served)
     /// the runner waits up to 30 s for the page to load it (it shows it), so the report is on screen before the server goes.
+    /// A run ends once: a later call (the command's catch-all after the run worded its own stop) is ignored.
     /// </summary>
     public void End(string outcome, string message)
     {
+        if (_ended)
+        {
+            return;
+        }
+        _ended = true;
         var reportWritten = _reportWritten;
         Progress.Publish(new RunEnded(outcome, message, reportWritten && _live is not null ? "/report" : null));
         Progress.Flush();

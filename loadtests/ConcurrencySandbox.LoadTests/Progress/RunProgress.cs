@@ -121,7 +121,7 @@ internal sealed class RunProgress
             }
             var s = step.Stats;
             run.Publish(new StepEnded(ProgressEvent.SeriesOf(experiment, variant), _loadUnit, ReportChart.LoadLabel(_loadUnit), step.FromSeconds, step.ToSeconds,
-                s.Requests, s.Failed, s.TimedOut, step.RequestsPerSecond, point, ResponseCurve.FindKnee(_points)));
+                s.Requests, s.Failed, s.TimedOut, step.RequestsPerSecond, point, ResponseCurve.FindKnee(_points, ResponseCurve.UnitOf(_loadUnit)).Knee));
         }
     }
 }

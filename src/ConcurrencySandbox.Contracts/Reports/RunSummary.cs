@@ -399,7 +399,19 @@ public sealed record SummaryDiagnosisInputs(
 /// the lowest that broke (null when none did), why it broke and the cause at the break, the variant whose diagnosis the
 /// report gives (<see cref="RunSummary.Observations"/>' key), and the --verify-fix ramp when one was run.
 /// </summary>
-public sealed record SummaryCapacity(string Unit, double SloP99Ms, string Slo, double? Held, double? BrokeAt, string? BrokeBecause, string? Cause, string? DiagnosedVariant, SummaryCapacityFix? Fix);
+public sealed record SummaryCapacity(string Unit, double SloP99Ms, string Slo, double? Held, double? BrokeAt, string? BrokeBecause, string? Cause, string? DiagnosedVariant, SummaryCapacityFix? Fix)
+{
+    /// <summary>Every step of the search, one point of its response curve (the load on x); absent in summaries of a stopped search.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummaryCapacityStep>? Steps { get; init; }
+}
+
+/// <summary>
+/// One step of a capacity search: its variant, the ramp it belongs to ("search", or "--verify-fix" after the restart),
+/// the load it held for its length, the latency of its answered requests (null: none), ok answers per second, its
+/// requests, those answered and those timed out, and why it broke the SLO (null: it held).
+/// </summary>
+public sealed record SummaryCapacityStep(string Variant, string Ramp, double Load, double? P50Ms, double? P99Ms, double OkPerSecond, long Requests, long Answered, long TimedOut, string? BrokeBecause);
 
 /// <summary>
 /// --verify-fix on a ramp: the pool minimum the service was started again with, the capacity the diagnosis predicted with

@@ -102,6 +102,40 @@ public sealed class FindCapacityTests
         }
     }
 
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task AThresholdHoldsEveryStepThatHeldTheSlo()
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        var folder = Directory.CreateTempSubdirectory("find-capacity-").FullName;
+        try
+        {
+            // A p99 no step can keep: the steps that held the SLO fail it, so the search ends as a failed threshold (exit 1).
+            var (code, output, error) = await RunAsync($"{service.BaseAddress}orders/1?delayMs=20", "--find-capacity", "--threshold", "*:p99<0.001", "--slo-p99-ms", "5000", "--step-s", "1", "--max-load", "4", "--max-duration-s", "30", "--out", folder);
+
+            Assert.True(code == CommandLine.ExitThresholdFailed, $"exit {code}: {error}\n{output}");
+            Assert.Contains("THRESHOLD FAILED: *:p99<0.001", output);
+            using var summary = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
+            Assert.False(summary.RootElement.GetProperty("passed").GetBoolean());
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    [Theory]
+    [InlineData("--agents", "2", "which cannot be split over agents")]
+    [InlineData("--threshold", "target:p99<5", "name the variant *")]
+    public async Task WhatTheSearchCannotTakeIsRefusedInOneLine(string option, string value, string cause)
+    {
+        var (code, _, error) = await RunAsync("http://127.0.0.1:9/orders", "--find-capacity", option, value);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Contains(cause, error);
+        Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
     [Theory]
     [InlineData("http://10.1.2.3:8080/orders", "is not a loopback address")]
     [InlineData("http://127.0.0.1:1/orders", "nothing answered GET")]

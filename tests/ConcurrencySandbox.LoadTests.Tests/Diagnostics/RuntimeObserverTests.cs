@@ -16,6 +16,9 @@ public sealed class RuntimeObserverTests
         // A sleeping thread is not a blocking wait the runtime recognises: only its starvation detection adds threads.
         await WhileBlockedAsync("reports/1", async (_, observer) =>
         {
+            // The sample service runs on .NET 10: the session without stacks and with only the adjustment event of the
+            // Threading keyword, which must still bring the starvation injections below.
+            Assert.True(observer.LightSession, "the runtime took the light session");
             await WaitAsync(observer, () => observer.Samples.Count(s => s[RuntimeObserver.QueueLength] > 0) >= 3, "three samples with work queued in a starving pool");
             await WaitAsync(observer, () => observer.Adjustments.Any(a => a.Reason == "Starvation"), "a thread-pool adjustment with reason Starvation");
 

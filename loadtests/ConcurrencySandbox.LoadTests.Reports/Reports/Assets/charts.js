@@ -29,7 +29,7 @@
     return Math.max(320, Math.min(1000, (el.clientWidth || 1000) - 10));
   }
 
-  /** A points path builder drawing each point as an up-triangle (a lower bound) or a diamond (a knee). */
+  /** A points path builder drawing each point as an up-triangle (a lower bound), a square (a step that broke the SLO) or a diamond (a knee). */
   function shapedPoints(shape) {
     return (u, seriesIdx, idx0, idx1) => {
       const series = u.series[seriesIdx];
@@ -47,6 +47,8 @@
           path.moveTo(x, y - r);
           path.lineTo(x + r, y + r * 0.8);
           path.lineTo(x - r, y + r * 0.8);
+        } else if (shape === "square") {
+          path.rect(x - r * 0.8, y - r * 0.8, r * 1.6, r * 1.6);
         } else {
           path.moveTo(x, y - r);
           path.lineTo(x + r, y);
@@ -192,16 +194,18 @@
     }
   }
 
-  /** The response curve: latency against the offered load (log), then throughput against it; knees as diamonds. */
+  /**
+   * The response curve: latency against the offered load (log), then throughput against it; knees as diamonds. A
+   * capacity search's curve marks each step that broke the SLO (a filled square; the others held) and draws the SLO.
+   */
   function responseCurvePlots(model) {
-    const groups = model.variants.map(v => ({ xs: v.points.map(p => p.load), v }));
+    const groups = model.variants.map(v => ({ xs: v.points.map(p => p.load), v, latency: [], throughput: [] }));
     const kneeAt = (v, value) => v.points.map((p, i) => (v.knee && v.knee.index === i ? value(p) : null));
     const pointOf = (v, u, i) => v.points.find(p => p.load === u.data[0][i]);
     const latencySeries = [];
-    const latencyColumns = [];
     const throughputSeries = [];
-    const throughputColumns = [];
-    for (const { v } of groups) {
+    for (const g of groups) {
+      const v = g.v;
       latencySeries.push(
         { label: `${v.name} p99`, variant: v.name, stroke: v.color, width: 2, value: (u, y, s, i) => (i == null ? "--" : formatMs(y)) },
         { label: `${v.name} p50`, variant: v.name, stroke: v.color, width: 1.5, dash: [6, 4], value: (u, y, s, i) => (i == null ? "--" : formatMs(y)) },
@@ -218,11 +222,19 @@
           points: { show: true, size: 14, width: 1.5, fill: v.color, paths: shapedPoints("diamond") },
           value: (u, y) => (y == null ? "--" : v.knee.reason),
         });
-      latencyColumns.push(
+      g.latency.push(
         v.points.map(p => positiveOrNull(p.p99Ms)),
         v.points.map(p => positiveOrNull(p.p50Ms)),
         v.points.map(p => (p.sentTimedOut > 0 ? positiveOrNull(p.timedOutAtLeastMs) : null)),
         kneeAt(v, p => positiveOrNull(p.p99Ms) ?? positiveOrNull(p.timedOutAtLeastMs)));
+      if (v.broke) {
+        latencySeries.push({
+          label: `${v.name} broke the SLO`, variant: v.name, stroke: "#000000", paths: () => null,
+          points: { show: true, size: 12, width: 1.5, fill: v.color, paths: shapedPoints("square") },
+          value: (u, y, s, i) => (y == null ? "--" : v.broke[v.points.indexOf(pointOf(v, u, i))]),
+        });
+        g.latency.push(v.points.map((p, i) => (v.broke[i] == null ? null : positiveOrNull(p.p99Ms) ?? positiveOrNull(p.timedOutAtLeastMs) ?? model.sloMs)));
+      }
       throughputSeries.push(
         { label: `${v.name} ok/s`, variant: v.name, stroke: v.color, width: 2, points: { show: true, size: 6 }, value: (u, y) => formatNumber(y, "/s") },
         {
@@ -230,13 +242,18 @@
           points: { show: true, size: 14, width: 1.5, fill: v.color, paths: shapedPoints("diamond") },
           value: (u, y) => (y == null ? "--" : v.knee.reason),
         });
-      throughputColumns.push(v.points.map(p => p.okPerSecond), kneeAt(v, p => p.okPerSecond));
+      g.throughput.push(v.points.map(p => p.okPerSecond), kneeAt(v, p => p.okPerSecond));
     }
     const xLegend = (u, x) => formatNumber(x, model.loadUnit);
-    let column = 0;
-    const latencyData = align(groups.map(g => ({ xs: g.xs, columns: latencyColumns.slice(column, (column += 4)) })));
-    column = 0;
-    const throughputData = align(groups.map(g => ({ xs: g.xs, columns: throughputColumns.slice(column, (column += 2)) })));
+    const latencyGroups = groups.map(g => ({ xs: g.xs, columns: g.latency }));
+    if (model.sloMs != null) {
+      // The SLO across every load measured, so a point above the line broke it.
+      const xs = [...new Set(groups.flatMap(g => g.xs))];
+      latencySeries.push({ label: `SLO: p99 \u2264 ${formatMs(model.sloMs)}`, stroke: "#555555", width: 1.5, dash: [2, 4], value: () => formatMs(model.sloMs) });
+      latencyGroups.push({ xs, columns: [xs.map(() => model.sloMs)] });
+    }
+    const latencyData = align(latencyGroups);
+    const throughputData = align(groups.map(g => ({ xs: g.xs, columns: g.throughput })));
     return [
       {
         title: "Latency against the offered load: p99 solid, p50 dashed (log scale); \u25b3 timed out (a lower bound); \u25c6 knee",

@@ -1,0 +1,61 @@
+using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary>A --find-capacity report draws latency against the load, one point per step, each step held or broke, with the SLO.</summary>
+public sealed class CapacityCurveTests : IDisposable
+{
+    private readonly string _out = Path.Combine(Path.GetTempPath(), "capacity-" + Guid.NewGuid().ToString("N"));
+
+    /// <summary>A search as run --url runs it: one variant per step, each at one load, in the order bisecting visits them.</summary>
+    internal static ExperimentReport Search()
+    {
+        // 4 and 8 users answer in 100 ms; 16 in 900 ms (over a 500 ms SLO); the search then bisects to 12 (held).
+        (string Label, double Users, double Ms)[] steps = [("4-users", 4, 100), ("8-users", 8, 100), ("16-users", 16, 900), ("12-users", 12, 200)];
+        var runs = steps.Select(s => SyntheticReports.LoadRun("run", [s.Label], 10, 30, (_, _) => s.Ms).Variants[0])
+            .Select((v, i) => v with { Intervals = [.. v.Intervals.Select(row => row with { Load = steps[i].Users })], Steps = [] }).ToList();
+        var report = SyntheticReports.Report("run", "none", "find-capacity", runs);
+        return report with
+        {
+            Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 12, 16, "p99 900 ms", null, null, null),
+            StepBrokeBecause = steps.ToDictionary(s => s.Label, s => s.Ms > 500 ? (string?)"p99 900 ms" : null),
+        };
+    }
+
+    [Fact]
+    public void TheCurveHasTheLoadOnXOnePointPerStepInLoadOrderEachHeldOrBrokeAndTheSlo()
+    {
+        var summary = Search().Analysed();
+
+        var model = ResponseCurveModel.Of("run", summary)!;
+
+        var curve = Assert.Single(model.Variants);
+        Assert.Equal([4.0, 8, 12, 16], curve.Points.Select(p => p.Load));
+        Assert.Equal([null, null, null, "p99 900 ms"], curve.Broke!);
+        Assert.Equal(500, model.SloMs);
+        Assert.Equal("search: held up to 12 users; broke at 16 users (p99 900 ms)", curve.Line);
+    }
+
+    [Fact]
+    public void TheReportDrawsTheSearchNotItsStepsOnOneTimeAxisAndItsStaticCurveHasTheSlo()
+    {
+        ReportWriter.Write(_out, Search(), "run --url http://127.0.0.1/x --find-capacity");
+
+        var html = File.ReadAllText(Path.Combine(_out, "report.html"));
+        var svg = File.ReadAllText(Path.Combine(_out, ReportWriter.ResponseCurveFile));
+        Assert.DoesNotContain("Every variant on one time axis", html);
+        Assert.Contains("\"sloMs\":500", html);
+        Assert.Contains("data-series=\"SLO: p99 \u2264 500 ms\"", svg);
+        Assert.Contains("search broke the SLO", svg);
+        Assert.Contains("- search: held up to 12 users; broke at 16 users (p99 900 ms)", File.ReadAllText(Path.Combine(_out, "summary.md")));
+    }
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_out))
+        {
+            Directory.Delete(_out, recursive: true);
+        }
+    }
+}

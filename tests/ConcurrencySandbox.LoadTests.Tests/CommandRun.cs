@@ -36,13 +36,13 @@ internal static class CommandRun
         && File.ReadLines("/proc/self/status").FirstOrDefault(l => l.StartsWith("SigIgn:", StringComparison.Ordinal)) is { } line
         && (Convert.ToUInt64(line["SigIgn:".Length..].Trim(), 16) & 0x2) != 0;
 
-    /// <summary>Runs <paramref name="fileName"/> with <paramref name="args"/>; the process tree is killed if it outlives the hang guard.</summary>
-    public static async Task<(int Code, string Output, string Error)> RunAsync(string fileName, IEnumerable<string> args)
+    /// <summary>Runs <paramref name="fileName"/> with <paramref name="args"/>; the process tree is killed if it outlives the hang guard (or <paramref name="hangGuard"/>).</summary>
+    public static async Task<(int Code, string Output, string Error)> RunAsync(string fileName, IEnumerable<string> args, TimeSpan? hangGuard = null)
     {
         using var process = Start(fileName, args);
         var output = process.StandardOutput.ReadToEndAsync();
         var error = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(HangGuard);
+        using var timeout = new CancellationTokenSource(hangGuard ?? HangGuard);
         try
         {
             await process.WaitForExitAsync(timeout.Token);

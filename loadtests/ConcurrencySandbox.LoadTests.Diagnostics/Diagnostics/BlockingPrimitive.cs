@@ -11,6 +11,8 @@ internal static class BlockingPrimitive
     public const string Wait = ".Wait() (a blocking wait on a Task)";
     public const string GetResult = ".GetAwaiter().GetResult() (a blocking wait on a Task)";
     public const string TaskWait = "a blocking wait on a Task (.Result, .Wait() or GetAwaiter().GetResult())";
+    public const string WaitAll = "Task.WaitAll (a blocking wait on several Tasks)";
+    public const string StreamRead = "a synchronous Stream read";
     public const string HttpSend = "a synchronous HttpClient.Send";
     public const string Sleep = "Thread.Sleep";
     public const string Lock = "a contended lock (Monitor.Enter)";
@@ -25,6 +27,9 @@ internal static class BlockingPrimitive
         ("Task.get_Result", Result),
         ("Task.GetResultCore", Result),
         ("Task.Wait", Wait),
+        ("Task.WaitAll", WaitAll),
+        ("Task.WaitAllCore", WaitAll),
+        ("Task.WaitAllBlockingCore", WaitAll),
         ("TaskAwaiter.GetResult", GetResult),
         ("ConfiguredTaskAwaiter.GetResult", GetResult),
         ("ValueTaskAwaiter.GetResult", GetResult),
@@ -65,6 +70,13 @@ internal static class BlockingPrimitive
         ("Socket.Accept", SocketIo),
         ("NetworkStream.Read", SocketIo),
         ("NetworkStream.Write", SocketIo),
+        // A read the developer called on a Stream or a reader: the stack shows the concrete stream's socket or file read below it.
+        ("Stream.Read", StreamRead),
+        ("Stream.ReadExactly", StreamRead),
+        ("Stream.ReadAtLeast", StreamRead),
+        ("Stream.CopyTo", StreamRead),
+        ("StreamReader.ReadToEnd", StreamRead),
+        ("StreamReader.ReadLine", StreamRead),
     ];
 
     // The frames a wait ends in, below the entry point the developer called (a library's own wait, a socket read in a
@@ -106,6 +118,13 @@ internal static class BlockingPrimitive
 
     /// <summary>Whether <paramref name="primitive"/> is one of the blocking calls named here, not "a call into ..." or "native code".</summary>
     public static bool IsKnown(string primitive) => EntryPoints.Any(e => e.Primitive == primitive);
+
+    /// <summary>
+    /// Whether a call the IL makes (<paramref name="called"/>) can be the wait a stack shows (<paramref name="seen"/>): the
+    /// same, any Task wait for the inlined wait a stack shows, a Stream read for the socket or file read below it.
+    /// </summary>
+    public static bool Compatible(string? called, string seen) =>
+        called is not null && (called == seen || (seen == TaskWait && IsTaskWait(called)) || (called == StreamRead && seen is SocketIo or FileIo));
 
     /// <summary>Whether the primitive is one of the ways to wait for a Task.</summary>
     public static bool IsTaskWait(string? primitive) => primitive is Result or Wait or GetResult or TaskWait;

@@ -105,7 +105,7 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
             .Select(thread => (thread.Stack, thread.InlinedAway, Key: (Site: CallSiteOf(thread.Stack) ?? (thread.InlinedAway is { } call ? $"{call.Method} -> {call.Primitive}" : null), InRequest: thread.Stack.Frames.Any(f => f.StartsWith(RequestPipeline, StringComparison.Ordinal)), Busy: CallSiteOf(thread.Stack) is not null && IsBusy(thread.Stack))))
             .GroupBy(thread => thread.Key)
             .Select(g => new BlockingSite(g.Key.Site ?? NoUserCode, g.Count(), g.Key.Site is not null, g.Key.Site is not null && g.Key.InRequest,
-                g.Key.Site is null ? null : g.First().InlinedAway ?? resolver?.Resolve(g.First().Stack, UserFrame(g.First().Stack))) { Busy = g.Key.Busy })
+                g.Key.Site is null ? null : g.First().InlinedAway ?? resolver?.Resolve(g.First().Stack, UserFrame(g.First().Stack), appModules)) { Busy = g.Key.Busy })
             .OrderByDescending(s => s.Threads)
             .ThenBy(s => s.CallSite, StringComparer.Ordinal)
             .ToList();

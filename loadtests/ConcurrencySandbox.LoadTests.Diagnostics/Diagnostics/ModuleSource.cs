@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using System.Reflection;
 using System.Reflection.Emit;
 using System.Reflection.Metadata;
@@ -6,8 +7,19 @@ using System.Reflection.PortableExecutable;
 
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
-/// <summary>A call one method's IL makes: the callee as "Namespace.Type.Method" and, when it is in the same module, its token.</summary>
-internal sealed record ILCall(int ILOffset, string Callee, int? LocalToken);
+/// <summary>
+/// A call one method's IL makes: the callee as "Namespace.Type.Method" and, when it is in the same module, its token;
+/// <paramref name="Delegate"/> when the IL does not call the method but makes a delegate of it (ldftn: a lambda handed
+/// to LINQ, Task.Run or a Map call), which whoever holds the delegate calls later.
+/// </summary>
+internal sealed record ILCall(int ILOffset, string Callee, int? LocalToken, bool Delegate = false)
+{
+    /// <summary>The callee's type ("Namespace.Type+Nested") and method name.</summary>
+    public (string Type, string Method) Split() => (Callee[..Math.Max(0, Callee.LastIndexOf('.'))], Callee[(Callee.LastIndexOf('.') + 1)..]);
+}
+
+/// <summary>A type of the module: its full name ("Namespace.Type+Nested"), its base type's and its interfaces' full names, its methods' tokens.</summary>
+internal sealed record ModuleType(string Name, string? BaseType, IReadOnlyList<string> Interfaces, IReadOnlyList<int> Methods);
 
 /// <summary>A method's source position: the document and the line of a sequence point.</summary>
 public sealed record SourceLine(string File, int Line);
@@ -28,6 +40,7 @@ internal sealed class ModuleSource : IDisposable
     private readonly MetadataReader _metadata;
     private readonly MetadataReaderProvider? _pdbProvider;
     private readonly MetadataReader? _pdb;
+    private readonly Dictionary<int, int?> _moveNexts = [];
 
     private ModuleSource(string path, PEReader pe, MetadataReaderProvider? pdbProvider, string? pdbNote)
     {
@@ -136,12 +149,12 @@ internal sealed class ModuleSource : IDisposable
             {
                 break;
             }
-            if (opCode.OperandType == OperandType.InlineMethod && opCode != OpCodes.Ldftn && opCode != OpCodes.Ldvirtftn)
+            if (opCode.OperandType == OperandType.InlineMethod)
             {
                 var callee = il.ReadInt32();
                 if (offset >= fromOffset && offset < toOffset)
                 {
-                    calls.Add(Call(offset, callee));
+                    calls.Add(Call(offset, callee) with { Delegate = opCode == OpCodes.Ldftn || opCode == OpCodes.Ldvirtftn });
                 }
                 continue;
             }
@@ -184,12 +197,7 @@ internal sealed class ModuleSource : IDisposable
         foreach (var handle in attributes)
         {
             var attribute = _metadata.GetCustomAttribute(handle);
-            var type = attribute.Constructor.Kind switch
-            {
-                HandleKind.MemberReference => TypeName(_metadata.GetMemberReference((MemberReferenceHandle)attribute.Constructor).Parent),
-                HandleKind.MethodDefinition => TypeName(_metadata.GetMethodDefinition((MethodDefinitionHandle)attribute.Constructor).GetDeclaringType()),
-                _ => "",
-            };
+            var type = AttributeType(attribute);
             var blob = _metadata.GetBlobReader(attribute.Value);
             string? template = null;
             // ASP.NET Core MVC's route attributes: prolog 0x0001, then the template when the constructor takes one (a SerString; 0xFF for null).
@@ -202,8 +210,102 @@ internal sealed class ModuleSource : IDisposable
         return found;
     }
 
+    /// <summary>The module's types (compiler-generated ones included: a closure's lambdas are methods of one).</summary>
+    public IEnumerable<ModuleType> Types() => _metadata.TypeDefinitions.Select(handle =>
+    {
+        var type = _metadata.GetTypeDefinition(handle);
+        return new ModuleType(TypeName(handle), type.BaseType.IsNil ? null : TypeName(type.BaseType),
+            [.. type.GetInterfaceImplementations().Select(i => TypeName(_metadata.GetInterfaceImplementation(i).Interface))],
+            [.. type.GetMethods().Select(m => MetadataTokens.GetToken(m))]);
+    });
+
+    /// <summary>Whether the method has IL of its own (not abstract, not an interface's, not extern).</summary>
+    public bool HasBody(int token) => _metadata.GetMethodDefinition(MethodHandle(token)).RelativeVirtualAddress != 0;
+
+    /// <summary>Whether a call to the method may land in an override or an implementation (virtual, abstract or an interface's).</summary>
+    public bool IsVirtual(int token) => (_metadata.GetMethodDefinition(MethodHandle(token)).Attributes & MethodAttributes.Virtual) != 0;
+
+    /// <summary>Whether the method is a public instance method the developer named (not static, not a property accessor or constructor): what MVC takes for an action.</summary>
+    public bool IsPublicInstance(int token) =>
+        _metadata.GetMethodDefinition(MethodHandle(token)).Attributes is var a && (a & MethodAttributes.MemberAccessMask) == MethodAttributes.Public && (a & MethodAttributes.Static) == 0 && (a & MethodAttributes.SpecialName) == 0;
+
+    /// <summary>The full names of the method's parameters' types ("Microsoft.AspNetCore.Http.HttpContext"; generic arguments dropped).</summary>
+    public IReadOnlyList<string> ParameterTypes(int token) =>
+        _metadata.GetMethodDefinition(MethodHandle(token)).DecodeSignature(new TypeNames(this), null).ParameterTypes;
+
+    /// <summary>
+    /// The MoveNext of the state machine the compiler made of an async method or an iterator (its
+    /// [AsyncStateMachine(typeof(...))] names it): the method's own IL only starts it, the code the developer wrote is there.
+    /// </summary>
+    public int? StateMachineMoveNext(int token)
+    {
+        if (!_moveNexts.TryGetValue(token, out var moveNext))
+        {
+            _moveNexts[token] = moveNext = FindMoveNext(token);
+        }
+        return moveNext;
+    }
+
+    private int? FindMoveNext(int token)
+    {
+        foreach (var handle in _metadata.GetMethodDefinition(MethodHandle(token)).GetCustomAttributes())
+        {
+            var attribute = _metadata.GetCustomAttribute(handle);
+            if (AttributeType(attribute) is not ("System.Runtime.CompilerServices.AsyncStateMachineAttribute" or "System.Runtime.CompilerServices.IteratorStateMachineAttribute" or "System.Runtime.CompilerServices.AsyncIteratorStateMachineAttribute"))
+            {
+                continue;
+            }
+            var blob = _metadata.GetBlobReader(attribute.Value);
+            if (blob.ReadUInt16() != 1 || blob.ReadSerializedString() is not { } machine)
+            {
+                continue;
+            }
+            return _metadata.TypeDefinitions
+                .Where(t => TypeName(t) == machine)
+                .SelectMany(t => _metadata.GetTypeDefinition(t).GetMethods())
+                .Where(m => _metadata.GetString(_metadata.GetMethodDefinition(m).Name) == "MoveNext")
+                .Select(m => (int?)MetadataTokens.GetToken(m))
+                .FirstOrDefault();
+        }
+        return null;
+    }
+
+    /// <summary>
+    /// The methods whose statements all lie in the given span of <paramref name="document"/> (1-based lines, 0-based
+    /// columns as Roslyn gives them, made 1-based): a lambda's body compiles to such a method (an async lambda's to its
+    /// state machine's MoveNext), and so does any lambda nested in it. Earliest statement first.
+    /// </summary>
+    public IReadOnlyList<int> MethodsWithin(string document, (int Line, int Column) start, (int Line, int Column) end)
+    {
+        if (_pdb is null)
+        {
+            return [];
+        }
+        var found = new List<(int Token, int Line, int Column)>();
+        foreach (var handle in _pdb.MethodDebugInformation)
+        {
+            var points = _pdb.GetMethodDebugInformation(handle).GetSequencePoints().Where(p => !p.IsHidden).ToList();
+            if (points.Count == 0 || points.Any(p => _pdb.GetString(_pdb.GetDocument(p.Document).Name) != document))
+            {
+                continue;
+            }
+            if (points.All(p => (p.StartLine, p.StartColumn).CompareTo(start) >= 0 && (p.EndLine, p.EndColumn).CompareTo(end) <= 0))
+            {
+                found.Add((MetadataTokens.GetToken(handle.ToDefinitionHandle()), points.Min(p => p.StartLine), points.Where(p => p.StartLine == points.Min(q => q.StartLine)).Min(p => p.StartColumn)));
+            }
+        }
+        return [.. found.OrderBy(f => f.Line).ThenBy(f => f.Column).Select(f => f.Token)];
+    }
+
     /// <summary>The source documents the PDB names, for the files present on this machine.</summary>
     public IReadOnlyList<string> Documents() => _pdb is null ? [] : [.. _pdb.Documents.Select(d => _pdb.GetString(_pdb.GetDocument(d).Name)).Where(File.Exists)];
+
+    private string AttributeType(CustomAttribute attribute) => attribute.Constructor.Kind switch
+    {
+        HandleKind.MemberReference => TypeName(_metadata.GetMemberReference((MemberReferenceHandle)attribute.Constructor).Parent),
+        HandleKind.MethodDefinition => TypeName(_metadata.GetMethodDefinition((MethodDefinitionHandle)attribute.Constructor).GetDeclaringType()),
+        _ => "",
+    };
 
     private ILCall Call(int offset, int token)
     {
@@ -272,5 +374,24 @@ internal sealed class ModuleSource : IDisposable
     {
         _pdbProvider?.Dispose();
         _pe.Dispose();
+    }
+
+    /// <summary>A signature's types as full names: what a parameter's type is, not how it is instantiated.</summary>
+    private sealed class TypeNames(ModuleSource module) : ISignatureTypeProvider<string, object?>
+    {
+        public string GetPrimitiveType(PrimitiveTypeCode typeCode) => $"System.{typeCode}";
+        public string GetTypeFromDefinition(MetadataReader reader, TypeDefinitionHandle handle, byte rawTypeKind) => module.TypeName(handle);
+        public string GetTypeFromReference(MetadataReader reader, TypeReferenceHandle handle, byte rawTypeKind) => module.TypeName(handle);
+        public string GetTypeFromSpecification(MetadataReader reader, object? genericContext, TypeSpecificationHandle handle, byte rawTypeKind) => module.TypeName(handle);
+        public string GetSZArrayType(string elementType) => $"{elementType}[]";
+        public string GetArrayType(string elementType, ArrayShape shape) => $"{elementType}[]";
+        public string GetByReferenceType(string elementType) => elementType;
+        public string GetPointerType(string elementType) => $"{elementType}*";
+        public string GetPinnedType(string elementType) => elementType;
+        public string GetGenericInstantiation(string genericType, ImmutableArray<string> typeArguments) => genericType;
+        public string GetGenericMethodParameter(object? genericContext, int index) => $"!!{index}";
+        public string GetGenericTypeParameter(object? genericContext, int index) => $"!{index}";
+        public string GetModifiedType(string modifier, string unmodifiedType, bool isRequired) => unmodifiedType;
+        public string GetFunctionPointerType(MethodSignature<string> signature) => "method*";
     }
 }

@@ -42,7 +42,8 @@ public sealed record VariantObservation(
 /// stacks once when the load first reaches its peak, and afterwards sizes the fix from what was measured.
 /// </summary>
 /// <param name="loadSeconds">How long the load lasts (its shape's duration): the stack sample is taken while it runs.</param>
-public sealed class VariantObserver(RuntimeObserver observer, int processorCount, double peakLoad, double loadSeconds) : IOutOfBandTelemetry, IAsyncDisposable
+/// <param name="requestPath">The path the load requests ("/orders/1"), whose endpoint the call sites are looked for from; null when not a path.</param>
+public sealed class VariantObserver(RuntimeObserver observer, int processorCount, double peakLoad, double loadSeconds, string? requestPath = null) : IOutOfBandTelemetry, IAsyncDisposable
 {
     private const int StackRounds = 3;
     private static readonly TimeSpan StackGap = TimeSpan.FromMilliseconds(300);
@@ -102,7 +103,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             for (var attempt = 1; ; attempt++)
             {
                 var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns, observer.Channel.ProcessId);
-                using var resolver = new CallSiteResolver();
+                using var resolver = new CallSiteResolver(requestPath);
                 var sites = BlockingSites.Group(stacks, resolver);
                 if (!sites.AnyInUserCode && !loadRuns())
                 {

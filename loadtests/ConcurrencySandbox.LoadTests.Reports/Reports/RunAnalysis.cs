@@ -181,7 +181,17 @@ public static class RunAnalysis
     };
 
     private static SummaryBlockingSite Site(BlockingSite s) => new(s.CallSite, s.Threads, s.InUserCode, s.InRequest,
-        s.Source is { } c ? new SummaryCallSite(c.Method, c.Primitive, c.Line is { } l ? new SummarySourceLine(l.File, l.Line) : null, c.Route, c.Handler, c.InlinedInto, c.Note) : null);
+        s.Source is { } c ? new SummaryCallSite(c.Method, c.Primitive, Line(c.Line), c.Route, c.Handler, c.InlinedInto, c.Note)
+        {
+            Candidates = c.Unsure ? c.Candidates : null,
+            Listed = c.Listed.Count > 0 ? [.. c.Listed.Select(Step)] : null,
+            CalledFrom = c.CalledFrom.Count > 0 ? [.. c.CalledFrom.Select(Step)] : null,
+            Background = c.Background,
+        } : null);
+
+    private static SummaryCallStep Step(CallStep step) => new(step.Method, Line(step.Line));
+
+    private static SummarySourceLine? Line(SourceLine? line) => line is { } l ? new SummarySourceLine(l.File, l.Line) : null;
 
     private static double? NullIfNaN(double value) => double.IsNaN(value) ? null : value;
 }

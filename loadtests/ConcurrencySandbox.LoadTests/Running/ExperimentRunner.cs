@@ -216,7 +216,7 @@ internal static class ExperimentRunner
         var live = afterwardsBecause is null;
         var (attached, notObservedBecause) = !attach ? (null, "--no-observer")
             : !live ? (null, afterwardsBecause)
-            : server.Diagnostics is { } channel ? await ObserveAsync(channel, server.ProcessorCount, load, cancellationToken)
+            : server.Diagnostics is { } channel ? await ObserveAsync(channel, server.ProcessorCount, load, variant.Driver.Request, cancellationToken)
             : (null, server.DiagnosticsProblem);
         await using var observer = attached;
         // Without the observer the pool series comes over HTTP from where the lease says (never a container's API port), or not at all.
@@ -254,11 +254,13 @@ internal static class ExperimentRunner
 
     /// <summary>The observer on a process the runner reaches, or why it could not attach (the variant then runs on with the lease's HTTP telemetry, if any).</summary>
     private static async Task<(VariantObserver? Observer, string? Problem)> ObserveAsync(
-        DiagnosticsChannel channel, int processorCount, LoadOptions load, CancellationToken cancellationToken)
+        DiagnosticsChannel channel, int processorCount, LoadOptions load, string request, CancellationToken cancellationToken)
     {
         try
         {
-            return (new VariantObserver(await RuntimeObserver.AttachAsync(channel, cancellationToken), processorCount, load.Shape.Steps.Max(s => s.Target), load.Shape.Duration.TotalSeconds), null);
+            // A GET driver's request is the path it loads, which the call sites are looked for from; other drivers' are words.
+            return (new VariantObserver(await RuntimeObserver.AttachAsync(channel, cancellationToken), processorCount, load.Shape.Steps.Max(s => s.Target), load.Shape.Duration.TotalSeconds,
+                request.StartsWith('/') ? request : null), null);
         }
         catch (UsageException e)
         {

@@ -354,7 +354,27 @@ public sealed record SummaryBlockingSite(
     [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] SummaryCallSite? Source = null);
 
 /// <summary>A blocking call site as the developer wrote it: method, primitive, file:line, route or handler, what the JIT inlined it into, and why lines are missing.</summary>
-public sealed record SummaryCallSite(string Method, string Primitive, SummarySourceLine? Line, string? Route, string? Handler, string? InlinedInto, string? Note);
+public sealed record SummaryCallSite(string Method, string Primitive, SummarySourceLine? Line, string? Route, string? Handler, string? InlinedInto, string? Note)
+{
+    /// <summary>How many methods could be the one that blocks, when more than one (unsure: <see cref="Listed"/> names them); left out when one.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public int? Candidates { get; init; }
+
+    /// <summary>The methods that could be the one, each with the line of its blocking call, when more than one.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummaryCallStep>? Listed { get; init; }
+
+    /// <summary>The callers from the method up to its handler or background service, nearest first, each with the line of its call.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummaryCallStep>? CalledFrom { get; init; }
+
+    /// <summary>The background service whose work blocks outside any request.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Background { get; init; }
+}
+
+/// <summary>A method on a call site's path (or among its candidates) with the line of its call.</summary>
+public sealed record SummaryCallStep(string Method, SummarySourceLine? Line);
 
 public sealed record SummarySourceLine(string File, int Line);
 

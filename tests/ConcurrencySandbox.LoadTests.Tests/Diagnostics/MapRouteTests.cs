@@ -1,51 +1,82 @@
 using ConcurrencySandbox.LoadTests.Diagnostics;
+using Microsoft.CodeAnalysis.CSharp;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
-/// <summary>A minimal-API route read from the source around its Map call, with the prefix of the group it is mapped on.</summary>
+/// <summary>
+/// Minimal-API routes read from the sources as Roslyn syntax trees: each Map call with the prefixes of the groups it is
+/// mapped on, followed through variables and through the parameters of the methods that map them; and which template
+/// serves a path, as ASP.NET Core's routing prefers.
+/// </summary>
 public sealed class MapRouteTests
 {
-    // The sandbox's fan-out endpoint, as src/ConcurrencySandbox.Api/FanOut/FanOutEndpoints.cs maps it: a group in the same chain.
-    private const string Chained = """
+    private const string Source = """
+        var builder = WebApplication.CreateBuilder(args);
+        builder.Logging.SetMinimumLevel(LogLevel.Warning);
+        var app = builder.Build();
+        // Groups assigned to the variable the Map call is made on, and a Map call on the app itself.
+        var api = app.MapGroup("/api")
+            .MapGroup("receive/");
+        app.MapGet("/healthz", () => "ok");
+        api.MapGet("{strategy}", Receive);
+        // A group handed to an extension method that maps on it.
+        app.MapGroup("/shop").MapOrders();
+        app.MapMethods("/legacy", new[] { "get", "post" }, () => "old");
+
+        static class FanOutEndpoints
+        {
+            private const string Prefix = "orders";
+
+            public static void MapFanOut(this IEndpointRouteBuilder endpoints)
             {
-                endpoints.MapGroup("/api/fanout").WithApiTag(Tag)
+                // A group in the same chain, the Map call on the next line.
+                endpoints.MapGroup("/api/fanout").WithTags("FanOut")
                     .MapGet("", (FanOutQuery query, FanOutRunner runner) => FanOutAsync(query, runner))
                     .WithName("FanOut");
-            """;
-
-    // Groups assigned to the variable the Map call is made on, and a Map call on the app itself.
-    private const string Assigned = """
-                var api = app.MapGroup("/api")
-                    .MapGroup("receive/");
-                app.MapGet("/healthz", () => "ok");
-                api.MapGet("{strategy}", Receive);
-            """;
-
-    // A prefix that is not a literal: no route rather than half of one.
-    private const string Interpolated = """
+                // A prefix that is not a literal: no route rather than half of one.
                 var group = endpoints.MapGroup($"/api/{unit.Name}");
                 group.MapGet("/sync", Sync);
-            """;
-
-    // A group variable of the method above is not the one a later method's parameter of the same name holds.
-    private const string AnotherMethod = """
-            {
-                var group = endpoints.MapGroup("/api/other");
-                group.MapGet("/a", A);
             }
 
+            public static void MapOrders(this IEndpointRouteBuilder app)
+            {
+                var orders = app.MapGroup(Prefix);
+                orders.MapGet("{id:int}", Get);
+            }
+
+            // A group variable of the method above is not the one this method's parameter of the same name holds.
             private static void MapB(RouteGroupBuilder group)
             {
                 group.MapGet("/b", B);
-            """;
+            }
+        }
+        """;
+
+    [Fact]
+    public void TheRouteIsTheMapCallsWithTheGroupsItIsMappedOn()
+    {
+        var routes = Endpoints.MapCalls([CSharpSyntaxTree.ParseText(Source)]).Select(m => $"{m.Verb} {m.Template ?? "(no route)"}").ToList();
+
+        Assert.Equal(
+            ["GET /healthz", "GET /api/receive/{strategy}", "GET /legacy", "POST /legacy", "GET /api/fanout", "GET (no route)", "GET /shop/orders/{id:int}", "GET /b"],
+            routes);
+    }
 
     [Theory]
-    [InlineData(Chained, 2, "GET /api/fanout")]
-    [InlineData(Assigned, 3, "GET /api/receive/{strategy}")]
-    [InlineData(Assigned, 2, "GET /healthz")]
-    [InlineData(Interpolated, 1, null)]
-    [InlineData(AnotherMethod, 2, "GET /api/other/a")]
-    [InlineData(AnotherMethod, 7, "GET /b")]
-    public void TheRouteIsTheMapCallsWithTheGroupsItIsMappedOn(string source, int line, string? route) =>
-        Assert.Equal(route, CallSiteResolver.MapRouteAt(source.Split('\n'), line));
+    [InlineData("/orders/1", "/orders/{id:int}")]
+    [InlineData("/orders/recent", "/orders/recent")]
+    [InlineData("/orders/abc?x=1", "/orders/{name}")]
+    [InlineData("/files/a/b/c", "/files/{*path}")]
+    [InlineData("/Orders/1/lines", "/orders/{id}/lines")]
+    public void ThePathIsServedByTheMostSpecificTemplateThatMatchesIt(string path, string served)
+    {
+        string[] templates = ["/orders/{name}", "/orders/{id:int}", "/orders/recent", "/files/{*path}", "/orders/{id}/lines", "/orders"];
+
+        var best = templates
+            .Select(t => (Template: t, Rank: RouteTemplates.Match(t, path)))
+            .Where(m => m.Rank is not null)
+            .Aggregate((a, b) => RouteTemplates.Compare(a.Rank!, b.Rank!) <= 0 ? a : b);
+
+        Assert.Equal(served, best.Template);
+    }
 }

@@ -35,6 +35,9 @@ internal sealed partial class SampleServiceProcess : IAsyncDisposable
     /// <summary>Starts the target service tests/Targets/<paramref name="name"/> on a free loopback port.</summary>
     public static Task<SampleServiceProcess> StartTargetAsync(string name) => StartAsync(Path.Combine(AppContext.BaseDirectory, "targets", name, $"{name}.dll"), null);
 
+    /// <summary>Starts a service built elsewhere (a generated one) from its assembly on a free loopback port.</summary>
+    public static Task<SampleServiceProcess> StartAssemblyAsync(string assembly) => StartAsync(assembly, null);
+
     private static async Task<SampleServiceProcess> StartAsync(string assembly, IReadOnlyDictionary<string, string>? environment)
     {
         var child = ChildProcess.Start(new ChildLaunch(assembly, ["--urls", "http://127.0.0.1:0"]) { Environment = environment ?? new Dictionary<string, string>() });

@@ -1,4 +1,3 @@
-using System.Text.Json;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Diagnostics;
@@ -14,9 +13,6 @@ namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 [Trait("Category", "Slow")]
 public sealed class TargetServicesDiagnosisTests
 {
-    // 16 users for 6 s: more than the pool's first threads, so the peak's stacks catch most of them blocked.
-    private const string Load = """{ "ReportingInterval": "00:00:01", "LoadSimulationsSettings": [ { "KeepConstant": [16, "00:00:06"] } ] }""";
-
     /// <param name="inlinedInto">Where the JIT inlined the method, for the target built so that it must (null: either way, by tiering).</param>
     /// <param name="starves">Whether the diagnosis must find the pool starved: 16 users on a fresh pool (as many threads as cores) that each hold a thread while they wait (null: a lock's queue is the lock's, not asserted).</param>
     [Theory]
@@ -90,32 +86,11 @@ public sealed class TargetServicesDiagnosisTests
         Assert.Contains(code, text);
     }
 
-    /// <summary>Runs <c>run --url</c> against the target and returns the report's top call site, the frames of every thread the summary lists and whether the diagnosis found the pool starved.</summary>
     private static async Task<(BlockingCall Call, IReadOnlyList<string> Frames, bool Starved)> DiagnoseAsync(string target, string path)
     {
         await using var service = await SampleServiceProcess.StartTargetAsync(target);
-        var folder = Directory.CreateTempSubdirectory("targets-").FullName;
-        try
-        {
-            var config = Path.Combine(folder, "load.json");
-            await File.WriteAllTextAsync(config, Load);
-            var (output, error) = (new StringWriter(), new StringWriter());
-            var code = await CommandLine.InvokeAsync(
-                ["run", "--url", $"{service.BaseAddress}{path}", "--pid", $"{service.ProcessId}", "--config", config, "--out", Path.Combine(folder, "report")], output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
-
-            Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
-            var summary = await File.ReadAllTextAsync(Path.Combine(folder, "report", "summary.md"));
-            using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(folder, "report", "summary.json")));
-            var observation = json.RootElement.GetProperty("observations").EnumerateObject().Single().Value;
-            var stacks = observation.GetProperty("stacks");
-            var top = stacks.GetProperty("sites").EnumerateArray().First(s => s.GetProperty("inUserCode").GetBoolean());
-            var call = top.GetProperty("source").Deserialize<BlockingCall>(new JsonSerializerOptions(JsonSerializerDefaults.Web))!;
-            Assert.Contains(call.Describe(), summary);
-            return (call, [.. stacks.GetProperty("sites").EnumerateArray().Select(s => s.GetProperty("callSite").GetString()!)], observation.GetProperty("diagnosis").GetProperty("starved").GetBoolean());
-        }
-        finally
-        {
-            Directory.Delete(folder, recursive: true);
-        }
+        var diagnosed = await RunUrlDiagnosis.DiagnoseAsync(service, path);
+        Assert.NotNull(diagnosed.Top);
+        return (diagnosed.Top, diagnosed.Sites, diagnosed.Starved);
     }
 }

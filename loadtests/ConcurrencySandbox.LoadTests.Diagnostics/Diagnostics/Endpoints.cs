@@ -1,0 +1,313 @@
+using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.CSharp;
+using Microsoft.CodeAnalysis.CSharp.Syntax;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>
+/// An endpoint of the application: its verb ("*" for any), its route template (null when a group's prefix is not a
+/// literal the source gives), and the method ASP.NET Core calls for it (a controller action, a minimal-API lambda or
+/// method group; an async one's state machine is reached from it).
+/// </summary>
+internal sealed record AppEndpoint(string Verb, string? Template, AppMethod Handler)
+{
+    /// <summary>"GET /orders/{id:int}", or null without a template.</summary>
+    public string? Route => Template is null ? null : $"{Verb} {Template}";
+}
+
+/// <summary>
+/// The application's endpoints, read without running it: controller actions from their [Route]/[HttpGet]... attributes
+/// in the modules' metadata (with [controller] and [action] replaced), minimal APIs from the MapGet/MapPost/Map...
+/// calls in the C# sources the PDBs name, parsed as Roslyn syntax trees: the handler argument (a lambda, matched to the
+/// method it compiled to by the PDB's sequence points, or a method group), and the prefixes of the MapGroup calls it is
+/// mapped on, followed through local variables and through the parameters of the methods that map them (an
+/// extension method <c>MapOrders(this IEndpointRouteBuilder app)</c> gets its callers' groups).
+/// </summary>
+internal static class Endpoints
+{
+    private const string ControllerBase = "Microsoft.AspNetCore.Mvc.ControllerBase";
+    private const string RouteAttribute = "Microsoft.AspNetCore.Mvc.RouteAttribute";
+    private const int PrefixDepth = 16;
+
+    private static readonly Dictionary<string, string> Verbs = new()
+    {
+        ["MapGet"] = "GET", ["MapPost"] = "POST", ["MapPut"] = "PUT", ["MapDelete"] = "DELETE", ["MapPatch"] = "PATCH", ["Map"] = "*", ["MapMethods"] = "*",
+    };
+
+    /// <summary>Every endpoint the application's metadata and sources show.</summary>
+    public static IReadOnlyList<AppEndpoint> Read(ApplicationCode code) =>
+        [.. Controllers(code), .. code.Modules.SelectMany(MinimalApis)];
+
+    /// <summary>The endpoints that serve GET <paramref name="path"/>: the most specific of those whose template matches (several when they tie).</summary>
+    public static IReadOnlyList<AppEndpoint> Serving(IReadOnlyList<AppEndpoint> endpoints, string path)
+    {
+        var matches = endpoints
+            .Where(e => e.Verb is "GET" or "*" && e.Template is not null)
+            .Select(e => (Endpoint: e, Rank: RouteTemplates.Match(e.Template!, path)))
+            .Where(m => m.Rank is not null)
+            .ToList();
+        if (matches.Count == 0)
+        {
+            return [];
+        }
+        var best = matches.Select(m => m.Rank!).Aggregate((a, b) => RouteTemplates.Compare(a, b) <= 0 ? a : b);
+        return [.. matches.Where(m => RouteTemplates.Compare(m.Rank!, best) == 0).Select(m => m.Endpoint)];
+    }
+
+    private static IEnumerable<AppEndpoint> Controllers(ApplicationCode code)
+    {
+        foreach (var (module, type) in code.Types().Where(t => code.IsA(t.Type.Name, ControllerBase) && t.Type.Methods.Count > 0))
+        {
+            var prefixes = module.Attributes(type.Methods[0], ofDeclaringType: true).Where(a => a.Attribute == RouteAttribute).Select(a => a.Template ?? "").DefaultIfEmpty("").ToList();
+            var controller = type.Name.Split('.', '+')[^1];
+            foreach (var action in type.Methods.Where(m => module.IsPublicInstance(m) && module.HasBody(m)))
+            {
+                var attributes = module.Attributes(action, ofDeclaringType: false);
+                var verbs = attributes.Select(a => HttpVerb(a.Attribute)).OfType<string>().Distinct().DefaultIfEmpty("*").ToList();
+                // [Route] on the action gives its templates; else each [HttpGet("...")]'s (one without a template: the controller's alone).
+                var templates = attributes.Where(a => a.Attribute == RouteAttribute).Select(a => (Verb: (string?)null, Template: a.Template ?? "")).ToList();
+                if (templates.Count == 0)
+                {
+                    templates = [.. attributes.Where(a => HttpVerb(a.Attribute) is not null).Select(a => ((string?)HttpVerb(a.Attribute), a.Template ?? ""))];
+                }
+                var name = module.MethodName(action);
+                var actionName = name[(name.LastIndexOf('.') + 1)..];
+                foreach (var (verb, template) in templates)
+                {
+                    foreach (var prefix in prefixes)
+                    {
+                        var route = template.StartsWith('/') || template.StartsWith("~/", StringComparison.Ordinal) ? template : RouteTemplates.Join(prefix, template);
+                        route = RouteTemplates.Normalize(route
+                            .Replace("[controller]", controller.EndsWith("Controller", StringComparison.Ordinal) ? controller[..^"Controller".Length] : controller, StringComparison.OrdinalIgnoreCase)
+                            .Replace("[action]", actionName, StringComparison.OrdinalIgnoreCase));
+                        foreach (var each in verb is null ? verbs : [verb])
+                        {
+                            yield return new AppEndpoint(each, route, new AppMethod(module, action));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static string? HttpVerb(string attribute) => attribute switch
+    {
+        "Microsoft.AspNetCore.Mvc.HttpGetAttribute" => "GET",
+        "Microsoft.AspNetCore.Mvc.HttpPostAttribute" => "POST",
+        "Microsoft.AspNetCore.Mvc.HttpPutAttribute" => "PUT",
+        "Microsoft.AspNetCore.Mvc.HttpDeleteAttribute" => "DELETE",
+        "Microsoft.AspNetCore.Mvc.HttpPatchAttribute" => "PATCH",
+        _ => null,
+    };
+
+    /// <summary>The Map calls of the module's C# sources (those its PDB names that are on this machine).</summary>
+    private static IEnumerable<AppEndpoint> MinimalApis(ModuleSource module)
+    {
+        var trees = module.Documents()
+            .Where(d => d.EndsWith(".cs", StringComparison.OrdinalIgnoreCase))
+            .Select(d => CSharpSyntaxTree.ParseText(File.ReadAllText(d), path: d))
+            .ToList();
+        foreach (var (verb, template, handler) in MapCalls(trees))
+        {
+            if (Handler(module, handler) is { } method)
+            {
+                yield return new AppEndpoint(verb, template, new AppMethod(module, method));
+            }
+        }
+    }
+
+    /// <summary>Each Map call of the trees: its verb, its full template (null when a prefix is not a literal) and its handler argument.</summary>
+    internal static IEnumerable<(string Verb, string? Template, ExpressionSyntax Handler)> MapCalls(IReadOnlyList<SyntaxTree> trees)
+    {
+        foreach (var invocation in trees.SelectMany(t => t.GetRoot().DescendantNodes().OfType<InvocationExpressionSyntax>()))
+        {
+            if (invocation.Expression is not MemberAccessExpressionSyntax access || !Verbs.TryGetValue(access.Name.Identifier.Text, out var verb))
+            {
+                continue;
+            }
+            var arguments = invocation.ArgumentList.Arguments;
+            var handlerIndex = access.Name.Identifier.Text == "MapMethods" ? 2 : 1;
+            if (arguments.Count <= handlerIndex || Literal(arguments[0].Expression, trees) is not { } pattern)
+            {
+                continue;
+            }
+            var prefix = Prefix(access.Expression, trees, 0);
+            var verbs = access.Name.Identifier.Text == "MapMethods"
+                ? [.. arguments[1].Expression.DescendantNodesAndSelf().OfType<LiteralExpressionSyntax>().Select(l => l.Token.ValueText.ToUpperInvariant())]
+                : new List<string> { verb };
+            foreach (var each in verbs)
+            {
+                yield return (each, prefix is null ? null : RouteTemplates.Join(prefix, pattern), arguments[handlerIndex].Expression);
+            }
+        }
+    }
+
+    /// <summary>
+    /// The prefix the route groups give a builder expression: "" for the application itself, null when one of its
+    /// groups' prefixes is not a literal (no route rather than half of one).
+    /// </summary>
+    private static string? Prefix(ExpressionSyntax builder, IReadOnlyList<SyntaxTree> trees, int depth)
+    {
+        if (depth > PrefixDepth)
+        {
+            return null;
+        }
+        switch (builder)
+        {
+            case InvocationExpressionSyntax { Expression: MemberAccessExpressionSyntax access } invocation:
+                var inner = Prefix(access.Expression, trees, depth + 1);
+                if (access.Name.Identifier.Text != "MapGroup")
+                {
+                    // WithTags, RequireAuthorization, AddEndpointFilter...: the same builder.
+                    return inner;
+                }
+                return inner is not null && invocation.ArgumentList.Arguments.FirstOrDefault() is { } argument && Literal(argument.Expression, trees) is { } prefix
+                    ? RouteTemplates.Join(inner, prefix)
+                    : null;
+            case ParenthesizedExpressionSyntax parenthesized:
+                return Prefix(parenthesized.Expression, trees, depth);
+            case IdentifierNameSyntax identifier:
+                return Variable(identifier, trees, depth);
+            default:
+                return "";
+        }
+    }
+
+    /// <summary>What a builder variable holds: its last assignment before the use in the same body, else the callers' argument for a parameter.</summary>
+    private static string? Variable(IdentifierNameSyntax identifier, IReadOnlyList<SyntaxTree> trees, int depth)
+    {
+        var name = identifier.Identifier.Text;
+        foreach (var scope in identifier.Ancestors().Where(a => a is BaseMethodDeclarationSyntax or LocalFunctionStatementSyntax or CompilationUnitSyntax))
+        {
+            var body = scope is CompilationUnitSyntax unit ? unit.Members.OfType<GlobalStatementSyntax>().Cast<SyntaxNode>() : [scope];
+            var assigned = body.SelectMany(b => b.DescendantNodes())
+                .Select(n => n switch
+                {
+                    VariableDeclaratorSyntax { Initializer: { } init } d when d.Identifier.Text == name => (n.SpanStart, Value: init.Value),
+                    AssignmentExpressionSyntax { Left: IdentifierNameSyntax left } a when left.Identifier.Text == name => (n.SpanStart, Value: a.Right),
+                    _ => (SpanStart: -1, Value: null!),
+                })
+                .Where(a => a.Value is not null && a.SpanStart < identifier.SpanStart)
+                .OrderBy(a => a.SpanStart)
+                .LastOrDefault();
+            if (assigned.Value is not null)
+            {
+                return Prefix(assigned.Value, trees, depth + 1);
+            }
+            if (scope is BaseMethodDeclarationSyntax or LocalFunctionStatementSyntax && Parameter(scope, name) is { } parameter)
+            {
+                return Argument(scope, parameter, trees, depth);
+            }
+        }
+        return "";
+    }
+
+    private static (int Index, bool This)? Parameter(SyntaxNode method, string name)
+    {
+        var parameters = method switch
+        {
+            BaseMethodDeclarationSyntax m => m.ParameterList.Parameters,
+            LocalFunctionStatementSyntax f => f.ParameterList.Parameters,
+            _ => default,
+        };
+        var index = parameters.IndexOf(p => p.Identifier.Text == name);
+        return index < 0 ? null : (index, parameters[index].Modifiers.Any(SyntaxKind.ThisKeyword));
+    }
+
+    /// <summary>The prefix every caller hands the method's parameter: "" with no caller in the sources, null when they differ.</summary>
+    private static string? Argument(SyntaxNode method, (int Index, bool This) parameter, IReadOnlyList<SyntaxTree> trees, int depth)
+    {
+        var methodName = method switch
+        {
+            MethodDeclarationSyntax m => m.Identifier.Text,
+            LocalFunctionStatementSyntax f => f.Identifier.Text,
+            _ => null,
+        };
+        if (methodName is null)
+        {
+            return "";
+        }
+        var prefixes = trees.SelectMany(t => t.GetRoot().DescendantNodes().OfType<InvocationExpressionSyntax>())
+            .Select(call => (Call: call, Name: call.Expression switch
+            {
+                MemberAccessExpressionSyntax a => a.Name.Identifier.Text,
+                IdentifierNameSyntax i => i.Identifier.Text,
+                _ => null,
+            }))
+            .Where(c => c.Name == methodName)
+            .Select(c =>
+            {
+                // An extension method called as one: its receiver is the "this" parameter's argument.
+                var asExtension = parameter.This && c.Call.Expression is MemberAccessExpressionSyntax;
+                if (asExtension && parameter.Index == 0)
+                {
+                    return Prefix(((MemberAccessExpressionSyntax)c.Call.Expression).Expression, trees, depth + 1);
+                }
+                var index = parameter.Index - (asExtension ? 1 : 0);
+                return index < c.Call.ArgumentList.Arguments.Count ? Prefix(c.Call.ArgumentList.Arguments[index].Expression, trees, depth + 1) : null;
+            })
+            .Distinct()
+            .ToList();
+        return prefixes.Count == 0 ? "" : prefixes.Count == 1 ? prefixes[0] : null;
+    }
+
+    /// <summary>A string literal, or a constant a field of the sources declares with one.</summary>
+    private static string? Literal(ExpressionSyntax expression, IReadOnlyList<SyntaxTree> trees)
+    {
+        if (expression is LiteralExpressionSyntax literal && literal.IsKind(SyntaxKind.StringLiteralExpression))
+        {
+            return literal.Token.ValueText;
+        }
+        var name = expression switch
+        {
+            IdentifierNameSyntax i => i.Identifier.Text,
+            MemberAccessExpressionSyntax a => a.Name.Identifier.Text,
+            _ => null,
+        };
+        return name is null ? null : trees
+            .SelectMany(t => t.GetRoot().DescendantNodes().OfType<FieldDeclarationSyntax>())
+            .Where(f => f.Modifiers.Any(SyntaxKind.ConstKeyword))
+            .SelectMany(f => f.Declaration.Variables)
+            .Where(v => v.Identifier.Text == name && v.Initializer?.Value is LiteralExpressionSyntax)
+            .Select(v => ((LiteralExpressionSyntax)v.Initializer!.Value).Token.ValueText)
+            .FirstOrDefault();
+    }
+
+    /// <summary>
+    /// The method a Map call's handler argument is: a lambda's compiled method (found by its span in the PDB's sequence
+    /// points), or a method group's method, looked up by its type (when qualified; else the type the Map call is in,
+    /// else a local function of that name, else any type's).
+    /// </summary>
+    private static int? Handler(ModuleSource module, ExpressionSyntax handler)
+    {
+        if (handler is CastExpressionSyntax cast)
+        {
+            handler = cast.Expression;
+        }
+        if (handler is AnonymousFunctionExpressionSyntax lambda)
+        {
+            var span = lambda.SyntaxTree.GetLineSpan(lambda.Span);
+            var start = (span.StartLinePosition.Line + 1, span.StartLinePosition.Character + 1);
+            var end = (span.EndLinePosition.Line + 1, span.EndLinePosition.Character + 1);
+            return module.MethodsWithin(lambda.SyntaxTree.FilePath, start, end).Select(t => (int?)t).FirstOrDefault();
+        }
+        var (qualifier, name) = handler switch
+        {
+            MemberAccessExpressionSyntax a => (a.Expression.ToString().Split('.')[^1], a.Name.Identifier.Text),
+            SimpleNameSyntax n => ((string?)null, n.Identifier.Text),
+            _ => (null, null),
+        };
+        if (name is null)
+        {
+            return null;
+        }
+        var enclosing = handler.Ancestors().OfType<TypeDeclarationSyntax>().FirstOrDefault()?.Identifier.Text ?? "Program";
+        var methods = module.Methods().Select(t => (Token: t, Name: module.MethodName(t))).ToList();
+        bool Named(string full, string type) => full.EndsWith($".{name}", StringComparison.Ordinal) && TypeOf(full).Split('.', '+')[^1] == type;
+        return methods.Where(m => Named(m.Name, qualifier ?? enclosing)).Select(m => (int?)m.Token).FirstOrDefault()
+            ?? (qualifier is null ? methods.Where(m => m.Name.Contains($">g__{name}|", StringComparison.Ordinal)).Select(m => (int?)m.Token).FirstOrDefault() : null)
+            ?? methods.Where(m => m.Name.EndsWith($".{name}", StringComparison.Ordinal)).Select(m => (int?)m.Token).FirstOrDefault();
+    }
+
+    private static string TypeOf(string method) => method[..Math.Max(0, method.LastIndexOf('.'))];
+}

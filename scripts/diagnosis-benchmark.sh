@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The diagnosis accuracy benchmark (issue 37 item 5) in one command: ServiceGenerator composes COUNT services (42) from
+# the shapes of issue 37 item 4 with SEED (37), one dotnet build of them all, then run --url on each, as
+# DiagnosisAccuracyTests does in CI on a sample of 3; the table (right / ambiguous / not named / wrong by entry, wait,
+# depth and inlining) and one line per service go to <report file>, with the commit, the runtime, nproc, the load
+# average before and after and the duration.
+# Usage: scripts/diagnosis-benchmark.sh [report file]   (default reports/<date>-diagnosis-benchmark.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count=${COUNT:-42}
+seed=${SEED:-37}
+report=${1:-reports/$(date +%Y%m%d-%H%M%S)-diagnosis-benchmark.md}
+mkdir -p "$(dirname "$report")"
+table=$(mktemp)
+before=$(cat /proc/loadavg)
+started=$(date +%s)
+dotnet build tests/ConcurrencySandbox.LoadTests.Tests -v quiet -nologo >/dev/null
+status=0
+DIAGNOSIS_BENCHMARK_COUNT=$count DIAGNOSIS_BENCHMARK_SEED=$seed DIAGNOSIS_BENCHMARK_REPORT=$table \
+  dotnet test tests/ConcurrencySandbox.LoadTests.Tests --no-build --filter "FullyQualifiedName~DiagnosisAccuracyTests.GeneratedServicesAreNamedRight" \
+  >"$report.log" 2>&1 || status=$?
+{
+  echo "Commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!reports' || echo ' (with uncommitted changes)'), .NET $(dotnet --list-runtimes | awk '/Microsoft.NETCore.App/ {v=$2} END {print v}'), nproc $(nproc)"
+  echo "Command: COUNT=$count SEED=$seed scripts/diagnosis-benchmark.sh; $(( $(date +%s) - started )) s; /proc/loadavg before: $before; after: $(cat /proc/loadavg); test exit $status"
+  echo
+  if [ -s "$table" ]; then cat "$table"; else echo "no line: the test failed before scoring, see $report.log"; fi
+} >"$report"
+rm -f "$table"
+cat "$report"
+exit "$status"

@@ -1,0 +1,489 @@
+using ConcurrencySandbox.LoadTests.Diagnostics;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics.Corpus;
+
+/// <summary>How the code that blocks is entered (issue 37 item 4's shapes).</summary>
+public enum Entry
+{
+    /// <summary>A controller action calling a constructor-injected interface service.</summary>
+    Controller,
+
+    /// <summary>The same, with [controller] and [action] tokens in its attribute routes.</summary>
+    ControllerTokens,
+
+    /// <summary>A minimal-API lambda mapped on the app.</summary>
+    MinimalLambda,
+
+    /// <summary>A minimal-API method group.</summary>
+    MethodGroup,
+
+    /// <summary>A minimal-API lambda mapped on a route group inside an extension method.</summary>
+    RouteGroup,
+
+    /// <summary>A middleware class around every request.</summary>
+    Middleware,
+
+    /// <summary>A BackgroundService blocking pool threads with no request on their stacks.</summary>
+    Background,
+}
+
+/// <summary>What the code blocks on (issue 37 item 4's primitives).</summary>
+public enum Wait
+{
+    Result,
+    Wait,
+    GetResult,
+    TaskRunResult,
+    WaitAll,
+    HttpSend,
+    Sleep,
+    Lock,
+    Semaphore,
+    StreamRead,
+}
+
+/// <summary>One generated service's dimensions: its entry, its wait, how many calls below the entry the wait is, and whether those methods ask the JIT to inline them.</summary>
+public sealed record ServiceShape(int Index, Entry Entry, Wait Wait, int Depth, bool Inlined)
+{
+    public string Name => $"Svc{Index:00}{Entry}{Wait}D{Depth}{(Inlined ? "I" : "")}";
+}
+
+/// <summary>What a right diagnosis says: the method that blocks (source words), the file and line of its blocking call, the route (null: none, a background service), and the primitives that name the wait rightly.</summary>
+public sealed record ExpectedCallSite(string Method, string File, int Line, string? Route, IReadOnlyList<string> Primitives);
+
+/// <summary>A generated service: its shape, its source files by name, the path the load requests, and what a right diagnosis says.</summary>
+public sealed record GeneratedService(ServiceShape Shape, IReadOnlyDictionary<string, string> Files, string RequestPath, ExpectedCallSite Expected);
+
+/// <summary>
+/// Composes small ASP.NET Core services from the dimensions of issue 37 item 4, with a seed, so the benchmark's shapes
+/// are not the ones anybody hand-picked: an entry (controller with an injected interface service, attribute-route tokens,
+/// minimal-API lambda, method group, route group, middleware, background service), a wait, a depth of 0-3 calls below
+/// the entry, with or without AggressiveInlining on those calls, and names drawn from lists. Every service also holds
+/// decoys that make the same blocking call but never run under the load (a DI factory run at start-up, an endpoint the
+/// load does not request): a diagnosis that names one of them is wrong.
+/// </summary>
+public static class ServiceGenerator
+{
+    private const int DelayMs = 200;
+    private const int HeldMs = 50;
+    private const int BackgroundWorkers = 8;
+
+    private static readonly string[] Resources = ["orders", "invoices", "quotes", "parcels", "tickets", "accounts", "shipments", "payments", "refunds", "bookings"];
+    private static readonly string[] Verbs = ["Price", "Load", "Fetch", "Check", "Resolve", "Compute", "Lookup", "Reserve", "Rate", "Settle", "Verify", "Gather"];
+    private static readonly string[] Actions = ["Details", "Summary", "Status", "Lines"];
+
+    /// <summary>
+    /// <paramref name="count"/> services from <paramref name="seed"/>: the entry x wait grid in a seeded order (every
+    /// pair once before any repeats), each with a seeded depth, inlining and names.
+    /// </summary>
+    public static IReadOnlyList<GeneratedService> Compose(int seed, int count)
+    {
+        var random = new Random(seed);
+        var grid = Enum.GetValues<Entry>().SelectMany(e => Enum.GetValues<Wait>().Select(w => (Entry: e, Wait: w))).OrderBy(_ => random.Next()).ToList();
+        return [.. Enumerable.Range(0, count).Select(i => Generate(new ServiceShape(i, grid[i % grid.Count].Entry, grid[i % grid.Count].Wait, random.Next(4), random.Next(2) == 0), random))];
+    }
+
+    /// <summary>The primitives the diagnosis may rightly name for a wait (a stream read shows the socket read below it).</summary>
+    public static IReadOnlyList<string> Primitives(Wait wait) => wait switch
+    {
+        Wait.Result or Wait.TaskRunResult => [BlockingPrimitive.Result],
+        Wait.Wait => [BlockingPrimitive.Wait],
+        Wait.GetResult => [BlockingPrimitive.GetResult],
+        Wait.WaitAll => [BlockingPrimitive.WaitAll],
+        Wait.HttpSend => [BlockingPrimitive.HttpSend],
+        Wait.Sleep => [BlockingPrimitive.Sleep],
+        Wait.Lock => [BlockingPrimitive.Lock],
+        Wait.Semaphore => [BlockingPrimitive.Semaphore],
+        Wait.StreamRead => [BlockingPrimitive.StreamRead, BlockingPrimitive.SocketIo],
+        _ => throw new ArgumentOutOfRangeException(nameof(wait)),
+    };
+
+    /// <summary>The statement that blocks, on one line (a lock's or a semaphore's with the work it guards).</summary>
+    private static string Blocking(Wait wait) => wait switch
+    {
+        Wait.Result => "var value = Slow.DelayAsync(id).Result;",
+        Wait.Wait => "Slow.DelayAsync(id).Wait();",
+        Wait.GetResult => "var value = Slow.DelayAsync(id).GetAwaiter().GetResult();",
+        Wait.TaskRunResult => "var value = Task.Run(() => Slow.DelayAsync(id)).Result;",
+        Wait.WaitAll => "Task.WaitAll(Slow.DelayAsync(id), Slow.DelayAsync(id + 1));",
+        Wait.HttpSend => "using var response = Upstream.Http.Send(new HttpRequestMessage(HttpMethod.Get, Upstream.Slow));",
+        Wait.Sleep => "Thread.Sleep(Slow.DelayMs);",
+        Wait.Lock => "lock (Slow.Gate) { Thread.Sleep(Slow.HeldMs); }",
+        Wait.Semaphore => "Slow.Permits.Wait(); try { Thread.Sleep(Slow.HeldMs); } finally { Slow.Permits.Release(); }",
+        Wait.StreamRead => "response.Content.ReadAsStream().ReadExactly(new byte[2]);",
+        _ => throw new ArgumentOutOfRangeException(nameof(wait)),
+    };
+
+    // A stream read's response comes first: its headers at once, its body after the delay.
+    private static string? BeforeBlocking(Wait wait) => wait == Wait.StreamRead
+        ? "using var response = Upstream.Http.Send(new HttpRequestMessage(HttpMethod.Get, Upstream.Streamed), HttpCompletionOption.ResponseHeadersRead);"
+        : null;
+
+    private static GeneratedService Generate(ServiceShape shape, Random random)
+    {
+        var resource = Resources[random.Next(Resources.Length)];
+        var type = char.ToUpperInvariant(resource[0]) + resource[1..];
+        var verbs = Verbs.OrderBy(_ => random.Next()).Take(shape.Depth).ToList();
+        var action = Actions[random.Next(Actions.Length)];
+        var files = new Dictionary<string, string>();
+        var controller = shape.Entry is Entry.Controller or Entry.ControllerTokens;
+        // The chain of calls below the entry: in the injected service for a controller, else in a static class.
+        var chainType = controller ? $"{type}Service" : $"{type}Work";
+        var chain = Chain(shape, chainType, verbs, controller);
+        files["Chain.cs"] = chain.Text;
+        files["Support.cs"] = Support(shape.Wait);
+
+        // The entry: its file, the method that blocks when the depth is 0, its route and the path the load requests.
+        var entryCall = shape.Depth == 0 ? null : controller ? $"service.{verbs[0]}(id)" : $"{chainType}.{verbs[0]}(id)";
+        string? route;
+        string path;
+        string entryFile;
+        string entryMethod;
+        int entryLine;
+        var program = new SourceWriter();
+        program.Line("var builder = WebApplication.CreateBuilder(args);");
+        program.Line("builder.Logging.SetMinimumLevel(LogLevel.Warning);");
+        if (controller)
+        {
+            program.Line("builder.Services.AddControllers();");
+            program.Line($"builder.Services.AddSingleton<I{chainType}, {chainType}>();");
+        }
+        if (shape.Entry == Entry.Background)
+        {
+            program.Line($"builder.Services.AddHostedService<{type}Worker>();");
+        }
+        program.Line("// Decoys: a DI factory that runs once at start-up and an endpoint the load never requests, both making the same blocking call.");
+        program.Line("builder.Services.AddSingleton(_ => new StartupCheck(Decoys.Warm(1)));");
+        program.Line("var app = builder.Build();");
+        program.Line("_ = app.Services.GetRequiredService<StartupCheck>();");
+        if (shape.Entry == Entry.Middleware)
+        {
+            program.Line($"app.UseMiddleware<{type}Middleware>();");
+        }
+        if (controller)
+        {
+            program.Line("app.MapControllers();");
+        }
+        switch (shape.Entry)
+        {
+            case Entry.Controller or Entry.ControllerTokens:
+                var tokens = shape.Entry == Entry.ControllerTokens;
+                var source = new SourceWriter();
+                source.Line("using Microsoft.AspNetCore.Mvc;");
+                source.Line("");
+                source.Line("[ApiController]");
+                source.Line(tokens ? "[Route(\"api/[controller]\")]" : $"[Route(\"{resource}\")]");
+                source.Line($"public sealed class {type}Controller(I{chainType} service) : ControllerBase");
+                source.Line("{");
+                source.Line(tokens ? "    [HttpGet(\"[action]/{id:int}\")]" : "    [HttpGet(\"{id:int}\")]");
+                var actionName = tokens ? action : "Get";
+                entryLine = Body(source, $"    public int {actionName}(int id)", entryCall, shape.Wait, "    ");
+                source.Line("}");
+                files[$"{type}Controller.cs"] = source.Text;
+                entryFile = $"{type}Controller.cs";
+                entryMethod = $"{type}Controller.{actionName}";
+                route = tokens ? $"GET /api/{type}/{action}/{{id:int}}" : $"GET /{resource}/{{id:int}}";
+                path = tokens ? $"/api/{type}/{action}/1" : $"/{resource}/1";
+                break;
+            case Entry.MinimalLambda:
+                entryLine = Body(program, $"app.MapGet(\"/{resource}/{{id:int}}\", (int id) =>", entryCall, shape.Wait, "", ");");
+                entryFile = "Program.cs";
+                entryMethod = "the lambda in Program (top-level statements)";
+                route = $"GET /{resource}/{{id:int}}";
+                path = $"/{resource}/1";
+                break;
+            case Entry.MethodGroup:
+                program.Line($"app.MapGet(\"/{resource}/{{id:int}}\", {type}Handlers.Get);");
+                var handlers = new SourceWriter();
+                handlers.Line($"public static class {type}Handlers");
+                handlers.Line("{");
+                entryLine = Body(handlers, "    public static int Get(int id)", entryCall, shape.Wait, "    ");
+                handlers.Line("}");
+                files[$"{type}Handlers.cs"] = handlers.Text;
+                entryFile = $"{type}Handlers.cs";
+                entryMethod = $"{type}Handlers.Get";
+                route = $"GET /{resource}/{{id:int}}";
+                path = $"/{resource}/1";
+                break;
+            case Entry.RouteGroup:
+                program.Line($"app.MapGroup(\"/api\").Map{type}();");
+                var endpoints = new SourceWriter();
+                endpoints.Line($"public static class {type}Endpoints");
+                endpoints.Line("{");
+                endpoints.Line($"    public static RouteGroupBuilder Map{type}(this IEndpointRouteBuilder app)");
+                endpoints.Line("    {");
+                endpoints.Line($"        var group = app.MapGroup(\"/{resource}\");");
+                entryLine = Body(endpoints, "        group.MapGet(\"/{id:int}\", (int id) =>", entryCall, shape.Wait, "        ", ");");
+                endpoints.Line("        return group;");
+                endpoints.Line("    }");
+                endpoints.Line("}");
+                files[$"{type}Endpoints.cs"] = endpoints.Text;
+                entryFile = $"{type}Endpoints.cs";
+                entryMethod = $"the lambda in {type}Endpoints.Map{type}";
+                route = $"GET /api/{resource}/{{id:int}}";
+                path = $"/api/{resource}/1";
+                break;
+            case Entry.Middleware:
+                program.Line($"app.MapGet(\"/{resource}/{{id:int}}\", (int id) => id);");
+                var middleware = new SourceWriter();
+                middleware.Line($"public sealed class {type}Middleware(RequestDelegate next)");
+                middleware.Line("{");
+                // The loopback upstream's own requests pass through it too: they must not wait on themselves.
+                entryLine = Body(middleware, "    public Task InvokeAsync(HttpContext context)", entryCall, shape.Wait, "    ", returns: "next(context)",
+                    id: "if (context.Request.Path.StartsWithSegments(\"/upstream\")) return next(context);\n        var id = context.Request.Path.Value!.Length;");
+                middleware.Line("}");
+                files[$"{type}Middleware.cs"] = middleware.Text;
+                entryFile = $"{type}Middleware.cs";
+                entryMethod = $"{type}Middleware.InvokeAsync";
+                route = $"GET /{resource}/{{id:int}}";
+                path = $"/{resource}/1";
+                break;
+            default:
+                program.Line($"app.MapGet(\"/{resource}/{{id:int}}\", (int id) => id);");
+                var worker = new SourceWriter();
+                worker.Line("using Microsoft.AspNetCore.Hosting.Server;");
+                worker.Line("using Microsoft.AspNetCore.Hosting.Server.Features;");
+                worker.Line("");
+                worker.Line($"public sealed class {type}Worker(IHostApplicationLifetime lifetime, IServer server) : BackgroundService");
+                worker.Line("{");
+                worker.Line("    protected override Task ExecuteAsync(CancellationToken stoppingToken)");
+                worker.Line("    {");
+                worker.Line("        // Once the server listens: the loopback upstream's address is known then.");
+                worker.Line("        lifetime.ApplicationStarted.Register(() =>");
+                worker.Line("        {");
+                worker.Line("            Upstream.Address ??= new Uri(server.Features.Get<IServerAddressesFeature>()!.Addresses.First() + \"/\");");
+                worker.Line($"            for (var i = 0; i < {BackgroundWorkers}; i++)");
+                worker.Line("            {");
+                worker.Line("                ThreadPool.QueueUserWorkItem(_ => Drain(stoppingToken));");
+                worker.Line("            }");
+                worker.Line("        });");
+                worker.Line("        return Task.CompletedTask;");
+                worker.Line("    }");
+                worker.Line("");
+                worker.Line("    private static void Drain(CancellationToken stoppingToken)");
+                worker.Line("    {");
+                worker.Line("        var id = 1;");
+                worker.Line("        while (!stoppingToken.IsCancellationRequested)");
+                worker.Line("        {");
+                if (entryCall is not null)
+                {
+                    entryLine = worker.Line($"            {entryCall};");
+                }
+                else
+                {
+                    if (BeforeBlocking(shape.Wait) is { } before)
+                    {
+                        worker.Line($"            {before}");
+                    }
+                    entryLine = worker.Line($"            {Blocking(shape.Wait)}");
+                }
+                worker.Line("        }");
+                worker.Line("    }");
+                worker.Line("}");
+                files[$"{type}Worker.cs"] = worker.Text;
+                entryFile = $"{type}Worker.cs";
+                entryMethod = $"{type}Worker.Drain";
+                route = null;
+                path = $"/{resource}/1";
+                break;
+        }
+        program.Line("app.MapGet(\"/upstream/slow\", async () => { await Task.Delay(Slow.DelayMs); return \"ok\"; });");
+        program.Line("app.MapGet(\"/decoy/{id:int}\", (int id) => Decoys.Warm(id));");
+        program.Line($"app.Lifetime.ApplicationStarted.Register(() => {{ Upstream.Address = new Uri(app.Urls.First() + \"/\"); Console.WriteLine($\"{shape.Name} ready: {{string.Join(' ', app.Urls)}} pid {{Environment.ProcessId}}\"); }});");
+        program.Line("app.Run();");
+        program.Line("");
+        program.Line("internal sealed record StartupCheck(int Value);");
+        files["Program.cs"] = program.Text;
+        files["Decoys.cs"] = Decoys(shape.Wait);
+
+        var expected = shape.Depth == 0
+            ? new ExpectedCallSite(entryMethod, entryFile, entryLine, route, Primitives(shape.Wait))
+            : new ExpectedCallSite(chain.Method, "Chain.cs", chain.Line, route, Primitives(shape.Wait));
+        return new GeneratedService(shape, files, path, expected);
+    }
+
+    /// <summary>
+    /// A method's body: a call to the chain's first method, or (depth 0) the blocking statement; returns the line of
+    /// that call or statement. <paramref name="header"/> opens it; a lambda's closes with <paramref name="close"/>.
+    /// </summary>
+    private static int Body(SourceWriter writer, string header, string? call, Wait wait, string indent, string close = "", string returns = "id", string? id = null)
+    {
+        writer.Line(header);
+        writer.Line($"{indent}{{");
+        if (id is not null)
+        {
+            writer.Line($"{indent}    {id}");
+        }
+        int line;
+        if (call is not null)
+        {
+            line = writer.Line($"{indent}    var result = {call};");
+        }
+        else
+        {
+            if (BeforeBlocking(wait) is { } before)
+            {
+                writer.Line($"{indent}    {before}");
+            }
+            line = writer.Line($"{indent}    {Blocking(wait)}");
+        }
+        writer.Line($"{indent}    return {returns};");
+        writer.Line($"{indent}}}{close}");
+        return line;
+    }
+
+    /// <summary>The calls below the entry, the last one blocking: the method that blocks, its line, and the file's text.</summary>
+    private static (string Text, string Method, int Line) Chain(ServiceShape shape, string chainType, IReadOnlyList<string> verbs, bool injected)
+    {
+        var writer = new SourceWriter();
+        writer.Line("using System.Runtime.CompilerServices;");
+        writer.Line("");
+        if (injected)
+        {
+            writer.Line($"public interface I{chainType}");
+            writer.Line("{");
+            writer.Line($"    int {verbs.FirstOrDefault() ?? "Unused"}(int id);");
+            writer.Line("}");
+            writer.Line("");
+            writer.Line($"public sealed class {chainType} : I{chainType}");
+        }
+        else
+        {
+            writer.Line($"public static class {chainType}");
+        }
+        writer.Line("{");
+        var modifier = injected ? "" : "static ";
+        var blockingLine = 0;
+        if (injected && verbs.Count == 0)
+        {
+            writer.Line("    public int Unused(int id) => id;");
+        }
+        for (var i = 0; i < verbs.Count; i++)
+        {
+            if (shape.Inlined)
+            {
+                writer.Line("    [MethodImpl(MethodImplOptions.AggressiveInlining)]");
+            }
+            var access = i == 0 ? "public" : "private";
+            if (i < verbs.Count - 1)
+            {
+                writer.Line($"    {access} {modifier}int {verbs[i]}(int id) => {verbs[i + 1]}(id) + 1;");
+                continue;
+            }
+            writer.Line($"    {access} {modifier}int {verbs[i]}(int id)");
+            writer.Line("    {");
+            if (BeforeBlocking(shape.Wait) is { } before)
+            {
+                writer.Line($"        {before}");
+            }
+            blockingLine = writer.Line($"        {Blocking(shape.Wait)}");
+            writer.Line("        return id;");
+            writer.Line("    }");
+        }
+        writer.Line("}");
+        return (writer.Text, verbs.Count > 0 ? $"{chainType}.{verbs[^1]}" : "", blockingLine);
+    }
+
+    /// <summary>The waits' shared pieces: the async delay, the gate, the permits, the loopback upstream.</summary>
+    private static string Support(Wait wait) => $$"""
+        public static class Slow
+        {
+            public const int DelayMs = {{DelayMs}};
+            public const int HeldMs = {{HeldMs}};
+            public static readonly object Gate = new();
+            public static readonly SemaphoreSlim Permits = new(1, 1);
+
+            public static async Task<int> DelayAsync(int id)
+            {
+                await Task.Delay(DelayMs);
+                return id;
+            }
+        }
+
+        public static class Upstream
+        {
+            public static readonly HttpClient Http = new();
+
+            // Its headers at once and its body after the delay, from threads of its own: the pool the service starves
+            // does not hold up the headers, so a stream read waits for the body, not the send for the headers.
+            public static readonly Uri Streamed = StartStreamed();
+
+            public static Uri? Address { get; set; }
+            public static Uri Slow => new(Address!, "upstream/slow");
+
+            private static Uri StartStreamed()
+            {
+                var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+                listener.Start();
+                new Thread(() =>
+                {
+                    while (true)
+                    {
+                        var client = listener.AcceptTcpClient();
+                        new Thread(() => Answer(client)) { IsBackground = true }.Start();
+                    }
+                }) { IsBackground = true }.Start();
+                return new Uri($"http://127.0.0.1:{((System.Net.IPEndPoint)listener.LocalEndpoint).Port}/streamed");
+            }
+
+            private static void Answer(System.Net.Sockets.TcpClient client)
+            {
+                using (client)
+                {
+                    var stream = client.GetStream();
+                    var request = "";
+                    var buffer = new byte[4096];
+                    while (!request.Contains("\r\n\r\n", StringComparison.Ordinal))
+                    {
+                        var read = stream.Read(buffer);
+                        if (read == 0)
+                        {
+                            return;
+                        }
+                        request += System.Text.Encoding.ASCII.GetString(buffer, 0, read);
+                    }
+                    stream.Write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n"u8);
+                    Thread.Sleep(global::Slow.DelayMs);
+                    stream.Write("ok"u8);
+                }
+            }
+        }
+        """;
+
+    /// <summary>The same blocking call in code that never runs under the load.</summary>
+    private static string Decoys(Wait wait)
+    {
+        var before = BeforeBlocking(wait) is { } b ? $"{b}\n        " : "";
+        // At start-up the upstream is not serving yet: the decoy's network waits are not made then.
+        var network = wait is Wait.HttpSend or Wait.StreamRead;
+        return $$"""
+            public static class Decoys
+            {
+                public static int Warm(int id)
+                {
+                    if ({{(network ? "Upstream.Address is null" : "id < 0")}})
+                    {
+                        return id;
+                    }
+                    {{before}}{{Blocking(wait)}}
+                    return id;
+                }
+            }
+            """;
+    }
+
+    /// <summary>Lines of a source file, counting them so the generator knows where each statement is.</summary>
+    private sealed class SourceWriter
+    {
+        private readonly List<string> _lines = [];
+
+        /// <summary>Adds a line (or several, split at newlines); returns the 1-based number of the last.</summary>
+        public int Line(string text)
+        {
+            _lines.AddRange(text.Split('\n'));
+            return _lines.Count;
+        }
+
+        public string Text => string.Join('\n', _lines) + "\n";
+    }
+}

@@ -1,0 +1,49 @@
+using System.Text.Json;
+using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Diagnostics;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
+
+/// <summary>What <c>run --url</c> reported on a service: the top call site in user code (null when none), every site's call site, whether the pool starved, and summary.md.</summary>
+internal sealed record Diagnosed(BlockingCall? Top, IReadOnlyList<string> Sites, bool Starved, string Summary);
+
+/// <summary>The runner as a new user runs it, <c>run --url</c> with the service's pid, under a short load that holds more users than the pool's first threads.</summary>
+internal static class RunUrlDiagnosis
+{
+    // 16 users for 6 s: more than the pool's first threads, so the peak's stacks catch most of them blocked.
+    private const string Load = """{ "ReportingInterval": "00:00:01", "LoadSimulationsSettings": [ { "KeepConstant": [16, "00:00:06"] } ] }""";
+
+    /// <summary>Runs <c>run --url</c> against GET <paramref name="path"/> (relative to the service's address) and reads its report back; the top call site's sentence must be in summary.md.</summary>
+    public static async Task<Diagnosed> DiagnoseAsync(SampleServiceProcess service, string path)
+    {
+        var folder = Directory.CreateTempSubdirectory("targets-").FullName;
+        try
+        {
+            var config = Path.Combine(folder, "load.json");
+            await File.WriteAllTextAsync(config, Load);
+            var (output, error) = (new StringWriter(), new StringWriter());
+            var code = await CommandLine.InvokeAsync(
+                ["run", "--url", $"{service.BaseAddress}{path.TrimStart('/')}", "--pid", $"{service.ProcessId}", "--config", config, "--out", Path.Combine(folder, "report")], output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+
+            Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
+            var summary = await File.ReadAllTextAsync(Path.Combine(folder, "report", "summary.md"));
+            using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(folder, "report", "summary.json")));
+            var observation = json.RootElement.GetProperty("observations").EnumerateObject().Single().Value;
+            var stacks = observation.GetProperty("stacks");
+            var sites = stacks.GetProperty("sites").EnumerateArray().ToList();
+            var top = sites.FirstOrDefault(s => s.GetProperty("inUserCode").GetBoolean());
+            var call = top.ValueKind == JsonValueKind.Object && top.TryGetProperty("source", out var source)
+                ? source.Deserialize<BlockingCall>(new JsonSerializerOptions(JsonSerializerDefaults.Web))
+                : null;
+            if (call is not null)
+            {
+                Assert.Contains(call.Describe(), summary);
+            }
+            return new Diagnosed(call, [.. sites.Select(s => s.GetProperty("callSite").GetString()!)], observation.GetProperty("diagnosis").GetProperty("starved").GetBoolean(), summary);
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+}

@@ -363,7 +363,7 @@ public sealed partial class CallSiteResolver : IDisposable
     private static string JoinRoute(string prefix, string route) =>
         "/" + string.Join('/', new[] { prefix, route }.Select(p => p.Trim('/')).Where(p => p.Length > 0));
 
-    private (ModuleSource Module, int Token, int ILOffset)? Place(ThreadStack stack, int index) =>
+    internal (ModuleSource Module, int Token, int ILOffset)? Place(ThreadStack stack, int index) =>
         stack.Locations.ElementAtOrDefault(index) is { } location && Module(location.ModulePath) is { } module
             ? (module, location.MethodToken, location.ILOffset)
             : null;

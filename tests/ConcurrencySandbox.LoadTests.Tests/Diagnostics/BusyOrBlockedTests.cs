@@ -180,6 +180,26 @@ public sealed class BusyOrBlockedTests
     }
 
     [Fact]
+    public void AUserFrameInNativeCodeRunsWhenItsStatementsILMakesNoWaitAndWaitsWhenItDoes()
+    {
+        // An inlined hash and an inlined Thread.Sleep both show the user frame, then native code; the statement's IL
+        // (read for the call site's line) tells them apart when the threads' time could not (a load average of 74).
+        static BlockingSite Native(string primitive, SourceLine? line) =>
+            new("the lambda in Program (top-level statements) -> native code", 2, InUserCode: true, InRequest: true,
+                new BlockingCall("the lambda in Program (top-level statements)", primitive, line, "GET /risk/{id:int}", null, null, null));
+        var line = new SourceLine("Program.cs", 8);
+
+        Assert.True(BlockingSites.RunsNativeCode(Native(BlockingSites.NativeCode, line)));
+        foreach (var wait in new[] { BlockingPrimitive.Sleep, BlockingPrimitive.Lock, BlockingPrimitive.Result })
+        {
+            Assert.False(BlockingSites.RunsNativeCode(Native(wait, line)), wait);
+        }
+        // No IL read (no PDB, no module on this machine): the stack's shape alone, which an inlined wait shares.
+        Assert.False(BlockingSites.RunsNativeCode(Native(BlockingSites.NativeCode, null)));
+        Assert.False(BlockingSites.RunsNativeCode(Native(BlockingSites.NativeCode, line) with { CallSite = "Reports.Renderer.Render -> Task.Wait" }));
+    }
+
+    [Fact]
     public void AThreadsShareIsTheMeanOfTheRoundsThatShowedTheStackItCountsWith()
     {
         var hashing = Thread(new Random(1), 7, ["UNMANAGED_CODE_TIME"]);

@@ -2,7 +2,7 @@
 #   docker build -t concurrencysandbox/api:local .                        (default target: api)
 #   docker build -t concurrencysandbox/stub:local --target stub .
 #   docker build -t concurrencysandbox/loadrunner:local --target loadrunner .
-# docs/deploy.md describes the environment variables each image reads.
+# docs/notebook/deploy.md describes the environment variables each image reads.
 # No "# syntax=" line: BuildKit would fetch that frontend from a registry first, which fails offline.
 
 # The base images, overridable with --build-arg to use a mirror or the offline stand-ins that

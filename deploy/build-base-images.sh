@@ -8,7 +8,7 @@
 # same package source as on the host. The runtime stand-in is shaped like the official aspnet image: only the
 # runtimes, non-root user `app` (uid 1654), APP_UID and ASPNETCORE_HTTP_PORTS=8080.
 # The tags are our own, not the official names, so nobody mistakes a stand-in for Microsoft's image; pass them as
-# build arguments (docs/deploy.md). It also builds, on the same root file system, compose's monitoring image:
+# build arguments (docs/notebook/deploy.md). It also builds, on the same root file system, compose's monitoring image:
 #   concurrencysandbox/prometheus:offline            Debian's own prometheus package (apt-get download from this
 #                                                    machine's apt sources, unpacked), run as nobody, data in /prometheus
 # Usage: build-base-images.sh [--force] [dotnet] [prometheus]   (default: both). Images already present are kept

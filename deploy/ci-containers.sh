@@ -233,7 +233,7 @@ else
   fi
 fi
 
-# 5b. Quota vs cpuset (docs/deploy.md, "CPU quota or cpuset"): the load runner's limits command prints a line per
+# 5b. Quota vs cpuset (docs/notebook/deploy.md, "CPU quota or cpuset"): the load runner's limits command prints a line per
 #     workload and core count; an inconclusive one is an answer too (a busy CI machine must not fail the stage), a
 #     skipped one (a core count above the host's CPUs, or the throttled burst at a quota of every host CPU, which can
 #     never be exceeded) counts as skipped, a command that fails counts as failed.

@@ -3,12 +3,12 @@
 # same number of connections/users, taking 1-second turns: both run for the whole benchmark, and the script stops one
 # (SIGSTOP) and continues the other (SIGCONT) each second, in ABBA order, SECONDS turns of each per pair. Each turn's
 # requests are counted by the API itself (requestsStarted in /api/telemetry, the same counter for both tools), so the
-# two rates are measured alike and a change of the VM's vCPU speed, which lasts seconds here (docs/measurement.md),
+# two rates are measured alike and a change of the VM's vCPU speed, which lasts seconds here (docs/notebook/measurement.md),
 # lands on both tools' turns instead of on one tool's block. Prints each pair's throughputs and ratio, and for each tool
 # its own CPU per request and how busy it kept its cpu(s) during its turns (a stopped process uses none), with the
 # API's beside them.
 #
-# Modes (docs/performance.md, "Load runner vs wrk"):
+# Modes (docs/notebook/performance.md, "Load runner vs wrk"):
 #   pinned (default): the API on cpu 0, the load tool (wrk or the runner, the same for both) on cpu 1, with taskset, as
 #     the core-count matrix and the streaming experiment run them. The client cannot take CPU from the server, so a
 #     lower rate means the tool could not keep the server busy: the question "is the runner the bottleneck". Issue 19
@@ -25,7 +25,7 @@
 #   seconds: 1-second turns of each tool per pair, at least 4 so the ABBA order completes once.
 #   API_COUNTS=1: also counts, with perf switched on around each turn only, what the API and each tool did per request
 #     in that tool's turns (CPU, wake-ups the tool caused, context switches, epoll_wait, reads, writes): how the two
-#     tools' requests reach the server differently (docs/performance.md, "Why the API worked harder"). Needs perf.
+#     tools' requests reach the server differently (docs/notebook/performance.md, "Why the API worked harder"). Needs perf.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=pinned

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/diagnostics.md's "Where each service breaks" table in one command: for each of the three target services of
+# docs/notebook/diagnostics.md's "Where each service breaks" table in one command: for each of the three target services of
 # tests/Targets and the sample service, one at a time, the runner launches it on a loopback port and runs
 # `run --url ... --launch ... --find-capacity --verify-fix`, then prints one Markdown row per service read from the
 # run's summary.json (its `capacity` figures and the diagnosed step's call site), with the load average before and

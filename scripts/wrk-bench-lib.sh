@@ -1,4 +1,4 @@
-# Shared by the wrk benchmarks (loadtests/bench-vs-wrk.sh, docs/investigations/bench-endpoint-overhead.sh); source it.
+# Shared by the wrk benchmarks (loadtests/bench-vs-wrk.sh, docs/notebook/investigations/bench-endpoint-overhead.sh); source it.
 
 # pin_to CPU_LIST: sets the array pin to the command prefix that pins a process to CPU_LIST (taskset, which execs the
 # command, so $! and /proc/<pid> are the command's own), or to nothing when CPU_LIST is empty.

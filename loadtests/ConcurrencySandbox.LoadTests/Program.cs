@@ -12,7 +12,7 @@ VariantPalette.Declare(ExperimentList.Colors);
 Func<int>? terminalWidth = Console.IsOutputRedirected ? null : () => Console.WindowWidth;
 return await CommandLine.InvokeAsync(args, Console.Out, Console.Error, (request, cancellationToken) =>
 {
-    // A load run's sockets complete on the thread that polled them, as wrk's do (docs/performance.md, item 5); its API
+    // A load run's sockets complete on the thread that polled them, as wrk's do (docs/notebook/performance.md, item 5); its API
     // and streaming-client children start with the environment the runner was given.
     InlineSocketCompletions.EnableInThisProcess();
     return Runner.RunAsync(request, Console.Out, cancellationToken, terminalWidth);

@@ -38,7 +38,7 @@ public class EnvironmentVariableTests
     [Fact]
     public void EveryVariableInTheDeploymentFilesIsDocumented()
     {
-        var docs = Repository.Read("docs/deploy.md");
+        var docs = Repository.Read("docs/notebook/deploy.md");
         var loadRunnerVariables = ComposeFile.Environment(new ComposeFile().LoadRunner.Value).Keys;
         var variables = AppVariables().Select(v => v.Variable).Concat(loadRunnerVariables).Concat(AppConfiguration.RuntimeVariables).Distinct();
         Assert.All(variables, variable => Assert.Contains($"`{variable}`", docs, StringComparison.Ordinal));

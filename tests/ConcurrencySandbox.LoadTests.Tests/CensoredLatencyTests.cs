@@ -60,9 +60,9 @@ public sealed class CensoredLatencyTests
         var threadpool = report.Variants[0];
         Assert.True(threadpool.Total.P99.IsLowerBound);
 
-        var row = ReportWriter.VariantTable(report).Rows[0];
+        var row = ReportWriter.VariantTable(report.Analysed()).Rows[0];
         Assert.Equal("\u2265 5000", row[9]);
-        var steps = ReportWriter.StepTable(report)!.Rows.Where(r => r[0] == "threadpool").ToList();
+        var steps = ReportWriter.StepTable(report.Analysed())!.Rows.Where(r => r[0] == "threadpool").ToList();
         Assert.Contains(steps, r => r[6] == "\u2265 5000");
         Assert.DoesNotContain(steps, r => r[5] == "0" || r[6] == "0");
     }
@@ -78,7 +78,7 @@ public sealed class CensoredLatencyTests
         Assert.All(fewAnswers.Where(p => p.Percentile > 100.0 * 3 / 42), p => Assert.Equal((TimeoutMs, true), (p.LatencyMs, p.IsLowerBound)));
 
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" ? 500 * t : 100, timeoutMs: 5_000);
-        var svg = ReportChart.Distribution(["t"], report.Variants)!;
+        var svg = ReportChart.Distribution(["t"], report.Analysed().Variants)!;
         Assert.Contains("threadpool", svg);
         Assert.Contains("timed out, \u2265 5000 ms", svg);
     }
@@ -88,12 +88,12 @@ public sealed class CensoredLatencyTests
     {
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" ? 500 * t : 100, timeoutMs: 5_000);
 
-        var summary = RunSummary.Parse(ReportSummary.Of(report, "cmd").ToJson());
+        var summary = RunSummary.Parse(report.Analysed().ToJson());
 
         Assert.Contains("p99Ms", summary.Variants[0].LowerBounds!);
         Assert.Contains(summary.Variants[0].Steps, s => s.LowerBounds?.Contains("p99Ms") == true);
         Assert.Null(summary.Variants[1].LowerBounds);
-        Assert.DoesNotContain("lowerBounds", ReportSummary.Of(report with { Variants = [report.Variants[1]] }, "cmd").ToJson());
+        Assert.DoesNotContain("lowerBounds", (report with { Variants = [report.Variants[1]] }).Analysed().ToJson());
     }
 
     [Fact]
@@ -111,8 +111,8 @@ public sealed class CensoredLatencyTests
         var latency = finding.Claims[0];
         Assert.Matches(@"^\[\d+\.\d, \d+\.\d\], both ends lower bounds$", latency.Interval);
         var judged = report with { Finding = finding };
-        Assert.Contains($"latency under load: {latency.Verdict.ToString().ToLowerInvariant()}: {latency.Figure} {latency.Interval}", ReportWriter.SummaryMarkdown(judged, "cmd"));
-        Assert.Equal(latency.Interval, RunSummary.Parse(ReportSummary.Of(judged, "cmd").ToJson()).Claims![0].Interval);
+        Assert.Contains($"latency under load: {latency.Verdict.ToString().ToLowerInvariant()}: {latency.Figure} {latency.Interval}", ReportWriter.SummaryMarkdown(judged.Analysed()));
+        Assert.Equal(latency.Interval, RunSummary.Parse(judged.Analysed().ToJson()).Claims![0].Interval);
     }
 
     private static LatencyStats Recorded(IReadOnlyList<double> answeredMs, int timedOut)

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
@@ -132,7 +133,7 @@ public class ChartTests
         // async is 10 times faster than threadpool; one shares its p50 and p99 exactly (every request takes 100 ms).
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, _) => name == "threadpool" ? 1000 : 100);
 
-        var panels = ReportChart.Render(report).Split("<g class=\"panel\">").Skip(1).ToList();
+        var panels = ReportChart.Render(report.Analysed()).Split("<g class=\"panel\">").Skip(1).ToList();
 
         var latencyPanels = panels.Where(p => p.Contains("latency of the requests completed", StringComparison.Ordinal)).ToList();
         Assert.Equal(2, latencyPanels.Count);
@@ -147,7 +148,7 @@ public class ChartTests
     {
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
 
-        var svg = ReportChart.Render(report);
+        var svg = ReportChart.Render(report.Analysed());
 
         var timedOut = svg.IndexOf("data-series=\"threadpool timed out\"", StringComparison.Ordinal);
         Assert.True(timedOut > 0 && timedOut < svg.IndexOf("data-series=\"threadpool ok\"", StringComparison.Ordinal));
@@ -163,7 +164,7 @@ public class ChartTests
         var report = SyntheticReports.LoadRun("fanout", ["async"], 20, 5, (_, _) => 100);
         var full = report.Variants[0].Intervals.Count(i => !i.Partial);
 
-        var svg = ReportChart.Render(report);
+        var svg = ReportChart.Render(report.Analysed());
 
         Assert.Contains(report.Variants[0].Intervals, i => i.Partial);
         Assert.Contains($"data-series=\"users, every variant\" data-points=\"{full}\"", svg);
@@ -174,7 +175,7 @@ public class ChartTests
     {
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100);
 
-        foreach (var svg in new[] { ReportChart.Render(report), ReportChart.Distribution(["t"], report.Variants)! })
+        foreach (var svg in new[] { ReportChart.Render(report.Analysed()), ReportChart.Distribution(["t"], report.Analysed().Variants)! })
         {
             Assert.StartsWith("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\"", svg);
             Assert.All(svg.Split("font-size=\"").Skip(1).Select(f => int.Parse(f[..f.IndexOf('"', StringComparison.Ordinal)], System.Globalization.CultureInfo.InvariantCulture)), size => Assert.True(size >= 12));
@@ -186,12 +187,12 @@ public class ChartTests
     {
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 50, (_, _) => 100);
 
-        var svg = ReportChart.Distribution(["t"], report.Variants)!;
+        var svg = ReportChart.Distribution(["t"], report.Analysed().Variants)!;
 
         Assert.Contains(">90 %</text>", svg);
         Assert.Contains(">99 %</text>", svg);
         Assert.Contains($"data-series=\"async ({report.Variants[1].Total.Completed} answered, {report.Variants[1].Total.TimedOut} timed out)\"", svg);
-        Assert.Null(ReportChart.Distribution(["t"], [report.Variants[0] with { Distribution = [] }]));
+        Assert.Null(ReportChart.Distribution(["t"], [report.Analysed().Variants[0] with { Distribution = [] }]));
     }
 
     [Fact]
@@ -217,8 +218,8 @@ public class ChartTests
     [Fact]
     public void AVariantHasTheSameColourInEveryReportAndAtEveryCoreCount()
     {
-        var fanout = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100));
-        var reordered = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["async", "threadpool"], 20, 5, (_, _) => 100));
+        var fanout = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100).Analysed());
+        var reordered = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["async", "threadpool"], 20, 5, (_, _) => 100).Analysed());
 
         var asyncColor = VariantPalette.ColorOf("async");
         Assert.Equal(asyncColor, VariantPalette.ColorOf(new VariantKey("async", Cpus: 2)));
@@ -233,7 +234,7 @@ public class ChartTests
     [Fact]
     public void LoadRunChartHasLatencyOutcomesAndPoolPanelsPerVariantThenTheLoadAndATitleNamingSeedRequestAndMachine()
     {
-        var svg = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100));
+        var svg = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100).Analysed());
 
         Assert.Equal(3 * 2 + 1, Count(svg, "class=\"panel\""));
         Assert.Contains(">Seed 003: fanout (quick)</text>", svg);
@@ -248,7 +249,7 @@ public class ChartTests
     {
         var report = SyntheticReports.Burst(64, new Dictionary<string, int> { ["default-pool"] = 4, ["min-workers-200"] = 64 });
 
-        var svg = ReportChart.Render(report);
+        var svg = ReportChart.Render(report.Analysed());
 
         Assert.Equal(128 + 2, Count(svg, "<circle cx="));
         Assert.Contains(">min-workers-200 (64 completed)</text>", svg);
@@ -258,10 +259,10 @@ public class ChartTests
     [Fact]
     public void MatrixChartGetsOnePanelSetPerCoreCountWithTheVariantsLabelled()
     {
-        var one = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 1).Variants;
-        var two = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 2).Variants;
+        var one = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 1).Analysed().Variants;
+        var two = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 2).Analysed().Variants;
 
-        var svg = ReportChart.Render(["matrix"], [.. one, .. two], new Dictionary<string, VariantObservation>());
+        var svg = ReportChart.Render(["matrix"], [.. one, .. two], new Dictionary<string, SummaryObservation>());
 
         Assert.Contains(">threadpool@1cpu: latency of the requests completed per interval, p99 solid, p50 dashed (log scale, shared by every variant)</text>", svg);
         Assert.Contains(">async@2cpu: latency of the requests completed per interval, p99 solid, p50 dashed (log scale, shared by every variant)</text>", svg);

@@ -57,26 +57,37 @@ public sealed class CompareTests : IDisposable
     }
 
     [Theory]
-    [InlineData(2, "2")]
-    [InlineData(null, "none")]
-    public async Task ComparingASummaryOfAnotherSchemaVersionExitsWith2AndOneLineNamingBoth(int? version, string named)
+    [InlineData("schemaVersion", 3)]
+    [InlineData("version", 2)]
+    public async Task ComparingASummaryOfAnotherVersionExitsWith2AndOneLineNamingBoth(string member, int version)
     {
         var a = Write("a", SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100));
         var b = Write("b", SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100));
         var summary = JsonNode.Parse(File.ReadAllText(Path.Combine(b, "summary.json")))!.AsObject();
-        summary.Remove("schemaVersion");
-        if (version is { } v)
-        {
-            summary["schemaVersion"] = v;
-        }
+        summary.Remove("version");
+        summary[member] = version;
         File.WriteAllText(Path.Combine(b, "summary.json"), summary.ToJsonString());
 
         var (code, _, error) = await InvokeAsync("compare", a, b);
 
         Assert.Equal(CommandLine.ExitUsage, code);
         Assert.Equal(
-            $"error: '{b}' holds a summary.json of schema version {named}; this runner reads schema version {RunSummary.CurrentSchemaVersion} (run the experiment again with this runner)",
+            $"error: '{b}' holds a summary.json of version {version}; this runner reads version {RunSummary.CurrentVersion} (run the experiment again with this runner)",
             error.Trim());
+    }
+
+    [Fact]
+    public async Task ComparingAFileWithNoVersionExitsWith2SayingItIsNoRunnerSummary()
+    {
+        var a = Write("a", SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100));
+        var b = Path.Combine(_root, "foreign");
+        Directory.CreateDirectory(b);
+        File.WriteAllText(Path.Combine(b, "summary.json"), """{"experiment": "fanout"}""");
+
+        var (code, _, error) = await InvokeAsync("compare", a, b);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Equal($"error: '{b}' is not a runner summary (no version member); this runner reads summary.json version {RunSummary.CurrentVersion}", error.Trim());
     }
 
     public void Dispose()

@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 public partial class FolderLayeringTests
 {
     /// <summary>
-    /// The runner's assemblies, lowest first, each allowed to reference only the ones before it (docs/loadtests.md,
+    /// The runner's assemblies, lowest first, each allowed to reference only the ones before it (docs/notebook/loadtests.md,
     /// "Layout of the runner"): the load engine, the observer and diagnosis, reporting, the command-line app.
     /// </summary>
     internal static readonly string[] Assemblies =

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using System.CommandLine;
 using System.Text.RegularExpressions;
 using ConcurrencySandbox.Contracts.Work;
@@ -138,8 +139,8 @@ public sealed class HiddenSeriesTests : IDisposable
     [Fact]
     public void NoSeriesOfTheMatrixChartsIsFullyHiddenWhenCoreCountsAndSeedCurvesCoincide()
     {
-        var one = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 1).Variants;
-        var two = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 2).Variants;
+        var one = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 1).Analysed().Variants;
+        var two = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100, cpus: 2).Analysed().Variants;
         var seed = new SeedEfficiency(40, 40);
         CoreCountRun[] runs =
         [
@@ -147,7 +148,7 @@ public sealed class HiddenSeriesTests : IDisposable
             new(2, null, 2, [MatrixTests.Row(1, 40, 2, seed), MatrixTests.Row(1_000, 60, 2, seed), MatrixTests.Row(1_000_000, 95, 2, seed)], null, null),
         ];
 
-        var fanOut = ReportChart.Render(["matrix"], [.. one, .. two], new Dictionary<string, VariantObservation>());
+        var fanOut = ReportChart.Render(["matrix"], [.. one, .. two], new Dictionary<string, SummaryObservation>());
         var efficiency = EfficiencyChart.Render(runs)!;
 
         Assert.Empty(HiddenSeries.In(fanOut));
@@ -158,9 +159,9 @@ public sealed class HiddenSeriesTests : IDisposable
     [Fact]
     public void NoSeriesOfAnEvidenceChartIsFullyHiddenWhenTwoSeedLinesAgree()
     {
-        var svg = ReportChart.Evidence(new EvidenceChart("Bytes per message", "B",
+        var svg = ReportChart.Evidence(RunAnalysis.Evidence(new EvidenceChart("Bytes per message", "B",
             [new EvidenceValue("allocating", 243), new EvidenceValue("pipelines", 243)],
-            [new EvidenceValue("seed 001: allocating", 243), new EvidenceValue("seed 001: half the heap", 243)]));
+            [new EvidenceValue("seed 001: allocating", 243), new EvidenceValue("seed 001: half the heap", 243)])));
 
         Assert.Empty(HiddenSeries.In(svg));
         Assert.Contains(HiddenSeries.Notes(svg), note => note.StartsWith("seed 001: half the heap lies on seed 001: allocating at every point", StringComparison.Ordinal));

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using System.Text.Json;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
@@ -63,10 +64,11 @@ public class MatrixTests
         var key = new VariantKey("threadpool", Cpus: 1);
         IntervalRow Row(double end, double users) => new(key, end, "users", users, 1, LatencyStats.Empty);
         // Intervals end at 4, 8, 12 and 16 s with 4, 8, 12 and 16 users; the requests sent in each, wherever they ended.
-        var result = new VariantResult(key, "/x", "users", 16, [Row(4, 4), Row(8, 8), Row(12, 12), Row(16, 16)], [], LatencyStats.Empty)
+        var raw = new VariantResult(key, "/x", "users", 16, [Row(4, 4), Row(8, 8), Row(12, 12), Row(16, 16)], [], LatencyStats.Empty)
         {
             Sent = [new SentSlice(1, 2, 2_000, 0, 0, 0), new SentSlice(5, 2, 2_400, 0, 0, 0), new SentSlice(9.5, 1, 2_500, 0, 0, 0), new SentSlice(13, 1, 4_000, 1, 60_000, 0)],
         };
+        var result = SyntheticReports.Report("fanout", "003", "quick", [raw]).Analysed().Variants[0];
 
         Assert.Equal("12 users", MatrixRunner.StarvedFrom(result, 2000));
         Assert.Equal("16 users", MatrixRunner.StarvedFrom(result, 3000));

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using System.Globalization;
 using System.Text.RegularExpressions;
 using System.Xml.Linq;
@@ -45,7 +46,7 @@ public partial class PoolAdjustmentMarkerTests
     public void NoMarkersAndNoLegendEntryWhenThePoolNeverAdjustedOrNothingWasObserved()
     {
         var observedNothing = ChartWith([]);
-        var unobserved = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100));
+        var unobserved = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100).Analysed());
 
         foreach (var svg in new[] { observedNothing, unobserved })
         {
@@ -92,10 +93,10 @@ public partial class PoolAdjustmentMarkerTests
     }
 
     private static string ChartWith(IReadOnlyList<AdjustmentMark> adjustments) =>
-        ReportChart.Render(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100) with
+        ReportChart.Render((SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100) with
         {
             Observations = new Dictionary<string, VariantObservation> { ["threadpool"] = SyntheticReports.Observed(adjustments) },
-        });
+        }).Analysed());
 
     private static XElement PoolPanel(string svg, string variant) =>
         Groups(XDocument.Parse(svg).Root!, "panel").Single(p => p.Elements(Svg + "text").First().Value.StartsWith($"{variant}: API thread pool", StringComparison.Ordinal));

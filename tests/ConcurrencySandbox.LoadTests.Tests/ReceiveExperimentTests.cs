@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments.Receive;
@@ -84,7 +85,7 @@ public sealed class ReceiveExperimentTests
         Assert.Equal([new EvidenceValue("per-call", 4), new EvidenceValue("preallocated", 1)], charts[0].Values);
         Assert.Contains(charts[0].SeedLines, line => line.Name.StartsWith("seed 002 per-call: 4.9 x", StringComparison.Ordinal));
         Assert.Equal("B", charts[1].Unit);
-        var svg = ConcurrencySandbox.LoadTests.Reports.ReportChart.Evidence(charts[0]);
+        var svg = ConcurrencySandbox.LoadTests.Reports.ReportChart.Evidence(ConcurrencySandbox.LoadTests.Reports.RunAnalysis.Evidence(charts[0]));
         Assert.Contains("data-series=\"per-call: 4 x preallocated\" data-points=\"1\"", svg);
         Assert.Contains(">per-call</text>", svg);
     }

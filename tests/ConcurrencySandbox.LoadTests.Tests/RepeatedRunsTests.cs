@@ -46,11 +46,11 @@ public sealed class RepeatedRunsTests : IDisposable
         var outcomes = new Queue<string>(["Reproduced", "NotReproduced"]);
         using var console = new StringWriter();
 
-        var passed = await RepeatedRuns.RunAsync(2, _out, folder =>
+        var passed = (await RepeatedRuns.RunAsync(2, _out, folder =>
         {
             folders.Add(folder);
             return Task.FromResult(Run(outcomes.Dequeue(), "2 x"));
-        }, console);
+        }, console)).Passed;
 
         Assert.True(passed); // both runs passed their thresholds; the disagreement is reported, not failed
         Assert.Equal([Path.Combine(_out, "run-1"), Path.Combine(_out, "run-2")], folders);
@@ -58,6 +58,23 @@ public sealed class RepeatedRunsTests : IDisposable
         Assert.Contains("The verdicts disagree on: fanout.", summary, StringComparison.Ordinal);
         Assert.Contains("| fanout: ratio | 2 x | 2 x | median 2 [no 95 % CI below 6 repeats], min 2, max 2, spread 0 % of the median |", summary, StringComparison.Ordinal);
         Assert.Contains("the verdicts disagree on fanout", console.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AStoppedRunEndsTheSeriesWithItsResultAndNoComparisonOfPartOfIt()
+    {
+        var started = 0;
+        using var console = new StringWriter();
+
+        var result = await RepeatedRuns.RunAsync(3, _out, folder =>
+        {
+            started++;
+            return Task.FromResult(Run("NotAssessed", "2 x") with { Stopped = new RunStopped("partial: stopped after variant sync step 1 of 5", folder) });
+        }, console);
+
+        Assert.Equal(1, started);
+        Assert.Equal(Path.Combine(_out, "run-1"), result.Stopped?.Folder);
+        Assert.False(File.Exists(Path.Combine(_out, RepeatedRuns.FileName)));
     }
 
     public void Dispose()

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using System.Globalization;
 using System.Text.RegularExpressions;
 using ConcurrencySandbox.LoadTests.Engine;
@@ -19,7 +20,7 @@ public sealed partial class ReportReadabilityTests : IDisposable
         // ones end in the partial tail after the last full interval.
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
 
-        var table = ReportWriter.StepTable(report);
+        var table = ReportWriter.StepTable(report.Analysed());
 
         Assert.NotNull(table);
         foreach (var variant in report.Variants)
@@ -42,7 +43,7 @@ public sealed partial class ReportReadabilityTests : IDisposable
 
         ReportWriter.Write(_out, report, "x");
 
-        var table = ReportWriter.StepTable(report)!;
+        var table = ReportWriter.StepTable(report.Analysed())!;
         Assert.Equal(["100 users", "900 users", "1700 users", "2500 users", "3300 users", "3700 users (knee)", "4100 users", "4900 users", "5700 users", "6500 users", "7300 users", "8000 users"],
             table.Rows.Where(r => !r[1].StartsWith("tail", StringComparison.Ordinal)).Select(r => r[1]));
         var markdown = File.ReadAllText(Path.Combine(_out, "summary.md"));
@@ -117,7 +118,7 @@ public sealed partial class ReportReadabilityTests : IDisposable
     [Fact]
     public void ACountWithoutAUnitPrintsNoEmptyParentheses()
     {
-        var svg = ReportChart.Evidence(new EvidenceChart("gen0 collections", "", [new("pooled", 3), new("allocating", 40)], []));
+        var svg = ReportChart.Evidence(RunAnalysis.Evidence(new EvidenceChart("gen0 collections", "", [new("pooled", 3), new("allocating", 40)], [])));
 
         Assert.DoesNotContain("()", svg, StringComparison.Ordinal);
         Assert.Contains(">gen0 collections</text>", svg, StringComparison.Ordinal);

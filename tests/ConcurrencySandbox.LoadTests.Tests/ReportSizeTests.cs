@@ -8,7 +8,7 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 /// <summary>
 /// The reports of a long <c>all</c> run (five experiments, 10 minutes of 1-second samples each, 50 requests a second
 /// per variant, from synthetic data) must stay small enough to open in a browser: every report.html under 2 MB.
-/// The CPU time the writing took is printed (a benchmark figure for docs/loadtests.md, not asserted).
+/// The CPU time the writing took is printed (a benchmark figure for docs/notebook/loadtests.md, not asserted).
 /// </summary>
 public sealed class ReportSizeTests(ITestOutputHelper output) : IDisposable
 {

@@ -105,7 +105,7 @@ public sealed class ReportTests : IDisposable
 
         ReportWriter.Write(_out, report, RunnerCommandLine.Format(["sleep", "--profile", "smoke"]));
         using var console = new StringWriter();
-        ReportWriter.PrintOutcome(report, _out, console);
+        ReportWriter.PrintOutcome(report.Analysed(), _out, console);
 
         Assert.Equal("partial: stopped after variant taskrun step 2 of 5 (Ctrl+C or SIGTERM); finished before it: sync", partial);
         var markdown = File.ReadAllLines(Path.Combine(_out, "summary.md"));

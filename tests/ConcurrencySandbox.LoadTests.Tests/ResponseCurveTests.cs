@@ -1,10 +1,11 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
 public sealed class ResponseCurveTests
 {
-    private static CurvePoint Point(double load, double? p99Ms, double okPerSecond) =>
+    private static SummaryCurvePoint Point(double load, double? p99Ms, double okPerSecond) =>
         new(load, p99Ms / 2, p99Ms, okPerSecond, p99Ms is null ? 0 : 10, 0, 0, null);
 
     [Fact]
@@ -49,7 +50,6 @@ public sealed class ResponseCurveTests
         var points = new[] { Point(1, null, 0), Point(2, 100, 2), Point(4, 300, 4) };
 
         Assert.Null(ResponseCurve.FindKnee(points));
-        Assert.True(new ResponseCurve("threadpool", "#000", points, null).NoAnswerInTheFirstStep);
     }
 
     [Fact]
@@ -57,10 +57,9 @@ public sealed class ResponseCurveTests
     {
         // Fan-out's threadpool in the quick run: no answer in the first two steps, a few late ones at 12 users. The
         // rule used to state "knee at 8 users (throughput 0/s after 0/s)".
-        var points = new[] { Point(4, null, 0), Point(8, null, 0), Point(12, 14_639, 0.5), Point(16, null, 0) };
-        var curves = new ResponseCurveModel("fanout", "users", "users", [new ResponseCurve("threadpool", "#000", points, ResponseCurve.FindKnee(points))]);
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool"], 20, 4, (_, t) => t < 10 ? 90_000 : 100);
 
-        var line = Assert.Single(ReportWriter.KneeLines(curves));
+        var line = RunAnalysis.Of(report, "cmd").Variants[0].Curve!.Line;
 
         Assert.StartsWith("threadpool: no knee stated: its first step (4 users) got no answer", line, StringComparison.Ordinal);
         Assert.DoesNotContain("0/s after 0/s", line, StringComparison.Ordinal);
@@ -80,15 +79,14 @@ public sealed class ResponseCurveTests
         // threadpool's requests sent after 10 s take 90 s and time out at 60 s.
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
 
-        var curves = ResponseCurve.Of(report.Variants);
+        var curves = report.Variants.Select(ResponseCurve.Of).ToList();
 
-        Assert.Equal(["threadpool", "async"], curves.Select(c => c.Name));
-        Assert.All(curves, c => Assert.Equal(report.Variants.Single(v => v.Key.Label == c.Name).Steps.Count(s => s.Load > 0), c.Points.Count));
-        var threadpool = curves[0];
+        Assert.All(report.Variants.Zip(curves), c => Assert.Equal(c.First.Steps.Count(s => s.Load > 0), c.Second!.Points.Count));
+        var threadpool = curves[0]!;
         Assert.All(threadpool.Points.Where(p => p.SentTimedOut > 0), p => Assert.Equal(60_000, p.TimedOutAtLeastMs));
         Assert.True(threadpool.Points.Sum(p => p.SentTimedOut) > 0);
         Assert.All(threadpool.Points.Where(p => p.Answered == 0), p => Assert.Null(p.P99Ms));
-        Assert.All(curves[1].Points, p => Assert.Equal(0, p.SentTimedOut));
+        Assert.All(curves[1]!.Points, p => Assert.Equal(0, p.SentTimedOut));
     }
 
     [Fact]
@@ -96,6 +94,6 @@ public sealed class ResponseCurveTests
     {
         var report = SyntheticReports.Burst(8, new Dictionary<string, int> { ["default-pool"] = 2, ["min-workers-200"] = 8 });
 
-        Assert.Null(ResponseCurveModel.Of("burst", report.Variants));
+        Assert.Null(ResponseCurveModel.Of("burst", RunAnalysis.Of(report, "cmd").Variants));
     }
 }

@@ -178,8 +178,8 @@ public class RoundsTests
         Assert.Contains("taskrun / sync throughput 226 %", finding.Verdict);
         Assert.Contains("throughput: 226 % (9 vs 4 req/s)", finding.Verdict);
         Assert.DoesNotContain("still served", finding.Verdict);
-        Assert.Contains("smoke: no verdict", ReportWriter.SummaryMarkdown(report, "runner compute --profile smoke"));
-        var summary = RunSummary.Parse(ReportSummary.Of(report, "runner").ToJson());
+        Assert.Contains("smoke: no verdict", ReportWriter.SummaryMarkdown(report.Analysed()));
+        var summary = RunSummary.Parse(report.Analysed().ToJson());
         Assert.Equal("NoVerdict", summary.Outcome);
         Assert.StartsWith("smoke: no verdict", summary.Verdict);
     }
@@ -230,11 +230,11 @@ public class RoundsTests
 
         report = report with { Finding = finding, Rounds = rounds };
 
-        var summary = RunSummary.Parse(ReportSummary.Of(report, "runner").ToJson());
+        var summary = RunSummary.Parse(report.Analysed().ToJson());
         Assert.Equal(6, summary.Rounds!.Rounds.Count);
         Assert.Equal(["taskrun", "sync"], summary.Rounds.Rounds[1].Order);
         Assert.Equal((95.0, 103.0), (summary.Rounds.Low!.Value, summary.Rounds.High!.Value));
-        Assert.Contains("in the order sync taskrun | taskrun sync", ReportWriter.SummaryMarkdown(report, "runner"));
+        Assert.Contains("in the order sync taskrun | taskrun sync", ReportWriter.SummaryMarkdown(report.Analysed()));
     }
 
     [Theory]

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -62,7 +63,7 @@ public sealed class StreamingClaimsTests
             DiagnosisDoesNotApplyBecause = new StreamingExperiment(Load, new StreamingPinning(null, null, "test")).DiagnosisDoesNotApplyBecause,
         };
 
-        var markdown = ObserverSection.Markdown(report);
+        var markdown = ObserverSection.Markdown(report.Analysed());
 
         Assert.Contains("No starvation diagnosis: the starvation diagnosis does not apply to a TCP push stream", markdown);
         Assert.DoesNotContain("MinWorkerThreads=", markdown);
@@ -73,8 +74,8 @@ public sealed class StreamingClaimsTests
     {
         var report = SyntheticReports.LoadRun("streaming", ["allocating", "saea-pooled"], 10, 5, (_, _) => 1) with { Thresholds = [] };
 
-        var markdown = ReportWriter.SummaryMarkdown(report, "cmd");
-        var html = ReportWriter.ReportHtml(report, "cmd", [], []);
+        var markdown = ReportWriter.SummaryMarkdown(report.Analysed());
+        var html = ReportWriter.ReportHtml(report.Analysed(), [], []);
 
         Assert.Contains(ReportWriter.NoThresholds, markdown);
         Assert.Contains("No thresholds: ", html);

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Streaming;
 using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.Engine;
@@ -39,7 +40,7 @@ public sealed class StreamingEvidenceTests
         var allocating = chart.Distributions![0].Points;
         Assert.Equal(0.1, allocating.Single(p => p.Percentile == 99).LatencyMs, 9);
         Assert.Equal(5.1, allocating.Single(p => p.Percentile == 99.9).LatencyMs, 9);
-        var svg = ReportChart.Evidence(chart);
+        var svg = ReportChart.Evidence(RunAnalysis.Evidence(chart));
         Assert.Contains("data-series=\"allocating\" data-points=\"7\"", svg);
         Assert.Contains("data-series=\"pipelines\" data-points=\"7\"", svg);
         Assert.Contains("percentile of messages (log &quot;nines&quot; axis)", svg);

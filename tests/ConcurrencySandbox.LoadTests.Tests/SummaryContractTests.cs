@@ -1,10 +1,14 @@
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
-/// <summary>summary.json has one description, <see cref="RunSummary"/>: the committed reports must read back through it exactly.</summary>
+/// <summary>
+/// summary.json has one description, <see cref="RunSummary"/>: the committed reports of its version must read back through
+/// it exactly, and one of an earlier version is refused by <c>report</c> with one line naming the version it reads.
+/// </summary>
 public sealed class SummaryContractTests
 {
     public static TheoryData<string> CommittedSummaries()
@@ -15,20 +19,26 @@ public sealed class SummaryContractTests
 
     [Theory]
     [MemberData(nameof(CommittedSummaries))]
-    public void EveryCommittedSummaryReadsBackThroughTheRecordWithNothingLeftOver(string file)
+    public void EveryCommittedSummaryOfThisVersionReadsBackThroughTheRecordWithNothingLeftOver(string file)
     {
         var json = File.ReadAllText(Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", file));
+        if (RunSummary.VersionOf(json) is { } version && version < RunSummary.CurrentVersion)
+        {
+            var refused = Assert.Throws<InvalidDataException>(() => SummaryFile.ReadSummary(Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", file), file));
+            Assert.Contains($"this runner reads version {RunSummary.CurrentVersion}", refused.Message);
+            return;
+        }
 
         var summary = RunSummary.Parse(json);
 
-        Assert.Equal(RunSummary.CurrentSchemaVersion, summary.SchemaVersion);
+        Assert.Equal(RunSummary.CurrentVersion, summary.Version);
         Assert.True(JsonNode.DeepEquals(JsonNode.Parse(json), JsonNode.Parse(summary.ToJson())), $"{file} does not round-trip through RunSummary");
     }
 
     [Fact]
     public void AMemberTheRecordDoesNotKnowFailsTheRead()
     {
-        var summary = CommittedSummary();
+        var summary = WrittenSummary();
         summary["variants"]![0]!["p99Millis"] = summary["variants"]![0]!["p99Ms"]!.DeepClone();
 
         var error = Assert.Throws<JsonException>(() => RunSummary.Parse(summary.ToJsonString()));
@@ -38,7 +48,7 @@ public sealed class SummaryContractTests
     [Fact]
     public void AMissingMemberFailsTheRead()
     {
-        var summary = CommittedSummary();
+        var summary = WrittenSummary();
         summary["variants"]![0]!.AsObject().Remove("p99Ms");
 
         var error = Assert.Throws<JsonException>(() => RunSummary.Parse(summary.ToJsonString()));
@@ -48,7 +58,7 @@ public sealed class SummaryContractTests
     [Fact]
     public void NullWhereTheRecordAllowsNoneFailsTheRead()
     {
-        var summary = CommittedSummary();
+        var summary = WrittenSummary();
         summary["verdict"] = null;
 
         var error = Assert.Throws<JsonException>(() => RunSummary.Parse(summary.ToJsonString()));
@@ -58,21 +68,23 @@ public sealed class SummaryContractTests
     [Fact]
     public void ARetypedMemberFailsTheRead()
     {
-        var summary = CommittedSummary();
+        var summary = WrittenSummary();
         summary["variants"]![0]!["requests"] = "many";
 
         Assert.Throws<JsonException>(() => RunSummary.Parse(summary.ToJsonString()));
     }
 
     [Theory]
+    [InlineData("""{"version": 4, "experiment": "fanout"}""", 4)]
     [InlineData("""{"schemaVersion": 2, "experiment": "fanout"}""", 2)]
     [InlineData("""{"experiment": "fanout"}""", null)]
     [InlineData("""[]""", null)]
-    public void TheSchemaVersionIsReadBeforeTheLayoutIsTrusted(string json, int? version)
+    public void TheVersionIsReadBeforeTheLayoutIsTrusted(string json, int? version)
     {
-        Assert.Equal(version, RunSummary.SchemaVersionOf(json));
+        Assert.Equal(version, RunSummary.VersionOf(json));
     }
 
-    private static JsonObject CommittedSummary() =>
-        JsonNode.Parse(File.ReadAllText(Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", "fanout-quick", "summary.json")))!.AsObject();
+    /// <summary>A summary as the runner writes it, of a run with timed-out requests (its lower bounds) and steps.</summary>
+    private static JsonObject WrittenSummary() =>
+        JsonNode.Parse(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" ? 500 * t : 100, timeoutMs: 5_000).Analysed().ToJson())!.AsObject();
 }

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
@@ -9,6 +10,9 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 /// <summary>Reports built from made-up but shaped data (no API, no clock): for chart, HTML, compare and size tests and the report benchmark.</summary>
 public static class SyntheticReports
 {
+    /// <summary>The report's one result, as the runner analyses it (<see cref="RunAnalysis"/>).</summary>
+    public static RunSummary Analysed(this ExperimentReport report) => RunAnalysis.Of(report, "cmd");
+
     public static readonly MachineFacts Machine = new("Test CPU", 2, 2, ".NET 10.0.0", "Linux");
 
     /// <summary>
@@ -88,7 +92,7 @@ public static class SyntheticReports
         .. Enumerable.Range(0, climbing).Select(i => new AdjustmentMark(1.5 + 3 * i, 2, "ClimbingMove")),
     ];
 
-    private static ExperimentReport Report(string experiment, string seed, string profile, IReadOnlyList<VariantResult> results) => new(
+    public static ExperimentReport Report(string experiment, string seed, string profile, IReadOnlyList<VariantResult> results) => new(
         experiment, seed, profile, "synthetic", "nowhere", new DateTimeOffset(2026, 11, 22, 4, 0, 0, TimeSpan.Zero), Machine, results,
         new Finding(Outcome.Reproduced, [new SeedComparison("a figure", "1 s", "2 s")], "synthetic data."),
         [new ThresholdOutcome("*:failed<=0", results[0].Key.Label, 0, true)]);

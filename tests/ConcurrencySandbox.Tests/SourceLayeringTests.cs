@@ -5,7 +5,7 @@ namespace ConcurrencySandbox.Tests;
 /// <summary>
 /// The server side's folders, read from the source: no two API folders import each other (directly or round a longer
 /// cycle), and no experiment slice imports another's namespace in the API or the experiments library, so deleting a
-/// slice's folders leaves the others building (docs/development.md, "One experiment, one folder per layer").
+/// slice's folders leaves the others building (docs/notebook/development.md, "One experiment, one folder per layer").
 /// </summary>
 public sealed partial class SourceLayeringTests
 {

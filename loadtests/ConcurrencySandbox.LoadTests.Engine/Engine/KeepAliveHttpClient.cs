@@ -14,7 +14,7 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// per-request timer, cancellation registration or message object, and the requests sent in bursts
 /// (<see cref="SendBatch"/>). One watchdog timer gives up on requests past their deadline by closing their connection,
 /// so a timeout is still a timeout (a lower bound, never a latency).
-/// HttpClient cost 1.2-1.5 x wrk's CPU per request whatever way it was called (docs/performance.md).
+/// HttpClient cost 1.2-1.5 x wrk's CPU per request whatever way it was called (docs/notebook/performance.md).
 /// </summary>
 internal sealed class KeepAliveHttpClient : IHttpLoadClient
 {

@@ -1,4 +1,5 @@
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Reports;
 using HdrHistogram;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
@@ -116,15 +117,12 @@ public enum LatencyBounds
 public readonly record struct LatencyFigure(double Ms, bool IsLowerBound)
 {
     /// <summary>What a cell says when no request got an answer: there is no latency, and 0 would read as a fast one.</summary>
-    public const string NoAnswerText = "no answer";
+    public const string NoAnswerText = LatencyText.NoAnswer;
 
     public static LatencyFigure None { get; } = new(double.NaN, false);
 
     /// <summary>"1234.5", "\u2265 60000" (a lower bound), "\u2265 the timeout" (a bound of unknown value) or "no answer".</summary>
-    public string Format(string format = "0.#") =>
-        double.IsNaN(Ms) ? IsLowerBound ? "\u2265 the timeout" : NoAnswerText
-        : IsLowerBound ? "\u2265 " + Ms.ToString(format, CultureInfo.InvariantCulture)
-        : Ms.ToString(format, CultureInfo.InvariantCulture);
+    public string Format(string format = "0.#") => LatencyText.Format(Ms, IsLowerBound, format);
 
     public override string ToString() => Format();
 }

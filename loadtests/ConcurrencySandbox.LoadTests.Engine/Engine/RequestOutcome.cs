@@ -1,3 +1,5 @@
+using ConcurrencySandbox.Contracts.Reports;
+
 namespace ConcurrencySandbox.LoadTests.Engine;
 
 /// <summary>How a request ended. Only an answer (ok or another status) has a latency; a timeout is a lower bound and a connection error is neither.</summary>
@@ -51,17 +53,8 @@ public readonly record struct OutcomeCounts(long Ok, long HttpErrors, long Timed
     public static OutcomeCounts operator +(OutcomeCounts a, OutcomeCounts b) =>
         new(a.Ok + b.Ok, a.HttpErrors + b.HttpErrors, a.TimedOut + b.TimedOut, a.ConnectionErrors + b.ConnectionErrors);
 
-    /// <summary>"3 of 52 failed (2 timed out, 1 HTTP error)", or "all 52 ok".</summary>
-    public string Describe()
-    {
-        if (Failed == 0)
-        {
-            return Requests == 0 ? "no requests" : $"all {Requests} ok";
-        }
-        var parts = new[] { (TimedOut, "timed out"), (HttpErrors, "HTTP error(s)"), (ConnectionErrors, "connection error(s)") }
-            .Where(p => p.Item1 > 0).Select(p => $"{p.Item1} {p.Item2}");
-        return $"{Failed} of {Requests} failed ({string.Join(", ", parts)})";
-    }
+    /// <summary>"3 of 52 failed (2 timed out, 1 HTTP error(s))", or "all 52 ok": the summary's wording (<see cref="SummaryOutcomes.Describe"/>).</summary>
+    public string Describe() => new SummaryOutcomes(Ok, HttpErrors, TimedOut, ConnectionErrors, Requests, Failed, Completed, NotCompleted, FailedPercent).Describe();
 }
 
 /// <summary>One row of the status and error table: "HTTP 503", "timed out (client timeout)" or a connection error's message, and how often.</summary>

@@ -9,7 +9,7 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// same poll), so the queue is flushed when the poll comes round to the bell, after the answers it had already
 /// picked up. Sent one at a time from each answer's continuation, the requests reached the server spread over the
 /// client's processing of the answers, and the server's I/O thread was woken more often per request (0.25-0.27 times
-/// against wrk's 0.21-0.23, docs/performance.md); the server then spent 3-12 % more CPU on each request.
+/// against wrk's 0.21-0.23, docs/notebook/performance.md); the server then spent 3-12 % more CPU on each request.
 /// A flush first sends every queued request, then runs what waited for each send, so nothing the continuations do
 /// comes between two sends.
 /// </summary>

@@ -21,7 +21,7 @@ public sealed record Variant(string Name, ILoadDriver Driver, IReadOnlyDictionar
 /// <summary>
 /// An experiment: its variants (run in interleaved rounds, each against a fresh API, under the same load), its default
 /// thresholds, and how its results are judged against its seed. One subclass per experiment, registered in
-/// <see cref="ExperimentList"/>; see docs/loadtests.md, "Adding an experiment".
+/// <see cref="ExperimentList"/>; see docs/notebook/loadtests.md, "Adding an experiment".
 /// </summary>
 public abstract class Experiment
 {
@@ -40,7 +40,7 @@ public abstract class Experiment
     public abstract IReadOnlyList<Variant> Variants { get; }
 
     /// <summary>
-    /// How many interleaved rounds a run measures the variants in unless --rounds says otherwise (docs/measurement.md,
+    /// How many interleaved rounds a run measures the variants in unless --rounds says otherwise (docs/notebook/measurement.md,
     /// "Load runs in rounds"): one by default; an experiment whose Assess gives a <see cref="Finding.Figure"/> asks for
     /// enough for a 95 % CI.
     /// </summary>

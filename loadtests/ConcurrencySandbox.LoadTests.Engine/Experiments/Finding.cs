@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
@@ -86,7 +87,7 @@ public sealed record Claim(string What, ClaimVerdict Verdict, string Figure, str
     public bool OnVerdictFigure { get; init; }
 
     /// <summary>"heap halved: refuted: saea-pooled 153 % of allocating's [148, 160] (the seed's about 50 %)".</summary>
-    public string Line => $"{What}: {Verdict.ToString().ToLowerInvariant()}: {Figure} {Interval} ({Why})";
+    public string Line => new SummaryClaim(What, Verdict.ToString(), Figure, Interval, Why).Line;
 }
 
 /// <summary>What the data says about the seed's effect: the outcome, the figures side by side and one computed sentence.</summary>

@@ -1,27 +1,31 @@
 using System.Reflection;
 using System.Text.Json;
-using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.Contracts.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>A variant as the interactive charts name and colour it (its button that shows or hides all its series).</summary>
 internal sealed record ChartVariant(string Name, string Color);
 
+/// <summary>One variant's response curve as <c>Charts.responseCurve</c> draws it: its points and its knee (the point's index).</summary>
+public sealed record ChartCurve(string Name, string Color, IReadOnlyList<SummaryCurvePoint> Points, Knee? Knee, string Line);
+
 /// <summary>The model of <c>Charts.responseCurve</c> in <c>Assets/charts.js</c>: every variant's curve against one load axis.</summary>
-public sealed record ResponseCurveModel(string Title, string LoadLabel, string LoadUnit, IReadOnlyList<ResponseCurve> Variants)
+public sealed record ResponseCurveModel(string Title, string LoadLabel, string LoadUnit, IReadOnlyList<ChartCurve> Variants)
 {
     public const string Kind = "responseCurve";
 
-    /// <summary>The report's response curves; null when no variant ran a stepped load (nothing to draw).</summary>
-    public static ResponseCurveModel? Of(string title, IReadOnlyList<VariantResult> variants)
+    /// <summary>The summary's response curves; null when no variant ran a stepped load (nothing to draw).</summary>
+    public static ResponseCurveModel? Of(string title, IReadOnlyList<SummaryVariant> variants)
     {
-        var curves = ResponseCurve.Of(variants);
-        if (curves.Count == 0)
+        var curved = variants.Where(v => v.Curve is not null).ToList();
+        if (curved.Count == 0)
         {
             return null;
         }
-        var unit = variants.First(v => v.Steps.Count >= 2).LoadUnit;
-        return new ResponseCurveModel(title, ReportChart.LoadLabel(unit), unit == "rate" ? "req/s" : unit, curves);
+        var unit = curved[0].LoadUnit;
+        return new ResponseCurveModel(title, ReportChart.LoadLabel(unit), ResponseCurve.UnitOf(unit),
+            [.. curved.Select(v => new ChartCurve(v.Name, v.Color, v.Curve!.Points, v.Curve.Knee is { } k ? new Knee(k.Point, k.Reason) : null, v.Curve.Line))]);
     }
 }
 
@@ -37,13 +41,13 @@ internal sealed record TimeSeriesModel(string Title, string PanelTitle, string X
     /// Every variant's p99 (solid) and p50 (dashed) per reporting interval on one time axis, so strategies compare in one
     /// picture; an interval without an answered request is a gap. Null when no variant has intervals.
     /// </summary>
-    public static TimeSeriesModel? LatencyOverTime(string title, IReadOnlyList<VariantResult> variants)
+    public static TimeSeriesModel? LatencyOverTime(string title, IReadOnlyList<SummaryVariant> variants)
     {
         if (variants.All(v => v.Intervals.Count == 0))
         {
             return null;
         }
-        double?[] At(IntervalRow i, Func<LatencyStats, double> value) => [i.ElapsedSeconds, i.Stats.Completed > 0 ? value(i.Stats) : null];
+        double?[] At(SummaryInterval i, Func<SummaryInterval, double> value) => [i.ElapsedSeconds, i.Completed > 0 ? value(i) : null];
         return new TimeSeriesModel(
             title,
             "Every variant's latency per interval on one time axis: p99 solid, p50 dashed (log scale)",
@@ -51,11 +55,11 @@ internal sealed record TimeSeriesModel(string Title, string PanelTitle, string X
             "latency",
             "ms",
             Log: true,
-            [.. variants.Select(v => new ChartVariant(v.Key.Label, VariantPalette.ColorOf(v.Key)))],
+            [.. variants.Select(v => new ChartVariant(v.Name, v.Color))],
             [.. variants.SelectMany(v => new[]
             {
-                new TimeSeriesLine($"{v.Key.Label} p99", v.Key.Label, VariantPalette.ColorOf(v.Key), false, [.. v.Intervals.Select(i => At(i, s => s.P99Ms))]),
-                new TimeSeriesLine($"{v.Key.Label} p50", v.Key.Label, VariantPalette.ColorOf(v.Key), true, [.. v.Intervals.Select(i => At(i, s => s.P50Ms))]),
+                new TimeSeriesLine($"{v.Name} p99", v.Name, v.Color, false, [.. v.Intervals.Select(i => At(i, s => s.P99Ms))]),
+                new TimeSeriesLine($"{v.Name} p50", v.Name, v.Color, true, [.. v.Intervals.Select(i => At(i, s => s.P50Ms))]),
             })]);
     }
 }

@@ -45,6 +45,9 @@ public sealed record ExperimentReport(
     /// variant sync step 2 of 5 ...", printed first in every form of the report. Null for a finished run.
     /// </summary>
     public string? Partial { get; init; }
+
+    /// <summary>Where a stopped run stopped, "after variant sync step 2 of 5" (<see cref="PartialRun.Where"/>), for a caller that words a run of several parts; null when it was not stopped.</summary>
+    public string? StoppedAt { get; init; }
     /// <summary>Why the starvation diagnosis does not fit this experiment's load (<see cref="Experiment.DiagnosisDoesNotApplyBecause"/>); null where it does.</summary>
     public string? DiagnosisDoesNotApplyBecause { get; init; }
 

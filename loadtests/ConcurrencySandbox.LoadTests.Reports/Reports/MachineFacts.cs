@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Machine;
 using ConcurrencySandbox.Platform.Machine;
 
@@ -11,4 +12,6 @@ public sealed record MachineFacts(string CpuModel, int LogicalCores, int Process
         var machine = CurrentMachine.Info;
         return new(machine.CpuModel, machine.LogicalCores, machine.ProcessorCount, machine.RuntimeVersion, machine.OsDescription);
     }
+
+    public SummaryMachine ToSummary() => new(CpuModel, LogicalCores, ProcessorCount, Runtime, Os);
 }

@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Text;
-using ConcurrencySandbox.LoadTests.Diagnostics;
-using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
@@ -16,7 +15,7 @@ internal static class ObserverSection
 
     private const string Source = "Counters: the runtime's System.Runtime counters every second and its ThreadPoolWorkerThreadAdjustment events, read over the diagnostics IPC channel (EventPipe) on the runner's own thread, never through the API's HTTP port; stacks: sampled at the peak step as dotnet-stack does.";
 
-    public static string Markdown(ExperimentReport r)
+    public static string Markdown(RunSummary r)
     {
         if (Sources(r) is not { } sources)
         {
@@ -39,7 +38,7 @@ internal static class ObserverSection
         return md.ToString();
     }
 
-    public static HtmlPage AppendTo(HtmlPage page, ExperimentReport r)
+    public static HtmlPage AppendTo(HtmlPage page, RunSummary r)
     {
         if (Sources(r) is not { } sources)
         {
@@ -57,30 +56,30 @@ internal static class ObserverSection
         return FixTable(r) is { } fix ? page.Heading(3, "Fix verified").Table(fix) : page;
     }
 
-    private static TextTable Table(ExperimentReport r) => new(
+    private static TextTable Table(RunSummary r) => new(
         ["variant", "process", "samples", "longest gap (s)", "pool adjustments by reason", "pool threads at the peak", "series"],
         [.. r.Observations.Select(o => (IReadOnlyList<string>)
         [
             o.Key, o.Value.Process, Invariant($"{o.Value.Samples}"), Invariant($"{o.Value.LongestGapSeconds:0.0#}"),
             o.Value.Adjustments.Count == 0 ? "none" : string.Join(", ", o.Value.AdjustmentsByReason.Select(a => Invariant($"{a.Key} {a.Value}"))),
-            o.Value.Stacks is { } s ? string.Join("; ", s.Sites.Take(3).Select(s.Describe)) : o.Value.StacksNote ?? "not sampled",
+            o.Value.StacksText ?? o.Value.StacksNote ?? "not sampled",
             o.Value.Series,
         ])],
         new HashSet<int> { 2, 3 });
 
     /// <summary>Where each variant's runtime figures came from (the observer's channel, an HTTP endpoint, or none and why); null when no variant says.</summary>
-    private static string? Sources(ExperimentReport r)
+    private static string? Sources(RunSummary r)
     {
-        var sources = r.Variants.Where(v => v.TelemetrySource is not null).Select(v => $"{v.Key.Label}: {v.TelemetrySource}").ToList();
+        var sources = r.Variants.Where(v => v.TelemetrySource is not null).Select(v => $"{v.Name}: {v.TelemetrySource}").ToList();
         return sources.Count == 0 ? null : $"Where the runtime's figures came from: {string.Join("; ", sources)}.";
     }
 
     /// <summary>Each observed variant's diagnosis, or once why the diagnosis does not fit this experiment's load.</summary>
-    private static IEnumerable<string> Paragraphs(ExperimentReport r) => r.DiagnosisDoesNotApplyBecause is { } why
+    private static IEnumerable<string> Paragraphs(RunSummary r) => r.DiagnosisDoesNotApplyBecause is { } why
         ? r.Observations.Count > 0 ? [$"No starvation diagnosis: {why}"] : []
-        : r.Observations.Where(o => o.Value.Diagnosis is not null).Select(o => $"**{o.Key}**: {o.Value.Diagnosis!.Describe()}");
+        : r.Observations.Where(o => o.Value.DiagnosisText is not null).Select(o => $"**{o.Key}**: {o.Value.DiagnosisText}");
 
-    private static TextTable? FixTable(ExperimentReport r)
+    private static TextTable? FixTable(RunSummary r)
     {
         if (r.Fix is not { } fix || Find(r, fix.Before) is not { } before || Find(r, fix.After) is not { } after)
         {
@@ -89,7 +88,7 @@ internal static class ObserverSection
         IReadOnlyList<IReadOnlyList<string>> rows = [Row("before", before, "default"), Row("after", after, Invariant($"{fix.MinimumThreads}"))];
         if (r.Observations.GetValueOrDefault(fix.Before)?.Diagnosis is { Inputs.HoldMs: > 0 } diagnosis)
         {
-            rows = [.. rows, Predicted(after.Key.Label, fix.MinimumThreads, diagnosis, before.PeakLoad)];
+            rows = [.. rows, Predicted(after.Name, fix.MinimumThreads, diagnosis.Inputs, before.PeakLoad)];
         }
         return new TextTable(
             ["", "variant", "pool minimum", "mean (ms)", "p99 (ms)", "max (ms)", "RPS", "errors", "peak threads"],
@@ -97,19 +96,19 @@ internal static class ObserverSection
             new HashSet<int> { 3, 4, 5, 6, 7, 8 });
 
         // With the minimum, no request waits for a thread: each takes the unqueued latency, and a closed load's users go round at that pace.
-        static IReadOnlyList<string> Predicted(string label, int minimum, StarvationDiagnosis d, double peakLoad) =>
+        static IReadOnlyList<string> Predicted(string label, int minimum, SummaryDiagnosisInputs inputs, double peakLoad) =>
         [
-            "predicted", label, Invariant($"{minimum}"), Invariant($"{d.Inputs.HoldMs:0.#}"), "", "",
-            d.Inputs.LoadUnit == "rate" ? Invariant($"{peakLoad:0.##}") : Invariant($"{peakLoad * 1000 / d.Inputs.HoldMs:0.##}"),
+            "predicted", label, Invariant($"{minimum}"), Invariant($"{inputs.HoldMs:0.#}"), "", "",
+            inputs.LoadUnit == "rate" ? Invariant($"{peakLoad:0.##}") : Invariant($"{peakLoad * 1000 / inputs.HoldMs:0.##}"),
             "0", Invariant($"{minimum}"),
         ];
 
-        static IReadOnlyList<string> Row(string when, VariantResult v, string minimum) =>
+        static IReadOnlyList<string> Row(string when, SummaryVariant v, string minimum) =>
         [
-            when, v.Key.Label, minimum, v.Total.Mean.Format(), v.Total.P99.Format(), v.Total.Max.Format(),
-            Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Total.Failed}"), v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a",
+            when, v.Name, minimum, ReportWriter.Latency(v, v.MeanMs, "meanMs"), ReportWriter.Latency(v, v.P99Ms, "p99Ms"), ReportWriter.Latency(v, v.MaxMs, "maxMs"),
+            Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Failed}"), v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a",
         ];
     }
 
-    private static VariantResult? Find(ExperimentReport r, string label) => r.Variants.FirstOrDefault(v => v.Key.Label == label);
+    private static SummaryVariant? Find(RunSummary r, string label) => r.Variants.FirstOrDefault(v => v.Name == label);
 }

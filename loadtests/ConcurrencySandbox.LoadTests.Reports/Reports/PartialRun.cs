@@ -20,6 +20,10 @@ public static class PartialRun
         $"partial: stopped {where} (Ctrl+C or SIGTERM); "
         + (finished.Count == 0 ? $"no {part} finished before it" : $"finished before it: {string.Join(", ", finished)}");
 
+    /// <summary>"partial: still running; finished so far: sync, async": a report written while its run goes on (a run killed outright leaves it so).</summary>
+    public static string Running(IReadOnlyList<string> finished) =>
+        $"partial: still running; {(finished.Count == 0 ? "no variant finished yet" : $"finished so far: {string.Join(", ", finished)}")}";
+
     /// <summary>"after variant sync step 2 of 5": where in an experiment the stop came.</summary>
     public static string Where(string variant, int stepsClosed, int stepsPlanned) =>
         Invariant($"after variant {variant} step {stepsClosed} of {stepsPlanned}");

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
@@ -33,7 +34,7 @@ internal static class PoolAdjustmentMarkers
     private static readonly Style Other = new("", MarkerShape.Cross, false, Forced);
 
     /// <summary>One marker kind per reason that occurs, named "pool adjustment: Starvation"; empty when there were none.</summary>
-    public static IReadOnlyList<ChartMarkers> Of(IReadOnlyList<AdjustmentMark> adjustments) =>
+    public static IReadOnlyList<ChartMarkers> Of(IReadOnlyList<SummaryAdjustment> adjustments) =>
     [
         .. adjustments.GroupBy(a => a.Reason)
             .Select(g => (Marks: g, Style: Styles.FirstOrDefault(s => s.Reason == g.Key) ?? Other))

@@ -1,6 +1,4 @@
-using ConcurrencySandbox.LoadTests.Diagnostics;
-using ConcurrencySandbox.LoadTests.Engine;
-using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
@@ -23,14 +21,13 @@ public static class ReportChart
     /// <summary>Colour of the requests that timed out (not a variant's colour).</summary>
     public const string TimedOutColor = "#111111";
 
-    public static string Render(ExperimentReport report) =>
-        Render(Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount), report.Variants, report.Observations);
+    public static string Render(RunSummary summary) => Render(Title(summary), summary.Variants, summary.Observations);
 
     /// <param name="observations">What the runtime observer saw, by variant label: its pool adjustments are drawn on the variant's pool panel.</param>
-    public static string Render(IReadOnlyList<string> titleLines, IReadOnlyList<VariantResult> variants, IReadOnlyDictionary<string, VariantObservation> observations)
+    public static string Render(IReadOnlyList<string> titleLines, IReadOnlyList<SummaryVariant> variants, IReadOnlyDictionary<string, SummaryObservation> observations)
     {
         var isBurst = variants.Count > 0 && variants.All(v => v.LoadUnit == "burst");
-        IReadOnlyList<AdjustmentMark> AdjustmentsOf(VariantResult v) => observations.TryGetValue(v.Key.Label, out var o) ? o.Adjustments : [];
+        IReadOnlyList<SummaryAdjustment> AdjustmentsOf(SummaryVariant v) => observations.TryGetValue(v.Name, out var o) ? o.Adjustments : [];
         var shared = SharedScales.Of(variants, [.. variants.Select(AdjustmentsOf)]);
         var panels = new List<ChartPanel>();
         foreach (var variant in variants)
@@ -51,7 +48,7 @@ public static class ReportChart
         {
             var peak = load.Intervals.Max(i => i.Load);
             panels.Add(new ChartPanel("Applied load (the same shape for every variant)", new ChartAxis(LoadLabel(load.LoadUnit), Counts: load.LoadUnit != "rate", Span: (0, peak * 1.1)), null,
-                [new ChartSeries($"{LoadLabel(load.LoadUnit)}, every variant", [.. load.Intervals.Where(i => !i.Partial).Select(i => (i.ElapsedSeconds, i.Load))], VariantPalette.LoadColor, Axis.Left, Stroke.Solid)],
+                [new ChartSeries($"{LoadLabel(load.LoadUnit)}, every variant", [.. load.Intervals.Where(i => !i.Tail).Select(i => (i.ElapsedSeconds, i.Load))], VariantPalette.LoadColor, Axis.Left, Stroke.Solid)],
                 Height: 120));
         }
         return SvgChart.Render(titleLines, isBurst ? "seconds since the burst was sent (a fresh API per variant)" : "seconds since the variant started (variants run one after another)", panels);
@@ -62,18 +59,18 @@ public static class ReportChart
     /// ...), latency on a log axis; the timed-out share is drawn dashed at the timeout, a lower bound, so a variant whose
     /// requests mostly timed out sits above one whose requests were answered. Null when no variant has a point.
     /// </summary>
-    public static string? Distribution(IReadOnlyList<string> titleLines, IReadOnlyList<VariantResult> variants)
+    public static string? Distribution(IReadOnlyList<string> titleLines, IReadOnlyList<SummaryVariant> variants)
     {
         if (variants.All(v => v.Distribution.Count == 0))
         {
             return null;
         }
         return Nines(titleLines, "answered and timed-out requests", "Latency distribution; dashed: requests that timed out, drawn at their timeout (a lower bound)", "latency",
-            [.. variants.Select(v => ($"{v.Key.Label} ({v.Total.Completed} answered, {v.Total.TimedOut} timed out)", VariantPalette.ColorOf(v.Key), v.Distribution))]);
+            [.. variants.Select(v => ($"{v.Name} ({v.Outcomes.Completed} answered, {v.Outcomes.TimedOut} timed out)", v.Color, v.Distribution))]);
     }
 
     /// <summary>One curve per variant of milliseconds (log axis) against the percentile of <paramref name="population"/> on a "nines" axis.</summary>
-    private static string Nines(IReadOnlyList<string> titleLines, string population, string panelTitle, string quantity, IReadOnlyList<(string Name, string Color, IReadOnlyList<PercentilePoint> Points)> curves)
+    private static string Nines(IReadOnlyList<string> titleLines, string population, string panelTitle, string quantity, IReadOnlyList<(string Name, string Color, IReadOnlyList<SummaryPercentile> Points)> curves)
     {
         var nines = new ChartAxis($"percentile of {population} (log \"nines\" axis)", TickLabel: n => Invariant($"{100 * (1 - Math.Pow(10, -n)):0.####} %"), Counts: true);
         return SvgChart.Render(titleLines, nines,
@@ -85,9 +82,9 @@ public static class ReportChart
     }
 
     /// <summary>A curve's exact points as a solid line, then its lower bounds (timed-out requests) dashed, joined to the last exact point.</summary>
-    private static IEnumerable<ChartSeries> NinesSeries(string name, string color, IReadOnlyList<PercentilePoint> points)
+    private static IEnumerable<ChartSeries> NinesSeries(string name, string color, IReadOnlyList<SummaryPercentile> points)
     {
-        static (double, double) At(PercentilePoint p) => (-Math.Log10(1 - p.Percentile / 100), p.LatencyMs);
+        static (double, double) At(SummaryPercentile p) => (-Math.Log10(1 - p.Percentile / 100), p.LatencyMs);
         var exact = points.Where(p => !p.IsLowerBound).ToList();
         var bounds = points.Where(p => p.IsLowerBound).ToList();
         if (exact.Count > 0)
@@ -104,7 +101,7 @@ public static class ReportChart
     /// An experiment's evidence chart: one bar per variant in its colour (x axis: the variants in order), the seed's
     /// figures as dashed grey reference lines across the whole width; or a distribution's curves on a "nines" axis.
     /// </summary>
-    public static string Evidence(EvidenceChart chart)
+    public static string Evidence(SummaryEvidence chart)
     {
         if (chart.Distributions is { Count: > 0 } distributions)
         {
@@ -132,8 +129,8 @@ public static class ReportChart
     /// </summary>
     public static string ResponseCurves(IReadOnlyList<string> titleLines, ResponseCurveModel model)
     {
-        (double X, double Y)[] Line(ResponseCurve c, Func<CurvePoint, double?> value) => [.. c.Points.Select(p => (p.Load, value(p) ?? double.NaN))];
-        ChartMarkers Knee(ResponseCurve c, Func<CurvePoint, double?> value) =>
+        (double X, double Y)[] Line(ChartCurve c, Func<SummaryCurvePoint, double?> value) => [.. c.Points.Select(p => (p.Load, value(p) ?? double.NaN))];
+        ChartMarkers Knee(ChartCurve c, Func<SummaryCurvePoint, double?> value) =>
             new($"{c.Name} knee", c.Knee is { } k && value(c.Points[k.Index]) is { } y ? [(c.Points[k.Index].Load, y)] : [], c.Color, MarkerShape.Diamond, Filled: true);
         var latencies = model.Variants.SelectMany(c => c.Points).SelectMany(p => new[] { p.P50Ms, p.P99Ms, p.TimedOutAtLeastMs }).OfType<double>().Where(ms => ms > 0).ToList();
         var latency = new ChartPanel(
@@ -165,26 +162,26 @@ public static class ReportChart
     /// <summary>The spans every panel of a kind shares, so small multiples compare by eye.</summary>
     private sealed record SharedScales((double Min, double Max) LatencyMs, double RequestsPerInterval, double TimelineSeconds, double Burst, double Threads, double Queue)
     {
-        public static SharedScales Of(IReadOnlyList<VariantResult> variants, IEnumerable<IReadOnlyList<AdjustmentMark>> adjustments)
+        public static SharedScales Of(IReadOnlyList<SummaryVariant> variants, IEnumerable<IReadOnlyList<SummaryAdjustment>> adjustments)
         {
-            var latencies = variants.SelectMany(v => v.Intervals).Where(i => i.Stats.Completed > 0).SelectMany(i => new[] { i.Stats.P50Ms, i.Stats.P99Ms }).Where(ms => ms > 0).ToList();
+            var latencies = variants.SelectMany(v => v.Intervals).Where(i => i.Completed > 0).SelectMany(i => new[] { i.P50Ms, i.P99Ms }).Where(ms => ms > 0).ToList();
             return new SharedScales(
                 (latencies.DefaultIfEmpty(1).Min(), latencies.DefaultIfEmpty(10).Max()),
-                variants.SelectMany(v => v.Intervals).Select(i => (double)i.Stats.Requests).DefaultIfEmpty(1).Max(),
-                variants.SelectMany(v => v.Requests).Select(r => r.LatencyMs / 1000).DefaultIfEmpty(1).Max(),
-                variants.Select(v => (double)v.Requests.Count).DefaultIfEmpty(1).Max(),
-                variants.SelectMany(v => v.Telemetry).Select(t => (double)t.Snapshot.ThreadPool.ThreadCount)
+                variants.SelectMany(v => v.Intervals).Select(i => (double)i.Requests).DefaultIfEmpty(1).Max(),
+                variants.SelectMany(v => v.Burst ?? []).Select(r => r.LatencyMs / 1000).DefaultIfEmpty(1).Max(),
+                variants.Select(v => (double)(v.Burst?.Count ?? 0)).DefaultIfEmpty(1).Max(),
+                variants.SelectMany(v => v.Telemetry).Select(t => (double)t.ThreadCount)
                     .Concat(adjustments.SelectMany(a => a).Select(a => (double)a.NewWorkerThreadCount)).DefaultIfEmpty(1).Max(),
-                variants.SelectMany(v => v.Telemetry).Select(t => (double)t.Snapshot.ThreadPool.PendingWorkItemCount).DefaultIfEmpty(1).Max());
+                variants.SelectMany(v => v.Telemetry).Select(t => (double)t.QueueLength).DefaultIfEmpty(1).Max());
         }
     }
 
     /// <summary>The chart's title: the seed and experiment, the request(s) sent, and the machine.</summary>
-    public static IReadOnlyList<string> Title(string experiment, string seed, string profile, IReadOnlyList<VariantResult> variants, MachineFacts machine, int? apiProcessorCount) =>
+    public static IReadOnlyList<string> Title(RunSummary s) =>
     [
-        $"Seed {seed}: {experiment} ({profile})",
-        RequestPattern([.. variants.Select(v => v.Request)]) is var request && request.StartsWith('/') ? $"GET {request}" : request,
-        $"{machine.LogicalCores} logical cores{(apiProcessorCount is { } n ? $", API ProcessorCount {n}" : "")}, {machine.Runtime}, {machine.CpuModel}",
+        $"Seed {s.Seed}: {s.Experiment} ({s.Profile})",
+        RequestPattern([.. s.Variants.Select(v => v.Request)]) is var request && request.StartsWith('/') ? $"GET {request}" : request,
+        $"{s.Machine.LogicalCores} logical cores{(s.ApiProcessorCount is { } n ? $", API ProcessorCount {n}" : "")}, {s.Machine.Runtime}, {s.Machine.CpuModel}",
     ];
 
     /// <summary>The requests as one line: the common start and end, and the parts that differ as {a|b|c}.</summary>
@@ -211,71 +208,74 @@ public static class ReportChart
         return n;
     }
 
-    private static ChartPanel Latency(VariantResult v, SharedScales shared) => new(
-        $"{v.Key.Label}: latency of the requests completed per interval, p99 solid, p50 dashed (log scale, shared by every variant)",
+    private static ChartPanel Latency(SummaryVariant v, SharedScales shared) => new(
+        $"{v.Name}: latency of the requests completed per interval, p99 solid, p50 dashed (log scale, shared by every variant)",
         new ChartAxis("latency (log scale)", Log: true, SvgChart.Milliseconds, Span: shared.LatencyMs),
         null,
         [
-            new ChartSeries($"{v.Key.Label} p99", PerInterval(v, s => s.P99Ms), VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid),
-            new ChartSeries($"{v.Key.Label} p50", PerInterval(v, s => s.P50Ms), VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Dashed),
+            new ChartSeries($"{v.Name} p99", PerInterval(v, i => i.P99Ms), v.Color, Axis.Left, Stroke.Solid),
+            new ChartSeries($"{v.Name} p50", PerInterval(v, i => i.P50Ms), v.Color, Axis.Left, Stroke.Dashed),
         ],
         Height: 170);
 
     /// <summary>Requests ended per interval, stacked: ok in the variant's colour, failed and timed out in their own (only when there were any).</summary>
-    private static ChartPanel Outcomes(VariantResult v, SharedScales shared)
+    private static ChartPanel Outcomes(SummaryVariant v, SharedScales shared)
     {
         var series = new List<ChartSeries>();
-        if (v.Total.TimedOut > 0)
+        if (v.Outcomes.TimedOut > 0)
         {
-            series.Add(new($"{v.Key.Label} timed out", [.. v.Intervals.Select(i => (i.ElapsedSeconds, (double)i.Stats.Requests))], TimedOutColor, Axis.Left, Stroke.Bars));
+            series.Add(new($"{v.Name} timed out", [.. v.Intervals.Select(i => (i.ElapsedSeconds, (double)i.Requests))], TimedOutColor, Axis.Left, Stroke.Bars));
         }
-        if (v.Total.Failed - v.Total.TimedOut > 0)
+        if (v.Outcomes.Failed - v.Outcomes.TimedOut > 0)
         {
-            series.Add(new($"{v.Key.Label} failed (HTTP status or connection error)", [.. v.Intervals.Select(i => (i.ElapsedSeconds, (double)(i.Stats.Requests - i.Stats.TimedOut)))], FailedColor, Axis.Left, Stroke.Bars));
+            series.Add(new($"{v.Name} failed (HTTP status or connection error)", [.. v.Intervals.Select(i => (i.ElapsedSeconds, (double)(i.Requests - i.TimedOut)))], FailedColor, Axis.Left, Stroke.Bars));
         }
-        series.Add(new($"{v.Key.Label} ok", [.. v.Intervals.Select(i => (i.ElapsedSeconds, (double)i.Stats.Ok))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Bars));
+        series.Add(new($"{v.Name} ok", [.. v.Intervals.Select(i => (i.ElapsedSeconds, (double)i.Ok))], v.Color, Axis.Left, Stroke.Bars));
         return new ChartPanel(
-            $"{v.Key.Label}: requests ended per interval by outcome ({v.Total.Outcomes.Describe()})",
+            $"{v.Name}: requests ended per interval by outcome ({v.Outcomes.Describe()})",
             new ChartAxis("requests", Counts: true, Span: (0, shared.RequestsPerInterval)),
             null,
             series,
             Height: 110);
     }
 
-    private static ChartPanel Timeline(VariantResult v, SharedScales shared) => new(
-        $"{v.Key.Label}: every completed request, when it completed and how long it took (shared scale)",
-        new ChartAxis("latency (s)", Span: (0, shared.TimelineSeconds)),
-        null,
-        [new ChartSeries($"{v.Key.Label} ({v.Requests.Count(r => r.End is RequestEnd.Ok or RequestEnd.HttpStatus)} completed)", [.. v.Requests.Where(r => r.End is RequestEnd.Ok or RequestEnd.HttpStatus).Select(r => (r.CompletedSeconds, r.LatencyMs / 1000))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Dots)],
-        Height: 200);
-
-    private static ChartPanel Served(VariantResult v, SharedScales shared)
+    private static ChartPanel Timeline(SummaryVariant v, SharedScales shared)
     {
-        var completed = v.Requests.Where(r => r.End is RequestEnd.Ok or RequestEnd.HttpStatus).ToList();
-        var failed = v.Requests.Where(r => r.End is RequestEnd.Timeout or RequestEnd.ConnectionError).ToList();
-        List<ChartSeries> series = [new($"{v.Key.Label} served", [(0, 0), .. completed.Select((r, i) => (r.CompletedSeconds, i + 1.0))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid)];
-        if (failed.Count > 0)
-        {
-            series.Add(new($"{v.Key.Label} timed out or failed without an answer", [(0, 0), .. failed.Select((r, i) => (r.CompletedSeconds, i + 1.0))], TimedOutColor, Axis.Left, Stroke.Dashed));
-        }
-        return new ChartPanel($"{v.Key.Label}: requests of the burst ended so far", new ChartAxis("requests", Counts: true, Span: (0, shared.Burst)), null, series, Height: 120);
+        var answered = (v.Burst ?? []).Where(r => r.Answered).ToList();
+        return new(
+            $"{v.Name}: every completed request, when it completed and how long it took (shared scale)",
+            new ChartAxis("latency (s)", Span: (0, shared.TimelineSeconds)),
+            null,
+            [new ChartSeries($"{v.Name} ({answered.Count} completed)", [.. answered.Select(r => (r.CompletedSeconds, r.LatencyMs / 1000))], v.Color, Axis.Left, Stroke.Dots)],
+            Height: 200);
     }
 
-    private static ChartPanel Pool(VariantResult v, SharedScales shared, IReadOnlyList<AdjustmentMark> adjustments) => new(
-        $"{v.Key.Label}: API thread pool (recorded in the API every second), threads solid, queued items dashed{(adjustments.Count > 0 ? ", adjustments marked" : "")}",
+    private static ChartPanel Served(SummaryVariant v, SharedScales shared)
+    {
+        var completed = (v.Burst ?? []).Where(r => r.Answered).ToList();
+        var failed = (v.Burst ?? []).Where(r => !r.Answered).ToList();
+        List<ChartSeries> series = [new($"{v.Name} served", [(0, 0), .. completed.Select((r, i) => (r.CompletedSeconds, i + 1.0))], v.Color, Axis.Left, Stroke.Solid)];
+        if (failed.Count > 0)
+        {
+            series.Add(new($"{v.Name} timed out or failed without an answer", [(0, 0), .. failed.Select((r, i) => (r.CompletedSeconds, i + 1.0))], TimedOutColor, Axis.Left, Stroke.Dashed));
+        }
+        return new ChartPanel($"{v.Name}: requests of the burst ended so far", new ChartAxis("requests", Counts: true, Span: (0, shared.Burst)), null, series, Height: 120);
+    }
+
+    private static ChartPanel Pool(SummaryVariant v, SharedScales shared, IReadOnlyList<SummaryAdjustment> adjustments) => new(
+        $"{v.Name}: API thread pool (recorded in the API every second), threads solid, queued items dashed{(adjustments.Count > 0 ? ", adjustments marked" : "")}",
         new ChartAxis("pool threads", Counts: true, Span: (0, shared.Threads)),
         new ChartAxis("queued work items", Counts: true, Span: (0, shared.Queue)),
         [
-            new ChartSeries($"{v.Key.Label} threads", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.ThreadCount))], VariantPalette.ColorOf(v.Key), Axis.Left, Stroke.Solid),
-            new ChartSeries($"{v.Key.Label} queue", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.Snapshot.ThreadPool.PendingWorkItemCount))], VariantPalette.ColorOf(v.Key), Axis.Right, Stroke.Dashed),
+            new ChartSeries($"{v.Name} threads", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.ThreadCount))], v.Color, Axis.Left, Stroke.Solid),
+            new ChartSeries($"{v.Name} queue", [.. v.Telemetry.Select(t => (t.ElapsedSeconds, (double)t.QueueLength))], v.Color, Axis.Right, Stroke.Dashed),
         ],
         Height: adjustments.Count > 0 ? 160 : 110,
         Markers: PoolAdjustmentMarkers.Of(adjustments));
 
     /// <summary>One point per interval; an interval in which no request completed breaks the line.</summary>
-    private static (double X, double Y)[] PerInterval(VariantResult v, Func<LatencyStats, double> value) =>
-        [.. v.Intervals.Select(i => (i.ElapsedSeconds, i.Stats.Completed > 0 ? value(i.Stats) : double.NaN))];
-
+    private static (double X, double Y)[] PerInterval(SummaryVariant v, Func<SummaryInterval, double> value) =>
+        [.. v.Intervals.Select(i => (i.ElapsedSeconds, i.Completed > 0 ? value(i) : double.NaN))];
 
     public static string LoadLabel(string loadUnit) => loadUnit switch
     {

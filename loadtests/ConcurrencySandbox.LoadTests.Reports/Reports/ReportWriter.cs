@@ -1,53 +1,75 @@
 using System.Globalization;
 using System.Text;
-using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Experiments;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>Writes a report folder: curves.csv, telemetry.csv, summary.json, summary.md, chart.svg, distribution.svg (when any request completed) and report.html.</summary>
+/// <summary>
+/// Writes a report folder from a run's one result (<see cref="RunSummary"/>): summary.json, then curves.csv, steps.csv,
+/// telemetry.csv, summary.md, chart.svg, distribution.svg (when any request completed), response-curve.svg and
+/// report.html, each a function of the summary alone (so <c>report PATH/summary.json</c> renders them again).
+/// </summary>
 public static class ReportWriter
 {
+    /// <summary>The run's one result in a report folder: every other file is rendered from it.</summary>
+    public const string SummaryFile = "summary.json";
+
+    /// <summary>Analyses a run's raw results once (<see cref="RunAnalysis"/>) and writes the report folder from the summary; returns the summary.</summary>
     /// <param name="commandLine">The runner's command line as typed (see <see cref="RunnerCommandLine"/>), printed in the report.</param>
-    public static void Write(string folder, ExperimentReport report, string commandLine)
+    public static RunSummary Write(string folder, ExperimentReport report, string commandLine)
+    {
+        var summary = RunAnalysis.Of(report, commandLine);
+        Write(folder, summary);
+        return summary;
+    }
+
+    /// <summary>Writes summary.json and every file rendered from it.</summary>
+    public static void Write(string folder, RunSummary summary)
     {
         Directory.CreateDirectory(folder);
-        var chart = ReportChart.Render(report);
-        var title = ReportChart.Title(report.Experiment, report.Seed, report.Profile, report.Variants, report.Machine, report.ApiProcessorCount);
-        var distribution = ReportChart.Distribution(title, report.Variants);
-        File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(report.Variants));
-        File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(report.Variants));
-        File.WriteAllText(Path.Combine(folder, StepsFile), StepsCsv(report.Variants));
-        File.WriteAllText(Path.Combine(folder, "summary.json"), ReportSummary.Of(report, commandLine).ToJson());
-        File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(report, commandLine));
+        File.WriteAllText(Path.Combine(folder, SummaryFile), summary.ToJson());
+        Render(folder, summary);
+    }
+
+    /// <summary>Renders every file of a report folder but summary.json from the summary.</summary>
+    public static void Render(string folder, RunSummary summary)
+    {
+        Directory.CreateDirectory(folder);
+        var chart = ReportChart.Render(summary);
+        var title = ReportChart.Title(summary);
+        var distribution = ReportChart.Distribution(title, summary.Variants);
+        File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(summary.Variants));
+        File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(summary.Variants));
+        File.WriteAllText(Path.Combine(folder, StepsFile), StepsCsv(summary.Variants));
+        File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(summary));
         File.WriteAllText(Path.Combine(folder, "chart.svg"), chart);
         if (distribution is not null)
         {
             File.WriteAllText(Path.Combine(folder, "distribution.svg"), distribution);
         }
-        if (ResponseCurveModel.Of(title[0], report.Variants) is { } curves)
+        if (ResponseCurveModel.Of(title[0], summary.Variants) is { } curves)
         {
             File.WriteAllText(Path.Combine(folder, ResponseCurveFile), ReportChart.ResponseCurves(title, curves));
         }
-        var evidence = report.Evidence.Select(ReportChart.Evidence).ToList();
+        var evidence = summary.Evidence.Select(ReportChart.Evidence).ToList();
         for (var i = 0; i < evidence.Count; i++)
         {
             File.WriteAllText(Path.Combine(folder, Invariant($"evidence-{i + 1}.svg")), evidence[i]);
         }
-        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(report, commandLine, evidence, [chart, .. distribution is null ? Array.Empty<string>() : [distribution]]));
+        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(summary, evidence, [chart, .. distribution is null ? Array.Empty<string>() : [distribution]]));
     }
 
     /// <summary>The static response curve, for summary.md and the README (report.html draws the interactive one).</summary>
     public const string ResponseCurveFile = "response-curve.svg";
 
-    public static string CurvesCsv(IEnumerable<VariantResult> variants)
+    public static string CurvesCsv(IEnumerable<SummaryVariant> variants)
     {
         var csv = new StringBuilder("variant,elapsed_s,partial,load_unit,load,rps,ok,http_errors,timed_out,connection_errors,mean_ms,p50_ms,p75_ms,p95_ms,p99_ms,p999_ms,max_ms\n");
-        foreach (var row in variants.SelectMany(v => v.Intervals))
+        foreach (var (v, s) in variants.SelectMany(v => v.Intervals.Select(s => (v, s))))
         {
-            var (s, o) = (row.Stats, row.Stats.Outcomes);
-            csv.AppendLine(Invariant($"{row.Variant.Label},{row.ElapsedSeconds:0.###},{(row.Partial ? 1 : 0)},{row.LoadUnit},{row.Load:0.##},{row.RequestsPerSecond:0.##},{o.Ok},{o.HttpErrors},{o.TimedOut},{o.ConnectionErrors},{s.MeanMs:0.###},{s.P50Ms:0.###},{s.P75Ms:0.###},{s.P95Ms:0.###},{s.P99Ms:0.###},{s.P999Ms:0.###},{s.MaxMs:0.###}"));
+            csv.AppendLine(Invariant($"{v.Name},{s.ElapsedSeconds:0.###},{(s.Tail ? 1 : 0)},{v.LoadUnit},{s.Load:0.##},{s.RequestsPerSecond:0.##},{s.Ok},{s.HttpErrors},{s.TimedOut},{s.ConnectionErrors},{s.MeanMs:0.###},{s.P50Ms:0.###},{s.P75Ms:0.###},{s.P95Ms:0.###},{s.P99Ms:0.###},{s.P999Ms:0.###},{s.MaxMs:0.###}"));
         }
         return csv.ToString();
     }
@@ -55,35 +77,36 @@ public static class ReportWriter
     /// <summary>Every step of every variant, which the reports' step table may summarise (<see cref="StepsShown"/>).</summary>
     public const string StepsFile = "steps.csv";
 
-    public static string StepsCsv(IEnumerable<VariantResult> variants)
+    public static string StepsCsv(IEnumerable<SummaryVariant> variants)
     {
         var csv = new StringBuilder("variant,load_unit,load,from_s,to_s,requests,rps,p50_ms,p99_ms,failed,timed_out\n");
         foreach (var v in variants)
         {
             foreach (var step in v.Steps)
             {
-                var s = step.Stats;
+                var o = step.Outcomes;
                 // No answer in the step: no latency, an empty cell rather than 0.
-                var (p50, p99) = s.Completed > 0 ? (Invariant($"{s.P50Ms:0.###}"), Invariant($"{s.P99Ms:0.###}")) : ("", "");
-                csv.AppendLine(Invariant($"{v.Key.Label},{v.LoadUnit},{step.Load:0.##},{step.FromSeconds:0.###},{step.ToSeconds:0.###},{s.Requests},{step.RequestsPerSecond:0.##},{p50},{p99},{s.Failed},{s.TimedOut}"));
+                var (p50, p99) = o.Completed > 0 ? (Invariant($"{step.P50Ms:0.###}"), Invariant($"{step.P99Ms:0.###}")) : ("", "");
+                csv.AppendLine(Invariant($"{v.Name},{v.LoadUnit},{step.Load:0.##},{step.FromSeconds:0.###},{step.ToSeconds:0.###},{o.Requests},{step.RequestsPerSecond:0.##},{p50},{p99},{o.Failed},{o.TimedOut}"));
             }
         }
         return csv.ToString();
     }
 
-    public static string TelemetryCsv(IEnumerable<VariantResult> variants)
+    public static string TelemetryCsv(IEnumerable<SummaryVariant> variants)
     {
         var csv = new StringBuilder("variant,elapsed_s,thread_count,queue_length,completed_items,cpu_percent,os_threads,working_set_bytes,heap_bytes,allocated_bytes,gen0,gen1,gen2,gc_pause_ms,lock_contentions,in_flight\n");
-        foreach (var row in variants.SelectMany(v => v.Telemetry))
+        foreach (var (v, t) in variants.SelectMany(v => v.Telemetry.Select(t => (v, t))))
         {
-            var (t, p, g) = (row.Snapshot.ThreadPool, row.Snapshot.Process, row.Snapshot.GC);
-            csv.AppendLine(Invariant($"{row.Variant.Label},{row.ElapsedSeconds:0.###},{t.ThreadCount},{t.PendingWorkItemCount},{t.CompletedWorkItemCount},{p.CpuPercent:0.#},{p.OsThreadCount},{p.WorkingSetBytes},{g.HeapSizeBytes},{g.TotalAllocatedBytes},{g.Gen0Collections},{g.Gen1Collections},{g.Gen2Collections},{g.TotalPauseDurationMs:0.###},{row.Snapshot.LockContentionCount},{row.Snapshot.InFlightRequests}"));
+            csv.AppendLine(Invariant($"{v.Name},{t.ElapsedSeconds:0.###},{t.ThreadCount},{t.QueueLength},{t.CompletedItems},{t.CpuPercent:0.#},{t.OsThreads},{t.WorkingSetBytes},{t.HeapBytes},{t.AllocatedBytes},{t.Gen0},{t.Gen1},{t.Gen2},{t.GcPauseMs:0.###},{t.LockContentions},{t.InFlight}"));
         }
         return csv.ToString();
     }
 
-    public static string SummaryMarkdown(ExperimentReport r, string commandLine)
+    public static string SummaryMarkdown(RunSummary r)
     {
+        var commandLine = r.CommandLine;
+        var claims = r.Claims ?? [];
         var md = new StringBuilder();
         md.AppendLine(Invariant($"# {r.Experiment} ({r.Profile}){(r.Partial is null ? "" : ", PARTIAL")}"));
         md.AppendLine();
@@ -97,11 +120,11 @@ public static class ReportWriter
             md.AppendLine(headline);
             md.AppendLine();
         }
-        md.AppendLine(r.Finding.Verdict);
+        md.AppendLine(r.Verdict);
         md.AppendLine();
-        if (r.Finding.Claims.Count > 0)
+        if (claims.Count > 0)
         {
-            md.AppendJoin('\n', r.Finding.Claims.Select(c => $"- {c.Line}")).AppendLine();
+            md.AppendJoin('\n', claims.Select(c => $"- {c.Line}")).AppendLine();
             md.AppendLine();
         }
         md.AppendLine(OutcomeLine(r));
@@ -173,12 +196,14 @@ public static class ReportWriter
 
     /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
     /// <param name="evidenceSvgs">The experiment's own evidence charts, drawn right under the verdict.</param>
-    public static string ReportHtml(ExperimentReport r, string commandLine, IReadOnlyList<string> evidenceSvgs, IReadOnlyList<string> chartSvgs)
+    public static string ReportHtml(RunSummary r, IReadOnlyList<string> evidenceSvgs, IReadOnlyList<string> chartSvgs)
     {
-        var verdictClass = r.Finding.Outcome switch
+        var commandLine = r.CommandLine;
+        var claims = r.Claims ?? [];
+        var verdictClass = r.Outcome switch
         {
-            Outcome.Reproduced => "verdict reproduced",
-            Outcome.NotReproduced => "verdict not",
+            nameof(Outcome.Reproduced) => "verdict reproduced",
+            nameof(Outcome.NotReproduced) => "verdict not",
             _ => "verdict",
         };
         var page = new HtmlPage(PageTitle(r));
@@ -190,14 +215,14 @@ public static class ReportWriter
         {
             page.Paragraph(headline, "verdict");
         }
-        page = page.Paragraph(r.Finding.Verdict, verdictClass);
-        if (r.Finding.Claims.Count > 0)
+        page = page.Paragraph(r.Verdict, verdictClass);
+        if (claims.Count > 0)
         {
-            page = page.List([.. r.Finding.Claims.Select(c => c.Line)]);
+            page = page.List([.. claims.Select(c => c.Line)]);
         }
         page = page
-            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Total.Failed > 0) ? "outcomes failed" : "outcomes");
-        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r.Experiment, r.Seed, r.Profile, r.Variants, r.Machine, r.ApiProcessorCount)), r.Variants)
+            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes");
+        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r.Variants)
             .Figures(evidenceSvgs)
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
             .Table(SeedTable(r))
@@ -241,7 +266,7 @@ public static class ReportWriter
     /// The interactive charts that open a report: the response curve with each variant's knee (a stepped load), then
     /// every variant's latency on one time axis (more than one variant of a load run).
     /// </summary>
-    public static HtmlPage InteractiveCharts(HtmlPage page, string title, IReadOnlyList<VariantResult> variants)
+    public static HtmlPage InteractiveCharts(HtmlPage page, string title, IReadOnlyList<SummaryVariant> variants)
     {
         page = ResponseCurveSection(page, "Response curve", title, variants);
         if (variants.Count > 1 && variants.All(v => v.LoadUnit != "burst") && TimeSeriesModel.LatencyOverTime(title, variants) is { } overTime)
@@ -252,32 +277,25 @@ public static class ReportWriter
     }
 
     /// <summary>The interactive response curve under its heading, then each variant's knee in words; the page unchanged when the load was not stepped.</summary>
-    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, string title, IReadOnlyList<VariantResult> variants) =>
+    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, string title, IReadOnlyList<SummaryVariant> variants) =>
         ResponseCurveModel.Of(title, variants) is { } curves
             ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, ChartAssets.ToJson(curves)).List(KneeLines(curves))
             : page;
 
-    /// <summary>Each variant's knee in words: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
-    public static IReadOnlyList<string> KneeLines(ResponseCurveModel curves) =>
-    [
-        .. curves.Variants.Select(c => c.Knee is { } knee
-            ? Invariant($"{c.Name}: knee at {c.Points[knee.Index].Load:0.##} {curves.LoadUnit} ({knee.Reason})")
-            : c.NoAnswerInTheFirstStep
-            ? Invariant($"{c.Name}: no knee stated: its first step ({c.Points[0].Load:0.##} {curves.LoadUnit}) got no answer within it, so there is no unloaded latency to compare with (saturated at the lowest load measured, its knee at or below it, or its requests outlast a step)")
-            : Invariant($"{c.Name}: no knee up to {c.Points[^1].Load:0.##} {curves.LoadUnit} (p99 within {ResponseCurve.LatencyKneeFactor:0} x unloaded, throughput growing with the load)")),
-    ];
+    /// <summary>Each variant's knee in words as the analysis put it: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
+    public static IReadOnlyList<string> KneeLines(ResponseCurveModel curves) => [.. curves.Variants.Select(c => c.Line)];
 
     /// <summary>The report folder's other files, as report.html links them.</summary>
-    private static IEnumerable<string> ReportFiles(ExperimentReport r) =>
+    private static IEnumerable<string> ReportFiles(RunSummary r) =>
     [
-        "curves.csv", StepsFile, "telemetry.csv", "summary.json", "summary.md", "chart.svg",
-        .. ResponseCurve.Of(r.Variants).Count > 0 ? [ResponseCurveFile] : Array.Empty<string>(),
+        "curves.csv", StepsFile, "telemetry.csv", SummaryFile, "summary.md", "chart.svg",
+        .. r.Variants.Any(v => v.Curve is not null) ? [ResponseCurveFile] : Array.Empty<string>(),
         .. r.Variants.Any(v => v.Distribution.Count > 0) ? ["distribution.svg"] : Array.Empty<string>(),
         .. Enumerable.Range(1, r.Evidence.Count).Select(i => Invariant($"evidence-{i}.svg")),
     ];
 
     /// <summary>report.html's heading: the seed, experiment and profile, the peak load ("2000 clients") and the API's core count, so two reports never read the same.</summary>
-    public static string PageTitle(ExperimentReport r)
+    public static string PageTitle(RunSummary r)
     {
         var peak = r.Variants.MaxBy(v => v.PeakLoad);
         var load = peak is null || peak.LoadUnit == "burst" ? "" : Invariant($", up to {peak.PeakLoad:0.##} {(peak.LoadUnit == "rate" ? "req/s" : peak.LoadUnit)}");
@@ -289,7 +307,7 @@ public static class ReportWriter
 
     private const string LatencyNote = "Latency columns (HdrHistogram, 3 significant digits) rank the requests that got an answer and the timed-out ones, each counted at the time it was given up after: a figure whose rank falls among the timed-out requests is a lower bound, marked \u2265 (\"p50 \u2265 60000\" when half timed out). Connection errors have no latency and are counted under \"failed\" only; \"no answer\" where no request was answered or timed out.";
 
-    public static TextTable VariantTable(ExperimentReport r) => new(
+    public static TextTable VariantTable(RunSummary r) => new(
         [
             "variant", r.Words.What, r.Words.Unit, "failed", "timed out",
             .. new[] { "mean", "p50", "p75", "p95", "p99", "p99.9", "max" }.Select(column => $"{r.Words.LatencyPrefix}{column} (ms)"),
@@ -297,21 +315,21 @@ public static class ReportWriter
         ],
         [.. r.Variants.Select(v => (IReadOnlyList<string>)
         [
-            r.ExpectedToFail.Contains(v.Key.Name) ? $"{v.Key.Label} (expected to fail)" : v.Key.Label, v.Request, Invariant($"{v.Total.Requests}"),
-            Invariant($"{v.Total.Failed} ({v.Total.Outcomes.FailedPercent:0.#} %)"), Invariant($"{v.Total.TimedOut}"),
-            v.Total.Mean.Format(), v.Total.P50.Format(), v.Total.P75.Format(), v.Total.P95.Format(),
-            v.Total.P99.Format(), v.Total.P999.Format(), v.Total.Max.Format(), Invariant($"{v.RequestsPerSecond:0.##}"),
+            v.ExpectedToFail ? $"{v.Name} (expected to fail)" : v.Name, v.Request, Invariant($"{v.Requests}"),
+            Invariant($"{v.Failed} ({v.Outcomes.FailedPercent:0.#} %)"), Invariant($"{v.Outcomes.TimedOut}"),
+            Latency(v, v.MeanMs, "meanMs"), Latency(v, v.P50Ms, "p50Ms"), Latency(v, v.P75Ms, "p75Ms"), Latency(v, v.P95Ms, "p95Ms"),
+            Latency(v, v.P99Ms, "p99Ms"), Latency(v, v.P999Ms, "p999Ms"), Latency(v, v.MaxMs, "maxMs"), Invariant($"{v.RequestsPerSecond:0.##}"),
             PeakLoadMean(v),
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)",
         ])],
         new HashSet<int>(Enumerable.Range(2, 14)));
 
     /// <summary>How the rounds ran and which one the per-variant tables show; empty for a single round without a figure.</summary>
-    public static string RoundsNote(ExperimentReport r) => r.Rounds is not { } rounds ? "" : Invariant(
+    public static string RoundsNote(RunSummary r) => r.Rounds is not { } rounds ? "" : Invariant(
         $"Measured in {rounds.Rounds.Count} of {rounds.Planned} interleaved round(s), in the order {rounds.Order}, each against fresh API processes; the per-variant tables show the round nearest the median{(rounds.Figure is { } figure ? $" of {figure}" : "")}, every round is below.");
 
     /// <summary>One row per round and variant, in the order they ran, with the round's verdict figure; null for a single round without a figure.</summary>
-    public static TextTable? RoundsTable(ExperimentReport r) => r.Rounds is not { } rounds ? null : new TextTable(
+    public static TextTable? RoundsTable(RunSummary r) => r.Rounds is not { } rounds ? null : new TextTable(
         ["round", "order", "variant", "RPS", "mean (ms)", "p99 (ms)", "seconds", rounds.Figure ?? "verdict figure", "round alone"],
         [.. rounds.Rounds.SelectMany(round => round.Variants.Select(v => (IReadOnlyList<string>)
         [
@@ -322,14 +340,14 @@ public static class ReportWriter
         new HashSet<int> { 0, 3, 4, 5, 6, 7 });
 
     /// <summary>Every variant's outcome counts in one line: "Requests: threadpool 32 of 52 failed (32 timed out); async all 40 ok." ("Messages: ..." for streaming).</summary>
-    public static string OutcomeLine(ExperimentReport r) =>
-        $"{r.Words.Sentence}: " + string.Join("; ", r.Variants.Select(v => $"{v.Key.Label} {v.Total.Outcomes.Describe()}{(r.ExpectedToFail.Contains(v.Key.Name) ? " (expected to fail)" : "")}")) + ".";
+    public static string OutcomeLine(RunSummary r) =>
+        $"{r.Words.Sentence}: " + string.Join("; ", r.Variants.Select(v => $"{v.Name} {v.Outcomes.Describe()}{(v.ExpectedToFail ? " (expected to fail)" : "")}")) + ".";
 
     /// <summary>How each variant's requests ended: ok, then each HTTP status, timeout and connection error message with its count.</summary>
-    public static TextTable OutcomeTable(ExperimentReport r) => new(
+    public static TextTable OutcomeTable(RunSummary r) => new(
         ["variant", "outcome", r.Words.Unit],
-        [.. r.Variants.SelectMany(v => new[] { new OutcomeCount(r.Words.Ok, v.Total.Ok) }.Concat(v.Failures)
-            .Select(o => (IReadOnlyList<string>)[v.Key.Label, o.What, Invariant($"{o.Count}")]))],
+        [.. r.Variants.SelectMany(v => new[] { new SummaryOutcomeCount(r.Words.Ok, v.Ok) }.Concat(v.Failures)
+            .Select(o => (IReadOnlyList<string>)[v.Name, o.What, Invariant($"{o.Count}")]))],
         new HashSet<int> { 2 });
 
     /// <summary>
@@ -337,12 +355,14 @@ public static class ReportWriter
     /// interval (the drain: its requests count, so each variant's rows add up to its total); a step in which no request
     /// got an answer reads "no answer", not a latency of 0. Null when no variant had more than one step.
     /// </summary>
-    public static TextTable? StepTable(ExperimentReport r) => r.Variants.All(v => v.Steps.Count < 2) ? null : new TextTable(
+    public static TextTable? StepTable(RunSummary r) => r.Variants.All(v => v.Steps.Count < 2) ? null : new TextTable(
         ["variant", "load", "seconds", r.Words.Unit, r.Words.PerSecond, $"{r.Words.LatencyPrefix}p50 (ms)", $"{r.Words.LatencyPrefix}p99 (ms)", "failed", "timed out"],
         [.. r.Variants.SelectMany(v => StepsShown(v).Select(i => (Step: v.Steps[i], Knee: i == KneeStep(v)))
-            .Select(s => StepCells(v, Invariant($"{s.Step.Load:0.##} {v.LoadUnit}{(s.Knee ? " (knee)" : "")}"), s.Step.FromSeconds, s.Step.ToSeconds, s.Step.Stats, Invariant($"{s.Step.RequestsPerSecond:0.##}")))
-            .Concat(v.Intervals.LastOrDefault() is { Partial: true, Stats.Requests: > 0 } tail
-                ? [StepCells(v, "tail (partial interval)", v.Steps.Count > 0 ? v.Steps[^1].ToSeconds : 0, tail.ElapsedSeconds, tail.Stats, "n/a (partial)")]
+            .Select(s => StepCells(v, Invariant($"{s.Step.Load:0.##} {v.LoadUnit}{(s.Knee ? " (knee)" : "")}"), s.Step.FromSeconds, s.Step.ToSeconds, s.Step.Outcomes,
+                Cell(s.Step.P50Ms, "p50Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Cell(s.Step.P99Ms, "p99Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Invariant($"{s.Step.RequestsPerSecond:0.##}")))
+            .Concat(v.Intervals.LastOrDefault() is { Tail: true, Requests: > 0 } tail
+                ? [StepCells(v, "tail (partial interval)", v.Steps.Count > 0 ? v.Steps[^1].ToSeconds : 0, tail.ElapsedSeconds, OutcomesOf(tail),
+                    Cell(tail.P50Ms, "p50Ms", tail.LowerBounds, OutcomesOf(tail).NoAnswer), Cell(tail.P99Ms, "p99Ms", tail.LowerBounds, OutcomesOf(tail).NoAnswer), "n/a (partial)")]
                 : []))],
         new HashSet<int> { 3, 4, 5, 6, 7, 8 });
 
@@ -355,7 +375,7 @@ public static class ReportWriter
     /// The steps of a variant its table row shows: all of them up to <see cref="SummarisedStepsAbove"/>; beyond, every
     /// n-th from the first (about ten rows), the knee and the last.
     /// </summary>
-    public static IReadOnlyList<int> StepsShown(VariantResult v)
+    public static IReadOnlyList<int> StepsShown(SummaryVariant v)
     {
         if (v.Steps.Count <= SummarisedStepsAbove)
         {
@@ -370,50 +390,60 @@ public static class ReportWriter
         return [.. shown.Order()];
     }
 
-    private static int StrideOf(VariantResult v) => (int)Math.Ceiling(v.Steps.Count / (double)SummaryStepRows);
+    private static int StrideOf(SummaryVariant v) => (int)Math.Ceiling(v.Steps.Count / (double)SummaryStepRows);
 
-    /// <summary>The step the response curve's knee is at (the curve leaves out steps with no load), or null.</summary>
-    private static int? KneeStep(VariantResult v) => ResponseCurve.Of(v)?.Knee is { } knee
-        ? v.Steps.Select((step, i) => (step, i)).Where(s => s.step.Load > 0).ElementAt(knee.Index).i
-        : null;
+    /// <summary>The step the response curve's knee is at, or null.</summary>
+    private static int? KneeStep(SummaryVariant v) => v.Curve?.Knee?.Step;
 
     /// <summary>Which variants' step rows are a summary and where every step is; null when every step is shown.</summary>
-    public static string? StepSummaryNote(ExperimentReport r)
+    public static string? StepSummaryNote(RunSummary r)
     {
         var summarised = r.Variants.Where(v => v.Steps.Count > SummarisedStepsAbove).ToList();
         return summarised.Count == 0 ? null
-            : "Per step, summarised: " + string.Join("; ", summarised.Select(v => Invariant($"{v.Key.Label} shows {StepsShown(v).Count} of its {v.Steps.Count} steps (every {StrideOf(v)} steps from the first, the knee and the last)")))
+            : "Per step, summarised: " + string.Join("; ", summarised.Select(v => Invariant($"{v.Name} shows {StepsShown(v).Count} of its {v.Steps.Count} steps (every {StrideOf(v)} steps from the first, the knee and the last)")))
                 + $"; {StepsFile} holds every step, so these rows do not add up to the totals.";
     }
 
     /// <summary>One row per load agent per variant, when agents made the load: its requests, CPU use, and whether it was client-bound or failed.</summary>
-    public static TextTable? AgentTable(ExperimentReport r)
+    public static TextTable? AgentTable(RunSummary r)
     {
-        var rows = r.Variants.SelectMany(v => v.Agents.Select(a => (IReadOnlyList<string>)[
-            v.Key.Label, Invariant($"{a.Index}"), a.Host, Invariant($"{a.Requests}"), Invariant($"{a.CpuSeconds:0.0} s"), Invariant($"{a.CpuPercent:0} % of {a.ProcessorCount}"),
+        var rows = r.Variants.SelectMany(v => (v.Agents ?? []).Select(a => (IReadOnlyList<string>)[
+            v.Name, Invariant($"{a.Index}"), a.Host, Invariant($"{a.Requests}"), Invariant($"{a.CpuSeconds:0.0} s"), Invariant($"{a.CpuPercent:0} % of {a.ProcessorCount}"),
             a.Fault is { } fault ? $"FAILED: {fault}" : a.ClientBound ? "client-bound" : "ok",
-            string.Join(" ", v.SecondsWithout(a.Index).Select(seconds => Invariant($"{seconds:0.#}"))),
+            string.Join(" ", a.MissingIntervalSeconds.Select(seconds => Invariant($"{seconds:0.#}"))),
         ])).ToList();
         return rows.Count == 0 ? null : new TextTable(["variant", "agent", "host", "requests", "cpu", "cpu use", "health", "intervals without its data (t, s)"], rows, new HashSet<int> { 1, 3, 4, 5 });
     }
 
-    private static IReadOnlyList<string> StepCells(VariantResult v, string load, double fromSeconds, double toSeconds, LatencyStats stats, string rps) =>
+    private static IReadOnlyList<string> StepCells(SummaryVariant v, string load, double fromSeconds, double toSeconds, SummaryOutcomes outcomes, string p50, string p99, string rps) =>
     [
-        v.Key.Label, load, Invariant($"{fromSeconds:0.#}-{toSeconds:0.#}"), Invariant($"{stats.Requests}"), rps,
-        stats.P50.Format(), stats.P99.Format(),
-        Invariant($"{stats.Failed}"), Invariant($"{stats.TimedOut}"),
+        v.Name, load, Invariant($"{fromSeconds:0.#}-{toSeconds:0.#}"), Invariant($"{outcomes.Requests}"), rps,
+        p50, p99,
+        Invariant($"{outcomes.Failed}"), Invariant($"{outcomes.TimedOut}"),
     ];
 
+    private static SummaryOutcomes OutcomesOf(SummaryInterval i) => RunAnalysis.Outcomes(i.Ok, i.HttpErrors, i.TimedOut, i.ConnectionErrors);
+
     /// <summary>A latency cell of a row in which no request got an answer or timed out: there is no latency, and 0 would read as a fast one.</summary>
-    public const string NoAnswer = LatencyFigure.NoAnswerText;
+    public const string NoAnswer = LatencyText.NoAnswer;
+
+    /// <summary>A variant's latency figure as a cell: "\u2265" when timed-out requests make it a lower bound, "no answer" when it has none.</summary>
+    public static string Latency(SummaryVariant v, double ms, string member, string format = "0.#") => Cell(ms, member, v.LowerBounds, v.Outcomes.NoAnswer, format);
+
+    /// <summary>A latency member of a row (<paramref name="member"/> among its <paramref name="lowerBounds"/>: a bound; a bound of 0 is one of unknown value).</summary>
+    public static string Cell(double ms, string member, IReadOnlyList<string>? lowerBounds, bool noAnswer, string format = "0.#")
+    {
+        var bound = lowerBounds?.Contains(member) == true;
+        return noAnswer ? NoAnswer : LatencyText.Format(bound && ms == 0 ? double.NaN : ms, bound, format);
+    }
 
     /// <summary>Step tables longer than this are folded in report.html (a click opens them); summary.md keeps every row.</summary>
     public const int FoldedStepRows = 24;
 
     /// <summary>The experiment's own figures (e.g. CPU per request), when it computes any.</summary>
-    private static TextTable? FiguresTable(ExperimentReport r)
+    private static TextTable? FiguresTable(RunSummary r)
     {
-        var rows = r.Variants.SelectMany(v => v.Figures.Select(f => (IReadOnlyList<string>)[v.Key.Label, f.Name, Invariant($"{f.Value:0.###} {f.Unit}")])).ToList();
+        var rows = r.Variants.SelectMany(v => v.Figures.Select(f => (IReadOnlyList<string>)[v.Name, f.Name, Invariant($"{f.Value:0.###} {f.Unit}")])).ToList();
         return rows.Count == 0 ? null : new TextTable(["variant", "figure", "value"], rows, new HashSet<int> { 2 });
     }
 
@@ -421,27 +451,30 @@ public static class ReportWriter
     /// The mean at peak load for a table cell: "\u2265 45000 (3 of 4 timed out)" when requests sent at peak timed out (a lower bound),
     /// "n/a (none sent at peak)" when none has a latency or a bound.
     /// </summary>
-    public static string PeakLoadMean(VariantResult v)
+    public static string PeakLoadMean(SummaryVariant v)
     {
-        var peak = v.SentAtPeak();
-        return double.IsNaN(peak.AtLeastMeanMs) ? "n/a (none sent at peak)"
-            : peak.Censored ? Invariant($"\u2265 {peak.AtLeastMeanMs:0} ({peak.TimedOut} of {peak.Requests} timed out{(peak.ConnectionErrors > 0 ? Invariant($", {peak.ConnectionErrors} failed without an answer") : "")})")
-            : Invariant($"{peak.CompletedMeanMs:0.#}");
+        var peak = v.SentAtPeak;
+        return peak.AtLeastMeanMs is not { } atLeast ? "n/a (none sent at peak)"
+            : peak.TimedOut > 0 || peak.ConnectionErrors > 0 ? Invariant($"\u2265 {atLeast:0} ({peak.TimedOut} of {peak.Requests} timed out{(peak.ConnectionErrors > 0 ? Invariant($", {peak.ConnectionErrors} failed without an answer") : "")})")
+            : Invariant($"{v.PeakLoadMeanMs ?? atLeast:0.#}");
     }
 
-    private static TextTable SeedTable(ExperimentReport r) => new(
+    private static TextTable SeedTable(RunSummary r) => new(
         ["figure", "seed", "today"],
-        [.. r.Finding.Comparisons.Select(c => (IReadOnlyList<string>)[c.Figure, c.Seed, c.Today])],
+        [.. r.Comparisons.Select(c => (IReadOnlyList<string>)[c.Figure, c.Seed, c.Today])],
         new HashSet<int>());
 
     /// <summary>What the thresholds section says when the run checked none: not "all passed" beside an empty table.</summary>
     public const string NoThresholds = "No thresholds: this run checks no limit (its figures are the result, judged by the verdict above).";
 
-    private static string ThresholdNote(ExperimentReport r) => Invariant(
-        $"Every variant not expected to fail is held to at most {Experiment.MaxFailedPercent:0} % failed requests (failedPercent). ") +
-        (r.ExpectedToFail.Count == 0 ? "No variant is expected to fail." : $"Expected to fail, as the effect shown: {string.Join(", ", r.ExpectedToFail)}.");
+    private static string ThresholdNote(RunSummary r)
+    {
+        var expected = r.Variants.Where(v => v.ExpectedToFail).Select(v => v.Name).ToList();
+        return Invariant($"Every variant not expected to fail is held to at most {Experiment.MaxFailedPercent:0} % failed requests (failedPercent). ") +
+            (expected.Count == 0 ? "No variant is expected to fail." : $"Expected to fail, as the effect shown: {string.Join(", ", expected)}.");
+    }
 
-    private static TextTable ThresholdTable(ExperimentReport r) => new(
+    private static TextTable ThresholdTable(RunSummary r) => new(
         ["threshold", "variant", "actual", "result"],
         [.. r.Thresholds.Select(t => (IReadOnlyList<string>)[t.Threshold, t.Variant, Invariant($"{t.Actual:0.###}"), t.Passed ? "pass" : "FAIL"])],
         new HashSet<int> { 2 });
@@ -450,7 +483,7 @@ public static class ReportWriter
     public static string PartialNote(string partial) => $"{partial}. The figures cover only what ran before the stop.";
 
     /// <summary>Prints the verdict and every failed limit; true when all thresholds passed.</summary>
-    public static bool PrintOutcome(ExperimentReport report, string folder, TextWriter console)
+    public static bool PrintOutcome(RunSummary report, string folder, TextWriter console)
     {
         if (report.Partial is { } partial)
         {
@@ -460,8 +493,8 @@ public static class ReportWriter
         {
             console.WriteLine($"== {headline}");
         }
-        console.WriteLine($"== {report.Experiment}: {report.Finding.Verdict}");
-        foreach (var claim in report.Finding.Claims)
+        console.WriteLine($"== {report.Experiment}: {report.Verdict}");
+        foreach (var claim in report.Claims ?? [])
         {
             console.WriteLine($"   claim {claim.Line}");
         }
@@ -474,6 +507,6 @@ public static class ReportWriter
     }
 
     /// <summary>The machine in one line; the API's processor count only when it is known (the matrix lists it per core count).</summary>
-    public static string MachineLine(MachineFacts m, int? apiProcessorCount) => Invariant(
+    public static string MachineLine(SummaryMachine m, int? apiProcessorCount) => Invariant(
         $"Machine: {m.CpuModel}, {m.LogicalCores} logical cores, runner ProcessorCount {m.ProcessorCount}{(apiProcessorCount is { } n ? Invariant($", API ProcessorCount {n}") : "")}, {m.Runtime}, {m.Os}.");
 }

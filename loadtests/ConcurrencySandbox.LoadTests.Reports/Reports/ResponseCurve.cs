@@ -1,31 +1,19 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Engine;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>
-/// One step of a variant's response curve: the offered load and what the server did with it. Latencies cover the
-/// requests that got an answer in the step (null when none did: "no answer", never 0). The requests sent during the
-/// step that timed out are counted by when they were sent, with the time they were given up after as a lower bound
-/// (<see cref="TimedOutAtLeastMs"/>), never as a latency.
-/// </summary>
-public sealed record CurvePoint(
-    double Load,
-    double? P50Ms,
-    double? P99Ms,
-    double OkPerSecond,
-    long Answered,
-    long SentTimedOut,
-    long SentConnectionErrors,
-    double? TimedOutAtLeastMs);
-
-/// <summary>Where a variant's response curve bends: the step and why (<see cref="ResponseCurve.FindKnee"/>).</summary>
+/// <summary>Where a response curve bends: the point and why (<see cref="ResponseCurve.FindKnee"/>).</summary>
 public sealed record Knee(int Index, string Reason);
 
 /// <summary>
-/// A variant's latency (p50, p99) and throughput (ok answers per second) against the offered load, one point per step
-/// of a stepped load, and the knee of the curve.
+/// The analysis of a variant's response curve: its latency (p50, p99) and throughput (ok answers per second) against
+/// the offered load, one point per loaded step, and the knee. Latencies cover the requests that got an answer in the
+/// step (null when none did: "no answer", never 0); the requests sent during the step that timed out are counted by when
+/// they were sent, with the time they were given up after as a lower bound, never as a latency.
 /// </summary>
-public sealed record ResponseCurve(string Name, string Color, IReadOnlyList<CurvePoint> Points, Knee? Knee)
+public static class ResponseCurve
 {
     /// <summary>The p99 at a step must exceed this multiple of the unloaded p99 (the first answered step's) to be the knee.</summary>
     public const double LatencyKneeFactor = 2;
@@ -36,43 +24,46 @@ public sealed record ResponseCurve(string Name, string Color, IReadOnlyList<Curv
     /// </summary>
     public const double ThroughputGrowthShare = 0.5;
 
-    /// <summary>
-    /// The first step got no answer within it, so no knee is stated: the server was saturated at the lowest load
-    /// measured (the knee is at or below it), or its requests outlast a step.
-    /// </summary>
-    public bool NoAnswerInTheFirstStep => Points.Count > 0 && Points[0].P99Ms is null;
-
     /// <summary>A rate as the knee's sentence prints it, with the digits a small one needs to read as what it is, not "0".</summary>
-    private static string Rate(double perSecond) => FormattableString.Invariant(perSecond switch
+    private static string Rate(double perSecond) => Invariant(perSecond switch
     {
         >= 100 => $"{perSecond:0}",
         >= 1 => $"{perSecond:0.#}",
         _ => $"{perSecond:0.###}",
     });
 
-    /// <summary>The curve of one variant from its loaded steps; null when the load had fewer than two steps (no curve to draw).</summary>
-    public static ResponseCurve? Of(VariantResult variant)
+    /// <summary>The load's unit as a curve's axis and sentences print it ("users", "req/s").</summary>
+    public static string UnitOf(string loadUnit) => loadUnit == "rate" ? "req/s" : loadUnit;
+
+    /// <summary>The curve of one variant from its loaded steps, its knee and its sentence; null when the load had fewer than two steps (no curve to draw).</summary>
+    public static SummaryCurve? Of(VariantResult variant)
     {
         if (variant.Steps.Count < 2)
         {
             return null;
         }
         // A step with no load (a drain after the load ended) is no point of a response curve.
-        var points = variant.Steps.Where(step => step.Load > 0).Select(step => PointOf(variant, step)).ToList();
-        return new ResponseCurve(variant.Key.Label, VariantPalette.ColorOf(variant.Key), points, FindKnee(points));
+        var loaded = variant.Steps.Select((step, index) => (step, index)).Where(s => s.step.Load > 0).ToList();
+        var points = loaded.Select(s => PointOf(variant, s.step)).ToList();
+        var knee = FindKnee(points);
+        var unit = UnitOf(variant.LoadUnit);
+        var name = variant.Key.Label;
+        var line = knee is not null
+            ? Invariant($"{name}: knee at {points[knee.Index].Load:0.##} {unit} ({knee.Reason})")
+            : points.Count > 0 && points[0].P99Ms is null
+            ? Invariant($"{name}: no knee stated: its first step ({points[0].Load:0.##} {unit}) got no answer within it, so there is no unloaded latency to compare with (saturated at the lowest load measured, its knee at or below it, or its requests outlast a step)")
+            : Invariant($"{name}: no knee up to {points[^1].Load:0.##} {unit} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load)");
+        return new SummaryCurve(points, knee is null ? null : new SummaryKnee(knee.Index, loaded[knee.Index].index, knee.Reason), line);
     }
-
-    /// <summary>Every variant's curve, in the report's order; empty when no variant ran a stepped load.</summary>
-    public static IReadOnlyList<ResponseCurve> Of(IEnumerable<VariantResult> variants) => [.. variants.Select(Of).OfType<ResponseCurve>()];
 
     /// <summary>
     /// The knee: the first step after the first whose p99 exceeds <see cref="LatencyKneeFactor"/> x the unloaded p99
     /// (the first step's), or whose throughput stops growing while the load rises (it rises by less than
     /// <see cref="ThroughputGrowthShare"/> of the load's relative rise after a step that had some throughput; a step
     /// with no answer after one with answers has stopped). Null when no step meets either, and when the first step got
-    /// no answer: there is no unloaded latency to compare with (see <see cref="NoAnswerInTheFirstStep"/>).
+    /// no answer: there is no unloaded latency to compare with.
     /// </summary>
-    public static Knee? FindKnee(IReadOnlyList<CurvePoint> points)
+    public static Knee? FindKnee(IReadOnlyList<SummaryCurvePoint> points)
     {
         if (points.Count == 0 || points[0].P99Ms is not { } unloaded)
         {
@@ -92,19 +83,19 @@ public sealed record ResponseCurve(string Name, string Color, IReadOnlyList<Curv
                 var throughputRise = point.OkPerSecond / before.OkPerSecond - 1;
                 if (throughputRise < ThroughputGrowthShare * loadRise)
                 {
-                    return new Knee(i, FormattableString.Invariant($"throughput {Rate(point.OkPerSecond)}/s after {Rate(before.OkPerSecond)}/s while the load rose {100 * loadRise:0} %"));
+                    return new Knee(i, Invariant($"throughput {Rate(point.OkPerSecond)}/s after {Rate(before.OkPerSecond)}/s while the load rose {100 * loadRise:0} %"));
                 }
             }
         }
         return null;
     }
 
-    private static CurvePoint PointOf(VariantResult variant, StepRow step)
+    private static SummaryCurvePoint PointOf(VariantResult variant, StepRow step)
     {
         var sent = variant.SentBetween(step.FromSeconds, step.ToSeconds);
         var answered = step.Stats.Completed;
         var seconds = step.ToSeconds - step.FromSeconds;
-        return new CurvePoint(
+        return new SummaryCurvePoint(
             step.Load,
             answered > 0 ? step.Stats.P50Ms : null,
             answered > 0 ? step.Stats.P99Ms : null,

@@ -16,25 +16,37 @@ public sealed record SummaryFile(string Folder, RunSummary Summary)
     /// </summary>
     public static SummaryFile Read(string folder)
     {
-        var path = Path.Combine(folder, "summary.json");
+        var path = Path.Combine(folder, ReportWriter.SummaryFile);
         if (!File.Exists(path))
         {
-            throw new InvalidDataException($"'{folder}' is not a report folder (no summary.json)");
+            throw new InvalidDataException($"'{folder}' is not a report folder (no {ReportWriter.SummaryFile})");
         }
+        return new SummaryFile(folder, ReadSummary(path, $"'{folder}'"));
+    }
+
+    /// <summary>
+    /// Reads a summary.json file; throws <see cref="InvalidDataException"/> with one line naming the version this runner
+    /// reads when the file is of another version, or is not a summary at all.
+    /// </summary>
+    /// <param name="named">How the line names the file ("'runs/a'", "'x/summary.json'").</param>
+    public static RunSummary ReadSummary(string path, string named)
+    {
+        string NotOne(string why) => $"{named} is not a runner summary ({why}); this runner reads summary.json version {RunSummary.CurrentVersion}";
         try
         {
             var json = File.ReadAllText(path);
-            var version = RunSummary.SchemaVersionOf(json);
-            if (version != RunSummary.CurrentSchemaVersion)
+            var version = RunSummary.VersionOf(json);
+            if (version != RunSummary.CurrentVersion)
             {
-                throw new InvalidDataException(
-                    $"'{folder}' holds a summary.json of schema version {version?.ToString(CultureInfo.InvariantCulture) ?? "none"}; this runner reads schema version {RunSummary.CurrentSchemaVersion} (run the experiment again with this runner)");
+                throw new InvalidDataException(version is null
+                    ? NotOne("no version member")
+                    : $"{named} holds a summary.json of version {version.Value.ToString(CultureInfo.InvariantCulture)}; this runner reads version {RunSummary.CurrentVersion} (run the experiment again with this runner)");
             }
-            return new SummaryFile(folder, RunSummary.Parse(json));
+            return RunSummary.Parse(json);
         }
         catch (JsonException e)
         {
-            throw new InvalidDataException($"'{folder}' is not a report folder (summary.json unreadable: {e.Message.ReplaceLineEndings(" ")})");
+            throw new InvalidDataException(NotOne($"unreadable: {e.Message.ReplaceLineEndings(" ")}"));
         }
     }
 }

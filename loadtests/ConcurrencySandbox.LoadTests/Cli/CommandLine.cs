@@ -29,7 +29,7 @@ internal static class CommandLine
         DefaultValueFactory = _ => "quick",
     };
 
-    private static readonly Option<FileInfo?> Config = new("--config") { Description = "A load-shape JSON file (see docs/loadtests.md); replaces --profile." };
+    private static readonly Option<FileInfo?> Config = new("--config") { Description = "A load-shape JSON file (see docs/notebook/loadtests.md); replaces --profile." };
     private static readonly Option<string?> Target = new("--target") { Description = "Use an API that is already running at this URL instead of starting one per variant." };
     private static readonly Option<string?> Out = new("--out") { Description = "Report folder (default: reports/<yyyyMMdd-HHmmss>-<experiment>/)." };
     private static readonly Option<double> Rate = new("--rate") { Description = "open profile: peak arrival rate (requests per second).", DefaultValueFactory = _ => 20 };
@@ -107,6 +107,7 @@ internal static class CommandLine
         root.Subcommands.Add(ExperimentCommand("matrix", "The fan-out experiment and a compute sweep at each core count (the API pinned, or in a container limited to N CPUs), side by side.",
             [FanOutExperiment.Definition], MatrixOnly, run, error));
         root.Subcommands.Add(CompareCommand.Create(output, error));
+        root.Subcommands.Add(ReportCommand.Create(output, error));
         root.Subcommands.Add(UrlCommand.Create(output, error, terminalWidth));
         root.Subcommands.Add(WatchCommand.Create(output, error));
         root.Subcommands.Add(StreamingClients(output, error));

@@ -18,18 +18,12 @@ internal static class Runner
     public static async Task<int> RunAsync(RunRequest request, TextWriter console, CancellationToken cancellationToken, Func<int>? terminalWidth = null)
     {
         using var session = ProgressSession.Start(PlanOf(request), console, new ProgressOptions(terminalWidth, request.Verbose, request.LivePort), TimeProvider.System);
+        RunResult result;
         try
         {
-            var passed = request.Runs > 1
+            result = request.Runs > 1
                 ? await RepeatedRuns.RunAsync(request.Runs, request.OutputFolder, folder => RunOnceAsync(request with { OutputFolder = folder }, session, cancellationToken), session.Console)
-                : (await RunOnceAsync(request, session, cancellationToken)).Passed;
-            session.Finished(passed, request.OutputFolder);
-            return passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
-        }
-        catch (RunStoppedException e) when (cancellationToken.IsCancellationRequested)
-        {
-            session.End("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(e.Folder)}, marked {e.Partial}.");
-            throw;
+                : await RunOnceAsync(request, session, cancellationToken);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
@@ -41,6 +35,14 @@ internal static class Runner
             session.End("failed", $"The run stopped: {e.Message}");
             throw;
         }
+        if (result.Stopped is { } stopped)
+        {
+            session.End("cancelled", $"The run was stopped before it finished: the report up to that point is in {Path.GetFullPath(stopped.Folder)}, marked {stopped.Partial}.");
+            // The stop as the command line handles every cancellation (its line, exit 130): the result is written, not carried.
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+        session.Finished(result.Passed, request.OutputFolder);
+        return result.Passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
 
     /// <summary>Every variant the command will run, in order, with its planned length: the status line's "i of n" and remaining time.</summary>
@@ -73,18 +75,10 @@ internal static class Runner
             {
                 throw new UsageException("matrix starts its own pinned API per core count and loads it itself, so it cannot use --agents");
             }
-            try
-            {
-                var matrix = await MatrixRunner.RunAsync(request.Matrix!, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken, session.Progress);
-                session.ReportWritten(request.OutputFolder);
-                return matrix;
-            }
-            catch (RunStoppedException stopped)
-            {
-                // The partial matrix report is written: the live page shows it before the run ends as stopped.
-                session.ReportWritten(stopped.Folder);
-                throw;
-            }
+            // Finished or stopped, the matrix report is written: the live page shows it before the run ends.
+            var matrix = await MatrixRunner.RunAsync(request.Matrix!, request.Get<FanOutExperiment>(), request.Load, request.Thresholds, request.OutputFolder, console, cancellationToken, session.Progress);
+            session.ReportWritten(request.OutputFolder);
+            return matrix;
         }
         var experiments = request.Selected;
         if (request.Target is not null && experiments.Any(e => e.NeedsFreshApi))
@@ -114,22 +108,16 @@ internal static class Runner
         var results = new List<RunResult>();
         foreach (var experiment in experiments)
         {
-            ExperimentReport report;
-            try
-            {
-                report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe, agents: agents, progress: session.Progress, rounds: request.Rounds, roundsBudget: request.RoundsBudget);
-            }
-            catch (ExperimentStoppedException stopped)
-            {
-                report = stopped.Partial;
-            }
             var folder = request.Experiment == "all" ? Path.Combine(request.OutputFolder, experiment.Name) : request.OutputFolder;
-            ReportWriter.Write(folder, report, RunnerCommandLine.Current());
+            // The report is written as each variant finishes, so a run killed outright leaves the variants it measured.
+            var report = await ExperimentRunner.RunAsync(experiment, request.Load, servers, request.Thresholds, console, cancellationToken, observe: request.Observe, agents: agents, progress: session.Progress,
+                rounds: request.Rounds, roundsBudget: request.RoundsBudget, variantFinished: soFar => ReportWriter.Write(folder, soFar, RunnerCommandLine.Current()));
+            var summary = ReportWriter.Write(folder, report, RunnerCommandLine.Current());
             session.ReportWritten(folder);
-            results.Add(RunResult.Of(report) with { Passed = ReportWriter.PrintOutcome(report, folder, console) });
-            if (report.Partial is { } partial)
+            results.Add(RunResult.Of(summary) with { Passed = ReportWriter.PrintOutcome(summary, folder, console) });
+            if (summary.Partial is { } partial)
             {
-                throw new RunStoppedException(partial, folder, cancellationToken);
+                return RunResult.Combine(results) with { Stopped = new RunStopped(partial, folder) };
             }
         }
         return RunResult.Combine(results);

@@ -101,20 +101,15 @@ internal static class UrlCommand
                     AgentPool.CheckSplittable(agentPlan, [new HttpRamp(target.PathAndQuery)]);
                 }
                 await using var agents = agentPlan is null ? null : await AgentPool.StartAsync(agentPlan, typeof(Runner).Assembly.Location, Path.Combine(folder, "agents"), console, cancellationToken);
-                ExperimentReport report;
-                try
+                var report = await ExperimentRunner.RunAsync(new UrlTarget(target.PathAndQuery, TargetVariant), load, servers, thresholds, console, cancellationToken, agents: agents, progress: session.Progress);
+                if (report.Partial is not null)
                 {
-                    report = await ExperimentRunner.RunAsync(new UrlTarget(target.PathAndQuery, TargetVariant), load, servers, thresholds, console, cancellationToken, agents: agents, progress: session.Progress);
-                }
-                catch (ExperimentStoppedException stopped)
-                {
-                    return Ended(session, folder, WriteStopped(stopped.Partial, folder, console));
+                    return Ended(session, folder, WriteStopped(report, folder, console));
                 }
                 var result = report.Variants[0];
                 var observation = report.Observations.GetValueOrDefault(result.Key.Label);
                 report = report with { Headline = Headline(CapacityFinding.OfProfile(result, observation?.Diagnosis is { Starved: true }), observation) };
-                ReportWriter.Write(folder, report, RunnerCommandLine.Current());
-                var passed = ReportWriter.PrintOutcome(report, folder, console);
+                var passed = ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, console);
                 return Ended(session, folder, await FailedEveryRequestAsync(result, error) ? CommandLine.ExitUsage : passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed);
             }
             catch (Exception e) when (e is UsageException or FormatException)
@@ -234,14 +229,14 @@ internal static class UrlCommand
         {
             return await SearchAsync(steps, pathAndQuery, load, capacity, servers, relaunch, folder, session, error, cancellationToken);
         }
-        catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested && (e is ExperimentStoppedException || steps.Count > 0))
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested && steps.Count > 0)
         {
-            // Stopped in a step (its partial report), or between two (--verify-fix restarting the service).
-            var stopped = e as ExperimentStoppedException;
-            var finished = steps.Select(s => s.Variants[0].Key.Label).ToList();
-            var report = Combined([.. steps, .. stopped is null ? Array.Empty<ExperimentReport>() : [stopped.Partial]]) with
+            // Stopped in a step (its partial report, kept last in the steps), or between two (--verify-fix restarting the service).
+            var stopped = steps[^1].Partial is not null ? steps[^1] : null;
+            var finished = steps.Where(s => s.Partial is null).Select(s => s.Variants[0].Key.Label).ToList();
+            var report = Combined(steps) with
             {
-                Partial = PartialRun.Describe(stopped?.Where ?? "between two steps of the search", finished, "step"),
+                Partial = PartialRun.Describe(stopped?.StoppedAt ?? "between two steps of the search", finished, "step"),
                 Headline = Invariant($"Capacity not found: stopped (Ctrl+C or SIGTERM) after {finished.Count} finished step(s) of the search; no capacity is claimed from part of it."),
             };
             return WriteStopped(report, folder, output);
@@ -253,7 +248,7 @@ internal static class UrlCommand
     {
         var output = session.Console;
         var started = TimeProvider.System.GetTimestamp();
-        var unloaded = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, [], output, cancellationToken, progress: session.Progress);
+        var unloaded = KeptIfStopped(await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, [], output, cancellationToken, progress: session.Progress), steps, cancellationToken, cancellationToken);
         if (await FailedEveryRequestAsync(unloaded.Variants[0], error))
         {
             ReportWriter.Write(folder, unloaded, RunnerCommandLine.Current());
@@ -287,8 +282,24 @@ internal static class UrlCommand
             Headline = headline,
             Capacity = figures,
         };
-        ReportWriter.Write(folder, report, RunnerCommandLine.Current());
-        return ReportWriter.PrintOutcome(report, folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+        return ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
+    }
+
+    /// <summary>
+    /// A step of the search as measured; stopped (its report marked partial), it goes on as the cancellation it is, kept
+    /// last in <paramref name="steps"/> when the user stopped the run (<paramref name="userStop"/>) for the stopped search's report.
+    /// </summary>
+    private static ExperimentReport KeptIfStopped(ExperimentReport step, List<ExperimentReport> steps, CancellationToken token, CancellationToken userStop)
+    {
+        if (step.Partial is not null)
+        {
+            if (userStop.IsCancellationRequested)
+            {
+                steps.Add(step);
+            }
+            token.ThrowIfCancellationRequested();
+        }
+        return step;
     }
 
     /// <summary>The search's steps as one report: the last step's, with every step's variants, load shapes and observations, started when the first did.</summary>
@@ -303,8 +314,7 @@ internal static class UrlCommand
     /// <summary>Writes a stopped run's report (marked partial, with no verdict) and says so; the exit code of a stopped run.</summary>
     private static int WriteStopped(ExperimentReport partial, string folder, TextWriter output)
     {
-        ReportWriter.Write(folder, partial, RunnerCommandLine.Current());
-        ReportWriter.PrintOutcome(partial, folder, output);
+        ReportWriter.PrintOutcome(ReportWriter.Write(folder, partial, RunnerCommandLine.Current()), folder, output);
         return CommandLine.ExitCancelled;
     }
 
@@ -318,7 +328,7 @@ internal static class UrlCommand
         var steps = new Dictionary<double, ExperimentReport>();
         async Task<string?> MeasureAsync(double level, CancellationToken token)
         {
-            var step = await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, [], output, token, progress: session.Progress);
+            var step = KeptIfStopped(await ExperimentRunner.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, [], output, token, progress: session.Progress), done, token, cancellationToken);
             steps[level] = step;
             done.Add(step);
             return CapacityFinding.BrokeBy(step.Variants[0].Total, sloP99Ms);

@@ -14,7 +14,7 @@ internal sealed record Unloaded(string Name, double LatencyMs);
 /// stub's wait) while work that holds no pool thread stays near its unloaded latency. Judged over the ramp (<see cref="OverRamp"/>), each variant
 /// against its own unloaded latency. Timed-out requests are lower bounds: a mean that includes them is printed as
 /// "at least", and only a ratio whose bound still clears <see cref="Ratio"/> counts as reproduced. One run of each
-/// variant gives the ratio its 95 % CI by a seeded bootstrap over the ramp's send slices (docs/measurement.md); in
+/// variant gives the ratio its 95 % CI by a seeded bootstrap over the ramp's send slices (docs/notebook/measurement.md); in
 /// rounds (sleep) the rounds' CI states it instead (<see cref="Claim.OnVerdictFigure"/>).
 /// </summary>
 internal static class Starvation

@@ -58,7 +58,7 @@ internal sealed class ContainerEngine(string command)
         var id = output.Replace("sha256:", "", StringComparison.Ordinal);
         return exitCode == 0
             ? id[..Math.Min(12, id.Length)]
-            : throw new UsageException($"no image {image} for '{Command}' ({error}): build it first, see docs/deploy.md");
+            : throw new UsageException($"no image {image} for '{Command}' ({error}): build it first, see docs/notebook/deploy.md");
     }
 
     /// <summary>

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.ApiClient;
@@ -18,7 +19,7 @@ using ConcurrencySandbox.Platform.Statistics;
 namespace ConcurrencySandbox.LoadTests.Matrix;
 
 /// <summary>What was measured at one core count and limit (taskset pinning, or a container's quota or cpuset), or why it was skipped.</summary>
-internal sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<ComparisonRow> Sweep, double? BreakEvenAmount, ExperimentReport? FanOut,
+internal sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<ComparisonRow> Sweep, double? BreakEvenAmount, RunSummary? FanOut,
     ContainerLimit? Container = null, BreakEvenBracket? Bracket = null)
 {
     /// <summary>How the report names this run: "2 core(s)" locally, "2 core(s) --cpus 2" in a container.</summary>
@@ -29,6 +30,12 @@ internal sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiPr
 
     /// <summary>A file-name-safe key: "2cpu", "2cpu-quota", "2cpu-pinning".</summary>
     public string Key => Container is null ? $"{Cpus}cpu" : $"{Cpus}cpu-{Container.KindName}";
+
+    /// <summary>The part a stop (Ctrl+C, SIGTERM) came in, "the compute sweep" or "the fan-out", with what it finished before; null when it was not stopped.</summary>
+    public string? StoppedIn { get; init; }
+
+    /// <summary>Where in the fan-out the stop came ("after variant async@2cpu step 1 of 5"); null outside a variant's load.</summary>
+    public string? StoppedAt { get; init; }
 }
 
 /// <summary>Where the matrix's containers ran: the engine, its version and the image, for the report.</summary>
@@ -81,18 +88,15 @@ internal static class MatrixRunner
             }
             await RunEveryCoreCountAsync(runs, engine, options, environment, fanOut, load, thresholds, console, progress, cancellationToken);
         }
-        catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested)
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
-            // Ctrl+C or SIGTERM: the report of what finished, with the part that was running up to its stop, marked partial.
-            var finished = runs.SelectMany(Finished).ToList();
-            var where = "before the first core count ran";
-            if (e is CoreCountStoppedException stopped)
-            {
-                finished.AddRange(Finished(stopped.SoFar));
-                runs.Add(stopped.SoFar);
-                where = $"in {stopped.Part} on {stopped.SoFar.Label}{(stopped.Where is null ? "" : $", {stopped.Where}")}";
-            }
-            partial = PartialRun.Describe(where, finished, "part");
+            // Ctrl+C or SIGTERM outside a core count's parts.
+            partial = PartialRun.Describe(runs.Count == 0 ? "before the first core count ran" : "between two core counts", [.. runs.SelectMany(Finished)], "part");
+        }
+        if (runs.LastOrDefault() is { StoppedIn: { } part } stopped)
+        {
+            // Stopped in a part: the report of what finished, with the part that was running up to its stop, marked partial.
+            partial = PartialRun.Describe($"in {part} on {stopped.Label}{(stopped.StoppedAt is null ? "" : $", {stopped.StoppedAt}")}", [.. runs.SelectMany(Finished)], "part");
         }
 
         Directory.CreateDirectory(outputFolder);
@@ -100,12 +104,12 @@ internal static class MatrixRunner
         var allFanOut = fanOuts.SelectMany(f => f.Variants).ToList();
         foreach (var (run, report) in runs.Where(r => r.FanOut is not null).Select(r => (r, r.FanOut!)))
         {
-            ReportWriter.Write(Path.Combine(outputFolder, $"fanout-{run.Key}"), report, RunnerCommandLine.Current());
+            ReportWriter.Write(Path.Combine(outputFolder, $"fanout-{run.Key}"), report);
         }
         File.WriteAllText(Path.Combine(outputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
         File.WriteAllText(Path.Combine(outputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
         var observations = fanOuts.SelectMany(f => f.Observations).DistinctBy(o => o.Key).ToDictionary();
-        var chart = ReportChart.Render(ReportChart.Title("fanout per core count", fanOut.Seed, load.ProfileName, allFanOut, MachineFacts.Current(), null), allFanOut, observations);
+        var chart = ReportChart.Render(fanOuts.Count == 0 ? [$"Seed {fanOut.Seed}: fanout per core count ({load.ProfileName})"] : ReportChart.Title(fanOuts[0] with { Experiment = "fanout per core count", Variants = allFanOut, ApiProcessorCount = null }), allFanOut, observations);
         File.WriteAllText(Path.Combine(outputFolder, "chart.svg"), chart);
         var efficiency = EfficiencyChart.Render(runs);
         if (efficiency is not null)
@@ -131,7 +135,7 @@ internal static class MatrixRunner
         console.WriteLine($"report: {Path.GetFullPath(outputFolder)}");
         if (partial is not null)
         {
-            throw new RunStoppedException(partial, outputFolder, cancellationToken);
+            return Headline(runs, verdict) with { Passed = false, Stopped = new RunStopped(partial, outputFolder) };
         }
 
         var passed = true;
@@ -175,6 +179,10 @@ internal static class MatrixRunner
                 runs.Add(limit.Cpus > hostCpus
                     ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {hostCpus} CPU(s)" }, console)
                     : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, thresholds, console, progress, cancellationToken));
+                if (runs[^1].StoppedIn is not null)
+                {
+                    return;
+                }
             }
             return;
         }
@@ -189,6 +197,10 @@ internal static class MatrixRunner
             runs.Add(skipped is not null
                 ? Skipped(setting, console)
                 : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, CpuSet.FirstCores(cpus))), options, fanOut, load, thresholds, console, progress, cancellationToken));
+            if (runs[^1].StoppedIn is not null)
+            {
+                return;
+            }
         }
     }
 
@@ -206,7 +218,7 @@ internal static class MatrixRunner
         return run;
     }
 
-    /// <summary>Measures at the core count and limit <paramref name="setting"/> names, and returns it with the figures filled in.</summary>
+    /// <summary>Measures at the core count and limit <paramref name="setting"/> names, and returns it with the figures filled in; stopped, with what it measured and where it stopped.</summary>
     private static async Task<CoreCountRun> RunCoreCountAsync(
         CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, IReadOnlyList<Threshold> thresholds, TextWriter console, RunProgress? progress, CancellationToken cancellationToken)
     {
@@ -214,7 +226,7 @@ internal static class MatrixRunner
         double? breakEven = null;
         BreakEvenBracket? bracket = null;
         int? processorCount = null;
-        CoreCountRun SoFar(ExperimentReport? fanOut) => setting with { ApiProcessorCount = processorCount ?? fanOut?.ApiProcessorCount, Sweep = sweep, BreakEvenAmount = breakEven, Bracket = bracket, FanOut = fanOut };
+        CoreCountRun SoFar(RunSummary? fanOut) => setting with { ApiProcessorCount = processorCount ?? fanOut?.ApiProcessorCount, Sweep = sweep, BreakEvenAmount = breakEven, Bracket = bracket, FanOut = fanOut };
         if (options.Experiments.Contains("sweep"))
         {
             try
@@ -223,20 +235,17 @@ internal static class MatrixRunner
             }
             catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
             {
-                throw new CoreCountStoppedException(SoFar(null), SweepPart, null, cancellationToken);
+                return SoFar(null) with { StoppedIn = SweepPart };
             }
         }
-        ExperimentReport? fanOut = null;
+        RunSummary? fanOut = null;
         if (options.Experiments.Contains("fanout"))
         {
-            try
+            var report = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, setting.Cpus, setting.Container?.KindName, progress: progress);
+            fanOut = RunAnalysis.Of(report, RunnerCommandLine.Current());
+            if (report.Partial is not null)
             {
-                fanOut = await ExperimentRunner.RunAsync(fanOutExperiment, load, servers, thresholds, console, cancellationToken, setting.Cpus, setting.Container?.KindName, progress: progress);
-            }
-            catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested)
-            {
-                var stopped = e as ExperimentStoppedException;
-                throw new CoreCountStoppedException(SoFar(stopped?.Partial), FanOutPart, stopped?.Where, cancellationToken);
+                return SoFar(fanOut) with { StoppedIn = FanOutPart, StoppedAt = report.StoppedAt };
             }
         }
         return SoFar(fanOut);
@@ -397,7 +406,7 @@ internal static class MatrixRunner
 
     private static IEnumerable<string> Setup(IReadOnlyList<CoreCountRun> runs, MatrixOptions options, ContainerSetup? setup) =>
     [
-        ReportWriter.MachineLine(MachineFacts.Current(), null),
+        ReportWriter.MachineLine(MachineFacts.Current().ToSummary(), null),
         string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; ") + (setup is null
             ? "the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."
             : $"the API in a fresh container per variant, engine {setup.Engine} {setup.EngineVersion}, image {setup.Image} ({setup.ImageId}), limited by {string.Join(" and by ", (options.Limits ?? []).Select(kind => kind == CpuLimitKind.Quota ? "quota (--cpus N)" : "pinning (--cpuset-cpus 0-(N-1))"))}; DOTNET_PROCESSOR_COUNT unset, the runtime derives it from the limit."),
@@ -440,16 +449,16 @@ internal static class MatrixRunner
         ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "failed", "timed out", "peak pool threads", "peak queue", "starved from"],
         [.. fanOuts.SelectMany(run => run.FanOut!.Variants.Select(v => (IReadOnlyList<string>)
         [
-            $"{run.Cpus}{run.LimitSuffix}", run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Key.Label,
-            v.Total.MeanMs.ToString("0", CultureInfo.InvariantCulture), ReportWriter.PeakLoadMean(v), v.Total.P99Ms.ToString("0", CultureInfo.InvariantCulture),
-            v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), string.Create(CultureInfo.InvariantCulture, $"{v.Total.Failed} of {v.Total.Requests}"), v.Total.TimedOut.ToString(CultureInfo.InvariantCulture),
+            $"{run.Cpus}{run.LimitSuffix}", run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Name,
+            ReportWriter.Latency(v, v.MeanMs, "meanMs", "0"), ReportWriter.PeakLoadMean(v), ReportWriter.Latency(v, v.P99Ms, "p99Ms", "0"),
+            v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), string.Create(CultureInfo.InvariantCulture, $"{v.Failed} of {v.Requests}"), v.Outcomes.TimedOut.ToString(CultureInfo.InvariantCulture),
             v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a", StarvedFrom(v, StarvedFactor * delayMs),
         ]))],
         new HashSet<int> { 0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11 });
 
     /// <summary>Each core count's fan-out verdict; in a stopped matrix (<paramref name="partial"/>) none, only the figures' outcome line.</summary>
     private static IEnumerable<string> FanOutVerdicts(List<CoreCountRun> fanOuts, string? partial) =>
-        fanOuts.Select(run => $"{run.Label}: {(partial is null ? run.FanOut!.Finding.Verdict : $"not judged: {NotJudged}.")} {ReportWriter.OutcomeLine(run.FanOut!)} (details in fanout-{run.Key}/report.html)");
+        fanOuts.Select(run => $"{run.Label}: {(partial is null ? run.FanOut!.Verdict : $"not judged: {NotJudged}.")} {ReportWriter.OutcomeLine(run.FanOut!)} (details in fanout-{run.Key}/report.html)");
 
     /// <summary>Why a stopped matrix states no verdict, even of the parts that finished: a matrix's verdicts are read together, across its core counts.</summary>
     private const string NotJudged = "the matrix was stopped before it finished, and its verdicts are not drawn from part of it";
@@ -483,34 +492,8 @@ internal static class MatrixRunner
     /// The load ("8 users") of the first interval whose requests, grouped by when they were sent, took
     /// <paramref name="meanMs"/> on average (timed-out ones counted at their timeout, a lower bound), or "never".
     /// </summary>
-    public static string StarvedFrom(VariantResult result, double meanMs)
-    {
-        var fromSeconds = 0.0;
-        foreach (var interval in result.Intervals)
-        {
-            var sent = SentSummary.Of(result.Sent.Where(s => s.FromSeconds >= fromSeconds && s.FromSeconds < interval.ElapsedSeconds));
-            if (sent.AtLeastMeanMs >= meanMs)
-            {
-                return string.Create(CultureInfo.InvariantCulture, $"{interval.Load:0.#} {interval.LoadUnit}");
-            }
-            fromSeconds = interval.ElapsedSeconds;
-        }
-        return "never";
-    }
-}
-
-/// <summary>
-/// A core count was stopped (Ctrl+C, SIGTERM) during <paramref name="part"/>: <paramref name="soFar"/> holds what it
-/// finished and the stopped fan-out's partial report, if any; <paramref name="where"/> is where in the fan-out it stopped.
-/// </summary>
-internal sealed class CoreCountStoppedException(CoreCountRun soFar, string part, string? where, CancellationToken token)
-    : OperationCanceledException($"{part} on {soFar.Label} was stopped", token)
-{
-    public CoreCountRun SoFar { get; } = soFar;
-
-    /// <summary>"the compute sweep", "the fan-out".</summary>
-    public string Part { get; } = part;
-
-    /// <summary>"after variant async@2cpu step 1 of 5", or null when the stop came outside a variant's load.</summary>
-    public string? Where { get; } = where;
+    public static string StarvedFrom(SummaryVariant result, double meanMs) =>
+        result.Intervals.FirstOrDefault(i => i.SentAtLeastMeanMs >= meanMs) is { } interval
+            ? string.Create(CultureInfo.InvariantCulture, $"{interval.Load:0.#} {result.LoadUnit}")
+            : "never";
 }

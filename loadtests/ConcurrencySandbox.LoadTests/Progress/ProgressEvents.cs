@@ -1,5 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
@@ -63,21 +64,21 @@ internal sealed record IntervalEnded(
 }
 
 /// <summary>
-/// One step of the load closed: a point of the response curve (<see cref="CurvePoint"/>, as the report draws it) and
+/// One step of the load closed: a point of the response curve (<see cref="SummaryCurvePoint"/>, as the report draws it) and
 /// the variant's knee so far by the report's rule (<see cref="ResponseCurve.FindKnee"/>). Live, the timed-out requests
 /// are those that ended in the step (the report counts them by when they were sent), at least the client's timeout.
 /// </summary>
 internal sealed record StepEnded(
     string Series, string LoadUnit, string LoadLabel, double FromSeconds, double ToSeconds, long Requests, long Failed, long TimedOut, double RequestsPerSecond,
-    CurvePoint Point, Knee? Knee) : ProgressEvent
+    SummaryCurvePoint Point, Knee? Knee) : ProgressEvent
 {
     /// <summary>The step as a curve point: latencies over the answered requests (null when none was), ok answers per second.</summary>
-    public static CurvePoint PointOf(StepRow step, TimeSpan requestTimeout)
+    public static SummaryCurvePoint PointOf(StepRow step, TimeSpan requestTimeout)
     {
         var s = step.Stats;
         var answered = s.Completed > 0;
         var seconds = step.ToSeconds - step.FromSeconds;
-        return new CurvePoint(step.Load, answered ? s.P50Ms : null, answered ? s.P99Ms : null, seconds > 0 ? s.Ok / seconds : 0, s.Completed,
+        return new SummaryCurvePoint(step.Load, answered ? s.P50Ms : null, answered ? s.P99Ms : null, seconds > 0 ? s.Ok / seconds : 0, s.Completed,
             s.TimedOut, s.Outcomes.ConnectionErrors, s.TimedOut > 0 ? requestTimeout.TotalMilliseconds : null);
     }
 }

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Reports;
@@ -100,7 +101,7 @@ internal sealed class RunProgress
 
     private sealed class VariantFeed(RunProgress run, string experiment, TimeSpan requestTimeout, Action<IntervalRow>? eachInterval) : IVariantProgress
     {
-        private readonly List<CurvePoint> _points = [];
+        private readonly List<SummaryCurvePoint> _points = [];
         private string _loadUnit = "";
 
         public void OnInterval(IntervalRow row, RuntimeSnapshot? latest)

@@ -13,35 +13,18 @@ using static System.FormattableString;
 namespace ConcurrencySandbox.LoadTests.Running;
 
 /// <summary>
-/// The experiment was stopped (Ctrl+C, SIGTERM) while a variant ran: <see cref="Partial"/> is its report up to there,
-/// marked <see cref="ExperimentReport.Partial"/>, for a caller that writes it (the main command); to any other it is the
-/// cancellation it was before.
+/// Runs an experiment's variants in interleaved rounds against the servers (one round unless the experiment or --rounds
+/// asks for more), judges the rounds' verdict figure and builds its report. Stopped (Ctrl+C, SIGTERM) while a variant
+/// ran, it returns the report up to there, marked <see cref="ExperimentReport.Partial"/>: a result is returned, never
+/// carried by an exception.
 /// </summary>
-/// <param name="where">Where in the experiment it stopped (<see cref="PartialRun.Where"/>), for a caller that words a run of several experiments.</param>
-internal sealed class ExperimentStoppedException(ExperimentReport partial, string where, CancellationToken token)
-    : OperationCanceledException("the experiment was stopped before every variant ran", token)
-{
-    public ExperimentReport Partial { get; } = partial;
-
-    /// <summary>"after variant sync step 2 of 5".</summary>
-    public string Where { get; } = where;
-}
-
-/// <summary>The run was stopped (Ctrl+C, SIGTERM) and the report up to there was written to <paramref name="folder"/>, marked <paramref name="partial"/>.</summary>
-internal sealed class RunStoppedException(string partial, string folder, CancellationToken token) : OperationCanceledException(partial, token)
-{
-    public string Partial { get; } = partial;
-
-    public string Folder { get; } = folder;
-}
-
-/// <summary>Runs an experiment's variants in interleaved rounds against the servers (one round unless the experiment or --rounds asks for more), judges the rounds' verdict figure and builds its report.</summary>
 internal static class ExperimentRunner
 {
     /// <param name="cpus">The core count the servers pin the API to (the matrix), carried in every variant's key.</param>
     /// <param name="limit">How a container matrix limits the API to <paramref name="cpus"/> ("quota", "pinning"), also in the key.</param>
     /// <param name="rounds">How many interleaved rounds to measure the variants in (--rounds); null: the experiment's own count (<see cref="Experiment.DefaultRounds"/>), one for the smoke profile.</param>
     /// <param name="roundsBudget">The time the rounds may take before the run ends inconclusive with the rounds it has; null: <see cref="Rounds.DefaultBudget"/>.</param>
+    /// <param name="variantFinished">Given the report so far (marked partial: still running) each time a variant finishes, so the caller writes it as the run goes.</param>
     public static async Task<ExperimentReport> RunAsync(
         Experiment experiment,
         LoadOptions load,
@@ -55,7 +38,8 @@ internal static class ExperimentRunner
         AgentPool? agents = null,
         RunProgress? progress = null,
         int? rounds = null,
-        TimeSpan? roundsBudget = null)
+        TimeSpan? roundsBudget = null,
+        Action<ExperimentReport>? variantFinished = null)
     {
         observe ??= ObserverOptions.Default;
         progress ??= RunProgress.Lines(console);
@@ -102,8 +86,9 @@ internal static class ExperimentRunner
                 {
                     var stopped = e as VariantStoppedException;
                     var where = PartialRun.Where(new VariantKey(variant.Name, cpus, limit).Label, stopped?.SoFar.Steps.Count ?? 0, roundLoad.Shape.Steps.Count);
-                    throw new ExperimentStoppedException(Stopped(where, stopped, round.Results, round.Observations), where, cancellationToken);
+                    return Stopped(where, stopped?.SoFar, round.Results, round.Observations);
                 }
+                variantFinished?.Invoke(SoFar(PartialRun.Running([.. round.Results.Select(r => r.Key.Label)]), round.Results, round.Observations));
             }
             // Assess reads the variants in the experiment's order, whichever ran first.
             round.Results.Sort((a, b) => IndexOf(a).CompareTo(IndexOf(b)));
@@ -152,15 +137,15 @@ internal static class ExperimentRunner
 
         // Ctrl+C or SIGTERM during a variant: the report up to there, marked partial, with no verdict (it needs every variant).
         // With rounds, the partial report holds the round that was running.
-        ExperimentReport Stopped(string where, VariantStoppedException? stopped, List<VariantResult> results, Dictionary<string, VariantObservation> observations)
+        ExperimentReport Stopped(string where, VariantResult? stoppedSoFar, List<VariantResult> results, Dictionary<string, VariantObservation> observations)
         {
-            var finished = results.Select(r => r.Key.Label).ToList();
-            if (stopped is not null)
-            {
-                results.Add(stopped.SoFar);
-            }
-            var partial = PartialRun.Describe(where, finished);
-            return new ExperimentReport(experiment.Name, experiment.Seed, profile, shape, servers.Describe(), started, MachineFacts.Current(), results,
+            var partial = PartialRun.Describe(where, [.. results.Select(r => r.Key.Label)]);
+            return SoFar(partial, [.. results, .. stoppedSoFar is null ? Array.Empty<VariantResult>() : [stoppedSoFar]], observations) with { StoppedAt = where };
+        }
+
+        // The variants measured so far, marked partial (stopped, or still running), with no verdict.
+        ExperimentReport SoFar(string partial, IReadOnlyList<VariantResult> results, IReadOnlyDictionary<string, VariantObservation> observations) =>
+            new(experiment.Name, experiment.Seed, profile, shape, servers.Describe(), started, MachineFacts.Current(), results,
                 Finding.NotAssessed("the run was stopped before every variant ran, so the seed's effect is not judged from part of its variants."),
                 Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results))
             {
@@ -169,7 +154,6 @@ internal static class ExperimentRunner
                 Observations = observations,
                 Partial = partial,
             };
-        }
 
         // With load agents, the variant's HTTP ramp runs on them and the coordinator merges their intervals.
         ILoadDriver DriverOf(Variant variant) => agents is null ? variant.Driver : agents.Distribute(variant.Driver);

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.Platform.Statistics;
 
@@ -21,24 +22,30 @@ internal sealed record HeadlineFigure(string Name, string Text)
     }
 }
 
-/// <summary>What one whole run said: whether its thresholds passed, its verdicts and its headline figures.</summary>
+/// <summary>A run stopped (Ctrl+C, SIGTERM): its report up to there is in <paramref name="Folder"/>, marked <paramref name="Partial"/>.</summary>
+internal sealed record RunStopped(string Partial, string Folder);
+
+/// <summary>What one whole run said: whether its thresholds passed, its verdicts and its headline figures, and where it stopped if it was stopped.</summary>
 internal sealed record RunResult(bool Passed, IReadOnlyList<RunVerdict> Verdicts, IReadOnlyList<HeadlineFigure> Figures)
 {
+    /// <summary>Set when the run was stopped before it finished; null for a finished run.</summary>
+    public RunStopped? Stopped { get; init; }
+
     /// <summary>An experiment's verdict (its outcome) and the seed figures it compared, today's side.</summary>
-    public static RunResult Of(ExperimentReport report, string? prefix = null)
+    public static RunResult Of(RunSummary summary, string? prefix = null)
     {
-        var name = prefix is null ? report.Experiment : $"{prefix} {report.Experiment}";
+        var name = prefix is null ? summary.Experiment : $"{prefix} {summary.Experiment}";
         return new RunResult(
-            report.Passed,
-            [new RunVerdict(name, report.Finding.Outcome.ToString(), report.Finding.Verdict)],
-            [.. report.Finding.Comparisons.Select(c => new HeadlineFigure($"{name}: {c.Figure}", c.Today))]);
+            summary.Passed,
+            [new RunVerdict(name, summary.Outcome, summary.Verdict)],
+            [.. summary.Comparisons.Select(c => new HeadlineFigure($"{name}: {c.Figure}", c.Today))]);
     }
 
     /// <summary>Several results as one (the experiments of <c>all</c>, the core counts of a matrix).</summary>
     public static RunResult Combine(IEnumerable<RunResult> results)
     {
         var list = results.ToList();
-        return new RunResult(list.All(r => r.Passed), [.. list.SelectMany(r => r.Verdicts)], [.. list.SelectMany(r => r.Figures)]);
+        return new RunResult(list.All(r => r.Passed), [.. list.SelectMany(r => r.Verdicts)], [.. list.SelectMany(r => r.Figures)]) { Stopped = list.Select(r => r.Stopped).LastOrDefault(s => s is not null) };
     }
 }
 
@@ -52,14 +59,23 @@ internal static class RepeatedRuns
 
     public const string FileName = "runs.md";
 
-    /// <summary>Runs <paramref name="runOnce"/> (given its folder) <paramref name="runs"/> times and writes <see cref="FileName"/>; passed when every run passed its thresholds (disagreeing verdicts are reported, not failed).</summary>
-    public static async Task<bool> RunAsync(int runs, string outputFolder, Func<string, Task<RunResult>> runOnce, TextWriter console)
+    /// <summary>
+    /// Runs <paramref name="runOnce"/> (given its folder) <paramref name="runs"/> times and writes <see cref="FileName"/>;
+    /// passed when every run passed its thresholds (disagreeing verdicts are reported, not failed). A stopped run ends
+    /// the series: its result is returned, and no <see cref="FileName"/> compares part of a series.
+    /// </summary>
+    public static async Task<RunResult> RunAsync(int runs, string outputFolder, Func<string, Task<RunResult>> runOnce, TextWriter console)
     {
         var results = new List<RunResult>(runs);
         for (var i = 1; i <= runs; i++)
         {
             console.WriteLine($"== run {i} of {runs}");
-            results.Add(await runOnce(Path.Combine(outputFolder, $"run-{i}")));
+            var result = await runOnce(Path.Combine(outputFolder, $"run-{i}"));
+            if (result.Stopped is not null)
+            {
+                return result;
+            }
+            results.Add(result);
         }
 
         Directory.CreateDirectory(outputFolder);
@@ -69,7 +85,7 @@ internal static class RepeatedRuns
         console.WriteLine(disagreements.Count == 0
             ? $"== runs: the verdicts of all {runs} runs agree ({Path.Combine(outputFolder, FileName)})"
             : $"== runs: the verdicts disagree on {string.Join(", ", disagreements)} ({Path.Combine(outputFolder, FileName)})");
-        return results.All(r => r.Passed);
+        return RunResult.Combine(results);
     }
 
     /// <summary>The verdicts whose outcome word was not the same in every run (a verdict missing from a run counts as differing).</summary>

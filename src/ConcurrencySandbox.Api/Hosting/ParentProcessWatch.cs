@@ -33,7 +33,7 @@ public sealed class ParentProcessWatch(IConfiguration configuration, IHostApplic
         }
 
         // One handle on the parent, asked each second: Process.GetProcessById every second allocated more, background
-        // garbage in the allocation experiments (docs/streaming.md, "Instruments that do not disturb").
+        // garbage in the allocation experiments (docs/notebook/streaming.md, "Instruments that do not disturb").
         using var parent = Open(pid);
         using var timer = new PeriodicTimer(CheckPeriod);
         while (await timer.WaitForNextTickAsync(stoppingToken))

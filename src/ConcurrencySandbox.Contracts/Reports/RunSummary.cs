@@ -4,17 +4,20 @@ using System.Text.Json.Serialization;
 namespace ConcurrencySandbox.Contracts.Reports;
 
 /// <summary>
-/// A report folder's summary.json: the one description of its layout. The runner writes it and <c>compare</c> and the
-/// tests read it through this record and <see cref="Json"/>, which refuses a missing, unknown or null-where-not-allowed
-/// member, so a renamed or retyped field fails a read of the committed reports (docs/results) instead of reading as absent.
+/// A run's one result: its raw series (intervals, telemetry, distribution) and everything analysed from them once (steps,
+/// peak, response curve and knee, verdict and claims, the diagnosis as its code worded it), written as summary.json as
+/// each variant finishes. Every output (summary.md, report.html, the CSVs, the console's closing lines, <c>compare</c>,
+/// the matrix, <c>--runs</c>, <c>report</c>) is rendered from this record alone. It is read through <see cref="Json"/>,
+/// which refuses a missing, unknown or null-where-not-allowed member, so a renamed or retyped field fails a read of the
+/// committed reports (docs/results) instead of reading as absent.
 /// </summary>
-/// <param name="SchemaVersion">The layout this file holds; <see cref="CurrentSchemaVersion"/> when written by this build.</param>
+/// <param name="Version">The layout this file holds; <see cref="CurrentVersion"/> when written by this build.</param>
 /// <param name="Outcome">What the run says about the seed's effect: <c>Reproduced</c>, <c>NotReproduced</c> or <c>NotAssessed</c>.</param>
 /// <param name="Verdict">The one sentence the reports print first.</param>
 /// <param name="Observations">What the runtime observer saw, by variant label (empty when no process was observed).</param>
 /// <param name="Fix">The --verify-fix re-run, when one was made.</param>
 public sealed record RunSummary(
-    int SchemaVersion,
+    int Version,
     string Experiment,
     string Seed,
     string Profile,
@@ -31,7 +34,9 @@ public sealed record RunSummary(
     bool Passed,
     string CommandLine,
     IReadOnlyDictionary<string, SummaryObservation> Observations,
-    SummaryFix? Fix)
+    SummaryFix? Fix,
+    SummaryWords Words,
+    IReadOnlyList<SummaryEvidence> Evidence)
 {
     /// <summary>The report's first paragraph when the run has one (run --url: the method to change, the load at the break and why, what the fix buys); absent in earlier summaries.</summary>
     // Left out when absent, so an earlier summary reads back and writes out the same.
@@ -52,8 +57,16 @@ public sealed record RunSummary(
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<SummaryClaim>? Claims { get; init; }
 
+    /// <summary>Why the starvation diagnosis does not fit this experiment's load; absent where it does.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? DiagnosisDoesNotApplyBecause { get; init; }
+
     /// <summary>The layout this build writes and reads; raise it with any change of a member's name, type or meaning.</summary>
-    public const int CurrentSchemaVersion = 3;
+    /// <remarks>4: one result for every output (the raw series, the response curve and knee, the diagnosis's words); "schemaVersion" became "version".</remarks>
+    public const int CurrentVersion = 4;
+
+    /// <summary>The member that held the version before 4, read only to name an older file's version.</summary>
+    private const string EarlierVersionMember = "schemaVersion";
 
     /// <summary>
     /// The contract settings (<see cref="ContractJson"/>), indented, and strict: every constructor member must be present,
@@ -69,19 +82,41 @@ public sealed record RunSummary(
 
     public string ToJson() => JsonSerializer.Serialize(this, Json);
 
-    /// <summary>Reads a summary of <see cref="CurrentSchemaVersion"/>; throws <see cref="JsonException"/> on any member that does not match.</summary>
+    /// <summary>Reads a summary of <see cref="CurrentVersion"/>; throws <see cref="JsonException"/> on any member that does not match.</summary>
     public static RunSummary Parse(string json) =>
         JsonSerializer.Deserialize<RunSummary>(json, Json) ?? throw new JsonException("summary.json holds null");
 
-    /// <summary>The <c>schemaVersion</c> a summary declares, read before its layout is trusted; null when it has none.</summary>
-    public static int? SchemaVersionOf(string json)
+    /// <summary>The version a summary declares ("version", or "schemaVersion" before 4), read before its layout is trusted; null when it has none.</summary>
+    public static int? VersionOf(string json)
     {
         using var document = JsonDocument.Parse(json);
-        return document.RootElement.ValueKind == JsonValueKind.Object
-            && document.RootElement.TryGetProperty("schemaVersion", out var version)
-            && version.TryGetInt32(out var number) ? number : null;
+        var root = document.RootElement;
+        return root.ValueKind == JsonValueKind.Object
+            && (root.TryGetProperty("version", out var version) || root.TryGetProperty(EarlierVersionMember, out version))
+            && version.ValueKind == JsonValueKind.Number && version.TryGetInt32(out var number) ? number : null;
     }
 }
+
+/// <summary>What the report calls what its load sent ("requests", "messages"), its rate, its good outcome, the latency columns' prefix and what they measure.</summary>
+public sealed record SummaryWords(string Unit, string What, string PerSecond, string Ok, string LatencyPrefix, string LatencyNote)
+{
+    /// <summary>The unit with a capital, to open a sentence: "Requests: ...".</summary>
+    [JsonIgnore]
+    public string Sentence => char.ToUpperInvariant(Unit[0]) + Unit[1..];
+}
+
+/// <summary>
+/// A chart an experiment declares beside its verdict: one bar per variant of the figure in <paramref name="Unit"/> with the
+/// seed's figures as reference lines, or (<paramref name="Distributions"/>) one curve per variant on a "nines" axis.
+/// </summary>
+public sealed record SummaryEvidence(string Title, string Unit, IReadOnlyList<SummaryNamedValue> Values, IReadOnlyList<SummaryNamedValue> SeedLines, IReadOnlyList<SummaryDistribution>? Distributions);
+
+public sealed record SummaryNamedValue(string Name, double Value);
+
+public sealed record SummaryDistribution(string Name, IReadOnlyList<SummaryPercentile> Points);
+
+/// <summary>One point of a latency distribution; <paramref name="IsLowerBound"/> where it lies among timed-out requests (drawn at their timeout).</summary>
+public sealed record SummaryPercentile(double Percentile, double LatencyMs, bool IsLowerBound);
 
 /// <summary>The machine the run happened on; <see cref="ProcessorCount"/> is the runner's.</summary>
 public sealed record SummaryMachine(string CpuModel, int LogicalCores, int ProcessorCount, string Runtime, string Os);
@@ -122,7 +157,12 @@ public sealed record SummaryVariant(
     long? PeakQueue,
     double? MaxQueueWaitMs,
     IReadOnlyList<SummaryFigure> Figures,
-    string? TelemetrySource)
+    string? TelemetrySource,
+    string Color,
+    IReadOnlyList<SummaryInterval> Intervals,
+    IReadOnlyList<SummaryTelemetry> Telemetry,
+    IReadOnlyList<SummaryPercentile> Distribution,
+    SummaryCurve? Curve)
 {
     /// <summary>One row per load agent when agents made the variant's load (--agents); absent when one runner did.</summary>
     // Left out when absent, so summaries of single-runner runs (every one written before agents) read back and write out the same.
@@ -135,7 +175,61 @@ public sealed record SummaryVariant(
     /// </summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<string>? LowerBounds { get; init; }
+
+    /// <summary>Every request of a burst (cold start), in completion order; absent for other loads.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummaryRequest>? Burst { get; init; }
 }
+
+/// <summary>One reporting interval: its end (seconds since the variant began), whether it is the partial tail after the last full interval (<paramref name="Tail"/>), the load applied, and the requests that ended in it.</summary>
+public sealed record SummaryInterval(
+    double ElapsedSeconds, bool Tail, double Load, double RequestsPerSecond, long Ok, long HttpErrors, long TimedOut, long ConnectionErrors,
+    double MeanMs, double P50Ms, double P75Ms, double P95Ms, double P99Ms, double P999Ms, double MaxMs)
+{
+    /// <summary>The latency members that are lower bounds; absent when none is.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<string>? LowerBounds { get; init; }
+
+    /// <summary>The mean latency of the requests sent in this interval, wherever they ended, timed-out ones at their timeout (a lower bound then); absent when none has a latency or a bound.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? SentAtLeastMeanMs { get; init; }
+
+    [JsonIgnore]
+    public long Requests => Ok + HttpErrors + TimedOut + ConnectionErrors;
+
+    /// <summary>Requests that got an answer: the latencies cover these.</summary>
+    [JsonIgnore]
+    public long Completed => Ok + HttpErrors;
+}
+
+/// <summary>One reading of the API's runtime during a variant (seconds since it began).</summary>
+public sealed record SummaryTelemetry(
+    double ElapsedSeconds, int ThreadCount, long QueueLength, long CompletedItems, double CpuPercent, int OsThreads, long WorkingSetBytes,
+    long HeapBytes, long AllocatedBytes, int Gen0, int Gen1, int Gen2, double GcPauseMs, long LockContentions, long InFlight);
+
+/// <summary>One request of a burst: when it ended (seconds since the burst was sent), how long it took, and how it ended ("Ok", "HttpStatus", "Timeout", "ConnectionError").</summary>
+public sealed record SummaryRequest(double CompletedSeconds, double LatencyMs, string End)
+{
+    /// <summary>An answer arrived (ok or another status), so its time is a latency.</summary>
+    [JsonIgnore]
+    public bool Answered => End is "Ok" or "HttpStatus";
+}
+
+/// <summary>
+/// A variant's response curve, analysed once: one point per loaded step, the knee (the step index in
+/// <see cref="SummaryVariant.Steps"/>) or why none is stated, and the sentence the reports print.
+/// </summary>
+public sealed record SummaryCurve(IReadOnlyList<SummaryCurvePoint> Points, SummaryKnee? Knee, string Line);
+
+/// <summary>
+/// One step of a response curve: the offered load, the latency of the requests sent in the step that got an answer
+/// (null: none did), ok answers per second, and the requests sent in it that timed out (with the time they were given
+/// up after, a lower bound) or failed without an answer.
+/// </summary>
+public sealed record SummaryCurvePoint(double Load, double? P50Ms, double? P99Ms, double OkPerSecond, long Answered, long SentTimedOut, long SentConnectionErrors, double? TimedOutAtLeastMs);
+
+/// <summary>Where the curve bends: the point's index in <see cref="SummaryCurve.Points"/>, its step's index in the variant's steps, and why.</summary>
+public sealed record SummaryKnee(int Point, int Step, string Reason);
 
 /// <summary>One load agent's share of a variant, as the report's agent table prints it.</summary>
 /// <param name="Index">The agent's index (its share of the load: index of count).</param>
@@ -160,7 +254,24 @@ public sealed record SummaryAgent(
 
 /// <summary>How a set of requests ended, counted, with the sums the reports print (requests, failed, completed = got an answer).</summary>
 public sealed record SummaryOutcomes(
-    long Ok, long HttpErrors, long TimedOut, long ConnectionErrors, long Requests, long Failed, long Completed, long NotCompleted, double FailedPercent);
+    long Ok, long HttpErrors, long TimedOut, long ConnectionErrors, long Requests, long Failed, long Completed, long NotCompleted, double FailedPercent)
+{
+    /// <summary>"3 of 52 failed (2 timed out, 1 HTTP error(s))", "all 52 ok" or "no requests".</summary>
+    public string Describe()
+    {
+        if (Failed == 0)
+        {
+            return Requests == 0 ? "no requests" : $"all {Requests} ok";
+        }
+        var parts = new[] { (TimedOut, "timed out"), (HttpErrors, "HTTP error(s)"), (ConnectionErrors, "connection error(s)") }
+            .Where(p => p.Item1 > 0).Select(p => $"{p.Item1} {p.Item2}");
+        return $"{Failed} of {Requests} failed ({string.Join(", ", parts)})";
+    }
+
+    /// <summary>No request got an answer or timed out: there is no latency.</summary>
+    [JsonIgnore]
+    public bool NoAnswer => Completed == 0 && TimedOut == 0;
+}
 
 /// <summary>One row of the status and error table: "HTTP 503", "timed out (client timeout)" or a connection error's message, and how often.</summary>
 public sealed record SummaryOutcomeCount(string What, long Count);
@@ -181,7 +292,12 @@ public sealed record SummaryStep(double Load, double FromSeconds, double ToSecon
 }
 
 /// <summary>One claim of a seed with its own verdict (<c>Confirmed</c>, <c>Refuted</c> or <c>Inconclusive</c>), the figure it rests on, its 95 % CI or why there is none, and why.</summary>
-public sealed record SummaryClaim(string What, string Verdict, string Figure, string Interval, string Why);
+public sealed record SummaryClaim(string What, string Verdict, string Figure, string Interval, string Why)
+{
+    /// <summary>"latency under load: confirmed: 4.1 x [3.2, 5.0] (why)", as every report prints the claim.</summary>
+    [JsonIgnore]
+    public string Line => $"{What}: {Verdict.ToLowerInvariant()}: {Figure} {Interval} ({Why})";
+}
 
 /// <summary>A figure an experiment computes for one variant, e.g. ("CPU per request", 1.8, "ms").</summary>
 public sealed record SummaryFigure(string Name, double Value, string Unit);
@@ -209,6 +325,17 @@ public sealed record SummaryObservation(
     /// <summary>Events the runtime dropped from the observer's session (its buffers were full): the per-second counter sums miss those seconds. Absent in summaries written before it was counted.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public int? EventsLost { get; init; }
+
+    /// <summary>The series in words: "complete", or how it ended early or lost events.</summary>
+    public required string Series { get; init; }
+
+    /// <summary>The pool threads' three largest call sites as the stack sampler words them; absent when not sampled.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? StacksText { get; init; }
+
+    /// <summary>The diagnosis paragraph as the diagnosis code wrote it; absent without a diagnosis.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? DiagnosisText { get; init; }
 }
 
 /// <summary>A thread-pool adjustment on the variant's time axis.</summary>
@@ -243,7 +370,9 @@ public sealed record SummaryDiagnosisInputs(
     double GrowthPerSecond,
     long PeakQueueLength,
     int StarvationAdjustments,
-    string? CallSite);
+    string? CallSite,
+    double HoldMs,
+    string LoadUnit);
 
 /// <summary>
 /// Where a service broke (run --url --find-capacity): the load's unit, the SLO and how it was set, the highest load held,

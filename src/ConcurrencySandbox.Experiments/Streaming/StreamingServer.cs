@@ -21,7 +21,7 @@ public sealed record StreamingServerSettings(StreamingImplementation Implementat
 /// slow-client drop and the counters are shared, so the variants differ only in how they send.
 /// Clients are spread over <see cref="Phases"/> phases of the interval (slot modulo phases): each client still gets
 /// one frame per interval, but the ticker wakes once per phase and sends to 1/Phases of the clients, so a frame
-/// waits for the few sends of its own phase, not for every client's (docs/streaming.md, "The schedule"). While no
+/// waits for the few sends of its own phase, not for every client's (docs/notebook/streaming.md, "The schedule"). While no
 /// client is connected the ticker sleeps on a signal instead of waking once per phase.
 /// </summary>
 public abstract class StreamingServer : IAsyncDisposable

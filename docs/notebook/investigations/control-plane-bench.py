@@ -11,7 +11,7 @@ PUT /api/threadpool {"minWorkerThreads": 400} to the control plane and measures 
 experiment request and the throughput after. Then a second fresh API is starved the same way and sent SIGTERM:
 the time to exit is measured. Bounded: every phase has a fixed length, every request a timeout.
 
-Usage: docs/investigations/control-plane-bench.py [--connections 125] [--idle 100] [--trickle 20] [--starve 20] [--recover 15]
+Usage: docs/notebook/investigations/control-plane-bench.py [--connections 125] [--idle 100] [--trickle 20] [--starve 20] [--recover 15]
                                      [--sigterm-after 10] [--probe control|api] [--env NAME=VALUE ...] [--no-build]
 --probe api polls the same endpoints on the API port (Kestrel) instead, for comparison; --env passes environment
 variables to the API (e.g. DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=1).
@@ -19,7 +19,7 @@ Prints a Markdown table; figures depend on the machine (print its cores and runt
 """
 import argparse, http.client, json, os, re, select, signal, socket, subprocess, sys, threading, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DLL = os.path.join(ROOT, "src/ConcurrencySandbox.Api/bin/Release/net10.0/ConcurrencySandbox.Api.dll")
 API_READY = re.compile(r"ConcurrencySandbox API ready at (http://\S+)")
 CONTROL_READY = re.compile(r"ConcurrencySandbox control plane ready at (http://\S+)")
@@ -259,7 +259,7 @@ def main():
     runtime = subprocess.run(["dotnet", "--version"], capture_output=True, text=True).stdout.strip()
     extra = "".join(f" --env {pair}" for pair in args.env) + (" --probe api" if args.probe == "api" else "") + f" --idle {args.idle} --trickle {args.trickle}"
     print(f"# Control endpoints on the {args.probe} port under {args.connections} connections of {EXPERIMENT}")
-    print(f"\n{os.cpu_count()} cores ({cpu}), .NET SDK {runtime}; command: docs/investigations/control-plane-bench.py "
+    print(f"\n{os.cpu_count()} cores ({cpu}), .NET SDK {runtime}; command: docs/notebook/investigations/control-plane-bench.py "
           f"--connections {args.connections} --starve {args.starve:g} --recover {args.recover:g} --sigterm-after {args.sigterm_after:g}{extra}\n")
     load_average = open("/proc/loadavg").read().split()[:3]
     print(f"Load average before the run {' '.join(before_load)}, after it {' '.join(load_average)} (1, 5, 15 min).\n")

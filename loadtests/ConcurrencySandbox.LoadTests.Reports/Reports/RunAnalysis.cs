@@ -1,21 +1,26 @@
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>An <see cref="ExperimentReport"/> as summary.json holds it (<see cref="RunSummary"/>, the contract <c>compare</c> reads back).</summary>
-internal static class ReportSummary
+/// <summary>
+/// The one analysis stage: a run's raw results (<see cref="ExperimentReport"/>) into its one result
+/// (<see cref="RunSummary"/>), with the peak, the steps, the response curve and its knee, the verdict and claims and the
+/// diagnosis's words computed here once. Every report is rendered from what this returns, never from the raw results.
+/// </summary>
+public static class RunAnalysis
 {
     public static RunSummary Of(ExperimentReport r, string commandLine) => new(
-        RunSummary.CurrentSchemaVersion,
+        RunSummary.CurrentVersion,
         r.Experiment,
         r.Seed,
         r.Profile,
         r.LoadShape,
         r.Target,
         r.StartedAt,
-        new SummaryMachine(r.Machine.CpuModel, r.Machine.LogicalCores, r.Machine.ProcessorCount, r.Machine.Runtime, r.Machine.Os),
+        r.Machine.ToSummary(),
         r.ApiProcessorCount,
         [.. r.Variants.Select(v => Variant(v, r.ExpectedToFail.Contains(v.Key.Name)))],
         [.. r.Finding.Comparisons.Select(c => new SummaryComparison(c.Figure, c.Seed, c.Today))],
@@ -25,8 +30,11 @@ internal static class ReportSummary
         r.Passed,
         commandLine,
         r.Observations.ToDictionary(o => o.Key, o => Observation(o.Value)),
-        r.Fix is { } fix ? new SummaryFix(fix.Before, fix.After, fix.MinimumThreads) : null)
+        r.Fix is { } fix ? new SummaryFix(fix.Before, fix.After, fix.MinimumThreads) : null,
+        new SummaryWords(r.Words.Unit, r.Words.What, r.Words.PerSecond, r.Words.Ok, r.Words.LatencyPrefix, r.Words.LatencyNote),
+        [.. r.Evidence.Select(Evidence)])
     {
+        DiagnosisDoesNotApplyBecause = r.DiagnosisDoesNotApplyBecause,
         Headline = r.Headline,
         Capacity = r.Capacity,
         Rounds = r.Rounds,
@@ -71,8 +79,14 @@ internal static class ReportSummary
             v.PeakQueue,
             v.MaxQueueWaitMs,
             [.. v.Figures.Select(f => new SummaryFigure(f.Name, f.Value, f.Unit))],
-            v.TelemetrySource)
+            v.TelemetrySource,
+            VariantPalette.ColorOf(v.Key),
+            Intervals(v),
+            [.. v.Telemetry.Select(Telemetry)],
+            [.. v.Distribution.Select(Percentile)],
+            ResponseCurve.Of(v))
         {
+            Burst = v.LoadUnit == "burst" ? [.. v.Requests.Select(q => new SummaryRequest(q.CompletedSeconds, q.LatencyMs, q.End.ToString()))] : null,
             Agents = v.Agents.Count == 0 ? null : [.. v.Agents.Select(a => new SummaryAgent(
                 a.Index, a.Host, a.Requests, a.CpuSeconds, a.ElapsedSeconds, a.ProcessorCount, a.CpuPercent, a.ClientBound, a.Fault, v.SecondsWithout(a.Index)))],
             LowerBounds = LowerBounds(v.Total, ~LatencyBounds.None),
@@ -92,8 +106,40 @@ internal static class ReportSummary
         (LatencyBounds.P95, "p95Ms"), (LatencyBounds.P99, "p99Ms"), (LatencyBounds.P999, "p999Ms"), (LatencyBounds.Max, "maxMs"),
     ];
 
+    /// <summary>Each interval with the requests that ended in it, and the mean latency of those sent in it (timed-out ones at their timeout).</summary>
+    private static SummaryInterval[] Intervals(VariantResult v) =>
+    [
+        .. v.Intervals.Select((i, index) =>
+        {
+            var (s, o) = (i.Stats, i.Stats.Outcomes);
+            var sent = SentSummary.Of(v.Sent.Where(slice => slice.FromSeconds >= (index == 0 ? 0 : v.Intervals[index - 1].ElapsedSeconds) && slice.FromSeconds < i.ElapsedSeconds));
+            return new SummaryInterval(i.ElapsedSeconds, i.Partial, i.Load, i.RequestsPerSecond, o.Ok, o.HttpErrors, o.TimedOut, o.ConnectionErrors,
+                s.MeanMs, s.P50Ms, s.P75Ms, s.P95Ms, s.P99Ms, s.P999Ms, s.MaxMs)
+            {
+                LowerBounds = LowerBounds(s, ~LatencyBounds.None),
+                SentAtLeastMeanMs = NullIfNaN(sent.AtLeastMeanMs),
+            };
+        }),
+    ];
+
+    private static SummaryTelemetry Telemetry(TelemetryRow row)
+    {
+        var (t, p, g) = (row.Snapshot.ThreadPool, row.Snapshot.Process, row.Snapshot.GC);
+        return new SummaryTelemetry(row.ElapsedSeconds, t.ThreadCount, t.PendingWorkItemCount, t.CompletedWorkItemCount, p.CpuPercent, p.OsThreadCount, p.WorkingSetBytes,
+            g.HeapSizeBytes, g.TotalAllocatedBytes, g.Gen0Collections, g.Gen1Collections, g.Gen2Collections, g.TotalPauseDurationMs, row.Snapshot.LockContentionCount, row.Snapshot.InFlightRequests);
+    }
+
+    private static SummaryPercentile Percentile(PercentilePoint p) => new(p.Percentile, p.LatencyMs, p.IsLowerBound);
+
+    public static SummaryEvidence Evidence(EvidenceChart e) => new(e.Title, e.Unit,
+        [.. e.Values.Select(v => new SummaryNamedValue(v.Name, v.Value))], [.. e.SeedLines.Select(v => new SummaryNamedValue(v.Name, v.Value))],
+        e.Distributions is { } distributions ? [.. distributions.Select(d => new SummaryDistribution(d.Name, [.. d.Points.Select(Percentile)]))] : null);
+
     private static SummaryOutcomes Outcomes(OutcomeCounts o) =>
         new(o.Ok, o.HttpErrors, o.TimedOut, o.ConnectionErrors, o.Requests, o.Failed, o.Completed, o.NotCompleted, o.FailedPercent);
+
+    /// <summary>Outcome counts with their sums, as the summary holds them.</summary>
+    public static SummaryOutcomes Outcomes(long ok, long httpErrors, long timedOut, long connectionErrors) => Outcomes(new OutcomeCounts(ok, httpErrors, timedOut, connectionErrors));
 
     private static SummaryObservation Observation(VariantObservation o) => new(
         o.Process,
@@ -106,11 +152,17 @@ internal static class ReportSummary
         o.StacksNote,
         o.Diagnosis is { Inputs: var i } d
             ? new SummaryDiagnosis(
-                new SummaryDiagnosisInputs(i.RequestsInFlight, i.InFlightBasis, i.ThreadsPerRequest, i.PoolThreadsAtPeak, i.GrowthPerSecond, i.PeakQueueLength, i.StarvationAdjustments, i.CallSite),
+                new SummaryDiagnosisInputs(i.RequestsInFlight, i.InFlightBasis, i.ThreadsPerRequest, i.PoolThreadsAtPeak, i.GrowthPerSecond, i.PeakQueueLength, i.StarvationAdjustments, i.CallSite, i.HoldMs, i.LoadUnit),
                 d.NeededThreads, d.Starved, d.SecondsToGrow)
             : null,
         o.LostReason,
-        o.AdjustmentsByReason) { EventsLost = o.EventsLost };
+        o.AdjustmentsByReason)
+    {
+        EventsLost = o.EventsLost,
+        Series = o.Series,
+        StacksText = o.Stacks is { } sampled ? string.Join("; ", sampled.Sites.Take(3).Select(sampled.Describe)) : null,
+        DiagnosisText = o.Diagnosis?.Describe(),
+    };
 
     private static SummaryBlockingSite Site(BlockingSite s) => new(s.CallSite, s.Threads, s.InUserCode, s.InRequest,
         s.Source is { } c ? new SummaryCallSite(c.Method, c.Primitive, c.Line is { } l ? new SummarySourceLine(l.File, l.Line) : null, c.Route, c.Handler, c.InlinedInto, c.Note) : null);

@@ -5,12 +5,12 @@
 # least 0.9) with the API's own CPU and allocated bytes per request on each path (steadier than a rate on a busy
 # machine; the bytes not disturbed at all), and exits 1 when a pair falls short. Inside a pair the two paths take turns
 # in 1-second wrk runs, in ABBA order, SECONDS of each: this VM's vCPU changes speed by up to 2 x for seconds at a time
-# (docs/measurement.md, "Why the 2-core break-even moved"), so one 6-second block per path put a speed change between
+# (docs/notebook/measurement.md, "Why the 2-core break-even moved"), so one 6-second block per path put a speed change between
 # the two halves of a pair; 1-second turns give both paths the same mix of speeds, as the measurement policy's
 # interleaved pairs do. A benchmark, not a test: needs wrk and curl, exits 2 without them.
-# Usage: docs/investigations/bench-endpoint-overhead.sh [seconds=8] [connections=64] [pairs=3]
+# Usage: docs/notebook/investigations/bench-endpoint-overhead.sh [seconds=8] [connections=64] [pairs=3]
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 seconds="${1:-8}"; connections="${2:-64}"; pairs="${3:-3}"
 (( seconds >= 1 && seconds <= 120 )) || { echo "seconds must be 1..120" >&2; exit 2; }
 (( connections >= 1 && connections <= 1024 )) || { echo "connections must be 1..1024" >&2; exit 2; }

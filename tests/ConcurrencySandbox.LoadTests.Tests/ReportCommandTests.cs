@@ -1,0 +1,85 @@
+using System.Text.Json.Nodes;
+using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary><c>report PATH/summary.json</c>: every file of a report folder is a function of its summary.json alone.</summary>
+public sealed class ReportCommandTests : IDisposable
+{
+    private readonly string _root = Path.Combine(Path.GetTempPath(), "report-" + Guid.NewGuid().ToString("N"));
+
+    private static readonly string[] Rendered = ["summary.md", "report.html", "curves.csv", "steps.csv", "telemetry.csv", "chart.svg", "distribution.svg", ReportWriter.ResponseCurveFile];
+
+    [Fact]
+    public async Task ReportRendersEveryFileAgainFromSummaryJsonAloneWithoutRunningAnything()
+    {
+        // Timed-out requests (lower bounds), steps and a knee: the analysis's figures, not only the raw series.
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
+        var folder = Path.Combine(_root, "run");
+        ReportWriter.Write(folder, report, RunnerCommandLine.Format(["fanout", "--profile", "quick"]));
+        var written = Rendered.ToDictionary(file => file, file => File.ReadAllText(Path.Combine(folder, file)));
+        foreach (var file in Rendered)
+        {
+            File.Delete(Path.Combine(folder, file));
+        }
+
+        var (code, output, error) = await InvokeAsync("report", Path.Combine(folder, "summary.json"));
+
+        Assert.Equal(CommandLine.ExitOk, code);
+        Assert.Equal("", error);
+        Assert.All(Rendered, file => Assert.Equal(written[file], File.ReadAllText(Path.Combine(folder, file))));
+        Assert.Contains("== fanout: ", output);
+        Assert.Contains("nothing run", output);
+    }
+
+    [Fact]
+    public async Task ReportOfAnOlderSummaryExitsWith2AndOneLineNamingTheVersionItReads()
+    {
+        var folder = Path.Combine(_root, "old");
+        ReportWriter.Write(folder, SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100), "fanout");
+        var summary = JsonNode.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")))!.AsObject();
+        summary.Remove("version");
+        summary["schemaVersion"] = 3;
+        File.WriteAllText(Path.Combine(folder, "summary.json"), summary.ToJsonString());
+
+        var (code, _, error) = await InvokeAsync("report", Path.Combine(folder, "summary.json"));
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Equal($"error: '{Path.Combine(folder, "summary.json")}' holds a summary.json of version 3; this runner reads version {RunSummary.CurrentVersion} (run the experiment again with this runner)", error.Trim());
+    }
+
+    [Theory]
+    [InlineData("""{"name": "some-package", "version": "1.0.0"}""")]
+    [InlineData("""{"experiment": "fanout"}""")]
+    [InlineData("not json at all")]
+    public async Task ReportOfAForeignFileExitsWith2AndOneLine(string content)
+    {
+        Directory.CreateDirectory(_root);
+        var file = Path.Combine(_root, "package.json");
+        File.WriteAllText(file, content);
+
+        var (code, _, error) = await InvokeAsync("report", file);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Contains($"this runner reads summary.json version {RunSummary.CurrentVersion}", error);
+    }
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_root))
+        {
+            Directory.Delete(_root, recursive: true);
+        }
+    }
+
+    private static async Task<(int Code, string Output, string Error)> InvokeAsync(params string[] args)
+    {
+        using var output = new StringWriter();
+        using var error = new StringWriter();
+        var code = await CommandLine.InvokeAsync(args, output, error, (_, _) => throw new InvalidOperationException("report must not start a run"));
+        return (code, output.ToString(), error.ToString());
+    }
+}

@@ -13,19 +13,8 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 public sealed record HotMethod(string Method, double Share, double SelfShare, SourceLine? Line, string? InlinedInto, string? Route, double Depth, string? Inlined = null)
 {
     /// <summary>"RiskModel.Score (Program.cs:22; inlined by the JIT into the lambda in Program (top-level statements)), serving GET /risk/{id:int}".</summary>
-    public string Describe()
-    {
-        var where = new List<string>();
-        if (Line is { } line)
-        {
-            where.Add($"{Path.GetFileName(line.File)}:{line.Line}");
-        }
-        if (InlinedInto is not null)
-        {
-            where.Add($"inlined by the JIT into {InlinedInto}, so no frame of its own: {Inlined}");
-        }
-        return $"{Method}{(where.Count > 0 ? $" ({string.Join("; ", where)})" : "")}{(Route is null ? "" : $", serving {Route}")}";
-    }
+    public string Describe() =>
+        $"{BlockingCall.Where(Method, Line, InlinedInto is null ? null : $"{InlinedInto}, so no frame of its own: {Inlined}")}{(Route is null ? "" : $", serving {Route}")}";
 }
 
 /// <summary>

@@ -269,7 +269,8 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
             return Invariant($"pool starvation ({diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
         }
         // Where the CPU went, for every CPU cause: the hot method, what it costs per request, the load without it.
-        var hot = observation.Hot is { } methods ? $"; {methods.Describe(diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount)}" : "";
+        var hot = observation.Hot is { } methods ? $"; {methods.Describe(diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount)}"
+            : $"; the hot method is not known: no stack sample of the step ({observation.StacksNote ?? "none was taken"})";
         var running = (diagnosis.Inputs.BusySite is { } busy ? $"; {busy}" : "") + hot;
         if (peakCpuPercent >= CpuLimitPercent)
         {

@@ -42,18 +42,21 @@ public sealed record BlockingCall(string Method, string Primitive, SourceLine? L
     /// <summary>"RiskModel.Score (Program.cs:24), in a call into SHA256.HashData, serving GET /risk/{id:int}": where busy threads ran.</summary>
     public string DescribeRunning() => $"{Where()}{(Primitive.StartsWith("a call into ", StringComparison.Ordinal) ? $", in {Primitive}" : "")}{PathUp()}{Serving()}";
 
-    private string Where()
+    private string Where() => Where(Method, Line, InlinedInto);
+
+    /// <summary>"Blocking.DoBlocking (Program.cs:14; inlined by the JIT into <paramref name="inlinedInto"/>)": a method with its line and where the JIT put it.</summary>
+    internal static string Where(string method, SourceLine? line, string? inlinedInto)
     {
         var where = new List<string>();
-        if (Line is { } line)
+        if (line is not null)
         {
             where.Add($"{Path.GetFileName(line.File)}:{line.Line}");
         }
-        if (InlinedInto is not null)
+        if (inlinedInto is not null)
         {
-            where.Add($"inlined by the JIT into {InlinedInto}");
+            where.Add($"inlined by the JIT into {inlinedInto}");
         }
-        return $"{Method}{(where.Count > 0 ? $" ({string.Join("; ", where)})" : "")}";
+        return $"{method}{(where.Count > 0 ? $" ({string.Join("; ", where)})" : "")}";
     }
 
     private string PathUp() => CalledFrom.Count == 0 ? "" : $", called from {string.Join(", from ", CalledFrom)}";
@@ -295,7 +298,7 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
         return served.Served;
     }
 
-    private (AppMethod Method, int ILOffset)? Place(ThreadStack stack, int index) =>
+    internal (AppMethod Method, int ILOffset)? Place(ThreadStack stack, int index) =>
         stack.Locations.ElementAtOrDefault(index) is { } location && Module(location.ModulePath) is { } module
             ? (new AppMethod(module, location.MethodToken), location.ILOffset)
             : null;

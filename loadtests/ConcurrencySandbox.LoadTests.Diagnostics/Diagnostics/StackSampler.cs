@@ -32,11 +32,19 @@ public sealed record ThreadStack(int ThreadId, IReadOnlyList<string> Frames)
 /// </summary>
 public sealed record SampleRound(IReadOnlyList<ThreadStack> Stacks, IReadOnlyDictionary<int, double>? CpuBefore, IReadOnlyDictionary<int, double>? CpuAfter, double Seconds)
 {
+    /// <summary>Every sample of the round's trace (the sampler's, about one a millisecond per thread), not only each thread's first: what the CPU was spent on (<see cref="HotMethods"/>).</summary>
+    public IReadOnlyList<ThreadStack> Samples { get; init; } = [];
+
     /// <summary>The round's stacks, each with its thread's share of a core over the round when both readings hold it.</summary>
-    public IEnumerable<ThreadStack> StacksWithShares()
+    public IEnumerable<ThreadStack> StacksWithShares() => WithShares(Stacks);
+
+    /// <summary>Every sample, each with its thread's share over the round.</summary>
+    public IEnumerable<ThreadStack> SamplesWithShares() => WithShares(Samples);
+
+    private IEnumerable<ThreadStack> WithShares(IEnumerable<ThreadStack> stacks)
     {
         var shares = CpuBefore is null || CpuAfter is null ? new Dictionary<int, double>() : ThreadCpu.Shares(CpuBefore, CpuAfter, Seconds);
-        return Stacks.Select(stack => shares.TryGetValue(stack.ThreadId, out var share) ? stack with { CpuShare = share } : stack);
+        return stacks.Select(stack => shares.TryGetValue(stack.ThreadId, out var share) ? stack with { CpuShare = share } : stack);
     }
 }
 
@@ -59,7 +67,11 @@ public static class StackSampler
     /// CPU time is read as each round's trace starts and stops, so a stack says whether its thread ran on a core while it
     /// was sampled, or queued for one (<see cref="ThreadStack.CpuShare"/>).
     /// </summary>
-    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null)
+    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null) =>
+        Combine(await SampleRoundsAsync(client, rounds, gap, cancellationToken, loadRuns, processId));
+
+    /// <summary>The rounds of <see cref="SampleAsync"/> as taken, each with every sample of its trace.</summary>
+    public static async Task<IReadOnlyList<SampleRound>> SampleRoundsAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null)
     {
         var taken = new List<SampleRound>();
         for (var round = 0; round < rounds; round++)
@@ -79,7 +91,7 @@ public static class StackSampler
             }
             taken.Add(once);
         }
-        return Combine(taken);
+        return taken;
     }
 
     /// <summary>
@@ -102,18 +114,23 @@ public static class StackSampler
     {
         IReadOnlyDictionary<int, double>? before = null, after = null;
         long started = 0, stopped = 0;
-        var stacks = SampleOnce(client,
+        var samples = Trace(client,
             () => (before, started) = (ThreadCpu.Read(processId), System.Diagnostics.Stopwatch.GetTimestamp()),
             () => (after, stopped) = (ThreadCpu.Read(processId), System.Diagnostics.Stopwatch.GetTimestamp()));
-        return new SampleRound(stacks, before, after, System.Diagnostics.Stopwatch.GetElapsedTime(started, stopped).TotalSeconds);
+        return new SampleRound(FirstOfEachThread(samples), before, after, System.Diagnostics.Stopwatch.GetElapsedTime(started, stopped).TotalSeconds) { Samples = samples };
     }
 
     /// <summary>
     /// One sample of every thread's stack, taken with blocking calls only: it needs no thread of the caller's pool, so it
     /// also reads a process whose own pool is starved, the runner itself included (<see cref="OwnBlockedFrames"/>).
-    /// <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as its sampling ends.
     /// </summary>
-    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client, Action? traceStarted = null, Action? traceStopped = null)
+    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client) => FirstOfEachThread(Trace(client, null, null));
+
+    /// <summary>The first sample of each thread, as dotnet-stack prints it.</summary>
+    private static List<ThreadStack> FirstOfEachThread(IReadOnlyList<ThreadStack> samples) => [.. samples.DistinctBy(s => s.ThreadId)];
+
+    /// <summary>Every sample of one short trace; <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as its sampling ends.</summary>
+    private static IReadOnlyList<ThreadStack> Trace(DiagnosticsClient client, Action? traceStarted, Action? traceStopped)
     {
         var providers = new[]
         {
@@ -178,14 +195,14 @@ public static class StackSampler
         return [.. blocked.Take(most)];
     }
 
-    /// <summary>The first sample of each thread in the trace, as dotnet-stack prints it.</summary>
+    /// <summary>Every sample in the trace, in its order.</summary>
     private static List<ThreadStack> ReadStacks(string etlx)
     {
         using var symbols = new SymbolReader(TextWriter.Null) { SymbolPath = "" };
         using var log = new TraceLog(etlx);
         var source = new MutableTraceEventStackSource(log) { OnlyManagedCodeStacks = true };
         new SampleProfilerThreadTimeComputer(log, symbols).GenerateThreadTimeStacks(source);
-        var stacks = new Dictionary<int, ThreadStack>();
+        var stacks = new List<ThreadStack>();
         source.ForEach(sample =>
         {
             var frames = new List<string>();
@@ -205,10 +222,10 @@ public static class StackSampler
             }
             if (threadId is { } id && frames.Count > 0)
             {
-                stacks.TryAdd(id, new ThreadStack(id, frames) { Locations = locations });
+                stacks.Add(new ThreadStack(id, frames) { Locations = locations });
             }
         });
-        return [.. stacks.Values];
+        return stacks;
     }
 
     private static FrameLocation? LocationOf(TraceLog log, CodeAddressIndex address)

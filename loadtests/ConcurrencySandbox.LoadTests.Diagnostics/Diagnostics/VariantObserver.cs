@@ -25,6 +25,9 @@ public sealed record VariantObservation(
     /// <summary>Events the runtime dropped from the session (<see cref="RuntimeObserver.EventsLost"/>): the counters' sums miss those seconds.</summary>
     public int EventsLost { get; init; }
 
+    /// <summary>Where the service's CPU went while the stack sample ran (<see cref="HotMethods"/>), or null without a sample.</summary>
+    public HotMethods? Hot { get; init; }
+
     /// <summary>Who held the machine's cores over the variant's busiest second or so (<see cref="CoreUse"/>), or null when /proc could not be read for the process.</summary>
     public CoreUse? Cores { get; init; }
 
@@ -57,7 +60,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private const int StackAttempts = 3;
     private static readonly TimeSpan ResampleGap = TimeSpan.FromSeconds(1);
 
-    private Task<(BlockingSites? Sites, string? Note)>? _stacks;
+    private Task<(BlockingSites? Sites, string? Note, HotMethods? Hot)>? _stacks;
     // Who held the cores: read as the observer starts, with each interval, and as the load ends.
     private readonly List<CoreReading> _cores = [.. CoreReading.Take(observer.Channel.ProcessId) is { } first ? [first] : Array.Empty<CoreReading>()];
     private volatile bool _loadEnded;
@@ -95,25 +98,25 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         }
     }
 
-    private async Task<(BlockingSites?, string?)> SampleStacksAsync(TimeSpan left, Func<bool> loadRuns, CancellationToken cancellationToken)
+    private async Task<(BlockingSites?, string?, HotMethods?)> SampleStacksAsync(TimeSpan left, Func<bool> loadRuns, CancellationToken cancellationToken)
     {
         try
         {
             await Task.Delay(left / 4 < SettleAtPeak ? left / 4 : SettleAtPeak, cancellationToken);
             for (var attempt = 1; ; attempt++)
             {
-                var stacks = await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns, observer.Channel.ProcessId);
+                var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns, observer.Channel.ProcessId);
                 using var resolver = new CallSiteResolver(requestPath);
-                var sites = BlockingSites.Group(stacks, resolver);
+                var sites = BlockingSites.Group(StackSampler.Combine(rounds), resolver);
                 if (!sites.AnyInUserCode && !loadRuns())
                 {
                     // A sample that ended after the load did and found no pool thread in user code does not say what they did under it.
-                    return (null, Invariant($"the stack sample ended after the load did ({left.TotalSeconds:0.#} s of it were left at the peak) and found no pool thread in user code, so it names no call site"));
+                    return (null, Invariant($"the stack sample ended after the load did ({left.TotalSeconds:0.#} s of it were left at the peak) and found no pool thread in user code, so it names no call site"), null);
                 }
                 // No pool thread in user code yet (a busy machine's service still taking its first requests), the load still running: look again.
                 if (sites.AnyInUserCode || attempt == StackAttempts)
                 {
-                    return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"));
+                    return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"), HotMethods.From(rounds, resolver));
                 }
                 await Task.Delay(ResampleGap, cancellationToken);
             }
@@ -121,7 +124,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         catch (Exception e) when (e is not OperationCanceledException)
         {
             // A failed stack sample costs the report its call sites, never the load run.
-            return (null, $"the stack sample failed: {e.GetType().Name}: {e.Message}");
+            return (null, $"the stack sample failed: {e.GetType().Name}: {e.Message}", null);
         }
     }
 
@@ -135,7 +138,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         TakeCoreReading();
         var startedTimestamp = _startedTimestamp;
         var ended = Stopwatch.GetTimestamp();
-        var (sites, note) = _stacks is null ? (null, "the load never reached its peak while observed") : await _stacks;
+        var (sites, note, hot) = _stacks is null ? (null, "the load never reached its peak while observed", null) : await _stacks;
         for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
         {
             await Task.Delay(PollPeriod);
@@ -146,7 +149,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
         var marks = MarksSince(startedTimestamp);
         return (result, new VariantObservation(observer.Channel.Process, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
-            Diagnose(result, sites, marks), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount) });
+            Diagnose(result, sites, marks), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount), Hot = hot });
     }
 
     private void TakeCoreReading()

@@ -268,7 +268,10 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
             var spell = diagnosis.Inputs.Spell;
             return Invariant($"pool starvation ({diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
         }
-        var running = diagnosis.Inputs.BusySite is { } busy ? $"; {busy}" : "";
+        // Where the CPU went, for every CPU cause: the hot method, what it costs per request, the load without it.
+        var hot = observation.Hot is { } methods ? $"; {methods.Describe(diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount)}"
+            : $"; the hot method is not known: no stack sample of the step ({observation.StacksNote ?? "none was taken"})";
+        var running = (diagnosis.Inputs.BusySite is { } busy ? $"; {busy}" : "") + hot;
         if (peakCpuPercent >= CpuLimitPercent)
         {
             return Invariant($"CPU (the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores{running}{cores})");
@@ -280,7 +283,7 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
         if (diagnosis.Inputs.BusySite is { } computing)
         {
             // The threads that held the requests ran, none blocked: the cores bound them, also when other processes on a shared machine held some of the cores.
-            return Invariant($"CPU (the stack sample found the requests' pool threads running, none blocked: {computing}; the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores, under the {CpuLimitPercent:0} % that alone would show it: other processes on the machine may have held the rest{cores})");
+            return Invariant($"CPU (the stack sample found the requests' pool threads running, none blocked: {computing}; the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores, under the {CpuLimitPercent:0} % that alone would show it: other processes on the machine may have held the rest{cores}{hot})");
         }
         if (lockSite is not null)
         {

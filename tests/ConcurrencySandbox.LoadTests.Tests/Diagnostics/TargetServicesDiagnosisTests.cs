@@ -45,7 +45,7 @@ public sealed class TargetServicesDiagnosisTests
     /// <summary>
     /// Issue 38's shape: a handler that hashes with SHA-256 for a millisecond or two and waits on nothing. Its pool threads
     /// run, so the break is the CPU's: no blocking call site, no starved pool, and neither fix (async, a pool minimum),
-    /// which cannot help work that runs on the cores.
+    /// which cannot help work that runs on the cores; the hot method is named.
     /// </summary>
     [Fact]
     public async Task ACpuBoundHandlerBreaksOnTheCpuWithNoBlockingCallSiteNorAsyncOrPoolMinimumFix()
@@ -63,6 +63,11 @@ public sealed class TargetServicesDiagnosisTests
             var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(folder, "summary.json")));
             var capacity = summary.Capacity!;
             Assert.True(capacity.Cause?.StartsWith("CPU (", StringComparison.Ordinal) == true, summary.Headline);
+            // The hot method, though the JIT inlines it into the handler's lambda once tiered up: RiskModel.Score and its line;
+            // or, when the step ended before its stack sample did (a busy machine's short step), that it is not known and why.
+            var diagnosedStep = summary.Observations[capacity.DiagnosedVariant!];
+            var named = diagnosedStep.Stacks is null ? "the hot method is not known: no stack sample of the step (" : "the hot method: RiskModel.Score (Program.cs:";
+            Assert.True(capacity.Cause.Contains(named, StringComparison.Ordinal), capacity.Cause);
             var diagnosed = summary.Observations[capacity.DiagnosedVariant!];
             Assert.False(diagnosed.Diagnosis!.Starved, summary.Headline);
             Assert.Null(diagnosed.Stacks?.Top);

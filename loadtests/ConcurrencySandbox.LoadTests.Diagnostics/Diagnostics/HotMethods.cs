@@ -1,0 +1,177 @@
+using static System.FormattableString;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>
+/// A method of the application and its inclusive share of the CPU samples (the samples in which it, or a method it called,
+/// ran), in source words: its line (the statement most of its samples were in; an inlined method's first statement), the
+/// method the JIT inlined it into, when it did, and the route of the handler above it.
+/// </summary>
+/// <param name="Depth">How far from the leaf it sat, on average (0: the leaf-most application frame): the deeper of two methods with the same share is the one to change.</param>
+/// <param name="SelfShare">The share of the CPU samples in which it was the leaf-most method of the application (its own code, or the framework's it called).</param>
+/// <param name="Inlined">How the inlined method was read, when <paramref name="InlinedInto"/> is set.</param>
+public sealed record HotMethod(string Method, double Share, double SelfShare, SourceLine? Line, string? InlinedInto, string? Route, double Depth, string? Inlined = null)
+{
+    /// <summary>"RiskModel.Score (Program.cs:22; inlined by the JIT into the lambda in Program (top-level statements)), serving GET /risk/{id:int}".</summary>
+    public string Describe() =>
+        $"{BlockingCall.Where(Method, Line, InlinedInto is null ? null : $"{InlinedInto}, so no frame of its own: {Inlined}")}{(Route is null ? "" : $", serving {Route}")}";
+}
+
+/// <summary>
+/// Where the service's CPU went at the break: every sample of the stack sample's traces (the runtime's sample profiler,
+/// about one a millisecond per thread, over the rounds of <see cref="StackSampler.SampleRoundsAsync"/>) in which a thread
+/// ran (<see cref="BlockingSites.IsBusy"/>, or managed code of the framework's), and the application's methods by their
+/// inclusive share of them. A method the JIT inlined has no frame: the inliner's IL at the sampled offset names it (the
+/// runtime maps an inlinee's code to the offset of its call in the inliner), or, failing that, the one method the
+/// inliner's statement calls that calls the framework method seen below it.
+/// </summary>
+public sealed record HotMethods(int CpuSamples, double Seconds, IReadOnlyList<HotMethod> Methods)
+{
+    /// <summary>The share from which one method is the hot one: half the CPU samples.</summary>
+    public const double DominantShare = 0.5;
+
+    /// <summary>How many are listed when no method holds <see cref="DominantShare"/>.</summary>
+    public const int Listed = 5;
+
+    /// <summary>
+    /// The deepest method holding at least <see cref="DominantShare"/> of the CPU samples (its callers hold as much, and
+    /// less to change), when most of that is its own (<see cref="HotMethod.SelfShare"/>): a handler whose time is spread
+    /// over five callees holds them all but is no hot method. Null when none.
+    /// </summary>
+    public HotMethod? Dominant => Methods.Where(m => m.Share >= DominantShare && m.SelfShare >= DominantShare * m.Share).OrderBy(m => m.Depth).FirstOrDefault();
+
+    /// <summary>
+    /// The finding in words: the hot method, its share, the CPU it costs per request and the requests/s the cores would
+    /// carry without it (<paramref name="processorCount"/> x 1000 / the CPU ms per request left); with no dominant method,
+    /// the top <see cref="Listed"/> with their shares, and that none dominates.
+    /// </summary>
+    public string Describe(double? cpuMsPerRequest, int processorCount)
+    {
+        var sampled = Invariant($"{CpuSamples} CPU samples over {Seconds:0.##} s of sampling");
+        if (Dominant is not { } hot)
+        {
+            var top = string.Join(", ", Methods.OrderByDescending(m => m.Share).ThenBy(m => m.Depth).Take(Listed).Select(m => Invariant($"{m.Describe()} {100 * m.Share:0} %")));
+            return Methods.Count == 0
+                ? $"no method of the application was running in the {sampled}"
+                : Invariant($"no method of the application holds {100 * DominantShare:0} % of the {sampled}; the top {Math.Min(Listed, Methods.Count)} by inclusive share: {top}");
+        }
+        var cost = cpuMsPerRequest is { } ms && ms > 0 && processorCount > 0
+            ? Invariant($": about {hot.Share * ms:0.##} of the {ms:0.##} CPU ms per request; without it the {processorCount} cores would carry about {processorCount * 1000 / (ms * (1 - Math.Min(hot.Share, 0.99))):#,0} requests/s instead of {processorCount * 1000 / ms:#,0} ({processorCount} cores x 1000 / the CPU ms per request)")
+            : "; its CPU per request is not known (no CPU figure over the load)";
+        return Invariant($"the hot method: {hot.Describe()}, running in {100 * hot.Share:0} % of the {sampled}{cost}");
+    }
+
+    /// <summary>The application's methods by their inclusive share of the rounds' CPU samples; null when no round holds samples.</summary>
+    public static HotMethods? From(IReadOnlyList<SampleRound> rounds, CallSiteResolver resolver)
+    {
+        var samples = rounds.SelectMany(r => r.SamplesWithShares()).ToList();
+        if (samples.Count == 0)
+        {
+            return null;
+        }
+        var running = samples.Where(Ran).ToList();
+        var appModules = BlockingSites.AppModules(samples);
+        var seen = new Dictionary<string, Seen>();
+        void Count(string method, double depth, bool self, ThreadStack sample, int frame, SourceLine? line, string? inlinedInto, string? how)
+        {
+            if (!seen.TryGetValue(method, out var entry))
+            {
+                seen[method] = entry = new Seen(sample, frame, inlinedInto, how);
+            }
+            entry.Samples++;
+            entry.Self += self ? 1 : 0;
+            entry.DepthSum += depth;
+            if (line is not null)
+            {
+                entry.Lines[line] = entry.Lines.GetValueOrDefault(line) + 1;
+            }
+        }
+        foreach (var sample in running)
+        {
+            var userFrames = Enumerable.Range(0, sample.Frames.Count).Where(i => BlockingSites.IsUserCode(sample.Frames[i])).ToList();
+            var counted = new HashSet<string>();
+            for (var rank = 0; rank < userFrames.Count; rank++)
+            {
+                var frame = userFrames[rank];
+                var name = SourceNames.Describe(sample.Frames[frame]);
+                var inlined = rank == 0 ? Inlined(sample, frame, resolver) : null;
+                if (inlined is { } callee && counted.Add(callee.Method))
+                {
+                    Count(callee.Method, -0.5, self: true, sample, frame, callee.Line, name, callee.How);
+                }
+                if (counted.Add(name))
+                {
+                    Count(name, rank, self: rank == 0 && inlined is null, sample, frame, resolver.Place(sample, frame) is { } place ? place.Method.Module.LineOf(place.Method.Token, place.ILOffset) : null, null, null);
+                }
+            }
+        }
+        var methods = seen
+            .Select(m => new HotMethod(m.Key, (double)m.Value.Samples / running.Count, (double)m.Value.Self / running.Count, m.Value.Lines.OrderByDescending(l => l.Value).Select(l => l.Key).FirstOrDefault(),
+                m.Value.InlinedInto, null, m.Value.DepthSum / m.Value.Samples, m.Value.How))
+            .OrderByDescending(m => m.Share).ThenBy(m => m.Depth)
+            .ToList();
+        // The route of the handler above each method listed (reading the source is not free: only those the report names).
+        var routed = methods.Select((m, i) => i < Listed ? m with { Route = resolver.Resolve(seen[m.Method].First, seen[m.Method].Frame, appModules).Route } : m).ToList();
+        return new HotMethods(running.Count, rounds.Sum(r => r.Seconds), routed);
+    }
+
+    /// <summary>Whether the sample caught its thread running: in managed code, or in user code's callees that are no wait (<see cref="BlockingSites.IsBusy"/>).</summary>
+    public static bool Ran(ThreadStack sample) =>
+        BlockingSites.UserFrame(sample) >= 0 ? BlockingSites.IsBusy(sample) : sample.Frames.Count > 0 && sample.Frames[0] == BlockingSites.OnCpu;
+
+    /// <summary>
+    /// The method of the application the JIT inlined into the user frame at <paramref name="frame"/> and that the sample
+    /// was in, and how that was read: the local call at the sampled IL offset, else the one local call of the frame's
+    /// statement whose IL (up to 3 calls deep) calls the framework method seen below the frame, or, when only native
+    /// code is below it (the framework's code inlined too), calls into the framework at all; null when none says.
+    /// </summary>
+    private static (string Method, SourceLine? Line, string How)? Inlined(ThreadStack sample, int frame, CallSiteResolver resolver)
+    {
+        if (resolver.Place(sample, frame) is not { } place)
+        {
+            return null;
+        }
+        var ((module, token), offset) = place;
+        if (module.Calls(token).FirstOrDefault(c => c.ILOffset == offset && c.LocalToken is not null)?.LocalToken is { } atOffset)
+        {
+            return Named(module, atOffset, "read from the inliner's IL at the sampled offset");
+        }
+        if (module.Statement(token, offset) is not { } statement)
+        {
+            return null;
+        }
+        var below = sample.Frames.Take(frame).LastOrDefault(f => !f.All(c => char.IsAsciiLetterUpper(c) || c == '_')) is { } managed ? SourceNames.Describe(managed) : null;
+        bool Reaches(ILCall call) => below is null ? call.LocalToken is null && call.Callee != ObjectConstructor : SourceNames.Describe(call.Callee) == below;
+        var candidates = module.Calls(token, statement.Start, statement.End)
+            .Where(c => c.LocalToken is { } local && Calls(module, local, Reaches, depth: 1))
+            .Select(c => c.LocalToken!.Value).Distinct().ToList();
+        return candidates.Count == 1
+            ? Named(module, candidates[0], below is null
+                ? "the one call of the inliner's statement that calls into the framework, whose code the JIT inlined too (only native code was below)"
+                : $"the one call of the inliner's statement that calls {below}")
+            : null;
+    }
+
+    private static (string Method, SourceLine? Line, string How) Named(ModuleSource module, int token, string how) =>
+        (SourceNames.Describe(module.MethodName(token)), module.LineOf(token, 0), how);
+
+    private const string ObjectConstructor = "System.Object..ctor";
+
+    private const int InlineDepth = 3;
+
+    /// <summary>One method's tally: its samples, their summed depth, the lines they were in, and the first sample that showed it (for its route).</summary>
+    private sealed class Seen(ThreadStack first, int frame, string? inlinedInto, string? how)
+    {
+        public string? How { get; } = how;
+        public ThreadStack First { get; } = first;
+        public int Frame { get; } = frame;
+        public string? InlinedInto { get; } = inlinedInto;
+        public int Samples { get; set; }
+        public int Self { get; set; }
+        public double DepthSum { get; set; }
+        public Dictionary<SourceLine, int> Lines { get; } = [];
+    }
+
+    private static bool Calls(ModuleSource module, int token, Func<ILCall, bool> reaches, int depth) =>
+        module.Calls(token).Any(c => reaches(c) || (depth < InlineDepth && c.LocalToken is { } local && Calls(module, local, reaches, depth + 1)));
+}

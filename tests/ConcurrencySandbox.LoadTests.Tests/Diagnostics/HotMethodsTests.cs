@@ -1,0 +1,65 @@
+using ConcurrencySandbox.LoadTests.Diagnostics;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
+
+/// <summary>
+/// The hot method of a CPU-bound break (issue 38 item 2): the application's methods by their inclusive share of the
+/// sampler's CPU samples, the deepest one holding half of them named with what it costs per request, or the top five
+/// when none does; samples of threads that wait count for nothing.
+/// </summary>
+public sealed class HotMethodsTests
+{
+    private static readonly string[] Request = ["dynamicClass.lambda_method3", "Microsoft.AspNetCore.Routing.EndpointMiddleware.Invoke", "System.Threading.ThreadPoolWorkQueue.Dispatch", "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart"];
+
+    private static ThreadStack Sample(int thread, params string[] leafFirst) => new(thread, [.. leafFirst, "Program+<>c.<<Main>$>b__0_0", .. Request]);
+
+    private static readonly string[] Hashing = [BlockingSites.OnCpu, "System.Security.Cryptography.SHA256.HashData", "Shop.RiskModel.Score"];
+    private static readonly string[] Sleeping = ["UNMANAGED_CODE_TIME", "System.Threading.Thread.SleepInternal", "System.Threading.Thread.Sleep", "Shop.Audit.Write"];
+
+    [Fact]
+    public void TheDeepestMethodHoldingHalfTheCpuSamplesIsNamedWithItsCostPerRequestAndTheLoadWithoutIt()
+    {
+        // Seeded: 70-95 % of the running samples in RiskModel.Score (under the handler's lambda), the rest in Pricing.Quote;
+        // sleeping threads' samples in between, which are no CPU.
+        var random = new Random(3804);
+        for (var draw = 0; draw < 50; draw++)
+        {
+            var hashing = random.Next(70, 96);
+            var samples = Enumerable.Range(0, hashing).Select(i => Sample(i % 4, Hashing))
+                .Concat(Enumerable.Range(0, 100 - hashing).Select(i => Sample(i % 4, BlockingSites.OnCpu, "Shop.Pricing.Quote")))
+                .Concat(Enumerable.Range(0, random.Next(0, 200)).Select(i => Sample(5 + (i % 3), Sleeping)))
+                .OrderBy(_ => random.Next())
+                .ToList();
+            using var resolver = new CallSiteResolver();
+
+            var hot = HotMethods.From([new SampleRound([], null, null, 0.3) { Samples = samples }], resolver)!;
+
+            Assert.Equal(100, hot.CpuSamples);
+            Assert.Equal("RiskModel.Score", hot.Dominant?.Method);
+            Assert.Equal(hashing / 100.0, hot.Dominant!.Share, precision: 9);
+            // The handler holds every sample, but it is the caller: the one to change is the deepest.
+            Assert.Equal(1.0, hot.Methods.Single(m => m.Method == "the lambda in Program (top-level statements)").Share, precision: 9);
+            Assert.DoesNotContain(hot.Methods, m => m.Method == "Audit.Write");
+        }
+        var ninety = HotMethods.From([new SampleRound([], null, null, 0.3) { Samples = [.. Enumerable.Range(0, 90).Select(i => Sample(1, Hashing)), .. Enumerable.Range(0, 10).Select(i => Sample(2, BlockingSites.OnCpu, "Shop.Pricing.Quote"))] }], new CallSiteResolver())!;
+        Assert.Equal("the hot method: RiskModel.Score, running in 90 % of the 100 CPU samples over 0.3 s of sampling: about 1.8 of the 2 CPU ms per request; without it the 2 cores would carry about 10,000 requests/s instead of 1,000 (2 cores x 1000 / the CPU ms per request)",
+            ninety.Describe(cpuMsPerRequest: 2, processorCount: 2));
+        Assert.EndsWith("; its CPU per request is not known (no CPU figure over the load)", ninety.Describe(null, 2));
+    }
+
+    [Fact]
+    public void WithNoDominantMethodTheTopFiveAreListedWithTheirSharesAndSaidSo()
+    {
+        string[] methods = ["Shop.A.One", "Shop.B.Two", "Shop.C.Three", "Shop.D.Four", "Shop.E.Five", "Shop.F.Six"];
+        var samples = methods.SelectMany((m, i) => Enumerable.Range(0, 30 - (3 * i)).Select(_ => Sample(i, BlockingSites.OnCpu, m))).ToList();
+
+        var hot = HotMethods.From([new SampleRound([], null, null, 0.3) { Samples = samples }], new CallSiteResolver())!;
+        var text = hot.Describe(2, 2);
+
+        Assert.Null(hot.Dominant);
+        Assert.StartsWith($"no method of the application holds 50 % of the {samples.Count} CPU samples over 0.3 s of sampling; the top 5 by inclusive share: the lambda in Program (top-level statements) 100 %, A.One 22 %, B.Two 20 %", text);
+        // The handler holds all six callees' samples: it is listed, with the four largest of them.
+        Assert.Contains("D.Four 16 %", text);
+        Assert.DoesNotContain("E.Five", text);
+    }
+}

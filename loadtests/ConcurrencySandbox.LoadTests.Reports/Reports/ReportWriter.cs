@@ -115,6 +115,11 @@ public static class ReportWriter
             md.AppendLine($"**PARTIAL REPORT: {PartialNote(partial)}**");
             md.AppendLine();
         }
+        if (r.Answer is { } answer)
+        {
+            md.AppendLine($"**{answer}**");
+            md.AppendLine();
+        }
         if (r.Headline is { } headline)
         {
             md.AppendLine(headline);
@@ -202,7 +207,8 @@ public static class ReportWriter
         var claims = r.Claims ?? [];
         var verdictClass = r.Outcome switch
         {
-            nameof(Outcome.Reproduced) => "verdict reproduced",
+            // Green only when nothing under it is unsure: not over claims that stayed inconclusive or were refuted.
+            nameof(Outcome.Reproduced) when claims.All(c => c.Verdict == nameof(ClaimVerdict.Confirmed)) => "verdict reproduced",
             nameof(Outcome.NotReproduced) => "verdict not",
             _ => "verdict",
         };
@@ -211,6 +217,7 @@ public static class ReportWriter
         {
             page.Paragraph($"PARTIAL REPORT: {PartialNote(partial)}", "verdict partial");
         }
+        page.Paragraph(r.Answer, "answer");
         if (r.Headline is { } headline)
         {
             page.Paragraph(headline, "verdict");

@@ -12,7 +12,13 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// </summary>
 public static class RunAnalysis
 {
-    public static RunSummary Of(ExperimentReport r, string commandLine) => new(
+    public static RunSummary Of(ExperimentReport r, string commandLine)
+    {
+        var summary = Analysed(r, commandLine);
+        return summary with { Answer = PlainAnswer.Of(summary) };
+    }
+
+    private static RunSummary Analysed(ExperimentReport r, string commandLine) => new(
         RunSummary.CurrentVersion,
         r.Experiment,
         r.Seed,

@@ -103,6 +103,10 @@ public static class ReportWriter
         return csv.ToString();
     }
 
+    /// <summary>The causes seen at a capacity search's break after the first (the headline's), each with its place and evidence.</summary>
+    private static List<string> OtherFindings(RunSummary r) =>
+        [.. (r.Capacity?.Findings ?? []).Skip(1).Select(f => Invariant($"{f.Cause}{(f.Place is null ? "" : $" at {f.Place}")} ({f.Evidence}; {100 * f.Weight:0} % of the break by its measure)"))];
+
     public static string SummaryMarkdown(RunSummary r)
     {
         var commandLine = r.CommandLine;
@@ -123,6 +127,12 @@ public static class ReportWriter
         if (r.Headline is { } headline)
         {
             md.AppendLine(headline);
+            md.AppendLine();
+        }
+        if (OtherFindings(r) is { Count: > 0 } others)
+        {
+            md.AppendLine("Also seen at the break:");
+            md.AppendJoin('\n', others.Select(o => $"- {o}")).AppendLine();
             md.AppendLine();
         }
         md.AppendLine(r.Verdict);
@@ -221,6 +231,10 @@ public static class ReportWriter
         if (r.Headline is { } headline)
         {
             page.Paragraph(headline, "verdict");
+        }
+        if (OtherFindings(r) is { Count: > 0 } others)
+        {
+            page = page.Paragraph("Also seen at the break:").List(others);
         }
         page = page.Paragraph(r.Verdict, verdictClass);
         if (claims.Count > 0)

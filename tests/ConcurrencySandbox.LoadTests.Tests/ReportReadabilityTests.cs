@@ -55,6 +55,27 @@ public sealed partial class ReportReadabilityTests : IDisposable
     }
 
     [Fact]
+    public void AnAllZeroEvidenceChartIsSaidInWordsAndANegativeAmountReadsAboutZeroNotAsAFinding()
+    {
+        var run = SyntheticReports.LoadRun("streaming", ["allocating", "saea-pooled"], 20, 5, (_, _) => 1) with
+        {
+            Seed = "001",
+            Words = ReportWords.Messages,
+            Evidence = [new EvidenceChart("gen0 collections", "", [new("allocating", 0), new("saea-pooled", 0)], []), new EvidenceChart("bytes per message", "B", [new("allocating", 200), new("saea-pooled", 3)], [])],
+        };
+        run = run with { Variants = [.. run.Variants.Select(v => v with { Figures = [new VariantFigure("allocated per message, net of idle", v.Key.Name == "allocating" ? 200 : -1.377, "B")] })] };
+
+        ReportWriter.Write(_out, run, "x");
+
+        var lines = RenderedPage.LinesOf(Path.Combine(_out, "report.html"));
+        Assert.Contains("li gen0 collections: 0 for every variant (allocating, saea-pooled), so no chart is drawn.", lines);
+        Assert.Equal(["evidence-1.svg"], Directory.GetFiles(_out, "evidence-*.svg").Select(Path.GetFileName));
+        Assert.Contains("bytes per message", File.ReadAllText(Path.Combine(_out, "evidence-1.svg")), StringComparison.Ordinal);
+        Assert.Contains("td saea-pooled | allocated per message, net of idle | \u2248 0 B (measured -1.377: below the counters' resolution)", lines);
+        Assert.Contains("td allocating | allocated per message, net of idle | 200 B", lines);
+    }
+
+    [Fact]
     public void LongTablesAreFoldedAndShortOnesAreNot()
     {
         var table = new TextTable(["n"], [.. Enumerable.Range(0, 30).Select(i => (IReadOnlyList<string>)[i.ToString(CultureInfo.InvariantCulture)])], new HashSet<int>());

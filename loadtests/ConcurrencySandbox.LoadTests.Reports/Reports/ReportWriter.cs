@@ -53,13 +53,22 @@ public static class ReportWriter
         {
             File.WriteAllText(Path.Combine(folder, ResponseCurveFile), ReportChart.ResponseCurves(title, curves));
         }
-        var evidence = summary.Evidence.Select(ReportChart.Evidence).ToList();
+        var evidence = EvidenceDrawn(summary).Select(ReportChart.Evidence).ToList();
         for (var i = 0; i < evidence.Count; i++)
         {
             File.WriteAllText(Path.Combine(folder, Invariant($"evidence-{i + 1}.svg")), evidence[i]);
         }
         File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(summary, evidence, [chart, .. distribution is null ? Array.Empty<string>() : [distribution]]));
     }
+
+    /// <summary>The evidence charts worth drawing: a distribution, or bars of which at least one is not 0.</summary>
+    public static IReadOnlyList<SummaryEvidence> EvidenceDrawn(RunSummary r) => [.. r.Evidence.Where(e => !AllZero(e))];
+
+    /// <summary>An evidence chart of bars all at 0 said in words, not drawn as an empty panel under a finding: "gen0 collections: 0 for every variant".</summary>
+    public static IReadOnlyList<string> EvidenceAllZero(RunSummary r) =>
+        [.. r.Evidence.Where(AllZero).Select(e => $"{e.Title}: 0 for every variant ({string.Join(", ", e.Values.Select(v => v.Name))}), so no chart is drawn.")];
+
+    private static bool AllZero(SummaryEvidence e) => e.Distributions is not { Count: > 0 } && e.Values.All(v => v.Value == 0);
 
     /// <summary>The static response curve, for summary.md and the README (report.html draws the interactive one).</summary>
     public const string ResponseCurveFile = "response-curve.svg";
@@ -156,9 +165,15 @@ public static class ReportWriter
             md.AppendJoin('\n', KneeLines(curves).Select(line => $"- {line}")).AppendLine();
             md.AppendLine();
         }
-        for (var i = 1; i <= r.Evidence.Count; i++)
+        var drawn = EvidenceDrawn(r);
+        for (var i = 1; i <= drawn.Count; i++)
         {
-            md.AppendLine(Invariant($"![{r.Evidence[i - 1].Title}](evidence-{i}.svg)"));
+            md.AppendLine(Invariant($"![{drawn[i - 1].Title}](evidence-{i}.svg)"));
+            md.AppendLine();
+        }
+        foreach (var line in EvidenceAllZero(r))
+        {
+            md.AppendLine(line);
             md.AppendLine();
         }
         md.AppendLine("![chart](chart.svg)");
@@ -246,6 +261,7 @@ public static class ReportWriter
             .Tiles(Tiles(r));
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r)
             .Figures(evidenceSvgs)
+            .List(EvidenceAllZero(r))
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
             .Table(SeedTable(r))
             .Heading(2, "Per variant")
@@ -337,7 +353,7 @@ public static class ReportWriter
         "curves.csv", StepsFile, "telemetry.csv", SummaryFile, "summary.md", "chart.svg",
         .. ResponseCurveModel.Of(r.Experiment, r) is not null ? [ResponseCurveFile] : Array.Empty<string>(),
         .. r.Variants.Any(v => v.Distribution.Count > 0) ? ["distribution.svg"] : Array.Empty<string>(),
-        .. Enumerable.Range(1, r.Evidence.Count).Select(i => Invariant($"evidence-{i}.svg")),
+        .. Enumerable.Range(1, EvidenceDrawn(r).Count).Select(i => Invariant($"evidence-{i}.svg")),
     ];
 
     /// <summary>report.html's heading: the seed, experiment and profile, the peak load ("2000 clients") and the API's core count, so two reports never read the same.</summary>
@@ -489,9 +505,17 @@ public static class ReportWriter
     /// <summary>The experiment's own figures (e.g. CPU per request), when it computes any.</summary>
     private static TextTable? FiguresTable(RunSummary r)
     {
-        var rows = r.Variants.SelectMany(v => v.Figures.Select(f => (IReadOnlyList<string>)[v.Name, f.Name, Invariant($"{f.Value:0.###} {f.Unit}")])).ToList();
+        var rows = r.Variants.SelectMany(v => v.Figures.Select(f => (IReadOnlyList<string>)[v.Name, f.Name, FigureCell(f)])).ToList();
         return rows.Count == 0 ? null : new TextTable(["variant", "figure", "value"], rows, new HashSet<int> { 2 });
     }
+
+    /// <summary>
+    /// An experiment's figure as a cell; an amount below 0 (bytes or CPU per message net of idle, where the idle's own
+    /// share was the larger) is below what the counters resolve, so it reads "≈ 0" with the measured value, never as a finding.
+    /// </summary>
+    public static string FigureCell(SummaryFigure f) => f.Value < 0
+        ? Invariant($"\u2248 0 {f.Unit} (measured {f.Value:0.###}: below the counters' resolution)")
+        : Invariant($"{f.Value:0.###} {f.Unit}");
 
     /// <summary>
     /// The mean at peak load for a table cell: "\u2265 45000 (3 of 4 timed out)" when requests sent at peak timed out (a lower bound),

@@ -63,7 +63,14 @@ public sealed partial class ReportReadabilityTests : IDisposable
             Words = ReportWords.Messages,
             Evidence = [new EvidenceChart("gen0 collections", "", [new("allocating", 0), new("saea-pooled", 0)], []), new EvidenceChart("bytes per message", "B", [new("allocating", 200), new("saea-pooled", 3)], [])],
         };
-        run = run with { Variants = [.. run.Variants.Select(v => v with { Figures = [new VariantFigure("allocated per message, net of idle", v.Key.Name == "allocating" ? 200 : -1.377, "B")] })] };
+        run = run with
+        {
+            Variants = [.. run.Variants.Select(v => v with
+            {
+                Request = "50 TCP clients, 15 ms apart, 128 B every 100 ms",
+                Figures = [new VariantFigure("allocated per message, net of idle", v.Key.Name == "allocating" ? 200 : -1.377, "B")],
+            })],
+        };
 
         ReportWriter.Write(_out, run, "x");
 
@@ -73,6 +80,10 @@ public sealed partial class ReportReadabilityTests : IDisposable
         Assert.Contains("bytes per message", File.ReadAllText(Path.Combine(_out, "evidence-1.svg")), StringComparison.Ordinal);
         Assert.Contains("td saea-pooled | allocated per message, net of idle | \u2248 0 B (measured -1.377: below the counters' resolution)", lines);
         Assert.Contains("td allocating | allocated per message, net of idle | 200 B", lines);
+        // Both variants sent the same request: said once above the per-variant table, not in every row.
+        Assert.Contains($"p Every variant's stream: {run.Variants[0].Request}.", lines);
+        Assert.DoesNotContain(lines, line => line.StartsWith("td allocating | " + run.Variants[0].Request, StringComparison.Ordinal));
+        Assert.Contains("th variant | messages | failed | timed out | arrival lateness mean (ms) | arrival lateness p50 (ms) | arrival lateness p75 (ms) | arrival lateness p95 (ms) | arrival lateness p99 (ms) | arrival lateness p99.9 (ms) | arrival lateness max (ms) | messages/s | mean at peak load (ms) | peak threads | peak queue", lines);
     }
 
     [Fact]

@@ -183,6 +183,11 @@ public static class ReportWriter
             md.AppendLine("![latency distribution](distribution.svg)");
         }
         md.AppendLine();
+        if (SharedRequestNote(r) is { } shared)
+        {
+            md.AppendLine(shared);
+            md.AppendLine();
+        }
         md.Append(VariantTable(r).ToMarkdown());
         md.AppendLine();
         md.AppendLine(r.Words.LatencyNote);
@@ -265,6 +270,7 @@ public static class ReportWriter
             .Heading(2, Invariant($"Seed {r.Seed} beside today"))
             .Table(SeedTable(r))
             .Heading(2, "Per variant")
+            .Paragraph(SharedRequestNote(r))
             .Table(VariantTable(r))
             .Paragraph(r.Words.LatencyNote)
             .Paragraph(RoundsNote(r))
@@ -369,7 +375,18 @@ public static class ReportWriter
 
     private const string LatencyNote = "Latency columns (HdrHistogram, 3 significant digits) rank the requests that got an answer and the timed-out ones, each counted at the time it was given up after: a figure whose rank falls among the timed-out requests is a lower bound, marked \u2265 (\"p50 \u2265 60000\" when half timed out). Connection errors have no latency and are counted under \"failed\" only; \"no answer\" where no request was answered or timed out.";
 
-    public static TextTable VariantTable(RunSummary r) => new(
+    /// <summary>
+    /// The per-variant table; when every variant sent the same request (streaming's 30-word description of its clients),
+    /// without that column: <see cref="SharedRequestNote"/> says it once above the table.
+    /// </summary>
+    public static TextTable VariantTable(RunSummary r) => SharedRequest(r) is null ? EveryVariantTable(r) : EveryVariantTable(r).WithoutColumn(1);
+
+    /// <summary>"Every variant's stream: 50 TCP clients ..." when every variant sent the same request; null when they differ.</summary>
+    public static string? SharedRequestNote(RunSummary r) => SharedRequest(r) is { } request ? $"Every variant's {r.Words.What}: {request}." : null;
+
+    private static string? SharedRequest(RunSummary r) => r.Variants.Select(v => v.Request).Distinct().Count() == 1 ? r.Variants[0].Request : null;
+
+    private static TextTable EveryVariantTable(RunSummary r) => new(
         [
             "variant", r.Words.What, r.Words.Unit, "failed", "timed out",
             .. new[] { "mean", "p50", "p75", "p95", "p99", "p99.9", "max" }.Select(column => $"{r.Words.LatencyPrefix}{column} (ms)"),

@@ -19,7 +19,7 @@ public interface IHttpLoadClient : IDisposable
 /// keep-alive HTTP/1.1 client on its own epoll loops where it can (Linux x86-64: <see cref="EpollHttpClient"/>), else
 /// the same client over the runtime's sockets (<see cref="KeepAliveHttpClient"/>); HttpClient where TLS is needed.
 /// </summary>
-internal static class HttpLoadClient
+public static class HttpLoadClient
 {
     /// <summary>The one switch between the two socket layers: <c>epoll</c> (the default where supported) or <c>runtime</c>.</summary>
     public const string SocketLoopVariable = "LOADTESTS_SOCKET_LOOP";
@@ -27,7 +27,7 @@ internal static class HttpLoadClient
     public static IHttpLoadClient For(Uri baseAddress, TimeSpan requestTimeout) =>
         For(baseAddress, requestTimeout, Environment.GetEnvironmentVariable(SocketLoopVariable));
 
-    public static IHttpLoadClient For(Uri baseAddress, TimeSpan requestTimeout, string? socketLoop)
+    internal static IHttpLoadClient For(Uri baseAddress, TimeSpan requestTimeout, string? socketLoop)
     {
         if (baseAddress.Scheme != Uri.UriSchemeHttp)
         {

@@ -87,6 +87,16 @@ public sealed partial class ReportReadabilityTests : IDisposable
     }
 
     [Fact]
+    public void ARunWithNoSeedFigureHasNoSeedSectionToLabel()
+    {
+        var run = SyntheticReports.LoadRun("run", ["GET /api/orders"], 20, 5, (_, _) => 100);
+        ReportWriter.Write(_out, run with { Seed = "none (a user's service)", Finding = run.Finding with { Comparisons = [] } }, "x");
+
+        Assert.DoesNotContain(RenderedPage.LinesOf(Path.Combine(_out, "report.html")), line => line.Contains("beside today", StringComparison.Ordinal));
+        Assert.DoesNotContain("beside today", File.ReadAllText(Path.Combine(_out, "summary.md")), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void LongTablesAreFoldedAndShortOnesAreNot()
     {
         var table = new TextTable(["n"], [.. Enumerable.Range(0, 30).Select(i => (IReadOnlyList<string>)[i.ToString(CultureInfo.InvariantCulture)])], new HashSet<int>());

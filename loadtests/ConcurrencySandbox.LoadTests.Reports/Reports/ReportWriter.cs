@@ -212,10 +212,13 @@ public static class ReportWriter
         md.AppendLine(PeakNote);
         md.Append(ObserverSection.Markdown(r));
         md.AppendLine();
-        md.AppendLine(Invariant($"## Seed {r.Seed} beside today"));
-        md.AppendLine();
-        md.Append(SeedTable(r).ToMarkdown());
-        md.AppendLine();
+        if (SeedHeading(r) is { } seedHeading)
+        {
+            md.AppendLine($"## {seedHeading}");
+            md.AppendLine();
+            md.Append(SeedTable(r).ToMarkdown());
+            md.AppendLine();
+        }
         md.AppendLine("## Thresholds");
         md.AppendLine();
         if (r.Thresholds.Count == 0)
@@ -267,8 +270,8 @@ public static class ReportWriter
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r)
             .Figures(evidenceSvgs)
             .List(EvidenceAllZero(r))
-            .Heading(2, Invariant($"Seed {r.Seed} beside today"))
-            .Table(SeedTable(r))
+            .Heading(2, SeedHeading(r))
+            .Table(SeedHeading(r) is null ? null : SeedTable(r))
             .Heading(2, "Per variant")
             .Paragraph(SharedRequestNote(r))
             .Table(VariantTable(r))
@@ -545,6 +548,9 @@ public static class ReportWriter
             : peak.TimedOut > 0 || peak.ConnectionErrors > 0 ? Invariant($"\u2265 {atLeast:0} ({peak.TimedOut} of {peak.Requests} timed out{(peak.ConnectionErrors > 0 ? Invariant($", {peak.ConnectionErrors} failed without an answer") : "")})")
             : Invariant($"{v.PeakLoadMeanMs ?? atLeast:0.#}");
     }
+
+    /// <summary>"Seed 003 beside today"; null when the run has no seed figure to set beside its own (run --url's "seed none").</summary>
+    private static string? SeedHeading(RunSummary r) => r.Comparisons.Count == 0 ? null : Invariant($"Seed {r.Seed} beside today");
 
     private static TextTable SeedTable(RunSummary r) => new(
         ["figure", "seed", "today"],

@@ -120,7 +120,8 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
         var primitive = BlockingPrimitive.Classify(below, [.. calls.Select(c => SourceNames.Describe(c.Callee))]);
         var found = Blocking(served.Code, leaf.Method, from, to, primitive);
         // Lines missing, and a route missing, are said once on the call site.
-        var note = string.Join("; ", new[] { leaf.Method.Module.PdbNote, route is null && background is null ? served.NoRoute(handlerFrame is not null) : null }.OfType<string>()) is { Length: > 0 } said ? said : null;
+        var unplaced = leaf.ILOffset < 0 ? $"the trace has no IL-to-native map for {userName}'s sampled code (ReadyToRun code), so the whole method was searched, not its statement" : null;
+        var note = string.Join("; ", new[] { leaf.Method.Module.PdbNote, unplaced, route is null && background is null ? served.NoRoute(handlerFrame is not null) : null }.OfType<string>()) is { Length: > 0 } said ? said : null;
         if (found.Count == 0)
         {
             // The statement's IL shows no blocking call (the offset fell beside it): the frame and its statement's line.

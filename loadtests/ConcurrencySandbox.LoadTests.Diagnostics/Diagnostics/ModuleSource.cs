@@ -169,7 +169,8 @@ internal sealed class ModuleSource : IDisposable
     /// <summary>The statement (sequence point) the IL offset is in, with the offset where the next one starts; null without a matching PDB.</summary>
     public (SourceLine Line, int Start, int End)? Statement(int token, int ilOffset)
     {
-        if (_pdb is null)
+        // -1: the trace had no IL-to-native map for the frame (ReadyToRun code): no statement, not the method's first.
+        if (_pdb is null || ilOffset < 0)
         {
             return null;
         }

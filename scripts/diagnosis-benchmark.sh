@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The diagnosis accuracy benchmark (issue 37 item 5) in one command: ServiceGenerator composes COUNT services (42) from
+# The diagnosis accuracy benchmark (issue 37 item 5) in one command: ServiceGenerator composes COUNT services (45) from
 # the shapes of issue 37 item 4 with SEED (37), one dotnet build of them all, then run --url on each, as
 # DiagnosisAccuracyTests does in CI on a sample of 3; the table (right / ambiguous / not named / wrong by entry, wait,
 # depth and inlining, then the repository's own services: the sample service and tests/Targets' blocking three, by the
@@ -8,7 +8,7 @@
 # Usage: scripts/diagnosis-benchmark.sh [report file]   (default reports/<date>-diagnosis-benchmark.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-count=${COUNT:-42}
+count=${COUNT:-45}
 seed=${SEED:-37}
 report=${1:-reports/$(date +%Y%m%d-%H%M%S)-diagnosis-benchmark.md}
 mkdir -p "$(dirname "$report")"

@@ -54,25 +54,10 @@ public sealed class NamingBadInputTests
     [Fact]
     public async Task AReadyToRunBuildIsNamedFromTheWholeMethodWhenItsCodeHasNoIlMap()
     {
-        var folder = Directory.CreateTempSubdirectory("r2r-").FullName;
-        try
-        {
-            var dll = await PublishInlinedHelperAsync(folder, "--self-contained", "false", "-p:PublishReadyToRun=true");
-            await using var service = await SampleServiceProcess.StartAssemblyAsync(dll);
+        var call = (await DiagnosePublishedAsync(CommandLine.ExitOk, "--self-contained", "false", "-p:PublishReadyToRun=true")).Top!;
 
-            var call = (await RunUrlDiagnosis.DiagnoseAsync(service, "orders/1")).Top;
-
-            Assert.NotNull(call);
-            Assert.Equal("Blocking.DoBlocking", call.Method);
-            AssertLineHolds(call, "DoAsync(id).Result");
-            Assert.Equal("GET /orders/{id:int}", call.Route);
-            // Said when the sampled frame was the precompiled code (the runtime may still jit a method it rejects).
-            Assert.True(call.Note is null || call.Note.Contains("no IL-to-native map", StringComparison.Ordinal), call.Note);
-        }
-        finally
-        {
-            Directory.Delete(folder, recursive: true);
-        }
+        // Said when the sampled frame was the precompiled code (the runtime may still jit a method it rejects).
+        Assert.True(call.Note is null || call.Note.Contains("no IL-to-native map", StringComparison.Ordinal), call.Note);
     }
 
     /// <summary>
@@ -83,19 +68,26 @@ public sealed class NamingBadInputTests
     [Fact]
     public async Task ATrimmedBuildIsStillNamedWhileItsFailingRequestsAreRefused()
     {
-        var folder = Directory.CreateTempSubdirectory("trimmed-").FullName;
+        var diagnosed = await DiagnosePublishedAsync(CommandLine.ExitUsage, "--self-contained", "true", "-p:PublishTrimmed=true");
+
+        Assert.Contains("every request failed (HTTP 500", diagnosed.Error);
+    }
+
+    /// <summary>InlinedHelper published with <paramref name="options"/>, started and diagnosed; its blocking helper must be named at its line, with the route.</summary>
+    private static async Task<Diagnosed> DiagnosePublishedAsync(int exit, params string[] options)
+    {
+        var folder = Directory.CreateTempSubdirectory("published-").FullName;
         try
         {
-            var dll = await PublishInlinedHelperAsync(folder, "--self-contained", "true", "-p:PublishTrimmed=true");
-            await using var service = await SampleServiceProcess.StartAssemblyAsync(dll);
+            await using var service = await SampleServiceProcess.StartAssemblyAsync(await PublishInlinedHelperAsync(folder, options));
 
-            var diagnosed = await RunUrlDiagnosis.DiagnoseAsync(service, "orders/1", CommandLine.ExitUsage);
+            var diagnosed = await RunUrlDiagnosis.DiagnoseAsync(service, "orders/1", exit);
 
-            Assert.Contains("every request failed (HTTP 500", diagnosed.Error);
             Assert.NotNull(diagnosed.Top);
             Assert.Equal("Blocking.DoBlocking", diagnosed.Top.Method);
             AssertLineHolds(diagnosed.Top, "DoAsync(id).Result");
             Assert.Equal("GET /orders/{id:int}", diagnosed.Top.Route);
+            return diagnosed;
         }
         finally
         {

@@ -187,6 +187,7 @@ public static class RunAnalysis
             Listed = c.Listed.Count > 0 ? [.. c.Listed.Select(Step)] : null,
             CalledFrom = c.CalledFrom.Count > 0 ? [.. c.CalledFrom.Select(Step)] : null,
             Background = c.Background,
+            RouteCheck = c.RouteCheck,
         } : null);
 
     private static SummaryCallStep Step(CallStep step) => new(step.Method, Line(step.Line));

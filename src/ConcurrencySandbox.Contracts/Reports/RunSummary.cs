@@ -371,6 +371,10 @@ public sealed record SummaryCallSite(string Method, string Primitive, SummarySou
     /// <summary>The background service whose work blocks outside any request.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Background { get; init; }
+
+    /// <summary>How the route ASP.NET Core's own metrics reported bore on <see cref="Route"/> (confirmed, chose it, or disagreed and was trusted).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? RouteCheck { get; init; }
 }
 
 /// <summary>A method on a call site's path (or among its candidates) with the line of its call.</summary>

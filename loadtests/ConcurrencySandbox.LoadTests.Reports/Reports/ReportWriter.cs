@@ -120,6 +120,11 @@ public static class ReportWriter
             md.AppendLine(headline);
             md.AppendLine();
         }
+        if (r.HeadlineDetails is { } details)
+        {
+            md.AppendLine(details);
+            md.AppendLine();
+        }
         md.AppendLine(r.Verdict);
         md.AppendLine();
         if (claims.Count > 0)
@@ -214,6 +219,10 @@ public static class ReportWriter
         if (r.Headline is { } headline)
         {
             page.Paragraph(headline, "verdict");
+        }
+        if (r.HeadlineDetails is { } details)
+        {
+            page.Paragraph(details, "details");
         }
         page = page.Paragraph(r.Verdict, verdictClass);
         if (claims.Count > 0)
@@ -517,6 +526,10 @@ public static class ReportWriter
         if (report.Headline is { } headline)
         {
             console.WriteLine($"== {headline}");
+        }
+        if (report.HeadlineDetails is { } details)
+        {
+            console.WriteLine($"   {details}");
         }
         console.WriteLine($"== {report.Experiment}: {report.Verdict}");
         foreach (var claim in report.Claims ?? [])

@@ -452,6 +452,6 @@ internal static class UrlCommand
         public override IReadOnlyList<Variant> Variants => [new Variant(variant, new HttpRamp(pathAndQuery))];
 
         public override Finding Assess(IReadOnlyList<VariantResult> results) =>
-            Finding.NotAssessed("a user's service has no seed to compare with; the first paragraph and \"Inside the runtime\" carry the diagnosis.");
+            Finding.NotAssessed("a user's service has no seed to compare with; the headline, what it rests on below it, and \"Inside the runtime\" carry the diagnosis.");
     }
 }

@@ -147,9 +147,9 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         switch (cause)
         {
             case Cause.Starvation when diagnosis is not null:
-                var async = diagnosis.AsyncCapacity is { } a && a >= 0.5 ? $" (about {w.Load("async capacity", a)})" : "";
+                var async = diagnosis.AsyncCapacity is { } a && a >= 0.5 ? $" (about {w.Load("async capacity", a, "0")})" : "";
                 var minimum = Invariant($"set the pool's minimum to {w.Figure("minimum threads", diagnosis.NeededThreads, "threads")} threads");
-                var buys = diagnosis.MinimumCapacity >= 0.5 ? $" (about {w.Load("capacity at the minimum", diagnosis.MinimumCapacity)})" : "";
+                var buys = diagnosis.MinimumCapacity >= 0.5 ? $" (about {w.Load("capacity at the minimum", diagnosis.MinimumCapacity, "0")})" : "";
                 var measured = verifiedHeld is { } v ? $"; with it, measured: held {w.Load("held with the minimum", v)}" : "";
                 return $"Fix: make it async{async}, or {minimum}{buys}{measured}.";
             case Cause.Cpu when observation?.Hot?.Dominant is { } hot && diagnosis is not null && HotMethods.Buys(hot, diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount) is { } buy:
@@ -205,10 +205,10 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             return text;
         }
 
-        /// <summary>"60 users", "1 user", "250 requests/s".</summary>
-        public string Load(string name, double value)
+        /// <summary>"60 users", "1 user", "250 requests/s"; a prediction whole (<paramref name="format"/> "0").</summary>
+        public string Load(string name, double value, string format = "0.#")
         {
-            var text = Figure(name, value, unit);
+            var text = Figure(name, value, unit, format);
             return $"{text} {(text == "1" && unit == "users" ? "user" : unit)}";
         }
 

@@ -324,7 +324,10 @@ internal static class UrlCommand
         await output.WriteLineAsync(Invariant($"-- find-capacity: {slo.Described}; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, then bisecting the break, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
         var before = await RampAsync(search, starts, "", capacity, slo, baseline.P99Ms, started, root, cancellationToken);
         var finding = before.Finding;
-        var figures = new SummaryCapacity(finding.Unit, slo.P99Ms, slo.Described, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null);
+        var figures = new SummaryCapacity(finding.Unit, slo.P99Ms, slo.Described, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null)
+        {
+            Findings = finding.Findings.Count == 0 ? null : [.. finding.Findings.Select(f => new SummaryFinding(f.Cause, f.Place, f.Evidence, f.Weight, f.Figures))],
+        };
         FixRamp? verified = null;
         if (relaunch is not null)
         {
@@ -383,7 +386,10 @@ internal static class UrlCommand
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
             broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, search.NotObservedBecause), ramp.Bound, ramp.Narrowing,
-            broke?.Total);
+            broke?.Total)
+        {
+            Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms),
+        };
         var diagnosedLabel = brokeObservation is not null ? broke!.Key.Label : FixCheck.MostStarved(observations)?.Label ?? observations.Keys.LastOrDefault();
         return new RampResult(finding, diagnosedLabel is null ? null : observations[diagnosedLabel], diagnosedLabel);
     }

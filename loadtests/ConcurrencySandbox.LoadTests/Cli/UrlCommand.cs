@@ -156,7 +156,7 @@ internal static class UrlCommand
         var result = report.Variants[0];
         var observation = report.Observations.GetValueOrDefault(result.Key.Label);
         var finding = CapacityFinding.OfProfile(result, givenSloP99Ms, (broke, baselineP99Ms) => CapacityFinding.CauseOf(broke, observation, baselineP99Ms, servers.NotObservedBecause));
-        report = WithHeadline(report, finding, observation);
+        report = WithHeadline(report, finding, observation, stepStarts: StepStartsText.Ramp);
         var passed = ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, root.Console);
         return await FailedEveryRequestAsync(result, error) ? CommandLine.ExitUsage : passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }

@@ -155,6 +155,9 @@ internal static class StepStartsText
 {
     public const string Inherited = "inherited";
 
+    /// <summary>What a plain profile's steps start from: a ramp on one process, unlike --find-capacity's.</summary>
+    public const string Ramp = "Each step of the profile started from the pool the step before it grew (one process, ramped); --find-capacity starts every step from the pool's first size, where a blocking service breaks at a lower load.";
+
     /// <summary>"Each step started from a fresh process ...", or from the pool back at its first size, naming each step that did not.</summary>
     public static string Describe(IReadOnlyDictionary<string, SummaryStepStart> starts)
     {

@@ -37,7 +37,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         var cause = CauseOf(finding, diagnosis);
         var sentences = new[]
         {
-            Change(words, cause, observation),
+            cause == Cause.Other ? Other(finding.Findings[0]) : Change(words, cause, observation),
             Load(words, finding, cause, diagnosis),
             Fix(words, cause, observation, verifiedHeld),
             Sure(words, cause, observation),
@@ -59,16 +59,24 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         Cpu,
         Lock,
         Upstream,
+
+        /// <summary>A cause the headline has no words of its own for (a ranked finding of a kind added later): named as the finding names it.</summary>
+        Other,
     }
 
-    // The cause at the break as CapacityFinding.CauseOf worded it; without a break, a starved pool or nothing.
+    // The cause at the break: the first ranked finding's, else as CapacityFinding.CauseOf worded it (a plain profile);
+    // without a break, a starved pool or nothing.
     private static Cause CauseOf(CapacityFinding finding, StarvationDiagnosis? diagnosis)
     {
         if (diagnosis is null)
         {
             return Cause.NotObserved;
         }
-        var at = finding.Cause ?? "";
+        var at = finding.Findings.Count > 0 ? finding.Findings[0].Cause : finding.Cause ?? "";
+        if (finding.Findings.Count > 0 && at is not ("pool starvation" or "CPU" or "a contended lock" or "the upstream"))
+        {
+            return Cause.Other;
+        }
         return at.StartsWith("pool starvation", StringComparison.Ordinal) ? Cause.Starvation
             : at.StartsWith("CPU", StringComparison.Ordinal) ? Cause.Cpu
             : at.StartsWith("a contended lock", StringComparison.Ordinal) ? Cause.Lock
@@ -112,6 +120,10 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         }
     }
 
+    // 1. for a cause without words of its own: the finding's cause and place, its evidence below.
+    private static string Other(CauseFinding first) =>
+        $"The first cause at the break is {first.Cause}{(first.Place is { } place ? $", in {place}" : "")}; its evidence is below.";
+
     // 2. The load held, where it broke and why; a starved pool that kept p99 within the SLO is said so, never "broke".
     private static string Load(Words w, CapacityFinding finding, Cause cause, StarvationDiagnosis? diagnosis)
     {
@@ -130,6 +142,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 Cause.Cpu => ", by the CPU",
                 Cause.Lock => ", at a contended lock",
                 Cause.Upstream => ", by the upstream",
+                Cause.Other => $", by {finding.Findings[0].Cause}",
                 _ => "",
             };
             return $"{held}; broke at {w.Load("broke at", broke)}{by}: {why}.";

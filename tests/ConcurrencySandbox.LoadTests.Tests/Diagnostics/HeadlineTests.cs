@@ -20,7 +20,7 @@ public sealed partial class HeadlineTests
     [GeneratedRegex(@"(?<![\w.])\d+(?:\.\d+)?(?!\w)")]
     private static partial Regex Number();
 
-    public static TheoryData<string> Seeds => ["starvation", "cpu-bound", "cpu-bound, no dominant method", "upstream", "not observed", "held", "latency held", "ambiguous", "lock"];
+    public static TheoryData<string> Seeds => ["starvation", "cpu-bound", "cpu-bound, no dominant method", "upstream", "not observed", "held", "latency held", "ambiguous", "lock", "a cause found later"];
 
     [Theory]
     [MemberData(nameof(Seeds))]
@@ -58,6 +58,7 @@ public sealed partial class HeadlineTests
         Assert.StartsWith("Change the blocking call in one of 5 methods, unsure which: Quotes.Nap (Quotes.cs:12), Invoices.Nap (Invoices.cs:40), Reports.Nap (Reports.cs:9), and 2 more below.",
             Headline.Of(Seeded("ambiguous").Finding, Seeded("ambiguous").Observation).Text);
         Assert.StartsWith("No method of the service to change", Headline.Of(Seeded("upstream").Finding, Seeded("upstream").Observation).Text);
+        Assert.StartsWith("The first cause at the break is GC, in Orders.Build; its evidence is below. Held 28 users; broke at 32 users, by GC:", Headline.Of(Seeded("a cause found later").Finding, Seeded("a cause found later").Observation).Text);
         var cpu = Headline.Of(Seeded("cpu-bound").Finding, Seeded("cpu-bound").Observation).Text;
         Assert.DoesNotContain("async", cpu, StringComparison.Ordinal);
         Assert.DoesNotContain("minimum", cpu, StringComparison.Ordinal);
@@ -126,6 +127,13 @@ public sealed partial class HeadlineTests
                 var diagnosis = StarvationDiagnosis.From(Starved() with { Spell = StarvedSpell.None, PoolThreadsAtPeak = 50, StarvationAdjustments = 0, PeakQueueLength = 0 });
                 var observation = Observed(diagnosis) with { Stacks = new BlockingSites(8, 20, [new BlockingSite("Inventory.Reserve -> Monitor.Enter", 7, InUserCode: true, InRequest: true, call)]) };
                 return new Seed(finding with { Cause = "a contended lock (7 of 8 pool threads wait in Inventory.Reserve ...)" }, observation, Sources(load, diagnosis, ("line", 31), ("threads there", 7), ("pool threads sampled", 8)));
+            }
+            case "a cause found later":
+            {
+                // A ranked finding of a kind the headline has no words of its own for (issue 38's GC, say): named as found.
+                var diagnosis = StarvationDiagnosis.From(Starved() with { Spell = StarvedSpell.None, PoolThreadsAtPeak = 50, StarvationAdjustments = 0, PeakQueueLength = 0 });
+                var gc = new CauseFinding("GC", "Orders.Build", "31 % of the time in GC pauses", [new("time in GC pauses", 31, "%")], 0.31);
+                return new Seed(finding with { Cause = gc.Describe(), Findings = [gc] }, Observed(diagnosis), Sources(load, diagnosis));
             }
             default:
                 throw new ArgumentOutOfRangeException(nameof(seed), seed, null);

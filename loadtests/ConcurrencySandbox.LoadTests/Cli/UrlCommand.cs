@@ -68,7 +68,7 @@ internal static class UrlCommand
                 var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-url");
                 var settings = CommandLine.SettingsOf(parse, load, folder, ObserverOptions.Default, terminalWidth);
                 var capacity = parse.GetValue(findCapacity) ? CapacityOf(parse, slo, maxLoad, stepSeconds, maxDuration, settings) : null;
-                var givenSlo = capacity?.SloP99Ms ?? SloOf(parse.GetValue(slo));
+                var givenSlo = SloOf(parse.GetValue(slo));
                 var settle = TimeSpan.FromSeconds(new OptionValues(parse).Positive(settleSeconds));
                 if (capacity is null)
                 {

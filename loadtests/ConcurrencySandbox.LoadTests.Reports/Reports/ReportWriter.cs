@@ -124,6 +124,11 @@ public static class ReportWriter
             md.AppendLine(headline);
             md.AppendLine();
         }
+        if (r.HeadlineDetails is { } details)
+        {
+            md.AppendLine(details);
+            md.AppendLine();
+        }
         if (OtherFindings(r) is { Count: > 0 } others)
         {
             md.AppendLine("Also seen at the break:");
@@ -224,6 +229,10 @@ public static class ReportWriter
         if (r.Headline is { } headline)
         {
             page.Paragraph(headline, "verdict");
+        }
+        if (r.HeadlineDetails is { } details)
+        {
+            page.Paragraph(details, "details");
         }
         if (OtherFindings(r) is { Count: > 0 } others)
         {
@@ -531,6 +540,10 @@ public static class ReportWriter
         if (report.Headline is { } headline)
         {
             console.WriteLine($"== {headline}");
+        }
+        if (report.HeadlineDetails is { } details)
+        {
+            console.WriteLine($"   {details}");
         }
         console.WriteLine($"== {report.Experiment}: {report.Verdict}");
         foreach (var claim in report.Claims ?? [])

@@ -36,6 +36,8 @@ public static class RunAnalysis
     {
         DiagnosisDoesNotApplyBecause = r.DiagnosisDoesNotApplyBecause,
         Headline = r.Headline,
+        HeadlineFigures = r.HeadlineFigures,
+        HeadlineDetails = r.HeadlineDetails,
         Capacity = r.Capacity is { } capacity && r.StepBrokeBecause is { } broke ? capacity with { Steps = CapacitySteps(r, broke) } : r.Capacity,
         Rounds = r.Rounds,
         Partial = r.Partial,
@@ -120,7 +122,10 @@ public static class RunAnalysis
             v.Total.Requests,
             v.Total.Completed,
             v.Total.TimedOut,
-            brokeBecause[v.Key.Label])),
+            brokeBecause[v.Key.Label])
+        {
+            StartedFrom = r.StepStarts?.GetValueOrDefault(v.Key.Label),
+        }),
     ];
 
     private static SummaryInterval[] Intervals(VariantResult v) =>

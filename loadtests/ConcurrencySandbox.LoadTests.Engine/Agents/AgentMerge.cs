@@ -1,6 +1,5 @@
 using System.Globalization;
 using ConcurrencySandbox.LoadTests.Engine;
-using HdrHistogram;
 
 namespace ConcurrencySandbox.LoadTests.Agents;
 
@@ -37,7 +36,7 @@ public sealed class AgentMerge
     {
         _key = key;
         _progress = progress;
-        _whole = shape.IsOpen ? new OpenModel(shape, 1) : new ClosedModel(shape);
+        _whole = IWorkload.Of(shape, 1);
         _series = new IntervalSeries(key, _whole.LoadUnit, _recorder) { StepClosed = step => _delivery.Post(() => progress.OnStep(key, step)) };
         _running = [.. Enumerable.Range(0, count)];
     }
@@ -135,16 +134,11 @@ public sealed class AgentMerge
         {
             return null;
         }
-        var merged = LatencyRecorder.NewHistogram();
-        foreach (var interval in intervals)
-        {
-            merged.Add(HistogramWire.Decode(interval.Histogram));
-        }
-        var counts = intervals.Aggregate(default(OutcomeCounts), (sum, i) => sum + new OutcomeCounts(i.Ok, i.HttpErrors, i.TimedOut, i.ConnectionErrors));
         var now = intervals.Max(i => i.ElapsedSeconds);
         var applied = _whole.LoadBetween(TimeSpan.FromSeconds(_series.RowStartSeconds), TimeSpan.FromSeconds(now));
-        var timedOutAtMs = intervals.Select(i => i.TimedOutAtMs).OfType<double>().DefaultIfEmpty(double.NaN).Min();
-        return _series.Add(now, applied, partial, inStep => _recorder.AddInterval(merged, counts, inStep, double.IsNaN(timedOutAtMs) ? null : timedOutAtMs), missing);
+        var merged = AgentWire.Merged(intervals);
+        // The agents booked their requests to the steps they were sent in, cut by the whole load as here: their step numbers are these.
+        return _series.Add(now, applied, partial, _ => _recorder.AddInterval(merged), missing);
     }
 
     public static AgentRow RowOf(AgentOutcome agent)

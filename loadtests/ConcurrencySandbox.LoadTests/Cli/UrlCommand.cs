@@ -134,7 +134,8 @@ internal static class UrlCommand
     private static async Task<int> RunProfileAsync(string pathAndQuery, LoadOptions load, TargetApiServers servers, RunRoot root, TextWriter error, CancellationToken cancellationToken)
     {
         var folder = root.Settings.OutputFolder;
-        var report = await root.RunAsync(new UrlTarget(pathAndQuery, TargetVariant), load, servers, cancellationToken);
+        var report = await root.RunAsync(new UrlTarget(pathAndQuery, TargetVariant), load, servers, cancellationToken,
+            variantFinished: soFar => ReportWriter.Write(folder, soFar, RunnerCommandLine.Current()));
         if (report.Partial is not null)
         {
             return WriteStopped(report, folder, root.Console);
@@ -263,6 +264,7 @@ internal static class UrlCommand
         var slo = baseline.DescribeSlo(sloP99Ms, given: capacity.SloP99Ms is not null);
         await output.WriteLineAsync(Invariant($"-- find-capacity: {slo}; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, then bisecting the break, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
         steps.Add(unloaded);
+        WriteSoFar(steps, folder);
         var before = await RampAsync(steps, "", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, servers, started, root, cancellationToken);
         var diagnosed = before.Diagnosed;
         var headline = Headline(before.Finding.Describe(), diagnosed);
@@ -306,6 +308,10 @@ internal static class UrlCommand
         return step;
     }
 
+    /// <summary>The search's report with the steps measured so far, marked partial: still running (a search killed outright leaves it so).</summary>
+    private static void WriteSoFar(IReadOnlyList<ExperimentReport> steps, string folder) =>
+        ReportWriter.Write(folder, Combined(steps) with { Partial = PartialRun.Running([.. steps.SelectMany(s => s.Variants).Select(v => v.Key.Label)]) }, RunnerCommandLine.Current());
+
     /// <summary>The search's steps as one report: the last step's, with every step's variants, load shapes and observations, started when the first did.</summary>
     private static ExperimentReport Combined(IReadOnlyList<ExperimentReport> steps) => steps[^1] with
     {
@@ -334,6 +340,7 @@ internal static class UrlCommand
             var step = KeptIfStopped(await root.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, token), done, token, cancellationToken);
             steps[level] = step;
             done.Add(step);
+            WriteSoFar(done, root.Settings.OutputFolder);
             return CapacityFinding.BrokeBy(step.Variants[0].Total, sloP99Ms);
         }
         // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.

@@ -269,7 +269,10 @@ internal static class UrlCommand
         var diagnosed = before.Diagnosed;
         var headline = Headline(before.Finding.Describe(), diagnosed);
         var finding = before.Finding;
-        var figures = new SummaryCapacity(finding.Unit, sloP99Ms, slo, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null);
+        var figures = new SummaryCapacity(finding.Unit, sloP99Ms, slo, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null)
+        {
+            Findings = finding.Findings.Count == 0 ? null : [.. finding.Findings.Select(f => new SummaryFinding(f.Cause, f.Place, f.Evidence, f.Weight, f.Figures))],
+        };
         if (relaunch is not null)
         {
             var verified = await VerifyFixAsync(steps, relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, root, cancellationToken);
@@ -349,7 +352,10 @@ internal static class UrlCommand
         var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
-            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, servers.NotObservedBecause), ramp.Bound, ramp.Narrowing);
+            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, servers.NotObservedBecause), ramp.Bound, ramp.Narrowing)
+        {
+            Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms),
+        };
         var diagnosedLabel = brokeObservation is not null ? broke!.Key.Label : FixCheck.MostStarved(observations)?.Label ?? observations.Keys.LastOrDefault();
         return new RampResult(finding, diagnosedLabel is null ? null : observations[diagnosedLabel], diagnosedLabel);
     }

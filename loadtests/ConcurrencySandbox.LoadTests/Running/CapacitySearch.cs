@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using static System.FormattableString;
@@ -197,6 +198,9 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
 /// <summary>What the ramp found: the SLO and how it was set, the last load held, the load that broke it and why, how finely the break was narrowed, or the bound that ended the ramp first.</summary>
 internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound, string? Narrowing = null)
 {
+    /// <summary>Every cause seen at the break, ranked (<see cref="FindingsAt"/>): the first is <see cref="Cause"/>; empty when none broke or it was not observed.</summary>
+    public IReadOnlyList<CauseFinding> Findings { get; init; } = [];
+
     /// <summary>The report's sentence: "Held 48 users; broke at 52 users (p99 1,234 ms; narrowed to within 8 % ...; SLO ...): pool starvation (...)".</summary>
     public string Describe()
     {
@@ -251,12 +255,22 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
     /// none blocked (<see cref="DiagnosisInputs.RequestsRunNotBlock"/>: on a shared machine the process may get less than
     /// its cores), else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
     /// </summary>
-    public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause)
+    public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause) =>
+        observation?.Diagnosis is null
+            ? $"cause not known: the runtime was not observed ({notObservedBecause ?? "no pool series"})"
+            : FindingsAt(broke, observation, unloadedP99Ms)[0].Describe();
+
+    /// <summary>
+    /// Every cause seen at the break, one finding each, ranked (<see cref="CauseFindings.Rank"/>): the first is the cause
+    /// <see cref="CauseOf"/> names; empty without the observer's diagnosis.
+    /// </summary>
+    public static IReadOnlyList<CauseFinding> FindingsAt(VariantResult broke, VariantObservation? observation, double unloadedP99Ms)
     {
         if (observation?.Diagnosis is not { } diagnosis)
         {
-            return $"cause not known: the runtime was not observed ({notObservedBecause ?? "no pool series"})";
+            return [];
         }
+        var found = new List<CauseFinding>();
         var peakCpuPercent = broke.Telemetry.Count == 0 ? 0 : broke.Telemetry.Max(t => t.Snapshot.Process.CpuPercent);
         // Little's law over the step: a closed load's users, an open one's rate x its mean time in the system.
         var inFlight = broke.LoadUnit == "rate" ? broke.PeakLoad * broke.Total.MeanMs / 1000 : broke.PeakLoad;
@@ -266,29 +280,50 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
         if (diagnosis.Starved && lockSite is null)
         {
             var spell = diagnosis.Inputs.Spell;
-            return Invariant($"pool starvation ({diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads})");
+            found.Add(new CauseFinding("pool starvation", diagnosis.Inputs.BlockingMethod, Invariant($"{diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads}"),
+                [new("pool threads at the peak", diagnosis.Inputs.PoolThreadsAtPeak, "threads"), new("threads needed", diagnosis.NeededThreads, "threads")], 1));
         }
+        if (CpuFinding(observation, diagnosis, peakCpuPercent, inFlight, cores) is { } cpu)
+        {
+            found.Add(cpu);
+        }
+        if (lockSite is not null)
+        {
+            found.Add(new CauseFinding("a contended lock", lockSite.Source?.Method, Invariant($"{observation.Stacks!.Describe(lockSite)}; requests pass it one at a time, so neither more pool threads nor more cores raise the load it holds; p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms"),
+                [new("pool threads waiting on it", lockSite.Threads, "threads")], (double)lockSite.Threads / Math.Max(lockSite.Threads, observation.Stacks.PoolThreads)));
+        }
+        if (found.Count == 0)
+        {
+            found.Add(new CauseFinding("the upstream", null, Invariant($"p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %{cores}"),
+                [new("p99 unloaded", unloadedP99Ms, "ms"), new("p99 at the break", broke.Total.P99Ms, "ms")], broke.Total.P99Ms > 0 ? Math.Max(0, 1 - (unloadedP99Ms / broke.Total.P99Ms)) : 0));
+        }
+        return CauseFindings.Rank(found);
+    }
+
+    /// <summary>
+    /// The CPU finding: when the process used its cores' limit, or the machine's cores were spent while the requests waited
+    /// for one (<see cref="CoreUse.Bound"/>), or the stack sample found the requests' pool threads running and none blocked;
+    /// null otherwise. With the hot method (<see cref="HotMethods"/>) as its place and evidence.
+    /// </summary>
+    private static CauseFinding? CpuFinding(VariantObservation observation, StarvationDiagnosis diagnosis, double peakCpuPercent, double inFlight, string cores)
+    {
         // Where the CPU went, for every CPU cause: the hot method, what it costs per request, the load without it.
         var hot = observation.Hot is { } methods ? $"; {methods.Describe(diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount)}"
             : $"; the hot method is not known: no stack sample of the step ({observation.StacksNote ?? "none was taken"})";
         var running = (diagnosis.Inputs.BusySite is { } busy ? $"; {busy}" : "") + hot;
+        var place = observation.Hot?.Dominant?.Describe();
+        SummaryFigure[] figures = [new("process CPU at the peak", peakCpuPercent, "%")];
         if (peakCpuPercent >= CpuLimitPercent)
         {
-            return Invariant($"CPU (the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores{running}{cores})");
+            return new CauseFinding("CPU", place, Invariant($"the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores{running}{cores}"), figures, peakCpuPercent / 100);
         }
         if (observation.Cores is { } spent && spent.Bound(inFlight))
         {
-            return Invariant($"CPU ({spent.Describe(inFlight)}{running})");
+            return new CauseFinding("CPU", place, Invariant($"{spent.Describe(inFlight)}{running}"), figures, 1);
         }
-        if (diagnosis.Inputs.BusySite is { } computing)
-        {
-            // The threads that held the requests ran, none blocked: the cores bound them, also when other processes on a shared machine held some of the cores.
-            return Invariant($"CPU (the stack sample found the requests' pool threads running, none blocked: {computing}; the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores, under the {CpuLimitPercent:0} % that alone would show it: other processes on the machine may have held the rest{cores}{hot})");
-        }
-        if (lockSite is not null)
-        {
-            return Invariant($"a contended lock ({observation.Stacks!.Describe(lockSite)}; requests pass it one at a time, so neither more pool threads nor more cores raise the load it holds; p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms)");
-        }
-        return Invariant($"the upstream (p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %{cores})");
+        // The threads that held the requests ran, none blocked: the cores bound them, also when other processes on a shared machine held some of the cores.
+        return diagnosis.Inputs.BusySite is { } computing
+            ? new CauseFinding("CPU", place, Invariant($"the stack sample found the requests' pool threads running, none blocked: {computing}; the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores, under the {CpuLimitPercent:0} % that alone would show it: other processes on the machine may have held the rest{cores}{hot}"), figures, CpuLimitPercent / 100)
+            : null;
     }
 }

@@ -299,7 +299,7 @@ public sealed record SummaryClaim(string What, string Verdict, string Figure, st
     public string Line => $"{What}: {Verdict.ToLowerInvariant()}: {Figure} {Interval} ({Why})";
 }
 
-/// <summary>A figure an experiment computes for one variant, e.g. ("CPU per request", 1.8, "ms").</summary>
+/// <summary>A figure an experiment computes for one variant, e.g. ("CPU per request", 1.8, "ms"), or one a cause at a break rests on (<see cref="SummaryFinding"/>).</summary>
 public sealed record SummaryFigure(string Name, double Value, string Unit);
 
 /// <summary>A figure from the seed beside today's.</summary>
@@ -404,7 +404,18 @@ public sealed record SummaryCapacity(string Unit, double SloP99Ms, string Slo, d
     /// <summary>Every step of the search, one point of its response curve (the load on x); absent in summaries of a stopped search.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<SummaryCapacityStep>? Steps { get; init; }
+
+    /// <summary>Every cause seen at the break, one finding each, ranked: the first is <see cref="Cause"/>; absent when none broke or the runtime was not observed.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummaryFinding>? Findings { get; init; }
 }
+
+/// <summary>
+/// One cause seen at the break: what it is ("CPU", "GC", "the upstream"), where to change it (the method with file:line,
+/// or the call "GET pricing:5001/quotes/{id}"; null when not known), the evidence in words, the share of the break it
+/// accounts for (0 to 1, what ranks it) and the figures it rests on.
+/// </summary>
+public sealed record SummaryFinding(string Cause, string? Place, string Evidence, double Weight, IReadOnlyList<SummaryFigure> Figures);
 
 /// <summary>
 /// One step of a capacity search: its variant, the ramp it belongs to ("search", or "--verify-fix" after the restart),

@@ -147,6 +147,21 @@ public sealed class CapacityFindingTests
     private static VariantResult StepOf(int users, double cpuPercent) =>
         Step(cpuPercent) with { Intervals = [new IntervalRow(new VariantKey("16-users"), 1, "users", users, 100, TestStats.Uniform(100, 500, p99Ms: 900))] };
 
+    /// <summary>Two causes at one break: each its own finding, the heavier first (the CPU at 97 % of its cores, before 7 of 8 pool threads on a lock), the lock's place its method.</summary>
+    [Fact]
+    public void EachCauseSeenAtTheBreakIsAFindingRankedByItsShare()
+    {
+        var call = new BlockingCall("Inventory.Reserve", BlockingPrimitive.Lock, null, "GET /inventory/{id:int}", null, null, null);
+        var onLock = Observed(starved: false) with { Stacks = new BlockingSites(8, 20, [new BlockingSite("Inventory.Reserve -> Monitor.Enter", 7, InUserCode: true, InRequest: true, call)]) };
+
+        var findings = CapacityFinding.FindingsAt(Step(cpuPercent: 97), onLock, 100);
+
+        Assert.Equal(["CPU", "a contended lock"], findings.Select(f => f.Cause));
+        Assert.Equal([0.97, 7 / 8.0], findings.Select(f => f.Weight));
+        Assert.Equal("Inventory.Reserve", findings[1].Place);
+        Assert.Equal(findings[0].Describe(), CapacityFinding.CauseOf(Step(cpuPercent: 97), onLock, 100, null));
+    }
+
     [Fact]
     public void TheCauseIsAContendedLockWhenThePoolWasNotShortAndItsThreadsWaitOnOneInUserCode()
     {

@@ -8,7 +8,8 @@ namespace ConcurrencySandbox.LoadTests.Agents;
 /// histograms decoded and added: HdrHistogram's merge loses nothing, so the percentiles are those of one histogram of
 /// every request) the moment every agent still running has sent its N, and handed to the live progress (status line,
 /// --live page) with the steps it closes. Steps and totals go through the same <see cref="IntervalSeries"/> and recorder
-/// a single runner uses; the partial tails are merged into one partial row at <see cref="Finish"/>. An interval that
+/// a single runner uses, each interval's requests booked to the step they were sent in as the agents booked them (they
+/// cut steps by the whole load, as here); the partial tails are merged into one partial row at <see cref="Finish"/>. An interval that
 /// lacks a faulted agent's data names it in <see cref="IntervalRow.MissingAgents"/>.
 /// </summary>
 /// <remarks>

@@ -108,7 +108,6 @@ public static class RunAnalysis
         (LatencyBounds.P95, "p95Ms"), (LatencyBounds.P99, "p99Ms"), (LatencyBounds.P999, "p999Ms"), (LatencyBounds.Max, "maxMs"),
     ];
 
-    /// <summary>Each interval with the requests that ended in it, and the mean latency of those sent in it (timed-out ones at their timeout).</summary>
     /// <summary>A capacity search's steps as its curve's points, in the order they ran: each step held one load for its length.</summary>
     private static SummaryCapacityStep[] CapacitySteps(ExperimentReport r, IReadOnlyDictionary<string, string?> brokeBecause) =>
     [
@@ -128,6 +127,7 @@ public static class RunAnalysis
         }),
     ];
 
+    /// <summary>Each interval with the requests that ended in it, and the mean latency of those sent in it (timed-out ones at their timeout).</summary>
     private static SummaryInterval[] Intervals(VariantResult v) =>
     [
         .. v.Intervals.Select((i, index) =>
@@ -158,9 +158,6 @@ public static class RunAnalysis
 
     private static SummaryOutcomes Outcomes(OutcomeCounts o) =>
         new(o.Ok, o.HttpErrors, o.TimedOut, o.ConnectionErrors, o.Requests, o.Failed, o.Completed, o.NotCompleted, o.FailedPercent);
-
-    /// <summary>Outcome counts with their sums, as the summary holds them.</summary>
-    public static SummaryOutcomes Outcomes(long ok, long httpErrors, long timedOut, long connectionErrors) => Outcomes(new OutcomeCounts(ok, httpErrors, timedOut, connectionErrors));
 
     private static SummaryObservation Observation(VariantObservation o) => new(
         o.Process,

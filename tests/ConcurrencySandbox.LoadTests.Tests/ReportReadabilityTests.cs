@@ -57,6 +57,48 @@ public sealed partial class ReportReadabilityTests : IDisposable
     }
 
     [Fact]
+    public void AnAllZeroEvidenceChartIsSaidInWordsAndANegativeAmountReadsAboutZeroNotAsAFinding()
+    {
+        var run = SyntheticReports.LoadRun("streaming", ["allocating", "saea-pooled"], 20, 5, (_, _) => 1) with
+        {
+            Seed = "001",
+            Words = ReportWords.Messages,
+            Evidence = [new EvidenceChart("gen0 collections", "", [new("allocating", 0), new("saea-pooled", 0)], []), new EvidenceChart("bytes per message", "B", [new("allocating", 200), new("saea-pooled", 3)], [])],
+        };
+        run = run with
+        {
+            Variants = [.. run.Variants.Select(v => v with
+            {
+                Request = "50 TCP clients, 15 ms apart, 128 B every 100 ms",
+                Figures = [new VariantFigure("allocated per message, net of idle", v.Key.Name == "allocating" ? 200 : -1.377, "B")],
+            })],
+        };
+
+        ReportWriter.Write(_out, run, "x");
+
+        var lines = RenderedPage.LinesOf(Path.Combine(_out, "report.html"));
+        Assert.Contains("li gen0 collections: 0 for every variant (allocating, saea-pooled), so no chart is drawn.", lines);
+        Assert.Equal(["evidence-1.svg"], Directory.GetFiles(_out, "evidence-*.svg").Select(Path.GetFileName));
+        Assert.Contains("bytes per message", File.ReadAllText(Path.Combine(_out, "evidence-1.svg")), StringComparison.Ordinal);
+        Assert.Contains("td saea-pooled | allocated per message, net of idle | \u2248 0 B (measured -1.377: below the counters' resolution)", lines);
+        Assert.Contains("td allocating | allocated per message, net of idle | 200 B", lines);
+        // Both variants sent the same request: said once above the per-variant table, not in every row.
+        Assert.Contains($"p Every variant's stream: {run.Variants[0].Request}.", lines);
+        Assert.DoesNotContain(lines, line => line.StartsWith("td allocating | " + run.Variants[0].Request, StringComparison.Ordinal));
+        Assert.Contains("th variant | messages | failed | timed out | arrival lateness mean (ms) | arrival lateness p50 (ms) | arrival lateness p75 (ms) | arrival lateness p95 (ms) | arrival lateness p99 (ms) | arrival lateness p99.9 (ms) | arrival lateness max (ms) | messages/s | mean at peak load (ms) | peak threads | peak queue", lines);
+    }
+
+    [Fact]
+    public void ARunWithNoSeedFigureHasNoSeedSectionToLabel()
+    {
+        var run = SyntheticReports.LoadRun("run", ["GET /api/orders"], 20, 5, (_, _) => 100);
+        ReportWriter.Write(_out, run with { Seed = "none (a user's service)", Finding = run.Finding with { Comparisons = [] } }, "x");
+
+        Assert.DoesNotContain(RenderedPage.LinesOf(Path.Combine(_out, "report.html")), line => line.Contains("beside today", StringComparison.Ordinal));
+        Assert.DoesNotContain("beside today", File.ReadAllText(Path.Combine(_out, "summary.md")), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void LongTablesAreFoldedAndShortOnesAreNot()
     {
         var table = new TextTable(["n"], [.. Enumerable.Range(0, 30).Select(i => (IReadOnlyList<string>)[i.ToString(CultureInfo.InvariantCulture)])], new HashSet<int>());

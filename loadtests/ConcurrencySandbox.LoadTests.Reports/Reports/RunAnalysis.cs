@@ -12,7 +12,14 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// </summary>
 public static class RunAnalysis
 {
-    public static RunSummary Of(ExperimentReport r, string commandLine) => new(
+    public static RunSummary Of(ExperimentReport r, string commandLine)
+    {
+        var colors = VariantPalette.OfRun([.. r.Variants.Select(v => (v.Key.Name, r.StepBrokeBecause?.ContainsKey(v.Key.Label) == true ? v.PeakLoad : (double?)null))]);
+        var summary = Analysed(r, commandLine, colors);
+        return summary with { Answer = PlainAnswer.Of(summary) };
+    }
+
+    private static RunSummary Analysed(ExperimentReport r, string commandLine, IReadOnlyList<string> colors) => new(
         RunSummary.CurrentVersion,
         r.Experiment,
         r.Seed,
@@ -22,7 +29,7 @@ public static class RunAnalysis
         r.StartedAt,
         r.Machine.ToSummary(),
         r.ApiProcessorCount,
-        [.. r.Variants.Select(v => Variant(v, r.ExpectedToFail.Contains(v.Key.Name)))],
+        [.. r.Variants.Select((v, i) => Variant(v, r.ExpectedToFail.Contains(v.Key.Name), colors[i]))],
         [.. r.Finding.Comparisons.Select(c => new SummaryComparison(c.Figure, c.Seed, c.Today))],
         r.Finding.Outcome.ToString(),
         r.Finding.Verdict,
@@ -44,7 +51,7 @@ public static class RunAnalysis
         Claims = r.Finding.Claims.Count == 0 ? null : [.. r.Finding.Claims.Select(c => new SummaryClaim(c.What, c.Verdict.ToString(), c.Figure, c.Interval, c.Why))],
     };
 
-    private static SummaryVariant Variant(VariantResult v, bool expectedToFail)
+    private static SummaryVariant Variant(VariantResult v, bool expectedToFail, string color)
     {
         var peak = v.SentAtPeak();
         var (peakFrom, peakTo) = v.PeakStep();
@@ -82,7 +89,7 @@ public static class RunAnalysis
             v.MaxQueueWaitMs,
             [.. v.Figures.Select(f => new SummaryFigure(f.Name, f.Value, f.Unit))],
             v.TelemetrySource,
-            VariantPalette.ColorOf(v.Key),
+            color,
             Intervals(v),
             [.. v.Telemetry.Select(Telemetry)],
             [.. v.Distribution.Select(Percentile)],

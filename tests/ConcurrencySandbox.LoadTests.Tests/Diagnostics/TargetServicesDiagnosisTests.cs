@@ -56,7 +56,7 @@ public sealed class TargetServicesDiagnosisTests
         {
             var (output, error) = (new StringWriter(), new StringWriter());
             var code = await CommandLine.InvokeAsync(
-                ["run", "--url", $"{service.BaseAddress}risk/1", "--pid", $"{service.ProcessId}", "--find-capacity", "--step-s", "3", "--max-load", "64", "--max-duration-s", "120", "--out", folder],
+                ["run", "--url", $"{service.BaseAddress}risk/1", "--pid", $"{service.ProcessId}", "--find-capacity", "--step-s", "3", "--settle-s", "3", "--max-load", "64", "--max-duration-s", "120", "--out", folder],
                 output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
 
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");

@@ -263,7 +263,9 @@ internal static class UrlCommand
         var slo = baseline.DescribeSlo(sloP99Ms, given: capacity.SloP99Ms is not null);
         await output.WriteLineAsync(Invariant($"-- find-capacity: {slo}; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, then bisecting the break, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
         steps.Add(unloaded);
-        var before = await RampAsync(steps, "", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, servers, started, root, cancellationToken);
+        // What GC and the upstream at the break are compared with: the one user's run, observed as every step is.
+        var unloadedStep = new LowerStep(unloaded.Variants[0], unloaded.Observations.GetValueOrDefault(unloaded.Variants[0].Key.Label));
+        var before = await RampAsync(steps, "", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, unloadedStep, servers, started, root, cancellationToken);
         var diagnosed = before.Diagnosed;
         var headline = Headline(before.Finding.Describe(), diagnosed);
         var finding = before.Finding;
@@ -329,7 +331,7 @@ internal static class UrlCommand
     private sealed record RampResult(CapacityFinding Finding, VariantObservation? Diagnosed, string? DiagnosedLabel);
 
     /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>, each step added to <paramref name="done"/> as it ends.</summary>
-    private static async Task<RampResult> RampAsync(List<ExperimentReport> done, string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, TargetApiServers servers, long startedTimestamp, RunRoot root, CancellationToken cancellationToken)
+    private static async Task<RampResult> RampAsync(List<ExperimentReport> done, string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, LowerStep? unloadedStep, TargetApiServers servers, long startedTimestamp, RunRoot root, CancellationToken cancellationToken)
     {
         var steps = new Dictionary<double, ExperimentReport>();
         async Task<string?> MeasureAsync(double level, CancellationToken token)
@@ -345,9 +347,9 @@ internal static class UrlCommand
         var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
-            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, servers.NotObservedBecause), ramp.Bound, ramp.Narrowing)
+            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, servers.NotObservedBecause, unloadedStep), ramp.Bound, ramp.Narrowing)
         {
-            Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms),
+            Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms, unloadedStep),
         };
         var diagnosedLabel = brokeObservation is not null ? broke!.Key.Label : FixCheck.MostStarved(observations)?.Label ?? observations.Keys.LastOrDefault();
         return new RampResult(finding, diagnosedLabel is null ? null : observations[diagnosedLabel], diagnosedLabel);
@@ -375,7 +377,7 @@ internal static class UrlCommand
         await output.WriteLineAsync($"-- verify-fix: starting {relaunch.Assembly} again with {setting} ({minimum} threads)");
         await using var fixedService = await LaunchedService.StartAsync(relaunch.Assembly, relaunch.Target, new Dictionary<string, string> { [FixCheck.RuntimeMinimumSetting] = FixCheck.RuntimeMinimum(minimum) }, cancellationToken);
         var servers = await ServersAsync(relaunch.Target, fixedService.ProcessId, findByPort: false, output);
-        var after = await RampAsync(done, Invariant($"{FixRampPrefix}{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, servers, root.Clock.GetTimestamp(), root, cancellationToken);
+        var after = await RampAsync(done, Invariant($"{FixRampPrefix}{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, null, servers, root.Clock.GetTimestamp(), root, cancellationToken);
         var measured = after.Finding.BrokeAt is { } brokeAt
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");

@@ -323,7 +323,7 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
             // No HTTP call grew (or none was seen): the dependency is not named, and why.
             var unnamed = observation.Causes is not { } trace ? observation.CauseTraceNote is { } note ? $"; which call is not known: {note}" : ""
                 : trace.Calls.Count == 0 ? "; no outgoing HTTP call in the step's trace (System.Net.Http's events), so what it waits on is not reached over HttpClient (a database, a queue, a socket) and is not named"
-                : $"; no outgoing HTTP call's p99 grew toward the break ({string.Join("; ", trace.Calls.Select(c => c.Describe()))}), so what it waits on is not named";
+                : $"; no outgoing HTTP call's p99 grew toward the break nor made up half of it ({string.Join("; ", trace.Calls.Select(c => c.Describe()))}), so what it waits on is not named";
             found.Add(new CauseFinding("the upstream", null, Invariant($"p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %{cores}{unnamed}"),
                 [new("p99 unloaded", unloadedP99Ms, "ms"), new("p99 at the break", broke.Total.P99Ms, "ms")], broke.Total.P99Ms > 0 ? Math.Max(0, 1 - (unloadedP99Ms / broke.Total.P99Ms)) : 0));
         }
@@ -345,13 +345,17 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
             [new("time in GC pauses", 100 * gc.PauseShare, "%"), new("allocated per request", gc.BytesPerRequest, "B"), new("peak heap", gc.PeakHeapBytes, "B")], gc.PauseShare);
     }
 
-    /// <summary>How much an outgoing call's p99 must grow from the lowest step to the break to be the upstream's cause.</summary>
+    /// <summary>How much an outgoing call's p99 must grow from the lowest step to the break to be the upstream's cause (or make up <see cref="UpstreamShare"/> of the break's p99).</summary>
     public const double UpstreamGrowthFactor = 1.5;
+
+    /// <summary>The share of the break's p99 an outgoing call's p99 makes up from which it is the upstream's cause, grown or not (a busy machine's unloaded call is slow too).</summary>
+    public const double UpstreamShare = 0.5;
 
     /// <summary>
     /// The upstream finding: the outgoing HTTP call with the highest p99 at the break, when it grew by
-    /// <see cref="UpstreamGrowthFactor"/> from the lowest step (or no lower step traced it), weighed by its share of the
-    /// break's p99, with whether the connection pool to it was the limit; null otherwise.
+    /// <see cref="UpstreamGrowthFactor"/> from the lowest step (or no lower step traced it) or makes up
+    /// <see cref="UpstreamShare"/> of the break's p99, weighed by that share, with whether the connection pool to it was
+    /// the limit; null otherwise.
     /// </summary>
     private static CauseFinding? UpstreamFinding(VariantResult broke, VariantObservation observation, LowerStep? lowest, string lowestLoad)
     {
@@ -360,7 +364,7 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
             return null;
         }
         var before = lowest?.Observation?.Causes?.Calls.FirstOrDefault(c => c.Call == slowest.Call);
-        if (before is not null && slowest.P99Ms < UpstreamGrowthFactor * before.P99Ms)
+        if (before is not null && slowest.P99Ms < UpstreamGrowthFactor * before.P99Ms && slowest.P99Ms < UpstreamShare * broke.Total.P99Ms)
         {
             return null;
         }

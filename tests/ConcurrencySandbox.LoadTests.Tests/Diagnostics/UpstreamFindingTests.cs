@@ -43,14 +43,17 @@ public sealed class UpstreamFindingTests
     }
 
     [Fact]
-    public void ACallWhoseP99DidNotGrowIsNotTheCauseAndTheUpstreamIsLeftUnnamed()
+    public void ACallWhoseP99NeitherGrewNorMakesUpHalfTheBreaksIsNotTheCauseAndTheUpstreamIsLeftUnnamed()
     {
-        var lowest = new LowerStep(Step(p99Ms: 260), Observed(new CauseTrace(1, null, [Call(p99Ms: 500, queued: 0, meanQueueMs: 0)])));
+        var lowest = new LowerStep(Step(p99Ms: 260), Observed(new CauseTrace(1, null, [Call(p99Ms: 250, queued: 0, meanQueueMs: 0)])));
 
-        var upstream = Assert.Single(CapacityFinding.FindingsAt(Step(p99Ms: 900), Observed(new CauseTrace(1, null, [Call(p99Ms: 600, queued: 0, meanQueueMs: 0)])), 100, lowest));
+        var upstream = Assert.Single(CapacityFinding.FindingsAt(Step(p99Ms: 900), Observed(new CauseTrace(1, null, [Call(p99Ms: 300, queued: 0, meanQueueMs: 0)])), 100, lowest));
+        var named = Assert.Single(CapacityFinding.FindingsAt(Step(p99Ms: 900), Observed(new CauseTrace(1, null, [Call(p99Ms: 460, queued: 0, meanQueueMs: 0)])), 100, lowest));
 
         Assert.Null(upstream.Place);
-        Assert.Contains("no outgoing HTTP call's p99 grew toward the break", upstream.Evidence);
+        Assert.Contains("no outgoing HTTP call's p99 grew toward the break nor made up half of it", upstream.Evidence);
+        // Grown 1.8 x, or over half the break's p99 whatever it was before: named.
+        Assert.Equal(Quotes, named.Place);
     }
 
     [Fact]

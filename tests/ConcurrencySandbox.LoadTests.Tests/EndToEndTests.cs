@@ -45,7 +45,7 @@ public sealed class EndToEndTests : IDisposable
         Assert.True(File.Exists(Path.Combine(_out, "summary.json")));
         Assert.StartsWith("<svg", await File.ReadAllTextAsync(Path.Combine(_out, "chart.svg")));
         var html = await File.ReadAllTextAsync(Path.Combine(_out, "report.html"));
-        Assert.Contains("<p class=\"verdict", html);
+        Assert.Contains(RenderedPage.Lines(html), line => line.StartsWith("p.verdict", StringComparison.Ordinal));
         Assert.Contains("-- sleep --profile smoke --milliseconds 20", html);
     }
 
@@ -152,7 +152,7 @@ public sealed class EndToEndTests : IDisposable
             Assert.NotEmpty(summary.Variants[1].Steps);
             Assert.Equal("NotAssessed", summary.Outcome);
             Assert.Contains("**PARTIAL REPORT: partial: stopped after variant taskrun", await File.ReadAllTextAsync(Path.Combine(_out, "summary.md")));
-            Assert.Contains("<p class=\"verdict partial\">PARTIAL REPORT: partial: stopped after variant taskrun", await File.ReadAllTextAsync(Path.Combine(_out, "report.html")));
+            Assert.StartsWith("p.verdict partial PARTIAL REPORT: partial: stopped after variant taskrun", RenderedPage.LinesOf(Path.Combine(_out, "report.html"))[1]);
             // The live page is told too: its end event says the run was stopped and where the partial report is.
             var end = await ended;
             Assert.Contains("\"outcome\":\"cancelled\"", end, StringComparison.Ordinal);
@@ -194,7 +194,7 @@ public sealed class EndToEndTests : IDisposable
             {
                 Assert.StartsWith(where, json.RootElement.GetProperty("partial").GetString());
             }
-            Assert.Contains($"<p class=\"verdict partial\">PARTIAL REPORT: {where}", await File.ReadAllTextAsync(Path.Combine(_out, "report.html")));
+            Assert.StartsWith($"p.verdict partial PARTIAL REPORT: {where}", RenderedPage.LinesOf(Path.Combine(_out, "report.html"))[1]);
             // The stopped fan-out's own report holds its closed step, marked partial, not assessed.
             var fanOut = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "fanout-1cpu", "summary.json")));
             Assert.StartsWith("partial: stopped after variant threadpool@1cpu step ", fanOut.Partial);
@@ -231,7 +231,7 @@ public sealed class EndToEndTests : IDisposable
             Assert.Equal(["unloaded-1-user", "2-users"], summary.Variants.Take(2).Select(v => v.Name));
             Assert.Equal("NotAssessed", summary.Outcome);
             Assert.Contains("**PARTIAL REPORT: partial: stopped after variant ", await File.ReadAllTextAsync(Path.Combine(_out, "summary.md")));
-            Assert.Contains("<p class=\"verdict partial\">PARTIAL REPORT: ", await File.ReadAllTextAsync(Path.Combine(_out, "report.html")));
+            Assert.StartsWith("p.verdict partial PARTIAL REPORT: ", RenderedPage.LinesOf(Path.Combine(_out, "report.html"))[1]);
         }
         finally
         {

@@ -21,7 +21,7 @@ public sealed class FirstScreenTests
         Assert.Equal(ReportWriter.NoAnswer, Value(threadpool, "RPS"));
         Assert.Equal(ReportWriter.NoAnswer, Value(threadpool, "p50 / p99 (ms)"));
         Assert.DoesNotContain(threadpool.Figures, f => f.Value == "0" || f.Value.StartsWith("0 /", StringComparison.Ordinal));
-        Assert.Contains("class=\"tiles\"", ReportWriter.ReportHtml(summary, [], []));
+        Assert.Contains(RenderedPage.Lines(ReportWriter.ReportHtml(summary, [], [])), line => line.StartsWith("tile threadpool: RPS no answer", StringComparison.Ordinal));
     }
 
     private static string Value(ReportTile tile, string label) => tile.Figures.Single(f => f.Label == label).Value;

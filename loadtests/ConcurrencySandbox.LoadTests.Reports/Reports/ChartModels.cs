@@ -1,5 +1,4 @@
 using System.Reflection;
-using System.Text.Json;
 using ConcurrencySandbox.Contracts.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
@@ -94,30 +93,27 @@ internal sealed record TimeSeriesModel(string Title, string PanelTitle, string X
 }
 
 /// <summary>
-/// The interactive charts' code and models for a page: the vendored uPlot (MIT, <c>Assets/uPlot.LICENSE</c>) and
-/// <c>Assets/charts.js</c>, embedded in the runner and inlined into report.html so it stays one offline file; the live
-/// page serves the same.
+/// The interactive charts' code for a page: the vendored uPlot (MIT, <c>Assets/uPlot.LICENSE</c>), <c>Assets/charts.js</c>
+/// and <c>Assets/charts.css</c>, embedded in the runner and inlined into report.html (<see cref="HtmlPage"/>) so it stays
+/// one offline file; the live page inlines the same.
 /// </summary>
 public static class ChartAssets
 {
-    private static readonly JsonSerializerOptions ModelJson = new(JsonSerializerDefaults.Web);
-
     public static string UPlotJs { get; } = Read("uPlot.iife.min.js");
-
-    public static string UPlotCss { get; } = Read("uPlot.min.css");
 
     public static string ChartsJs { get; } = Read("charts.js");
 
-    /// <summary>
-    /// A model as JSON safe inside an inline script element: the default encoder writes &lt;, &gt; and &amp; as \u escapes,
-    /// so no "&lt;/script&gt;" can end it early.
-    /// </summary>
-    public static string ToJson<TModel>(TModel model) => JsonSerializer.Serialize(model, ModelJson);
+    /// <summary>uPlot's style and the charts' own, for a page's style element.</summary>
+    public static string Styles { get; } = Read("uPlot.min.css") + "\n" + Read("charts.css");
 
-    private static string Read(string name)
+    /// <summary>uPlot and charts.js, for a page's script element.</summary>
+    public static string Scripts { get; } = UPlotJs + "\n;\n" + ChartsJs;
+
+    /// <summary>One of the embedded assets (<c>Reports/Assets</c>).</summary>
+    public static string Read(string name)
     {
         using var stream = Assembly.GetExecutingAssembly().GetManifestResourceStream("ReportAssets." + name)
-            ?? throw new InvalidOperationException($"The runner was built without its embedded chart asset {name} (Reports/Assets).");
+            ?? throw new InvalidOperationException($"The runner was built without its embedded report asset {name} (Reports/Assets).");
         using var reader = new StreamReader(stream);
         return reader.ReadToEnd();
     }

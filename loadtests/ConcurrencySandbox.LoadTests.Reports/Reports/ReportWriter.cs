@@ -216,7 +216,7 @@ public static class ReportWriter
             nameof(Outcome.NotReproduced) => "verdict not",
             _ => "verdict",
         };
-        var page = new HtmlPage(PageTitle(r));
+        var page = new HtmlPage(PageTitle(r), r);
         if (r.Partial is { } partial)
         {
             page.Paragraph($"PARTIAL REPORT: {PartialNote(partial)}", "verdict partial");
@@ -288,7 +288,7 @@ public static class ReportWriter
         // A capacity search's steps are one service at one load each: its curve is the picture, not a time axis of steps drawn over each other.
         if (variants.Count > 1 && r.Capacity is null && variants.All(v => v.LoadUnit != "burst") && TimeSeriesModel.LatencyOverTime(title, variants) is { } overTime)
         {
-            page = page.Heading(2, "Every variant on one time axis").Chart(TimeSeriesModel.Kind, ChartAssets.ToJson(overTime));
+            page = page.Heading(2, "Every variant on one time axis").Chart(TimeSeriesModel.Kind, overTime);
         }
         return page;
     }
@@ -296,7 +296,7 @@ public static class ReportWriter
     /// <summary>The interactive response curve under its heading, then each variant's knee in words; the page unchanged when the load was not stepped.</summary>
     public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, ResponseCurveModel? model) =>
         model is { } curves
-            ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, ChartAssets.ToJson(curves)).List(KneeLines(curves))
+            ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, curves).List(KneeLines(curves))
             : page;
 
     /// <summary>Each variant's knee in words as the analysis put it: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
@@ -314,12 +314,12 @@ public static class ReportWriter
             var noAnswer = v.Outcomes.Completed == 0;
             return new ReportTile(v.Name, v.Color,
             [
-                (r.Words.PerSecond, noAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
-                ($"{r.Words.LatencyPrefix}p50 / p99 (ms)", noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
-                ("failed", Invariant($"{v.Failed} of {v.Requests}")),
-                ("timed out", Invariant($"{v.Outcomes.TimedOut}")),
-                ("peak load", v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : Invariant($"{v.PeakLoad:0.##} {ResponseCurve.UnitOf(v.LoadUnit)}")),
-                ("pool threads / queue", v.PeakThreads is { } threads ? Invariant($"{threads} / {v.PeakQueue}") : "n/a (no telemetry)"),
+                new(r.Words.PerSecond, noAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
+                new($"{r.Words.LatencyPrefix}p50 / p99 (ms)", noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
+                new("failed", Invariant($"{v.Failed} of {v.Requests}")),
+                new("timed out", Invariant($"{v.Outcomes.TimedOut}")),
+                new("peak load", v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : Invariant($"{v.PeakLoad:0.##} {ResponseCurve.UnitOf(v.LoadUnit)}")),
+                new("pool threads / queue", v.PeakThreads is { } threads ? Invariant($"{threads} / {v.PeakQueue}") : "n/a (no telemetry)"),
             ]);
         }),
     ];

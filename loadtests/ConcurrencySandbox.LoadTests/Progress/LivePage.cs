@@ -11,8 +11,8 @@ namespace ConcurrencySandbox.LoadTests.Progress;
 internal static class LivePage
 {
     public static string Html { get; } = Read()
-        .Replace("/*CHARTS_CSS*/", HtmlPage.ChartStyle + ChartAssets.UPlotCss, StringComparison.Ordinal)
-        .Replace("/*CHARTS_JS*/", ChartAssets.UPlotJs + "\n</script>\n<script>\n" + ChartAssets.ChartsJs, StringComparison.Ordinal);
+        .Replace("/*CHARTS_CSS*/", ChartAssets.Styles, StringComparison.Ordinal)
+        .Replace("/*CHARTS_JS*/", ChartAssets.Scripts, StringComparison.Ordinal);
 
     private static string Read()
     {

@@ -1,10 +1,10 @@
 /*
  * The interactive charts of report.html and the runner's live page, drawn with uPlot (vendored beside this file, MIT,
- * uPlot.LICENSE). Every chart is drawn from a JSON model the runner writes (Reports/ChartModels.cs); nothing is fetched.
+ * uPlot.LICENSE). Every chart is drawn from a JSON model the runner writes (Reports/ChartModels.cs), handed in by report.html's
+ * template (Assets/report.html) or the live page; nothing is fetched.
  *   Charts.responseCurve(el, model) -> { update(model) }   latency (p50, p99) and throughput against the offered load
  *   Charts.timeSeries(el, model)    -> { update(model) }   series against seconds since each variant started
- *   Charts.renderAll(root)          draws every <div data-chart="kind"> holding a <script type="application/json">
- * Hover shows every series' value at the cursor (the legend under each plot), dragging across a plot zooms its x axis
+ * Hover shows every series' value at the cursor (the legend under each plot; charts.css hides its values otherwise), dragging across a plot zooms its x axis
  * (double-click resets), the variant buttons show or hide all of a variant's series, a legend entry one series.
  * Timed-out requests are drawn as hollow up-triangles at the time they were given up after: a lower bound, never a latency.
  */
@@ -287,15 +287,5 @@
     timeSeries: (el, model) => new Chart(el, model, timeSeriesPlots),
   };
 
-  function renderAll(root) {
-    for (const el of (root || document).querySelectorAll("div[data-chart]")) {
-      const source = el.querySelector('script[type="application/json"]');
-      const draw = kinds[el.dataset.chart];
-      if (source && draw) {
-        draw(el, JSON.parse(source.textContent));
-      }
-    }
-  }
-
-  global.Charts = { responseCurve: kinds.responseCurve, timeSeries: kinds.timeSeries, renderAll, instances };
+  global.Charts = { responseCurve: kinds.responseCurve, timeSeries: kinds.timeSeries, instances };
 })(window);

@@ -16,6 +16,9 @@ public sealed record GcFigures(double PauseShare, double BytesPerRequest, long P
     /// <summary>How much larger the break's pause share or allocation per request must be than the lowest step's to have grown toward it.</summary>
     public const double GrowthFactor = 1.5;
 
+    /// <summary>The pause share below which the GC's growth is no cause: 0.1 % grown to 0.2 % is noise, not a break.</summary>
+    public const double GrowthFloorShare = 0.01;
+
     /// <summary>The step's figures; null without two counter samples over it.</summary>
     public static GcFigures? Of(VariantResult step)
     {
@@ -30,11 +33,12 @@ public sealed record GcFigures(double PauseShare, double BytesPerRequest, long P
     }
 
     /// <summary>
-    /// Whether the GC is a cause at the break: it paused the process at least <see cref="CauseShare"/> of the step, or its
-    /// pause share or the allocation per request grew toward the break from <paramref name="lowest"/> (by <see cref="GrowthFactor"/>).
+    /// Whether the GC is a cause at the break: it paused the process at least <see cref="CauseShare"/> of the step, or at
+    /// least <see cref="GrowthFloorShare"/> with its pause share or the allocation per request grown toward the break from
+    /// <paramref name="lowest"/> (by <see cref="GrowthFactor"/>).
     /// </summary>
     public bool IsCauseBeside(GcFigures? lowest) =>
-        PauseShare >= CauseShare || (PauseShare > 0 && lowest is not null && (PauseShare >= GrowthFactor * lowest.PauseShare || BytesPerRequest >= GrowthFactor * lowest.BytesPerRequest));
+        PauseShare >= CauseShare || (PauseShare >= GrowthFloorShare && lowest is not null && (PauseShare >= GrowthFactor * lowest.PauseShare || BytesPerRequest >= GrowthFactor * lowest.BytesPerRequest));
 
     /// <summary>"the GC paused the process 34 % of the step (3 % at 2 users), 3.9 MB allocated per request (3.8 MB), the heap peaked at 120 MB".</summary>
     public string Describe(GcFigures? lowest, string lowestLoad)

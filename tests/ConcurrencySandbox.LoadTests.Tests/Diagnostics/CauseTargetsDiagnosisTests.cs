@@ -57,9 +57,18 @@ public sealed class CauseTargetsDiagnosisTests
     {
         var (summary, _) = await FindCapacityBehindPricingAsync("stock/1");
 
-        var upstream = Finding(summary, "the upstream");
-        Assert.Null(upstream.Place);
-        Assert.Contains("no outgoing HTTP call in the step's trace", upstream.Evidence);
+        var findings = summary.Capacity?.Findings ?? [];
+        Assert.DoesNotContain(findings, f => f.Cause == "the upstream" && f.Place is not null);
+        // Where other processes held the machine's cores while the requests waited for one, the break is the cores' and
+        // the upstream is no finding (a 2-users break at a load average of 40 read so); else it is, said not HTTP.
+        if (findings.FirstOrDefault(f => f.Cause == "the upstream") is { } upstream)
+        {
+            Assert.Contains("no outgoing HTTP call in the step's trace", upstream.Evidence);
+        }
+        else
+        {
+            Assert.Contains(findings, f => f.Cause == "CPU" && f.Evidence.StartsWith("the machine's", StringComparison.Ordinal));
+        }
     }
 
     private static SummaryFinding Finding(RunSummary summary, string cause)

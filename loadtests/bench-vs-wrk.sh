@@ -35,6 +35,10 @@
 #     scheduling and wake-ups, timing and histogram recording, allocation and GC: scripts/perf-parts.py), with its
 #     system calls and context switches per request (docs/notebook/performance.md, "Where the runner's microseconds go").
 #     Needs perf; the profiler's own cost is in these turns' figures, so judge ratios without it.
+# At the end a Markdown table (the one docs/notebook/performance.md takes) gives each pair and each tool its rate, its
+# ratio to wrk's, its CPU per request and the API's, and over all pairs each tool's CPU and, where the CPU's counters
+# can be read (perf with hardware events; a VM often has none: then "n/a"), its instructions per request, the figure
+# least moved by other load on the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=pinned
@@ -225,6 +229,16 @@ turn() {
   read_cpu_ticks "$pid"; total_tool_ticks[$slot]=$((total_tool_ticks[$slot] + cpu_ticks - tool_before))
 }
 
+# summary_row PAIR SLOT: the pair's Markdown row for the tool of SLOT (rate, ratio to wrk's, its and the API's CPU per request).
+summary_rows=()
+summary_row() {
+  summary_rows+=("$(awk -v p="$1" -v name="${tool_names[$2]}" -v n="${total_requests[$2]}" -v s="${total_seconds[$2]}" -v w="$(rate 0)" \
+    -v tool="${total_tool_ticks[$2]}" -v api="${total_api_ticks[$2]}" -v hz="$clock_ticks_per_second" 'BEGIN {
+    r = (s > 0 ? n / s : 0)
+    printf "| %d | %s | %.0f | %s | %s | %s |", p, name, r, (w > 0 ? sprintf("%.2f", r / w) : "n/a"),
+      (n > 0 ? sprintf("%.1f", tool / hz / n * 1e6) : "n/a"), (n > 0 ? sprintf("%.1f", api / hz / n * 1e6) : "n/a") }')")
+}
+
 # figures SLOT NAME CPUS: "NAME X us of CPU per request, Y % of its N cpu(s)" for the tool of SLOT, then the API's.
 figures() {
   awk -v name="$2" -v cpus="$3" -v api_cpus="$api_cpu_count" -v n="${total_requests[$1]}" -v s="${total_seconds[$1]}" \
@@ -285,6 +299,21 @@ start_profiles() {
     start_perf "$slot" "syscalls$slot" stat -x, -e "$events" -p "$(tool_of "$slot")" -o "$work/syscalls$slot.csv"
   done
 }
+# Instructions per request, per tool over its turns, where perf can count them (hardware events).
+instructions_counted=0
+if command -v perf >/dev/null && perf stat -x, -e instructions:u true 2>&1 | grep -q '^[0-9]'; then instructions_counted=1; fi
+start_instructions() {
+  local slot
+  for slot in "${slots[@]}"; do
+    start_perf "$slot" "instructions$slot" stat -x, -e instructions -p "$(tool_of "$slot")" -o "$work/instructions$slot.csv"
+  done
+}
+# instructions_per_request SLOT REQUESTS: the tool's instructions over its turns per request, or n/a.
+instructions_per_request() {
+  [ "$instructions_counted" = 1 ] && [ -f "$work/instructions$1.csv" ] || { echo "n/a"; return; }
+  awk -F, -v n="$2" '$1 ~ /^[0-9]+$/ && n > 0 { printf "%.0f", $1 / n; found = 1 } END { if (!found) print "n/a" }' "$work/instructions$1.csv"
+}
+
 # print_profile SLOT NAME REQUESTS TOOL_TICKS: NAME's CPU per request by part over its turns, then its system calls
 # and context switches per request (the events counted less than 1 in 100 requests left out).
 print_profile() {
@@ -322,6 +351,7 @@ rate() { awk -v n="${total_requests[$1]}" -v s="${total_seconds[$1]}" 'BEGIN { p
 bench_header
 [ "$api_counts" = 0 ] || start_counters
 [ "$profile" = 0 ] || start_profiles
+[ "$instructions_counted" = 0 ] || start_instructions
 failed=0
 counted_requests=(0 0 0 0)
 counted_tool_ticks=(0 0 0 0)
@@ -344,6 +374,7 @@ for pair in $(seq 1 "$pairs"); do
     counted_requests[slot]=$((counted_requests[slot] + total_requests[slot]))
     counted_tool_ticks[slot]=$((counted_tool_ticks[slot] + total_tool_ticks[slot]))
     echo "pair $pair: $(figures "$slot" "${tool_names[$slot]}" "$client_cpu_count")"
+    summary_row "$pair" "$slot"
   done
   if [ "$mode" = pinned ]; then
     check_pair "$pair" wrk "$(rate 0)" "load runner (sync variant)" "$(rate 1)" "$minimum" || failed=1
@@ -363,6 +394,20 @@ for slot in "${slots[@]}"; do
   if [ "$api_counts" = 1 ]; then print_counts "$slot" "${tool_names[$slot]}" "${counted_requests[$slot]}"; fi
   if [ "$profile" = 1 ]; then print_profile "$slot" "${tool_names[$slot]}" "${counted_requests[$slot]}" "${counted_tool_ticks[$slot]}"; fi
 done
+echo
+echo "| pair | tool | requests/s | / wrk | tool's CPU us per request | API's CPU us per request |"
+echo "|---|---|---|---|---|---|"
+printf '%s\n' "${summary_rows[@]}"
+echo
+echo "| tool, all pairs | requests | CPU us per request | instructions per request |"
+echo "|---|---|---|---|"
+for slot in "${slots[@]}"; do
+  awk -v name="${tool_names[$slot]}" -v n="${counted_requests[$slot]}" -v t="${counted_tool_ticks[$slot]}" -v hz="$clock_ticks_per_second" \
+    -v i="$(instructions_per_request "$slot" "${counted_requests[$slot]}")" \
+    'BEGIN { printf "| %s | %d | %s | %s |\n", name, n, (n > 0 ? sprintf("%.2f", t / hz / n * 1e6) : "n/a"), i }'
+done
+[ "$instructions_counted" = 1 ] || echo "(instructions: perf cannot count hardware events on this machine)"
+echo
 echo "mode $mode: $pinning"
 bench_header
 exit "$failed"

@@ -30,6 +30,7 @@ USER_PARTS = [
         r"hdr_record|stats_record|stats_correct|record_rate")),
     ("HTTP parsing", re.compile(
         r"Http11Connection\.(ReadResponseAsync|ReadLineAsync|ResponseHead|SkipAsync|Consume|ReadChunked)|ResponseHead|"
+        r"Http11AnswerReader|"
         r"SpanHelpers\.IndexOf|Utf8Parser|Ascii\.|http_parser|response_complete|header_(field|value)")),
     ("runtime socket layer (managed)", re.compile(
         r"SocketAsyncContext|SocketAsyncEngine|SocketAsyncEventArgs|System\.Net\.Sockets|SocketPal|Interop\+Sys|"
@@ -38,7 +39,7 @@ USER_PARTS = [
         r"ThreadPool|PortableThreadPool|WorkStealing|Task\.|Task`|AsyncStateMachine|AsyncMethodBuilder|PoolingAsync|"
         r"ValueTaskSource|ManualResetValueTaskSourceCore|ExecutionContext|SynchronizationContext|LowLevel|Monitor|"
         r"Lock\.|SemaphoreSlim|Interlocked|ConcurrentQueue|KeepAliveHttpClient|SendBatch|Http11Connection|Workloads|"
-        r"ClosedModel|OpenModel|aeProcessEvents|aeMain|aeApiPoll|socket_(read|write|connect)|sock_(read|write)|"
+        r"ClosedModel|OpenModel|EpollLoop|EpollConnection|EpollHttpClient|LoopExchange|Libc\.|aeProcessEvents|aeMain|aeApiPoll|socket_(read|write|connect)|sock_(read|write)|"
         r"pthread_|__lll_lock|futex")),
 ]
 

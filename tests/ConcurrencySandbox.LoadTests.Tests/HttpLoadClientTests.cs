@@ -7,16 +7,20 @@ using ConcurrencySandbox.Testing;
 namespace ConcurrencySandbox.LoadTests.Tests;
 
 /// <summary>
-/// Both load clients (the runner's own keep-alive client for http:// and HttpClient for https://) against a scripted
-/// loopback server: every way a request can end maps to the same outcome in both.
+/// The load clients (the runner's own keep-alive client for http://, on its own epoll loops or on the runtime's sockets,
+/// and HttpClient for https://) against a scripted loopback server: every way a request can end maps to the same
+/// outcome in each. Then the epoll loops' own mechanisms: the answer completed on the loop's thread, no receive tried
+/// before the socket is readable, users spread over the loops, cancellation and disposal closing what is open.
 /// </summary>
 public class HttpLoadClientTests
 {
+    private const string EpollLoops = "epoll";
     private const string KeepAlive = "keep-alive";
     private const string PooledHttpClient = "HttpClient";
     private static readonly TimeSpan LongTimeout = TimeSpan.FromSeconds(30);
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task ContentLengthAnswersAreOkAndReuseOneConnection(string client)
@@ -37,6 +41,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task ChunkedAnswersAreReadToTheirLastChunkSoTheConnectionCarriesTheNextRequest(string client)
@@ -48,6 +53,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task AnAnswerArrivingAByteAtATimeIsReadWholeAndItsBodyHandedOn(string client)
@@ -67,6 +73,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task ABodyWithoutALengthRunsUntilTheServerHangsUpAndIsReadWhole(string client)
@@ -82,6 +89,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task AServerErrorIsAnHttpStatusFailureWithItsCode(string client)
@@ -97,6 +105,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task AServerThatStallsPastTheTimeoutIsATimeoutAndTheNextRequestGetsAFreshConnection(string client)
@@ -115,6 +124,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task AServerThatHangsUpWithoutAnAnswerIsAConnectionErrorSayingSo(string client)
@@ -128,6 +138,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task AnAnswerCutShortInItsBodyIsAConnectionError(string client)
@@ -141,6 +152,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task AKeptAliveConnectionTheServerClosedWhileIdleIsReplacedWithoutAFailure(string client)
@@ -154,6 +166,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task ARefusedConnectionIsAConnectionError(string client)
@@ -170,6 +183,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task CancellingTheRunThrowsInsteadOfReportingAnOutcome(string client)
@@ -186,6 +200,7 @@ public class HttpLoadClientTests
     }
 
     [Theory]
+    [InlineData(EpollLoops)]
     [InlineData(KeepAlive)]
     [InlineData(PooledHttpClient)]
     public async Task TheProbeReadsTheBodyOfSuccessfulAnswersOnly(string client)
@@ -205,18 +220,113 @@ public class HttpLoadClientTests
         Assert.Equal("first", Assert.Single(probe.Bodies));
     }
 
-    [Fact]
-    public void HttpTargetsGetTheKeepAliveClientAndHttpsTargetsHttpClient()
+    [Theory]
+    [InlineData(EpollLoops)]
+    [InlineData(KeepAlive)]
+    [InlineData(PooledHttpClient)]
+    public async Task InterimAnswersBeforeTheFinalOneSplitAcrossReceivesAreSkipped(string client)
     {
-        using var plain = HttpLoadClient.For(new Uri("http://127.0.0.1:1/"), LongTimeout);
-        using var tls = HttpLoadClient.For(new Uri("https://127.0.0.1:1/"), LongTimeout);
+        // Two answers back to back for one request (a 100 Continue, then the 200), a byte at a time: the interim one is read past wherever the receives cut it.
+        await using var server = new ScriptedServer(_ => new Reply(Encoding.ASCII.GetBytes("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")).ByteByByte());
+        using var http = Create(client, server.BaseAddress, LongTimeout);
 
-        Assert.IsType<KeepAliveHttpClient>(plain);
+        await TwoRequestsEndOkAsync(http.Get("/interim"), server, connections: 1);
+    }
+
+    [Fact]
+    public void HttpTargetsGetTheEpollLoopsOrTheRuntimeSocketsBySwitchAndHttpsTargetsHttpClient()
+    {
+        using var own = HttpLoadClient.For(new Uri("http://127.0.0.1:1/"), LongTimeout, socketLoop: null);
+        using var runtime = HttpLoadClient.For(new Uri("http://127.0.0.1:1/"), LongTimeout, socketLoop: "runtime");
+        using var tls = HttpLoadClient.For(new Uri("https://127.0.0.1:1/"), LongTimeout, socketLoop: null);
+
+        Assert.IsType<EpollHttpClient>(own);
+        Assert.IsType<KeepAliveHttpClient>(runtime);
         Assert.IsType<HttpClientLoadClient>(tls);
+        var bad = Assert.Throws<UsageException>(() => HttpLoadClient.For(new Uri("http://127.0.0.1:1/"), LongTimeout, socketLoop: "io_uring"));
+        Assert.Contains(HttpLoadClient.SocketLoopVariable, bad.Message);
+    }
+
+    [Fact]
+    public async Task EachAnswerIsCompletedOnItsLoopsThreadWhichSendsTheUsersNextRequestWithoutAWastedReceive()
+    {
+        await using var server = new ScriptedServer(_ => Reply.Answer(200, ContentLength("ok")));
+        using var http = new EpollHttpClient(server.BaseAddress, LongTimeout, IPAddress.Loopback, loops: 1);
+        var get = http.Get("/on-the-loop");
+        const int requests = 200;
+
+        // A user's loop as ClosedModel runs it: after its first answer every step runs where the answer was read.
+        var resumedOn = await Task.Run(async () =>
+        {
+            var threads = new List<string?>();
+            for (var i = 0; i < requests; i++)
+            {
+                Assert.Equal(RequestEnd.Ok, (await get(CancellationToken.None)).End);
+                threads.Add(Thread.CurrentThread.Name);
+            }
+
+            return threads;
+        });
+
+        Assert.All(resumedOn, name => Assert.Equal("load loop 0", name));
+        Assert.Equal(1, server.Connections);
+        // The old path tried a receive right after each send, before the answer could have come (0.93 per request more than needed).
+        Assert.True(http.Loops[0].WouldBlockReceives < requests / 10, $"{http.Loops[0].WouldBlockReceives} receives found nothing in {requests} requests");
+    }
+
+    [Fact]
+    public async Task UsersAreSpreadOverTheLoopsEachKeepingItsOwnConnection()
+    {
+        await using var server = new ScriptedServer(_ => Reply.Answer(200, ContentLength("ok")));
+        using var http = new EpollHttpClient(server.BaseAddress, LongTimeout, IPAddress.Loopback, loops: 2);
+        var get = http.Get("/spread");
+
+        var users = Enumerable.Range(0, 8).Select(_ => Task.Run(async () =>
+        {
+            for (var i = 0; i < 20; i++)
+            {
+                Assert.Equal(RequestEnd.Ok, (await get(CancellationToken.None)).End);
+            }
+        }));
+        await Task.WhenAll(users);
+
+        Assert.Equal(8, server.Connections);
+        Assert.All(http.Loops, loop => Assert.Equal(4, loop.OpenConnections));
+    }
+
+    [Fact]
+    public async Task ATimedOutOrCancelledRequestClosesItsConnectionAndDisposingEndsWhatIsStillWaiting()
+    {
+        await using var server = new ScriptedServer(_ => Reply.Stall);
+        var http = new EpollHttpClient(server.BaseAddress, TimeSpan.FromMilliseconds(200), IPAddress.Loopback, loops: 1);
+        var get = http.Get("/stalls");
+        using var cancel = new CancellationTokenSource();
+
+        var started = System.Diagnostics.Stopwatch.GetTimestamp();
+        Assert.Equal(RequestOutcome.TimedOut, await get(CancellationToken.None));
+        // A timeout is a lower bound: never given up before its deadline.
+        Assert.True(System.Diagnostics.Stopwatch.GetElapsedTime(started) >= TimeSpan.FromMilliseconds(200));
+        await Eventually.TrueAsync(() => http.Loops[0].OpenConnections == 0, "the timed-out request's connection was closed");
+
+        var cancelled = get(cancel.Token);
+        await Eventually.TrueAsync(() => server.RequestLines.Count == 2, "the second request reached the server");
+        await cancel.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelled.AsTask());
+
+        using var longer = new EpollHttpClient(server.BaseAddress, LongTimeout, IPAddress.Loopback, loops: 1);
+        var waiting = longer.Get("/stalls")(CancellationToken.None);
+        await Eventually.TrueAsync(() => server.RequestLines.Count == 3, "the third request reached the server");
+        longer.Dispose();
+        var outcome = await waiting;
+        Assert.Equal(RequestEnd.ConnectionError, outcome.End);
+        Assert.Equal(0, longer.Loops[0].OpenConnections);
+        Assert.Equal(RequestEnd.ConnectionError, (await longer.Get("/after")(CancellationToken.None)).End);
+        http.Dispose();
     }
 
     private static IHttpLoadClient Create(string client, Uri baseAddress, TimeSpan timeout) => client switch
     {
+        EpollLoops => new EpollHttpClient(baseAddress, timeout, IPAddress.Loopback),
         KeepAlive => new KeepAliveHttpClient(baseAddress, timeout),
         _ => new HttpClientLoadClient(baseAddress, timeout),
     };

@@ -27,6 +27,17 @@ internal sealed class ApplicationCode
 
     private readonly IReadOnlyList<ModuleSource> _modules;
     private readonly Dictionary<string, (ModuleSource Module, ModuleType Type)> _types = [];
+    private readonly HashSet<string> _unregistered = [];
+    private IReadOnlyDictionary<string, HashSet<string>>? _registrations;
+
+    // Microsoft.Extensions.DependencyInjection's registration methods: ServiceCollectionServiceExtensions' Add* and ServiceCollectionDescriptorExtensions' TryAdd*.
+    private static readonly HashSet<string> Registering =
+    [
+        "AddSingleton", "AddScoped", "AddTransient", "TryAddSingleton", "TryAddScoped", "TryAddTransient",
+        "AddKeyedSingleton", "AddKeyedScoped", "AddKeyedTransient",
+    ];
+
+    private const string DependencyInjection = "Microsoft.Extensions.DependencyInjection.";
 
     public ApplicationCode(IEnumerable<ModuleSource> modules)
     {
@@ -90,7 +101,23 @@ internal sealed class ApplicationCode
             // A framework method: what it runs of the application (a delegate it was handed) is followed where the delegate is made.
             yield break;
         }
-        foreach (var (owner, ownerType) in _types.Values.Where(t => t.Type.Name == type || IsA(t.Type.Name, type)))
+        var implementations = _types.Values.Where(t => t.Type.Name == type || IsA(t.Type.Name, type)).ToList();
+        if (implementations.Count(t => t.Type.Methods.Any(t.Module.HasBody)) > 1)
+        {
+            // Several classes implement it: the one DI was told to make, when the application's IL registers it.
+            if (Registrations().TryGetValue(type, out var registered) && implementations.Any(t => registered.Contains(t.Type.Name)))
+            {
+                implementations = [.. implementations.Where(t => registered.Contains(t.Type.Name))];
+            }
+            else
+            {
+                lock (_unregistered)
+                {
+                    _unregistered.Add(type);
+                }
+            }
+        }
+        foreach (var (owner, ownerType) in implementations)
         {
             foreach (var method in ownerType.Methods.Where(m => owner.HasBody(m) && Implements(owner.MethodName(m), ownerType.Name, type, name)))
             {
@@ -100,6 +127,70 @@ internal sealed class ApplicationCode
                 }
             }
         }
+    }
+
+    /// <summary>The application's types with several implementations whose DI registration its IL does not show (each implementation a candidate): "IQuotes".</summary>
+    public IReadOnlyCollection<string> Unregistered
+    {
+        get
+        {
+            lock (_unregistered)
+            {
+                return [.. _unregistered];
+            }
+        }
+    }
+
+    /// <summary>
+    /// The implementations the application's IL registers for each service type: AddSingleton/AddScoped/AddTransient
+    /// (and TryAdd*, AddKeyed*) with two type arguments, or with one and a factory lambda whose IL constructs the
+    /// implementation (<c>AddSingleton&lt;IQuotes&gt;(_ =&gt; new Quotes(...))</c>). A registration made another way
+    /// (typeof arguments, an instance, a scan) is not read.
+    /// </summary>
+    public IReadOnlyDictionary<string, HashSet<string>> Registrations() => _registrations ??= ReadRegistrations();
+
+    private Dictionary<string, HashSet<string>> ReadRegistrations()
+    {
+        var registrations = new Dictionary<string, HashSet<string>>();
+        void Add(string service, string implementation)
+        {
+            if (!registrations.TryGetValue(service, out var set))
+            {
+                registrations[service] = set = [];
+            }
+            set.Add(implementation);
+        }
+        foreach (var method in Methods())
+        {
+            var calls = method.Module.Calls(method.Token);
+            for (var i = 0; i < calls.Count; i++)
+            {
+                var (type, name) = calls[i].Split();
+                if (!type.StartsWith(DependencyInjection, StringComparison.Ordinal) || !Registering.Contains(name))
+                {
+                    continue;
+                }
+                switch (calls[i].TypeArguments)
+                {
+                    case [var service, var implementation]:
+                        Add(service, implementation);
+                        break;
+                    case [var service]:
+                        // The factory lambda handed to it (the nearest delegate made before the call): the types its IL constructs that are the service.
+                        var factory = calls.Take(i).LastOrDefault(c => c.Delegate && c.LocalToken is not null);
+                        foreach (var constructed in factory is null ? [] : method.Module.Calls(factory.LocalToken!.Value).Where(c => c.Callee.EndsWith("..ctor", StringComparison.Ordinal)))
+                        {
+                            var made = constructed.Callee[..^"..ctor".Length];
+                            if (made != service && IsA(made, service))
+                            {
+                                Add(service, made);
+                            }
+                        }
+                        break;
+                }
+            }
+        }
+        return registrations;
     }
 
     // "Shop.Orders.Get" implements "Get" of its own type or an ancestor; an explicit implementation is named "Shop.IOrders.Get".

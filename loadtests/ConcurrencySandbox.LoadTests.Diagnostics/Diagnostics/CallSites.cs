@@ -36,6 +36,14 @@ public sealed record BlockingCall(string Method, string Primitive, SourceLine? L
     /// <summary>The background service whose work blocks, outside any request (then there is no <see cref="Route"/>).</summary>
     public string? Background { get; init; }
 
+    /// <summary>
+    /// How the route ASP.NET Core's own metrics reported for the load (http.route) bore on <see cref="Route"/>: "ASP.NET
+    /// Core's metrics confirm the route GET /orders/{id:int}", chose it among ties, or disagreed with the metadata (then
+    /// the runtime's is trusted, and <see cref="Note"/> says so too); null when the runtime reported no route (not ASP.NET
+    /// Core 8+, or a thread outside any request).
+    /// </summary>
+    public string? RouteCheck { get; init; }
+
     /// <summary>"Blocking.DoBlocking (Program.cs:14; inlined by the JIT into the lambda in Program (top-level statements)) blocks on .Result (...), called from the lambda in Program (top-level statements) (Program.cs:9), serving GET /orders/{id:int}".</summary>
     public string Describe() => $"{Where()} blocks on {Primitive}{PathUp()}{Serving()}";
 
@@ -78,7 +86,8 @@ public sealed record BlockingCall(string Method, string Primitive, SourceLine? L
 /// (<see cref="ServedCode"/>), so code that did not run under the load (a DI factory in Startup) is never named.
 /// </summary>
 /// <param name="requestPath">The path (and query) the runner loads, "/orders/1"; null when not known (a passive watch).</param>
-public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
+/// <param name="runtimeRoutes">The requests ASP.NET Core's metrics counted by matched route (<see cref="RuntimeObserver.Routes"/>): the route they give the loaded path is checked against the metadata's, and trusted when they disagree.</param>
+public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictionary<string, long>? runtimeRoutes = null) : IDisposable
 {
     private const int InlineDepth = 3;
     private const string RequestPipeline = "Microsoft.AspNetCore.";
@@ -87,7 +96,9 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
     private (string Key, ServedCode Served)? _served;
 
     /// <summary>The call site of <paramref name="stack"/>'s leaf-most user frame at <paramref name="user"/> (leaf first), in the application of <paramref name="appModules"/>.</summary>
-    public BlockingCall Resolve(ThreadStack stack, int user, IReadOnlyCollection<string> appModules)
+    public BlockingCall Resolve(ThreadStack stack, int user, IReadOnlyCollection<string> appModules) => Checked(Named(stack, user, appModules), appModules);
+
+    private BlockingCall Named(ThreadStack stack, int user, IReadOnlyCollection<string> appModules)
     {
         var below = stack.Frames.Take(user).Reverse().Select(SourceNames.Describe).ToList();
         var userName = SourceNames.Describe(stack.Frames[user]);
@@ -109,7 +120,8 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
         var primitive = BlockingPrimitive.Classify(below, [.. calls.Select(c => SourceNames.Describe(c.Callee))]);
         var found = Blocking(served.Code, leaf.Method, from, to, primitive);
         // Lines missing, and a route missing, are said once on the call site.
-        var note = string.Join("; ", new[] { leaf.Method.Module.PdbNote, route is null && background is null ? served.NoRoute(handlerFrame is not null) : null }.OfType<string>()) is { Length: > 0 } said ? said : null;
+        var unplaced = leaf.ILOffset < 0 ? $"the trace has no IL-to-native map for {userName}'s sampled code (ReadyToRun code), so the whole method was searched, not its statement" : null;
+        var note = string.Join("; ", new[] { leaf.Method.Module.PdbNote, unplaced, route is null && background is null ? served.NoRoute(handlerFrame is not null) : null }.OfType<string>()) is { Length: > 0 } said ? said : null;
         if (found.Count == 0)
         {
             // The statement's IL shows no blocking call (the offset fell beside it): the frame and its statement's line.
@@ -129,7 +141,7 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
         }
         var listed = found.Select(f => new CallStep(f.Method.Name, f.Method.LineOf(f.Call.ILOffset))).ToList();
         return new BlockingCall($"one of {listed.Count}: {string.Join(", ", listed)}", Primitive(found[0].Call), null, route, handler, userName,
-            $"{userName} calls {listed.Count} methods of the application that make this call (through an interface or a lambda) and the JIT inlined them, so which one blocked is not known{(note is null ? "" : $"; {note}")}")
+            $"{userName} calls {listed.Count} methods of the application that make this call (through an interface or a lambda) and the JIT inlined them, so which one blocked is not known{Unregistered(served)}{(note is null ? "" : $"; {note}")}")
         {
             Candidates = listed.Count,
             Listed = listed,
@@ -147,7 +159,22 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
     /// the background services' work and what that endpoint queues (<see cref="ServedCode"/>). Null when the stack
     /// shows no blocking call or none of that code makes it.
     /// </summary>
-    public BlockingCall? ResolveInlinedAway(ThreadStack stack, IReadOnlyCollection<string> appModules)
+    public BlockingCall? ResolveInlinedAway(ThreadStack stack, IReadOnlyCollection<string> appModules) =>
+        NamedInlinedAway(stack, appModules) is { } call ? Checked(call, appModules) : null;
+
+    /// <summary>A request's call site with how the runtime's route bore on its route (<see cref="BlockingCall.RouteCheck"/>); a disagreement is said in its note too.</summary>
+    private BlockingCall Checked(BlockingCall call, IReadOnlyCollection<string> appModules)
+    {
+        var served = Served(appModules);
+        if (served.RouteCheck is not { } check || call.Route is null || call.Background is not null)
+        {
+            return call;
+        }
+        var disagreed = check.Contains("trusted", StringComparison.Ordinal);
+        return call with { RouteCheck = check, Note = disagreed ? string.Join("; ", new[] { call.Note, check }.OfType<string>()) : call.Note };
+    }
+
+    private BlockingCall? NamedInlinedAway(ThreadStack stack, IReadOnlyCollection<string> appModules)
     {
         var rootFirst = stack.Frames.Reverse().Select(SourceNames.Describe).ToList();
         var entry = rootFirst.FindIndex(f => BlockingPrimitive.Match(f) is not null);
@@ -195,13 +222,18 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
         // Several make the call and the stack cannot say which did: all of them, each with its line, and a route only when they share it.
         var listed = callers.Select(c => c.Step).ToList();
         return new BlockingCall($"one of {listed.Count}: {string.Join(", ", listed)}", primitive, null, routes.Count == 1 ? routes[0] : null, null, inliner,
-            $"no frame of the application is on the stack and {listed.Count} methods of {scope} make this call, so which one blocked is not known{pdb}")
+            $"no frame of the application is on the stack and {listed.Count} methods of {scope} make this call, so which one blocked is not known{Unregistered(served)}{pdb}")
         {
             Candidates = listed.Count,
             Listed = listed,
             Background = backgrounds.Count == 1 ? backgrounds[0] : null,
         };
     }
+
+    /// <summary>Why implementations of an interface are all listed: "; no DI registration of IQuotes was found ...", or "" when every one was read.</summary>
+    private static string Unregistered(ServedCode served) => served.Code.Unregistered is { Count: > 0 } types
+        ? $"; no DI registration of {string.Join(", ", types.Order(StringComparer.Ordinal))} (AddSingleton/AddScoped/AddTransient<IService, Implementation>, or a factory constructing one) was found in the application's IL, so each implementation is a candidate"
+        : "";
 
     /// <summary>
     /// The methods that make the blocking call <paramref name="primitive"/> says: the leaf method's statement itself, else
@@ -293,7 +325,7 @@ public sealed class CallSiteResolver(string? requestPath = null) : IDisposable
         var key = string.Join('\n', appModules.Order(StringComparer.Ordinal));
         if (_served is not { } served || served.Key != key)
         {
-            _served = served = (key, new ServedCode(new ApplicationCode(appModules.Select(Module).OfType<ModuleSource>()), requestPath));
+            _served = served = (key, new ServedCode(new ApplicationCode(appModules.Select(Module).OfType<ModuleSource>()), requestPath, runtimeRoutes));
         }
         return served.Served;
     }

@@ -11,6 +11,9 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// </summary>
 internal sealed record AppEndpoint(string Verb, string? Template, AppMethod Handler)
 {
+    /// <summary>The pattern ASP.NET Core's routing reports for it (the http.route tag) when it is not <see cref="Template"/>: a conventional route's ("{controller=Home}/{action=Index}/{id?}").</summary>
+    public string? Pattern { get; init; }
+
     /// <summary>"GET /orders/{id:int}", or null without a template.</summary>
     public string? Route => Template is null ? null : $"{Verb} {Template}";
 }
@@ -34,9 +37,127 @@ internal static class Endpoints
         ["MapGet"] = "GET", ["MapPost"] = "POST", ["MapPut"] = "PUT", ["MapDelete"] = "DELETE", ["MapPatch"] = "PATCH", ["Map"] = "*", ["MapMethods"] = "*",
     };
 
+    private const string RazorCompiledItem = "Microsoft.AspNetCore.Razor.Hosting.RazorCompiledItemAttribute";
+    private const string RazorMetadata = "Microsoft.AspNetCore.Razor.Hosting.RazorCompiledItemMetadataAttribute";
+    private const string RazorPageKind = "mvc.1.0.razor-page";
+    private const string PagesRoot = "/Pages";
+
+    // MapDefaultControllerRoute()'s pattern.
+    private const string DefaultConventionalRoute = "{controller=Home}/{action=Index}/{id?}";
+
     /// <summary>Every endpoint the application's metadata and sources show.</summary>
-    public static IReadOnlyList<AppEndpoint> Read(ApplicationCode code) =>
-        [.. Controllers(code), .. code.Modules.SelectMany(MinimalApis)];
+    public static IReadOnlyList<AppEndpoint> Read(ApplicationCode code)
+    {
+        var trees = code.Modules.ToDictionary(m => m, SourceTrees);
+        var conventional = trees.Values.SelectMany(ConventionalRoutes).Distinct().ToList();
+        return [.. Controllers(code, conventional), .. RazorPages(code), .. code.Modules.SelectMany(m => MinimalApis(m, trees[m]))];
+    }
+
+    /// <summary>The module's C# sources (those its PDB names that are on this machine), parsed.</summary>
+    private static List<SyntaxTree> SourceTrees(ModuleSource module) =>
+    [
+        .. module.Documents()
+            .Where(d => d.EndsWith(".cs", StringComparison.OrdinalIgnoreCase))
+            .Select(d => CSharpSyntaxTree.ParseText(File.ReadAllText(d), path: d)),
+    ];
+
+    /// <summary>The conventional routes the sources map: MapControllerRoute's pattern (a literal or a constant), MapDefaultControllerRoute's.</summary>
+    internal static IEnumerable<string> ConventionalRoutes(IReadOnlyList<SyntaxTree> trees)
+    {
+        foreach (var invocation in trees.SelectMany(t => t.GetRoot().DescendantNodes().OfType<InvocationExpressionSyntax>()))
+        {
+            var name = invocation.Expression is MemberAccessExpressionSyntax access ? access.Name.Identifier.Text : null;
+            if (name == "MapDefaultControllerRoute")
+            {
+                yield return DefaultConventionalRoute;
+            }
+            else if (name == "MapControllerRoute")
+            {
+                var arguments = invocation.ArgumentList.Arguments;
+                var pattern = arguments.FirstOrDefault(a => a.NameColon?.Name.Identifier.Text == "pattern") ?? (arguments.Count > 1 && arguments[1].NameColon is null ? arguments[1] : null);
+                if (pattern is not null && Literal(pattern.Expression, trees) is { } literal)
+                {
+                    yield return literal;
+                }
+            }
+        }
+    }
+
+    /// <summary>
+    /// A conventionally routed action's templates under <paramref name="pattern"/>: {controller} and {action} filled in
+    /// ("{controller=Home}/{action=Index}/{id?}" gives OrdersController.Details "Orders/Details/{id?}"), and the shorter
+    /// ones its defaults allow (HomeController.Index is also "Home" and "/").
+    /// </summary>
+    internal static IEnumerable<string> ConventionalTemplates(string pattern, string controller, string action)
+    {
+        var segments = pattern.Split('/', StringSplitOptions.RemoveEmptyEntries).ToList();
+        var filled = new List<(string Segment, bool Droppable)>();
+        foreach (var segment in segments)
+        {
+            var parameter = segment.StartsWith('{') && segment.EndsWith('}') ? segment[1..^1] : null;
+            var name = parameter?.Split(['=', ':', '?'])[0];
+            var value = name is not null && name.Equals("controller", StringComparison.OrdinalIgnoreCase) ? controller
+                : name is not null && name.Equals("action", StringComparison.OrdinalIgnoreCase) ? action
+                : null;
+            if (value is null)
+            {
+                filled.Add((segment, parameter is not null && (parameter.EndsWith('?') || parameter.Contains('=', StringComparison.Ordinal))));
+                continue;
+            }
+            var fallback = parameter!.Contains('=', StringComparison.Ordinal) ? parameter.Split('=')[1].TrimEnd('?') : null;
+            filled.Add((value, string.Equals(fallback, value, StringComparison.OrdinalIgnoreCase)));
+        }
+        yield return RouteTemplates.Normalize(string.Join('/', filled.Select(f => f.Segment)));
+        for (var keep = filled.Count - 1; keep >= 0 && filled[keep].Droppable; keep--)
+        {
+            if (filled[keep].Segment.StartsWith('{'))
+            {
+                continue;
+            }
+            yield return RouteTemplates.Normalize(string.Join('/', filled.Take(keep).Select(f => f.Segment)));
+        }
+    }
+
+    /// <summary>
+    /// Razor Pages: each page the assembly's [RazorCompiledItem(..., "mvc.1.0.razor-page", "/Pages/Orders/Details.cshtml")]
+    /// lists, at its path under /Pages ("Index" dropped) joined with its @page template, served by its model's OnGet,
+    /// OnPost... (the page's own when it has no model).
+    /// </summary>
+    private static IEnumerable<AppEndpoint> RazorPages(ApplicationCode code)
+    {
+        var types = code.Types().ToDictionary(t => t.Type.Name, t => t);
+        foreach (var module in code.Modules)
+        {
+            foreach (var (_, strings) in module.AssemblyStringAttributes().Where(a => a.Attribute == RazorCompiledItem))
+            {
+                if (strings is not [{ } typeName, RazorPageKind, { } identifier] || !types.TryGetValue(typeName.Split(',')[0], out var page) || page.Type.Methods.Count == 0)
+                {
+                    continue;
+                }
+                var path = identifier.StartsWith(PagesRoot + "/", StringComparison.OrdinalIgnoreCase) ? identifier[PagesRoot.Length..] : identifier;
+                path = path.EndsWith(".cshtml", StringComparison.OrdinalIgnoreCase) ? path[..^".cshtml".Length] : path;
+                path = path.EndsWith("/Index", StringComparison.OrdinalIgnoreCase) ? path[..^"/Index".Length] : path;
+                var template = page.Module.TypeStringAttributes(page.Type.Methods[0])
+                    .Where(a => a.Attribute == RazorMetadata && a.Strings is ["RouteTemplate", not null])
+                    .Select(a => a.Strings[1]!)
+                    .FirstOrDefault();
+                var route = template is null ? RouteTemplates.Normalize(path)
+                    : template.StartsWith('/') || template.StartsWith("~/", StringComparison.Ordinal) ? RouteTemplates.Normalize(template)
+                    : RouteTemplates.Join(path, template);
+                var model = page.Type.Methods.FirstOrDefault(m => page.Module.MethodName(m).EndsWith(".get_Model", StringComparison.Ordinal)) is var getter && getter != 0
+                    && types.TryGetValue(page.Module.ReturnType(getter), out var found) ? found : page;
+                foreach (var handler in model.Type.Methods.Where(model.Module.HasBody))
+                {
+                    var name = model.Module.MethodName(handler)[(model.Type.Name.Length + 1)..];
+                    var verb = name.StartsWith("On", StringComparison.Ordinal) ? name[2..].Replace("Async", "", StringComparison.Ordinal).ToUpperInvariant() : null;
+                    if (verb is "GET" or "POST" or "PUT" or "DELETE" or "PATCH")
+                    {
+                        yield return new AppEndpoint(verb, route, new AppMethod(model.Module, handler));
+                    }
+                }
+            }
+        }
+    }
 
     /// <summary>The endpoints that serve GET <paramref name="path"/>: the most specific of those whose template matches (several when they tie).</summary>
     public static IReadOnlyList<AppEndpoint> Serving(IReadOnlyList<AppEndpoint> endpoints, string path)
@@ -54,31 +175,48 @@ internal static class Endpoints
         return [.. matches.Where(m => RouteTemplates.Compare(m.Rank!, best) == 0).Select(m => m.Endpoint)];
     }
 
-    private static IEnumerable<AppEndpoint> Controllers(ApplicationCode code)
+    private static IEnumerable<AppEndpoint> Controllers(ApplicationCode code, IReadOnlyList<string> conventional)
     {
         foreach (var (module, type) in code.Types().Where(t => code.IsA(t.Type.Name, ControllerBase) && t.Type.Methods.Count > 0))
         {
-            var prefixes = module.Attributes(type.Methods[0], ofDeclaringType: true).Where(a => a.Attribute == RouteAttribute).Select(a => a.Template ?? "").DefaultIfEmpty("").ToList();
+            var routed = module.Attributes(type.Methods[0], ofDeclaringType: true).Where(a => a.Attribute == RouteAttribute).Select(a => a.Template ?? "").ToList();
+            var prefixes = routed.DefaultIfEmpty("").ToList();
             var controller = type.Name.Split('.', '+')[^1];
+            var controllerName = controller.EndsWith("Controller", StringComparison.Ordinal) ? controller[..^"Controller".Length] : controller;
             foreach (var action in type.Methods.Where(m => module.IsPublicInstance(m) && module.HasBody(m)))
             {
                 var attributes = module.Attributes(action, ofDeclaringType: false);
                 var verbs = attributes.Select(a => HttpVerb(a.Attribute)).OfType<string>().Distinct().DefaultIfEmpty("*").ToList();
+                var name = module.MethodName(action);
+                var actionName = name[(name.LastIndexOf('.') + 1)..];
                 // [Route] on the action gives its templates; else each [HttpGet("...")]'s (one without a template: the controller's alone).
                 var templates = attributes.Where(a => a.Attribute == RouteAttribute).Select(a => (Verb: (string?)null, Template: a.Template ?? "")).ToList();
                 if (templates.Count == 0)
                 {
-                    templates = [.. attributes.Where(a => HttpVerb(a.Attribute) is not null).Select(a => ((string?)HttpVerb(a.Attribute), a.Template ?? ""))];
+                    templates = [.. attributes.Where(a => HttpVerb(a.Attribute) is not null && (a.Template is not null || routed.Count > 0)).Select(a => ((string?)HttpVerb(a.Attribute), a.Template ?? ""))];
                 }
-                var name = module.MethodName(action);
-                var actionName = name[(name.LastIndexOf('.') + 1)..];
+                if (templates.Count == 0 && routed.Count == 0)
+                {
+                    // No attribute route on the action nor its controller: the conventional routes reach it.
+                    foreach (var pattern in conventional)
+                    {
+                        foreach (var template in ConventionalTemplates(pattern, controllerName, actionName))
+                        {
+                            foreach (var verb in verbs)
+                            {
+                                yield return new AppEndpoint(verb, template, new AppMethod(module, action)) { Pattern = pattern };
+                            }
+                        }
+                    }
+                    continue;
+                }
                 foreach (var (verb, template) in templates)
                 {
                     foreach (var prefix in prefixes)
                     {
                         var route = template.StartsWith('/') || template.StartsWith("~/", StringComparison.Ordinal) ? template : RouteTemplates.Join(prefix, template);
                         route = RouteTemplates.Normalize(route
-                            .Replace("[controller]", controller.EndsWith("Controller", StringComparison.Ordinal) ? controller[..^"Controller".Length] : controller, StringComparison.OrdinalIgnoreCase)
+                            .Replace("[controller]", controllerName, StringComparison.OrdinalIgnoreCase)
                             .Replace("[action]", actionName, StringComparison.OrdinalIgnoreCase));
                         foreach (var each in verb is null ? verbs : [verb])
                         {
@@ -100,13 +238,9 @@ internal static class Endpoints
         _ => null,
     };
 
-    /// <summary>The Map calls of the module's C# sources (those its PDB names that are on this machine).</summary>
-    private static IEnumerable<AppEndpoint> MinimalApis(ModuleSource module)
+    /// <summary>The Map calls of the module's C# sources.</summary>
+    private static IEnumerable<AppEndpoint> MinimalApis(ModuleSource module, IReadOnlyList<SyntaxTree> trees)
     {
-        var trees = module.Documents()
-            .Where(d => d.EndsWith(".cs", StringComparison.OrdinalIgnoreCase))
-            .Select(d => CSharpSyntaxTree.ParseText(File.ReadAllText(d), path: d))
-            .ToList();
         foreach (var (verb, template, handler) in MapCalls(trees))
         {
             if (Handler(module, handler) is { } method)

@@ -55,11 +55,20 @@ public sealed record HotMethods(int CpuSamples, double Seconds, IReadOnlyList<Ho
                 ? $"no method of the application was running in the {sampled}"
                 : Invariant($"no method of the application holds {100 * DominantShare:0} % of the {sampled}; the top {Math.Min(Listed, Methods.Count)} by inclusive share: {top}");
         }
-        var cost = cpuMsPerRequest is { } ms && ms > 0 && processorCount > 0
-            ? Invariant($": about {hot.Share * ms:0.##} of the {ms:0.##} CPU ms per request; without it the {processorCount} cores would carry about {processorCount * 1000 / (ms * (1 - Math.Min(hot.Share, 0.99))):#,0} requests/s instead of {processorCount * 1000 / ms:#,0} ({processorCount} cores x 1000 / the CPU ms per request)")
+        var cost = Buys(hot, cpuMsPerRequest, processorCount) is { } buys
+            ? Invariant($": about {hot.Share * cpuMsPerRequest:0.##} of the {cpuMsPerRequest:0.##} CPU ms per request; without it the {processorCount} cores would carry about {buys.WithoutPerSecond:#,0} requests/s instead of {buys.NowPerSecond:#,0} ({processorCount} cores x 1000 / the CPU ms per request)")
             : "; its CPU per request is not known (no CPU figure over the load)";
         return Invariant($"the hot method: {hot.Describe()}, running in {100 * hot.Share:0} % of the {sampled}{cost}");
     }
+
+    /// <summary>
+    /// The requests/s <paramref name="processorCount"/> cores carry at <paramref name="cpuMsPerRequest"/> (x 1000 / the CPU ms
+    /// per request), and without <paramref name="hot"/>'s share of it; null without a CPU figure.
+    /// </summary>
+    public static (double NowPerSecond, double WithoutPerSecond)? Buys(HotMethod hot, double? cpuMsPerRequest, int processorCount) =>
+        cpuMsPerRequest is { } ms && ms > 0 && processorCount > 0
+            ? (processorCount * 1000 / ms, processorCount * 1000 / (ms * (1 - Math.Min(hot.Share, 0.99))))
+            : null;
 
     /// <summary>The application's methods by their inclusive share of the rounds' CPU samples; null when no round holds samples.</summary>
     public static HotMethods? From(IReadOnlyList<SampleRound> rounds, CallSiteResolver resolver)

@@ -14,6 +14,9 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// </summary>
 internal sealed record ILCall(int ILOffset, string Callee, int? LocalToken, bool Delegate = false)
 {
+    /// <summary>A generic method's type arguments' full names (AddSingleton&lt;IQuotes, Quotes&gt;'s "IQuotes", "Quotes"); empty for others.</summary>
+    public IReadOnlyList<string> TypeArguments { get; init; } = [];
+
     /// <summary>The callee's type ("Namespace.Type+Nested") and method name.</summary>
     public (string Type, string Method) Split() => (Callee[..Math.Max(0, Callee.LastIndexOf('.'))], Callee[(Callee.LastIndexOf('.') + 1)..]);
 }
@@ -166,7 +169,8 @@ internal sealed class ModuleSource : IDisposable
     /// <summary>The statement (sequence point) the IL offset is in, with the offset where the next one starts; null without a matching PDB.</summary>
     public (SourceLine Line, int Start, int End)? Statement(int token, int ilOffset)
     {
-        if (_pdb is null)
+        // -1: the trace had no IL-to-native map for the frame (ReadyToRun code): no statement, not the method's first.
+        if (_pdb is null || ilOffset < 0)
         {
             return null;
         }
@@ -232,6 +236,39 @@ internal sealed class ModuleSource : IDisposable
     /// <summary>The full names of the method's parameters' types ("Microsoft.AspNetCore.Http.HttpContext"; generic arguments dropped).</summary>
     public IReadOnlyList<string> ParameterTypes(int token) =>
         _metadata.GetMethodDefinition(MethodHandle(token)).DecodeSignature(new TypeNames(this), null).ParameterTypes;
+
+    /// <summary>The full name of the type the method returns ("Shop.DetailsModel" for a Razor page's get_Model).</summary>
+    public string ReturnType(int token) => _metadata.GetMethodDefinition(MethodHandle(token)).DecodeSignature(new TypeNames(this), null).ReturnType;
+
+    /// <summary>
+    /// The string arguments of the attributes on the type that declares <paramref name="methodToken"/>, by attribute type
+    /// (a Razor page's [RazorCompiledItemMetadata("RouteTemplate", "{id:int}")] gives ("...RazorCompiledItemMetadataAttribute", ["RouteTemplate", "{id:int}"])).
+    /// </summary>
+    public IReadOnlyList<(string Attribute, IReadOnlyList<string?> Strings)> TypeStringAttributes(int methodToken) =>
+        StringAttributes(_metadata.GetTypeDefinition(_metadata.GetMethodDefinition(MethodHandle(methodToken)).GetDeclaringType()).GetCustomAttributes());
+
+    /// <summary>The string (and typeof, as the type's name) arguments of the assembly's attributes: Razor's [assembly: RazorCompiledItem(typeof(Page), "mvc.1.0.razor-page", "/Pages/Index.cshtml")].</summary>
+    public IReadOnlyList<(string Attribute, IReadOnlyList<string?> Strings)> AssemblyStringAttributes() =>
+        StringAttributes(_metadata.GetAssemblyDefinition().GetCustomAttributes());
+
+    private List<(string Attribute, IReadOnlyList<string?> Strings)> StringAttributes(CustomAttributeHandleCollection attributes)
+    {
+        var found = new List<(string, IReadOnlyList<string?>)>();
+        foreach (var handle in attributes)
+        {
+            var attribute = _metadata.GetCustomAttribute(handle);
+            try
+            {
+                var value = attribute.DecodeValue(new AttributeArguments(this));
+                found.Add((AttributeType(attribute), [.. value.FixedArguments.Select(a => a.Value as string)]));
+            }
+            catch (Exception e) when (e is BadImageFormatException or InvalidOperationException or NotSupportedException)
+            {
+                // An argument of an enum type from another assembly cannot be decoded without it: not a string anyway.
+            }
+        }
+        return found;
+    }
 
     /// <summary>
     /// The MoveNext of the state machine the compiler made of an async method or an iterator (its
@@ -318,8 +355,8 @@ internal sealed class ModuleSource : IDisposable
                 var reference = _metadata.GetMemberReference((MemberReferenceHandle)handle);
                 return new ILCall(offset, $"{TypeName(reference.Parent)}.{_metadata.GetString(reference.Name)}", null);
             case HandleKind.MethodSpecification:
-                var generic = _metadata.GetMethodSpecification((MethodSpecificationHandle)handle).Method;
-                return Call(offset, MetadataTokens.GetToken(generic));
+                var specification = _metadata.GetMethodSpecification((MethodSpecificationHandle)handle);
+                return Call(offset, MetadataTokens.GetToken(specification.Method)) with { TypeArguments = specification.DecodeSignature(new TypeNames(this), null) };
             default:
                 return new ILCall(offset, "?", null);
         }
@@ -377,6 +414,19 @@ internal sealed class ModuleSource : IDisposable
     }
 
     /// <summary>A signature's types as full names: what a parameter's type is, not how it is instantiated.</summary>
+    /// <summary>Decodes attribute arguments far enough to read their strings (an enum argument is read as its underlying int).</summary>
+    private sealed class AttributeArguments(ModuleSource module) : ICustomAttributeTypeProvider<string>
+    {
+        public string GetPrimitiveType(PrimitiveTypeCode typeCode) => $"System.{typeCode}";
+        public string GetSystemType() => "System.Type";
+        public string GetSZArrayType(string elementType) => $"{elementType}[]";
+        public string GetTypeFromDefinition(MetadataReader reader, TypeDefinitionHandle handle, byte rawTypeKind) => module.TypeName(handle);
+        public string GetTypeFromReference(MetadataReader reader, TypeReferenceHandle handle, byte rawTypeKind) => module.TypeName(handle);
+        public string GetTypeFromSerializedName(string name) => name;
+        public PrimitiveTypeCode GetUnderlyingEnumType(string type) => PrimitiveTypeCode.Int32;
+        public bool IsSystemType(string type) => type == "System.Type";
+    }
+
     private sealed class TypeNames(ModuleSource module) : ISignatureTypeProvider<string, object?>
     {
         public string GetPrimitiveType(PrimitiveTypeCode typeCode) => $"System.{typeCode}";

@@ -71,6 +71,17 @@ public sealed class RuntimeObserver : IAsyncDisposable
     private const int SessionBufferMegabytes = 256;
     private static readonly HashSet<string> Wanted = [.. Counters, CurrentRequests, TotalRequests];
 
+    // ASP.NET Core's request duration histogram (Microsoft.AspNetCore.Hosting meter, .NET 8+), whose http.route tag is the
+    // route pattern routing matched: the one instrument the observer asks System.Diagnostics.Metrics for. The runtime
+    // aggregates it on a thread of its own and publishes it once a second, one event per route and status.
+    private const string MetricsProvider = "System.Diagnostics.Metrics";
+    private const long TimeSeriesValuesKeyword = 0x2;
+    private const string RequestDuration = "http.server.request.duration";
+    private const string RouteTag = "http.route";
+    private const string MethodTag = "http.request.method";
+    private readonly string _metricsSession;
+    private readonly Dictionary<string, long> _routes = [];
+
     private readonly EventPipeSession _session;
     private readonly Thread _reader;
     private readonly List<RuntimeSample> _samples = [];
@@ -81,8 +92,9 @@ public sealed class RuntimeObserver : IAsyncDisposable
     private EventPipeEventSource? _source;
     private int _disposed;
 
-    private RuntimeObserver(DiagnosticsChannel channel, EventPipeSession session, bool lightSession)
+    private RuntimeObserver(DiagnosticsChannel channel, EventPipeSession session, bool lightSession, string metricsSession)
     {
+        _metricsSession = metricsSession;
         Channel = channel;
         _session = session;
         LightSession = lightSession;
@@ -123,8 +135,9 @@ public sealed class RuntimeObserver : IAsyncDisposable
         answered.CancelAfter(AttachTimeout);
         try
         {
-            var (session, light) = await StartSessionAsync(channel.Client, answered.Token);
-            return new RuntimeObserver(channel, session, light);
+            var metricsSession = Guid.NewGuid().ToString("N");
+            var (session, light) = await StartSessionAsync(channel.Client, metricsSession, answered.Token);
+            return new RuntimeObserver(channel, session, light, metricsSession);
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
@@ -143,19 +156,19 @@ public sealed class RuntimeObserver : IAsyncDisposable
     /// costs the service"); a runtime that refuses either (before .NET 10, before .NET 9) gets the session it
     /// answered to before.
     /// </summary>
-    private static async Task<(EventPipeSession Session, bool Light)> StartSessionAsync(DiagnosticsClient client, CancellationToken cancellationToken)
+    private static async Task<(EventPipeSession Session, bool Light)> StartSessionAsync(DiagnosticsClient client, string metricsSession, CancellationToken cancellationToken)
     {
         try
         {
-            return (await client.StartEventPipeSessionAsync(Session(new EventPipeProviderEventFilter(true, [AdjustmentEventId]), requestStackwalk: false), cancellationToken), true);
+            return (await client.StartEventPipeSessionAsync(Session(metricsSession, new EventPipeProviderEventFilter(true, [AdjustmentEventId]), requestStackwalk: false), cancellationToken), true);
         }
         catch (Exception e) when (e is UnsupportedCommandException or ServerErrorException)
         {
-            return (await client.StartEventPipeSessionAsync(Session(eventFilter: null, requestStackwalk: true), cancellationToken), false);
+            return (await client.StartEventPipeSessionAsync(Session(metricsSession, eventFilter: null, requestStackwalk: true), cancellationToken), false);
         }
     }
 
-    private static EventPipeSessionConfiguration Session(EventPipeProviderEventFilter? eventFilter, bool requestStackwalk)
+    private static EventPipeSessionConfiguration Session(string metricsSession, EventPipeProviderEventFilter? eventFilter, bool requestStackwalk)
     {
         var providers = new[]
         {
@@ -167,6 +180,12 @@ public sealed class RuntimeObserver : IAsyncDisposable
             eventFilter is null
                 ? new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, ThreadingKeyword)
                 : new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, ThreadingKeyword, null, eventFilter),
+            // The route ASP.NET Core matched for the load: one histogram, one event per route a second (not one per request).
+            new EventPipeProvider(MetricsProvider, EventLevel.Informational, TimeSeriesValuesKeyword, new Dictionary<string, string>
+            {
+                ["SessionId"] = metricsSession, ["Metrics"] = $"Microsoft.AspNetCore.Hosting\\{RequestDuration}", ["RefreshInterval"] = "1",
+                ["MaxTimeSeries"] = "100", ["MaxHistograms"] = "20",
+            }),
         };
         // 256 MB, dotnet-trace's default: the runtime gives every thread that writes an event buffers of its own, so
         // a service starting a thread per request (receive's dedicated receivers: about 1,000 a second, each with
@@ -195,6 +214,21 @@ public sealed class RuntimeObserver : IAsyncDisposable
             lock (_samples)
             {
                 return [.. _adjustments];
+            }
+        }
+    }
+
+    /// <summary>
+    /// The requests ASP.NET Core's own metrics counted so far by the route routing matched ("GET /orders/{id:int}", the
+    /// pattern as the application mapped it): empty when the target does not host ASP.NET Core 8+ or served no request yet.
+    /// </summary>
+    public IReadOnlyDictionary<string, long> Routes
+    {
+        get
+        {
+            lock (_samples)
+            {
+                return new Dictionary<string, long>(_routes);
             }
         }
     }
@@ -231,6 +265,11 @@ public sealed class RuntimeObserver : IAsyncDisposable
 
     private void OnEvent(TraceEvent e)
     {
+        if (e.ProviderName == MetricsProvider)
+        {
+            OnHistogram(e);
+            return;
+        }
         if (e.EventName != "EventCounters" || e.PayloadValue(0) is not IDictionary<string, object> outer || outer["Payload"] is not IDictionary<string, object> payload)
         {
             return;
@@ -260,6 +299,44 @@ public sealed class RuntimeObserver : IAsyncDisposable
                 Flush();
             }
         }
+    }
+
+    private void OnHistogram(TraceEvent e)
+    {
+        if (e.EventName != "HistogramValuePublished" || e.PayloadByName("sessionId") as string != _metricsSession || e.PayloadByName("instrumentName") as string != RequestDuration
+            || e.PayloadByName("tags") is not string tags || e.PayloadByName("count") is not int count || count == 0)
+        {
+            return;
+        }
+        if (RouteOf(tags) is { } route)
+        {
+            lock (_samples)
+            {
+                _routes[route] = _routes.GetValueOrDefault(route) + count;
+            }
+        }
+    }
+
+    /// <summary>"GET /orders/{id:int}" from a histogram's tags ("http.request.method=GET,http.route=/orders/{id:int},..."); null without a route (a request no endpoint matched).</summary>
+    internal static string? RouteOf(string tags)
+    {
+        // A piece without "=" belongs to the value before it: a route's own comma ("{id:range(1,10)}").
+        var pieces = new List<string>();
+        foreach (var piece in tags.Split(','))
+        {
+            if (piece.Contains('=', StringComparison.Ordinal) || pieces.Count == 0)
+            {
+                pieces.Add(piece);
+            }
+            else
+            {
+                pieces[^1] += $",{piece}";
+            }
+        }
+        var pairs = pieces.Select(t => t.Split('=', 2)).Where(p => p.Length == 2).DistinctBy(p => p[0]).ToDictionary(p => p[0], p => p[1]);
+        return pairs.TryGetValue(RouteTag, out var route) && route.Length > 0
+            ? $"{pairs.GetValueOrDefault(MethodTag, "*")} {route}"
+            : null;
     }
 
     private void OnAdjustment(ThreadPoolWorkerThreadAdjustmentTraceData e)

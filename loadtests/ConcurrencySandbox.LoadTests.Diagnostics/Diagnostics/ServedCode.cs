@@ -14,14 +14,57 @@ internal sealed class ServedCode
     private IReadOnlyDictionary<AppMethod, Reached>? _inRequest;
     private IReadOnlyDictionary<AppMethod, Reached>? _outsideRequest;
 
-    public ServedCode(ApplicationCode code, string? requestPath)
+    /// <param name="runtimeRoutes">The requests ASP.NET Core's own metrics counted by matched route (<see cref="RuntimeObserver.Routes"/>); null or empty when not read.</param>
+    public ServedCode(ApplicationCode code, string? requestPath, IReadOnlyDictionary<string, long>? runtimeRoutes = null)
     {
         Code = code;
         _requestPath = requestPath;
         All = Endpoints.Read(code);
-        Serving = requestPath is null ? [] : Endpoints.Serving(All, requestPath);
+        var fromMetadata = requestPath is null ? [] : Endpoints.Serving(All, requestPath);
+        RuntimeRoute = requestPath is null ? null : RuntimeRouteOf(runtimeRoutes, requestPath);
+        (Serving, RouteCheck) = Choose(fromMetadata, RuntimeRoute);
         _middleware = [.. code.Middleware()];
         _background = [.. code.BackgroundWork()];
+    }
+
+    /// <summary>The route ASP.NET Core's own metrics say served the loaded path ("GET /orders/{id:int}"), or null when they said none.</summary>
+    public string? RuntimeRoute { get; }
+
+    /// <summary>How the runtime's route bore on the endpoint the metadata found: confirmed it, chose among ties, or disagreed (the runtime trusted); null when the runtime said no route.</summary>
+    public string? RouteCheck { get; }
+
+    /// <summary>Of the routes the runtime counted, the one whose pattern matches <paramref name="path"/> with the most requests (other traffic, an upstream call to the service itself, has routes of its own).</summary>
+    private static string? RuntimeRouteOf(IReadOnlyDictionary<string, long>? routes, string path) => routes?
+        .Where(r => r.Key.Split(' ', 2) is [var verb, var pattern] && verb is "GET" or "*" && RouteTemplates.Match(pattern, path) is not null)
+        .OrderByDescending(r => r.Value)
+        .Select(r => $"{r.Key[..r.Key.IndexOf(' ')]} {RouteTemplates.Normalize(r.Key[(r.Key.IndexOf(' ') + 1)..])}")
+        .FirstOrDefault();
+
+    /// <summary>The endpoints serving the path: the metadata's, checked against the runtime's route when there is one, the runtime trusted when they disagree.</summary>
+    private (IReadOnlyList<AppEndpoint> Serving, string? Check) Choose(IReadOnlyList<AppEndpoint> fromMetadata, string? runtimeRoute)
+    {
+        if (runtimeRoute is null)
+        {
+            return (fromMetadata, null);
+        }
+        var routed = All.Where(e => Same(e, runtimeRoute)).ToList();
+        var agreed = fromMetadata.Where(routed.Contains).ToList();
+        if (agreed.Count > 0)
+        {
+            return (agreed, fromMetadata.Count > agreed.Count
+                ? $"ASP.NET Core's metrics say the route is {runtimeRoute}, which chose it among the {fromMetadata.Count} endpoints whose templates match {_requestPath}"
+                : $"ASP.NET Core's metrics confirm the route {runtimeRoute}");
+        }
+        var metadata = fromMetadata.Count == 0 ? "no endpoint in the application's metadata and sources matches it" : $"the metadata gave {string.Join(", ", fromMetadata.Select(e => e.Route))}";
+        return (routed, $"ASP.NET Core's metrics say {_requestPath} was served by {runtimeRoute}; {metadata}: the runtime's route is trusted{(routed.Count == 0 ? ", its handler not found in the metadata" : "")}");
+    }
+
+    /// <summary>Whether the runtime's "VERB pattern" is <paramref name="endpoint"/>'s: the same verb (any for "*") and the same template, or the conventional route's pattern it came from.</summary>
+    private static bool Same(AppEndpoint endpoint, string runtimeRoute)
+    {
+        var (verb, pattern) = (runtimeRoute[..runtimeRoute.IndexOf(' ')], runtimeRoute[(runtimeRoute.IndexOf(' ') + 1)..]);
+        return (endpoint.Verb == "*" || endpoint.Verb == verb)
+            && new[] { endpoint.Template, endpoint.Pattern }.OfType<string>().Any(t => string.Equals(RouteTemplates.Normalize(t), RouteTemplates.Normalize(pattern), StringComparison.OrdinalIgnoreCase));
     }
 
     public ApplicationCode Code { get; }
@@ -32,8 +75,8 @@ internal sealed class ServedCode
     /// <summary>The endpoints that serve the runner's path (several when their templates tie; none when not known or none matched).</summary>
     public IReadOnlyList<AppEndpoint> Serving { get; }
 
-    /// <summary>The route of the one endpoint serving the runner's path, else null.</summary>
-    public string? ServingRoute => Serving is [var one] ? one.Route : null;
+    /// <summary>The route of the one endpoint serving the runner's path, else the route the runtime said served it, else null.</summary>
+    public string? ServingRoute => Serving is [var one] ? one.Route : RuntimeRoute;
 
     /// <summary>What a request can run: the serving endpoint's code (every endpoint's when none is known to serve the path) and the middleware's.</summary>
     public IReadOnlyDictionary<AppMethod, Reached> InRequest =>

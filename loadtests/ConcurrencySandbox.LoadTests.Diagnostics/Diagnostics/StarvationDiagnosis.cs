@@ -188,16 +188,6 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     public static string About(double load, string unit) =>
         load >= 0.5 ? Invariant($"about {load:0} {unit}") : $"fewer than 1 {(unit == "users" ? "user" : unit)}";
 
-    /// <summary>
-    /// The headline's first sentence: "Change `Orders.Get` (...). ", or, when the runner could not tell which of several
-    /// methods blocks, all of them and that it is unsure; empty unless starved with a blocking method named.
-    /// </summary>
-    public string Change => Starved && Inputs.BlockingMethod is { } method
-        ? Inputs.BlockingCandidates > 1
-            ? $"Change the blocking call in one of {Inputs.BlockingCandidates} methods, unsure which ({Inputs.CallSite}). "
-            : $"Change `{method}` ({Inputs.CallSite}). "
-        : "";
-
     /// <summary>The two fixes, each with the capacity it predicts.</summary>
     private string Fixes()
     {

@@ -137,7 +137,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             for (var attempt = 1; ; attempt++)
             {
                 var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns, observer.Channel.ProcessId);
-                using var resolver = new CallSiteResolver(requestPath);
+                using var resolver = new CallSiteResolver(requestPath, observer.Routes);
                 var sites = BlockingSites.Group(StackSampler.Combine(rounds), resolver);
                 if (!sites.AnyInUserCode && !loadRuns())
                 {

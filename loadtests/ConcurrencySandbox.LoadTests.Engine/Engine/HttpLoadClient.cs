@@ -1,4 +1,5 @@
 using System.Net;
+using System.Net.Sockets;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
@@ -14,13 +15,50 @@ public interface IHttpLoadClient : IDisposable
 }
 
 /// <summary>
-/// Picks the load client for a target: the runner's own keep-alive HTTP/1.1 client for http:// (the runner must not
-/// be the bottleneck of a run), HttpClient where TLS is needed.
+/// Picks the load client for a target (the runner must not be the bottleneck of a run): for http://, the runner's own
+/// keep-alive HTTP/1.1 client on its own epoll loops where it can (Linux x86-64: <see cref="EpollHttpClient"/>), else
+/// the same client over the runtime's sockets (<see cref="KeepAliveHttpClient"/>); HttpClient where TLS is needed.
 /// </summary>
-internal static class HttpLoadClient
+public static class HttpLoadClient
 {
+    /// <summary>The one switch between the two socket layers: <c>epoll</c> (the default where supported) or <c>runtime</c>.</summary>
+    public const string SocketLoopVariable = "LOADTESTS_SOCKET_LOOP";
+
     public static IHttpLoadClient For(Uri baseAddress, TimeSpan requestTimeout) =>
-        baseAddress.Scheme == Uri.UriSchemeHttp ? new KeepAliveHttpClient(baseAddress, requestTimeout) : new HttpClientLoadClient(baseAddress, requestTimeout);
+        For(baseAddress, requestTimeout, Environment.GetEnvironmentVariable(SocketLoopVariable));
+
+    internal static IHttpLoadClient For(Uri baseAddress, TimeSpan requestTimeout, string? socketLoop)
+    {
+        if (baseAddress.Scheme != Uri.UriSchemeHttp)
+        {
+            return new HttpClientLoadClient(baseAddress, requestTimeout);
+        }
+
+        return OwnLoop(socketLoop) && EpollHttpClient.Resolve(baseAddress) is { } address
+            ? new EpollHttpClient(baseAddress, requestTimeout, address)
+            : new KeepAliveHttpClient(baseAddress, requestTimeout);
+    }
+
+    /// <summary>Checks the switch's value (a bad one is a usage error naming the variable); true when the runner's own loops are used.</summary>
+    public static bool OwnLoop(string? socketLoop) => socketLoop switch
+    {
+        null or "" or "epoll" => Libc.IsSupported,
+        "runtime" => false,
+        _ => throw new UsageException($"{SocketLoopVariable} must be 'epoll' or 'runtime', not '{socketLoop}'"),
+    };
+}
+
+/// <summary>The runner's own load clients' failures, worded like HttpClient's: "ConnectionError: Connection refused (127.0.0.1:5080)", "ResponseEnded: ...".</summary>
+internal static class LoadClientErrors
+{
+    public static string Describe(Exception e, Uri baseAddress) => e switch
+    {
+        HttpIOException http => $"{http.HttpRequestError}: {http.Message}",
+        SocketException socket => ConnectionError(socket.Message, baseAddress),
+        _ => $"{HttpRequestError.Unknown}: {e.Message}",
+    };
+
+    public static string ConnectionError(string message, Uri baseAddress) => $"{HttpRequestError.ConnectionError}: {message} ({baseAddress.Authority})";
 }
 
 /// <summary>

@@ -4,7 +4,6 @@ using System.Net;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
 using System.Text;
-using System.Text.Json;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
@@ -38,15 +37,24 @@ internal sealed class KeepAliveHttpClient : IHttpLoadClient
             ? new IPEndPoint(address, baseAddress.Port)
             : new DnsEndPoint(baseAddress.DnsSafeHost, baseAddress.Port);
         _timeoutTicks = (long)(requestTimeout.TotalSeconds * Stopwatch.Frequency);
-        // A request is given up at most one period after its deadline: a twentieth of the timeout, 5-100 ms.
-        var period = TimeSpan.FromTicks(Math.Clamp(requestTimeout.Ticks / 20, TimeSpan.FromMilliseconds(5).Ticks, TimeSpan.FromMilliseconds(100).Ticks));
+        var period = WatchdogPeriod(requestTimeout);
         _watchdog = new Timer(_ => AbandonOverdue(), null, period, period);
+    }
+
+    /// <summary>How often requests past their deadline are looked for, so one is given up at most this long after it: a twentieth of the timeout, 5-100 ms.</summary>
+    public static TimeSpan WatchdogPeriod(TimeSpan requestTimeout) =>
+        TimeSpan.FromTicks(Math.Clamp(requestTimeout.Ticks / 20, TimeSpan.FromMilliseconds(5).Ticks, TimeSpan.FromMilliseconds(100).Ticks));
+
+    /// <summary>The prepared GET of <paramref name="pathAndQuery"/>, as wrk sends it: the request line and Host, nothing else.</summary>
+    public static byte[] GetRequest(Uri baseAddress, string pathAndQuery)
+    {
+        var uri = new Uri(baseAddress, pathAndQuery);
+        return Encoding.ASCII.GetBytes($"GET {uri.PathAndQuery} HTTP/1.1\r\nHost: {uri.Authority}\r\n\r\n");
     }
 
     public SendRequest Get(string pathAndQuery, IResponseProbe? probe = null)
     {
-        var uri = new Uri(_baseAddress, pathAndQuery);
-        var request = Encoding.ASCII.GetBytes($"GET {uri.PathAndQuery} HTTP/1.1\r\nHost: {uri.Authority}\r\n\r\n");
+        var request = GetRequest(_baseAddress, pathAndQuery);
         return cancellationToken => SendAsync(request, probe, cancellationToken);
     }
 
@@ -105,13 +113,7 @@ internal sealed class KeepAliveHttpClient : IHttpLoadClient
                 }
 
                 var outcome = RequestOutcome.Answered(status);
-                if (body is not null && outcome.End == RequestEnd.Ok)
-                {
-                    body.Position = 0;
-                    await probe!.ObserveAsync(body, cancellationToken);
-                }
-
-                return outcome;
+                return body is null ? outcome : await ResponseProbes.ObserveAsync(probe!, body, outcome, cancellationToken);
             }
             catch (Exception e) when (e is SocketException or IOException or ObjectDisposedException)
             {
@@ -128,11 +130,7 @@ internal sealed class KeepAliveHttpClient : IHttpLoadClient
                     continue;
                 }
 
-                return RequestOutcome.Failed(Describe(e));
-            }
-            catch (JsonException e) when (!cancellationToken.IsCancellationRequested)
-            {
-                return RequestOutcome.Failed($"unreadable body: {e.Message}");
+                return RequestOutcome.Failed(LoadClientErrors.Describe(e, _baseAddress));
             }
         }
     }
@@ -143,14 +141,6 @@ internal sealed class KeepAliveHttpClient : IHttpLoadClient
         cancellationToken.ThrowIfCancellationRequested();
         return RequestOutcome.TimedOut;
     }
-
-    /// <summary>Worded like HttpClient's errors: "ConnectionError: Connection refused (127.0.0.1:5080)", "ResponseEnded: ...".</summary>
-    private string Describe(Exception e) => e switch
-    {
-        HttpIOException http => $"{http.HttpRequestError}: {http.Message}",
-        SocketException socket => $"{HttpRequestError.ConnectionError}: {socket.Message} ({_baseAddress.Authority})",
-        _ => $"{HttpRequestError.Unknown}: {e.Message}",
-    };
 
     private Http11Connection Open()
     {

@@ -10,6 +10,30 @@ public interface IResponseProbe
     Task ObserveAsync(Stream body, CancellationToken cancellationToken);
 }
 
+/// <summary>How the runner's own load clients hand an answer's body to its probe.</summary>
+internal static class ResponseProbes
+{
+    /// <summary>Hands <paramref name="body"/> (the whole answer's) to <paramref name="probe"/> when the answer was ok; a body it cannot read fails the request.</summary>
+    public static async Task<RequestOutcome> ObserveAsync(IResponseProbe probe, MemoryStream body, RequestOutcome outcome, CancellationToken cancellationToken)
+    {
+        if (outcome.End != RequestEnd.Ok)
+        {
+            return outcome;
+        }
+
+        body.Position = 0;
+        try
+        {
+            await probe.ObserveAsync(body, cancellationToken);
+            return outcome;
+        }
+        catch (JsonException e) when (!cancellationToken.IsCancellationRequested)
+        {
+            return RequestOutcome.Failed($"unreadable body: {e.Message}");
+        }
+    }
+}
+
 /// <summary>
 /// Keeps the longest per-call queue wait the fan-out endpoint reports (<c>queueWaitMs.max</c>): seed 003's
 /// "waiting for up to 12 seconds for work to even start", measured by the server.

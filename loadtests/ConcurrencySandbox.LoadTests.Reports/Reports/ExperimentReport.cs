@@ -35,6 +35,15 @@ public sealed record ExperimentReport(
     /// <summary>The report's first paragraph when a run has one (run --url: the method to change, the load at the break and why, what the fix buys).</summary>
     public string? Headline { get; init; }
 
+    /// <summary>Every figure the headline prints, as printed (null for runs without a headline).</summary>
+    public IReadOnlyList<SummaryFigure>? HeadlineFigures { get; init; }
+
+    /// <summary>What the headline rests on, said once below it (null for runs without a headline).</summary>
+    public string? HeadlineDetails { get; init; }
+
+    /// <summary>A capacity search's steps by variant label: the state each started from (null for other runs).</summary>
+    public IReadOnlyDictionary<string, SummaryStepStart>? StepStarts { get; init; }
+
     /// <summary>run --url --find-capacity's finding as figures (null for other runs).</summary>
     public SummaryCapacity? Capacity { get; init; }
 

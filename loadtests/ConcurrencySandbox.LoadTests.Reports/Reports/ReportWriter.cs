@@ -124,6 +124,11 @@ public static class ReportWriter
             md.AppendLine(headline);
             md.AppendLine();
         }
+        if (r.HeadlineDetails is { } details)
+        {
+            md.AppendLine(details);
+            md.AppendLine();
+        }
         if (OtherFindings(r) is { Count: > 0 } others)
         {
             md.AppendLine("Also seen at the break:");
@@ -224,6 +229,10 @@ public static class ReportWriter
         if (r.Headline is { } headline)
         {
             page.Paragraph(headline, "verdict");
+        }
+        if (r.HeadlineDetails is { } details)
+        {
+            page.Paragraph(details, "details");
         }
         if (OtherFindings(r) is { Count: > 0 } others)
         {
@@ -390,19 +399,15 @@ public static class ReportWriter
         new HashSet<int> { 2 });
 
     /// <summary>
-    /// One row per step of a stepped load (users, rate, p50, p99, failed), then the partial tail after the last full
-    /// interval (the drain: its requests count, so each variant's rows add up to its total); a step in which no request
-    /// got an answer reads "no answer", not a latency of 0. Null when no variant had more than one step.
+    /// One row per step of a stepped load (users, rate, p50, p99, failed), each over the requests sent in the step,
+    /// wherever they ended, so each variant's rows add up to its total; a step in which no request got an answer reads
+    /// "no answer", not a latency of 0. Null when no variant had more than one step.
     /// </summary>
     public static TextTable? StepTable(RunSummary r) => r.Variants.All(v => v.Steps.Count < 2) ? null : new TextTable(
         ["variant", "load", "seconds", r.Words.Unit, r.Words.PerSecond, $"{r.Words.LatencyPrefix}p50 (ms)", $"{r.Words.LatencyPrefix}p99 (ms)", "failed", "timed out"],
         [.. r.Variants.SelectMany(v => StepsShown(v).Select(i => (Step: v.Steps[i], Knee: i == KneeStep(v)))
             .Select(s => StepCells(v, Invariant($"{s.Step.Load:0.##} {v.LoadUnit}{(s.Knee ? " (knee)" : "")}"), s.Step.FromSeconds, s.Step.ToSeconds, s.Step.Outcomes,
-                Cell(s.Step.P50Ms, "p50Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Cell(s.Step.P99Ms, "p99Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Invariant($"{s.Step.RequestsPerSecond:0.##}")))
-            .Concat(v.Intervals.LastOrDefault() is { Tail: true, Requests: > 0 } tail
-                ? [StepCells(v, "tail (partial interval)", v.Steps.Count > 0 ? v.Steps[^1].ToSeconds : 0, tail.ElapsedSeconds, OutcomesOf(tail),
-                    Cell(tail.P50Ms, "p50Ms", tail.LowerBounds, OutcomesOf(tail).NoAnswer), Cell(tail.P99Ms, "p99Ms", tail.LowerBounds, OutcomesOf(tail).NoAnswer), "n/a (partial)")]
-                : []))],
+                Cell(s.Step.P50Ms, "p50Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Cell(s.Step.P99Ms, "p99Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Invariant($"{s.Step.RequestsPerSecond:0.##}"))))],
         new HashSet<int> { 3, 4, 5, 6, 7, 8 });
 
     /// <summary>A variant with more steps than this is summarised in the step table (<see cref="StepsShown"/>); steps.csv keeps every step.</summary>
@@ -460,8 +465,6 @@ public static class ReportWriter
         p50, p99,
         Invariant($"{outcomes.Failed}"), Invariant($"{outcomes.TimedOut}"),
     ];
-
-    private static SummaryOutcomes OutcomesOf(SummaryInterval i) => RunAnalysis.Outcomes(i.Ok, i.HttpErrors, i.TimedOut, i.ConnectionErrors);
 
     /// <summary>A latency cell of a row in which no request got an answer or timed out: there is no latency, and 0 would read as a fast one.</summary>
     public const string NoAnswer = LatencyText.NoAnswer;
@@ -531,6 +534,10 @@ public static class ReportWriter
         if (report.Headline is { } headline)
         {
             console.WriteLine($"== {headline}");
+        }
+        if (report.HeadlineDetails is { } details)
+        {
+            console.WriteLine($"   {details}");
         }
         console.WriteLine($"== {report.Experiment}: {report.Verdict}");
         foreach (var claim in report.Claims ?? [])

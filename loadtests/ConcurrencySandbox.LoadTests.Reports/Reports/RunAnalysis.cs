@@ -36,6 +36,8 @@ public static class RunAnalysis
     {
         DiagnosisDoesNotApplyBecause = r.DiagnosisDoesNotApplyBecause,
         Headline = r.Headline,
+        HeadlineFigures = r.HeadlineFigures,
+        HeadlineDetails = r.HeadlineDetails,
         Capacity = r.Capacity is { } capacity && r.StepBrokeBecause is { } broke ? capacity with { Steps = CapacitySteps(r, broke) } : r.Capacity,
         Rounds = r.Rounds,
         Partial = r.Partial,
@@ -106,7 +108,6 @@ public static class RunAnalysis
         (LatencyBounds.P95, "p95Ms"), (LatencyBounds.P99, "p99Ms"), (LatencyBounds.P999, "p999Ms"), (LatencyBounds.Max, "maxMs"),
     ];
 
-    /// <summary>Each interval with the requests that ended in it, and the mean latency of those sent in it (timed-out ones at their timeout).</summary>
     /// <summary>A capacity search's steps as its curve's points, in the order they ran: each step held one load for its length.</summary>
     private static SummaryCapacityStep[] CapacitySteps(ExperimentReport r, IReadOnlyDictionary<string, string?> brokeBecause) =>
     [
@@ -120,9 +121,13 @@ public static class RunAnalysis
             v.Total.Requests,
             v.Total.Completed,
             v.Total.TimedOut,
-            brokeBecause[v.Key.Label])),
+            brokeBecause[v.Key.Label])
+        {
+            StartedFrom = r.StepStarts?.GetValueOrDefault(v.Key.Label),
+        }),
     ];
 
+    /// <summary>Each interval with the requests that ended in it, and the mean latency of those sent in it (timed-out ones at their timeout).</summary>
     private static SummaryInterval[] Intervals(VariantResult v) =>
     [
         .. v.Intervals.Select((i, index) =>
@@ -154,9 +159,6 @@ public static class RunAnalysis
     private static SummaryOutcomes Outcomes(OutcomeCounts o) =>
         new(o.Ok, o.HttpErrors, o.TimedOut, o.ConnectionErrors, o.Requests, o.Failed, o.Completed, o.NotCompleted, o.FailedPercent);
 
-    /// <summary>Outcome counts with their sums, as the summary holds them.</summary>
-    public static SummaryOutcomes Outcomes(long ok, long httpErrors, long timedOut, long connectionErrors) => Outcomes(new OutcomeCounts(ok, httpErrors, timedOut, connectionErrors));
-
     private static SummaryObservation Observation(VariantObservation o) => new(
         o.Process,
         o.Samples,
@@ -187,6 +189,7 @@ public static class RunAnalysis
             Listed = c.Listed.Count > 0 ? [.. c.Listed.Select(Step)] : null,
             CalledFrom = c.CalledFrom.Count > 0 ? [.. c.CalledFrom.Select(Step)] : null,
             Background = c.Background,
+            RouteCheck = c.RouteCheck,
         } : null);
 
     private static SummaryCallStep Step(CallStep step) => new(step.Method, Line(step.Line));

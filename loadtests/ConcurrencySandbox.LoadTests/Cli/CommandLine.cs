@@ -232,6 +232,8 @@ internal static class CommandLine
         {
             throw new UsageException("--verify-fix sizes the fix from the observer's diagnosis, so it cannot go with --no-observer");
         }
+        // The socket-layer switch is read where each load client is made: a bad value is refused before anything starts.
+        HttpLoadClient.OwnLoop(Environment.GetEnvironmentVariable(HttpLoadClient.SocketLoopVariable));
         return new RunRequest(experiment, load, ParseTarget(p.GetValue(Target)), experiments, experiment == "matrix" ? ParseMatrix(values) : null,
             SettingsOf(p, load, outFolder, observe, terminalWidth), values.InRange(Runs, 1, RepeatedRuns.MaxRuns))
         {

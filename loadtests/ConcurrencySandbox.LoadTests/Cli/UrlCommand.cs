@@ -30,15 +30,16 @@ internal static class UrlCommand
         var processName = new Option<string?>("--process-name") { Description = "The serving .NET process by name (its executable or main assembly), when exactly one matches." };
         var outFolder = new Option<string?>("--out") { Description = "Report folder (default: reports/<yyyyMMdd-HHmmss>-url/)." };
         var findCapacity = new Option<bool>("--find-capacity") { Description = "Ramp the load (closed users doubling from 2; with --rate, an open arrival rate doubling from it) until p99 passes the SLO or more than 1 % of requests fail, and report the load held, the load that broke it and the cause." };
-        var slo = new Option<double?>("--slo-p99-ms") { Description = "--find-capacity: the p99 the service must keep, in ms (default: 2 x the unloaded p99, one user, measured first)." };
+        var slo = new Option<double?>("--slo-p99-ms") { Description = "The p99 the service must keep, in ms, a step past it broke (default: 2 x the unloaded p99: one user, measured first, under --find-capacity; a profile's lowest step otherwise)." };
         var maxLoad = new Option<double>("--max-load") { Description = "--find-capacity: the highest load tried (users, or requests/s with --rate).", DefaultValueFactory = _ => 1024 };
         var maxDuration = new Option<double>("--max-duration-s") { Description = "--find-capacity: the most seconds the ramp runs, over all its steps.", DefaultValueFactory = _ => 300 };
         var stepSeconds = new Option<double>("--step-s") { Description = "--find-capacity: seconds each load step (and the unloaded measure) runs.", DefaultValueFactory = _ => 10 };
-        var launch = new Option<string?>("--launch") { Description = "Start the service yourself: 'dotnet <this .dll>' listening on the URL's origin (ASPNETCORE_URLS), observed by its pid and stopped at the end; --verify-fix needs it to restart the service with the sized pool minimum." };
+        var settleSeconds = new Option<double>("--settle-s") { Description = "--find-capacity without --launch: the most seconds to wait before each step for the pool to shrink back to its size before the first step.", DefaultValueFactory = _ => 30 };
+        var launch = new Option<string?>("--launch") { Description = "Start the service yourself: 'dotnet <this .dll>' listening on the URL's origin (ASPNETCORE_URLS), observed by its pid and stopped at the end; under --find-capacity a fresh process for each step; --verify-fix needs it to restart the service with the sized pool minimum." };
         var verifyFix = new Option<bool>("--verify-fix") { Description = $"With --launch and --find-capacity: start the service again with the pool minimum the diagnosis sized ({FixCheck.RuntimeMinimumSetting}) and find its capacity again, measured beside predicted." };
         var command = new Command("run", "Load any HTTP endpoint on this machine with a load profile, observe its .NET process from outside, and write the report with the diagnosis.")
         {
-            url, pid, processName, outFolder, findCapacity, slo, maxLoad, maxDuration, stepSeconds, launch, verifyFix,
+            url, pid, processName, outFolder, findCapacity, slo, maxLoad, maxDuration, stepSeconds, settleSeconds, launch, verifyFix,
         };
         foreach (var option in CommandLine.LoadSymbols.Concat(CommandLine.SessionSymbols))
         {
@@ -67,6 +68,8 @@ internal static class UrlCommand
                 var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-url");
                 var settings = CommandLine.SettingsOf(parse, load, folder, ObserverOptions.Default, terminalWidth);
                 var capacity = parse.GetValue(findCapacity) ? CapacityOf(parse, slo, maxLoad, stepSeconds, maxDuration, settings) : null;
+                var givenSlo = SloOf(parse.GetValue(slo));
+                var settle = TimeSpan.FromSeconds(new OptionValues(parse).Positive(settleSeconds));
                 if (capacity is null)
                 {
                     ExperimentRunner.CheckThresholdsNameVariants([new VariantKey(TargetVariant)], settings.Thresholds);
@@ -79,18 +82,22 @@ internal static class UrlCommand
                 await using var root = await RunRoot.StartAsync(plan, settings, [new HttpRamp(target.PathAndQuery)], output, TimeProvider.System, cancellationToken);
                 return await Runner.RunToEndAsync(root, async () =>
                 {
-                    await using var service = launched is null ? null : await LaunchedService.StartAsync(launched, target, new Dictionary<string, string>(), cancellationToken);
-                    if (service is null)
+                    if (launched is null)
                     {
                         await ProbeAsync(target, cancellationToken);
                     }
-                    var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, root.Console);
                     if (capacity is not null)
                     {
-                        var relaunch = service is null || !parse.GetValue(verifyFix) ? null : new Relaunch(launched!, target, service);
-                        return await FindCapacityAsync(target.PathAndQuery, load, capacity, servers, relaunch, root, error, cancellationToken);
+                        // Every step from the same state: a fresh process each under --launch, else the pool shrunk back.
+                        await using var starts = launched is not null
+                            ? new FreshProcessSteps(launched, target, new Dictionary<string, string>(), root.Console)
+                            : (IStepStarts)new SettledPoolSteps(await ServersAsync(target, named, named is null, root.Console), settle, root.Console);
+                        var relaunch = parse.GetValue(verifyFix) ? new Relaunch(launched!, target) : null;
+                        return await FindCapacityAsync(target.PathAndQuery, load, capacity, starts, relaunch, root, error, cancellationToken);
                     }
-                    return await RunProfileAsync(target.PathAndQuery, load, servers, root, error, cancellationToken);
+                    await using var service = launched is null ? null : await LaunchedService.StartAsync(launched, target, new Dictionary<string, string>(), cancellationToken);
+                    var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, root.Console);
+                    return await RunProfileAsync(target.PathAndQuery, load, givenSlo, servers, root, error, cancellationToken);
                 }, cancellationToken);
             }
             catch (Exception e) when (e is UsageException or FormatException)
@@ -125,23 +132,32 @@ internal static class UrlCommand
         var values = new OptionValues(parse);
         var rate = CommandLine.GivenRate(parse);
         return new CapacityOptions(
-            parse.GetValue(slo) is { } ms ? (ms > 0 ? ms : throw new UsageException($"--slo-p99-ms must be positive, got {ms}")) : null,
+            SloOf(parse.GetValue(slo)),
             rate is not null, rate ?? FirstUsers, values.Positive(maxLoad),
             TimeSpan.FromSeconds(values.Positive(stepSeconds)), TimeSpan.FromSeconds(values.Positive(maxDuration)));
     }
 
-    /// <summary>The load profile against the URL, once: its report with the diagnosis first; the exit code.</summary>
-    private static async Task<int> RunProfileAsync(string pathAndQuery, LoadOptions load, TargetApiServers servers, RunRoot root, TextWriter error, CancellationToken cancellationToken)
+    /// <summary>--slo-p99-ms when given: positive.</summary>
+    private static double? SloOf(double? given) =>
+        given is { } ms ? (ms > 0 ? ms : throw new UsageException($"--slo-p99-ms must be positive, got {ms}")) : null;
+
+    /// <summary>
+    /// The load profile against the URL, once: its report with the headline first; the exit code. Its steps are judged by
+    /// --find-capacity's rule (<see cref="ServiceSlo"/>), so the two agree on whether and where the service broke.
+    /// </summary>
+    private static async Task<int> RunProfileAsync(string pathAndQuery, LoadOptions load, double? givenSloP99Ms, TargetApiServers servers, RunRoot root, TextWriter error, CancellationToken cancellationToken)
     {
         var folder = root.Settings.OutputFolder;
-        var report = await root.RunAsync(new UrlTarget(pathAndQuery, TargetVariant), load, servers, cancellationToken);
+        var report = await root.RunAsync(new UrlTarget(pathAndQuery, TargetVariant), load, servers, cancellationToken,
+            variantFinished: soFar => ReportWriter.Write(folder, soFar, RunnerCommandLine.Current()));
         if (report.Partial is not null)
         {
             return WriteStopped(report, folder, root.Console);
         }
         var result = report.Variants[0];
         var observation = report.Observations.GetValueOrDefault(result.Key.Label);
-        report = report with { Headline = Headline(CapacityFinding.OfProfile(result, observation?.Diagnosis is { Starved: true }), observation) };
+        var finding = CapacityFinding.OfProfile(result, givenSloP99Ms, (broke, baselineP99Ms) => CapacityFinding.CauseOf(broke, observation, baselineP99Ms, servers.NotObservedBecause));
+        report = WithHeadline(report, finding, observation, stepStarts: StepStartsText.Ramp);
         var passed = ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, root.Console);
         return await FailedEveryRequestAsync(result, error) ? CommandLine.ExitUsage : passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
@@ -208,28 +224,75 @@ internal static class UrlCommand
     // The ramp's first closed load: the unloaded measure is one user.
     private const double FirstUsers = 2;
 
-    /// <summary>The service <c>--launch</c> started, which --verify-fix stops and starts again with the sized minimum.</summary>
-    private sealed record Relaunch(string Assembly, Uri Target, LaunchedService First);
+    /// <summary>The service <c>--launch</c> started, which --verify-fix starts again (a fresh process each step) with the sized minimum.</summary>
+    private sealed record Relaunch(string Assembly, Uri Target);
+
+    /// <summary>
+    /// The steps of one search as they end, in order (what a stopped search reports), and the state each started from, by
+    /// its variant's label; each run from the state <see cref="IStepStarts"/> readies.
+    /// </summary>
+    private sealed class SearchSteps(string pathAndQuery, LoadOptions load, RunRoot root, CancellationToken userStop)
+    {
+        public List<ExperimentReport> Done { get; } = [];
+
+        public Dictionary<string, SummaryStepStart> Starts { get; } = [];
+
+        /// <summary>Why the runtime was not observed in the last step, when it was not.</summary>
+        public string? NotObservedBecause { get; private set; }
+
+        /// <summary>
+        /// One step at <paramref name="shape"/> named <paramref name="label"/>, from the state <paramref name="starts"/>
+        /// readies; stopped (its report marked partial), it goes on as the cancellation it is, kept last in <see cref="Done"/>
+        /// when the user stopped the run.
+        /// </summary>
+        public async Task<ExperimentReport> RunAsync(IStepStarts starts, string label, LoadShape shape, CancellationToken token)
+        {
+            var (servers, start) = await starts.BeforeAsync(token);
+            ExperimentReport step;
+            try
+            {
+                step = await root.RunAsync(new UrlTarget(pathAndQuery, label), load with { Shape = shape, ProfileName = "find-capacity" }, servers, token);
+            }
+            finally
+            {
+                await starts.AfterAsync();
+            }
+            Starts[label] = start;
+            NotObservedBecause = servers.NotObservedBecause;
+            if (step.Partial is not null)
+            {
+                if (userStop.IsCancellationRequested)
+                {
+                    Done.Add(step);
+                }
+                token.ThrowIfCancellationRequested();
+            }
+            Done.Add(step);
+            WriteSoFar(Done, root.Settings.OutputFolder);
+            return step;
+        }
+    }
 
     /// <summary>
     /// --find-capacity: one user first (the unloaded baseline, and the SLO's default), then the ramp of
-    /// <paramref name="capacity"/> (each step a run of its own) doubling to the break and bisecting it; with
-    /// <paramref name="relaunch"/> (--verify-fix), the service started again with the pool minimum the break's
-    /// diagnosis sized and ramped again on the same SLO, its capacity measured beside the one predicted. One report of all the steps;
-    /// stopped (Ctrl+C, SIGTERM), of the steps done and the stopped one up to there, marked partial, with no capacity claimed.
+    /// <paramref name="capacity"/> (each step a run of its own, from the same state: <paramref name="starts"/>) doubling to
+    /// the break and bisecting it; with <paramref name="relaunch"/> (--verify-fix), the service started again with the pool
+    /// minimum the break's diagnosis sized and ramped again on the same SLO, its capacity measured beside the one predicted.
+    /// One report of all the steps; stopped (Ctrl+C, SIGTERM), of the steps done and the stopped one up to there, marked
+    /// partial, with no capacity claimed.
     /// </summary>
-    private static async Task<int> FindCapacityAsync(string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, RunRoot root, TextWriter error, CancellationToken cancellationToken)
+    private static async Task<int> FindCapacityAsync(string pathAndQuery, LoadOptions load, CapacityOptions capacity, IStepStarts starts, Relaunch? relaunch, RunRoot root, TextWriter error, CancellationToken cancellationToken)
     {
         var output = root.Console;
-        // Every step run so far, in order: what a stopped search reports.
-        var steps = new List<ExperimentReport>();
+        var search = new SearchSteps(pathAndQuery, load, root, cancellationToken);
         try
         {
-            return await SearchAsync(steps, pathAndQuery, load, capacity, servers, relaunch, root, error, cancellationToken);
+            return await SearchAsync(search, capacity, starts, relaunch, root, error, cancellationToken);
         }
-        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested && steps.Count > 0)
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested && search.Done.Count > 0)
         {
-            // Stopped in a step (its partial report, kept last in the steps), or between two (--verify-fix restarting the service).
+            // Stopped in a step (its partial report, kept last in the steps), or between two (a fresh process starting).
+            var steps = search.Done;
             var stopped = steps[^1].Partial is not null ? steps[^1] : null;
             var finished = steps.Where(s => s.Partial is null).Select(s => s.Variants[0].Key.Label).ToList();
             var report = Combined(steps) with
@@ -241,13 +304,13 @@ internal static class UrlCommand
         }
     }
 
-    /// <summary>The search of <see cref="FindCapacityAsync"/>, each step added to <paramref name="steps"/> as it ends.</summary>
-    private static async Task<int> SearchAsync(List<ExperimentReport> steps, string pathAndQuery, LoadOptions load, CapacityOptions capacity, TargetApiServers servers, Relaunch? relaunch, RunRoot root, TextWriter error, CancellationToken cancellationToken)
+    /// <summary>The search of <see cref="FindCapacityAsync"/>, each step added to <paramref name="search"/> as it ends.</summary>
+    private static async Task<int> SearchAsync(SearchSteps search, CapacityOptions capacity, IStepStarts starts, Relaunch? relaunch, RunRoot root, TextWriter error, CancellationToken cancellationToken)
     {
         var output = root.Console;
         var folder = root.Settings.OutputFolder;
         var started = root.Clock.GetTimestamp();
-        var unloaded = KeptIfStopped(await root.RunAsync(new UrlTarget(pathAndQuery, "unloaded-1-user"), load with { Shape = new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), ProfileName = "find-capacity" }, servers, cancellationToken), steps, cancellationToken, cancellationToken);
+        var unloaded = await search.RunAsync(starts, "unloaded-1-user", new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), cancellationToken);
         if (await FailedEveryRequestAsync(unloaded.Variants[0], error))
         {
             ReportWriter.Write(folder, unloaded, RunnerCommandLine.Current());
@@ -259,33 +322,30 @@ internal static class UrlCommand
             await error.WriteLineAsync(Invariant($"error: --slo-p99-ms {given:0.#} is below the unloaded p99 of {baseline.P99Ms:0.#} ms (one user): no load can meet it"));
             return CommandLine.ExitUsage;
         }
-        var sloP99Ms = capacity.SloP99Ms ?? baseline.DefaultSloMs;
-        var slo = baseline.DescribeSlo(sloP99Ms, given: capacity.SloP99Ms is not null);
-        await output.WriteLineAsync(Invariant($"-- find-capacity: {slo}; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, then bisecting the break, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
-        steps.Add(unloaded);
+        var slo = ServiceSlo.Of(capacity.SloP99Ms, baseline);
+        await output.WriteLineAsync(Invariant($"-- find-capacity: {slo.Described}; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, then bisecting the break, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
         // What GC and the upstream at the break are compared with: the one user's run, observed as every step is.
         var unloadedStep = new LowerStep(unloaded.Variants[0], unloaded.Observations.GetValueOrDefault(unloaded.Variants[0].Key.Label));
-        var before = await RampAsync(steps, "", pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, unloadedStep, servers, started, root, cancellationToken);
-        var diagnosed = before.Diagnosed;
-        var headline = Headline(before.Finding.Describe(), diagnosed);
+        var before = await RampAsync(search, starts, "", capacity, slo, baseline.P99Ms, unloadedStep, started, root, cancellationToken);
         var finding = before.Finding;
-        var figures = new SummaryCapacity(finding.Unit, sloP99Ms, slo, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null)
+        var figures = new SummaryCapacity(finding.Unit, slo.P99Ms, slo.Described, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null)
         {
             Findings = finding.Findings.Count == 0 ? null : [.. finding.Findings.Select(f => new SummaryFinding(f.Cause, f.Place, f.Evidence, f.Weight, f.Figures))],
         };
+        FixRamp? verified = null;
         if (relaunch is not null)
         {
-            var verified = await VerifyFixAsync(steps, relaunch, diagnosed?.Diagnosis, pathAndQuery, load, capacity, sloP99Ms, slo, baseline.P99Ms, root, cancellationToken);
-            headline += " " + verified.Sentence;
+            verified = await VerifyFixAsync(search, relaunch, before.Diagnosed?.Diagnosis, capacity, slo, baseline.P99Ms, root, cancellationToken);
             figures = figures with { Fix = verified.Figures };
         }
-        var report = Combined(steps) with
+        var steps = search.Done;
+        var report = WithHeadline(Combined(steps), finding, before.Diagnosed, verified, StepStartsText.Describe(search.Starts)) with
         {
             // The steps that broke the SLO are the finding, not a failed run: only those that held are held to the failed share.
-            Thresholds = [.. steps.Where(s => CapacityFinding.BrokeBy(s.Variants[0].Total, sloP99Ms) is null).SelectMany(s => s.Thresholds)],
-            Headline = headline,
+            Thresholds = [.. steps.Where(s => slo.BrokeBy(s.Variants[0].Total) is null).SelectMany(s => s.Thresholds)],
             Capacity = figures,
-            StepBrokeBecause = steps.ToDictionary(s => s.Variants[0].Key.Label, s => CapacityFinding.BrokeBy(s.Variants[0].Total, sloP99Ms)),
+            StepBrokeBecause = steps.ToDictionary(s => s.Variants[0].Key.Label, s => slo.BrokeBy(s.Variants[0].Total)),
+            StepStarts = search.Starts,
             FixRampPrefix = relaunch is null ? null : FixRampPrefix,
         };
         return ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, output) ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
@@ -294,22 +354,9 @@ internal static class UrlCommand
     /// <summary>The label prefix of the --verify-fix ramp's steps ("min12-4-users"), after the restart with the pool minimum.</summary>
     private const string FixRampPrefix = "min";
 
-    /// <summary>
-    /// A step of the search as measured; stopped (its report marked partial), it goes on as the cancellation it is, kept
-    /// last in <paramref name="steps"/> when the user stopped the run (<paramref name="userStop"/>) for the stopped search's report.
-    /// </summary>
-    private static ExperimentReport KeptIfStopped(ExperimentReport step, List<ExperimentReport> steps, CancellationToken token, CancellationToken userStop)
-    {
-        if (step.Partial is not null)
-        {
-            if (userStop.IsCancellationRequested)
-            {
-                steps.Add(step);
-            }
-            token.ThrowIfCancellationRequested();
-        }
-        return step;
-    }
+    /// <summary>The search's report with the steps measured so far, marked partial: still running (a search killed outright leaves it so).</summary>
+    private static void WriteSoFar(IReadOnlyList<ExperimentReport> steps, string folder) =>
+        ReportWriter.Write(folder, Combined(steps) with { Partial = PartialRun.Running([.. steps.SelectMany(s => s.Variants).Select(v => v.Key.Label)]) }, RunnerCommandLine.Current());
 
     /// <summary>The search's steps as one report: the last step's, with every step's variants, load shapes and observations, started when the first did.</summary>
     private static ExperimentReport Combined(IReadOnlyList<ExperimentReport> steps) => steps[^1] with
@@ -330,16 +377,15 @@ internal static class UrlCommand
     /// <summary>One ramp's finding, and the observation whose diagnosis it reports (the break's, else the most starved step's, else the last) with its variant's label.</summary>
     private sealed record RampResult(CapacityFinding Finding, VariantObservation? Diagnosed, string? DiagnosedLabel);
 
-    /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>, each step added to <paramref name="done"/> as it ends.</summary>
-    private static async Task<RampResult> RampAsync(List<ExperimentReport> done, string labelPrefix, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, LowerStep? unloadedStep, TargetApiServers servers, long startedTimestamp, RunRoot root, CancellationToken cancellationToken)
+    /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>, each from the state <paramref name="starts"/> readies.</summary>
+    private static async Task<RampResult> RampAsync(SearchSteps search, IStepStarts starts, string labelPrefix, CapacityOptions capacity, ServiceSlo slo, double unloadedP99Ms, LowerStep? unloadedStep, long startedTimestamp, RunRoot root, CancellationToken cancellationToken)
     {
         var steps = new Dictionary<double, ExperimentReport>();
         async Task<string?> MeasureAsync(double level, CancellationToken token)
         {
-            var step = KeptIfStopped(await root.RunAsync(new UrlTarget(pathAndQuery, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}")), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, token), done, token, cancellationToken);
+            var step = await search.RunAsync(starts, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}"), capacity.ShapeAt(level), token);
             steps[level] = step;
-            done.Add(step);
-            return CapacityFinding.BrokeBy(step.Variants[0].Total, sloP99Ms);
+            return slo.BrokeBy(step.Variants[0].Total);
         }
         // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.
         var ramp = await CapacityRamp.RunAsync(capacity, capacity.Open ? null : 1, root.Clock, startedTimestamp, MeasureAsync, cancellationToken);
@@ -347,7 +393,8 @@ internal static class UrlCommand
         var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
-            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, servers.NotObservedBecause, unloadedStep), ramp.Bound, ramp.Narrowing)
+            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, search.NotObservedBecause, unloadedStep), ramp.Bound, ramp.Narrowing,
+            broke?.Total)
         {
             Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms, unloadedStep),
         };
@@ -355,47 +402,45 @@ internal static class UrlCommand
         return new RampResult(finding, diagnosedLabel is null ? null : observations[diagnosedLabel], diagnosedLabel);
     }
 
-    /// <summary>--verify-fix's sentence for the first paragraph (predicted beside measured) and the same as figures (null when no minimum was tried).</summary>
-    private sealed record FixRamp(string Sentence, SummaryCapacityFix? Figures);
+    /// <summary>--verify-fix's sentence (predicted beside measured), what the ramp with the minimum held, and the same as figures (null when no minimum was tried).</summary>
+    private sealed record FixRamp(string Sentence, double? Held, SummaryCapacityFix? Figures);
 
     /// <summary>
-    /// --verify-fix on --url: stops the launched service, starts it again with <see cref="FixCheck.RuntimeMinimumSetting"/>
-    /// at the minimum the diagnosis sized, and ramps it again on the same SLO (its steps named <c>min&lt;N&gt;-</c>, added to
-    /// <paramref name="done"/>); returns the sentence that puts the capacity the fix predicts (Little's law: the minimum over
+    /// --verify-fix on --url: starts the service again with <see cref="FixCheck.RuntimeMinimumSetting"/> at the minimum the
+    /// diagnosis sized (a fresh process for each step) and ramps it again on the same SLO (its steps named
+    /// <c>min&lt;N&gt;-</c>); returns the sentence that puts the capacity the fix predicts (Little's law: the minimum over
     /// the threads a request holds) beside the one measured, as a sentence and as figures.
     /// </summary>
-    private static async Task<FixRamp> VerifyFixAsync(List<ExperimentReport> done, Relaunch relaunch, StarvationDiagnosis? diagnosis, string pathAndQuery, LoadOptions load, CapacityOptions capacity, double sloP99Ms, string slo, double unloadedP99Ms, RunRoot root, CancellationToken cancellationToken)
+    private static async Task<FixRamp> VerifyFixAsync(SearchSteps search, Relaunch relaunch, StarvationDiagnosis? diagnosis, CapacityOptions capacity, ServiceSlo slo, double unloadedP99Ms, RunRoot root, CancellationToken cancellationToken)
     {
         var output = root.Console;
         if (diagnosis is not { Starved: true })
         {
-            return new FixRamp("Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.", null);
+            return new FixRamp("Fix not verified (--verify-fix): no step's pool starved, so there is no minimum to try.", null, null);
         }
         var minimum = diagnosis.NeededThreads;
         var setting = $"{FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(minimum)}";
-        await relaunch.First.DisposeAsync();
         await output.WriteLineAsync($"-- verify-fix: starting {relaunch.Assembly} again with {setting} ({minimum} threads)");
-        await using var fixedService = await LaunchedService.StartAsync(relaunch.Assembly, relaunch.Target, new Dictionary<string, string> { [FixCheck.RuntimeMinimumSetting] = FixCheck.RuntimeMinimum(minimum) }, cancellationToken);
-        var servers = await ServersAsync(relaunch.Target, fixedService.ProcessId, findByPort: false, output);
-        var after = await RampAsync(done, Invariant($"{FixRampPrefix}{minimum}-"), pathAndQuery, load, capacity, sloP99Ms, slo, unloadedP99Ms, null, servers, root.Clock.GetTimestamp(), root, cancellationToken);
+        await using var starts = new FreshProcessSteps(relaunch.Assembly, relaunch.Target, new Dictionary<string, string> { [FixCheck.RuntimeMinimumSetting] = FixCheck.RuntimeMinimum(minimum) }, output);
+        var after = await RampAsync(search, starts, Invariant($"{FixRampPrefix}{minimum}-"), capacity, slo, unloadedP99Ms, null, root.Clock.GetTimestamp(), root, cancellationToken);
         var measured = after.Finding.BrokeAt is { } brokeAt
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");
         var figures = new SummaryCapacityFix(minimum, diagnosis.MinimumCapacity, diagnosis.AsyncCapacity, after.Finding.HeldLoad, after.Finding.BrokeAt, after.Finding.Cause);
-        return new FixRamp(Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted {StarvationDiagnosis.About(diagnosis.MinimumCapacity, capacity.Unit)} with no wait; measured: {measured}."), figures);
+        return new FixRamp(Invariant($"Fix verified (--verify-fix, the service started again with {setting}, {minimum} threads): predicted {StarvationDiagnosis.About(diagnosis.MinimumCapacity, capacity.Unit)} with no wait; measured: {measured}."), after.Finding.HeldLoad, figures);
     }
 
     /// <summary>
-    /// The report's first paragraph: the method to change and where, then the load held or broken and why, then the
-    /// diagnosis (how long the pool starved, what it held up, what each fix buys).
+    /// <paramref name="report"/> with its headline (<see cref="Running.Headline"/>: at most four short sentences, its
+    /// figures kept beside it) and, below it, what it rests on: the finding in full, the state the steps started from, the
+    /// diagnosis paragraph, --verify-fix's prediction beside its measure.
     /// </summary>
-    private static string Headline(string capacity, VariantObservation? observation)
+    private static ExperimentReport WithHeadline(ExperimentReport report, CapacityFinding finding, VariantObservation? observation, FixRamp? verified = null, string? stepStarts = null)
     {
-        if (observation?.Diagnosis is not { } diagnosis)
-        {
-            return $"{capacity} The runtime was not observed, so there is no diagnosis (see \"Where the runtime's figures came from\").";
-        }
-        return $"{diagnosis.Change}{capacity} {diagnosis.Describe()}";
+        var headline = Running.Headline.Of(finding, observation, verified?.Held);
+        var diagnosis = observation?.Diagnosis is { } d ? d.Describe() : "The runtime was not observed, so there is no diagnosis (see \"Where the runtime's figures came from\").";
+        var details = string.Join(" ", new[] { finding.Describe(), stepStarts, diagnosis, verified?.Sentence }.Where(t => !string.IsNullOrEmpty(t)));
+        return report with { Headline = headline.Text, HeadlineFigures = headline.Figures, HeadlineDetails = details };
     }
 
     /// <summary>A service that answered no request with a 2xx: one line with how the requests ended, and no capacity claimed.</summary>
@@ -421,6 +466,6 @@ internal static class UrlCommand
         public override IReadOnlyList<Variant> Variants => [new Variant(variant, new HttpRamp(pathAndQuery))];
 
         public override Finding Assess(IReadOnlyList<VariantResult> results) =>
-            Finding.NotAssessed("a user's service has no seed to compare with; the first paragraph and \"Inside the runtime\" carry the diagnosis.");
+            Finding.NotAssessed("a user's service has no seed to compare with; the headline, what it rests on below it, and \"Inside the runtime\" carry the diagnosis.");
     }
 }

@@ -160,23 +160,30 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
 
 /// <summary>
 /// The unloaded latency the default SLO is set from: one user's run cut into rounds (its reporting intervals), the
-/// median of the rounds' p99s, so one slow round (a GC, a neighbour's build on shared cores) does not set the SLO.
+/// median of the rounds' p99s, so one slow round (a GC, a neighbour's build on shared cores) does not set the SLO. A
+/// plain profile has no one-user run: its lowest step stands for it (<paramref name="Load"/>: the load it was measured at).
 /// </summary>
-internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs)
+internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs, string Load = UnloadedBaseline.OneUser)
 {
     /// <summary>The default SLO's floor: below it a scheduler hiccup on a busy machine would break a fast service's SLO.</summary>
     public const double SloFloorMs = 10;
 
+    /// <summary>The load --find-capacity measures its baseline at.</summary>
+    public const string OneUser = "one user";
+
     /// <summary>The baseline of one user's run: the median of its full intervals' p99s (the whole run's p99 when none completed a request).</summary>
-    public static UnloadedBaseline Of(VariantResult unloaded)
+    public static UnloadedBaseline Of(VariantResult unloaded) => Of(unloaded.Intervals, unloaded.Total, OneUser);
+
+    /// <summary>The baseline of <paramref name="intervals"/> at <paramref name="load"/>: the median of the full ones' p99s, else <paramref name="whole"/>'s p99.</summary>
+    public static UnloadedBaseline Of(IEnumerable<IntervalRow> intervals, LatencyStats whole, string load)
     {
-        var rounds = unloaded.Intervals.Where(i => !i.Partial && i.Stats.Completed > 0).Select(i => i.Stats.P99Ms).Order().ToList();
+        var rounds = intervals.Where(i => !i.Partial && i.Stats.Completed > 0).Select(i => i.Stats.P99Ms).Order().ToList();
         if (rounds.Count == 0)
         {
-            return new UnloadedBaseline(unloaded.Total.P99Ms, 1, unloaded.Total.P99Ms, unloaded.Total.P99Ms);
+            return new UnloadedBaseline(whole.P99Ms, 1, whole.P99Ms, whole.P99Ms, load);
         }
         var median = rounds.Count % 2 == 1 ? rounds[rounds.Count / 2] : (rounds[(rounds.Count / 2) - 1] + rounds[rounds.Count / 2]) / 2;
-        return new UnloadedBaseline(median, rounds.Count, rounds[0], rounds[^1]);
+        return new UnloadedBaseline(median, rounds.Count, rounds[0], rounds[^1], load);
     }
 
     /// <summary>The SLO a ramp without --slo-p99-ms uses: <see cref="CapacityOptions.DefaultSloFactor"/> x the baseline, at least <see cref="SloFloorMs"/>.</summary>
@@ -185,9 +192,10 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
     /// <summary>"SLO p99 40 ms (2 x the unloaded p99 of 20 ms: the median of 5 rounds of one user, 18-31 ms)": which SLO and where it came from.</summary>
     public string DescribeSlo(double sloP99Ms, bool given)
     {
+        var of = Load == OneUser ? "the unloaded p99" : "the lowest step's p99";
         var rounds = Rounds == 1
-            ? Invariant($"the unloaded p99 of {P99Ms:0.#} ms (one user, one round)")
-            : Invariant($"the unloaded p99 of {P99Ms:0.#} ms (the median of {Rounds} rounds of one user, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms)");
+            ? Invariant($"{of} of {P99Ms:0.#} ms ({Load}, one round)")
+            : Invariant($"{of} of {P99Ms:0.#} ms (the median of {Rounds} rounds of {Load}, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms)");
         var basis = given ? $"given by --slo-p99-ms; {rounds}"
             : DefaultSloMs > CapacityOptions.DefaultSloFactor * P99Ms ? Invariant($"the {SloFloorMs:0} ms floor, above {CapacityOptions.DefaultSloFactor:0} x {rounds}")
             : Invariant($"{CapacityOptions.DefaultSloFactor:0} x {rounds}");
@@ -198,8 +206,13 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
 /// <summary>The search's lowest step and what the observer saw of it: what GC and the upstream at the break are compared with.</summary>
 internal sealed record LowerStep(VariantResult Result, VariantObservation? Observation);
 
-/// <summary>What the ramp found: the SLO and how it was set, the last load held, the load that broke it and why, how finely the break was narrowed, or the bound that ended the ramp first.</summary>
-internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound, string? Narrowing = null)
+/// <summary>
+/// What the ramp found: the SLO and how it was set, the last load held, the load that broke it and why, how finely the
+/// break was narrowed, or the bound that ended the ramp first. A plain profile's steps make the same finding
+/// (<see cref="OfProfile"/>), by the same rule (<see cref="ServiceSlo"/>).
+/// </summary>
+/// <param name="Broke">The latency and outcomes of the step that broke (null when none did).</param>
+internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound, string? Narrowing = null, LatencyStats? Broke = null)
 {
     /// <summary>Every cause seen at the break, ranked (<see cref="FindingsAt"/>): the first is <see cref="Cause"/>; empty when none broke or it was not observed.</summary>
     public IReadOnlyList<CauseFinding> Findings { get; init; } = [];
@@ -209,39 +222,40 @@ internal sealed record CapacityFinding(string Unit, string Slo, double? HeldLoad
     {
         var held = HeldLoad is { } h ? Invariant($"Held {h:0.#} {Unit}") : Invariant($"Held no load tried");
         var narrowed = Narrowing is null ? "" : $"; {Narrowing}";
+        var cause = Cause is null ? "" : $": {Cause}";
         return BrokeAt is { } b
-            ? Invariant($"{held}; broke at {b:0.#} {Unit} ({BrokeBecause}{narrowed}; {Slo}): {Cause}.")
-            : Invariant($"{held} without breaking ({Slo}); the break is above: {Bound}.");
+            ? Invariant($"{held}; broke at {b:0.#} {Unit} ({BrokeBecause}{narrowed}; {Slo.Described}){cause}.")
+            : Invariant($"{held} without breaking ({Slo.Described}); the break is above: {Bound}.");
     }
 
     /// <summary>
-    /// What a plain load profile says about the break, without an unloaded measure: the peak step against twice the
-    /// lowest step's p99 (the default SLO's factor, the lowest step standing for unloaded), its failures, and whether the
-    /// pool starved; "held 40 users; the break is above: run --find-capacity" when none of them broke.
+    /// What a plain load profile says about the break, by the rule of --find-capacity's steps (<see cref="ServiceSlo"/>):
+    /// each step judged in turn, the load held the highest step before the first that broke. The SLO is the one given,
+    /// else the default one of its lowest step (standing for unloaded; a profile of one step has none, so only failures
+    /// break it). A starved pool alone breaks nothing: the headline says "starved for N s; latency held".
     /// </summary>
-    public static string OfProfile(VariantResult result, bool starved)
+    /// <param name="causeAt">The cause at the break of the run (<see cref="CauseOf"/>), given the baseline's p99.</param>
+    public static CapacityFinding OfProfile(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt)
     {
         var unit = result.LoadUnit == "rate" ? "requests/s" : result.LoadUnit;
-        var peak = result.Steps.Count > 0 ? result.Steps[^1].Stats : result.Total;
-        var peakLoad = result.PeakLoad;
-        var lowest = result.Steps.Count >= 2 ? result.Steps[0] : null;
-        var why = BrokeBy(peak, lowest is null ? double.PositiveInfinity : CapacityOptions.DefaultSloFactor * lowest.Stats.P99Ms)
-            ?? (starved ? "the pool starved" : null);
-        var against = lowest is null ? "one load step, so no lower step to compare p99 with" : Invariant($"p99 {peak.P99Ms:0.#} ms against {lowest.Stats.P99Ms:0.#} ms at {lowest.Load:0.#} {unit}");
-        return why is null
-            ? Invariant($"Held {peakLoad:0.#} {unit} ({against}, no more than 1 % failed, the pool not starved); the break is above: run --find-capacity.")
-            : Invariant($"Broke by {peakLoad:0.#} {unit} ({why}; {against}); run --find-capacity for the load it holds and the cause at the break.");
-    }
-
-    /// <summary>Why a step broke the SLO: p99 over it, or more than 1 % of requests failed; null when it held.</summary>
-    public static string? BrokeBy(LatencyStats stats, double sloP99Ms)
-    {
-        var failedPercent = stats.Requests == 0 ? 0 : 100.0 * stats.Failed / stats.Requests;
-        if (failedPercent > Experiments.Experiment.MaxFailedPercent)
+        var steps = result.Steps.Count > 0 ? result.Steps : [new StepRow(result.PeakLoad, 0, result.ElapsedSeconds, result.Total)];
+        var lowest = steps[0];
+        var baseline = UnloadedBaseline.Of(result.Intervals.Where(i => i.ElapsedSeconds > lowest.FromSeconds && i.ElapsedSeconds <= lowest.ToSeconds + 1e-6), lowest.Stats,
+            Invariant($"{lowest.Load:0.#} {unit}"));
+        var slo = givenSloP99Ms is null && steps.Count < 2
+            ? new ServiceSlo(double.PositiveInfinity, "no SLO: one load step, so no lower step to set one from (give --slo-p99-ms)")
+            : ServiceSlo.Of(givenSloP99Ms, baseline);
+        double? held = null;
+        foreach (var step in steps)
         {
-            return Invariant($"{failedPercent:0.#} % of {stats.Requests} requests failed");
+            if (slo.BrokeBy(step.Stats) is { } why)
+            {
+                var gap = held is { } h ? Invariant($"the profile's steps {step.Load - h:0.#} {unit} apart") : "the profile's first step broke";
+                return new CapacityFinding(unit, slo, held, step.Load, why, causeAt(result, baseline.P99Ms), null, $"{gap}; run --find-capacity to narrow it", step.Stats);
+            }
+            held = step.Load;
         }
-        return stats.Completed > 0 && stats.P99Ms > sloP99Ms ? Invariant($"p99 {stats.P99Ms:0.#} ms") : null;
+        return new CapacityFinding(unit, slo, held, null, null, null, Invariant($"the profile's peak ({result.PeakLoad:0.#} {unit}); run --find-capacity"));
     }
 
     /// <summary>The process's CPU use (a share of all its processors) at or above which the cores are its limit.</summary>

@@ -43,6 +43,14 @@ public sealed record RunSummary(
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Headline { get; init; }
 
+    /// <summary>Every figure <see cref="Headline"/> prints, by name, as printed (rounded): the headline says no figure that is not here; absent in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummaryFigure>? HeadlineFigures { get; init; }
+
+    /// <summary>What the headline rests on, said once below it: the load held and the break in full, the SLO and how it was set, the cause's evidence and the diagnosis; absent in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? HeadlineDetails { get; init; }
+
     /// <summary>run --url --find-capacity's finding as figures (the load held, the load that broke and why, the fix verified); absent in earlier summaries and other runs.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public SummaryCapacity? Capacity { get; init; }
@@ -371,6 +379,10 @@ public sealed record SummaryCallSite(string Method, string Primitive, SummarySou
     /// <summary>The background service whose work blocks outside any request.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Background { get; init; }
+
+    /// <summary>How the route ASP.NET Core's own metrics reported bore on <see cref="Route"/> (confirmed, chose it, or disagreed and was trusted).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? RouteCheck { get; init; }
 }
 
 /// <summary>A method on a call site's path (or among its candidates) with the line of its call.</summary>
@@ -422,7 +434,18 @@ public sealed record SummaryFinding(string Cause, string? Place, string Evidence
 /// the load it held for its length, the latency of its answered requests (null: none), ok answers per second, its
 /// requests, those answered and those timed out, and why it broke the SLO (null: it held).
 /// </summary>
-public sealed record SummaryCapacityStep(string Variant, string Ramp, double Load, double? P50Ms, double? P99Ms, double OkPerSecond, long Requests, long Answered, long TimedOut, string? BrokeBecause);
+public sealed record SummaryCapacityStep(string Variant, string Ramp, double Load, double? P50Ms, double? P99Ms, double OkPerSecond, long Requests, long Answered, long TimedOut, string? BrokeBecause)
+{
+    /// <summary>The state the step started from (a fresh process, or the pool's threads at its start); absent in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public SummaryStepStart? StartedFrom { get; init; }
+}
+
+/// <summary>
+/// The state a capacity step started from: the pool's worker threads as it started (null when not read) and in words
+/// ("a fresh process", "the pool at 4 threads, its start size", "inherited a pool of 78 threads grown by an earlier step").
+/// </summary>
+public sealed record SummaryStepStart(int? PoolThreads, string State);
 
 /// <summary>
 /// --verify-fix on a ramp: the pool minimum the service was started again with, the capacity the diagnosis predicted with

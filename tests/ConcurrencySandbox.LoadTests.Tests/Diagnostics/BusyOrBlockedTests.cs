@@ -274,12 +274,14 @@ public sealed class BusyOrBlockedTests
 
         var diagnosis = broke.Diagnose();
         var cause = CapacityFinding.CauseOf(broke.Result, broke.Observed(diagnosis), 2.5, null);
-        var paragraph = diagnosis.Change + diagnosis.Describe();
+        var finding = new CapacityFinding("users", new ServiceSlo(10, "SLO p99 10 ms"), 4, 5, "p99 30 ms", cause, null, null, broke.Result.Total);
+        var headline = Headline.Of(finding, broke.Observed(diagnosis)).Text;
+        var paragraph = headline + diagnosis.Describe();
 
         Assert.False(diagnosis.Starved, paragraph);
         Assert.StartsWith("CPU (the process used 98 % of its 2 cores; 3 of 4 pool threads run (busy on a core, not blocked) RiskModel.Score -> SHA256.HashData", cause);
         Assert.Null(sites.Top);
-        Assert.Equal("", diagnosis.Change);
+        Assert.DoesNotContain("Change `", headline, StringComparison.Ordinal);
         Assert.DoesNotContain("blocking call site", paragraph, StringComparison.OrdinalIgnoreCase);
         Assert.DoesNotContain("async", paragraph.Replace("an async call would not help", "", StringComparison.Ordinal), StringComparison.Ordinal);
         Assert.DoesNotContain("minimum", paragraph, StringComparison.Ordinal);
@@ -288,7 +290,8 @@ public sealed class BusyOrBlockedTests
         // The busy verdict is what decides: the same counters with the threads parked in .Result are starvation.
         var parked = new ThreadStack(1, [.. Waiting[0], "Shop.RiskModel.Score", "Program+<>c.<<Main>$>b__0_0", .. Bottoms[0]]);
         var blocking = broke with { Sites = BlockingSites.Group([parked, parked with { ThreadId = 2 }, parked with { ThreadId = 3 }, Idle(4)]) };
-        Assert.True(blocking.Diagnose().Starved);
-        Assert.StartsWith("Change `RiskModel.Score`", blocking.Diagnose().Change);
+        var blocked = blocking.Observed(blocking.Diagnose());
+        Assert.True(blocked.Diagnosis!.Starved);
+        Assert.StartsWith("Change `RiskModel.Score`", Headline.Of(finding with { Cause = CapacityFinding.CauseOf(blocking.Result, blocked, 2.5, null) }, blocked).Text);
     }
 }

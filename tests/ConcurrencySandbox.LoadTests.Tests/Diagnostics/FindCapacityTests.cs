@@ -1,6 +1,7 @@
 using System.Text.Json;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -16,17 +17,23 @@ public sealed class FindCapacityTests
         try
         {
             // An SLO far above the 100 ms wait, so a busy machine's noise does not break the ramp before the pool does.
-            var (code, output, error) = await RunAsync($"{service.BaseAddress}orders/1?delayMs=100", "--find-capacity", "--slo-p99-ms", "1500", "--step-s", "3", "--max-load", "512", "--max-duration-s", "150", "--out", folder);
+            // A short wait for the pool to shrink back between steps: the steps that inherit a grown pool say so.
+            var (code, output, error) = await RunAsync($"{service.BaseAddress}orders/1?delayMs=100", "--find-capacity", "--slo-p99-ms", "1500", "--step-s", "3", "--settle-s", "3", "--max-load", "512", "--max-duration-s", "150", "--out", folder);
 
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
             Assert.Contains("-- find-capacity: SLO p99 1500 ms (given by --slo-p99-ms; the unloaded p99 of ", output);
             using var summary = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
             var headline = summary.RootElement.GetProperty("headline").GetString()!;
-            Assert.True(headline.Contains(" users; broke at ", StringComparison.Ordinal), headline);
-            Assert.True(headline.Contains("): pool starvation (queue peaked at", StringComparison.Ordinal), headline);
+            var details = summary.RootElement.GetProperty("headlineDetails").GetString()!;
+            Assert.True(headline.Contains(" users, by pool starvation: p99 ", StringComparison.Ordinal), headline);
+            Assert.True(headline.Contains("Fix: make it async", StringComparison.Ordinal), headline);
+            Assert.True(details.Contains("): pool starvation (queue peaked at", StringComparison.Ordinal) || details.Contains("): pool starvation (the queue was empty", StringComparison.Ordinal), details);
             // The call site depends on the stack sample catching the peak (RuntimeObserverTests checks it); the fix is said either way.
-            Assert.True(headline.Contains("Fix: make ", StringComparison.Ordinal) && headline.Contains("ThreadPool__MinWorkerThreads=", StringComparison.Ordinal), headline);
+            Assert.True(details.Contains("Fix: make ", StringComparison.Ordinal) && details.Contains("ThreadPool__MinWorkerThreads=", StringComparison.Ordinal), details);
             Assert.StartsWith(headline, File.ReadAllText(Path.Combine(folder, "summary.md")).Split('\n')[2]);
+            // Every step says the state it started from: the pool's threads, back to its first size or inherited.
+            var steps = RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "summary.json"))).Capacity!.Steps!;
+            Assert.All(steps, s => Assert.Matches(@"^(the pool at \d+ threads, (its size before the first step|back to its start size of \d+)|inherited a pool of \d+ threads grown by an earlier step)", s.StartedFrom!.State));
         }
         finally
         {
@@ -47,7 +54,7 @@ public sealed class FindCapacityTests
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
             Assert.Contains("-- verify-fix: starting ", output);
             using var summary = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
-            var headline = summary.RootElement.GetProperty("headline").GetString()!;
+            var headline = summary.RootElement.GetProperty("headlineDetails").GetString()!;
             Assert.Matches(@"Fix verified \(--verify-fix, the service started again with DOTNET_ThreadPool_ForceMinWorkerThreads=0x[0-9A-F]+, (?<n>\d+) threads\): predicted about \d+ users with no wait; measured: held \d+ users", headline);
             // The second ramp's steps are in the report beside the first's, named after the minimum.
             var minimum = System.Text.RegularExpressions.Regex.Match(headline, @"(?<n>\d+) threads\)").Groups["n"].Value;
@@ -56,6 +63,8 @@ public sealed class FindCapacityTests
             var capacity = RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "summary.json"))).Capacity!;
             Assert.Equal(int.Parse(minimum, System.Globalization.CultureInfo.InvariantCulture), capacity.Fix!.MinimumThreads);
             Assert.Contains(capacity.DiagnosedVariant!, summary.RootElement.GetProperty("observations").EnumerateObject().Select(o => o.Name));
+            // Under --launch every step ran on a fresh process, warmed first.
+            Assert.All(capacity.Steps!, s => Assert.StartsWith($"a fresh process, warmed by {FreshProcessSteps.WarmRequests} requests", s.StartedFrom!.State));
         }
         finally
         {

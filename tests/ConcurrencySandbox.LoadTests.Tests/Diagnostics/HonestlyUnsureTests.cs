@@ -47,9 +47,12 @@ public sealed partial class HonestlyUnsureTests
 
         var sites = new BlockingSites(4, 6, [new BlockingSite($"{call.Method} -> {call.Primitive}", 4, InUserCode: true, InRequest: true, call)]);
         var diagnosis = StarvationDiagnosis.From(Starved() with { BlockingMethod = sites.MethodToChange, BlockingCandidates = call.Candidates, CallSite = sites.Describe(sites.Top!) });
-        Assert.StartsWith($"Change the blocking call in one of {call.Candidates} methods, unsure which (4 of 4 pool threads wait in one of {call.Candidates}: ", diagnosis.Change);
+        var finding = new CapacityFinding("users", new ServiceSlo(200, "SLO p99 200 ms"), 2, 4, "p99 900 ms", "pool starvation (...)", null);
+        var headline = Headline.Of(finding, new VariantObservation("pid 1", 5, 1, [], sites, null, diagnosis, null));
+        Assert.StartsWith($"Change the blocking call in one of {call.Candidates} methods, unsure which: ", headline.Sentences[0]);
         Assert.Contains($"make the blocking call async in whichever it is of one of {call.Candidates}: ", diagnosis.Describe());
-        Assert.DoesNotContain("`", diagnosis.Change);
+        Assert.DoesNotContain("`", headline.Sentences[0]);
+        Assert.StartsWith("Unsure which:", headline.Sentences[^1]);
     }
 
     [Theory]

@@ -46,6 +46,26 @@ public sealed class RuntimeObserverTests
         });
     }
 
+    /// <summary>Issue 37 item 1: ASP.NET Core's own request-duration metric, read through the observer's session, names the route routing matched.</summary>
+    [Fact]
+    public async Task AspNetCoresOwnMetricsGiveTheRouteTheRequestsWereServedBy()
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        await using var observer = await RuntimeObserver.AttachAsync(DiagnosticsChannel.OfProcess(service.ProcessId), CancellationToken.None);
+
+        await service.LoadAsync("orders/1", 4, 1, CancellationToken.None);
+
+        await Eventually.TrueAsync(() => observer.Routes.GetValueOrDefault("GET /orders/{id:int}") >= 4, $"4 requests counted on GET /orders/{{id:int}}: {string.Join(", ", observer.Routes.Select(r => $"{r.Key} {r.Value}"))}");
+        Assert.DoesNotContain(observer.Routes.Keys, r => r.Contains("reports", StringComparison.Ordinal));
+    }
+
+    [Theory]
+    [InlineData("http.request.method=GET,http.response.status_code=200,http.route=/orders/{id:int},network.protocol.version=1.1,url.scheme=http", "GET /orders/{id:int}")]
+    [InlineData("http.request.method=GET,http.route={controller=Home}/{action=Index}/{id?},url.scheme=http", "GET {controller=Home}/{action=Index}/{id?}")]
+    [InlineData("http.request.method=GET,http.route=/slots/{n:range(1,10)},url.scheme=http", "GET /slots/{n:range(1,10)}")]
+    [InlineData("http.request.method=GET,http.response.status_code=404,url.scheme=http", null)]
+    public void TheRouteIsReadFromTheHistogramsTags(string tags, string? route) => Assert.Equal(route, RuntimeObserver.RouteOf(tags));
+
     /// <summary>Runs <paramref name="check"/> on a fresh sample service, observed, while <see cref="BlockedRequests"/> requests to <paramref name="path"/> block its pool.</summary>
     private static async Task WhileBlockedAsync(string path, Func<SampleServiceProcess, RuntimeObserver, Task> check)
     {

@@ -28,13 +28,92 @@ public sealed class ServedCodeTests : IDisposable
         using Microsoft.AspNetCore.Routing;
         using Microsoft.Extensions.DependencyInjection;
 
+        // What Razor compiles of Pages/Parcels/Track.cshtml ("@page "{id:int}"", "@model TrackModel"), written by hand.
+        [assembly: Microsoft.AspNetCore.Razor.Hosting.RazorCompiledItem(typeof(Pages_Parcels_Track), "mvc.1.0.razor-page", "/Pages/Parcels/Track.cshtml")]
+
         var builder = WebApplication.CreateBuilder(args);
         builder.Services.AddSingleton<IQuotes>(_ => new Quotes(Seed.WarmAsync().Result));
+        builder.Services.AddScoped<IRates, Rates>();
         builder.Services.AddControllers();
         var app = builder.Build();
         app.MapControllers();
         app.MapGroup("/api").MapInvoices();
+        app.MapGet("/reports/{id:int}", (int id) => id);
+        app.MapGet("/reports/{name}", (string name) => name.Length);
+        app.MapControllerRoute(name: "default", pattern: "{controller=Home}/{action=Index}/{id?}");
         app.Run();
+
+        [Microsoft.AspNetCore.Razor.Hosting.RazorCompiledItemMetadata("RouteTemplate", "{id:int}")]
+        public sealed class Pages_Parcels_Track : Microsoft.AspNetCore.Mvc.RazorPages.Page
+        {
+            public TrackModel Model => null!;
+
+            public override Task ExecuteAsync() => Task.CompletedTask;
+        }
+
+        public sealed class TrackModel : Microsoft.AspNetCore.Mvc.RazorPages.PageModel
+        {
+            public int OnGet(int id) => id;
+        }
+
+        // Conventionally routed: no attribute route.
+        public sealed class ShelvesController : ControllerBase
+        {
+            [HttpGet]
+            public int Count(int id) => id;
+        }
+
+        public sealed class HomeController : ControllerBase
+        {
+            public int Index() => 0;
+        }
+
+        // Two implementations of each: IRates's registered (AddScoped above), IFees's not.
+        public interface IRates
+        {
+            int Rate(int id);
+        }
+
+        public sealed class Rates : IRates
+        {
+            public int Rate(int id) => Task.Delay(1).ContinueWith(_ => id).Result;
+        }
+
+        public sealed class CachedRates : IRates
+        {
+            public int Rate(int id) => Task.Delay(2).ContinueWith(_ => id).Result;
+        }
+
+        [ApiController]
+        [Route("api/rates")]
+        public sealed class RatesController(IRates rates) : ControllerBase
+        {
+            [HttpGet("{id:int}")]
+            public int Get(int id) => rates.Rate(id);
+        }
+
+        public interface IFees
+        {
+            int Fee(int id);
+        }
+
+        public sealed class FlatFees : IFees
+        {
+            public int Fee(int id) => Task.Delay(1).ContinueWith(_ => id).Result;
+        }
+
+        public sealed class TieredFees : IFees
+        {
+            public int Fee(int id) => Task.Delay(2).ContinueWith(_ => id).Result;
+        }
+
+        [ApiController]
+        [Route("api/fees")]
+        public sealed class FeesController(IFees fees) : ControllerBase
+        {
+            [HttpGet("{id:int}")]
+            public int Get(int id) => fees.Fee(id);
+        }
 
         public static class Seed
         {
@@ -125,6 +204,24 @@ public sealed class ServedCodeTests : IDisposable
         Assert.Contains("GET /api/invoices/{id:int} -> the lambda in InvoiceEndpoints.MapInvoices", routes);
     }
 
+    /// <summary>Issue 37 item 1's other shapes: a Razor page's handler at its folder and @page template, and controllers reached by a conventional route (its defaults giving Home/Index "/" too).</summary>
+    [Fact]
+    public void RazorPagesHandlersAndConventionallyRoutedActionsAreEndpointsToo()
+    {
+        using var module = ModuleSource.Open(_assembly)!;
+
+        var endpoints = Endpoints.Read(new ApplicationCode([module]));
+        var routes = endpoints.Select(e => $"{e.Route} -> {e.Handler.Name}").ToList();
+
+        Assert.Contains("GET /Parcels/Track/{id:int} -> TrackModel.OnGet", routes);
+        Assert.Contains("GET /Shelves/Count/{id?} -> ShelvesController.Count", routes);
+        Assert.Contains("* /Home/Index/{id?} -> HomeController.Index", routes);
+        Assert.Contains("* / -> HomeController.Index", routes);
+        Assert.Equal("GET /Shelves/Count/{id?}", Assert.Single(Endpoints.Serving(endpoints, "/shelves/count/4")).Route);
+        Assert.Equal("{controller=Home}/{action=Index}/{id?}", Assert.Single(Endpoints.Serving(endpoints, "/shelves/count/4")).Pattern);
+        Assert.Equal("GET /Parcels/Track/{id:int}", Assert.Single(Endpoints.Serving(endpoints, "/parcels/track/9")).Route);
+    }
+
     /// <summary>
     /// The issue's controller: no frame of the application on the stack, and a DI factory lambda in the start-up code makes
     /// the same .Result call. Only the code the loaded endpoint runs is searched: the injected service's method is named,
@@ -181,6 +278,51 @@ public sealed class ServedCodeTests : IDisposable
         Assert.Equal("GET /api/invoices/{id:int}", call.Route);
         Assert.Contains("Client.Lookup (Program.cs:", call.Describe());
         Assert.Contains(", called from the lambda in InvoiceBuilder.Build (Program.cs:", call.Describe());
+    }
+
+    /// <summary>
+    /// Issue 37 item 1: two implementations of an injected interface. The one the start-up code registers
+    /// (AddScoped&lt;IRates, Rates&gt;, read from its IL) is named; with no registration to read (IFees), both are
+    /// listed and the note says why.
+    /// </summary>
+    [Fact]
+    public void OfTwoImplementationsTheOneDiRegistersIsNamedAndBothOnlyWhenNoRegistrationIsRead()
+    {
+        var stack = new ThreadStack(1, ["System.Threading.Tasks.Task.InternalWait", "System.Threading.Tasks.Task`1[System.Int32].get_Result", "dynamicClass.lambda_method3", .. Pipeline]);
+        using var rates = new CallSiteResolver("/api/rates/7");
+        using var fees = new CallSiteResolver("/api/fees/7");
+
+        var registered = rates.ResolveInlinedAway(stack, [_assembly])!;
+        var unregistered = fees.ResolveInlinedAway(stack, [_assembly])!;
+
+        Assert.Equal("Rates.Rate", registered.Method);
+        Assert.False(registered.Unsure, registered.Note);
+        Assert.Equal(2, unregistered.Candidates);
+        Assert.Equal(["FlatFees.Fee", "TieredFees.Fee"], unregistered.Listed.Select(c => c.Method).Order());
+        Assert.Contains("no DI registration of IFees", unregistered.Note);
+    }
+
+    /// <summary>
+    /// Issue 37 item 1: the route ASP.NET Core's metrics report for the load (http.route) confirms the metadata's, or,
+    /// when they disagree, is trusted and said; without it the metadata's stands alone.
+    /// </summary>
+    [Fact]
+    public void TheRuntimesRouteConfirmsTheMetadatasOrIsTrustedWhenTheyDisagree()
+    {
+        using var module = ModuleSource.Open(_assembly)!;
+        var code = new ApplicationCode([module]);
+
+        // Attribute routes come without their leading slash in http.route; the service's other traffic has routes of its own.
+        var confirmed = new ServedCode(code, "/api/quotes/latest/7", new Dictionary<string, long> { ["GET api/Quotes/Latest/{id:int}"] = 40, ["GET /api/invoices/{id:int}"] = 90 });
+        var disagreed = new ServedCode(code, "/reports/5", new Dictionary<string, long> { ["GET /reports/{name}"] = 40 });
+        var alone = new ServedCode(code, "/reports/5");
+
+        Assert.Equal("GET /api/Quotes/Latest/{id:int}", confirmed.ServingRoute);
+        Assert.Equal("ASP.NET Core's metrics confirm the route GET /api/Quotes/Latest/{id:int}", confirmed.RouteCheck);
+        Assert.Equal("GET /reports/{name}", Assert.Single(disagreed.Serving).Route);
+        Assert.Equal("ASP.NET Core's metrics say /reports/5 was served by GET /reports/{name}; the metadata gave GET /reports/{id:int}: the runtime's route is trusted", disagreed.RouteCheck);
+        Assert.Equal("GET /reports/{id:int}", alone.ServingRoute);
+        Assert.Null(alone.RouteCheck);
     }
 
     private static string LineText(SourceLine? line)

@@ -8,7 +8,8 @@ namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics.Corpus;
 /// Issue 37 item 5: services nobody hand-picked, composed from the shapes of item 4 with a seed, built and diagnosed by
 /// <c>run --url</c>; every diagnosis right or honestly unsure, never wrong, and at least 90 % right. CI runs a small
 /// seeded sample; scripts/diagnosis-benchmark.sh runs the whole benchmark (DIAGNOSIS_BENCHMARK_COUNT services, the
-/// table written to DIAGNOSIS_BENCHMARK_REPORT).
+/// table written to DIAGNOSIS_BENCHMARK_REPORT; DIAGNOSIS_BENCHMARK_ONLY names some of them, DIAGNOSIS_BENCHMARK_KEEP a
+/// folder where the built corpus stays, DIAGNOSIS_BENCHMARK_FIXED=1 adds the repository's own services).
 /// </summary>
 public sealed class DiagnosisAccuracyTests(ITestOutputHelper output)
 {
@@ -33,12 +34,41 @@ public sealed class DiagnosisAccuracyTests(ITestOutputHelper output)
             }
         }
 
-        Log($"seed {seed}, {count} services");
-        var scored = await DiagnosisBenchmark.RunAsync(ServiceGenerator.Compose(seed, count), Log);
+        // DIAGNOSIS_BENCHMARK_ONLY=Svc06RouteGroupStreamReadD1I,RazorPage,...: those of the seed's services whose names hold one of them (one regenerated to look at it again, a shape's).
+        var only = Environment.GetEnvironmentVariable("DIAGNOSIS_BENCHMARK_ONLY") is { Length: > 0 } names ? names.Split(',') : null;
+        var services = ServiceGenerator.Compose(seed, count).Where(x => only is null || only.Any(o => x.Shape.Name.Contains(o, StringComparison.Ordinal))).ToList();
+        Log($"seed {seed}, {services.Count} services{(only is null ? "" : $" of {count} (only {string.Join(", ", only)})")}");
+        var scored = await DiagnosisBenchmark.RunAsync(services, Log, Environment.GetEnvironmentVariable("DIAGNOSIS_BENCHMARK_KEEP") is { Length: > 0 } keep ? keep : null);
+        // DIAGNOSIS_BENCHMARK_FIXED=1 (the whole benchmark's script): the repository's own services too, by the same scorer.
+        if (Environment.GetEnvironmentVariable("DIAGNOSIS_BENCHMARK_FIXED") == "1")
+        {
+            scored = [.. scored, .. await DiagnosisBenchmark.RunFixedAsync(FixedService.All(), Log)];
+        }
 
         Log($"\n{DiagnosisBenchmark.Table(scored)}");
         Assert.DoesNotContain(scored, x => x.Verdict == Verdict.Wrong);
         Assert.True(scored.Count(x => x.Verdict == Verdict.Right) >= RightShare * scored.Count, DiagnosisBenchmark.Table(scored));
+    }
+
+    /// <summary>
+    /// The benchmark's one wrong (Svc06RouteGroupStreamReadD1I, 2026-11-28) was a right answer scored wrong: dotnet-stack on
+    /// that service under the same load found 7 of 9 blocked threads in HttpClient.Send, waiting in
+    /// HttpConnectionWaiter.WaitForConnectionAsync for a connection SocketsHttpHandler opens on the starved pool, and 2 in
+    /// the read. Named at the Send's line with the Send's wait, it is right; the Send's line with the read's wait, or the
+    /// read's line with the Send's, is not.
+    /// </summary>
+    [Fact]
+    public void AStreamReadNamedAtTheSendWhereItsThreadsWaitForAConnectionScoresRight()
+    {
+        // That service's shape; its name under seed 37 moved when the Conventional and RazorPage entries joined the grid.
+        var service = ServiceGenerator.Compose(Seed, Enum.GetValues<Entry>().Length * Enum.GetValues<Wait>().Length).First(x => x.Shape is { Entry: Entry.RouteGroup, Wait: Wait.StreamRead });
+        var expected = service.Expected;
+        BlockingCall Named(int line, string primitive) => new(expected.Method, primitive, new SourceLine($"/tmp/{expected.File}", line), expected.Route, null, null, null);
+
+        Assert.Equal(Verdict.Right, DiagnosisBenchmark.Score(service, Named(expected.Line, BlockingPrimitive.StreamRead)).Verdict);
+        Assert.Equal(Verdict.Right, DiagnosisBenchmark.Score(service, Named(expected.Line - 1, BlockingPrimitive.HttpSend)).Verdict);
+        Assert.Equal(Verdict.Wrong, DiagnosisBenchmark.Score(service, Named(expected.Line - 1, BlockingPrimitive.StreamRead)).Verdict);
+        Assert.Equal(Verdict.Wrong, DiagnosisBenchmark.Score(service, Named(expected.Line, BlockingPrimitive.HttpSend)).Verdict);
     }
 
     /// <summary>The generator's own promise: every shape x wait pair, each service's expected line holding its blocking statement and its path served by its route.</summary>
@@ -50,8 +80,14 @@ public sealed class DiagnosisAccuracyTests(ITestOutputHelper output)
         Assert.Equal(services.Count, services.Select(x => (x.Shape.Entry, x.Shape.Wait)).Distinct().Count());
         foreach (var service in services)
         {
-            var line = service.Files[service.Expected.File].Split('\n')[service.Expected.Line - 1];
+            // The expected file by its name (a Razor page's model is under Pages/<folder>/).
+            var lines = service.Files.Single(f => Path.GetFileName(f.Key) == service.Expected.File).Value.Split('\n');
+            var line = lines[service.Expected.Line - 1];
             Assert.True(line.Contains("Slow.", StringComparison.Ordinal) || line.Contains("Upstream.", StringComparison.Ordinal) || line.Contains("ReadExactly", StringComparison.Ordinal), $"{service.Shape.Name}: {line}");
+            if (service.Expected.AlsoWaits is { } also)
+            {
+                Assert.Contains("Upstream.Http.Send(", lines[also.Line - 1], StringComparison.Ordinal);
+            }
             if (service.Expected.Route is { } route)
             {
                 Assert.NotNull(RouteTemplates.Match(route.Split(' ')[1], service.RequestPath));

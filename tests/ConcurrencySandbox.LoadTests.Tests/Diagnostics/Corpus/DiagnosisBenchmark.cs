@@ -20,8 +20,35 @@ public enum Verdict
     Wrong,
 }
 
-/// <summary>One generated service's diagnosis: its shape, the verdict, and what was named against what was expected.</summary>
-public sealed record Scored(ServiceShape Shape, Verdict Verdict, string Named, string Expected);
+/// <summary>One service's diagnosis: its name, its shape (null for a fixed service), the verdict, and what was named against what was expected.</summary>
+public sealed record Scored(string Name, ServiceShape? Shape, Verdict Verdict, string Named, string Expected);
+
+/// <summary>A service of the repository's own (the sample service, a tests/Targets service), scored as the generated ones are: its built assembly, the path the load requests, what a right diagnosis says.</summary>
+public sealed record FixedService(string Name, string Assembly, string RequestPath, ExpectedCallSite Expected)
+{
+    /// <summary>
+    /// The sample service and the three blocking targets of tests/Targets, each expected at the line of its source that
+    /// holds <c>code</c> (read from the repository, so a moved line moves the expectation).
+    /// </summary>
+    public static IReadOnlyList<FixedService> All()
+    {
+        var root = FolderLayeringTests.RepositoryRoot();
+        FixedService Of(string name, string assembly, string path, string method, string source, string code, string route, string primitive)
+        {
+            var line = Array.FindIndex(File.ReadAllLines(Path.Combine(root, source)), l => l.Contains(code, StringComparison.Ordinal)) + 1;
+            return new FixedService(name, assembly, path, new ExpectedCallSite(method, Path.GetFileName(source), line, route, [primitive]));
+        }
+        string Target(string name) => Path.Combine(AppContext.BaseDirectory, "targets", name, $"{name}.dll");
+        return
+        [
+            Of("SampleService", Path.Combine(AppContext.BaseDirectory, "sample", "ConcurrencySandbox.SampleService.dll"), "orders/1?delayMs=500",
+                "Orders.Get", "src/ConcurrencySandbox.SampleService/Orders.cs", "PriceAsync(id, delay).Result", "GET /orders/{id:int}", BlockingPrimitive.Result),
+            Of("InlinedHelper", Target("InlinedHelper"), "orders/1", "Blocking.DoBlocking", "tests/Targets/InlinedHelper/Program.cs", "DoAsync(id).Result", "GET /orders/{id:int}", BlockingPrimitive.Result),
+            Of("ControllerLinq", Target("ControllerLinq"), "orders/1", "CatalogClient.Lookup", "tests/Targets/ControllerLinq/CatalogClient.cs", "_http.Send(", "GET /orders/{id:int}", BlockingPrimitive.HttpSend),
+            Of("LockSleep", Target("LockSleep"), "inventory/1", "Inventory.Reserve", "tests/Targets/LockSleep/Program.cs", "lock (Gate)", "GET /inventory/{id:int}", BlockingPrimitive.Lock),
+        ];
+    }
+}
 
 /// <summary>
 /// The accuracy benchmark (issue 37 item 5): writes the generated services as projects under one folder, builds them
@@ -33,9 +60,10 @@ public static class DiagnosisBenchmark
 {
     private static readonly TimeSpan BuildTimeout = TimeSpan.FromMinutes(20);
 
-    public static async Task<IReadOnlyList<Scored>> RunAsync(IReadOnlyList<GeneratedService> services, Action<string> log)
+    /// <summary>Builds, runs and scores <paramref name="services"/>; the corpus is deleted after, unless <paramref name="keep"/> names a folder to build it in and leave it.</summary>
+    public static async Task<IReadOnlyList<Scored>> RunAsync(IReadOnlyList<GeneratedService> services, Action<string> log, string? keep = null)
     {
-        var root = Directory.CreateTempSubdirectory("sandbox-corpus-").FullName;
+        var root = keep is null ? Directory.CreateTempSubdirectory("sandbox-corpus-").FullName : Directory.CreateDirectory(keep).FullName;
         try
         {
             await WriteAsync(root, services);
@@ -47,33 +75,59 @@ public static class DiagnosisBenchmark
             {
                 var name = service.Shape.Name;
                 await using var process = await SampleServiceProcess.StartAssemblyAsync(Path.Combine(root, name, "bin", "Release", "net10.0", $"{name}.dll"));
-                var diagnosed = await RunUrlDiagnosis.DiagnoseAsync(process, service.RequestPath);
-                var score = Score(service, diagnosed.Top);
-                log($"{name}: {score.Verdict}: named {score.Named}; expected {score.Expected}");
-                scored.Add(score);
+                scored.Add(await DiagnoseAsync(process, service.RequestPath, name, service.Shape, service.Expected, log));
             }
             return scored;
         }
         finally
         {
-            Directory.Delete(root, recursive: true);
+            if (keep is null)
+            {
+                Directory.Delete(root, recursive: true);
+            }
         }
     }
 
-    /// <summary>The verdict for one diagnosis (<paramref name="call"/>: the top call site in user code, null when none).</summary>
-    public static Scored Score(GeneratedService service, BlockingCall? call)
+    /// <summary>Runs and scores the repository's own services (<see cref="FixedService.All"/>), each as a generated one is.</summary>
+    public static async Task<IReadOnlyList<Scored>> RunFixedAsync(IReadOnlyList<FixedService> services, Action<string> log)
     {
-        var expected = service.Expected;
-        var expectedText = $"{expected.Method} ({expected.File}:{expected.Line}), {string.Join(" or ", expected.Primitives)}, {expected.Route ?? "no route"}";
+        var scored = new List<Scored>();
+        foreach (var service in services)
+        {
+            await using var process = await SampleServiceProcess.StartAssemblyAsync(service.Assembly);
+            scored.Add(await DiagnoseAsync(process, service.RequestPath, service.Name, null, service.Expected, log));
+        }
+        return scored;
+    }
+
+    private static async Task<Scored> DiagnoseAsync(SampleServiceProcess process, string path, string name, ServiceShape? shape, ExpectedCallSite expected, Action<string> log)
+    {
+        var diagnosed = await RunUrlDiagnosis.DiagnoseAsync(process, path);
+        var score = Score(name, shape, expected, diagnosed.Top);
+        log($"{name}: {score.Verdict}: named {score.Named}; expected {score.Expected}");
+        return score;
+    }
+
+    /// <summary>The verdict for one generated service's diagnosis (<paramref name="call"/>: the top call site in user code, null when none).</summary>
+    public static Scored Score(GeneratedService service, BlockingCall? call) => Score(service.Shape.Name, service.Shape, service.Expected, call);
+
+    private static Scored Score(string name, ServiceShape? shape, ExpectedCallSite expected, BlockingCall? call)
+    {
+        var also = expected.AlsoWaits is { } a ? $" (or :{a.Line}, {a.Primitive})" : "";
+        var expectedText = $"{expected.Method} ({expected.File}:{expected.Line}), {string.Join(" or ", expected.Primitives)}{also}, {expected.Route ?? "no route"}";
         if (call is null)
         {
-            return new Scored(service.Shape, Verdict.NotNamed, "no call site in user code", expectedText);
+            return new Scored(name, shape, Verdict.NotNamed, "no call site in user code", expectedText);
         }
-        bool At(string method, SourceLine? line) => method == expected.Method && line is { } l && Path.GetFileName(l.File) == expected.File && l.Line == expected.Line;
+        bool At(string method, SourceLine? line, int expectedLine) => method == expected.Method && line is { } l && Path.GetFileName(l.File) == expected.File && l.Line == expectedLine;
+        // The blocking line with its primitive, or the line above where the threads also wait (a stream's Send) with that wait's.
+        bool Waits(string method, SourceLine? line, string primitive) =>
+            (At(method, line, expected.Line) && expected.Primitives.Contains(primitive))
+            || (expected.AlsoWaits is { } also && At(method, line, also.Line) && primitive == also.Primitive);
         var verdict = call.Unsure
-            ? call.Listed.Any(c => At(c.Method, c.Line)) ? Verdict.Ambiguous : Verdict.Wrong
-            : At(call.Method, call.Line) && call.Route == expected.Route && expected.Primitives.Contains(call.Primitive) ? Verdict.Right : Verdict.Wrong;
-        return new Scored(service.Shape, verdict, $"{call.Describe()}{(call.Note is { } note ? $" [{note}]" : "")}", expectedText);
+            ? call.Listed.Any(c => At(c.Method, c.Line, expected.Line) || (expected.AlsoWaits is { } also && At(c.Method, c.Line, also.Line))) ? Verdict.Ambiguous : Verdict.Wrong
+            : Waits(call.Method, call.Line, call.Primitive) && call.Route == expected.Route ? Verdict.Right : Verdict.Wrong;
+        return new Scored(name, shape, verdict, $"{call.Describe()}{(call.Note is { } note ? $" [{note}]" : "")}", expectedText);
     }
 
     /// <summary>The table by entry and by wait: right, ambiguous, not named, wrong (Markdown).</summary>
@@ -82,10 +136,16 @@ public static class DiagnosisBenchmark
         static string Row(string label, IReadOnlyCollection<Scored> group) => string.Create(CultureInfo.InvariantCulture,
             $"| {label} | {group.Count} | {group.Count(s => s.Verdict == Verdict.Right)} | {group.Count(s => s.Verdict == Verdict.Ambiguous)} | {group.Count(s => s.Verdict == Verdict.NotNamed)} | {group.Count(s => s.Verdict == Verdict.Wrong)} |");
         var lines = new List<string> { "| shape | services | right | ambiguous (right one listed) | not named | wrong |", "|---|---|---|---|---|---|" };
-        lines.AddRange(scored.GroupBy(s => s.Shape.Entry).OrderBy(g => g.Key).Select(g => Row($"entry: {g.Key}", [.. g])));
-        lines.AddRange(scored.GroupBy(s => s.Shape.Wait).OrderBy(g => g.Key).Select(g => Row($"wait: {g.Key}", [.. g])));
-        lines.AddRange(scored.GroupBy(s => s.Shape.Depth).OrderBy(g => g.Key).Select(g => Row($"depth {g.Key}", [.. g])));
-        lines.AddRange(scored.GroupBy(s => s.Shape.Inlined).OrderBy(g => g.Key).Select(g => Row(g.Key ? "AggressiveInlining" : "no inlining hint", [.. g])));
+        var generated = scored.Where(s => s.Shape is not null).Select(s => (Scored: s, Shape: s.Shape!)).ToList();
+        lines.AddRange(generated.GroupBy(s => s.Shape.Entry).OrderBy(g => g.Key).Select(g => Row($"entry: {g.Key}", [.. g.Select(s => s.Scored)])));
+        lines.AddRange(generated.GroupBy(s => s.Shape.Wait).OrderBy(g => g.Key).Select(g => Row($"wait: {g.Key}", [.. g.Select(s => s.Scored)])));
+        lines.AddRange(generated.GroupBy(s => s.Shape.Depth).OrderBy(g => g.Key).Select(g => Row($"depth {g.Key}", [.. g.Select(s => s.Scored)])));
+        lines.AddRange(generated.GroupBy(s => s.Shape.Inlined).OrderBy(g => g.Key).Select(g => Row(g.Key ? "AggressiveInlining" : "no inlining hint", [.. g.Select(s => s.Scored)])));
+        lines.AddRange(scored.Where(s => s.Shape is null).Select(s => Row($"fixed: {s.Name}", [s])));
+        if (generated.Count < scored.Count)
+        {
+            lines.Add(Row("all generated", [.. generated.Select(s => s.Scored)]));
+        }
         lines.Add(Row("**all**", scored));
         return string.Join('\n', lines);
     }
@@ -110,7 +170,9 @@ public static class DiagnosisBenchmark
                 """);
             foreach (var (file, text) in service.Files)
             {
-                await File.WriteAllTextAsync(Path.Combine(folder, file), text);
+                var path = Path.Combine(folder, file);
+                Directory.CreateDirectory(Path.GetDirectoryName(path)!);
+                await File.WriteAllTextAsync(path, text);
             }
         }
         await File.WriteAllTextAsync(Path.Combine(root, "corpus.slnx"),

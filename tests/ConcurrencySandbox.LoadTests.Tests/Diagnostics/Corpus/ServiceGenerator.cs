@@ -25,6 +25,12 @@ public enum Entry
 
     /// <summary>A BackgroundService blocking pool threads with no request on their stacks.</summary>
     Background,
+
+    /// <summary>A controller with no attribute route, reached by the conventional route "{controller=Home}/{action=Index}/{id?}", calling a constructor-injected interface service.</summary>
+    Conventional,
+
+    /// <summary>A Razor Page's OnGet handler (its @page template under its folder).</summary>
+    RazorPage,
 }
 
 /// <summary>What the code blocks on (issue 37 item 4's primitives).</summary>
@@ -49,7 +55,15 @@ public sealed record ServiceShape(int Index, Entry Entry, Wait Wait, int Depth, 
 }
 
 /// <summary>What a right diagnosis says: the method that blocks (source words), the file and line of its blocking call, the route (null: none, a background service), and the primitives that name the wait rightly.</summary>
-public sealed record ExpectedCallSite(string Method, string File, int Line, string? Route, IReadOnlyList<string> Primitives);
+public sealed record ExpectedCallSite(string Method, string File, int Line, string? Route, IReadOnlyList<string> Primitives)
+{
+    /// <summary>
+    /// The line before <see cref="Line"/> where the threads also wait, when they do (a stream read's: the synchronous
+    /// HttpClient.Send that opens the stream waits for a connection SocketsHttpHandler opens on the starved pool's
+    /// threads), with the primitive that names that wait; null when only <see cref="Line"/> waits.
+    /// </summary>
+    public (int Line, string Primitive)? AlsoWaits { get; init; }
+}
 
 /// <summary>A generated service: its shape, its source files by name, the path the load requests, and what a right diagnosis says.</summary>
 public sealed record GeneratedService(ServiceShape Shape, IReadOnlyDictionary<string, string> Files, string RequestPath, ExpectedCallSite Expected);
@@ -126,7 +140,7 @@ public static class ServiceGenerator
         var verbs = Verbs.OrderBy(_ => random.Next()).Take(shape.Depth).ToList();
         var action = Actions[random.Next(Actions.Length)];
         var files = new Dictionary<string, string>();
-        var controller = shape.Entry is Entry.Controller or Entry.ControllerTokens;
+        var controller = shape.Entry is Entry.Controller or Entry.ControllerTokens or Entry.Conventional;
         // The chain of calls below the entry: in the injected service for a controller, else in a static class.
         var chainType = controller ? $"{type}Service" : $"{type}Work";
         var chain = Chain(shape, chainType, verbs, controller);
@@ -152,6 +166,10 @@ public static class ServiceGenerator
         {
             program.Line($"builder.Services.AddHostedService<{type}Worker>();");
         }
+        if (shape.Entry == Entry.RazorPage)
+        {
+            program.Line("builder.Services.AddRazorPages();");
+        }
         program.Line("// Decoys: a DI factory that runs once at start-up and an endpoint the load never requests, both making the same blocking call.");
         program.Line("builder.Services.AddSingleton(_ => new StartupCheck(Decoys.Warm(1)));");
         program.Line("var app = builder.Build();");
@@ -160,9 +178,17 @@ public static class ServiceGenerator
         {
             program.Line($"app.UseMiddleware<{type}Middleware>();");
         }
-        if (controller)
+        if (shape.Entry == Entry.Conventional)
+        {
+            program.Line("app.MapControllerRoute(\"default\", \"{controller=Home}/{action=Index}/{id?}\");");
+        }
+        else if (controller)
         {
             program.Line("app.MapControllers();");
+        }
+        if (shape.Entry == Entry.RazorPage)
+        {
+            program.Line("app.MapRazorPages();");
         }
         switch (shape.Entry)
         {
@@ -184,6 +210,37 @@ public static class ServiceGenerator
                 entryMethod = $"{type}Controller.{actionName}";
                 route = tokens ? $"GET /api/{type}/{action}/{{id:int}}" : $"GET /{resource}/{{id:int}}";
                 path = tokens ? $"/api/{type}/{action}/1" : $"/{resource}/1";
+                break;
+            case Entry.Conventional:
+                var conventional = new SourceWriter();
+                conventional.Line("using Microsoft.AspNetCore.Mvc;");
+                conventional.Line("");
+                conventional.Line($"public sealed class {type}Controller(I{chainType} service) : ControllerBase");
+                conventional.Line("{");
+                conventional.Line("    [HttpGet]");
+                entryLine = Body(conventional, $"    public int {action}(int id)", entryCall, shape.Wait, "    ");
+                conventional.Line("}");
+                files[$"{type}Controller.cs"] = conventional.Text;
+                entryFile = $"{type}Controller.cs";
+                entryMethod = $"{type}Controller.{action}";
+                route = $"GET /{type}/{action}/{{id?}}";
+                path = $"/{type}/{action}/1";
+                break;
+            case Entry.RazorPage:
+                files[$"Pages/{type}/{action}.cshtml"] = $"@page \"{{id:int}}\"\n@model {type}{action}Model\n";
+                var page = new SourceWriter();
+                page.Line("using Microsoft.AspNetCore.Mvc;");
+                page.Line("using Microsoft.AspNetCore.Mvc.RazorPages;");
+                page.Line("");
+                page.Line($"public sealed class {type}{action}Model : PageModel");
+                page.Line("{");
+                entryLine = Body(page, "    public IActionResult OnGet(int id)", entryCall, shape.Wait, "    ", returns: "Content(id.ToString(System.Globalization.CultureInfo.InvariantCulture))");
+                page.Line("}");
+                files[$"Pages/{type}/{action}.cshtml.cs"] = page.Text;
+                entryFile = $"{action}.cshtml.cs";
+                entryMethod = $"{type}{action}Model.OnGet";
+                route = $"GET /{type}/{action}/{{id:int}}";
+                path = $"/{type}/{action}/1";
                 break;
             case Entry.MinimalLambda:
                 entryLine = Body(program, $"app.MapGet(\"/{resource}/{{id:int}}\", (int id) =>", entryCall, shape.Wait, "", ");");
@@ -296,9 +353,13 @@ public static class ServiceGenerator
         files["Program.cs"] = program.Text;
         files["Decoys.cs"] = Decoys(shape.Wait);
 
-        var expected = shape.Depth == 0
+        var expected = (shape.Depth == 0
             ? new ExpectedCallSite(entryMethod, entryFile, entryLine, route, Primitives(shape.Wait))
-            : new ExpectedCallSite(chain.Method, "Chain.cs", chain.Line, route, Primitives(shape.Wait));
+            : new ExpectedCallSite(chain.Method, "Chain.cs", chain.Line, route, Primitives(shape.Wait))) with
+            {
+                // BeforeBlocking's Send is the line right above the read.
+                AlsoWaits = BeforeBlocking(shape.Wait) is null ? null : (shape.Depth == 0 ? entryLine - 1 : chain.Line - 1, BlockingPrimitive.HttpSend),
+            };
         return new GeneratedService(shape, files, path, expected);
     }
 
@@ -426,6 +487,8 @@ public static class ServiceGenerator
                 return new Uri($"http://127.0.0.1:{((System.Net.IPEndPoint)listener.LocalEndpoint).Port}/streamed");
             }
 
+            // Kept alive, each request answered in turn: a connection is opened once per user, not per request (a new one
+            // is opened by SocketsHttpHandler on the pool's threads, which a starved pool holds up: the Send then waits).
             private static void Answer(System.Net.Sockets.TcpClient client)
             {
                 using (client)
@@ -433,8 +496,17 @@ public static class ServiceGenerator
                     var stream = client.GetStream();
                     var request = "";
                     var buffer = new byte[4096];
-                    while (!request.Contains("\r\n\r\n", StringComparison.Ordinal))
+                    while (true)
                     {
+                        var end = request.IndexOf("\r\n\r\n", StringComparison.Ordinal);
+                        if (end >= 0)
+                        {
+                            request = request[(end + 4)..];
+                            stream.Write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"u8);
+                            Thread.Sleep(global::Slow.DelayMs);
+                            stream.Write("ok"u8);
+                            continue;
+                        }
                         var read = stream.Read(buffer);
                         if (read == 0)
                         {
@@ -442,9 +514,6 @@ public static class ServiceGenerator
                         }
                         request += System.Text.Encoding.ASCII.GetString(buffer, 0, read);
                     }
-                    stream.Write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n"u8);
-                    Thread.Sleep(global::Slow.DelayMs);
-                    stream.Write("ok"u8);
                 }
             }
         }

@@ -1,0 +1,246 @@
+using System.Globalization;
+using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Diagnostics;
+using static System.FormattableString;
+
+namespace ConcurrencySandbox.LoadTests.Running;
+
+/// <summary>
+/// The report's headline, read in ten seconds (issue 37 item 7): at most <see cref="MostSentences"/> sentences of at most
+/// <see cref="MostWords"/> words each, in this order: what to change and where (method, file:line, route); the load held,
+/// where it broke and why; the fix and what it buys; how sure. A sentence with nothing to say is left out. Everything
+/// else (the SLO and how it was set, the search, the diagnosis with its definitions) goes below it, in
+/// <see cref="CapacityFinding.Describe"/> and the diagnosis paragraph. Every figure it prints is one of
+/// <see cref="Figures"/>, rounded as printed, which summary.json keeps beside it (<c>headlineFigures</c>); a figure that
+/// was not measured is left out, never printed as 0.
+/// </summary>
+internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<SummaryFigure> Figures)
+{
+    public const int MostSentences = 4;
+
+    public const int MostWords = 25;
+
+    /// <summary>How many candidate methods the first sentence lists when the runner cannot tell which blocks; the rest are below.</summary>
+    public const int ListedCandidates = 3;
+
+    public string Text => string.Join(" ", Sentences);
+
+    /// <summary>
+    /// The headline of <paramref name="finding"/> (a --find-capacity search, or a plain profile judged by the same rule)
+    /// with the diagnosis of <paramref name="observation"/> (the break's step, else the most starved; null when the
+    /// runtime was not observed) and, with --verify-fix, what the ramp with the sized minimum held (<paramref name="verifiedHeld"/>).
+    /// </summary>
+    public static Headline Of(CapacityFinding finding, VariantObservation? observation, double? verifiedHeld = null)
+    {
+        var words = new Words(finding.Unit);
+        var diagnosis = observation?.Diagnosis;
+        var cause = CauseOf(finding, diagnosis);
+        var sentences = new[]
+        {
+            cause == Cause.Other ? Other(finding.Findings[0]) : Change(words, cause, observation),
+            Load(words, finding, cause, diagnosis),
+            Fix(words, cause, observation, verifiedHeld),
+            Sure(words, cause, observation),
+        };
+        return new Headline([.. sentences.OfType<string>()], words.Figures);
+    }
+
+    /// <summary>What the headline names: the cause at the break, or what the diagnosis found when nothing broke.</summary>
+    private enum Cause
+    {
+        /// <summary>The runtime was not observed: load and latency only.</summary>
+        NotObserved,
+
+        /// <summary>Held, and the pool never starved: nothing to change at the loads tried.</summary>
+        Nothing,
+
+        /// <summary>The pool starved (at the break, or while latency held).</summary>
+        Starvation,
+        Cpu,
+        Lock,
+        Upstream,
+
+        /// <summary>A cause the headline has no words of its own for (a ranked finding of a kind added later): named as the finding names it.</summary>
+        Other,
+    }
+
+    // The cause at the break: the first ranked finding's, else as CapacityFinding.CauseOf worded it (a plain profile);
+    // without a break, a starved pool or nothing.
+    private static Cause CauseOf(CapacityFinding finding, StarvationDiagnosis? diagnosis)
+    {
+        if (diagnosis is null)
+        {
+            return Cause.NotObserved;
+        }
+        var at = finding.Findings.Count > 0 ? finding.Findings[0].Cause : finding.Cause ?? "";
+        if (finding.Findings.Count > 0 && at is not ("pool starvation" or "CPU" or "a contended lock" or "the upstream"))
+        {
+            return Cause.Other;
+        }
+        return at.StartsWith("pool starvation", StringComparison.Ordinal) ? Cause.Starvation
+            : at.StartsWith("CPU", StringComparison.Ordinal) ? Cause.Cpu
+            : at.StartsWith("a contended lock", StringComparison.Ordinal) ? Cause.Lock
+            : at.StartsWith("the upstream", StringComparison.Ordinal) ? Cause.Upstream
+            : diagnosis.Starved ? Cause.Starvation
+            : Cause.Nothing;
+    }
+
+    // 1. What to change and where.
+    private static string? Change(Words w, Cause cause, VariantObservation? observation)
+    {
+        var stacks = observation?.Stacks;
+        switch (cause)
+        {
+            case Cause.Starvation when stacks?.Top is { } top:
+                if (top.Source is { Unsure: true } unsure)
+                {
+                    var listed = unsure.Listed.Take(ListedCandidates).Select(w.Step);
+                    var more = unsure.Candidates > ListedCandidates ? $", and {w.Figure("candidates not listed", unsure.Candidates - ListedCandidates)} more below" : "";
+                    return Invariant($"Change the blocking call in one of {w.Figure("candidates", unsure.Candidates)} methods, unsure which: {string.Join(", ", listed)}{more}.");
+                }
+                return top.Source is { } call
+                    ? $"Change `{call.Method}`{w.Where(call.Line, call.Route ?? (call.Background is { } b ? $"the background service {b}" : null))}: it blocks on {Short(call.Primitive)}."
+                    : $"Change `{stacks.MethodToChange}`: it blocks in {top.CallSite.Split(" -> ")[^1]}.";
+            case Cause.Starvation:
+                return "Change the blocking call the pool's threads wait in: the stack sample did not catch it (below).";
+            case Cause.Cpu when observation?.Hot?.Dominant is { } hot:
+                return Invariant($"Make `{hot.Method}`{w.Where(hot.Line, hot.Route)} cheaper: it ran in {w.Figure("hot method's CPU share", 100 * hot.Share, "%")} % of the CPU samples.");
+            case Cause.Cpu:
+                return "The cores bound it, and no one method of the application dominates their time (below).";
+            case Cause.Lock when stacks?.LockSite?.Source is { } locked:
+                return $"Shorten the lock in `{locked.Method}`{w.Where(locked.Line, locked.Route)}: requests pass it one at a time.";
+            case Cause.Lock:
+                return "Shorten the contended lock the pool's threads wait on (below).";
+            case Cause.Upstream:
+                return "No method of the service to change: latency grew while its pool and CPU were not short, so look upstream.";
+            case Cause.NotObserved:
+                return "No method named: the service's runtime was not observed (why is below).";
+            default:
+                return null;
+        }
+    }
+
+    // 1. for a cause without words of its own: the finding's cause and place, its evidence below.
+    private static string Other(CauseFinding first) =>
+        $"The first cause at the break is {first.Cause}{(first.Place is { } place ? $", in {place}" : "")}; its evidence is below.";
+
+    // 2. The load held, where it broke and why; a starved pool that kept p99 within the SLO is said so, never "broke".
+    private static string Load(Words w, CapacityFinding finding, Cause cause, StarvationDiagnosis? diagnosis)
+    {
+        var held = finding.HeldLoad is { } h ? $"Held {w.Load("held", h)}" : "Held no load tried";
+        var slo = double.IsFinite(finding.Slo.P99Ms) ? $"the SLO of {w.Figure("SLO p99", finding.Slo.P99Ms, "ms")} ms" : "an SLO (none was set)";
+        if (finding.BrokeAt is { } broke)
+        {
+            var stats = finding.Broke;
+            var why = stats is { Completed: > 0 } && stats.P99Ms > finding.Slo.P99Ms && stats.Outcomes.FailedPercent <= Experiments.Experiment.MaxFailedPercent
+                ? $"p99 {w.Figure("p99 at the break", stats.P99Ms, "ms")} ms passed {slo}"
+                : stats is not null ? $"{w.Figure("failed at the break", stats.Outcomes.FailedPercent, "%")} % of its requests failed or timed out"
+                : "it broke the SLO";
+            var by = cause switch
+            {
+                Cause.Starvation => ", by pool starvation",
+                Cause.Cpu => ", by the CPU",
+                Cause.Lock => ", at a contended lock",
+                Cause.Upstream => ", by the upstream",
+                Cause.Other => $", by {finding.Findings[0].Cause}",
+                _ => "",
+            };
+            return $"{held}; broke at {w.Load("broke at", broke)}{by}: {why}.";
+        }
+        var within = double.IsFinite(finding.Slo.P99Ms) ? $" within {slo}" : " with no SLO to judge p99 by";
+        return diagnosis?.Inputs.Spell is { Happened: true } spell
+            ? $"{held}{within}; the pool starved for {w.Figure("starved", spell.StarvedSeconds, "s", "0.#")} s, but latency held."
+            : $"{held}{within}; the break is above.";
+    }
+
+    // 3. The fix and what it buys.
+    private static string? Fix(Words w, Cause cause, VariantObservation? observation, double? verifiedHeld)
+    {
+        var diagnosis = observation?.Diagnosis;
+        switch (cause)
+        {
+            case Cause.Starvation when diagnosis is not null:
+                var async = diagnosis.AsyncCapacity is { } a && a >= 0.5 ? $" (about {w.Load("async capacity", a, "0")})" : "";
+                var minimum = Invariant($"set the pool's minimum to {w.Figure("minimum threads", diagnosis.NeededThreads, "threads")} threads");
+                var buys = diagnosis.MinimumCapacity >= 0.5 ? $" (about {w.Load("capacity at the minimum", diagnosis.MinimumCapacity, "0")})" : "";
+                var measured = verifiedHeld is { } v ? $"; with it, measured: held {w.Load("held with the minimum", v)}" : "";
+                return $"Fix: make it async{async}, or {minimum}{buys}{measured}.";
+            case Cause.Cpu when observation?.Hot?.Dominant is { } hot && diagnosis is not null && HotMethods.Buys(hot, diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount) is { } buy:
+                return $"Fix: make it cheaper; without it the cores carry about {w.Figure("requests/s without the hot method", buy.WithoutPerSecond, "requests/s", "0")} requests/s, not {w.Figure("requests/s now", buy.NowPerSecond, "requests/s", "0")}.";
+            case Cause.Cpu:
+                return "Fix: cheaper requests or more cores; more pool threads would not help.";
+            case Cause.Lock:
+                return "Fix: hold the lock for less time or not at all; more threads or cores would not help.";
+            case Cause.Upstream:
+                return "Fix: make the dependency faster or call it less; more pool threads or cores would not help.";
+            default:
+                return null;
+        }
+    }
+
+    // 4. How sure: how much of the stack sample the named place held, or why the runner cannot say.
+    private static string? Sure(Words w, Cause cause, VariantObservation? observation)
+    {
+        var stacks = observation?.Stacks;
+        switch (cause)
+        {
+            case Cause.Starvation when stacks?.Top is { } top:
+                return top.Source is { Unsure: true }
+                    ? "Unsure which: no frame of the application was on the stack, and each of them makes that call."
+                    : Invariant($"{(2 * top.Threads >= stacks.PoolThreads ? "Sure" : "Fairly sure")}: {w.Figure("threads there", top.Threads, "threads")} of {w.Figure("pool threads sampled", stacks.PoolThreads, "threads")} sampled pool threads waited there.");
+            case Cause.Cpu when observation?.Hot is { } hot:
+                return Invariant($"{(hot.Dominant is null ? "Unsure" : "Sure")}: from {w.Figure("CPU samples", hot.CpuSamples, "samples")} CPU samples of the service at the break.");
+            case Cause.Lock when stacks?.LockSite is { } site:
+                return Invariant($"Sure: {w.Figure("threads there", site.Threads, "threads")} of {w.Figure("pool threads sampled", stacks.PoolThreads, "threads")} sampled pool threads waited for it.");
+            case Cause.Upstream:
+                return "Unsure which dependency: the runner does not see the service's outgoing calls.";
+            case Cause.NotObserved:
+                return "Unsure of the cause: only load and latency were measured.";
+            case Cause.Starvation or Cause.Cpu or Cause.Lock:
+                return stacks is null ? "Unsure of the place: no stack sample was taken (why is below)." : null;
+            default:
+                return null;
+        }
+    }
+
+    /// <summary>The primitive's first words: ".Result" of ".Result (a blocking wait on a Task)".</summary>
+    private static string Short(string primitive) => primitive.Split(" (")[0];
+
+    /// <summary>The headline's words for figures: each printed as rounded and kept as that value, in <see cref="Figures"/>.</summary>
+    private sealed class Words(string unit)
+    {
+        public List<SummaryFigure> Figures { get; } = [];
+
+        public string Figure(string name, double value, string figureUnit = "", string format = "0.#")
+        {
+            var text = value.ToString(format, CultureInfo.InvariantCulture);
+            Figures.Add(new SummaryFigure(name, double.Parse(text, CultureInfo.InvariantCulture), figureUnit));
+            return text;
+        }
+
+        /// <summary>"60 users", "1 user", "250 requests/s"; a prediction whole (<paramref name="format"/> "0").</summary>
+        public string Load(string name, double value, string format = "0.#")
+        {
+            var text = Figure(name, value, unit, format);
+            return $"{text} {(text == "1" && unit == "users" ? "user" : unit)}";
+        }
+
+        /// <summary>" (Orders.cs:22, GET /orders/{id:int})": the line and the route, each when known.</summary>
+        public string Where(SourceLine? line, string? route)
+        {
+            var parts = new List<string>();
+            if (line is not null)
+            {
+                parts.Add($"{Path.GetFileName(line.File)}:{Figure("line", line.Line)}");
+            }
+            if (route is not null)
+            {
+                parts.Add(route);
+            }
+            return parts.Count == 0 ? "" : $" ({string.Join(", ", parts)})";
+        }
+
+        /// <summary>"A.X (A.cs:12)": a candidate method with its line.</summary>
+        public string Step(CallStep step) => $"{step.Method}{Where(step.Line, null)}";
+    }
+}

@@ -82,8 +82,8 @@ public static class ServiceGenerator
     private const int HeldMs = 50;
     private const int BackgroundWorkers = 8;
 
-    private static readonly string[] Resources = ["orders", "invoices", "quotes", "parcels", "tickets", "accounts", "shipments", "payments", "refunds", "bookings"];
-    private static readonly string[] Verbs = ["Price", "Load", "Fetch", "Check", "Resolve", "Compute", "Lookup", "Reserve", "Rate", "Settle", "Verify", "Gather"];
+    internal static readonly string[] Resources = ["orders", "invoices", "quotes", "parcels", "tickets", "accounts", "shipments", "payments", "refunds", "bookings"];
+    internal static readonly string[] Verbs = ["Price", "Load", "Fetch", "Check", "Resolve", "Compute", "Lookup", "Reserve", "Rate", "Settle", "Verify", "Gather"];
     private static readonly string[] Actions = ["Details", "Summary", "Status", "Lines"];
 
     /// <summary>
@@ -542,7 +542,7 @@ public static class ServiceGenerator
     }
 
     /// <summary>Lines of a source file, counting them so the generator knows where each statement is.</summary>
-    private sealed class SourceWriter
+    internal sealed class SourceWriter
     {
         private readonly List<string> _lines = [];
 

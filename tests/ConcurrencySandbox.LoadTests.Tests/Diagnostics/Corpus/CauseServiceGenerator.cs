@@ -80,7 +80,7 @@ public static class CauseServiceGenerator
         var chainType = controller ? $"{type}Service" : $"{type}Work";
         var (workLines, named) = Work(shape.Cause, resource);
         var files = new Dictionary<string, string>();
-        var chain = Chain(shape, chainType, verbs, controller, workLines, named);
+        var chain = ServiceGenerator.Chain(chainType, verbs, controller, shape.Inlined, async: true, (writer, header) => Body(writer, header, null, workLines, named, "    "));
         files["Chain.cs"] = chain.Text;
         files["Support.cs"] = Support;
         var entryCall = shape.Depth == 0 ? null : controller ? $"await service.{verbs[0]}(id)" : $"await {chainType}.{verbs[0]}(id)";
@@ -187,50 +187,6 @@ public static class CauseServiceGenerator
         writer.Line($"{indent}    return id;");
         writer.Line($"{indent}}}{close}");
         return line;
-    }
-
-    /// <summary>The async calls below the entry, the last one doing the work: the method that does it, the named line, and the file's text.</summary>
-    private static (string Text, string Method, int Line) Chain(CauseShape shape, string chainType, IReadOnlyList<string> verbs, bool injected, string[] work, int named)
-    {
-        var writer = new ServiceGenerator.SourceWriter();
-        writer.Line("using System.Runtime.CompilerServices;");
-        writer.Line("");
-        if (injected)
-        {
-            writer.Line($"public interface I{chainType}");
-            writer.Line("{");
-            writer.Line($"    Task<int> {verbs.FirstOrDefault() ?? "Unused"}(int id);");
-            writer.Line("}");
-            writer.Line("");
-            writer.Line($"public sealed class {chainType} : I{chainType}");
-        }
-        else
-        {
-            writer.Line($"public static class {chainType}");
-        }
-        writer.Line("{");
-        var modifier = injected ? "" : "static ";
-        var line = 0;
-        if (injected && verbs.Count == 0)
-        {
-            writer.Line("    public Task<int> Unused(int id) => Task.FromResult(id);");
-        }
-        for (var i = 0; i < verbs.Count; i++)
-        {
-            if (shape.Inlined)
-            {
-                writer.Line("    [MethodImpl(MethodImplOptions.AggressiveInlining)]");
-            }
-            var access = i == 0 ? "public" : "private";
-            if (i < verbs.Count - 1)
-            {
-                writer.Line($"    {access} {modifier}async Task<int> {verbs[i]}(int id) => await {verbs[i + 1]}(id) + 1;");
-                continue;
-            }
-            line = Body(writer, $"    {access} {modifier}async Task<int> {verbs[i]}(int id)", null, work, named, "    ");
-        }
-        writer.Line("}");
-        return (writer.Text, verbs.Count > 0 ? $"{chainType}.{verbs[^1]}" : "", line);
     }
 
     /// <summary>The work's sizes and the slow dependency: a named client from IHttpClientFactory to the service's own loopback route.</summary>

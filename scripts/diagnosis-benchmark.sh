@@ -20,7 +20,7 @@ started=$(date +%s)
 dotnet build tests/ConcurrencySandbox.LoadTests.Tests -v quiet -nologo >/dev/null
 status=0
 if [ -n "${CAUSES:-}" ]; then
-  DIAGNOSIS_BENCHMARK_CAUSES=$CAUSES DIAGNOSIS_BENCHMARK_SEED=$seed DIAGNOSIS_BENCHMARK_REPORT=$table \
+  DIAGNOSIS_BENCHMARK_CAUSES=$CAUSES DIAGNOSIS_BENCHMARK_SEED=$seed DIAGNOSIS_BENCHMARK_REPORT=$table DIAGNOSIS_BENCHMARK_ONLY=${ONLY:-} \
     dotnet test tests/ConcurrencySandbox.LoadTests.Tests --no-build --filter "FullyQualifiedName~DiagnosisAccuracyTests.GeneratedCauseServices" \
     >"$report.log" 2>&1 || status=$?
 else
@@ -30,7 +30,7 @@ else
 fi
 {
   echo "Commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!reports' || echo ' (with uncommitted changes)'), .NET $(dotnet --list-runtimes | awk '/Microsoft.NETCore.App/ {v=$2} END {print v}'), nproc $(nproc)"
-  echo "Command: ${CAUSES:+CAUSES=$CAUSES }COUNT=$count SEED=$seed scripts/diagnosis-benchmark.sh; $(( $(date +%s) - started )) s; /proc/loadavg before: $before; after: $(cat /proc/loadavg); test exit $status"
+  echo "Command: ${CAUSES:+CAUSES=$CAUSES }${ONLY:+ONLY=$ONLY }COUNT=$count SEED=$seed scripts/diagnosis-benchmark.sh; $(( $(date +%s) - started )) s; /proc/loadavg before: $before; after: $(cat /proc/loadavg); test exit $status"
   echo
   if [ -s "$table" ]; then cat "$table"; else echo "no line: the test failed before scoring, see $report.log"; fi
 } >"$report"

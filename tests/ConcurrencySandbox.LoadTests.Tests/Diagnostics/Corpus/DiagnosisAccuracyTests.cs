@@ -78,7 +78,7 @@ public sealed class DiagnosisAccuracyTests(ITestOutputHelper output)
     /// that dependency, at depth 0-3 under the corpus's handler shapes, run through <c>run --url --find-capacity</c>; none
     /// may be told it starves or to become async or raise the pool's minimum (the worst error), each scored right, not
     /// named or wrong (<see cref="DiagnosisBenchmark.ScoreCause"/>). CI runs one, of the seed's CPU-bound shapes (in place
-    /// of one of the blocking sample's); DIAGNOSIS_BENCHMARK_CAUSES=N runs the seed's first N, the table by cause logged
+    /// of one of the blocking sample's); DIAGNOSIS_BENCHMARK_CAUSES=N runs the seed's first N (DIAGNOSIS_BENCHMARK_ONLY: those whose names hold one of its words), the table by cause logged
     /// and written to DIAGNOSIS_BENCHMARK_REPORT.
     /// </summary>
     [Fact]
@@ -88,7 +88,11 @@ public sealed class DiagnosisAccuracyTests(ITestOutputHelper output)
         var count = int.TryParse(Environment.GetEnvironmentVariable("DIAGNOSIS_BENCHMARK_CAUSES"), CultureInfo.InvariantCulture, out var n) ? n : (int?)null;
         var seed = int.TryParse(Environment.GetEnvironmentVariable("DIAGNOSIS_BENCHMARK_SEED"), CultureInfo.InvariantCulture, out var s) ? s : Seed;
         var grid = CauseServiceGenerator.Entries.Length * Enum.GetValues<Cause>().Length;
-        var services = count is { } all ? CauseServiceGenerator.Compose(seed, all) : [CauseServiceGenerator.Compose(seed, grid).First(x => x.Shape.Cause == Cause.Cpu)];
+        // DIAGNOSIS_BENCHMARK_ONLY=Allocation,...: those of the seed's first N whose names hold one of them.
+        var only = Environment.GetEnvironmentVariable("DIAGNOSIS_BENCHMARK_ONLY") is { Length: > 0 } names ? names.Split(',') : null;
+        IReadOnlyList<GeneratedCauseService> services = count is { } all
+            ? [.. CauseServiceGenerator.Compose(seed, all).Where(x => only is null || only.Any(o => x.Shape.Name.Contains(o, StringComparison.Ordinal)))]
+            : [CauseServiceGenerator.Compose(seed, grid).First(x => x.Shape.Cause == Cause.Cpu)];
         var report = Environment.GetEnvironmentVariable("DIAGNOSIS_BENCHMARK_REPORT") is { Length: > 0 } path ? path : null;
         void Log(string line)
         {

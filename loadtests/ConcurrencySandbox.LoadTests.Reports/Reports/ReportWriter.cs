@@ -119,45 +119,14 @@ public static class ReportWriter
     public static string SummaryMarkdown(RunSummary r)
     {
         var commandLine = r.CommandLine;
-        var claims = r.Claims ?? [];
         var md = new StringBuilder();
         md.AppendLine(Invariant($"# {r.Experiment} ({r.Profile}){(r.Partial is null ? "" : ", PARTIAL")}"));
         md.AppendLine();
-        if (r.Partial is { } partial)
+        foreach (var block in Opening(new HtmlPage(""), r).Blocks)
         {
-            md.AppendLine($"**PARTIAL REPORT: {PartialNote(partial)}**");
+            md.AppendLine(Markdown(block));
             md.AppendLine();
         }
-        if (r.Answer is { } answer)
-        {
-            md.AppendLine($"**{answer}**");
-            md.AppendLine();
-        }
-        if (r.Headline is { } headline)
-        {
-            md.AppendLine(headline);
-            md.AppendLine();
-        }
-        if (r.HeadlineDetails is { } details)
-        {
-            md.AppendLine(details);
-            md.AppendLine();
-        }
-        if (OtherFindings(r) is { Count: > 0 } others)
-        {
-            md.AppendLine("Also seen at the break:");
-            md.AppendJoin('\n', others.Select(o => $"- {o}")).AppendLine();
-            md.AppendLine();
-        }
-        md.AppendLine(r.Verdict);
-        md.AppendLine();
-        if (claims.Count > 0)
-        {
-            md.AppendJoin('\n', claims.Select(c => $"- {c.Line}")).AppendLine();
-            md.AppendLine();
-        }
-        md.AppendLine(OutcomeLine(r));
-        md.AppendLine();
         md.AppendLine(Invariant($"Started {r.StartedAt:u} against {r.Target}. Load shape: {r.LoadShape}."));
         md.AppendLine(MachineLine(r.Machine, r.ApiProcessorCount));
         md.AppendLine();
@@ -237,11 +206,12 @@ public static class ReportWriter
         return md.ToString();
     }
 
-    /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
-    /// <param name="evidenceSvgs">The experiment's own evidence charts, drawn right under the verdict.</param>
-    public static string ReportHtml(RunSummary r, IReadOnlyList<string> evidenceSvgs, IReadOnlyList<string> chartSvgs)
+    /// <summary>
+    /// The report's opening, the same blocks in report.html and summary.md: the partial note, the plain answer, the
+    /// headline and its details, the other findings, the verdict and its claims, and how the requests ended.
+    /// </summary>
+    private static HtmlPage Opening(HtmlPage page, RunSummary r)
     {
-        var commandLine = r.CommandLine;
         var claims = r.Claims ?? [];
         var verdictClass = r.Outcome switch
         {
@@ -250,20 +220,10 @@ public static class ReportWriter
             nameof(Outcome.NotReproduced) => "verdict not",
             _ => "verdict",
         };
-        var page = new HtmlPage(PageTitle(r), r);
-        if (r.Partial is { } partial)
-        {
-            page.Paragraph($"PARTIAL REPORT: {PartialNote(partial)}", "verdict partial");
-        }
-        page.Paragraph(r.Answer, "answer");
-        if (r.Headline is { } headline)
-        {
-            page.Paragraph(headline, "verdict");
-        }
-        if (r.HeadlineDetails is { } details)
-        {
-            page.Paragraph(details, "details");
-        }
+        page = page.Paragraph(r.Partial is { } partial ? $"PARTIAL REPORT: {PartialNote(partial)}" : null, PartialClass)
+            .Paragraph(r.Answer, AnswerClass)
+            .Paragraph(r.Headline, "verdict")
+            .Paragraph(r.HeadlineDetails, "details");
         if (OtherFindings(r) is { Count: > 0 } others)
         {
             page = page.Paragraph("Also seen at the break:").List(others);
@@ -273,8 +233,27 @@ public static class ReportWriter
         {
             page = page.List([.. claims.Select(c => c.Line)]);
         }
-        page = page
-            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes")
+        return page.Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes");
+    }
+
+    private const string PartialClass = "verdict partial";
+    private const string AnswerClass = "answer";
+
+    /// <summary>An opening block as summary.md writes it: the partial note and the answer in bold, a list as "- " lines.</summary>
+    private static string Markdown(PageBlock block) => block switch
+    {
+        ParagraphBlock { Class: PartialClass or AnswerClass } p => $"**{p.Text}**",
+        ParagraphBlock p => p.Text,
+        ListBlock l => string.Join('\n', l.Items.Select(item => $"- {item}")),
+        _ => throw new ArgumentException($"the opening has no {block.GetType().Name}", nameof(block)),
+    };
+
+    /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
+    /// <param name="evidenceSvgs">The experiment's own evidence charts, drawn right under the verdict.</param>
+    public static string ReportHtml(RunSummary r, IReadOnlyList<string> evidenceSvgs, IReadOnlyList<string> chartSvgs)
+    {
+        var commandLine = r.CommandLine;
+        var page = Opening(new HtmlPage(PageTitle(r), r), r)
             .Tiles(Tiles(r))
             .Paragraph(r.Variants.Count == 0 ? null : TileLegend(r), "legend");
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r)

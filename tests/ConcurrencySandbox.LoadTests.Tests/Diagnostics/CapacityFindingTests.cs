@@ -26,7 +26,7 @@ public sealed class CapacityFindingTests
         var closed = Closed.ShapeAt(8);
         var open = (Closed with { Open = true }).ShapeAt(50);
 
-        Assert.Equal(8, closed.UsersAt(TimeSpan.FromSeconds(4.9)));
+        Assert.Equal(8, closed.UsersAt(Closed.RampAt(8) + TimeSpan.FromSeconds(4.9)));
         Assert.False(closed.IsOpen);
         Assert.True(open.IsOpen);
         Assert.Equal(50, open.RateAt(TimeSpan.FromSeconds(1)));
@@ -194,7 +194,7 @@ public sealed class CapacityFindingTests
     [Fact]
     public async Task TheRampDoublesToTheBreakThenBisectsItToWithinTheResolution()
     {
-        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024 });
+        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024, MaxDuration = TimeSpan.FromHours(1) });
 
         // 2 to 32 held, 64 broke; then 48 held, 56 broke, 52 broke: 52 is within 12.5 % of 48.
         Assert.Equal([2, 4, 8, 16, 32, 64, 48, 56, 52], loads);
@@ -207,7 +207,7 @@ public sealed class CapacityFindingTests
     [Fact]
     public async Task TheBisectionStopsWhenItsStepBudgetEndsAndSaysHowWideTheBreakStill()
     {
-        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024, BisectSteps = 1 });
+        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024, BisectSteps = 1, MaxDuration = TimeSpan.FromHours(1) });
 
         Assert.Equal([2, 4, 8, 16, 32, 64, 48], loads);
         Assert.Equal((48, 64.0), (ramp.Held!.Value, ramp.Broke!.Load));
@@ -237,15 +237,15 @@ public sealed class CapacityFindingTests
     [Fact]
     public async Task TheRampEndsAtItsMaxLoadOrItsMaxDurationAndSaysWhich()
     {
-        var (atMaxLoad, loads) = await RampAgainstAsync(breaksAt: 1000, Closed);
-        // 5 s steps in 60 s: the unloaded measure took none of it here, so 12 steps fit; a 22 s budget fits 4.
-        var (outOfTime, _) = await RampAgainstAsync(breaksAt: 1000, Closed with { MaxLoad = 1024, MaxDuration = TimeSpan.FromSeconds(22) });
+        var (atMaxLoad, loads) = await RampAgainstAsync(breaksAt: 1000, Closed with { MaxDuration = TimeSpan.FromHours(1) });
+        // 5 s held after each ramp (2, 5, 11 then 23 s): the unloaded measure took none of it here; a 40 s budget fits 2, 4 and 8.
+        var (outOfTime, _) = await RampAgainstAsync(breaksAt: 1000, Closed with { MaxLoad = 1024, MaxDuration = TimeSpan.FromSeconds(40) });
 
         Assert.Equal([2, 4, 8, 16, 20], loads);
         Assert.Equal((20, null), (atMaxLoad.Held!.Value, atMaxLoad.Broke));
         Assert.Equal("the ramp reached its max load (20 users, --max-load)", atMaxLoad.Bound);
-        Assert.Equal(16, outOfTime.Held);
-        Assert.Equal("the ramp reached its max duration (22 s, --max-duration-s) before 32 users", outOfTime.Bound);
+        Assert.Equal(8, outOfTime.Held);
+        Assert.Equal("the ramp reached its max duration (40 s, --max-duration-s) before 16 users", outOfTime.Bound);
     }
 
     [Fact]
@@ -270,7 +270,7 @@ public sealed class CapacityFindingTests
         Assert.StartsWith("SLO p99 10 ms (the 10 ms floor, above 2 x the unloaded p99 of 1.9 ms", baseline.DescribeSlo(baseline.DefaultSloMs, given: false));
     }
 
-    /// <summary>The ramp against a fake service that breaks from <paramref name="breaksAt"/> on, each step taking its whole step on a fake clock.</summary>
+    /// <summary>The ramp against a fake service that breaks from <paramref name="breaksAt"/> on, each step taking its ramp and hold on a fake clock.</summary>
     private static async Task<(CapacityRamp Ramp, IReadOnlyList<double> Loads)> RampAgainstAsync(double breaksAt, CapacityOptions options, double? heldBefore = 1)
     {
         var time = new FakeTimeProvider();
@@ -278,7 +278,7 @@ public sealed class CapacityFindingTests
         var ramp = await CapacityRamp.RunAsync(options, heldBefore, time, time.GetTimestamp(), (load, _) =>
         {
             loads.Add(load);
-            time.Advance(options.Step);
+            time.Advance(options.LengthAt(load));
             return Task.FromResult(load >= breaksAt ? "p99 900 ms" : null);
         }, CancellationToken.None);
         return (ramp, loads);

@@ -157,7 +157,8 @@ public sealed class FindCapacityTests
         Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
     }
 
-    private static int FreePort()
+    /// <summary>A loopback port free now, for a service --launch starts.</summary>
+    internal static int FreePort()
     {
         using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
         listener.Start();

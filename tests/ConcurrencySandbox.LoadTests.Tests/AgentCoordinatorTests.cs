@@ -234,7 +234,7 @@ public class AgentCoordinatorTests
         {
             histogram.RecordValue(1000 + i);
         }
-        return new AgentInterval(index, sequence, 0.2 * (sequence + 1), Partial: false, HistogramWire.Encode(histogram), requests, 0, 0, 0, 0.01);
+        return new AgentInterval(index, sequence, 0.2 * (sequence + 1), Partial: false, HistogramWire.Encode(histogram), requests, 0, 0, 0, 0.01, []);
     }
 
     private static string LogFolder() => Path.Combine(Path.GetTempPath(), "agent-tests", Guid.NewGuid().ToString());

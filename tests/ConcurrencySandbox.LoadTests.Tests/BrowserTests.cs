@@ -3,6 +3,8 @@ using System.Globalization;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.LoadTests.Reports;
 using Microsoft.Playwright;
@@ -116,6 +118,123 @@ public sealed class BrowserTests : IDisposable
         await page.ScreenshotAsync("find-capacity-curve.png");
     }
 
+    /// <summary>Every kind of page the runner writes, from synthetic raw results through the one analysis (a real run of each is minutes long).</summary>
+    public static TheoryData<string> PageKinds() => ["experiment", "find-capacity", "coldstart", "streaming", "matrix", "run-url", "compare", "stopped-before-first-step", "no-answer"];
+
+    [TheoryWhenChromiumIsInstalled]
+    [MemberData(nameof(PageKinds))]
+    public async Task EveryPageKindOpensOnItsAnswerFitsTheWindowAndFetchesNothing(string kind)
+    {
+        var html = WritePage(kind, Path.Combine(_out, kind));
+        var page = await OpenAsync(new Uri(html).AbsoluteUri);
+        await page.Page.WaitForFunctionAsync("() => document.querySelector('#report h1') !== null", null, new() { Timeout = 60_000 });
+
+        // The first screen (1280 x 900): the title, then the plain sentence and the tiles of a run's report, or the verdict of a page of several runs.
+        var firstScreen = await page.Page.EvaluateAsync<string[]>(
+            "() => [...document.querySelectorAll('#report h1, p.answer, p.verdict, .tiles')].filter(e => e.getBoundingClientRect().top < window.innerHeight).map(e => e.tagName.toLowerCase() + '.' + e.className)");
+        Assert.Contains("h1.", firstScreen);
+        if (kind is not ("matrix" or "compare"))
+        {
+            Assert.Contains("p.answer", firstScreen);
+        }
+        if (kind is not ("matrix" or "compare" or "stopped-before-first-step"))
+        {
+            Assert.Contains("div.tiles", firstScreen);
+        }
+        var text = await page.Page.InnerTextAsync("#report");
+        Assert.DoesNotContain("**", text, StringComparison.Ordinal);
+        if (kind == "no-answer")
+        {
+            Assert.Contains("no answer", await page.Page.InnerTextAsync(".tile[data-variant='threadpool']"), StringComparison.Ordinal);
+        }
+        if (kind == "stopped-before-first-step")
+        {
+            Assert.Contains("stopped before its first step", await page.Page.InnerTextAsync("p.answer"), StringComparison.Ordinal);
+        }
+        Assert.Empty(await page.OverflowingAsync());
+        Assert.Empty(page.ConsoleErrors);
+        Assert.Equal([page.Url], page.Requests);
+        var png = await page.FirstScreenAsync($"first-screen-{kind}.png");
+        Assert.True(DistinctPixelBytes(png) > 16, $"the first screen of {kind} is blank");
+    }
+
+    /// <summary>Writes one page of <paramref name="kind"/> into <paramref name="folder"/>; returns its path.</summary>
+    private static string WritePage(string kind, string folder)
+    {
+        var command = RunnerCommandLine.Format(["fanout", "--profile", "quick"]);
+        var timingOut = SyntheticReports.LoadRun("fanout", ["threadpool", "sync-over-async", "dedicated", "async"], 20, 5, (name, t) => name is "threadpool" or "sync-over-async" && t >= 10 ? 90_000 : 100);
+        switch (kind)
+        {
+            case "experiment":
+                ReportWriter.Write(folder, timingOut with
+                {
+                    ExpectedToFail = ["threadpool", "sync-over-async"],
+                    Observations = new Dictionary<string, VariantObservation> { ["threadpool"] = SyntheticReports.Observed(SyntheticReports.StarvingAdjustments(starvation: 5, climbing: 4)) },
+                }, command);
+                break;
+            case "find-capacity":
+                ReportWriter.Write(folder, CapacityCurveTests.Search(), RunnerCommandLine.Format(["run", "--url", "http://127.0.0.1:5000/x", "--find-capacity"]));
+                break;
+            case "coldstart":
+                ReportWriter.Write(folder, SyntheticReports.Burst(64, new Dictionary<string, int> { ["default-pool"] = 4, ["min-workers-200"] = 64 }), command);
+                break;
+            case "streaming":
+                ReportWriter.Write(folder, SyntheticReports.LoadRun("streaming", ["allocating", "saea-pooled"], 20, 5, (name, _) => name == "allocating" ? 3 : 1.5) with { Seed = "001", Words = ReportWords.Messages }, command);
+                break;
+            case "run-url":
+                ReportWriter.Write(folder, SyntheticReports.LoadRun("run", ["GET /api/orders"], 20, 5, (_, t) => t >= 10 ? 2_000 : 100) with
+                {
+                    Seed = "none (a user's service)",
+                    Headline = "Change **OrdersController.Get** (`Orders.cs:42`): it blocks a pool thread on Task.Result; the service broke at 24 users.",
+                }, RunnerCommandLine.Format(["run", "--url", "http://127.0.0.1:5000/api/orders"]));
+                break;
+            case "matrix":
+                Directory.CreateDirectory(folder);
+                var runs = new[] { 1, 2 }.Select(cpus => new CoreCountRun(cpus, null, cpus, [], null,
+                    SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 / cpus ? 90_000 : 100, cpus).Analysed())).ToList();
+                var variants = runs.SelectMany(r => r.FanOut!.Variants).ToList();
+                File.WriteAllText(Path.Combine(folder, "report.html"), MatrixRunner.Html(runs, "Hypothesis 3 of seed 004: not judged (no sweep).", new MatrixOptions([1, 2], null, ["fanout"], 1_000, 1), null, 1_000,
+                    ReportChart.Render(["matrix"], variants, new Dictionary<string, SummaryObservation>()), null, null));
+                break;
+            case "compare":
+                ReportWriter.Write(Path.Combine(folder, "a"), timingOut, command);
+                ReportWriter.Write(Path.Combine(folder, "b"), SyntheticReports.LoadRun("fanout", ["threadpool", "sync-over-async", "dedicated", "async"], 20, 5, (_, _) => 100), command);
+                ReportComparison.Of(Path.Combine(folder, "a"), Path.Combine(folder, "b")).Write(folder);
+                return Path.Combine(folder, "compare.html");
+            case "stopped-before-first-step":
+                ReportWriter.Write(folder, timingOut with { Variants = [], Partial = PartialRun.Describe("threadpool", 0, 10, []) }, command);
+                break;
+            case "no-answer":
+                ReportWriter.Write(folder, SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, _) => name == "threadpool" ? 90_000 : 100), command);
+                break;
+            default:
+                throw new ArgumentOutOfRangeException(nameof(kind), kind, "no such page kind");
+        }
+        return Path.Combine(folder, "report.html");
+    }
+
+    /// <summary>How many different byte values a PNG's decompressed scanlines hold: a blank (one-colour) screen has a handful, a page of text and charts far more.</summary>
+    private static int DistinctPixelBytes(byte[] png)
+    {
+        using var idat = new MemoryStream();
+        for (var at = 8; at + 8 <= png.Length;)
+        {
+            var length = System.Buffers.Binary.BinaryPrimitives.ReadInt32BigEndian(png.AsSpan(at));
+            if (System.Text.Encoding.ASCII.GetString(png, at + 4, 4) == "IDAT")
+            {
+                idat.Write(png, at + 8, length);
+            }
+            at += 12 + length;
+        }
+        idat.Position = 0;
+        using var pixels = new MemoryStream();
+        using (var zlib = new System.IO.Compression.ZLibStream(idat, System.IO.Compression.CompressionMode.Decompress))
+        {
+            zlib.CopyTo(pixels);
+        }
+        return pixels.ToArray().Distinct().Count();
+    }
+
     [FactWhenChromiumIsInstalled]
     public async Task SwaggerUiRendersItsOperationsFromItsOwnOriginOnly()
     {
@@ -208,6 +327,13 @@ public sealed class BrowserTests : IDisposable
             "() => document.documentElement.scrollWidth <= window.innerWidth ? [] : [...document.querySelectorAll('body *')]"
             + ".filter(e => e.getBoundingClientRect().right > window.innerWidth && !e.closest('.table-box')).map(e => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 10)");
 
+        /// <summary>The window as a reader first sees it (not the whole page), kept as <paramref name="name"/> under the screenshots; its PNG.</summary>
+        public async Task<byte[]> FirstScreenAsync(string name)
+        {
+            Directory.CreateDirectory(Screenshots);
+            return await Page.ScreenshotAsync(new() { Path = Path.Combine(Screenshots, name), FullPage = false });
+        }
+
         public async Task ScreenshotAsync(string name)
         {
             Directory.CreateDirectory(Screenshots);
@@ -232,11 +358,15 @@ public sealed class BrowserTests : IDisposable
 /// <summary>A fact that runs only where Debian's chromium is installed at <see cref="BrowserTests.Chromium"/>, and says why when skipped.</summary>
 internal sealed class FactWhenChromiumIsInstalledAttribute : FactAttribute
 {
-    public FactWhenChromiumIsInstalledAttribute()
-    {
-        if (!File.Exists(BrowserTests.Chromium))
-        {
-            Skip = string.Create(CultureInfo.InvariantCulture, $"{BrowserTests.Chromium} is not installed (apt-get install chromium; .ci/run installs it).");
-        }
-    }
+    public FactWhenChromiumIsInstalledAttribute() => Skip = NotInstalled;
+
+    /// <summary>Why a browser test is skipped; null where chromium is installed.</summary>
+    public static string? NotInstalled => File.Exists(BrowserTests.Chromium) ? null
+        : string.Create(CultureInfo.InvariantCulture, $"{BrowserTests.Chromium} is not installed (apt-get install chromium; .ci/run installs it).");
+}
+
+/// <summary>A theory that runs only where Debian's chromium is installed, as <see cref="FactWhenChromiumIsInstalledAttribute"/>.</summary>
+internal sealed class TheoryWhenChromiumIsInstalledAttribute : TheoryAttribute
+{
+    public TheoryWhenChromiumIsInstalledAttribute() => Skip = FactWhenChromiumIsInstalledAttribute.NotInstalled;
 }

@@ -216,6 +216,24 @@ public class ChartTests
     }
 
     [Fact]
+    public void EverySeriesOfARunHasItsOwnColourAndACapacitySearchsStepsASequentialScaleByLoad()
+    {
+        // Nine undeclared names over the palette's eight colours for names it does not know: two would share one.
+        string[] names = [.. Enumerable.Range(1, 9).Select(i => $"step-{i}")];
+        Assert.True(names.Select(VariantPalette.ColorOf).Distinct().Count() < names.Length);
+
+        var colors = VariantPalette.OfRun([.. names.Select(name => (name, (double?)null))]);
+        Assert.Equal(names.Length, colors.Distinct(StringComparer.OrdinalIgnoreCase).Count());
+        Assert.Equal(VariantPalette.ColorOf(names[0]), colors[0]);
+
+        // A capacity search's steps in the order it ran them: each load its own blue, darker as the load rises.
+        var search = CapacityCurveTests.Search().Analysed().Variants;
+        var byLoad = search.OrderBy(v => v.PeakLoad).Select(v => Convert.ToInt32(v.Color[1..3], 16) + Convert.ToInt32(v.Color[3..5], 16) + Convert.ToInt32(v.Color[5..7], 16)).ToList();
+        Assert.Equal(search.Count, search.Select(v => v.Color).Distinct().Count());
+        Assert.Equal(byLoad.OrderDescending(), byLoad);
+    }
+
+    [Fact]
     public void AVariantHasTheSameColourInEveryReportAndAtEveryCoreCount()
     {
         var fanout = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100).Analysed());

@@ -1,11 +1,18 @@
 using System.Globalization;
+using System.Text.Json;
+using System.Text.RegularExpressions;
+using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
-/// <summary>report.html's first screen: a tile per variant whose figures are the summary's own fields.</summary>
-public sealed class FirstScreenTests
+/// <summary>report.html's first screen: one plain sentence, then a tile per variant, every figure in them a field of the summary.</summary>
+public sealed partial class FirstScreenTests : IDisposable
 {
+    private readonly string _out = Path.Combine(Path.GetTempPath(), "first-screen-" + Guid.NewGuid().ToString("N"));
+
     [Fact]
     public void EachTileReadsItsVariantsSummaryFieldsAndAVariantWithNoAnswerSaysSoNeverZero()
     {
@@ -24,5 +31,130 @@ public sealed class FirstScreenTests
         Assert.Contains(RenderedPage.Lines(ReportWriter.ReportHtml(summary, [], [])), line => line.StartsWith("tile threadpool: RPS no answer", StringComparison.Ordinal));
     }
 
+    [Fact]
+    public void TheFirstSentenceIntroducesTheSeedInWordsAndSaysWhatHeldAndWhatFailedByHowMuch()
+    {
+        var summary = SyntheticReports.LoadRun("fanout", ["threadpool", "dedicated", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100).Analysed();
+        var threadpool = summary.Variants.Single(v => v.Name == "threadpool");
+
+        Assert.StartsWith("fanout re-runs seed 003, a 2006 report on fanning out on the ThreadPool", summary.Answer, StringComparison.Ordinal);
+        var (dedicated, async) = (summary.Variants.Single(v => v.Name == "dedicated"), summary.Variants.Single(v => v.Name == "async"));
+        var (first, second) = dedicated.P99Ms <= async.P99Ms ? (dedicated, async) : (async, dedicated);
+        Assert.Contains($"{first.Name} and {second.Name} answered every request up to 40 users, p99 {first.Name} {ReportWriter.Latency(first, first.P99Ms, "p99Ms")} ms, {second.Name} {ReportWriter.Latency(second, second.P99Ms, "p99Ms")} ms", summary.Answer, StringComparison.Ordinal);
+        Assert.Contains(string.Create(CultureInfo.InvariantCulture, $"threadpool failed {threadpool.Outcomes.FailedPercent:0.#} % of its {threadpool.Requests} requests ({threadpool.Outcomes.TimedOut} timed out)"), summary.Answer, StringComparison.Ordinal);
+        Assert.EndsWith("seed 003's effect reproduced.", summary.Answer, StringComparison.Ordinal);
+        // It opens report.html, under the title, and summary.md.
+        ReportWriter.Write(_out, summary);
+        Assert.Equal($"p.answer {summary.Answer}", RenderedPage.LinesOf(Path.Combine(_out, "report.html"))[1]);
+        Assert.Contains($"**{summary.Answer}**", File.ReadAllText(Path.Combine(_out, "summary.md")), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ARunStoppedBeforeItsFirstStepSaysNothingWasMeasuredAndAnInconclusiveClaimIsNeitherHiddenNorGreen()
+    {
+        var run = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100);
+        var stopped = run with { Variants = [], Partial = PartialRun.Describe("threadpool", 0, 10, []) };
+        Assert.StartsWith("fanout re-runs seed 003", stopped.Analysed().Answer, StringComparison.Ordinal);
+        Assert.Contains("the run was stopped before its first step ended, so nothing was measured", stopped.Analysed().Answer, StringComparison.Ordinal);
+
+        var unsure = run with
+        {
+            Finding = run.Finding with
+            {
+                Claims = [new("latency under load", ClaimVerdict.Confirmed, "3 x", "[2, 4]", "why"), new("max latency", ClaimVerdict.Inconclusive, "1 x", "", "why"), new("wait to start", ClaimVerdict.Inconclusive, "1 x", "", "why")],
+            },
+        };
+        var summary = unsure.Analysed();
+        Assert.EndsWith("seed 003's effect reproduced on 1 of 3 claims (2 inconclusive).", summary.Answer, StringComparison.Ordinal);
+        var lines = RenderedPage.Lines(ReportWriter.ReportHtml(summary, [], []));
+        Assert.Contains(lines, line => line.StartsWith("p.verdict Reproduced", StringComparison.Ordinal));
+        Assert.DoesNotContain(lines, line => line.StartsWith("p.verdict reproduced", StringComparison.Ordinal));
+    }
+
+    /// <summary>Every report kind's first screen, from the analysis of synthetic raw results as a real run makes them.</summary>
+    public static TheoryData<string> Kinds() => ["fanout", "fanout-timing-out", "coldstart", "find-capacity", "stopped"];
+
+    [Theory]
+    [MemberData(nameof(Kinds))]
+    public void EveryNumberInTheFirstSentenceAndTilesIsAFieldOfTheSummaryAndLowerBoundsKeepTheirSign(string kind)
+    {
+        var summary = Summary(kind);
+        ReportWriter.Write(_out, summary);
+        var lines = RenderedPage.LinesOf(Path.Combine(_out, "report.html"));
+        var firstScreen = lines.Where(line => line.StartsWith("p.answer ", StringComparison.Ordinal) || line.StartsWith("tile ", StringComparison.Ordinal)).ToList();
+        Assert.NotEmpty(firstScreen);
+
+        var fields = FieldsOf(summary);
+        // The seed's introduction is words (its number and year), not a figure of the run; the SLO and why a step broke it are the summary's own words, quoted.
+        var quoted = new[] { SeedReports.Introduce(summary.Seed), $"seed {summary.Seed}", summary.Capacity?.Slo, summary.Capacity?.BrokeBecause }.OfType<string>()
+            .Concat(summary.Variants.Select(v => v.Name).OrderByDescending(name => name.Length));
+        var text = quoted.Aggregate(string.Join("\n", firstScreen), (t, words) => t.Replace(words, "", StringComparison.Ordinal));
+        var numbers = Number().Matches(text).Select(m => m.Value).ToList();
+        Assert.All(numbers, number => Assert.True(fields.Any(f => Reads(f, number)), $"{kind}: {number} on the first screen is no field of the summary ({text})"));
+        foreach (var v in summary.Variants.Where(v => v.LowerBounds?.Contains("p99Ms") == true && v.Outcomes.Completed > 0))
+        {
+            Assert.Contains(firstScreen, line => line.StartsWith($"tile {v.Name}: ", StringComparison.Ordinal) && line.Contains("/ \u2265 ", StringComparison.Ordinal));
+        }
+    }
+
+    private static RunSummary Summary(string kind) => kind switch
+    {
+        "fanout" => SyntheticReports.LoadRun("fanout", ["sync-over-async", "async"], 20, 5, (name, t) => name == "async" ? 100 : 100 + 40 * t).Analysed(),
+        "fanout-timing-out" => SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100).Analysed(),
+        "coldstart" => SyntheticReports.Burst(64, new Dictionary<string, int> { ["default-pool"] = 4, ["min-workers-200"] = 64 }).Analysed(),
+        "find-capacity" => CapacityCurveTests.Search().Analysed(),
+        _ => (SyntheticReports.LoadRun("fanout", ["threadpool"], 20, 5, (_, _) => 100) with { Variants = [], Partial = PartialRun.Describe("threadpool", 0, 10, []) }).Analysed(),
+    };
+
+    /// <summary>A number as the page prints it from a field: whole, to 1 or 2 decimals, or milliseconds as seconds.</summary>
+    private static bool Reads(double field, string number) =>
+        new[] { field, field / 1000 }.Any(value => new[] { "0", "0.#", "0.##" }.Any(format => value.ToString(format, CultureInfo.InvariantCulture) == number));
+
+    /// <summary>Every number of the summary but its raw series (intervals, telemetry, requests, distributions), and the claims counted by verdict.</summary>
+    private static List<double> FieldsOf(RunSummary summary)
+    {
+        string[] series = ["intervals", "telemetry", "distribution", "burst", "curve", "steps", "observations", "evidence", "agents"];
+        var fields = new List<double>();
+        void Walk(JsonElement e, string name)
+        {
+            switch (e.ValueKind)
+            {
+                case JsonValueKind.Number:
+                    fields.Add(e.GetDouble());
+                    break;
+                case JsonValueKind.Object when !series.Contains(name):
+                    foreach (var p in e.EnumerateObject())
+                    {
+                        Walk(p.Value, p.Name);
+                    }
+                    break;
+                case JsonValueKind.Array when !series.Contains(name):
+                    foreach (var item in e.EnumerateArray())
+                    {
+                        Walk(item, name);
+                    }
+                    break;
+            }
+        }
+        using var json = JsonDocument.Parse(summary.ToJson());
+        Walk(json.RootElement, "");
+        var claims = summary.Claims ?? [];
+        fields.Add(claims.Count);
+        fields.AddRange(claims.GroupBy(c => c.Verdict).Select(g => (double)g.Count()));
+        return fields;
+    }
+
+    // A number that is not part of a word ("p99", "x2"): "1.26", "60000", "67.3".
+    [GeneratedRegex(@"(?<![\w.])\d+(?:\.\d+)?(?![\w])")]
+    private static partial Regex Number();
+
     private static string Value(ReportTile tile, string label) => tile.Figures.Single(f => f.Label == label).Value;
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_out))
+        {
+            Directory.Delete(_out, recursive: true);
+        }
+    }
 }

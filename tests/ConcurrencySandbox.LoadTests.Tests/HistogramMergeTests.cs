@@ -47,8 +47,11 @@ public class HistogramMergeTests
     public void IntervalsMergedIntoARecorderGiveTheStatisticsOfOneRecorderOfEveryRequest()
     {
         // Two agents' recorders hand each interval over encoded, as they do on the wire; the coordinator's recorder merges them.
-        var wires = new List<(string Histogram, OutcomeCounts Counts, double? TimedOutAtMs)>();
-        var agents = Enumerable.Range(0, 2).Select(_ => new LatencyRecorder { IntervalTaken = (h, c, t) => wires.Add((HistogramWire.Encode(h), c, t)) }).ToList();
+        var wires = new List<AgentInterval>();
+        var agents = Enumerable.Range(0, 2).Select(index => new LatencyRecorder
+        {
+            IntervalTaken = t => wires.Add(AgentWire.IntervalOf(index, 0, new IntervalRow(new VariantKey("async"), 1, "users", 1, 0, LatencyStats.Empty), 0, t)),
+        }).ToList();
         var all = new LatencyRecorder();
         for (var i = 1; i <= 400; i++)
         {
@@ -60,14 +63,14 @@ public class HistogramMergeTests
         all.TakeInterval();
 
         var coordinator = new LatencyRecorder();
-        foreach (var (histogram, counts, timedOutAtMs) in wires)
+        foreach (var wire in wires)
         {
-            coordinator.AddInterval(HistogramWire.Decode(histogram), counts, inStep: true, timedOutAtMs);
+            coordinator.AddInterval(AgentWire.Merged([wire]));
         }
 
         Assert.Equal(2, wires.Count);
         Assert.Equal(all.Total(), coordinator.Total());
-        Assert.Equal(all.Total(), coordinator.TakeStep());
+        Assert.Equal(all.Total(), coordinator.SentInStep(0));
         Assert.Equal(400, coordinator.Total().Requests);
         Assert.Equal(8, coordinator.Total().TimedOut);
     }

@@ -5,6 +5,7 @@ using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Matrix;
+using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.Platform.Machine;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -40,6 +41,41 @@ public class MatrixTests
 
         Assert.Contains(expected, MatrixRunner.Hypothesis3(runs), StringComparison.Ordinal);
     }
+
+    [Fact]
+    public void TheMatrixReportIsRenderedFromEachFanOutsSummaryKeepingItsLowerBoundsAndWritingItsReport()
+    {
+        // threadpool's requests sent after 10 s time out at 60 s: its mean and p99 are lower bounds in its summary.
+        var fanOut = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100, cpus: 1).Analysed();
+        var folder = Path.Combine(Path.GetTempPath(), "matrix-report-" + Guid.NewGuid().ToString("N"));
+        try
+        {
+            var report = new MatrixReport(folder, new MatrixOptions([1], null, ["fanout"], 1000, 6), null, 100, "no fan-out");
+            report.WriteRunning([new CoreCountRun(1, null, 1, [], null, fanOut)]);
+
+            var threadpool = fanOut.Variants[0];
+            Assert.Contains("meanMs", threadpool.LowerBounds!);
+            var row = File.ReadAllLines(Path.Combine(folder, "matrix.md")).Single(line => line.Contains("| threadpool@1cpu |", StringComparison.Ordinal));
+            Assert.Contains(ReportWriter.Latency(threadpool, threadpool.MeanMs, "meanMs", "0"), row, StringComparison.Ordinal);
+            Assert.StartsWith("\u2265 ", ReportWriter.Latency(threadpool, threadpool.MeanMs, "meanMs", "0"), StringComparison.Ordinal);
+            using var json = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "matrix.json")));
+            var written = json.RootElement.GetProperty("runs")[0].GetProperty("fanOut");
+            Assert.Equal("fanout-1cpu/summary.json", written.GetProperty("summary").GetString());
+            Assert.Equal(threadpool.MeanMs, written.GetProperty("variants")[0].GetProperty("meanMs").GetDouble());
+            Assert.Contains("meanMs", written.GetProperty("variants")[0].GetProperty("lowerBounds").EnumerateArray().Select(e => e.GetString()));
+            Assert.StartsWith("partial: still running", json.RootElement.GetProperty("partial").GetString(), StringComparison.Ordinal);
+            Assert.True(File.Exists(Path.Combine(folder, "fanout-1cpu", "report.html")));
+            Assert.Equal(fanOut, RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "fanout-1cpu", "summary.json"))), SummaryComparer);
+            Assert.Contains("a fanout-1cpu/report.html", RenderedPage.LinesOf(Path.Combine(folder, "report.html")));
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    /// <summary>Two summaries are the same when they serialize the same (records holding lists compare those by reference).</summary>
+    private static readonly IEqualityComparer<RunSummary> SummaryComparer = EqualityComparer<RunSummary>.Create((a, b) => a?.ToJson() == b?.ToJson(), s => s.ToJson().GetHashCode(StringComparison.Ordinal));
 
     /// <summary>A sweep row with the efficiency's 95 % CI <paramref name="halfWidthPercent"/> wide on each side (the target is 5 %).</summary>
     internal static ComparisonRow Row(long amount, double efficiencyPercent, double halfWidthPercent, SeedEfficiency? seed = null)

@@ -49,6 +49,13 @@ public sealed class RepeatedRunsTests : IDisposable
         var passed = (await RepeatedRuns.RunAsync(2, _out, folder =>
         {
             folders.Add(folder);
+            // Run 1 writes its report and a sub-report (a matrix's fan-out); run 2 writes none.
+            if (folders.Count == 1)
+            {
+                Directory.CreateDirectory(Path.Combine(folder, "fanout-1cpu"));
+                File.WriteAllText(Path.Combine(folder, "report.html"), "");
+                File.WriteAllText(Path.Combine(folder, "fanout-1cpu", "report.html"), "");
+            }
             return Task.FromResult(Run(outcomes.Dequeue(), "2 x"));
         }, console)).Passed;
 
@@ -58,6 +65,8 @@ public sealed class RepeatedRunsTests : IDisposable
         Assert.Contains("The verdicts disagree on: fanout.", summary, StringComparison.Ordinal);
         Assert.Contains("| fanout: ratio | 2 x | 2 x | median 2 [no 95 % CI below 6 repeats], min 2, max 2, spread 0 % of the median |", summary, StringComparison.Ordinal);
         Assert.Contains("the verdicts disagree on fanout", console.ToString(), StringComparison.Ordinal);
+        Assert.Contains("- run 1: [run-1/fanout-1cpu/report.html](run-1/fanout-1cpu/report.html), [run-1/report.html](run-1/report.html)", summary, StringComparison.Ordinal);
+        Assert.Contains("- run 2: no report.html was written", summary, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -14,10 +14,10 @@ public sealed partial class ReportReadabilityTests : IDisposable
     private readonly string _out = Path.Combine(Path.GetTempPath(), "report-readability-" + Guid.NewGuid().ToString("N"));
 
     [Fact]
-    public void StepRowsKeepThePartialTailSoTheyAddUpToEveryRequestAndAStepWithoutAnswerSaysSo()
+    public void StepRowsHoldTheRequestsSentInThemSoTheyAddUpToEveryRequestAndTimeoutsStayInTheirStep()
     {
         // threadpool's requests sent after 10 s time out at 60 s: nothing ends between about 21 s and 70 s, and the last
-        // ones end in the partial tail after the last full interval.
+        // ones end in the partial tail after the last full interval; each is its sending step's, as a lower bound.
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
 
         var table = ReportWriter.StepTable(report.Analysed());
@@ -27,10 +27,12 @@ public sealed partial class ReportReadabilityTests : IDisposable
         {
             var rows = table.Rows.Where(r => r[0] == variant.Key.Label).ToList();
             Assert.Equal(variant.Total.Requests, rows.Sum(r => long.Parse(r[3], CultureInfo.InvariantCulture)));
-            Assert.All(rows.Where(r => r[3] == "0"), r => Assert.Equal([ReportWriter.NoAnswer, ReportWriter.NoAnswer], r.Skip(5).Take(2)));
+            Assert.DoesNotContain(rows, r => r[3] == "0");
         }
-        Assert.Contains(table.Rows, r => r[1] == "tail (partial interval)");
-        Assert.Contains(table.Rows, r => r[5] == ReportWriter.NoAnswer);
+        var late = table.Rows.Where(r => r[0] == "threadpool").Skip(5).ToList();
+        Assert.Equal(5, late.Count);
+        Assert.All(late, r => Assert.Equal((r[3], "\u2265 60000"), (r[8], r[5])));
+        Assert.DoesNotContain(table.Rows, r => r[1].StartsWith("tail", StringComparison.Ordinal) || r[1].StartsWith("0 ", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -52,6 +54,48 @@ public sealed partial class ReportReadabilityTests : IDisposable
         var csv = File.ReadAllLines(Path.Combine(_out, ReportWriter.StepsFile));
         Assert.Equal(1 + 80, csv.Length);
         Assert.Equal("allocating,users,3700,36,37,3700,3700,50,50,0,0", csv[37]);
+    }
+
+    [Fact]
+    public void AnAllZeroEvidenceChartIsSaidInWordsAndANegativeAmountReadsAboutZeroNotAsAFinding()
+    {
+        var run = SyntheticReports.LoadRun("streaming", ["allocating", "saea-pooled"], 20, 5, (_, _) => 1) with
+        {
+            Seed = "001",
+            Words = ReportWords.Messages,
+            Evidence = [new EvidenceChart("gen0 collections", "", [new("allocating", 0), new("saea-pooled", 0)], []), new EvidenceChart("bytes per message", "B", [new("allocating", 200), new("saea-pooled", 3)], [])],
+        };
+        run = run with
+        {
+            Variants = [.. run.Variants.Select(v => v with
+            {
+                Request = "50 TCP clients, 15 ms apart, 128 B every 100 ms",
+                Figures = [new VariantFigure("allocated per message, net of idle", v.Key.Name == "allocating" ? 200 : -1.377, "B")],
+            })],
+        };
+
+        ReportWriter.Write(_out, run, "x");
+
+        var lines = RenderedPage.LinesOf(Path.Combine(_out, "report.html"));
+        Assert.Contains("li gen0 collections: 0 for every variant (allocating, saea-pooled), so no chart is drawn.", lines);
+        Assert.Equal(["evidence-1.svg"], Directory.GetFiles(_out, "evidence-*.svg").Select(Path.GetFileName));
+        Assert.Contains("bytes per message", File.ReadAllText(Path.Combine(_out, "evidence-1.svg")), StringComparison.Ordinal);
+        Assert.Contains("td saea-pooled | allocated per message, net of idle | \u2248 0 B (measured -1.377: below the counters' resolution)", lines);
+        Assert.Contains("td allocating | allocated per message, net of idle | 200 B", lines);
+        // Both variants sent the same request: said once above the per-variant table, not in every row.
+        Assert.Contains($"p Every variant's stream: {run.Variants[0].Request}.", lines);
+        Assert.DoesNotContain(lines, line => line.StartsWith("td allocating | " + run.Variants[0].Request, StringComparison.Ordinal));
+        Assert.Contains("th variant | messages | failed | timed out | arrival lateness mean (ms) | arrival lateness p50 (ms) | arrival lateness p75 (ms) | arrival lateness p95 (ms) | arrival lateness p99 (ms) | arrival lateness p99.9 (ms) | arrival lateness max (ms) | messages/s | mean at peak load (ms) | peak threads | peak queue", lines);
+    }
+
+    [Fact]
+    public void ARunWithNoSeedFigureHasNoSeedSectionToLabel()
+    {
+        var run = SyntheticReports.LoadRun("run", ["GET /api/orders"], 20, 5, (_, _) => 100);
+        ReportWriter.Write(_out, run with { Seed = "none (a user's service)", Finding = run.Finding with { Comparisons = [] } }, "x");
+
+        Assert.DoesNotContain(RenderedPage.LinesOf(Path.Combine(_out, "report.html")), line => line.Contains("beside today", StringComparison.Ordinal));
+        Assert.DoesNotContain("beside today", File.ReadAllText(Path.Combine(_out, "summary.md")), StringComparison.Ordinal);
     }
 
     [Fact]

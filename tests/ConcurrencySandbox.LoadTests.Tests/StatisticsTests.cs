@@ -64,33 +64,26 @@ public class StatisticsTests
     }
 
     [Fact]
-    public void IntervalsMergeExactlyIntoTheStepAndTheRunTotals()
+    public void IntervalsMergeExactlyIntoTheRunTotals()
     {
         var recorder = new LatencyRecorder();
-        double[] firstStep = [3, 7, 120, 4_000];
-        double[] secondStep = [1, 2, 50_000];
-        foreach (var ms in firstStep[..2])
+        double[] first = [3, 7, 120, 4_000];
+        double[] second = [1, 2, 50_000];
+        foreach (var ms in first)
         {
             recorder.Record(ms, RequestOutcome.Success);
         }
-        recorder.TakeInterval();
-        foreach (var ms in firstStep[2..])
-        {
-            recorder.Record(ms, RequestOutcome.Success);
-        }
-        recorder.TakeInterval();
-        var step1 = recorder.TakeStep();
-        foreach (var ms in secondStep)
+        var firstInterval = recorder.TakeInterval();
+        foreach (var ms in second)
         {
             recorder.Record(ms, RequestOutcome.Success);
         }
         recorder.Record(60_000, RequestOutcome.TimedOut);
-        recorder.TakeInterval();
-        var step2 = recorder.TakeStep();
+        var secondInterval = recorder.TakeInterval();
 
-        Assert.Equal(TestStats.Of(firstStep), step1);
-        Assert.Equal(TestStats.Of(secondStep, failed: 1, timedOutAtMs: 60_000), step2);
-        Assert.Equal(TestStats.Of([.. firstStep, .. secondStep], failed: 1, timedOutAtMs: 60_000), recorder.Total());
+        Assert.Equal(TestStats.Of(first), firstInterval);
+        Assert.Equal(TestStats.Of(second, failed: 1, timedOutAtMs: 60_000), secondInterval);
+        Assert.Equal(TestStats.Of([.. first, .. second], failed: 1, timedOutAtMs: 60_000), recorder.Total());
     }
 
     private static LatencyFigure Rounded(LatencyFigure figure) => figure with { Ms = Math.Round(figure.Ms, 1) };

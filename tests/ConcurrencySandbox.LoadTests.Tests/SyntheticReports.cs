@@ -38,8 +38,10 @@ public static class SyntheticReports
             var intervals = Enumerable.Range(1, (int)end).Select(second => new IntervalRow(
                 key, second, "users", UsersAt(second - 0.5, seconds), bySecond[second].Count(), StatsOf(bySecond[second])) { Partial = second == (int)end }).ToList();
             var telemetry = Enumerable.Range(0, (int)end).Select(second => new TelemetryRow(key, second, Snapshot(threads: 2 + second / 10, queue: name == "threadpool" ? second * 3 : 0))).ToList();
-            var steps = intervals.Where(i => !i.Partial).GroupBy(i => i.Load)
-                .Select(g => new StepRow(g.Key, g.First().ElapsedSeconds - 1, g.Last().ElapsedSeconds, StatsOf(g.SelectMany(i => bySecond[(int)i.ElapsedSeconds])))).ToList();
+            // A step holds the requests sent in it, wherever they ended, as the recorder books them; the drain after the load is no step.
+            var steps = intervals.Where(i => !i.Partial && i.Load > 0).GroupBy(i => i.Load)
+                .Select(g => (Load: g.Key, From: g.First().ElapsedSeconds - 1, To: g.Last().ElapsedSeconds))
+                .Select(s => new StepRow(s.Load, s.From, s.To, StatsOf(requests.Where(r => r.StartedSeconds >= s.From && r.StartedSeconds < s.To)))).ToList();
             var timedOut = requests.Where(r => r.End == RequestEnd.Timeout).ToList();
             return new VariantResult(key, $"/api/{experiment}?strategy={name}", "users", end, intervals, telemetry, StatsOf(requests))
             {

@@ -97,6 +97,27 @@ public class WorkloadTests
         Assert.Equal(copies, recorder.TakeInterval().Ok);
     }
 
+    [Fact]
+    public async Task ABurstIsOneStepOfItsSizeWhileItDrainsSoItDrawsNoResponseCurve()
+    {
+        // Six requests sent at once, answered one by one over about a second of 100 ms intervals: the requests still in
+        // flight fall, but they are no load, and a curve of latency against them would fall as "load" rose.
+        const int copies = 6;
+        var sent = 0;
+
+        var result = await Task.Run(() => VariantRunner.RunAsync(new VariantKey("default-pool"), "/x", new Burst(copies), async token =>
+        {
+            await Task.Delay(150 * Interlocked.Increment(ref sent), token);
+            return RequestOutcome.Success;
+        }, TimeSpan.FromMilliseconds(100), null, IVariantProgress.OfIntervals(_ => { }), CancellationToken.None, keepEveryRequest: true));
+
+        Assert.True(result.Intervals.Count(i => i.Stats.Ok > 0) > 1, "the answers spread over several intervals");
+        Assert.All(result.Intervals, i => Assert.Equal(copies, i.Load));
+        var step = Assert.Single(result.Steps);
+        Assert.Equal((copies, (long)copies), (step.Load, step.Stats.Ok));
+        Assert.Null(ConcurrencySandbox.LoadTests.Reports.ResponseCurve.Of(result));
+    }
+
     /// <summary>A fake clock: a timer jumps the clock to its due time and fires at once; the test moves it on too.</summary>
     private sealed class JumpingClock : TimeProvider
     {

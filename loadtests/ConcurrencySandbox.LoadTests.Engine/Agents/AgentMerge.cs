@@ -1,6 +1,5 @@
 using System.Globalization;
 using ConcurrencySandbox.LoadTests.Engine;
-using HdrHistogram;
 
 namespace ConcurrencySandbox.LoadTests.Agents;
 
@@ -9,7 +8,8 @@ namespace ConcurrencySandbox.LoadTests.Agents;
 /// histograms decoded and added: HdrHistogram's merge loses nothing, so the percentiles are those of one histogram of
 /// every request) the moment every agent still running has sent its N, and handed to the live progress (status line,
 /// --live page) with the steps it closes. Steps and totals go through the same <see cref="IntervalSeries"/> and recorder
-/// a single runner uses; the partial tails are merged into one partial row at <see cref="Finish"/>. An interval that
+/// a single runner uses, each interval's requests booked to the step they were sent in as the agents booked them (they
+/// cut steps by the whole load, as here); the partial tails are merged into one partial row at <see cref="Finish"/>. An interval that
 /// lacks a faulted agent's data names it in <see cref="IntervalRow.MissingAgents"/>.
 /// </summary>
 /// <remarks>
@@ -37,7 +37,7 @@ public sealed class AgentMerge
     {
         _key = key;
         _progress = progress;
-        _whole = shape.IsOpen ? new OpenModel(shape, 1) : new ClosedModel(shape);
+        _whole = IWorkload.Of(shape, 1);
         _series = new IntervalSeries(key, _whole.LoadUnit, _recorder) { StepClosed = step => _delivery.Post(() => progress.OnStep(key, step)) };
         _running = [.. Enumerable.Range(0, count)];
     }
@@ -135,16 +135,11 @@ public sealed class AgentMerge
         {
             return null;
         }
-        var merged = LatencyRecorder.NewHistogram();
-        foreach (var interval in intervals)
-        {
-            merged.Add(HistogramWire.Decode(interval.Histogram));
-        }
-        var counts = intervals.Aggregate(default(OutcomeCounts), (sum, i) => sum + new OutcomeCounts(i.Ok, i.HttpErrors, i.TimedOut, i.ConnectionErrors));
         var now = intervals.Max(i => i.ElapsedSeconds);
         var applied = _whole.LoadBetween(TimeSpan.FromSeconds(_series.RowStartSeconds), TimeSpan.FromSeconds(now));
-        var timedOutAtMs = intervals.Select(i => i.TimedOutAtMs).OfType<double>().DefaultIfEmpty(double.NaN).Min();
-        return _series.Add(now, applied, partial, inStep => _recorder.AddInterval(merged, counts, inStep, double.IsNaN(timedOutAtMs) ? null : timedOutAtMs), missing);
+        var merged = AgentWire.Merged(intervals);
+        // The agents booked their requests to the steps they were sent in, cut by the whole load as here: their step numbers are these.
+        return _series.Add(now, applied, partial, _ => _recorder.AddInterval(merged), missing);
     }
 
     public static AgentRow RowOf(AgentOutcome agent)

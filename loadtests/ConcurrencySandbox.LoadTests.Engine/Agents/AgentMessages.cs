@@ -51,8 +51,9 @@ public sealed record AgentStart : AgentMessage;
 
 /// <summary>
 /// Agent to coordinator, once per reporting interval: the interval's completed latencies in microseconds as an
-/// HdrHistogram compressed histogram in base64 (the encoding of its .hlog format), its outcome counts, and the CPU
-/// seconds the agent's process has used since it was released.
+/// HdrHistogram compressed histogram in base64 (the encoding of its .hlog format), its outcome counts, the CPU
+/// seconds the agent's process has used since it was released, and the requests booked since the previous interval to
+/// the step they were sent in (<see cref="SentSteps"/>), so the coordinator's step figures are exact too.
 /// </summary>
 public sealed record AgentInterval(
     int Index,
@@ -64,12 +65,16 @@ public sealed record AgentInterval(
     long HttpErrors,
     long TimedOut,
     long ConnectionErrors,
-    double CpuSeconds) : AgentMessage
+    double CpuSeconds,
+    IReadOnlyList<AgentSentStep> SentSteps) : AgentMessage
 {
     /// <summary>The shortest time a request of the interval timed out after: where its timed-out requests are ranked, as lower bounds. Absent when none timed out.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? TimedOutAtMs { get; init; }
 }
+
+/// <summary>Requests booked to step <paramref name="Step"/> (the one they were sent in) since the agent's previous interval: answered latencies encoded as <see cref="AgentInterval.Histogram"/>, and outcome counts.</summary>
+public sealed record AgentSentStep(int Step, string Histogram, long Ok, long HttpErrors, long TimedOut, long ConnectionErrors, double? TimedOutAtMs);
 
 /// <summary>A count of failed requests that ended one way ("HTTP 503", "timed out ...", a connection error's message).</summary>
 public sealed record AgentFailureCount(string What, long Count);

@@ -68,7 +68,8 @@ public sealed class AgentSession(Uri coordinator, int index, string logFolder, T
         var shape = AgentWire.ShapeOf(assignment);
         var segment = new LoadSegment(assignment.Index, assignment.Count);
         var load = new LoadOptions(shape, "agent", TimeSpan.FromSeconds(assignment.RequestTimeoutSeconds), assignment.MaxInFlight);
-        var workload = shape.IsOpen ? new OpenModel(shape, load.MaxInFlight, segment: segment) : (IWorkload)new ClosedModel(shape, segment);
+        var workload = IWorkload.Of(shape, load.MaxInFlight, segment);
+        var whole = IWorkload.Of(shape, load.MaxInFlight);
         using var http = ClientFor(new Uri(assignment.BaseAddress), load.RequestTimeout);
         var send = http.Get(assignment.Request);
         Directory.CreateDirectory(logFolder);
@@ -93,18 +94,17 @@ public sealed class AgentSession(Uri coordinator, int index, string logFolder, T
         var process = Process.GetCurrentProcess();
         var cpuAtStart = process.TotalProcessorTime;
         var sequence = 0;
-        // Set by the recorder as it takes each interval, just before the interval's row is reported.
-        (string Histogram, OutcomeCounts Counts, double? TimedOutAtMs) taken = ("", default, null);
+        // Set by the recorder as it takes each interval, just before the interval's row is reported (its histograms are reused at the next take).
+        TakenInterval? taken = null;
         var result = await VariantRunner.RunAsync(new VariantKey(assignment.Variant), assignment.Request, workload, send, shape.ReportingInterval, null, IVariantProgress.OfIntervals(row =>
         {
-            link.Send(new AgentInterval(index, sequence++, row.ElapsedSeconds, row.Partial, taken.Histogram,
-                taken.Counts.Ok, taken.Counts.HttpErrors, taken.Counts.TimedOut, taken.Counts.ConnectionErrors, CpuSeconds()) { TimedOutAtMs = taken.TimedOutAtMs });
-        }), cancellationToken, intervalTaken: (histogram, counts, timedOutAtMs) =>
+            link.Send(AgentWire.IntervalOf(index, sequence++, row, CpuSeconds(), taken!));
+        }), cancellationToken, intervalTaken: interval =>
         {
-            logWriter.Append(histogram);
+            logWriter.Append(interval.Histogram);
             log.Flush();
-            taken = (HistogramWire.Encode(histogram), counts, timedOutAtMs);
-        });
+            taken = interval;
+        }, stepLoad: whole.LoadBetween);
         link.Send(new AgentDone(index, result.ElapsedSeconds, CpuSeconds(), Environment.ProcessorCount, (workload as OpenModel)?.NotSent ?? 0,
             [.. result.Failures.Select(f => new AgentFailureCount(f.What, f.Count))],
             [.. result.Sent.Select(s => new AgentSentSlice(s.FromSeconds, s.Completed, s.CompletedSumMs, s.TimedOut, s.TimedOutSumMs, s.ConnectionErrors))]));

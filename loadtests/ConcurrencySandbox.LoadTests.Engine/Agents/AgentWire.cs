@@ -20,6 +20,29 @@ internal static class AgentWire
         variant.Label, baseAddress.ToString(), request, segment.Index, segment.Count, StepsOf(load.Shape),
         load.Shape.ReportingInterval.TotalSeconds, load.RequestTimeout.TotalSeconds, load.MaxInFlight);
 
+    /// <summary>An interval as an agent sends it: its row, its CPU use and what its recorder took, histograms encoded.</summary>
+    public static AgentInterval IntervalOf(int index, int sequence, IntervalRow row, double cpuSeconds, TakenInterval taken) => new(
+        index, sequence, row.ElapsedSeconds, row.Partial, HistogramWire.Encode(taken.Histogram),
+        taken.Counts.Ok, taken.Counts.HttpErrors, taken.Counts.TimedOut, taken.Counts.ConnectionErrors, cpuSeconds,
+        [.. taken.SentSteps.Select(s => new AgentSentStep(s.Step, HistogramWire.Encode(s.Histogram), s.Counts.Ok, s.Counts.HttpErrors, s.Counts.TimedOut, s.Counts.ConnectionErrors, s.TimedOutAtMs))])
+    {
+        TimedOutAtMs = taken.TimedOutAtMs,
+    };
+
+    /// <summary>Several agents' intervals of one sequence number as one taken interval, decoded and added exactly.</summary>
+    public static TakenInterval Merged(IReadOnlyList<AgentInterval> intervals)
+    {
+        var merged = LatencyRecorder.NewHistogram();
+        foreach (var interval in intervals)
+        {
+            merged.Add(HistogramWire.Decode(interval.Histogram));
+        }
+        var counts = intervals.Aggregate(default(OutcomeCounts), (sum, i) => sum + new OutcomeCounts(i.Ok, i.HttpErrors, i.TimedOut, i.ConnectionErrors));
+        var timedOutAtMs = intervals.Select(i => i.TimedOutAtMs).OfType<double>().DefaultIfEmpty(double.NaN).Min();
+        return new TakenInterval(merged, counts, double.IsNaN(timedOutAtMs) ? null : timedOutAtMs,
+            [.. intervals.SelectMany(i => i.SentSteps).Select(s => new SentStepDelta(s.Step, HistogramWire.Decode(s.Histogram), new OutcomeCounts(s.Ok, s.HttpErrors, s.TimedOut, s.ConnectionErrors), s.TimedOutAtMs))]);
+    }
+
     private static LoadSimulation StepOf(AgentLoadStep step)
     {
         var during = TimeSpan.FromSeconds(step.DuringSeconds);

@@ -2,8 +2,11 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 
 /// <summary>
 /// A variant's interval rows and the steps they make, cut from a recorder: each full interval's load decides whether a
-/// new step begins (the step is then merged exactly from its intervals); the tail after the last full interval is
-/// partial and in no step. A single runner takes its intervals from its own recorder; a coordinator adds its agents'.
+/// new step begins. A step's figures are those of the requests SENT in its intervals, wherever they ended
+/// (<see cref="LatencyRecorder.SentInStep"/>); the drain after the load ended (intervals with no load) and the tail after
+/// the last full interval are in no step of their own, and the requests sent in them (the last moments of the load)
+/// belong to the last step. A single runner takes its
+/// intervals from its own recorder; a coordinator adds its agents'.
 /// </summary>
 internal sealed class IntervalSeries(VariantKey variant, string loadUnit, LatencyRecorder recorder)
 {
@@ -13,9 +16,13 @@ internal sealed class IntervalSeries(VariantKey variant, string loadUnit, Latenc
 
     public IReadOnlyList<IntervalRow> Intervals => _intervals;
 
-    public IReadOnlyList<StepRow> Steps => _steps;
+    /// <summary>The closed steps, each with every request sent in it taken so far: all of them once the load has drained.</summary>
+    public IReadOnlyList<StepRow> Steps => [.. _steps.Select((step, index) => step with { Stats = recorder.SentInStep(index) })];
 
-    /// <summary>Told of each step as it closes (the console's step line, the live page's response curve).</summary>
+    /// <summary>
+    /// Told of each step as it closes (the console's step line, the live page's response curve), with the requests sent
+    /// in it that had ended by then; its requests still in flight count in <see cref="Steps"/> once they end.
+    /// </summary>
     public Action<StepRow>? StepClosed { get; init; }
 
     /// <summary>When the next interval begins, in seconds since the variant began.</summary>
@@ -23,17 +30,19 @@ internal sealed class IntervalSeries(VariantKey variant, string loadUnit, Latenc
 
     /// <summary>
     /// Adds the interval ending at <paramref name="nowSeconds"/> at load <paramref name="applied"/>; <paramref name="take"/>
-    /// takes its statistics from the recorder (its argument says whether the interval belongs to the current step).
+    /// takes its statistics from the recorder (its argument is the step the requests sent in the interval belong to:
+    /// the open one, or for the partial tail the last; null when there is none).
     /// </summary>
     /// <param name="missingAgents">Agents (by index) whose data the interval lacks because they failed.</param>
-    public IntervalRow Add(double nowSeconds, double applied, bool partial, Func<bool, LatencyStats> take, IReadOnlyList<int>? missingAgents = null)
+    public IntervalRow Add(double nowSeconds, double applied, bool partial, Func<int?, LatencyStats> take, IReadOnlyList<int>? missingAgents = null)
     {
         if (!partial && _step is { } current && Math.Abs(current.Load - applied) > 1e-9)
         {
             CloseStep();
         }
-        _step ??= partial ? null : (applied, RowStartSeconds);
-        var stats = take(!partial);
+        // The partial tail and the drain after the load (no load applied) open no step: what is sent in them is the last step's.
+        _step ??= partial || applied <= 0 ? null : (applied, RowStartSeconds);
+        var stats = take(_step is not null ? _steps.Count : _steps.Count > 0 ? _steps.Count - 1 : null);
         var width = Math.Max(nowSeconds - RowStartSeconds, 1e-3);
         RowStartSeconds = nowSeconds;
         var row = new IntervalRow(variant, nowSeconds, loadUnit, applied, stats.Requests / width, stats) { Partial = partial, MissingAgents = missingAgents ?? [] };
@@ -46,7 +55,7 @@ internal sealed class IntervalSeries(VariantKey variant, string loadUnit, Latenc
     {
         if (_step is { } finished)
         {
-            var closed = new StepRow(finished.Load, finished.FromSeconds, RowStartSeconds, recorder.TakeStep());
+            var closed = new StepRow(finished.Load, finished.FromSeconds, RowStartSeconds, recorder.SentInStep(_steps.Count));
             _steps.Add(closed);
             _step = null;
             StepClosed?.Invoke(closed);

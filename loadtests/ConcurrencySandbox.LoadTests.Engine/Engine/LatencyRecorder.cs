@@ -17,11 +17,17 @@ public readonly record struct RequestSample(double CompletedSeconds, double Late
 public sealed record SentSlice(double FromSeconds, long Completed, double CompletedSumMs, long TimedOut, double TimedOutSumMs, long ConnectionErrors);
 
 /// <summary>
-/// Collects request outcomes without a lock on the hot path: completed latencies go into an HdrHistogram
-/// <see cref="Recorder"/> (wait-free writes, swapped out once per interval), outcomes into interlocked counters.
-/// The reporter merges each interval into the step and run histograms exactly, so memory stays flat however long the
-/// run. Only a recorder made with <c>keepEveryRequest</c> (the cold-start burst, whose every request is its evidence)
-/// keeps each request.
+/// One interval as a recorder took it: the requests that ended in it (answered latencies in microseconds, outcome
+/// counts, the shortest time one timed out after) and the requests booked to their sent step since the previous interval.
+/// </summary>
+public sealed record TakenInterval(HistogramBase Histogram, OutcomeCounts Counts, double? TimedOutAtMs, IReadOnlyList<SentStepDelta> SentSteps);
+
+/// <summary>
+/// Collects request outcomes without a lock on the hot path, twice: by when each request ended (an
+/// <see cref="OutcomeTally"/> swapped out once per reporting interval: the curves over time) and by the step it was sent
+/// in (<see cref="SentSteps"/>: the step table and the response curve). Both merge exactly into HdrHistograms, so memory
+/// stays flat however long the run. Only a recorder made with <c>keepEveryRequest</c> (the cold-start burst, whose every
+/// request is its evidence) keeps each request.
 /// </summary>
 public sealed class LatencyRecorder
 {
@@ -29,25 +35,13 @@ public sealed class LatencyRecorder
     public const double SentSliceSeconds = 0.1;
 
     // Microseconds up to an hour at 3 significant digits: a latency longer than any client timeout still fits.
-    private const long HighestMicros = 3_600_000_000;
-    private const int Digits = 3;
+    internal const long HighestMicros = 3_600_000_000;
+    internal const int Digits = 3;
 
     private readonly long _startTimestamp;
-    private readonly Recorder _interval = HistogramFactory.With64BitBucketSize().WithValuesFrom(1).WithValuesUpTo(HighestMicros).WithPrecisionOf(Digits)
-        .WithThreadSafeWrites().WithThreadSafeReads().Create();
-    private readonly LongHistogram _step = NewHistogram();
-    private readonly LongHistogram _total = NewHistogram();
-    private HistogramBase? _recycled;
-    private long _ok;
-    private long _httpErrors;
-    private long _timedOut;
-    private long _connectionErrors;
-    private OutcomeCounts _stepCounts;
-    private OutcomeCounts _totalCounts;
-    // The shortest time a request was given up after, in microseconds (the censoring point of the timed-out requests): this interval's, the step's, the run's.
-    private long _timedOutMinMicros = long.MaxValue;
-    private double _stepTimedOutAtMs = double.PositiveInfinity;
-    private double _totalTimedOutAtMs = double.PositiveInfinity;
+    private readonly OutcomeTally _interval = new();
+    private readonly SentSteps _sentSteps = new();
+    private readonly OutcomeTotal _total = new();
     private readonly long[] _statusCounts = new long[600];
     private readonly ConcurrentDictionary<string, long> _errors = new();
     private readonly ConcurrentDictionary<long, SentAccumulator> _sent = new();
@@ -67,27 +61,24 @@ public sealed class LatencyRecorder
     public void Record(double latencyMs, RequestOutcome outcome)
     {
         var endedSeconds = Stopwatch.GetElapsedTime(_startTimestamp).TotalSeconds;
-        var slice = _sent.GetOrAdd((long)Math.Floor((endedSeconds - latencyMs / 1000) / SentSliceSeconds), static _ => new SentAccumulator());
+        var sentSeconds = endedSeconds - latencyMs / 1000;
+        var micros = Math.Clamp((long)Math.Round(latencyMs * 1000), 1, HighestMicros);
+        _interval.Record(micros, outcome.End);
+        _sentSteps.Record(sentSeconds, micros, outcome.End);
+        var slice = _sent.GetOrAdd((long)Math.Floor(sentSeconds / SentSliceSeconds), static _ => new SentAccumulator());
         switch (outcome.End)
         {
             case RequestEnd.Ok:
-                Interlocked.Increment(ref _ok);
-                _interval.RecordValue(Math.Clamp((long)Math.Round(latencyMs * 1000), 1, HighestMicros));
                 slice.Completed(latencyMs);
                 break;
             case RequestEnd.HttpStatus:
-                Interlocked.Increment(ref _httpErrors);
                 Interlocked.Increment(ref _statusCounts[Math.Clamp(outcome.StatusCode, 0, _statusCounts.Length - 1)]);
-                _interval.RecordValue(Math.Clamp((long)Math.Round(latencyMs * 1000), 1, HighestMicros));
                 slice.Completed(latencyMs);
                 break;
             case RequestEnd.Timeout:
-                Interlocked.Increment(ref _timedOut);
-                LowerTimedOutMin((long)Math.Round(latencyMs * 1000));
                 slice.TimedOut(latencyMs);
                 break;
             default:
-                Interlocked.Increment(ref _connectionErrors);
                 _errors.AddOrUpdate(outcome.Error ?? "connection error", 1, static (_, n) => n + 1);
                 slice.ConnectionError();
                 break;
@@ -96,77 +87,57 @@ public sealed class LatencyRecorder
     }
 
     /// <summary>
-    /// Takes the requests ended since the previous call as one interval's statistics and merges them into the run's
-    /// totals and, with <paramref name="inStep"/>, into the current step's. Called by one reporter at a time.
+    /// Takes the requests ended since the previous call as the interval ending at <paramref name="endSeconds"/> (seconds
+    /// since the recorder's start) and merges them into the run's totals; the requests sent in that interval belong to
+    /// step <paramref name="sentStep"/> (null: to none). Called by one reporter at a time.
     /// </summary>
-    public LatencyStats TakeInterval(bool inStep = true)
+    public LatencyStats TakeInterval(double endSeconds, int? sentStep)
     {
-        var histogram = _interval.GetIntervalHistogram(_recycled);
-        _recycled = histogram;
-        var counts = new OutcomeCounts(
-            Interlocked.Exchange(ref _ok, 0), Interlocked.Exchange(ref _httpErrors, 0), Interlocked.Exchange(ref _timedOut, 0), Interlocked.Exchange(ref _connectionErrors, 0));
-        var timedOutMinMicros = Interlocked.Exchange(ref _timedOutMinMicros, long.MaxValue);
-        double? timedOutAtMs = timedOutMinMicros == long.MaxValue ? null : timedOutMinMicros / 1000.0;
-        IntervalTaken?.Invoke(histogram, counts, timedOutAtMs);
-        return AddInterval(histogram, counts, inStep, timedOutAtMs);
-    }
-
-    private void LowerTimedOutMin(long micros)
-    {
-        var seen = Interlocked.Read(ref _timedOutMinMicros);
-        while (micros < seen && Interlocked.CompareExchange(ref _timedOutMinMicros, micros, seen) is var was && was != seen)
-        {
-            seen = was;
-        }
+        var (histogram, counts, timedOutAtMs) = _interval.Take();
+        var sentSteps = _sentSteps.CloseInterval(endSeconds, sentStep);
+        IntervalTaken?.Invoke(new TakenInterval(histogram, counts, timedOutAtMs, sentSteps));
+        return Merge(histogram, counts, timedOutAtMs);
     }
 
     /// <summary>
-    /// Told of each interval's histogram (completed latencies in microseconds), outcome counts and the shortest time a
-    /// request of it timed out after (null when none did) as it is taken, before the histogram is reused: a load agent
-    /// encodes it here for its coordinator and its own log.
+    /// Told of each interval as it is taken, before its histograms are reused: a load agent encodes it here for its
+    /// coordinator and its own log.
     /// </summary>
-    public Action<HistogramBase, OutcomeCounts, double?>? IntervalTaken { get; init; }
+    public Action<TakenInterval>? IntervalTaken { get; init; }
 
     /// <summary>
-    /// Merges an interval taken elsewhere (a load agent's, decoded) into the run's totals and, with
-    /// <paramref name="inStep"/>, the current step's, exactly as <see cref="TakeInterval"/> merges its own.
+    /// Merges an interval taken elsewhere (a load agent's, decoded) into the run's totals and its requests into the steps
+    /// they were sent in, exactly as <see cref="TakeInterval"/> merges its own.
     /// </summary>
-    /// <param name="timedOutAtMs">The shortest time a timed-out request of the interval was given up after; null when none timed out or the source does not say.</param>
-    public LatencyStats AddInterval(HistogramBase histogram, OutcomeCounts counts, bool inStep, double? timedOutAtMs = null)
+    public LatencyStats AddInterval(TakenInterval interval)
     {
-        var censorMs = timedOutAtMs ?? double.PositiveInfinity;
-        _total.Add(histogram);
-        _totalCounts += counts;
-        _totalTimedOutAtMs = Math.Min(_totalTimedOutAtMs, censorMs);
-        if (inStep)
+        foreach (var delta in interval.SentSteps)
         {
-            _step.Add(histogram);
-            _stepCounts += counts;
-            _stepTimedOutAtMs = Math.Min(_stepTimedOutAtMs, censorMs);
+            _sentSteps.Add(delta);
         }
+        return Merge(interval.Histogram, interval.Counts, interval.TimedOutAtMs);
+    }
+
+    private LatencyStats Merge(HistogramBase histogram, OutcomeCounts counts, double? timedOutAtMs)
+    {
+        _total.Add(histogram, counts, timedOutAtMs);
         return LatencyStats.From(histogram, counts, timedOutAtMs);
     }
-
-    private static double? Known(double censorMs) => double.IsPositiveInfinity(censorMs) ? null : censorMs;
 
     /// <summary>An empty histogram with this recorder's range and precision: what merged agents' intervals are added into.</summary>
     public static LongHistogram NewHistogram() => new(HighestMicros, Digits);
 
-    /// <summary>Statistics of the intervals taken since the previous call (one step of a stepped load), then starts the next step.</summary>
-    public LatencyStats TakeStep()
-    {
-        var stats = LatencyStats.From(_step, _stepCounts, Known(_stepTimedOutAtMs));
-        _step.Reset();
-        _stepCounts = default;
-        _stepTimedOutAtMs = double.PositiveInfinity;
-        return stats;
-    }
+    /// <summary>
+    /// Statistics of the requests sent in step <paramref name="step"/>, wherever they ended, as taken so far: once the
+    /// load has drained (the last interval taken) every one of them, answered, timed out or failed.
+    /// </summary>
+    public LatencyStats SentInStep(int step) => _sentSteps.Of(step);
 
     /// <summary>Statistics over every interval taken so far.</summary>
-    public LatencyStats Total() => LatencyStats.From(_total, _totalCounts, Known(_totalTimedOutAtMs));
+    public LatencyStats Total() => _total.Stats();
 
     /// <summary>The run's latency distribution over the answered and the timed-out requests, for the "nines" chart.</summary>
-    public IReadOnlyList<PercentilePoint> Distribution() => DistributionOf(_total, _totalCounts.TimedOut, Known(_totalTimedOutAtMs));
+    public IReadOnlyList<PercentilePoint> Distribution() => DistributionOf(_total.Answered, _total.TimedOut, _total.TimedOutAtMs);
 
     /// <summary>Percentiles at which the timed-out part of a distribution is drawn (a flat line at the timeout, as far as a "nines" axis goes).</summary>
     private static readonly double[] CensoredPercents = [50, 90, 99, 99.9, 99.99];
@@ -204,9 +175,9 @@ public sealed class LatencyRecorder
                 rows.Add(new OutcomeCount($"HTTP {status}", n));
             }
         }
-        if (_totalCounts.TimedOut > 0)
+        if (_total.TimedOut > 0)
         {
-            rows.Add(new OutcomeCount("timed out (the client's timeout)", _totalCounts.TimedOut));
+            rows.Add(new OutcomeCount("timed out (the client's timeout)", _total.TimedOut));
         }
         rows.AddRange(_errors.Select(e => new OutcomeCount(e.Key, e.Value)));
         return [.. rows.OrderByDescending(r => r.Count).ThenBy(r => r.What, StringComparer.Ordinal)];

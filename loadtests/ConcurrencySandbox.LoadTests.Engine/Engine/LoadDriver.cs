@@ -66,7 +66,7 @@ public sealed class HttpRamp(string request, bool reportsQueueWait = false) : IL
     {
         var load = context.Load;
         using var http = HttpLoadClient.For(context.BaseAddress, load.RequestTimeout);
-        IWorkload workload = load.Shape.IsOpen ? new OpenModel(load.Shape, load.MaxInFlight) : new ClosedModel(load.Shape);
+        var workload = IWorkload.Of(load.Shape, load.MaxInFlight);
         await http.Get(request)(cancellationToken);
         // Fan-out answers carry the server's per-call queue wait: seed 003's "waiting up to 12 s for work to start".
         var queueWaits = reportsQueueWait ? new QueueWaitProbe() : null;

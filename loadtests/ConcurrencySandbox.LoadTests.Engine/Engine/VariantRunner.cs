@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.ApiClient;
-using HdrHistogram;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
@@ -18,7 +17,10 @@ public sealed record IntervalRow(VariantKey Variant, double ElapsedSeconds, stri
     public IReadOnlyList<int> MissingAgents { get; init; } = [];
 }
 
-/// <summary>One step of a stepped load: the intervals in a row at one load level, merged exactly.</summary>
+/// <summary>
+/// One step of a stepped load: the intervals in a row at one load level, and the requests SENT in them, wherever they
+/// ended (a starving server answers a step's requests steps later, or they time out), merged exactly.
+/// </summary>
 public sealed record StepRow(double Load, double FromSeconds, double ToSeconds, LatencyStats Stats)
 {
     public double RequestsPerSecond => ToSeconds > FromSeconds ? Stats.Requests / (ToSeconds - FromSeconds) : 0;
@@ -166,9 +168,6 @@ public sealed record VariantResult(
         return requests > 0 ? new CountedSpan(during[0], during[^1], requests) : null;
     }
 
-    /// <summary>The requests sent between two times (seconds since the variant began, to the nearest slice), wherever they ended.</summary>
-    public SentSummary SentBetween(double fromSeconds, double toSeconds) => SentSummary.Of(SlicesBetween(fromSeconds, toSeconds));
-
     /// <summary>The send slices of the peak step (<see cref="PeakStep"/>): what a CI of the peak's figures resamples.</summary>
     public IReadOnlyList<SentSlice> SlicesAtPeak()
     {
@@ -235,6 +234,8 @@ public static class VariantRunner
     // The history is served by the pool it describes: after a starving run the queue must drain first.
     private static readonly TimeSpan HistoryTimeout = TimeSpan.FromSeconds(120);
 
+    /// <param name="intervalTaken">Told of each interval as the recorder takes it (a load agent encodes it for its coordinator).</param>
+    /// <param name="stepLoad">The load steps are cut by (the load between two moments); the workload's own unless it runs a share of a larger load.</param>
     public static async Task<VariantResult> RunAsync(
         VariantKey variant,
         string request,
@@ -247,8 +248,11 @@ public static class VariantRunner
         bool keepEveryRequest = false,
         IOutOfBandTelemetry? observed = null,
         bool telemetryLive = true,
-        Action<HistogramBase, OutcomeCounts, double?>? intervalTaken = null)
+        Action<TakenInterval>? intervalTaken = null,
+        Func<TimeSpan, TimeSpan, double>? stepLoad = null)
     {
+        // A load agent runs a share of the load but cuts its steps where its coordinator does: by the whole load.
+        stepLoad ??= workload.LoadBetween;
         // Observed from outside, the pool's series needs no HTTP call to the API it describes (and no waiting for its queue to drain).
         telemetry = observed is null ? telemetry : null;
         var started = Stopwatch.GetTimestamp();
@@ -306,8 +310,8 @@ public static class VariantRunner
         void AddInterval(bool partial)
         {
             var now = Stopwatch.GetElapsedTime(started).TotalSeconds;
-            var applied = workload.LoadBetween(TimeSpan.FromSeconds(series.RowStartSeconds), TimeSpan.FromSeconds(now));
-            var row = series.Add(now, applied, partial, inStep => recorder.TakeInterval(inStep));
+            var applied = stepLoad(TimeSpan.FromSeconds(series.RowStartSeconds), TimeSpan.FromSeconds(now));
+            var row = series.Add(now, applied, partial, step => recorder.TakeInterval(now, step));
             progress.OnInterval(row, observed is null ? LatestOf(samples) : observed.RowsSince(variant, started).LastOrDefault()?.Snapshot);
         }
     }

@@ -11,10 +11,14 @@ public interface IWorkload
     /// <summary>What <see cref="CurrentLoad"/> counts: "users", "rate" (requests per second) or "burst".</summary>
     string LoadUnit { get; }
 
-    /// <summary>The load applied between two moments since the run began (users or arrivals per second at the middle; a burst's requests still in flight).</summary>
+    /// <summary>The load applied between two moments since the run began (users or arrivals per second at the middle; a burst's size).</summary>
     double LoadBetween(TimeSpan from, TimeSpan to);
 
     Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken);
+
+    /// <summary>The shape's load: closed users or an open arrival rate (at most <paramref name="maxInFlight"/> outstanding), the whole of it or a load agent's <paramref name="segment"/>.</summary>
+    static IWorkload Of(LoadShape shape, int maxInFlight, LoadSegment? segment = null) =>
+        shape.IsOpen ? new OpenModel(shape, maxInFlight, segment: segment) : new ClosedModel(shape, segment);
 }
 
 /// <summary>
@@ -159,26 +163,26 @@ internal sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? 
     }
 }
 
-/// <summary>Cold-start burst: <paramref name="copies"/> requests started together; latency measured from the burst's start.</summary>
+/// <summary>
+/// Cold-start burst: <paramref name="copies"/> requests started together; latency measured from the burst's start. Its
+/// load is the burst, all of it sent at once, for as long as it lasts: one step, never a curve of the requests still in
+/// flight (which fall as the burst is served, and are no load).
+/// </summary>
 public sealed class Burst(int copies) : IWorkload
 {
-    private int _inFlight;
-
     public string LoadUnit => "burst";
 
-    public double LoadBetween(TimeSpan from, TimeSpan to) => Volatile.Read(ref _inFlight);
+    public double LoadBetween(TimeSpan from, TimeSpan to) => copies;
 
     public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
     {
         var started = Stopwatch.GetTimestamp();
-        _inFlight = copies;
         await Task.WhenAll(Enumerable.Range(0, copies).Select(_ => SendOneAsync()));
 
         async Task SendOneAsync()
         {
             var outcome = await send(cancellationToken);
             recorder.Record(Stopwatch.GetElapsedTime(started).TotalMilliseconds, outcome);
-            Interlocked.Decrement(ref _inFlight);
         }
     }
 }

@@ -37,7 +37,8 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
     /// <summary>The blocks so far, in page order (what the template draws).</summary>
     public IReadOnlyList<PageBlock> Blocks => _blocks;
 
-    public HtmlPage Heading(int level, string text) => Add(new HeadingBlock(level, text));
+    /// <summary>The heading, or nothing when there is no text.</summary>
+    public HtmlPage Heading(int level, string? text) => string.IsNullOrEmpty(text) ? this : Add(new HeadingBlock(level, text));
 
     /// <summary>The paragraph, or nothing when there is no text; **strong** and `code` in it are drawn as such.</summary>
     public HtmlPage Paragraph(string? text, string? cssClass = null) => string.IsNullOrEmpty(text) ? this : Add(new ParagraphBlock(text, cssClass));

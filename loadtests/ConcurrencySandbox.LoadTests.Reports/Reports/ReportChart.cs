@@ -269,9 +269,9 @@ public static class ReportChart
         List<ChartSeries> series = [new($"{v.Name} served", [(0, 0), .. completed.Select((r, i) => (r.CompletedSeconds, i + 1.0))], v.Color, Axis.Left, Stroke.Solid)];
         if (failed.Count > 0)
         {
-            series.Add(new($"{v.Name} timed out or failed without an answer", [(0, 0), .. failed.Select((r, i) => (r.CompletedSeconds, i + 1.0))], TimedOutColor, Axis.Left, Stroke.Dashed));
+            series.Add(new($"{v.Name} given up without an answer (a timed-out one took at least its time here)", [(0, 0), .. failed.Select((r, i) => (r.CompletedSeconds, i + 1.0))], TimedOutColor, Axis.Left, Stroke.Dashed));
         }
-        return new ChartPanel($"{v.Name}: requests of the burst ended so far", new ChartAxis("requests", Counts: true, Span: (0, shared.Burst)), null, series, Height: 120);
+        return new ChartPanel($"{v.Name}: completion curve, the burst's requests answered by each moment since it was sent", new ChartAxis("requests (cumulative)", Counts: true, Span: (0, shared.Burst)), null, series, Height: 120);
     }
 
     private static ChartPanel Pool(SummaryVariant v, SharedScales shared, IReadOnlyList<SummaryAdjustment> adjustments) => new(
@@ -292,7 +292,7 @@ public static class ReportChart
     public static string LoadLabel(string loadUnit) => loadUnit switch
     {
         "rate" => "arrival rate (req/s)",
-        "burst" => "requests in flight",
+        "burst" => "requests sent at once (the burst)",
         _ => "users",
     };
 }

@@ -53,13 +53,22 @@ public static class ReportWriter
         {
             File.WriteAllText(Path.Combine(folder, ResponseCurveFile), ReportChart.ResponseCurves(title, curves));
         }
-        var evidence = summary.Evidence.Select(ReportChart.Evidence).ToList();
+        var evidence = EvidenceDrawn(summary).Select(ReportChart.Evidence).ToList();
         for (var i = 0; i < evidence.Count; i++)
         {
             File.WriteAllText(Path.Combine(folder, Invariant($"evidence-{i + 1}.svg")), evidence[i]);
         }
         File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(summary, evidence, [chart, .. distribution is null ? Array.Empty<string>() : [distribution]]));
     }
+
+    /// <summary>The evidence charts worth drawing: a distribution, or bars of which at least one is not 0.</summary>
+    public static IReadOnlyList<SummaryEvidence> EvidenceDrawn(RunSummary r) => [.. r.Evidence.Where(e => !AllZero(e))];
+
+    /// <summary>An evidence chart of bars all at 0 said in words, not drawn as an empty panel under a finding: "gen0 collections: 0 for every variant".</summary>
+    public static IReadOnlyList<string> EvidenceAllZero(RunSummary r) =>
+        [.. r.Evidence.Where(AllZero).Select(e => $"{e.Title}: 0 for every variant ({string.Join(", ", e.Values.Select(v => v.Name))}), so no chart is drawn.")];
+
+    private static bool AllZero(SummaryEvidence e) => e.Distributions is not { Count: > 0 } && e.Values.All(v => v.Value == 0);
 
     /// <summary>The static response curve, for summary.md and the README (report.html draws the interactive one).</summary>
     public const string ResponseCurveFile = "response-curve.svg";
@@ -119,6 +128,11 @@ public static class ReportWriter
             md.AppendLine($"**PARTIAL REPORT: {PartialNote(partial)}**");
             md.AppendLine();
         }
+        if (r.Answer is { } answer)
+        {
+            md.AppendLine($"**{answer}**");
+            md.AppendLine();
+        }
         if (r.Headline is { } headline)
         {
             md.AppendLine(headline);
@@ -156,9 +170,15 @@ public static class ReportWriter
             md.AppendJoin('\n', KneeLines(curves).Select(line => $"- {line}")).AppendLine();
             md.AppendLine();
         }
-        for (var i = 1; i <= r.Evidence.Count; i++)
+        var drawn = EvidenceDrawn(r);
+        for (var i = 1; i <= drawn.Count; i++)
         {
-            md.AppendLine(Invariant($"![{r.Evidence[i - 1].Title}](evidence-{i}.svg)"));
+            md.AppendLine(Invariant($"![{drawn[i - 1].Title}](evidence-{i}.svg)"));
+            md.AppendLine();
+        }
+        foreach (var line in EvidenceAllZero(r))
+        {
+            md.AppendLine(line);
             md.AppendLine();
         }
         md.AppendLine("![chart](chart.svg)");
@@ -168,6 +188,11 @@ public static class ReportWriter
             md.AppendLine("![latency distribution](distribution.svg)");
         }
         md.AppendLine();
+        if (SharedRequestNote(r) is { } shared)
+        {
+            md.AppendLine(shared);
+            md.AppendLine();
+        }
         md.Append(VariantTable(r).ToMarkdown());
         md.AppendLine();
         md.AppendLine(r.Words.LatencyNote);
@@ -192,10 +217,13 @@ public static class ReportWriter
         md.AppendLine(PeakNote);
         md.Append(ObserverSection.Markdown(r));
         md.AppendLine();
-        md.AppendLine(Invariant($"## Seed {r.Seed} beside today"));
-        md.AppendLine();
-        md.Append(SeedTable(r).ToMarkdown());
-        md.AppendLine();
+        if (SeedHeading(r) is { } seedHeading)
+        {
+            md.AppendLine($"## {seedHeading}");
+            md.AppendLine();
+            md.Append(SeedTable(r).ToMarkdown());
+            md.AppendLine();
+        }
         md.AppendLine("## Thresholds");
         md.AppendLine();
         if (r.Thresholds.Count == 0)
@@ -217,7 +245,8 @@ public static class ReportWriter
         var claims = r.Claims ?? [];
         var verdictClass = r.Outcome switch
         {
-            nameof(Outcome.Reproduced) => "verdict reproduced",
+            // Green only when nothing under it is unsure: not over claims that stayed inconclusive or were refuted.
+            nameof(Outcome.Reproduced) when claims.All(c => c.Verdict == nameof(ClaimVerdict.Confirmed)) => "verdict reproduced",
             nameof(Outcome.NotReproduced) => "verdict not",
             _ => "verdict",
         };
@@ -226,6 +255,7 @@ public static class ReportWriter
         {
             page.Paragraph($"PARTIAL REPORT: {PartialNote(partial)}", "verdict partial");
         }
+        page.Paragraph(r.Answer, "answer");
         if (r.Headline is { } headline)
         {
             page.Paragraph(headline, "verdict");
@@ -248,9 +278,11 @@ public static class ReportWriter
             .Tiles(Tiles(r));
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r)
             .Figures(evidenceSvgs)
-            .Heading(2, Invariant($"Seed {r.Seed} beside today"))
-            .Table(SeedTable(r))
+            .List(EvidenceAllZero(r))
+            .Heading(2, SeedHeading(r))
+            .Table(SeedHeading(r) is null ? null : SeedTable(r))
             .Heading(2, "Per variant")
+            .Paragraph(SharedRequestNote(r))
             .Table(VariantTable(r))
             .Paragraph(r.Words.LatencyNote)
             .Paragraph(RoundsNote(r))
@@ -339,7 +371,7 @@ public static class ReportWriter
         "curves.csv", StepsFile, "telemetry.csv", SummaryFile, "summary.md", "chart.svg",
         .. ResponseCurveModel.Of(r.Experiment, r) is not null ? [ResponseCurveFile] : Array.Empty<string>(),
         .. r.Variants.Any(v => v.Distribution.Count > 0) ? ["distribution.svg"] : Array.Empty<string>(),
-        .. Enumerable.Range(1, r.Evidence.Count).Select(i => Invariant($"evidence-{i}.svg")),
+        .. Enumerable.Range(1, EvidenceDrawn(r).Count).Select(i => Invariant($"evidence-{i}.svg")),
     ];
 
     /// <summary>report.html's heading: the seed, experiment and profile, the peak load ("2000 clients") and the API's core count, so two reports never read the same.</summary>
@@ -355,7 +387,18 @@ public static class ReportWriter
 
     private const string LatencyNote = "Latency columns (HdrHistogram, 3 significant digits) rank the requests that got an answer and the timed-out ones, each counted at the time it was given up after: a figure whose rank falls among the timed-out requests is a lower bound, marked \u2265 (\"p50 \u2265 60000\" when half timed out). Connection errors have no latency and are counted under \"failed\" only; \"no answer\" where no request was answered or timed out.";
 
-    public static TextTable VariantTable(RunSummary r) => new(
+    /// <summary>
+    /// The per-variant table; when every variant sent the same request (streaming's 30-word description of its clients),
+    /// without that column: <see cref="SharedRequestNote"/> says it once above the table.
+    /// </summary>
+    public static TextTable VariantTable(RunSummary r) => SharedRequest(r) is null ? EveryVariantTable(r) : EveryVariantTable(r).WithoutColumn(1);
+
+    /// <summary>"Every variant's stream: 50 TCP clients ..." when every variant sent the same request; null when they differ.</summary>
+    public static string? SharedRequestNote(RunSummary r) => SharedRequest(r) is { } request ? $"Every variant's {r.Words.What}: {request}." : null;
+
+    private static string? SharedRequest(RunSummary r) => r.Variants.Select(v => v.Request).Distinct().Count() == 1 ? r.Variants[0].Request : null;
+
+    private static TextTable EveryVariantTable(RunSummary r) => new(
         [
             "variant", r.Words.What, r.Words.Unit, "failed", "timed out",
             .. new[] { "mean", "p50", "p75", "p95", "p99", "p99.9", "max" }.Select(column => $"{r.Words.LatencyPrefix}{column} (ms)"),
@@ -399,19 +442,15 @@ public static class ReportWriter
         new HashSet<int> { 2 });
 
     /// <summary>
-    /// One row per step of a stepped load (users, rate, p50, p99, failed), then the partial tail after the last full
-    /// interval (the drain: its requests count, so each variant's rows add up to its total); a step in which no request
-    /// got an answer reads "no answer", not a latency of 0. Null when no variant had more than one step.
+    /// One row per step of a stepped load (users, rate, p50, p99, failed), each over the requests sent in the step,
+    /// wherever they ended, so each variant's rows add up to its total; a step in which no request got an answer reads
+    /// "no answer", not a latency of 0. Null when no variant had more than one step.
     /// </summary>
     public static TextTable? StepTable(RunSummary r) => r.Variants.All(v => v.Steps.Count < 2) ? null : new TextTable(
         ["variant", "load", "seconds", r.Words.Unit, r.Words.PerSecond, $"{r.Words.LatencyPrefix}p50 (ms)", $"{r.Words.LatencyPrefix}p99 (ms)", "failed", "timed out"],
         [.. r.Variants.SelectMany(v => StepsShown(v).Select(i => (Step: v.Steps[i], Knee: i == KneeStep(v)))
             .Select(s => StepCells(v, Invariant($"{s.Step.Load:0.##} {v.LoadUnit}{(s.Knee ? " (knee)" : "")}"), s.Step.FromSeconds, s.Step.ToSeconds, s.Step.Outcomes,
-                Cell(s.Step.P50Ms, "p50Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Cell(s.Step.P99Ms, "p99Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Invariant($"{s.Step.RequestsPerSecond:0.##}")))
-            .Concat(v.Intervals.LastOrDefault() is { Tail: true, Requests: > 0 } tail
-                ? [StepCells(v, "tail (partial interval)", v.Steps.Count > 0 ? v.Steps[^1].ToSeconds : 0, tail.ElapsedSeconds, OutcomesOf(tail),
-                    Cell(tail.P50Ms, "p50Ms", tail.LowerBounds, OutcomesOf(tail).NoAnswer), Cell(tail.P99Ms, "p99Ms", tail.LowerBounds, OutcomesOf(tail).NoAnswer), "n/a (partial)")]
-                : []))],
+                Cell(s.Step.P50Ms, "p50Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Cell(s.Step.P99Ms, "p99Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Invariant($"{s.Step.RequestsPerSecond:0.##}"))))],
         new HashSet<int> { 3, 4, 5, 6, 7, 8 });
 
     /// <summary>A variant with more steps than this is summarised in the step table (<see cref="StepsShown"/>); steps.csv keeps every step.</summary>
@@ -470,8 +509,6 @@ public static class ReportWriter
         Invariant($"{outcomes.Failed}"), Invariant($"{outcomes.TimedOut}"),
     ];
 
-    private static SummaryOutcomes OutcomesOf(SummaryInterval i) => RunAnalysis.Outcomes(i.Ok, i.HttpErrors, i.TimedOut, i.ConnectionErrors);
-
     /// <summary>A latency cell of a row in which no request got an answer or timed out: there is no latency, and 0 would read as a fast one.</summary>
     public const string NoAnswer = LatencyText.NoAnswer;
 
@@ -491,9 +528,17 @@ public static class ReportWriter
     /// <summary>The experiment's own figures (e.g. CPU per request), when it computes any.</summary>
     private static TextTable? FiguresTable(RunSummary r)
     {
-        var rows = r.Variants.SelectMany(v => v.Figures.Select(f => (IReadOnlyList<string>)[v.Name, f.Name, Invariant($"{f.Value:0.###} {f.Unit}")])).ToList();
+        var rows = r.Variants.SelectMany(v => v.Figures.Select(f => (IReadOnlyList<string>)[v.Name, f.Name, FigureCell(f)])).ToList();
         return rows.Count == 0 ? null : new TextTable(["variant", "figure", "value"], rows, new HashSet<int> { 2 });
     }
+
+    /// <summary>
+    /// An experiment's figure as a cell; an amount below 0 (bytes or CPU per message net of idle, where the idle's own
+    /// share was the larger) is below what the counters resolve, so it reads "≈ 0" with the measured value, never as a finding.
+    /// </summary>
+    public static string FigureCell(SummaryFigure f) => f.Value < 0
+        ? Invariant($"\u2248 0 {f.Unit} (measured {f.Value:0.###}: below the counters' resolution)")
+        : Invariant($"{f.Value:0.###} {f.Unit}");
 
     /// <summary>
     /// The mean at peak load for a table cell: "\u2265 45000 (3 of 4 timed out)" when requests sent at peak timed out (a lower bound),
@@ -506,6 +551,9 @@ public static class ReportWriter
             : peak.TimedOut > 0 || peak.ConnectionErrors > 0 ? Invariant($"\u2265 {atLeast:0} ({peak.TimedOut} of {peak.Requests} timed out{(peak.ConnectionErrors > 0 ? Invariant($", {peak.ConnectionErrors} failed without an answer") : "")})")
             : Invariant($"{v.PeakLoadMeanMs ?? atLeast:0.#}");
     }
+
+    /// <summary>"Seed 003 beside today"; null when the run has no seed figure to set beside its own (run --url's "seed none").</summary>
+    private static string? SeedHeading(RunSummary r) => r.Comparisons.Count == 0 ? null : Invariant($"Seed {r.Seed} beside today");
 
     private static TextTable SeedTable(RunSummary r) => new(
         ["figure", "seed", "today"],

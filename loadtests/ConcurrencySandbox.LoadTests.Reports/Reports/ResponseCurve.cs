@@ -12,9 +12,9 @@ public sealed record KneeFinding(Knee? Knee, string? NoKneeBecause);
 
 /// <summary>
 /// The analysis of a variant's response curve: its latency (p50, p99) and throughput (ok answers per second) against
-/// the offered load, one point per loaded step, and the knee. Latencies cover the requests that got an answer in the
-/// step (null when none did: "no answer", never 0); the requests sent during the step that timed out are counted by when
-/// they were sent, with the time they were given up after as a lower bound, never as a latency.
+/// the offered load, one point per loaded step, and the knee. Every figure of a step is that of the requests SENT in it,
+/// wherever they ended: the latencies of those that got an answer (null when none did: "no answer", never 0), those
+/// that timed out with the time they were given up after (a lower bound, never a latency), and ok answers per second.
 /// </summary>
 public static class ResponseCurve
 {
@@ -53,7 +53,7 @@ public static class ResponseCurve
         }
         // A step with no load (a drain after the load ended) is no point of a response curve.
         var loaded = variant.Steps.Select((step, index) => (step, index)).Where(s => s.step.Load > 0).ToList();
-        var points = loaded.Select(s => PointOf(variant, s.step)).ToList();
+        var points = loaded.Select(s => PointOf(s.step)).ToList();
         var (knee, noKneeBecause) = FindKnee(points, UnitOf(variant.LoadUnit));
         var name = variant.Key.Label;
         var line = knee is not null ? Invariant($"{name}: knee at {points[knee.Index].Load:0.##} {UnitOf(variant.LoadUnit)} ({knee.Reason})")
@@ -131,19 +131,18 @@ public static class ResponseCurve
         return null;
     }
 
-    private static SummaryCurvePoint PointOf(VariantResult variant, StepRow step)
+    /// <summary>A step's point: its figures are those of the requests sent in it, wherever they ended (<see cref="StepRow"/>).</summary>
+    private static SummaryCurvePoint PointOf(StepRow step)
     {
-        var sent = variant.SentBetween(step.FromSeconds, step.ToSeconds);
-        var answered = step.Stats.Completed;
-        var seconds = step.ToSeconds - step.FromSeconds;
+        var (stats, seconds) = (step.Stats, step.ToSeconds - step.FromSeconds);
         return new SummaryCurvePoint(
             step.Load,
-            answered > 0 ? step.Stats.P50Ms : null,
-            answered > 0 ? step.Stats.P99Ms : null,
-            seconds > 0 ? step.Stats.Ok / seconds : 0,
-            answered,
-            sent.TimedOut,
-            sent.ConnectionErrors,
-            sent.TimedOut > 0 ? sent.TimedOutAtMs : null);
+            stats.Completed > 0 ? stats.P50Ms : null,
+            stats.Completed > 0 ? stats.P99Ms : null,
+            seconds > 0 ? stats.Ok / seconds : 0,
+            stats.Completed,
+            stats.TimedOut,
+            stats.Outcomes.ConnectionErrors,
+            stats.TimedOut > 0 ? stats.TimedOutAtMs : null);
     }
 }

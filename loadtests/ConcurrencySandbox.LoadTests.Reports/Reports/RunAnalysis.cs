@@ -12,7 +12,14 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// </summary>
 public static class RunAnalysis
 {
-    public static RunSummary Of(ExperimentReport r, string commandLine) => new(
+    public static RunSummary Of(ExperimentReport r, string commandLine)
+    {
+        var colors = VariantPalette.OfRun([.. r.Variants.Select(v => (v.Key.Name, r.StepBrokeBecause?.ContainsKey(v.Key.Label) == true ? v.PeakLoad : (double?)null))]);
+        var summary = Analysed(r, commandLine, colors);
+        return summary with { Answer = PlainAnswer.Of(summary) };
+    }
+
+    private static RunSummary Analysed(ExperimentReport r, string commandLine, IReadOnlyList<string> colors) => new(
         RunSummary.CurrentVersion,
         r.Experiment,
         r.Seed,
@@ -22,7 +29,7 @@ public static class RunAnalysis
         r.StartedAt,
         r.Machine.ToSummary(),
         r.ApiProcessorCount,
-        [.. r.Variants.Select(v => Variant(v, r.ExpectedToFail.Contains(v.Key.Name)))],
+        [.. r.Variants.Select((v, i) => Variant(v, r.ExpectedToFail.Contains(v.Key.Name), colors[i]))],
         [.. r.Finding.Comparisons.Select(c => new SummaryComparison(c.Figure, c.Seed, c.Today))],
         r.Finding.Outcome.ToString(),
         r.Finding.Verdict,
@@ -44,7 +51,7 @@ public static class RunAnalysis
         Claims = r.Finding.Claims.Count == 0 ? null : [.. r.Finding.Claims.Select(c => new SummaryClaim(c.What, c.Verdict.ToString(), c.Figure, c.Interval, c.Why))],
     };
 
-    private static SummaryVariant Variant(VariantResult v, bool expectedToFail)
+    private static SummaryVariant Variant(VariantResult v, bool expectedToFail, string color)
     {
         var peak = v.SentAtPeak();
         var (peakFrom, peakTo) = v.PeakStep();
@@ -82,7 +89,7 @@ public static class RunAnalysis
             v.MaxQueueWaitMs,
             [.. v.Figures.Select(f => new SummaryFigure(f.Name, f.Value, f.Unit))],
             v.TelemetrySource,
-            VariantPalette.ColorOf(v.Key),
+            color,
             Intervals(v),
             [.. v.Telemetry.Select(Telemetry)],
             [.. v.Distribution.Select(Percentile)],
@@ -108,7 +115,6 @@ public static class RunAnalysis
         (LatencyBounds.P95, "p95Ms"), (LatencyBounds.P99, "p99Ms"), (LatencyBounds.P999, "p999Ms"), (LatencyBounds.Max, "maxMs"),
     ];
 
-    /// <summary>Each interval with the requests that ended in it, and the mean latency of those sent in it (timed-out ones at their timeout).</summary>
     /// <summary>A capacity search's steps as its curve's points, in the order they ran: each step held one load for its length.</summary>
     private static SummaryCapacityStep[] CapacitySteps(ExperimentReport r, IReadOnlyDictionary<string, string?> brokeBecause) =>
     [
@@ -128,6 +134,7 @@ public static class RunAnalysis
         }),
     ];
 
+    /// <summary>Each interval with the requests that ended in it, and the mean latency of those sent in it (timed-out ones at their timeout).</summary>
     private static SummaryInterval[] Intervals(VariantResult v) =>
     [
         .. v.Intervals.Select((i, index) =>
@@ -158,9 +165,6 @@ public static class RunAnalysis
 
     private static SummaryOutcomes Outcomes(OutcomeCounts o) =>
         new(o.Ok, o.HttpErrors, o.TimedOut, o.ConnectionErrors, o.Requests, o.Failed, o.Completed, o.NotCompleted, o.FailedPercent);
-
-    /// <summary>Outcome counts with their sums, as the summary holds them.</summary>
-    public static SummaryOutcomes Outcomes(long ok, long httpErrors, long timedOut, long connectionErrors) => Outcomes(new OutcomeCounts(ok, httpErrors, timedOut, connectionErrors));
 
     private static SummaryObservation Observation(VariantObservation o) => new(
         o.Process,

@@ -234,6 +234,20 @@ public static class SvgChart
                 ? $"{lie} on {panel.Series[group.Key].Name} at every point (too thin to see): marked with hollow diamonds"
                 : $"{lie} on {panel.Series[group.Key].Name} at every point: drawn on top in short dashes with hollow diamonds{(names.Count > 1 ? ", taking turns" : "")}");
         }
+        // A series marked against one base may lie on others too (two variants equal at low load): the note names them all.
+        for (var i = 0; i < panel.Series.Count; i++)
+        {
+            if (hiddenAgainst[i] is { } marked && panel.Series[i].Stroke != Stroke.Bars)
+            {
+                var others = Enumerable.Range(0, panel.Series.Count)
+                    .Where(j => j != marked.Base && SeriesOverlap.Hides(j, i, false, false) && panel.Series[j].Stroke != Stroke.Bars && SeriesOverlap.LiesOn(pixels[i], pixels[j], bars: false))
+                    .Select(j => panel.Series[j].Name).ToList();
+                if (others.Count > 0)
+                {
+                    notes.Add($"{panel.Series[i].Name} also lies on {string.Join(" and ", others)} at every point");
+                }
+            }
+        }
 
         var asTicks = markers.Sum(m => m.Points.Count) > MaxMarkers;
         for (var row = 0; row < markers.Count; row++)

@@ -30,6 +30,45 @@ public static class VariantPalette
 
     public static string ColorOf(VariantKey variant) => ColorOf(variant.Name);
 
+    /// <summary>Colours to give a variant whose own is taken by another of its run: the palette's others, then the classic ten.</summary>
+    private static readonly string[] Spare = [.. Others, "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+
+    /// <summary>A sequential scale, light to dark blue, for the loads of a capacity search's steps.</summary>
+    private static readonly (int R, int G, int B)[] Blues = [(0x9e, 0xca, 0xe1), (0x42, 0x92, 0xc6), (0x08, 0x51, 0x9c), (0x08, 0x30, 0x6b)];
+
+    /// <summary>
+    /// The colours of one run's variants, one per series, never two alike: each variant its own (<see cref="ColorOf(string)"/>)
+    /// unless an earlier one of the run has it, then the first spare colour the run does not use; a capacity search's steps
+    /// (a <c>StepLoad</c>) a sequential scale by load instead, lightest at the lowest, so 8 and 64 users never share a colour.
+    /// </summary>
+    public static IReadOnlyList<string> OfRun(IReadOnlyList<(string Name, double? StepLoad)> variants)
+    {
+        var loads = variants.Select(v => v.StepLoad).OfType<double>().Distinct().Order().ToList();
+        var used = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        var colors = new List<string>();
+        foreach (var (name, stepLoad) in variants)
+        {
+            var color = stepLoad is { } load ? Sequential(loads.IndexOf(load), loads.Count) : ColorOf(name);
+            if (!used.Add(color))
+            {
+                color = Spare.FirstOrDefault(c => !used.Contains(c)) ?? color;
+                used.Add(color);
+            }
+            colors.Add(color);
+        }
+        return colors;
+    }
+
+    /// <summary>The <paramref name="index"/>-th of <paramref name="count"/> colours from light to dark blue.</summary>
+    public static string Sequential(int index, int count)
+    {
+        var at = (count <= 1 ? 1 : index / (double)(count - 1)) * (Blues.Length - 1);
+        var i = Math.Min((int)at, Blues.Length - 2);
+        var f = at - i;
+        int Mix(int from, int to) => (int)Math.Round(from + (to - from) * f);
+        return string.Create(System.Globalization.CultureInfo.InvariantCulture, $"#{Mix(Blues[i].R, Blues[i + 1].R):x2}{Mix(Blues[i].G, Blues[i + 1].G):x2}{Mix(Blues[i].B, Blues[i + 1].B):x2}");
+    }
+
     public static string ColorOf(string name)
     {
         var declared = Declared.FirstOrDefault(c => string.Equals(c.Name, name, StringComparison.OrdinalIgnoreCase))

@@ -148,7 +148,8 @@ internal static class UrlCommand
     private static async Task<int> RunProfileAsync(string pathAndQuery, LoadOptions load, double? givenSloP99Ms, TargetApiServers servers, RunRoot root, TextWriter error, CancellationToken cancellationToken)
     {
         var folder = root.Settings.OutputFolder;
-        var report = await root.RunAsync(new UrlTarget(pathAndQuery, TargetVariant), load, servers, cancellationToken);
+        var report = await root.RunAsync(new UrlTarget(pathAndQuery, TargetVariant), load, servers, cancellationToken,
+            variantFinished: soFar => ReportWriter.Write(folder, soFar, RunnerCommandLine.Current()));
         if (report.Partial is not null)
         {
             return WriteStopped(report, folder, root.Console);
@@ -271,6 +272,7 @@ internal static class UrlCommand
             }
             Held[label] = capacity.HeldPart(step.Variants[0], level);
             Done.Add(step);
+            WriteSoFar(Done, root.Settings.OutputFolder);
             return step;
         }
     }
@@ -354,6 +356,10 @@ internal static class UrlCommand
 
     /// <summary>The label prefix of the --verify-fix ramp's steps ("min12-4-users"), after the restart with the pool minimum.</summary>
     private const string FixRampPrefix = "min";
+
+    /// <summary>The search's report with the steps measured so far, marked partial: still running (a search killed outright leaves it so).</summary>
+    private static void WriteSoFar(IReadOnlyList<ExperimentReport> steps, string folder) =>
+        ReportWriter.Write(folder, Combined(steps) with { Partial = PartialRun.Running([.. steps.SelectMany(s => s.Variants).Select(v => v.Key.Label)]) }, RunnerCommandLine.Current());
 
     /// <summary>The search's steps as one report: the last step's, with every step's variants, load shapes and observations, started when the first did.</summary>
     private static ExperimentReport Combined(IReadOnlyList<ExperimentReport> steps) => steps[^1] with

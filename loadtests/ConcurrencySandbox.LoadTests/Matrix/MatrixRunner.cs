@@ -42,6 +42,65 @@ internal sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiPr
 internal sealed record ContainerSetup(string Engine, string EngineVersion, string Image, string ImageId);
 
 /// <summary>
+/// The matrix's report in <paramref name="Folder"/>, rendered from the core counts measured so far: each fan-out's own
+/// report (fanout-Ncpu/) and the matrix's tables and matrix.json from its <see cref="RunSummary"/>, never a figure of
+/// its own; written as each part and each fan-out variant finishes, marked partial: still running, then once at the end.
+/// </summary>
+/// <param name="EmptyChartTitle">The chart's title when no fan-out ran.</param>
+internal sealed record MatrixReport(string Folder, MatrixOptions Options, ContainerSetup? Setup, int DelayMs, string EmptyChartTitle)
+{
+    /// <summary>Writes the report of the core counts so far as a run still going on; a run killed outright leaves it so.</summary>
+    public void WriteRunning(IReadOnlyList<CoreCountRun> runs) => Write(runs, PartialRun.Running([.. runs.SelectMany(MatrixRunner.Finished)]));
+
+    /// <summary>Writes every file of the report, marked <paramref name="partial"/> when not null; the verdict it states.</summary>
+    public string Write(IReadOnlyList<CoreCountRun> runs, string? partial)
+    {
+        Directory.CreateDirectory(Folder);
+        var fanOuts = runs.Where(r => r.FanOut is not null).ToList();
+        var allFanOut = fanOuts.SelectMany(r => r.FanOut!.Variants).ToList();
+        foreach (var run in fanOuts)
+        {
+            ReportWriter.Write(Path.Combine(Folder, MatrixRunner.FanOutFolder(run)), run.FanOut!);
+        }
+        File.WriteAllText(Path.Combine(Folder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
+        File.WriteAllText(Path.Combine(Folder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
+        var observations = fanOuts.SelectMany(r => r.FanOut!.Observations).DistinctBy(o => o.Key).ToDictionary();
+        var chart = ReportChart.Render(fanOuts.Count == 0 ? [EmptyChartTitle] : ReportChart.Title(fanOuts[0].FanOut! with { Experiment = "fanout per core count", Variants = allFanOut, ApiProcessorCount = null }), allFanOut, observations);
+        File.WriteAllText(Path.Combine(Folder, "chart.svg"), chart);
+        var efficiency = EfficiencyChart.Render(runs);
+        if (efficiency is not null)
+        {
+            File.WriteAllText(Path.Combine(Folder, MatrixRunner.EfficiencyFile), efficiency);
+        }
+        var verdict = partial is null ? MatrixRunner.Hypothesis3(runs) : $"{MatrixRunner.Hypothesis3Name} not judged: {MatrixRunner.NotJudged}.";
+        File.WriteAllText(Path.Combine(Folder, "matrix.md"), MatrixRunner.Markdown(runs, verdict, Options, Setup, DelayMs, partial));
+        File.WriteAllText(Path.Combine(Folder, "report.html"), MatrixRunner.Html(runs, verdict, Options, Setup, DelayMs, chart, efficiency, partial));
+        File.WriteAllText(Path.Combine(Folder, "matrix.json"), JsonSerializer.Serialize(
+            new { options = Options, setup = Setup, runs = runs.Select(r => new { r.Cpus, Limit = r.Container?.ToString(), r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, r.Bracket, FanOut = FanOutOf(r) }), verdict, flags = MatrixRunner.Flags(runs), partial },
+            new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
+        return verdict;
+    }
+
+    /// <summary>
+    /// A core count's fan-out in matrix.json: where its summary is, its verdict, and per variant the figures of the
+    /// fan-out table as its summary holds them, with the names of those that are lower bounds.
+    /// </summary>
+    private object? FanOutOf(CoreCountRun run) => run.FanOut is not { } summary ? null : new
+    {
+        Summary = $"{MatrixRunner.FanOutFolder(run)}/{ReportWriter.SummaryFile}",
+        summary.Experiment,
+        summary.Outcome,
+        summary.Verdict,
+        summary.Partial,
+        Variants = summary.Variants.Select(v => new
+        {
+            v.Name, v.Requests, v.Failed, v.Outcomes.TimedOut, v.MeanMs, v.P99Ms, v.PeakLoadMeanMs, v.SentAtPeak, v.RequestsPerSecond, v.PeakThreads, v.PeakQueue, v.LowerBounds,
+            StarvedFrom = MatrixRunner.StarvedFrom(v, MatrixRunner.StarvedFactor * DelayMs),
+        }),
+    };
+}
+
+/// <summary>
 /// Issue 5's local matrix: for each core count the machine has, an API child pinned to the first N cores
 /// (taskset + DOTNET_PROCESSOR_COUNT), the compute sweep and the fan-out experiment, then one cross-core report.
 /// With an engine (issue 11) each core count is a container instead, limited by quota and/or cpuset, and the runtime
@@ -59,7 +118,10 @@ internal static class MatrixRunner
     private static readonly TimeSpan SweepTimeoutMargin = TimeSpan.FromMinutes(10);
 
     /// <summary>The compute sweep's efficiency chart (<see cref="EfficiencyChart"/>) in the matrix's folder.</summary>
-    private const string EfficiencyFile = "efficiency.svg";
+    public const string EfficiencyFile = "efficiency.svg";
+
+    /// <summary>A core count's fan-out report folder in the matrix's: "fanout-2cpu".</summary>
+    public static string FanOutFolder(CoreCountRun run) => $"fanout-{run.Key}";
 
     /// <summary>
     /// Runs every core count in <paramref name="root"/> (its console, progress, observer options and thresholds; a server
@@ -80,17 +142,18 @@ internal static class MatrixRunner
             environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
         }
         var runs = new List<CoreCountRun>();
-        ContainerSetup? setup = null;
+        var report = new MatrixReport(outputFolder, options, null, fanOut.Settings.DelayMs, $"Seed {fanOut.Seed}: fanout per core count ({load.ProfileName})");
         string? partial = null;
         try
         {
             var engine = options.Engine is { } engineCommand ? new ContainerEngine(engineCommand) : null;
             if (engine is not null)
             {
-                setup = new ContainerSetup(options.Engine!, await engine.ServerVersionAsync(cancellationToken), options.Image, await engine.ImageIdAsync(options.Image, cancellationToken));
+                var setup = new ContainerSetup(options.Engine!, await engine.ServerVersionAsync(cancellationToken), options.Image, await engine.ImageIdAsync(options.Image, cancellationToken));
                 console.WriteLine($"== matrix: {setup.Engine} {setup.EngineVersion}, image {options.Image} ({setup.ImageId})");
+                report = report with { Setup = setup };
             }
-            await RunEveryCoreCountAsync(runs, engine, options, environment, fanOut, load, root, cancellationToken);
+            await RunEveryCoreCountAsync(runs, engine, options, environment, fanOut, load, root, report, cancellationToken);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
@@ -103,34 +166,11 @@ internal static class MatrixRunner
             partial = PartialRun.Describe($"in {part} on {stopped.Label}{(stopped.StoppedAt is null ? "" : $", {stopped.StoppedAt}")}", [.. runs.SelectMany(Finished)], "part");
         }
 
-        Directory.CreateDirectory(outputFolder);
-        var fanOuts = runs.Where(r => r.FanOut is not null).Select(r => r.FanOut!).ToList();
-        var allFanOut = fanOuts.SelectMany(f => f.Variants).ToList();
-        foreach (var (run, report) in runs.Where(r => r.FanOut is not null).Select(r => (r, r.FanOut!)))
-        {
-            ReportWriter.Write(Path.Combine(outputFolder, $"fanout-{run.Key}"), report);
-        }
-        File.WriteAllText(Path.Combine(outputFolder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
-        File.WriteAllText(Path.Combine(outputFolder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
-        var observations = fanOuts.SelectMany(f => f.Observations).DistinctBy(o => o.Key).ToDictionary();
-        var chart = ReportChart.Render(fanOuts.Count == 0 ? [$"Seed {fanOut.Seed}: fanout per core count ({load.ProfileName})"] : ReportChart.Title(fanOuts[0] with { Experiment = "fanout per core count", Variants = allFanOut, ApiProcessorCount = null }), allFanOut, observations);
-        File.WriteAllText(Path.Combine(outputFolder, "chart.svg"), chart);
-        var efficiency = EfficiencyChart.Render(runs);
-        if (efficiency is not null)
-        {
-            File.WriteAllText(Path.Combine(outputFolder, EfficiencyFile), efficiency);
-        }
-        var verdict = partial is null ? Hypothesis3(runs) : $"{Hypothesis3Name} not judged: {NotJudged}.";
-        var flags = Flags(runs);
-        foreach (var flag in flags)
+        var verdict = report.Write(runs, partial);
+        foreach (var flag in Flags(runs))
         {
             console.WriteLine($"FLAGGED: {flag}");
         }
-        File.WriteAllText(Path.Combine(outputFolder, "matrix.md"), Markdown(runs, verdict, options, setup, fanOut.Settings.DelayMs, partial));
-        File.WriteAllText(Path.Combine(outputFolder, "report.html"), Html(runs, verdict, options, setup, fanOut.Settings.DelayMs, chart, efficiency, partial));
-        File.WriteAllText(Path.Combine(outputFolder, "matrix.json"), JsonSerializer.Serialize(
-            new { options, setup, runs = runs.Select(r => new { r.Cpus, Limit = r.Container?.ToString(), r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, r.Bracket, FanOut = r.FanOut?.Experiment, FanOutPartial = r.FanOut?.Partial }), verdict, flags, partial },
-            new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
         if (partial is not null)
         {
             console.WriteLine($"== PARTIAL REPORT: {ReportWriter.PartialNote(partial)}");
@@ -143,9 +183,9 @@ internal static class MatrixRunner
         }
 
         var passed = true;
-        foreach (var report in fanOuts)
+        foreach (var fanOutSummary in runs.Select(r => r.FanOut).OfType<RunSummary>())
         {
-            passed &= ReportWriter.PrintOutcome(report, outputFolder, console);
+            passed &= ReportWriter.PrintOutcome(fanOutSummary, outputFolder, console);
         }
         return Headline(runs, verdict) with { Passed = passed };
     }
@@ -170,8 +210,10 @@ internal static class MatrixRunner
     }
 
     /// <summary>Measures each core count (a container per limit with <paramref name="engine"/>, else taskset pinning) into <paramref name="runs"/>, or records why it was skipped.</summary>
+    /// <param name="report">Written again as each core count's part and each fan-out variant finishes, marked partial: still running.</param>
     private static async Task RunEveryCoreCountAsync(
-        List<CoreCountRun> runs, ContainerEngine? engine, MatrixOptions options, Dictionary<string, string> environment, FanOutExperiment fanOut, LoadOptions load, RunRoot root, CancellationToken cancellationToken)
+        List<CoreCountRun> runs, ContainerEngine? engine, MatrixOptions options, Dictionary<string, string> environment, FanOutExperiment fanOut, LoadOptions load, RunRoot root,
+        MatrixReport report, CancellationToken cancellationToken)
     {
         if (engine is not null)
         {
@@ -181,11 +223,12 @@ internal static class MatrixRunner
                 var setting = new CoreCountRun(limit.Cpus, null, null, [], null, null, limit);
                 runs.Add(limit.Cpus > hostCpus
                     ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {hostCpus} CPU(s)" }, root.Console)
-                    : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, root, cancellationToken));
+                    : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, root, report, runs, cancellationToken));
                 if (runs[^1].StoppedIn is not null)
                 {
                     return;
                 }
+                report.WriteRunning(runs);
             }
             return;
         }
@@ -199,16 +242,17 @@ internal static class MatrixRunner
             var setting = new CoreCountRun(cpus, skipped, null, [], null, null);
             runs.Add(skipped is not null
                 ? Skipped(setting, root.Console)
-                : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, CpuSet.FirstCores(cpus))), options, fanOut, load, root, cancellationToken));
+                : await RunCoreCountAsync(setting, new ChildApiServers(new ApiLaunch(environment, CpuSet.FirstCores(cpus))), options, fanOut, load, root, report, runs, cancellationToken));
             if (runs[^1].StoppedIn is not null)
             {
                 return;
             }
+            report.WriteRunning(runs);
         }
     }
 
     /// <summary>"the compute sweep on 1 core(s)", "the fan-out on 1 core(s)": the parts of a core count that finished, for a stopped matrix's words.</summary>
-    private static IEnumerable<string> Finished(CoreCountRun run) =>
+    public static IEnumerable<string> Finished(CoreCountRun run) =>
         run.SkippedBecause is not null ? [] : new[] { run.Sweep.Count > 0 ? SweepPart : null, run.FanOut is { Partial: null } ? FanOutPart : null }.OfType<string>().Select(part => $"{part} on {run.Label}");
 
     private const string SweepPart = "the compute sweep";
@@ -221,9 +265,14 @@ internal static class MatrixRunner
         return run;
     }
 
-    /// <summary>Measures at the core count and limit <paramref name="setting"/> names, and returns it with the figures filled in; stopped, with what it measured and where it stopped.</summary>
+    /// <summary>
+    /// Measures at the core count and limit <paramref name="setting"/> names, and returns it with the figures filled in;
+    /// stopped, with what it measured and where it stopped. The fan-out's report is written as each of its variants
+    /// finishes, and <paramref name="report"/> with it (after the core counts <paramref name="before"/>).
+    /// </summary>
     private static async Task<CoreCountRun> RunCoreCountAsync(
-        CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, RunRoot root, CancellationToken cancellationToken)
+        CoreCountRun setting, ApiServers servers, MatrixOptions options, FanOutExperiment fanOutExperiment, LoadOptions load, RunRoot root,
+        MatrixReport report, IReadOnlyList<CoreCountRun> before, CancellationToken cancellationToken)
     {
         IReadOnlyList<ComparisonRow> sweep = [];
         double? breakEven = null;
@@ -241,14 +290,19 @@ internal static class MatrixRunner
                 return SoFar(null) with { StoppedIn = SweepPart };
             }
         }
+        if (sweep.Count > 0)
+        {
+            report.WriteRunning([.. before, SoFar(null)]);
+        }
         RunSummary? fanOut = null;
         if (options.Experiments.Contains("fanout"))
         {
-            var report = await root.RunAsync(fanOutExperiment, load, servers, cancellationToken, setting.Cpus, setting.Container?.KindName);
-            fanOut = RunAnalysis.Of(report, RunnerCommandLine.Current());
-            if (report.Partial is not null)
+            var measured = await root.RunAsync(fanOutExperiment, load, servers, cancellationToken, setting.Cpus, setting.Container?.KindName,
+                variantFinished: soFar => report.WriteRunning([.. before, SoFar(RunAnalysis.Of(soFar, RunnerCommandLine.Current()))]));
+            fanOut = RunAnalysis.Of(measured, RunnerCommandLine.Current());
+            if (measured.Partial is not null)
             {
-                return SoFar(fanOut) with { StoppedIn = FanOutPart, StoppedAt = report.StoppedAt };
+                return SoFar(fanOut) with { StoppedIn = FanOutPart, StoppedAt = measured.StoppedAt };
             }
         }
         return SoFar(fanOut);
@@ -309,7 +363,7 @@ internal static class MatrixRunner
             : string.Create(CultureInfo.InvariantCulture, $"{Hypothesis3Name} refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
     }
 
-    private static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string? partial)
+    public static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string? partial)
     {
         var md = new StringBuilder();
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
@@ -373,7 +427,7 @@ internal static class MatrixRunner
     }
 
     /// <summary>The matrix's report.html: the verdict and the flags first, then the tables, the setup and the chart.</summary>
-    private static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string chartSvg, string? efficiencySvg, string? partial)
+    public static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string chartSvg, string? efficiencySvg, string? partial)
     {
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
@@ -403,7 +457,7 @@ internal static class MatrixRunner
         }
         return page.Heading(2, "Machine and run").List(Setup(runs, options, setup)).Paragraph("Command line:").Preformatted(RunnerCommandLine.Current())
             .Links("Files of this report: ", ["matrix.md", "matrix.json", "curves.csv", "telemetry.csv", "chart.svg", .. efficiencySvg is null ? Array.Empty<string>() : [EfficiencyFile],
-                .. fanOuts.Select(run => $"fanout-{run.Key}/report.html")])
+                .. fanOuts.Select(run => $"{FanOutFolder(run)}/report.html")])
             .Heading(2, "Charts").Figure(chartSvg).ToString();
     }
 
@@ -461,10 +515,10 @@ internal static class MatrixRunner
 
     /// <summary>Each core count's fan-out verdict; in a stopped matrix (<paramref name="partial"/>) none, only the figures' outcome line.</summary>
     private static IEnumerable<string> FanOutVerdicts(List<CoreCountRun> fanOuts, string? partial) =>
-        fanOuts.Select(run => $"{run.Label}: {(partial is null ? run.FanOut!.Verdict : $"not judged: {NotJudged}.")} {ReportWriter.OutcomeLine(run.FanOut!)} (details in fanout-{run.Key}/report.html)");
+        fanOuts.Select(run => $"{run.Label}: {(partial is null ? run.FanOut!.Verdict : $"not judged: {NotJudged}.")} {ReportWriter.OutcomeLine(run.FanOut!)} (details in {FanOutFolder(run)}/report.html)");
 
     /// <summary>Why a stopped matrix states no verdict, even of the parts that finished: a matrix's verdicts are read together, across its core counts.</summary>
-    private const string NotJudged = "the matrix was stopped before it finished, and its verdicts are not drawn from part of it";
+    public const string NotJudged = "the matrix was stopped before it finished, and its verdicts are not drawn from part of it";
 
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
     /// <summary>A duration in the unit that keeps it readable, 4 significant digits: "40 ns", "8.833 us", "1.25 ms", "2.5 s" (never "4E-08").</summary>

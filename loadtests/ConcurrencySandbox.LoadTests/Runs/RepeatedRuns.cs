@@ -79,7 +79,7 @@ internal static class RepeatedRuns
         }
 
         Directory.CreateDirectory(outputFolder);
-        var summary = Markdown(results);
+        var summary = Markdown(results, [.. Enumerable.Range(1, runs).Select(i => ReportsIn(outputFolder, $"run-{i}"))]);
         File.WriteAllText(Path.Combine(outputFolder, FileName), summary);
         var disagreements = Disagreements(results);
         console.WriteLine(disagreements.Count == 0
@@ -118,7 +118,17 @@ internal static class RepeatedRuns
             new HashSet<int>()).ToMarkdown();
     }
 
-    public static string Markdown(IReadOnlyList<RunResult> results)
+    /// <summary>The report.html files a run wrote (its own, and a matrix's fan-outs or each experiment of <c>all</c>), relative to <paramref name="outputFolder"/>.</summary>
+    private static IReadOnlyList<string> ReportsIn(string outputFolder, string runFolder)
+    {
+        var folder = Path.Combine(outputFolder, runFolder);
+        return Directory.Exists(folder)
+            ? [.. Directory.EnumerateFiles(folder, "report.html", SearchOption.AllDirectories).Select(f => Path.GetRelativePath(outputFolder, f).Replace('\\', '/')).Order(StringComparer.Ordinal)]
+            : [];
+    }
+
+    /// <param name="reports">Per run, the report.html files it wrote, relative to runs.md's folder.</param>
+    public static string Markdown(IReadOnlyList<RunResult> results, IReadOnlyList<IReadOnlyList<string>> reports)
     {
         var md = new StringBuilder();
         md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"# {results.Count} runs of the same command"));
@@ -141,7 +151,16 @@ internal static class RepeatedRuns
             return values.Count == texts.Count ? SpreadOf(values) : "not a number in every run";
         }));
         md.AppendLine();
-        md.AppendLine("Each run's own report is in run-1/, run-2/, ...; a spread is (max - min) / median of the runs' values.");
+        md.AppendLine("A spread is (max - min) / median of the runs' values.");
+        md.AppendLine();
+        md.AppendLine("## Each run's report");
+        md.AppendLine();
+        foreach (var (files, run) in reports.Select((files, i) => (files, i + 1)))
+        {
+            md.AppendLine(files.Count == 0
+                ? string.Create(CultureInfo.InvariantCulture, $"- run {run}: no report.html was written")
+                : string.Create(CultureInfo.InvariantCulture, $"- run {run}: {string.Join(", ", files.Select(f => $"[{f}]({f})"))}"));
+        }
         return md.ToString();
     }
 }

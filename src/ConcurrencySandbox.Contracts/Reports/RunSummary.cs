@@ -38,6 +38,13 @@ public sealed record RunSummary(
     SummaryWords Words,
     IReadOnlyList<SummaryEvidence> Evidence)
 {
+    /// <summary>
+    /// The first screen's one plain sentence, computed by the analysis from the fields below: what was tested, what held
+    /// and what failed by how much, and how sure the verdict is; absent in earlier summaries.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Answer { get; init; }
+
     /// <summary>The report's first paragraph when the run has one (run --url: the method to change, the load at the break and why, what the fix buys); absent in earlier summaries.</summary>
     // Left out when absent, so an earlier summary reads back and writes out the same.
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
@@ -271,10 +278,12 @@ public sealed record SummaryOutcomes(
         {
             return Requests == 0 ? "no requests" : $"all {Requests} ok";
         }
-        var parts = new[] { (TimedOut, "timed out"), (HttpErrors, "HTTP error(s)"), (ConnectionErrors, "connection error(s)") }
-            .Where(p => p.Item1 > 0).Select(p => $"{p.Item1} {p.Item2}");
-        return $"{Failed} of {Requests} failed ({string.Join(", ", parts)})";
+        return $"{Failed} of {Requests} failed ({FailureParts()})";
     }
+
+    /// <summary>How the failed ones failed: "2 timed out, 1 HTTP error(s)".</summary>
+    public string FailureParts() => string.Join(", ", new[] { (TimedOut, "timed out"), (HttpErrors, "HTTP error(s)"), (ConnectionErrors, "connection error(s)") }
+        .Where(p => p.Item1 > 0).Select(p => $"{p.Item1} {p.Item2}"));
 
     /// <summary>No request got an answer or timed out: there is no latency.</summary>
     [JsonIgnore]

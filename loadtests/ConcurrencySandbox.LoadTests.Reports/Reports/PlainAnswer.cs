@@ -1,0 +1,93 @@
+using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Experiments;
+using static System.FormattableString;
+
+namespace ConcurrencySandbox.LoadTests.Reports;
+
+/// <summary>
+/// The first screen's one plain sentence (<see cref="RunSummary.Answer"/>), worded by the analysis from the summary's
+/// own fields, so every figure in it is one the tiles and tables print: what was tested (the seed introduced in words),
+/// which variants answered everything and at what p99, which failed and how many, and how sure the verdict is.
+/// "async and dedicated answered every request up to 40 users, p99 async 1031.2 ms, dedicated 1040.1 ms; threadpool failed 67.3 % of its 52 requests (35 timed out); ...".
+/// </summary>
+public static class PlainAnswer
+{
+    public static string Of(RunSummary r)
+    {
+        var tested = SeedReports.Introduce(r.Seed) is { } seed ? $"{r.Experiment} re-runs {seed}" : $"{r.Experiment} against {r.Target}";
+        var measured = r.Variants.Where(v => v.Requests > 0).ToList();
+        if (measured.Count == 0)
+        {
+            return r.Partial is not null
+                ? $"{tested}: the run was stopped before its first step ended, so nothing was measured and there is no verdict."
+                : $"{tested}: no {r.Words.Unit} were sent, so there is nothing to compare and no verdict.";
+        }
+        var body = r.Capacity is { } capacity ? Capacity(capacity) : string.Join("; ", Variants(r, measured));
+        return $"{tested}: {body}{Sureness(r)}.";
+    }
+
+    /// <summary>"held p99 ≤ 500 ms up to 12 users and broke at 16 users (why)".</summary>
+    private static string Capacity(SummaryCapacity c)
+    {
+        var held = c.Held is { } h ? Invariant($"held its SLO ({c.Slo}) up to {h:0.##} {c.Unit}") : $"held its SLO ({c.Slo}) at no load tried";
+        return held + (c.BrokeAt is { } b ? Invariant($" and broke it at {b:0.##} {c.Unit}{(c.BrokeBecause is { } why ? $" ({why})" : "")}") : ", no load tried broke it");
+    }
+
+    /// <summary>The variants that answered everything (grouped when their p99 reads the same), then each that failed or got no answer.</summary>
+    private static IEnumerable<string> Variants(RunSummary r, IReadOnlyList<SummaryVariant> measured)
+    {
+        var unit = r.Words.Unit;
+        var clean = measured.Where(v => v.Failed == 0).ToList();
+        var upTo = measured.All(v => v.LoadUnit == "burst") ? "" : Invariant($" up to {measured.Max(v => v.PeakLoad):0.##} {ResponseCurve.UnitOf(measured[0].LoadUnit)}");
+        if (clean.Count > 0)
+        {
+            var fastestFirst = clean.OrderBy(v => v.P99Ms).ToList();
+            var p99s = fastestFirst.Select(P99).Distinct().ToList();
+            yield return p99s.Count == 1
+                ? $"{Names(fastestFirst)} answered every {Singular(unit)} at p99 {p99s[0]}{upTo}"
+                : $"{Names(fastestFirst)} answered every {Singular(unit)}{upTo}, p99 " + string.Join(", ", fastestFirst.Select(v => $"{v.Name} {P99(v)}"));
+        }
+        foreach (var v in measured.Where(v => v.Failed > 0))
+        {
+            yield return v.Outcomes.Completed == 0
+                ? Invariant($"{v.Name} got no answer to any of its {v.Requests} {unit}{How(v.Outcomes)}")
+                : Invariant($"{v.Name} failed {v.Outcomes.FailedPercent:0.#} % of its {v.Requests} {unit}{How(v.Outcomes)}");
+        }
+    }
+
+    private static string How(SummaryOutcomes o) => $" ({o.FailureParts()})";
+
+    /// <summary>The p99 as the tiles and tables print it ("1001.3 ms", "\u2265 60000 ms"), so the page gives it one value.</summary>
+    private static string P99(SummaryVariant v) => $"{ReportWriter.Latency(v, v.P99Ms, "p99Ms")} ms";
+
+    private static string Names(IReadOnlyList<SummaryVariant> variants) =>
+        variants.Count == 1 ? variants[0].Name : $"{string.Join(", ", variants.SkipLast(1).Select(v => v.Name))} and {variants[^1].Name}";
+
+    private static string Singular(string unit) => unit.EndsWith('s') ? unit[..^1] : unit;
+
+    /// <summary>"; seed 003's effect reproduced", with the claims that did not confirm it and the rounds' 95 % CI when there is one.</summary>
+    private static string Sureness(RunSummary r)
+    {
+        var claims = r.Claims ?? [];
+        var unconfirmed = claims.Where(c => c.Verdict != "Confirmed").GroupBy(c => c.Verdict.ToLowerInvariant()).Select(g => Invariant($"{g.Count()} {g.Key}")).ToList();
+        var ofClaims = claims.Count > 0 && unconfirmed.Count > 0 ? Invariant($" on {claims.Count(c => c.Verdict == "Confirmed")} of {claims.Count} claims ({string.Join(", ", unconfirmed)})") : "";
+        var ci = r.Rounds is { Figure: { } figure, Median: { } median } rounds
+            ? Invariant($" ({figure} {median:0.##}{(rounds.Low is { } low && rounds.High is { } high ? Invariant($", 95 % CI {low:0.##} to {high:0.##}") : ", no 95 % CI")} over {rounds.Rounds.Count} rounds)")
+            : "";
+        if (SeedReports.Introduce(r.Seed) is null)
+        {
+            // A user's service re-runs no seed: its verdict is the capacity or the diagnosis, already said.
+            return "";
+        }
+        return r.Outcome switch
+        {
+            nameof(Outcome.Reproduced) => $"; seed {r.Seed}'s effect reproduced{ofClaims}{ci}",
+            nameof(Outcome.NotReproduced) => $"; seed {r.Seed}'s effect not reproduced{ofClaims}{ci}",
+            nameof(Outcome.Inconclusive) => $"; inconclusive: the figure cannot decide either way{ci}, so run it again on a quieter machine or with more rounds",
+            nameof(Outcome.Impossible) => "; no verdict: a figure cannot be true on this machine (flagged below)",
+            nameof(Outcome.NotAssessed) => r.Partial is not null ? "; no verdict: the run was stopped before every variant ran" : "; not assessed: the variants the verdict needs did not all produce data",
+            nameof(Outcome.NoVerdict) => "; figures only, no verdict (too short a load to judge)",
+            _ => "",
+        };
+    }
+}

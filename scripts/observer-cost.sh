@@ -6,6 +6,10 @@
 #     runner loads with --target and --no-observer; plain runs have no watch. Issue 40 allows watch 5 % (0.95). Each
 #     run also prints the API's own CPU per request over the whole run (both of compute's variants; /proc and the
 #     API's requestsStarted), which a busy machine disturbs far less than the throughput.
+#   --observer trace: the cause trace the runner takes for 1 s at each step's peak (issue 38: the GC keyword's
+#     allocation ticks with stacks, System.Net.Http's events, the TPL's activity ids; CauseTrace.Providers), held by
+#     dotnet-trace (DOTNET_TRACE=path, else dotnet-trace on PATH) over the whole run of one fresh API per run: its
+#     cost over the second it runs. Plain runs have no trace.
 #   BASELINE_RUNNER=path/to/ConcurrencySandbox.LoadTests.dll: each pair also runs that build's observer ("baseline",
 #     the same way), so a change to the observer is measured before/after side by side, in the same minutes.
 # Usage: scripts/observer-cost.sh [--observer runner|watch] [pairs] [users] [seconds]
@@ -17,7 +21,9 @@ if [ "${1:-}" = "--observer" ]; then
   observer="${2:-}"
   shift 2 || shift
 fi
-[ "$observer" = runner ] || [ "$observer" = watch ] || { echo "--observer must be runner or watch, not '$observer'" >&2; exit 2; }
+[ "$observer" = runner ] || [ "$observer" = watch ] || [ "$observer" = trace ] || { echo "--observer must be runner, watch or trace, not '$observer'" >&2; exit 2; }
+# CauseTrace.Providers in dotnet-trace's words: the runtime's GC keyword at Verbose (5), System.Net.Http's events, the TPL's TasksFlowActivityIds.
+trace_providers="Microsoft-Windows-DotNETRuntime:0x1:5,System.Net.Http:0xFFFFFFFFFFFFFFFF:4,System.Threading.Tasks.TplEventSource:0x80:4"
 pairs=${1:-3}; users=${2:-16}; seconds=${3:-20}
 [[ "$pairs" =~ ^[0-9]+$ ]] && (( pairs >= 1 && pairs <= 20 )) || { echo "pairs must be 1..20, not '$pairs'" >&2; exit 2; }
 [[ "$users" =~ ^[0-9]+$ ]] && (( users >= 1 && users <= 1024 )) || { echo "users must be 1..1024, not '$users'" >&2; exit 2; }
@@ -43,6 +49,15 @@ if [ -n "${BASELINE_RUNNER:-}" ]; then
 fi
 echo "# observer cost ($observer): $pairs pairs, $users users, $seconds s per variant; $(nproc) cores; $(uptime)"
 
+# attached PATTERN LOG NAME: waits up to a minute for $watch_pid's LOG to show PATTERN (it attached); exits when it ended first.
+attached() {
+  for _ in $(seq 1 600); do
+    grep -q "$1" "$2" && return
+    kill -0 "$watch_pid" 2>/dev/null || { echo "$3 ended before it attached:" >&2; cat "$2" >&2; exit 2; }
+    sleep 0.1
+  done
+}
+
 # load MODE PAIR: one compute run (the sync variant's throughput is what is compared), its report in $work/MODE-PAIR;
 # the observer is this build's (observed), none (plain) or BASELINE_RUNNER's (baseline).
 load() {
@@ -55,16 +70,18 @@ load() {
     dotnet "$observing" compute --cycles 1 --config "$work/load.json" --out "$work/$1-$2" $flag >/dev/null
     return
   fi
-  # watch: a fresh API, watched (observed) or not (plain) for the whole run; the runner itself observes nothing.
+  # watch / trace: a fresh API, watched or traced (observed) or not (plain) for the whole run; the runner itself observes nothing.
   start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work"
-  if [ "$1" != plain ]; then
+  if [ "$1" != plain ] && [ "$observer" = trace ]; then
+    # Longer than the load: the trace covers all of it and ends by itself (its rundown after the load).
+    "${DOTNET_TRACE:-dotnet-trace}" collect -p "$api_pid" --providers "$trace_providers" --duration "00:00:$(printf '%02d' $((seconds + 5)))" \
+      -o "$work/trace-$2.nettrace" >"$work/trace-$2.log" 2>&1 &
+    watch_pid=$!
+    attached 'Output File' "$work/trace-$2.log" dotnet-trace
+  elif [ "$1" != plain ]; then
     dotnet "$observing" watch --pid "$api_pid" --out "$work/watch-$2" >"$work/watch-$2.log" 2>&1 &
     watch_pid=$!
-    for _ in $(seq 1 600); do
-      grep -q '^watching ' "$work/watch-$2.log" && break
-      kill -0 "$watch_pid" 2>/dev/null || { echo "watch ended before it attached:" >&2; cat "$work/watch-$2.log" >&2; exit 2; }
-      sleep 0.1
-    done
+    attached '^watching ' "$work/watch-$2.log" watch
   fi
   read_cpu_ticks "$api_pid"; local ticks=$cpu_ticks
   dotnet "$runner" compute --target "$url" --no-observer --cycles 1 --config "$work/load.json" --out "$work/$1-$2" >/dev/null
@@ -73,7 +90,12 @@ load() {
   requests=$(curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p')
   awk -v m="$1" -v p="$2" -v t="$ticks" -v hz="$clock_ticks_per_second" -v n="$requests" \
     'BEGIN { printf "%s %s: the API spent %.1f us of CPU per request (%d requests)\n", m, p, t / hz / n * 1e6, n }' | tee -a "$work/cpu.txt"
-  if [ -n "$watch_pid" ]; then
+  if [ -n "$watch_pid" ] && [ "$observer" = trace ]; then
+    wait "$watch_pid" || { echo "dotnet-trace exited with $?:" >&2; cat "$work/trace-$2.log" >&2; exit 2; }
+    watch_pid=""
+    echo "trace $2: $(du -h "$work/trace-$2.nettrace" | cut -f1) written"
+    rm -f "$work/trace-$2.nettrace"
+  elif [ -n "$watch_pid" ]; then
     # SIGTERM ends a watch as Ctrl+C does (its report written, exit 0); a background job of a script ignores SIGINT.
     kill -TERM "$watch_pid"
     wait "$watch_pid" || { echo "watch exited with $?:" >&2; cat "$work/watch-$2.log" >&2; exit 2; }

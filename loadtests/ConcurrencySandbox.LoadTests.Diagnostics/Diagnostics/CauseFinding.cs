@@ -20,7 +20,7 @@ public sealed record CauseFinding(string Cause, string? Place, string Evidence, 
 /// Each weight is the share of the break its cause accounts for: pool starvation 1 (every request waits for a thread);
 /// a contended lock, the share of the pool's sampled threads waiting on it; CPU, the process's share of its cores (1 when
 /// the machine's cores were spent while the requests waited for one); GC, the share of the step's time the GC paused the
-/// process; the upstream, the share of the break's p99 the slowest-growing call's p99 makes up. Ties keep the order given.
+/// process; the upstream, the share of the break's p99 the slowest outgoing call's p99 makes up. Ties keep the order given.
 /// </summary>
 public static class CauseFindings
 {

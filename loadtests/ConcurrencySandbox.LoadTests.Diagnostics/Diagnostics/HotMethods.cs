@@ -134,7 +134,7 @@ public sealed record HotMethods(int CpuSamples, double Seconds, IReadOnlyList<Ho
     /// statement whose IL (up to 3 calls deep) calls the framework method seen below the frame, or, when only native
     /// code is below it (the framework's code inlined too), calls into the framework at all; null when none says.
     /// </summary>
-    private static (string Method, SourceLine? Line, string How)? Inlined(ThreadStack sample, int frame, CallSiteResolver resolver)
+    internal static (string Method, SourceLine? Line, string How)? Inlined(ThreadStack sample, int frame, CallSiteResolver resolver)
     {
         if (resolver.Place(sample, frame) is not { } place)
         {

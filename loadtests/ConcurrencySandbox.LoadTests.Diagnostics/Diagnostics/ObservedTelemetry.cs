@@ -7,7 +7,7 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// <summary>
 /// The observer's counters as the report's telemetry rows, so the charts and telemetry.csv read them as they read the
 /// API's own samples. Per-second counters (completed items, contentions, collections, allocations, CPU) are summed
-/// from the first sample into running totals; what the counters do not carry (the pool's minimum and maximum, OS threads, GC pause time, the sandbox meter) is 0.
+/// from the first sample into running totals; what the counters do not carry (the pool's minimum and maximum, OS threads, the sandbox meter) is 0.
 /// </summary>
 internal static class ObservedTelemetry
 {
@@ -16,7 +16,7 @@ internal static class ObservedTelemetry
     public static IReadOnlyList<TelemetryRow> Rows(VariantKey variant, long startedTimestamp, IReadOnlyList<RuntimeSample> samples, int processorCount)
     {
         var rows = new List<TelemetryRow>();
-        double completed = 0, contentions = 0, gen0 = 0, gen1 = 0, gen2 = 0, allocated = 0, cpuMs = 0;
+        double completed = 0, contentions = 0, gen0 = 0, gen1 = 0, gen2 = 0, allocated = 0, cpuMs = 0, pausedMs = 0;
         long? previous = null;
         foreach (var sample in samples)
         {
@@ -28,6 +28,7 @@ internal static class ObservedTelemetry
             gen1 += sample[RuntimeObserver.Gen1Collections] ?? 0;
             gen2 += sample[RuntimeObserver.Gen2Collections] ?? 0;
             allocated += sample[RuntimeObserver.AllocationBytes] ?? 0;
+            pausedMs += sample[RuntimeObserver.GcPauseMs] ?? 0;
             // cpu-usage is a share of all the process's processors.
             var cpuPercent = sample[RuntimeObserver.CpuPercent] ?? 0;
             cpuMs += cpuPercent / 100 * processorCount * intervalSeconds * 1000;
@@ -42,7 +43,7 @@ internal static class ObservedTelemetry
                 Stopwatch.GetElapsedTime(samples[0].Timestamp, sample.Timestamp).TotalSeconds,
                 processorCount,
                 new ThreadPoolTelemetry((int)(sample[RuntimeObserver.ThreadCount] ?? 0), (long)(sample[RuntimeObserver.QueueLength] ?? 0), (long)completed, 0, 0),
-                new GCTelemetry((int)gen0, (int)gen1, (int)gen2, (long)allocated, (long)((sample[RuntimeObserver.HeapSizeMb] ?? 0) * BytesPerMegabyte), 0),
+                new GCTelemetry((int)gen0, (int)gen1, (int)gen2, (long)allocated, (long)((sample[RuntimeObserver.HeapSizeMb] ?? 0) * BytesPerMegabyte), pausedMs),
                 new ProcessTelemetry(cpuMs, cpuPercent, (long)((sample[RuntimeObserver.WorkingSetMb] ?? 0) * BytesPerMegabyte), 0),
                 (long)contentions,
                 (long)(sample[RuntimeObserver.CurrentRequests] ?? 0),

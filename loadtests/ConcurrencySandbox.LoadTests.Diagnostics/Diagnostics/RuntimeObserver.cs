@@ -32,7 +32,7 @@ public sealed class RuntimeObserver : IAsyncDisposable
     public static readonly IReadOnlyList<string> Counters =
     [
         ThreadCount, QueueLength, CompletedItems, LockContentions, HeapSizeMb, Gen0Collections, Gen1Collections, Gen2Collections,
-        AllocationBytes, CpuPercent, WorkingSetMb,
+        AllocationBytes, CpuPercent, WorkingSetMb, GcPauseMs,
     ];
 
     public const string ThreadCount = "threadpool-thread-count";
@@ -46,6 +46,9 @@ public sealed class RuntimeObserver : IAsyncDisposable
     public const string AllocationBytes = "alloc-rate";
     public const string CpuPercent = "cpu-usage";
     public const string WorkingSetMb = "working-set";
+
+    /// <summary>The time the GC paused the process over the second, in ms (.NET 7+): what the GC's share of a step is read from.</summary>
+    public const string GcPauseMs = "total-pause-time-by-gc";
 
     /// <summary>ASP.NET Core's own counter of requests in flight, read when the target hosts ASP.NET Core.</summary>
     public const string CurrentRequests = "current-requests";

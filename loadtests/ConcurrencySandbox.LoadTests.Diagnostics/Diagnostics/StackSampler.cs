@@ -130,13 +130,22 @@ public static class StackSampler
     private static List<ThreadStack> FirstOfEachThread(IReadOnlyList<ThreadStack> samples) => [.. samples.DistinctBy(s => s.ThreadId)];
 
     /// <summary>Every sample of one short trace; <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as its sampling ends.</summary>
-    private static IReadOnlyList<ThreadStack> Trace(DiagnosticsClient client, Action? traceStarted, Action? traceStopped)
+    private static IReadOnlyList<ThreadStack> Trace(DiagnosticsClient client, Action? traceStarted, Action? traceStopped) =>
+        Recorded(client,
+            [
+                new EventPipeProvider("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
+                new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, (long)ClrTraceEventParser.Keywords.Default),
+            ],
+            TraceLength, traceStarted, traceStopped, ReadStacks);
+
+    /// <summary>
+    /// One short EventPipe trace of <paramref name="providers"/> for <paramref name="length"/>, with the runtime's rundown
+    /// (the JIT-compiled methods' names and IL-to-native maps) and a stack with each event, written to a temporary file and
+    /// read by <paramref name="read"/> as a <see cref="TraceLog"/>; <paramref name="traceStarted"/> and
+    /// <paramref name="traceStopped"/> run as the trace starts and as it ends, before the stop's rundown.
+    /// </summary>
+    internal static T Recorded<T>(DiagnosticsClient client, IReadOnlyList<EventPipeProvider> providers, TimeSpan length, Action? traceStarted, Action? traceStopped, Func<TraceLog, T> read)
     {
-        var providers = new[]
-        {
-            new EventPipeProvider("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
-            new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, (long)ClrTraceEventParser.Keywords.Default),
-        };
         var trace = Path.Combine(Path.GetTempPath(), $"sandbox-stacks-{Guid.NewGuid():N}.nettrace");
         string? etlx = null;
         try
@@ -145,16 +154,17 @@ public static class StackSampler
             using (var file = File.Create(trace))
             {
                 traceStarted?.Invoke();
-                var copy = new Thread(() => session.EventStream.CopyTo(file)) { IsBackground = true, Name = "stack sample copy" };
+                var copy = new Thread(() => session.EventStream.CopyTo(file)) { IsBackground = true, Name = "trace copy" };
                 copy.Start();
-                Thread.Sleep(TraceLength);
-                // Before the stop: the rundown the stop asks for can take longer than the trace on a busy machine, and no sample falls in it.
+                Thread.Sleep(length);
+                // Before the stop: the rundown the stop asks for can take longer than the trace on a busy machine, and no event of the trace falls in it.
                 traceStopped?.Invoke();
                 session.Stop();
                 copy.Join();
             }
             etlx = TraceLog.CreateFromEventPipeDataFile(trace);
-            return ReadStacks(etlx);
+            using var log = new TraceLog(etlx);
+            return read(log);
         }
         finally
         {
@@ -196,10 +206,9 @@ public static class StackSampler
     }
 
     /// <summary>Every sample in the trace, in its order.</summary>
-    private static List<ThreadStack> ReadStacks(string etlx)
+    private static List<ThreadStack> ReadStacks(TraceLog log)
     {
         using var symbols = new SymbolReader(TextWriter.Null) { SymbolPath = "" };
-        using var log = new TraceLog(etlx);
         var source = new MutableTraceEventStackSource(log) { OnlyManagedCodeStacks = true };
         new SampleProfilerThreadTimeComputer(log, symbols).GenerateThreadTimeStacks(source);
         var stacks = new List<ThreadStack>();
@@ -228,7 +237,7 @@ public static class StackSampler
         return stacks;
     }
 
-    private static FrameLocation? LocationOf(TraceLog log, CodeAddressIndex address)
+    internal static FrameLocation? LocationOf(TraceLog log, CodeAddressIndex address)
     {
         if (address == CodeAddressIndex.Invalid)
         {

@@ -28,6 +28,12 @@ public sealed record VariantObservation(
     /// <summary>Where the service's CPU went while the stack sample ran (<see cref="HotMethods"/>), or null without a sample.</summary>
     public HotMethods? Hot { get; init; }
 
+    /// <summary>The allocations and outgoing HTTP calls a short trace at the peak saw (<see cref="CauseTrace"/>), or null when none was taken (<see cref="CauseTraceNote"/> says why).</summary>
+    public CauseTrace? Causes { get; init; }
+
+    /// <summary>Why <see cref="Causes"/> is missing: the load never reached its peak, or the runtime refused the trace; null when taken.</summary>
+    public string? CauseTraceNote { get; init; }
+
     /// <summary>Who held the machine's cores over the variant's busiest second or so (<see cref="CoreUse"/>), or null when /proc could not be read for the process.</summary>
     public CoreUse? Cores { get; init; }
 
@@ -61,6 +67,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private static readonly TimeSpan ResampleGap = TimeSpan.FromSeconds(1);
 
     private Task<(BlockingSites? Sites, string? Note, HotMethods? Hot)>? _stacks;
+    private Task<(CauseTrace? Trace, string? Note)>? _causes;
     // Who held the cores: read as the observer starts, with each interval, and as the load ends.
     private readonly List<CoreReading> _cores = [.. CoreReading.Take(observer.Channel.ProcessId) is { } first ? [first] : Array.Empty<CoreReading>()];
     private volatile bool _loadEnded;
@@ -95,6 +102,30 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             var left = TimeSpan.FromSeconds(Math.Max(0, loadSeconds - row.ElapsedSeconds));
             var loadEnds = Stopwatch.GetTimestamp() + (long)(left.TotalSeconds * Stopwatch.Frequency);
             _stacks = SampleStacksAsync(left, () => !_loadEnded && Stopwatch.GetTimestamp() < loadEnds, cancellationToken);
+            _causes = TraceCausesAsync(left, cancellationToken);
+        }
+    }
+
+    /// <summary>Let the peak step's blocking build up before looking at it: <see cref="SettleAtPeak"/>, or a quarter of what is left of a shorter load.</summary>
+    private static TimeSpan Settle(TimeSpan left) => left / 4 < SettleAtPeak ? left / 4 : SettleAtPeak;
+
+    /// <summary>
+    /// The allocation and HTTP trace at the peak, beside the stack sample, in a session of its own that ends after
+    /// <see cref="CauseTrace.Length"/>: the light session's providers (<see cref="RuntimeObserver.LightSession"/>) stay
+    /// as they are, so the GC keyword's allocation ticks, their stacks and the HTTP client's events cost the service
+    /// only over that second of each step. A runtime that refuses it leaves GC and the upstream to the counters, said.
+    /// </summary>
+    private async Task<(CauseTrace?, string?)> TraceCausesAsync(TimeSpan left, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await Task.Delay(Settle(left), cancellationToken);
+            using var resolver = new CallSiteResolver(requestPath);
+            return (await Task.Run(() => CauseTrace.Take(observer.Channel.Client, resolver), cancellationToken), null);
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            return (null, $"the runtime refused the allocation and HTTP trace ({e.GetType().Name}: {e.Message}), so GC and the upstream are named from the counters only");
         }
     }
 
@@ -102,7 +133,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     {
         try
         {
-            await Task.Delay(left / 4 < SettleAtPeak ? left / 4 : SettleAtPeak, cancellationToken);
+            await Task.Delay(Settle(left), cancellationToken);
             for (var attempt = 1; ; attempt++)
             {
                 var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns, observer.Channel.ProcessId);
@@ -138,7 +169,9 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         TakeCoreReading();
         var startedTimestamp = _startedTimestamp;
         var ended = Stopwatch.GetTimestamp();
-        var (sites, note, hot) = _stacks is null ? (null, "the load never reached its peak while observed", null) : await _stacks;
+        const string neverAtPeak = "the load never reached its peak while observed";
+        var (sites, note, hot) = _stacks is null ? (null, neverAtPeak, null) : await _stacks;
+        var (causes, causesNote) = _causes is null ? (null, neverAtPeak) : await _causes;
         for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
         {
             await Task.Delay(PollPeriod);
@@ -149,7 +182,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
         var marks = MarksSince(startedTimestamp);
         return (result, new VariantObservation(observer.Channel.Process, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
-            Diagnose(result, sites, marks), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount), Hot = hot });
+            Diagnose(result, sites, marks), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount), Hot = hot, Causes = causes, CauseTraceNote = causesNote });
     }
 
     private void TakeCoreReading()

@@ -328,7 +328,9 @@ internal static class UrlCommand
         }
         var slo = ServiceSlo.Of(capacity.SloP99Ms, baseline);
         await output.WriteLineAsync(Invariant($"-- find-capacity: {slo.Described}; {capacity.Unit} doubling from {capacity.StartLoad:0.#} up to {capacity.MaxLoad:0.#}, then bisecting the break, {capacity.Step.TotalSeconds:0.#} s each, {capacity.MaxDuration.TotalSeconds:0} s at most"));
-        var before = await RampAsync(search, starts, "", capacity, slo, baseline.P99Ms, started, root, cancellationToken);
+        // What GC and the upstream at the break are compared with: the one user's run, observed as every step is.
+        var unloadedStep = new LowerStep(unloaded.Variants[0], unloaded.Observations.GetValueOrDefault(unloaded.Variants[0].Key.Label));
+        var before = await RampAsync(search, starts, "", capacity, slo, baseline.P99Ms, unloadedStep, started, root, cancellationToken);
         var finding = before.Finding;
         var figures = new SummaryCapacity(finding.Unit, slo.P99Ms, slo.Described, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null)
         {
@@ -381,7 +383,7 @@ internal static class UrlCommand
     private sealed record RampResult(CapacityFinding Finding, VariantObservation? Diagnosed, string? DiagnosedLabel);
 
     /// <summary>The ramp of <paramref name="capacity"/> against one SLO, its steps' variants named with <paramref name="labelPrefix"/>, each from the state <paramref name="starts"/> readies.</summary>
-    private static async Task<RampResult> RampAsync(SearchSteps search, IStepStarts starts, string labelPrefix, CapacityOptions capacity, ServiceSlo slo, double unloadedP99Ms, long startedTimestamp, RunRoot root, CancellationToken cancellationToken)
+    private static async Task<RampResult> RampAsync(SearchSteps search, IStepStarts starts, string labelPrefix, CapacityOptions capacity, ServiceSlo slo, double unloadedP99Ms, LowerStep? unloadedStep, long startedTimestamp, RunRoot root, CancellationToken cancellationToken)
     {
         var steps = new Dictionary<double, ExperimentReport>();
         async Task<string?> MeasureAsync(double level, CancellationToken token)
@@ -396,10 +398,10 @@ internal static class UrlCommand
         var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
-            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, search.NotObservedBecause), ramp.Bound, ramp.Narrowing,
+            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, search.NotObservedBecause, unloadedStep), ramp.Bound, ramp.Narrowing,
             broke is null ? null : search.Held[broke.Key.Label])
         {
-            Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms),
+            Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms, unloadedStep),
         };
         var diagnosedLabel = brokeObservation is not null ? broke!.Key.Label : FixCheck.MostStarved(observations)?.Label ?? observations.Keys.LastOrDefault();
         return new RampResult(finding, diagnosedLabel is null ? null : observations[diagnosedLabel], diagnosedLabel);
@@ -425,7 +427,7 @@ internal static class UrlCommand
         var setting = $"{FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(minimum)}";
         await output.WriteLineAsync($"-- verify-fix: starting {relaunch.Assembly} again with {setting} ({minimum} threads)");
         await using var starts = new FreshProcessSteps(relaunch.Assembly, relaunch.Target, new Dictionary<string, string> { [FixCheck.RuntimeMinimumSetting] = FixCheck.RuntimeMinimum(minimum) }, output);
-        var after = await RampAsync(search, starts, Invariant($"{FixRampPrefix}{minimum}-"), capacity, slo, unloadedP99Ms, root.Clock.GetTimestamp(), root, cancellationToken);
+        var after = await RampAsync(search, starts, Invariant($"{FixRampPrefix}{minimum}-"), capacity, slo, unloadedP99Ms, null, root.Clock.GetTimestamp(), root, cancellationToken);
         var measured = after.Finding.BrokeAt is { } brokeAt
             ? Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit}, broke at {brokeAt:0.#} {capacity.Unit} ({after.Finding.Cause})")
             : Invariant($"held {after.Finding.HeldLoad:0.#} {capacity.Unit} without breaking ({after.Finding.Bound})");

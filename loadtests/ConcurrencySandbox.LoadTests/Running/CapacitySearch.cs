@@ -7,7 +7,8 @@ namespace ConcurrencySandbox.LoadTests.Running;
 
 /// <summary>
 /// <c>run --url --find-capacity</c>: where a service breaks. The ramp starts at <see cref="StartLoad"/> and doubles,
-/// each step a fresh run of <see cref="Step"/> (closed users, or an open arrival rate), until p99 passes the SLO or more
+/// each step a fresh run (closed users climbing to it at the quick profile's pace, <see cref="RampAt"/>, or an open arrival
+/// rate) judged over the <see cref="Step"/> it holds its load (<see cref="HeldPart"/>), until p99 passes the SLO or more
 /// than <see cref="Experiments.Experiment.MaxFailedPercent"/> % of requests fail, or a bound is reached
 /// (<see cref="MaxLoad"/>, <see cref="MaxDuration"/> over all steps); then it bisects between the last load held and
 /// the first that broke (<see cref="Between"/>) until the gap is within <see cref="ResolutionPercent"/> % or
@@ -245,6 +246,9 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
     }
 }
 
+/// <summary>The search's lowest step and what the observer saw of it: what GC and the upstream at the break are compared with.</summary>
+internal sealed record LowerStep(VariantResult Result, VariantObservation? Observation);
+
 /// <summary>
 /// What the ramp found: the SLO and how it was set, the last load held, the load that broke it and why, how finely the
 /// break was narrowed, or the bound that ended the ramp first. A plain profile's steps make the same finding
@@ -311,16 +315,22 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// none blocked (<see cref="DiagnosisInputs.RequestsRunNotBlock"/>: on a shared machine the process may get less than
     /// its cores), else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
     /// </summary>
-    public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause) =>
+    public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause, LowerStep? lowest = null) =>
         observation?.Diagnosis is null
             ? $"cause not known: the runtime was not observed ({notObservedBecause ?? "no pool series"})"
-            : FindingsAt(broke, observation, unloadedP99Ms)[0].Describe();
+            : FindingsAt(broke, observation, unloadedP99Ms, lowest)[0].Describe();
 
     /// <summary>
     /// Every cause seen at the break, one finding each, ranked (<see cref="CauseFindings.Rank"/>): the first is the cause
     /// <see cref="CauseOf"/> names; empty without the observer's diagnosis.
     /// </summary>
-    public static IReadOnlyList<CauseFinding> FindingsAt(VariantResult broke, VariantObservation? observation, double unloadedP99Ms)
+    /// <remarks>
+    /// GC and the upstream are read against <paramref name="lowest"/>, the search's lowest step: the GC when it paused the process
+    /// enough or its pause share or the allocation per request grew toward the break (<see cref="GcFigures.IsCauseBeside"/>), named by the allocation
+    /// trace's types and methods; the upstream call whose p99 grew the most, and whether the connection pool to it was the
+    /// limit (<see cref="UpstreamCall.PoolWasTheLimit"/>).
+    /// </remarks>
+    public static IReadOnlyList<CauseFinding> FindingsAt(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, LowerStep? lowest = null)
     {
         if (observation?.Diagnosis is not { } diagnosis)
         {
@@ -339,9 +349,26 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
             found.Add(new CauseFinding("pool starvation", diagnosis.Inputs.BlockingMethod, Invariant($"{diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads}"),
                 [new("pool threads at the peak", diagnosis.Inputs.PoolThreadsAtPeak, "threads"), new("threads needed", diagnosis.NeededThreads, "threads")], 1));
         }
+        var lowestLoad = lowest?.Result switch
+        {
+            null => "",
+            { LoadUnit: "rate" } low => Invariant($"{low.PeakLoad:0.#} requests/s"),
+            var low => Invariant($"{low.PeakLoad:0.#} {(low.PeakLoad == 1 && low.LoadUnit == "users" ? "user" : low.LoadUnit)}"),
+        };
+        var gc = GcFinding(broke, observation, lowest, lowestLoad);
+        if (gc is not null)
+        {
+            found.Add(gc);
+        }
         if (CpuFinding(observation, diagnosis, peakCpuPercent, inFlight, cores) is { } cpu)
         {
-            found.Add(cpu);
+            // The GC's pauses are the cores' time too: the CPU's own share is what is left.
+            found.Add(gc is null ? cpu : cpu with { Weight = cpu.Weight * (1 - gc.Weight) });
+        }
+        var upstream = UpstreamFinding(broke, observation, lowest, lowestLoad);
+        if (upstream is not null)
+        {
+            found.Add(upstream);
         }
         if (lockSite is not null)
         {
@@ -350,10 +377,61 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         }
         if (found.Count == 0)
         {
-            found.Add(new CauseFinding("the upstream", null, Invariant($"p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %{cores}"),
+            // No HTTP call grew (or none was seen): the dependency is not named, and why.
+            var unnamed = observation.Causes is not { } trace ? observation.CauseTraceNote is { } note ? $"; which call is not known: {note}" : ""
+                : trace.Calls.Count == 0 ? "; no outgoing HTTP call in the step's trace (System.Net.Http's events), so what it waits on is not reached over HttpClient (a database, a queue, a socket) and is not named"
+                : $"; no outgoing HTTP call's p99 grew toward the break nor made up half of it ({string.Join("; ", trace.Calls.Select(c => c.Describe()))}), so what it waits on is not named";
+            found.Add(new CauseFinding("the upstream", null, Invariant($"p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %{cores}{unnamed}"),
                 [new("p99 unloaded", unloadedP99Ms, "ms"), new("p99 at the break", broke.Total.P99Ms, "ms")], broke.Total.P99Ms > 0 ? Math.Max(0, 1 - (unloadedP99Ms / broke.Total.P99Ms)) : 0));
         }
         return CauseFindings.Rank(found);
+    }
+
+    /// <summary>The GC finding: when the GC is a cause at the break (<see cref="GcFigures.IsCauseBeside"/>), weighed by its pause share, named by the allocation trace's types and methods; null otherwise.</summary>
+    private static CauseFinding? GcFinding(VariantResult broke, VariantObservation observation, LowerStep? lowest, string lowestLoad)
+    {
+        var before = lowest is null ? null : GcFigures.Of(lowest.Result);
+        if (GcFigures.Of(broke) is not { } gc || !gc.IsCauseBeside(before))
+        {
+            return null;
+        }
+        var allocations = observation.Causes?.Allocations;
+        var named = allocations is not null ? $"; {allocations.Describe(gc.BytesPerRequest)}"
+            : $"; which types and methods allocate is not known: {observation.CauseTraceNote ?? "the step's trace saw no allocation sample"}";
+        return new CauseFinding("GC", allocations?.Methods.FirstOrDefault()?.Describe(), gc.Describe(before, lowestLoad) + named,
+            [new("time in GC pauses", 100 * gc.PauseShare, "%"), new("allocated per request", gc.BytesPerRequest, "B"), new("peak heap", gc.PeakHeapBytes, "B")], gc.PauseShare);
+    }
+
+    /// <summary>How much an outgoing call's p99 must grow from the lowest step to the break to be the upstream's cause (or make up <see cref="UpstreamShare"/> of the break's p99).</summary>
+    public const double UpstreamGrowthFactor = 1.5;
+
+    /// <summary>The share of the break's p99 an outgoing call's p99 makes up from which it is the upstream's cause, grown or not (a busy machine's unloaded call is slow too).</summary>
+    public const double UpstreamShare = 0.5;
+
+    /// <summary>
+    /// The upstream finding: the outgoing HTTP call with the highest p99 at the break, when it grew by
+    /// <see cref="UpstreamGrowthFactor"/> from the lowest step (or no lower step traced it) or makes up
+    /// <see cref="UpstreamShare"/> of the break's p99, weighed by that share, with whether the connection pool to it was
+    /// the limit; null otherwise.
+    /// </summary>
+    private static CauseFinding? UpstreamFinding(VariantResult broke, VariantObservation observation, LowerStep? lowest, string lowestLoad)
+    {
+        if (observation.Causes?.Calls is not [var slowest, ..])
+        {
+            return null;
+        }
+        var before = lowest?.Observation?.Causes?.Calls.FirstOrDefault(c => c.Call == slowest.Call);
+        if (before is not null && slowest.P99Ms < UpstreamGrowthFactor * before.P99Ms && slowest.P99Ms < UpstreamShare * broke.Total.P99Ms)
+        {
+            return null;
+        }
+        var grew = before is null ? Invariant($"p99 {slowest.P99Ms:#,0} ms at the break (no lower step's trace saw it)") : Invariant($"p99 {before.P99Ms:#,0} ms at {lowestLoad}, {slowest.P99Ms:#,0} ms at the break");
+        var pool = slowest.PoolWasTheLimit
+            ? Invariant($"the service's connection pool to it was the limit: {slowest.QueuedRequests} of {slowest.Requests} calls waited for a connection, {slowest.MeanQueueMs:0.#} ms on average ({100 * slowest.QueueShare:0} % of the calls' time)")
+            : Invariant($"the service's connection pool to it was not the limit ({slowest.QueuedRequests} of {slowest.Requests} calls waited for a connection, {100 * slowest.QueueShare:0} % of the calls' time): the dependency itself answered slower");
+        return new CauseFinding("the upstream", slowest.Call, $"{slowest.Call}: {grew}; {pool}; {slowest.Describe()}",
+            [new("call p99 at the break", slowest.P99Ms, "ms"), .. before is null ? Array.Empty<SummaryFigure>() : [new("call p99 at the lowest step", before.P99Ms, "ms")], new("time waiting for a connection", 100 * slowest.QueueShare, "%")],
+            broke.Total.P99Ms > 0 ? Math.Min(1, slowest.P99Ms / broke.Total.P99Ms) : 0);
     }
 
     /// <summary>

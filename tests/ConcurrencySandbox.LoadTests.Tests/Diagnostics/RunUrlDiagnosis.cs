@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using System.Text.Json;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Diagnostics;
@@ -12,6 +13,29 @@ internal static class RunUrlDiagnosis
 {
     // 16 users for 6 s: more than the pool's first threads, so the peak's stacks catch most of them blocked.
     private const string Load = """{ "ReportingInterval": "00:00:01", "LoadSimulationsSettings": [ { "KeepConstant": [16, "00:00:06"] } ] }""";
+
+    /// <summary>
+    /// Runs <c>run --url ... --find-capacity</c> against GET <paramref name="path"/> (relative to the service's address) in
+    /// 3 s steps (3 s of settling before each), up to 64 users and 120 s, and reads its summary.json back.
+    /// </summary>
+    public static async Task<RunSummary> FindCapacityAsync(SampleServiceProcess service, string path)
+    {
+        var folder = Directory.CreateTempSubdirectory("targets-").FullName;
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+            var code = await CommandLine.InvokeAsync(
+                ["run", "--url", $"{service.BaseAddress}{path.TrimStart('/')}", "--pid", $"{service.ProcessId}", "--find-capacity", "--step-s", "3", "--settle-s", "3", "--max-load", "64", "--max-duration-s", "120", "--out", folder],
+                output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+
+            Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
+            return RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(folder, "summary.json")));
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
 
     /// <summary>Runs <c>run --url</c> against GET <paramref name="path"/> (relative to the service's address) and reads its report back; the top call site's sentence must be in summary.md.</summary>
     /// <param name="exit">The exit code the run must end with (a service whose every request failed is refused with <see cref="CommandLine.ExitUsage"/>, its report written all the same).</param>

@@ -32,8 +32,8 @@ internal sealed partial class SampleServiceProcess : IAsyncDisposable
     /// <summary>Starts the sample service on a free loopback port with <paramref name="environment"/> added to the runner's.</summary>
     public static Task<SampleServiceProcess> StartAsync(IReadOnlyDictionary<string, string>? environment = null) => StartAsync(Assembly, environment);
 
-    /// <summary>Starts the target service tests/Targets/<paramref name="name"/> on a free loopback port.</summary>
-    public static Task<SampleServiceProcess> StartTargetAsync(string name) => StartAsync(Path.Combine(AppContext.BaseDirectory, "targets", name, $"{name}.dll"), null);
+    /// <summary>Starts the target service tests/Targets/<paramref name="name"/> on a free loopback port, with <paramref name="environment"/> added to the runner's.</summary>
+    public static Task<SampleServiceProcess> StartTargetAsync(string name, IReadOnlyDictionary<string, string>? environment = null) => StartAsync(Path.Combine(AppContext.BaseDirectory, "targets", name, $"{name}.dll"), environment);
 
     /// <summary>Starts a service built elsewhere (a generated one) from its assembly on a free loopback port.</summary>
     public static Task<SampleServiceProcess> StartAssemblyAsync(string assembly) => StartAsync(assembly, null);

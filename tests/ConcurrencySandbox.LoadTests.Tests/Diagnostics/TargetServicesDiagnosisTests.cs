@@ -1,5 +1,4 @@
 using ConcurrencySandbox.Contracts.Reports;
-using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
@@ -51,35 +50,21 @@ public sealed class TargetServicesDiagnosisTests
     public async Task ACpuBoundHandlerBreaksOnTheCpuWithNoBlockingCallSiteNorAsyncOrPoolMinimumFix()
     {
         await using var service = await SampleServiceProcess.StartTargetAsync("CpuHash");
-        var folder = Directory.CreateTempSubdirectory("targets-").FullName;
-        try
-        {
-            var (output, error) = (new StringWriter(), new StringWriter());
-            var code = await CommandLine.InvokeAsync(
-                ["run", "--url", $"{service.BaseAddress}risk/1", "--pid", $"{service.ProcessId}", "--find-capacity", "--step-s", "3", "--settle-s", "3", "--max-load", "64", "--max-duration-s", "120", "--out", folder],
-                output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+        var summary = await RunUrlDiagnosis.FindCapacityAsync(service, "risk/1");
 
-            Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");
-            var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(folder, "summary.json")));
-            var capacity = summary.Capacity!;
-            Assert.True(capacity.Cause?.StartsWith("CPU (", StringComparison.Ordinal) == true, summary.Headline);
-            // The hot method, though the JIT inlines it into the handler's lambda once tiered up: RiskModel.Score and its line;
-            // or, when the step ended before its stack sample did (a busy machine's short step), that it is not known and why.
-            var diagnosedStep = summary.Observations[capacity.DiagnosedVariant!];
-            var named = diagnosedStep.Stacks is null ? "the hot method is not known: no stack sample of the step (" : "the hot method: RiskModel.Score (Program.cs:";
-            Assert.True(capacity.Cause.Contains(named, StringComparison.Ordinal), capacity.Cause);
-            var diagnosed = summary.Observations[capacity.DiagnosedVariant!];
-            Assert.False(diagnosed.Diagnosis!.Starved, summary.Headline);
-            Assert.Null(diagnosed.Stacks?.Top);
-            Assert.Null(diagnosed.Diagnosis.Inputs.CallSite);
-            foreach (var advice in new[] { "pool starvation", "Change `", "blocking call site", "make `", "async:", "pool's minimum", "ThreadPool__MinWorkerThreads" })
-            {
-                Assert.False(summary.Headline!.Contains(advice, StringComparison.Ordinal), $"'{advice}' in: {summary.Headline}");
-            }
-        }
-        finally
+        var capacity = summary.Capacity!;
+        Assert.True(capacity.Cause?.StartsWith("CPU (", StringComparison.Ordinal) == true, summary.Headline);
+        // The hot method, though the JIT inlines it into the handler's lambda once tiered up: RiskModel.Score and its line;
+        // or, when the step ended before its stack sample did (a busy machine's short step), that it is not known and why.
+        var diagnosed = summary.Observations[capacity.DiagnosedVariant!];
+        var named = diagnosed.Stacks is null ? "the hot method is not known: no stack sample of the step (" : "the hot method: RiskModel.Score (Program.cs:";
+        Assert.True(capacity.Cause.Contains(named, StringComparison.Ordinal), capacity.Cause);
+        Assert.False(diagnosed.Diagnosis!.Starved, summary.Headline);
+        Assert.Null(diagnosed.Stacks?.Top);
+        Assert.Null(diagnosed.Diagnosis.Inputs.CallSite);
+        foreach (var advice in new[] { "pool starvation", "Change `", "blocking call site", "make `", "async:", "pool's minimum", "ThreadPool__MinWorkerThreads" })
         {
-            Directory.Delete(folder, recursive: true);
+            Assert.False(summary.Headline!.Contains(advice, StringComparison.Ordinal), $"'{advice}' in: {summary.Headline}");
         }
     }
 

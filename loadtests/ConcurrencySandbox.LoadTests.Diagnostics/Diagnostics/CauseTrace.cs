@@ -1,0 +1,225 @@
+using System.Diagnostics.Tracing;
+using System.Globalization;
+using System.Text.RegularExpressions;
+using Microsoft.Diagnostics.NETCore.Client;
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Etlx;
+using Microsoft.Diagnostics.Tracing.Parsers;
+using Microsoft.Diagnostics.Tracing.Parsers.Clr;
+using static System.FormattableString;
+
+namespace ConcurrencySandbox.LoadTests.Diagnostics;
+
+/// <summary>
+/// A type or a method of the application and its share of the sampled allocation bytes: the method's line (the statement
+/// most of its samples were in) and the method the JIT inlined it into, when it did.
+/// </summary>
+public sealed record AllocationSite(string Name, double Share, SourceLine? Line = null, string? InlinedInto = null)
+{
+    /// <summary>"ReportBuilder.Render (Program.cs:31)": the method or type with its line.</summary>
+    public string Describe() => BlockingCall.Where(Name, Line, InlinedInto);
+}
+
+/// <summary>
+/// What the runtime's allocation sampling saw over a trace (GCAllocationTick: one event each time about 100 KB more were
+/// allocated, naming the type of the object that crossed the mark and, with its stack, the method that allocated it):
+/// the sampled bytes, the types and the application's allocating methods by their share of them.
+/// </summary>
+public sealed record AllocationSamples(int Samples, long SampledBytes, IReadOnlyList<AllocationSite> Types, IReadOnlyList<AllocationSite> Methods)
+{
+    /// <summary>How many types and methods the finding lists.</summary>
+    public const int Listed = 3;
+
+    /// <summary>
+    /// "System.String 81 % (about 3.9 MB per request), System.Byte[] 12 %; allocated in ReportBuilder.Render (Program.cs:31)
+    /// 93 %": the types and methods that dominate, as shares of <paramref name="bytesPerRequest"/> (the counters' allocation
+    /// per request over the step) when known.
+    /// </summary>
+    public string Describe(double? bytesPerRequest)
+    {
+        string Part(AllocationSite site) => bytesPerRequest is { } perRequest
+            ? Invariant($"{site.Describe()} {100 * site.Share:0} % (about {Bytes(site.Share * perRequest)} per request)")
+            : Invariant($"{site.Describe()} {100 * site.Share:0} %");
+        var methods = Methods.Count == 0 ? "no method of the application on the sampled stacks" : string.Join(", ", Methods.Take(Listed).Select(Part));
+        return Invariant($"{string.Join(", ", Types.Take(Listed).Select(Part))}; allocated in {methods} ({Samples} allocation samples, {Bytes(SampledBytes)} sampled)");
+    }
+
+    /// <summary>"3.9 MB", "48 KB", "512 B".</summary>
+    public static string Bytes(double bytes) => bytes switch
+    {
+        >= 1_000_000 => Invariant($"{bytes / 1_000_000:0.#} MB"),
+        >= 1_000 => Invariant($"{bytes / 1_000:0.#} KB"),
+        _ => Invariant($"{bytes:0} B"),
+    };
+}
+
+/// <summary>
+/// One outgoing HTTP call of the service, as the runtime's HTTP client events show it (System.Net.Http RequestStart /
+/// RequestStop, RequestLeftQueue): "pricing:5001/quotes/{id}" (host, port and path with ids folded), how many ended over the
+/// trace, their latency, the time they waited in the connection pool's queue for a connection, and their statuses.
+/// </summary>
+public sealed record UpstreamCall(string Call, int Requests, double MeanMs, double P50Ms, double P99Ms, int QueuedRequests, double MeanQueueMs, IReadOnlyDictionary<int, int> Statuses)
+{
+    /// <summary>The share of the calls' time spent waiting for a connection from which the connection pool is the limit.</summary>
+    public const double PoolLimitShare = 0.25;
+
+    /// <summary>The share of the calls' time they spent in the connection pool's queue.</summary>
+    public double QueueShare => Requests == 0 || MeanMs <= 0 ? 0 : QueuedRequests * MeanQueueMs / (Requests * MeanMs);
+
+    /// <summary>Whether the service's connection pool to the host was the limit: the calls spent at least <see cref="PoolLimitShare"/> of their time waiting for a connection.</summary>
+    public bool PoolWasTheLimit => QueueShare >= PoolLimitShare;
+
+    /// <summary>"pricing:5001/quotes/{id}: 240 calls, p50 20 ms, p99 250 ms, 230 waited for a connection (mean 180 ms), 200 x 240".</summary>
+    public string Describe()
+    {
+        var queued = QueuedRequests > 0 ? Invariant($", {QueuedRequests:0} waited in the connection pool's queue (mean {MeanQueueMs:0.#} ms)") : ", none waited for a connection";
+        var statuses = string.Join(", ", Statuses.OrderByDescending(s => s.Value).Select(s => Invariant($"{(s.Key == 0 ? "failed" : s.Key.ToString(CultureInfo.InvariantCulture))} x {s.Value}")));
+        return Invariant($"{Call}: {Requests} calls, p50 {P50Ms:0.#} ms, p99 {P99Ms:0.#} ms{queued}; {statuses}");
+    }
+}
+
+/// <summary>
+/// What one short trace of the service at a step's peak saw of the two causes the counters cannot place: the allocations
+/// (<see cref="AllocationSamples"/>) and the outgoing HTTP calls (<see cref="UpstreamCall"/>), over <paramref name="Seconds"/>.
+/// </summary>
+public sealed partial record CauseTrace(double Seconds, AllocationSamples? Allocations, IReadOnlyList<UpstreamCall> Calls)
+{
+    /// <summary>How long the trace runs: long enough for a few hundred allocation samples and calls at a break, short enough to cost the step little.</summary>
+    public static readonly TimeSpan Length = TimeSpan.FromSeconds(1);
+
+    private const string HttpProvider = "System.Net.Http";
+
+    // The TPL's TasksFlowActivityIds keyword: with it the runtime gives each HTTP request's events the request's activity id, which pairs its start with its stop.
+    private const string TplProvider = "System.Threading.Tasks.TplEventSource";
+    private const long TasksFlowActivityIds = 0x80;
+
+    /// <summary>
+    /// The trace's providers: the runtime's GC keyword at Verbose (GCAllocationTick, with a stack each), System.Net.Http's
+    /// events and the TPL's activity ids that pair them; the rundown names the methods on the stacks.
+    /// </summary>
+    public static IReadOnlyList<EventPipeProvider> Providers { get; } =
+    [
+        new(ClrTraceEventParser.ProviderName, EventLevel.Verbose, (long)ClrTraceEventParser.Keywords.GC),
+        new(HttpProvider, EventLevel.Informational),
+        new(TplProvider, EventLevel.Informational, TasksFlowActivityIds),
+    ];
+
+    /// <summary>Traces the process behind <paramref name="client"/> for <see cref="Length"/> and reads it, naming methods with <paramref name="resolver"/>.</summary>
+    public static CauseTrace Take(DiagnosticsClient client, CallSiteResolver resolver) =>
+        StackSampler.Recorded(client, Providers, Length, null, null, log => Read(log, resolver));
+
+    /// <summary>The allocation samples and the HTTP calls of one trace.</summary>
+    public static CauseTrace Read(TraceLog log, CallSiteResolver resolver)
+    {
+        var ticks = new List<(string Type, long Bytes, ThreadStack Stack)>();
+        var started = new Dictionary<Guid, (string Call, double AtMs)>();
+        var queued = new Dictionary<Guid, double>();
+        var failed = new HashSet<Guid>();
+        var ended = new List<(string Call, double Ms, int Status, double? QueueMs)>();
+        foreach (var e in log.Events)
+        {
+            if (e is GCAllocationTickTraceData tick)
+            {
+                ticks.Add((tick.TypeName, tick.AllocationAmount64, StackOf(log, e)));
+            }
+            else if (e.ProviderName == HttpProvider)
+            {
+                switch (e.EventName)
+                {
+                    case "RequestStart" or "Request/Start":
+                        started[e.ActivityID] = (CallName((string)e.PayloadByName("host"), Convert.ToInt32(e.PayloadByName("port"), CultureInfo.InvariantCulture), (string)e.PayloadByName("pathAndQuery")), e.TimeStampRelativeMSec);
+                        break;
+                    case "RequestLeftQueue":
+                        queued[e.ActivityID] = Convert.ToDouble(e.PayloadByName("timeOnQueueMilliseconds"), CultureInfo.InvariantCulture);
+                        break;
+                    case "RequestFailed":
+                        failed.Add(e.ActivityID);
+                        break;
+                    case "RequestStop" or "Request/Stop" when started.Remove(e.ActivityID, out var start):
+                        // A failed request's stop follows its RequestFailed: status 0, "failed".
+                        var status = failed.Remove(e.ActivityID) || e.PayloadByName("statusCode") is not int code ? 0 : code;
+                        ended.Add((start.Call, e.TimeStampRelativeMSec - start.AtMs, status, queued.Remove(e.ActivityID, out var q) ? q : null));
+                        break;
+                }
+            }
+        }
+        var calls = ended.GroupBy(c => c.Call)
+            .Select(g =>
+            {
+                var ms = g.Select(c => c.Ms).Order().ToList();
+                var waited = g.Where(c => c.QueueMs is > 0).Select(c => c.QueueMs!.Value).ToList();
+                return new UpstreamCall(g.Key, ms.Count, ms.Average(), Percentile(ms, 0.5), Percentile(ms, 0.99), waited.Count, waited.Count == 0 ? 0 : waited.Average(),
+                    g.GroupBy(c => Math.Max(0, c.Status)).ToDictionary(s => s.Key, s => s.Count()));
+            })
+            .OrderByDescending(c => c.P99Ms)
+            .ToList();
+        return new CauseTrace(log.SessionDuration.TotalSeconds, Allocated(ticks, resolver), calls);
+    }
+
+    private static double Percentile(List<double> sorted, double quantile) => sorted[Math.Clamp((int)Math.Ceiling(quantile * sorted.Count) - 1, 0, sorted.Count - 1)];
+
+    /// <summary>The types and the application's methods by their share of the sampled bytes; null without a sample.</summary>
+    private static AllocationSamples? Allocated(List<(string Type, long Bytes, ThreadStack Stack)> ticks, CallSiteResolver resolver)
+    {
+        var total = ticks.Sum(t => t.Bytes);
+        if (ticks.Count == 0 || total == 0)
+        {
+            return null;
+        }
+        var types = ticks.GroupBy(t => t.Type).Select(g => new AllocationSite(g.Key, (double)g.Sum(t => t.Bytes) / total)).OrderByDescending(t => t.Share).ToList();
+        var methods = ticks
+            .Select(t => (t.Bytes, Site: Allocator(t.Stack, resolver)))
+            .Where(t => t.Site is not null)
+            .GroupBy(t => (t.Site!.Name, t.Site.InlinedInto))
+            .Select(g => new AllocationSite(g.Key.Name, (double)g.Sum(t => t.Bytes) / total,
+                g.GroupBy(t => t.Site!.Line).OrderByDescending(l => l.Count()).First().Key, g.Key.InlinedInto))
+            .OrderByDescending(m => m.Share)
+            .ToList();
+        return new AllocationSamples(ticks.Count, total, types, methods);
+    }
+
+    /// <summary>The application's method that allocated: the leaf-most user frame, or the method the JIT inlined into it (<see cref="HotMethods.Inlined"/>); null when no user frame.</summary>
+    private static AllocationSite? Allocator(ThreadStack stack, CallSiteResolver resolver)
+    {
+        var user = BlockingSites.UserFrame(stack);
+        if (user < 0)
+        {
+            return null;
+        }
+        var name = SourceNames.Describe(stack.Frames[user]);
+        if (HotMethods.Inlined(stack, user, resolver) is { } inlined)
+        {
+            return new AllocationSite(inlined.Method, 0, inlined.Line, name);
+        }
+        return new AllocationSite(name, 0, resolver.Place(stack, user) is { } place ? place.Method.Module.LineOf(place.Method.Token, place.ILOffset) : null);
+    }
+
+    /// <summary>The event's managed stack, leaf first, as the stack sampler names frames.</summary>
+    private static ThreadStack StackOf(TraceLog log, TraceEvent e)
+    {
+        var frames = new List<string>();
+        var locations = new List<FrameLocation?>();
+        for (var frame = e.CallStack(); frame is not null; frame = frame.Caller)
+        {
+            if (frame.CodeAddress.Method is null)
+            {
+                continue;
+            }
+            frames.Add(StackSampler.ShortName(frame.CodeAddress.FullMethodName));
+            locations.Add(StackSampler.LocationOf(log, frame.CodeAddress.CodeAddressIndex));
+        }
+        return new ThreadStack(e.ThreadID, frames) { Locations = locations };
+    }
+
+    // A path segment that is an id: digits, a GUID, or a long run of hex digits.
+    [GeneratedRegex(@"^(\d+|[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}|[0-9a-fA-F]{16,})$")]
+    private static partial Regex IdSegment();
+
+    /// <summary>"pricing:5001/quotes/{id}": the host, port and path of a call, its query dropped and its ids folded.</summary>
+    public static string CallName(string host, int port, string pathAndQuery)
+    {
+        var path = pathAndQuery.Split('?', 2)[0];
+        var folded = string.Join('/', path.Split('/').Select(segment => IdSegment().IsMatch(segment) ? "{id}" : segment));
+        return Invariant($"{host}:{port}{folded}");
+    }
+}

@@ -1,0 +1,96 @@
+using ConcurrencySandbox.Contracts.Reports;
+using static System.FormattableString;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
+
+/// <summary>
+/// Issue 38's other causes, as a new user meets them (<c>run --url ... --find-capacity</c> with the service's pid) on the
+/// small services of tests/Targets: an allocating handler (Allocating), a slow dependency reached through
+/// IHttpClientFactory (Storefront's /quotes against the Pricing service, which serves 2 requests at a time, 50 ms each), the same call
+/// behind a few milliseconds of hashing (/priced: two causes), and a dependency that is not HTTP (/stock). Each break's
+/// findings must name its cause with the method or the call to change.
+/// </summary>
+[Trait("Category", "Slow")]
+public sealed class CauseTargetsDiagnosisTests
+{
+    [Fact]
+    public async Task AnAllocatingHandlerIsNamedAsTheGcWithItsTypeAndAllocatingMethod()
+    {
+        await using var service = await SampleServiceProcess.StartTargetAsync("Allocating");
+        var summary = await RunUrlDiagnosis.FindCapacityAsync(service, "report/1");
+
+        var gc = Finding(summary, "GC");
+        // The string concatenation's copies: System.String, allocated in ReportBuilder.Render, its line read back from the source.
+        Assert.Contains("System.String", gc.Evidence);
+        Assert.StartsWith("ReportBuilder.Render (Program.cs:", gc.Place);
+        Assert.Contains("per request", gc.Evidence);
+        AssertPlaceLineHolds(gc.Place!, "Allocating", "text +=");
+    }
+
+    [Fact]
+    public async Task ASlowDependencyIsNamedAsTheUpstreamCallWithItsLatencyAtTheBreak()
+    {
+        var (summary, pricing) = await FindCapacityBehindPricingAsync("quotes/1");
+
+        var upstream = Finding(summary, "the upstream");
+        Assert.Equal(Invariant($"127.0.0.1:{pricing.Port}/quotes/{{id}}"), upstream.Place);
+        Assert.Contains("at the break", upstream.Evidence);
+        Assert.Contains("connection pool to it was", upstream.Evidence);
+    }
+
+    [Fact]
+    public async Task AHandlerThatHashesAndWaitsOnTheDependencyShowsTheUpstreamCallAmongItsFindings()
+    {
+        var (summary, pricing) = await FindCapacityBehindPricingAsync("priced/1");
+
+        var upstream = Finding(summary, "the upstream");
+        Assert.Equal(Invariant($"127.0.0.1:{pricing.Port}/quotes/{{id}}"), upstream.Place);
+        // The hashing is the second cause when the cores ran out first or beside it: named with its hot method then.
+        if (summary.Capacity!.Findings!.FirstOrDefault(f => f.Cause == "CPU") is { Place: { } hot })
+        {
+            Assert.StartsWith("RiskScore.Of (Program.cs:", hot);
+        }
+    }
+
+    [Fact]
+    public async Task ADependencyThatIsNotHttpIsSaidNotNamed()
+    {
+        var (summary, _) = await FindCapacityBehindPricingAsync("stock/1");
+
+        var findings = summary.Capacity?.Findings ?? [];
+        Assert.DoesNotContain(findings, f => f.Cause == "the upstream" && f.Place is not null);
+        // Where other processes held the machine's cores while the requests waited for one, the break is the cores' and
+        // the upstream is no finding (a 2-users break at a load average of 40 read so); else it is, said not HTTP.
+        if (findings.FirstOrDefault(f => f.Cause == "the upstream") is { } upstream)
+        {
+            Assert.Contains("no outgoing HTTP call in the step's trace", upstream.Evidence);
+        }
+        else
+        {
+            Assert.Contains(findings, f => f.Cause == "CPU" && f.Evidence.StartsWith("the machine's", StringComparison.Ordinal));
+        }
+    }
+
+    private static SummaryFinding Finding(RunSummary summary, string cause)
+    {
+        var findings = summary.Capacity?.Findings ?? [];
+        return findings.FirstOrDefault(f => f.Cause == cause)
+            ?? throw new Xunit.Sdk.XunitException($"no '{cause}' finding; {string.Join(" | ", findings.Select(f => $"{f.Cause} ({f.Evidence})"))}; headline: {summary.Headline}");
+    }
+
+    /// <summary>"ReportBuilder.Render (Program.cs:21)": the line in the target's source holds <paramref name="code"/>.</summary>
+    private static void AssertPlaceLineHolds(string place, string target, string code)
+    {
+        var line = int.Parse(place.Split("Program.cs:")[1].TakeWhile(char.IsAsciiDigit).ToArray(), System.Globalization.CultureInfo.InvariantCulture);
+        var source = Path.Combine(FolderLayeringTests.RepositoryRoot(), "tests", "Targets", target, "Program.cs");
+        Assert.Contains(code, File.ReadAllLines(source)[line - 1]);
+    }
+
+    /// <summary>The capacity search of Storefront's <paramref name="path"/>, with the Pricing service it calls started first; Pricing's address.</summary>
+    private static async Task<(RunSummary Summary, Uri Pricing)> FindCapacityBehindPricingAsync(string path)
+    {
+        await using var pricing = await SampleServiceProcess.StartTargetAsync("Pricing");
+        await using var storefront = await SampleServiceProcess.StartTargetAsync("Storefront", new Dictionary<string, string> { ["Pricing__BaseAddress"] = pricing.BaseAddress.ToString() });
+        return (await RunUrlDiagnosis.FindCapacityAsync(storefront, path), pricing.BaseAddress);
+    }
+}

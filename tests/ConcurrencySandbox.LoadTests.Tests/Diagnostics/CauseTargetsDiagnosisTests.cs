@@ -19,6 +19,16 @@ public sealed class CauseTargetsDiagnosisTests
         await using var service = await SampleServiceProcess.StartTargetAsync("Allocating");
         var summary = await RunUrlDiagnosis.FindCapacityAsync(service, "report/1");
 
+        // Where other processes (the suite's other targets, run in parallel) held the machine's cores, the search breaks on
+        // the cores before the GC shows (CI, 2026-11-29: broke at 3 users, "other processes 45 %"): then the break must be
+        // the cores', said so, with the allocating method as the hot one; else the GC is named.
+        var findings = summary.Capacity?.Findings ?? [];
+        if (findings.All(f => f.Cause != "GC") && findings.FirstOrDefault(f => f.Cause == "CPU") is { } cores
+            && OtherProcessesShare(cores.Evidence) >= 25)
+        {
+            Assert.Contains("ReportBuilder.Render (Program.cs:", cores.Evidence);
+            return;
+        }
         var gc = Finding(summary, "GC");
         // The string concatenation's copies: System.String, allocated in ReportBuilder.Render, its line read back from the source.
         Assert.Contains("System.String", gc.Evidence);
@@ -70,6 +80,11 @@ public sealed class CauseTargetsDiagnosisTests
             Assert.Contains(findings, f => f.Cause == "CPU" && f.Evidence.StartsWith("the machine's", StringComparison.Ordinal));
         }
     }
+
+    /// <summary>"... the runner generating the load 15 %, other processes 45 %, ...": the share other processes held, or 0.</summary>
+    private static int OtherProcessesShare(string evidence) =>
+        System.Text.RegularExpressions.Regex.Match(evidence, @"other processes (\d+) %") is { Success: true } m
+            ? int.Parse(m.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture) : 0;
 
     private static SummaryFinding Finding(RunSummary summary, string cause)
     {

@@ -30,7 +30,10 @@ public sealed class FindCapacityTests
             Assert.True(details.Contains("): pool starvation (queue peaked at", StringComparison.Ordinal) || details.Contains("): pool starvation (the queue was empty", StringComparison.Ordinal), details);
             // The call site depends on the stack sample catching the peak (RuntimeObserverTests checks it); the fix is said either way.
             Assert.True(details.Contains("Fix: make ", StringComparison.Ordinal) && details.Contains("ThreadPool__MinWorkerThreads=", StringComparison.Ordinal), details);
-            Assert.StartsWith(headline, File.ReadAllText(Path.Combine(folder, "summary.md")).Split('\n')[2]);
+            // summary.md opens with the plain sentence (what was tested and what held), then the headline.
+            var opening = File.ReadAllText(Path.Combine(folder, "summary.md")).Split('\n');
+            Assert.Equal($"**{summary.RootElement.GetProperty("answer").GetString()}**", opening[2]);
+            Assert.StartsWith(headline, opening[4]);
             // Every step says the state it started from: the pool's threads, back to its first size or inherited.
             var steps = RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "summary.json"))).Capacity!.Steps!;
             Assert.All(steps, s => Assert.Matches(@"^(the pool at \d+ threads, (its size before the first step|back to its start size of \d+)|inherited a pool of \d+ threads grown by an earlier step)", s.StartedFrom!.State));

@@ -17,7 +17,7 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
     public void TheRampFindsWhereTheBlockingEndpointBreaksAndNamesPoolStarvation()
     {
         Assert.True(search.Code == CommandLine.ExitOk, $"exit {search.Code}: {search.Error}");
-        Assert.Contains("-- find-capacity: SLO p99 1000 ms (given by --slo-p99-ms; the unloaded p99 of ", search.Output);
+        Assert.Contains("-- find-capacity: SLO p99 1200 ms (given by --slo-p99-ms; the unloaded p99 of ", search.Output);
         var headline = search.Json.RootElement.GetProperty("headline").GetString()!;
         var details = search.Json.RootElement.GetProperty("headlineDetails").GetString()!;
         Assert.True(headline.Contains(" users, by pool starvation: p99 ", StringComparison.Ordinal), headline);
@@ -55,8 +55,9 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
     /// <summary>
     /// The one run both tests read. /reports sleeps its thread for 500 ms, which the runtime does not see as blocking (a
     /// .Result is: it adds a thread per wait), so the pool grows by hill climbing and falls behind a climb at the quick
-    /// profile's pace within a few users. The SLO is twice the sleep, so a busy machine's noise does not break the ramp
-    /// before the pool does (it broke at 5 users on a fresh process, 2026-11-29); --max-load 6 keeps the two ramps short.
+    /// profile's pace within a few users (p99 1.4-1.7 s at 5-8 users on a fresh process, 2026-11-29). The SLO is 2.4 x the
+    /// sleep: at 2 x, a busy machine's noise broke the ramp at 4 users (1042.9 ms) before the pool did; --max-load 6 keeps
+    /// the two ramps short.
     /// </summary>
     public sealed class LaunchedSearch : IAsyncLifetime
     {
@@ -77,7 +78,7 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
         public async Task InitializeAsync()
         {
             var sample = Path.Combine(AppContext.BaseDirectory, "sample", "ConcurrencySandbox.SampleService.dll");
-            (Code, Output, Error) = await FindCapacityTests.RunAsync($"http://127.0.0.1:{FindCapacityTests.FreePort()}/reports/1?delayMs=500", "--launch", sample, "--find-capacity", "--verify-fix", "--slo-p99-ms", "1000", "--step-s", "3", "--max-load", "6", "--max-duration-s", "90", "--out", _folder);
+            (Code, Output, Error) = await FindCapacityTests.RunAsync($"http://127.0.0.1:{FindCapacityTests.FreePort()}/reports/1?delayMs=500", "--launch", sample, "--find-capacity", "--verify-fix", "--slo-p99-ms", "1200", "--step-s", "3", "--max-load", "6", "--max-duration-s", "90", "--out", _folder);
             var summary = Path.Combine(_folder, "summary.json");
             if (File.Exists(summary))
             {

@@ -7,7 +7,8 @@ namespace ConcurrencySandbox.LoadTests.Running;
 
 /// <summary>
 /// <c>run --url --find-capacity</c>: where a service breaks. The ramp starts at <see cref="StartLoad"/> and doubles,
-/// each step a fresh run of <see cref="Step"/> (closed users, or an open arrival rate), until p99 passes the SLO or more
+/// each step a fresh run (closed users climbing to it at the quick profile's pace, <see cref="RampAt"/>, or an open arrival
+/// rate) judged over the <see cref="Step"/> it holds its load (<see cref="HeldPart"/>), until p99 passes the SLO or more
 /// than <see cref="Experiments.Experiment.MaxFailedPercent"/> % of requests fail, or a bound is reached
 /// (<see cref="MaxLoad"/>, <see cref="MaxDuration"/> over all steps); then it bisects between the last load held and
 /// the first that broke (<see cref="Between"/>) until the gap is within <see cref="ResolutionPercent"/> % or
@@ -57,10 +58,52 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
         return load > held && load < broke ? load : null;
     }
 
-    /// <summary>One step's load shape: <paramref name="load"/> users or requests/s held for <see cref="Step"/>.</summary>
-    public LoadShape ShapeAt(double load) => new(
-        [Open ? new Inject(load, Step) : new KeepConstant((int)load, Step)],
-        TimeSpan.FromSeconds(Math.Max(1, Step.TotalSeconds / 5)));
+    /// <summary>
+    /// The pace a closed step ramps at, in users added per second: the quick profile's (4 users every 6 s), read from it.
+    /// A blocking service's capacity depends on how fast its load arrives (the pool injects threads over seconds), so a
+    /// step that reached its load at the quick run's pace asks the quick run's question, and the two can agree.
+    /// </summary>
+    public static readonly double QuickUsersPerSecond = QuickPace(Profiles.Create("quick", 1).Steps);
+
+    private static double QuickPace(IReadOnlyList<LoadSimulation> quick) => (quick[1].Target - quick[0].Target) / quick[0].During.TotalSeconds;
+
+    /// <summary>The reporting interval of each step: a fifth of <see cref="Step"/>, at least 1 s.</summary>
+    public TimeSpan Interval => TimeSpan.FromSeconds(Math.Max(1, Step.TotalSeconds / 5));
+
+    /// <summary>
+    /// How long a closed step at <paramref name="load"/> users ramps before it holds: from 1 user, one more at a time at
+    /// <see cref="QuickUsersPerSecond"/>, rounded up to whole reporting intervals (so the held part's intervals hold no
+    /// ramp). Zero for one user and for an open rate (no quick run to agree with: the quick profile is closed).
+    /// </summary>
+    public TimeSpan RampAt(double load) => Open || load <= 1
+        ? TimeSpan.Zero
+        : Interval * Math.Ceiling((load - 1) / QuickUsersPerSecond / Interval.TotalSeconds);
+
+    /// <summary>One step's whole length: its ramp, then <see cref="Step"/> held.</summary>
+    public TimeSpan LengthAt(double load) => RampAt(load) + Step;
+
+    /// <summary>
+    /// One step's load shape: a closed step ramps from 1 user to <paramref name="load"/> over <see cref="RampAt"/>, then
+    /// holds it for <see cref="Step"/>; an open step holds <paramref name="load"/> requests/s for <see cref="Step"/>.
+    /// </summary>
+    public LoadShape ShapeAt(double load)
+    {
+        var ramp = RampAt(load);
+        IReadOnlyList<LoadSimulation> climb = ramp > TimeSpan.Zero ? Profiles.SteppedRamp(1, 1, TimeSpan.FromTicks((long)Math.Ceiling(ramp.Ticks / (load - 1))), ramp) : [];
+        return new([.. climb, Open ? new Inject(load, Step) : new KeepConstant((int)load, Step)], Interval);
+    }
+
+    /// <summary>
+    /// What a step at <paramref name="load"/> is judged on: the part held at its load (its last step row at that load),
+    /// not the ramp before it; the whole step when it did not ramp or no full interval held the load.
+    /// </summary>
+    public LatencyStats HeldPart(VariantResult step, double load) =>
+        RampAt(load) > TimeSpan.Zero && step.Steps.LastOrDefault(s => Math.Abs(s.Load - load) < 1e-9) is { } held ? held.Stats : step.Total;
+
+    /// <summary>The report's sentence on how each step was shaped and judged.</summary>
+    public string DescribeSteps() => Open
+        ? Invariant($"Each step held its arrival rate for {Step.TotalSeconds:0.#} s (--step-s) and was judged over all of it.")
+        : Invariant($"Each step ramped from 1 user at the quick profile's pace ({QuickUsersPerSecond:0.##} users/s, its length rounded up to {Interval.TotalSeconds:0.#}-s intervals), then held its load for {Step.TotalSeconds:0.#} s (--step-s) and was judged over the hold only, as the quick run judges each of its steps.");
 }
 
 /// <summary>One step of the ramp: its load, and why it broke the SLO (null when it held).</summary>
@@ -87,7 +130,7 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
         var probes = new List<CapacityProbe>();
         bool RoomFor(double load, out string? bound)
         {
-            var room = time.GetElapsedTime(startedTimestamp) + options.Step <= options.MaxDuration;
+            var room = time.GetElapsedTime(startedTimestamp) + options.LengthAt(load) <= options.MaxDuration;
             bound = room ? null : Invariant($"the ramp reached its max duration ({options.MaxDuration.TotalSeconds:0} s, --max-duration-s) before {load:0.#} {options.Unit}");
             return room;
         }

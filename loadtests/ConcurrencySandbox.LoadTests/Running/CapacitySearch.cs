@@ -1,6 +1,7 @@
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Running;
@@ -196,7 +197,11 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
     public string DescribeSlo(double sloP99Ms, bool given)
     {
         var of = Load == OneUser ? "the unloaded p99" : "the lowest step's p99";
-        var from = Invariant($"from {Requests} request{(Requests == 1 ? "" : "s")}");
+        // As few as a response curve's knee may not rest on: said, so a p99 of noise (a slow or random service's one user) is not read as the service's.
+        var few = Requests < ResponseCurve.MinimumRequestsPerStep
+            ? Invariant($", fewer than the {ResponseCurve.MinimumRequestsPerStep} a p99 needs: give --slo-p99-ms or a longer --step-s")
+            : "";
+        var from = Invariant($"from {Requests} request{(Requests == 1 ? "" : "s")}{few}");
         var rounds = Rounds == 1
             ? Invariant($"{of} of {P99Ms:0.#} ms ({Load}, one round, {from})")
             : Invariant($"{of} of {P99Ms:0.#} ms (the median of {Rounds} rounds of {Load}, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms, {from})");

@@ -284,6 +284,18 @@ public sealed class CapacityFindingTests
         return (ramp, loads);
     }
 
+    [Fact]
+    public void AnUnloadedBaselineOfFewRequestsSaysSo()
+    {
+        // One user on a slow or random service (tests/Targets/RandomLatency at 3 s steps): 3 rounds of 5 requests.
+        var key = new VariantKey("unloaded-1-user");
+        var intervals = new[] { 270.3, 286.2, 593.9 }.Select((p99, i) => new IntervalRow(key, i + 1, "users", 1, 5, TestStats.Uniform(5, p99, p99Ms: p99))).ToList();
+        var baseline = UnloadedBaseline.Of(new VariantResult(key, "/x", "users", 3, intervals, [], TestStats.Uniform(15, 300, p99Ms: 593.9)));
+
+        Assert.Equal(15, baseline.Requests);
+        Assert.EndsWith("270.3-593.9 ms, from 15 requests, fewer than the 20 a p99 needs: give --slo-p99-ms or a longer --step-s))", baseline.DescribeSlo(baseline.DefaultSloMs, given: false), StringComparison.Ordinal);
+    }
+
     private static VariantResult OneUser(params double[] roundP99Ms)
     {
         var key = new VariantKey("unloaded-1-user");

@@ -24,7 +24,7 @@ DIAGNOSIS_BENCHMARK_COUNT=$count DIAGNOSIS_BENCHMARK_SEED=$seed DIAGNOSIS_BENCHM
   >"$report.log" 2>&1 || status=$?
 {
   echo "Commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!reports' || echo ' (with uncommitted changes)'), .NET $(dotnet --list-runtimes | awk '/Microsoft.NETCore.App/ {v=$2} END {print v}'), nproc $(nproc)"
-  echo "Command: COUNT=$count SEED=$seed scripts/diagnosis-benchmark.sh; $(( $(date +%s) - started )) s; /proc/loadavg before: $before; after: $(cat /proc/loadavg); test exit $status"
+  echo "Command: ${ONLY:+ONLY=$ONLY }COUNT=$count SEED=$seed scripts/diagnosis-benchmark.sh; $(( $(date +%s) - started )) s; /proc/loadavg before: $before; after: $(cat /proc/loadavg); test exit $status"
   echo
   if [ -s "$table" ]; then cat "$table"; else echo "no line: the test failed before scoring, see $report.log"; fi
 } >"$report"

@@ -2,9 +2,11 @@
 # The diagnosis accuracy benchmark (issue 37 item 5) in one command: ServiceGenerator composes COUNT services (45) from
 # the shapes of issue 37 item 4 with SEED (37), one dotnet build of them all, then run --url on each, as
 # DiagnosisAccuracyTests does in CI on a sample of 3; the table (right / ambiguous / not named / wrong by entry, wait,
-# depth and inlining, then the repository's own services: the sample service and tests/Targets' blocking three, by the
-# same scorer) and one line per service go to <report file>, with the commit, the runtime, nproc, the load average
-# before and after and the duration. ONLY=Svc06,RazorPage runs those of the seed's services whose names hold one of them.
+# depth and inlining, then the repository's own services: the sample service, tests/Targets' blocking three and the
+# sandbox API's five blocking endpoints (sleep/sync, sleep/taskrun, fanout threadpool and sync-over-async,
+# contention/lock), by the same scorer) and one line per service go to <report file>, with the commit, the runtime,
+# nproc, the load average before and after and the duration. ONLY=Svc06,RazorPage runs those of the seed's services
+# (and of the repository's) whose names hold one of them; ONLY=Api runs the API's endpoints alone, with no corpus build.
 # Usage: scripts/diagnosis-benchmark.sh [report file]   (default reports/<date>-diagnosis-benchmark.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,7 @@ DIAGNOSIS_BENCHMARK_COUNT=$count DIAGNOSIS_BENCHMARK_SEED=$seed DIAGNOSIS_BENCHM
   >"$report.log" 2>&1 || status=$?
 {
   echo "Commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!reports' || echo ' (with uncommitted changes)'), .NET $(dotnet --list-runtimes | awk '/Microsoft.NETCore.App/ {v=$2} END {print v}'), nproc $(nproc)"
-  echo "Command: COUNT=$count SEED=$seed scripts/diagnosis-benchmark.sh; $(( $(date +%s) - started )) s; /proc/loadavg before: $before; after: $(cat /proc/loadavg); test exit $status"
+  echo "Command: ${ONLY:+ONLY=$ONLY }COUNT=$count SEED=$seed scripts/diagnosis-benchmark.sh; $(( $(date +%s) - started )) s; /proc/loadavg before: $before; after: $(cat /proc/loadavg); test exit $status"
   echo
   if [ -s "$table" ]; then cat "$table"; else echo "no line: the test failed before scoring, see $report.log"; fi
 } >"$report"

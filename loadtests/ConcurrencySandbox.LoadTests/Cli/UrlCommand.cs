@@ -334,6 +334,7 @@ internal static class UrlCommand
         var finding = before.Finding;
         var figures = new SummaryCapacity(finding.Unit, slo.P99Ms, slo.Described, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null)
         {
+            BaselineRequests = baseline.Requests,
             Findings = finding.Findings.Count == 0 ? null : [.. finding.Findings.Select(f => new SummaryFinding(f.Cause, f.Place, f.Evidence, f.Weight, f.Figures))],
         };
         FixRamp? verified = null;

@@ -1,6 +1,7 @@
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Running;
@@ -205,8 +206,10 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
 /// The unloaded latency the default SLO is set from: one user's run cut into rounds (its reporting intervals), the
 /// median of the rounds' p99s, so one slow round (a GC, a neighbour's build on shared cores) does not set the SLO. A
 /// plain profile has no one-user run: its lowest step stands for it (<paramref name="Load"/>: the load it was measured at).
+/// <paramref name="Requests"/>: the answered requests those rounds hold, which the SLO's sentence states (a service whose
+/// latency is random needs many for a p99 to mean anything; one user on a slow service gives few).
 /// </summary>
-internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs, string Load = UnloadedBaseline.OneUser)
+internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs, long Requests, string Load = UnloadedBaseline.OneUser)
 {
     /// <summary>The default SLO's floor: below it a scheduler hiccup on a busy machine would break a fast service's SLO.</summary>
     public const double SloFloorMs = 10;
@@ -220,25 +223,31 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
     /// <summary>The baseline of <paramref name="intervals"/> at <paramref name="load"/>: the median of the full ones' p99s, else <paramref name="whole"/>'s p99.</summary>
     public static UnloadedBaseline Of(IEnumerable<IntervalRow> intervals, LatencyStats whole, string load)
     {
-        var rounds = intervals.Where(i => !i.Partial && i.Stats.Completed > 0).Select(i => i.Stats.P99Ms).Order().ToList();
+        var full = intervals.Where(i => !i.Partial && i.Stats.Completed > 0).ToList();
+        var rounds = full.Select(i => i.Stats.P99Ms).Order().ToList();
         if (rounds.Count == 0)
         {
-            return new UnloadedBaseline(whole.P99Ms, 1, whole.P99Ms, whole.P99Ms, load);
+            return new UnloadedBaseline(whole.P99Ms, 1, whole.P99Ms, whole.P99Ms, whole.Completed, load);
         }
         var median = rounds.Count % 2 == 1 ? rounds[rounds.Count / 2] : (rounds[(rounds.Count / 2) - 1] + rounds[rounds.Count / 2]) / 2;
-        return new UnloadedBaseline(median, rounds.Count, rounds[0], rounds[^1], load);
+        return new UnloadedBaseline(median, rounds.Count, rounds[0], rounds[^1], full.Sum(i => i.Stats.Completed), load);
     }
 
     /// <summary>The SLO a ramp without --slo-p99-ms uses: <see cref="CapacityOptions.DefaultSloFactor"/> x the baseline, at least <see cref="SloFloorMs"/>.</summary>
     public double DefaultSloMs => Math.Max(CapacityOptions.DefaultSloFactor * P99Ms, SloFloorMs);
 
-    /// <summary>"SLO p99 40 ms (2 x the unloaded p99 of 20 ms: the median of 5 rounds of one user, 18-31 ms)": which SLO and where it came from.</summary>
+    /// <summary>"SLO p99 40 ms (2 x the unloaded p99 of 20 ms (the median of 5 rounds of one user, 18-31 ms, from 240 requests))": which SLO, where it came from and how many requests it rests on.</summary>
     public string DescribeSlo(double sloP99Ms, bool given)
     {
         var of = Load == OneUser ? "the unloaded p99" : "the lowest step's p99";
+        // As few as a response curve's knee may not rest on: said, so a p99 of noise (a slow or random service's one user) is not read as the service's.
+        var few = Requests < ResponseCurve.MinimumRequestsPerStep
+            ? Invariant($", fewer than the {ResponseCurve.MinimumRequestsPerStep} a p99 needs: give --slo-p99-ms or a longer --step-s")
+            : "";
+        var from = Invariant($"from {Requests} request{(Requests == 1 ? "" : "s")}{few}");
         var rounds = Rounds == 1
-            ? Invariant($"{of} of {P99Ms:0.#} ms ({Load}, one round)")
-            : Invariant($"{of} of {P99Ms:0.#} ms (the median of {Rounds} rounds of {Load}, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms)");
+            ? Invariant($"{of} of {P99Ms:0.#} ms ({Load}, one round, {from})")
+            : Invariant($"{of} of {P99Ms:0.#} ms (the median of {Rounds} rounds of {Load}, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms, {from})");
         var basis = given ? $"given by --slo-p99-ms; {rounds}"
             : DefaultSloMs > CapacityOptions.DefaultSloFactor * P99Ms ? Invariant($"the {SloFloorMs:0} ms floor, above {CapacityOptions.DefaultSloFactor:0} x {rounds}")
             : Invariant($"{CapacityOptions.DefaultSloFactor:0} x {rounds}");

@@ -311,10 +311,10 @@ public sealed class CapacityFindingTests
         // Five rounds of one user: one of them slowed to 900 ms by a neighbour.
         var baseline = UnloadedBaseline.Of(OneUser(100, 110, 900, 105, 95));
 
-        Assert.Equal(new UnloadedBaseline(105, 5, 95, 900), baseline);
+        Assert.Equal(new UnloadedBaseline(105, 5, 95, 900, 5 * 20), baseline);
         Assert.Equal(210, baseline.DefaultSloMs);
-        Assert.Equal("SLO p99 210 ms (2 x the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms))", baseline.DescribeSlo(210, given: false));
-        Assert.Equal("SLO p99 1500 ms (given by --slo-p99-ms; the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms))", baseline.DescribeSlo(1500, given: true));
+        Assert.Equal("SLO p99 210 ms (2 x the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms, from 100 requests))", baseline.DescribeSlo(210, given: false));
+        Assert.Equal("SLO p99 1500 ms (given by --slo-p99-ms; the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms, from 100 requests))", baseline.DescribeSlo(1500, given: true));
     }
 
     [Fact]
@@ -341,6 +341,18 @@ public sealed class CapacityFindingTests
         return (ramp, loads);
     }
 
+    [Fact]
+    public void AnUnloadedBaselineOfFewRequestsSaysSo()
+    {
+        // One user on a slow or random service (tests/Targets/RandomLatency at 3 s steps): 3 rounds of 5 requests.
+        var key = new VariantKey("unloaded-1-user");
+        var intervals = new[] { 270.3, 286.2, 593.9 }.Select((p99, i) => new IntervalRow(key, i + 1, "users", 1, 5, TestStats.Uniform(5, p99, p99Ms: p99))).ToList();
+        var baseline = UnloadedBaseline.Of(new VariantResult(key, "/x", "users", 3, intervals, [], TestStats.Uniform(15, 300, p99Ms: 593.9)));
+
+        Assert.Equal(15, baseline.Requests);
+        Assert.EndsWith("270.3-593.9 ms, from 15 requests, fewer than the 20 a p99 needs: give --slo-p99-ms or a longer --step-s))", baseline.DescribeSlo(baseline.DefaultSloMs, given: false), StringComparison.Ordinal);
+    }
+
     private static VariantResult OneUser(params double[] roundP99Ms)
     {
         var key = new VariantKey("unloaded-1-user");
@@ -355,7 +367,7 @@ public sealed class CapacityFindingTests
 
         Assert.Equal((40.0, (double?)null), (finding.HeldLoad!.Value, finding.BrokeAt));
         Assert.Equal(200, finding.Slo.P99Ms);
-        Assert.StartsWith("Held 40 users without breaking (SLO p99 200 ms (2 x the lowest step's p99 of 100 ms (the median of 3 rounds of 4 users, 100-100 ms))", finding.Describe());
+        Assert.StartsWith("Held 40 users without breaking (SLO p99 200 ms (2 x the lowest step's p99 of 100 ms (the median of 3 rounds of 4 users, 100-100 ms, from 300 requests))", finding.Describe());
         Assert.EndsWith("the break is above: the profile's peak (40 users); run --find-capacity.", finding.Describe());
     }
 

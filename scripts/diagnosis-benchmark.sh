@@ -2,9 +2,11 @@
 # The diagnosis accuracy benchmark (issue 37 item 5) in one command: ServiceGenerator composes COUNT services (45) from
 # the shapes of issue 37 item 4 with SEED (37), one dotnet build of them all, then run --url on each, as
 # DiagnosisAccuracyTests does in CI on a sample of 3; the table (right / ambiguous / not named / wrong by entry, wait,
-# depth and inlining, then the repository's own services: the sample service and tests/Targets' blocking three, by the
-# same scorer) and one line per service go to <report file>, with the commit, the runtime, nproc, the load average
-# before and after and the duration. ONLY=Svc06,RazorPage runs those of the seed's services whose names hold one of them.
+# depth and inlining, then the repository's own services: the sample service, tests/Targets' blocking three and the
+# sandbox API's five blocking endpoints (sleep/sync, sleep/taskrun, fanout threadpool and sync-over-async,
+# contention/lock), by the same scorer) and one line per service go to <report file>, with the commit, the runtime,
+# nproc, the load average before and after and the duration. ONLY=Svc06,RazorPage runs those of the seed's services
+# (and of the repository's) whose names hold one of them; ONLY=Api runs the API's endpoints alone, with no corpus build.
 # CAUSES=N runs instead the seed's first N cause services (issue 38 item 6: CPU, allocations, a slow dependency through
 # IHttpClientFactory, CPU and that dependency), each through run --url --find-capacity, and writes their table by cause.
 # Usage: scripts/diagnosis-benchmark.sh [report file]   (default reports/<date>-diagnosis-benchmark.md)

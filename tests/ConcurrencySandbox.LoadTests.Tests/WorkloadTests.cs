@@ -49,6 +49,26 @@ public class WorkloadTests
     }
 
     [Fact]
+    public async Task OpenModelTimesARequestSentBeforeItWasDueFromWhenItWasSent()
+    {
+        // The clock's timers fire 2 ms before they are due (as the runtime's millisecond timers can), so every request is
+        // sent 2 ms early and takes 10 ms: timed from its intended start it would read 8 ms, shorter than the request.
+        var clock = new JumpingClock(early: TimeSpan.FromMilliseconds(2));
+        var shape = new LoadShape([new Inject(10, TimeSpan.FromSeconds(0.5))], TimeSpan.FromSeconds(1));
+        var recorder = new LatencyRecorder(System.Diagnostics.Stopwatch.GetTimestamp(), keepEveryRequest: true);
+
+        await new OpenModel(shape, maxInFlight: 1, clock).RunAsync(_ =>
+        {
+            clock.Advance(TimeSpan.FromMilliseconds(10));
+            return ValueTask.FromResult(RequestOutcome.Success);
+        }, recorder, CancellationToken.None);
+
+        var latenciesMs = recorder.Requests().Select(r => r.LatencyMs).ToList();
+        Assert.Equal(5, latenciesMs.Count);
+        Assert.All(latenciesMs, latency => Assert.Equal(10, latency, 3));
+    }
+
+    [Fact]
     public async Task OpenModelRecordsArrivalsThatFoundNoFreeSlotAsNotSentFailures()
     {
         // Arrivals due at 100, 200, ... 500 ms and one slot. The first request moves the fake clock past the shape's end
@@ -119,7 +139,7 @@ public class WorkloadTests
     }
 
     /// <summary>A fake clock: a timer jumps the clock to its due time and fires at once; the test moves it on too.</summary>
-    private sealed class JumpingClock : TimeProvider
+    private sealed class JumpingClock(TimeSpan early = default) : TimeProvider
     {
         private long _ticks;
 
@@ -131,7 +151,7 @@ public class WorkloadTests
 
         public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
         {
-            Advance(dueTime);
+            Advance(dueTime - early);
             ThreadPool.QueueUserWorkItem(_ => callback(state));
             return new FiredTimer();
         }

@@ -95,7 +95,7 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
 
     /// <summary>The application's modules: those of the user frames on any thread of <paramref name="stacks"/> (the main thread's Main at least).</summary>
     public static IReadOnlyCollection<string> AppModules(IEnumerable<ThreadStack> stacks) =>
-        stacks.SelectMany(s => s.Frames.Select((frame, i) => IsUserCode(frame) ? s.Locations.ElementAtOrDefault(i)?.ModulePath : null))
+        stacks.SelectMany(s => Enumerable.Range(0, s.Frames.Count).Select(i => IsUserCode(s, i) ? s.Locations.ElementAtOrDefault(i)?.ModulePath : null))
             .OfType<string>().Distinct().ToList();
 
     /// <summary>The pool threads of <paramref name="stacks"/> grouped by call site; each site in user code named in source words by <paramref name="resolver"/>, when given.</summary>
@@ -187,7 +187,11 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
         site is { InUserCode: true, Busy: false, Source: { Primitive: NativeCode, Line: not null } } && site.CallSite.EndsWith($" -> {NativeCode}", StringComparison.Ordinal);
 
     /// <summary>The index of the leaf-most frame in user code, or -1.</summary>
-    public static int UserFrame(ThreadStack stack) => stack.Frames.ToList().FindIndex(IsUserCode);
+    public static int UserFrame(ThreadStack stack) => Enumerable.Range(0, stack.Frames.Count).FirstOrDefault(i => IsUserCode(stack, i), -1);
+
+    /// <summary>Whether the frame at <paramref name="index"/> is user code: by its name, and not in a module the service ships from a NuGet package (<see cref="PackageModules"/>: Swashbuckle's middleware is no code of the developer's).</summary>
+    public static bool IsUserCode(ThreadStack stack, int index) =>
+        IsUserCode(stack.Frames[index]) && !PackageModules.IsPackage(stack.Locations.ElementAtOrDefault(index)?.ModulePath);
 
     public static bool IsUserCode(string frame) =>
         !FrameworkPrefixes.Any(prefix => frame.StartsWith(prefix, StringComparison.Ordinal)) && frame.Contains('.', StringComparison.Ordinal);

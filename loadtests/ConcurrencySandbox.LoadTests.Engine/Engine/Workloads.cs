@@ -148,8 +148,11 @@ internal sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? 
     {
         try
         {
+            // A timer may fire a little before the arrival is due (its clock ticks in milliseconds): a request sent early
+            // is timed from when it was sent, so no latency (nor a timeout's lower bound) is ever shorter than the request.
+            var sentAt = _clock.GetElapsedTime(_startTimestamp);
             var outcome = await send(cancellationToken);
-            var latency = _clock.GetElapsedTime(_startTimestamp) - intendedStart;
+            var latency = _clock.GetElapsedTime(_startTimestamp) - (sentAt < intendedStart ? sentAt : intendedStart);
             recorder.Record(latency.TotalMilliseconds, outcome);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)

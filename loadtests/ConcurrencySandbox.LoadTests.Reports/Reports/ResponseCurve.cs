@@ -56,10 +56,23 @@ public static class ResponseCurve
         var points = loaded.Select(s => PointOf(s.step)).ToList();
         var (knee, noKneeBecause) = FindKnee(points, UnitOf(variant.LoadUnit));
         var name = variant.Key.Label;
-        var line = knee is not null ? Invariant($"{name}: knee at {points[knee.Index].Load:0.##} {UnitOf(variant.LoadUnit)} ({knee.Reason})")
+        var unit = UnitOf(variant.LoadUnit);
+        var line = knee is not null ? Invariant($"{name}: knee at {points[knee.Index].Load:0.##} {unit} ({knee.Reason}; {RestsOn(points, [knee.Index, knee.Index + 1], unit)})")
             : noKneeBecause is not null ? $"{name}: no knee stated: {noKneeBecause}"
-            : Invariant($"{name}: no knee up to {points[^1].Load:0.##} {UnitOf(variant.LoadUnit)} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load)");
+            : Invariant($"{name}: no knee up to {points[^1].Load:0.##} {unit} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load; {RestsOn(points, [], unit)})");
         return new SummaryCurve(points, knee is null ? null : new SummaryKnee(knee.Index, loaded[knee.Index].index, knee.Reason), line);
+    }
+
+    /// <summary>
+    /// "from 143 requests at 8 users and 212 at 16 users, the unloaded p99 from 96 at 4 users": the requests (answered or
+    /// timed out, <see cref="Measured"/>) the knee's steps and the unloaded latency rest on, as the summary's points hold them.
+    /// </summary>
+    private static string RestsOn(IReadOnlyList<SummaryCurvePoint> points, IReadOnlyList<int> steps, string unit)
+    {
+        var first = points[0];
+        var unloaded = Invariant($"the unloaded p99 from {Measured(first)} requests at {first.Load:0.##} {unit}");
+        return steps.Count == 0 ? unloaded
+            : Invariant($"from {string.Join(" and ", steps.Select(i => Invariant($"{Measured(points[i])} requests at {points[i].Load:0.##} {unit}")))}, {unloaded}");
     }
 
     /// <summary>The requests of a step with a latency or a bound: answered, or sent in it and timed out.</summary>

@@ -33,7 +33,7 @@ internal static class UrlCommand
         var slo = new Option<double?>("--slo-p99-ms") { Description = "The p99 the service must keep, in ms, a step past it broke (default: 2 x the unloaded p99: one user, measured first, under --find-capacity; a profile's lowest step otherwise)." };
         var maxLoad = new Option<double>("--max-load") { Description = "--find-capacity: the highest load tried (users, or requests/s with --rate).", DefaultValueFactory = _ => 1024 };
         var maxDuration = new Option<double>("--max-duration-s") { Description = "--find-capacity: the most seconds the ramp runs, over all its steps.", DefaultValueFactory = _ => 300 };
-        var stepSeconds = new Option<double>("--step-s") { Description = "--find-capacity: seconds each load step (and the unloaded measure) runs.", DefaultValueFactory = _ => 10 };
+        var stepSeconds = new Option<double>("--step-s") { Description = "--find-capacity: seconds each load step (and the unloaded measure) holds its load, after a closed step's climb from 1 user at the quick profile's pace.", DefaultValueFactory = _ => 10 };
         var settleSeconds = new Option<double>("--settle-s") { Description = "--find-capacity without --launch: the most seconds to wait before each step for the pool to shrink back to its size before the first step.", DefaultValueFactory = _ => 30 };
         var launch = new Option<string?>("--launch") { Description = "Start the service yourself: 'dotnet <this .dll>' listening on the URL's origin (ASPNETCORE_URLS), observed by its pid and stopped at the end; under --find-capacity a fresh process for each step; --verify-fix needs it to restart the service with the sized pool minimum." };
         var verifyFix = new Option<bool>("--verify-fix") { Description = $"With --launch and --find-capacity: start the service again with the pool minimum the diagnosis sized ({FixCheck.RuntimeMinimumSetting}) and find its capacity again, measured beside predicted." };
@@ -237,21 +237,24 @@ internal static class UrlCommand
 
         public Dictionary<string, SummaryStepStart> Starts { get; } = [];
 
+        /// <summary>What each step is judged on, by its variant's label: the part held at its load (<see cref="CapacityOptions.HeldPart"/>).</summary>
+        public Dictionary<string, LatencyStats> Held { get; } = [];
+
         /// <summary>Why the runtime was not observed in the last step, when it was not.</summary>
         public string? NotObservedBecause { get; private set; }
 
         /// <summary>
-        /// One step at <paramref name="shape"/> named <paramref name="label"/>, from the state <paramref name="starts"/>
-        /// readies; stopped (its report marked partial), it goes on as the cancellation it is, kept last in <see cref="Done"/>
+        /// One step of <paramref name="capacity"/> at <paramref name="level"/> named <paramref name="label"/>, from the state
+        /// <paramref name="starts"/> readies; stopped (its report marked partial), it goes on as the cancellation it is, kept last in <see cref="Done"/>
         /// when the user stopped the run.
         /// </summary>
-        public async Task<ExperimentReport> RunAsync(IStepStarts starts, string label, LoadShape shape, CancellationToken token)
+        public async Task<ExperimentReport> RunAsync(IStepStarts starts, string label, CapacityOptions capacity, double level, CancellationToken token)
         {
             var (servers, start) = await starts.BeforeAsync(token);
             ExperimentReport step;
             try
             {
-                step = await root.RunAsync(new UrlTarget(pathAndQuery, label), load with { Shape = shape, ProfileName = "find-capacity" }, servers, token);
+                step = await root.RunAsync(new UrlTarget(pathAndQuery, label), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, token);
             }
             finally
             {
@@ -267,6 +270,7 @@ internal static class UrlCommand
                 }
                 token.ThrowIfCancellationRequested();
             }
+            Held[label] = capacity.HeldPart(step.Variants[0], level);
             Done.Add(step);
             WriteSoFar(Done, root.Settings.OutputFolder);
             return step;
@@ -310,7 +314,7 @@ internal static class UrlCommand
         var output = root.Console;
         var folder = root.Settings.OutputFolder;
         var started = root.Clock.GetTimestamp();
-        var unloaded = await search.RunAsync(starts, "unloaded-1-user", new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration).ShapeAt(1), cancellationToken);
+        var unloaded = await search.RunAsync(starts, "unloaded-1-user", new CapacityOptions(null, false, 1, 1, capacity.Step, capacity.MaxDuration), 1, cancellationToken);
         if (await FailedEveryRequestAsync(unloaded.Variants[0], error))
         {
             ReportWriter.Write(folder, unloaded, RunnerCommandLine.Current());
@@ -330,6 +334,7 @@ internal static class UrlCommand
         var finding = before.Finding;
         var figures = new SummaryCapacity(finding.Unit, slo.P99Ms, slo.Described, finding.HeldLoad, finding.BrokeAt, finding.BrokeBecause, finding.Cause, before.DiagnosedLabel, null)
         {
+            BaselineRequests = baseline.Requests,
             Findings = finding.Findings.Count == 0 ? null : [.. finding.Findings.Select(f => new SummaryFinding(f.Cause, f.Place, f.Evidence, f.Weight, f.Figures))],
         };
         FixRamp? verified = null;
@@ -339,12 +344,13 @@ internal static class UrlCommand
             figures = figures with { Fix = verified.Figures };
         }
         var steps = search.Done;
-        var report = WithHeadline(Combined(steps), finding, before.Diagnosed, verified, StepStartsText.Describe(search.Starts)) with
+        var brokeBecause = steps.ToDictionary(s => s.Variants[0].Key.Label, s => slo.BrokeBy(search.Held[s.Variants[0].Key.Label]));
+        var report = WithHeadline(Combined(steps), finding, before.Diagnosed, verified, $"{StepStartsText.Describe(search.Starts)} {capacity.DescribeSteps()}") with
         {
             // The steps that broke the SLO are the finding, not a failed run: only those that held are held to the failed share.
-            Thresholds = [.. steps.Where(s => slo.BrokeBy(s.Variants[0].Total) is null).SelectMany(s => s.Thresholds)],
+            Thresholds = [.. steps.Where(s => brokeBecause[s.Variants[0].Key.Label] is null).SelectMany(s => s.Thresholds)],
             Capacity = figures,
-            StepBrokeBecause = steps.ToDictionary(s => s.Variants[0].Key.Label, s => slo.BrokeBy(s.Variants[0].Total)),
+            StepBrokeBecause = brokeBecause,
             StepStarts = search.Starts,
             FixRampPrefix = relaunch is null ? null : FixRampPrefix,
         };
@@ -383,18 +389,18 @@ internal static class UrlCommand
         var steps = new Dictionary<double, ExperimentReport>();
         async Task<string?> MeasureAsync(double level, CancellationToken token)
         {
-            var step = await search.RunAsync(starts, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}"), capacity.ShapeAt(level), token);
+            var step = await search.RunAsync(starts, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}"), capacity, level, token);
             steps[level] = step;
-            return slo.BrokeBy(step.Variants[0].Total);
+            return slo.BrokeBy(search.Held[step.Variants[0].Key.Label]);
         }
         // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.
         var ramp = await CapacityRamp.RunAsync(capacity, capacity.Open ? null : 1, root.Clock, startedTimestamp, MeasureAsync, cancellationToken);
         var observations = steps.Values.SelectMany(s => s.Observations).ToDictionary(o => o.Key, o => o.Value);
         var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
-        var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
+        var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.PeakLoad, ramp.Broke?.BrokeBecause,
             broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, search.NotObservedBecause, unloadedStep), ramp.Bound, ramp.Narrowing,
-            broke?.Total)
+            broke is null ? null : search.Held[broke.Key.Label])
         {
             Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms, unloadedStep),
         };

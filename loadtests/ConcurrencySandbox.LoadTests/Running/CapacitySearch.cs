@@ -1,13 +1,15 @@
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Running;
 
 /// <summary>
 /// <c>run --url --find-capacity</c>: where a service breaks. The ramp starts at <see cref="StartLoad"/> and doubles,
-/// each step a fresh run of <see cref="Step"/> (closed users, or an open arrival rate), until p99 passes the SLO or more
+/// each step a fresh run (closed users climbing to it at the quick profile's pace, <see cref="RampAt"/>, or an open arrival
+/// rate) judged over the <see cref="Step"/> it holds its load (<see cref="HeldPart"/>), until p99 passes the SLO or more
 /// than <see cref="Experiments.Experiment.MaxFailedPercent"/> % of requests fail, or a bound is reached
 /// (<see cref="MaxLoad"/>, <see cref="MaxDuration"/> over all steps); then it bisects between the last load held and
 /// the first that broke (<see cref="Between"/>) until the gap is within <see cref="ResolutionPercent"/> % or
@@ -57,10 +59,52 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
         return load > held && load < broke ? load : null;
     }
 
-    /// <summary>One step's load shape: <paramref name="load"/> users or requests/s held for <see cref="Step"/>.</summary>
-    public LoadShape ShapeAt(double load) => new(
-        [Open ? new Inject(load, Step) : new KeepConstant((int)load, Step)],
-        TimeSpan.FromSeconds(Math.Max(1, Step.TotalSeconds / 5)));
+    /// <summary>
+    /// The pace a closed step ramps at, in users added per second: the quick profile's (4 users every 6 s), read from it.
+    /// A blocking service's capacity depends on how fast its load arrives (the pool injects threads over seconds), so a
+    /// step that reached its load at the quick run's pace asks the quick run's question, and the two can agree.
+    /// </summary>
+    public static readonly double QuickUsersPerSecond = QuickPace(Profiles.Create("quick", 1).Steps);
+
+    private static double QuickPace(IReadOnlyList<LoadSimulation> quick) => (quick[1].Target - quick[0].Target) / quick[0].During.TotalSeconds;
+
+    /// <summary>The reporting interval of each step: a fifth of <see cref="Step"/>, at least 1 s.</summary>
+    public TimeSpan Interval => TimeSpan.FromSeconds(Math.Max(1, Step.TotalSeconds / 5));
+
+    /// <summary>
+    /// How long a closed step at <paramref name="load"/> users ramps before it holds: from 1 user, one more at a time at
+    /// <see cref="QuickUsersPerSecond"/>, rounded up to whole reporting intervals (so the held part's intervals hold no
+    /// ramp). Zero for one user and for an open rate (no quick run to agree with: the quick profile is closed).
+    /// </summary>
+    public TimeSpan RampAt(double load) => Open || load <= 1
+        ? TimeSpan.Zero
+        : Interval * Math.Ceiling((load - 1) / QuickUsersPerSecond / Interval.TotalSeconds);
+
+    /// <summary>One step's whole length: its ramp, then <see cref="Step"/> held.</summary>
+    public TimeSpan LengthAt(double load) => RampAt(load) + Step;
+
+    /// <summary>
+    /// One step's load shape: a closed step ramps from 1 user to <paramref name="load"/> over <see cref="RampAt"/>, then
+    /// holds it for <see cref="Step"/>; an open step holds <paramref name="load"/> requests/s for <see cref="Step"/>.
+    /// </summary>
+    public LoadShape ShapeAt(double load)
+    {
+        var ramp = RampAt(load);
+        IReadOnlyList<LoadSimulation> climb = ramp > TimeSpan.Zero ? Profiles.SteppedRamp(1, 1, TimeSpan.FromTicks((long)Math.Ceiling(ramp.Ticks / (load - 1))), ramp) : [];
+        return new([.. climb, Open ? new Inject(load, Step) : new KeepConstant((int)load, Step)], Interval);
+    }
+
+    /// <summary>
+    /// What a step at <paramref name="load"/> is judged on: the part held at its load (its last step row at that load),
+    /// not the ramp before it; the whole step when it did not ramp or no full interval held the load.
+    /// </summary>
+    public LatencyStats HeldPart(VariantResult step, double load) =>
+        RampAt(load) > TimeSpan.Zero && step.Steps.LastOrDefault(s => Math.Abs(s.Load - load) < 1e-9) is { } held ? held.Stats : step.Total;
+
+    /// <summary>The report's sentence on how each step was shaped and judged.</summary>
+    public string DescribeSteps() => Open
+        ? Invariant($"Each step held its arrival rate for {Step.TotalSeconds:0.#} s (--step-s) and was judged over all of it.")
+        : Invariant($"Each step ramped from 1 user at the quick profile's pace ({QuickUsersPerSecond:0.##} users/s, its length rounded up to {Interval.TotalSeconds:0.#}-s intervals), then held its load for {Step.TotalSeconds:0.#} s (--step-s) and was judged over the hold only, as the quick run judges each of its steps.");
 }
 
 /// <summary>One step of the ramp: its load, and why it broke the SLO (null when it held).</summary>
@@ -87,7 +131,7 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
         var probes = new List<CapacityProbe>();
         bool RoomFor(double load, out string? bound)
         {
-            var room = time.GetElapsedTime(startedTimestamp) + options.Step <= options.MaxDuration;
+            var room = time.GetElapsedTime(startedTimestamp) + options.LengthAt(load) <= options.MaxDuration;
             bound = room ? null : Invariant($"the ramp reached its max duration ({options.MaxDuration.TotalSeconds:0} s, --max-duration-s) before {load:0.#} {options.Unit}");
             return room;
         }
@@ -162,8 +206,10 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
 /// The unloaded latency the default SLO is set from: one user's run cut into rounds (its reporting intervals), the
 /// median of the rounds' p99s, so one slow round (a GC, a neighbour's build on shared cores) does not set the SLO. A
 /// plain profile has no one-user run: its lowest step stands for it (<paramref name="Load"/>: the load it was measured at).
+/// <paramref name="Requests"/>: the answered requests those rounds hold, which the SLO's sentence states (a service whose
+/// latency is random needs many for a p99 to mean anything; one user on a slow service gives few).
 /// </summary>
-internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs, string Load = UnloadedBaseline.OneUser)
+internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestRoundMs, double HighestRoundMs, long Requests, string Load = UnloadedBaseline.OneUser)
 {
     /// <summary>The default SLO's floor: below it a scheduler hiccup on a busy machine would break a fast service's SLO.</summary>
     public const double SloFloorMs = 10;
@@ -177,25 +223,31 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
     /// <summary>The baseline of <paramref name="intervals"/> at <paramref name="load"/>: the median of the full ones' p99s, else <paramref name="whole"/>'s p99.</summary>
     public static UnloadedBaseline Of(IEnumerable<IntervalRow> intervals, LatencyStats whole, string load)
     {
-        var rounds = intervals.Where(i => !i.Partial && i.Stats.Completed > 0).Select(i => i.Stats.P99Ms).Order().ToList();
+        var full = intervals.Where(i => !i.Partial && i.Stats.Completed > 0).ToList();
+        var rounds = full.Select(i => i.Stats.P99Ms).Order().ToList();
         if (rounds.Count == 0)
         {
-            return new UnloadedBaseline(whole.P99Ms, 1, whole.P99Ms, whole.P99Ms, load);
+            return new UnloadedBaseline(whole.P99Ms, 1, whole.P99Ms, whole.P99Ms, whole.Completed, load);
         }
         var median = rounds.Count % 2 == 1 ? rounds[rounds.Count / 2] : (rounds[(rounds.Count / 2) - 1] + rounds[rounds.Count / 2]) / 2;
-        return new UnloadedBaseline(median, rounds.Count, rounds[0], rounds[^1], load);
+        return new UnloadedBaseline(median, rounds.Count, rounds[0], rounds[^1], full.Sum(i => i.Stats.Completed), load);
     }
 
     /// <summary>The SLO a ramp without --slo-p99-ms uses: <see cref="CapacityOptions.DefaultSloFactor"/> x the baseline, at least <see cref="SloFloorMs"/>.</summary>
     public double DefaultSloMs => Math.Max(CapacityOptions.DefaultSloFactor * P99Ms, SloFloorMs);
 
-    /// <summary>"SLO p99 40 ms (2 x the unloaded p99 of 20 ms: the median of 5 rounds of one user, 18-31 ms)": which SLO and where it came from.</summary>
+    /// <summary>"SLO p99 40 ms (2 x the unloaded p99 of 20 ms (the median of 5 rounds of one user, 18-31 ms, from 240 requests))": which SLO, where it came from and how many requests it rests on.</summary>
     public string DescribeSlo(double sloP99Ms, bool given)
     {
         var of = Load == OneUser ? "the unloaded p99" : "the lowest step's p99";
+        // As few as a response curve's knee may not rest on: said, so a p99 of noise (a slow or random service's one user) is not read as the service's.
+        var few = Requests < ResponseCurve.MinimumRequestsPerStep
+            ? Invariant($", fewer than the {ResponseCurve.MinimumRequestsPerStep} a p99 needs: give --slo-p99-ms or a longer --step-s")
+            : "";
+        var from = Invariant($"from {Requests} request{(Requests == 1 ? "" : "s")}{few}");
         var rounds = Rounds == 1
-            ? Invariant($"{of} of {P99Ms:0.#} ms ({Load}, one round)")
-            : Invariant($"{of} of {P99Ms:0.#} ms (the median of {Rounds} rounds of {Load}, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms)");
+            ? Invariant($"{of} of {P99Ms:0.#} ms ({Load}, one round, {from})")
+            : Invariant($"{of} of {P99Ms:0.#} ms (the median of {Rounds} rounds of {Load}, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms, {from})");
         var basis = given ? $"given by --slo-p99-ms; {rounds}"
             : DefaultSloMs > CapacityOptions.DefaultSloFactor * P99Ms ? Invariant($"the {SloFloorMs:0} ms floor, above {CapacityOptions.DefaultSloFactor:0} x {rounds}")
             : Invariant($"{CapacityOptions.DefaultSloFactor:0} x {rounds}");

@@ -155,8 +155,11 @@ internal static class StepStartsText
 {
     public const string Inherited = "inherited";
 
-    /// <summary>What a plain profile's steps start from: a ramp on one process, unlike --find-capacity's.</summary>
-    public const string Ramp = "Each step of the profile started from the pool the step before it grew (one process, ramped); --find-capacity starts every step from the pool's first size, where a blocking service breaks at a lower load.";
+    /// <summary>
+    /// What a plain profile's steps start from (a ramp on one process), and where --find-capacity's figure may differ: its
+    /// steps climb at the quick profile's pace too, each from a fresh state, so with the quick profile both ask one question.
+    /// </summary>
+    public static readonly string Ramp = Invariant($"Each step of the profile started from the pool the step before it grew (one process, ramped at the profile's pace) and was judged over its whole length at its load; --find-capacity climbs to each of its loads at the quick profile's pace ({CapacityOptions.QuickUsersPerSecond:0.##} users/s) from a fresh process or a settled pool and judges the part held, so with --profile quick the two agree within a step. They may still differ by the SLO's baseline (here the lowest step's p99, there one user's, unless --slo-p99-ms is given) and by resolution (here the profile's steps, there narrowed by bisection).");
 
     /// <summary>"Each step started from a fresh process ...", or from the pool back at its first size, naming each step that did not.</summary>
     public static string Describe(IReadOnlyDictionary<string, SummaryStepStart> starts)

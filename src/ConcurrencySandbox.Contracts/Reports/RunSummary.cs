@@ -426,6 +426,10 @@ public sealed record SummaryDiagnosisInputs(
 /// </summary>
 public sealed record SummaryCapacity(string Unit, double SloP99Ms, string Slo, double? Held, double? BrokeAt, string? BrokeBecause, string? Cause, string? DiagnosedVariant, SummaryCapacityFix? Fix)
 {
+    /// <summary>The answered requests the unloaded p99 (the default SLO's baseline) rests on, as <see cref="Slo"/> states them; absent in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public long? BaselineRequests { get; init; }
+
     /// <summary>Every step of the search, one point of its response curve (the load on x); absent in summaries of a stopped search.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<SummaryCapacityStep>? Steps { get; init; }

@@ -26,11 +26,68 @@ public sealed class CapacityFindingTests
         var closed = Closed.ShapeAt(8);
         var open = (Closed with { Open = true }).ShapeAt(50);
 
-        Assert.Equal(8, closed.UsersAt(TimeSpan.FromSeconds(4.9)));
+        Assert.Equal(8, closed.UsersAt(Closed.RampAt(8) + TimeSpan.FromSeconds(4.9)));
         Assert.False(closed.IsOpen);
         Assert.True(open.IsOpen);
         Assert.Equal(50, open.RateAt(TimeSpan.FromSeconds(1)));
         Assert.Equal(TimeSpan.FromSeconds(5), open.Duration);
+    }
+
+    // Issue 37 item 6: a --find-capacity step ramps from 1 user at the quick profile's pace, then holds its load, and is
+    // judged over the hold only; the quick run's steps are reached the same way, so the two answer one question.
+    [Fact]
+    public void AClosedStepClimbsFromOneUserAtTheQuickProfilesPaceThenHoldsItsLoadForTheStep()
+    {
+        var quick = Profiles.Create("quick", 1).Steps;
+        Assert.Equal((quick[1].Target - quick[0].Target) / quick[0].During.TotalSeconds, CapacityOptions.QuickUsersPerSecond, precision: 9);
+
+        var shape = Closed.ShapeAt(8);
+        var ramp = Closed.RampAt(8);
+
+        // 7 users to add at 4 per 6 s: 10.5 s, rounded up to whole 1-s intervals.
+        Assert.Equal(TimeSpan.FromSeconds(11), ramp);
+        Assert.Equal(ramp + Closed.Step, shape.Duration);
+        Assert.Equal(Closed.LengthAt(8), shape.Duration);
+        Assert.Equal(1, shape.UsersAt(TimeSpan.Zero));
+        var climbing = Enumerable.Range(0, 110).Select(tenth => shape.UsersAt(TimeSpan.FromSeconds(tenth / 10.0))).ToList();
+        Assert.Equal(climbing.Order(), climbing);
+        Assert.Equal(7, climbing.Max());
+        Assert.All(Enumerable.Range(0, 50), tenth => Assert.Equal(8, shape.UsersAt(ramp + TimeSpan.FromSeconds(tenth / 10.0))));
+        // One user (the unloaded measure) and an open rate do not ramp.
+        Assert.Equal(Closed.Step, Closed.ShapeAt(1).Duration);
+        Assert.Equal(Closed.Step, (Closed with { Open = true }).ShapeAt(50).Duration);
+    }
+
+    [Theory]
+    [InlineData(900, 100, null)]
+    [InlineData(100, 900, "p99 900 ms")]
+    public void AStepIsJudgedOverTheHoldAtItsLoadNotOverItsRamp(double rampP99Ms, double holdP99Ms, string? brokeBecause)
+    {
+        var step = FakeEngine(Closed, 8, load => load < 8 ? rampP99Ms : holdP99Ms);
+
+        Assert.Equal(brokeBecause, new ServiceSlo(200, "SLO p99 200 ms").BrokeBy(Closed.HeldPart(step, 8)));
+    }
+
+    /// <summary>
+    /// One step as the engine cuts it: an interval row per reporting interval at the load applied at its middle,
+    /// consecutive rows at one load merged into a step row; the service answers at <paramref name="p99MsAt"/> its load.
+    /// </summary>
+    private static VariantResult FakeEngine(CapacityOptions options, double load, Func<double, double> p99MsAt)
+    {
+        var shape = options.ShapeAt(load);
+        var key = new VariantKey("8-users");
+        var seconds = options.Interval.TotalSeconds;
+        var intervals = Enumerable.Range(1, (int)(shape.Duration.TotalSeconds / seconds))
+            .Select(i => shape.UsersAt(TimeSpan.FromSeconds((i - 0.5) * seconds)))
+            .Select((users, i) => new IntervalRow(key, (i + 1) * seconds, "users", users, 10, TestStats.Uniform(10, 50, p99Ms: p99MsAt(users))))
+            .ToList();
+        var steps = intervals.GroupBy(i => i.Load)
+            .Select(g => new StepRow(g.Key, g.First().ElapsedSeconds - seconds, g.Last().ElapsedSeconds, TestStats.Uniform(10 * g.Count(), 50, p99Ms: p99MsAt(g.Key))))
+            .ToList();
+        return new VariantResult(key, "/orders/1", "users", shape.Duration.TotalSeconds, intervals, [], TestStats.Uniform(10 * intervals.Count, 50, p99Ms: intervals.Max(i => i.Stats.P99Ms)))
+        {
+            Steps = steps,
+        };
     }
 
     [Theory]
@@ -194,7 +251,7 @@ public sealed class CapacityFindingTests
     [Fact]
     public async Task TheRampDoublesToTheBreakThenBisectsItToWithinTheResolution()
     {
-        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024 });
+        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024, MaxDuration = TimeSpan.FromHours(1) });
 
         // 2 to 32 held, 64 broke; then 48 held, 56 broke, 52 broke: 52 is within 12.5 % of 48.
         Assert.Equal([2, 4, 8, 16, 32, 64, 48, 56, 52], loads);
@@ -207,7 +264,7 @@ public sealed class CapacityFindingTests
     [Fact]
     public async Task TheBisectionStopsWhenItsStepBudgetEndsAndSaysHowWideTheBreakStill()
     {
-        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024, BisectSteps = 1 });
+        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024, BisectSteps = 1, MaxDuration = TimeSpan.FromHours(1) });
 
         Assert.Equal([2, 4, 8, 16, 32, 64, 48], loads);
         Assert.Equal((48, 64.0), (ramp.Held!.Value, ramp.Broke!.Load));
@@ -237,15 +294,15 @@ public sealed class CapacityFindingTests
     [Fact]
     public async Task TheRampEndsAtItsMaxLoadOrItsMaxDurationAndSaysWhich()
     {
-        var (atMaxLoad, loads) = await RampAgainstAsync(breaksAt: 1000, Closed);
-        // 5 s steps in 60 s: the unloaded measure took none of it here, so 12 steps fit; a 22 s budget fits 4.
-        var (outOfTime, _) = await RampAgainstAsync(breaksAt: 1000, Closed with { MaxLoad = 1024, MaxDuration = TimeSpan.FromSeconds(22) });
+        var (atMaxLoad, loads) = await RampAgainstAsync(breaksAt: 1000, Closed with { MaxDuration = TimeSpan.FromHours(1) });
+        // 5 s held after each ramp (2, 5, 11 then 23 s): the unloaded measure took none of it here; a 40 s budget fits 2, 4 and 8.
+        var (outOfTime, _) = await RampAgainstAsync(breaksAt: 1000, Closed with { MaxLoad = 1024, MaxDuration = TimeSpan.FromSeconds(40) });
 
         Assert.Equal([2, 4, 8, 16, 20], loads);
         Assert.Equal((20, null), (atMaxLoad.Held!.Value, atMaxLoad.Broke));
         Assert.Equal("the ramp reached its max load (20 users, --max-load)", atMaxLoad.Bound);
-        Assert.Equal(16, outOfTime.Held);
-        Assert.Equal("the ramp reached its max duration (22 s, --max-duration-s) before 32 users", outOfTime.Bound);
+        Assert.Equal(8, outOfTime.Held);
+        Assert.Equal("the ramp reached its max duration (40 s, --max-duration-s) before 16 users", outOfTime.Bound);
     }
 
     [Fact]
@@ -254,10 +311,10 @@ public sealed class CapacityFindingTests
         // Five rounds of one user: one of them slowed to 900 ms by a neighbour.
         var baseline = UnloadedBaseline.Of(OneUser(100, 110, 900, 105, 95));
 
-        Assert.Equal(new UnloadedBaseline(105, 5, 95, 900), baseline);
+        Assert.Equal(new UnloadedBaseline(105, 5, 95, 900, 5 * 20), baseline);
         Assert.Equal(210, baseline.DefaultSloMs);
-        Assert.Equal("SLO p99 210 ms (2 x the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms))", baseline.DescribeSlo(210, given: false));
-        Assert.Equal("SLO p99 1500 ms (given by --slo-p99-ms; the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms))", baseline.DescribeSlo(1500, given: true));
+        Assert.Equal("SLO p99 210 ms (2 x the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms, from 100 requests))", baseline.DescribeSlo(210, given: false));
+        Assert.Equal("SLO p99 1500 ms (given by --slo-p99-ms; the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms, from 100 requests))", baseline.DescribeSlo(1500, given: true));
     }
 
     [Fact]
@@ -270,7 +327,7 @@ public sealed class CapacityFindingTests
         Assert.StartsWith("SLO p99 10 ms (the 10 ms floor, above 2 x the unloaded p99 of 1.9 ms", baseline.DescribeSlo(baseline.DefaultSloMs, given: false));
     }
 
-    /// <summary>The ramp against a fake service that breaks from <paramref name="breaksAt"/> on, each step taking its whole step on a fake clock.</summary>
+    /// <summary>The ramp against a fake service that breaks from <paramref name="breaksAt"/> on, each step taking its ramp and hold on a fake clock.</summary>
     private static async Task<(CapacityRamp Ramp, IReadOnlyList<double> Loads)> RampAgainstAsync(double breaksAt, CapacityOptions options, double? heldBefore = 1)
     {
         var time = new FakeTimeProvider();
@@ -278,10 +335,22 @@ public sealed class CapacityFindingTests
         var ramp = await CapacityRamp.RunAsync(options, heldBefore, time, time.GetTimestamp(), (load, _) =>
         {
             loads.Add(load);
-            time.Advance(options.Step);
+            time.Advance(options.LengthAt(load));
             return Task.FromResult(load >= breaksAt ? "p99 900 ms" : null);
         }, CancellationToken.None);
         return (ramp, loads);
+    }
+
+    [Fact]
+    public void AnUnloadedBaselineOfFewRequestsSaysSo()
+    {
+        // One user on a slow or random service (tests/Targets/RandomLatency at 3 s steps): 3 rounds of 5 requests.
+        var key = new VariantKey("unloaded-1-user");
+        var intervals = new[] { 270.3, 286.2, 593.9 }.Select((p99, i) => new IntervalRow(key, i + 1, "users", 1, 5, TestStats.Uniform(5, p99, p99Ms: p99))).ToList();
+        var baseline = UnloadedBaseline.Of(new VariantResult(key, "/x", "users", 3, intervals, [], TestStats.Uniform(15, 300, p99Ms: 593.9)));
+
+        Assert.Equal(15, baseline.Requests);
+        Assert.EndsWith("270.3-593.9 ms, from 15 requests, fewer than the 20 a p99 needs: give --slo-p99-ms or a longer --step-s))", baseline.DescribeSlo(baseline.DefaultSloMs, given: false), StringComparison.Ordinal);
     }
 
     private static VariantResult OneUser(params double[] roundP99Ms)
@@ -298,7 +367,7 @@ public sealed class CapacityFindingTests
 
         Assert.Equal((40.0, (double?)null), (finding.HeldLoad!.Value, finding.BrokeAt));
         Assert.Equal(200, finding.Slo.P99Ms);
-        Assert.StartsWith("Held 40 users without breaking (SLO p99 200 ms (2 x the lowest step's p99 of 100 ms (the median of 3 rounds of 4 users, 100-100 ms))", finding.Describe());
+        Assert.StartsWith("Held 40 users without breaking (SLO p99 200 ms (2 x the lowest step's p99 of 100 ms (the median of 3 rounds of 4 users, 100-100 ms, from 300 requests))", finding.Describe());
         Assert.EndsWith("the break is above: the profile's peak (40 users); run --find-capacity.", finding.Describe());
     }
 

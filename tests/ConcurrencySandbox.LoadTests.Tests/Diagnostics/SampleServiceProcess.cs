@@ -1,11 +1,12 @@
 using System.Text.RegularExpressions;
+using ConcurrencySandbox.Contracts.Hosting;
 using ConcurrencySandbox.Platform.Hosting;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
 /// <summary>
-/// The sample service (copied into the tests' sample/ folder by the build), or one of the target services of
-/// tests/Targets (targets/&lt;Name&gt;/), as its own process on a free loopback port; killed on dispose.
+/// The sample service (copied into the tests' sample/ folder by the build), one of the target services of
+/// tests/Targets (targets/&lt;Name&gt;/), or the sandbox API (api/), as its own process on a free loopback port; killed on dispose.
 /// </summary>
 internal sealed partial class SampleServiceProcess : IAsyncDisposable
 {
@@ -26,8 +27,11 @@ internal sealed partial class SampleServiceProcess : IAsyncDisposable
     [GeneratedRegex(@"^\w+ ready: (?<url>http://\S+) pid \d+")]
     private static partial Regex ReadyLine();
 
-    /// <summary>The address a service's ready line announces, else null.</summary>
-    public static Uri? ReadyAddress(string line) => ReadyLine().Match(line) is { Success: true } match ? new Uri(match.Groups["url"].Value + "/") : null;
+    /// <summary>The address a service's ready line announces (the sandbox API's own line too), else null.</summary>
+    public static Uri? ReadyAddress(string line) =>
+        ReadyLine().Match(line) is { Success: true } match ? new Uri(match.Groups["url"].Value + "/")
+        : ApiStartup.ReadyAddress(line) is { } api ? new Uri(api, "/")
+        : null;
 
     /// <summary>Starts the sample service on a free loopback port with <paramref name="environment"/> added to the runner's.</summary>
     public static Task<SampleServiceProcess> StartAsync(IReadOnlyDictionary<string, string>? environment = null) => StartAsync(Assembly, environment);

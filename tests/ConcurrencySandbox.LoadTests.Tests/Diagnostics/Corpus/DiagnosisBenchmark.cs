@@ -31,8 +31,16 @@ public sealed record ScoredCause(string Name, CauseShape Shape, Verdict Verdict,
 public sealed record FixedService(string Name, string Assembly, string RequestPath, ExpectedCallSite Expected)
 {
     /// <summary>
-    /// The sample service and the three blocking targets of tests/Targets, each expected at the line of its source that
-    /// holds <c>code</c> (read from the repository, so a moved line moves the expectation).
+    /// The sample service, the three blocking targets of tests/Targets and the sandbox API's blocking endpoints, each
+    /// expected at the line of its source that holds <c>code</c> (read from the repository, so a moved line moves the
+    /// expectation). The API's routes are built from variables (<c>MapGroup($"/api/{unit.Name}")</c>), so the route a
+    /// right answer gives is the one ASP.NET Core's metrics report (<c>routeCheck</c>). Each API endpoint's answer, from
+    /// its code: sleep/sync's request thread waits in WorkLoops.Sleep's WaitOne (a Thread.Sleep that wakes on
+    /// cancellation); sleep/taskrun's two Task.Run work items wait there too, for the request that queued and awaits them;
+    /// the fan-out's threadpool and sync-over-async strategies block the request's thread in CallBatch.WaitBlocking until
+    /// every queued call ended, and those calls need the pool threads the waiting requests hold, so that wait, not the
+    /// queued call's own (.Result, FanOutRunner.cs), is what to change first (the dedicated and async strategies await
+    /// there instead); contention/lock's waiters queue in MonitorLockVariant.EnterAsync's Monitor.TryEnter.
     /// </summary>
     public static IReadOnlyList<FixedService> All()
     {
@@ -43,6 +51,10 @@ public sealed record FixedService(string Name, string Assembly, string RequestPa
             return new FixedService(name, assembly, path, new ExpectedCallSite(method, Path.GetFileName(source), line, route, [primitive]));
         }
         string Target(string name) => Path.Combine(AppContext.BaseDirectory, "targets", name, $"{name}.dll");
+        // The API as the runner's build copies it next to the tests (api/), and the sources of its blocking calls.
+        var api = Path.Combine(AppContext.BaseDirectory, "api", "ConcurrencySandbox.Api.dll");
+        const string workLoops = "src/ConcurrencySandbox.Experiments/Work/WorkLoops.cs", sleepWait = "cancellationToken.WaitHandle.WaitOne(TimeSpan.FromMilliseconds(milliseconds))";
+        const string callBatch = "src/ConcurrencySandbox.Experiments/FanOut/CallBatch.cs", batchWait = "WaitHandle.WaitAny(";
         return
         [
             Of("SampleService", Path.Combine(AppContext.BaseDirectory, "sample", "ConcurrencySandbox.SampleService.dll"), "orders/1?delayMs=500",
@@ -50,6 +62,11 @@ public sealed record FixedService(string Name, string Assembly, string RequestPa
             Of("InlinedHelper", Target("InlinedHelper"), "orders/1", "Blocking.DoBlocking", "tests/Targets/InlinedHelper/Program.cs", "DoAsync(id).Result", "GET /orders/{id:int}", BlockingPrimitive.Result),
             Of("ControllerLinq", Target("ControllerLinq"), "orders/1", "CatalogClient.Lookup", "tests/Targets/ControllerLinq/CatalogClient.cs", "_http.Send(", "GET /orders/{id:int}", BlockingPrimitive.HttpSend),
             Of("LockSleep", Target("LockSleep"), "inventory/1", "Inventory.Reserve", "tests/Targets/LockSleep/Program.cs", "lock (Gate)", "GET /inventory/{id:int}", BlockingPrimitive.Lock),
+            Of("ApiSleepSync", api, "api/sleep/sync?milliseconds=200", "WorkLoops.Sleep", workLoops, sleepWait, "GET /api/sleep/sync", BlockingPrimitive.WaitHandle),
+            Of("ApiSleepTaskRun", api, "api/sleep/taskrun?milliseconds=200", "WorkLoops.Sleep", workLoops, sleepWait, "GET /api/sleep/taskrun", BlockingPrimitive.WaitHandle),
+            Of("ApiFanOutThreadPool", api, "api/fanout?strategy=threadpool&calls=4&delayMs=200", "CallBatch.WaitBlocking", callBatch, batchWait, "GET /api/fanout", BlockingPrimitive.WaitHandle),
+            Of("ApiFanOutSyncOverAsync", api, "api/fanout?strategy=sync-over-async&calls=4&delayMs=200", "CallBatch.WaitBlocking", callBatch, batchWait, "GET /api/fanout", BlockingPrimitive.WaitHandle),
+            Of("ApiContentionLock", api, "api/contention/lock?holdMs=20", "MonitorLockVariant.EnterAsync", "src/ConcurrencySandbox.Experiments/Contention/ContentionVariant.cs", "Monitor.TryEnter(_gate", "GET /api/contention/lock", BlockingPrimitive.Lock),
         ];
     }
 }

@@ -7,6 +7,8 @@
 # contention/lock), by the same scorer) and one line per service go to <report file>, with the commit, the runtime,
 # nproc, the load average before and after and the duration. ONLY=Svc06,RazorPage runs those of the seed's services
 # (and of the repository's) whose names hold one of them; ONLY=Api runs the API's endpoints alone, with no corpus build.
+# CAUSES=N runs instead the seed's first N cause services (issue 38 item 6: CPU, allocations, a slow dependency through
+# IHttpClientFactory, CPU and that dependency), each through run --url --find-capacity, and writes their table by cause.
 # Usage: scripts/diagnosis-benchmark.sh [report file]   (default reports/<date>-diagnosis-benchmark.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,12 +21,18 @@ before=$(cat /proc/loadavg)
 started=$(date +%s)
 dotnet build tests/ConcurrencySandbox.LoadTests.Tests -v quiet -nologo >/dev/null
 status=0
-DIAGNOSIS_BENCHMARK_COUNT=$count DIAGNOSIS_BENCHMARK_SEED=$seed DIAGNOSIS_BENCHMARK_REPORT=$table DIAGNOSIS_BENCHMARK_ONLY=${ONLY:-} DIAGNOSIS_BENCHMARK_FIXED=1 \
-  dotnet test tests/ConcurrencySandbox.LoadTests.Tests --no-build --filter "FullyQualifiedName~DiagnosisAccuracyTests.GeneratedServicesAreNamedRight" \
-  >"$report.log" 2>&1 || status=$?
+if [ -n "${CAUSES:-}" ]; then
+  DIAGNOSIS_BENCHMARK_CAUSES=$CAUSES DIAGNOSIS_BENCHMARK_SEED=$seed DIAGNOSIS_BENCHMARK_REPORT=$table DIAGNOSIS_BENCHMARK_ONLY=${ONLY:-} \
+    dotnet test tests/ConcurrencySandbox.LoadTests.Tests --no-build --filter "FullyQualifiedName~DiagnosisAccuracyTests.GeneratedCauseServices" \
+    >"$report.log" 2>&1 || status=$?
+else
+  DIAGNOSIS_BENCHMARK_COUNT=$count DIAGNOSIS_BENCHMARK_SEED=$seed DIAGNOSIS_BENCHMARK_REPORT=$table DIAGNOSIS_BENCHMARK_ONLY=${ONLY:-} DIAGNOSIS_BENCHMARK_FIXED=1 \
+    dotnet test tests/ConcurrencySandbox.LoadTests.Tests --no-build --filter "FullyQualifiedName~DiagnosisAccuracyTests.GeneratedServicesAreNamedRight" \
+    >"$report.log" 2>&1 || status=$?
+fi
 {
   echo "Commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!reports' || echo ' (with uncommitted changes)'), .NET $(dotnet --list-runtimes | awk '/Microsoft.NETCore.App/ {v=$2} END {print v}'), nproc $(nproc)"
-  echo "Command: ${ONLY:+ONLY=$ONLY }COUNT=$count SEED=$seed scripts/diagnosis-benchmark.sh; $(( $(date +%s) - started )) s; /proc/loadavg before: $before; after: $(cat /proc/loadavg); test exit $status"
+  echo "Command: ${CAUSES:+CAUSES=$CAUSES }${ONLY:+ONLY=$ONLY }COUNT=$count SEED=$seed scripts/diagnosis-benchmark.sh; $(( $(date +%s) - started )) s; /proc/loadavg before: $before; after: $(cat /proc/loadavg); test exit $status"
   echo
   if [ -s "$table" ]; then cat "$table"; else echo "no line: the test failed before scoring, see $report.log"; fi
 } >"$report"

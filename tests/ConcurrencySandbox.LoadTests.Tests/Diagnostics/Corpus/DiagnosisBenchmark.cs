@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics.Corpus;
@@ -22,6 +23,9 @@ public enum Verdict
 
 /// <summary>One service's diagnosis: its name, its shape (null for a fixed service), the verdict, and what was named against what was expected.</summary>
 public sealed record Scored(string Name, ServiceShape? Shape, Verdict Verdict, string Named, string Expected);
+
+/// <summary>One cause service's findings scored: its name and shape, the verdict, the findings as ranked against what was expected.</summary>
+public sealed record ScoredCause(string Name, CauseShape Shape, Verdict Verdict, string Named, string Expected);
 
 /// <summary>A service of the repository's own (the sample service, a tests/Targets service), scored as the generated ones are: its built assembly, the path the load requests, what a right diagnosis says.</summary>
 public sealed record FixedService(string Name, string Assembly, string RequestPath, ExpectedCallSite Expected)
@@ -80,21 +84,50 @@ public static class DiagnosisBenchmark
     /// <summary>Builds, runs and scores <paramref name="services"/>; the corpus is deleted after, unless <paramref name="keep"/> names a folder to build it in and leave it.</summary>
     public static async Task<IReadOnlyList<Scored>> RunAsync(IReadOnlyList<GeneratedService> services, Action<string> log, string? keep = null)
     {
+        var scored = new List<Scored>();
+        await InCorpusAsync([.. services.Select(s => (s.Shape.Name, s.Files))], log, keep, async assembly =>
+        {
+            foreach (var service in services)
+            {
+                await using var process = await SampleServiceProcess.StartAssemblyAsync(assembly(service.Shape.Name));
+                scored.Add(await DiagnoseAsync(process, service.RequestPath, service.Shape.Name, service.Shape, service.Expected, log));
+            }
+        });
+        return scored;
+    }
+
+    /// <summary>
+    /// Builds the cause services, then for each: starts it, runs <c>run --url --find-capacity</c> on it as a new user would
+    /// (<see cref="RunUrlDiagnosis.FindCapacityAsync"/>) and scores its ranked findings (<see cref="ScoreCause"/>).
+    /// </summary>
+    public static async Task<IReadOnlyList<ScoredCause>> RunCausesAsync(IReadOnlyList<GeneratedCauseService> services, Action<string> log, string? keep = null)
+    {
+        var scored = new List<ScoredCause>();
+        await InCorpusAsync([.. services.Select(s => (s.Shape.Name, s.Files))], log, keep, async assembly =>
+        {
+            foreach (var service in services)
+            {
+                await using var process = await SampleServiceProcess.StartAssemblyAsync(assembly(service.Shape.Name));
+                var summary = await RunUrlDiagnosis.FindCapacityAsync(process, service.RequestPath);
+                var score = ScoreCause(service, summary.Capacity?.Findings ?? [], summary.Headline);
+                log(string.Create(CultureInfo.InvariantCulture, $"{score.Name}: {score.Verdict}: {score.Named}; expected {score.Expected}; held {summary.Capacity?.Held}, broke at {summary.Capacity?.BrokeAt}"));
+                scored.Add(score);
+            }
+        });
+        return scored;
+    }
+
+    /// <summary>Writes and builds the projects under one folder, runs <paramref name="run"/> with each one's assembly by name, and deletes the folder after unless <paramref name="keep"/> names it.</summary>
+    private static async Task InCorpusAsync(IReadOnlyList<(string Name, IReadOnlyDictionary<string, string> Files)> projects, Action<string> log, string? keep, Func<Func<string, string>, Task> run)
+    {
         var root = keep is null ? Directory.CreateTempSubdirectory("sandbox-corpus-").FullName : Directory.CreateDirectory(keep).FullName;
         try
         {
-            await WriteAsync(root, services);
+            await WriteAsync(root, projects);
             var built = Stopwatch.StartNew();
             await BuildAsync(root);
-            log(string.Create(CultureInfo.InvariantCulture, $"built {services.Count} services in {built.Elapsed.TotalSeconds:0} s"));
-            var scored = new List<Scored>();
-            foreach (var service in services)
-            {
-                var name = service.Shape.Name;
-                await using var process = await SampleServiceProcess.StartAssemblyAsync(Path.Combine(root, name, "bin", "Release", "net10.0", $"{name}.dll"));
-                scored.Add(await DiagnoseAsync(process, service.RequestPath, name, service.Shape, service.Expected, log));
-            }
-            return scored;
+            log(string.Create(CultureInfo.InvariantCulture, $"built {projects.Count} services in {built.Elapsed.TotalSeconds:0} s"));
+            await run(name => Path.Combine(root, name, "bin", "Release", "net10.0", $"{name}.dll"));
         }
         finally
         {
@@ -103,6 +136,57 @@ public static class DiagnosisBenchmark
                 Directory.Delete(root, recursive: true);
             }
         }
+    }
+
+    /// <summary>
+    /// The verdict for a cause service's ranked findings: right when the first is one of the expected causes with its
+    /// method (CPU, GC: the place begins with it) or its call (the upstream: the place ends with the path template) named;
+    /// not named when the first is an expected cause with no place; wrong otherwise, and wrong before anything else when
+    /// the report says "pool starvation" first or tells the user to make the code async or raise the pool's minimum
+    /// (nothing in these services blocks: following that advice makes CPU-bound code worse, issue 38 item 1).
+    /// </summary>
+    public static ScoredCause ScoreCause(GeneratedCauseService service, IReadOnlyList<SummaryFinding> findings, string? headline)
+    {
+        var expected = service.Expected;
+        var expectedText = string.Join(" or ", expected.Accepted.Select(a => $"{a.Cause} at {a.Place}")) + $" ({expected.File}:{expected.Line})";
+        var named = findings.Count == 0 ? "no finding" : string.Join("; ", findings.Select(f => $"{f.Cause} at {f.Place ?? "no place"} ({100 * f.Weight:0} %)"));
+        ScoredCause Scored(Verdict verdict, string why = "") => new(service.Shape.Name, service.Shape, verdict, named + why, expectedText);
+        if (findings.FirstOrDefault()?.Cause == StarvationCause || headline?.Contains(AsyncAdvice, StringComparison.Ordinal) == true || headline?.Contains(MinimumAdvice, StringComparison.Ordinal) == true)
+        {
+            return Scored(Verdict.Wrong, " [told to become async or raise the pool's minimum: the worst error]");
+        }
+        if (findings.FirstOrDefault() is not { } first || expected.Accepted.Where(a => a.Cause == first.Cause).ToList() is not { Count: > 0 } causes)
+        {
+            return Scored(findings.Count == 0 ? Verdict.NotNamed : Verdict.Wrong);
+        }
+        if (first.Place is not { } place)
+        {
+            return Scored(Verdict.NotNamed, " [the right cause, with no method or call]");
+        }
+        bool Names((string Cause, string Place) a) => a.Cause == CauseServiceGenerator.UpstreamCause
+            ? place.EndsWith(a.Place, StringComparison.Ordinal)
+            : place == a.Place || place.StartsWith(a.Place + " ", StringComparison.Ordinal);
+        return Scored(causes.Any(Names) ? Verdict.Right : Verdict.Wrong);
+    }
+
+    /// <summary>The words of the starvation verdict and of its two fixes, which no cause service may be given.</summary>
+    public const string StarvationCause = "pool starvation";
+    public const string AsyncAdvice = "make it async";
+    public const string MinimumAdvice = "set the pool's minimum";
+
+    /// <summary>The cause services' table by cause, entry, depth and inlining: right, not named, wrong (Markdown).</summary>
+    public static string CauseTable(IReadOnlyList<ScoredCause> scored)
+    {
+        static string Row(string label, IReadOnlyCollection<ScoredCause> group) => string.Create(CultureInfo.InvariantCulture,
+            $"| {label} | {group.Count} | {group.Count(s => s.Verdict == Verdict.Right)} | {group.Count(s => s.Verdict == Verdict.NotNamed)} | {group.Count(s => s.Verdict == Verdict.Wrong)} |");
+        return string.Join('\n', [
+            "| shape | services | right | not named (right cause, no place) | wrong |", "|---|---|---|---|---|",
+            .. scored.GroupBy(s => s.Shape.Cause).OrderBy(g => g.Key).Select(g => Row($"cause: {g.Key}", [.. g])),
+            .. scored.GroupBy(s => s.Shape.Entry).OrderBy(g => g.Key).Select(g => Row($"entry: {g.Key}", [.. g])),
+            .. scored.GroupBy(s => s.Shape.Depth).OrderBy(g => g.Key).Select(g => Row($"depth {g.Key}", [.. g])),
+            .. scored.GroupBy(s => s.Shape.Inlined).OrderBy(g => g.Key).Select(g => Row(g.Key ? "AggressiveInlining" : "no inlining hint", [.. g])),
+            Row("**all**", scored),
+        ]);
     }
 
     /// <summary>Runs and scores the repository's own services (<see cref="FixedService.All"/>), each as a generated one is.</summary>
@@ -167,15 +251,15 @@ public static class DiagnosisBenchmark
         return string.Join('\n', lines);
     }
 
-    private static async Task WriteAsync(string root, IReadOnlyList<GeneratedService> services)
+    private static async Task WriteAsync(string root, IReadOnlyList<(string Name, IReadOnlyDictionary<string, string> Files)> services)
     {
         // Nothing above the corpus: no repository's build rules or package versions reach the generated projects.
         await File.WriteAllTextAsync(Path.Combine(root, "Directory.Build.props"), "<Project />\n");
         await File.WriteAllTextAsync(Path.Combine(root, "Directory.Packages.props"), "<Project />\n");
         foreach (var service in services)
         {
-            var folder = Directory.CreateDirectory(Path.Combine(root, service.Shape.Name)).FullName;
-            await File.WriteAllTextAsync(Path.Combine(folder, $"{service.Shape.Name}.csproj"), """
+            var folder = Directory.CreateDirectory(Path.Combine(root, service.Name)).FullName;
+            await File.WriteAllTextAsync(Path.Combine(folder, $"{service.Name}.csproj"), """
                 <Project Sdk="Microsoft.NET.Sdk.Web">
                   <PropertyGroup>
                     <TargetFramework>net10.0</TargetFramework>
@@ -193,7 +277,7 @@ public static class DiagnosisBenchmark
             }
         }
         await File.WriteAllTextAsync(Path.Combine(root, "corpus.slnx"),
-            $"<Solution>\n{string.Concat(services.Select(s => $"  <Project Path=\"{s.Shape.Name}/{s.Shape.Name}.csproj\" />\n"))}</Solution>\n");
+            $"<Solution>\n{string.Concat(services.Select(s => $"  <Project Path=\"{s.Name}/{s.Name}.csproj\" />\n"))}</Solution>\n");
     }
 
     /// <summary>One Release build of the whole corpus, with no build server left running after it.</summary>

@@ -82,8 +82,8 @@ public static class ServiceGenerator
     private const int HeldMs = 50;
     private const int BackgroundWorkers = 8;
 
-    private static readonly string[] Resources = ["orders", "invoices", "quotes", "parcels", "tickets", "accounts", "shipments", "payments", "refunds", "bookings"];
-    private static readonly string[] Verbs = ["Price", "Load", "Fetch", "Check", "Resolve", "Compute", "Lookup", "Reserve", "Rate", "Settle", "Verify", "Gather"];
+    internal static readonly string[] Resources = ["orders", "invoices", "quotes", "parcels", "tickets", "accounts", "shipments", "payments", "refunds", "bookings"];
+    internal static readonly string[] Verbs = ["Price", "Load", "Fetch", "Check", "Resolve", "Compute", "Lookup", "Reserve", "Rate", "Settle", "Verify", "Gather"];
     private static readonly string[] Actions = ["Details", "Summary", "Status", "Lines"];
 
     /// <summary>
@@ -394,8 +394,29 @@ public static class ServiceGenerator
     }
 
     /// <summary>The calls below the entry, the last one blocking: the method that blocks, its line, and the file's text.</summary>
-    private static (string Text, string Method, int Line) Chain(ServiceShape shape, string chainType, IReadOnlyList<string> verbs, bool injected)
+    private static (string Text, string Method, int Line) Chain(ServiceShape shape, string chainType, IReadOnlyList<string> verbs, bool injected) =>
+        Chain(chainType, verbs, injected, shape.Inlined, async: false, (writer, header) =>
+        {
+            writer.Line(header);
+            writer.Line("    {");
+            if (BeforeBlocking(shape.Wait) is { } before)
+            {
+                writer.Line($"        {before}");
+            }
+            var line = writer.Line($"        {Blocking(shape.Wait)}");
+            writer.Line("        return id;");
+            writer.Line("    }");
+            return line;
+        });
+
+    /// <summary>
+    /// A chain of calls below an entry, in an injected service (an interface with the first method) or a static class,
+    /// each calling the next (awaiting it when <paramref name="async"/>); <paramref name="last"/> writes the last one's
+    /// body under its header and returns the line that does the work. Returns the file's text, that method and line.
+    /// </summary>
+    internal static (string Text, string Method, int Line) Chain(string chainType, IReadOnlyList<string> verbs, bool injected, bool inlined, bool async, Func<SourceWriter, string, int> last)
     {
+        var (returns, awaits) = async ? ("async Task<int>", "await ") : ("int", "");
         var writer = new SourceWriter();
         writer.Line("using System.Runtime.CompilerServices;");
         writer.Line("");
@@ -403,7 +424,7 @@ public static class ServiceGenerator
         {
             writer.Line($"public interface I{chainType}");
             writer.Line("{");
-            writer.Line($"    int {verbs.FirstOrDefault() ?? "Unused"}(int id);");
+            writer.Line($"    {(async ? "Task<int>" : "int")} {verbs.FirstOrDefault() ?? "Unused"}(int id);");
             writer.Line("}");
             writer.Line("");
             writer.Line($"public sealed class {chainType} : I{chainType}");
@@ -414,35 +435,27 @@ public static class ServiceGenerator
         }
         writer.Line("{");
         var modifier = injected ? "" : "static ";
-        var blockingLine = 0;
+        var workLine = 0;
         if (injected && verbs.Count == 0)
         {
-            writer.Line("    public int Unused(int id) => id;");
+            writer.Line(async ? "    public Task<int> Unused(int id) => Task.FromResult(id);" : "    public int Unused(int id) => id;");
         }
         for (var i = 0; i < verbs.Count; i++)
         {
-            if (shape.Inlined)
+            if (inlined)
             {
                 writer.Line("    [MethodImpl(MethodImplOptions.AggressiveInlining)]");
             }
             var access = i == 0 ? "public" : "private";
             if (i < verbs.Count - 1)
             {
-                writer.Line($"    {access} {modifier}int {verbs[i]}(int id) => {verbs[i + 1]}(id) + 1;");
+                writer.Line($"    {access} {modifier}{returns} {verbs[i]}(int id) => {awaits}{verbs[i + 1]}(id) + 1;");
                 continue;
             }
-            writer.Line($"    {access} {modifier}int {verbs[i]}(int id)");
-            writer.Line("    {");
-            if (BeforeBlocking(shape.Wait) is { } before)
-            {
-                writer.Line($"        {before}");
-            }
-            blockingLine = writer.Line($"        {Blocking(shape.Wait)}");
-            writer.Line("        return id;");
-            writer.Line("    }");
+            workLine = last(writer, $"    {access} {modifier}{returns} {verbs[i]}(int id)");
         }
         writer.Line("}");
-        return (writer.Text, verbs.Count > 0 ? $"{chainType}.{verbs[^1]}" : "", blockingLine);
+        return (writer.Text, verbs.Count > 0 ? $"{chainType}.{verbs[^1]}" : "", workLine);
     }
 
     /// <summary>The waits' shared pieces: the async delay, the gate, the permits, the loopback upstream.</summary>
@@ -542,7 +555,7 @@ public static class ServiceGenerator
     }
 
     /// <summary>Lines of a source file, counting them so the generator knows where each statement is.</summary>
-    private sealed class SourceWriter
+    internal sealed class SourceWriter
     {
         private readonly List<string> _lines = [];
 

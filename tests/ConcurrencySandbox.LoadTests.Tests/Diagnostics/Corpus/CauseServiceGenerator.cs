@@ -1,0 +1,210 @@
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics.Corpus;
+
+/// <summary>What breaks a generated cause service (issue 38 item 6): work that runs on a core and waits on nothing, or a dependency that is slow.</summary>
+public enum Cause
+{
+    /// <summary>SHA-256 rounds, a few ms of a core per request, no wait of any kind.</summary>
+    Cpu,
+
+    /// <summary>A text built by string concatenation in a loop: a few MB of garbage per request.</summary>
+    Allocation,
+
+    /// <summary>An awaited call through IHttpClientFactory to an upstream that serves 2 requests at a time.</summary>
+    Upstream,
+
+    /// <summary>SHA-256 rounds, then the awaited upstream call: two causes, either is a right first.</summary>
+    CpuAndUpstream,
+}
+
+/// <summary>One generated cause service's dimensions: its entry (the handler shapes that serve a request), its cause, how many calls below the entry the work is, and whether those methods ask the JIT to inline them.</summary>
+public sealed record CauseShape(int Index, Entry Entry, Cause Cause, int Depth, bool Inlined)
+{
+    public string Name => $"Cause{Index:00}{Entry}{Cause}D{Depth}{(Inlined ? "I" : "")}";
+}
+
+/// <summary>
+/// What a right finding says: one of <paramref name="Accepted"/> ranked first, each a cause as the report words it
+/// ("CPU", "GC", "the upstream") with its place: the method that does the work (source words, as the report names it)
+/// or the end of the call's name (the path template, "/upstream/quotes/{id}": the host's port is the run's).
+/// </summary>
+public sealed record ExpectedCause(IReadOnlyList<(string Cause, string Place)> Accepted, string File, int Line);
+
+/// <summary>A generated cause service: its shape, its source files by name, the path the load requests, and what a right finding says.</summary>
+public sealed record GeneratedCauseService(CauseShape Shape, IReadOnlyDictionary<string, string> Files, string RequestPath, ExpectedCause Expected);
+
+/// <summary>
+/// Composes small ASP.NET Core services that break by a cause other than blocking, from a seed: an entry (a controller
+/// with an injected interface service, a minimal-API lambda, a method group, a lambda on a route group), a cause, a
+/// depth of 0-3 async calls below the entry, with or without AggressiveInlining, and names drawn from the blocking
+/// corpus's lists. Nothing in them blocks: a diagnosis that says "pool starvation", "make it async" or "raise the pool's
+/// minimum" for one of them is the worst error (issue 38 item 1).
+/// </summary>
+public static class CauseServiceGenerator
+{
+    /// <summary>The entries that serve a request with a handler the generator can make async.</summary>
+    public static readonly Entry[] Entries = [Entry.Controller, Entry.MinimalLambda, Entry.MethodGroup, Entry.RouteGroup];
+
+    /// <summary>The report's words for each cause.</summary>
+    public const string CpuCause = "CPU";
+    public const string GcCause = "GC";
+    public const string UpstreamCause = "the upstream";
+
+    /// <summary><paramref name="count"/> services from <paramref name="seed"/>: the entry x cause grid in a seeded order (every pair once before any repeats), each with a seeded depth, inlining and names.</summary>
+    public static IReadOnlyList<GeneratedCauseService> Compose(int seed, int count)
+    {
+        var random = new Random(seed);
+        var grid = Entries.SelectMany(e => Enum.GetValues<Cause>().Select(c => (Entry: e, Cause: c))).OrderBy(_ => random.Next()).ToList();
+        return [.. Enumerable.Range(0, count).Select(i => Generate(new CauseShape(i, grid[i % grid.Count].Entry, grid[i % grid.Count].Cause, random.Next(4), random.Next(2) == 0), random))];
+    }
+
+    /// <summary>The work's statements, one a line; the index of the one the finding names (the loop that spends the core or allocates, or the upstream call).</summary>
+    private static (string[] Lines, int Named) Work(Cause cause, string resource) => cause switch
+    {
+        Cause.Cpu => (["var digest = BitConverter.GetBytes(id);", "for (var round = 0; round < Work.Rounds; round++) { digest = System.Security.Cryptography.SHA256.HashData(digest); }", "id += digest[0] & 0;"], 1),
+        Cause.Allocation => (["var text = \"\";", "for (var piece = 0; piece < Work.Pieces; piece++) { text += $\"line {id,8} {piece,6}: {piece * 31 % 977,8} units\\n\"; }", "id += text.Length & 0;"], 1),
+        Cause.Upstream => ([$"id += (await Upstream.Factory!.CreateClient(Upstream.Name).GetStringAsync($\"upstream/{resource}/{{id}}\")).Length & 0;"], 0),
+        Cause.CpuAndUpstream =>
+        ([
+            "var digest = BitConverter.GetBytes(id);", "for (var round = 0; round < Work.Rounds; round++) { digest = System.Security.Cryptography.SHA256.HashData(digest); }",
+            $"id += (await Upstream.Factory!.CreateClient(Upstream.Name).GetStringAsync($\"upstream/{resource}/{{id}}\")).Length & digest[0] & 0;",
+        ], 1),
+        _ => throw new ArgumentOutOfRangeException(nameof(cause)),
+    };
+
+    private static GeneratedCauseService Generate(CauseShape shape, Random random)
+    {
+        var resource = ServiceGenerator.Resources[random.Next(ServiceGenerator.Resources.Length)];
+        var type = char.ToUpperInvariant(resource[0]) + resource[1..];
+        var verbs = ServiceGenerator.Verbs.OrderBy(_ => random.Next()).Take(shape.Depth).ToList();
+        var controller = shape.Entry == Entry.Controller;
+        var chainType = controller ? $"{type}Service" : $"{type}Work";
+        var (workLines, named) = Work(shape.Cause, resource);
+        var files = new Dictionary<string, string>();
+        var chain = ServiceGenerator.Chain(chainType, verbs, controller, shape.Inlined, async: true, (writer, header) => Body(writer, header, null, workLines, named, "    "));
+        files["Chain.cs"] = chain.Text;
+        files["Support.cs"] = Support;
+        var entryCall = shape.Depth == 0 ? null : controller ? $"await service.{verbs[0]}(id)" : $"await {chainType}.{verbs[0]}(id)";
+
+        var program = new ServiceGenerator.SourceWriter();
+        program.Line("var builder = WebApplication.CreateBuilder(args);");
+        program.Line("builder.Logging.SetMinimumLevel(LogLevel.Warning);");
+        program.Line("builder.Services.AddHttpClient(Upstream.Name, http => http.BaseAddress = Upstream.Address);");
+        if (controller)
+        {
+            program.Line("builder.Services.AddControllers();");
+            program.Line($"builder.Services.AddSingleton<I{chainType}, {chainType}>();");
+        }
+        program.Line("var app = builder.Build();");
+        program.Line("Upstream.Factory = app.Services.GetRequiredService<IHttpClientFactory>();");
+        if (controller)
+        {
+            program.Line("app.MapControllers();");
+        }
+        string entryFile;
+        string entryMethod;
+        int entryLine;
+        string path;
+        switch (shape.Entry)
+        {
+            case Entry.Controller:
+                var source = new ServiceGenerator.SourceWriter();
+                source.Line("using Microsoft.AspNetCore.Mvc;");
+                source.Line("");
+                source.Line("[ApiController]");
+                source.Line($"[Route(\"{resource}\")]");
+                source.Line($"public sealed class {type}Controller(I{chainType} service) : ControllerBase");
+                source.Line("{");
+                source.Line("    [HttpGet(\"{id:int}\")]");
+                entryLine = Body(source, "    public async Task<int> Get(int id)", entryCall, workLines, named, "    ");
+                source.Line("}");
+                files[$"{type}Controller.cs"] = source.Text;
+                (entryFile, entryMethod, path) = ($"{type}Controller.cs", $"{type}Controller.Get", $"/{resource}/1");
+                break;
+            case Entry.MinimalLambda:
+                entryLine = Body(program, $"app.MapGet(\"/{resource}/{{id:int}}\", async (int id) =>", entryCall, workLines, named, "", ");");
+                (entryFile, entryMethod, path) = ("Program.cs", "the lambda in Program (top-level statements)", $"/{resource}/1");
+                break;
+            case Entry.MethodGroup:
+                program.Line($"app.MapGet(\"/{resource}/{{id:int}}\", {type}Handlers.Get);");
+                var handlers = new ServiceGenerator.SourceWriter();
+                handlers.Line($"public static class {type}Handlers");
+                handlers.Line("{");
+                entryLine = Body(handlers, "    public static async Task<int> Get(int id)", entryCall, workLines, named, "    ");
+                handlers.Line("}");
+                files[$"{type}Handlers.cs"] = handlers.Text;
+                (entryFile, entryMethod, path) = ($"{type}Handlers.cs", $"{type}Handlers.Get", $"/{resource}/1");
+                break;
+            default:
+                program.Line($"app.MapGroup(\"/api\").Map{type}();");
+                var endpoints = new ServiceGenerator.SourceWriter();
+                endpoints.Line($"public static class {type}Endpoints");
+                endpoints.Line("{");
+                endpoints.Line($"    public static RouteGroupBuilder Map{type}(this IEndpointRouteBuilder app)");
+                endpoints.Line("    {");
+                endpoints.Line($"        var group = app.MapGroup(\"/{resource}\");");
+                entryLine = Body(endpoints, "        group.MapGet(\"/{id:int}\", async (int id) =>", entryCall, workLines, named, "        ", ");");
+                endpoints.Line("        return group;");
+                endpoints.Line("    }");
+                endpoints.Line("}");
+                files[$"{type}Endpoints.cs"] = endpoints.Text;
+                (entryFile, entryMethod, path) = ($"{type}Endpoints.cs", $"the lambda in {type}Endpoints.Map{type}", $"/api/{resource}/1");
+                break;
+        }
+        // The slow dependency: the same process's loopback route, 2 requests at a time, 50 ms each (awaited: it holds no thread).
+        program.Line($"app.MapGet(\"/upstream/{resource}/{{id:int}}\", async (int id) => {{ await Upstream.Slots.WaitAsync(); try {{ await Task.Delay(Upstream.DelayMs); return id; }} finally {{ Upstream.Slots.Release(); }} }});");
+        program.Line($"app.Lifetime.ApplicationStarted.Register(() => {{ Upstream.Address = new Uri(app.Urls.First() + \"/\"); Console.WriteLine($\"{shape.Name} ready: {{string.Join(' ', app.Urls)}} pid {{Environment.ProcessId}}\"); }});");
+        program.Line("app.Run();");
+        files["Program.cs"] = program.Text;
+
+        var (method, file, line) = shape.Depth == 0 ? (entryMethod, entryFile, entryLine) : (chain.Method, "Chain.cs", chain.Line);
+        var call = $"/upstream/{resource}/{{id}}";
+        IReadOnlyList<(string, string)> accepted = shape.Cause switch
+        {
+            Cause.Cpu => [(CpuCause, method)],
+            Cause.Allocation => [(GcCause, method)],
+            Cause.Upstream => [(UpstreamCause, call)],
+            _ => [(CpuCause, method), (UpstreamCause, call)],
+        };
+        return new GeneratedCauseService(shape, files, path, new ExpectedCause(accepted, file, line));
+    }
+
+    /// <summary>An async method's body: an awaited call to the chain's first method, or (depth 0) the work; returns the line of that call or the work's named line.</summary>
+    private static int Body(ServiceGenerator.SourceWriter writer, string header, string? call, string[] work, int named, string indent, string close = "")
+    {
+        writer.Line(header);
+        writer.Line($"{indent}{{");
+        int line;
+        if (call is not null)
+        {
+            line = writer.Line($"{indent}    id += {call} & 0;");
+        }
+        else
+        {
+            line = work.Select((statement, i) => (Line: writer.Line($"{indent}    {statement}"), i)).Single(x => x.i == named).Line;
+        }
+        // An async method with no await of its own (the CPU and allocation work at depth 0) still yields once, as an async handler would.
+        writer.Line($"{indent}    await Task.Yield();");
+        writer.Line($"{indent}    return id;");
+        writer.Line($"{indent}}}{close}");
+        return line;
+    }
+
+    /// <summary>The work's sizes and the slow dependency: a named client from IHttpClientFactory to the service's own loopback route.</summary>
+    private const string Support = """
+        public static class Work
+        {
+            // About 2 ms of a core per request (as the CpuHash target), and about 4 MB of strings (as the Allocating target).
+            public const int Rounds = 4000;
+            public const int Pieces = 300;
+        }
+
+        public static class Upstream
+        {
+            public const string Name = "upstream";
+            public const int DelayMs = 50;
+            public static readonly SemaphoreSlim Slots = new(2);
+            public static IHttpClientFactory? Factory { get; set; }
+            public static Uri? Address { get; set; }
+        }
+        """;
+}

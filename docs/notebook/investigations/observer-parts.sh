@@ -18,8 +18,10 @@ R=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0
 trace=${DOTNET_TRACE:-dotnet-trace}
 rounds=${1:-2}; seconds=${2:-8}
 W=$(mktemp -d)
-if [ "${PERF:-0}" = 1 ]; then export DOTNET_PerfMapEnabled=1; fi
+# perf names jitted code through the runtime's perf map, which needs the code at the addresses it was written to (no W^X double mapping).
+if [ "${PERF:-0}" = 1 ]; then export DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0; fi
 start_api "$R/api/ConcurrencySandbox.Api.dll" "$W"
+unset DOTNET_PerfMapEnabled DOTNET_EnableWriteXorExecute
 side=""
 wrk_pid=""
 trap 'kill $wrk_pid $api_pid $side 2>/dev/null || true; rm -rf "$W"' EXIT
@@ -66,19 +68,18 @@ phase() {
 }
 for round in $(seq 1 "$rounds"); do for name in "${order[@]}"; do phase "$name" "$round"; done; done
 phase none last
-awk '{ sum[$1] += $(NF-4); n[$1]++ } END { for (m in sum) printf "%-13s mean %.2f us per request (%d phases)%s\n", m, sum[m]/n[m], n[m], (m != "none" ? sprintf(", %+.2f us against none", sum[m]/n[m] - sum["none"]/n["none"]) : "") }' "$W/cpu.txt" | sort
+awk '{ sum[$1] += $(NF-5); n[$1]++ } END { for (m in sum) printf "%-13s mean %.2f us per request (%d phases)%s\n", m, sum[m]/n[m], n[m], (m != "none" ? sprintf(", %+.2f us against none", sum[m]/n[m] - sum["none"]/n["none"]) : "") }' "$W/cpu.txt" | sort
 if [ "${PERF:-0}" = 1 ]; then
-  # Inclusive shares of the API's samples: what each part makes a request do (managed frames by the perf map, the runtime's by libcoreclr's symbols).
-  echo "## perf: share of the API's CPU samples inside (inclusive), per phase"
+  # The API's samples per phase; inside the request-duration metric's recording (HostingMetrics.RequestEnd, inclusive),
+  # in the runtime itself (libcoreclr.so, self: EventPipe's writes and stack walks; its symbols are stripped) and in the
+  # TPL's event source (self: the activity ids TasksFlowActivityIds sets on each task).
+  echo "## perf: the API's CPU samples per phase, and the shares inside each part's work"
   for f in "$W"/*.perf; do
-    perf report -i "$f" --children --sort sym --stdio 2>/dev/null | awk -v f="$(basename "$f" .perf)" '
-      /^ +[0-9.]+%/ { c = $1; sub("%", "", c); line = $0
-        if (line ~ /HostingMetrics|System.Diagnostics.Metrics/) metrics = (c > metrics ? c : metrics)
-        if (line ~ /ep_write_event|ep_rt_|EventPipe|ep_buffer/) eventpipe = (c > eventpipe ? c : eventpipe)
-        if (line ~ /walk_managed_stack|StackWalk|ep_rt_coreclr_walk/) stacks = (c > stacks ? c : stacks)
-        if (line ~ /ActivityTracker|SetCurrentThreadActivityId|TplEventSource|EventActivityIdControl/) tpl = (c > tpl ? c : tpl)
-        if (line ~ /GCAllocationTick|FireEtwGCAllocationTick|AllocationSampled|FireEtwAllocationSampled/) alloc = (c > alloc ? c : alloc) }
-      END { printf "%-18s metrics %5.2f %%, EventPipe writes %5.2f %%, stack walks %5.2f %%, TPL activity ids %5.2f %%, allocation events %5.2f %%\n", f, metrics, eventpipe, stacks, tpl, alloc }'
+    samples=$(perf script -i "$f" -F tid 2>/dev/null | wc -l)
+    metric=$(perf report -i "$f" --children --sort sym --stdio -g none 2>/dev/null | awk '/HostingMetrics::RequestEnd/ { sub("%", "", $1); print $1; exit }')
+    runtime=$(perf report -i "$f" --no-children --sort dso --stdio -g none 2>/dev/null | awk '/libcoreclr.so/ { sub("%", "", $1); print $1; exit }')
+    tpl=$(perf report -i "$f" --no-children --sort sym --stdio -g none 2>/dev/null | awk '/TplEventSource|ActivityTracker|SetCurrentThreadActivityId/ { sub("%", "", $1); s += $1 } END { print s + 0 }')
+    printf '%-18s %6s samples; request-duration metric %5.2f %%, libcoreclr.so %5.2f %%, TPL activity ids %5.2f %%\n' "$(basename "$f" .perf)" "$samples" "${metric:-0}" "${runtime:-0}" "$tpl"
   done
 fi
 if [ "${EVENTS:-0}" = 1 ]; then

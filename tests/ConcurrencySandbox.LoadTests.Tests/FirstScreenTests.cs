@@ -97,6 +97,39 @@ public sealed partial class FirstScreenTests : IDisposable
         }
     }
 
+    [Theory]
+    [MemberData(nameof(Kinds))]
+    public void TheHeadingSaysWhatWasTestedInWordsAndEveryLabelOfTheFirstScreenIsDefinedOnThePage(string kind)
+    {
+        var summary = Summary(kind);
+        ReportWriter.Write(_out, summary);
+        var html = File.ReadAllText(Path.Combine(_out, "report.html"));
+        var lines = RenderedPage.Lines(html);
+
+        // The heading names no seed by number; the first line that names the seed introduces it in words.
+        Assert.DoesNotMatch("(?i)seed [0-9]", lines[0]);
+        Assert.StartsWith($"h1 {summary.Experiment}: ", lines[0], StringComparison.Ordinal);
+        if (SeedReports.Introduce(summary.Seed) is { } introduced)
+        {
+            Assert.Contains(introduced, lines.First(line => line.Contains($"seed {summary.Seed}", StringComparison.OrdinalIgnoreCase)), StringComparison.Ordinal);
+        }
+
+        // The first screen's labels: each tile figure's label, and the words a figure reads in place of a number.
+        using var page = RenderedPage.Json(html);
+        var figures = page.RootElement.GetProperty("blocks").EnumerateArray().Where(b => b.GetProperty("kind").GetString() == "tiles")
+            .SelectMany(b => b.GetProperty("tiles").EnumerateArray()).SelectMany(t => t.GetProperty("figures").EnumerateArray()).ToList();
+        var labels = figures.Select(f => f.GetProperty("label").GetString()!)
+            .Concat(figures.Select(f => f.GetProperty("value").GetString()!).Where(value => value is ReportWriter.NoAnswer or ReportWriter.NoTelemetry))
+            .Distinct().ToList();
+        Assert.Equal(kind == "stopped", labels.Count == 0);
+        if (labels.Count > 0)
+        {
+            // Defined once, in the legend under the tiles.
+            var legend = Assert.Single(lines, line => line.StartsWith("p.legend ", StringComparison.Ordinal));
+            Assert.All(labels, label => Assert.True(legend.Contains($"{label}: ", StringComparison.Ordinal), $"{kind}: the first screen's \"{label}\" is not defined on the page"));
+        }
+    }
+
     private static RunSummary Summary(string kind) => kind switch
     {
         "fanout" => SyntheticReports.LoadRun("fanout", ["sync-over-async", "async"], 20, 5, (name, t) => name == "async" ? 100 : 100 + 40 * t).Analysed(),

@@ -143,7 +143,8 @@ public sealed class ProgressTests
         var text = output.ToString();
         // bench-vs-wrk.sh waits for lines starting "compute/sync t=": the interval line keeps that start.
         Assert.Equal(intervalLines, text.Contains("fanout/threadpool t=", StringComparison.Ordinal));
-        Assert.Contains("fanout/threadpool step users=4 0.0-6.0s requests=24 rps=4 p50=1000ms p99=1010ms failed=0 timedout=0", text);
+        // The step line counts the requests that ended in the step, and says so: the report counts them by the step they were sent in.
+        Assert.Contains("fanout/threadpool step users=4 0.0-6.0s ended=24 ended/s=4 p50=1000ms p99=1010ms failed=0 timedout=0", text);
         Assert.Equal(terminal, text.Contains('\r', StringComparison.Ordinal));
     }
 
@@ -152,4 +153,36 @@ public sealed class ProgressTests
 
     private static IntervalEnded Interval(string series, double load, long failed, double? p99Ms, int? threads, long? queue) =>
         new(series, 6, "users", load, 11.5, 60, failed, 0, p99Ms / 2, p99Ms / 2, p99Ms, p99Ms, threads, queue, Partial: false);
+
+    [Fact]
+    public void TheLivePageColoursEachVariantAsItsReportDoesEvenWhenTheirOwnColoursClash()
+    {
+        // Nine names the palette does not know, over its eight colours for such names: two share an own colour, and the
+        // report gives the later one a spare colour; the live page must draw it in that one too.
+        string[] names = [.. Enumerable.Range(1, 9).Select(i => $"step-{i}")];
+        var started = new StartedColours();
+        var progress = new RunProgress(new RunPlanned("clash", []), _clock, [started]);
+
+        foreach (var name in names)
+        {
+            progress.VariantStarting("clash", new(name), "/x");
+        }
+        Assert.True(progress.Flush());
+
+        var report = SyntheticReports.LoadRun("clash", names, 2, 5, (_, _) => 20).Analysed();
+        Assert.Equal(report.Variants.Select(v => v.Color), started.Colours);
+    }
+
+    private sealed class StartedColours : IProgressListener
+    {
+        public List<string> Colours { get; } = [];
+
+        public void On(ProgressEvent e)
+        {
+            if (e is VariantStarted started)
+            {
+                Colours.Add(started.Color);
+            }
+        }
+    }
 }

@@ -51,7 +51,7 @@ public sealed partial class ReportReadabilityTests : IDisposable
         var markdown = File.ReadAllText(Path.Combine(_out, "summary.md"));
         Assert.Contains("allocating shows 12 of its 80 steps (every 8 steps from the first, the knee and the last); [steps.csv](steps.csv) holds every step", markdown, StringComparison.Ordinal);
         Assert.Contains("a steps.csv", RenderedPage.LinesOf(Path.Combine(_out, "report.html")));
-        var csv = File.ReadAllLines(Path.Combine(_out, ReportWriter.StepsFile));
+        var csv = File.ReadAllLines(Path.Combine(_out, ReportWriter.StepsFileName));
         Assert.Equal(1 + 80, csv.Length);
         Assert.Equal("allocating,users,3700,36,37,3700,3700,50,50,0,0", csv[37]);
     }
@@ -126,8 +126,8 @@ public sealed partial class ReportReadabilityTests : IDisposable
         Assert.Contains("telemetry.csv", linked);
         Assert.Contains(ReportWriter.ResponseCurveFile, linked);
         Assert.All(linked, file => Assert.True(File.Exists(Path.Combine(_out, file)), $"{file} is linked but not written"));
-        Assert.Equal("h1 Seed 003: fanout (quick), up to 40 users, API on 2 cores", lines[0]);
-        Assert.Contains("<title>Seed 003: fanout (quick), up to 40 users, API on 2 cores</title>", html, StringComparison.Ordinal);
+        Assert.Equal("h1 fanout: threadpool and async compared (quick profile), up to 40 users, API on 2 cores", lines[0]);
+        Assert.Contains("<title>fanout: threadpool and async compared (quick profile), up to 40 users, API on 2 cores</title>", html, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -97,6 +97,16 @@ public sealed class ReportTests : IDisposable
         Assert.True(System.Text.Json.Nodes.JsonNode.DeepEquals(System.Text.Json.Nodes.JsonNode.Parse(json), System.Text.Json.Nodes.JsonNode.Parse(summary.ToJson())));
     }
 
+    [Theory]
+    // The dll run by the dotnet host, as the notebook's timings run it: the report says so, not "dotnet run".
+    [InlineData("/usr/share/dotnet/dotnet", "/work/repo/loadtests/R/bin/Release/net10.0/R.dll", "dotnet loadtests/R/bin/Release/net10.0/R.dll")]
+    // dotnet run starts the runner's own executable: that is what ran.
+    [InlineData("/work/repo/loadtests/R/bin/Release/net10.0/R", "/work/repo/loadtests/R/bin/Release/net10.0/R.dll", "loadtests/R/bin/Release/net10.0/R")]
+    [InlineData("/opt/runner/R", "/opt/runner/R.dll", "/opt/runner/R")]
+    [InlineData("/work/repo/R", "/work/repo/R.dll", "./R")]
+    public void TheReportsCommandLineSaysWhatWasRun(string processPath, string entryPath, string expected) =>
+        Assert.Equal(expected, RunnerCommandLine.LauncherOf(processPath, entryPath, "/work/repo"));
+
     [Fact]
     public void AStoppedRunsReportSaysPartialAndWhereItStoppedInEveryForm()
     {

@@ -24,7 +24,7 @@ public sealed class SummaryContractTests
         var json = File.ReadAllText(Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", file));
         if (RunSummary.VersionOf(json) is { } version && version < RunSummary.CurrentVersion)
         {
-            var refused = Assert.Throws<InvalidDataException>(() => SummaryFile.ReadSummary(Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", file), file));
+            var refused = Assert.Throws<InvalidDataException>(() => ReportFolder.ReadSummary(Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", file), file));
             Assert.Contains($"this runner reads version {RunSummary.CurrentVersion}", refused.Message);
             return;
         }

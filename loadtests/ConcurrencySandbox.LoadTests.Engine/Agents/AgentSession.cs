@@ -105,6 +105,8 @@ public sealed class AgentSession(Uri coordinator, int index, string logFolder, T
             log.Flush();
             taken = interval;
         }, stepLoad: whole.LoadBetween);
+        // Stopped: the coordinator stops too and keeps what it merged; an agent sends no partial result.
+        cancellationToken.ThrowIfCancellationRequested();
         link.Send(new AgentDone(index, result.ElapsedSeconds, CpuSeconds(), Environment.ProcessorCount, (workload as OpenModel)?.NotSent ?? 0,
             [.. result.Failures.Select(f => new AgentFailureCount(f.What, f.Count))],
             [.. result.Sent.Select(s => new AgentSentSlice(s.FromSeconds, s.Completed, s.CompletedSumMs, s.TimedOut, s.TimedOutSumMs, s.ConnectionErrors))]));

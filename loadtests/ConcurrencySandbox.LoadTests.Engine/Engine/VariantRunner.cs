@@ -110,6 +110,12 @@ public sealed record VariantResult(
     /// <summary>The ends (seconds since the variant began) of the intervals that lack agent <paramref name="index"/>'s data because it failed.</summary>
     public IReadOnlyList<double> SecondsWithout(int index) => [.. Intervals.Where(i => i.MissingAgents.Contains(index)).Select(i => i.ElapsedSeconds)];
 
+    /// <summary>
+    /// True when Ctrl+C or SIGTERM (the run's token) ended the variant before its load did: the result holds what was
+    /// measured until then (its closed steps and its intervals, no telemetry history fetched), returned like any other.
+    /// </summary>
+    public bool Stopped { get; init; }
+
     /// <summary>Where the runtime's figures (the pool series) came from, as the report names it: the observer and its channel, an HTTP endpoint, or none and why.</summary>
     public string? TelemetrySource { get; init; }
 
@@ -216,17 +222,6 @@ public sealed record VariantResult(
 }
 
 /// <summary>
-/// A variant stopped by Ctrl+C or SIGTERM, with what it measured until then (its closed steps, its intervals, no
-/// telemetry history fetched): the partial report keeps it. Still an <see cref="OperationCanceledException"/>, so code
-/// between the load engine and the experiment runner stops as it did.
-/// </summary>
-public sealed class VariantStoppedException(VariantResult soFar, CancellationToken token)
-    : OperationCanceledException($"{soFar.Key.Label} was stopped after {soFar.Steps.Count} step(s)", token)
-{
-    public VariantResult SoFar { get; } = soFar;
-}
-
-/// <summary>
 /// Telemetry read from outside the API's HTTP port and thread pool (the runtime observer over the diagnostics channel):
 /// the rows recorded since a <see cref="Stopwatch"/> timestamp, stamped in seconds since it.
 /// </summary>
@@ -307,15 +302,15 @@ public static class VariantRunner
         var elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
         var recorded = telemetry is null || stopped ? null : await RecordedDuringAsync(telemetry, variant, startedUtc, elapsed, cancellationToken);
         IReadOnlyList<TelemetryRow> rows = observed?.RowsSince(variant, started) ?? (recorded is { Length: > 0 } ? recorded : SnapshotOf(samples));
-        var result = new VariantResult(variant, request, workload.LoadUnit, elapsed, series.Intervals, rows, recorder.Total())
+        return new VariantResult(variant, request, workload.LoadUnit, elapsed, series.Intervals, rows, recorder.Total())
         {
             Requests = recorder.Requests(),
             Sent = recorder.SentSlices(),
             Steps = series.Steps,
             Distribution = recorder.Distribution(),
             Failures = recorder.Failures(),
+            Stopped = stopped,
         };
-        return stopped ? throw new VariantStoppedException(result, cancellationToken) : result;
 
         void AddInterval(bool partial)
         {

@@ -46,8 +46,7 @@ public static class ReportChart
         }
         if (!isBurst && variants.FirstOrDefault(v => v.Intervals.Count > 0) is { } load)
         {
-            var peak = load.Intervals.Max(i => i.Load);
-            panels.Add(new ChartPanel("Applied load (the same shape for every variant)", new ChartAxis(LoadLabel(load.LoadUnit), Counts: load.LoadUnit != "rate", Span: (0, peak * 1.1)), null,
+            panels.Add(new ChartPanel("Applied load (the same shape for every variant)", new ChartAxis(LoadLabel(load.LoadUnit), Counts: load.LoadUnit != "rate", Span: (0, load.PeakLoad * 1.1)), null,
                 [new ChartSeries($"{LoadLabel(load.LoadUnit)}, every variant", [.. load.Intervals.Where(i => !i.Tail).Select(i => (i.ElapsedSeconds, i.Load))], VariantPalette.LoadColor, Axis.Left, Stroke.Solid)],
                 Height: 120));
         }

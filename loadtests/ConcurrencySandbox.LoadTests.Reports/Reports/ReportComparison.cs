@@ -7,12 +7,12 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 /// Two runs of the same experiment side by side: per variant the mean, p99, mean at peak load, RPS and peak pool
 /// threads of each, B - A and B / A. Runs of different experiments, or without a variant in common, are not comparable.
 /// </summary>
-public sealed record ReportComparison(SummaryFile A, SummaryFile B)
+public sealed record ReportComparison(ReportFolder A, ReportFolder B)
 {
     /// <summary>Reads both folders; throws <see cref="InvalidDataException"/> with one line when they cannot be compared.</summary>
     public static ReportComparison Of(string folderA, string folderB)
     {
-        var (fileA, fileB) = (SummaryFile.Read(folderA), SummaryFile.Read(folderB));
+        var (fileA, fileB) = (ReportFolder.Read(folderA), ReportFolder.Read(folderB));
         var (a, b) = (fileA.Summary, fileB.Summary);
         if (a.Experiment != b.Experiment)
         {
@@ -58,7 +58,7 @@ public sealed record ReportComparison(SummaryFile A, SummaryFile B)
         .. A.Machine != B.Machine ? ["The machines differ: the ratios mix the runtime's effect with the machine's."] : Array.Empty<string>(),
     ];
 
-    private static string Side(string label, SummaryFile s) =>
+    private static string Side(string label, ReportFolder s) =>
         string.Create(CultureInfo.InvariantCulture, $"{label}: {s.Folder}, started {s.Summary.StartedAt:u}, profile {s.Summary.Profile}, {s.Machine}, `{s.Summary.CommandLine}`");
 
     public string Title => $"Seed {A.Summary.Seed}: {A.Summary.Experiment}, run A beside run B";

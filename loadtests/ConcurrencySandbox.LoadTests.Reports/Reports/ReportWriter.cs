@@ -15,7 +15,7 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 public static class ReportWriter
 {
     /// <summary>The run's one result in a report folder: every other file is rendered from it.</summary>
-    public const string SummaryFile = "summary.json";
+    public const string SummaryFileName = "summary.json";
 
     /// <summary>Analyses a run's raw results once (<see cref="RunAnalysis"/>) and writes the report folder from the summary; returns the summary.</summary>
     /// <param name="commandLine">The runner's command line as typed (see <see cref="RunnerCommandLine"/>), printed in the report.</param>
@@ -30,7 +30,7 @@ public static class ReportWriter
     public static void Write(string folder, RunSummary summary)
     {
         Directory.CreateDirectory(folder);
-        File.WriteAllText(Path.Combine(folder, SummaryFile), summary.ToJson());
+        File.WriteAllText(Path.Combine(folder, SummaryFileName), summary.ToJson());
         Render(folder, summary);
     }
 
@@ -43,7 +43,7 @@ public static class ReportWriter
         var distribution = ReportChart.Distribution(title, summary.Variants);
         File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(summary.Variants));
         File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(summary.Variants));
-        File.WriteAllText(Path.Combine(folder, StepsFile), StepsCsv(summary.Variants));
+        File.WriteAllText(Path.Combine(folder, StepsFileName), StepsCsv(summary.Variants));
         File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(summary));
         File.WriteAllText(Path.Combine(folder, "chart.svg"), chart);
         if (distribution is not null)
@@ -85,7 +85,7 @@ public static class ReportWriter
     }
 
     /// <summary>Every step of every variant, which the reports' step table may summarise (<see cref="StepsShown"/>).</summary>
-    public const string StepsFile = "steps.csv";
+    public const string StepsFileName = "steps.csv";
 
     public static string StepsCsv(IEnumerable<SummaryVariant> variants)
     {
@@ -120,45 +120,14 @@ public static class ReportWriter
     public static string SummaryMarkdown(RunSummary r)
     {
         var commandLine = r.CommandLine;
-        var claims = r.Claims ?? [];
         var md = new StringBuilder();
         md.AppendLine(Invariant($"# {r.Experiment} ({r.Profile}){(r.Partial is null ? "" : ", PARTIAL")}"));
         md.AppendLine();
-        if (r.Partial is { } partial)
+        foreach (var block in Opening(new HtmlPage(""), r).Blocks)
         {
-            md.AppendLine($"**PARTIAL REPORT: {PartialNote(partial)}**");
+            md.AppendLine(Markdown(block));
             md.AppendLine();
         }
-        if (r.Answer is { } answer)
-        {
-            md.AppendLine($"**{answer}**");
-            md.AppendLine();
-        }
-        if (r.Headline is { } headline)
-        {
-            md.AppendLine(headline);
-            md.AppendLine();
-        }
-        if (r.HeadlineDetails is { } details)
-        {
-            md.AppendLine(details);
-            md.AppendLine();
-        }
-        if (OtherFindings(r) is { Count: > 0 } others)
-        {
-            md.AppendLine("Also seen at the break:");
-            md.AppendJoin('\n', others.Select(o => $"- {o}")).AppendLine();
-            md.AppendLine();
-        }
-        md.AppendLine(r.Verdict);
-        md.AppendLine();
-        if (claims.Count > 0)
-        {
-            md.AppendJoin('\n', claims.Select(c => $"- {c.Line}")).AppendLine();
-            md.AppendLine();
-        }
-        md.AppendLine(OutcomeLine(r));
-        md.AppendLine();
         md.AppendLine(Invariant($"Started {r.StartedAt:u} against {r.Target}. Load shape: {r.LoadShape}."));
         md.AppendLine(MachineLine(r.Machine, r.ApiProcessorCount));
         md.AppendLine();
@@ -212,7 +181,7 @@ public static class ReportWriter
         if (StepSummaryNote(r) is { } stepNote)
         {
             md.AppendLine();
-            md.AppendLine(stepNote.Replace(StepsFile, $"[{StepsFile}]({StepsFile})", StringComparison.Ordinal));
+            md.AppendLine(stepNote.Replace(StepsFileName, $"[{StepsFileName}]({StepsFileName})", StringComparison.Ordinal));
         }
         md.AppendLine();
         md.AppendLine(PeakNote);
@@ -238,11 +207,12 @@ public static class ReportWriter
         return md.ToString();
     }
 
-    /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
-    /// <param name="evidenceSvgs">The experiment's own evidence charts, drawn right under the verdict.</param>
-    public static string ReportHtml(RunSummary r, IReadOnlyList<string> evidenceSvgs, IReadOnlyList<string> chartSvgs)
+    /// <summary>
+    /// The report's opening, the same blocks in report.html and summary.md: the partial note, the plain answer, the
+    /// headline and its details, the other findings, the verdict and its claims, and how the requests ended.
+    /// </summary>
+    private static HtmlPage Opening(HtmlPage page, RunSummary r)
     {
-        var commandLine = r.CommandLine;
         var claims = r.Claims ?? [];
         var verdictClass = r.Outcome switch
         {
@@ -251,20 +221,10 @@ public static class ReportWriter
             nameof(Outcome.NotReproduced) => "verdict not",
             _ => "verdict",
         };
-        var page = new HtmlPage(PageTitle(r), r);
-        if (r.Partial is { } partial)
-        {
-            page.Paragraph($"PARTIAL REPORT: {PartialNote(partial)}", "verdict partial");
-        }
-        page.Paragraph(r.Answer, "answer");
-        if (r.Headline is { } headline)
-        {
-            page.Paragraph(headline, "verdict");
-        }
-        if (r.HeadlineDetails is { } details)
-        {
-            page.Paragraph(details, "details");
-        }
+        page = page.Paragraph(r.Partial is { } partial ? $"PARTIAL REPORT: {PartialNote(partial)}" : null, PartialClass)
+            .Paragraph(r.Answer, AnswerClass)
+            .Paragraph(r.Headline, "verdict")
+            .Paragraph(r.HeadlineDetails, "details");
         if (OtherFindings(r) is { Count: > 0 } others)
         {
             page = page.Paragraph("Also seen at the break:").List(others);
@@ -274,9 +234,29 @@ public static class ReportWriter
         {
             page = page.List([.. claims.Select(c => c.Line)]);
         }
-        page = page
-            .Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes")
-            .Tiles(Tiles(r));
+        return page.Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes");
+    }
+
+    private const string PartialClass = "verdict partial";
+    private const string AnswerClass = "answer";
+
+    /// <summary>An opening block as summary.md writes it: the partial note and the answer in bold, a list as "- " lines.</summary>
+    private static string Markdown(PageBlock block) => block switch
+    {
+        ParagraphBlock { Class: PartialClass or AnswerClass } p => $"**{p.Text}**",
+        ParagraphBlock p => p.Text,
+        ListBlock l => string.Join('\n', l.Items.Select(item => $"- {item}")),
+        _ => throw new ArgumentException($"the opening has no {block.GetType().Name}", nameof(block)),
+    };
+
+    /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
+    /// <param name="evidenceSvgs">The experiment's own evidence charts, drawn right under the verdict.</param>
+    public static string ReportHtml(RunSummary r, IReadOnlyList<string> evidenceSvgs, IReadOnlyList<string> chartSvgs)
+    {
+        var commandLine = r.CommandLine;
+        var page = Opening(new HtmlPage(PageTitle(r), r), r)
+            .Tiles(Tiles(r))
+            .Paragraph(r.Variants.Count == 0 ? null : TileLegend(r), "legend");
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r)
             .Figures(evidenceSvgs)
             .List(EvidenceAllZero(r))
@@ -348,41 +328,73 @@ public static class ReportWriter
     /// <summary>
     /// The first screen's tiles, one per variant: its rate, p50 and p99, failures and timeouts, peak load, and the pool's
     /// peak threads and queue, each read from its summary field (the tables read the same); "no answer", never 0, where
-    /// no request of the variant got one.
+    /// no request of the variant got one. Their labels are <see cref="TileLabels"/>, defined once under the tiles.
     /// </summary>
-    public static IReadOnlyList<ReportTile> Tiles(RunSummary r) =>
+    public static IReadOnlyList<ReportTile> Tiles(RunSummary r)
+    {
+        var labels = TileLabels(r).Select(l => l.Label).ToList();
+        return
+        [
+            .. r.Variants.Select(v =>
+            {
+                var noAnswer = v.Outcomes.Completed == 0;
+                return new ReportTile(v.Name, v.Color,
+                [
+                    new(labels[0], noAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
+                    new(labels[1], noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
+                    new(labels[2], Invariant($"{v.Failed} of {v.Requests}")),
+                    new(labels[3], Invariant($"{v.Outcomes.TimedOut}")),
+                    new(labels[4], v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : Invariant($"{v.PeakLoad:0.##} {ResponseCurve.UnitOf(v.LoadUnit)}")),
+                    new(labels[5], v.PeakThreads is { } threads ? Invariant($"{threads} / {v.PeakQueue}") : NoTelemetry),
+                ]);
+            }),
+        ];
+    }
+
+    /// <summary>What a tile's pool figure reads when the variant's runtime was not recorded.</summary>
+    public const string NoTelemetry = "n/a (no telemetry)";
+
+    /// <summary>The tiles' labels in their order, each with what it means: <see cref="TileLegend"/> says them once under the tiles.</summary>
+    public static IReadOnlyList<(string Label, string Meaning)> TileLabels(RunSummary r) =>
     [
-        .. r.Variants.Select(v =>
-        {
-            var noAnswer = v.Outcomes.Completed == 0;
-            return new ReportTile(v.Name, v.Color,
-            [
-                new(r.Words.PerSecond, noAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
-                new($"{r.Words.LatencyPrefix}p50 / p99 (ms)", noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
-                new("failed", Invariant($"{v.Failed} of {v.Requests}")),
-                new("timed out", Invariant($"{v.Outcomes.TimedOut}")),
-                new("peak load", v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : Invariant($"{v.PeakLoad:0.##} {ResponseCurve.UnitOf(v.LoadUnit)}")),
-                new("pool threads / queue", v.PeakThreads is { } threads ? Invariant($"{threads} / {v.PeakQueue}") : "n/a (no telemetry)"),
-            ]);
-        }),
+        (r.Words.PerSecond, $"the variant's {r.Words.Unit} (answered or failed) per second of its whole run"),
+        ($"{r.Words.LatencyPrefix}p50 / p99 (ms)", $"the median and the 99th percentile, in milliseconds, of the {r.Words.Unit} that got an answer or timed out; \u2265 marks a lower bound, where timed-out ones reach that rank"),
+        ("failed", $"the {r.Words.Unit} that failed (HTTP errors, timeouts, connection errors) of all it sent"),
+        ("timed out", $"the {r.Words.Unit} given up after the client's timeout, counted in failed too"),
+        ("peak load", "the highest load the variant was put under (users, arrival rate, clients, or a burst's size)"),
+        ("pool threads / queue", "the most thread-pool threads and the longest thread-pool queue the API recorded while the variant ran"),
     ];
+
+    /// <summary>The tiles' legend: each label and what it means, and what "no answer" and "n/a" say, once for every tile.</summary>
+    public static string TileLegend(RunSummary r) =>
+        "In the tiles: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}"))
+        + $"; {NoAnswer}: not one of the variant's {r.Words.Unit} got an answer or timed out, so it has no rate or latency to show; {NoTelemetry}: the API's runtime was not recorded.";
 
     /// <summary>The report folder's other files, as report.html links them.</summary>
     private static IEnumerable<string> ReportFiles(RunSummary r) =>
     [
-        "curves.csv", StepsFile, "telemetry.csv", SummaryFile, "summary.md", "chart.svg",
+        "curves.csv", StepsFileName, "telemetry.csv", SummaryFileName, "summary.md", "chart.svg",
         .. ResponseCurveModel.Of(r.Experiment, r) is not null ? [ResponseCurveFile] : Array.Empty<string>(),
         .. r.Variants.Any(v => v.Distribution.Count > 0) ? ["distribution.svg"] : Array.Empty<string>(),
         .. Enumerable.Range(1, EvidenceDrawn(r).Count).Select(i => Invariant($"evidence-{i}.svg")),
     ];
 
-    /// <summary>report.html's heading: the seed, experiment and profile, the peak load ("2000 clients") and the API's core count, so two reports never read the same.</summary>
+    /// <summary>
+    /// report.html's heading, in plain words: what was tested (the variants compared, or the capacity searched for), the
+    /// profile, the peak load ("2000 clients") and the API's core count, so two reports never read the same. No seed
+    /// number: the first sentence under it introduces the seed in words the first time the page names it.
+    /// </summary>
     public static string PageTitle(RunSummary r)
     {
         var peak = r.Variants.MaxBy(v => v.PeakLoad);
         var load = peak is null || peak.LoadUnit == "burst" ? "" : Invariant($", up to {peak.PeakLoad:0.##} {(peak.LoadUnit == "rate" ? "req/s" : peak.LoadUnit)}");
         var cores = r.ApiProcessorCount is { } n ? Invariant($", API on {n} core{(n == 1 ? "" : "s")}") : "";
-        return Invariant($"Seed {r.Seed}: {r.Experiment} ({r.Profile}){load}{cores}{(r.Partial is null ? "" : ", PARTIAL")}");
+        var names = r.Variants.Select(v => v.Name).ToList();
+        var tested = r.Capacity is { } capacity ? $"the most load {r.Target} takes within its SLO ({capacity.Slo})"
+            : names.Count == 0 ? $"{r.Experiment}, stopped before any variant was measured"
+            : names.Count == 1 ? $"{names[0]} under load"
+            : $"{string.Join(", ", names.SkipLast(1))} and {names[^1]} compared";
+        return Invariant($"{r.Experiment}: {tested} ({r.Profile} profile){load}{cores}{(r.Partial is null ? "" : ", PARTIAL")}");
     }
 
     private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed; with timed-out requests it is a lower bound, marked \u2265. Peak threads and queue: the highest values the API recorded while the variant ran.";
@@ -535,7 +547,7 @@ public static class ReportWriter
         var summarised = r.Variants.Where(v => v.Steps.Count > SummarisedStepsAbove).ToList();
         return summarised.Count == 0 ? null
             : "Per step, summarised: " + string.Join("; ", summarised.Select(v => Invariant($"{v.Name} shows {StepsShown(v).Count} of its {v.Steps.Count} steps (every {StrideOf(v)} steps from the first, the knee and the last)")))
-                + $"; {StepsFile} holds every step, so these rows do not add up to the totals.";
+                + $"; {StepsFileName} holds every step, so these rows do not add up to the totals.";
     }
 
     /// <summary>One row per load agent per variant, when agents made the load: its requests, CPU use, and whether it was client-bound or failed.</summary>

@@ -23,7 +23,7 @@ internal static class ReportCommand
         command.SetAction(async parse =>
         {
             var given = parse.GetValue(summaryPath)!;
-            var path = Directory.Exists(given) ? Path.Combine(given, ReportWriter.SummaryFile) : given;
+            var path = Directory.Exists(given) ? Path.Combine(given, ReportWriter.SummaryFileName) : given;
             if (!File.Exists(path))
             {
                 await error.WriteLineAsync($"error: '{given}' is neither a summary.json nor a report folder holding one");
@@ -32,7 +32,7 @@ internal static class ReportCommand
             RunSummary summary;
             try
             {
-                summary = SummaryFile.ReadSummary(path, $"'{given}'");
+                summary = ReportFolder.ReadSummary(path, $"'{given}'");
             }
             catch (InvalidDataException e)
             {

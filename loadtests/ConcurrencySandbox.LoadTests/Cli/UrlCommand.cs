@@ -392,7 +392,7 @@ internal static class UrlCommand
         var observations = steps.Values.SelectMany(s => s.Observations).ToDictionary(o => o.Key, o => o.Value);
         var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
-        var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.Intervals.Max(i => i.Load), ramp.Broke?.BrokeBecause,
+        var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.PeakLoad, ramp.Broke?.BrokeBecause,
             broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, search.NotObservedBecause, unloadedStep), ramp.Bound, ramp.Narrowing,
             broke?.Total)
         {

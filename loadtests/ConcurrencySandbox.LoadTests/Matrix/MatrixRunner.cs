@@ -87,7 +87,7 @@ internal sealed record MatrixReport(string Folder, MatrixOptions Options, Contai
     /// </summary>
     private object? FanOutOf(CoreCountRun run) => run.FanOut is not { } summary ? null : new
     {
-        Summary = $"{MatrixRunner.FanOutFolder(run)}/{ReportWriter.SummaryFile}",
+        Summary = $"{MatrixRunner.FanOutFolder(run)}/{ReportWriter.SummaryFileName}",
         summary.Experiment,
         summary.Outcome,
         summary.Verdict,

@@ -33,6 +33,8 @@ internal sealed class RunProgress
     private readonly TimeProvider _clock;
     private readonly IReadOnlyList<IProgressListener> _listeners;
     private readonly SerialDelivery _delivery = new();
+    // Each experiment's variant names in the order they started (under _gate): the run the report colours its variants by.
+    private readonly Dictionary<string, List<string>> _started = [];
     private volatile RunState _state;
 
     public RunProgress(RunPlanned plan, TimeProvider clock, IReadOnlyList<IProgressListener> listeners)
@@ -53,7 +55,24 @@ internal sealed class RunProgress
 
     /// <summary>The next variant begins: its place and the run's count follow from the variants before it.</summary>
     public void VariantStarting(string experiment, VariantKey variant, string request) =>
-        Publish(state => new VariantStarted(state.Index + 1, Math.Max(state.Count, state.Index + 2), ProgressEvent.SeriesOf(experiment, variant), request, VariantPalette.ColorOf(variant)));
+        Publish(state => new VariantStarted(state.Index + 1, Math.Max(state.Count, state.Index + 2), ProgressEvent.SeriesOf(experiment, variant), request, ColorOf(experiment, variant)));
+
+    /// <summary>
+    /// The colour the report gives the variant: <see cref="VariantPalette.OfRun"/> over its experiment's variants as they
+    /// started, so two variants whose own colours clash get the same spare colour on the live page and in report.html.
+    /// </summary>
+    private string ColorOf(string experiment, VariantKey variant)
+    {
+        if (!_started.TryGetValue(experiment, out var names))
+        {
+            _started[experiment] = names = [];
+        }
+        if (!names.Contains(variant.Name))
+        {
+            names.Add(variant.Name);
+        }
+        return VariantPalette.OfRun([.. names.Select(name => (name, (double?)null))])[names.IndexOf(variant.Name)];
+    }
 
     /// <summary>The one variant's progress, as the load engine reports it, turned into this run's events.</summary>
     /// <param name="requestTimeout">The client's timeout: a timed-out request's lower bound on the live response curve.</param>

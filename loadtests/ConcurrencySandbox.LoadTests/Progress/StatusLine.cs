@@ -40,9 +40,13 @@ internal static class StatusLine
             $"{i.Series} t={i.ElapsedSeconds,6:0.0}s {i.LoadUnit}={i.Load,6:0.#} rps={i.RequestsPerSecond,8:0.#} ok={i.Ok} failed={i.Failed} timedout={i.TimedOut} mean={Ms(i.MeanMs)} p99={Ms(i.P99Ms)} max={Ms(i.MaxMs)} {pool}");
     }
 
-    /// <summary>One line per closed step: a point of the response curve.</summary>
+    /// <summary>
+    /// One line per closed step: a point of the response curve as it closes, over the requests that <em>ended</em> in the
+    /// step (said <c>ended=</c>, not <c>requests=</c>): the report, written once the variant is done, counts each request in
+    /// the step it was sent in, which a step still waiting on its answers cannot yet.
+    /// </summary>
     public static string Step(StepEnded s) => string.Create(CultureInfo.InvariantCulture,
-        $"{s.Series} step {s.LoadUnit}={s.Point.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s requests={s.Requests} rps={s.RequestsPerSecond:0.#} p50={Ms(s.Point.P50Ms)} p99={Ms(s.Point.P99Ms)} failed={s.Failed} timedout={s.TimedOut}");
+        $"{s.Series} step {s.LoadUnit}={s.Point.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s ended={s.Requests} ended/s={s.RequestsPerSecond:0.#} p50={Ms(s.Point.P50Ms)} p99={Ms(s.Point.P99Ms)} failed={s.Failed} timedout={s.TimedOut}");
 
     /// <summary>m:ss, or h:mm:ss from an hour.</summary>
     public static string Clock(TimeSpan span)

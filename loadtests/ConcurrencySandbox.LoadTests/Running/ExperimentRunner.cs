@@ -78,15 +78,19 @@ internal static class ExperimentRunner
             var round = (Order: roundOrder, Results: new List<VariantResult>(), Observations: new Dictionary<string, VariantObservation>());
             foreach (var variant in roundOrder)
             {
+                VariantResult? stoppedIn;
                 try
                 {
-                    await RunAndKeepAsync(variant, roundLoad, round.Results, round.Observations);
+                    stoppedIn = await RunAndKeepAsync(variant, roundLoad, round.Results, round.Observations);
                 }
-                catch (OperationCanceledException e) when (cancellationToken.IsCancellationRequested)
+                catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
                 {
-                    var stopped = e as VariantStoppedException;
-                    var where = PartialRun.Where(new VariantKey(variant.Name, cpus, limit).Label, stopped?.SoFar.Steps.Count ?? 0, roundLoad.Shape.Steps.Count);
-                    return Stopped(where, stopped?.SoFar, round.Results, round.Observations);
+                    // Stopped before its load began (its API starting, the observer attaching): nothing of it was measured.
+                    return Stopped(variant, null, roundLoad, round.Results, round.Observations);
+                }
+                if (stoppedIn is not null)
+                {
+                    return Stopped(variant, stoppedIn, roundLoad, round.Results, round.Observations);
                 }
                 variantFinished?.Invoke(SoFar(PartialRun.Running([.. round.Results.Select(r => r.Key.Label)]), round.Results, round.Observations));
             }
@@ -119,7 +123,10 @@ internal static class ExperimentRunner
                 Environment = new Dictionary<string, string>(before.Environment) { [FixCheck.MinimumSetting] = Invariant($"{minimum}") },
             };
             console.WriteLine($"-- verify-fix: {before.Name} again with {FixCheck.MinimumSetting}={minimum}");
-            await RunAndKeepAsync(after, load, results, observations);
+            if (await RunAndKeepAsync(after, load, results, observations) is { } stoppedFix)
+            {
+                return Stopped(after, stoppedFix, load, results, observations);
+            }
             fix = new FixCheck(starved.Label, new VariantKey(after.Name, cpus, limit).Label, minimum);
         }
         IReadOnlyList<ThresholdOutcome> thresholds = [.. Thresholds.Evaluate([.. experiment.DefaultThresholds, .. userThresholds], results), .. AgentMerge.FaultOutcomes(results)];
@@ -137,8 +144,9 @@ internal static class ExperimentRunner
 
         // Ctrl+C or SIGTERM during a variant: the report up to there, marked partial, with no verdict (it needs every variant).
         // With rounds, the partial report holds the round that was running.
-        ExperimentReport Stopped(string where, VariantResult? stoppedSoFar, List<VariantResult> results, Dictionary<string, VariantObservation> observations)
+        ExperimentReport Stopped(Variant variant, VariantResult? stoppedSoFar, LoadOptions variantLoad, IReadOnlyList<VariantResult> results, IReadOnlyDictionary<string, VariantObservation> observations)
         {
+            var where = PartialRun.Where(new VariantKey(variant.Name, cpus, limit).Label, stoppedSoFar?.Steps.Count ?? 0, variantLoad.Shape.Steps.Count);
             var partial = PartialRun.Describe(where, [.. results.Select(r => r.Key.Label)]);
             return SoFar(partial, [.. results, .. stoppedSoFar is null ? Array.Empty<VariantResult>() : [stoppedSoFar]], observations) with { StoppedAt = where };
         }
@@ -164,9 +172,14 @@ internal static class ExperimentRunner
             return index < 0 ? variants.Count : index;
         }
 
-        async Task RunAndKeepAsync(Variant variant, LoadOptions variantLoad, List<VariantResult> into, Dictionary<string, VariantObservation> observed)
+        // Keeps a finished variant; a stopped one (the run's token, not an exception) is returned for the partial report, not kept.
+        async Task<VariantResult?> RunAndKeepAsync(Variant variant, LoadOptions variantLoad, List<VariantResult> into, Dictionary<string, VariantObservation> observed)
         {
             var (result, observation) = await RunVariantAsync(experiment, variant with { Driver = DriverOf(variant) }, new VariantKey(variant.Name, cpus, limit), variantLoad, servers, observe.Attach, console, progress, cancellationToken);
+            if (result.Stopped)
+            {
+                return result;
+            }
             into.Add(result with { Figures = experiment.FiguresOf(result) });
             if (observation is not null)
             {
@@ -174,6 +187,7 @@ internal static class ExperimentRunner
                 observed[result.Key.Label] = experiment.DiagnosisDoesNotApplyBecause is null ? observation : observation with { Diagnosis = null };
                 console.WriteLine(ObserverLine(result.Key.Label, observation));
             }
+            return null;
         }
     }
 
@@ -249,7 +263,8 @@ internal static class ExperimentRunner
         {
             TelemetrySource = TelemetrySource(observer?.Channel, server.Telemetry, notObservedBecause, live),
         };
-        return observer is null ? (result, null) : await observer.FinishAsync(result);
+        // Stopped: the observer is let go (its history is not waited for), the variant kept as far as it ran.
+        return observer is null || result.Stopped ? (result, null) : await observer.FinishAsync(result);
     }
 
     /// <summary>The observer on a process the runner reaches, or why it could not attach (the variant then runs on with the lease's HTTP telemetry, if any).</summary>

@@ -4,8 +4,8 @@ using ConcurrencySandbox.Contracts.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>A report folder's summary.json as <c>compare</c> reads it back.</summary>
-public sealed record SummaryFile(string Folder, RunSummary Summary)
+/// <summary>A report folder and its summary.json, as <c>compare</c> and <c>report</c> read it back.</summary>
+public sealed record ReportFolder(string Folder, RunSummary Summary)
 {
     /// <summary>The machine in a few words: logical cores, the API's processor count when known, the runtime.</summary>
     public string Machine => $"{Summary.Machine.LogicalCores} logical cores{(Summary.ApiProcessorCount is { } n ? $", API ProcessorCount {n}" : "")}, {Summary.Machine.Runtime}";
@@ -14,14 +14,14 @@ public sealed record SummaryFile(string Folder, RunSummary Summary)
     /// Reads a report folder; throws <see cref="InvalidDataException"/> with one line when it is not one, or when its
     /// summary.json is of another schema version than this runner's (naming both) or does not match its layout.
     /// </summary>
-    public static SummaryFile Read(string folder)
+    public static ReportFolder Read(string folder)
     {
-        var path = Path.Combine(folder, ReportWriter.SummaryFile);
+        var path = Path.Combine(folder, ReportWriter.SummaryFileName);
         if (!File.Exists(path))
         {
-            throw new InvalidDataException($"'{folder}' is not a report folder (no {ReportWriter.SummaryFile})");
+            throw new InvalidDataException($"'{folder}' is not a report folder (no {ReportWriter.SummaryFileName})");
         }
-        return new SummaryFile(folder, ReadSummary(path, $"'{folder}'"));
+        return new ReportFolder(folder, ReadSummary(path, $"'{folder}'"));
     }
 
     /// <summary>

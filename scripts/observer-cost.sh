@@ -6,13 +6,14 @@
 #     runner loads with --target and --no-observer; plain runs have no watch. Issue 40 allows watch 5 % (0.95). Each
 #     run also prints the API's own CPU per request over the whole run (both of compute's variants; /proc and the
 #     API's requestsStarted), which a busy machine disturbs far less than the throughput.
-#   --observer trace: the cause trace the runner takes for 1 s at each step's peak (issue 38: the GC keyword's
-#     allocation ticks with stacks, System.Net.Http's events, the TPL's activity ids; CauseTrace.Providers), held by
+#   --observer trace: the cause trace the runner takes for 1 s at each step's peak (issue 38: .NET 10's allocation
+#     samples with stacks, System.Net.Http's events, the TPL's activity ids; CauseTrace.Providers), held by
 #     dotnet-trace (DOTNET_TRACE=path, else dotnet-trace on PATH) over the whole run of one fresh API per run: its
 #     cost over the second it runs. Plain runs have no trace.
 #   BASELINE_RUNNER=path/to/ConcurrencySandbox.LoadTests.dll: each pair also runs that build's observer ("baseline",
-#     the same way), so a change to the observer is measured before/after side by side, in the same minutes.
-# Usage: scripts/observer-cost.sh [--observer runner|watch] [pairs] [users] [seconds]
+#     the same way), so a change to the observer is measured before/after side by side, in the same minutes. With
+#     --observer trace the baseline is a trace of BASELINE_TRACE_PROVIDERS (dotnet-trace's words) instead.
+# Usage: scripts/observer-cost.sh [--observer runner|watch|trace] [pairs] [users] [seconds]
 #   (default 3 pairs, 16 users, 20 s per variant)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,8 +23,9 @@ if [ "${1:-}" = "--observer" ]; then
   shift 2 || shift
 fi
 [ "$observer" = runner ] || [ "$observer" = watch ] || [ "$observer" = trace ] || { echo "--observer must be runner, watch or trace, not '$observer'" >&2; exit 2; }
-# CauseTrace.Providers in dotnet-trace's words: the runtime's GC keyword at Verbose (5), System.Net.Http's events, the TPL's TasksFlowActivityIds.
-trace_providers="Microsoft-Windows-DotNETRuntime:0x1:5,System.Net.Http:0xFFFFFFFFFFFFFFFF:4,System.Threading.Tasks.TplEventSource:0x80:4"
+# CauseTrace.Providers on .NET 10 in dotnet-trace's words: the runtime's AllocationSampling keyword at Informational (4),
+# System.Net.Http's events, the TPL's TasksFlowActivityIds. (Before: the GC keyword at Verbose, Microsoft-Windows-DotNETRuntime:0x1:5.)
+trace_providers="Microsoft-Windows-DotNETRuntime:0x80000000000:4,System.Net.Http:0xFFFFFFFFFFFFFFFF:4,System.Threading.Tasks.TplEventSource:0x80:4"
 pairs=${1:-3}; users=${2:-16}; seconds=${3:-20}
 [[ "$pairs" =~ ^[0-9]+$ ]] && (( pairs >= 1 && pairs <= 20 )) || { echo "pairs must be 1..20, not '$pairs'" >&2; exit 2; }
 [[ "$users" =~ ^[0-9]+$ ]] && (( users >= 1 && users <= 1024 )) || { echo "users must be 1..1024, not '$users'" >&2; exit 2; }
@@ -43,7 +45,9 @@ trap cleanup EXIT
 printf '{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [%d, "00:00:%02d"] } ] }\n' "$users" "$seconds" >"$work/load.json"
 runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests.dll
 modes=(observed plain)
-if [ -n "${BASELINE_RUNNER:-}" ]; then
+if [ "$observer" = trace ] && [ -n "${BASELINE_TRACE_PROVIDERS:-}" ]; then
+  modes+=(baseline)
+elif [ "$observer" != trace ] && [ -n "${BASELINE_RUNNER:-}" ]; then
   [ -f "$BASELINE_RUNNER" ] || { echo "BASELINE_RUNNER is not a file: '$BASELINE_RUNNER'" >&2; exit 2; }
   modes+=(baseline)
 fi
@@ -73,8 +77,10 @@ load() {
   # watch / trace: a fresh API, watched or traced (observed) or not (plain) for the whole run; the runner itself observes nothing.
   start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work"
   if [ "$1" != plain ] && [ "$observer" = trace ]; then
+    local providers=$trace_providers
+    [ "$1" = baseline ] && providers=$BASELINE_TRACE_PROVIDERS
     # Longer than the load: the trace covers all of it and ends by itself (its rundown after the load).
-    "${DOTNET_TRACE:-dotnet-trace}" collect -p "$api_pid" --providers "$trace_providers" --duration "00:00:$(printf '%02d' $((seconds + 5)))" \
+    "${DOTNET_TRACE:-dotnet-trace}" collect -p "$api_pid" --providers "$providers" --duration "00:00:$(printf '%02d' $((seconds + 5)))" \
       -o "$work/trace-$2.nettrace" >"$work/trace-$2.log" 2>&1 &
     watch_pid=$!
     attached 'Output File' "$work/trace-$2.log" dotnet-trace

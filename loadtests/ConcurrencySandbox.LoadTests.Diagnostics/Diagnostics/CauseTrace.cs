@@ -21,9 +21,10 @@ public sealed record AllocationSite(string Name, double Share, SourceLine? Line 
 }
 
 /// <summary>
-/// What the runtime's allocation sampling saw over a trace (GCAllocationTick: one event each time about 100 KB more were
-/// allocated, naming the type of the object that crossed the mark and, with its stack, the method that allocated it):
-/// the sampled bytes, the types and the application's allocating methods by their share of them.
+/// What the runtime's allocation sampling saw over a trace (.NET 10's AllocationSampled: an object picked at random, about
+/// one per 100 KB allocated, with its type and size, and with its stack the method that allocated it; before .NET 10,
+/// GCAllocationTick, one each time about 100 KB more were allocated): the bytes the samples stand for, the types and the
+/// application's allocating methods by their share of them.
 /// </summary>
 public sealed record AllocationSamples(int Samples, long SampledBytes, IReadOnlyList<AllocationSite> Types, IReadOnlyList<AllocationSite> Methods)
 {
@@ -93,20 +94,31 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
     private const string TplProvider = "System.Threading.Tasks.TplEventSource";
     private const long TasksFlowActivityIds = 0x80;
 
+    // The mean distance between two allocation samples of .NET 10's randomized sampling, in bytes ("about 100 KB"): an
+    // object of s bytes is sampled with probability 1 - exp(-s / mean), so each sample stands for s over that many bytes.
+    private const double SamplingMeanBytes = 100 * 1024;
+
     /// <summary>
-    /// The trace's providers: the runtime's GC keyword at Verbose (GCAllocationTick, with a stack each), System.Net.Http's
-    /// events and the TPL's activity ids that pair them; the rundown names the methods on the stacks.
+    /// The trace's providers: the allocation samples with a stack each (on .NET 10, <paramref name="allocationSampling"/>,
+    /// the runtime's AllocationSampling keyword alone at Informational; before, the GC keyword at Verbose for
+    /// GCAllocationTick, which brings every other verbose GC event with it), System.Net.Http's events and the TPL's
+    /// activity ids that pair them; the rundown names the methods on the stacks.
     /// </summary>
-    public static IReadOnlyList<EventPipeProvider> Providers { get; } =
+    public static IReadOnlyList<EventPipeProvider> Providers(bool allocationSampling) =>
     [
-        new(ClrTraceEventParser.ProviderName, EventLevel.Verbose, (long)ClrTraceEventParser.Keywords.GC),
+        allocationSampling
+            ? new(ClrTraceEventParser.ProviderName, EventLevel.Informational, (long)ClrTraceEventParser.Keywords.AllocationSampling)
+            : new(ClrTraceEventParser.ProviderName, EventLevel.Verbose, (long)ClrTraceEventParser.Keywords.GC),
         new(HttpProvider, EventLevel.Informational),
         new(TplProvider, EventLevel.Informational, TasksFlowActivityIds),
     ];
 
-    /// <summary>Traces the process behind <paramref name="client"/> for <see cref="Length"/> and reads it, naming methods with <paramref name="resolver"/>.</summary>
-    public static CauseTrace Take(DiagnosticsClient client, CallSiteResolver resolver) =>
-        StackSampler.Recorded(client, Providers, Length, null, null, log => Read(log, resolver));
+    /// <summary>
+    /// Traces the process behind <paramref name="client"/> for <see cref="Length"/> and reads it, naming methods with
+    /// <paramref name="resolver"/>; <paramref name="allocationSampling"/> when its runtime writes AllocationSampled (.NET 10+).
+    /// </summary>
+    public static CauseTrace Take(DiagnosticsClient client, CallSiteResolver resolver, bool allocationSampling) =>
+        StackSampler.Recorded(client, Providers(allocationSampling), Length, null, null, log => Read(log, resolver));
 
     /// <summary>The allocation samples and the HTTP calls of one trace.</summary>
     public static CauseTrace Read(TraceLog log, CallSiteResolver resolver)
@@ -118,7 +130,11 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
         var ended = new List<(string Call, double Ms, int Status, double? QueueMs)>();
         foreach (var e in log.Events)
         {
-            if (e is GCAllocationTickTraceData tick)
+            if (e is AllocationSampledTraceData sample)
+            {
+                ticks.Add((sample.TypeName, (long)Represented(sample.ObjectSize), StackOf(log, e)));
+            }
+            else if (e is GCAllocationTickTraceData tick)
             {
                 ticks.Add((tick.TypeName, tick.AllocationAmount64, StackOf(log, e)));
             }
@@ -155,6 +171,9 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
             .ToList();
         return new CauseTrace(log.SessionDuration.TotalSeconds, Allocated(ticks, resolver), calls);
     }
+
+    /// <summary>The bytes one AllocationSampled event of an <paramref name="objectBytes"/>-byte object stands for: its size over its chance of being sampled.</summary>
+    internal static double Represented(long objectBytes) => objectBytes <= 0 ? SamplingMeanBytes : objectBytes / -double.ExpM1(-objectBytes / SamplingMeanBytes);
 
     private static double Percentile(List<double> sorted, double quantile) => sorted[Math.Clamp((int)Math.Ceiling(quantile * sorted.Count) - 1, 0, sorted.Count - 1)];
 

@@ -72,15 +72,14 @@ public sealed class RuntimeObserver : IAsyncDisposable
     private static readonly HashSet<string> Wanted = [.. Counters, CurrentRequests, TotalRequests];
 
     // ASP.NET Core's request duration histogram (Microsoft.AspNetCore.Hosting meter, .NET 8+), whose http.route tag is the
-    // route pattern routing matched: the one instrument the observer asks System.Diagnostics.Metrics for. The runtime
-    // aggregates it on a thread of its own and publishes it once a second, one event per route and status.
+    // route pattern routing matched: the one instrument the route window (RoutesOverAsync) asks System.Diagnostics.Metrics
+    // for. The runtime aggregates it on a thread of its own and publishes it once a second, one event per route and status.
     private const string MetricsProvider = "System.Diagnostics.Metrics";
     private const long TimeSeriesValuesKeyword = 0x2;
     private const string RequestDuration = "http.server.request.duration";
     private const string RouteTag = "http.route";
     private const string MethodTag = "http.request.method";
-    private readonly string _metricsSession;
-    private readonly Dictionary<string, long> _routes = [];
+    private const int RouteWindowBufferMegabytes = 16;
 
     private readonly EventPipeSession _session;
     private readonly Thread _reader;
@@ -92,9 +91,8 @@ public sealed class RuntimeObserver : IAsyncDisposable
     private EventPipeEventSource? _source;
     private int _disposed;
 
-    private RuntimeObserver(DiagnosticsChannel channel, EventPipeSession session, bool lightSession, string metricsSession)
+    private RuntimeObserver(DiagnosticsChannel channel, EventPipeSession session, bool lightSession)
     {
-        _metricsSession = metricsSession;
         Channel = channel;
         _session = session;
         LightSession = lightSession;
@@ -105,7 +103,10 @@ public sealed class RuntimeObserver : IAsyncDisposable
     /// <summary>The process observed and how it is reached.</summary>
     public DiagnosticsChannel Channel { get; }
 
-    /// <summary>True when the runtime took the light session (.NET 10+): no stack with any event, and of the Threading keyword only the pool's adjustments.</summary>
+    /// <summary>
+    /// True when the runtime took the light session (.NET 10+): no stack with any event, and of the Threading keyword only
+    /// the pool's adjustments. Such a runtime also writes AllocationSampled, which the cause trace then asks for (<see cref="CauseTrace.Providers"/>).
+    /// </summary>
     public bool LightSession { get; }
 
     /// <summary>Why the series ended before the observer was stopped (the process exited, the channel broke), or null.</summary>
@@ -135,9 +136,8 @@ public sealed class RuntimeObserver : IAsyncDisposable
         answered.CancelAfter(AttachTimeout);
         try
         {
-            var metricsSession = Guid.NewGuid().ToString("N");
-            var (session, light) = await StartSessionAsync(channel.Client, metricsSession, answered.Token);
-            return new RuntimeObserver(channel, session, light, metricsSession);
+            var (session, light) = await StartSessionAsync(channel.Client, answered.Token);
+            return new RuntimeObserver(channel, session, light);
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
@@ -156,19 +156,24 @@ public sealed class RuntimeObserver : IAsyncDisposable
     /// costs the service"); a runtime that refuses either (before .NET 10, before .NET 9) gets the session it
     /// answered to before.
     /// </summary>
-    private static async Task<(EventPipeSession Session, bool Light)> StartSessionAsync(DiagnosticsClient client, string metricsSession, CancellationToken cancellationToken)
+    private static async Task<(EventPipeSession Session, bool Light)> StartSessionAsync(DiagnosticsClient client, CancellationToken cancellationToken)
     {
         try
         {
-            return (await client.StartEventPipeSessionAsync(Session(metricsSession, new EventPipeProviderEventFilter(true, [AdjustmentEventId]), requestStackwalk: false), cancellationToken), true);
+            return (await client.StartEventPipeSessionAsync(Session(new EventPipeProviderEventFilter(true, [AdjustmentEventId]), requestStackwalk: false), cancellationToken), true);
         }
         catch (Exception e) when (e is UnsupportedCommandException or ServerErrorException)
         {
-            return (await client.StartEventPipeSessionAsync(Session(metricsSession, eventFilter: null, requestStackwalk: true), cancellationToken), false);
+            return (await client.StartEventPipeSessionAsync(Session(eventFilter: null, requestStackwalk: true), cancellationToken), false);
         }
     }
 
-    private static EventPipeSessionConfiguration Session(string metricsSession, EventPipeProviderEventFilter? eventFilter, bool requestStackwalk)
+    /// <summary>
+    /// The always-on session: counters and the pool's adjustments, nothing the service writes per request. ASP.NET Core's
+    /// request-duration metric is not in it (<see cref="RoutesOverAsync"/>): while a listener holds it, the service records
+    /// every request's duration with its tags (docs/notebook/performance.md, "Where the observer's cost goes").
+    /// </summary>
+    internal static EventPipeSessionConfiguration Session(EventPipeProviderEventFilter? eventFilter, bool requestStackwalk)
     {
         var providers = new[]
         {
@@ -180,12 +185,6 @@ public sealed class RuntimeObserver : IAsyncDisposable
             eventFilter is null
                 ? new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, ThreadingKeyword)
                 : new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, ThreadingKeyword, null, eventFilter),
-            // The route ASP.NET Core matched for the load: one histogram, one event per route a second (not one per request).
-            new EventPipeProvider(MetricsProvider, EventLevel.Informational, TimeSeriesValuesKeyword, new Dictionary<string, string>
-            {
-                ["SessionId"] = metricsSession, ["Metrics"] = $"Microsoft.AspNetCore.Hosting\\{RequestDuration}", ["RefreshInterval"] = "1",
-                ["MaxTimeSeries"] = "100", ["MaxHistograms"] = "20",
-            }),
         };
         // 256 MB, dotnet-trace's default: the runtime gives every thread that writes an event buffers of its own, so
         // a service starting a thread per request (receive's dedicated receivers: about 1,000 a second, each with
@@ -219,19 +218,53 @@ public sealed class RuntimeObserver : IAsyncDisposable
     }
 
     /// <summary>
-    /// The requests ASP.NET Core's own metrics counted so far by the route routing matched ("GET /orders/{id:int}", the
-    /// pattern as the application mapped it): empty when the target does not host ASP.NET Core 8+ or served no request yet.
+    /// The requests ASP.NET Core's own metrics counted over <paramref name="window"/> by the route routing matched ("GET
+    /// /orders/{id:int}", the pattern as the application mapped it), in a session of its own that holds the request-duration
+    /// histogram only that long: the route does not change over a run, and while the histogram is listened to the service
+    /// records every request into it. Empty when the target does not host ASP.NET Core 8+, served no request in the window
+    /// or refused the session.
     /// </summary>
-    public IReadOnlyDictionary<string, long> Routes
+    public async Task<IReadOnlyDictionary<string, long>> RoutesOverAsync(TimeSpan window, CancellationToken cancellationToken)
     {
-        get
+        var sessionId = Guid.NewGuid().ToString("N");
+        var routes = new Dictionary<string, long>();
+        try
         {
-            lock (_samples)
+            using var session = await Channel.Client.StartEventPipeSessionAsync(RouteMetric(sessionId), requestRundown: false, RouteWindowBufferMegabytes, cancellationToken);
+            var reading = Task.Run(() =>
             {
-                return new Dictionary<string, long>(_routes);
+                using var source = new EventPipeEventSource(session.EventStream);
+                source.Dynamic.All += e => CountRoute(e, sessionId, routes);
+                source.Process();
+            }, CancellationToken.None);
+            try
+            {
+                await Task.Delay(window, cancellationToken);
+            }
+            finally
+            {
+                await session.StopAsync(CancellationToken.None).WaitAsync(TimeSpan.FromSeconds(5), CancellationToken.None);
+                await reading.WaitAsync(TimeSpan.FromSeconds(5), CancellationToken.None);
             }
         }
+        catch (Exception e) when (e is ServerNotAvailableException or UnsupportedCommandException or ServerErrorException or IOException or TimeoutException or EndOfStreamException
+            or ObjectDisposedException or InvalidOperationException or FormatException)
+        {
+            // A process gone or refusing the session leaves the route to the metadata (ServedCode).
+        }
+        lock (routes)
+        {
+            return new Dictionary<string, long>(routes);
+        }
     }
+
+    /// <summary>The request-duration histogram of <paramref name="sessionId"/>'s session: one event per route and status a second, not one per request.</summary>
+    private static EventPipeProvider RouteMetric(string sessionId) =>
+        new(MetricsProvider, EventLevel.Informational, TimeSeriesValuesKeyword, new Dictionary<string, string>
+        {
+            ["SessionId"] = sessionId, ["Metrics"] = $"Microsoft.AspNetCore.Hosting\\{RequestDuration}", ["RefreshInterval"] = "1",
+            ["MaxTimeSeries"] = "100", ["MaxHistograms"] = "20",
+        });
 
     public static string ReasonName(int reason) => reason >= 0 && reason < Reasons.Length ? Reasons[reason] : $"reason {reason}";
 
@@ -265,11 +298,6 @@ public sealed class RuntimeObserver : IAsyncDisposable
 
     private void OnEvent(TraceEvent e)
     {
-        if (e.ProviderName == MetricsProvider)
-        {
-            OnHistogram(e);
-            return;
-        }
         if (e.EventName != "EventCounters" || e.PayloadValue(0) is not IDictionary<string, object> outer || outer["Payload"] is not IDictionary<string, object> payload)
         {
             return;
@@ -301,18 +329,18 @@ public sealed class RuntimeObserver : IAsyncDisposable
         }
     }
 
-    private void OnHistogram(TraceEvent e)
+    private static void CountRoute(TraceEvent e, string sessionId, Dictionary<string, long> routes)
     {
-        if (e.EventName != "HistogramValuePublished" || e.PayloadByName("sessionId") as string != _metricsSession || e.PayloadByName("instrumentName") as string != RequestDuration
-            || e.PayloadByName("tags") is not string tags || e.PayloadByName("count") is not int count || count == 0)
+        if (e.ProviderName != MetricsProvider || e.EventName != "HistogramValuePublished" || e.PayloadByName("sessionId") as string != sessionId
+            || e.PayloadByName("instrumentName") as string != RequestDuration || e.PayloadByName("tags") is not string tags || e.PayloadByName("count") is not int count || count == 0)
         {
             return;
         }
         if (RouteOf(tags) is { } route)
         {
-            lock (_samples)
+            lock (routes)
             {
-                _routes[route] = _routes.GetValueOrDefault(route) + count;
+                routes[route] = routes.GetValueOrDefault(route) + count;
             }
         }
     }

@@ -66,6 +66,11 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private const int StackAttempts = 3;
     private static readonly TimeSpan ResampleGap = TimeSpan.FromSeconds(1);
 
+    // The route ASP.NET Core matched does not change over a run: its metric is read over this window once requests flow
+    // (RuntimeObserver.RoutesOverAsync), not for the whole run, and the stack sample's names are checked against it.
+    private static readonly TimeSpan RouteWindow = TimeSpan.FromSeconds(3);
+
+    private Task<IReadOnlyDictionary<string, long>>? _routes;
     private Task<(BlockingSites? Sites, string? Note, HotMethods? Hot)>? _stacks;
     private Task<(CauseTrace? Trace, string? Note)>? _causes;
     // Who held the cores: read as the observer starts, with each interval, and as the load ends.
@@ -97,6 +102,10 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     public void OnInterval(IntervalRow row, CancellationToken cancellationToken)
     {
         TakeCoreReading();
+        if (_routes is null && row.Load > 0 && observer.LostReason is null)
+        {
+            _routes = observer.RoutesOverAsync(RouteWindow, cancellationToken);
+        }
         if (_stacks is null && row.Load >= peakLoad && observer.LostReason is null)
         {
             var left = TimeSpan.FromSeconds(Math.Max(0, loadSeconds - row.ElapsedSeconds));
@@ -112,8 +121,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// <summary>
     /// The allocation and HTTP trace at the peak, beside the stack sample, in a session of its own that ends after
     /// <see cref="CauseTrace.Length"/>: the light session's providers (<see cref="RuntimeObserver.LightSession"/>) stay
-    /// as they are, so the GC keyword's allocation ticks, their stacks and the HTTP client's events cost the service
-    /// only over that second of each step. A runtime that refuses it leaves GC and the upstream to the counters, said.
+    /// as they are, so the allocation samples, their stacks and the HTTP client's events cost the service only over
+    /// that second of each step. A runtime that refuses it leaves GC and the upstream to the counters, said.
     /// </summary>
     private async Task<(CauseTrace?, string?)> TraceCausesAsync(TimeSpan left, CancellationToken cancellationToken)
     {
@@ -121,7 +130,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         {
             await Task.Delay(Settle(left), cancellationToken);
             using var resolver = new CallSiteResolver(requestPath);
-            return (await Task.Run(() => CauseTrace.Take(observer.Channel.Client, resolver), cancellationToken), null);
+            return (await Task.Run(() => CauseTrace.Take(observer.Channel.Client, resolver, allocationSampling: observer.LightSession), cancellationToken), null);
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {
@@ -137,7 +146,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             for (var attempt = 1; ; attempt++)
             {
                 var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns, observer.Channel.ProcessId);
-                using var resolver = new CallSiteResolver(requestPath, observer.Routes);
+                using var resolver = new CallSiteResolver(requestPath, _routes is null ? null : await _routes);
                 var sites = BlockingSites.Group(StackSampler.Combine(rounds), resolver);
                 if (!sites.AnyInUserCode && !loadRuns())
                 {
@@ -172,6 +181,10 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         const string neverAtPeak = "the load never reached its peak while observed";
         var (sites, note, hot) = _stacks is null ? (null, neverAtPeak, null) : await _stacks;
         var (causes, causesNote) = _causes is null ? (null, neverAtPeak) : await _causes;
+        if (_routes is not null)
+        {
+            await _routes;
+        }
         for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
         {
             await Task.Delay(PollPeriod);

@@ -46,7 +46,8 @@ public sealed class EndToEndTests : IDisposable
         Assert.StartsWith("<svg", await File.ReadAllTextAsync(Path.Combine(_out, "chart.svg")));
         var html = await File.ReadAllTextAsync(Path.Combine(_out, "report.html"));
         Assert.Contains(RenderedPage.Lines(html), line => line.StartsWith("p.verdict", StringComparison.Ordinal));
-        Assert.Contains("-- sleep --profile smoke --milliseconds 20", html);
+        // What ran, as it ran: the dotnet host with the runner's dll (RunnerCommandLine.LauncherOf), then the arguments.
+        Assert.Contains("ConcurrencySandbox.LoadTests.dll sleep --profile smoke --milliseconds 20", html);
     }
 
     [Fact]

@@ -59,9 +59,9 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// <summary>
     /// Pool threads blocked in user code on anything but a lock: a thread waiting for a lock waits for the lock's holder,
     /// so another pool thread would not free it, while one waiting on I/O, a Task or a sleep leaves the queue to the others.
-    /// A busy thread (<see cref="BlockingSite.Busy"/>) is not blocked.
+    /// Only a thread parked in a wait (<see cref="BlockingSite.Parked"/>) is blocked; one running or in a call that is no wait is not.
     /// </summary>
-    public int BlockedOffLock => Sites.Where(s => s.InUserCode && !s.Busy && s.Source?.Primitive != BlockingPrimitive.Lock).Sum(s => s.Threads);
+    public int BlockedOffLock => Sites.Where(s => s.Parked && s.Source?.Primitive != BlockingPrimitive.Lock).Sum(s => s.Threads);
 
     /// <summary>Whether (nearly) all the pool's threads were blocked in user code off a lock (<see cref="NearlyAllShare"/>): none was left to run queued work.</summary>
     public bool PoolBlocked => PoolThreads > 0 && BlockedOffLock >= NearlyAllShare * PoolThreads;
@@ -69,18 +69,22 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// <summary>Whether the biggest group in user code (<see cref="Top"/>) blocks on anything but a lock: the pool's threads block where another thread could free the queue.</summary>
     public bool BlocksOffLock => Top is { } top && top.Source?.Primitive != BlockingPrimitive.Lock;
 
-    /// <summary>The biggest group blocked in user code (not <see cref="BlockingSite.Busy"/>), if any: the call site the diagnosis names.</summary>
-    public BlockingSite? Top => Sites.FirstOrDefault(s => s.InUserCode && !s.Busy);
+    /// <summary>
+    /// The biggest group blocked in user code, parked in a wait (<see cref="BlockingSite.Parked"/>), if any: the call site
+    /// the diagnosis names. A thread in a call that is no wait (SHA256.HashData on a machine too busy to give it a core)
+    /// is not blocked however little CPU it got: it never makes a blocking call site (issue 38 item 1).
+    /// </summary>
+    public BlockingSite? Top => Sites.FirstOrDefault(s => s.Parked);
 
-    /// <summary>The biggest group running in user code (<see cref="BlockingSite.Busy"/>), if any.</summary>
-    public BlockingSite? TopBusy => Sites.FirstOrDefault(s => s.InUserCode && s.Busy);
+    /// <summary>The biggest group in user code not parked in a wait (<see cref="BlockingSite.Busy"/>, or in a call that is no wait), if any: running, not blocked.</summary>
+    public BlockingSite? TopBusy => Sites.FirstOrDefault(s => s.InUserCode && !s.Parked);
 
     /// <summary>Whether the sample found any pool thread in user code, running or blocked.</summary>
     public bool AnyInUserCode => Sites.Any(s => s.InUserCode);
 
     /// <summary>
-    /// The sample found pool threads in user code and every one of them running (<see cref="BlockingSite.Busy"/>), none
-    /// blocked: the requests hold their threads to compute, so the cores bound them, not the pool.
+    /// The sample found pool threads in user code and none of them parked in a wait (<see cref="Top"/>), every one
+    /// running: the requests hold their threads to compute, so the cores bound them, not the pool.
     /// </summary>
     public bool RunsWithoutBlocking => AnyInUserCode && Top is null;
 
@@ -200,7 +204,7 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     public string Describe(BlockingSite site) => site switch
     {
         { InUserCode: false } => $"{site.Threads} of {PoolThreads} pool threads: {site.CallSite}",
-        { Busy: true } => $"{site.Threads} of {PoolThreads} pool threads run (busy on a core, not blocked) {site.Source?.DescribeRunning() ?? site.CallSite}",
+        { Parked: false } => $"{site.Threads} of {PoolThreads} pool threads run (busy on a core, not blocked) {site.Source?.DescribeRunning() ?? site.CallSite}",
         _ => $"{site.Threads} of {PoolThreads} pool threads wait in {site.Source?.Describe() ?? site.CallSite}",
     };
 }

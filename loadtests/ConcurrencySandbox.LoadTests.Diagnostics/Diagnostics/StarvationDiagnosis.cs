@@ -40,6 +40,15 @@ public sealed record DiagnosisInputs(
     /// </summary>
     public string? BusySite { get; init; }
 
+    /// <summary>
+    /// Nothing showed a pool thread blocked: the stack sample found none parked in a wait in user code
+    /// (<see cref="BlockingSites.Top"/> null), or, without a sample, the pool's adjustments were seen and the runtime never
+    /// added a thread for a blocked one (no Starvation or CooperativeBlocking injection, hill climbing alone). The pool's threads ran, idled or awaited, so
+    /// it was short of nothing a thread would fix: no starvation, whatever the queue did or why the pool added threads
+    /// (issue 38 item 1: a queue that grows while the threads run on the cores, or while the work is awaited, is the CPU or the upstream).
+    /// </summary>
+    public bool NoneSampledBlocked { get; init; }
+
     /// <summary>Whether the requests ran on their pool threads rather than blocking them (<see cref="BusySite"/>).</summary>
     public bool RequestsRunNotBlock => BusySite is not null;
 
@@ -72,11 +81,12 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
 
     public static StarvationDiagnosis From(DiagnosisInputs inputs)
     {
-        var needed = inputs.RequestsHoldNoPoolThread || inputs.RequestsRunNotBlock ? 0 : (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
+        var needed = inputs.RequestsHoldNoPoolThread || inputs.RequestsRunNotBlock || inputs.NoneSampledBlocked ? 0 : (int)Math.Ceiling(inputs.RequestsInFlight * Math.Max(1, inputs.ThreadsPerRequest) - 1e-9);
         var shortBy = needed - inputs.PoolThreadsAtPeak;
         // A pool short of threads starves when the runtime injected threads for starvation, or work piled up for the missing ones.
         var starvedAtPeak = shortBy > 0 && (inputs.StarvationAdjustments > 0 || inputs.PeakQueueLength >= shortBy);
-        var starved = starvedAtPeak || inputs.Spell.Happened;
+        // Starvation is threads blocked: a stack sample that caught none parked in a wait rules it out.
+        var starved = !inputs.NoneSampledBlocked && (starvedAtPeak || inputs.Spell.Happened);
         double? secondsToGrow = starvedAtPeak && inputs.GrowthPerSecond > 0 ? shortBy / inputs.GrowthPerSecond : null;
         return new StarvationDiagnosis(inputs, needed, starved, secondsToGrow);
     }
@@ -158,10 +168,16 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
             ? Invariant($"held no pool thread while it waited ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}), and the stack sample found no pool thread in user code)")
             : i.RequestsRunNotBlock
             ? Invariant($"kept its pool threads busy, not blocked ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}); the stack sample found {i.BusySite}, and none blocked in user code), so more pool threads or an async call would not help (the cores bound it)")
+            : i.NoneSampledBlocked
+            ? Invariant($"held no pool thread blocked ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}), and neither the stack sample nor the runtime's injections showed a pool thread parked in a wait)")
             : Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
         if (!Starved)
         {
-            return Invariant($"Not starved: at no sample of the run did work wait that the pool's threads could not take ({StarvedMeans}); at the peak the load {sizing} and the pool had {i.PoolThreadsAtPeak} (queue peaked at {i.PeakQueueLength}, {i.StarvationAdjustments} starvation injections).{where}");
+            // Injections for starvation with no thread sampled blocked are said as what they are, not read as starvation.
+            var added = i.NoneSampledBlocked && i.StarvationAdjustments > 0
+                ? Invariant($"; the pool added threads ({i.StarvationAdjustments} starvation injections), none sampled blocked")
+                : Invariant($", {i.StarvationAdjustments} starvation injections");
+            return Invariant($"Not starved: at no sample of the run did work wait that the pool's threads could not take ({StarvedMeans}); at the peak the load {sizing} and the pool had {i.PoolThreadsAtPeak} (queue peaked at {i.PeakQueueLength}{added}).{where}");
         }
         var growth = SecondsToGrow is { } s
             ? Invariant($"growing {i.GrowthPerSecond:0.#}/s, it would take about {s:0} s to get there by itself")

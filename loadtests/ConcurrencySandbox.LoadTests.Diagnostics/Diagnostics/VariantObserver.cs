@@ -229,13 +229,20 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var blocksQueuedWork = sites?.BlocksQueuedWork ?? result.PeakQueue > inFlight;
         // A stack sample that found no pool thread in user code: the requests in flight held none while they waited;
         // unless the runtime injected a thread for Starvation (queued work made no progress for half a second), which
-        // says something held the pool's threads that the one sample missed.
+        // says something held the pool's threads that the one sample missed (said so, but no starvation: noneBlocked below).
         var holdNone = sites is { AnyInUserCode: false } && !marks.Any(m => m.Reason == PoolSample.StarvationReason);
         // Pool threads in user code, every one running and none blocked: the requests hold their threads to compute, which
         // more threads would not speed up (the cores bound them), so they need none blocked, whatever the pool's injections.
         var runNotBlock = sites is { RunsWithoutBlocking: true };
+        // A stack sample with no pool thread parked in a wait: nothing sampled blocks, so the pool starved of nothing,
+        // whatever the queue or the injections (Starvation ones included) say; the requests hold no thread blocked. Without
+        // a sample, pool adjustments seen and none of them the runtime's word that threads blocked (a Starvation or
+        // CooperativeBlocking injection): hill climbing's moves alone are no starvation. With neither, Little's law as before.
+        var noneBlocked = sites is null
+            ? marks.Count > 0 && !marks.Any(m => m.Reason is PoolSample.StarvationReason or PoolSample.CooperativeBlockingReason)
+            : sites.Top is null;
         var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
-        var threadsPerRequest = holdNone || runNotBlock ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
+        var threadsPerRequest = noneBlocked ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
         // The CPU between the first and the last sample of the load, over the requests that ended between them (not the
         // whole run's: the first sample comes a second or so into the load, and its CPU before that is not in the difference).
         var cpuMsPerRequest = result.CountedSpan()?.PerRequest(s => s.Process.CpuTimeMs);
@@ -253,6 +260,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             BlockingMethod = sites?.MethodToChange,
             BlockingCandidates = sites?.Top?.Source?.Candidates ?? 1,
             BusySite = runNotBlock && sites?.TopBusy is { } busy ? sites.Describe(busy) : null,
+            NoneSampledBlocked = noneBlocked,
             HoldMs = result.Total.MinMs,
             CpuMsPerRequest = cpuMsPerRequest,
             ProcessorCount = last.ProcessorCount,

@@ -294,4 +294,58 @@ public sealed class BusyOrBlockedTests
         Assert.True(blocked.Diagnosis!.Starved);
         Assert.StartsWith("Change `RiskModel.Score`", Headline.Of(finding with { Cause = CapacityFinding.CauseOf(blocking.Result, blocked, 2.5, null) }, blocked).Text);
     }
+
+    [Fact]
+    public void AQueueThatGrowsWithStarvationInjectionsIsNoStarvationUnlessSampledPoolThreadsBlockInAWait()
+    {
+        // Issue 38 item 1's worst error, the cause corpus's shape (async handlers that hash, then await an upstream, on a
+        // busy machine): the queue grows, the pool adds threads by hill climbing and for Starvation, and Little's law's 8
+        // threads read as a pool short of threads. Whatever the stacks show, that is the same evidence here.
+        var step = RecordedBreak.Of(
+            users: 8, requests: 400, fastestMs: 20, p99Ms: 200,
+            samples: [(1.0, 2, 3), (2.0, 3, 5), (3.0, 4, 7), (4.0, 5, 9), (5.0, 6, 11)],
+            intervals: [(1, 80, 90, 190), (2, 80, 95, 200), (3, 80, 95, 200), (4, 80, 90, 195), (5, 80, 95, 200)],
+            adjustments: "0.5 H 3; 1.5 H 4; 3.2 H 5; 4.4 H 6",
+            new BlockingSites(0, 0, []));
+        var queued = step with { Marks = [.. step.Marks, new(2.5, 4, PoolSample.StarvationReason), new(3.6, 5, PoolSample.StarvationReason)] };
+        var hashing = new BlockingCall("RiskModel.Score", "a call into SHA256.HashData", new SourceLine("RiskModel.cs", 12), "GET /risk/{id:int}", null, null, null);
+        BlockingSites Sampled(params BlockingSite[] sites) => new(6, 14, sites);
+        (StarvationDiagnosis Diagnosis, string Cause, string Text) Read(BlockingSites sites)
+        {
+            var broke = queued with { Sites = sites };
+            var diagnosis = broke.Diagnose();
+            var cause = CapacityFinding.CauseOf(broke.Result, broke.Observed(diagnosis), 40, null);
+            var finding = new CapacityFinding("users", new ServiceSlo(80, "SLO p99 80 ms"), 7, 8, "p99 200 ms", cause, null, null, broke.Result.Total);
+            return (diagnosis, cause, Headline.Of(finding, broke.Observed(diagnosis)).Text + diagnosis.Describe());
+        }
+
+        // No pool thread parked in a wait: in a call that is no wait (a hash the busy machine gave under 5 % of a core), or
+        // none in user code at all (the work awaited), with the runtime's Starvation injections all the same.
+        foreach (var sites in new[]
+        {
+            Sampled(new BlockingSite("RiskModel.Score -> SHA256.HashData", 4, InUserCode: true, InRequest: true, hashing), new BlockingSite(BlockingSites.NoUserCode, 2, InUserCode: false)),
+            Sampled(new BlockingSite(BlockingSites.NoUserCode, 6, InUserCode: false)),
+        })
+        {
+            var (diagnosis, cause, text) = Read(sites);
+
+            Assert.Null(sites.Top);
+            Assert.False(diagnosis.Starved, text);
+            Assert.Equal(0, diagnosis.NeededThreads);
+            Assert.DoesNotContain("pool starvation", cause, StringComparison.Ordinal);
+            Assert.DoesNotContain("Change the blocking call", text, StringComparison.Ordinal);
+            Assert.DoesNotContain("make it async", text, StringComparison.Ordinal);
+            Assert.DoesNotContain("pool's minimum", text, StringComparison.Ordinal);
+            Assert.Contains("the pool added threads (2 starvation injections), none sampled blocked", text, StringComparison.Ordinal);
+        }
+
+        // The same counters and injections with the pool's threads parked in .Result: starvation, and its fixes.
+        var parked = new ThreadStack(1, [.. Waiting[0], "Shop.RiskModel.Score", "Program+<>c.<<Main>$>b__0_0", .. Bottoms[0]]);
+        var blocked = Read(BlockingSites.Group([parked, parked with { ThreadId = 2 }, parked with { ThreadId = 3 }, parked with { ThreadId = 4 }, Idle(5)]));
+        Assert.True(blocked.Diagnosis.Starved, blocked.Text);
+        Assert.StartsWith("pool starvation", blocked.Cause, StringComparison.Ordinal);
+        Assert.Contains("Change `RiskModel.Score`", blocked.Text, StringComparison.Ordinal);
+        Assert.Contains("make it async", blocked.Text, StringComparison.Ordinal);
+        Assert.Contains("set the pool's minimum to", blocked.Text, StringComparison.Ordinal);
+    }
 }

@@ -308,11 +308,14 @@ public sealed class StarvedSpellTests
         var result = Run(users: 40, threads: [2, 3, 4, 4, 4], queued: [9, 9, 9, 9, 9]);
         var noUserCode = new BlockingSites(4, 520, [new BlockingSite(BlockingSites.NoUserCode, 4, InUserCode: false)]);
 
-        Assert.True(VariantObserver.Diagnose(result, null, marks)!.Starved);
+        // Without a stack sample, hill climbing alone is no starvation either (issue 38 item 1): nothing said a thread blocked.
+        Assert.False(VariantObserver.Diagnose(result, null, marks)!.Starved);
         Assert.False(VariantObserver.Diagnose(result, noUserCode, marks)!.Starved);
-        // A Starvation injection says something held the pool's threads that the sample missed: Little's law again.
+        // A Starvation injection says something held the pool's threads that the sample missed: Little's law again for
+        // the paragraph's words, but with no pool thread sampled blocked it makes no starvation (issue 38 item 1).
         AdjustmentMark[] starvation = [.. marks, new(4.9, 7, "Starvation")];
         Assert.False(VariantObserver.Diagnose(result, noUserCode, starvation)!.Inputs.RequestsHoldNoPoolThread);
+        Assert.False(VariantObserver.Diagnose(result, noUserCode, starvation)!.Starved);
     }
 
     [Fact]

@@ -17,9 +17,12 @@ public sealed record BlockingSite(string CallSite, int Threads, bool InUserCode,
     /// Whether the threads wait rather than run: their user frame called into the framework or native code (a thread whose
     /// leaf frame is user code is running it), and that call, when resolved, is a wait named in <see cref="BlockingPrimitive"/>
     /// or native code (a Sleep's or a lock's wait shows only native frames), not "a call into" a framework method that is no wait.
+    /// Or, whatever the stack's leaf, the call site was resolved to a known wait (a contended <c>lock</c> waits in the
+    /// runtime's own helper, which leaves the user frame as the leaf: LockSleep's waiters were read as running without it).
     /// </summary>
-    public bool Parked => InUserCode && !Busy && CallSite.Contains(" -> ", StringComparison.Ordinal)
-        && (Source is not { } call || BlockingPrimitive.IsKnown(call.Primitive) || call.Primitive == BlockingSites.NativeCode);
+    public bool Parked => InUserCode && !Busy
+        && (Source is { } resolved && BlockingPrimitive.IsKnown(resolved.Primitive)
+            || (CallSite.Contains(" -> ", StringComparison.Ordinal) && (Source is not { } call || call.Primitive == BlockingSites.NativeCode)));
 }
 
 /// <summary>Pool threads grouped by their first frames in user code, largest group first, out of <see cref="PoolThreads"/>.</summary>

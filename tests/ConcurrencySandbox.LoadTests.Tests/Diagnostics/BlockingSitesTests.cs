@@ -116,6 +116,21 @@ public sealed class BlockingSitesTests
         Assert.True(new BlockingSites(2, 2, [sleeping]).BlocksQueuedWork);
     }
 
+    /// <summary>LockSleep in CI (2026-11-29): the lock's waiters, in the runtime's own helper, had their user frame as the leaf; the one holder sleeping inside was named instead of the lock.</summary>
+    [Fact]
+    public void WaitersOnALockWhoseUserFrameIsTheLeafAreParkedAndNamedBeforeTheHolderSleepingInside()
+    {
+        var lockCall = new BlockingCall("Inventory.Reserve", BlockingPrimitive.Lock, null, "GET /inventory/{id:int}", null, null, null);
+        var waiters = new BlockingSite("Inventory.Reserve", 5, InUserCode: true, InRequest: true, lockCall);
+        var holder = new BlockingSite("Inventory.Reserve -> Thread.Sleep", 1, InUserCode: true, InRequest: true, lockCall with { Primitive = BlockingPrimitive.Sleep });
+        var running = waiters with { Source = lockCall with { Primitive = "a call into SHA256.HashData" } };
+
+        Assert.True(waiters.Parked);
+        Assert.Equal(BlockingPrimitive.Lock, new BlockingSites(6, 6, [waiters, holder]).Top!.Source!.Primitive);
+        // A leaf user frame resolved to no wait is not parked, however little CPU it got.
+        Assert.False(running.Parked);
+    }
+
     [Fact]
     public void AUserFrameThatCalledStraightIntoNativeCodeNamesNativeCodeRatherThanTracePseudoFrame()
     {

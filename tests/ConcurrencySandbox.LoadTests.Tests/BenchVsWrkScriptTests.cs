@@ -41,6 +41,20 @@ public class BenchVsWrkScriptTests
         Assert.Equal($"{setting} must be 0 or 1, not 'yes'", error.Trim());
     }
 
+    [Theory]
+    [InlineData("AGENTS=5", "AGENTS must be 0..4 (local agent processes), not '5'")]
+    [InlineData("AGENTS=three", "AGENTS must be 0..4 (local agent processes), not 'three'")]
+    [InlineData("RUNNER_ARGS=--live", "RUNNER_ARGS' --live needs its port (--live 5680), not '--live'")]
+    [InlineData("RUNNER_ARGS=--verbose --live page", "RUNNER_ARGS' --live needs its port (--live 5680), not '--verbose --live page'")]
+    public async Task AnAgentCountOutOfRangeOrALivePageWithoutItsPortIsRefusedInOneLine(string setting, string message)
+    {
+        var (code, output, error) = await CommandRun.RunAsync("env", [setting, "bash", Script, "8", "64"]);
+
+        Assert.Equal(2, code);
+        Assert.Empty(output);
+        Assert.Equal(message, error.Trim());
+    }
+
     [Fact]
     public async Task WithoutWrkTheScriptSaysHowToInstallItInOneLineAndExitsTwo()
     {

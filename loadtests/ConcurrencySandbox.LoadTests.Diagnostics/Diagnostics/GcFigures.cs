@@ -19,17 +19,24 @@ public sealed record GcFigures(double PauseShare, double BytesPerRequest, long P
     /// <summary>The pause share below which the GC's growth is no cause: 0.1 % grown to 0.2 % is noise, not a break.</summary>
     public const double GrowthFloorShare = 0.01;
 
-    /// <summary>The step's figures; null without two counter samples over it.</summary>
-    public static GcFigures? Of(VariantResult step)
+    /// <summary>The step's figures over its whole run (<see cref="Between"/>); null without two counter samples over it.</summary>
+    public static GcFigures? Of(VariantResult step) => Between(step, double.NegativeInfinity, step.ElapsedSeconds).Figures;
+
+    /// <summary>
+    /// The figures over the counter samples from <paramref name="fromSeconds"/> to <paramref name="toSeconds"/> (a step of
+    /// a stepped load; a capacity search's step is its whole run), or why they could not be read.
+    /// </summary>
+    public static (GcFigures? Figures, string? NotReadBecause) Between(VariantResult result, double fromSeconds, double toSeconds)
     {
-        if (step.CountedSpan() is not { Seconds: > 0, Requests: > 0 } span)
+        var (counted, why) = result.CountedSpanBetween(fromSeconds, toSeconds);
+        if (counted is not { Seconds: > 0, Requests: > 0 } span)
         {
-            return null;
+            return (null, why);
         }
-        return new GcFigures(
+        return (new GcFigures(
             span.Growth(s => s.GC.TotalPauseDurationMs) / (span.Seconds * 1000),
             span.PerRequest(s => s.GC.TotalAllocatedBytes),
-            step.Telemetry.Max(t => t.Snapshot.GC.HeapSizeBytes));
+            result.Telemetry.Where(t => t.ElapsedSeconds >= span.First.ElapsedSeconds && t.ElapsedSeconds <= span.Last.ElapsedSeconds).Max(t => t.Snapshot.GC.HeapSizeBytes)), null);
     }
 
     /// <summary>

@@ -250,12 +250,15 @@ public static class StackSampler
             : new FrameLocation(module.FilePath, log.CodeAddresses.Methods.MethodToken(method), log.CodeAddresses.ILOffset(address));
     }
 
-    /// <summary>"System.Private.CoreLib!System.Threading.Tasks.Task.Wait(int32,...)" becomes "System.Threading.Tasks.Task.Wait".</summary>
+    /// <summary>
+    /// "System.Private.CoreLib!System.Threading.Tasks.Task.Wait(int32,...)" becomes "System.Threading.Tasks.Task.Wait". The
+    /// arguments go first: a generic method's hold "!!0", which is not the module's '!' (TraceLog's names carry no module).
+    /// </summary>
     public static string ShortName(string frame)
     {
-        var bang = frame.IndexOf('!', StringComparison.Ordinal);
-        var name = bang >= 0 ? frame[(bang + 1)..] : frame;
-        var paren = name.IndexOf('(', StringComparison.Ordinal);
-        return (paren >= 0 ? name[..paren] : name).Trim();
+        var paren = frame.IndexOf('(', StringComparison.Ordinal);
+        var name = paren >= 0 ? frame[..paren] : frame;
+        var bang = name.IndexOf('!', StringComparison.Ordinal);
+        return (bang >= 0 ? name[(bang + 1)..] : name).Trim();
     }
 }

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.ApiClient;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Engine;
 
@@ -161,17 +162,26 @@ public sealed record VariantResult(
     /// the last. Null when they span less than a second, two lie more than <see cref="LongestCountedGapSeconds"/>
     /// apart, or no request ended between them.
     /// </summary>
-    public CountedSpan? CountedSpan()
-    {
-        var during = Telemetry.Where(t => t.ElapsedSeconds <= ElapsedSeconds).ToList();
-        if (during.Count < 2 || during[^1].ElapsedSeconds - during[0].ElapsedSeconds < 1
-            || during.Zip(during.Skip(1), (a, b) => b.ElapsedSeconds - a.ElapsedSeconds).Any(gap => gap > LongestCountedGapSeconds))
-        {
-            return null;
-        }
+    public CountedSpan? CountedSpan() => CountedSpanBetween(double.NegativeInfinity, ElapsedSeconds).Span;
 
+    /// <summary>
+    /// The counted span (<see cref="CountedSpan()"/>) of the samples taken from <paramref name="fromSeconds"/> to
+    /// <paramref name="toSeconds"/> (one step of a stepped load), or why there is none: the reason a figure read over it
+    /// is "n/a", never 0.
+    /// </summary>
+    public (CountedSpan? Span, string? NoSpanBecause) CountedSpanBetween(double fromSeconds, double toSeconds)
+    {
+        var during = Telemetry.Where(t => t.ElapsedSeconds >= fromSeconds && t.ElapsedSeconds <= Math.Min(toSeconds, ElapsedSeconds)).ToList();
+        if (during.Count < 2 || during[^1].ElapsedSeconds - during[0].ElapsedSeconds < 1)
+        {
+            return (null, Invariant($"{during.Count} counter sample(s) over {(during.Count < 2 ? 0 : during[^1].ElapsedSeconds - during[0].ElapsedSeconds):0.#} s: too few to read a rate"));
+        }
+        if (during.Zip(during.Skip(1), (a, b) => b.ElapsedSeconds - a.ElapsedSeconds).Max() is var gap && gap > LongestCountedGapSeconds)
+        {
+            return (null, Invariant($"counter samples {gap:0.#} s apart: a second's payload was lost"));
+        }
         var requests = EndedBetween(during[0].ElapsedSeconds, during[^1].ElapsedSeconds);
-        return requests > 0 ? new CountedSpan(during[0], during[^1], requests) : null;
+        return requests > 0 ? (new CountedSpan(during[0], during[^1], requests), null) : (null, "no request ended between its counter samples");
     }
 
     /// <summary>The send slices of the peak step (<see cref="PeakStep"/>): what a CI of the peak's figures resamples.</summary>

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Experiments;
 using static System.FormattableString;
 
@@ -172,7 +173,7 @@ public static class ReportWriter
             md.AppendLine();
             md.Append(rounds.ToMarkdown());
         }
-        foreach (var table in new[] { FiguresTable(r), OutcomeTable(r), StepTable(r), AgentTable(r) }.OfType<TextTable>())
+        foreach (var table in new[] { FiguresTable(r), OutcomeTable(r), StepTable(r), CapacityStepTable(r), AgentTable(r) }.OfType<TextTable>())
         {
             md.AppendLine();
             md.Append(table.ToMarkdown());
@@ -271,6 +272,7 @@ public static class ReportWriter
             .Heading(2, $"Outcomes: how the {r.Words.Unit} ended")
             .Table(OutcomeTable(r))
             .Table(StepTable(r), foldAbove: FoldedStepRows, summary: "Per step")
+            .Table(CapacityStepTable(r), foldAbove: FoldedStepRows, summary: "Per step")
             .Paragraph(StepSummaryNote(r))
             .Table(AgentTable(r))
             .Paragraph(PeakNote);
@@ -458,12 +460,57 @@ public static class ReportWriter
     /// wherever they ended, so each variant's rows add up to its total; a step in which no request got an answer reads
     /// "no answer", not a latency of 0. Null when no variant had more than one step.
     /// </summary>
-    public static TextTable? StepTable(RunSummary r) => r.Variants.All(v => v.Steps.Count < 2) ? null : new TextTable(
-        ["variant", "load", "seconds", r.Words.Unit, r.Words.PerSecond, $"{r.Words.LatencyPrefix}p50 (ms)", $"{r.Words.LatencyPrefix}p99 (ms)", "failed", "timed out"],
-        [.. r.Variants.SelectMany(v => StepsShown(v).Select(i => (Step: v.Steps[i], Knee: i == KneeStep(v)))
-            .Select(s => StepCells(v, Invariant($"{s.Step.Load:0.##} {v.LoadUnit}{(s.Knee ? " (knee)" : "")}"), s.Step.FromSeconds, s.Step.ToSeconds, s.Step.Outcomes,
-                Cell(s.Step.P50Ms, "p50Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Cell(s.Step.P99Ms, "p99Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Invariant($"{s.Step.RequestsPerSecond:0.##}"))))],
-        new HashSet<int> { 3, 4, 5, 6, 7, 8 });
+    public static TextTable? StepTable(RunSummary r)
+    {
+        if (r.Variants.All(v => v.Steps.Count < 2))
+        {
+            return null;
+        }
+        var withGc = r.Variants.Any(v => v.Steps.Any(s => s.Gc is not null));
+        return new TextTable(
+            ["variant", "load", "seconds", r.Words.Unit, r.Words.PerSecond, $"{r.Words.LatencyPrefix}p50 (ms)", $"{r.Words.LatencyPrefix}p99 (ms)", "failed", "timed out", .. withGc ? GcColumns : []],
+            [.. r.Variants.SelectMany(v => StepsShown(v).Select(i => (Step: v.Steps[i], Knee: i == KneeStep(v)))
+                .Select(s => (IReadOnlyList<string>)
+                [
+                    .. StepCells(v, Invariant($"{s.Step.Load:0.##} {v.LoadUnit}{(s.Knee ? " (knee)" : "")}"), s.Step.FromSeconds, s.Step.ToSeconds, s.Step.Outcomes,
+                        Cell(s.Step.P50Ms, "p50Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Cell(s.Step.P99Ms, "p99Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Invariant($"{s.Step.RequestsPerSecond:0.##}")),
+                    .. withGc ? GcCells(s.Step.Gc) : [],
+                ]))],
+            new HashSet<int> { 3, 4, 5, 6, 7, 8, 9, 10, 11 });
+    }
+
+    /// <summary>
+    /// A capacity search's steps in the order they ran (each a run of its own at one load): its load, p99, whether it
+    /// broke the SLO and why, and the GC over it when the runtime was observed (the figures the GC finding reads). Null
+    /// without steps.
+    /// </summary>
+    public static TextTable? CapacityStepTable(RunSummary r)
+    {
+        if (r.Capacity?.Steps is not { Count: > 0 } steps)
+        {
+            return null;
+        }
+        var withGc = steps.Any(s => s.Gc is not null);
+        return new TextTable(
+            ["step", "ramp", "load", $"{r.Words.LatencyPrefix}p99 (ms)", "SLO", .. withGc ? GcColumns : []],
+            [.. steps.Select(s => (IReadOnlyList<string>)
+            [
+                s.Variant, s.Ramp, Invariant($"{s.Load:0.##} {r.Capacity.Unit}"), s.P99Ms is { } p99 ? Invariant($"{p99:0.#}") : NoAnswer,
+                s.BrokeBecause is { } why ? $"broke: {why}" : "held",
+                .. withGc ? GcCells(s.Gc) : [],
+            ])],
+            new HashSet<int> { 2, 3, 5, 6, 7 });
+    }
+
+    private static readonly string[] GcColumns = ["time in GC pauses", "allocated per request", "peak heap"];
+
+    /// <summary>
+    /// A step's GC columns from its summary fields: the pause share, bytes allocated per request and peak heap; "n/a" with
+    /// why, never 0, where its counters could not be read or the runtime was not observed.
+    /// </summary>
+    public static IReadOnlyList<string> GcCells(SummaryStepGc? gc) => gc is { PauseShare: { } pause, AllocatedBytesPerRequest: { } bytes, PeakHeapBytes: { } heap }
+        ? [Invariant($"{100 * pause:0.#} %"), AllocationSamples.Bytes(bytes), AllocationSamples.Bytes(heap)]
+        : [$"n/a ({gc?.NotReadBecause ?? "the runtime was not observed"})", "n/a", "n/a"];
 
     /// <summary>A variant with more steps than this is summarised in the step table (<see cref="StepsShown"/>); steps.csv keeps every step.</summary>
     public const int SummarisedStepsAbove = 12;

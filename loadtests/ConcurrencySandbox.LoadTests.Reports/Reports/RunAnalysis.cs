@@ -82,6 +82,7 @@ public static class RunAnalysis
             {
                 LowerBounds = LowerBounds(s.Stats, LatencyBounds.P50 | LatencyBounds.P99),
                 NoAnswer = s.Stats.NoAnswer ? true : null,
+                Gc = StepGc(v, s.FromSeconds, s.ToSeconds),
             })],
             [peakFrom, peakTo],
             v.PeakThreads,
@@ -131,8 +132,21 @@ public static class RunAnalysis
             brokeBecause[v.Key.Label])
         {
             StartedFrom = r.StepStarts?.GetValueOrDefault(v.Key.Label),
+            // The step's whole run: the span the GC finding reads (GcFigures.Of).
+            Gc = StepGc(v, double.NegativeInfinity, v.ElapsedSeconds),
         }),
     ];
+
+    /// <summary>The GC over a step's counter samples (<see cref="GcFigures.Between"/>), or why it could not be read; null when the runtime was not observed.</summary>
+    private static SummaryStepGc? StepGc(VariantResult v, double fromSeconds, double toSeconds)
+    {
+        if (v.Telemetry.Count == 0)
+        {
+            return null;
+        }
+        var (gc, why) = GcFigures.Between(v, fromSeconds, toSeconds);
+        return new SummaryStepGc(gc?.PauseShare, gc?.BytesPerRequest, gc?.PeakHeapBytes, why);
+    }
 
     /// <summary>Each interval with the requests that ended in it, and the mean latency of those sent in it (timed-out ones at their timeout).</summary>
     private static SummaryInterval[] Intervals(VariantResult v) =>

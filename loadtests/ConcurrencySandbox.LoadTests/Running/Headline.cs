@@ -40,7 +40,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             cause == Cause.Other ? Other(finding.Findings[0]) : Change(words, cause, observation),
             Load(words, finding, cause, diagnosis),
             Fix(words, cause, observation, verifiedHeld),
-            Sure(words, cause, observation),
+            Sure(words, cause, observation, UpstreamTraced(finding)),
         };
         return new Headline([.. sentences.OfType<string>()], words.Figures);
     }
@@ -179,7 +179,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
     }
 
     // 4. How sure: how much of the stack sample the named place held, or why the runner cannot say.
-    private static string? Sure(Words w, Cause cause, VariantObservation? observation)
+    private static string? Sure(Words w, Cause cause, VariantObservation? observation, bool upstreamTraced)
     {
         var stacks = observation?.Stacks;
         switch (cause)
@@ -193,7 +193,9 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             case Cause.Lock when stacks?.LockSite is { } site:
                 return Invariant($"Sure: {w.Figure("threads there", site.Threads, "threads")} of {w.Figure("pool threads sampled", stacks.PoolThreads, "threads")} sampled pool threads waited for it.");
             case Cause.Upstream:
-                return "Unsure which dependency: the runner does not see the service's outgoing calls.";
+                return upstreamTraced
+                    ? "Sure which dependency: the runner traced the service's outgoing calls; the slowest, by host and port, is below."
+                    : "Unsure which dependency: the runner does not see the service's outgoing calls.";
             case Cause.NotObserved:
                 return "Unsure of the cause: only load and latency were measured.";
             case Cause.Starvation or Cause.Cpu or Cause.Lock:
@@ -202,6 +204,12 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 return null;
         }
     }
+
+    /// <summary>
+    /// Whether the upstream finding at the break names the call it traced (host:port and path). The headline leaves that
+    /// place out: a host:port is no figure of the summary's (an address's numbers would read as figures), so it is below.
+    /// </summary>
+    private static bool UpstreamTraced(CapacityFinding finding) => finding.Findings is [{ Cause: "the upstream", Place: not null }, ..];
 
     /// <summary>The primitive's first words: ".Result" of ".Result (a blocking wait on a Task)".</summary>
     private static string Short(string primitive) => primitive.Split(" (")[0];

@@ -306,6 +306,10 @@ public sealed record SummaryStep(double Load, double FromSeconds, double ToSecon
     /// <summary>True when no request of the step got an answer or timed out, so its 0 latencies are none; absent otherwise.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public bool? NoAnswer { get; init; }
+
+    /// <summary>The GC over the step's counter samples; absent when the runtime was not observed and in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public SummaryStepGc? Gc { get; init; }
 }
 
 /// <summary>One claim of a seed with its own verdict (<c>Confirmed</c>, <c>Refuted</c> or <c>Inconclusive</c>), the figure it rests on, its 95 % CI or why there is none, and why.</summary>
@@ -448,7 +452,18 @@ public sealed record SummaryCapacityStep(string Variant, string Ramp, double Loa
     /// <summary>The state the step started from (a fresh process, or the pool's threads at its start); absent in earlier summaries.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public SummaryStepStart? StartedFrom { get; init; }
+
+    /// <summary>The GC over the step, the figures the GC finding reads; absent when the runtime was not observed and in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public SummaryStepGc? Gc { get; init; }
 }
+
+/// <summary>
+/// The GC over one step, from the runtime's counters: the share of the step's time the GC paused the process, the bytes
+/// allocated per request and the largest heap; the figures null and <paramref name="NotReadBecause"/> said when the
+/// step's counters could not be read (never 0 for unread).
+/// </summary>
+public sealed record SummaryStepGc(double? PauseShare, double? AllocatedBytesPerRequest, long? PeakHeapBytes, string? NotReadBecause);
 
 /// <summary>
 /// The state a capacity step started from: the pool's worker threads as it started (null when not read) and in words

@@ -140,6 +140,16 @@ public sealed class BlockingSitesTests
         Assert.Equal("System.Threading.Tasks.Task.Wait", StackSampler.ShortName("System.Private.CoreLib!System.Threading.Tasks.Task.Wait(int32,value class System.Threading.CancellationToken)"));
     }
 
+    [Fact]
+    public void AGenericParameterInTheArgumentsIsNotTakenForTheModule()
+    {
+        // TraceLog's FullMethodName has no module, and a generic method's arguments hold "!!0": the name read "Threading.CancellationToken)" in /priced's trace.
+        const string frame = "System.Net.Http.Json.HttpClientJsonExtensions.GetFromJsonAsync(class System.Net.Http.HttpClient,!!0,value class System.Threading.CancellationToken)";
+
+        Assert.Equal("System.Net.Http.Json.HttpClientJsonExtensions.GetFromJsonAsync", StackSampler.ShortName(frame));
+        Assert.Equal("HttpClientJsonExtensions.GetFromJsonAsync", SourceNames.Describe(StackSampler.ShortName(frame)));
+    }
+
     [Theory]
     // 16 of 19 threads in a synchronous Send (the ControllerLinq step that starved), all 8 in one: (nearly) all blocked.
     [InlineData(BlockingPrimitive.HttpSend, 16, 19, true)]

@@ -20,7 +20,7 @@ public sealed partial class HeadlineTests
     [GeneratedRegex(@"(?<![\w.])\d+(?:\.\d+)?(?!\w)")]
     private static partial Regex Number();
 
-    public static TheoryData<string> Seeds => ["starvation", "cpu-bound", "cpu-bound, no dominant method", "upstream", "not observed", "held", "latency held", "ambiguous", "lock", "a cause found later"];
+    public static TheoryData<string> Seeds => ["starvation", "cpu-bound", "cpu-bound, no dominant method", "upstream", "upstream, traced", "not observed", "held", "latency held", "ambiguous", "lock", "a cause found later"];
 
     [Theory]
     [MemberData(nameof(Seeds))]
@@ -58,6 +58,10 @@ public sealed partial class HeadlineTests
         Assert.StartsWith("Change the blocking call in one of 5 methods, unsure which: Quotes.Nap (Quotes.cs:12), Invoices.Nap (Invoices.cs:40), Reports.Nap (Reports.cs:9), and 2 more below.",
             Headline.Of(Seeded("ambiguous").Finding, Seeded("ambiguous").Observation).Text);
         Assert.StartsWith("No method of the service to change", Headline.Of(Seeded("upstream").Finding, Seeded("upstream").Observation).Text);
+        Assert.Contains("Unsure which dependency", Headline.Of(Seeded("upstream").Finding, Seeded("upstream").Observation).Text, StringComparison.Ordinal);
+        var traced = Headline.Of(Seeded("upstream, traced").Finding, Seeded("upstream, traced").Observation).Text;
+        Assert.Contains("Sure which dependency: the runner traced the service's outgoing calls", traced, StringComparison.Ordinal);
+        Assert.DoesNotContain("5391", traced, StringComparison.Ordinal);
         Assert.StartsWith("The first cause at the break is GC, in Orders.Build; its evidence is below. Held 28 users; broke at 32 users, by GC:", Headline.Of(Seeded("a cause found later").Finding, Seeded("a cause found later").Observation).Text);
         var cpu = Headline.Of(Seeded("cpu-bound").Finding, Seeded("cpu-bound").Observation).Text;
         Assert.DoesNotContain("async", cpu, StringComparison.Ordinal);
@@ -107,6 +111,13 @@ public sealed partial class HeadlineTests
             {
                 var diagnosis = StarvationDiagnosis.From(Starved() with { Spell = StarvedSpell.None, PoolThreadsAtPeak = 50, StarvationAdjustments = 0, PeakQueueLength = 0 });
                 return new Seed(finding with { Cause = "the upstream (p99 grew from 204.9 ms to 507.1 ms while the pool, at 50 threads, was not short and the CPU peaked at 8 %)" }, Observed(diagnosis), Sources(load, diagnosis));
+            }
+            case "upstream, traced":
+            {
+                // Issue 38's upstream finding names the call it traced by host:port; the headline must print no number that is not a figure.
+                var diagnosis = StarvationDiagnosis.From(Starved() with { Spell = StarvedSpell.None, PoolThreadsAtPeak = 50, StarvationAdjustments = 0, PeakQueueLength = 0 });
+                var upstream = new CauseFinding("the upstream", "127.0.0.1:5391/quotes/{id}", "127.0.0.1:5391/quotes/{id}: p99 480 ms at the break", [new("call p99 at the break", 480, "ms")], 0.95);
+                return new Seed(finding with { Cause = upstream.Describe(), Findings = [upstream] }, Observed(diagnosis), Sources(load, diagnosis));
             }
             case "not observed":
                 return new Seed(finding with { Cause = "cause not known: the runtime was not observed (pid 7 is not a .NET process)" }, null, [.. load]);

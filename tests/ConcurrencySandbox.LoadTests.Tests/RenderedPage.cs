@@ -5,7 +5,7 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 /// <summary>
 /// A page the runner wrote (report.html, compare.html, the matrix's), read back as its template draws it: the blocks
 /// injected as JSON, one line per heading, paragraph, list item, table row, link and tile, so a test reads the page's text
-/// without a browser ("h1 Seed 003: ...", "p.verdict partial PARTIAL REPORT: ...", "td threadpool | p99 (ms) | ...").
+/// without a browser ("h1 fanout: threadpool and async compared ...", "p.verdict partial PARTIAL REPORT: ...", "td threadpool | p99 (ms) | ...").
 /// </summary>
 internal static class RenderedPage
 {

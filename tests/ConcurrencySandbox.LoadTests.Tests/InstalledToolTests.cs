@@ -32,17 +32,26 @@ public sealed class InstalledToolTests(InstalledToolTests.InstalledTool tool) : 
         await using var service = await SampleServiceProcess.StartAsync();
         var report = Path.Combine(tool.Folder, "diagnosis");
 
+        // The load RunUrlDiagnosis gives the source-built runner, not the smoke profile: smoke's 3 s can end before a busy
+        // machine's stack sample starts, and the sample then names nothing (clean-clone CI, 2026-11-29: stacks null).
+        var config = Path.Combine(tool.Folder, "diagnosis-load.json");
+        await File.WriteAllTextAsync(config, RunUrlDiagnosis.Load);
         var (code, output, error) = await CommandRun.RunAsync(tool.Command,
-            ["run", "--url", $"{service.BaseAddress}orders/1?delayMs=500", "--pid", $"{service.ProcessId}", "--profile", "smoke", "--out", report]);
+            ["run", "--url", $"{service.BaseAddress}orders/1?delayMs=500", "--pid", $"{service.ProcessId}", "--config", config, "--out", report]);
 
         Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}\n{output}");
         // The same call site the source-built runner names (TargetServicesDiagnosisTests, RuntimeObserverTests): method,
         // primitive, route, and a file:line that holds the .Result, read from the service's own PDB.
         using var summary = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(report, "summary.json")));
-        var stacks = summary.RootElement.GetProperty("observations").EnumerateObject().Single().Value.GetProperty("stacks");
+        var observation = summary.RootElement.GetProperty("observations").EnumerateObject().Single().Value;
+        var stacks = observation.GetProperty("stacks");
+        Assert.True(stacks.ValueKind == JsonValueKind.Object, $"no stack sample: {observation}\n{output}");
         // The site the diagnosis names (the biggest group parked in a wait), not merely the biggest group in user code: a
         // thread running a continuation can be that (CI, 2026-11-29: its source was null).
-        var call = stacks.GetProperty("top").GetProperty("source");
+        var top = stacks.GetProperty("top");
+        Assert.True(top.ValueKind == JsonValueKind.Object && top.GetProperty("source").ValueKind == JsonValueKind.Object,
+            $"no resolved site named: {stacks}\n{output}");
+        var call = top.GetProperty("source");
         Assert.Equal("Orders.Get", call.GetProperty("method").GetString());
         Assert.Equal(BlockingPrimitive.Result, call.GetProperty("primitive").GetString());
         Assert.Equal("GET /orders/{id:int}", call.GetProperty("route").GetString());

@@ -11,8 +11,8 @@ internal sealed record Diagnosed(BlockingCall? Top, IReadOnlyList<string> Sites,
 /// <summary>The runner as a new user runs it, <c>run --url</c> with the service's pid, under a short load that holds more users than the pool's first threads.</summary>
 internal static class RunUrlDiagnosis
 {
-    // 16 users for 6 s: more than the pool's first threads, so the peak's stacks catch most of them blocked.
-    private const string Load = """{ "ReportingInterval": "00:00:01", "LoadSimulationsSettings": [ { "KeepConstant": [16, "00:00:06"] } ] }""";
+    /// <summary>16 users for 6 s: more than the pool's first threads, so the peak's stacks catch most of them blocked.</summary>
+    public const string Load = """{ "ReportingInterval": "00:00:01", "LoadSimulationsSettings": [ { "KeepConstant": [16, "00:00:06"] } ] }""";
 
     /// <summary>
     /// Runs <c>run --url ... --find-capacity</c> against GET <paramref name="path"/> (relative to the service's address) in

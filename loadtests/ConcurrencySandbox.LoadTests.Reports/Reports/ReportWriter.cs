@@ -257,7 +257,7 @@ public static class ReportWriter
         var page = Opening(new HtmlPage(PageTitle(r), r), r)
             .Tiles(Tiles(r))
             .Paragraph(r.Variants.Count == 0 ? null : TileLegend(r), "legend");
-        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r)
+        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r, seedIntroduced: r.Answer is not null)), r)
             .Figures(evidenceSvgs)
             .List(EvidenceAllZero(r))
             .Heading(2, SeedHeading(r))

@@ -119,7 +119,8 @@ public sealed class ReportTests : IDisposable
 
         Assert.Equal("partial: stopped after variant taskrun step 2 of 5 (Ctrl+C or SIGTERM); finished before it: sync", partial);
         var markdown = File.ReadAllLines(Path.Combine(_out, "summary.md"));
-        Assert.Equal("# sleep (quick), PARTIAL", markdown[0]);
+        Assert.Equal($"# {ReportWriter.PageTitle(report.Analysed())}", markdown[0]);
+        Assert.EndsWith(", PARTIAL", markdown[0]);
         Assert.Equal($"**PARTIAL REPORT: {partial}. The figures cover only what ran before the stop.**", markdown[2]);
         Assert.Equal(partial, RunSummary.Parse(File.ReadAllText(Path.Combine(_out, "summary.json"))).Partial);
         Assert.StartsWith($"p.verdict partial PARTIAL REPORT: {partial}.", RenderedPage.LinesOf(Path.Combine(_out, "report.html"))[1]);

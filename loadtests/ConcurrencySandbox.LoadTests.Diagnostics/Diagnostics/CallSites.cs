@@ -36,6 +36,9 @@ public sealed record BlockingCall(string Method, string Primitive, SourceLine? L
     /// <summary>The background service whose work blocks, outside any request (then there is no <see cref="Route"/>).</summary>
     public string? Background { get; init; }
 
+    /// <summary>Whether the thread ran work the request of <see cref="Route"/> queued (Task.Run), outside the request itself.</summary>
+    public bool Queued { get; init; }
+
     /// <summary>
     /// How the route ASP.NET Core's own metrics reported for the load (http.route) bore on <see cref="Route"/>: "ASP.NET
     /// Core's metrics confirm the route GET /orders/{id:int}", chose it among ties, or disagreed with the metadata (then
@@ -69,7 +72,7 @@ public sealed record BlockingCall(string Method, string Primitive, SourceLine? L
 
     private string PathUp() => CalledFrom.Count == 0 ? "" : $", called from {string.Join(", from ", CalledFrom)}";
 
-    private string Serving() => Route is not null ? $", serving {Route}"
+    private string Serving() => Route is not null ? Queued ? $", work queued by {Route} (a pool thread outside the request)" : $", serving {Route}"
         : Background is not null ? $", in the background service {Background} (no request)"
         : Handler is not null && Handler != Method && CalledFrom.All(s => s.Method != Handler) ? $", in the handler {Handler}" : "";
 }
@@ -114,6 +117,8 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             };
         }
         var background = handlerFrame is null ? served.BackgroundOf(served.OutsideRequest, leaf.Method) : null;
+        var queued = handlerFrame is null && background is null ? QueuedBy(stack, user, served) : null;
+        route ??= queued;
         var statement = leaf.Method.Module.Statement(leaf.Method.Token, leaf.ILOffset);
         var (from, to) = statement is { } s ? (s.Start, s.End) : (0, int.MaxValue);
         var calls = WaitCalls(leaf.Method, from, to);
@@ -125,7 +130,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
         if (found.Count == 0)
         {
             // The statement's IL shows no blocking call (the offset fell beside it): the frame and its statement's line.
-            return new BlockingCall(userName, primitive ?? Unknown(below), statement?.Line, route, handler, null, note) { CalledFrom = above, Background = background };
+            return new BlockingCall(userName, primitive ?? Unknown(below), statement?.Line, route, handler, null, note) { CalledFrom = above, Background = background, Queued = queued is not null };
         }
         // The call found in the IL says which wait it was when the stack could not (the JIT inlined it).
         string Primitive(ILCall call) => (primitive is null or BlockingPrimitive.TaskWait ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive) ?? Unknown(below);
@@ -137,6 +142,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             {
                 CalledFrom = [.. chain, .. above],
                 Background = background,
+                Queued = queued is not null,
             };
         }
         var listed = found.Select(f => new CallStep(f.Method.Name, f.Method.LineOf(f.Call.ILOffset))).ToList();
@@ -148,6 +154,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             // The callers all of them share (the leaf method's, at least), then the stack's.
             CalledFrom = [.. found[0].Chain.Reverse().TakeWhile((step, i) => found.All(f => f.Chain.Count > i && f.Chain[^(i + 1)] == step)).Reverse(), .. above],
             Background = background,
+            Queued = queued is not null,
         };
     }
 
@@ -204,8 +211,9 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             : rootFirst[entry - 1];
         var scope = reach.Count > 0 ? served.Scope(inRequest) : $"the application ({served.Unscoped(inRequest)})";
         var pdb = callers[0].Method.Module.PdbNote is { } pdbNote ? $"; {pdbNote}" : "";
-        var routes = callers.Select(c => inRequest ? served.RouteOf(reach, c.Method) : null).Distinct().ToList();
         var backgrounds = callers.Select(c => inRequest ? null : served.BackgroundOf(reach, c.Method)).Distinct().ToList();
+        var routes = callers.Select(c => inRequest ? served.RouteOf(reach, c.Method) : served.BackgroundOf(reach, c.Method) is null ? served.QueuedBy(c.Method) : null).Distinct().ToList();
+        var queued = !inRequest && routes.Count == 1 && routes[0] is not null;
         if (callers.Count == 1)
         {
             var (method, call, step) = callers[0];
@@ -217,6 +225,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             {
                 CalledFrom = reach.ContainsKey(method) ? ApplicationCode.PathUp(reach, method) : [],
                 Background = backgrounds[0],
+                Queued = queued,
             };
         }
         // Several make the call and the stack cannot say which did: all of them, each with its line, and a route only when they share it.
@@ -227,6 +236,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             Candidates = listed.Count,
             Listed = listed,
             Background = backgrounds.Count == 1 ? backgrounds[0] : null,
+            Queued = queued,
         };
     }
 
@@ -293,6 +303,17 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
         var endpoint = Place(stack, index) is { } place ? served.EndpointOf(place.Method) : null;
         return (name, endpoint?.Route ?? served.ServingRoute);
     }
+
+    /// <summary>
+    /// The route of the request that queued the work a thread outside any request runs (<see cref="ServedCode.QueuedBy"/>):
+    /// its user frames from the root-most down to <paramref name="user"/>, the first one the serving endpoints' code reaches
+    /// (the root-most is the work item itself, a Task.Run lambda, which says the most about who queued it).
+    /// </summary>
+    private string? QueuedBy(ThreadStack stack, int user, ServedCode served) => Enumerable.Range(user, stack.Frames.Count - user)
+        .Reverse()
+        .Where(i => BlockingSites.IsUserCode(stack.Frames[i]))
+        .Select(i => Place(stack, i) is { } place ? served.QueuedBy(place.Method) : null)
+        .FirstOrDefault(route => route is not null);
 
     /// <summary>The user frames above the leaf-most one up to the handler (or the stack's root outside a request), each with the line of its statement.</summary>
     private List<CallStep> StackPath(ThreadStack stack, int user, int? handlerFrame) =>

@@ -6,7 +6,7 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
 /// <summary>
 /// An endpoint of the application: its verb ("*" for any), its route template (null when a group's prefix is not a
-/// literal the source gives), and the method ASP.NET Core calls for it (a controller action, a minimal-API lambda or
+/// literal the source gives; with holes, <see cref="RouteTemplates.Hole"/>, when it is an interpolated string), and the method ASP.NET Core calls for it (a controller action, a minimal-API lambda or
 /// method group; an async one's state machine is reached from it).
 /// </summary>
 internal sealed record AppEndpoint(string Verb, string? Template, AppMethod Handler)
@@ -14,15 +14,17 @@ internal sealed record AppEndpoint(string Verb, string? Template, AppMethod Hand
     /// <summary>The pattern ASP.NET Core's routing reports for it (the http.route tag) when it is not <see cref="Template"/>: a conventional route's ("{controller=Home}/{action=Index}/{id?}").</summary>
     public string? Pattern { get; init; }
 
-    /// <summary>"GET /orders/{id:int}", or null without a template.</summary>
-    public string? Route => Template is null ? null : $"{Verb} {Template}";
+    /// <summary>"GET /orders/{id:int}", or null without a template or with holes not filled.</summary>
+    public string? Route => Template is null || RouteTemplates.HasHoles(Template) ? null : $"{Verb} {Template}";
 }
 
 /// <summary>
 /// The application's endpoints, read without running it: controller actions from their [Route]/[HttpGet]... attributes
 /// in the modules' metadata (with [controller] and [action] replaced), minimal APIs from the MapGet/MapPost/Map...
 /// calls in the C# sources the PDBs name, parsed as Roslyn syntax trees: the handler argument (a lambda, matched to the
-/// method it compiled to by the PDB's sequence points, or a method group), and the prefixes of the MapGroup calls it is
+/// method it compiled to by the PDB's sequence points, or a method group; a local variable followed to every one assigned
+/// to it, each a candidate endpoint), the template (an interpolated one with holes, filled by the runtime's route or the
+/// path), and the prefixes of the MapGroup calls it is
 /// mapped on, followed through local variables and through the parameters of the methods that map them (an
 /// extension method <c>MapOrders(this IEndpointRouteBuilder app)</c> gets its callers' groups).
 /// </summary>
@@ -164,7 +166,9 @@ internal static class Endpoints
     {
         var matches = endpoints
             .Where(e => e.Verb is "GET" or "*" && e.Template is not null)
-            .Select(e => (Endpoint: e, Rank: RouteTemplates.Match(e.Template!, path)))
+            .Select(e => !RouteTemplates.HasHoles(e.Template!) ? (Endpoint: e, Rank: RouteTemplates.Match(e.Template!, path))
+                : RouteTemplates.MatchHoled(e.Template!, path) is { } holed ? (Endpoint: e with { Template = holed.Template }, Rank: holed.Ranks)
+                : (Endpoint: e, Rank: null))
             .Where(m => m.Rank is not null)
             .ToList();
         if (matches.Count == 0)
@@ -250,7 +254,10 @@ internal static class Endpoints
         }
     }
 
-    /// <summary>Each Map call of the trees: its verb, its full template (null when a prefix is not a literal) and its handler argument.</summary>
+    /// <summary>
+    /// Each Map call of the trees: its verb, its full template (null when a prefix is neither a literal nor an
+    /// interpolated string; holes for the interpolations) and its handler, once per handler it can be (<see cref="Handlers"/>).
+    /// </summary>
     internal static IEnumerable<(string Verb, string? Template, ExpressionSyntax Handler)> MapCalls(IReadOnlyList<SyntaxTree> trees)
     {
         foreach (var invocation in trees.SelectMany(t => t.GetRoot().DescendantNodes().OfType<InvocationExpressionSyntax>()))
@@ -261,7 +268,7 @@ internal static class Endpoints
             }
             var arguments = invocation.ArgumentList.Arguments;
             var handlerIndex = access.Name.Identifier.Text == "MapMethods" ? 2 : 1;
-            if (arguments.Count <= handlerIndex || Literal(arguments[0].Expression, trees) is not { } pattern)
+            if (arguments.Count <= handlerIndex || Template(arguments[0].Expression, trees) is not { } pattern)
             {
                 continue;
             }
@@ -271,14 +278,34 @@ internal static class Endpoints
                 : new List<string> { verb };
             foreach (var each in verbs)
             {
-                yield return (each, prefix is null ? null : RouteTemplates.Join(prefix, pattern), arguments[handlerIndex].Expression);
+                foreach (var handler in Handlers(arguments[handlerIndex].Expression, 0))
+                {
+                    yield return (each, prefix is null ? null : RouteTemplates.Join(prefix, pattern), handler);
+                }
             }
         }
     }
 
     /// <summary>
+    /// The handlers a Map call's handler argument can be: itself (a lambda, a method group), or, for a local variable
+    /// (<c>Delegate run = sync ? (...) => A(...) : B;</c>, or assigned in an if/else), every lambda and method group
+    /// assigned to it before the call, both branches of a conditional, the method a delegate is constructed from. All
+    /// of them: which one a given endpoint got is decided at run time.
+    /// </summary>
+    private static IEnumerable<ExpressionSyntax> Handlers(ExpressionSyntax handler, int depth) => depth > PrefixDepth ? [] : handler switch
+    {
+        CastExpressionSyntax cast => Handlers(cast.Expression, depth + 1),
+        ParenthesizedExpressionSyntax parenthesized => Handlers(parenthesized.Expression, depth + 1),
+        ConditionalExpressionSyntax conditional => [.. Handlers(conditional.WhenTrue, depth + 1), .. Handlers(conditional.WhenFalse, depth + 1)],
+        BinaryExpressionSyntax coalesce when coalesce.IsKind(SyntaxKind.CoalesceExpression) => [.. Handlers(coalesce.Left, depth + 1), .. Handlers(coalesce.Right, depth + 1)],
+        BaseObjectCreationExpressionSyntax { ArgumentList.Arguments: [var single] } => Handlers(single.Expression, depth + 1),
+        IdentifierNameSyntax local when Assignments(local).Values is { Count: > 0 } values => values.SelectMany(v => Handlers(v, depth + 1)).Distinct(),
+        _ => [handler],
+    };
+
+    /// <summary>
     /// The prefix the route groups give a builder expression: "" for the application itself, null when one of its
-    /// groups' prefixes is not a literal (no route rather than half of one).
+    /// groups' prefixes is neither a literal nor an interpolated string (no route rather than half of one).
     /// </summary>
     private static string? Prefix(ExpressionSyntax builder, IReadOnlyList<SyntaxTree> trees, int depth)
     {
@@ -295,7 +322,7 @@ internal static class Endpoints
                     // WithTags, RequireAuthorization, AddEndpointFilter...: the same builder.
                     return inner;
                 }
-                return inner is not null && invocation.ArgumentList.Arguments.FirstOrDefault() is { } argument && Literal(argument.Expression, trees) is { } prefix
+                return inner is not null && invocation.ArgumentList.Arguments.FirstOrDefault() is { } argument && Template(argument.Expression, trees) is { } prefix
                     ? RouteTemplates.Join(inner, prefix)
                     : null;
             case ParenthesizedExpressionSyntax parenthesized:
@@ -310,6 +337,21 @@ internal static class Endpoints
     /// <summary>What a builder variable holds: its last assignment before the use in the same body, else the callers' argument for a parameter.</summary>
     private static string? Variable(IdentifierNameSyntax identifier, IReadOnlyList<SyntaxTree> trees, int depth)
     {
+        var (scope, values) = Assignments(identifier);
+        if (values.Count > 0)
+        {
+            return Prefix(values[^1], trees, depth + 1);
+        }
+        return scope is not null && Parameter(scope, identifier.Identifier.Text) is { } parameter ? Argument(scope, parameter, trees, depth) : "";
+    }
+
+    /// <summary>
+    /// The values assigned to a variable before its use, in source order, from the nearest enclosing method, local
+    /// function or top-level program that assigns it; else none, with the nearest method or local function that has a
+    /// parameter of that name (null when none has).
+    /// </summary>
+    private static (SyntaxNode? Scope, IReadOnlyList<ExpressionSyntax> Values) Assignments(IdentifierNameSyntax identifier)
+    {
         var name = identifier.Identifier.Text;
         foreach (var scope in identifier.Ancestors().Where(a => a is BaseMethodDeclarationSyntax or LocalFunctionStatementSyntax or CompilationUnitSyntax))
         {
@@ -323,17 +365,18 @@ internal static class Endpoints
                 })
                 .Where(a => a.Value is not null && a.SpanStart < identifier.SpanStart)
                 .OrderBy(a => a.SpanStart)
-                .LastOrDefault();
-            if (assigned.Value is not null)
+                .Select(a => a.Value)
+                .ToList();
+            if (assigned.Count > 0)
             {
-                return Prefix(assigned.Value, trees, depth + 1);
+                return (scope, assigned);
             }
-            if (scope is BaseMethodDeclarationSyntax or LocalFunctionStatementSyntax && Parameter(scope, name) is { } parameter)
+            if (scope is BaseMethodDeclarationSyntax or LocalFunctionStatementSyntax && Parameter(scope, name) is not null)
             {
-                return Argument(scope, parameter, trees, depth);
+                return (scope, []);
             }
         }
-        return "";
+        return (null, []);
     }
 
     private static (int Index, bool This)? Parameter(SyntaxNode method, string name)
@@ -385,6 +428,11 @@ internal static class Endpoints
         return prefixes.Count == 0 ? "" : prefixes.Count == 1 ? prefixes[0] : null;
     }
 
+    /// <summary>A template: a literal (<see cref="Literal"/>), or an interpolated string with a hole (<see cref="RouteTemplates.Hole"/>) for each interpolation.</summary>
+    private static string? Template(ExpressionSyntax expression, IReadOnlyList<SyntaxTree> trees) => expression is InterpolatedStringExpressionSyntax interpolated
+        ? string.Concat(interpolated.Contents.Select(c => c is InterpolatedStringTextSyntax text ? text.TextToken.ValueText : RouteTemplates.Hole.ToString()))
+        : Literal(expression, trees);
+
     /// <summary>A string literal, or a constant a field of the sources declares with one.</summary>
     private static string? Literal(ExpressionSyntax expression, IReadOnlyList<SyntaxTree> trees)
     {
@@ -414,10 +462,6 @@ internal static class Endpoints
     /// </summary>
     private static int? Handler(ModuleSource module, ExpressionSyntax handler)
     {
-        if (handler is CastExpressionSyntax cast)
-        {
-            handler = cast.Expression;
-        }
         if (handler is AnonymousFunctionExpressionSyntax lambda)
         {
             var span = lambda.SyntaxTree.GetLineSpan(lambda.Span);

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Text.RegularExpressions;
 
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
@@ -13,6 +14,68 @@ internal static class RouteTemplates
     private const int ConstrainedRank = 2;
     private const int ParameterRank = 3;
     private const int CatchAllRank = 4;
+
+    /// <summary>
+    /// Stands for an interpolation's value in a template read from an interpolated string (<c>$"/api/{unit.Name}"</c>):
+    /// text of one segment (a whole segment or part of one) the sources cannot give before the application runs. A
+    /// template with holes is a pattern: the runtime's route or the request path fills them (<see cref="Fill"/>).
+    /// </summary>
+    public const char Hole = '\u2026';
+
+    /// <summary>Whether the template was read from an interpolated string and has holes (<see cref="Hole"/>).</summary>
+    public static bool HasHoles(string template) => template.Contains(Hole, StringComparison.Ordinal);
+
+    /// <summary>
+    /// The holed template with its holes filled from <paramref name="text"/>: a route pattern the runtime reported
+    /// (<paramref name="pattern"/>: the same segments, the holed ones matched by their literal text around the holes), or a
+    /// request path (each holed segment matched against the path's segment at its place, the others as <see cref="Match"/>
+    /// does). Null when it does not match. A hole never spans a '/'.
+    /// </summary>
+    public static string? Fill(string holed, string text, bool pattern)
+    {
+        var segments = Segments(holed);
+        var query = text.IndexOf('?', StringComparison.Ordinal);
+        var parts = pattern ? Segments(text) : Segments(Uri.UnescapeDataString(query >= 0 ? text[..query] : text));
+        if (pattern && parts.Count != segments.Count)
+        {
+            return null;
+        }
+        var filled = new List<string>();
+        for (var i = 0; i < segments.Count; i++)
+        {
+            if (!HasHoles(segments[i]))
+            {
+                if (pattern && !string.Equals(segments[i], parts[i], StringComparison.OrdinalIgnoreCase))
+                {
+                    return null;
+                }
+                filled.Add(segments[i]);
+                continue;
+            }
+            var around = "^" + string.Join("(.*)", segments[i].Split(Hole).Select(Regex.Escape)) + "$";
+            if (i >= parts.Count || !Regex.IsMatch(parts[i], around, RegexOptions.IgnoreCase | RegexOptions.CultureInvariant, TimeSpan.FromSeconds(1)))
+            {
+                return null;
+            }
+            filled.Add(parts[i]);
+        }
+        return "/" + string.Join('/', filled);
+    }
+
+    /// <summary>
+    /// A holed template's match of a request path: the template filled from it, and its rank per segment (<see
+    /// cref="Match"/>'s, a holed segment ranked as a constrained parameter: narrower than a parameter, but not known to be
+    /// the literal it was filled with); null when it does not match.
+    /// </summary>
+    public static (string Template, int[] Ranks)? MatchHoled(string holed, string path)
+    {
+        if (Fill(holed, path, pattern: false) is not { } filled || Match(filled, path) is not { } ranks)
+        {
+            return null;
+        }
+        var segments = Segments(holed);
+        return (filled, [.. ranks.Select((rank, i) => i < segments.Count && HasHoles(segments[i]) ? Math.Max(rank, ConstrainedRank) : rank)]);
+    }
 
     /// <summary>"/" + the template's segments joined ("orders/{id}" and "/orders/{id}/" are "/orders/{id}").</summary>
     public static string Normalize(string template) => "/" + string.Join('/', Segments(template));

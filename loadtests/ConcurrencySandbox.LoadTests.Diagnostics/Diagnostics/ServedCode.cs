@@ -13,6 +13,7 @@ internal sealed class ServedCode
     private readonly IReadOnlyList<AppMethod> _background;
     private IReadOnlyDictionary<AppMethod, Reached>? _inRequest;
     private IReadOnlyDictionary<AppMethod, Reached>? _outsideRequest;
+    private readonly Dictionary<AppMethod, IReadOnlyDictionary<AppMethod, Reached>> _reachOf = [];
 
     /// <param name="runtimeRoutes">The requests ASP.NET Core's own metrics counted by matched route (<see cref="RuntimeObserver.Routes"/>); null or empty when not read.</param>
     public ServedCode(ApplicationCode code, string? requestPath, IReadOnlyDictionary<string, long>? runtimeRoutes = null)
@@ -47,7 +48,9 @@ internal sealed class ServedCode
         {
             return (fromMetadata, null);
         }
-        var routed = All.Where(e => Same(e, runtimeRoute)).ToList();
+        // A template the sources give whole is preferred to one with holes the runtime's route fills.
+        var exact = All.Where(e => Same(e, runtimeRoute)).ToList();
+        var routed = exact.Count > 0 ? exact : [.. All.Select(e => Filled(e, runtimeRoute)).OfType<AppEndpoint>()];
         var agreed = fromMetadata.Where(routed.Contains).ToList();
         if (agreed.Count > 0)
         {
@@ -67,6 +70,16 @@ internal sealed class ServedCode
             && new[] { endpoint.Template, endpoint.Pattern }.OfType<string>().Any(t => string.Equals(RouteTemplates.Normalize(t), RouteTemplates.Normalize(pattern), StringComparison.OrdinalIgnoreCase));
     }
 
+    /// <summary>The endpoint with its holes filled from the runtime's "VERB pattern" when its template has holes and they match it (the verb too), else null.</summary>
+    private static AppEndpoint? Filled(AppEndpoint endpoint, string runtimeRoute)
+    {
+        var (verb, pattern) = (runtimeRoute[..runtimeRoute.IndexOf(' ')], runtimeRoute[(runtimeRoute.IndexOf(' ') + 1)..]);
+        return (endpoint.Verb == "*" || endpoint.Verb == verb) && endpoint.Template is { } template && RouteTemplates.HasHoles(template)
+            && RouteTemplates.Fill(template, pattern, pattern: true) is { } filled
+            ? endpoint with { Template = filled }
+            : null;
+    }
+
     public ApplicationCode Code { get; }
 
     /// <summary>Every endpoint the application's metadata and sources show.</summary>
@@ -75,8 +88,8 @@ internal sealed class ServedCode
     /// <summary>The endpoints that serve the runner's path (several when their templates tie; none when not known or none matched).</summary>
     public IReadOnlyList<AppEndpoint> Serving { get; }
 
-    /// <summary>The route of the one endpoint serving the runner's path, else the route the runtime said served it, else null.</summary>
-    public string? ServingRoute => Serving is [var one] ? one.Route : RuntimeRoute;
+    /// <summary>The route of the endpoints serving the runner's path when they share one (several handlers a variable can hold), else the route the runtime said served it, else null.</summary>
+    public string? ServingRoute => Serving.Select(e => e.Route).Distinct().ToList() is [{ } one] ? one : RuntimeRoute;
 
     /// <summary>What a request can run: the serving endpoint's code (every endpoint's when none is known to serve the path) and the middleware's.</summary>
     public IReadOnlyDictionary<AppMethod, Reached> InRequest =>
@@ -116,6 +129,26 @@ internal sealed class ServedCode
     /// <summary>The route a request that reached <paramref name="method"/> served: its root's endpoint's, else the serving endpoint's.</summary>
     public string? RouteOf(IReadOnlyDictionary<AppMethod, Reached> reach, AppMethod method) =>
         (Root(reach, method) is { } root ? All.FirstOrDefault(e => e.Handler == root)?.Route : null) ?? ServingRoute;
+
+    /// <summary>
+    /// The route of the request that queued <paramref name="method"/> (Task.Run's work item, on a pool thread outside the
+    /// request): that of the serving endpoints whose handler's code reaches it, when they share one; null when none reaches
+    /// it or they differ (none picked).
+    /// </summary>
+    public string? QueuedBy(AppMethod method) => Serving
+        .Where(e => ReachOf(e.Handler).ContainsKey(method))
+        .Select(e => e.Route)
+        .Distinct()
+        .ToList() is [{ } one] ? one : null;
+
+    private IReadOnlyDictionary<AppMethod, Reached> ReachOf(AppMethod handler)
+    {
+        if (!_reachOf.TryGetValue(handler, out var reach))
+        {
+            _reachOf[handler] = reach = Code.Reach([handler]);
+        }
+        return reach;
+    }
 
     /// <summary>The background service whose work reached <paramref name="method"/> ("Worker"), or null.</summary>
     public string? BackgroundOf(IReadOnlyDictionary<AppMethod, Reached> reach, AppMethod method) =>

@@ -211,6 +211,7 @@ public static class RunAnalysis
             CalledFrom = c.CalledFrom.Count > 0 ? [.. c.CalledFrom.Select(Step)] : null,
             Background = c.Background,
             RouteCheck = c.RouteCheck,
+            Queued = c.Queued ? true : null,
         } : null);
 
     private static SummaryCallStep Step(CallStep step) => new(step.Method, Line(step.Line));

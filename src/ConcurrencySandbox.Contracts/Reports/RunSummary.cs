@@ -396,6 +396,10 @@ public sealed record SummaryCallSite(string Method, string Primitive, SummarySou
     /// <summary>How the route ASP.NET Core's own metrics reported bore on <see cref="Route"/> (confirmed, chose it, or disagreed and was trusted).</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? RouteCheck { get; init; }
+
+    /// <summary>True when the thread ran work the request of <see cref="Route"/> queued (Task.Run), outside the request itself; left out otherwise.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public bool? Queued { get; init; }
 }
 
 /// <summary>A method on a call site's path (or among its candidates) with the line of its call.</summary>

@@ -33,9 +33,11 @@ public sealed class MapRouteTests
                 endpoints.MapGroup("/api/fanout").WithTags("FanOut")
                     .MapGet("", (FanOutQuery query, FanOutRunner runner) => FanOutAsync(query, runner))
                     .WithName("FanOut");
-                // A prefix that is not a literal: no route rather than half of one.
+                // An interpolated prefix: a template with a hole, which the runtime's route or the path fills.
                 var group = endpoints.MapGroup($"/api/{unit.Name}");
                 group.MapGet("/sync", Sync);
+                // A prefix that is neither a literal nor an interpolated string: no route rather than half of one.
+                endpoints.MapGroup(Prefixes.Next()).MapGet("/c", C);
             }
 
             public static void MapOrders(this IEndpointRouteBuilder app)
@@ -58,7 +60,7 @@ public sealed class MapRouteTests
         var routes = Endpoints.MapCalls([CSharpSyntaxTree.ParseText(Source)]).Select(m => $"{m.Verb} {m.Template ?? "(no route)"}").ToList();
 
         Assert.Equal(
-            ["GET /healthz", "GET /api/receive/{strategy}", "GET /legacy", "POST /legacy", "GET /api/fanout", "GET (no route)", "GET /shop/orders/{id:int}", "GET /b"],
+            ["GET /healthz", "GET /api/receive/{strategy}", "GET /legacy", "POST /legacy", "GET /api/fanout", $"GET /api/{RouteTemplates.Hole}/sync", "GET (no route)", "GET /shop/orders/{id:int}", "GET /b"],
             routes);
     }
 

@@ -332,7 +332,7 @@ public sealed class ServedCodeTests : IDisposable
     }
 
     /// <summary>The source compiled as a Release web app against the shared frameworks this test runs on, with a portable PDB beside it.</summary>
-    private static void Compile(string source, string assembly)
+    internal static void Compile(string source, string assembly)
     {
         var core = Path.GetDirectoryName(typeof(object).Assembly.Location)!;
         var version = Path.GetFileName(core);

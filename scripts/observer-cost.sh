@@ -143,7 +143,7 @@ run() {
   read_cpu_ticks "$api_pid"; ticks=$((cpu_ticks - ticks))
   requests=$(( $(curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p') - requests - 1 ))
   side_done "$2"
-  python3 - "$work/$2/summary.json" "$1" "$2" "$ticks" "$clock_ticks_per_second" "$requests" "$work/time-$2" <<'PY' | tee -a "$work/runs.txt"
+  python3 - "$work/$2/summary.json" "$1" "$2" "$ticks" "$clock_ticks_per_second" "$requests" "$work/time-$2" <<'PY' >>"$work/runs.txt"
 import json, sys
 summary, mode, run, ticks, hz, requests, timing = sys.argv[1:]
 rps = json.load(open(summary))["variants"][0]["requestsPerSecond"]
@@ -160,7 +160,7 @@ for i in $(seq 1 "$pairs"); do
   n=${#modes[@]}
   for k in $(seq 0 $((n - 1))); do
     if (( i % 2 == 1 )); then mode=${modes[k]}; else mode=${modes[n - 1 - k]}; fi
-    run "$mode" "$mode-$i" >/dev/null
+    run "$mode" "$mode-$i"
     tail -n 1 "$work/runs.txt" | awk '{ printf "%s: %.0f requests/s, the API %.2f us of CPU per request, the runner %.2f us\n", $2, $3, $4, $5 }'
   done
 done

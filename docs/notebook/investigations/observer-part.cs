@@ -38,9 +38,9 @@ async Task<string> SessionAsync()
 
 string Causes()
 {
+    using var recorded = CauseTrace.Record(channel.Client, allocationSampling: true);
     using var resolver = new CallSiteResolver(path);
-    var trace = CauseTrace.Take(channel.Client, resolver, allocationSampling: true);
-    return $"{trace.Allocations?.Samples ?? 0} allocation samples";
+    return $"{CauseTrace.Read(recorded, resolver).Allocations?.Samples ?? 0} allocation samples";
 }
 
 // user + system time from /proc/PID/stat, in the kernel's USER_HZ (100 on Linux).

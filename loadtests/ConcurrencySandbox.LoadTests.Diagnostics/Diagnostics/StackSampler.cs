@@ -140,39 +140,41 @@ public static class StackSampler
 
     /// <summary>
     /// One short EventPipe trace of <paramref name="providers"/> for <paramref name="length"/>, with the runtime's rundown
-    /// (the JIT-compiled methods' names and IL-to-native maps) and a stack with each event, written to a temporary file and
-    /// read by <paramref name="read"/> as a <see cref="TraceLog"/>; <paramref name="traceStarted"/> and
-    /// <paramref name="traceStopped"/> run as the trace starts and as it ends, before the stop's rundown.
+    /// (the JIT-compiled methods' names and IL-to-native maps) and a stack with each event, read by <paramref name="read"/>
+    /// as a <see cref="TraceLog"/> at once (<see cref="Record"/>).
     /// </summary>
     internal static T Recorded<T>(DiagnosticsClient client, IReadOnlyList<EventPipeProvider> providers, TimeSpan length, Action? traceStarted, Action? traceStopped, Func<TraceLog, T> read)
     {
-        var trace = Path.Combine(Path.GetTempPath(), $"sandbox-stacks-{Guid.NewGuid():N}.nettrace");
-        string? etlx = null;
+        using var trace = Record(client, providers, length, traceStarted, traceStopped);
+        return trace.Read(read);
+    }
+
+    /// <summary>
+    /// One short EventPipe trace of <paramref name="providers"/> for <paramref name="length"/>, with the runtime's rundown
+    /// and a stack with each event, written to a temporary file to be read when the caller chooses (<see cref="RecordedTrace.Read"/>);
+    /// <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as it ends, before the stop's rundown.
+    /// </summary>
+    internal static RecordedTrace Record(DiagnosticsClient client, IReadOnlyList<EventPipeProvider> providers, TimeSpan length, Action? traceStarted, Action? traceStopped)
+    {
+        var trace = new RecordedTrace(Path.Combine(Path.GetTempPath(), $"sandbox-stacks-{Guid.NewGuid():N}.nettrace"));
         try
         {
-            using (var session = client.StartEventPipeSession(providers, requestRundown: true, circularBufferMB: 64))
-            using (var file = File.Create(trace))
-            {
-                traceStarted?.Invoke();
-                var copy = new Thread(() => session.EventStream.CopyTo(file)) { IsBackground = true, Name = "trace copy" };
-                copy.Start();
-                Thread.Sleep(length);
-                // Before the stop: the rundown the stop asks for can take longer than the trace on a busy machine, and no event of the trace falls in it.
-                traceStopped?.Invoke();
-                session.Stop();
-                copy.Join();
-            }
-            etlx = TraceLog.CreateFromEventPipeDataFile(trace);
-            using var log = new TraceLog(etlx);
-            return read(log);
+            using var session = client.StartEventPipeSession(providers, requestRundown: true, circularBufferMB: 64);
+            using var file = File.Create(trace.Path);
+            traceStarted?.Invoke();
+            var copy = new Thread(() => session.EventStream.CopyTo(file)) { IsBackground = true, Name = "trace copy" };
+            copy.Start();
+            Thread.Sleep(length);
+            // Before the stop: the rundown the stop asks for can take longer than the trace on a busy machine, and no event of the trace falls in it.
+            traceStopped?.Invoke();
+            session.Stop();
+            copy.Join();
+            return trace;
         }
-        finally
+        catch
         {
-            File.Delete(trace);
-            if (etlx is not null)
-            {
-                File.Delete(etlx);
-            }
+            trace.Dispose();
+            throw;
         }
     }
 
@@ -261,4 +263,31 @@ public static class StackSampler
         var bang = name.IndexOf('!', StringComparison.Ordinal);
         return (bang >= 0 ? name[(bang + 1)..] : name).Trim();
     }
+}
+
+/// <summary>
+/// A trace in a temporary file, deleted on dispose. Reading it (TraceLog's conversion, the names of every method of the
+/// rundown) is the observer's heaviest work in the runner, so what is read only for the report is read after the load,
+/// when it no longer takes the machine's cores from the service under load.
+/// </summary>
+public sealed class RecordedTrace(string path) : IDisposable
+{
+    internal string Path { get; } = path;
+
+    /// <summary>The trace as a <see cref="TraceLog"/> for <paramref name="read"/>.</summary>
+    public T Read<T>(Func<TraceLog, T> read)
+    {
+        var etlx = TraceLog.CreateFromEventPipeDataFile(Path);
+        try
+        {
+            using var log = new TraceLog(etlx);
+            return read(log);
+        }
+        finally
+        {
+            File.Delete(etlx);
+        }
+    }
+
+    public void Dispose() => File.Delete(Path);
 }

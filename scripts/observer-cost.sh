@@ -24,7 +24,10 @@
 # (not counted); the runner loads it with `run --url` (the runner mode used to run `compute` on its own child).
 # Usage: scripts/observer-cost.sh [--observer runner|watch|trace|session|routes|stacks|causes] [pairs] [users] [seconds]
 #   (default 3 pairs, 16 users, 20 s per run). Needs curl and python3. Exit 2 with one line on bad input.
-# The quiet figures (nothing else running): for i in 1 2 3; do scripts/observer-cost.sh 3 16 20; done
+# The quiet figures (nothing else running; docs/notebook/performance.md, "The observer's cost in one warmed API"):
+#   for i in 1 2 3; do scripts/observer-cost.sh 3 16 20; done                # issue 42's bar: >= 0.95 in every pair
+#   BASELINE_RUNNER=<main's build>/ConcurrencySandbox.LoadTests.dll scripts/observer-cost.sh 3 16 20   # before/after
+#   for p in session routes stacks causes; do scripts/observer-cost.sh --observer $p 3 16 20; done    # the parts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 observer=runner

@@ -65,7 +65,8 @@ part_app=docs/notebook/investigations/observer-part.cs
 case "$observer" in
   session | routes | stacks | causes) dotnet build "$part_app" -v quiet -nologo >/dev/null ;;
 esac
-work=$(mktemp -d)
+# Named for this script: a cleanup of /tmp/tmp.* by something else on a shared machine took the API log of two runs.
+work=$(mktemp -d -t observer-cost.XXXXXX)
 api_pid=""
 side_pid=""
 cleanup() {

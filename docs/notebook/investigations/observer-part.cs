@@ -1,6 +1,6 @@
 // One part of the runner's runtime observer, taken on a running .NET process with the runner's own code, as a load run
 // takes it (VariantObserver): the always-on session held for HOLD seconds, the route window (3 s), the stack sample (3
-// rounds 300 ms apart) or the cause trace (1 s), DELAY seconds after the start. scripts/observer-cost.sh --observer PART
+// rounds of 100 ms) or the cause trace (1 s), DELAY seconds after the start. scripts/observer-cost.sh --observer PART
 // runs it beside a --no-observer load, so each part's cost is measured alone. Prints the API's CPU over the part.
 // Usage: dotnet run observer-part.cs -- PID session|routes|stacks|causes DELAY HOLD URL
 #:project ../../../loadtests/ConcurrencySandbox.LoadTests.Diagnostics/ConcurrencySandbox.LoadTests.Diagnostics.csproj
@@ -21,8 +21,8 @@ var did = part switch
     "session" => await SessionAsync(),
     // VariantObserver.RouteWindow.
     "routes" => $"{(await RuntimeObserver.RoutesOverAsync(channel.Client, TimeSpan.FromSeconds(3), CancellationToken.None)).Count} routes seen",
-    // VariantObserver.StackRounds, StackGap.
-    "stacks" => $"{StackSampler.Combine(await StackSampler.SampleRoundsAsync(channel.Client, 3, TimeSpan.FromMilliseconds(300), CancellationToken.None, processId: pid)).Count} threads sampled",
+    // VariantObserver.StackRounds.
+    "stacks" => $"{StackSampler.Combine(await StackSampler.SampleRoundsAsync(channel.Client, 3, CancellationToken.None, processId: pid)).Count} threads sampled",
     "causes" => Causes(),
     _ => throw new ArgumentException($"part must be session, routes, stacks or causes, not '{part}'"),
 };

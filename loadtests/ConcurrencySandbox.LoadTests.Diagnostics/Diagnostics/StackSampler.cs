@@ -52,7 +52,7 @@ public sealed record SampleRound(IReadOnlyList<ThreadStack> Stacks, IReadOnlyDic
 /// Samples the managed stacks of every thread of a .NET process as dotnet-stack does: a short EventPipe session with the
 /// SampleProfiler and the runtime's rundown (which names the JIT-compiled methods and gives their IL-to-native maps, so
 /// a sampled address has an IL offset in its method), turned into per-thread stacks by
-/// TraceEvent's thread-time computer. A few samples a short while apart; each thread counts with the stack it showed
+/// TraceEvent's thread-time computer. A few rounds of samples in one trace; each thread counts with the stack it showed
 /// most often, so a thread that is parked shows where it is parked.
 /// </summary>
 public static class StackSampler
@@ -60,38 +60,24 @@ public static class StackSampler
     private static readonly TimeSpan TraceLength = TimeSpan.FromMilliseconds(100);
 
     /// <summary>
-    /// Samples the process behind <paramref name="client"/> <paramref name="rounds"/> times, <paramref name="gap"/> apart;
-    /// one stack per thread seen (<see cref="Combine"/>). With <paramref name="loadRuns"/>, a round after the first is kept
-    /// only if the load still ran when it ended, and no round starts once it has stopped: a short step's idle threads
-    /// after the load do not outvote what they did under it. With the local <paramref name="processId"/>, each thread's
-    /// CPU time is read as each round's trace starts and stops, so a stack says whether its thread ran on a core while it
-    /// was sampled, or queued for one (<see cref="ThreadStack.CpuShare"/>).
+    /// Samples the process behind <paramref name="client"/> in <paramref name="rounds"/> rounds of <see cref="TraceLength"/>
+    /// each, one after another in ONE trace whose samples are split by time: one session, so one rundown in the service
+    /// (the list of every compiled method the runtime writes as a session that asks for it stops, most of what a sample
+    /// costs the service: 0.07 s of its CPU each, docs/notebook/performance.md) and one conversion here, instead of one of
+    /// each per round. One stack per thread seen (<see cref="Combine"/>). With <paramref name="loadRuns"/>, a trace that
+    /// ended after the load did keeps its first round only: a short step's idle threads after the load do not outvote
+    /// what they did under it. With the local <paramref name="processId"/>, each thread's CPU time is read as the trace
+    /// starts and stops, so a stack says whether its thread ran on a core while it was sampled, or queued for one
+    /// (<see cref="ThreadStack.CpuShare"/>).
     /// </summary>
-    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null) =>
-        Combine(await SampleRoundsAsync(client, rounds, gap, cancellationToken, loadRuns, processId));
+    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null) =>
+        Combine(await SampleRoundsAsync(client, rounds, cancellationToken, loadRuns, processId));
 
-    /// <summary>The rounds of <see cref="SampleAsync"/> as taken, each with every sample of its trace.</summary>
-    public static async Task<IReadOnlyList<SampleRound>> SampleRoundsAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null)
+    /// <summary>The rounds of <see cref="SampleAsync"/> as taken, each with every sample of its part of the trace.</summary>
+    public static async Task<IReadOnlyList<SampleRound>> SampleRoundsAsync(DiagnosticsClient client, int rounds, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null)
     {
-        var taken = new List<SampleRound>();
-        for (var round = 0; round < rounds; round++)
-        {
-            if (round > 0)
-            {
-                await Task.Delay(gap, cancellationToken);
-                if (loadRuns?.Invoke() == false)
-                {
-                    break;
-                }
-            }
-            var once = await Task.Run(() => SampleRoundOnce(client, processId), cancellationToken);
-            if (round > 0 && loadRuns?.Invoke() == false)
-            {
-                break;
-            }
-            taken.Add(once);
-        }
-        return taken;
+        var taken = await Task.Run(() => SampleRoundsOnce(client, rounds, processId), cancellationToken);
+        return loadRuns?.Invoke() == false ? [.. taken.Take(1)] : taken;
     }
 
     /// <summary>
@@ -109,34 +95,39 @@ public static class StackSampler
             .Select(shown => shown.First() with { CpuShare = shown.Any(s => s.CpuShare is not null) ? shown.Where(s => s.CpuShare is not null).Average(s => s.CpuShare) : null }),
     ];
 
-    /// <summary>One round's trace with each thread's CPU time read as it started and stopped (when <paramref name="processId"/> is local).</summary>
-    private static SampleRound SampleRoundOnce(DiagnosticsClient client, int? processId)
+    /// <summary>
+    /// One trace of <paramref name="rounds"/> x <see cref="TraceLength"/> split by its samples' times into rounds, each with
+    /// the threads' CPU times read as the trace started and stopped (when <paramref name="processId"/> is local).
+    /// </summary>
+    private static List<SampleRound> SampleRoundsOnce(DiagnosticsClient client, int rounds, int? processId)
     {
         IReadOnlyDictionary<int, double>? before = null, after = null;
         long started = 0, stopped = 0;
-        var samples = Trace(client,
+        var samples = Trace(client, TraceLength * rounds,
             () => (before, started) = (ThreadCpu.Read(processId), System.Diagnostics.Stopwatch.GetTimestamp()),
             () => (after, stopped) = (ThreadCpu.Read(processId), System.Diagnostics.Stopwatch.GetTimestamp()));
-        return new SampleRound(FirstOfEachThread(samples), before, after, System.Diagnostics.Stopwatch.GetElapsedTime(started, stopped).TotalSeconds) { Samples = samples };
+        var seconds = System.Diagnostics.Stopwatch.GetElapsedTime(started, stopped).TotalSeconds;
+        var byRound = samples.ToLookup(sample => Math.Clamp((int)(sample.AtMs / TraceLength.TotalMilliseconds), 0, rounds - 1), sample => sample.Stack);
+        return [.. Enumerable.Range(0, rounds).Select(round => byRound[round].ToList()).Select(inRound => new SampleRound(FirstOfEachThread(inRound), before, after, seconds) { Samples = inRound })];
     }
 
     /// <summary>
     /// One sample of every thread's stack, taken with blocking calls only: it needs no thread of the caller's pool, so it
     /// also reads a process whose own pool is starved, the runner itself included (<see cref="OwnBlockedFrames"/>).
     /// </summary>
-    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client) => FirstOfEachThread(Trace(client, null, null));
+    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client) => FirstOfEachThread([.. Trace(client, TraceLength, null, null).Select(sample => sample.Stack)]);
 
     /// <summary>The first sample of each thread, as dotnet-stack prints it.</summary>
     private static List<ThreadStack> FirstOfEachThread(IReadOnlyList<ThreadStack> samples) => [.. samples.DistinctBy(s => s.ThreadId)];
 
-    /// <summary>Every sample of one short trace; <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as its sampling ends.</summary>
-    private static IReadOnlyList<ThreadStack> Trace(DiagnosticsClient client, Action? traceStarted, Action? traceStopped) =>
+    /// <summary>Every sample of one short trace with its time in the trace; <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as its sampling ends.</summary>
+    private static List<(double AtMs, ThreadStack Stack)> Trace(DiagnosticsClient client, TimeSpan length, Action? traceStarted, Action? traceStopped) =>
         Recorded(client,
             [
                 new EventPipeProvider("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
                 new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, (long)ClrTraceEventParser.Keywords.Default),
             ],
-            TraceLength, traceStarted, traceStopped, ReadStacks);
+            length, traceStarted, traceStopped, ReadStacks);
 
     /// <summary>
     /// One short EventPipe trace of <paramref name="providers"/> for <paramref name="length"/>, with the runtime's rundown
@@ -207,13 +198,13 @@ public static class StackSampler
         return [.. blocked.Take(most)];
     }
 
-    /// <summary>Every sample in the trace, in its order.</summary>
-    private static List<ThreadStack> ReadStacks(TraceLog log)
+    /// <summary>Every sample in the trace, in its order, with its time since the trace started.</summary>
+    private static List<(double AtMs, ThreadStack Stack)> ReadStacks(TraceLog log)
     {
         using var symbols = new SymbolReader(TextWriter.Null) { SymbolPath = "" };
         var source = new MutableTraceEventStackSource(log) { OnlyManagedCodeStacks = true };
         new SampleProfilerThreadTimeComputer(log, symbols).GenerateThreadTimeStacks(source);
-        var stacks = new List<ThreadStack>();
+        var stacks = new List<(double, ThreadStack)>();
         source.ForEach(sample =>
         {
             var frames = new List<string>();
@@ -233,7 +224,7 @@ public static class StackSampler
             }
             if (threadId is { } id && frames.Count > 0)
             {
-                stacks.Add(new ThreadStack(id, frames) { Locations = locations });
+                stacks.Add((sample.TimeRelativeMSec, new ThreadStack(id, frames) { Locations = locations }));
             }
         });
         return stacks;

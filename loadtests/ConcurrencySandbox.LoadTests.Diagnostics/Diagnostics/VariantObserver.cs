@@ -55,7 +55,6 @@ public sealed record VariantObservation(
 public sealed class VariantObserver(RuntimeObserver observer, int processorCount, double peakLoad, double loadSeconds, string? requestPath = null) : IOutOfBandTelemetry, IAsyncDisposable
 {
     private const int StackRounds = 3;
-    private static readonly TimeSpan StackGap = TimeSpan.FromMilliseconds(300);
     // Let the peak step's blocking build up before looking at it: 1 s, or a quarter of what is left of a shorter load.
     private static readonly TimeSpan SettleAtPeak = TimeSpan.FromSeconds(1);
     // The counters are published once a second: one sample past the end covers the run's last second.
@@ -146,7 +145,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             await Task.Delay(Settle(left), cancellationToken);
             for (var attempt = 1; ; attempt++)
             {
-                var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns, observer.Channel.ProcessId);
+                var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, cancellationToken, loadRuns, observer.Channel.ProcessId);
                 using var resolver = new CallSiteResolver(requestPath, _routes is null ? null : await _routes);
                 var sites = BlockingSites.Group(StackSampler.Combine(rounds), resolver);
                 if (!sites.AnyInUserCode && !loadRuns())

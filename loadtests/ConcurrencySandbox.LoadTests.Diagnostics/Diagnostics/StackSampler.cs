@@ -82,10 +82,10 @@ public static class StackSampler
 
     /// <summary>
     /// One stack per thread seen in <paramref name="rounds"/>: the stack it showed most often, with its share of a core
-    /// over the rounds that showed it (the mean of those rounds' shares). Read per round, not over the whole sample: the
-    /// gaps between rounds and the traces' conversion take most of its time, so a thread that hashed in each round it
-    /// was caught in could average under <see cref="BlockingSites.BusyCpuShare"/> over all of it, and one the pool
-    /// started after the first round had no figure at all, and either was then judged by its stack alone.
+    /// over the rounds that showed it (the mean of those rounds' shares; the rounds of one trace share its readings). Read
+    /// over the sampling only, not over the whole sample: its conversion takes most of its time, so a thread that hashed
+    /// whenever it was caught could average under <see cref="BlockingSites.BusyCpuShare"/> over all of it, and was then
+    /// judged by its stack alone.
     /// </summary>
     public static IReadOnlyList<ThreadStack> Combine(IReadOnlyList<SampleRound> rounds) =>
     [

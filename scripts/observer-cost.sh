@@ -1,20 +1,33 @@
 #!/usr/bin/env bash
-# What the runtime observer costs the API: compute/sync?cycles=1 under a constant closed load, runs alternating
-# with and without the observer, the sync variant's throughput compared. Loopback only.
-#   --observer runner (default): the runner's own observer on the API child it starts (observed) against --no-observer.
-#   --observer watch: `watch --pid` (issue 40's passive watch, the same observer) on one fresh API per run, which the
-#     runner loads with --target and --no-observer; plain runs have no watch. Issue 40 allows watch 5 % (0.95). Each
-#     run also prints the API's own CPU per request over the whole run (both of compute's variants; /proc and the
-#     API's requestsStarted), which a busy machine disturbs far less than the throughput.
-#   --observer trace: the cause trace the runner takes for 1 s at each step's peak (issue 38: .NET 10's allocation
-#     samples with stacks, System.Net.Http's events, the TPL's activity ids; CauseTrace.Providers), held by
-#     dotnet-trace (DOTNET_TRACE=path, else dotnet-trace on PATH) over the whole run of one fresh API per run: its
-#     cost over the second it runs. Plain runs have no trace.
+# What the runtime observer costs the API, measured in ONE warmed API process: compute/sync?cycles=1 under the runner's
+# constant closed load (`run --url`), runs alternating with and without the observer, the order alternated from pair to
+# pair (observed first in odd pairs, plain first in even ones). Per run: the runner's throughput (its summary.json), the
+# API's own CPU per request over the run (/proc over the API's requestsStarted, which a busy machine disturbs far less
+# than the throughput) and the runner's CPU per request; per pair, both ratios to the plain run. Loopback only.
+#   --observer runner (default): the runner's own observer as it runs in a load run (`run --url ... --pid API`: its
+#     always-on session, the route window once requests flow, the stack sample and the cause trace at the peak) against
+#     `run --url ... --no-observer`.
+#   --observer watch: `watch --pid` (issue 40's passive watch, the same session) beside a --no-observer run; plain runs
+#     have no watch. Issue 40 allows watch 5 % (0.95).
+#   --observer trace: the cause trace's providers (CauseTrace.Providers on .NET 10) held by dotnet-trace (DOTNET_TRACE=
+#     path, else dotnet-trace on PATH) over the whole of a --no-observer run: the trace's cost per second it runs.
+#   --observer session|routes|stacks|causes: ONE part of the runner's observer, taken beside a --no-observer run by
+#     docs/notebook/investigations/observer-part.cs with the runner's own code, when the runner would take it (the
+#     session for the whole run; the route window 3 s, the stack sample's 3 rounds, the cause trace's 1 s, once, a few
+#     seconds in): what each part costs as a share of the API's CPU per request.
 #   BASELINE_RUNNER=path/to/ConcurrencySandbox.LoadTests.dll: each pair also runs that build's observer ("baseline",
-#     the same way), so a change to the observer is measured before/after side by side, in the same minutes. With
-#     --observer trace the baseline is a trace of BASELINE_TRACE_PROVIDERS (dotnet-trace's words) instead.
-# Usage: scripts/observer-cost.sh [--observer runner|watch|trace] [pairs] [users] [seconds]
-#   (default 3 pairs, 16 users, 20 s per variant)
+#     the same way; runner and watch only), so a change to the observer is measured before/after in the same process
+#     and minutes. With --observer trace the baseline is a trace of BASELINE_TRACE_PROVIDERS (dotnet-trace's words).
+# Changed 2026-11-29 (issue 42 item 3): each run used to start a fresh API (the runner's child, or one per watch or
+# trace run), so a pair measured one process against another as much as the observer (quiet, 71a5e76: the plain runs
+# alone spread 42.8k-55.2k requests/s). Now one API serves every run, warmed by one plain and one observed run first
+# (not counted); the runner loads it with `run --url` (the runner mode used to run `compute` on its own child).
+# Usage: scripts/observer-cost.sh [--observer runner|watch|trace|session|routes|stacks|causes] [pairs] [users] [seconds]
+#   (default 3 pairs, 16 users, 20 s per run). Needs curl and python3. Exit 2 with one line on bad input.
+# The quiet figures (nothing else running; docs/notebook/performance.md, "The observer's cost in one warmed API"):
+#   for i in 1 2 3; do scripts/observer-cost.sh 3 16 20; done                # issue 42's bar: >= 0.95 in every pair
+#   BASELINE_RUNNER=<main's build>/ConcurrencySandbox.LoadTests.dll scripts/observer-cost.sh 3 16 20   # before/after
+#   for p in session routes stacks causes; do scripts/observer-cost.sh --observer $p 3 16 20; done    # the parts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 observer=runner
@@ -22,116 +35,156 @@ if [ "${1:-}" = "--observer" ]; then
   observer="${2:-}"
   shift 2 || shift
 fi
-[ "$observer" = runner ] || [ "$observer" = watch ] || [ "$observer" = trace ] || { echo "--observer must be runner, watch or trace, not '$observer'" >&2; exit 2; }
+case "$observer" in
+  runner | watch | trace | session | routes | stacks | causes) ;;
+  *) echo "--observer must be runner, watch, trace, session, routes, stacks or causes, not '$observer'" >&2; exit 2 ;;
+esac
 # CauseTrace.Providers on .NET 10 in dotnet-trace's words: the runtime's AllocationSampling keyword at Informational (4),
 # System.Net.Http's events, the TPL's TasksFlowActivityIds. (Before: the GC keyword at Verbose, Microsoft-Windows-DotNETRuntime:0x1:5.)
 trace_providers="Microsoft-Windows-DotNETRuntime:0x80000000000:4,System.Net.Http:0xFFFFFFFFFFFFFFFF:4,System.Threading.Tasks.TplEventSource:0x80:4"
+(($# <= 3)) || { echo "at most three numbers (pairs, users, seconds), not '$*'" >&2; exit 2; }
 pairs=${1:-3}; users=${2:-16}; seconds=${3:-20}
 [[ "$pairs" =~ ^[0-9]+$ ]] && (( pairs >= 1 && pairs <= 20 )) || { echo "pairs must be 1..20, not '$pairs'" >&2; exit 2; }
 [[ "$users" =~ ^[0-9]+$ ]] && (( users >= 1 && users <= 1024 )) || { echo "users must be 1..1024, not '$users'" >&2; exit 2; }
-[[ "$seconds" =~ ^[0-9]+$ ]] && (( seconds >= 2 && seconds <= 59 )) || { echo "seconds must be 2..59, not '$seconds'" >&2; exit 2; }
+[[ "$seconds" =~ ^[0-9]+$ ]] && (( seconds >= 6 && seconds <= 59 )) || { echo "seconds must be 6..59 (the observer's parts take the first 5), not '$seconds'" >&2; exit 2; }
+modes=(observed plain)
+if [ -n "${BASELINE_RUNNER:-}" ] && [ "$observer" != trace ]; then
+  [ "$observer" = runner ] || [ "$observer" = watch ] || { echo "BASELINE_RUNNER goes with --observer runner or watch, not '$observer'" >&2; exit 2; }
+  [ -f "$BASELINE_RUNNER" ] || { echo "BASELINE_RUNNER is not a file: '$BASELINE_RUNNER'" >&2; exit 2; }
+  modes+=(baseline)
+elif [ -n "${BASELINE_TRACE_PROVIDERS:-}" ] && [ "$observer" = trace ]; then
+  modes+=(baseline)
+fi
+for tool in curl python3; do
+  command -v "$tool" >/dev/null || { echo "$tool is not installed: apt-get install -y $tool" >&2; exit 2; }
+done
 source scripts/wrk-bench-lib.sh
 dotnet build loadtests/ConcurrencySandbox.LoadTests -c Release -v quiet -nologo >/dev/null
-work=$(mktemp -d)
+runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests.dll
+part_app=docs/notebook/investigations/observer-part.cs
+case "$observer" in
+  session | routes | stacks | causes) dotnet build "$part_app" -v quiet -nologo >/dev/null ;;
+esac
+# Named for this script: a cleanup of /tmp/tmp.* by something else on a shared machine took the API log of two runs.
+work=$(mktemp -d -t observer-cost.XXXXXX)
 api_pid=""
-watch_pid=""
+side_pid=""
 cleanup() {
-  for pid in "$watch_pid" "$api_pid"; do
+  for pid in "$side_pid" "$api_pid"; do
     if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
   done
   rm -rf "$work"
 }
 trap cleanup EXIT
 printf '{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [%d, "00:00:%02d"] } ] }\n' "$users" "$seconds" >"$work/load.json"
-runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests.dll
-modes=(observed plain)
-if [ "$observer" = trace ] && [ -n "${BASELINE_TRACE_PROVIDERS:-}" ]; then
-  modes+=(baseline)
-elif [ "$observer" != trace ] && [ -n "${BASELINE_RUNNER:-}" ]; then
-  [ -f "$BASELINE_RUNNER" ] || { echo "BASELINE_RUNNER is not a file: '$BASELINE_RUNNER'" >&2; exit 2; }
-  modes+=(baseline)
-fi
-echo "# observer cost ($observer): $pairs pairs, $users users, $seconds s per variant; $(nproc) cores; $(uptime)"
+start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work"
+target="$url/api/compute/sync?cycles=1"
+echo "# observer cost ($observer): $pairs pairs, $users users, $seconds s per run, one API (pid $api_pid); $(bench_header)"
 
-# attached PATTERN LOG NAME: waits up to a minute for $watch_pid's LOG to show PATTERN (it attached); exits when it ended first.
+# attached PATTERN LOG NAME: waits up to a minute for $side_pid's LOG to show PATTERN (it attached); exits when it ended first.
 attached() {
   for _ in $(seq 1 600); do
     grep -q "$1" "$2" && return
-    kill -0 "$watch_pid" 2>/dev/null || { echo "$3 ended before it attached:" >&2; cat "$2" >&2; exit 2; }
+    kill -0 "$side_pid" 2>/dev/null || { echo "$3 ended before it attached:" >&2; cat "$2" >&2; exit 2; }
     sleep 0.1
   done
 }
 
-# load MODE PAIR: one compute run (the sync variant's throughput is what is compared), its report in $work/MODE-PAIR;
-# the observer is this build's (observed), none (plain) or BASELINE_RUNNER's (baseline).
-load() {
-  local flag="" observing=$runner
-  [ "$1" = baseline ] && observing=$BASELINE_RUNNER
-  if [ "$observer" = runner ]; then
-    [ "$1" = plain ] && flag="--no-observer"
-    # One whole ramp per variant: a --config run keeps its shape in one round; the pairs here alternate the observer.
-    # shellcheck disable=SC2086 # an empty flag is no argument
-    dotnet "$observing" compute --cycles 1 --config "$work/load.json" --out "$work/$1-$2" $flag >/dev/null
-    return
-  fi
-  # watch / trace: a fresh API, watched or traced (observed) or not (plain) for the whole run; the runner itself observes nothing.
-  start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work"
-  if [ "$1" != plain ] && [ "$observer" = trace ]; then
-    local providers=$trace_providers
-    [ "$1" = baseline ] && providers=$BASELINE_TRACE_PROVIDERS
-    # Longer than the load: the trace covers all of it and ends by itself (its rundown after the load).
-    "${DOTNET_TRACE:-dotnet-trace}" collect -p "$api_pid" --providers "$providers" --duration "00:00:$(printf '%02d' $((seconds + 5)))" \
-      -o "$work/trace-$2.nettrace" >"$work/trace-$2.log" 2>&1 &
-    watch_pid=$!
-    attached 'Output File' "$work/trace-$2.log" dotnet-trace
-  elif [ "$1" != plain ]; then
-    dotnet "$observing" watch --pid "$api_pid" --out "$work/watch-$2" >"$work/watch-$2.log" 2>&1 &
-    watch_pid=$!
-    attached '^watching ' "$work/watch-$2.log" watch
-  fi
-  read_cpu_ticks "$api_pid"; local ticks=$cpu_ticks
-  dotnet "$runner" compute --target "$url" --no-observer --cycles 1 --config "$work/load.json" --out "$work/$1-$2" >/dev/null
-  read_cpu_ticks "$api_pid"; ticks=$((cpu_ticks - ticks))
-  local requests
-  requests=$(curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p')
-  awk -v m="$1" -v p="$2" -v t="$ticks" -v hz="$clock_ticks_per_second" -v n="$requests" \
-    'BEGIN { printf "%s %s: the API spent %.1f us of CPU per request (%d requests)\n", m, p, t / hz / n * 1e6, n }' | tee -a "$work/cpu.txt"
-  if [ -n "$watch_pid" ] && [ "$observer" = trace ]; then
-    wait "$watch_pid" || { echo "dotnet-trace exited with $?:" >&2; cat "$work/trace-$2.log" >&2; exit 2; }
-    watch_pid=""
-    echo "trace $2: $(du -h "$work/trace-$2.nettrace" | cut -f1) written"
-    rm -f "$work/trace-$2.nettrace"
-  elif [ -n "$watch_pid" ]; then
-    # SIGTERM ends a watch as Ctrl+C does (its report written, exit 0); a background job of a script ignores SIGINT.
-    kill -TERM "$watch_pid"
-    wait "$watch_pid" || { echo "watch exited with $?:" >&2; cat "$work/watch-$2.log" >&2; exit 2; }
-    watch_pid=""
-    echo "watch $2: $(tail -n 1 "$work/watch-$2.log")"
-  fi
-  kill "$api_pid"
-  wait "$api_pid" 2>/dev/null || true
-  api_pid=""
+# side MODE RUN: starts what observes the API beside a --no-observer run (watch, dotnet-trace or one part); none for the
+# runner's own observer or a plain run.
+side() {
+  local log="$work/side-$2.log"
+  case "$observer/$1" in
+    runner/* | */plain) return ;;
+    watch/*)
+      local dll=$runner
+      [ "$1" = baseline ] && dll=$BASELINE_RUNNER
+      dotnet "$dll" watch --pid "$api_pid" --out "$work/watch-$2" >"$log" 2>&1 &
+      side_pid=$!
+      attached '^watching ' "$log" watch ;;
+    trace/*)
+      local providers=$trace_providers
+      [ "$1" = baseline ] && providers=$BASELINE_TRACE_PROVIDERS
+      # Longer than the load: the trace covers all of it and ends by itself (its rundown after the load).
+      "${DOTNET_TRACE:-dotnet-trace}" collect -p "$api_pid" --providers "$providers" --duration "00:00:$(printf '%02d' $((seconds + 5)))" \
+        -o "$work/trace-$2.nettrace" >"$log" 2>&1 &
+      side_pid=$!
+      attached 'Output File' "$log" dotnet-trace ;;
+    *)
+      # The part, when the runner would take it: the route window with the first interval row (2 s into the load), the stack
+      # sample and the cause trace a second later (VariantObserver.OnInterval); the session from the start to the end.
+      local delay=2 hold=0
+      [ "$observer" = session ] && delay=0 hold=$seconds
+      [ "$observer" = stacks ] || [ "$observer" = causes ] && delay=3
+      dotnet run --no-build --file "$part_app" -- "$api_pid" "$observer" "$delay" "$hold" "$target" >"$log" 2>&1 &
+      side_pid=$! ;;
+  esac
 }
 
+# side_done RUN: waits for (watch: stops) what side started, and says what it did.
+side_done() {
+  [ -n "$side_pid" ] || return 0
+  local log="$work/side-$1.log"
+  # SIGTERM ends a watch as Ctrl+C does (its report written, exit 0); a background job of a script ignores SIGINT.
+  [ "$observer" = watch ] && kill -TERM "$side_pid"
+  wait "$side_pid" || { echo "$observer ($1) exited with $?:" >&2; cat "$log" >&2; exit 2; }
+  side_pid=""
+  echo "  $observer $1: $(tail -n 1 "$log")"
+  rm -f "$work/trace-$1.nettrace"
+}
+
+# run MODE RUN: one constant load on the API, observed (or baseline) or plain; appends "MODE RUN rps api-us runner-us" to $work/runs.txt.
+run() {
+  local dll=$runner flags=(--no-observer)
+  [ "$observer" = runner ] && [ "$1" != plain ] && flags=(--pid "$api_pid")
+  [ "$observer/$1" = runner/baseline ] && dll=$BASELINE_RUNNER
+  side "$1" "$2"
+  local requests ticks
+  requests=$(curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p')
+  read_cpu_ticks "$api_pid"; ticks=$cpu_ticks
+  /usr/bin/time -f '%U %S' -o "$work/time-$2" dotnet "$dll" run --url "$target" --config "$work/load.json" --out "$work/$2" "${flags[@]}" >"$work/runner-$2.log" 2>&1 ||
+    { echo "the runner's $1 run $2 failed:" >&2; tail -n 5 "$work/runner-$2.log" >&2; exit 2; }
+  read_cpu_ticks "$api_pid"; ticks=$((cpu_ticks - ticks))
+  requests=$(( $(curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p') - requests - 1 ))
+  side_done "$2"
+  python3 - "$work/$2/summary.json" "$1" "$2" "$ticks" "$clock_ticks_per_second" "$requests" "$work/time-$2" <<'PY' >>"$work/runs.txt"
+import json, sys
+summary, mode, run, ticks, hz, requests, timing = sys.argv[1:]
+rps = json.load(open(summary))["variants"][0]["requestsPerSecond"]
+runner_seconds = sum(float(x) for x in open(timing).read().split()[-2:])
+print(f"{mode} {run} {rps:.1f} {int(ticks) / int(hz) / int(requests) * 1e6:.2f} {runner_seconds / int(requests) * 1e6:.2f}")
+PY
+}
+
+# Warm-up, not counted: the API's JIT and pool, and its first EventPipe session, before anything is compared.
+for mode in plain observed; do run "$mode" "warm-$mode" >/dev/null; done
+echo "# warmed; $(uptime)"
 for i in $(seq 1 "$pairs"); do
-  for mode in "${modes[@]}"; do
-    load "$mode" "$i"
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=[x for x in d["variants"] if x["name"]=="sync"][0]; print(sys.argv[2], sys.argv[3], round(v["requestsPerSecond"],1))' \
-      "$work/$mode-$i/summary.json" "$mode" "$i" | tee -a "$work/rps.txt"
+  # The order turns with each pair (observed plain, plain observed, ...), so a drift of the machine or the API lands on both.
+  n=${#modes[@]}
+  for k in $(seq 0 $((n - 1))); do
+    if (( i % 2 == 1 )); then mode=${modes[k]}; else mode=${modes[n - 1 - k]}; fi
+    run "$mode" "$mode-$i"
+    tail -n 1 "$work/runs.txt" | awk '{ printf "%s: %.0f requests/s, the API %.2f us of CPU per request, the runner %.2f us\n", $2, $3, $4, $5 }'
   done
 done
-python3 - "$work/rps.txt" <<'PY'
-import sys
-rows=[l.split() for l in open(sys.argv[1])]
-plain=[float(r[2]) for r in rows if r[0]=="plain"]
+python3 - "$work/runs.txt" <<'PY'
+import re, sys
+rows = [l.split() for l in open(sys.argv[1]) if not l.split()[1].startswith("warm-")]
+def by(mode): return {int(re.sub(r"\D", "", r[1])): (float(r[2]), float(r[3]), float(r[4])) for r in rows if r[0] == mode}
+plain = by("plain")
 for mode in ("observed", "baseline"):
-    rps=[float(r[2]) for r in rows if r[0]==mode]
-    if rps:
-        print(f"{mode} mean {sum(rps)/len(rps):.1f} rps, plain mean {sum(plain)/len(plain):.1f} rps, ratio {sum(rps)/sum(plain):.3f}")
-        print(f"{mode} pair ratios: " + ", ".join(f"{o/p:.3f}" for o, p in zip(rps, plain)))
+    runs = by(mode)
+    if not runs:
+        continue
+    pairs = sorted(runs)
+    rps = [runs[i][0] / plain[i][0] for i in pairs]
+    cpu = [runs[i][1] / plain[i][1] for i in pairs]
+    mean = lambda xs: sum(xs) / len(xs)
+    print(f"{mode}: throughput ratio per pair " + ", ".join(f"{r:.3f}" for r in rps)
+          + f"; ratio of means {mean([runs[i][0] for i in pairs]) / mean([plain[i][0] for i in pairs]):.3f}; worst pair {min(rps):.3f}")
+    print(f"{mode}: the API's CPU per request per pair " + ", ".join(f"{c:.3f}" for c in cpu) + " x plain"
+          + f"; means {mean([runs[i][1] for i in pairs]):.2f} us against {mean([plain[i][1] for i in pairs]):.2f} us ({mean([runs[i][1] for i in pairs]) / mean([plain[i][1] for i in pairs]) - 1:+.1%})")
+    print(f"{mode}: the runner's CPU per request {mean([runs[i][2] for i in pairs]):.2f} us against {mean([plain[i][2] for i in pairs]):.2f} us plain")
 PY
-if [ -f "$work/cpu.txt" ]; then
-  # Mean of the runs' API CPU per request, per mode; observed over plain is what watch adds to each request.
-  awk '{ sum[$1] += $6; n[$1]++ } END { for (m in sum) printf "%s: the API %.2f us of CPU per request (mean of %d runs)%s\n", m, sum[m] / n[m], n[m], (m != "plain" && n["plain"] ? sprintf(", %.3f x plain", (sum[m] / n[m]) / (sum["plain"] / n["plain"])) : "") }' "$work/cpu.txt"
-fi
 echo "# done; $(uptime)"

@@ -114,11 +114,14 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
     ];
 
     /// <summary>
-    /// Traces the process behind <paramref name="client"/> for <see cref="Length"/> and reads it, naming methods with
-    /// <paramref name="resolver"/>; <paramref name="allocationSampling"/> when its runtime writes AllocationSampled (.NET 10+).
+    /// Traces the process behind <paramref name="client"/> for <see cref="Length"/> to a file, read by <see cref="Read(RecordedTrace, CallSiteResolver)"/>
+    /// once the load is over; <paramref name="allocationSampling"/> when its runtime writes AllocationSampled (.NET 10+).
     /// </summary>
-    public static CauseTrace Take(DiagnosticsClient client, CallSiteResolver resolver, bool allocationSampling) =>
-        StackSampler.Recorded(client, Providers(allocationSampling), Length, null, null, log => Read(log, resolver));
+    public static RecordedTrace Record(DiagnosticsClient client, bool allocationSampling) =>
+        StackSampler.Record(client, Providers(allocationSampling), Length, null, null);
+
+    /// <summary>The allocation samples and the HTTP calls of a recorded trace, methods named with <paramref name="resolver"/>.</summary>
+    public static CauseTrace Read(RecordedTrace trace, CallSiteResolver resolver) => trace.Read(log => Read(log, resolver));
 
     /// <summary>The allocation samples and the HTTP calls of one trace.</summary>
     public static CauseTrace Read(TraceLog log, CallSiteResolver resolver)

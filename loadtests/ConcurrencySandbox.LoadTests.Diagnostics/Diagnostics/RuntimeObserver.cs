@@ -224,13 +224,17 @@ public sealed class RuntimeObserver : IAsyncDisposable
     /// records every request into it. Empty when the target does not host ASP.NET Core 8+, served no request in the window
     /// or refused the session.
     /// </summary>
-    public async Task<IReadOnlyDictionary<string, long>> RoutesOverAsync(TimeSpan window, CancellationToken cancellationToken)
+    public Task<IReadOnlyDictionary<string, long>> RoutesOverAsync(TimeSpan window, CancellationToken cancellationToken) =>
+        RoutesOverAsync(Channel.Client, window, cancellationToken);
+
+    /// <summary>The route window of <see cref="RoutesOverAsync(TimeSpan, CancellationToken)"/> on <paramref name="client"/>'s process, without the always-on session.</summary>
+    public static async Task<IReadOnlyDictionary<string, long>> RoutesOverAsync(DiagnosticsClient client, TimeSpan window, CancellationToken cancellationToken)
     {
         var sessionId = Guid.NewGuid().ToString("N");
         var routes = new Dictionary<string, long>();
         try
         {
-            using var session = await Channel.Client.StartEventPipeSessionAsync(RouteMetric(sessionId), requestRundown: false, RouteWindowBufferMegabytes, cancellationToken);
+            using var session = await client.StartEventPipeSessionAsync(RouteMetric(sessionId), requestRundown: false, RouteWindowBufferMegabytes, cancellationToken);
             var reading = Task.Run(() =>
             {
                 using var source = new EventPipeEventSource(session.EventStream);

@@ -52,7 +52,7 @@ public sealed record SampleRound(IReadOnlyList<ThreadStack> Stacks, IReadOnlyDic
 /// Samples the managed stacks of every thread of a .NET process as dotnet-stack does: a short EventPipe session with the
 /// SampleProfiler and the runtime's rundown (which names the JIT-compiled methods and gives their IL-to-native maps, so
 /// a sampled address has an IL offset in its method), turned into per-thread stacks by
-/// TraceEvent's thread-time computer. A few samples a short while apart; each thread counts with the stack it showed
+/// TraceEvent's thread-time computer. A few rounds of samples in one trace; each thread counts with the stack it showed
 /// most often, so a thread that is parked shows where it is parked.
 /// </summary>
 public static class StackSampler
@@ -60,46 +60,32 @@ public static class StackSampler
     private static readonly TimeSpan TraceLength = TimeSpan.FromMilliseconds(100);
 
     /// <summary>
-    /// Samples the process behind <paramref name="client"/> <paramref name="rounds"/> times, <paramref name="gap"/> apart;
-    /// one stack per thread seen (<see cref="Combine"/>). With <paramref name="loadRuns"/>, a round after the first is kept
-    /// only if the load still ran when it ended, and no round starts once it has stopped: a short step's idle threads
-    /// after the load do not outvote what they did under it. With the local <paramref name="processId"/>, each thread's
-    /// CPU time is read as each round's trace starts and stops, so a stack says whether its thread ran on a core while it
-    /// was sampled, or queued for one (<see cref="ThreadStack.CpuShare"/>).
+    /// Samples the process behind <paramref name="client"/> in <paramref name="rounds"/> rounds of <see cref="TraceLength"/>
+    /// each, one after another in ONE trace whose samples are split by time: one session, so one rundown in the service
+    /// (the list of every compiled method the runtime writes as a session that asks for it stops, most of what a sample
+    /// costs the service: 0.07 s of its CPU each, docs/notebook/performance.md) and one conversion here, instead of one of
+    /// each per round. One stack per thread seen (<see cref="Combine"/>). With <paramref name="loadRuns"/>, a trace that
+    /// ended after the load did keeps its first round only: a short step's idle threads after the load do not outvote
+    /// what they did under it. With the local <paramref name="processId"/>, each thread's CPU time is read as the trace
+    /// starts and stops, so a stack says whether its thread ran on a core while it was sampled, or queued for one
+    /// (<see cref="ThreadStack.CpuShare"/>).
     /// </summary>
-    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null) =>
-        Combine(await SampleRoundsAsync(client, rounds, gap, cancellationToken, loadRuns, processId));
+    public static async Task<IReadOnlyList<ThreadStack>> SampleAsync(DiagnosticsClient client, int rounds, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null) =>
+        Combine(await SampleRoundsAsync(client, rounds, cancellationToken, loadRuns, processId));
 
-    /// <summary>The rounds of <see cref="SampleAsync"/> as taken, each with every sample of its trace.</summary>
-    public static async Task<IReadOnlyList<SampleRound>> SampleRoundsAsync(DiagnosticsClient client, int rounds, TimeSpan gap, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null)
+    /// <summary>The rounds of <see cref="SampleAsync"/> as taken, each with every sample of its part of the trace.</summary>
+    public static async Task<IReadOnlyList<SampleRound>> SampleRoundsAsync(DiagnosticsClient client, int rounds, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null)
     {
-        var taken = new List<SampleRound>();
-        for (var round = 0; round < rounds; round++)
-        {
-            if (round > 0)
-            {
-                await Task.Delay(gap, cancellationToken);
-                if (loadRuns?.Invoke() == false)
-                {
-                    break;
-                }
-            }
-            var once = await Task.Run(() => SampleRoundOnce(client, processId), cancellationToken);
-            if (round > 0 && loadRuns?.Invoke() == false)
-            {
-                break;
-            }
-            taken.Add(once);
-        }
-        return taken;
+        var taken = await Task.Run(() => SampleRoundsOnce(client, rounds, processId), cancellationToken);
+        return loadRuns?.Invoke() == false ? [.. taken.Take(1)] : taken;
     }
 
     /// <summary>
     /// One stack per thread seen in <paramref name="rounds"/>: the stack it showed most often, with its share of a core
-    /// over the rounds that showed it (the mean of those rounds' shares). Read per round, not over the whole sample: the
-    /// gaps between rounds and the traces' conversion take most of its time, so a thread that hashed in each round it
-    /// was caught in could average under <see cref="BlockingSites.BusyCpuShare"/> over all of it, and one the pool
-    /// started after the first round had no figure at all, and either was then judged by its stack alone.
+    /// over the rounds that showed it (the mean of those rounds' shares; the rounds of one trace share its readings). Read
+    /// over the sampling only, not over the whole sample: its conversion takes most of its time, so a thread that hashed
+    /// whenever it was caught could average under <see cref="BlockingSites.BusyCpuShare"/> over all of it, and was then
+    /// judged by its stack alone.
     /// </summary>
     public static IReadOnlyList<ThreadStack> Combine(IReadOnlyList<SampleRound> rounds) =>
     [
@@ -109,70 +95,77 @@ public static class StackSampler
             .Select(shown => shown.First() with { CpuShare = shown.Any(s => s.CpuShare is not null) ? shown.Where(s => s.CpuShare is not null).Average(s => s.CpuShare) : null }),
     ];
 
-    /// <summary>One round's trace with each thread's CPU time read as it started and stopped (when <paramref name="processId"/> is local).</summary>
-    private static SampleRound SampleRoundOnce(DiagnosticsClient client, int? processId)
+    /// <summary>
+    /// One trace of <paramref name="rounds"/> x <see cref="TraceLength"/> split by its samples' times into rounds, each with
+    /// the threads' CPU times read as the trace started and stopped (when <paramref name="processId"/> is local).
+    /// </summary>
+    private static List<SampleRound> SampleRoundsOnce(DiagnosticsClient client, int rounds, int? processId)
     {
         IReadOnlyDictionary<int, double>? before = null, after = null;
         long started = 0, stopped = 0;
-        var samples = Trace(client,
+        var samples = Trace(client, TraceLength * rounds,
             () => (before, started) = (ThreadCpu.Read(processId), System.Diagnostics.Stopwatch.GetTimestamp()),
             () => (after, stopped) = (ThreadCpu.Read(processId), System.Diagnostics.Stopwatch.GetTimestamp()));
-        return new SampleRound(FirstOfEachThread(samples), before, after, System.Diagnostics.Stopwatch.GetElapsedTime(started, stopped).TotalSeconds) { Samples = samples };
+        var seconds = System.Diagnostics.Stopwatch.GetElapsedTime(started, stopped).TotalSeconds;
+        var byRound = samples.ToLookup(sample => Math.Clamp((int)(sample.AtMs / TraceLength.TotalMilliseconds), 0, rounds - 1), sample => sample.Stack);
+        return [.. Enumerable.Range(0, rounds).Select(round => byRound[round].ToList()).Select(inRound => new SampleRound(FirstOfEachThread(inRound), before, after, seconds) { Samples = inRound })];
     }
 
     /// <summary>
     /// One sample of every thread's stack, taken with blocking calls only: it needs no thread of the caller's pool, so it
     /// also reads a process whose own pool is starved, the runner itself included (<see cref="OwnBlockedFrames"/>).
     /// </summary>
-    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client) => FirstOfEachThread(Trace(client, null, null));
+    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client) => FirstOfEachThread([.. Trace(client, TraceLength, null, null).Select(sample => sample.Stack)]);
 
     /// <summary>The first sample of each thread, as dotnet-stack prints it.</summary>
     private static List<ThreadStack> FirstOfEachThread(IReadOnlyList<ThreadStack> samples) => [.. samples.DistinctBy(s => s.ThreadId)];
 
-    /// <summary>Every sample of one short trace; <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as its sampling ends.</summary>
-    private static IReadOnlyList<ThreadStack> Trace(DiagnosticsClient client, Action? traceStarted, Action? traceStopped) =>
+    /// <summary>Every sample of one short trace with its time in the trace; <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as its sampling ends.</summary>
+    private static List<(double AtMs, ThreadStack Stack)> Trace(DiagnosticsClient client, TimeSpan length, Action? traceStarted, Action? traceStopped) =>
         Recorded(client,
             [
                 new EventPipeProvider("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
                 new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, (long)ClrTraceEventParser.Keywords.Default),
             ],
-            TraceLength, traceStarted, traceStopped, ReadStacks);
+            length, traceStarted, traceStopped, ReadStacks);
 
     /// <summary>
     /// One short EventPipe trace of <paramref name="providers"/> for <paramref name="length"/>, with the runtime's rundown
-    /// (the JIT-compiled methods' names and IL-to-native maps) and a stack with each event, written to a temporary file and
-    /// read by <paramref name="read"/> as a <see cref="TraceLog"/>; <paramref name="traceStarted"/> and
-    /// <paramref name="traceStopped"/> run as the trace starts and as it ends, before the stop's rundown.
+    /// (the JIT-compiled methods' names and IL-to-native maps) and a stack with each event, read by <paramref name="read"/>
+    /// as a <see cref="TraceLog"/> at once (<see cref="Record"/>).
     /// </summary>
     internal static T Recorded<T>(DiagnosticsClient client, IReadOnlyList<EventPipeProvider> providers, TimeSpan length, Action? traceStarted, Action? traceStopped, Func<TraceLog, T> read)
     {
-        var trace = Path.Combine(Path.GetTempPath(), $"sandbox-stacks-{Guid.NewGuid():N}.nettrace");
-        string? etlx = null;
+        using var trace = Record(client, providers, length, traceStarted, traceStopped);
+        return trace.Read(read);
+    }
+
+    /// <summary>
+    /// One short EventPipe trace of <paramref name="providers"/> for <paramref name="length"/>, with the runtime's rundown
+    /// and a stack with each event, written to a temporary file to be read when the caller chooses (<see cref="RecordedTrace.Read"/>);
+    /// <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as it ends, before the stop's rundown.
+    /// </summary>
+    internal static RecordedTrace Record(DiagnosticsClient client, IReadOnlyList<EventPipeProvider> providers, TimeSpan length, Action? traceStarted, Action? traceStopped)
+    {
+        var trace = new RecordedTrace(Path.Combine(Path.GetTempPath(), $"sandbox-stacks-{Guid.NewGuid():N}.nettrace"));
         try
         {
-            using (var session = client.StartEventPipeSession(providers, requestRundown: true, circularBufferMB: 64))
-            using (var file = File.Create(trace))
-            {
-                traceStarted?.Invoke();
-                var copy = new Thread(() => session.EventStream.CopyTo(file)) { IsBackground = true, Name = "trace copy" };
-                copy.Start();
-                Thread.Sleep(length);
-                // Before the stop: the rundown the stop asks for can take longer than the trace on a busy machine, and no event of the trace falls in it.
-                traceStopped?.Invoke();
-                session.Stop();
-                copy.Join();
-            }
-            etlx = TraceLog.CreateFromEventPipeDataFile(trace);
-            using var log = new TraceLog(etlx);
-            return read(log);
+            using var session = client.StartEventPipeSession(providers, requestRundown: true, circularBufferMB: 64);
+            using var file = File.Create(trace.Path);
+            traceStarted?.Invoke();
+            var copy = new Thread(() => session.EventStream.CopyTo(file)) { IsBackground = true, Name = "trace copy" };
+            copy.Start();
+            Thread.Sleep(length);
+            // Before the stop: the rundown the stop asks for can take longer than the trace on a busy machine, and no event of the trace falls in it.
+            traceStopped?.Invoke();
+            session.Stop();
+            copy.Join();
+            return trace;
         }
-        finally
+        catch
         {
-            File.Delete(trace);
-            if (etlx is not null)
-            {
-                File.Delete(etlx);
-            }
+            trace.Dispose();
+            throw;
         }
     }
 
@@ -205,13 +198,13 @@ public static class StackSampler
         return [.. blocked.Take(most)];
     }
 
-    /// <summary>Every sample in the trace, in its order.</summary>
-    private static List<ThreadStack> ReadStacks(TraceLog log)
+    /// <summary>Every sample in the trace, in its order, with its time since the trace started.</summary>
+    private static List<(double AtMs, ThreadStack Stack)> ReadStacks(TraceLog log)
     {
         using var symbols = new SymbolReader(TextWriter.Null) { SymbolPath = "" };
         var source = new MutableTraceEventStackSource(log) { OnlyManagedCodeStacks = true };
         new SampleProfilerThreadTimeComputer(log, symbols).GenerateThreadTimeStacks(source);
-        var stacks = new List<ThreadStack>();
+        var stacks = new List<(double, ThreadStack)>();
         source.ForEach(sample =>
         {
             var frames = new List<string>();
@@ -231,7 +224,7 @@ public static class StackSampler
             }
             if (threadId is { } id && frames.Count > 0)
             {
-                stacks.Add(new ThreadStack(id, frames) { Locations = locations });
+                stacks.Add((sample.TimeRelativeMSec, new ThreadStack(id, frames) { Locations = locations }));
             }
         });
         return stacks;
@@ -261,4 +254,31 @@ public static class StackSampler
         var bang = name.IndexOf('!', StringComparison.Ordinal);
         return (bang >= 0 ? name[(bang + 1)..] : name).Trim();
     }
+}
+
+/// <summary>
+/// A trace in a temporary file, deleted on dispose. Reading it (TraceLog's conversion, the names of every method of the
+/// rundown) is the observer's heaviest work in the runner, so what is read only for the report is read after the load,
+/// when it no longer takes the machine's cores from the service under load.
+/// </summary>
+public sealed class RecordedTrace(string path) : IDisposable
+{
+    internal string Path { get; } = path;
+
+    /// <summary>The trace as a <see cref="TraceLog"/> for <paramref name="read"/>.</summary>
+    public T Read<T>(Func<TraceLog, T> read)
+    {
+        var etlx = TraceLog.CreateFromEventPipeDataFile(Path);
+        try
+        {
+            using var log = new TraceLog(etlx);
+            return read(log);
+        }
+        finally
+        {
+            File.Delete(etlx);
+        }
+    }
+
+    public void Dispose() => File.Delete(Path);
 }

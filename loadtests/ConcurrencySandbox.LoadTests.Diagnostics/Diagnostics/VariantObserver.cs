@@ -55,7 +55,6 @@ public sealed record VariantObservation(
 public sealed class VariantObserver(RuntimeObserver observer, int processorCount, double peakLoad, double loadSeconds, string? requestPath = null) : IOutOfBandTelemetry, IAsyncDisposable
 {
     private const int StackRounds = 3;
-    private static readonly TimeSpan StackGap = TimeSpan.FromMilliseconds(300);
     // Let the peak step's blocking build up before looking at it: 1 s, or a quarter of what is left of a shorter load.
     private static readonly TimeSpan SettleAtPeak = TimeSpan.FromSeconds(1);
     // The counters are published once a second: one sample past the end covers the run's last second.
@@ -71,8 +70,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private static readonly TimeSpan RouteWindow = TimeSpan.FromSeconds(3);
 
     private Task<IReadOnlyDictionary<string, long>>? _routes;
-    private Task<(BlockingSites? Sites, string? Note, HotMethods? Hot)>? _stacks;
-    private Task<(CauseTrace? Trace, string? Note)>? _causes;
+    private Task<(BlockingSites? Sites, string? Note, IReadOnlyList<SampleRound>? Rounds)>? _stacks;
+    private Task<(RecordedTrace? Trace, string? Note)>? _causes;
     // Who held the cores: read as the observer starts, with each interval, and as the load ends.
     private readonly List<CoreReading> _cores = [.. CoreReading.Take(observer.Channel.ProcessId) is { } first ? [first] : Array.Empty<CoreReading>()];
     private volatile bool _loadEnded;
@@ -122,15 +121,15 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// The allocation and HTTP trace at the peak, beside the stack sample, in a session of its own that ends after
     /// <see cref="CauseTrace.Length"/>: the light session's providers (<see cref="RuntimeObserver.LightSession"/>) stay
     /// as they are, so the allocation samples, their stacks and the HTTP client's events cost the service only over
-    /// that second of each step. A runtime that refuses it leaves GC and the upstream to the counters, said.
+    /// that second of each step. Only recorded here: it is read after the load (<see cref="FinishAsync"/>), so its
+    /// reading takes no core from the service under load. A runtime that refuses it leaves GC and the upstream to the counters, said.
     /// </summary>
-    private async Task<(CauseTrace?, string?)> TraceCausesAsync(TimeSpan left, CancellationToken cancellationToken)
+    private async Task<(RecordedTrace?, string?)> TraceCausesAsync(TimeSpan left, CancellationToken cancellationToken)
     {
         try
         {
             await Task.Delay(Settle(left), cancellationToken);
-            using var resolver = new CallSiteResolver(requestPath);
-            return (await Task.Run(() => CauseTrace.Take(observer.Channel.Client, resolver, allocationSampling: observer.LightSession), cancellationToken), null);
+            return (await Task.Run(() => CauseTrace.Record(observer.Channel.Client, allocationSampling: observer.LightSession), cancellationToken), null);
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {
@@ -138,14 +137,15 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         }
     }
 
-    private async Task<(BlockingSites?, string?, HotMethods?)> SampleStacksAsync(TimeSpan left, Func<bool> loadRuns, CancellationToken cancellationToken)
+    /// <summary>The stack sample at the peak, grouped by call site at once (a sample that found no pool thread in user code is taken again while the load runs); its rounds are kept for <see cref="HotMethods"/>, read after the load.</summary>
+    private async Task<(BlockingSites?, string?, IReadOnlyList<SampleRound>?)> SampleStacksAsync(TimeSpan left, Func<bool> loadRuns, CancellationToken cancellationToken)
     {
         try
         {
             await Task.Delay(Settle(left), cancellationToken);
             for (var attempt = 1; ; attempt++)
             {
-                var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken, loadRuns, observer.Channel.ProcessId);
+                var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, cancellationToken, loadRuns, observer.Channel.ProcessId);
                 using var resolver = new CallSiteResolver(requestPath, _routes is null ? null : await _routes);
                 var sites = BlockingSites.Group(StackSampler.Combine(rounds), resolver);
                 if (!sites.AnyInUserCode && !loadRuns())
@@ -156,7 +156,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
                 // No pool thread in user code yet (a busy machine's service still taking its first requests), the load still running: look again.
                 if (sites.AnyInUserCode || attempt == StackAttempts)
                 {
-                    return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"), HotMethods.From(rounds, resolver));
+                    return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"), rounds);
                 }
                 await Task.Delay(ResampleGap, cancellationToken);
             }
@@ -179,12 +179,18 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var startedTimestamp = _startedTimestamp;
         var ended = Stopwatch.GetTimestamp();
         const string neverAtPeak = "the load never reached its peak while observed";
-        var (sites, note, hot) = _stacks is null ? (null, neverAtPeak, null) : await _stacks;
-        var (causes, causesNote) = _causes is null ? (null, neverAtPeak) : await _causes;
-        if (_routes is not null)
+        var (sites, note, rounds) = _stacks is null ? (null, neverAtPeak, null) : await _stacks;
+        var (recorded, causesNote) = _causes is null ? (null, neverAtPeak) : await _causes;
+        var routes = _routes is null ? null : await _routes;
+        // Read now that the load is over: the hot methods of the stack sample and the cause trace.
+        HotMethods? hot = null;
+        if (rounds is not null)
         {
-            await _routes;
+            using var resolver = new CallSiteResolver(requestPath, routes);
+            hot = HotMethods.From(rounds, resolver);
         }
+        var (causes, causesReadNote) = ReadCauses(recorded);
+        causesNote ??= causesReadNote;
         for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
         {
             await Task.Delay(PollPeriod);
@@ -196,6 +202,27 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var marks = MarksSince(startedTimestamp);
         return (result, new VariantObservation(observer.Channel.Process, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
             Diagnose(result, sites, marks, causes), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount), Hot = hot, Causes = causes, CauseTraceNote = causesNote });
+    }
+
+    /// <summary>The recorded cause trace read (and its file deleted), or why it could not be.</summary>
+    private (CauseTrace?, string?) ReadCauses(RecordedTrace? recorded)
+    {
+        if (recorded is null)
+        {
+            return (null, null);
+        }
+        using (recorded)
+        {
+            try
+            {
+                using var resolver = new CallSiteResolver(requestPath);
+                return (CauseTrace.Read(recorded, resolver), null);
+            }
+            catch (Exception e) when (e is not OperationCanceledException)
+            {
+                return (null, $"the allocation and HTTP trace could not be read ({e.GetType().Name}: {e.Message}), so GC and the upstream are named from the counters only");
+            }
+        }
     }
 
     private void TakeCoreReading()
@@ -299,5 +326,13 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     }
 
 
-    public ValueTask DisposeAsync() => observer.DisposeAsync();
+    /// <summary>Stops observing; a cause trace recorded but never read (the variant stopped before <see cref="FinishAsync"/>) is deleted.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        if (_causes is { IsCompletedSuccessfully: true } causes && causes.Result.Trace is { } unread)
+        {
+            unread.Dispose();
+        }
+        await observer.DisposeAsync();
+    }
 }

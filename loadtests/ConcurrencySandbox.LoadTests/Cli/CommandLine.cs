@@ -46,6 +46,9 @@ internal static class CommandLine
     private static readonly Option<long> SweepTo = new("--sweep-to") { Description = "matrix: the compute sweep's largest cycle count (powers of ten from 1).", DefaultValueFactory = _ => 1_000_000_000 };
     private static readonly Option<bool> VerifyFix = new("--verify-fix") { Description = "Re-run the most starved variant with the pool minimum the observer's diagnosis sized (ThreadPool__MinWorkerThreads) and show before and after." };
     private static readonly Option<bool> NoObserver = new("--no-observer") { Description = "Do not attach the runtime observer (diagnostics channel) to the API children; the pool series then comes over HTTP from the API." };
+
+    /// <summary><c>run --url</c>'s --no-observer: the service loaded, its process not observed (load and latency only).</summary>
+    internal static readonly Option<bool> NoUrlObserver = new("--no-observer") { Description = "Do not attach the runtime observer to the service's process: load and latency only, no pool series, no diagnosis (what the observer costs the service is measured against this: scripts/observer-cost.sh)." };
     private static readonly Option<bool> Verbose = new("--verbose") { Description = "On a terminal, print every reporting interval's line too (above the status line); without a terminal they are always printed." };
     private static readonly Option<string?> Live = new("--live")
     {

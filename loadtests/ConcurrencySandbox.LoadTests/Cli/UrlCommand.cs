@@ -39,7 +39,7 @@ internal static class UrlCommand
         var verifyFix = new Option<bool>("--verify-fix") { Description = $"With --launch and --find-capacity: start the service again with the pool minimum the diagnosis sized ({FixCheck.RuntimeMinimumSetting}) and find its capacity again, measured beside predicted." };
         var command = new Command("run", "Load any HTTP endpoint on this machine with a load profile, observe its .NET process from outside, and write the report with the diagnosis.")
         {
-            url, pid, processName, outFolder, findCapacity, slo, maxLoad, maxDuration, stepSeconds, settleSeconds, launch, verifyFix,
+            url, pid, processName, outFolder, findCapacity, slo, maxLoad, maxDuration, stepSeconds, settleSeconds, launch, verifyFix, CommandLine.NoUrlObserver,
         };
         foreach (var option in CommandLine.LoadSymbols.Concat(CommandLine.SessionSymbols))
         {
@@ -55,6 +55,11 @@ internal static class UrlCommand
                 {
                     throw new UsageException("--launch starts the service and observes it, so it cannot go with --pid or --process-name");
                 }
+                var observe = !parse.GetValue(CommandLine.NoUrlObserver);
+                if (!observe && (parse.GetValue(pid) is not null || parse.GetValue(processName) is not null || parse.GetValue(verifyFix)))
+                {
+                    throw new UsageException("--no-observer observes no process, so it cannot go with --pid, --process-name or --verify-fix");
+                }
                 if (parse.GetValue(verifyFix) && launched is null)
                 {
                     throw new UsageException("--verify-fix restarts the service with a new pool minimum, and the runner cannot restart a process it did not start: add --launch <the service's .dll>");
@@ -66,7 +71,7 @@ internal static class UrlCommand
                 var named = ProcessOf(parse.GetValue(pid), parse.GetValue(processName));
                 var load = CommandLine.LoadOf(parse);
                 var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-url");
-                var settings = CommandLine.SettingsOf(parse, load, folder, ObserverOptions.Default, terminalWidth);
+                var settings = CommandLine.SettingsOf(parse, load, folder, ObserverOptions.Default with { Attach = observe }, terminalWidth);
                 var capacity = parse.GetValue(findCapacity) ? CapacityOf(parse, slo, maxLoad, stepSeconds, maxDuration, settings) : null;
                 var givenSlo = SloOf(parse.GetValue(slo));
                 var settle = TimeSpan.FromSeconds(new OptionValues(parse).Positive(settleSeconds));
@@ -91,12 +96,12 @@ internal static class UrlCommand
                         // Every step from the same state: a fresh process each under --launch, else the pool shrunk back.
                         await using var starts = launched is not null
                             ? new FreshProcessSteps(launched, target, new Dictionary<string, string>(), root.Console)
-                            : (IStepStarts)new SettledPoolSteps(await ServersAsync(target, named, named is null, root.Console), settle, root.Console);
+                            : (IStepStarts)new SettledPoolSteps(await ServersAsync(target, named, named is null, observe, root.Console), settle, root.Console);
                         var relaunch = parse.GetValue(verifyFix) ? new Relaunch(launched!, target) : null;
                         return await FindCapacityAsync(target.PathAndQuery, load, capacity, starts, relaunch, root, error, cancellationToken);
                     }
                     await using var service = launched is null ? null : await LaunchedService.StartAsync(launched, target, new Dictionary<string, string>(), cancellationToken);
-                    var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, root.Console);
+                    var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, observe, root.Console);
                     return await RunProfileAsync(target.PathAndQuery, load, givenSlo, servers, root, error, cancellationToken);
                 }, cancellationToken);
             }
@@ -194,11 +199,12 @@ internal static class UrlCommand
 
     /// <summary>
     /// The servers of a URL target: the process given (or launched) is observed; without one, when
-    /// <paramref name="findByPort"/>, the process listening on the URL's port if this runner can observe it.
+    /// <paramref name="findByPort"/>, the process listening on the URL's port if this runner can observe it; none without
+    /// <paramref name="observe"/> (--no-observer).
     /// </summary>
-    private static async Task<TargetApiServers> ServersAsync(Uri target, int? given, bool findByPort, TextWriter output)
+    private static async Task<TargetApiServers> ServersAsync(Uri target, int? given, bool findByPort, bool observe, TextWriter output)
     {
-        var (processId, notObserved) = given is { } id ? (id, null) : ObserverTarget.FindByPort(target.Port);
+        var (processId, notObserved) = !observe ? (null, "--no-observer") : given is { } id ? (id, null) : ObserverTarget.FindByPort(target.Port);
         await output.WriteLineAsync(processId is { } observed
             ? $"observing pid {observed}{(findByPort ? $" (listening on port {target.Port})" : "")}"
             : $"note: the runtime is not observed (load and latency only): {notObserved}");

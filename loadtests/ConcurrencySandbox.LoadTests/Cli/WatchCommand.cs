@@ -27,7 +27,6 @@ internal static class WatchCommand
 
     // As the diagnosis under load samples: three short traces a little apart, each thread counted with the stack it showed most.
     private const int StackRounds = 3;
-    private static readonly TimeSpan StackGap = TimeSpan.FromMilliseconds(300);
 
     // How long the end of the watch waits for a stack sample under way (its traces are parsed on the runner's cores).
     private static readonly TimeSpan LastSampleWait = TimeSpan.FromSeconds(30);
@@ -133,7 +132,7 @@ internal static class WatchCommand
             }
             if (sampling is null && endedBecause == "" && episodes.LastOrDefault(e => !e.Drained) is { } open && NeedsSample(open, samples))
             {
-                sampling = (Task.Run(async () => Group(await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, StackGap, cancellationToken)), cancellationToken), elapsed.TotalSeconds);
+                sampling = (Task.Run(async () => Group(await StackSampler.SampleAsync(observer.Channel.Client, StackRounds, cancellationToken)), cancellationToken), elapsed.TotalSeconds);
             }
             // An episode is printed once it has drained and its stack sample, if one is under way, has come back.
             for (; printed < episodes.Count && episodes[printed].Drained && !(sampling is { } s && Within(episodes[printed], s.AtSeconds)); printed++)

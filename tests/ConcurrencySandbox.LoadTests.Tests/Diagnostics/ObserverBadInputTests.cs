@@ -54,6 +54,18 @@ public sealed class ObserverBadInputTests
         Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
     }
 
+    [Theory]
+    [InlineData("--pid", "1")]
+    [InlineData("--process-name", "x")]
+    [InlineData("--verify-fix", "--find-capacity")]
+    public async Task NoObserverNamesNoProcessToObserve(string option, string value)
+    {
+        var (code, error) = await RunAsync("--url", Url, "--no-observer", option, value);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Equal("error: --no-observer observes no process, so it cannot go with --pid, --process-name or --verify-fix", error.Trim());
+    }
+
     [Fact]
     public async Task APidThatHasExitedIsRefused()
     {

@@ -251,7 +251,7 @@ public sealed class BrowserTests : IDisposable
     }
 
     [FactWhenChromiumIsInstalled]
-    public async Task LivePageFillsInDuringASmokeRunAndEndsShowingTheReport()
+    public async Task LivePageFillsInDuringASmokeRunAndEndsShowingTheReportAndTheSummarysFigures()
     {
         using var runner = CommandRun.Start("dotnet", [typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--live", "0", "--out", _out]);
         try
@@ -274,7 +274,13 @@ public sealed class BrowserTests : IDisposable
             var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));
             var steps = summary.Variants.Select(v => v.Steps.Count(step => step.Load > 0)).ToArray();
             Assert.Equal(steps, await page.Page.EvaluateAsync<int[]>("() => window.live.order.map(n => window.live.series[n].steps.filter(s => s.point.load > 0).length)"));
-            Assert.Equal(steps.Sum(), await page.Page.Locator("#curve tbody tr").CountAsync());
+            // The end is summary.json's, not the page's own sums: its answer, and per step the requests sent and timed out as the report counts them.
+            await page.Page.Locator("#curve[data-source='summary.json']").WaitForAsync(new() { Timeout = 30_000 });
+            Assert.Equal(summary.Answer, await page.Page.Locator("#answer").TextContentAsync());
+            var rows = await page.Page.EvaluateAsync<string[][]>("() => [...document.querySelectorAll('#curve tbody tr')].map(r => [...r.cells].map(c => c.textContent))");
+            string[][] expected = [.. summary.Variants.SelectMany(v => v.Steps.Where(step => step.Load > 0).Select(step =>
+                new[] { $"{summary.Experiment}/{v.Name}", step.Outcomes.Requests.ToString(CultureInfo.InvariantCulture), step.Outcomes.TimedOut.ToString(CultureInfo.InvariantCulture) }))];
+            Assert.Equal(expected, rows.Select(r => new[] { r[0], r[3], r[9] }).ToArray());
             Assert.Equal(steps.Sum(), await page.Page.EvaluateAsync<int>("() => Charts.instances.find(c => c.el.id === 'curve-chart').model.variants.reduce((n, v) => n + v.points.length, 0)"));
             Assert.Equal(new[] { "sleep/sync", "sleep/taskrun", "sleep/async" }, await page.Page.EvaluateAsync<string[]>("() => [...document.querySelectorAll('#curve-chart .chart-variant')].map(b => b.dataset.variant)"));
             Assert.Equal(2, await page.Page.Locator("#curve-chart .uplot").CountAsync());

@@ -255,7 +255,9 @@ public class ChartTests
         var svg = ReportChart.Render(SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100).Analysed());
 
         Assert.Equal(3 * 2 + 1, Count(svg, "class=\"panel\""));
-        Assert.Contains(">Seed 003: fanout (quick)</text>", svg);
+        Assert.Contains(">fanout (quick)</text>", svg);
+        Assert.Contains(">re-runs seed 003, a 2006 report on fanning out on the ThreadPool (&quot;More fun with Thread Pools&quot;)</text>", svg);
+        Assert.DoesNotContain("Seed 003:", svg);
         Assert.Contains(">GET /api/fanout?strategy={threadpool|async}</text>", svg);
         Assert.Contains(">2 logical cores, API ProcessorCount 2, .NET 10.0.0, Test CPU<", svg);
         string[] series = ["threadpool p99", "threadpool p50", "async p99", "async p50", "threadpool ok", "async ok", "threadpool threads", "async queue", "users, every variant"];

@@ -28,7 +28,7 @@ public sealed partial class FirstScreenTests : IDisposable
         Assert.Equal(ReportWriter.NoAnswer, Value(threadpool, "RPS"));
         Assert.Equal(ReportWriter.NoAnswer, Value(threadpool, "p50 / p99 (ms)"));
         Assert.DoesNotContain(threadpool.Figures, f => f.Value == "0" || f.Value.StartsWith("0 /", StringComparison.Ordinal));
-        Assert.Contains(RenderedPage.Lines(ReportWriter.ReportHtml(summary, [], [])), line => line.StartsWith("tile threadpool: RPS no answer", StringComparison.Ordinal));
+        Assert.Contains(RenderedPage.Lines(ReportWriter.ReportHtml(summary)), line => line.StartsWith("tile threadpool: RPS no answer", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -66,7 +66,7 @@ public sealed partial class FirstScreenTests : IDisposable
         };
         var summary = unsure.Analysed();
         Assert.EndsWith("seed 003's effect reproduced on 1 of 3 claims (2 inconclusive).", summary.Answer, StringComparison.Ordinal);
-        var lines = RenderedPage.Lines(ReportWriter.ReportHtml(summary, [], []));
+        var lines = RenderedPage.Lines(ReportWriter.ReportHtml(summary));
         Assert.Contains(lines, line => line.StartsWith("p.verdict Reproduced", StringComparison.Ordinal));
         Assert.DoesNotContain(lines, line => line.StartsWith("p.verdict reproduced", StringComparison.Ordinal));
     }

@@ -103,7 +103,7 @@ public sealed class LiveServerTests : IDisposable
     }
 
     [Fact]
-    public async Task ThePageTheReportAndNothingElseAreServedToLoopbackNamesOnly()
+    public async Task ThePageTheReportItsSummaryAndNothingElseAreServedToLoopbackNamesOnly()
     {
         using var page = await _http.GetAsync(_server.Address);
         Assert.Equal(HttpStatusCode.OK, page.StatusCode);
@@ -111,6 +111,7 @@ public sealed class LiveServerTests : IDisposable
         Assert.Contains("default-src 'none'", page.Headers.GetValues("Content-Security-Policy").Single());
 
         Assert.Equal(HttpStatusCode.NotFound, (await _http.GetAsync(new Uri(_server.Address, "/report"))).StatusCode);
+        Assert.Equal(HttpStatusCode.NotFound, (await _http.GetAsync(new Uri(_server.Address, "/summary.json"))).StatusCode);
         var folder = Directory.CreateTempSubdirectory("live-report-");
         try
         {
@@ -118,6 +119,12 @@ public sealed class LiveServerTests : IDisposable
             _server.ReportWritten(Path.Combine(folder.FullName, "report.html"));
             Assert.Equal("<p class=\"verdict\">report</p>", await _http.GetStringAsync(new Uri(_server.Address, "/report")));
             Assert.True(_server.WaitForReportFetch(TimeSpan.Zero));
+            // The summary beside the report, once there: the page's end reads its figures from it.
+            Assert.Equal(HttpStatusCode.NotFound, (await _http.GetAsync(new Uri(_server.Address, "/summary.json"))).StatusCode);
+            await File.WriteAllTextAsync(Path.Combine(folder.FullName, "summary.json"), "{\"version\":4}");
+            using var summary = await _http.GetAsync(new Uri(_server.Address, "/summary.json"));
+            Assert.Equal("application/json", summary.Content.Headers.ContentType?.MediaType);
+            Assert.Equal("{\"version\":4}", await summary.Content.ReadAsStringAsync());
         }
         finally
         {

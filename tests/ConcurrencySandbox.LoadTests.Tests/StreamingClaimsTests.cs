@@ -63,7 +63,7 @@ public sealed class StreamingClaimsTests
             DiagnosisDoesNotApplyBecause = new StreamingExperiment(Load, new StreamingPinning(null, null, "test")).DiagnosisDoesNotApplyBecause,
         };
 
-        var markdown = ObserverSection.Markdown(report.Analysed());
+        var markdown = ReportWriter.SummaryMarkdown(report.Analysed());
 
         Assert.Contains("No starvation diagnosis: the starvation diagnosis does not apply to a TCP push stream", markdown);
         Assert.DoesNotContain("MinWorkerThreads=", markdown);
@@ -75,7 +75,7 @@ public sealed class StreamingClaimsTests
         var report = SyntheticReports.LoadRun("streaming", ["allocating", "saea-pooled"], 10, 5, (_, _) => 1) with { Thresholds = [] };
 
         var markdown = ReportWriter.SummaryMarkdown(report.Analysed());
-        var html = ReportWriter.ReportHtml(report.Analysed(), [], []);
+        var html = ReportWriter.ReportHtml(report.Analysed());
 
         Assert.Contains(ReportWriter.NoThresholds, markdown);
         Assert.Contains("No thresholds: ", html);

@@ -67,10 +67,21 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// so another pool thread would not free it, while one waiting on I/O, a Task or a sleep leaves the queue to the others.
     /// Only a thread parked in a wait (<see cref="BlockingSite.Parked"/>) is blocked; one running or in a call that is no wait is not.
     /// </summary>
-    public int BlockedOffLock => Sites.Where(s => s.Parked && s.Source?.Primitive != BlockingPrimitive.Lock).Sum(s => s.Threads);
+    public int BlockedOffLock => Sites.Where(BlocksOffLockAt).Sum(s => s.Threads);
 
     /// <summary>Whether (nearly) all the pool's threads were blocked in user code off a lock (<see cref="NearlyAllShare"/>): none was left to run queued work.</summary>
-    public bool PoolBlocked => PoolThreads > 0 && BlockedOffLock >= NearlyAllShare * PoolThreads;
+    public bool PoolBlocked => NearlyAll(BlockedOffLock);
+
+    /// <summary>
+    /// Whether (nearly) all the pool's threads were blocked off a lock inside a request (<see cref="BlockingSite.InRequest"/>,
+    /// <see cref="NearlyAllShare"/>): each request in flight held its thread for its wait, so the load needed a thread per
+    /// request and none was left for the server's own work (reading the next request, running a continuation).
+    /// </summary>
+    public bool RequestsHoldThePool => NearlyAll(Sites.Where(s => s.InRequest && BlocksOffLockAt(s)).Sum(s => s.Threads));
+
+    private static bool BlocksOffLockAt(BlockingSite site) => site.Parked && site.Source?.Primitive != BlockingPrimitive.Lock;
+
+    private bool NearlyAll(int threads) => PoolThreads > 0 && threads >= NearlyAllShare * PoolThreads;
 
     /// <summary>Whether the biggest group in user code (<see cref="Top"/>) blocks on anything but a lock: the pool's threads block where another thread could free the queue.</summary>
     public bool BlocksOffLock => Top is { } top && top.Source?.Primitive != BlockingPrimitive.Lock;

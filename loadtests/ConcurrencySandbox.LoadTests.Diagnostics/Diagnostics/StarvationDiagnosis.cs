@@ -157,7 +157,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     private double InUnit(double inFlight) => Inputs.LoadUnit != "rate" || Inputs.HoldMs <= 0 ? inFlight : inFlight / (Inputs.HoldMs / 1000);
 
     /// <summary>What a starved sample is (<see cref="PoolSample.Starved"/>), in the paragraph's words.</summary>
-    private static readonly string StarvedMeans = Invariant($"fewer threads than the load needed, or (nearly) all of them blocked while the pool added more, or the runtime injecting threads for starvation while they blocked, or for their blocking waits while an interval's p99 passed {PoolSample.WaitedFactor:0} x the fastest request");
+    private static readonly string StarvedMeans = Invariant($"fewer threads than the load needed, or (nearly) all of them blocked while the pool added more, or the runtime injecting threads for starvation while they blocked, or for their blocking waits while an interval's p99 passed {PoolSample.WaitedFactor:0} x the fastest request, or (nearly) all of them waiting inside requests, with no outgoing HTTP call traced, while it did");
 
     /// <summary>The report's paragraph: when and how long the pool starved, what it held up, the need, and each fix with what it buys.</summary>
     public string Describe()

@@ -8,11 +8,14 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// queue, the threads the load needed at that moment (Little's law on the load then), the reason of each time the
 /// pool added threads since the previous sample, whatever it was (Starvation, CooperativeBlocking, hill climbing), and
 /// what the variant's stack sample found: pool threads blocked in user code off a lock (<paramref name="ThreadsBlock"/>,
-/// <see cref="BlockingSites.BlocksOffLock"/>), (nearly) all of them so (<paramref name="PoolBlocked"/>, <see cref="BlockingSites.PoolBlocked"/>);
-/// and how long the requests took then: the p99 of the reporting interval the sample fell in (<paramref name="IntervalP99Ms"/>,
-/// 0 when none was answered in it) beside the run's fastest request, one that never queued (<paramref name="FastestMs"/>).
+/// <see cref="BlockingSites.BlocksOffLock"/>), (nearly) all of them so (<paramref name="PoolBlocked"/>, <see cref="BlockingSites.PoolBlocked"/>),
+/// (nearly) all of them so inside a request (<paramref name="RequestsHoldThePool"/>, <see cref="BlockingSites.RequestsHoldThePool"/>);
+/// how long the requests took then: the p99 of the reporting interval the sample fell in (<paramref name="IntervalP99Ms"/>,
+/// 0 when none was answered in it) beside the run's fastest request, one that never queued (<paramref name="FastestMs"/>);
+/// and whether the step's cause trace ran and saw no outgoing HTTP call (<paramref name="NoOutgoingCall"/>, <see cref="CauseTrace.Calls"/>).
 /// </summary>
-public readonly record struct PoolSample(double Seconds, int Threads, long Queued, double NeededThreads, IReadOnlyList<string> InjectionReasons, bool ThreadsBlock = false, bool PoolBlocked = false, double IntervalP99Ms = 0, double FastestMs = 0)
+public readonly record struct PoolSample(double Seconds, int Threads, long Queued, double NeededThreads, IReadOnlyList<string> InjectionReasons, bool ThreadsBlock = false, bool PoolBlocked = false, double IntervalP99Ms = 0, double FastestMs = 0,
+    bool RequestsHoldThePool = false, bool NoOutgoingCall = false)
 {
     /// <summary>The reason of the runtime's own starvation injection: queued work made no progress for half a second.</summary>
     public const string StarvationReason = "Starvation";
@@ -67,11 +70,19 @@ public readonly record struct PoolSample(double Seconds, int Threads, long Queue
     /// work for it (reading the next request, running its continuation) needs another, so a pool with exactly as many
     /// threads as requests in flight is short (the sample service's Thread.Sleep at its break, 2026-11-29: 6 threads, 6
     /// users, 2 items queued, p99 2.8 x the fastest request, no injection for it). Lock waiters never count here: more
-    /// threads would not free them (the lock is the cause).
+    /// threads would not free them (the lock is the cause). Or, whether or not a counter sample caught the queue, (nearly)
+    /// all the pool's threads parked in a wait inside a request (<see cref="RequestsHoldThePool"/>) while the interval's
+    /// requests waited and the step's trace saw no outgoing HTTP call (<see cref="NoOutgoingCall"/>): each request holds
+    /// a thread for its wait, so the load needs a thread per user, and a pool that grows behind a climbing load leaves
+    /// the server's own work waiting between two samples a second apart (the sample service's Thread.Sleep at its break,
+    /// 2026-11-29: every counter sample's queue empty in about half the runs, and the break was called the upstream,
+    /// which no call was made to). With an outgoing call seen, what the requests wait on may be the dependency (the
+    /// upstream's rule reads it), so this clause needs none.
     /// </summary>
     public bool Starved => ShortOfThreads
         || (PoolBlocked && Queued > 0 && Injections > 0)
-        || (ThreadsBlock && (InjectedFor(StarvationReason) || (InjectedFor(CooperativeBlockingReason) && RequestsWaited) || (Queued > 0 && RequestsWaited)));
+        || (ThreadsBlock && (InjectedFor(StarvationReason) || (InjectedFor(CooperativeBlockingReason) && RequestsWaited) || (Queued > 0 && RequestsWaited)))
+        || (RequestsHoldThePool && NoOutgoingCall && RequestsWaited);
 
     private bool InjectedFor(string reason) => InjectionReasons.Contains(reason, StringComparer.Ordinal);
 }

@@ -195,7 +195,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
         var marks = MarksSince(startedTimestamp);
         return (result, new VariantObservation(observer.Channel.Process, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
-            Diagnose(result, sites, marks), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount), Hot = hot, Causes = causes, CauseTraceNote = causesNote });
+            Diagnose(result, sites, marks, causes), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount), Hot = hot, Causes = causes, CauseTraceNote = causesNote });
     }
 
     private void TakeCoreReading()
@@ -208,9 +208,10 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
 
     /// <summary>
     /// The diagnosis of one observed run: Little's law's need (requests in flight x the threads each holds), the run's
-    /// samples read for a starved spell, and the call site of <paramref name="sites"/>; null without telemetry or requests.
+    /// samples read for a starved spell (with the outgoing HTTP calls of <paramref name="causes"/>, the step's cause trace,
+    /// null when none ran), and the call site of <paramref name="sites"/>; null without telemetry or requests.
     /// </summary>
-    public static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, IReadOnlyList<AdjustmentMark> marks)
+    public static StarvationDiagnosis? Diagnose(VariantResult result, BlockingSites? sites, IReadOnlyList<AdjustmentMark> marks, CauseTrace? causes = null)
     {
         if (result.Telemetry.Count == 0 || result.Total.Requests == 0)
         {
@@ -242,7 +243,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             ? marks.Count > 0 && !marks.Any(m => m.Reason is PoolSample.StarvationReason or PoolSample.CooperativeBlockingReason)
             : sites.Top is null;
         var estimated = StarvationDiagnosis.ThreadsPerRequest(blocksQueuedWork, workItemsPerRequest);
-        var threadsPerRequest = noneBlocked ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites), estimated);
+        var threadsPerRequest = noneBlocked ? 0 : StarvationDiagnosis.MeasuredThreadsPerRequest(PoolSamples(result, marks, estimated, sites, causes), estimated);
         // The CPU between the first and the last sample of the load, over the requests that ended between them (not the
         // whole run's: the first sample comes a second or so into the load, and its CPU before that is not in the difference).
         var cpuMsPerRequest = result.CountedSpan()?.PerRequest(s => s.Process.CpuTimeMs);
@@ -256,7 +257,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             marks.Count(m => m.Reason == PoolSample.StarvationReason),
             sites?.Top is { } top ? sites.Describe(top) : null)
         {
-            Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, sites), result.Sent),
+            Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, sites, causes), result.Sent),
             BlockingMethod = sites?.MethodToChange,
             BlockingCandidates = sites?.Top?.Source?.Candidates ?? 1,
             BusySite = runNotBlock && sites?.TopBusy is { } busy ? sites.Describe(busy) : null,
@@ -272,10 +273,11 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// <summary>
     /// The run's samples with the threads the load needed at each (the load of the interval the sample fell in, in
     /// flight by Little's law, times the threads a request holds), the injections since the sample before, how the
-    /// stack sample found the pool's threads blocked (<paramref name="sites"/>, null when none was taken), and that
-    /// interval's p99 beside the run's fastest request (<see cref="PoolSample.RequestsWaited"/>).
+    /// stack sample found the pool's threads blocked (<paramref name="sites"/>, null when none was taken), that
+    /// interval's p99 beside the run's fastest request (<see cref="PoolSample.RequestsWaited"/>), and whether the step's
+    /// cause trace (<paramref name="causes"/>, null when none ran) saw no outgoing HTTP call.
     /// </summary>
-    public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest, BlockingSites? sites = null)
+    public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest, BlockingSites? sites = null, CauseTrace? causes = null)
     {
         // An injection raises the count the adjustment before it set (the first one raises the pool from its minimum).
         var injected = marks.Where((m, i) => i == 0 || m.NewWorkerThreadCount > marks[i - 1].NewWorkerThreadCount).ToList();
@@ -289,7 +291,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             var pool = row.Snapshot.ThreadPool;
             var injections = injected.Where(m => m.ElapsedSeconds > previousSeconds && m.ElapsedSeconds <= row.ElapsedSeconds).Select(m => m.Reason).ToList();
             samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections,
-                sites?.BlocksOffLock ?? false, sites?.PoolBlocked ?? false, interval?.Stats.P99Ms ?? 0, result.Total.MinMs));
+                sites?.BlocksOffLock ?? false, sites?.PoolBlocked ?? false, interval?.Stats.P99Ms ?? 0, result.Total.MinMs,
+                sites?.RequestsHoldThePool ?? false, causes is { Calls.Count: 0 }));
             previousSeconds = row.ElapsedSeconds;
         }
         return samples;

@@ -116,9 +116,6 @@ public enum LatencyBounds
 /// </summary>
 public readonly record struct LatencyFigure(double Ms, bool IsLowerBound)
 {
-    /// <summary>What a cell says when no request got an answer: there is no latency, and 0 would read as a fast one.</summary>
-    public const string NoAnswerText = LatencyText.NoAnswer;
-
     public static LatencyFigure None { get; } = new(double.NaN, false);
 
     /// <summary>"1234.5", "\u2265 60000" (a lower bound), "\u2265 the timeout" (a bound of unknown value) or "no answer".</summary>

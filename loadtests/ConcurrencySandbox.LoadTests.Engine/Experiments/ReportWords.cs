@@ -8,7 +8,7 @@ public sealed record ReportWords(string Unit, string What, string PerSecond, str
 {
     /// <summary>HTTP requests: the default.</summary>
     public static readonly ReportWords Requests = new("requests", "request", "RPS", "ok (2xx)", "",
-        "Latency columns (HdrHistogram, 3 significant digits) cover the requests that got an answer; timed-out requests and connection errors are counted under \"failed\", never averaged as latencies.");
+        "Latency columns (HdrHistogram, 3 significant digits) rank the requests that got an answer and the timed-out ones, each counted at the time it was given up after: a figure whose rank falls among the timed-out requests is a lower bound, marked \u2265 (\"p50 \u2265 60000\" when half timed out). Connection errors have no latency and are counted under \"failed\" only; \"no answer\" where no request was answered or timed out.");
 
     /// <summary>The streaming experiment's messages: their latency is the arrival lateness its validating clients measure.</summary>
     public static readonly ReportWords Messages = new("messages", "stream", "messages/s", "delivered intact", "arrival lateness ",

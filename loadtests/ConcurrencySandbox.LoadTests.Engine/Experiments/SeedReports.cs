@@ -17,4 +17,7 @@ public static class SeedReports
 
     /// <summary>"seed 003, a 2006 report on fanning out on the ThreadPool (...)"; null for a run that re-runs no seed (run --url).</summary>
     public static string? Introduce(string seed) => About.TryGetValue(seed, out var about) ? $"seed {seed}, {about}" : null;
+
+    /// <summary>"fanout (quick) re-runs seed 003, a 2006 report ..." as a title; <paramref name="what"/> alone for a run that re-runs no seed.</summary>
+    public static string ReRunBy(string what, string seed) => Introduce(seed) is { } introduced ? $"{what} re-runs {introduced}" : what;
 }

@@ -34,6 +34,8 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
 
     private readonly List<PageBlock> _blocks = [];
 
+    public string Title => title;
+
     /// <summary>The blocks so far, in page order (what the template draws).</summary>
     public IReadOnlyList<PageBlock> Blocks => _blocks;
 
@@ -55,16 +57,51 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
     /// <summary>Links to files beside the page (relative names only: opening the page fetches none of them).</summary>
     public HtmlPage Links(string lead, IEnumerable<string> files) => Add(new LinksBlock(lead, [.. files]));
 
-    /// <summary>An SVG drawn by <see cref="SvgChart"/> (trusted markup, not text), the same as the file written beside the page.</summary>
-    public HtmlPage Figure(string svg) => Add(new FigureBlock(svg));
+    /// <summary>An SVG drawn by <see cref="SvgChart"/> (trusted markup, not text), the same as <paramref name="file"/> written beside the page (Markdown links that).</summary>
+    public HtmlPage Figure(string svg, string? file = null, string? alt = null) => Add(new FigureBlock(svg, file, alt));
 
-    public HtmlPage Figures(IEnumerable<string> svgs) => svgs.Aggregate(this, (page, svg) => page.Figure(svg));
+    public HtmlPage Figures(IEnumerable<(string Svg, string File, string Alt)> figures) => figures.Aggregate(this, (page, f) => page.Figure(f.Svg, f.File, f.Alt));
 
     /// <summary>One tile per item, side by side: its name over a colour bar, then its figures as label and value.</summary>
     public HtmlPage Tiles(IEnumerable<ReportTile> tiles) => Add(new TilesBlock([.. tiles]));
 
-    /// <summary>An interactive chart that <c>Assets/charts.js</c> draws from its model (<see cref="ResponseCurveModel"/>, <see cref="TimeSeriesModel"/>).</summary>
-    public HtmlPage Chart(string kind, object model) => Add(new ChartBlock(kind, model));
+    /// <summary>An interactive chart that <c>Assets/charts.js</c> draws from its model (<see cref="ResponseCurveModel"/>, <see cref="TimeSeriesModel"/>); <paramref name="file"/>: its static twin beside the page, which Markdown links.</summary>
+    public HtmlPage Chart(string kind, object model, string? file = null) => Add(new ChartBlock(kind, model, file));
+
+    /// <summary>
+    /// The page as Markdown (summary.md): the same blocks in the same order, tables as Markdown tables, tiles as one
+    /// table, charts and figures as links to their files beside it; a section left with nothing to say in Markdown (an
+    /// interactive chart with no file) is left out with its heading.
+    /// </summary>
+    public string ToMarkdown()
+    {
+        var parts = _blocks.Select(b => (Heading: b as HeadingBlock, Text: Markdown(b))).ToList();
+        var kept = parts.Where((p, i) => p.Heading is not { } h
+            || parts.Skip(i + 1).TakeWhile(next => next.Heading is not { } n || n.Level > h.Level).Any(next => next.Text is not null));
+        return $"# {title}\n\n" + string.Concat(kept.Where(p => p.Text is not null).Select(p => p.Text + "\n\n")).TrimEnd('\n') + "\n";
+    }
+
+    /// <summary>The classes whose paragraph Markdown writes in bold (the partial note, the plain answer).</summary>
+    public const string PartialClass = "verdict partial", AnswerClass = "answer";
+
+    /// <summary>"response curve" for response-curve.svg.</summary>
+    private static string AltOf(string file) => Path.GetFileNameWithoutExtension(file).Replace('-', ' ');
+
+    private static string? Markdown(PageBlock block) => block switch
+    {
+        HeadingBlock h => $"{new string('#', h.Level)} {h.Text}",
+        ParagraphBlock { Class: PartialClass or AnswerClass } p => $"**{p.Text}**",
+        ParagraphBlock p => p.Text,
+        ListBlock { Items.Count: > 0 } l => string.Join('\n', l.Items.Select(item => $"- {item}")),
+        PreformattedBlock p => $"```\n{p.Text}\n```",
+        TableBlock t => new TextTable(t.Headers, t.Rows, t.NumericColumns.ToHashSet()).ToMarkdown().TrimEnd('\n'),
+        TilesBlock { Tiles.Count: > 0 } t => new TextTable(["variant", .. t.Tiles[0].Figures.Select(f => f.Label)], [.. t.Tiles.Select(tile => (IReadOnlyList<string>)[tile.Name, .. tile.Figures.Select(f => f.Value)])],
+            Enumerable.Range(1, t.Tiles[0].Figures.Count).ToHashSet()).ToMarkdown().TrimEnd('\n'),
+        LinksBlock l => $"{l.Text}{string.Join(", ", l.Items.Select(file => $"[{file}]({file})"))}.",
+        FigureBlock { File: { } file } f => $"![{f.Alt ?? AltOf(file)}]({file})",
+        ChartBlock { File: { } file } => $"![{AltOf(file)}]({file})",
+        _ => null,
+    };
 
     /// <summary>The page: the template with the title, the blocks, the summary and the chart code injected.</summary>
     public override string ToString()
@@ -124,9 +161,9 @@ public sealed record TableBlock(IReadOnlyList<string> Headers, IReadOnlyList<IRe
 
 public sealed record LinksBlock(string Text, IReadOnlyList<string> Items) : PageBlock;
 
-public sealed record FigureBlock(string Svg) : PageBlock;
+public sealed record FigureBlock(string Svg, [property: JsonIgnore] string? File, [property: JsonIgnore] string? Alt) : PageBlock;
 
 public sealed record TilesBlock(IReadOnlyList<ReportTile> Tiles) : PageBlock;
 
 /// <summary>An interactive chart: <c>Charts[kind]</c> of <c>Assets/charts.js</c> draws <paramref name="Model"/>.</summary>
-public sealed record ChartBlock([property: JsonPropertyName("chart")] string ChartKind, object Model) : PageBlock;
+public sealed record ChartBlock([property: JsonPropertyName("chart")] string ChartKind, object Model, [property: JsonIgnore] string? File) : PageBlock;

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text;
 using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
@@ -14,29 +13,6 @@ internal static class ObserverSection
     public const string Heading = "Inside the runtime";
 
     private const string Source = "Counters: the runtime's System.Runtime counters every second and its ThreadPoolWorkerThreadAdjustment events, read over the diagnostics IPC channel (EventPipe) on the runner's own thread, never through the API's HTTP port; stacks: sampled at the peak step as dotnet-stack does.";
-
-    public static string Markdown(RunSummary r)
-    {
-        if (Sources(r) is not { } sources)
-        {
-            return "";
-        }
-        var md = new StringBuilder();
-        md.AppendLine().AppendLine($"## {Heading}").AppendLine().AppendLine(sources).AppendLine();
-        if (r.Observations.Count > 0)
-        {
-            md.AppendLine(Source).AppendLine().Append(Table(r).ToMarkdown());
-        }
-        foreach (var line in Paragraphs(r))
-        {
-            md.AppendLine().AppendLine(line);
-        }
-        if (FixTable(r) is { } fix)
-        {
-            md.AppendLine().AppendLine("### Fix verified").AppendLine().Append(fix.ToMarkdown());
-        }
-        return md.ToString();
-    }
 
     public static HtmlPage AppendTo(HtmlPage page, RunSummary r)
     {

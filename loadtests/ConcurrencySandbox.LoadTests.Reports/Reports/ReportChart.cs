@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Experiments;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
@@ -187,10 +188,14 @@ public static class ReportChart
         }
     }
 
-    /// <summary>The chart's title: the seed and experiment, the request(s) sent, and the machine.</summary>
-    public static IReadOnlyList<string> Title(RunSummary s) =>
+    /// <summary>
+    /// The chart's title: the experiment, the seed it re-runs said in words (a chart is also a file of its own; not where
+    /// <paramref name="seedIntroduced"/>, on a page whose answer already said it), the request(s) sent, and the machine.
+    /// </summary>
+    public static IReadOnlyList<string> Title(RunSummary s, bool seedIntroduced = false) =>
     [
-        $"Seed {s.Seed}: {s.Experiment} ({s.Profile})",
+        $"{s.Experiment} ({s.Profile})",
+        .. !seedIntroduced && SeedReports.Introduce(s.Seed) is { } seed ? [$"re-runs {seed}"] : Array.Empty<string>(),
         RequestPattern([.. s.Variants.Select(v => v.Request)]) is var request && request.StartsWith('/') ? $"GET {request}" : request,
         $"{s.Machine.LogicalCores} logical cores{(s.ApiProcessorCount is { } n ? $", API ProcessorCount {n}" : "")}, {s.Machine.Runtime}, {s.Machine.CpuModel}",
     ];

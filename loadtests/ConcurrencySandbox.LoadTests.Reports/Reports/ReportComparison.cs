@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
@@ -61,7 +62,7 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
     private static string Side(string label, ReportFolder s) =>
         string.Create(CultureInfo.InvariantCulture, $"{label}: {s.Folder}, started {s.Summary.StartedAt:u}, profile {s.Summary.Profile}, {s.Machine}, `{s.Summary.CommandLine}`");
 
-    public string Title => $"Seed {A.Summary.Seed}: {A.Summary.Experiment}, run A beside run B";
+    public string Title => $"{A.Summary.Experiment}, run A beside run B{(SeedReports.Introduce(A.Summary.Seed) is { } seed ? $" ({seed})" : "")}";
 
     public string ToMarkdown()
     {

@@ -38,28 +38,31 @@ public static class ReportWriter
     public static void Render(string folder, RunSummary summary)
     {
         Directory.CreateDirectory(folder);
-        var chart = ReportChart.Render(summary);
         var title = ReportChart.Title(summary);
-        var distribution = ReportChart.Distribution(title, summary.Variants);
         File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(summary.Variants));
         File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(summary.Variants));
         File.WriteAllText(Path.Combine(folder, StepsFileName), StepsCsv(summary.Variants));
-        File.WriteAllText(Path.Combine(folder, "summary.md"), SummaryMarkdown(summary));
-        File.WriteAllText(Path.Combine(folder, "chart.svg"), chart);
-        if (distribution is not null)
-        {
-            File.WriteAllText(Path.Combine(folder, "distribution.svg"), distribution);
-        }
         if (ResponseCurveModel.Of(title[0], summary) is { } curves)
         {
             File.WriteAllText(Path.Combine(folder, ResponseCurveFile), ReportChart.ResponseCurves(title, curves));
         }
-        var evidence = EvidenceDrawn(summary).Select(ReportChart.Evidence).ToList();
-        for (var i = 0; i < evidence.Count; i++)
+        var (evidence, charts) = Figures(summary);
+        foreach (var (svg, file, _) in evidence.Concat(charts))
         {
-            File.WriteAllText(Path.Combine(folder, Invariant($"evidence-{i + 1}.svg")), evidence[i]);
+            File.WriteAllText(Path.Combine(folder, file), svg);
         }
-        File.WriteAllText(Path.Combine(folder, "report.html"), ReportHtml(summary, evidence, [chart, .. distribution is null ? Array.Empty<string>() : [distribution]]));
+        var page = ReportPage(summary, evidence, charts);
+        File.WriteAllText(Path.Combine(folder, "summary.md"), page.ToMarkdown());
+        File.WriteAllText(Path.Combine(folder, "report.html"), page.ToString());
+    }
+
+    /// <summary>The static charts beside the report, each with its file name and alt text: the experiment's evidence, then chart.svg and distribution.svg (when any request completed).</summary>
+    private static (List<(string Svg, string File, string Alt)> Evidence, List<(string Svg, string File, string Alt)> Charts) Figures(RunSummary r)
+    {
+        var distribution = ReportChart.Distribution(ReportChart.Title(r), r.Variants);
+        return (
+            [.. EvidenceDrawn(r).Select((e, i) => (ReportChart.Evidence(e), Invariant($"evidence-{i + 1}.svg"), e.Title))],
+            [(ReportChart.Render(r), "chart.svg", "chart"), .. distribution is null ? [] : new[] { (distribution, "distribution.svg", "latency distribution") }]);
     }
 
     /// <summary>The evidence charts worth drawing: a distribution, or bars of which at least one is not 0.</summary>
@@ -117,94 +120,11 @@ public static class ReportWriter
     private static List<string> OtherFindings(RunSummary r) =>
         [.. (r.Capacity?.Findings ?? []).Skip(1).Select(f => Invariant($"{f.Cause}{(f.Place is null ? "" : $" at {f.Place}")} ({f.Evidence}; {100 * f.Weight:0} % of the break by its measure)"))];
 
+    /// <summary>summary.md: report.html's blocks as Markdown (<see cref="HtmlPage.ToMarkdown"/>), so the two say the same in the same order.</summary>
     public static string SummaryMarkdown(RunSummary r)
     {
-        var commandLine = r.CommandLine;
-        var md = new StringBuilder();
-        md.AppendLine(Invariant($"# {r.Experiment} ({r.Profile}){(r.Partial is null ? "" : ", PARTIAL")}"));
-        md.AppendLine();
-        foreach (var block in Opening(new HtmlPage(""), r).Blocks)
-        {
-            md.AppendLine(Markdown(block));
-            md.AppendLine();
-        }
-        md.AppendLine(Invariant($"Started {r.StartedAt:u} against {r.Target}. Load shape: {r.LoadShape}."));
-        md.AppendLine(MachineLine(r.Machine, r.ApiProcessorCount));
-        md.AppendLine();
-        md.AppendLine($"Command: `{commandLine}`. The same report with its charts inline: [report.html](report.html).");
-        md.AppendLine();
-        if (ResponseCurveModel.Of(r.Experiment, r) is { } curves)
-        {
-            md.AppendLine($"![response curve]({ResponseCurveFile})");
-            md.AppendLine();
-            md.AppendJoin('\n', KneeLines(curves).Select(line => $"- {line}")).AppendLine();
-            md.AppendLine();
-        }
-        var drawn = EvidenceDrawn(r);
-        for (var i = 1; i <= drawn.Count; i++)
-        {
-            md.AppendLine(Invariant($"![{drawn[i - 1].Title}](evidence-{i}.svg)"));
-            md.AppendLine();
-        }
-        foreach (var line in EvidenceAllZero(r))
-        {
-            md.AppendLine(line);
-            md.AppendLine();
-        }
-        md.AppendLine("![chart](chart.svg)");
-        if (r.Variants.Any(v => v.Distribution.Count > 0))
-        {
-            md.AppendLine();
-            md.AppendLine("![latency distribution](distribution.svg)");
-        }
-        md.AppendLine();
-        if (SharedRequestNote(r) is { } shared)
-        {
-            md.AppendLine(shared);
-            md.AppendLine();
-        }
-        md.Append(VariantTable(r).ToMarkdown());
-        md.AppendLine();
-        md.AppendLine(r.Words.LatencyNote);
-        if (RoundsTable(r) is { } rounds)
-        {
-            md.AppendLine();
-            md.AppendLine(RoundsNote(r));
-            md.AppendLine();
-            md.Append(rounds.ToMarkdown());
-        }
-        foreach (var table in new[] { FiguresTable(r), OutcomeTable(r), StepTable(r), CapacityStepTable(r), AgentTable(r) }.OfType<TextTable>())
-        {
-            md.AppendLine();
-            md.Append(table.ToMarkdown());
-        }
-        if (StepSummaryNote(r) is { } stepNote)
-        {
-            md.AppendLine();
-            md.AppendLine(stepNote.Replace(StepsFileName, $"[{StepsFileName}]({StepsFileName})", StringComparison.Ordinal));
-        }
-        md.AppendLine();
-        md.AppendLine(PeakNote);
-        md.Append(ObserverSection.Markdown(r));
-        md.AppendLine();
-        if (SeedHeading(r) is { } seedHeading)
-        {
-            md.AppendLine($"## {seedHeading}");
-            md.AppendLine();
-            md.Append(SeedTable(r).ToMarkdown());
-            md.AppendLine();
-        }
-        md.AppendLine("## Thresholds");
-        md.AppendLine();
-        if (r.Thresholds.Count == 0)
-        {
-            md.AppendLine(NoThresholds);
-            return md.ToString();
-        }
-        md.Append(ThresholdTable(r).ToMarkdown());
-        md.AppendLine();
-        md.AppendLine(ThresholdNote(r));
-        return md.ToString();
+        var (evidence, charts) = Figures(r);
+        return ReportPage(r, evidence, charts).ToMarkdown();
     }
 
     /// <summary>
@@ -221,8 +141,8 @@ public static class ReportWriter
             nameof(Outcome.NotReproduced) => "verdict not",
             _ => "verdict",
         };
-        page = page.Paragraph(r.Partial is { } partial ? $"PARTIAL REPORT: {PartialNote(partial)}" : null, PartialClass)
-            .Paragraph(r.Answer, AnswerClass)
+        page = page.Paragraph(r.Partial is { } partial ? $"PARTIAL REPORT: {PartialNote(partial)}" : null, HtmlPage.PartialClass)
+            .Paragraph(r.Answer, HtmlPage.AnswerClass)
             .Paragraph(r.Headline, "verdict")
             .Paragraph(r.HeadlineDetails, "details");
         if (OtherFindings(r) is { Count: > 0 } others)
@@ -237,28 +157,23 @@ public static class ReportWriter
         return page.Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes");
     }
 
-    private const string PartialClass = "verdict partial";
-    private const string AnswerClass = "answer";
-
-    /// <summary>An opening block as summary.md writes it: the partial note and the answer in bold, a list as "- " lines.</summary>
-    private static string Markdown(PageBlock block) => block switch
+    /// <summary>report.html, from the same blocks as summary.md.</summary>
+    public static string ReportHtml(RunSummary r)
     {
-        ParagraphBlock { Class: PartialClass or AnswerClass } p => $"**{p.Text}**",
-        ParagraphBlock p => p.Text,
-        ListBlock l => string.Join('\n', l.Items.Select(item => $"- {item}")),
-        _ => throw new ArgumentException($"the opening has no {block.GetType().Name}", nameof(block)),
-    };
+        var (evidence, charts) = Figures(r);
+        return ReportPage(r, evidence, charts).ToString();
+    }
 
-    /// <summary>report.html: the verdict first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
-    /// <param name="evidenceSvgs">The experiment's own evidence charts, drawn right under the verdict.</param>
-    public static string ReportHtml(RunSummary r, IReadOnlyList<string> evidenceSvgs, IReadOnlyList<string> chartSvgs)
+    /// <summary>The report's blocks: the answer first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
+    /// <param name="evidence">The experiment's own evidence charts, drawn right under the verdict.</param>
+    private static HtmlPage ReportPage(RunSummary r, IEnumerable<(string Svg, string File, string Alt)> evidence, IEnumerable<(string Svg, string File, string Alt)> charts)
     {
-        var commandLine = r.CommandLine;
         var page = Opening(new HtmlPage(PageTitle(r), r), r)
             .Tiles(Tiles(r))
             .Paragraph(r.Variants.Count == 0 ? null : TileLegend(r), "legend");
-        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r)), r)
-            .Figures(evidenceSvgs)
+        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r, seedIntroduced: r.Answer is not null)), r)
+            .Heading(2, r.Evidence.Count > 0 ? "The experiment's own evidence" : null)
+            .Figures(evidence)
             .List(EvidenceAllZero(r))
             .Heading(2, SeedHeading(r))
             .Table(SeedHeading(r) is null ? null : SeedTable(r))
@@ -294,10 +209,9 @@ public static class ReportWriter
             ])
             .Links("Files of this report: ", ReportFiles(r))
             .Paragraph("Command line:")
-            .Preformatted(commandLine)
+            .Preformatted(r.CommandLine)
             .Heading(2, "Charts")
-            .Figures(chartSvgs)
-            .ToString();
+            .Figures(charts);
     }
 
     /// <summary>
@@ -307,7 +221,7 @@ public static class ReportWriter
     public static HtmlPage InteractiveCharts(HtmlPage page, string title, RunSummary r)
     {
         var variants = r.Variants;
-        page = ResponseCurveSection(page, "Response curve", ResponseCurveModel.Of(title, r));
+        page = ResponseCurveSection(page, "Response curve", ResponseCurveModel.Of(title, r), ResponseCurveFile);
         // A capacity search's steps are one service at one load each: its curve is the picture, not a time axis of steps drawn over each other.
         if (variants.Count > 1 && r.Capacity is null && variants.All(v => v.LoadUnit != "burst") && TimeSeriesModel.LatencyOverTime(title, variants) is { } overTime)
         {
@@ -317,9 +231,9 @@ public static class ReportWriter
     }
 
     /// <summary>The interactive response curve under its heading, then each variant's knee in words; the page unchanged when the load was not stepped.</summary>
-    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, ResponseCurveModel? model) =>
+    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, ResponseCurveModel? model, string? file = null) =>
         model is { } curves
-            ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, curves).List(KneeLines(curves))
+            ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, curves, file).List(KneeLines(curves))
             : page;
 
     /// <summary>Each variant's knee in words as the analysis put it: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
@@ -398,8 +312,6 @@ public static class ReportWriter
     }
 
     private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed; with timed-out requests it is a lower bound, marked \u2265. Peak threads and queue: the highest values the API recorded while the variant ran.";
-
-    private const string LatencyNote = "Latency columns (HdrHistogram, 3 significant digits) rank the requests that got an answer and the timed-out ones, each counted at the time it was given up after: a figure whose rank falls among the timed-out requests is a lower bound, marked \u2265 (\"p50 \u2265 60000\" when half timed out). Connection errors have no latency and are counted under \"failed\" only; \"no answer\" where no request was answered or timed out.";
 
     /// <summary>
     /// The per-variant table; when every variant sent the same request (streaming's 30-word description of its clients),

@@ -1,5 +1,6 @@
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Work;
+using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
@@ -50,7 +51,7 @@ internal static class EfficiencyChart
 
         var top = series.SelectMany(s => s.Points).Select(p => p.Y).Where(double.IsFinite).Max();
         return SvgChart.Render(
-            ["Seed 004: Task.Run's efficiency (sync time / Task.Run time x 100) per core count", Footnote],
+            ["Task.Run's efficiency (sync time / Task.Run time x 100) per core count", $"beside {SeedReports.Introduce("004")}", Footnote],
             new ChartAxis("cycles of work per unit (log scale)", Log: true, TickLabel: cycles => cycles.ToString("N0", CultureInfo.InvariantCulture)),
             [
                 new ChartPanel("Efficiency vs cycles, every core count on one axis, with seed 004's curves and the limits",

@@ -142,7 +142,7 @@ internal static class MatrixRunner
             environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
         }
         var runs = new List<CoreCountRun>();
-        var report = new MatrixReport(outputFolder, options, null, fanOut.Settings.DelayMs, $"Seed {fanOut.Seed}: fanout per core count ({load.ProfileName})");
+        var report = new MatrixReport(outputFolder, options, null, fanOut.Settings.DelayMs, SeedReports.ReRunBy($"fanout per core count ({load.ProfileName})", fanOut.Seed));
         string? partial = null;
         try
         {

@@ -139,6 +139,10 @@ internal sealed class LiveServer : IDisposable
                 case "/report":
                     Respond(stream, "404 Not Found", "text/plain", "no report yet: it is written when the run ends\n"u8.ToArray());
                     break;
+                // The summary the report was rendered from: the page's end reads its answer and curve from it.
+                case "/summary.json" when _reportPath is { } path && Path.Combine(Path.GetDirectoryName(path)!, "summary.json") is var summary && File.Exists(summary):
+                    Respond(stream, "200 OK", "application/json; charset=utf-8", File.ReadAllBytes(summary));
+                    break;
                 default:
                     Respond(stream, "404 Not Found", "text/plain", "not found\n"u8.ToArray());
                     break;

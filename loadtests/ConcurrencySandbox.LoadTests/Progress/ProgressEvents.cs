@@ -66,7 +66,8 @@ internal sealed record IntervalEnded(
 /// <summary>
 /// One step of the load closed: a point of the response curve (<see cref="SummaryCurvePoint"/>, as the report draws it) and
 /// the variant's knee so far by the report's rule (<see cref="ResponseCurve.FindKnee"/>). Live, the timed-out requests
-/// are those that ended in the step (the report counts them by when they were sent), at least the client's timeout.
+/// are those that ended in the step (the report counts them by when they were sent), at least the client's timeout; once
+/// the run ends the page redraws the curve from summary.json, as the report does.
 /// </summary>
 internal sealed record StepEnded(
     string Series, string LoadUnit, string LoadLabel, double FromSeconds, double ToSeconds, long Requests, long Failed, long TimedOut, double RequestsPerSecond,

@@ -316,7 +316,8 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// <summary>
     /// The cause at the break: pool starvation when the observer's diagnosis says starved (the one rule,
     /// <see cref="PoolSample.Starved"/>, that also decides the diagnosis paragraph and --verify-fix's minimum; a pool that
-    /// caught up between two counter samples included) and the sampled threads do not mostly wait for a lock, else CPU
+    /// caught up between two counter samples included, and one whose threads (nearly) all waited inside requests while the
+    /// step's trace saw no outgoing HTTP call, whatever the queue at the samples) and the sampled threads do not mostly wait for a lock, else CPU
     /// when the process used its cores' limit, or when the machine's cores were spent, by the service, the runner loading
     /// it or other processes, while the requests waited for a core (<see cref="CoreUse.Bound"/>: on one machine the load
     /// generator and the neighbours take cores from the service, which alone then stays under the limit), else a contended lock when most sampled pool

@@ -214,6 +214,47 @@ public sealed class StarvedSpellTests
     }
 
     [Fact]
+    public void RequestsHoldingEveryPoolThreadInAWaitWithNoOutgoingCallStarveThePoolThoughNoCounterSampleCaughtTheQueue()
+    {
+        // The sample service's Thread.Sleep climbed to on a fresh process (issue 37 item 6, 2026-11-29): the pool just behind
+        // the climb, 5 then 6 threads for 6 users, the queue empty at every counter sample, while the intervals' p99 was
+        // 1403-1496 ms against a fastest request of 501 ms; the stack sample found every pool thread asleep inside a request
+        // and the step's trace no outgoing HTTP call. It was "the upstream", which nothing was called on.
+        var result = Run(users: 6, threads: [5, 5, 6, 6], queued: [0, 0, 0, 0], intervalP99Ms: [1496, 1403, 1450, 1420], fastestMs: 501);
+        var sleep = new BlockingCall("Orders.Report", BlockingPrimitive.Sleep, null, "GET /reports/{id:int}", null, null, null);
+        var asleep = new BlockingSites(6, 14, [new BlockingSite("Orders.Report -> Thread.Sleep", 6, InUserCode: true, InRequest: true, sleep)]);
+        var noCall = new CauseTrace(1, null, []);
+
+        var diagnosis = VariantObserver.Diagnose(result, asleep, [], noCall)!;
+        var observation = new VariantObservation("pid 1", 4, 1, [], asleep, null, diagnosis, null) { Causes = noCall };
+
+        // The pool's: a thread per user held in the wait, and the minimum --verify-fix tries is one per user.
+        Assert.True(diagnosis.Starved);
+        Assert.Equal(6, diagnosis.NeededThreads);
+        Assert.Equal(6, FixCheck.MostStarved(new Dictionary<string, VariantObservation> { [result.Key.Label] = observation })?.Diagnosis.NeededThreads);
+        var first = CapacityFinding.FindingsAt(result, observation, 501)[0];
+        Assert.Equal(("pool starvation", "Orders.Report"), (first.Cause, first.Place));
+        Assert.StartsWith("pool starvation (the queue was empty at every counter sample", first.Describe());
+        Assert.Contains("Or set the pool's minimum to 6", diagnosis.Describe());
+
+        // An outgoing call seen: what the requests wait on may be the dependency, which the upstream's rule reads.
+        var called = new CauseTrace(1, null, [new UpstreamCall("pricing:5001/quotes/{id}", 40, 700, 600, 1400, 0, 0, new Dictionary<int, int> { [200] = 40 })]);
+        var upstream = VariantObserver.Diagnose(result, asleep, [], called)!;
+        Assert.False(upstream.Starved);
+        Assert.Equal("the upstream", CapacityFinding.FindingsAt(result, observation with { Diagnosis = upstream, Causes = called }, 501)[0].Cause);
+        // The same threads running, not parked: the cores' (issue 38), never the pool's.
+        var running = new BlockingSites(6, 14, [new BlockingSite("Orders.Report", 6, InUserCode: true, InRequest: true) { Busy = true }]);
+        var cpu = VariantObserver.Diagnose(result, running, [], noCall)!;
+        Assert.False(cpu.Starved);
+        Assert.Equal("CPU", CapacityFinding.FindingsAt(result, observation with { Stacks = running, Diagnosis = cpu }, 501)[0].Cause);
+        // Half the pool's threads idle, or no trace to say whether a call was made, or requests that did not wait: not this rule's.
+        var halfIdle = new BlockingSites(6, 14, [asleep.Sites[0] with { Threads = 3 }, new BlockingSite(BlockingSites.NoUserCode, 3, InUserCode: false)]);
+        Assert.False(VariantObserver.Diagnose(result, halfIdle, [], noCall)!.Starved);
+        Assert.False(VariantObserver.Diagnose(result, asleep, [], causes: null)!.Starved);
+        Assert.False(VariantObserver.Diagnose(result with { Intervals = [.. result.Intervals.Select(i => i with { Stats = TestStats.Uniform(10, 501, p99Ms: 560) })] }, asleep, [], noCall)!.Starved);
+    }
+
+    [Fact]
     public void ACooperativeBlockingInjectionWithoutALatencyToCompareIsNotStarvation()
     {
         // An interval that answered none (p99 0), or a run with no answered request (no fastest): nothing says the requests waited.

@@ -144,8 +144,6 @@ internal sealed record StreamingResult(StreamingLoad Load, IReadOnlyList<Streami
     /// <summary>What the server's ticking thread allocated per message: the implementation's own garbage, without the process's noise.</summary>
     public double TickerAllocatedBytesPerMessage => PerMessage(sample => sample.Server.TickerAllocatedBytes);
 
-    public double IdleAllocatedBytesPerSecond => RatePerSecond(Idle, sample => sample.Process.AllocatedBytes);
-
     public double CpuMicrosecondsPerMessage => PerMessage(sample => sample.Process.CpuTimeMs * 1000);
 
     public double NetCpuMicrosecondsPerMessage => NetPerMessage(sample => sample.Process.CpuTimeMs * 1000);

@@ -48,6 +48,9 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// </summary>
     public const string OnCpu = "CPU_TIME";
 
+    /// <summary>Whether <paramref name="frame"/> is one of TraceEvent's pseudo-frames ("UNMANAGED_CODE_TIME", <see cref="OnCpu"/>), no method.</summary>
+    public static bool IsPseudoFrame(string frame) => PseudoFrame.IsMatch(frame);
+
     /// <summary>
     /// Whether pool threads block in user code outside any request: work a request queued on the pool (a fan-out). A thread
     /// running a request's continuation (after an await, so outside the request's frames) is in user code too, but

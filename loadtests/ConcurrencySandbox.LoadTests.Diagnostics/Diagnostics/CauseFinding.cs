@@ -19,8 +19,9 @@ public sealed record CauseFinding(string Cause, string? Place, string Evidence, 
 /// The findings of one break, ranked: the first is the cause the headline names, the others are listed with their evidence.
 /// Each weight is the share of the break its cause accounts for: pool starvation 1 (every request waits for a thread);
 /// a contended lock, the share of the pool's sampled threads waiting on it; CPU, the process's share of its cores (1 when
-/// the machine's cores were spent while the requests waited for one); GC, the share of the step's time the GC paused the
-/// process; the upstream, the share of the break's p99 the slowest outgoing call's p99 makes up. Ties keep the order given.
+/// the machine's cores were spent while the requests waited for one), less the GC's share when the GC is a finding too;
+/// GC, its share of the break's time (<see cref="GcShare"/>: its pauses, and the allocator's share of the CPU samples
+/// between them); the upstream, the share of the break's p99 the slowest outgoing call's p99 makes up. Ties keep the order given.
 /// </summary>
 public static class CauseFindings
 {

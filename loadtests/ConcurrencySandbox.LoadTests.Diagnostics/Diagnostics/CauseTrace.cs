@@ -31,6 +31,9 @@ public sealed record AllocationSamples(int Samples, long SampledBytes, IReadOnly
     /// <summary>How many types and methods the finding lists.</summary>
     public const int Listed = 3;
 
+    /// <summary>The managed frames that called the allocator (each sample's leaf frame: <c>System.String.Concat</c>, or the application's method for a <c>new</c> of its own), framework's or not.</summary>
+    public IReadOnlySet<string> Allocators { get; init; } = new HashSet<string>();
+
     /// <summary>
     /// "System.String 81 % (about 3.9 MB per request), System.Byte[] 12 %; allocated in ReportBuilder.Render (Program.cs:31)
     /// 93 %": the types and methods that dominate, as shares of <paramref name="bytesPerRequest"/> (the counters' allocation
@@ -197,7 +200,7 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
                 g.GroupBy(t => t.Site!.Line).OrderByDescending(l => l.Count()).First().Key, g.Key.InlinedInto))
             .OrderByDescending(m => m.Share)
             .ToList();
-        return new AllocationSamples(ticks.Count, total, types, methods);
+        return new AllocationSamples(ticks.Count, total, types, methods) { Allocators = ticks.Where(t => t.Stack.Frames.Count > 0).Select(t => t.Stack.Frames[0]).ToHashSet() };
     }
 
     /// <summary>The application's method that allocated: the leaf-most user frame, or the method the JIT inlined into it (<see cref="HotMethods.Inlined"/>); null when no user frame.</summary>

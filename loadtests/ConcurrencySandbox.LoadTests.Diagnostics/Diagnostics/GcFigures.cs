@@ -55,3 +55,53 @@ public sealed record GcFigures(double PauseShare, double BytesPerRequest, long P
         return Invariant($"the GC paused the process {100 * PauseShare:0.#} % of the step{before}, {AllocationSamples.Bytes(BytesPerRequest)} allocated per request{allocatedBefore}, the heap peaked at {AllocationSamples.Bytes(PeakHeapBytes)}");
     }
 }
+
+/// <summary>
+/// The GC's share of a break's time: its pauses (<paramref name="PauseShare"/> of the step, every thread stopped) and,
+/// between them, the allocator's work on the requests' threads (<see cref="InAllocator"/>, the share of the CPU samples in
+/// native code called straight from a frame the allocation samples caught allocating, by frame:
+/// <see cref="HotMethods.AllocatorCalls"/>). Either null when not read; the share then counts it as 0, a lower bound.
+/// </summary>
+public sealed record GcShare(double? PauseShare, IReadOnlyDictionary<string, double>? AllocatorCalls)
+{
+    /// <summary>
+    /// The pause share from which the GC ranks before the CPU. Between the causes measured (2026-11-29, seed 37's corpus,
+    /// docs/notebook/diagnostics.md): every allocating service's GC paused it 16-74 % of each step read, every hashing
+    /// one's 0.1-2.4 %.
+    /// </summary>
+    public const double LeadPauseShare = 0.10;
+
+    /// <summary>
+    /// The share of the CPU samples in the allocator from which the GC is a cause, and ranks before the CPU, whatever its
+    /// counters said (or when they were lost). Measured as for <see cref="LeadPauseShare"/>: an allocating service 17 % and
+    /// 32 % (native code below String.Concat, 54 and 127 CPU samples), the hashing ones 0-2.5 % (below SHA256.HashData).
+    /// </summary>
+    public const double AllocatorLeadShare = 0.1;
+
+    /// <summary>Whether the GC ranks before the CPU: it paused the process at least <see cref="LeadPauseShare"/> of the step, or at least <see cref="AllocatorLeadShare"/> of the CPU samples were in the allocator.</summary>
+    public bool Leads => PauseShare >= LeadPauseShare || InAllocator >= AllocatorLeadShare;
+
+    /// <summary>
+    /// The CPU finding's weight beside the GC: <paramref name="cpuWeight"/> less the GC's share of the break (its pauses and
+    /// the allocator are the cores' time too), and no more than the GC's own when the GC leads (<see cref="Leads"/>).
+    /// </summary>
+    public double CpuWeight(double cpuWeight) => Math.Min(cpuWeight * (1 - OfTheBreak), Leads ? OfTheBreak : 1);
+
+    /// <summary>The share of the CPU samples in the allocator; null when not read (no stack sample, or no allocation sample).</summary>
+    public double? InAllocator => AllocatorCalls?.Values.Sum();
+
+    /// <summary>The share of the break's time that was the GC's: the pauses, and the allocator's share of the rest, <c>p + (1 - p) x a</c>.</summary>
+    public double OfTheBreak => (PauseShare ?? 0) + ((1 - (PauseShare ?? 0)) * (InAllocator ?? 0));
+
+    /// <summary>"87 % of the break's time was the GC's: its pauses, 30 % of the step, and between them the allocator, in 81 % of the CPU samples (native code called by System.String.Concat, which the allocation samples caught allocating)".</summary>
+    public string Describe()
+    {
+        var pauses = PauseShare is { } p ? Invariant($"its pauses, {100 * p:0.#} % of the step") : "its pauses not read";
+        var allocator = AllocatorCalls is not { } calls ? "the allocator's share of the CPU not known (no stack sample or no allocation sample of the step)"
+            : calls.Count == 0 ? "none of the CPU samples in the allocator"
+            : Invariant($"between them the allocator, in {100 * InAllocator:0} % of the CPU samples (native code called by {string.Join(", ", calls.OrderByDescending(c => c.Value).Take(AllocationSamples.Listed).Select(c => SourceNames.Describe(c.Key)))}, which the allocation samples caught allocating)");
+        var atLeast = PauseShare is null || AllocatorCalls is null ? "at least " : "";
+        var leads = Leads ? Invariant($"; the GC ranks before the CPU (from {100 * LeadPauseShare:0} % of the step paused, or {100 * AllocatorLeadShare:0} % of the CPU samples in the allocator)") : "";
+        return Invariant($"{atLeast}{100 * OfTheBreak:0} % of the break's time was the GC's: {pauses}, and {allocator}{leads}");
+    }
+}

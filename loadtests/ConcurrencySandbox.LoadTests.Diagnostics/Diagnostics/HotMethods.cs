@@ -34,6 +34,24 @@ public sealed record HotMethods(int CpuSamples, double Seconds, IReadOnlyList<Ho
     public const int Listed = 5;
 
     /// <summary>
+    /// The share of the CPU samples that ran native code called straight from each managed frame (the leaf pseudo-frame
+    /// below it is UNMANAGED_CODE_TIME, not CPU_TIME), by that frame: the allocator's work shows so, below the method
+    /// that allocated (<c>System.String.Concat</c> for a <c>+=</c> on a string), as does a native library's.
+    /// </summary>
+    public IReadOnlyDictionary<string, double> NativeCalls { get; init; } = new Dictionary<string, double>();
+
+    /// <summary>
+    /// The CPU samples in the allocator: those of <see cref="NativeCalls"/> whose frame is the framework's and
+    /// <paramref name="allocations"/> caught allocating (<see cref="AllocationSamples.Allocators"/>), by that frame. A frame
+    /// of the application's is left out: what the JIT inlined into it shows as native code below it too (seed 37's hashing
+    /// controller had 91 % of its CPU samples in native code below its handler, SHA-256's crypto library inlined into the
+    /// handler, which allocates the hash arrays). The GC's own pauses are not in them: the sample profiler does not sample
+    /// while the GC has the runtime suspended.
+    /// </summary>
+    public IReadOnlyDictionary<string, double> AllocatorCalls(AllocationSamples allocations) =>
+        NativeCalls.Where(c => !BlockingSites.IsUserCode(c.Key) && allocations.Allocators.Contains(c.Key)).ToDictionary(c => c.Key, c => c.Value);
+
+    /// <summary>
     /// The deepest method holding at least <see cref="DominantShare"/> of the CPU samples (its callers hold as much, and
     /// less to change), when most of that is its own (<see cref="HotMethod.SelfShare"/>): a handler whose time is spread
     /// over five callees holds them all but is no hot method. Null when none.
@@ -121,7 +139,9 @@ public sealed record HotMethods(int CpuSamples, double Seconds, IReadOnlyList<Ho
             .ToList();
         // The route of the handler above each method listed (reading the source is not free: only those the report names).
         var routed = methods.Select((m, i) => i < Listed ? m with { Route = resolver.Resolve(seen[m.Method].First, seen[m.Method].Frame, appModules).Route } : m).ToList();
-        return new HotMethods(running.Count, rounds.Sum(r => r.Seconds), routed);
+        var native = running.Where(s => s.Frames is [var leaf, _, ..] && leaf != BlockingSites.OnCpu && BlockingSites.IsPseudoFrame(leaf))
+            .GroupBy(s => s.Frames[1]).ToDictionary(g => g.Key, g => (double)g.Count() / running.Count);
+        return new HotMethods(running.Count, rounds.Sum(r => r.Seconds), routed) { NativeCalls = native };
     }
 
     /// <summary>Whether the sample caught its thread running: in managed code, or in user code's callees that are no wait (<see cref="BlockingSites.IsBusy"/>).</summary>

@@ -336,8 +336,9 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// </summary>
     /// <remarks>
     /// GC and the upstream are read against <paramref name="lowest"/>, the search's lowest step: the GC when it paused the process
-    /// enough or its pause share or the allocation per request grew toward the break (<see cref="GcFigures.IsCauseBeside"/>), named by the allocation
-    /// trace's types and methods; the upstream call whose p99 grew the most, and whether the connection pool to it was the
+    /// enough or its pause share or the allocation per request grew toward the break (<see cref="GcFigures.IsCauseBeside"/>), or
+    /// enough of the CPU samples were in the allocator, named by the allocation trace's types and methods and
+    /// ranked with the CPU by its share of the break's time (<see cref="GcShare"/>); the upstream call whose p99 grew the most, and whether the connection pool to it was the
     /// limit (<see cref="UpstreamCall.PoolWasTheLimit"/>).
     /// </remarks>
     public static IReadOnlyList<CauseFinding> FindingsAt(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, LowerStep? lowest = null)
@@ -366,14 +367,14 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
             var low => Invariant($"{low.PeakLoad:0.#} {(low.PeakLoad == 1 && low.LoadUnit == "users" ? "user" : low.LoadUnit)}"),
         };
         var gc = GcFinding(broke, observation, lowest, lowestLoad);
-        if (gc is not null)
+        if (gc is ({ } gcFinding, _))
         {
-            found.Add(gc);
+            found.Add(gcFinding);
         }
         if (CpuFinding(observation, diagnosis, peakCpuPercent, inFlight, cores) is { } cpu)
         {
-            // The GC's pauses are the cores' time too: the CPU's own share is what is left.
-            found.Add(gc is null ? cpu : cpu with { Weight = cpu.Weight * (1 - gc.Weight) });
+            // The GC's pauses and the allocator's work are the cores' time too: the CPU's own share is what is left, and it says how much was the GC's.
+            found.Add(gc is (_, { } share) ? cpu with { Weight = share.CpuWeight(cpu.Weight), Evidence = $"{cpu.Evidence}; {share.Describe()}" } : cpu);
         }
         var upstream = UpstreamFinding(broke, observation, lowest, lowestLoad);
         if (upstream is not null)
@@ -397,19 +398,28 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         return CauseFindings.Rank(found);
     }
 
-    /// <summary>The GC finding: when the GC is a cause at the break (<see cref="GcFigures.IsCauseBeside"/>), weighed by its pause share, named by the allocation trace's types and methods; null otherwise.</summary>
-    private static CauseFinding? GcFinding(VariantResult broke, VariantObservation observation, LowerStep? lowest, string lowestLoad)
+    /// <summary>
+    /// The GC finding and the GC's share of the break (<see cref="GcShare"/>): when the GC is a cause at the break by its
+    /// counters (<see cref="GcFigures.IsCauseBeside"/>), or the CPU samples were in the allocator enough
+    /// (<see cref="GcShare.AllocatorLeadShare"/>; its counters may have been lost); weighed by that share, named by the
+    /// allocation trace's types and methods; null otherwise.
+    /// </summary>
+    private static (CauseFinding Finding, GcShare Share)? GcFinding(VariantResult broke, VariantObservation observation, LowerStep? lowest, string lowestLoad)
     {
         var before = lowest is null ? null : GcFigures.Of(lowest.Result);
-        if (GcFigures.Of(broke) is not { } gc || !gc.IsCauseBeside(before))
+        var (figures, notRead) = GcFigures.Between(broke, double.NegativeInfinity, broke.ElapsedSeconds);
+        var allocations = observation.Causes?.Allocations;
+        var share = new GcShare(figures?.PauseShare, allocations is not null && observation.Hot is { } hot ? hot.AllocatorCalls(allocations) : null);
+        if (figures?.IsCauseBeside(before) != true && share.InAllocator is not >= GcShare.AllocatorLeadShare)
         {
             return null;
         }
-        var allocations = observation.Causes?.Allocations;
-        var named = allocations is not null ? $"; {allocations.Describe(gc.BytesPerRequest)}"
+        var named = allocations is not null ? $"; {allocations.Describe(figures?.BytesPerRequest)}"
             : $"; which types and methods allocate is not known: {observation.CauseTraceNote ?? "the step's trace saw no allocation sample"}";
-        return new CauseFinding("GC", allocations?.Methods.FirstOrDefault()?.Describe(), gc.Describe(before, lowestLoad) + named,
-            [new("time in GC pauses", 100 * gc.PauseShare, "%"), new("allocated per request", gc.BytesPerRequest, "B"), new("peak heap", gc.PeakHeapBytes, "B")], gc.PauseShare);
+        var counted = figures?.Describe(before, lowestLoad) ?? $"the GC's counters were not read over the step ({notRead})";
+        SummaryFigure[] counters = figures is null ? [] : [new("time in GC pauses", 100 * figures.PauseShare, "%"), new("allocated per request", figures.BytesPerRequest, "B"), new("peak heap", figures.PeakHeapBytes, "B")];
+        SummaryFigure[] sampled = share.InAllocator is { } inAllocator ? [new("CPU samples in the allocator", 100 * inAllocator, "%")] : [];
+        return (new CauseFinding("GC", allocations?.Methods.FirstOrDefault()?.Describe(), $"{counted}{named}; {share.Describe()}", [.. counters, .. sampled], share.OfTheBreak), share);
     }
 
     /// <summary>How much an outgoing call's p99 must grow from the lowest step to the break to be the upstream's cause (or make up <see cref="UpstreamShare"/> of the break's p99).</summary>

@@ -219,6 +219,83 @@ public sealed class CapacityFindingTests
         Assert.Equal(findings[0].Describe(), CapacityFinding.CauseOf(Step(cpuPercent: 97), onLock, 100, null));
     }
 
+    /// <summary>
+    /// Issue 38 items 3 and 5, from seed 37's allocating corpus services (2026-11-29): a handler building a text by
+    /// <c>+=</c> broke with the GC pausing the process for a share of the step while the machine's cores were spent, and
+    /// its CPU samples in native code called by String.Concat (the allocator: String.Concat is what the allocation samples
+    /// caught allocating, 3.5 MB a request). The GC comes first, at the allocating method, and the CPU after it saying how
+    /// much of the break's time was the GC's; so too with the step's counters lost (by the stacks alone) and with no stack
+    /// sample (by a pause share of 10 % or more). A hashing handler (1.6 % paused, grown from 0.1 %; its native time the
+    /// crypto library's, inlined into the handler that allocates the hash arrays) stays CPU first, with or without its stacks.
+    /// </summary>
+    [Fact]
+    public void AnAllocationBoundBreakNamesTheGcFirstAndTheCpuSaysHowMuchOfItsTimeWasTheGcs()
+    {
+        var spent = Observed(starved: false) with { Cores = Cores(30, 5, 65, waitedSeconds: 3) };
+        var concat = spent with
+        {
+            Hot = HotIn("RefundsWork.Rate", new Dictionary<string, double> { ["System.String.Concat"] = 0.45, ["Interop+Sys.Read"] = 0.02 }),
+            Causes = new CauseTrace(1, Allocated("RefundsWork.Rate", "System.String.Concat"), []),
+        };
+
+        var allocating = CapacityFinding.FindingsAt(GcStep(pauseShare: 0.30), concat, 100);
+
+        Assert.Equal(["GC", "CPU"], allocating.Select(f => f.Cause));
+        Assert.StartsWith("RefundsWork.Rate", allocating[0].Place);
+        Assert.Equal(0.30 + (0.70 * 0.45), allocating[0].Weight, 6);
+        Assert.Contains("62 % of the break's time was the GC's: its pauses, 30 % of the step, and between them the allocator, in 45 % of the CPU samples (native code called by String.Concat", allocating[1].Evidence);
+        Assert.Equal(1 - allocating[0].Weight, allocating[1].Weight, 6);
+
+        // The step's counter samples 3 s apart: no pause share, the stacks alone show the allocator (60 % of the samples).
+        var lost = CapacityFinding.FindingsAt(GcStep(pauseShare: 0.30, countersLost: true), concat with { Hot = HotIn("RefundsWork.Rate", new Dictionary<string, double> { ["System.String.Concat"] = 0.6 }) }, 100);
+        Assert.Equal(["GC", "CPU"], lost.Select(f => f.Cause));
+        Assert.StartsWith("the GC's counters were not read over the step (counter samples 3 s apart", lost[0].Evidence);
+        Assert.Contains("at least 60 % of the break's time was the GC's", lost[0].Evidence);
+
+        // No stack sample: the pause share alone, 10 % or more, puts the GC first (at 30 % paused and the cores spent, the CPU's own share was 70 %).
+        var unsampled = CapacityFinding.FindingsAt(GcStep(pauseShare: 0.30), spent with { Causes = concat.Causes }, 100);
+        Assert.Equal(["GC", "CPU"], unsampled.Select(f => f.Cause));
+
+        // The hashing handler: the GC grew from 0.1 % to 1.6 % (a cause beside the lowest step), no allocator on its stacks.
+        var hashing = spent with
+        {
+            Hot = HotIn("BookingsController.Get", new Dictionary<string, double> { ["BookingsController+<Get>d__1.MoveNext"] = 0.9, ["System.Security.Cryptography.SHA256.HashData"] = 0.025 }),
+            Causes = new CauseTrace(1, Allocated("BookingsController.Get", "BookingsController+<Get>d__1.MoveNext", "System.Security.Cryptography.SHA256.HashData"), []),
+        };
+        var lowest = new LowerStep(GcStep(pauseShare: 0.001), null);
+        foreach (var observed in new[] { hashing, hashing with { Hot = null } })
+        {
+            var cpu = CapacityFinding.FindingsAt(GcStep(pauseShare: 0.016), observed, 100, lowest);
+            Assert.Equal(["CPU", "GC"], cpu.Select(f => f.Cause));
+            Assert.Contains("% of the break's time was the GC's: its pauses, 1.6 % of the step", cpu[0].Evidence);
+        }
+    }
+
+    /// <summary>A stack sample whose one hot method holds all the CPU samples, <paramref name="nativeCalls"/> of them in native code below those frames.</summary>
+    private static HotMethods HotIn(string method, Dictionary<string, double> nativeCalls) =>
+        new(1000, 0.6, [new HotMethod(method, 1, 1, new SourceLine("Chain.cs", 9), null, "GET /refunds/{id:int}", 0)]) { NativeCalls = nativeCalls };
+
+    /// <summary>Allocation samples all of System.String by <paramref name="method"/>, whose leaf frames (what called the allocator) were <paramref name="allocators"/>.</summary>
+    private static AllocationSamples Allocated(string method, params string[] allocators) =>
+        new(4000, 400_000_000, [new AllocationSite("System.String", 1)], [new AllocationSite(method, 1, new SourceLine("Chain.cs", 9))]) { Allocators = allocators.ToHashSet() };
+
+    /// <summary>
+    /// A 3 s step of 4 users, 100 requests a second, 3.5 MB allocated a request and the GC pausing <paramref name="pauseShare"/>
+    /// of the time; its counters sampled each second, or only at its start and end (<paramref name="countersLost"/>).
+    /// </summary>
+    private static VariantResult GcStep(double pauseShare, bool countersLost = false)
+    {
+        var key = new VariantKey("4-users");
+        var seconds = countersLost ? new[] { 0, 3 } : [0, 1, 2, 3];
+        var telemetry = seconds.Select(t => new TelemetryRow(key, t, default(RuntimeSnapshot) with
+        {
+            GC = new GCTelemetry(0, 0, 0, (long)(3_500_000.0 * 100 * t), 8_000_000, pauseShare * 1000 * t),
+            Process = new ProcessTelemetry(820 * t, 41, 0, 0),
+        })).ToList();
+        var intervals = Enumerable.Range(1, 3).Select(t => new IntervalRow(key, t, "users", 4, 100, TestStats.Uniform(100, 40, p99Ms: 900))).ToList();
+        return new VariantResult(key, "/x", "users", 3, intervals, telemetry, TestStats.Uniform(300, 40, p99Ms: 900));
+    }
+
     [Fact]
     public void TheCauseIsAContendedLockWhenThePoolWasNotShortAndItsThreadsWaitOnOneInUserCode()
     {

@@ -111,6 +111,15 @@ public static class DiagnosisBenchmark
                 var summary = await RunUrlDiagnosis.FindCapacityAsync(process, service.RequestPath);
                 var score = ScoreCause(service, summary.Capacity?.Findings ?? [], summary.Headline);
                 log(string.Create(CultureInfo.InvariantCulture, $"{score.Name}: {score.Verdict}: {score.Named}; expected {score.Expected}; held {summary.Capacity?.Held}, broke at {summary.Capacity?.BrokeAt}"));
+                // What each finding rested on, and the GC of every step: the evidence a wrong ranking is judged by.
+                foreach (var finding in summary.Capacity?.Findings ?? [])
+                {
+                    log($"  {finding.Cause}: {finding.Evidence}");
+                }
+                foreach (var step in summary.Capacity?.Steps ?? [])
+                {
+                    log(string.Create(CultureInfo.InvariantCulture, $"  step {step.Load:0.#} ({step.Ramp}): p99 {step.P99Ms:0.#} ms, GC paused {100 * step.Gc?.PauseShare:0.#} %, {step.Gc?.AllocatedBytesPerRequest / 1e6:0.##} MB allocated per request{(step.BrokeBecause is null ? "" : ", broke")}"));
+                }
                 scored.Add(score);
             }
         });

@@ -30,9 +30,32 @@ public static class ObserverTarget
         {
             throw new UsageException($"process {processId} belongs to another user (uid {owner}, this runner is uid {self}); run the runner as that user");
         }
-        if (!DiagnosticsClient.GetPublishedProcesses().Contains(processId))
+        if (!DiagnosticsClient.GetPublishedProcesses().Contains(processId) || !AnswersOnItsChannel(processId))
         {
             throw new UsageException($"process {processId} is not a .NET process with a diagnostics channel; give the pid of a .NET 5+ process (dotnet-counters ps lists them) and check DOTNET_EnableDiagnostics is not 0");
+        }
+    }
+
+    /// <summary>
+    /// Whether the process answers on the diagnostics channel its pid names: a channel's file alone does not say the process
+    /// is .NET (a killed .NET process leaves its socket behind, and the kernel can give its pid to another process). In a
+    /// clean-clone CI run (2026-11-29) a <c>sleep</c> passed the file check; a leftover socket is the suspected cause, not
+    /// shown. A runtime too old for the command (UnsupportedCommand) did answer.
+    /// </summary>
+    private static bool AnswersOnItsChannel(int processId)
+    {
+        try
+        {
+            new DiagnosticsClient(processId).GetProcessEnvironment();
+            return true;
+        }
+        catch (UnsupportedCommandException)
+        {
+            return true;
+        }
+        catch (Exception e) when (e is ServerNotAvailableException or ServerErrorException or IOException or TimeoutException or UnauthorizedAccessException)
+        {
+            return false;
         }
     }
 

@@ -503,13 +503,8 @@ public static class ReportWriter
         return rows.Count == 0 ? null : new TextTable(["variant", "figure", "value"], rows, new HashSet<int> { 2 });
     }
 
-    /// <summary>
-    /// An experiment's figure as a cell; an amount below 0 (bytes or CPU per message net of idle, where the idle's own
-    /// share was the larger) is below what the counters resolve, so it reads "≈ 0" with the measured value, never as a finding.
-    /// </summary>
-    public static string FigureCell(SummaryFigure f) => f.Value < 0
-        ? Invariant($"\u2248 0 {f.Unit} (measured {f.Value:0.###}: below the counters' resolution)")
-        : Invariant($"{f.Value:0.###} {f.Unit}");
+    /// <summary>An experiment's figure as a cell; one under its noise (<see cref="Noise"/>) reads as no finding, with the measured value.</summary>
+    public static string FigureCell(SummaryFigure f) => Noise.Amount(f.Value, f.Unit);
 
     /// <summary>
     /// The mean at peak load for a table cell: "\u2265 45000 (3 of 4 timed out)" when requests sent at peak timed out (a lower bound),

@@ -91,14 +91,9 @@ if [ -n "$upstream_calls" ]; then
   dotnet src/ConcurrencySandbox.ThirdPartyStub/bin/Release/net10.0/ConcurrencySandbox.ThirdPartyStub.dll --urls http://127.0.0.1:0 \
     --Logging:LogLevel:Default=Warning >"$work/stub.log" 2>&1 &
   stub_pid=$!
-  stub_url=""
-  for _ in $(seq 1 120); do
-    stub_url=$(sed -n 's/^ConcurrencySandbox stub ready at \(http:[^ ]*\).*/\1/p' "$work/stub.log" | head -n 1)
-    [ -n "$stub_url" ] && break
-    sleep 0.5
-  done
-  [ -n "$stub_url" ] || { echo "the stub printed no ready line" >&2; cat "$work/stub.log" >&2; exit 2; }
-  export ThirdParty__BaseUrl="$stub_url"
+  ready_url "$work/stub.log" "ConcurrencySandbox stub ready at"
+  [ -n "$ready" ] || { echo "the stub printed no ready line" >&2; cat "$work/stub.log" >&2; exit 2; }
+  export ThirdParty__BaseUrl="$ready"
 fi
 start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work"
 target="$url/api/compute/sync?cycles=1"

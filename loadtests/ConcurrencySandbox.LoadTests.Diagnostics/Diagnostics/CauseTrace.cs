@@ -93,8 +93,15 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
     /// <summary>How long the allocation trace runs: long enough for a few hundred allocation samples at a break, short enough to cost the step little.</summary>
     public static readonly TimeSpan Length = TimeSpan.FromSeconds(1);
 
-    /// <summary>How long the calls' trace ran (from the peak to the load's end); 0 when the calls came with the allocations.</summary>
+    /// <summary>How long the calls' trace ran (from the peak, <see cref="CallsWindow"/> at most); 0 when the calls came with the allocations.</summary>
     public double CallsSeconds { get; init; }
+
+    /// <summary>
+    /// The longest the calls' trace runs in a step, from its peak: held over a whole run it cost the API 9-15 % more CPU per
+    /// request on a fan-out of 4 HTTP calls a request (about 4.6 us a call, busy machine, docs/notebook/performance.md), so it
+    /// is bounded: a 10 s step pays about a third of that, and its calls rest on 3 s of them, not the 1 s they once shared with the allocations.
+    /// </summary>
+    public static readonly TimeSpan CallsWindow = TimeSpan.FromSeconds(3);
 
     private const string HttpProvider = "System.Net.Http";
 
@@ -147,12 +154,12 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
         StackSampler.Record(client, Providers(allocationSampling), Length, null, null);
 
     /// <summary>
-    /// Traces the outgoing HTTP calls of the process behind <paramref name="client"/> to a file until
-    /// <paramref name="loadRuns"/> says the load ended (polled every 100 ms), read by <see cref="Read(RecordedTrace, CallSiteResolver)"/>
-    /// after it: a few events per call, without a stack (a runtime before .NET 10 refuses that session and gets every
-    /// HTTP event with its stack), so it can stay on over the whole step.
+    /// Traces the outgoing HTTP calls of the process behind <paramref name="client"/> to a file for <paramref name="longest"/>
+    /// or until <paramref name="loadRuns"/> says the load ended (polled every 100 ms), read by
+    /// <see cref="Read(RecordedTrace, CallSiteResolver)"/> after it: a few events per call, without a stack (a runtime
+    /// before .NET 10 refuses that session and gets every HTTP event with its stack).
     /// </summary>
-    public static async Task<RecordedTrace> RecordCallsAsync(DiagnosticsClient client, Func<bool> loadRuns, CancellationToken cancellationToken)
+    public static async Task<RecordedTrace> RecordCallsAsync(DiagnosticsClient client, TimeSpan longest, Func<bool> loadRuns, CancellationToken cancellationToken)
     {
         var trace = new RecordedTrace(Path.Combine(Path.GetTempPath(), $"sandbox-calls-{Guid.NewGuid():N}.nettrace"));
         try
@@ -160,7 +167,8 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
             using var session = await StartCallsSessionAsync(client, cancellationToken);
             await using var file = File.Create(trace.Path);
             var copy = session.EventStream.CopyToAsync(file, CancellationToken.None);
-            while (loadRuns())
+            var started = System.Diagnostics.Stopwatch.GetTimestamp();
+            while (loadRuns() && System.Diagnostics.Stopwatch.GetElapsedTime(started) < longest)
             {
                 await Task.Delay(LoadEndPoll, cancellationToken);
             }

@@ -117,7 +117,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
                 await Task.Delay(Settle(left), cancellationToken);
                 return await Task.Run(() => CauseTrace.Record(observer.Channel.Client, allocationSampling: observer.LightSession), cancellationToken);
             }, "the allocation trace");
-            _calls = RecordedOrWhyNotAsync(() => CauseTrace.RecordCallsAsync(observer.Channel.Client, LoadRuns, cancellationToken), "the HTTP client's trace");
+            _calls = RecordedOrWhyNotAsync(() => CauseTrace.RecordCallsAsync(observer.Channel.Client, CauseTrace.CallsWindow, LoadRuns, cancellationToken), "the HTTP client's trace");
         }
     }
 
@@ -128,7 +128,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// One of the step's cause traces, each in a session of its own, the light session's providers
     /// (<see cref="RuntimeObserver.LightSession"/>) left as they are: the allocation trace at the peak, beside the stack
     /// sample, for <see cref="CauseTrace.Length"/> (the allocation samples and their stacks cost the service only over that
-    /// second), and the HTTP client's calls from the peak to the load's end (a few events per call, no stack). Only
+    /// second), and the HTTP client's calls from the peak for <see cref="CauseTrace.CallsWindow"/> or to the load's end
+    /// (a few events per call, no stack). Only
     /// recorded here: they are read after the load (<see cref="FinishAsync"/>), so their reading takes no core from the
     /// service under load. A runtime that refuses one leaves GC and the upstream to the counters, said.
     /// </summary>

@@ -12,8 +12,8 @@ namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 public sealed class UpstreamPerStepTests
 {
     /// <summary>
-    /// The calls' trace of this very process, held until the "load" ends: every call made while it ran is in it, over
-    /// more than the second the allocation trace lasts (the calls used to come with it, a second at the peak).
+    /// The calls' trace of this very process, held until the "load" ends within its window: every call made while it ran
+    /// is in it, over more than the second the allocation trace lasts (the calls used to come with it, a second at the peak).
     /// </summary>
     [Fact]
     public async Task TheCallsTraceHoldsEveryOutgoingCallUntilTheLoadEnds()
@@ -22,7 +22,7 @@ public sealed class UpstreamPerStepTests
         using var http = new HttpClient { BaseAddress = server.BaseAddress };
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var loadEnded = false;
-        var recording = CauseTrace.RecordCallsAsync(new DiagnosticsClient(Environment.ProcessId), () =>
+        var recording = CauseTrace.RecordCallsAsync(new DiagnosticsClient(Environment.ProcessId), TimeSpan.FromMinutes(1), () =>
         {
             // Asked first once the session runs.
             started.TrySetResult();
@@ -47,6 +47,21 @@ public sealed class UpstreamPerStepTests
         Assert.Equal(new Dictionary<int, int> { [200] = calls }, quotes.Statuses);
         Assert.True(read.Seconds > CauseTrace.Length.TotalSeconds, $"the trace ran {read.Seconds:0.##} s");
         Assert.Null(read.Allocations);
+    }
+
+    /// <summary>The calls' trace ends after its window though the load runs on: its cost is bounded per step.</summary>
+    [Fact]
+    public async Task TheCallsTraceEndsAfterItsWindowWhileTheLoadRunsOn()
+    {
+        var window = TimeSpan.FromSeconds(1.5);
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+
+        using var trace = await CauseTrace.RecordCallsAsync(new DiagnosticsClient(Environment.ProcessId), window, () => true, CancellationToken.None).WaitAsync(TimeSpan.FromSeconds(60));
+
+        using var resolver = new CallSiteResolver("/quotes/1");
+        var seconds = CauseTrace.Read(trace, resolver).Seconds;
+        Assert.InRange(seconds, window.TotalSeconds, 10 * window.TotalSeconds);
+        Assert.True(watch.Elapsed >= window);
     }
 
     [Fact]

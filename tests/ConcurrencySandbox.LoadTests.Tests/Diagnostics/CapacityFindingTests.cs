@@ -190,6 +190,26 @@ public sealed class CapacityFindingTests
         }
     }
 
+    [Fact]
+    public void CoresSpentMostlyByTheServiceBoundItThoughItsThreadsHardlyQueuedForOne()
+    {
+        // A CPU-bound service sharing the cores with its load generator: the machine spent, the service holding most of it,
+        // its threads queueing under a quarter of the requests' time (the requests wait in the runner too). Just under
+        // half of the spent cores, the same wait leaves the cause to the rules after the CPU.
+        var random = new Random(3803);
+        for (var draw = 0; draw < 200; draw++)
+        {
+            var busy = CoreUse.SpentPercent + 1 + (random.NextDouble() * (99 - CoreUse.SpentPercent - 1));
+            var held = CoreUse.ServiceHeldShare + 0.02 + (random.NextDouble() * (CapacityFinding.CpuLimitPercent / busy - CoreUse.ServiceHeldShare - 0.04));
+            var waitedSeconds = random.NextDouble() * CoreUse.WaitedForCoreShare * 7 * 0.99;
+            var mostly = Cores(held * busy, (busy - (held * busy)) * 0.8, (busy - (held * busy)) * 0.2, waitedSeconds);
+            var under = Cores((CoreUse.ServiceHeldShare - 0.02) * busy, (1 - CoreUse.ServiceHeldShare + 0.02) * busy, 0, waitedSeconds);
+
+            Assert.StartsWith("CPU (the machine's 2 cores were ", CapacityFinding.CauseOf(StepOf(users: 7, cpuPercent: mostly.ServicePercent), Observed(starved: false) with { Cores = mostly }, 100, null));
+            Assert.StartsWith("the upstream (", CapacityFinding.CauseOf(StepOf(users: 7, cpuPercent: under.ServicePercent), Observed(starved: false) with { Cores = under }, 100, null));
+        }
+    }
+
     /// <summary>The cores over 1 s of 2 cores (200 ticks), by who held them, and the service's threads' wait for a core over it.</summary>
     private static CoreUse Cores(double servicePercent, double runnerPercent, double othersPercent, double waitedSeconds)
     {

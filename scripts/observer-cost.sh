@@ -15,7 +15,7 @@
 #     docs/notebook/investigations/observer-part.cs with the runner's own code, when the runner would take it (the
 #     session for the whole run; the route window 3 s, the stack sample's 3 rounds, the allocation trace's 1 s, once, a
 #     few seconds in; the HTTP client's calls from then to the load's end, longer than the runner's CauseTrace.CallsWindow
-#     of 3 s, so what they cost a second shows): what each part costs as a share of the API's CPU per request.
+#     of 2 s, so what they cost a second shows): what each part costs as a share of the API's CPU per request.
 #     compute/sync makes no outgoing call, so `calls` there is its session's cost alone.
 #   UPSTREAM_CALLS=N (1..64): the load is /api/fanout?calls=N&delayMs=0&strategy=async instead, the API's calls going
 #     over HTTP to a ThirdPartyStub of their own (ThirdParty__BaseUrl): N outgoing HTTP calls per request, for the parts

@@ -97,11 +97,12 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
     public double CallsSeconds { get; init; }
 
     /// <summary>
-    /// The longest the calls' trace runs in a step, from its peak: held over a whole run it cost the API 9-15 % more CPU per
-    /// request on a fan-out of 4 HTTP calls a request (about 4.6 us a call, busy machine, docs/notebook/performance.md), so it
-    /// is bounded: a 10 s step pays about a third of that, and its calls rest on 3 s of them, not the 1 s they once shared with the allocations.
+    /// The longest the calls' trace runs in a step, from its peak: held over a whole run it cost the API 11 % and 24 % more
+    /// CPU per request (two runs' means) on a fan-out of 4 HTTP calls a request, 4.6-8.7 us a call (busy machine,
+    /// docs/notebook/performance.md), so it is bounded: a 10 s step (the default) pays a fifth of that, under 5 % on that
+    /// fan-out, and its calls rest on 2 s of them, not the 1 s they once shared with the allocation samples.
     /// </summary>
-    public static readonly TimeSpan CallsWindow = TimeSpan.FromSeconds(3);
+    public static readonly TimeSpan CallsWindow = TimeSpan.FromSeconds(2);
 
     private const string HttpProvider = "System.Net.Http";
 

@@ -9,12 +9,17 @@
 #     `run --url ... --no-observer`.
 #   --observer watch: `watch --pid` (issue 40's passive watch, the same session) beside a --no-observer run; plain runs
 #     have no watch. Issue 40 allows watch 5 % (0.95).
-#   --observer trace: the cause trace's providers (CauseTrace.Providers on .NET 10) held by dotnet-trace (DOTNET_TRACE=
+#   --observer trace: the allocation trace's providers (CauseTrace.Providers on .NET 10) held by dotnet-trace (DOTNET_TRACE=
 #     path, else dotnet-trace on PATH) over the whole of a --no-observer run: the trace's cost per second it runs.
-#   --observer session|routes|stacks|causes: ONE part of the runner's observer, taken beside a --no-observer run by
+#   --observer session|routes|stacks|causes|calls: ONE part of the runner's observer, taken beside a --no-observer run by
 #     docs/notebook/investigations/observer-part.cs with the runner's own code, when the runner would take it (the
-#     session for the whole run; the route window 3 s, the stack sample's 3 rounds, the cause trace's 1 s, once, a few
-#     seconds in): what each part costs as a share of the API's CPU per request.
+#     session for the whole run; the route window 3 s, the stack sample's 3 rounds, the allocation trace's 1 s, once, a
+#     few seconds in; the HTTP client's calls from then to the load's end, longer than the runner's CauseTrace.CallsWindow
+#     of 2 s, so what they cost a second shows): what each part costs as a share of the API's CPU per request.
+#     compute/sync makes no outgoing call, so `calls` there is its session's cost alone.
+#   UPSTREAM_CALLS=N (1..64): the load is /api/fanout?calls=N&delayMs=0&strategy=async instead, the API's calls going
+#     over HTTP to a ThirdPartyStub of their own (ThirdParty__BaseUrl): N outgoing HTTP calls per request, for the parts
+#     whose cost grows with them (`calls`: the HTTP client's events).
 #   BASELINE_RUNNER=path/to/ConcurrencySandbox.LoadTests.dll: each pair also runs that build's observer ("baseline",
 #     the same way; runner and watch only), so a change to the observer is measured before/after in the same process
 #     and minutes. With --observer trace the baseline is a trace of BASELINE_TRACE_PROVIDERS (dotnet-trace's words).
@@ -22,12 +27,12 @@
 # trace run), so a pair measured one process against another as much as the observer (quiet, 71a5e76: the plain runs
 # alone spread 42.8k-55.2k requests/s). Now one API serves every run, warmed by one plain and one observed run first
 # (not counted); the runner loads it with `run --url` (the runner mode used to run `compute` on its own child).
-# Usage: scripts/observer-cost.sh [--observer runner|watch|trace|session|routes|stacks|causes] [pairs] [users] [seconds]
+# Usage: scripts/observer-cost.sh [--observer runner|watch|trace|session|routes|stacks|causes|calls] [pairs] [users] [seconds]
 #   (default 3 pairs, 16 users, 20 s per run). Needs curl and python3. Exit 2 with one line on bad input.
 # The quiet figures (nothing else running; docs/notebook/performance.md, "The observer's cost in one warmed API"):
 #   for i in 1 2 3; do scripts/observer-cost.sh 3 16 20; done                # issue 42's bar: >= 0.95 in every pair
 #   BASELINE_RUNNER=<main's build>/ConcurrencySandbox.LoadTests.dll scripts/observer-cost.sh 3 16 20   # before/after
-#   for p in session routes stacks causes; do scripts/observer-cost.sh --observer $p 3 16 20; done    # the parts
+#   for p in session routes stacks causes calls; do scripts/observer-cost.sh --observer $p 3 16 20; done    # the parts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 observer=runner
@@ -36,17 +41,21 @@ if [ "${1:-}" = "--observer" ]; then
   shift 2 || shift
 fi
 case "$observer" in
-  runner | watch | trace | session | routes | stacks | causes) ;;
-  *) echo "--observer must be runner, watch, trace, session, routes, stacks or causes, not '$observer'" >&2; exit 2 ;;
+  runner | watch | trace | session | routes | stacks | causes | calls) ;;
+  *) echo "--observer must be runner, watch, trace, session, routes, stacks, causes or calls, not '$observer'" >&2; exit 2 ;;
 esac
-# CauseTrace.Providers on .NET 10 in dotnet-trace's words: the runtime's AllocationSampling keyword at Informational (4),
-# System.Net.Http's events, the TPL's TasksFlowActivityIds. (Before: the GC keyword at Verbose, Microsoft-Windows-DotNETRuntime:0x1:5.)
-trace_providers="Microsoft-Windows-DotNETRuntime:0x80000000000:4,System.Net.Http:0xFFFFFFFFFFFFFFFF:4,System.Threading.Tasks.TplEventSource:0x80:4"
+# CauseTrace.Providers on .NET 10 in dotnet-trace's words: the runtime's AllocationSampling keyword at Informational (4).
+# (Before: the GC keyword at Verbose, Microsoft-Windows-DotNETRuntime:0x1:5. Until 2026-11-29 the trace also held
+# System.Net.Http:0xFFFFFFFFFFFFFFFF:4 and System.Threading.Tasks.TplEventSource:0x80:4, now the calls' own session.)
+trace_providers="Microsoft-Windows-DotNETRuntime:0x80000000000:4"
 (($# <= 3)) || { echo "at most three numbers (pairs, users, seconds), not '$*'" >&2; exit 2; }
 pairs=${1:-3}; users=${2:-16}; seconds=${3:-20}
 [[ "$pairs" =~ ^[0-9]+$ ]] && (( pairs >= 1 && pairs <= 20 )) || { echo "pairs must be 1..20, not '$pairs'" >&2; exit 2; }
 [[ "$users" =~ ^[0-9]+$ ]] && (( users >= 1 && users <= 1024 )) || { echo "users must be 1..1024, not '$users'" >&2; exit 2; }
 [[ "$seconds" =~ ^[0-9]+$ ]] && (( seconds >= 6 && seconds <= 59 )) || { echo "seconds must be 6..59 (the observer's parts take the first 5), not '$seconds'" >&2; exit 2; }
+upstream_calls=${UPSTREAM_CALLS:-}
+[ -z "$upstream_calls" ] || { [[ "$upstream_calls" =~ ^[0-9]+$ ]] && (( upstream_calls >= 1 && upstream_calls <= 64 )); } ||
+  { echo "UPSTREAM_CALLS must be 1..64, not '$upstream_calls'" >&2; exit 2; }
 modes=(observed plain)
 if [ -n "${BASELINE_RUNNER:-}" ] && [ "$observer" != trace ]; then
   [ "$observer" = runner ] || [ "$observer" = watch ] || { echo "BASELINE_RUNNER goes with --observer runner or watch, not '$observer'" >&2; exit 2; }
@@ -63,23 +72,34 @@ dotnet build loadtests/ConcurrencySandbox.LoadTests -c Release -v quiet -nologo 
 runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests.dll
 part_app=docs/notebook/investigations/observer-part.cs
 case "$observer" in
-  session | routes | stacks | causes) dotnet build "$part_app" -v quiet -nologo >/dev/null ;;
+  session | routes | stacks | causes | calls) dotnet build "$part_app" -v quiet -nologo >/dev/null ;;
 esac
 # Named for this script: a cleanup of /tmp/tmp.* by something else on a shared machine took the API log of two runs.
 work=$(mktemp -d -t observer-cost.XXXXXX)
 api_pid=""
 side_pid=""
+stub_pid=""
 cleanup() {
-  for pid in "$side_pid" "$api_pid"; do
+  for pid in "$side_pid" "$api_pid" "$stub_pid"; do
     if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
   done
   rm -rf "$work"
 }
 trap cleanup EXIT
 printf '{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [%d, "00:00:%02d"] } ] }\n' "$users" "$seconds" >"$work/load.json"
+if [ -n "$upstream_calls" ]; then
+  dotnet build src/ConcurrencySandbox.ThirdPartyStub -c Release -v quiet -nologo >/dev/null
+  dotnet src/ConcurrencySandbox.ThirdPartyStub/bin/Release/net10.0/ConcurrencySandbox.ThirdPartyStub.dll --urls http://127.0.0.1:0 \
+    --Logging:LogLevel:Default=Warning >"$work/stub.log" 2>&1 &
+  stub_pid=$!
+  ready_url "$work/stub.log" "ConcurrencySandbox stub ready at"
+  [ -n "$ready" ] || { echo "the stub printed no ready line" >&2; cat "$work/stub.log" >&2; exit 2; }
+  export ThirdParty__BaseUrl="$ready"
+fi
 start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work"
 target="$url/api/compute/sync?cycles=1"
-echo "# observer cost ($observer): $pairs pairs, $users users, $seconds s per run, one API (pid $api_pid); $(bench_header)"
+[ -z "$upstream_calls" ] || target="$url/api/fanout?calls=$upstream_calls&delayMs=0&strategy=async"
+echo "# observer cost ($observer): $pairs pairs, $users users, $seconds s per run, one API (pid $api_pid) on ${target#"$url"}; $(bench_header)"
 
 # attached PATTERN LOG NAME: waits up to a minute for $side_pid's LOG to show PATTERN (it attached); exits when it ended first.
 attached() {
@@ -112,10 +132,12 @@ side() {
       attached 'Output File' "$log" dotnet-trace ;;
     *)
       # The part, when the runner would take it: the route window with the first interval row (2 s into the load), the stack
-      # sample and the cause trace a second later (VariantObserver.OnInterval); the session from the start to the end.
+      # sample and the allocation trace a second later (VariantObserver.OnInterval), the calls from then to the load's end;
+      # the session from the start to the end.
       local delay=2 hold=0
       [ "$observer" = session ] && delay=0 hold=$seconds
       [ "$observer" = stacks ] || [ "$observer" = causes ] && delay=3
+      [ "$observer" = calls ] && delay=2 hold=$((seconds - 2))
       dotnet run --no-build --file "$part_app" -- "$api_pid" "$observer" "$delay" "$hold" "$target" >"$log" 2>&1 &
       side_pid=$! ;;
   esac

@@ -15,14 +15,20 @@ start_api() {
   "${pin[@]}" dotnet "$1" --urls http://127.0.0.1:0 \
     --Logging:LogLevel:Default=Warning --Logging:LogLevel:Microsoft.Hosting.Lifetime=Information >"$2/api.log" 2>&1 &
   api_pid=$!
-  url=""
+  ready_url "$2/api.log" "ConcurrencySandbox API ready at"
+  [ -n "$ready" ] || { echo "the API printed no ready line" >&2; cat "$2/api.log" >&2; exit 2; }
+  url="${ready%/}"
+}
+
+# ready_url LOG LINE_START: waits up to 60 s for a line of LOG starting "LINE_START http://..." and sets ready to that
+# address (empty when none came).
+ready_url() {
+  ready=""
   for _ in $(seq 1 120); do
-    url=$(sed -n 's/^ConcurrencySandbox API ready at \(http:[^ ]*\).*/\1/p' "$2/api.log" | head -n 1)
-    [ -n "$url" ] && break
+    ready=$(sed -n "s|^$2 \(http:[^ ]*\).*|\1|p" "$1" | head -n 1)
+    [ -n "$ready" ] && return
     sleep 0.5
   done
-  [ -n "$url" ] || { echo "the API printed no ready line" >&2; cat "$2/api.log" >&2; exit 2; }
-  url="${url%/}"
 }
 
 # bench_header: the machine and the code a figure belongs to (commit, uncommitted changes, nproc, load average).

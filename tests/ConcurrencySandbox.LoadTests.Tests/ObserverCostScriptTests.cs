@@ -6,8 +6,8 @@ public class ObserverCostScriptTests
     private static readonly string Script = Path.Combine(FolderLayeringTests.RepositoryRoot(), "scripts", "observer-cost.sh");
 
     [Theory]
-    [InlineData(new[] { "--observer", "stack" }, "--observer must be runner, watch, trace, session, routes, stacks or causes, not 'stack'")]
-    [InlineData(new[] { "--observer" }, "--observer must be runner, watch, trace, session, routes, stacks or causes, not ''")]
+    [InlineData(new[] { "--observer", "stack" }, "--observer must be runner, watch, trace, session, routes, stacks, causes or calls, not 'stack'")]
+    [InlineData(new[] { "--observer" }, "--observer must be runner, watch, trace, session, routes, stacks, causes or calls, not ''")]
     [InlineData(new[] { "0" }, "pairs must be 1..20, not '0'")]
     [InlineData(new[] { "3", "16x" }, "users must be 1..1024, not '16x'")]
     [InlineData(new[] { "3", "16", "5" }, "seconds must be 6..59 (the observer's parts take the first 5), not '5'")]
@@ -31,5 +31,18 @@ public class ObserverCostScriptTests
         Assert.Equal(2, code);
         Assert.Empty(output);
         Assert.Equal(message, error.Trim());
+    }
+
+    [Theory]
+    [InlineData("0")]
+    [InlineData("65")]
+    [InlineData("4x")]
+    public async Task UpstreamCallsOutsideOneToSixtyFourAreRefused(string calls)
+    {
+        var (code, output, error) = await CommandRun.RunAsync("env", [$"UPSTREAM_CALLS={calls}", "bash", Script, "--observer", "calls"]);
+
+        Assert.Equal(2, code);
+        Assert.Empty(output);
+        Assert.Equal($"UPSTREAM_CALLS must be 1..64, not '{calls}'", error.Trim());
     }
 }

@@ -1,8 +1,10 @@
 // One part of the runner's runtime observer, taken on a running .NET process with the runner's own code, as a load run
 // takes it (VariantObserver): the always-on session held for HOLD seconds, the route window (3 s), the stack sample (3
-// rounds of 100 ms) or the cause trace (1 s), DELAY seconds after the start. scripts/observer-cost.sh --observer PART
-// runs it beside a --no-observer load, so each part's cost is measured alone. Prints the API's CPU over the part.
-// Usage: dotnet run observer-part.cs -- PID session|routes|stacks|causes DELAY HOLD URL
+// rounds of 100 ms), the allocation trace (1 s) or the HTTP client's calls (HOLD seconds: the runner holds them
+// CauseTrace.CallsWindow at most; longer, what they cost a second), DELAY seconds after the start.
+// scripts/observer-cost.sh --observer PART runs it beside a --no-observer load, so each part's cost is measured alone.
+// Prints the API's CPU over the part.
+// Usage: dotnet run observer-part.cs -- PID session|routes|stacks|causes|calls DELAY HOLD URL
 #:project ../../../loadtests/ConcurrencySandbox.LoadTests.Diagnostics/ConcurrencySandbox.LoadTests.Diagnostics.csproj
 using System.Diagnostics;
 using System.Globalization;
@@ -24,7 +26,8 @@ var did = part switch
     // VariantObserver.StackRounds.
     "stacks" => $"{StackSampler.Combine(await StackSampler.SampleRoundsAsync(channel.Client, 3, CancellationToken.None, processId: pid)).Count} threads sampled",
     "causes" => Causes(),
-    _ => throw new ArgumentException($"part must be session, routes, stacks or causes, not '{part}'"),
+    "calls" => await CallsAsync(),
+    _ => throw new ArgumentException($"part must be session, routes, stacks, causes or calls, not '{part}'"),
 };
 Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
     $"{part}: {did}; the API spent {CpuSeconds(pid) - cpu:0.000} s of CPU over the part's {Stopwatch.GetElapsedTime(started).TotalSeconds:0.00} s"));
@@ -41,6 +44,13 @@ string Causes()
     using var recorded = CauseTrace.Record(channel.Client, allocationSampling: true);
     using var resolver = new CallSiteResolver(path);
     return $"{CauseTrace.Read(recorded, resolver).Allocations?.Samples ?? 0} allocation samples";
+}
+
+async Task<string> CallsAsync()
+{
+    using var recorded = await CauseTrace.RecordCallsAsync(channel.Client, hold, () => true, CancellationToken.None);
+    using var resolver = new CallSiteResolver(path);
+    return $"{CauseTrace.Read(recorded, resolver).Calls.Sum(c => c.Requests)} outgoing calls";
 }
 
 // user + system time from /proc/PID/stat, in the kernel's USER_HZ (100 on Linux).

@@ -83,45 +83,119 @@ public sealed record UpstreamCall(string Call, int Requests, double MeanMs, doub
 }
 
 /// <summary>
-/// What one short trace of the service at a step's peak saw of the two causes the counters cannot place: the allocations
-/// (<see cref="AllocationSamples"/>) and the outgoing HTTP calls (<see cref="UpstreamCall"/>), over <paramref name="Seconds"/>.
+/// What the service's traces over one step saw of the two causes the counters cannot place: the allocations
+/// (<see cref="AllocationSamples"/>, a short trace at the step's peak, <see cref="Record"/>) and the outgoing HTTP calls
+/// (<see cref="UpstreamCall"/>, a trace of the HTTP client's events alone from the peak to the load's end,
+/// <see cref="RecordCallsAsync"/>), the allocations' over <paramref name="Seconds"/>.
 /// </summary>
 public sealed partial record CauseTrace(double Seconds, AllocationSamples? Allocations, IReadOnlyList<UpstreamCall> Calls)
 {
-    /// <summary>How long the trace runs: long enough for a few hundred allocation samples and calls at a break, short enough to cost the step little.</summary>
+    /// <summary>How long the allocation trace runs: long enough for a few hundred allocation samples at a break, short enough to cost the step little.</summary>
     public static readonly TimeSpan Length = TimeSpan.FromSeconds(1);
 
+    /// <summary>How long the calls' trace ran (from the peak, <see cref="CallsWindow"/> at most); 0 when the calls came with the allocations.</summary>
+    public double CallsSeconds { get; init; }
+
+    /// <summary>
+    /// The longest the calls' trace runs in a step, from its peak: held over a whole run it cost the API 11 % and 24 % more
+    /// CPU per request (two runs' means) on a fan-out of 4 HTTP calls a request, 4.6-8.7 us a call (busy machine,
+    /// docs/notebook/performance.md), so it is bounded: a 10 s step (the default) pays a fifth of that, under 5 % on that
+    /// fan-out, and its calls rest on 2 s of them, not the 1 s they once shared with the allocation samples.
+    /// </summary>
+    public static readonly TimeSpan CallsWindow = TimeSpan.FromSeconds(2);
+
     private const string HttpProvider = "System.Net.Http";
+
+    // System.Net.Http's events the calls are read from (RequestStart, RequestStop, RequestFailed, RequestLeftQueue): a
+    // runtime that filters events (.NET 10) writes these alone, not the headers' and content's starts and stops too.
+    private static readonly uint[] CallEvents = [1, 2, 3, 6];
 
     // The TPL's TasksFlowActivityIds keyword: with it the runtime gives each HTTP request's events the request's activity id, which pairs its start with its stop.
     private const string TplProvider = "System.Threading.Tasks.TplEventSource";
     private const long TasksFlowActivityIds = 0x80;
+
+    // The calls' trace is copied to a file as it runs, the runtime's buffer between: a step's calls at a few thousand a second fit.
+    private const int CallsBufferMegabytes = 64;
+    private static readonly TimeSpan LoadEndPoll = TimeSpan.FromMilliseconds(100);
 
     // The mean distance between two allocation samples of .NET 10's randomized sampling, in bytes ("about 100 KB"): an
     // object of s bytes is sampled with probability 1 - exp(-s / mean), so each sample stands for s over that many bytes.
     private const double SamplingMeanBytes = 100 * 1024;
 
     /// <summary>
-    /// The trace's providers: the allocation samples with a stack each (on .NET 10, <paramref name="allocationSampling"/>,
+    /// The allocation trace's providers: the allocation samples with a stack each (on .NET 10, <paramref name="allocationSampling"/>,
     /// the runtime's AllocationSampling keyword alone at Informational; before, the GC keyword at Verbose for
-    /// GCAllocationTick, which brings every other verbose GC event with it), System.Net.Http's events and the TPL's
-    /// activity ids that pair them; the rundown names the methods on the stacks.
+    /// GCAllocationTick, which brings every other verbose GC event with it); the rundown names the methods on the stacks.
     /// </summary>
     public static IReadOnlyList<EventPipeProvider> Providers(bool allocationSampling) =>
     [
         allocationSampling
             ? new(ClrTraceEventParser.ProviderName, EventLevel.Informational, (long)ClrTraceEventParser.Keywords.AllocationSampling)
             : new(ClrTraceEventParser.ProviderName, EventLevel.Verbose, (long)ClrTraceEventParser.Keywords.GC),
-        new(HttpProvider, EventLevel.Informational),
+    ];
+
+    /// <summary>
+    /// The calls' trace's providers: System.Net.Http's events (with <paramref name="filtered"/>, only those the calls are
+    /// read from) and the TPL's activity ids that pair them; no stack and no rundown: nothing in them is a method.
+    /// </summary>
+    public static IReadOnlyList<EventPipeProvider> CallProviders(bool filtered) =>
+    [
+        filtered
+            ? new(HttpProvider, EventLevel.Informational, 0, null, new EventPipeProviderEventFilter(true, CallEvents))
+            : new(HttpProvider, EventLevel.Informational),
         new(TplProvider, EventLevel.Informational, TasksFlowActivityIds),
     ];
 
     /// <summary>
-    /// Traces the process behind <paramref name="client"/> for <see cref="Length"/> to a file, read by <see cref="Read(RecordedTrace, CallSiteResolver)"/>
-    /// once the load is over; <paramref name="allocationSampling"/> when its runtime writes AllocationSampled (.NET 10+).
+    /// Traces the allocations of the process behind <paramref name="client"/> for <see cref="Length"/> to a file, read by
+    /// <see cref="Read(RecordedTrace, CallSiteResolver)"/> once the load is over; <paramref name="allocationSampling"/> when
+    /// its runtime writes AllocationSampled (.NET 10+).
     /// </summary>
     public static RecordedTrace Record(DiagnosticsClient client, bool allocationSampling) =>
         StackSampler.Record(client, Providers(allocationSampling), Length, null, null);
+
+    /// <summary>
+    /// Traces the outgoing HTTP calls of the process behind <paramref name="client"/> to a file for <paramref name="longest"/>
+    /// or until <paramref name="loadRuns"/> says the load ended (polled every 100 ms), read by
+    /// <see cref="Read(RecordedTrace, CallSiteResolver)"/> after it: a few events per call, without a stack (a runtime
+    /// before .NET 10 refuses that session and gets every HTTP event with its stack).
+    /// </summary>
+    public static async Task<RecordedTrace> RecordCallsAsync(DiagnosticsClient client, TimeSpan longest, Func<bool> loadRuns, CancellationToken cancellationToken)
+    {
+        var trace = new RecordedTrace(Path.Combine(Path.GetTempPath(), $"sandbox-calls-{Guid.NewGuid():N}.nettrace"));
+        try
+        {
+            using var session = await StartCallsSessionAsync(client, cancellationToken);
+            await using var file = File.Create(trace.Path);
+            var copy = session.EventStream.CopyToAsync(file, CancellationToken.None);
+            var started = System.Diagnostics.Stopwatch.GetTimestamp();
+            while (loadRuns() && System.Diagnostics.Stopwatch.GetElapsedTime(started) < longest)
+            {
+                await Task.Delay(LoadEndPoll, cancellationToken);
+            }
+            await session.StopAsync(CancellationToken.None);
+            await copy;
+            return trace;
+        }
+        catch
+        {
+            trace.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>The calls' session, as light as the runtime allows: filtered and without stacks on .NET 10, else every HTTP event with its stack.</summary>
+    private static async Task<EventPipeSession> StartCallsSessionAsync(DiagnosticsClient client, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await client.StartEventPipeSessionAsync(new EventPipeSessionConfiguration(CallProviders(filtered: true), CallsBufferMegabytes, requestRundown: false, requestStackwalk: false), cancellationToken);
+        }
+        catch (Exception e) when (e is UnsupportedCommandException or ServerErrorException)
+        {
+            return await client.StartEventPipeSessionAsync(CallProviders(filtered: false), requestRundown: false, CallsBufferMegabytes, cancellationToken);
+        }
+    }
 
     /// <summary>The allocation samples and the HTTP calls of a recorded trace, methods named with <paramref name="resolver"/>.</summary>
     public static CauseTrace Read(RecordedTrace trace, CallSiteResolver resolver) => trace.Read(log => Read(log, resolver));

@@ -72,6 +72,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private Task<IReadOnlyDictionary<string, long>>? _routes;
     private Task<(BlockingSites? Sites, string? Note, IReadOnlyList<SampleRound>? Rounds)>? _stacks;
     private Task<(RecordedTrace? Trace, string? Note)>? _causes;
+    private Task<(RecordedTrace? Trace, string? Note)>? _calls;
     // Who held the cores: read as the observer starts, with each interval, and as the load ends.
     private readonly List<CoreReading> _cores = [.. CoreReading.Take(observer.Channel.ProcessId) is { } first ? [first] : Array.Empty<CoreReading>()];
     private volatile bool _loadEnded;
@@ -109,8 +110,14 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         {
             var left = TimeSpan.FromSeconds(Math.Max(0, loadSeconds - row.ElapsedSeconds));
             var loadEnds = Stopwatch.GetTimestamp() + (long)(left.TotalSeconds * Stopwatch.Frequency);
-            _stacks = SampleStacksAsync(left, () => !_loadEnded && Stopwatch.GetTimestamp() < loadEnds, cancellationToken);
-            _causes = TraceCausesAsync(left, cancellationToken);
+            bool LoadRuns() => !_loadEnded && Stopwatch.GetTimestamp() < loadEnds;
+            _stacks = SampleStacksAsync(left, LoadRuns, cancellationToken);
+            _causes = RecordedOrWhyNotAsync(async () =>
+            {
+                await Task.Delay(Settle(left), cancellationToken);
+                return await Task.Run(() => CauseTrace.Record(observer.Channel.Client, allocationSampling: observer.LightSession), cancellationToken);
+            }, "the allocation trace");
+            _calls = RecordedOrWhyNotAsync(() => CauseTrace.RecordCallsAsync(observer.Channel.Client, CauseTrace.CallsWindow, LoadRuns, cancellationToken), "the HTTP client's trace");
         }
     }
 
@@ -118,22 +125,23 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private static TimeSpan Settle(TimeSpan left) => left / 4 < SettleAtPeak ? left / 4 : SettleAtPeak;
 
     /// <summary>
-    /// The allocation and HTTP trace at the peak, beside the stack sample, in a session of its own that ends after
-    /// <see cref="CauseTrace.Length"/>: the light session's providers (<see cref="RuntimeObserver.LightSession"/>) stay
-    /// as they are, so the allocation samples, their stacks and the HTTP client's events cost the service only over
-    /// that second of each step. Only recorded here: it is read after the load (<see cref="FinishAsync"/>), so its
-    /// reading takes no core from the service under load. A runtime that refuses it leaves GC and the upstream to the counters, said.
+    /// One of the step's cause traces, each in a session of its own, the light session's providers
+    /// (<see cref="RuntimeObserver.LightSession"/>) left as they are: the allocation trace at the peak, beside the stack
+    /// sample, for <see cref="CauseTrace.Length"/> (the allocation samples and their stacks cost the service only over that
+    /// second), and the HTTP client's calls from the peak for <see cref="CauseTrace.CallsWindow"/> or to the load's end
+    /// (a few events per call, no stack). Only
+    /// recorded here: they are read after the load (<see cref="FinishAsync"/>), so their reading takes no core from the
+    /// service under load. A runtime that refuses one leaves GC and the upstream to the counters, said.
     /// </summary>
-    private async Task<(RecordedTrace?, string?)> TraceCausesAsync(TimeSpan left, CancellationToken cancellationToken)
+    private static async Task<(RecordedTrace?, string?)> RecordedOrWhyNotAsync(Func<Task<RecordedTrace>> record, string trace)
     {
         try
         {
-            await Task.Delay(Settle(left), cancellationToken);
-            return (await Task.Run(() => CauseTrace.Record(observer.Channel.Client, allocationSampling: observer.LightSession), cancellationToken), null);
+            return (await record(), null);
         }
         catch (Exception e) when (e is not OperationCanceledException)
         {
-            return (null, $"the runtime refused the allocation and HTTP trace ({e.GetType().Name}: {e.Message}), so GC and the upstream are named from the counters only");
+            return (null, $"the runtime refused {trace} ({e.GetType().Name}: {e.Message}), so GC and the upstream are named from the counters only");
         }
     }
 
@@ -181,6 +189,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         const string neverAtPeak = "the load never reached its peak while observed";
         var (sites, note, rounds) = _stacks is null ? (null, neverAtPeak, null) : await _stacks;
         var (recorded, causesNote) = _causes is null ? (null, neverAtPeak) : await _causes;
+        var (recordedCalls, callsNote) = _calls is null ? (null, neverAtPeak) : await _calls;
         var routes = _routes is null ? null : await _routes;
         // Read now that the load is over: the hot methods of the stack sample and the cause trace.
         HotMethods? hot = null;
@@ -189,8 +198,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             using var resolver = new CallSiteResolver(requestPath, routes);
             hot = HotMethods.From(rounds, resolver);
         }
-        var (causes, causesReadNote) = ReadCauses(recorded);
-        causesNote ??= causesReadNote;
+        var (causes, causesReadNote) = ReadCauses(recorded, recordedCalls);
+        causesNote ??= callsNote ?? causesReadNote;
         for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
         {
             await Task.Delay(PollPeriod);
@@ -204,19 +213,24 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             Diagnose(result, sites, marks, causes), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount), Hot = hot, Causes = causes, CauseTraceNote = causesNote });
     }
 
-    /// <summary>The recorded cause trace read (and its file deleted), or why it could not be.</summary>
-    private (CauseTrace?, string?) ReadCauses(RecordedTrace? recorded)
+    /// <summary>
+    /// The recorded allocation and calls traces read into one cause trace (and their files deleted), or why it could not
+    /// be: both or none, for a cause trace without its calls would read as one that saw no call.
+    /// </summary>
+    private (CauseTrace?, string?) ReadCauses(RecordedTrace? recorded, RecordedTrace? recordedCalls)
     {
-        if (recorded is null)
-        {
-            return (null, null);
-        }
         using (recorded)
+        using (recordedCalls)
         {
+            if (recorded is null || recordedCalls is null)
+            {
+                return (null, null);
+            }
             try
             {
                 using var resolver = new CallSiteResolver(requestPath);
-                return (CauseTrace.Read(recorded, resolver), null);
+                var calls = CauseTrace.Read(recordedCalls, resolver);
+                return (CauseTrace.Read(recorded, resolver) with { Calls = calls.Calls, CallsSeconds = calls.Seconds }, null);
             }
             catch (Exception e) when (e is not OperationCanceledException)
             {
@@ -329,9 +343,14 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// <summary>Stops observing; a cause trace recorded but never read (the variant stopped before <see cref="FinishAsync"/>) is deleted.</summary>
     public async ValueTask DisposeAsync()
     {
-        if (_causes is { IsCompletedSuccessfully: true } causes && causes.Result.Trace is { } unread)
+        // The calls' trace ends with the load.
+        _loadEnded = true;
+        foreach (var trace in new[] { _causes, _calls })
         {
-            unread.Dispose();
+            if (trace is not null && await trace.ContinueWith(t => t.IsCompletedSuccessfully ? t.Result.Trace : null, TaskScheduler.Default) is { } unread)
+            {
+                unread.Dispose();
+            }
         }
         await observer.DisposeAsync();
     }

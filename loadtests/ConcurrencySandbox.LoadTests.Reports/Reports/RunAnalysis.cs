@@ -137,8 +137,17 @@ public static class RunAnalysis
             StartedFrom = r.StepStarts?.GetValueOrDefault(v.Key.Label),
             // The step's whole run: the span the GC finding reads (GcFigures.Of).
             Gc = StepGc(v, double.NegativeInfinity, v.ElapsedSeconds, EventsLost(r, v)),
+            Upstream = StepUpstream(r.Observations.GetValueOrDefault(v.Key.Label)),
         }),
     ];
+
+    /// <summary>The outgoing calls a step's trace saw (<see cref="CauseTrace.Calls"/>), or why none was read; null when the runtime was not observed.</summary>
+    private static SummaryStepUpstream? StepUpstream(VariantObservation? observation) => observation switch
+    {
+        null => null,
+        { Causes: { } causes } => new SummaryStepUpstream(causes.CallsSeconds, [.. causes.Calls.Select(c => new SummaryUpstreamCall(c.Call, c.Requests, c.MeanMs, c.P50Ms, c.P99Ms, c.QueueShare))], null),
+        _ => new SummaryStepUpstream(null, [], observation.CauseTraceNote ?? "no trace of the step was read"),
+    };
 
     /// <summary>The GC over a step's counter samples (<see cref="GcFigures.Between"/>), or why it could not be read; null when the runtime was not observed.</summary>
     private static SummaryStepGc? StepGc(VariantResult v, double fromSeconds, double toSeconds, int eventsLost)

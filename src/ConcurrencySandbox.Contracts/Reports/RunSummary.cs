@@ -464,7 +464,24 @@ public sealed record SummaryCapacityStep(string Variant, string Ramp, double Loa
     /// <summary>The GC over the step, the figures the GC finding reads; absent when the runtime was not observed and in earlier summaries.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public SummaryStepGc? Gc { get; init; }
+
+    /// <summary>The outgoing HTTP calls the service made over the step, the figures the upstream finding reads; absent when the runtime was not observed and in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public SummaryStepUpstream? Upstream { get; init; }
 }
+
+/// <summary>
+/// The outgoing HTTP calls of one capacity step as the runtime's HTTP client events showed them over
+/// <paramref name="Seconds"/> (from the step's peak to its load's end), slowest p99 first; no call and
+/// <paramref name="NotReadBecause"/> said when the step's trace was not read (an empty list read is a step that made no call).
+/// </summary>
+public sealed record SummaryStepUpstream(double? Seconds, IReadOnlyList<SummaryUpstreamCall> Calls, string? NotReadBecause);
+
+/// <summary>
+/// One outgoing call, by host, port and path with ids folded ("pricing:5001/quotes/{id}"): how many ended over the step,
+/// their mean, p50 and p99, and the share of their time spent waiting for a connection from the service's pool.
+/// </summary>
+public sealed record SummaryUpstreamCall(string Call, int Requests, double MeanMs, double P50Ms, double P99Ms, double QueueShare);
 
 /// <summary>
 /// The GC over one step, from the runtime's counters: the share of the step's time the GC paused the process, the bytes

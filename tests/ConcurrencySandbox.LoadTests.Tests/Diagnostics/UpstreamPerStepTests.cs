@@ -1,0 +1,155 @@
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Reports;
+using Microsoft.Diagnostics.NETCore.Client;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
+
+/// <summary>Issue 38 item 4: the service's outgoing calls per step, over the step from its peak to the load's end, not a second of it, and in summary.json.</summary>
+public sealed class UpstreamPerStepTests
+{
+    /// <summary>
+    /// The calls' trace of this very process, held until the "load" ends within its window: every call made while it ran
+    /// is in it, over more than the second the allocation trace lasts (the calls used to come with it, a second at the peak).
+    /// </summary>
+    [Fact]
+    public async Task TheCallsTraceHoldsEveryOutgoingCallUntilTheLoadEnds()
+    {
+        using var server = new OkServer();
+        using var http = new HttpClient { BaseAddress = server.BaseAddress };
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var loadEnded = false;
+        var recording = CauseTrace.RecordCallsAsync(new DiagnosticsClient(Environment.ProcessId), TimeSpan.FromMinutes(1), () =>
+        {
+            // Asked first once the session runs.
+            started.TrySetResult();
+            return !Volatile.Read(ref loadEnded);
+        }, CancellationToken.None);
+        await started.Task.WaitAsync(TimeSpan.FromSeconds(60));
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        var calls = 0;
+        while (calls < 12 || watch.Elapsed < 2 * CauseTrace.Length)
+        {
+            await http.GetStringAsync(new Uri($"quotes/{++calls}?currency=EUR", UriKind.Relative));
+            await Task.Delay(100);
+        }
+        Volatile.Write(ref loadEnded, true);
+        using var trace = await recording.WaitAsync(TimeSpan.FromSeconds(60));
+
+        using var resolver = new CallSiteResolver("/quotes/1");
+        var read = CauseTrace.Read(trace, resolver);
+
+        var quotes = Assert.Single(read.Calls, c => c.Call == $"127.0.0.1:{server.BaseAddress.Port}/quotes/{{id}}");
+        Assert.Equal(calls, quotes.Requests);
+        Assert.Equal(new Dictionary<int, int> { [200] = calls }, quotes.Statuses);
+        Assert.True(read.Seconds > CauseTrace.Length.TotalSeconds, $"the trace ran {read.Seconds:0.##} s");
+        Assert.Null(read.Allocations);
+    }
+
+    /// <summary>The calls' trace ends after its window though the load runs on: its cost is bounded per step.</summary>
+    [Fact]
+    public async Task TheCallsTraceEndsAfterItsWindowWhileTheLoadRunsOn()
+    {
+        var window = TimeSpan.FromSeconds(1.5);
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+
+        using var trace = await CauseTrace.RecordCallsAsync(new DiagnosticsClient(Environment.ProcessId), window, () => true, CancellationToken.None).WaitAsync(TimeSpan.FromSeconds(60));
+
+        using var resolver = new CallSiteResolver("/quotes/1");
+        var seconds = CauseTrace.Read(trace, resolver).Seconds;
+        Assert.InRange(seconds, window.TotalSeconds, 10 * window.TotalSeconds);
+        Assert.True(watch.Elapsed >= window);
+    }
+
+    [Fact]
+    public void EachCapacityStepCarriesItsCallsInTheSummaryOrWhyNone()
+    {
+        var run = SyntheticReports.LoadRun("url", ["1-users", "8-users", "16-users"], 5, 5, (_, _) => 100);
+        var quotes = new UpstreamCall("pricing:5001/quotes/{id}", 40, 300, 250, 1840, 10, 120, new Dictionary<int, int> { [200] = 40 });
+        VariantObservation Observed(CauseTrace? causes, string? note = null) => new("pid 1", 5, 1, [], null, null, null, null) { Causes = causes, CauseTraceNote = note };
+        var report = run with
+        {
+            Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 8, 16, null, null, null, null),
+            StepBrokeBecause = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "16-users" ? "p99 over the SLO" : null),
+            Observations = new Dictionary<string, VariantObservation>
+            {
+                ["1-users"] = Observed(new CauseTrace(1, null, [quotes with { P99Ms = 250 }]) { CallsSeconds = 4.5 }),
+                ["8-users"] = Observed(null, "the runtime refused the HTTP client's trace (ServerErrorException: no), so GC and the upstream are named from the counters only"),
+                ["16-users"] = Observed(new CauseTrace(1, null, [quotes]) { CallsSeconds = 4 }),
+            },
+        };
+
+        var summary = RunSummary.Parse(report.Analysed().ToJson());
+
+        var steps = summary.Capacity!.Steps!;
+        Assert.Equal(new SummaryUpstreamCall("pricing:5001/quotes/{id}", 40, 300, 250, 250, quotes.QueueShare), Assert.Single(steps[0].Upstream!.Calls));
+        Assert.Equal(4.5, steps[0].Upstream!.Seconds);
+        Assert.Null(steps[0].Upstream!.NotReadBecause);
+        Assert.Empty(steps[1].Upstream!.Calls);
+        Assert.StartsWith("the runtime refused the HTTP client's trace", steps[1].Upstream!.NotReadBecause);
+        Assert.Equal(1840, Assert.Single(steps[2].Upstream!.Calls).P99Ms);
+    }
+
+    /// <summary>A loopback HTTP/1.1 server that answers every request 200 "ok" on a kept-alive connection.</summary>
+    private sealed class OkServer : IDisposable
+    {
+        private static readonly byte[] Ok = Encoding.ASCII.GetBytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        private readonly TcpListener _listener = new(IPAddress.Loopback, 0);
+
+        public OkServer()
+        {
+            _listener.Start();
+            BaseAddress = new Uri($"http://127.0.0.1:{((IPEndPoint)_listener.LocalEndpoint).Port}/");
+            _ = AcceptAsync();
+        }
+
+        public Uri BaseAddress { get; }
+
+        private async Task AcceptAsync()
+        {
+            try
+            {
+                while (true)
+                {
+                    _ = AnswerAsync(await _listener.AcceptTcpClientAsync());
+                }
+            }
+            catch (Exception e) when (e is SocketException or ObjectDisposedException)
+            {
+                // Stopped.
+            }
+        }
+
+        private static async Task AnswerAsync(TcpClient connection)
+        {
+            using (connection)
+            {
+                var stream = connection.GetStream();
+                var buffer = new byte[4096];
+                var head = new StringBuilder();
+                try
+                {
+                    for (int read; (read = await stream.ReadAsync(buffer)) > 0;)
+                    {
+                        head.Append(Encoding.ASCII.GetString(buffer, 0, read));
+                        // A GET has no body: each blank line ends a request.
+                        for (var end = head.ToString().IndexOf("\r\n\r\n", StringComparison.Ordinal); end >= 0; end = head.ToString().IndexOf("\r\n\r\n", StringComparison.Ordinal))
+                        {
+                            head.Remove(0, end + 4);
+                            await stream.WriteAsync(Ok);
+                        }
+                    }
+                }
+                catch (IOException)
+                {
+                    // The client hung up.
+                }
+            }
+        }
+
+        public void Dispose() => _listener.Stop();
+    }
+}

@@ -16,8 +16,9 @@ runner=${RUNNER:-$R/ConcurrencySandbox.LoadTests.dll}
 W=$(mktemp -d -t runner-observer-profile.XXXXXX)
 start_api "$R/api/ConcurrencySandbox.Api.dll" "$W"
 runner_pid=""
-# KEEP=dir keeps the perf files there for a closer look (perf report -i dir/observed-1.perf ...).
-trap 'kill $runner_pid $api_pid 2>/dev/null || true; if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP"; cp "$W"/*.perf "$KEEP"/ 2>/dev/null || true; fi; rm -rf "$W"' EXIT
+# KEEP=dir keeps the samples there for a closer look, with their frames named (dir/observed-1.script, perf script's text).
+# The runtime's perf maps of the runs (DOTNET_PerfMapEnabled) go with the run.
+trap 'kill $runner_pid $api_pid 2>/dev/null || true; for p in $(cat "$W/pids" 2>/dev/null); do rm -f "/tmp/perf-$p.map" "/tmp/perfinfo-$p.map"; done; if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP"; cp "$W"/*.script "$KEEP"/ 2>/dev/null || true; fi; rm -rf "$W"' EXIT
 target="$url/api/compute/sync?cycles=1"
 printf '{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [16, "00:00:%02d"] } ] }\n' "$seconds" >"$W/load.json"
 started() { curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p'; }
@@ -31,11 +32,13 @@ one() {
   DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0 "${prefix[@]}" dotnet "$runner" run --url "$target" --config "$W/load.json" \
     --out "$W/$2" "${flags[@]}" >"$W/$2.log" 2>&1 &
   runner_pid=$!
+  echo "$runner_pid" >>"$W/pids"
   # perf execs the runner: the pid to read is its child when perf runs it.
   local pid=$runner_pid
   if [ "${3:-}" = perf ]; then
     for _ in $(seq 1 50); do pid=$(pgrep -P "$runner_pid" -n || true); [ -n "$pid" ] && break; sleep 0.1; done
     pid=${pid:-$runner_pid}
+    echo "$pid" >>"$W/pids"
   fi
   : >"$W/$2.timeline"
   while read_cpu_ticks "$pid"; do
@@ -95,6 +98,8 @@ rows = {}
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.perf"))):
     run = os.path.basename(f)[:-5]
     out = subprocess.run(["perf", "script", "-i", f, "-F", "comm,time,ip,sym,dso"], capture_output=True, text=True).stdout
+    # Named now: the runtime's perf map (/tmp/perf-PID.map) may not outlive the run on a shared machine.
+    open(f[:-5] + ".script", "w").write(out)
     samples = []
     for block in out.split("\n\n"):
         lines = [l for l in block.splitlines() if l.strip()]

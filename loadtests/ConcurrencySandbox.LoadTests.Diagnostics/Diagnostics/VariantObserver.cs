@@ -73,6 +73,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private Task<(BlockingSites? Sites, string? Note, IReadOnlyList<SampleRound>? Rounds)>? _stacks;
     private Task<(RecordedTrace? Trace, string? Note)>? _causes;
     private Task<(RecordedTrace? Trace, string? Note)>? _calls;
+    // The run's one call-site resolver (each module's IL and PDB read once), built with the route window's routes.
+    private CallSiteResolver? _resolver;
     // Who held the cores: read as the observer starts, with each interval, and as the load ends.
     private readonly List<CoreReading> _cores = [.. CoreReading.Take(observer.Channel.ProcessId) is { } first ? [first] : Array.Empty<CoreReading>()];
     private volatile bool _loadEnded;
@@ -154,8 +156,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             for (var attempt = 1; ; attempt++)
             {
                 var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, cancellationToken, loadRuns, observer.Channel.ProcessId);
-                using var resolver = new CallSiteResolver(requestPath, _routes is null ? null : await _routes);
-                var sites = BlockingSites.Group(StackSampler.Combine(rounds), resolver);
+                var sites = BlockingSites.Group(StackSampler.Combine(rounds), await ResolverAsync());
                 if (!sites.AnyInUserCode && !loadRuns())
                 {
                     // A sample that ended after the load did and found no pool thread in user code does not say what they did under it.
@@ -190,15 +191,10 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var (sites, note, rounds) = _stacks is null ? (null, neverAtPeak, null) : await _stacks;
         var (recorded, causesNote) = _causes is null ? (null, neverAtPeak) : await _causes;
         var (recordedCalls, callsNote) = _calls is null ? (null, neverAtPeak) : await _calls;
-        var routes = _routes is null ? null : await _routes;
         // Read now that the load is over: the hot methods of the stack sample and the cause trace.
-        HotMethods? hot = null;
-        if (rounds is not null)
-        {
-            using var resolver = new CallSiteResolver(requestPath, routes);
-            hot = HotMethods.From(rounds, resolver);
-        }
-        var (causes, causesReadNote) = ReadCauses(recorded, recordedCalls);
+        var resolver = await ResolverAsync();
+        var hot = rounds is null ? null : HotMethods.From(rounds, resolver);
+        var (causes, causesReadNote) = ReadCauses(recorded, recordedCalls, resolver);
         causesNote ??= callsNote ?? causesReadNote;
         for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
         {
@@ -217,7 +213,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// The recorded allocation and calls traces read into one cause trace (and their files deleted), or why it could not
     /// be: both or none, for a cause trace without its calls would read as one that saw no call.
     /// </summary>
-    private (CauseTrace?, string?) ReadCauses(RecordedTrace? recorded, RecordedTrace? recordedCalls)
+    private static (CauseTrace?, string?) ReadCauses(RecordedTrace? recorded, RecordedTrace? recordedCalls, CallSiteResolver resolver)
     {
         using (recorded)
         using (recordedCalls)
@@ -228,7 +224,6 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             }
             try
             {
-                using var resolver = new CallSiteResolver(requestPath);
                 var calls = CauseTrace.Read(recordedCalls, resolver);
                 return (CauseTrace.Read(recorded, resolver) with { Calls = calls.Calls, CallsSeconds = calls.Seconds }, null);
             }
@@ -238,6 +233,21 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             }
         }
     }
+
+    /// <summary>The run's resolver, built on first use once the route window is over (the stack sample's grouping under the load, else the reading after it).</summary>
+    private async Task<CallSiteResolver> ResolverAsync()
+    {
+        var routes = _routes is null ? null : await _routes;
+        if (_resolver is null)
+        {
+            _resolver = new CallSiteResolver(requestPath, routes);
+            ResolversBuilt++;
+        }
+        return _resolver;
+    }
+
+    /// <summary>How many call-site resolvers the run built: one at most, shared by the stack sample's grouping, its hot methods and the cause trace.</summary>
+    internal int ResolversBuilt { get; private set; }
 
     private void TakeCoreReading()
     {
@@ -352,6 +362,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
                 unread.Dispose();
             }
         }
+        _resolver?.Dispose();
         await observer.DisposeAsync();
     }
 }

@@ -32,7 +32,7 @@ internal sealed class EpollHttpClient : IHttpLoadClient
         AddressFamily = address.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 ? AfInet6 : AfInet;
         _timeoutTicks = (long)(requestTimeout.TotalSeconds * Stopwatch.Frequency);
         var period = KeepAliveHttpClient.WatchdogPeriod(requestTimeout);
-        _loops = [.. Enumerable.Range(0, loops > 0 ? loops : int.TryParse(Environment.GetEnvironmentVariable("LOADTESTS_LOOPS"), out var l) && l > 0 ? l : Environment.ProcessorCount).Select(i => new EpollLoop(this, i, period))];
+        _loops = [.. Enumerable.Range(0, loops > 0 ? loops : Environment.ProcessorCount).Select(i => new EpollLoop(this, i, period))];
     }
 
     public Uri BaseAddress { get; }

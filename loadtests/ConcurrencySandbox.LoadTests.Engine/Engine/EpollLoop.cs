@@ -19,13 +19,6 @@ internal sealed unsafe class EpollLoop
     private const ulong WakeToken = ulong.MaxValue;
     private const int MaxEvents = 256;
 
-    // EXPERIMENT (issue 42 cadence, to be removed): LOADTESTS_CADENCE=burst|nextpoll|inline, LOADTESTS_MAXEVENTS=n, LOADTESTS_PIN=1.
-    private static readonly string Cadence = Environment.GetEnvironmentVariable("LOADTESTS_CADENCE") ?? "burst";
-    private static readonly int PollEvents = int.TryParse(Environment.GetEnvironmentVariable("LOADTESTS_MAXEVENTS"), out var n) && n > 0 ? Math.Min(n, MaxEvents) : MaxEvents;
-    private static readonly bool Pin = Environment.GetEnvironmentVariable("LOADTESTS_PIN") == "1";
-    private readonly int _index;
-    private List<EpollConnection> _sendNext = [];
-
     [ThreadStatic]
     private static EpollLoop? _current;
 
@@ -59,7 +52,6 @@ internal sealed unsafe class EpollLoop
     public EpollLoop(EpollHttpClient client, int index, TimeSpan sweepPeriod)
     {
         _client = client;
-        _index = index;
         _sweepTicks = (long)(sweepPeriod.TotalSeconds * Stopwatch.Frequency);
         _epoll = Check(Libc.EpollCreate1(Libc.CloseOnExec), "epoll_create1");
         _wake = Check(Libc.EventFd(0, Libc.NonBlocking | Libc.CloseOnExec), "eventfd");
@@ -136,20 +128,14 @@ internal sealed unsafe class EpollLoop
     private void Run()
     {
         _current = this;
-        if (Pin)
-        {
-            ulong mask = 1ul << (_index % Environment.ProcessorCount);
-            Libc.SchedSetAffinity(0, sizeof(ulong), &mask);
-        }
-
         var events = GC.AllocateArray<Libc.EpollEvent>(MaxEvents, pinned: true);
         var nextSweep = Stopwatch.GetTimestamp() + _sweepTicks;
         fixed (Libc.EpollEvent* polled = events)
         {
             while (!_stopping)
             {
-                var timeoutMs = _unopened.Count > 0 || _sendNext.Count > 0 ? 0 : (int)Math.Max(0, (nextSweep - Stopwatch.GetTimestamp()) * 1000 / Stopwatch.Frequency + 1);
-                var count = Libc.EpollWait(_epoll, polled, PollEvents, timeoutMs);
+                var timeoutMs = _unopened.Count > 0 ? 0 : (int)Math.Max(0, (nextSweep - Stopwatch.GetTimestamp()) * 1000 / Stopwatch.Frequency + 1);
+                var count = Libc.EpollWait(_epoll, polled, MaxEvents, timeoutMs);
                 if (count < 0 && Marshal.GetLastPInvokeError() is var errno && errno != Libc.EIntr)
                 {
                     throw new InvalidOperationException($"epoll_wait failed: {Libc.Message(errno)}");
@@ -325,14 +311,7 @@ internal sealed unsafe class EpollLoop
         connection.Carry(exchange);
         if (!connection.Connecting)
         {
-            if (Cadence == "inline" && _current == this)
-            {
-                SendRest(connection);
-            }
-            else
-            {
-                _toSend.Add(connection);
-            }
+            _toSend.Add(connection);
         }
     }
 
@@ -439,25 +418,6 @@ internal sealed unsafe class EpollLoop
             }
 
             _ending.Clear();
-        }
-
-        if (Cadence == "nextpoll")
-        {
-            // The previous poll's releases go now; this poll's wait for the next (polled with a zero timeout meanwhile).
-            var sending = _sendNext;
-            _sendNext = [.. _toSend];
-            _toSend.Clear();
-            foreach (var connection in sending)
-            {
-                if (connection is { Closed: false, Unsent: true })
-                {
-                    SendRest(connection);
-                }
-            }
-
-            _sendNext.AddRange(_toSend);
-            _toSend.Clear();
-            return;
         }
 
         // By index: a send that fails ends its request, and what waited for it may make the next one, sent in this burst.

@@ -79,9 +79,6 @@ internal static unsafe partial class Libc
     [LibraryImport(Library, EntryPoint = "recv", SetLastError = true)]
     public static partial nint Recv(int fd, byte* buffer, nint count, int flags);
 
-    [LibraryImport(Library, EntryPoint = "sched_setaffinity", SetLastError = true)]
-    public static partial int SchedSetAffinity(int pid, nint maskBytes, ulong* mask);
-
     /// <summary>The last call's errno, as its message says it ("Connection refused").</summary>
     public static string Message(int errno) => Marshal.GetPInvokeErrorMessage(errno);
 }

@@ -37,6 +37,39 @@ public static class Orders
         return TypedResults.Ok(new Order(id, 10m + id % 7));
     }
 
+    /// <summary>
+    /// GET /quotes/{id}?delayMs=100: the cheaper of two suppliers' prices, asked at once the legacy way: the second
+    /// supplier's synchronous client call (a thread sleep for the delay) queued to the pool, the first's made on the
+    /// request's own thread, which then waits on an event for the second. A request holds two pool threads, and neither
+    /// wait tells the pool it blocks (a wait on a Task would): the runtime adds a thread only when no work item has started
+    /// for 500 ms (every thread a request waiting for its queued call), and otherwise by hill climbing, so the threads the
+    /// load needs grow twice as fast as its users.
+    /// </summary>
+    public static Results<Ok<Order>, ValidationProblem> Quote(int id, int? delayMs)
+    {
+        if (Invalid(delayMs, out var delay) is { } problem)
+        {
+            return problem;
+        }
+        var second = 0m;
+        using var answered = new ManualResetEventSlim();
+        ThreadPool.QueueUserWorkItem(_ =>
+        {
+            second = SupplierPrice(id + 1, delay);
+            answered.Set();
+        });
+        var first = SupplierPrice(id, delay);
+        answered.Wait();
+        return TypedResults.Ok(new Order(id, Math.Min(first, second)));
+    }
+
+    /// <summary>A supplier's legacy synchronous client: it sleeps its thread for the call.</summary>
+    private static decimal SupplierPrice(int id, int delayMs)
+    {
+        Thread.Sleep(delayMs);
+        return 10m + id % 7;
+    }
+
     private static ValidationProblem? Invalid(int? delayMs, out int delay)
     {
         delay = delayMs ?? 100;

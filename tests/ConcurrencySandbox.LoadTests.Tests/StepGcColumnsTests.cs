@@ -82,7 +82,7 @@ public sealed class StepGcColumnsTests
 
         var summary = report.Analysed();
         var gc = summary.Capacity!.Steps![0].Gc!;
-        var finding = GcFigures.Of(step)!;
+        var finding = GcFigures.Of(step, eventsLost: 0)!;
         Assert.Equal((finding.PauseShare, finding.BytesPerRequest, finding.PeakHeapBytes), (gc.PauseShare!.Value, gc.AllocatedBytesPerRequest!.Value, gc.PeakHeapBytes!.Value));
         var table = ReportWriter.CapacityStepTable(summary)!;
         Assert.Equal(ReportWriter.GcCells(gc), table.Rows[0].TakeLast(3));

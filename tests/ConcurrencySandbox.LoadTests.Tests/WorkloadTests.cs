@@ -120,16 +120,24 @@ public class WorkloadTests
     [Fact]
     public async Task ABurstIsOneStepOfItsSizeWhileItDrainsSoItDrawsNoResponseCurve()
     {
-        // Six requests sent at once, answered one by one over about a second of 100 ms intervals: the requests still in
-        // flight fall, but they are no load, and a curve of latency against them would fall as "load" rose.
+        // Six requests sent at once, answered one by one: request k once the runner has taken its k-th 100 ms interval
+        // (the runner's own ticks, not a wall-clock delay a busy machine can squeeze into one interval). The requests still
+        // in flight fall, but they are no load, and a curve of latency against them would fall as "load" rose.
         const int copies = 6;
-        var sent = 0;
+        var answers = Enumerable.Range(0, copies).Select(_ => new TaskCompletionSource()).ToArray();
+        var (sent, taken) = (0, 0);
 
         var result = await Task.Run(() => VariantRunner.RunAsync(new VariantKey("default-pool"), "/x", new Burst(copies), async token =>
         {
-            await Task.Delay(150 * Interlocked.Increment(ref sent), token);
+            await answers[Interlocked.Increment(ref sent) - 1].Task.WaitAsync(token);
             return RequestOutcome.Success;
-        }, TimeSpan.FromMilliseconds(100), null, IVariantProgress.OfIntervals(_ => { }), CancellationToken.None, keepEveryRequest: true));
+        }, TimeSpan.FromMilliseconds(100), null, IVariantProgress.OfIntervals(_ =>
+        {
+            if (Interlocked.Increment(ref taken) is var k && k <= copies)
+            {
+                answers[k - 1].TrySetResult();
+            }
+        }), CancellationToken.None, keepEveryRequest: true));
 
         Assert.True(result.Intervals.Count(i => i.Stats.Ok > 0) > 1, "the answers spread over several intervals");
         Assert.All(result.Intervals, i => Assert.Equal(copies, i.Load));

@@ -6,7 +6,11 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// <summary>
 /// The GC over one step, from the observer's counters: the share of the step's time the GC paused the process
 /// (total-pause-time-by-gc), the bytes allocated per request (alloc-rate over the requests that ended) and the largest
-/// heap (gc-heap-size), all read over the step's counted span (<see cref="VariantResult.CountedSpan"/>).
+/// heap (gc-heap-size), all read over the step's counted span (<see cref="VariantResult.CountedSpan"/>). The pauses and
+/// the allocations are the runtime's IncrementingPollingCounters over running totals (GC.GetTotalPauseDuration,
+/// GC.GetTotalAllocatedBytes): each payload is the total's growth since the payload before, so a sample that came late
+/// (a busy machine, long pauses) carries the whole gap and the figures stay exact over it; only a payload the session
+/// lost (<see cref="VariantObservation.EventsLost"/>) leaves them short, and then they are not read.
 /// </summary>
 public sealed record GcFigures(double PauseShare, double BytesPerRequest, long PeakHeapBytes)
 {
@@ -19,16 +23,21 @@ public sealed record GcFigures(double PauseShare, double BytesPerRequest, long P
     /// <summary>The pause share below which the GC's growth is no cause: 0.1 % grown to 0.2 % is noise, not a break.</summary>
     public const double GrowthFloorShare = 0.01;
 
-    /// <summary>The step's figures over its whole run (<see cref="Between"/>); null without two counter samples over it.</summary>
-    public static GcFigures? Of(VariantResult step) => Between(step, double.NegativeInfinity, step.ElapsedSeconds).Figures;
+    /// <summary>The step's figures over its whole run (<see cref="Between"/>); null without two counter samples over it or with events lost.</summary>
+    public static GcFigures? Of(VariantResult step, int eventsLost) => Between(step, double.NegativeInfinity, step.ElapsedSeconds, eventsLost).Figures;
 
     /// <summary>
     /// The figures over the counter samples from <paramref name="fromSeconds"/> to <paramref name="toSeconds"/> (a step of
-    /// a stepped load; a capacity search's step is its whole run), or why they could not be read.
+    /// a stepped load; a capacity search's step is its whole run), however far apart, or why they could not be read: among
+    /// others, <paramref name="eventsLost"/> events the observer's session lost (a counter payload among them leaves the sums short).
     /// </summary>
-    public static (GcFigures? Figures, string? NotReadBecause) Between(VariantResult result, double fromSeconds, double toSeconds)
+    public static (GcFigures? Figures, string? NotReadBecause) Between(VariantResult result, double fromSeconds, double toSeconds, int eventsLost)
     {
-        var (counted, why) = result.CountedSpanBetween(fromSeconds, toSeconds);
+        if (eventsLost > 0)
+        {
+            return (null, Invariant($"the observer's session lost {eventsLost} runtime event(s), so the GC's counter sums may miss a payload"));
+        }
+        var (counted, why) = result.CountedSpanBetween(fromSeconds, toSeconds, gapsLoseNothing: true);
         if (counted is not { Seconds: > 0, Requests: > 0 } span)
         {
             return (null, why);

@@ -73,20 +73,38 @@ public sealed record HotMethods(int CpuSamples, double Seconds, IReadOnlyList<Ho
                 ? $"no method of the application was running in the {sampled}"
                 : Invariant($"no method of the application holds {100 * DominantShare:0} % of the {sampled}; the top {Math.Min(Listed, Methods.Count)} by inclusive share: {top}");
         }
-        var cost = Buys(hot, cpuMsPerRequest, processorCount) is { } buys
-            ? Invariant($": about {hot.Share * cpuMsPerRequest:0.##} of the {cpuMsPerRequest:0.##} CPU ms per request; without it the {processorCount} cores would carry about {buys.WithoutPerSecond:#,0} requests/s instead of {buys.NowPerSecond:#,0} ({processorCount} cores x 1000 / the CPU ms per request)")
+        var cost = Buys(hot, CpuSamples, cpuMsPerRequest, processorCount) is { } buys
+            ? Invariant($": about {hot.Share * cpuMsPerRequest:0.##} of the {cpuMsPerRequest:0.##} CPU ms per request; without it the {processorCount} cores would carry {buys.WithoutPerSecond:#,0} requests/s or more instead of {buys.NowPerSecond:#,0} ({processorCount} cores x 1000 / the CPU ms per request left, at most {100 * RestUpperBound(hot.Share, CpuSamples):0.#} % of it by the {CpuSamples} samples' 95 % bound)")
             : "; its CPU per request is not known (no CPU figure over the load)";
         return Invariant($"the hot method: {hot.Describe()}, running in {100 * hot.Share:0} % of the {sampled}{cost}");
     }
 
     /// <summary>
     /// The requests/s <paramref name="processorCount"/> cores carry at <paramref name="cpuMsPerRequest"/> (x 1000 / the CPU ms
-    /// per request), and without <paramref name="hot"/>'s share of it; null without a CPU figure.
+    /// per request), and without <paramref name="hot"/>: at least, the CPU left taken at its share's upper 95 % bound over
+    /// <paramref name="cpuSamples"/> samples (<see cref="RestUpperBound"/>), so 19 samples all in one method promise about
+    /// 6 x, not 100 x; null without a CPU figure.
     /// </summary>
-    public static (double NowPerSecond, double WithoutPerSecond)? Buys(HotMethod hot, double? cpuMsPerRequest, int processorCount) =>
-        cpuMsPerRequest is { } ms && ms > 0 && processorCount > 0
-            ? (processorCount * 1000 / ms, processorCount * 1000 / (ms * (1 - Math.Min(hot.Share, 0.99))))
+    public static (double NowPerSecond, double WithoutPerSecond)? Buys(HotMethod hot, int cpuSamples, double? cpuMsPerRequest, int processorCount) =>
+        cpuMsPerRequest is { } ms && ms > 0 && processorCount > 0 && cpuSamples > 0
+            ? (processorCount * 1000 / ms, processorCount * 1000 / (ms * RestUpperBound(hot.Share, cpuSamples)))
             : null;
+
+    /// <summary>
+    /// The upper 95 % bound of the share of the CPU left without a method holding <paramref name="share"/> of
+    /// <paramref name="samples"/> samples: Wilson's score interval on the samples outside it (never 0: a share of every
+    /// sample is a bound, not a certainty). Consecutive samples of one thread are not independent, so the bound is, if
+    /// anything, narrow.
+    /// </summary>
+    public static double RestUpperBound(double share, int samples)
+    {
+        const double z = 1.96;
+        var rest = Math.Clamp(1 - share, 0, 1);
+        var n = (double)samples;
+        var centre = rest + (z * z / (2 * n));
+        var spread = z * Math.Sqrt((rest * (1 - rest) / n) + (z * z / (4 * n * n)));
+        return Math.Min(1, (centre + spread) / (1 + (z * z / n)));
+    }
 
     /// <summary>The application's methods by their inclusive share of the rounds' CPU samples; null when no round holds samples.</summary>
     public static HotMethods? From(IReadOnlyList<SampleRound> rounds, CallSiteResolver resolver)

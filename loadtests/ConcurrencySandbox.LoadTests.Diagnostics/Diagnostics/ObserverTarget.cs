@@ -30,11 +30,20 @@ public static class ObserverTarget
         {
             throw new UsageException($"process {processId} belongs to another user (uid {owner}, this runner is uid {self}); run the runner as that user");
         }
-        if (!DiagnosticsClient.GetPublishedProcesses().Contains(processId) || !AnswersOnItsChannel(processId))
+        if (DotnetProcesses(id => id == processId).Count == 0)
         {
             throw new UsageException($"process {processId} is not a .NET process with a diagnostics channel; give the pid of a .NET 5+ process (dotnet-counters ps lists them) and check DOTNET_EnableDiagnostics is not 0");
         }
     }
+
+    /// <summary>
+    /// The .NET processes the observer can attach to among those <paramref name="candidate"/> accepts: a diagnostics
+    /// channel's file carries the pid and the process answers on that channel. The one filter of --pid (<see cref="Check"/>),
+    /// --process-name (<see cref="FindByName"/>) and the port's holder (<see cref="FindByPort"/>, through Check), so a
+    /// leftover channel of a dead or non-.NET process is never chosen by any of them.
+    /// </summary>
+    private static List<int> DotnetProcesses(Func<int, bool> candidate) =>
+        [.. DiagnosticsClient.GetPublishedProcesses().Where(id => candidate(id) && AnswersOnItsChannel(id))];
 
     /// <summary>
     /// Whether the process answers on the diagnostics channel its pid names: a channel's file alone does not say the process
@@ -62,9 +71,7 @@ public static class ObserverTarget
     /// <summary>The one .NET process whose name is <paramref name="name"/> (the dotnet host's, or its main assembly's); refuses none or several.</summary>
     public static int FindByName(string name)
     {
-        var matches = DiagnosticsClient.GetPublishedProcesses()
-            .Where(id => id != Environment.ProcessId && NamesOf(id).Contains(name, StringComparer.OrdinalIgnoreCase))
-            .ToList();
+        var matches = DotnetProcesses(id => id != Environment.ProcessId && NamesOf(id).Contains(name, StringComparer.OrdinalIgnoreCase));
         return matches.Count switch
         {
             1 => matches[0],

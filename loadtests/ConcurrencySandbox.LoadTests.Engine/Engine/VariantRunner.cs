@@ -151,8 +151,9 @@ public sealed record VariantResult(
     }
 
     /// <summary>
-    /// The longest time between two telemetry samples that <see cref="CountedSpan"/> accepts: the observer's CPU and
-    /// allocation counters are sums of per-second payloads, so a longer gap is a second whose payload was lost.
+    /// The longest time between two telemetry samples that <see cref="CountedSpan"/> accepts, unless its figure's totals
+    /// carry a gap whole (<see cref="CountedSpanBetween"/>): the observer's CPU time is its cpu-usage reading times the
+    /// time between two samples, which a sample stamped late by a busy runner stretches.
     /// </summary>
     public const double LongestCountedGapSeconds = 1.5;
 
@@ -167,18 +168,20 @@ public sealed record VariantResult(
     /// <summary>
     /// The counted span (<see cref="CountedSpan()"/>) of the samples taken from <paramref name="fromSeconds"/> to
     /// <paramref name="toSeconds"/> (one step of a stepped load), or why there is none: the reason a figure read over it
-    /// is "n/a", never 0.
+    /// is "n/a", never 0. With <paramref name="gapsLoseNothing"/> (a figure whose totals a late sample carries whole: the
+    /// runtime's GC counters, each payload the growth of a running total since the one before), samples further apart
+    /// than <see cref="LongestCountedGapSeconds"/> still count.
     /// </summary>
-    public (CountedSpan? Span, string? NoSpanBecause) CountedSpanBetween(double fromSeconds, double toSeconds)
+    public (CountedSpan? Span, string? NoSpanBecause) CountedSpanBetween(double fromSeconds, double toSeconds, bool gapsLoseNothing = false)
     {
         var during = Telemetry.Where(t => t.ElapsedSeconds >= fromSeconds && t.ElapsedSeconds <= Math.Min(toSeconds, ElapsedSeconds)).ToList();
         if (during.Count < 2 || during[^1].ElapsedSeconds - during[0].ElapsedSeconds < 1)
         {
             return (null, Invariant($"{during.Count} counter sample(s) over {(during.Count < 2 ? 0 : during[^1].ElapsedSeconds - during[0].ElapsedSeconds):0.#} s: too few to read a rate"));
         }
-        if (during.Zip(during.Skip(1), (a, b) => b.ElapsedSeconds - a.ElapsedSeconds).Max() is var gap && gap > LongestCountedGapSeconds)
+        if (!gapsLoseNothing && during.Zip(during.Skip(1), (a, b) => b.ElapsedSeconds - a.ElapsedSeconds).Max() is var gap && gap > LongestCountedGapSeconds)
         {
-            return (null, Invariant($"counter samples {gap:0.#} s apart: a second's payload was lost"));
+            return (null, Invariant($"counter samples {gap:0.#} s apart, more than the {LongestCountedGapSeconds} s a CPU figure is read over"));
         }
         var requests = EndedBetween(during[0].ElapsedSeconds, during[^1].ElapsedSeconds);
         return requests > 0 ? (new CountedSpan(during[0], during[^1], requests), null) : (null, "no request ended between its counter samples");

@@ -29,7 +29,7 @@ public static class RunAnalysis
         r.StartedAt,
         r.Machine.ToSummary(),
         r.ApiProcessorCount,
-        [.. r.Variants.Select((v, i) => Variant(v, r.ExpectedToFail.Contains(v.Key.Name), colors[i]))],
+        [.. r.Variants.Select((v, i) => Variant(v, r.ExpectedToFail.Contains(v.Key.Name), colors[i], EventsLost(r, v)))],
         [.. r.Finding.Comparisons.Select(c => new SummaryComparison(c.Figure, c.Seed, c.Today))],
         r.Finding.Outcome.ToString(),
         r.Finding.Verdict,
@@ -51,7 +51,10 @@ public static class RunAnalysis
         Claims = r.Finding.Claims.Count == 0 ? null : [.. r.Finding.Claims.Select(c => new SummaryClaim(c.What, c.Verdict.ToString(), c.Figure, c.Interval, c.Why))],
     };
 
-    private static SummaryVariant Variant(VariantResult v, bool expectedToFail, string color)
+    /// <summary>The events the observer's session of <paramref name="v"/> lost (<see cref="VariantObservation.EventsLost"/>); 0 when it was not observed.</summary>
+    private static int EventsLost(ExperimentReport r, VariantResult v) => r.Observations.GetValueOrDefault(v.Key.Label)?.EventsLost ?? 0;
+
+    private static SummaryVariant Variant(VariantResult v, bool expectedToFail, string color, int eventsLost)
     {
         var peak = v.SentAtPeak();
         var (peakFrom, peakTo) = v.PeakStep();
@@ -82,7 +85,7 @@ public static class RunAnalysis
             {
                 LowerBounds = LowerBounds(s.Stats, LatencyBounds.P50 | LatencyBounds.P99),
                 NoAnswer = s.Stats.NoAnswer ? true : null,
-                Gc = StepGc(v, s.FromSeconds, s.ToSeconds),
+                Gc = StepGc(v, s.FromSeconds, s.ToSeconds, eventsLost),
             })],
             [peakFrom, peakTo],
             v.PeakThreads,
@@ -133,18 +136,18 @@ public static class RunAnalysis
         {
             StartedFrom = r.StepStarts?.GetValueOrDefault(v.Key.Label),
             // The step's whole run: the span the GC finding reads (GcFigures.Of).
-            Gc = StepGc(v, double.NegativeInfinity, v.ElapsedSeconds),
+            Gc = StepGc(v, double.NegativeInfinity, v.ElapsedSeconds, EventsLost(r, v)),
         }),
     ];
 
     /// <summary>The GC over a step's counter samples (<see cref="GcFigures.Between"/>), or why it could not be read; null when the runtime was not observed.</summary>
-    private static SummaryStepGc? StepGc(VariantResult v, double fromSeconds, double toSeconds)
+    private static SummaryStepGc? StepGc(VariantResult v, double fromSeconds, double toSeconds, int eventsLost)
     {
         if (v.Telemetry.Count == 0)
         {
             return null;
         }
-        var (gc, why) = GcFigures.Between(v, fromSeconds, toSeconds);
+        var (gc, why) = GcFigures.Between(v, fromSeconds, toSeconds, eventsLost);
         return new SummaryStepGc(gc?.PauseShare, gc?.BytesPerRequest, gc?.PeakHeapBytes, why);
     }
 

@@ -406,8 +406,8 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// </summary>
     private static (CauseFinding Finding, GcShare Share)? GcFinding(VariantResult broke, VariantObservation observation, LowerStep? lowest, string lowestLoad)
     {
-        var before = lowest is null ? null : GcFigures.Of(lowest.Result);
-        var (figures, notRead) = GcFigures.Between(broke, double.NegativeInfinity, broke.ElapsedSeconds);
+        var before = lowest is null ? null : GcFigures.Of(lowest.Result, lowest.Observation?.EventsLost ?? 0);
+        var (figures, notRead) = GcFigures.Between(broke, double.NegativeInfinity, broke.ElapsedSeconds, observation.EventsLost);
         var allocations = observation.Causes?.Allocations;
         var share = new GcShare(figures?.PauseShare, allocations is not null && observation.Hot is { } hot ? hot.AllocatorCalls(allocations) : null);
         if (figures?.IsCauseBeside(before) != true && share.InAllocator is not >= GcShare.AllocatorLeadShare)

@@ -165,8 +165,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 var buys = diagnosis.MinimumCapacity >= 0.5 ? $" (about {w.Load("capacity at the minimum", diagnosis.MinimumCapacity, "0")})" : "";
                 var measured = verifiedHeld is { } v ? $"; with it, measured: held {w.Load("held with the minimum", v)}" : "";
                 return $"Fix: make it async{async}, or {minimum}{buys}{measured}.";
-            case Cause.Cpu when observation?.Hot?.Dominant is { } hot && diagnosis is not null && HotMethods.Buys(hot, diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount) is { } buy:
-                return $"Fix: make it cheaper; without it the cores carry about {w.Figure("requests/s without the hot method", buy.WithoutPerSecond, "requests/s", "0")} requests/s, not {w.Figure("requests/s now", buy.NowPerSecond, "requests/s", "0")}.";
+            case Cause.Cpu when observation?.Hot?.Dominant is { } hot && diagnosis is not null && HotMethods.Buys(hot, observation.Hot.CpuSamples, diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount) is { } buy:
+                return $"Fix: make it cheaper; without it the cores carry {w.Figure("requests/s without the hot method", buy.WithoutPerSecond, "requests/s", "0")} requests/s or more, not {w.Figure("requests/s now", buy.NowPerSecond, "requests/s", "0")}.";
             case Cause.Cpu:
                 return "Fix: cheaper requests or more cores; more pool threads would not help.";
             case Cause.Lock:

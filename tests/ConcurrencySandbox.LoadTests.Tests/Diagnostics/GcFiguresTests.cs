@@ -1,4 +1,6 @@
+using System.Diagnostics;
 using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -19,5 +21,50 @@ public sealed class GcFiguresTests
         var lowest = lowestPause is { } p ? new GcFigures(p, lowestBytes!.Value, 0) : null;
 
         Assert.Equal(cause, new GcFigures(pauseShare, bytesPerRequest, 0).IsCauseBeside(lowest));
+    }
+
+    /// <summary>
+    /// A step of 6 s read through the observer's rows (<see cref="ObservedTelemetry"/>): the runtime published its counters
+    /// each second, each payload the growth of a running total since the one before (20 ms of pauses and 1 MB allocated a
+    /// second), 10 requests ending a second; the payloads of seconds 2 and 3 came late, with the one of second 4 (a busy
+    /// machine's timer), which then carries their growth: 60 ms and 3 MB.
+    /// </summary>
+    private static VariantResult LateSampleStep()
+    {
+        var key = new VariantKey("8-users");
+        var second = Stopwatch.Frequency;
+        RuntimeSample At(int t, int seconds) => new(t * second, new Dictionary<string, double>
+        {
+            [RuntimeObserver.GcPauseMs] = 20.0 * seconds,
+            [RuntimeObserver.AllocationBytes] = 1_000_000.0 * seconds,
+            [RuntimeObserver.HeapSizeMb] = 8,
+        });
+        var rows = ObservedTelemetry.Rows(key, 0, [At(0, 1), At(1, 1), At(4, 3), At(5, 1), At(6, 1)], processorCount: 2);
+        var intervals = Enumerable.Range(1, 6).Select(t => new IntervalRow(key, t, "users", 8, 10, TestStats.Uniform(10, 40, p99Ms: 90))).ToList();
+        return new VariantResult(key, "/x", "users", 6, intervals, rows, TestStats.Uniform(60, 40, p99Ms: 90));
+    }
+
+    [Fact]
+    public void TheGcFiguresAreReadOverASampleThatCameLateForItCarriesTheWholeGap()
+    {
+        var step = LateSampleStep();
+        Assert.True(step.Telemetry.Zip(step.Telemetry.Skip(1), (a, b) => b.ElapsedSeconds - a.ElapsedSeconds).Max() > VariantResult.LongestCountedGapSeconds);
+
+        var (figures, notRead) = GcFigures.Between(step, double.NegativeInfinity, step.ElapsedSeconds, eventsLost: 0);
+
+        Assert.Null(notRead);
+        // 2 % of the time paused and 100 KB a request, exactly as with a sample every second.
+        Assert.Equal(0.02, figures!.PauseShare, 9);
+        Assert.Equal(100_000, figures.BytesPerRequest, 6);
+        Assert.Equal(figures, GcFigures.Of(step, eventsLost: 0));
+    }
+
+    [Fact]
+    public void TheGcFiguresAreNotReadWhenTheSessionLostEventsForAPayloadMayBeAmongThem()
+    {
+        var (figures, notRead) = GcFigures.Between(LateSampleStep(), double.NegativeInfinity, 6, eventsLost: 3);
+
+        Assert.Null(figures);
+        Assert.Equal("the observer's session lost 3 runtime event(s), so the GC's counter sums may miss a payload", notRead);
     }
 }

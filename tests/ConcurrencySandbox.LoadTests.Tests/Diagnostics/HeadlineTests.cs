@@ -103,7 +103,7 @@ public sealed partial class HeadlineTests
                 var hot = new HotMethod("RiskModel.Score", share, share * 0.9, new SourceLine("/src/CpuHash/Program.cs", 24), null, "GET /risk/{id:int}", 0);
                 var diagnosis = StarvationDiagnosis.From(Starved() with { Spell = StarvedSpell.None, BusySite = "3 of 4 pool threads run RiskModel.Score", CpuMsPerRequest = 1.8, StarvationAdjustments = 0, PeakQueueLength = 0 });
                 var observation = Observed(diagnosis) with { Hot = new HotMethods(1200, 0.3, [hot]) };
-                var buys = HotMethods.Buys(hot, 1.8, 2)!.Value;
+                var buys = HotMethods.Buys(hot, 1200, 1.8, 2)!.Value;
                 return new Seed(finding with { Cause = "CPU (the process used 98 % of its 2 cores)" }, observation,
                     Sources(load, diagnosis, ("hot method's CPU share", 100 * share), ("line", 24), ("requests/s without the hot method", buys.WithoutPerSecond), ("requests/s now", buys.NowPerSecond), ("CPU samples", 1200)));
             }

@@ -17,6 +17,27 @@ public sealed class HotMethodsTests
     private static readonly string[] Sleeping = ["UNMANAGED_CODE_TIME", "System.Threading.Thread.SleepInternal", "System.Threading.Thread.Sleep", "Shop.Audit.Write"];
 
     [Fact]
+    public void WhatTheCoresWouldCarryWithoutTheHotMethodIsBoundedByHowManySamplesSawIt()
+    {
+        // Every one of 19 samples in one method: its share may still be 83 %, so the CPU left is at most about 17 %
+        // (about 6 x the requests/s), never the 1 % a bare share of 100 % would promise.
+        var all = new HotMethod("RiskModel.Score", 1, 1, null, null, null, 0);
+        var (now, without) = HotMethods.Buys(all, 19, 2, 2)!.Value;
+        Assert.Equal(1000, now);
+        Assert.InRange(without / now, 5, 7);
+        var random = new Random(3804);
+        for (var draw = 0; draw < 200; draw++)
+        {
+            var share = random.NextDouble();
+            var samples = random.Next(1, 5000);
+            var bound = HotMethods.RestUpperBound(share, samples);
+            Assert.InRange(bound, 1 - share, 1);
+            Assert.True(HotMethods.RestUpperBound(share, samples * 4) <= bound, $"more samples, a tighter bound ({share}, {samples})");
+        }
+        Assert.Null(HotMethods.Buys(all, 0, 2, 2));
+    }
+
+    [Fact]
     public void TheDeepestMethodHoldingHalfTheCpuSamplesIsNamedWithItsCostPerRequestAndTheLoadWithoutIt()
     {
         // Seeded: 70-95 % of the running samples in RiskModel.Score (under the handler's lambda), the rest in Pricing.Quote;
@@ -42,7 +63,7 @@ public sealed class HotMethodsTests
             Assert.DoesNotContain(hot.Methods, m => m.Method == "Audit.Write");
         }
         var ninety = HotMethods.From([new SampleRound([], null, null, 0.3) { Samples = [.. Enumerable.Range(0, 90).Select(i => Sample(1, Hashing)), .. Enumerable.Range(0, 10).Select(i => Sample(2, BlockingSites.OnCpu, "Shop.Pricing.Quote"))] }], new CallSiteResolver())!;
-        Assert.Equal("the hot method: RiskModel.Score, running in 90 % of the 100 CPU samples over 0.3 s of sampling: about 1.8 of the 2 CPU ms per request; without it the 2 cores would carry about 10,000 requests/s instead of 1,000 (2 cores x 1000 / the CPU ms per request)",
+        Assert.Equal("the hot method: RiskModel.Score, running in 90 % of the 100 CPU samples over 0.3 s of sampling: about 1.8 of the 2 CPU ms per request; without it the 2 cores would carry 5,735 requests/s or more instead of 1,000 (2 cores x 1000 / the CPU ms per request left, at most 17.4 % of it by the 100 samples' 95 % bound)",
             ninety.Describe(cpuMsPerRequest: 2, processorCount: 2));
         Assert.EndsWith("; its CPU per request is not known (no CPU figure over the load)", ninety.Describe(null, 2));
     }

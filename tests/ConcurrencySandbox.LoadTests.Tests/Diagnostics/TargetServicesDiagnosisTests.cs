@@ -53,7 +53,7 @@ public sealed class TargetServicesDiagnosisTests
         var summary = await RunUrlDiagnosis.FindCapacityAsync(service, "risk/1");
 
         var capacity = summary.Capacity!;
-        Assert.True(capacity.Cause?.StartsWith("CPU (", StringComparison.Ordinal) == true, summary.Headline);
+        Assert.True(capacity.Cause?.StartsWith("CPU (", StringComparison.Ordinal) == true, $"{summary.Headline}\n{capacity.Cause}");
         // The hot method, though the JIT inlines it into the handler's lambda once tiered up: RiskModel.Score and its line;
         // or, when the step ended before its stack sample did (a busy machine's short step), that it is not known and why.
         var diagnosed = summary.Observations[capacity.DiagnosedVariant!];

@@ -158,6 +158,32 @@ public sealed class BrowserTests : IDisposable
         Assert.True(DistinctPixelBytes(png) > 16, $"the first screen of {kind} is blank");
     }
 
+    [FactWhenChromiumIsInstalled]
+    public async Task TileFiguresKeepOneLineAtDesktopAndPhoneWidthsWithLongLowerBounds()
+    {
+        // fanout's timed-out variants print "\u2265 60000 / \u2265 60000"; streaming's label is "arrival lateness p50 / p99 (ms)".
+        foreach (var kind in new[] { "experiment", "streaming" })
+        {
+            var page = await OpenAsync(new Uri(WritePage(kind, Path.Combine(_out, kind))).AbsoluteUri);
+            foreach (var (width, height) in new[] { (1280, 900), (390, 844) })
+            {
+                await page.Page.SetViewportSizeAsync(width, height);
+                // Each label's and value's box, against its font size: one line is about 1.4 x, two would be 2.8 x.
+                var boxes = (await page.Page.EvaluateAsync<string[][]>(
+                    "() => [...document.querySelectorAll('.tile dt, .tile dd')].map(e => [e.textContent, String(e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).fontSize)), "
+                    + "String(e.closest('.tile').getBoundingClientRect().right <= window.innerWidth)])"))
+                    .Select(b => new TileBox(b[0], double.Parse(b[1], CultureInfo.InvariantCulture), b[2] == "true")).ToList();
+                Assert.NotEmpty(boxes);
+                Assert.Contains(boxes, b => b.Text.Contains('\u2265', StringComparison.Ordinal) || b.Text.Contains("lateness", StringComparison.Ordinal));
+                Assert.All(boxes, b => Assert.True(b.HeightOverFont < 2, $"{kind} at {width} px: \"{b.Text}\" wraps ({b.HeightOverFont:0.0} x its font size)"));
+                Assert.All(boxes, b => Assert.True(b.RightInWindow, $"{kind} at {width} px: the tile of \"{b.Text}\" reaches past the window"));
+                await page.FirstScreenAsync($"tiles-{kind}-{width}.png");
+            }
+        }
+    }
+
+    private sealed record TileBox(string Text, double HeightOverFont, bool RightInWindow);
+
     /// <summary>Writes one page of <paramref name="kind"/> into <paramref name="folder"/>; returns its path.</summary>
     private static string WritePage(string kind, string folder)
     {
@@ -266,6 +292,8 @@ public sealed class BrowserTests : IDisposable
             var page = await OpenAsync(address, WaitUntilState.Load);
             // An interval arrives while the run still goes: the page fills in as it runs, not at the end.
             await page.Page.WaitForFunctionAsync("() => Object.values(window.live.series).some(s => s.intervals.length > 0) && window.live.ended === null", null, new() { Timeout = 60_000, PollingInterval = 50 });
+            // The tiles too, from the intervals, before the run ends.
+            await page.Page.WaitForFunctionAsync("() => document.querySelector('#tiles .tile dd') !== null && window.live.ended === null", null, new() { Timeout = 60_000, PollingInterval = 50 });
             await page.Page.WaitForFunctionAsync("() => window.live.ended !== null", null, new() { Timeout = 120_000 });
             await page.Page.FrameLocator("#report").Locator("p.verdict").WaitForAsync(new() { Timeout = 60_000 });
 
@@ -277,6 +305,15 @@ public sealed class BrowserTests : IDisposable
             // The end is summary.json's, not the page's own sums: its answer, and per step the requests sent and timed out as the report counts them.
             await page.Page.Locator("#curve[data-source='summary.json']").WaitForAsync(new() { Timeout = 30_000 });
             Assert.Equal(summary.Answer, await page.Page.Locator("#answer").TextContentAsync());
+            // The tiles at the end are the report's: summary.json's figures as ReportWriter words them, its failed and timed out among them.
+            await page.Page.Locator("#tiles[data-source='summary.json']").WaitForAsync(new() { Timeout = 30_000 });
+            var tiles = await page.Page.EvaluateAsync<string[][]>("() => [...document.querySelectorAll('#tiles .tile')].map(t => [t.dataset.variant, ...[...t.querySelectorAll('dt, dd')].map(e => e.textContent)])");
+            Assert.Equal(
+                ReportWriter.Tiles(summary).Select(t => (string[])[$"{summary.Experiment}/{t.Name}", .. t.Figures.SelectMany(f => new[] { f.Label, f.Value })]).ToArray(),
+                tiles);
+            Assert.Equal(
+                summary.Variants.Select(v => string.Create(CultureInfo.InvariantCulture, $"{v.Failed} of {v.Requests}|{v.Outcomes.TimedOut}")).ToArray(),
+                tiles.Select(t => $"{t[6]}|{t[8]}").ToArray());
             var rows = await page.Page.EvaluateAsync<string[][]>("() => [...document.querySelectorAll('#curve tbody tr')].map(r => [...r.cells].map(c => c.textContent))");
             string[][] expected = [.. summary.Variants.SelectMany(v => v.Steps.Where(step => step.Load > 0).Select(step =>
                 new[] { $"{summary.Experiment}/{v.Name}", step.Outcomes.Requests.ToString(CultureInfo.InvariantCulture), step.Outcomes.TimedOut.ToString(CultureInfo.InvariantCulture) }))];

@@ -2,6 +2,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text.Json;
 using ConcurrencySandbox.LoadTests.Progress;
+using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -125,6 +126,11 @@ public sealed class LiveServerTests : IDisposable
             using var summary = await _http.GetAsync(new Uri(_server.Address, "/summary.json"));
             Assert.Equal("application/json", summary.Content.Headers.ContentType?.MediaType);
             Assert.Equal("{\"version\":4}", await summary.Content.ReadAsStringAsync());
+            // Its tiles only from a summary this runner reads: a foreign one is not found, and the server goes on.
+            Assert.Equal(HttpStatusCode.NotFound, (await _http.GetAsync(new Uri(_server.Address, "/tiles.json"))).StatusCode);
+            ReportWriter.Write(folder.FullName, SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 10, 5, (_, _) => 100).Analysed());
+            var tiles = await _http.GetStringAsync(new Uri(_server.Address, "/tiles.json"));
+            Assert.StartsWith("[{\"name\":\"threadpool\",\"color\":", tiles, StringComparison.Ordinal);
         }
         finally
         {

@@ -57,13 +57,13 @@ public sealed partial class ReportReadabilityTests : IDisposable
     }
 
     [Fact]
-    public void AnAllZeroEvidenceChartIsSaidInWordsAndANegativeAmountReadsAboutZeroNotAsAFinding()
+    public void AnAllZeroEvidenceChartIsSaidInWordsAndANegativeAmountReadsAsNoDifferenceNotAsAFinding()
     {
         var run = SyntheticReports.LoadRun("streaming", ["allocating", "saea-pooled"], 20, 5, (_, _) => 1) with
         {
             Seed = "001",
             Words = ReportWords.Messages,
-            Evidence = [new EvidenceChart("gen0 collections", "", [new("allocating", 0), new("saea-pooled", 0)], []), new EvidenceChart("bytes per message", "B", [new("allocating", 200), new("saea-pooled", 3)], [])],
+            Evidence = [new EvidenceChart("gen0 collections", "", [new("allocating", 0), new("saea-pooled", 0)], []), new EvidenceChart("bytes per message", "B", [new("allocating", 200), new("saea-pooled", -1.377)], [])],
         };
         run = run with
         {
@@ -80,7 +80,12 @@ public sealed partial class ReportReadabilityTests : IDisposable
         Assert.Contains("li gen0 collections: 0 for every variant (allocating, saea-pooled), so no chart is drawn.", lines);
         Assert.Equal(["evidence-1.svg"], Directory.GetFiles(_out, "evidence-*.svg").Select(Path.GetFileName));
         Assert.Contains("bytes per message", File.ReadAllText(Path.Combine(_out, "evidence-1.svg")), StringComparison.Ordinal);
-        Assert.Contains("td saea-pooled | allocated per message, net of idle | \u2248 0 B (measured -1.377: below the counters' resolution)", lines);
+        Assert.Contains("td saea-pooled | allocated per message, net of idle | no difference measured (within noise: measured -1.377 B)", lines);
+        // The one rule in every place the figure is printed: the table, the evidence chart's label (its bar at 0), summary.md.
+        var evidence = File.ReadAllText(Path.Combine(_out, "evidence-1.svg"));
+        Assert.Contains("saea-pooled: no difference measured (within noise: measured -1.377 B)", evidence, StringComparison.Ordinal);
+        Assert.DoesNotContain("saea-pooled: -1.377", evidence, StringComparison.Ordinal);
+        Assert.DoesNotMatch(@"(?<!measured )-1\.377 B", File.ReadAllText(Path.Combine(_out, "summary.md")));
         Assert.Contains("td allocating | allocated per message, net of idle | 200 B", lines);
         // Both variants sent the same request: said once above the per-variant table, not in every row.
         Assert.Contains($"p Every variant's stream: {run.Variants[0].Request}.", lines);

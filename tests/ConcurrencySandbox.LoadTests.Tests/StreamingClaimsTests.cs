@@ -31,6 +31,20 @@ public sealed class StreamingClaimsTests
     }
 
     [Fact]
+    public void APooledVariantAllocatingBelowIdleIsNoDifferenceMeasuredNotANegativeShare()
+    {
+        // Net of idle, a pooled server's bytes per message are below 0 (the idle process's own share was the larger): noise, not a finding.
+        var allocating = Run(bytesPerMessage: 1000, heapMb: 10, cpuMicroseconds: 12);
+        var pooled = Run(bytesPerMessage: -3, heapMb: 5, cpuMicroseconds: 6);
+
+        var garbage = StreamingClaims.Judge(allocating, [("saea-pooled", pooled)]).Single(c => c.What == "garbage gone");
+
+        Assert.Equal(ClaimVerdict.Confirmed, garbage.Verdict);
+        Assert.StartsWith("saea-pooled no difference measured (within noise: measured -0.3 % [", garbage.Figure);
+        Assert.DoesNotContain("saea-pooled -", garbage.Line, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void AnIntervalThatStraddlesTheLineLeavesTheClaimInconclusive()
     {
         // Pooled CPU per message from 10 to 14 us against allocating's steady 12: some windows less, some more.

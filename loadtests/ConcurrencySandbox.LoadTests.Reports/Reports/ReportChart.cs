@@ -115,7 +115,7 @@ public static class ReportChart
             // A count has no unit: no empty "()" in the title, the axis says "count".
             new ChartPanel(chart.Unit.Length == 0 ? chart.Title : $"{chart.Title} ({chart.Unit})", new ChartAxis(chart.Unit.Length == 0 ? "count" : chart.Unit), null,
             [
-                .. chart.Values.Select((v, i) => new ChartSeries(Invariant($"{v.Name}: {v.Value:0.###} {chart.Unit}").TrimEnd(), [(i + 0.6, double.NaN), (i + 1.4, v.Value)], VariantPalette.ColorOf(v.Name.Split('@')[0]), Axis.Left, Stroke.Bars)),
+                .. chart.Values.Select((v, i) => new ChartSeries($"{v.Name}: {Noise.Amount(v.Value, chart.Unit)}", [(i + 0.6, double.NaN), (i + 1.4, Noise.Drawn(v.Value))], VariantPalette.ColorOf(v.Name.Split('@')[0]), Axis.Left, Stroke.Bars)),
                 .. chart.SeedLines.Select(s => new ChartSeries(s.Name, [(0.0, s.Value), (right, s.Value)], VariantPalette.LoadColor, Axis.Left, Stroke.Dashed)),
             ],
             Height: 200),

@@ -128,8 +128,9 @@ public static class ReportWriter
     }
 
     /// <summary>
-    /// The report's opening, the same blocks in report.html and summary.md: the partial note, the plain answer, the
-    /// headline and its details, the other findings, the verdict and its claims, and how the requests ended.
+    /// The report's opening, the same blocks in report.html and summary.md: the partial note, the plain answer, the tiles
+    /// (so the first screen holds both, on a phone too), the headline and its details, the other findings, the verdict
+    /// and its claims, and how the requests ended.
     /// </summary>
     private static HtmlPage Opening(HtmlPage page, RunSummary r)
     {
@@ -143,6 +144,8 @@ public static class ReportWriter
         };
         page = page.Paragraph(r.Partial is { } partial ? $"PARTIAL REPORT: {PartialNote(partial)}" : null, HtmlPage.PartialClass)
             .Paragraph(r.Answer, HtmlPage.AnswerClass)
+            .Tiles(Tiles(r))
+            .Paragraph(r.Variants.Count == 0 ? null : TileLegend(r), "legend")
             .Paragraph(r.Headline, "verdict")
             .Paragraph(r.HeadlineDetails, "details");
         if (OtherFindings(r) is { Count: > 0 } others)
@@ -168,9 +171,7 @@ public static class ReportWriter
     /// <param name="evidence">The experiment's own evidence charts, drawn right under the verdict.</param>
     private static HtmlPage ReportPage(RunSummary r, IEnumerable<(string Svg, string File, string Alt)> evidence, IEnumerable<(string Svg, string File, string Alt)> charts)
     {
-        var page = Opening(new HtmlPage(PageTitle(r), r), r)
-            .Tiles(Tiles(r))
-            .Paragraph(r.Variants.Count == 0 ? null : TileLegend(r), "legend");
+        var page = Opening(new HtmlPage(PageTitle(r), r), r);
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r, seedIntroduced: r.Answer is not null)), r)
             .Heading(2, r.Evidence.Count > 0 ? "The experiment's own evidence" : null)
             .Figures(evidence)
@@ -503,13 +504,8 @@ public static class ReportWriter
         return rows.Count == 0 ? null : new TextTable(["variant", "figure", "value"], rows, new HashSet<int> { 2 });
     }
 
-    /// <summary>
-    /// An experiment's figure as a cell; an amount below 0 (bytes or CPU per message net of idle, where the idle's own
-    /// share was the larger) is below what the counters resolve, so it reads "≈ 0" with the measured value, never as a finding.
-    /// </summary>
-    public static string FigureCell(SummaryFigure f) => f.Value < 0
-        ? Invariant($"\u2248 0 {f.Unit} (measured {f.Value:0.###}: below the counters' resolution)")
-        : Invariant($"{f.Value:0.###} {f.Unit}");
+    /// <summary>An experiment's figure as a cell; one under its noise (<see cref="Noise"/>) reads as no finding, with the measured value.</summary>
+    public static string FigureCell(SummaryFigure f) => Noise.Amount(f.Value, f.Unit);
 
     /// <summary>
     /// The mean at peak load for a table cell: "\u2265 45000 (3 of 4 timed out)" when requests sent at peak timed out (a lower bound),

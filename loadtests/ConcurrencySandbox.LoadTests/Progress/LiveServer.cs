@@ -2,6 +2,8 @@ using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
+using System.Text.Json;
+using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Progress;
 
@@ -18,6 +20,8 @@ internal sealed class LiveServer : IDisposable
 
     /// <summary>How many ports from the asked one are tried before giving up.</summary>
     public const int PortsTried = 100;
+
+    private static readonly JsonSerializerOptions TilesJson = new(JsonSerializerDefaults.Web);
 
     private const int MaxHeadBytes = 8192;
     private static readonly TimeSpan ReadHeadTimeout = TimeSpan.FromSeconds(5);
@@ -140,8 +144,12 @@ internal sealed class LiveServer : IDisposable
                     Respond(stream, "404 Not Found", "text/plain", "no report yet: it is written when the run ends\n"u8.ToArray());
                     break;
                 // The summary the report was rendered from: the page's end reads its answer and curve from it.
-                case "/summary.json" when _reportPath is { } path && Path.Combine(Path.GetDirectoryName(path)!, "summary.json") is var summary && File.Exists(summary):
+                case "/summary.json" when SummaryPath() is { } summary:
                     Respond(stream, "200 OK", "application/json; charset=utf-8", File.ReadAllBytes(summary));
+                    break;
+                // Its tiles as report.html draws them (ReportWriter.Tiles), so the page's end shows the report's figures, worded once.
+                case "/tiles.json" when SummaryPath() is { } summary && TilesOf(summary) is { } tiles:
+                    Respond(stream, "200 OK", "application/json; charset=utf-8", tiles);
                     break;
                 default:
                     Respond(stream, "404 Not Found", "text/plain", "not found\n"u8.ToArray());
@@ -151,6 +159,23 @@ internal sealed class LiveServer : IDisposable
         catch (IOException)
         {
             // The browser went away or stopped reading: only this connection ends.
+        }
+    }
+
+    /// <summary>summary.json beside the report served, once both are written; else null.</summary>
+    private string? SummaryPath() =>
+        _reportPath is { } path && Path.Combine(Path.GetDirectoryName(path)!, ReportWriter.SummaryFileName) is var summary && File.Exists(summary) ? summary : null;
+
+    /// <summary>The summary's tiles as JSON; null when the file is not a summary this runner reads (the request is then not found, the server goes on).</summary>
+    private static byte[]? TilesOf(string summaryPath)
+    {
+        try
+        {
+            return JsonSerializer.SerializeToUtf8Bytes(ReportWriter.Tiles(ReportFolder.ReadSummary(summaryPath, ReportWriter.SummaryFileName)), TilesJson);
+        }
+        catch (InvalidDataException)
+        {
+            return null;
         }
     }
 

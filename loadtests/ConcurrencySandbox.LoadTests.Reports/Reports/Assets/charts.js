@@ -4,6 +4,7 @@
  * template (Assets/report.html) or the live page; nothing is fetched.
  *   Charts.responseCurve(el, model) -> { update(model) }   latency (p50, p99) and throughput against the offered load
  *   Charts.timeSeries(el, model)    -> { update(model) }   series against seconds since each variant started
+ *   Charts.tiles(el, tiles)         -> el                  the first screen's tiles, one per variant: [{ name, color, figures: [{ label, value }] }]
  * Hover shows every series' value at the cursor (the legend under each plot; charts.css hides its values otherwise), dragging across a plot zooms its x axis
  * (double-click resets), the variant buttons show or hide all of a variant's series, a legend entry one series.
  * Timed-out requests are drawn as hollow up-triangles at the time they were given up after: a lower bound, never a latency.
@@ -282,10 +283,38 @@
     }];
   }
 
+  /**
+   * The first screen's tiles into el (its old ones replaced): per variant its name over its colour, then each figure's
+   * label and value, each on one line (charts.css). report.html draws the summary's (Reports/ReportWriter.cs); the live
+   * page the run's so far, then the summary's once the run ends.
+   */
+  function tiles(el, list) {
+    el.classList.add("tiles");
+    el.replaceChildren(...list.map(tile => {
+      const section = document.createElement("section");
+      section.className = "tile";
+      section.dataset.variant = tile.name;
+      section.style.borderTopColor = tile.color;
+      const name = document.createElement("h3");
+      name.textContent = tile.name;
+      const figures = document.createElement("dl");
+      for (const figure of tile.figures) {
+        const label = document.createElement("dt");
+        label.textContent = figure.label;
+        const value = document.createElement("dd");
+        value.textContent = figure.value;
+        figures.append(label, value);
+      }
+      section.append(name, figures);
+      return section;
+    }));
+    return el;
+  }
+
   const kinds = {
     responseCurve: (el, model) => new Chart(el, model, responseCurvePlots),
     timeSeries: (el, model) => new Chart(el, model, timeSeriesPlots),
   };
 
-  global.Charts = { responseCurve: kinds.responseCurve, timeSeries: kinds.timeSeries, instances };
+  global.Charts = { responseCurve: kinds.responseCurve, timeSeries: kinds.timeSeries, tiles, instances };
 })(window);

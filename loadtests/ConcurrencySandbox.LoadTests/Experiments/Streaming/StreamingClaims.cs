@@ -1,5 +1,6 @@
 using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.Contracts.Statistics;
+using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.Platform.Statistics;
 using static System.FormattableString;
 
@@ -28,10 +29,13 @@ internal sealed record Share(string Variant, double Median, double? Low, double?
 
     public bool HasInterval => Low is not null && High is not null;
 
-    /// <summary>"saea-pooled 4.1 % [2.0, 6.3]", or with "[no 95 % CI: below 6 windows]".</summary>
-    public string Describe() => HasInterval
-        ? Invariant($"{Variant} {Median * 100:0.#} % [{Low * 100:0.#}, {High * 100:0.#}]")
-        : Invariant($"{Variant} {Median * 100:0.#} % [no 95 % CI: {NoIntervalBecause}]");
+    /// <summary>
+    /// "saea-pooled 4.1 % [2.0, 6.3]", or with "[no 95 % CI: below 6 windows]"; a share under its noise (below 0, or its
+    /// interval reaching 0) as <see cref="Noise"/> words it: "saea-pooled no difference measured (within noise: measured -0.3 % [-1.2, 0.1])".
+    /// </summary>
+    public string Describe() => $"{Variant} " + (HasInterval
+        ? Noise.WithInterval(Median, Low, High, Invariant($"{Median * 100:0.#} % [{Low * 100:0.#}, {High * 100:0.#}]"))
+        : Noise.WithInterval(Median, null, null, Invariant($"{Median * 100:0.#} % [no 95 % CI: {NoIntervalBecause}]")));
 }
 
 /// <summary>

@@ -9,6 +9,7 @@ using ConcurrencySandbox.Experiments.Streaming;
 using ConcurrencySandbox.LoadTests.Agents;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
 
@@ -146,11 +147,11 @@ internal sealed class StreamingExperiment(StreamingLoad load, StreamingPinning p
         List<SeedComparison> comparisons =
         [
             new("garbage, pooled / allocation-heavy (bytes per message, net of idle)", $"{Seed001Figures.AllocationsRemoved:N0} allocations, {Seed001Figures.AllocationsRemovedShareOfGarbage * 100:0} % of all garbage, removed",
-                $"{Today("garbage gone")}; whole steady state: " + Each(pooled, p => $"{p.Key} {p.Value.NetAllocatedBytesPerMessage:0.#} B vs {allocating.NetAllocatedBytesPerMessage:0.#} B; on the ticking thread {p.Value.TickerAllocatedBytesPerMessage:0.#} B vs {allocating.TickerAllocatedBytesPerMessage:0.#} B")),
+                $"{Today("garbage gone")}; whole steady state: " + Each(pooled, p => $"{p.Key} {Noise.Amount(p.Value.NetAllocatedBytesPerMessage, "B", "0.#")} vs {allocating.NetAllocatedBytesPerMessage:0.#} B; on the ticking thread {p.Value.TickerAllocatedBytesPerMessage:0.#} B vs {allocating.TickerAllocatedBytesPerMessage:0.#} B")),
             new("heap, pooled / allocation-heavy", $"about {Seed001Figures.PooledHeapShare * 100:0} % (\"around half the size\")",
                 $"{Today("heap halved")}; steady means " + Each(pooled, p => $"{p.Key} {p.Value.HeapMeanBytes / 1e6:0.0} MB vs {allocating.HeapMeanBytes / 1e6:0.0} MB")),
             new("CPU, pooled / allocation-heavy (per message, all in)", "less",
-                $"{Today("less CPU")}; whole steady state: " + Each(measured, m => $"{m.Key} {m.Value.CpuMicrosecondsPerMessage:0.#} µs all in, {m.Value.NetCpuMicrosecondsPerMessage:0.#} net of idle")),
+                $"{Today("less CPU")}; whole steady state: " + Each(measured, m => $"{m.Key} {m.Value.CpuMicrosecondsPerMessage:0.#} µs all in, {Noise.Amount(m.Value.NetCpuMicrosecondsPerMessage, "µs", "0.#")} net of idle")),
             new("process memory saved by pooling", $"{Seed001Figures.ProcessMemorySavedMegabytes:0} MB",
                 Each(pooled, p => $"{p.Key} {(allocating.WorkingSetMeanBytes - p.Value.WorkingSetMeanBytes) / 1e6:0.0} MB (working set mean {p.Value.WorkingSetMeanBytes / 1e6:0.0} vs {allocating.WorkingSetMeanBytes / 1e6:0.0} MB)")),
             new("threads, pooled vs allocation-heavy", "fewer", Each(measured, m => $"{m.Key} mean {m.Value.OsThreadsMean:0.#}, peak {m.Value.OsThreadsPeak}")),

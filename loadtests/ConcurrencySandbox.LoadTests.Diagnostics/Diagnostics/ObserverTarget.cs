@@ -10,6 +10,19 @@ public static class ObserverTarget
     /// <summary>Throws unless <paramref name="processId"/> is a live .NET process of this user that publishes a diagnostics channel.</summary>
     public static void Check(int processId)
     {
+        CheckAlive(processId);
+        if (DotnetProcesses(id => id == processId).Count == 0)
+        {
+            throw new UsageException($"process {processId} is not a .NET process with a diagnostics channel; give the pid of a .NET 5+ process (dotnet-counters ps lists them) and check DOTNET_EnableDiagnostics is not 0");
+        }
+    }
+
+    /// <summary>
+    /// Throws unless <paramref name="processId"/> is a live process of this user; its channel is not asked (<see cref="Check"/>
+    /// asks it synchronously, which a caller on the runner's socket threads must not: RuntimeObserver.AttachAsync).
+    /// </summary>
+    public static void CheckAlive(int processId)
+    {
         if (processId <= 0)
         {
             throw new UsageException($"--pid must be a positive process id, got {processId}");
@@ -29,10 +42,6 @@ public static class ObserverTarget
         if (OwnerOf(processId) is { } owner && OwnerOf(Environment.ProcessId) is { } self && owner != self)
         {
             throw new UsageException($"process {processId} belongs to another user (uid {owner}, this runner is uid {self}); run the runner as that user");
-        }
-        if (DotnetProcesses(id => id == processId).Count == 0)
-        {
-            throw new UsageException($"process {processId} is not a .NET process with a diagnostics channel; give the pid of a .NET 5+ process (dotnet-counters ps lists them) and check DOTNET_EnableDiagnostics is not 0");
         }
     }
 

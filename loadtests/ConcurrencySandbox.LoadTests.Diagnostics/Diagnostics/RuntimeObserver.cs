@@ -128,9 +128,12 @@ public sealed class RuntimeObserver : IAsyncDisposable
     /// </summary>
     public static async Task<RuntimeObserver> AttachAsync(DiagnosticsChannel channel, CancellationToken cancellationToken)
     {
+        // Alive and this user's; whether it answers on its channel is the session's start below, asked asynchronously within
+        // AttachTimeout: ObserverTarget.Check's synchronous ask hung here (c5201c6: 7 of 13 smoke runs at 4 busy loops
+        // waited about 100 s before their first step, as the summary above says of a blocking read; CI, 2026-11-29).
         if (channel.ProcessId is { } processId)
         {
-            ObserverTarget.Check(processId);
+            ObserverTarget.CheckAlive(processId);
         }
         using var answered = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         answered.CancelAfter(AttachTimeout);

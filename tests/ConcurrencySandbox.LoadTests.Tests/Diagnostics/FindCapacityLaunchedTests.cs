@@ -25,10 +25,14 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
         Assert.True(details.Contains("): pool starvation (queue peaked at", StringComparison.Ordinal) || details.Contains("): pool starvation (the queue was empty", StringComparison.Ordinal), details);
         // The call site depends on the stack sample catching the peak (RuntimeObserverTests checks it); the fix is said either way.
         Assert.True(details.Contains("Fix: make ", StringComparison.Ordinal) && details.Contains("ThreadPool__MinWorkerThreads=", StringComparison.Ordinal), details);
-        // summary.md opens with the plain sentence (what was tested and what held), then the headline.
+        // summary.md opens with the plain sentence (what was tested and what held), the tiles right under it and their
+        // legend, then the headline.
         var opening = search.SummaryMd.Split('\n');
         Assert.Equal($"**{search.Json.RootElement.GetProperty("answer").GetString()}**", opening[2]);
-        Assert.StartsWith(headline, opening[4]);
+        Assert.StartsWith("| variant |", opening[4]);
+        var legend = Array.FindIndex(opening, l => l.StartsWith("In the tiles: ", StringComparison.Ordinal));
+        var headlineAt = Array.FindIndex(opening, l => l.StartsWith(headline, StringComparison.Ordinal));
+        Assert.True(legend > 4 && headlineAt > legend, $"tiles' legend at line {legend}, headline at {headlineAt}:\n{search.SummaryMd}");
         // Under --launch every step ran on a fresh process, warmed first, and climbed to its load before its hold; the report says both.
         Assert.All(search.Summary.Capacity!.Steps!, s => Assert.StartsWith($"a fresh process, warmed by {FreshProcessSteps.WarmRequests} requests", s.StartedFrom!.State));
         Assert.Contains("Each step ran on a fresh process (--launch)", details);

@@ -352,7 +352,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
     }
 
     internal (AppMethod Method, int ILOffset)? Place(ThreadStack stack, int index) =>
-        stack.Locations.ElementAtOrDefault(index) is { } location && Module(location.ModulePath) is { } module
+        stack.Locations.ElementAtOrDefault(index) is { } location && Module(location.ModulePath) is { } module && module.Defines(location.MethodToken)
             ? (new AppMethod(module, location.MethodToken), location.ILOffset)
             : null;
 

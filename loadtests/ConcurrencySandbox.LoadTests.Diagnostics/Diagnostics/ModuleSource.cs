@@ -223,6 +223,13 @@ internal sealed class ModuleSource : IDisposable
             [.. type.GetMethods().Select(m => MetadataTokens.GetToken(m))]);
     });
 
+    /// <summary>
+    /// Whether <paramref name="token"/> is a method defined in this module: a trace can pair a code address's module with a
+    /// token from another (a method whose load event it missed, attributed by address), and reading such a token here
+    /// reads past the method table (BadImageFormatException "Read out of bounds").
+    /// </summary>
+    public bool Defines(int token) => (token >>> 24) == 0x06 && (token & 0x00FFFFFF) is var row && row >= 1 && row <= _metadata.MethodDefinitions.Count;
+
     /// <summary>Whether the method has IL of its own (not abstract, not an interface's, not extern).</summary>
     public bool HasBody(int token) => _metadata.GetMethodDefinition(MethodHandle(token)).RelativeVirtualAddress != 0;
 

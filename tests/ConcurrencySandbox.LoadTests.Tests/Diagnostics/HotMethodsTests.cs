@@ -37,6 +37,32 @@ public sealed class HotMethodsTests
         Assert.Null(HotMethods.Buys(all, 0, 2, 2));
     }
 
+    /// <summary>
+    /// A trace can pair a code address's module with a token of another module (CI 2026-11-29: a self-observed test
+    /// process's hot methods threw BadImageFormatException "Read out of bounds"): such a frame is named from the trace
+    /// alone, without a line, and the rest of the sample is still read.
+    /// </summary>
+    [Fact]
+    public void AFrameWhoseTokenItsModuleDoesNotDefineIsNamedWithoutALine()
+    {
+        var module = typeof(HotMethodsTests).Assembly.Location;
+        using var own = ModuleSource.Open(module)!;
+        var defined = own.Methods().First();
+        var rows = own.Methods().Max(t => t & 0x00FFFFFF);
+        var random = new Random(3805);
+        // Past the method table, row 0, another table's token (a type, a member reference), a valid row.
+        int[] tokens = [0x06000000 | (rows + random.Next(1, 100_000)), 0x06000000, 0x02000001, 0x0A000001, defined];
+        using var resolver = new CallSiteResolver();
+        var samples = tokens.Select((token, i) => Sample(i, Hashing) with { Locations = [null, null, new FrameLocation(module, token, 0)] }).ToList();
+
+        var hot = HotMethods.From([new SampleRound([], null, null, 0.3) { Samples = samples }], resolver)!;
+
+        Assert.Equal(tokens.Length, hot.CpuSamples);
+        Assert.Equal("RiskModel.Score", hot.Dominant?.Method);
+        Assert.Equal([false, false, false, false, true], samples.Select(s => resolver.Place(s, 2) is not null));
+        Assert.All(samples, s => resolver.Resolve(s, 2, [module]));
+    }
+
     [Fact]
     public void TheDeepestMethodHoldingHalfTheCpuSamplesIsNamedWithItsCostPerRequestAndTheLoadWithoutIt()
     {

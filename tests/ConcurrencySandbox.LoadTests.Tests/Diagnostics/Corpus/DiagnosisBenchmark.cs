@@ -268,7 +268,9 @@ public static class DiagnosisBenchmark
         foreach (var service in services)
         {
             var folder = Directory.CreateDirectory(Path.Combine(root, service.Name)).FullName;
-            await File.WriteAllTextAsync(Path.Combine(folder, $"{service.Name}.csproj"), """
+            // A project among the service's files (a class library beside it, "../NameLib/NameLib.csproj") is referenced by it.
+            var references = string.Concat(service.Files.Keys.Where(f => f.EndsWith(".csproj", StringComparison.Ordinal)).Select(f => $"\n    <ProjectReference Include=\"{f}\" />"));
+            await File.WriteAllTextAsync(Path.Combine(folder, $"{service.Name}.csproj"), $"""
                 <Project Sdk="Microsoft.NET.Sdk.Web">
                   <PropertyGroup>
                     <TargetFramework>net10.0</TargetFramework>
@@ -276,6 +278,8 @@ public static class DiagnosisBenchmark
                     <ImplicitUsings>enable</ImplicitUsings>
                     <DebugType>portable</DebugType>
                   </PropertyGroup>
+                  <ItemGroup>{references}
+                  </ItemGroup>
                 </Project>
                 """);
             foreach (var (file, text) in service.Files)

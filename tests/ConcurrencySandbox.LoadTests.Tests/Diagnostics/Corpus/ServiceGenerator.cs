@@ -381,22 +381,11 @@ public static class ServiceGenerator
     {
         var library = $"../{name}Lib/";
         var moved = files.ToDictionary(f => library + f.Key, f => f.Value);
-        moved[$"{library}{name}Lib.csproj"] = """
-            <Project Sdk="Microsoft.NET.Sdk">
-              <PropertyGroup>
-                <TargetFramework>net10.0</TargetFramework>
-                <Nullable>enable</Nullable>
-                <ImplicitUsings>enable</ImplicitUsings>
-                <DebugType>portable</DebugType>
-              </PropertyGroup>
-              <ItemGroup>
-                <FrameworkReference Include="Microsoft.AspNetCore.App" />
-                <Using Include="Microsoft.AspNetCore.Builder" />
-                <Using Include="Microsoft.AspNetCore.Http" />
-                <Using Include="Microsoft.AspNetCore.Routing" />
-              </ItemGroup>
-            </Project>
-            """;
+        moved[$"{library}{name}Lib.csproj"] = DiagnosisBenchmark.Project("Microsoft.NET.Sdk",
+        [
+            "<FrameworkReference Include=\"Microsoft.AspNetCore.App\" />", "<Using Include=\"Microsoft.AspNetCore.Builder\" />",
+            "<Using Include=\"Microsoft.AspNetCore.Http\" />", "<Using Include=\"Microsoft.AspNetCore.Routing\" />",
+        ]);
         return moved;
     }
 

@@ -37,6 +37,9 @@ public enum Entry
     /// chain and the decoys in the library too); the app hands it its group as an extension call or a static call.
     /// </summary>
     LibraryRouteGroup,
+
+    /// <summary>A minimal-API lambda mapped on the app behind an endpoint filter of its own (AddEndpointFilter: an async lambda awaiting next).</summary>
+    FilteredLambda,
 }
 
 /// <summary>What the code blocks on (issue 37 item 4's primitives).</summary>
@@ -248,8 +251,9 @@ public static class ServiceGenerator
                 route = $"GET /{type}/{action}/{{id:int}}";
                 path = $"/{type}/{action}/1";
                 break;
-            case Entry.MinimalLambda:
-                entryLine = Body(program, $"app.MapGet(\"/{resource}/{{id:int}}\", (int id) =>", entryCall, shape.Wait, "", ");");
+            case Entry.MinimalLambda or Entry.FilteredLambda:
+                entryLine = Body(program, $"app.MapGet(\"/{resource}/{{id:int}}\", (int id) =>", entryCall, shape.Wait, "",
+                    shape.Entry == Entry.FilteredLambda ? ")\n    .AddEndpointFilter(async (context, next) => await next(context));" : ");");
                 entryFile = "Program.cs";
                 entryMethod = "the lambda in Program (top-level statements)";
                 route = $"GET /{resource}/{{id:int}}";

@@ -283,8 +283,8 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// <summary>
     /// What a plain load profile says about the break, by the rule of --find-capacity's steps (<see cref="ServiceSlo"/>):
     /// each step judged in turn, the load held the highest step before the first that broke. The SLO is the one given,
-    /// else the default one of its lowest step (standing for unloaded; a profile of one step has none, so only failures
-    /// break it). A starved pool alone breaks nothing: the headline says "starved for N s; latency held".
+    /// else the default one of its lowest step (standing for unloaded; a profile of one step has none, nor one whose lowest
+    /// step answered nothing, so only failures and a step with no answer break it: a timeout is no p99 to set an SLO from). A starved pool alone breaks nothing: the headline says "starved for N s; latency held".
     /// </summary>
     /// <param name="causeAt">The cause at the break of the run (<see cref="CauseOf"/>), given the baseline's p99.</param>
     public static CapacityFinding OfProfile(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt)
@@ -294,9 +294,10 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         var lowest = steps[0];
         var baseline = UnloadedBaseline.Of(result.Intervals.Where(i => i.ElapsedSeconds > lowest.FromSeconds && i.ElapsedSeconds <= lowest.ToSeconds + 1e-6), lowest.Stats,
             Invariant($"{lowest.Load:0.#} {unit}"));
-        var slo = givenSloP99Ms is null && steps.Count < 2
-            ? new ServiceSlo(double.PositiveInfinity, "no SLO: one load step, so no lower step to set one from (give --slo-p99-ms)")
-            : ServiceSlo.Of(givenSloP99Ms, baseline);
+        var slo = givenSloP99Ms is not null ? ServiceSlo.Of(givenSloP99Ms, baseline)
+            : steps.Count < 2 ? new ServiceSlo(double.PositiveInfinity, "no SLO: one load step, so no lower step to set one from (give --slo-p99-ms)")
+            : baseline.Requests == 0 ? new ServiceSlo(double.PositiveInfinity, "no SLO: the lowest step answered no request, so it has no p99 to set one from (give --slo-p99-ms)")
+            : ServiceSlo.Of(null, baseline);
         double? held = null;
         foreach (var step in steps)
         {

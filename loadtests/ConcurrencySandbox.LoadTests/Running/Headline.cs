@@ -132,10 +132,16 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         if (finding.BrokeAt is { } broke)
         {
             var stats = finding.Broke;
-            var why = stats is { Completed: > 0 } && stats.P99Ms > finding.Slo.P99Ms && stats.Outcomes.FailedPercent <= Experiments.Experiment.MaxFailedPercent
-                ? $"p99 {w.Figure("p99 at the break", stats.P99Ms, "ms")} ms passed {slo}"
-                : stats is not null ? $"{w.Figure("failed at the break", stats.Outcomes.FailedPercent, "%")} % of its requests failed or timed out"
-                : "it broke the SLO";
+            var why = stats switch
+            {
+                null => "it broke the SLO",
+                // No answer: a timeout is a lower bound on a latency, never one (ServiceSlo.BrokeBy).
+                { Completed: 0, Requests: 0 } => "no request was sent in it, every user still waiting on an earlier one",
+                { Completed: 0 } => $"no request was answered ({w.Figure("timed out at the break", stats.TimedOut, "requests", "0")} timed out, {w.Figure("failed without an answer at the break", stats.Failed - stats.TimedOut, "requests", "0")} failed)",
+                _ when stats.P99Ms > finding.Slo.P99Ms && stats.Outcomes.FailedPercent <= Experiments.Experiment.MaxFailedPercent =>
+                    $"p99 {(stats.P99.IsLowerBound ? "\u2265 " : "")}{w.Figure("p99 at the break", stats.P99Ms, "ms")} ms passed {slo}",
+                _ => $"{w.Figure("failed at the break", stats.Outcomes.FailedPercent, "%")} % of its requests failed or timed out",
+            };
             var by = cause switch
             {
                 Cause.Starvation => ", by pool starvation",

@@ -21,15 +21,45 @@ internal sealed record ServiceSlo(double P99Ms, string Described)
         return new ServiceSlo(p99Ms, baseline.DescribeSlo(p99Ms, given: givenP99Ms is not null));
     }
 
-    /// <summary>Why a load broke the SLO: more than 1 % of its requests failed (timeouts included), or its p99 passed it; null when it held.</summary>
+    /// <summary>
+    /// Why a load broke the SLO: no request of it got an answer (<see cref="NoAnswer"/>: a p99 out of reach is no p99
+    /// within the SLO, whatever the SLO, an infinite one included), more than 1 % of its requests failed (timeouts
+    /// included), or its p99 passed it (read as a lower bound when timed-out requests reach its rank); null when it held.
+    /// </summary>
     public string? BrokeBy(LatencyStats stats)
     {
-        var failedPercent = stats.Requests == 0 ? 0 : 100.0 * stats.Failed / stats.Requests;
+        if (stats.Completed == 0)
+        {
+            return NoAnswer(stats);
+        }
+        var failedPercent = 100.0 * stats.Failed / stats.Requests;
         if (failedPercent > Experiments.Experiment.MaxFailedPercent)
         {
             var timedOut = stats.TimedOut > 0 ? Invariant($" ({stats.TimedOut} timed out)") : "";
             return Invariant($"{failedPercent:0.#} % of {stats.Requests} requests failed{timedOut}");
         }
-        return stats.Completed > 0 && stats.P99Ms > P99Ms ? Invariant($"p99 {stats.P99Ms:0.#} ms") : null;
+        if (stats.P99Ms <= P99Ms)
+        {
+            return null;
+        }
+        var bound = stats.P99.IsLowerBound ? Invariant($" (a lower bound: {stats.TimedOut} of {stats.Requests} requests timed out)") : "";
+        return Invariant($"p99 {stats.P99.Format()} ms{bound}");
+    }
+
+    /// <summary>
+    /// "no request answered in the step: 12 timed out (lower bound >= 30000 ms), 0 failed": a step none of whose requests got
+    /// an answer, its timeouts a lower bound on their latency (never a latency), its other failures counted; or none sent
+    /// in it at all (every user still waiting on a request sent before it, which the step before counts).
+    /// </summary>
+    private static string NoAnswer(LatencyStats stats)
+    {
+        if (stats.Requests == 0)
+        {
+            return "no request answered in the step: none was sent in it (every user or in-flight slot still waited on an earlier request)";
+        }
+        var bound = stats.TimedOut == 0 ? ""
+            : stats.TimedOutAtMs is { } atMs ? Invariant($" (lower bound >= {atMs:0.#} ms)")
+            : " (lower bound: the client's timeout)";
+        return Invariant($"no request answered in the step: {stats.TimedOut} timed out{bound}, {stats.Failed - stats.TimedOut} failed");
     }
 }

@@ -34,6 +34,12 @@ public sealed record DiagnosisInputs(
     public int BlockingCandidates { get; init; } = 1;
 
     /// <summary>
+    /// The other methods whose call sites hold a share of the blocked threads comparable to <see cref="BlockingMethod"/>'s
+    /// (<see cref="BlockingSites.Holding"/>): each blocks too, so each is to be made async; empty when one dominates.
+    /// </summary>
+    public IReadOnlyList<string> AlsoBlocking { get; init; } = [];
+
+    /// <summary>
     /// The stack sample's biggest group of busy pool threads, in the report's words, when it found pool threads in user
     /// code and every one running, none blocked (<see cref="BlockingSites.RunsWithoutBlocking"/>); null otherwise. Such
     /// requests hold their threads to compute: more threads would not help, so they need none blocked.
@@ -163,7 +169,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     public string Describe()
     {
         var i = Inputs;
-        var where = i.CallSite is null ? "" : $" The blocking call site: {i.CallSite}.";
+        var where = i.CallSite is null ? "" : i.AlsoBlocking.Count > 0 ? $" The blocking call sites: {i.CallSite}." : $" The blocking call site: {i.CallSite}.";
         var sizing = i.RequestsHoldNoPoolThread
             ? Invariant($"held no pool thread while it waited ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}), and the stack sample found no pool thread in user code)")
             : i.RequestsRunNotBlock
@@ -211,6 +217,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var unit = i.LoadUnit == "rate" ? "requests/s" : i.LoadUnit;
         var method = i.BlockingMethod is not { } m ? "make the blocking call async"
             : i.BlockingCandidates > 1 ? $"make the blocking call async in whichever it is of {m}"
+            : i.AlsoBlocking.Count > 0 ? $"make `{m}` and {string.Join(" and ", i.AlsoBlocking.Select(a => $"`{a}`"))} async (each holds the pool's threads)"
             : $"make `{m}` async";
         var holds = WaitKnown ? Invariant($": it holds a pool thread for its whole {i.HoldMs:0} ms wait")
             : Invariant($": how long it holds a pool thread is not known (the fastest request took {i.HoldMs:0.###} ms, which shows no wait)");

@@ -51,8 +51,10 @@ internal static class Endpoints
     public static IReadOnlyList<AppEndpoint> Read(ApplicationCode code)
     {
         var trees = code.Modules.ToDictionary(m => m, SourceTrees);
-        var conventional = trees.Values.SelectMany(ConventionalRoutes).Distinct().ToList();
-        return [.. Controllers(code, conventional), .. RazorPages(code), .. code.Modules.SelectMany(m => MinimalApis(m, trees[m]))];
+        // A module's Map calls may be made in another's extension method: the prefixes, callers and constants are the whole application's.
+        List<SyntaxTree> application = [.. trees.Values.SelectMany(t => t)];
+        var conventional = ConventionalRoutes(application).Distinct().ToList();
+        return [.. Controllers(code, conventional), .. RazorPages(code), .. code.Modules.SelectMany(m => MinimalApis(m, trees[m], application))];
     }
 
     /// <summary>The module's C# sources (those its PDB names that are on this machine), parsed.</summary>
@@ -242,10 +244,10 @@ internal static class Endpoints
         _ => null,
     };
 
-    /// <summary>The Map calls of the module's C# sources.</summary>
-    private static IEnumerable<AppEndpoint> MinimalApis(ModuleSource module, IReadOnlyList<SyntaxTree> trees)
+    /// <summary>The Map calls of the module's C# sources, their groups' prefixes read in the <paramref name="application"/>'s.</summary>
+    private static IEnumerable<AppEndpoint> MinimalApis(ModuleSource module, IReadOnlyList<SyntaxTree> trees, IReadOnlyList<SyntaxTree> application)
     {
-        foreach (var (verb, template, handler) in MapCalls(trees))
+        foreach (var (verb, template, handler) in MapCalls(trees, application))
         {
             if (Handler(module, handler) is { } method)
             {
@@ -257,9 +259,13 @@ internal static class Endpoints
     /// <summary>
     /// Each Map call of the trees: its verb, its full template (null when a prefix is neither a literal nor an
     /// interpolated string; holes for the interpolations) and its handler, once per handler it can be (<see cref="Handlers"/>).
+    /// The groups' prefixes, the callers of the methods that map them and the constants are looked up in
+    /// <paramref name="application"/> (every module's trees; <paramref name="trees"/> when null): an extension method of a
+    /// class library gets the groups of the app that calls it.
     /// </summary>
-    internal static IEnumerable<(string Verb, string? Template, ExpressionSyntax Handler)> MapCalls(IReadOnlyList<SyntaxTree> trees)
+    internal static IEnumerable<(string Verb, string? Template, ExpressionSyntax Handler)> MapCalls(IReadOnlyList<SyntaxTree> trees, IReadOnlyList<SyntaxTree>? application = null)
     {
+        var everywhere = application ?? trees;
         foreach (var invocation in trees.SelectMany(t => t.GetRoot().DescendantNodes().OfType<InvocationExpressionSyntax>()))
         {
             if (invocation.Expression is not MemberAccessExpressionSyntax access || !Verbs.TryGetValue(access.Name.Identifier.Text, out var verb))
@@ -268,11 +274,11 @@ internal static class Endpoints
             }
             var arguments = invocation.ArgumentList.Arguments;
             var handlerIndex = access.Name.Identifier.Text == "MapMethods" ? 2 : 1;
-            if (arguments.Count <= handlerIndex || Template(arguments[0].Expression, trees) is not { } pattern)
+            if (arguments.Count <= handlerIndex || Template(arguments[0].Expression, everywhere) is not { } pattern)
             {
                 continue;
             }
-            var prefix = Prefix(access.Expression, trees, 0);
+            var prefix = Prefix(access.Expression, everywhere, 0);
             var verbs = access.Name.Identifier.Text == "MapMethods"
                 ? [.. arguments[1].Expression.DescendantNodesAndSelf().OfType<LiteralExpressionSyntax>().Select(l => l.Token.ValueText.ToUpperInvariant())]
                 : new List<string> { verb };
@@ -404,6 +410,7 @@ internal static class Endpoints
         {
             return "";
         }
+        var declaringType = method.Ancestors().OfType<TypeDeclarationSyntax>().FirstOrDefault()?.Identifier.Text;
         var prefixes = trees.SelectMany(t => t.GetRoot().DescendantNodes().OfType<InvocationExpressionSyntax>())
             .Select(call => (Call: call, Name: call.Expression switch
             {
@@ -414,8 +421,10 @@ internal static class Endpoints
             .Where(c => c.Name == methodName)
             .Select(c =>
             {
-                // An extension method called as one: its receiver is the "this" parameter's argument.
-                var asExtension = parameter.This && c.Call.Expression is MemberAccessExpressionSyntax;
+                // An extension method called as one: its receiver is the "this" parameter's argument; called on its own class
+                // (OrdersEndpoints.MapOrders(app.MapGroup("/api"))), it is a static call whose arguments are all its parameters'.
+                var asExtension = parameter.This && c.Call.Expression is MemberAccessExpressionSyntax { Expression: var receiver }
+                    && receiver.ToString().Split('.')[^1] != declaringType;
                 if (asExtension && parameter.Index == 0)
                 {
                     return Prefix(((MemberAccessExpressionSyntax)c.Call.Expression).Expression, trees, depth + 1);

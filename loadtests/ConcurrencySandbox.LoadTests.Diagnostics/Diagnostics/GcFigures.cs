@@ -37,7 +37,7 @@ public sealed record GcFigures(double PauseShare, double BytesPerRequest, long P
         {
             return (null, Invariant($"the observer's session lost {eventsLost} runtime event(s), so the GC's counter sums may miss a payload"));
         }
-        var (counted, why) = result.CountedSpanBetween(fromSeconds, toSeconds, gapsLoseNothing: true);
+        var (counted, why) = result.CountedSpanBetween(fromSeconds, toSeconds);
         if (counted is not { Seconds: > 0, Requests: > 0 } span)
         {
             return (null, why);

@@ -9,6 +9,14 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// API's own samples. Per-second counters (completed items, contentions, collections, allocations, CPU) are summed
 /// from the first sample into running totals; what the counters do not carry (the pool's minimum and maximum, OS threads, the sandbox meter) is 0.
 /// </summary>
+/// <remarks>
+/// Each row is placed where the runtime wrote its sample, not where the runner read it: the runtime's clock
+/// (<see cref="RuntimeSample.WrittenSeconds"/>) put on the runner's by the least delay any sample was read with, so a
+/// second read late (the runner's threads busy) moves no row and the requests counted between two rows are those of the
+/// seconds the counters measured. The CPU time is each cpu-usage reading over its own IntervalSec
+/// (<see cref="RuntimeSample.CpuIntervalSeconds"/>), and the seconds those intervals cover are kept beside it
+/// (<see cref="TelemetryRow.CpuCoveredSeconds"/>), so a span missing a payload says so (<see cref="VariantResult.CountedSpanBetween"/>).
+/// </remarks>
 internal static class ObservedTelemetry
 {
     private const double BytesPerMegabyte = 1_000_000;
@@ -16,12 +24,16 @@ internal static class ObservedTelemetry
     public static IReadOnlyList<TelemetryRow> Rows(VariantKey variant, long startedTimestamp, IReadOnlyList<RuntimeSample> samples, int processorCount)
     {
         var rows = new List<TelemetryRow>();
-        double completed = 0, contentions = 0, gen0 = 0, gen1 = 0, gen2 = 0, allocated = 0, cpuMs = 0, pausedMs = 0;
-        long? previous = null;
+        if (samples.Count == 0)
+        {
+            return rows;
+        }
+        // The runner's timestamp of the runtime's clock's zero: each sample was read at least as long after it was written
+        // as the one read soonest.
+        var clockZero = samples.Min(s => s.Timestamp - Ticks(s.WrittenSeconds));
+        double completed = 0, contentions = 0, gen0 = 0, gen1 = 0, gen2 = 0, allocated = 0, cpuMs = 0, pausedMs = 0, coveredSeconds = 0;
         foreach (var sample in samples)
         {
-            var intervalSeconds = previous is { } p ? Stopwatch.GetElapsedTime(p, sample.Timestamp).TotalSeconds : 1;
-            previous = sample.Timestamp;
             completed += sample[RuntimeObserver.CompletedItems] ?? 0;
             contentions += sample[RuntimeObserver.LockContentions] ?? 0;
             gen0 += sample[RuntimeObserver.Gen0Collections] ?? 0;
@@ -29,18 +41,21 @@ internal static class ObservedTelemetry
             gen2 += sample[RuntimeObserver.Gen2Collections] ?? 0;
             allocated += sample[RuntimeObserver.AllocationBytes] ?? 0;
             pausedMs += sample[RuntimeObserver.GcPauseMs] ?? 0;
-            // cpu-usage is a share of all the process's processors.
+            // cpu-usage is a share of all the process's processors over its payload's interval; a missing payload adds
+            // neither CPU nor covered seconds.
             var cpuPercent = sample[RuntimeObserver.CpuPercent] ?? 0;
+            var intervalSeconds = sample.CpuIntervalSeconds ?? 0;
             cpuMs += cpuPercent / 100 * processorCount * intervalSeconds * 1000;
-            if (sample.Timestamp < startedTimestamp)
+            coveredSeconds += intervalSeconds;
+            var written = clockZero + Ticks(sample.WrittenSeconds);
+            if (written < startedTimestamp)
             {
                 continue;
             }
-            var elapsedSeconds = Stopwatch.GetElapsedTime(startedTimestamp, sample.Timestamp).TotalSeconds;
             var snapshot = new RuntimeSnapshot(
-                DateTimeOffset.UtcNow - Stopwatch.GetElapsedTime(sample.Timestamp),
+                DateTimeOffset.UtcNow - Stopwatch.GetElapsedTime(written),
                 // Since the observer's first sample, not the process's start: readers use the span between two rows.
-                Stopwatch.GetElapsedTime(samples[0].Timestamp, sample.Timestamp).TotalSeconds,
+                sample.WrittenSeconds - samples[0].WrittenSeconds,
                 processorCount,
                 new ThreadPoolTelemetry((int)(sample[RuntimeObserver.ThreadCount] ?? 0), (long)(sample[RuntimeObserver.QueueLength] ?? 0), (long)completed, 0, 0),
                 new GCTelemetry((int)gen0, (int)gen1, (int)gen2, (long)allocated, (long)((sample[RuntimeObserver.HeapSizeMb] ?? 0) * BytesPerMegabyte), pausedMs),
@@ -49,8 +64,10 @@ internal static class ObservedTelemetry
                 (long)(sample[RuntimeObserver.CurrentRequests] ?? 0),
                 (long)(sample[RuntimeObserver.TotalRequests] ?? 0),
                 default(SandboxTelemetry));
-            rows.Add(new TelemetryRow(variant, elapsedSeconds, snapshot));
+            rows.Add(new TelemetryRow(variant, Stopwatch.GetElapsedTime(startedTimestamp, written).TotalSeconds, snapshot) { CpuCoveredSeconds = coveredSeconds });
         }
         return rows;
     }
+
+    private static long Ticks(double seconds) => (long)Math.Round(seconds * Stopwatch.Frequency);
 }

@@ -9,12 +9,20 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
 /// <summary>
 /// One second of the target's runtime counters as dotnet-counters names them (System.Runtime EventCounters, e.g.
-/// "threadpool-thread-count"), stamped with the runner's <see cref="Stopwatch"/> when the first of them arrived.
-/// A rate counter (completed items, contentions, collections, allocations) holds its increment over the second.
+/// "threadpool-thread-count"), stamped with the runner's <see cref="Stopwatch"/> when the first of them arrived and with
+/// the runtime's own clock when it was written (<paramref name="WrittenSeconds"/>, seconds since the session began: a
+/// busy runner reads a second late, the runtime wrote it on time). A rate counter (completed items, contentions,
+/// collections, allocations) holds its increment since the payload before.
 /// </summary>
-public sealed record RuntimeSample(long Timestamp, IReadOnlyDictionary<string, double> Counters)
+public sealed record RuntimeSample(long Timestamp, double WrittenSeconds, IReadOnlyDictionary<string, double> Counters)
 {
     public double? this[string counter] => Counters.TryGetValue(counter, out var value) ? value : null;
+
+    /// <summary>
+    /// The cpu-usage payload's IntervalSec: the seconds the runtime measured that mean over, since its publish before (a
+    /// late timer gives a longer one, so a late second's CPU is in this reading, not lost). Null when the payload is missing.
+    /// </summary>
+    public double? CpuIntervalSeconds { get; init; }
 }
 
 /// <summary>A ThreadPoolWorkerThreadAdjustment/Adjustment event: the pool moved to <paramref name="NewWorkerThreadCount"/> threads for <paramref name="Reason"/>.</summary>
@@ -44,7 +52,13 @@ public sealed class RuntimeObserver : IAsyncDisposable
     public const string Gen1Collections = "gen-1-gc-count";
     public const string Gen2Collections = "gen-2-gc-count";
     public const string AllocationBytes = "alloc-rate";
+
+    /// <summary>
+    /// The process's CPU time (user + kernel, every thread) over the payload's IntervalSec, as a percent of all its
+    /// processors: the runtime's CPU time since its poll before, over the wall time since then, divided by Environment.ProcessorCount.
+    /// </summary>
     public const string CpuPercent = "cpu-usage";
+
     public const string WorkingSetMb = "working-set";
 
     /// <summary>The time the GC paused the process over the second, in ms (.NET 7+): what the GC's share of a step is read from.</summary>
@@ -87,6 +101,8 @@ public sealed class RuntimeObserver : IAsyncDisposable
     private readonly List<ThreadAdjustment> _adjustments = [];
     private Dictionary<string, double>? _pending;
     private long _pendingTimestamp;
+    private double _pendingWrittenSeconds;
+    private double? _pendingCpuIntervalSeconds;
     private volatile bool _stopping;
     private EventPipeEventSource? _source;
     private int _disposed;
@@ -327,8 +343,15 @@ public sealed class RuntimeObserver : IAsyncDisposable
             {
                 _pending = [];
                 _pendingTimestamp = Stopwatch.GetTimestamp();
+                // Both providers' counter groups are enabled by this one session and polled by the runtime's one poller
+                // thread, so a second's payloads are written within milliseconds of each other.
+                _pendingWrittenSeconds = e.TimeStampRelativeMSec / 1000;
             }
             _pending[name] = value;
+            if (name == CpuPercent)
+            {
+                _pendingCpuIntervalSeconds = Convert.ToDouble(payload["IntervalSec"], System.Globalization.CultureInfo.InvariantCulture);
+            }
             if (_pending.Count == Wanted.Count)
             {
                 Flush();
@@ -387,9 +410,10 @@ public sealed class RuntimeObserver : IAsyncDisposable
     {
         if (_pending is { Count: > 0 })
         {
-            _samples.Add(new RuntimeSample(_pendingTimestamp, _pending));
+            _samples.Add(new RuntimeSample(_pendingTimestamp, _pendingWrittenSeconds, _pending) { CpuIntervalSeconds = _pendingCpuIntervalSeconds });
         }
         _pending = null;
+        _pendingCpuIntervalSeconds = null;
     }
 
     /// <summary>Whether the process is gone within a second: a killed process closes its channel a moment before it is reaped.</summary>

@@ -53,7 +53,16 @@ public sealed record SentSummary(long Completed, double CompletedSumMs, long Tim
 }
 
 /// <summary>One telemetry sample taken while a variant ran.</summary>
-public sealed record TelemetryRow(VariantKey Variant, double ElapsedSeconds, RuntimeSnapshot Snapshot);
+public sealed record TelemetryRow(VariantKey Variant, double ElapsedSeconds, RuntimeSnapshot Snapshot)
+{
+    /// <summary>
+    /// For a row of the runtime's counters (<see cref="IOutOfBandTelemetry"/>): the seconds its CPU readings cover since the
+    /// observer's first sample, a running total beside <see cref="ProcessTelemetry.CpuTimeMs"/> (each reading is a mean
+    /// over an interval of its own, and a lost one leaves its interval out). Null for a row the API served, whose CPU
+    /// time is the process's own running total and misses nothing between two rows.
+    /// </summary>
+    public double? CpuCoveredSeconds { get; init; }
+}
 
 /// <summary>
 /// The first and the last telemetry sample taken while a variant's load ran, and the requests that ended between them:
@@ -151,37 +160,39 @@ public sealed record VariantResult(
     }
 
     /// <summary>
-    /// The longest time between two telemetry samples that <see cref="CountedSpan"/> accepts, unless its figure's totals
-    /// carry a gap whole (<see cref="CountedSpanBetween"/>): the observer's CPU time is its cpu-usage reading times the
-    /// time between two samples, which a sample stamped late by a busy runner stretches.
+    /// How much shorter than the time between two counter rows the runtime's CPU readings between them may add up to
+    /// (<see cref="TelemetryRow.CpuCoveredSeconds"/>) before the span counts as missing a payload. Half the counters'
+    /// one-second interval: a lost payload takes a whole interval (at least a second; the runtime's timer never fires more
+    /// than a millisecond early), while a row's time and its reading's interval differ only by the moment between the
+    /// runtime's poll and its write, milliseconds even when the poller thread is preempted.
     /// </summary>
-    public const double LongestCountedGapSeconds = 1.5;
+    public const double CpuCoverageToleranceSeconds = 0.5;
 
     /// <summary>
     /// The span a per-request CPU or allocation figure is read over: the samples taken while the load ran (the observer
     /// samples on after it ends, and those seconds would add idle time), the requests that ended between the first and
-    /// the last. Null when they span less than a second, two lie more than <see cref="LongestCountedGapSeconds"/>
-    /// apart, or no request ended between them.
+    /// the last. Null when they span less than a second, their CPU readings do not cover it, or no request ended between them.
     /// </summary>
     public CountedSpan? CountedSpan() => CountedSpanBetween(double.NegativeInfinity, ElapsedSeconds).Span;
 
     /// <summary>
     /// The counted span (<see cref="CountedSpan()"/>) of the samples taken from <paramref name="fromSeconds"/> to
     /// <paramref name="toSeconds"/> (one step of a stepped load), or why there is none: the reason a figure read over it
-    /// is "n/a", never 0. With <paramref name="gapsLoseNothing"/> (a figure whose totals a late sample carries whole: the
-    /// runtime's GC counters, each payload the growth of a running total since the one before), samples further apart
-    /// than <see cref="LongestCountedGapSeconds"/> still count.
+    /// is "n/a", never 0. However far apart the samples: the observer's rows carry each CPU reading over its own interval
+    /// and are placed where the runtime wrote them, the API's carry running totals; only CPU readings that do not cover the
+    /// span (a payload lost: <see cref="CpuCoverageToleranceSeconds"/>) leave it out.
     /// </summary>
-    public (CountedSpan? Span, string? NoSpanBecause) CountedSpanBetween(double fromSeconds, double toSeconds, bool gapsLoseNothing = false)
+    public (CountedSpan? Span, string? NoSpanBecause) CountedSpanBetween(double fromSeconds, double toSeconds)
     {
         var during = Telemetry.Where(t => t.ElapsedSeconds >= fromSeconds && t.ElapsedSeconds <= Math.Min(toSeconds, ElapsedSeconds)).ToList();
         if (during.Count < 2 || during[^1].ElapsedSeconds - during[0].ElapsedSeconds < 1)
         {
             return (null, Invariant($"{during.Count} counter sample(s) over {(during.Count < 2 ? 0 : during[^1].ElapsedSeconds - during[0].ElapsedSeconds):0.#} s: too few to read a rate"));
         }
-        if (!gapsLoseNothing && during.Zip(during.Skip(1), (a, b) => b.ElapsedSeconds - a.ElapsedSeconds).Max() is var gap && gap > LongestCountedGapSeconds)
+        var seconds = during[^1].ElapsedSeconds - during[0].ElapsedSeconds;
+        if (during[^1].CpuCoveredSeconds - during[0].CpuCoveredSeconds is { } covered && seconds - covered > CpuCoverageToleranceSeconds)
         {
-            return (null, Invariant($"counter samples {gap:0.#} s apart, more than the {LongestCountedGapSeconds} s a CPU figure is read over"));
+            return (null, Invariant($"the runtime's CPU readings cover {covered:0.#} s of the {seconds:0.#} s between its counter samples: a payload was lost"));
         }
         var requests = EndedBetween(during[0].ElapsedSeconds, during[^1].ElapsedSeconds);
         return requests > 0 ? (new CountedSpan(during[0], during[^1], requests), null) : (null, "no request ended between its counter samples");

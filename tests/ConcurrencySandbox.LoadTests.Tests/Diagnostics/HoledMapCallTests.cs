@@ -62,7 +62,7 @@ public sealed class HoledMapCallTests : IDisposable
         var source = Path.Combine(_folder, $"Program{seed}.cs");
         File.WriteAllText(source, service.Source);
         var assembly = Path.Combine(_folder, $"Loops{seed}.dll");
-        ServedCodeTests.Compile(source, assembly);
+        ServedCodeTests.Compile([source], assembly);
         using var module = ModuleSource.Open(assembly)!;
         var code = new ApplicationCode([module]);
         var route = $"GET {service.Route}";

@@ -6,7 +6,7 @@ namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
 public sealed class ObservedTelemetryTests
 {
-    private static RuntimeSample At(long timestamp, double completed, double allocated, double threads) => new(timestamp, new Dictionary<string, double>
+    private static RuntimeSample At(long timestamp, double completed, double allocated, double threads) => new(timestamp, (double)timestamp / Stopwatch.Frequency, new Dictionary<string, double>
     {
         [RuntimeObserver.CompletedItems] = completed,
         [RuntimeObserver.AllocationBytes] = allocated,
@@ -28,6 +28,74 @@ public sealed class ObservedTelemetryTests
         Assert.Equal([3, 5], rows.Select(r => r.Snapshot.ThreadPool.ThreadCount));
         Assert.Equal([1.0, 2.0], rows.Select(r => r.Snapshot.UptimeSeconds));
         Assert.All(rows, r => Assert.Equal(2_500_000, r.Snapshot.GC.HeapSizeBytes));
+    }
+
+    /// <summary>
+    /// Seconds the runtime wrote on time and a busy runner read 1.2-3 s apart (<see cref="SeededCounters.ReadLate"/>): the
+    /// rows are placed where the runtime wrote them and each reading counts over its own interval, so they are the on-time
+    /// series' rows, and their CPU is each second's reading over its second (read over the arrival gaps, or refused for
+    /// samples over 1.5 s apart, before).
+    /// </summary>
+    [Fact]
+    public void SecondsReadLateGiveTheRowsAndTheCpuOfSecondsReadOnTime()
+    {
+        var onTime = SeededCounters.Run("sync", SeededCounters.OnTime());
+        var readLate = SeededCounters.Run("sync", SeededCounters.ReadLate());
+
+        // Every field but the wall-clock stamp, which is taken as the rows are built.
+        static TelemetryRow Unstamped(TelemetryRow row) => row with { Snapshot = row.Snapshot with { Timestamp = default } };
+        Assert.Equal(onTime.Telemetry.Select(Unstamped), readLate.Telemetry.Select(Unstamped));
+        Assert.Equal(Enumerable.Range(0, 11).Select(t => (double)t), readLate.Telemetry.Select(r => Math.Round(r.ElapsedSeconds, 9)));
+        var span = readLate.CountedSpan();
+        Assert.NotNull(span);
+        Assert.Equal(SeededCounters.CpuMs, span.Growth(s => s.Process.CpuTimeMs), 6);
+        Assert.Equal(SeededCounters.CpuMs / 200, span.PerRequest(s => s.Process.CpuTimeMs), 9);
+    }
+
+    /// <summary>The runtime's timer late (<see cref="SeededCounters.WrittenLate"/>): the next reading's longer interval carries the late second's CPU.</summary>
+    [Fact]
+    public void ALateTimersSecondIsInTheNextReadingsIntervalNotLost()
+    {
+        var run = SeededCounters.Run("sync", SeededCounters.WrittenLate());
+
+        var (span, why) = run.CountedSpanBetween(double.NegativeInfinity, run.ElapsedSeconds);
+
+        Assert.Null(why);
+        Assert.Equal(SeededCounters.CpuMs, span!.Growth(s => s.Process.CpuTimeMs), 6);
+        Assert.Equal(10, span.Growth(s => s.GC.TotalAllocatedBytes) / 1_000_000, 9);
+    }
+
+    /// <summary>
+    /// One figure, one definition: a row's CPU percent (what the live page and "process CPU at the peak" show) is the
+    /// reading its CPU time (what CPU per request is read from) grew by over the time since the row before, on the
+    /// observer's processors, however late the rows were read.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void ARowsCpuPercentIsTheReadingItsCpuTimeGrewByOverTheTimeSinceTheRowBefore(bool writtenLate)
+    {
+        var rows = SeededCounters.Run("sync", writtenLate ? SeededCounters.WrittenLate() : SeededCounters.ReadLate()).Telemetry;
+
+        Assert.All(rows.Zip(rows.Skip(1)), pair => Assert.Equal(
+            pair.Second.Snapshot.Process.CpuPercent / 100 * SeededCounters.ProcessorCount * 1000 * (pair.Second.ElapsedSeconds - pair.First.ElapsedSeconds),
+            pair.Second.Snapshot.Process.CpuTimeMs - pair.First.Snapshot.Process.CpuTimeMs, 6));
+    }
+
+    /// <summary>A second lost whole, or its cpu-usage payload lost: the readings cover 9 s of the 10 between the rows, and the counted span says so rather than count the second as idle.</summary>
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void ACountedSpanMissingAPayloadIsRefusedAndSaysWhy(bool wholeSecond)
+    {
+        var run = SeededCounters.Run("sync", wholeSecond ? SeededCounters.SecondLost() : SeededCounters.CpuPayloadLost());
+
+        var (span, why) = run.CountedSpanBetween(double.NegativeInfinity, run.ElapsedSeconds);
+
+        Assert.Null(span);
+        Assert.Equal("the runtime's CPU readings cover 9 s of the 10 s between its counter samples: a payload was lost", why);
+        // The seconds either side of the lost one still count.
+        Assert.NotNull(run.CountedSpanBetween(6, 10).Span);
     }
 
     [Theory]

@@ -1,5 +1,6 @@
 using System.Diagnostics.Tracing;
 using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Engine;
 using Microsoft.Diagnostics.NETCore.Client;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
@@ -122,6 +123,26 @@ public sealed class RuntimeObserverTests
 
     private static string State(RuntimeObserver observer) =>
         $"lost={observer.LostReason}; samples: {string.Join(" | ", observer.Samples.Select(s => $"threads {s[RuntimeObserver.ThreadCount]} queue {s[RuntimeObserver.QueueLength]} requests {s[RuntimeObserver.CurrentRequests]}"))}";
+
+    /// <summary>
+    /// What the CPU rows are built on (<see cref="ObservedTelemetry"/>): each cpu-usage reading carries the interval the
+    /// runtime measured it over, and with no payload lost those intervals add up to the time between the samples on the
+    /// runtime's own clock, whenever the runner read them.
+    /// </summary>
+    [Fact]
+    public async Task EachCpuReadingCarriesItsIntervalAndTheIntervalsCoverTheRuntimesClock()
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        await using var observer = await RuntimeObserver.AttachAsync(DiagnosticsChannel.OfProcess(service.ProcessId), CancellationToken.None);
+        await Eventually.TrueAsync(() => observer.Samples.Count >= 5, "five samples");
+
+        var samples = observer.Samples;
+        Assert.Equal(0, observer.EventsLost);
+        Assert.All(samples, s => Assert.True(s.CpuIntervalSeconds >= 0.9, $"an interval of about the requested second or more, got {s.CpuIntervalSeconds}"));
+        Assert.All(samples.Zip(samples.Skip(1)), pair => Assert.True(pair.Second.WrittenSeconds > pair.First.WrittenSeconds, "the runtime's clock advances"));
+        var covered = samples.Skip(1).Sum(s => s.CpuIntervalSeconds!.Value);
+        Assert.InRange(covered - (samples[^1].WrittenSeconds - samples[0].WrittenSeconds), -VariantResult.CpuCoverageToleranceSeconds, VariantResult.CpuCoverageToleranceSeconds);
+    }
 
     [Fact]
     public async Task AnObserverThatLosesTheProcessEndsItsSeriesAndSaysSo()

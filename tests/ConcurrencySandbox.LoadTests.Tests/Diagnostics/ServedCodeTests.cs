@@ -190,7 +190,7 @@ public sealed class ServedCodeTests : IDisposable
         _source = Path.Combine(_folder, "Program.cs");
         File.WriteAllText(_source, Source);
         _assembly = Path.Combine(_folder, "Shop.dll");
-        Compile(_source, _assembly);
+        Compile([_source], _assembly);
     }
 
     [Fact]
@@ -331,17 +331,20 @@ public sealed class ServedCodeTests : IDisposable
         return File.ReadAllLines(line.File)[line.Line - 1];
     }
 
-    /// <summary>The source compiled as a Release web app against the shared frameworks this test runs on, with a portable PDB beside it.</summary>
-    internal static void Compile(string source, string assembly)
+    /// <summary>
+    /// The sources compiled as a Release web app (or a class library, <paramref name="kind"/>) against the shared frameworks
+    /// this test runs on and the <paramref name="libraries"/> compiled before it, with a portable PDB beside it.
+    /// </summary>
+    internal static void Compile(IReadOnlyList<string> sources, string assembly, OutputKind kind = OutputKind.ConsoleApplication, params string[] libraries)
     {
         var core = Path.GetDirectoryName(typeof(object).Assembly.Location)!;
         var version = Path.GetFileName(core);
         var web = Path.Combine(core, "..", "..", "Microsoft.AspNetCore.App");
         var aspnet = Directory.Exists(Path.Combine(web, version)) ? Path.Combine(web, version) : Directory.GetDirectories(web).Order().Last();
-        var references = Directory.GetFiles(core, "*.dll").Concat(Directory.GetFiles(aspnet, "*.dll")).Where(IsManaged).Select(p => MetadataReference.CreateFromFile(p));
-        var tree = CSharpSyntaxTree.ParseText(SourceText.From(File.ReadAllText(source), Encoding.UTF8), new CSharpParseOptions(LanguageVersion.Preview), path: source);
-        var compilation = CSharpCompilation.Create(Path.GetFileNameWithoutExtension(assembly), [tree], references,
-            new CSharpCompilationOptions(OutputKind.ConsoleApplication, optimizationLevel: OptimizationLevel.Release, nullableContextOptions: NullableContextOptions.Enable));
+        var references = Directory.GetFiles(core, "*.dll").Concat(Directory.GetFiles(aspnet, "*.dll")).Where(IsManaged).Concat(libraries).Select(p => MetadataReference.CreateFromFile(p));
+        var trees = sources.Select(source => CSharpSyntaxTree.ParseText(SourceText.From(File.ReadAllText(source), Encoding.UTF8), new CSharpParseOptions(LanguageVersion.Preview), path: source));
+        var compilation = CSharpCompilation.Create(Path.GetFileNameWithoutExtension(assembly), trees, references,
+            new CSharpCompilationOptions(kind, optimizationLevel: OptimizationLevel.Release, nullableContextOptions: NullableContextOptions.Enable));
         var pdb = Path.ChangeExtension(assembly, ".pdb");
         using var dll = File.Create(assembly);
         using var symbols = File.Create(pdb);

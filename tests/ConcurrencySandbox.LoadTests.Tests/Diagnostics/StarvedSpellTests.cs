@@ -429,14 +429,16 @@ public sealed class StarvedSpellTests
     [Fact]
     public void CpuPerRequestIsReadOverTheLoadsSamplesAndALostSecondLeavesItAndTheAsyncCapacityOut()
     {
-        // A sample half a second into each second, 100 CPU ms more at each; 10 requests end in each second's interval.
+        // The observer's rows: a sample half a second into each second, 100 CPU ms more at each, each CPU reading covering
+        // its second; 10 requests end in each second's interval.
         var run = Run(users: 10, threads: [4, 4, 4, 4, 4], queued: [0, 0, 0, 0, 0]);
-        run = run with { Telemetry = [.. run.Telemetry.Select((t, i) => t with { Snapshot = t.Snapshot with { ProcessorCount = 2, Process = new ProcessTelemetry(100 * i, 0, 0, 0) } })] };
+        run = run with { Telemetry = [.. run.Telemetry.Select((t, i) => t with { Snapshot = t.Snapshot with { ProcessorCount = 2, Process = new ProcessTelemetry(100 * i, 0, 0, 0) }, CpuCoveredSeconds = i })] };
         var idleAfter = new TelemetryRow(run.Key, 5.5, run.Telemetry[^1].Snapshot with { Process = new ProcessTelemetry(900, 0, 0, 0) });
 
         // 0.5 s to 4.5 s: 400 CPU ms over the 40 requests that ended then; the sample past the run's end adds nothing.
         Assert.Equal(10, VariantObserver.Diagnose(run with { Telemetry = [.. run.Telemetry, idleAfter] }, null, [])!.Inputs.CpuMsPerRequest!.Value, precision: 9);
-        var lost = VariantObserver.Diagnose(run with { Telemetry = [.. run.Telemetry.Where(t => t.ElapsedSeconds != 2.5)] }, null, [])!;
+        // The 2.5 s sample lost: its second's reading is in no row after it, so the readings cover 3 of the 4 s.
+        var lost = VariantObserver.Diagnose(run with { Telemetry = [.. run.Telemetry.Where(t => t.ElapsedSeconds != 2.5).Select(t => t.ElapsedSeconds > 2.5 ? t with { CpuCoveredSeconds = t.CpuCoveredSeconds - 1 } : t)] }, null, [])!;
         Assert.Null(lost.Inputs.CpuMsPerRequest);
         Assert.Null(lost.AsyncCapacity);
     }

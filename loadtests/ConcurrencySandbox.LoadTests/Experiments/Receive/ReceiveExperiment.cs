@@ -16,11 +16,20 @@ internal sealed record ReceiveSettings(int Messages, int MessageBytes, int Inter
 /// <param name="CpuMsPerRequest">Process CPU time (every thread: HTTP, sender, receiver, GC) between the first and the last sample taken while the load ran, per request that ended between them.</param>
 internal sealed record ReceiveUsage(double CpuMsPerRequest, double AllocatedBytesPerRequest, double AllocatedBytesPerSecond)
 {
-    /// <summary>Null when the run has no span to count over (<see cref="VariantResult.CountedSpan"/>: samples at least a second apart while it ran, none lost, requests ended).</summary>
-    public static ReceiveUsage? Of(VariantResult result) =>
-        result.CountedSpan() is { } span
-            ? new ReceiveUsage(span.PerRequest(s => s.Process.CpuTimeMs), span.PerRequest(s => s.GC.TotalAllocatedBytes), span.Growth(s => s.GC.TotalAllocatedBytes) / span.Seconds)
-            : null;
+    /// <summary>Null when the run has no span to count over (<see cref="Read"/> says why).</summary>
+    public static ReceiveUsage? Of(VariantResult result) => Read(result).Usage;
+
+    /// <summary>
+    /// The usage over the run's counted span (<see cref="VariantResult.CountedSpanBetween"/>: samples at least a second
+    /// apart while it ran, their CPU readings covering the time between them, requests ended), or why there is none.
+    /// </summary>
+    public static (ReceiveUsage? Usage, string? NotReadBecause) Read(VariantResult result)
+    {
+        var (span, why) = result.CountedSpanBetween(double.NegativeInfinity, result.ElapsedSeconds);
+        return span is null
+            ? (null, why)
+            : (new ReceiveUsage(span.PerRequest(s => s.Process.CpuTimeMs), span.PerRequest(s => s.GC.TotalAllocatedBytes), span.Growth(s => s.GC.TotalAllocatedBytes) / span.Seconds), null);
+    }
 }
 
 /// <summary>
@@ -95,11 +104,14 @@ internal sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
 
     public override Finding Assess(IReadOnlyList<VariantResult> results)
     {
-        if (Find(results, ReceiveVariant.PerCall.Name) is not { } perCallResult || ReceiveUsage.Of(perCallResult) is not { } perCall
-            || Find(results, ReceiveVariant.Preallocated.Name) is not { } preallocatedResult || ReceiveUsage.Of(preallocatedResult) is not { } preallocated)
+        var (perCall, perCallWhy) = UsageOf(results, ReceiveVariant.PerCall);
+        var (preallocated, preallocatedWhy) = UsageOf(results, ReceiveVariant.Preallocated);
+        if (perCall is null || preallocated is null)
         {
-            return Finding.NotAssessed(string.Create(CultureInfo.InvariantCulture,
-                $"per-call and preallocated both need completed requests and telemetry samples over at least a second while the load ran, none more than {VariantResult.LongestCountedGapSeconds} s apart."));
+            var why = string.Join("; ", new[] { (Name: ReceiveVariant.PerCall.Name, Why: perCallWhy), (Name: ReceiveVariant.Preallocated.Name, Why: preallocatedWhy) }
+                .Where(v => v.Why is not null).Select(v => $"{v.Name}: {v.Why}"));
+            return Finding.NotAssessed(
+                $"per-call and preallocated both need completed requests and telemetry samples over at least a second while the load ran, their CPU readings covering it ({why}).");
         }
 
         var ratio = perCall.CpuMsPerRequest / preallocated.CpuMsPerRequest;
@@ -114,9 +126,11 @@ internal sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
                 string.Create(CultureInfo.InvariantCulture, $"{perCall.AllocatedBytesPerRequest / settings.Messages:N0} vs {preallocated.AllocatedBytesPerRequest / settings.Messages:N0} bytes")),
         ];
         var causes = string.Join(", ", new[] { ReceiveVariant.Allocating, ReceiveVariant.Spinning }
-            .Select(v => (v.Name, Usage: Find(results, v.Name) is { } r ? ReceiveUsage.Of(r) : null))
-            .Where(c => c.Usage is not null)
-            .Select(c => string.Create(CultureInfo.InvariantCulture, $"{c.Name} alone {c.Usage!.CpuMsPerRequest / preallocated.CpuMsPerRequest:0.00} x")));
+            .Where(v => Find(results, v.Name) is not null)
+            .Select(v => (v.Name, Read: UsageOf(results, v)))
+            .Select(c => c.Read.Usage is { } usage
+                ? string.Create(CultureInfo.InvariantCulture, $"{c.Name} alone {usage.CpuMsPerRequest / preallocated.CpuMsPerRequest:0.00} x")
+                : $"{c.Name} not read ({c.Read.NotReadBecause})"));
         var causesText = causes.Length > 0 ? $"; {causes}" : string.Empty;
         var detail = string.Create(
             CultureInfo.InvariantCulture,
@@ -127,6 +141,10 @@ internal sealed class ReceiveExperiment(ReceiveSettings settings) : Experiment
             ? new Finding(Outcome.Reproduced, comparisons, detail)
             : new Finding(Outcome.NotReproduced, comparisons, detail + string.Create(CultureInfo.InvariantCulture, $" Below the {EffectRatio:0.00} x that would show the seed's effect."))) with { Figure = figure };
     }
+
+    /// <summary>A variant's usage (<see cref="ReceiveUsage.Read"/>), or why there is none, "not run" among the reasons.</summary>
+    private static (ReceiveUsage? Usage, string? NotReadBecause) UsageOf(IReadOnlyList<VariantResult> results, ReceiveVariant variant) =>
+        Find(results, variant.Name) is { } result ? ReceiveUsage.Read(result) : (null, "not run");
 
     private static ReceiveExperiment Create(OptionValues values)
     {

@@ -315,6 +315,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             BusySite = runNotBlock && sites?.TopBusy is { } busy ? sites.Describe(busy) : null,
             NoneSampledBlocked = noneBlocked,
             HoldMs = result.Total.MinMs,
+            HoldIsLowerBound = result.Total.Min.IsLowerBound,
             CpuMsPerRequest = cpuMsPerRequest,
             ProcessorCount = last.ProcessorCount,
             LoadUnit = result.LoadUnit,

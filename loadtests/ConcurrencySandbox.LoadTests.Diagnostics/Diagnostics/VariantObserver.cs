@@ -93,12 +93,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// <summary>The pool's adjustments seen so far in the variant (for the live page), placed on its time axis.</summary>
     public IReadOnlyList<AdjustmentMark> Marks() => MarksSince(_startedTimestamp);
 
-    private List<AdjustmentMark> MarksSince(long startedTimestamp) =>
-    [
-        .. observer.Adjustments
-            .Where(a => a.Timestamp >= startedTimestamp)
-            .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Timestamp).TotalSeconds, a.NewWorkerThreadCount, a.Reason)),
-    ];
+    private IReadOnlyList<AdjustmentMark> MarksSince(long startedTimestamp) => ObservedTelemetry.Marks(startedTimestamp, observer.Samples, observer.Adjustments);
 
     /// <summary>Called with each interval row: the first one at the peak load starts the stack sample.</summary>
     public void OnInterval(IntervalRow row, CancellationToken cancellationToken)

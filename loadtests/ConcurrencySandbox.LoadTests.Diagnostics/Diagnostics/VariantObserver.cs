@@ -301,14 +301,16 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             StarvationDiagnosis.Growth(threads),
             result.PeakQueue ?? 0,
             marks.Count(m => m.Reason == PoolSample.StarvationReason),
-            sites?.Top is { } top ? sites.Describe(top) : null)
+            sites?.DescribeHolding())
         {
             Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, sites, causes), result.Sent),
             BlockingMethod = sites?.MethodToChange,
+            AlsoBlocking = sites is null ? [] : [.. sites.Holding.Skip(1).Select(BlockingSites.MethodOf)],
             BlockingCandidates = sites?.Top?.Source?.Candidates ?? 1,
             BusySite = runNotBlock && sites?.TopBusy is { } busy ? sites.Describe(busy) : null,
             NoneSampledBlocked = noneBlocked,
             HoldMs = result.Total.MinMs,
+            HoldIsLowerBound = result.Total.Min.IsLowerBound,
             CpuMsPerRequest = cpuMsPerRequest,
             ProcessorCount = last.ProcessorCount,
             LoadUnit = result.LoadUnit,

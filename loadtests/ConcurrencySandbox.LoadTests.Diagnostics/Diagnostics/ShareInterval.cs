@@ -9,14 +9,13 @@ public readonly record struct ShareInterval(double Low, double High)
     private const double Z = 1.96;
 
     /// <summary>The interval of <paramref name="count"/> of <paramref name="total"/>; 0..1 when nothing was counted.</summary>
-    public static ShareInterval Of(int count, int total)
+    public static ShareInterval Of(int count, int total) => total <= 0 ? new ShareInterval(0, 1) : Of((double)count / total, total);
+
+    /// <summary>The interval of a share <paramref name="share"/> (0..1) measured over <paramref name="total"/> samples (more than 0).</summary>
+    public static ShareInterval Of(double share, int total)
     {
-        if (total <= 0)
-        {
-            return new ShareInterval(0, 1);
-        }
         var n = (double)total;
-        var share = count / n;
+        share = Math.Clamp(share, 0, 1);
         var centre = share + (Z * Z / (2 * n));
         var spread = Z * Math.Sqrt((share * (1 - share) / n) + (Z * Z / (4 * n * n)));
         var scale = 1 + (Z * Z / n);

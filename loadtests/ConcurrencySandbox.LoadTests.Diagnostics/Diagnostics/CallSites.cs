@@ -129,6 +129,13 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
         var note = string.Join("; ", new[] { leaf.Method.Module.PdbNote, unplaced, route is null && background is null ? served.NoRoute(handlerFrame is not null) : null }.OfType<string>()) is { Length: > 0 } said ? said : null;
         if (found.Count == 0)
         {
+            // The frame only passes the request on (an endpoint filter, a middleware awaiting next) into a delegate ASP.NET
+            // Core compiled, which the JIT inlined the handler into: what the loaded endpoint runs is searched, as with no frame.
+            if (stack.Frames.Take(user).Any(f => f.StartsWith(CompiledDelegate, StringComparison.Ordinal) || f.StartsWith(RequestPipeline, StringComparison.Ordinal))
+                && NamedInlinedAway(stack, appModules, passedOnBy: userName) is { } passedOn)
+            {
+                return passedOn;
+            }
             // The statement's IL shows no blocking call (the offset fell beside it): the frame and its statement's line.
             return new BlockingCall(userName, primitive ?? Unknown(below), statement?.Line, route, handler, null, note) { CalledFrom = above, Background = background, Queued = queued is not null };
         }
@@ -181,7 +188,8 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
         return call with { RouteCheck = check, Note = disagreed ? string.Join("; ", new[] { call.Note, check }.OfType<string>()) : call.Note };
     }
 
-    private BlockingCall? NamedInlinedAway(ThreadStack stack, IReadOnlyCollection<string> appModules)
+    /// <param name="passedOnBy">The application's frame nearest the wait when it only passed the request on (see <see cref="Named"/>); null when no frame of the application is on the stack.</param>
+    private BlockingCall? NamedInlinedAway(ThreadStack stack, IReadOnlyCollection<string> appModules, string? passedOnBy = null)
     {
         var rootFirst = stack.Frames.Reverse().Select(SourceNames.Describe).ToList();
         var entry = rootFirst.FindIndex(f => BlockingPrimitive.Match(f) is not null);
@@ -210,6 +218,8 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             ? "ASP.NET Core's compiled request delegate"
             : rootFirst[entry - 1];
         var scope = reach.Count > 0 ? served.Scope(inRequest) : $"the application ({served.Unscoped(inRequest)})";
+        var why = passedOnBy is null ? "no frame of the application is on the stack"
+            : $"the application's frame nearest the wait, {passedOnBy}, only passes the request on (its statement makes no blocking call), and the JIT inlined what it called into {inliner}";
         var pdb = callers[0].Method.Module.PdbNote is { } pdbNote ? $"; {pdbNote}" : "";
         var backgrounds = callers.Select(c => inRequest ? null : served.BackgroundOf(reach, c.Method)).Distinct().ToList();
         var routes = callers.Select(c => inRequest ? served.RouteOf(reach, c.Method) : served.BackgroundOf(reach, c.Method) is null ? served.QueuedBy(c.Method) : null).Distinct().ToList();
@@ -221,7 +231,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             // The stack shows the wait the JIT inlined the call into; the one call that makes it says which it was.
             var named = primitive == BlockingPrimitive.TaskWait ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive;
             return new BlockingCall(step.Method, named, step.Line, routes[0], null, inliner,
-                $"no frame of the application is on the stack: {step.Method} is the one method of {scope} whose IL makes this call{pdb}{noRoute}")
+                $"{why}: {step.Method} is the one method of {scope} whose IL makes this call{pdb}{noRoute}")
             {
                 CalledFrom = reach.ContainsKey(method) ? ApplicationCode.PathUp(reach, method) : [],
                 Background = backgrounds[0],
@@ -231,7 +241,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
         // Several make the call and the stack cannot say which did: all of them, each with its line, and a route only when they share it.
         var listed = callers.Select(c => c.Step).ToList();
         return new BlockingCall($"one of {listed.Count}: {string.Join(", ", listed)}", primitive, null, routes.Count == 1 ? routes[0] : null, null, inliner,
-            $"no frame of the application is on the stack and {listed.Count} methods of {scope} make this call, so which one blocked is not known{Unregistered(served)}{pdb}")
+            $"{why}, and {listed.Count} methods of {scope} make this call, so which one blocked is not known{Unregistered(served)}{pdb}")
         {
             Candidates = listed.Count,
             Listed = listed,

@@ -260,6 +260,21 @@ public static class DiagnosisBenchmark
         return string.Join('\n', lines);
     }
 
+    /// <summary>A generated project's file: <paramref name="sdk"/>, net10.0 with nullable, implicit usings and a portable PDB, and <paramref name="items"/>.</summary>
+    internal static string Project(string sdk, IReadOnlyList<string> items) => $"""
+        <Project Sdk="{sdk}">
+          <PropertyGroup>
+            <TargetFramework>net10.0</TargetFramework>
+            <Nullable>enable</Nullable>
+            <ImplicitUsings>enable</ImplicitUsings>
+            <DebugType>portable</DebugType>
+          </PropertyGroup>
+          <ItemGroup>
+        {string.Concat(items.Select(i => $"    {i}\n"))}  </ItemGroup>
+        </Project>
+
+        """;
+
     private static async Task WriteAsync(string root, IReadOnlyList<(string Name, IReadOnlyDictionary<string, string> Files)> services)
     {
         // Nothing above the corpus: no repository's build rules or package versions reach the generated projects.
@@ -268,16 +283,9 @@ public static class DiagnosisBenchmark
         foreach (var service in services)
         {
             var folder = Directory.CreateDirectory(Path.Combine(root, service.Name)).FullName;
-            await File.WriteAllTextAsync(Path.Combine(folder, $"{service.Name}.csproj"), """
-                <Project Sdk="Microsoft.NET.Sdk.Web">
-                  <PropertyGroup>
-                    <TargetFramework>net10.0</TargetFramework>
-                    <Nullable>enable</Nullable>
-                    <ImplicitUsings>enable</ImplicitUsings>
-                    <DebugType>portable</DebugType>
-                  </PropertyGroup>
-                </Project>
-                """);
+            // A project among the service's files (a class library beside it, "../NameLib/NameLib.csproj") is referenced by it.
+            await File.WriteAllTextAsync(Path.Combine(folder, $"{service.Name}.csproj"),
+                Project("Microsoft.NET.Sdk.Web", [.. service.Files.Keys.Where(f => f.EndsWith(".csproj", StringComparison.Ordinal)).Select(f => $"<ProjectReference Include=\"{f}\" />")]));
             foreach (var (file, text) in service.Files)
             {
                 var path = Path.Combine(folder, file);

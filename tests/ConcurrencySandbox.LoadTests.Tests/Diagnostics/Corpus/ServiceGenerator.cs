@@ -31,6 +31,15 @@ public enum Entry
 
     /// <summary>A Razor Page's OnGet handler (its @page template under its folder).</summary>
     RazorPage,
+
+    /// <summary>
+    /// A minimal-API lambda mapped on a route group inside an extension method of a class library the app references (the
+    /// chain and the decoys in the library too); the app hands it its group as an extension call or a static call.
+    /// </summary>
+    LibraryRouteGroup,
+
+    /// <summary>A minimal-API lambda mapped on the app behind an endpoint filter of its own (AddEndpointFilter: an async lambda awaiting next).</summary>
+    FilteredLambda,
 }
 
 /// <summary>What the code blocks on (issue 37 item 4's primitives).</summary>
@@ -242,8 +251,9 @@ public static class ServiceGenerator
                 route = $"GET /{type}/{action}/{{id:int}}";
                 path = $"/{type}/{action}/1";
                 break;
-            case Entry.MinimalLambda:
-                entryLine = Body(program, $"app.MapGet(\"/{resource}/{{id:int}}\", (int id) =>", entryCall, shape.Wait, "", ");");
+            case Entry.MinimalLambda or Entry.FilteredLambda:
+                entryLine = Body(program, $"app.MapGet(\"/{resource}/{{id:int}}\", (int id) =>", entryCall, shape.Wait, "",
+                    shape.Entry == Entry.FilteredLambda ? ")\n    .AddEndpointFilter(async (context, next) => await next(context));" : ");");
                 entryFile = "Program.cs";
                 entryMethod = "the lambda in Program (top-level statements)";
                 route = $"GET /{resource}/{{id:int}}";
@@ -262,8 +272,8 @@ public static class ServiceGenerator
                 route = $"GET /{resource}/{{id:int}}";
                 path = $"/{resource}/1";
                 break;
-            case Entry.RouteGroup:
-                program.Line($"app.MapGroup(\"/api\").Map{type}();");
+            case Entry.RouteGroup or Entry.LibraryRouteGroup:
+                program.Line(shape.Entry == Entry.LibraryRouteGroup && random.Next(2) == 0 ? $"{type}Endpoints.Map{type}(app.MapGroup(\"/api\"));" : $"app.MapGroup(\"/api\").Map{type}();");
                 var endpoints = new SourceWriter();
                 endpoints.Line($"public static class {type}Endpoints");
                 endpoints.Line("{");
@@ -350,8 +360,12 @@ public static class ServiceGenerator
         program.Line("app.Run();");
         program.Line("");
         program.Line("internal sealed record StartupCheck(int Value);");
-        files["Program.cs"] = program.Text;
         files["Decoys.cs"] = Decoys(shape.Wait);
+        if (shape.Entry == Entry.LibraryRouteGroup)
+        {
+            files = InLibrary(shape.Name, files);
+        }
+        files["Program.cs"] = program.Text;
 
         var expected = (shape.Depth == 0
             ? new ExpectedCallSite(entryMethod, entryFile, entryLine, route, Primitives(shape.Wait))
@@ -361,6 +375,22 @@ public static class ServiceGenerator
                 AlsoWaits = BeforeBlocking(shape.Wait) is null ? null : (shape.Depth == 0 ? entryLine - 1 : chain.Line - 1, BlockingPrimitive.HttpSend),
             };
         return new GeneratedService(shape, files, path, expected);
+    }
+
+    /// <summary>
+    /// Every file moved to a class library beside the service (keys under "../NameLib/", its project among them), which
+    /// the service's project references (<see cref="DiagnosisBenchmark"/> writes a reference to each project it is given).
+    /// </summary>
+    private static Dictionary<string, string> InLibrary(string name, IReadOnlyDictionary<string, string> files)
+    {
+        var library = $"../{name}Lib/";
+        var moved = files.ToDictionary(f => library + f.Key, f => f.Value);
+        moved[$"{library}{name}Lib.csproj"] = DiagnosisBenchmark.Project("Microsoft.NET.Sdk",
+        [
+            "<FrameworkReference Include=\"Microsoft.AspNetCore.App\" />", "<Using Include=\"Microsoft.AspNetCore.Builder\" />",
+            "<Using Include=\"Microsoft.AspNetCore.Http\" />", "<Using Include=\"Microsoft.AspNetCore.Routing\" />",
+        ]);
+        return moved;
     }
 
     /// <summary>

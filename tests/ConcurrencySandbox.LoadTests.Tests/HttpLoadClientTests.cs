@@ -311,10 +311,12 @@ public class HttpLoadClientTests
         }));
         await Task.WhenAll(users);
 
-        // One connection per user, on both loops (a first request may find the other loop's idle connection for a moment, so not always 4 and 4).
-        Assert.Equal(8, server.Connections);
-        Assert.Equal(8, http.Loops.Sum(loop => loop.OpenConnections));
-        Assert.All(http.Loops, loop => Assert.InRange(loop.OpenConnections, 1, 7));
+        // At most one connection per user, on both loops, all kept open: a user's first request, made off the loops, may
+        // take a connection that is idle for a moment between another user's answer and its next request (CI-like load,
+        // 2026-11-29: 7 connections for 8 users), and a user that started late may find one left by a user already done.
+        Assert.InRange(server.Connections, 2, 8);
+        Assert.Equal(server.Connections, http.Loops.Sum(loop => loop.OpenConnections));
+        Assert.All(http.Loops, loop => Assert.True(loop.OpenConnections >= 1, $"a loop without a connection: {string.Join(", ", http.Loops.Select(l => l.OpenConnections))}"));
     }
 
     [Fact]

@@ -30,9 +30,9 @@ public sealed class StoppedRunTests : IDisposable
     {
         using var stop = new CancellationTokenSource();
         // Three steps of 2, 4 and 6 users; the second variant is stopped once its 30 s step of 6 users has begun. The steps
-        // it closed before are read from the run, not assumed: a stall of the machine longer than a step can merge the
-        // first two (CI 2026-11-29 ran the whole 30 s when a stop counted on two closed steps saw one).
-        var shape = new LoadShape([new KeepConstant(2, TimeSpan.FromSeconds(0.4)), new KeepConstant(4, TimeSpan.FromSeconds(0.4)), new KeepConstant(6, TimeSpan.FromSeconds(30))], TimeSpan.FromMilliseconds(100));
+        // it closed before are read from the run, not assumed: a stall of the machine longer than a step can merge or skip
+        // the first two (CI 2026-11-29 ran the whole 30 s when a stop counted on two closed steps saw one).
+        var shape = new LoadShape([new KeepConstant(2, TimeSpan.FromSeconds(1)), new KeepConstant(4, TimeSpan.FromSeconds(1)), new KeepConstant(6, TimeSpan.FromSeconds(30))], TimeSpan.FromMilliseconds(100));
         var load = new LoadOptions(shape, "test", TimeSpan.FromSeconds(5), 100);
         var stopping = new QuickRequests(stopAtLoad: 6, stop);
         var experiment = new TwoVariants(new QuickRequests(), stopping);
@@ -44,10 +44,9 @@ public sealed class StoppedRunTests : IDisposable
         // The load engine returned the stopped variant (no exception), marked stopped, with the steps closed before the stop.
         Assert.True(stopping.Returned?.Stopped, $"stopped variant returned: {stopping.Returned is not null}, elapsed {stopping.Returned?.ElapsedSeconds:0.0} s");
         var closed = stopping.Closed;
-        Assert.NotEmpty(closed);
-        Assert.Equal(2.0, closed[0]);
-        Assert.All(closed, c => Assert.True(c < 6, $"closed {string.Join(", ", closed)}"));
-        Assert.StartsWith($"partial: stopped after variant stopped step {closed.Count} of 3", report.Partial);
+        var said = $"closed steps [{string.Join(", ", closed)}]; {report.Partial}";
+        Assert.True(closed.Count > 0 && closed.All(c => c is 2 or 4) && closed.SequenceEqual(closed.Distinct().Order()), said);
+        Assert.True(report.Partial?.StartsWith($"partial: stopped after variant stopped step {closed.Count} of 3", StringComparison.Ordinal), said);
         var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(_out, "summary.json")));
         Assert.Equal(report.Partial, summary.Partial);
         Assert.Equal(["finished", "stopped"], summary.Variants.Select(v => v.Name));

@@ -96,15 +96,7 @@ public sealed record HotMethods(int CpuSamples, double Seconds, IReadOnlyList<Ho
     /// sample is a bound, not a certainty). Consecutive samples of one thread are not independent, so the bound is, if
     /// anything, narrow.
     /// </summary>
-    public static double RestUpperBound(double share, int samples)
-    {
-        const double z = 1.96;
-        var rest = Math.Clamp(1 - share, 0, 1);
-        var n = (double)samples;
-        var centre = rest + (z * z / (2 * n));
-        var spread = z * Math.Sqrt((rest * (1 - rest) / n) + (z * z / (4 * n * n)));
-        return Math.Min(1, (centre + spread) / (1 + (z * z / n)));
-    }
+    public static double RestUpperBound(double share, int samples) => ShareInterval.Of(1 - share, samples).High;
 
     /// <summary>The application's methods by their inclusive share of the rounds' CPU samples; null when no round holds samples.</summary>
     public static HotMethods? From(IReadOnlyList<SampleRound> rounds, CallSiteResolver resolver)

@@ -24,13 +24,10 @@ internal static class ObservedTelemetry
     public static IReadOnlyList<TelemetryRow> Rows(VariantKey variant, long startedTimestamp, IReadOnlyList<RuntimeSample> samples, int processorCount)
     {
         var rows = new List<TelemetryRow>();
-        if (samples.Count == 0)
+        if (ClockZero(samples) is not { } clockZero)
         {
             return rows;
         }
-        // The runner's timestamp of the runtime's clock's zero: each sample was read at least as long after it was written
-        // as the one read soonest.
-        var clockZero = samples.Min(s => s.Timestamp - Ticks(s.WrittenSeconds));
         double completed = 0, contentions = 0, gen0 = 0, gen1 = 0, gen2 = 0, allocated = 0, cpuMs = 0, pausedMs = 0, coveredSeconds = 0;
         foreach (var sample in samples)
         {
@@ -68,6 +65,21 @@ internal static class ObservedTelemetry
         }
         return rows;
     }
+
+    /// <summary>The pool's adjustments since <paramref name="startedTimestamp"/>, placed as the rows are: where the runtime wrote them, on the samples' clock; none before the first sample.</summary>
+    public static IReadOnlyList<AdjustmentMark> Marks(long startedTimestamp, IReadOnlyList<RuntimeSample> samples, IReadOnlyList<ThreadAdjustment> adjustments) =>
+        ClockZero(samples) is not { } clockZero
+            ? []
+            : [.. adjustments
+                .Select(a => (Adjustment: a, Written: clockZero + Ticks(a.WrittenSeconds)))
+                .Where(a => a.Written >= startedTimestamp)
+                .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Written).TotalSeconds, a.Adjustment.NewWorkerThreadCount, a.Adjustment.Reason))];
+
+    /// <summary>
+    /// The runner's <see cref="Stopwatch"/> timestamp of the runtime's clock's zero: each sample was read at least as long
+    /// after it was written as the one read soonest. Null before the first sample.
+    /// </summary>
+    private static long? ClockZero(IReadOnlyList<RuntimeSample> samples) => samples.Count == 0 ? null : samples.Min(s => s.Timestamp - Ticks(s.WrittenSeconds));
 
     private static long Ticks(double seconds) => (long)Math.Round(seconds * Stopwatch.Frequency);
 }

@@ -11,7 +11,12 @@ public static class ObserverTarget
     public static void Check(int processId)
     {
         CheckAlive(processId);
-        if (DotnetProcesses(id => id == processId).Count == 0)
+        var channels = DotnetProcesses(id => id == processId);
+        if (channels.Silent.Count > 0)
+        {
+            throw new UsageException($"{Silence(processId)}, so it cannot be observed (a hung runtime, or another program's socket under its pid); give the pid of a .NET 5+ process that answers (dotnet-counters ps lists them)");
+        }
+        if (channels.Answering.Count == 0)
         {
             throw new UsageException($"process {processId} is not a .NET process with a diagnostics channel; give the pid of a .NET 5+ process (dotnet-counters ps lists them) and check DOTNET_EnableDiagnostics is not 0");
         }
@@ -46,19 +51,59 @@ public static class ObserverTarget
     }
 
     /// <summary>
-    /// The .NET processes the observer can attach to among those <paramref name="candidate"/> accepts: a diagnostics
-    /// channel's file carries the pid and the process answers on that channel. The one filter of --pid (<see cref="Check"/>),
-    /// --process-name (<see cref="FindByName"/>) and the port's holder (<see cref="FindByPort"/>, through Check), so a
-    /// leftover channel of a dead or non-.NET process is never chosen by any of them.
+    /// How long a process has to answer on its diagnostics channel. A runtime answers in milliseconds (its diagnostics
+    /// server has a thread of its own, however starved the pool); the client's synchronous ask has no timeout, so a socket
+    /// that accepts and never answers (a hung runtime, another program's socket under the pid) would hold the runner forever.
     /// </summary>
-    private static List<int> DotnetProcesses(Func<int, bool> candidate) =>
-        [.. DiagnosticsClient.GetPublishedProcesses().Where(id => candidate(id) && AnswersOnItsChannel(id))];
+    public static readonly TimeSpan AnswerTimeout = TimeSpan.FromSeconds(10);
+
+    /// <summary>"pid 123 did not answer on its diagnostics channel within 10 s": the refusal of a channel that accepted and stayed silent.</summary>
+    private static string Silence(int processId) =>
+        string.Create(CultureInfo.InvariantCulture, $"pid {processId} did not answer on its diagnostics channel within {AnswerTimeout.TotalSeconds:0} s");
+
+    /// <summary>The processes whose channel answered, and those whose channel accepted but did not answer within <see cref="AnswerTimeout"/>.</summary>
+    private sealed record Channels(IReadOnlyList<int> Answering, IReadOnlyList<int> Silent);
+
+    /// <summary>
+    /// The .NET processes the observer can attach to among those <paramref name="candidate"/> accepts: a diagnostics
+    /// channel's file carries the pid and the process answers on that channel within <see cref="AnswerTimeout"/> (all asked
+    /// at once). The one filter of --pid (<see cref="Check"/>), --process-name (<see cref="FindByName"/>) and the port's
+    /// holder (<see cref="FindByPort"/>, through Check), so a leftover channel of a dead or non-.NET process is never chosen
+    /// by any of them, and a silent one is refused within the bound.
+    /// </summary>
+    private static Channels DotnetProcesses(Func<int, bool> candidate)
+    {
+        var asked = DiagnosticsClient.GetPublishedProcesses().Where(candidate).Distinct().Select(id => (Id: id, Answer: AskInTheBackground(id))).ToList();
+        var deadline = Stopwatch.StartNew();
+        var answering = new List<int>();
+        var silent = new List<int>();
+        foreach (var (id, answer) in asked)
+        {
+            var left = AnswerTimeout - deadline.Elapsed;
+            if (!answer.Wait(left > TimeSpan.Zero ? left : TimeSpan.Zero))
+            {
+                silent.Add(id);
+            }
+            else if (answer.Result)
+            {
+                answering.Add(id);
+            }
+        }
+        return new Channels(answering, silent);
+    }
+
+    /// <summary>
+    /// <see cref="AnswersOnItsChannel"/> on a thread of its own: the client's read cannot be cancelled, so a silent holder
+    /// keeps that one thread (not a pool thread) until it closes the socket, while the caller goes on after <see cref="AnswerTimeout"/>.
+    /// </summary>
+    private static Task<bool> AskInTheBackground(int processId) =>
+        Task.Factory.StartNew(() => AnswersOnItsChannel(processId), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
 
     /// <summary>
     /// Whether the process answers on the diagnostics channel its pid names: a channel's file alone does not say the process
     /// is .NET (a killed .NET process leaves its socket behind, and the kernel can give its pid to another process). In a
     /// clean-clone CI run (2026-11-29) a <c>sleep</c> passed the file check; a leftover socket is the suspected cause, not
-    /// shown. A runtime too old for the command (UnsupportedCommand) did answer.
+    /// shown. A runtime too old for the command (UnsupportedCommand) did answer. Unbounded: <see cref="AskInTheBackground"/>.
     /// </summary>
     private static bool AnswersOnItsChannel(int processId)
     {
@@ -71,7 +116,7 @@ public static class ObserverTarget
         {
             return true;
         }
-        catch (Exception e) when (e is ServerNotAvailableException or ServerErrorException or IOException or TimeoutException or UnauthorizedAccessException)
+        catch (Exception e) when (e is ServerNotAvailableException or ServerErrorException or IOException or TimeoutException or UnauthorizedAccessException or System.Net.Sockets.SocketException)
         {
             return false;
         }
@@ -80,11 +125,13 @@ public static class ObserverTarget
     /// <summary>The one .NET process whose name is <paramref name="name"/> (the dotnet host's, or its main assembly's); refuses none or several.</summary>
     public static int FindByName(string name)
     {
-        var matches = DotnetProcesses(id => id != Environment.ProcessId && NamesOf(id).Contains(name, StringComparer.OrdinalIgnoreCase));
+        var channels = DotnetProcesses(id => id != Environment.ProcessId && NamesOf(id).Contains(name, StringComparer.OrdinalIgnoreCase));
+        var matches = channels.Answering;
+        var silent = channels.Silent.Count == 0 ? "" : $" ({string.Join("; ", channels.Silent.Select(Silence))})";
         return matches.Count switch
         {
             1 => matches[0],
-            0 => throw new UsageException($"no .NET process is named '{name}'; start it first, or give --pid (dotnet-counters ps lists the candidates)"),
+            0 => throw new UsageException($"no .NET process is named '{name}'{silent}; start it first, or give --pid (dotnet-counters ps lists the candidates)"),
             _ => throw new UsageException($"{matches.Count} .NET processes are named '{name}' (pids {string.Join(", ", matches)}); choose one with --pid"),
         };
     }

@@ -25,8 +25,11 @@ public sealed record RuntimeSample(long Timestamp, double WrittenSeconds, IReadO
     public double? CpuIntervalSeconds { get; init; }
 }
 
-/// <summary>A ThreadPoolWorkerThreadAdjustment/Adjustment event: the pool moved to <paramref name="NewWorkerThreadCount"/> threads for <paramref name="Reason"/>.</summary>
-public sealed record ThreadAdjustment(long Timestamp, int NewWorkerThreadCount, string Reason);
+/// <summary>
+/// A ThreadPoolWorkerThreadAdjustment/Adjustment event: the pool moved to <paramref name="NewWorkerThreadCount"/> threads
+/// for <paramref name="Reason"/>; stamped as a <see cref="RuntimeSample"/> is, when it arrived and when the runtime wrote it.
+/// </summary>
+public sealed record ThreadAdjustment(long Timestamp, double WrittenSeconds, int NewWorkerThreadCount, string Reason);
 
 /// <summary>
 /// Watches a .NET process from outside over its diagnostics IPC channel (the socket dotnet-counters uses): one
@@ -399,7 +402,7 @@ public sealed class RuntimeObserver : IAsyncDisposable
 
     private void OnAdjustment(ThreadPoolWorkerThreadAdjustmentTraceData e)
     {
-        var adjustment = new ThreadAdjustment(Stopwatch.GetTimestamp(), e.NewWorkerThreadCount, ReasonName((int)e.Reason));
+        var adjustment = new ThreadAdjustment(Stopwatch.GetTimestamp(), e.TimeStampRelativeMSec / 1000, e.NewWorkerThreadCount, ReasonName((int)e.Reason));
         lock (_samples)
         {
             _adjustments.Add(adjustment);

@@ -34,6 +34,12 @@ public sealed record DiagnosisInputs(
     public int BlockingCandidates { get; init; } = 1;
 
     /// <summary>
+    /// The other methods whose call sites hold a share of the blocked threads comparable to <see cref="BlockingMethod"/>'s
+    /// (<see cref="BlockingSites.Holding"/>): each blocks too, so each is to be made async; empty when one dominates.
+    /// </summary>
+    public IReadOnlyList<string> AlsoBlocking { get; init; } = [];
+
+    /// <summary>
     /// The stack sample's biggest group of busy pool threads, in the report's words, when it found pool threads in user
     /// code and every one running, none blocked (<see cref="BlockingSites.RunsWithoutBlocking"/>); null otherwise. Such
     /// requests hold their threads to compute: more threads would not help, so they need none blocked.
@@ -54,6 +60,9 @@ public sealed record DiagnosisInputs(
 
     /// <summary>How long one request holds its pool thread while it blocks: the fastest request's latency (one that never queued), in ms.</summary>
     public double HoldMs { get; init; }
+
+    /// <summary>Whether <see cref="HoldMs"/> is only a lower bound: no request was answered faster than the client's timeout, so the fastest is a timeout, not a wait.</summary>
+    public bool HoldIsLowerBound { get; init; }
 
     /// <summary>The process's CPU time per completed request, in ms; null when unknown.</summary>
     public double? CpuMsPerRequest { get; init; }
@@ -140,7 +149,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     /// Whether the fastest request shows how long one holds its pool thread: at least <see cref="ShortestWaitMs"/>. A
     /// fastest request under it (a random delay that was 0 for one request) shows no wait, not a wait of 0 ms.
     /// </summary>
-    public bool WaitKnown => Inputs.HoldMs >= ShortestWaitMs;
+    public bool WaitKnown => !Inputs.HoldIsLowerBound && Inputs.HoldMs >= ShortestWaitMs;
 
     /// <summary>The shortest fastest request read as a wait: below it the figure would print as "0 ms".</summary>
     public const double ShortestWaitMs = 1;
@@ -163,7 +172,7 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     public string Describe()
     {
         var i = Inputs;
-        var where = i.CallSite is null ? "" : $" The blocking call site: {i.CallSite}.";
+        var where = i.CallSite is null ? "" : i.AlsoBlocking.Count > 0 ? $" The blocking call sites: {i.CallSite}." : $" The blocking call site: {i.CallSite}.";
         var sizing = i.RequestsHoldNoPoolThread
             ? Invariant($"held no pool thread while it waited ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}), and the stack sample found no pool thread in user code)")
             : i.RequestsRunNotBlock
@@ -211,8 +220,10 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
         var unit = i.LoadUnit == "rate" ? "requests/s" : i.LoadUnit;
         var method = i.BlockingMethod is not { } m ? "make the blocking call async"
             : i.BlockingCandidates > 1 ? $"make the blocking call async in whichever it is of {m}"
+            : i.AlsoBlocking.Count > 0 ? $"make `{m}` and {string.Join(" and ", i.AlsoBlocking.Select(a => $"`{a}`"))} async (each holds the pool's threads)"
             : $"make `{m}` async";
         var holds = WaitKnown ? Invariant($": it holds a pool thread for its whole {i.HoldMs:0} ms wait")
+            : i.HoldIsLowerBound ? Invariant($": how long it holds a pool thread is not known (no request was answered before the client gave up after at least {i.HoldMs:0} ms, a lower bound, not a wait)")
             : Invariant($": how long it holds a pool thread is not known (the fastest request took {i.HoldMs:0.###} ms, which shows no wait)");
         var asyncBuys = AsyncCapacity is { } a
             ? Invariant($"; async, no thread waits and the cores bound the load: {About(a, unit)} ({i.ProcessorCount} cores / {i.CpuMsPerRequest:0.##} CPU ms per request, Little's law without the held threads)")

@@ -93,12 +93,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// <summary>The pool's adjustments seen so far in the variant (for the live page), placed on its time axis.</summary>
     public IReadOnlyList<AdjustmentMark> Marks() => MarksSince(_startedTimestamp);
 
-    private List<AdjustmentMark> MarksSince(long startedTimestamp) =>
-    [
-        .. observer.Adjustments
-            .Where(a => a.Timestamp >= startedTimestamp)
-            .Select(a => new AdjustmentMark(Stopwatch.GetElapsedTime(startedTimestamp, a.Timestamp).TotalSeconds, a.NewWorkerThreadCount, a.Reason)),
-    ];
+    private IReadOnlyList<AdjustmentMark> MarksSince(long startedTimestamp) => ObservedTelemetry.Marks(startedTimestamp, observer.Samples, observer.Adjustments);
 
     /// <summary>Called with each interval row: the first one at the peak load starts the stack sample.</summary>
     public void OnInterval(IntervalRow row, CancellationToken cancellationToken)
@@ -306,14 +301,16 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             StarvationDiagnosis.Growth(threads),
             result.PeakQueue ?? 0,
             marks.Count(m => m.Reason == PoolSample.StarvationReason),
-            sites?.Top is { } top ? sites.Describe(top) : null)
+            sites?.DescribeHolding())
         {
             Spell = StarvedSpell.Of(PoolSamples(result, marks, threadsPerRequest, sites, causes), result.Sent),
             BlockingMethod = sites?.MethodToChange,
+            AlsoBlocking = sites is null ? [] : [.. sites.Holding.Skip(1).Select(BlockingSites.MethodOf)],
             BlockingCandidates = sites?.Top?.Source?.Candidates ?? 1,
             BusySite = runNotBlock && sites?.TopBusy is { } busy ? sites.Describe(busy) : null,
             NoneSampledBlocked = noneBlocked,
             HoldMs = result.Total.MinMs,
+            HoldIsLowerBound = result.Total.Min.IsLowerBound,
             CpuMsPerRequest = cpuMsPerRequest,
             ProcessorCount = last.ProcessorCount,
             LoadUnit = result.LoadUnit,

@@ -295,6 +295,6 @@ internal static class ExperimentRunner
 
     private static string ObserverLine(string variant, VariantObservation o) =>
         $"observer {variant}: {o.Samples} samples, adjustments {string.Join(", ", o.AdjustmentsByReason.Select(r => $"{r.Key} {r.Value}"))}"
-        + (o.Stacks?.Top is { } top ? $"; {o.Stacks.Describe(top)}" : "")
+        + (o.Stacks?.DescribeHolding() is { } holding ? $"; {holding}" : "")
         + (o.Complete ? "" : $"; series {o.Series}");
 }

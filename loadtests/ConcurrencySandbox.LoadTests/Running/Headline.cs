@@ -98,6 +98,10 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                     var more = unsure.Candidates > ListedCandidates ? $", and {w.Figure("candidates not listed", unsure.Candidates - ListedCandidates)} more below" : "";
                     return Invariant($"Change the blocking call in one of {w.Figure("candidates", unsure.Candidates)} methods, unsure which: {string.Join(", ", listed)}{more}.");
                 }
+                if (stacks.Holding is { Count: > 1 } holding)
+                {
+                    return Shared(w, stacks, holding);
+                }
                 return top.Source is { } call
                     ? $"Change `{call.Method}`{w.Where(call.Line, call.Route ?? (call.Background is { } b ? $"the background service {b}" : null))}: it blocks on {Short(call.Primitive)}."
                     : $"Change `{stacks.MethodToChange}`: it blocks in {top.CallSite.Split(" -> ")[^1]}.";
@@ -118,6 +122,20 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             default:
                 return null;
         }
+    }
+
+    // 1. when two or more call sites hold comparable shares of the blocked threads: each named with its share (up to
+    // ListedCandidates, the rest below), none picked.
+    private static string Shared(Words w, BlockingSites stacks, IReadOnlyList<BlockingSite> holding)
+    {
+        var blocked = stacks.BlockedThreads;
+        var shown = holding.Count > ListedCandidates ? ListedCandidates - 1 : holding.Count;
+        var named = holding.Take(shown).Select(s => $"`{BlockingSites.MethodOf(s)}`{w.Where(s.Source?.Line, null)} {w.Figure("share of the blocked threads", 100.0 * s.Threads / blocked, "%", "0")} %").ToList();
+        if (holding.Count > shown)
+        {
+            named.Add($"{w.Figure("call sites not listed", holding.Count - shown)} more below");
+        }
+        return $"Change the {BlockingSites.CountWord(holding.Count)} call sites holding the pool's blocked threads: {string.Join(", ", named.SkipLast(1))} and {named[^1]}.";
     }
 
     // 1. for a cause without words of its own: the finding's cause and place, its evidence below.
@@ -170,7 +188,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 var minimum = Invariant($"set the pool's minimum to {w.Figure("minimum threads", diagnosis.NeededThreads, "threads")} threads");
                 var buys = diagnosis.MinimumCapacity >= 0.5 ? $" (about {w.Load("capacity at the minimum", diagnosis.MinimumCapacity, "0")})" : "";
                 var measured = verifiedHeld is { } v ? $"; with it, measured: held {w.Load("held with the minimum", v)}" : "";
-                return $"Fix: make it async{async}, or {minimum}{buys}{measured}.";
+                var them = observation?.Stacks?.Holding.Count > 1 ? "them" : "it";
+                return $"Fix: make {them} async{async}, or {minimum}{buys}{measured}.";
             case Cause.Cpu when observation?.Hot?.Dominant is { } hot && diagnosis is not null && HotMethods.Buys(hot, observation.Hot.CpuSamples, diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount) is { } buy:
                 return $"Fix: make it cheaper; without it the cores carry {w.Figure("requests/s without the hot method", buy.WithoutPerSecond, "requests/s", "0")} requests/s or more, not {w.Figure("requests/s now", buy.NowPerSecond, "requests/s", "0")}.";
             case Cause.Cpu:
@@ -190,10 +209,13 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         var stacks = observation?.Stacks;
         switch (cause)
         {
+            case Cause.Starvation when stacks?.Top is { Source.Unsure: true }:
+                return "Unsure which: no frame of the application was on the stack, and each of them makes that call.";
             case Cause.Starvation when stacks?.Top is { } top:
-                return top.Source is { Unsure: true }
-                    ? "Unsure which: no frame of the application was on the stack, and each of them makes that call."
-                    : Invariant($"{(2 * top.Threads >= stacks.PoolThreads ? "Sure" : "Fairly sure")}: {w.Figure("threads there", top.Threads, "threads")} of {w.Figure("pool threads sampled", stacks.PoolThreads, "threads")} sampled pool threads waited there.");
+                var (threads, there) = stacks.Holding is { Count: > 1 } sites
+                    ? (sites.Sum(s => s.Threads), $"at these {BlockingSites.CountWord(sites.Count)} sites")
+                    : (top.Threads, "there");
+                return Invariant($"{(2 * threads >= stacks.PoolThreads ? "Sure" : "Fairly sure")}: {w.Figure("threads there", threads, "threads")} of {w.Figure("pool threads sampled", stacks.PoolThreads, "threads")} sampled pool threads waited {there}.");
             case Cause.Cpu when observation?.Hot is { } hot:
                 return Invariant($"{(hot.Dominant is null ? "Unsure" : "Sure")}: from {w.Figure("CPU samples", hot.CpuSamples, "samples")} CPU samples of the service at the break.");
             case Cause.Lock when stacks?.LockSite is { } site:

@@ -20,7 +20,7 @@ public sealed partial class HeadlineTests
     [GeneratedRegex(@"(?<![\w.])\d+(?:\.\d+)?(?!\w)")]
     private static partial Regex Number();
 
-    public static TheoryData<string> Seeds => ["starvation", "cpu-bound", "cpu-bound, no dominant method", "upstream", "upstream, traced", "not observed", "held", "latency held", "ambiguous", "lock", "a cause found later"];
+    public static TheoryData<string> Seeds => ["starvation", "cpu-bound", "cpu-bound, no dominant method", "upstream", "upstream, traced", "not observed", "held", "latency held", "ambiguous", "lock", "a cause found later", "two sites", "three sites", "five sites"];
 
     [Theory]
     [MemberData(nameof(Seeds))]
@@ -86,6 +86,19 @@ public sealed partial class HeadlineTests
                 var diagnosis = named.Diagnose();
                 var observation = named.Observed(diagnosis);
                 return new Seed(finding with { Cause = CapacityFinding.CauseOf(named.Result, observation, 204.9, null) }, observation, Sources(load, diagnosis, ("line", 14), ("threads there", 37), ("pool threads sampled", 44)));
+            }
+            case "two sites" or "three sites" or "five sites":
+            {
+                // Comparable shares of the blocked threads at each site: each named with its share, none picked.
+                var counts = seed switch { "two sites" => new[] { 13, 12 }, "three sites" => [9, 8, 8], _ => [6, 5, 5, 5, 5] };
+                var parked = counts.Select((threads, i) => new BlockingSite($"Orders.Step{i} -> Task.InternalWait", threads, InUserCode: true, InRequest: true,
+                    new BlockingCall($"Orders.Step{i}", BlockingPrimitive.Result, new SourceLine("/src/Program.cs", 40 + i), "GET /quotes/{id:int}", null, null, null))).ToList();
+                var named = broke with { Sites = new BlockingSites(counts.Sum() + 2, 60, [.. parked, new BlockingSite(BlockingSites.NoUserCode, 2, InUserCode: false)]) };
+                var diagnosis = named.Diagnose();
+                var observation = named.Observed(diagnosis);
+                return new Seed(finding with { Cause = CapacityFinding.CauseOf(named.Result, observation, 204.9, null) }, observation,
+                    Sources(load, diagnosis, [.. counts.Select((threads, i) => ("line", 40.0 + i)), .. counts.Select(threads => ("share of the blocked threads", Math.Round(100.0 * threads / counts.Sum()))),
+                        ("threads there", counts.Sum()), ("pool threads sampled", counts.Sum() + 2), ("call sites not listed", counts.Length - 2)]));
             }
             case "ambiguous":
             {

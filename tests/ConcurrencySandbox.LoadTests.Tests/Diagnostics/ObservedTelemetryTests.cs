@@ -52,6 +52,22 @@ public sealed class ObservedTelemetryTests
         Assert.Equal(SeededCounters.CpuMs / 200, span.PerRequest(s => s.Process.CpuTimeMs), 9);
     }
 
+    /// <summary>
+    /// The pool's adjustments come on the same session as the counters, so a busy runner reads them late too: each is
+    /// placed where the runtime wrote it, on the rows' clock, so an injection falls between the samples it came between.
+    /// </summary>
+    [Fact]
+    public void AdjustmentsReadLateArePlacedWhereTheRuntimeWroteThemBetweenTheirRows()
+    {
+        var second = Stopwatch.Frequency;
+        ThreadAdjustment[] adjustments = [new((long)(5.4 * second), 3.5, 5, "Starvation"), new((long)(9.1 * second), 8.2, 6, "ClimbingMove")];
+
+        var marks = ObservedTelemetry.Marks(startedTimestamp: 2 * second, SeededCounters.ReadLate(), adjustments);
+
+        Assert.Equal([new AdjustmentMark(1.5, 5, "Starvation"), new AdjustmentMark(6.2, 6, "ClimbingMove")], marks.Select(m => m with { ElapsedSeconds = Math.Round(m.ElapsedSeconds, 9) }));
+        Assert.Empty(ObservedTelemetry.Marks(0, [], adjustments));
+    }
+
     /// <summary>The runtime's timer late (<see cref="SeededCounters.WrittenLate"/>): the next reading's longer interval carries the late second's CPU.</summary>
     [Fact]
     public void ALateTimersSecondIsInTheNextReadingsIntervalNotLost()

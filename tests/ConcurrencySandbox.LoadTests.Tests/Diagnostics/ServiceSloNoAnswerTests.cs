@@ -1,3 +1,4 @@
+using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Running;
 using Microsoft.Extensions.Time.Testing;
@@ -111,6 +112,29 @@ public sealed class ServiceSloNoAnswerTests
         Assert.Contains("Held 4 users; broke at 8 users: no request was answered (12 timed out, 3 failed).", headline.Text);
         Assert.DoesNotContain("%", headline.Text, StringComparison.Ordinal);
         Assert.DoesNotContain("p99", headline.Text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TheDiagnosisReadsATimeoutAsALowerBoundNotAsTheWaitARequestHoldsItsThreadFor()
+    {
+        // The sample service's /quotes under a burst of 125 (2026-11-29): every request timed out, and the paragraph said
+        // "it holds a pool thread for its whole 60005 ms wait", a timeout read as a wait.
+        var broke = RecordedBreak.InlinedHelperAt32Users;
+        var inputs = (broke with { Result = broke.Result with { Total = Step(0, 125, 0) } }).Diagnose().Inputs;
+        var diagnosis = StarvationDiagnosis.From(new DiagnosisInputs(125, "the peak's users", 1, 66, 1, 138, 63, "a call site")
+        {
+            Spell = new StarvedSpell(60.1, 0, 61.2, 63, 125, 125, null),
+            ProcessorCount = 2,
+            CpuMsPerRequest = 2,
+            HoldMs = inputs.HoldMs,
+            HoldIsLowerBound = inputs.HoldIsLowerBound,
+        });
+
+        Assert.Equal((30000.0, true), (inputs.HoldMs, inputs.HoldIsLowerBound));
+        Assert.False(diagnosis.WaitKnown);
+        Assert.Null(diagnosis.AsyncCapacity);
+        Assert.Contains("how long it holds a pool thread is not known (no request was answered before the client gave up after at least 30000 ms, a lower bound, not a wait)", diagnosis.Describe(), StringComparison.Ordinal);
+        Assert.DoesNotContain("whole 30000 ms wait", diagnosis.Describe(), StringComparison.Ordinal);
     }
 
     /// <summary>A step's requests: <paramref name="answered"/> answered in <paramref name="answeredMs"/>, the others timed out after <see cref="TimedOutAtMs"/> or failed without an answer.</summary>

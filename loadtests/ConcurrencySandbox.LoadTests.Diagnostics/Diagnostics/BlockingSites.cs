@@ -91,7 +91,19 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// the diagnosis names. A thread in a call that is no wait (SHA256.HashData on a machine too busy to give it a core)
     /// is not blocked however little CPU it got: it never makes a blocking call site (issue 38 item 1).
     /// </summary>
-    public BlockingSite? Top => Sites.FirstOrDefault(s => s.Parked);
+    public BlockingSite? Top => Named.FirstOrDefault();
+
+    /// <summary>
+    /// The parked sites as the developer would read them, biggest first: sites of one method and line blocking on one
+    /// primitive (/quotes' SupplierPrice sleeping inlined into the request's Quote and in the work item it queued) are
+    /// one place to change, their threads together (CI 2026-11-29 named "`Orders.SupplierPrice` (Orders.cs:69) 50 % and
+    /// `Orders.SupplierPrice` (Orders.cs:69) 50 %"); the first of each keeps its call path. A method without lines that
+    /// sleeps in one place and waits for a lock in another stays two sites (the lock rule tells them apart).
+    /// </summary>
+    private List<BlockingSite> Named => [.. Sites.Where(s => s.Parked)
+        .GroupBy(s => (NameOf(s), s.Source?.Primitive ?? s.CallSite))
+        .Select(g => g.First() with { Threads = g.Sum(s => s.Threads) })
+        .OrderByDescending(s => s.Threads)];
 
     /// <summary>The biggest group in user code not parked in a wait (<see cref="BlockingSite.Busy"/>, or in a call that is no wait), if any: running, not blocked.</summary>
     public BlockingSite? TopBusy => Sites.FirstOrDefault(s => s.InUserCode && !s.Parked);
@@ -122,7 +134,7 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     {
         get
         {
-            var parked = Sites.Where(s => s.Parked).ToList();
+            var parked = Named;
             if (parked.Count == 0)
             {
                 return [];

@@ -42,6 +42,34 @@ public sealed class BlockingSitesSharedTests
         Assert.Equal(sites.Describe(sites.Top!), sites.DescribeHolding());
     }
 
+    /// <summary>
+    /// One method and line reached two ways (inlined into the request's handler, and run by the work item the request
+    /// queued) is one place to change: its sites count together, and a third method is compared with their sum.
+    /// </summary>
+    [Theory]
+    [InlineData(2, 1, 0)]
+    [InlineData(7, 6, 0)]
+    [InlineData(7, 6, 12)]
+    public void OneMethodAndLineReachedTwoWaysIsOneSiteWithItsThreadsTogether(int inlined, int queued, int quote)
+    {
+        var onRequestThread = SupplierPrice with { Queued = false, InlinedInto = "Orders.Quote" };
+        var sites = Sampled([(onRequestThread, inlined), (SupplierPrice, queued), .. quote > 0 ? [(Quote, quote)] : Array.Empty<(BlockingCall, int)>()]);
+
+        var holding = sites.Holding;
+
+        Assert.Equal(holding.Count, holding.Select(BlockingSites.NameOf).Distinct().Count());
+        Assert.Equal(inlined + queued, holding.Single(s => BlockingSites.MethodOf(s) == "Orders.SupplierPrice").Threads);
+        Assert.Equal(quote > 0 ? 2 : 1, holding.Count);
+        if (quote > 0)
+        {
+            Assert.StartsWith("two call sites hold the pool's threads: Orders.SupplierPrice (Program.cs:47) 52 % and Orders.Quote (Program.cs:40) 48 %", sites.DescribeHolding());
+        }
+        else
+        {
+            Assert.DoesNotContain("call sites hold", sites.DescribeHolding(), StringComparison.Ordinal);
+        }
+    }
+
     [Fact]
     public void ThreeSitesHoldingComparableSharesAreAllNamedAndAMinorFourthIsNot()
     {

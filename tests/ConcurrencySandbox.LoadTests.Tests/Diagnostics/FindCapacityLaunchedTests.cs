@@ -21,7 +21,11 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
         var headline = search.Json.RootElement.GetProperty("headline").GetString()!;
         var details = search.Json.RootElement.GetProperty("headlineDetails").GetString()!;
         Assert.True(headline.Contains(" users, by pool starvation: p99 ", StringComparison.Ordinal), headline);
-        Assert.True(headline.Contains("Fix: make it async", StringComparison.Ordinal), headline);
+        // /quotes blocks in two methods a request (Orders.Quote's wait for the queued call, Orders.SupplierPrice's sleep): the
+        // sample names one when it dominates, both when their shares are comparable (BlockingSitesSharedTests), never one
+        // method twice.
+        Assert.True(headline.Contains("Fix: make it async", StringComparison.Ordinal) || headline.Contains("Fix: make them async", StringComparison.Ordinal), headline);
+        Assert.DoesNotMatch(@"(`[^`]+` \([^)]*\)) \d+ % and \1", headline);
         Assert.True(details.Contains("): pool starvation (queue peaked at", StringComparison.Ordinal) || details.Contains("): pool starvation (the queue was empty", StringComparison.Ordinal), details);
         // The call site depends on the stack sample catching the peak (RuntimeObserverTests checks it); the fix is said either way.
         Assert.True(details.Contains("Fix: make ", StringComparison.Ordinal) && details.Contains("ThreadPool__MinWorkerThreads=", StringComparison.Ordinal), details);

@@ -166,7 +166,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             found = [(leaf.Method, only, [])];
         }
         // The call found in the IL says which wait it was when the stack could not (the JIT inlined it).
-        string Primitive(ILCall call) => (primitive is null or BlockingPrimitive.TaskWait ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive) ?? Unknown(below);
+        string Primitive(ILCall call) => (BlockingPrimitive.IsGeneric(primitive) ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive) ?? Unknown(below);
         if (found.Count == 1)
         {
             var (method, call, chain) = found[0];
@@ -258,7 +258,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             var (method, call, step) = callers[0];
             var noRoute = routes[0] is null && backgrounds[0] is null ? $"; {served.NoRoute(inRequest)}" : "";
             // The stack shows the wait the JIT inlined the call into; the one call that makes it says which it was.
-            var named = primitive == BlockingPrimitive.TaskWait ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive;
+            var named = BlockingPrimitive.IsGeneric(primitive) ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive;
             return new BlockingCall(step.Method, named, step.Line, routes[0], null, inliner,
                 $"{why}: {step.Method} is the one method of {scope} whose IL makes this call{pdb}{noRoute}")
             {

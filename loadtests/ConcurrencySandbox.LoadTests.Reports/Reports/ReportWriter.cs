@@ -333,7 +333,7 @@ public static class ReportWriter
         ],
         [.. r.Variants.Select(v => (IReadOnlyList<string>)
         [
-            v.ExpectedToFail ? $"{v.Name} (expected to fail)" : v.Name, v.Request, Invariant($"{v.Requests}"),
+            Expectation(v) is { } expectation ? $"{v.Name} ({expectation})" : v.Name, v.Request, Invariant($"{v.Requests}"),
             Invariant($"{v.Failed} ({v.Outcomes.FailedPercent:0.#} %)"), Invariant($"{v.Outcomes.TimedOut}"),
             Latency(v, v.MeanMs, "meanMs"), Latency(v, v.P50Ms, "p50Ms"), Latency(v, v.P75Ms, "p75Ms"), Latency(v, v.P95Ms, "p95Ms"),
             Latency(v, v.P99Ms, "p99Ms"), Latency(v, v.P999Ms, "p999Ms"), Latency(v, v.MaxMs, "maxMs"), Invariant($"{v.RequestsPerSecond:0.##}"),
@@ -359,7 +359,21 @@ public static class ReportWriter
 
     /// <summary>Every variant's outcome counts in one line: "Requests: threadpool 32 of 52 failed (32 timed out); async all 40 ok." ("Messages: ..." for streaming).</summary>
     public static string OutcomeLine(RunSummary r) =>
-        $"{r.Words.Sentence}: " + string.Join("; ", r.Variants.Select(v => $"{v.Name} {v.Outcomes.Describe()}{(v.ExpectedToFail ? " (expected to fail)" : "")}")) + ".";
+        $"{r.Words.Sentence}: " + string.Join("; ", r.Variants.Select(v => $"{v.Name} {v.Outcomes.Describe()}{(Expectation(v) is { } expectation ? $" ({expectation})" : "")}")) + ".";
+
+    /// <summary>
+    /// How a variant expected to fail (a starving one) is marked beside its result: "expected to fail" when its failed
+    /// share passed the limit every other variant is held to, else the expectation and that it was not met ("expected to
+    /// fail, but all 160 were answered"); null for a variant not expected to fail.
+    /// </summary>
+    public static string? Expectation(SummaryVariant v) => !v.ExpectedToFail ? null : "expected to fail" + (ExpectationNotMet(v) is { } unmet ? $", {unmet}" : "");
+
+    /// <summary>"but all 160 were answered", "but only 1 of 160 failed (0.6 %, within the 1 % limit)" or "but it sent none"; null when the variant failed as expected.</summary>
+    private static string? ExpectationNotMet(SummaryVariant v) =>
+        v.Outcomes.FailedPercent > Experiment.MaxFailedPercent ? null
+        : v.Requests == 0 ? "but it sent none"
+        : v.Failed == 0 ? Invariant($"but all {v.Requests} were answered")
+        : Invariant($"but only {v.Failed} of {v.Requests} failed ({v.Outcomes.FailedPercent:0.#} %, within the {Experiment.MaxFailedPercent:0} % limit)");
 
     /// <summary>How each variant's requests ended: ok, then each HTTP status, timeout and connection error message with its count.</summary>
     public static TextTable OutcomeTable(RunSummary r) => new(
@@ -532,7 +546,7 @@ public static class ReportWriter
 
     private static string ThresholdNote(RunSummary r)
     {
-        var expected = r.Variants.Where(v => v.ExpectedToFail).Select(v => v.Name).ToList();
+        var expected = r.Variants.Where(v => v.ExpectedToFail).Select(v => ExpectationNotMet(v) is { } unmet ? $"{v.Name} ({unmet})" : v.Name).ToList();
         return Invariant($"Every variant not expected to fail is held to at most {Experiment.MaxFailedPercent:0} % failed requests (failedPercent). ") +
             (expected.Count == 0 ? "No variant is expected to fail." : $"Expected to fail, as the effect shown: {string.Join(", ", expected)}.");
     }

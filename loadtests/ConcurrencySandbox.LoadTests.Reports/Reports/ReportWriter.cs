@@ -130,7 +130,7 @@ public static class ReportWriter
     /// <summary>
     /// The report's opening, the same blocks in report.html and summary.md: the partial note, the plain answer, the tiles
     /// (so the first screen holds both, on a phone too), the headline and its details, the other findings, the verdict
-    /// and its claims, and how the requests ended.
+    /// and its claims, the rounds in the order they ran, and how the requests ended.
     /// </summary>
     private static HtmlPage Opening(HtmlPage page, RunSummary r)
     {
@@ -156,6 +156,10 @@ public static class ReportWriter
         if (claims.Count > 0)
         {
             page = page.List([.. claims.Select(c => c.Line)]);
+        }
+        if (RoundsIntro(r) is { } rounds)
+        {
+            page = page.Paragraph(rounds).List(RoundLines(r));
         }
         return page.Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes");
     }
@@ -344,7 +348,23 @@ public static class ReportWriter
 
     /// <summary>How the rounds ran and which one the per-variant tables show; empty for a single round without a figure.</summary>
     public static string RoundsNote(RunSummary r) => r.Rounds is not { } rounds ? "" : Invariant(
-        $"Measured in {rounds.Rounds.Count} of {rounds.Planned} interleaved round(s), in the order {rounds.Order}, each against fresh API processes; the per-variant tables show the round nearest the median{(rounds.Figure is { } figure ? $" of {figure}" : "")}, every round is below.");
+        $"Measured in {rounds.Rounds.Count} of {rounds.Planned} interleaved round(s), each against fresh API processes, in the order listed under the verdict; the per-variant tables show the round nearest the median{(rounds.Figure is { } figure ? $" of {figure}" : "")}, every round is below.");
+
+    /// <summary>What the rounds' list under the verdict holds; null for a single round without a figure.</summary>
+    public static string? RoundsIntro(RunSummary r) => r.Rounds is not { } rounds ? null
+        : $"The rounds, each with its variants in the order they ran{(rounds.Figure is { } figure ? $", its {figure}" : "")} and what it alone would say:";
+
+    /// <summary>
+    /// The rounds under the verdict, one line each, the same in the console, summary.md and report.html: "round 2:
+    /// min-workers-200 then default-pool: 7.583 (reproduced)". The verdict itself says only how many rounds there were.
+    /// </summary>
+    public static IReadOnlyList<string> RoundLines(RunSummary r) =>
+        [.. (r.Rounds?.Rounds ?? []).Select(round => Invariant(
+            $"round {round.Round}: {string.Join(" then ", round.Order)}: {(round.Figure is { } value ? Invariant($"{value:0.###}") : "no figure")} ({OutcomeWords(round.Outcome)})"))];
+
+    /// <summary>An outcome's name in words: "NotReproduced" reads "not reproduced".</summary>
+    private static string OutcomeWords(string outcome) =>
+        string.Concat(outcome.Select((c, i) => i > 0 && char.IsUpper(c) ? $" {char.ToLowerInvariant(c)}" : $"{char.ToLowerInvariant(c)}"));
 
     /// <summary>One row per round and variant, in the order they ran, with the round's verdict figure; null for a single round without a figure.</summary>
     public static TextTable? RoundsTable(RunSummary r) => r.Rounds is not { } rounds ? null : new TextTable(
@@ -578,6 +598,14 @@ public static class ReportWriter
         foreach (var claim in report.Claims ?? [])
         {
             console.WriteLine($"   claim {claim.Line}");
+        }
+        if (RoundsIntro(report) is { } rounds)
+        {
+            console.WriteLine($"   {rounds}");
+            foreach (var line in RoundLines(report))
+            {
+                console.WriteLine($"   {line}");
+            }
         }
         foreach (var failed in report.Thresholds.Where(t => !t.Passed))
         {

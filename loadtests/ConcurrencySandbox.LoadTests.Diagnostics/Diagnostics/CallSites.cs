@@ -136,8 +136,14 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             {
                 return passedOn;
             }
-            // The statement's IL shows no blocking call (the offset fell beside it): the frame and its statement's line.
-            return new BlockingCall(userName, primitive ?? Unknown(below), statement?.Line, route, handler, null, note) { CalledFrom = above, Background = background, Queued = queued is not null };
+            // Optimized code can map the return address past the call to the next statement's (LockSleep's `lock (Gate)`
+            // read as `_reserved++;`, two lines down, once Reserve tiered up): the method's one call of the wait the stack
+            // shows is the one it waits in. Else the statement's IL shows no blocking call: the frame and its statement's line.
+            if (OnlyCall(leaf.Method, primitive) is not { } only)
+            {
+                return new BlockingCall(userName, primitive ?? Unknown(below), statement?.Line, route, handler, null, note) { CalledFrom = above, Background = background, Queued = queued is not null };
+            }
+            found = [(leaf.Method, only, [])];
         }
         // The call found in the IL says which wait it was when the stack could not (the JIT inlined it).
         string Primitive(ILCall call) => (primitive is null or BlockingPrimitive.TaskWait ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive) ?? Unknown(below);
@@ -282,6 +288,11 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
         }
         return [];
     }
+
+    /// <summary>The one call of <paramref name="method"/>'s own IL that makes the wait <paramref name="primitive"/> names; null when it makes none or several, or the wait is not known.</summary>
+    private static ILCall? OnlyCall(AppMethod method, string? primitive) =>
+        primitive is null ? null
+            : WaitCalls(method).Where(c => BlockingPrimitive.Match(SourceNames.Describe(c.Callee)) is { } p && BlockingPrimitive.Compatible(p, primitive)).ToList() is [var one] ? one : null;
 
     /// <summary>
     /// The calls the method's IL makes between the offsets that can wait, as the developer wrote them: not the delegates it

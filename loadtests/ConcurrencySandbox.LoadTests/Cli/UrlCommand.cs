@@ -30,7 +30,7 @@ internal static class UrlCommand
         var processName = new Option<string?>("--process-name") { Description = "The serving .NET process by name (its executable or main assembly), when exactly one matches." };
         var outFolder = new Option<string?>("--out") { Description = "Report folder (default: reports/<yyyyMMdd-HHmmss>-url/)." };
         var findCapacity = new Option<bool>("--find-capacity") { Description = "Ramp the load (closed users doubling from 2; with --rate, an open arrival rate doubling from it) until p99 passes the SLO or more than 1 % of requests fail, and report the load held, the load that broke it and the cause." };
-        var slo = new Option<double?>("--slo-p99-ms") { Description = "The p99 the service must keep, in ms, a step past it broke (default: 2 x the unloaded p99: one user, measured first, under --find-capacity; a profile's lowest step otherwise)." };
+        var slo = new Option<double?>("--slo-p99-ms") { Description = "The p99 the service must keep, in ms, a step past it broke (default: 2 x the unloaded p99: one user, measured first, by --find-capacity and a closed profile alike; with --agents a profile's lowest step)." };
         var maxLoad = new Option<double>("--max-load") { Description = "--find-capacity: the highest load tried (users, or requests/s with --rate).", DefaultValueFactory = _ => 1024 };
         var maxDuration = new Option<double>("--max-duration-s") { Description = "--find-capacity: the most seconds the ramp runs, over all its steps.", DefaultValueFactory = _ => 300 };
         var stepSeconds = new Option<double>("--step-s") { Description = "--find-capacity: seconds each load step (and the unloaded measure) holds its load, after a closed step's climb from 1 user at the quick profile's pace.", DefaultValueFactory = _ => 10 };
@@ -74,6 +74,10 @@ internal static class UrlCommand
                 var settings = CommandLine.SettingsOf(parse, load, folder, ObserverOptions.Default with { Attach = observe }, terminalWidth);
                 var capacity = parse.GetValue(findCapacity) ? CapacityOf(parse, slo, maxLoad, stepSeconds, maxDuration, settings) : null;
                 var givenSlo = SloOf(parse.GetValue(slo));
+                if (capacity is null && givenSlo is null && settings.Agents is null)
+                {
+                    load = UnloadedFirst(load);
+                }
                 var settle = TimeSpan.FromSeconds(new OptionValues(parse).Positive(settleSeconds));
                 if (capacity is null)
                 {
@@ -140,6 +144,21 @@ internal static class UrlCommand
             SloOf(parse.GetValue(slo)),
             rate is not null, rate ?? FirstUsers, values.Positive(maxLoad),
             TimeSpan.FromSeconds(values.Positive(stepSeconds)), TimeSpan.FromSeconds(values.Positive(maxDuration)));
+    }
+
+    /// <summary>
+    /// A closed profile run without --slo-p99-ms measures one user first, for as long as the profile's first step, and
+    /// sets its SLO from that (<see cref="CapacityFinding.OfProfile"/>), as --find-capacity sets its own: a lowest step of
+    /// several users may already be starved (a service needing 3 pool threads a request, at 4 users on 2 cores: its p99
+    /// 998 ms against one user's 167), and an SLO of twice that let the quick run hold 20 users where the search broke at
+    /// 4. Open profiles, a first step of one user, and --agents (a share of one user cannot be split) keep their shape.
+    /// </summary>
+    internal static LoadOptions UnloadedFirst(LoadOptions load)
+    {
+        var first = load.Shape.Steps[0];
+        return load.Shape.IsOpen || first.Target <= 1
+            ? load
+            : load with { Shape = new LoadShape([new KeepConstant(1, first.During), .. load.Shape.Steps], load.Shape.ReportingInterval) };
     }
 
     /// <summary>--slo-p99-ms when given: positive.</summary>

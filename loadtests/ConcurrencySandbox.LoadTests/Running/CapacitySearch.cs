@@ -272,13 +272,16 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// <summary>The report's sentence: "Held 48 users; broke at 52 users (p99 1,234 ms; narrowed to within 8 % ...; SLO ...): pool starvation (...)".</summary>
     public string Describe()
     {
-        var held = HeldLoad is { } h ? Invariant($"Held {h:0.#} {Unit}") : Invariant($"Held no load tried");
+        var held = HeldLoad is { } h ? $"Held {LoadText(h, Unit)}" : "Held no load tried";
         var narrowed = Narrowing is null ? "" : $"; {Narrowing}";
         var cause = Cause is null ? "" : $": {Cause}";
         return BrokeAt is { } b
-            ? Invariant($"{held}; broke at {b:0.#} {Unit} ({BrokeBecause}{narrowed}; {Slo.Described}){cause}.")
+            ? $"{held}; broke at {LoadText(b, Unit)} ({BrokeBecause}{narrowed}; {Slo.Described}){cause}."
             : Invariant($"{held} without breaking ({Slo.Described}); the break is above: {Bound}.");
     }
+
+    /// <summary>"60 users", "1 user", "250 requests/s".</summary>
+    public static string LoadText(double load, string unit) => Invariant($"{load:0.#} {(load == 1 && unit == "users" ? "user" : unit)}");
 
     /// <summary>
     /// What a plain load profile says about the break, by the rule of --find-capacity's steps (<see cref="ServiceSlo"/>):
@@ -292,16 +295,19 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         var unit = result.LoadUnit == "rate" ? "requests/s" : result.LoadUnit;
         var steps = result.Steps.Count > 0 ? result.Steps : [new StepRow(result.PeakLoad, 0, result.ElapsedSeconds, result.Total)];
         var lowest = steps[0];
+        var oneUser = lowest.Load == 1 && unit == "users";
         var baseline = UnloadedBaseline.Of(result.Intervals.Where(i => i.ElapsedSeconds > lowest.FromSeconds && i.ElapsedSeconds <= lowest.ToSeconds + 1e-6), lowest.Stats,
-            Invariant($"{lowest.Load:0.#} {unit}"));
+            oneUser ? UnloadedBaseline.OneUser : Invariant($"{lowest.Load:0.#} {unit}"));
         var slo = givenSloP99Ms is not null ? ServiceSlo.Of(givenSloP99Ms, baseline)
             : steps.Count < 2 ? new ServiceSlo(double.PositiveInfinity, "no SLO: one load step, so no lower step to set one from (give --slo-p99-ms)")
             : baseline.Requests == 0 ? new ServiceSlo(double.PositiveInfinity, "no SLO: the lowest step answered no request, so it has no p99 to set one from (give --slo-p99-ms)")
             : ServiceSlo.Of(null, baseline);
+        // One user is the unloaded measure the default SLO is set from: it holds by definition, as --find-capacity's does.
+        var unloadedHolds = oneUser && givenSloP99Ms is null && baseline.Requests > 0;
         double? held = null;
         foreach (var step in steps)
         {
-            if (slo.BrokeBy(step.Stats) is { } why)
+            if (!(unloadedHolds && step == lowest) && slo.BrokeBy(step.Stats) is { } why)
             {
                 var gap = held is { } h ? Invariant($"the profile's steps {step.Load - h:0.#} {unit} apart") : "the profile's first step broke";
                 return new CapacityFinding(unit, slo, held, step.Load, why, causeAt(result, baseline.P99Ms), null, $"{gap}; run --find-capacity to narrow it", step.Stats);
@@ -365,7 +371,7 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         {
             null => "",
             { LoadUnit: "rate" } low => Invariant($"{low.PeakLoad:0.#} requests/s"),
-            var low => Invariant($"{low.PeakLoad:0.#} {(low.PeakLoad == 1 && low.LoadUnit == "users" ? "user" : low.LoadUnit)}"),
+            var low => LoadText(low.PeakLoad, low.LoadUnit),
         };
         var gc = GcFinding(broke, observation, lowest, lowestLoad);
         if (gc is ({ } gcFinding, _))

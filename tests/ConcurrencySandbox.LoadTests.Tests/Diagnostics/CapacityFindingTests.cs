@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Telemetry;
+using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Running;
@@ -495,6 +496,45 @@ public sealed class CapacityFindingTests
         Assert.Equal((40.0, (double?)null), (finding.HeldLoad!.Value, finding.BrokeAt));
         Assert.Contains("Held 40 users within the SLO of 633.8 ms; the pool starved for 53.9 s, but latency held.", headline.Text);
         Assert.DoesNotContain("roke", headline.Text);
+    }
+
+    [Fact]
+    public void AProfileRunWithoutAnSloMeasuresOneUserFirstForAsLongAsItsFirstStep()
+    {
+        var quick = new LoadOptions(Profiles.Create("quick", 1), "quick", TimeSpan.FromSeconds(60), 1000);
+
+        var prefixed = UrlCommand.UnloadedFirst(quick);
+
+        Assert.Equal(new KeepConstant(1, TimeSpan.FromSeconds(6)), prefixed.Shape.Steps[0]);
+        Assert.Equal(quick.Shape.Steps, prefixed.Shape.Steps.Skip(1));
+        Assert.Equal(quick.Shape.ReportingInterval, prefixed.Shape.ReportingInterval);
+        // An open profile has no users to start from; a shape that already starts at one user is its own baseline.
+        var open = quick with { Shape = Profiles.Create("open", 50) };
+        Assert.Same(open, UrlCommand.UnloadedFirst(open));
+        Assert.Same(prefixed, UrlCommand.UnloadedFirst(prefixed));
+    }
+
+    [Fact]
+    public void AProfileWhoseFirstStepIsOneUserSetsTheSloFromItAndThatStepHolds()
+    {
+        // Issue 37 item 6, seen on a controller whose requests need 3 pool threads each: the quick profile's lowest step (4
+        // users) was already starved (p99 998 ms against one user's 167), so 2 x it let the quick run hold 20 users where
+        // --find-capacity broke at 4. Measured from one user, the profile breaks where the search does.
+        var key = new VariantKey("target");
+        var steps = new List<StepRow> { new(1, 0, 6, TestStats.Uniform(60, 90, p99Ms: 400)) };
+        steps.AddRange(Enumerable.Range(1, 10).Select(i => new StepRow(4 * i, 6 * i, 6 * (i + 1), TestStats.Uniform(100, 300, p99Ms: 998))));
+        // One user's rounds: 160-170 ms, one slow round (400 ms) in its whole p99, which the median leaves out.
+        var intervals = steps.SelectMany(s => new[] { 2.0, 4, 6 }.Select((t, i) =>
+            new IntervalRow(key, s.FromSeconds + t, "users", s.Load, 10, s.Load == 1 ? TestStats.Uniform(20, 90, p99Ms: new[] { 160.0, 167, 400 }[i]) : s.Stats))).ToList();
+        var ramp = new VariantResult(key, "/x", "users", 66, intervals, [], TestStats.Uniform(1060, 280)) { Steps = steps };
+
+        var finding = CapacityFinding.OfProfile(ramp, null, NoCause);
+
+        Assert.Equal((1.0, 4.0), (finding.HeldLoad!.Value, finding.BrokeAt!.Value));
+        Assert.Equal(334, finding.Slo.P99Ms);
+        Assert.Contains("2 x the unloaded p99 of 167 ms (the median of 3 rounds of one user, 160-400 ms, from 60 requests)", finding.Describe(), StringComparison.Ordinal);
+        // A given SLO judges the one user's step too: nothing holds by definition against a bound the user set.
+        Assert.Null(CapacityFinding.OfProfile(ramp, 300, NoCause).HeldLoad);
     }
 
     private static string? NoCause(VariantResult result, double baselineP99Ms) => null;

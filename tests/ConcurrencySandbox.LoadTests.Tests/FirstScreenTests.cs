@@ -86,6 +86,22 @@ public sealed partial class FirstScreenTests : IDisposable
         Assert.EndsWith("too few rounds to tell, so run it with more (--rounds).", PlainAnswer.Of(summary with { Rounds = Rounds(null, null) }), StringComparison.Ordinal);
     }
 
+    [Fact]
+    public void TheTileLegendDefinesTheMarksATileShowsAndNoOther()
+    {
+        // Every legend said what "\u2265", "no answer" and "n/a (no telemetry)" mean, on first screens that showed none of them.
+        var clean = Summary("fanout");
+        var timingOut = Summary("fanout-timing-out");
+        var silent = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, _) => name == "threadpool" ? 90_000 : 100).Analysed();
+
+        Assert.DoesNotContain("\u2265", ReportWriter.TileLegend(clean), StringComparison.Ordinal);
+        Assert.DoesNotContain($"{ReportWriter.NoAnswer}: ", ReportWriter.TileLegend(clean), StringComparison.Ordinal);
+        Assert.DoesNotContain($"{ReportWriter.NoTelemetry}: ", ReportWriter.TileLegend(clean), StringComparison.Ordinal);
+        Assert.Contains("\u2265 marks a lower bound", ReportWriter.TileLegend(timingOut), StringComparison.Ordinal);
+        Assert.Contains($"{ReportWriter.NoAnswer}: ", ReportWriter.TileLegend(silent), StringComparison.Ordinal);
+        Assert.EndsWith(".", ReportWriter.TileLegend(clean), StringComparison.Ordinal);
+    }
+
     /// <summary>Every report kind's first screen, from the analysis of synthetic raw results as a real run makes them.</summary>
     public static TheoryData<string> Kinds() => ["fanout", "fanout-timing-out", "coldstart", "find-capacity", "stopped"];
 

@@ -277,17 +277,29 @@ public static class ReportWriter
     public static IReadOnlyList<(string Label, string Meaning)> TileLabels(RunSummary r) =>
     [
         (r.Words.PerSecond, $"the variant's {r.Words.Unit} (answered or failed) per second of its whole run"),
-        ($"{r.Words.LatencyPrefix}p50 / p99 (ms)", $"the median and the 99th percentile, in milliseconds, of the {r.Words.Unit} that got an answer or timed out; \u2265 marks a lower bound, where timed-out ones reach that rank"),
+        ($"{r.Words.LatencyPrefix}p50 / p99 (ms)", $"the median and the 99th percentile, in milliseconds, of the {r.Words.Unit} that got an answer or timed out"),
         ("failed", $"the {r.Words.Unit} that failed (HTTP errors, timeouts, connection errors) of all it sent"),
         ("timed out", $"the {r.Words.Unit} given up after the client's timeout, counted in failed too"),
         ("peak load", "the highest load the variant was put under (users, arrival rate, clients, or a burst's size)"),
         ("pool threads / queue", "the most thread-pool threads and the longest thread-pool queue the API recorded while the variant ran"),
     ];
 
-    /// <summary>The tiles' legend: each label and what it means, and what "no answer" and "n/a" say, once for every tile.</summary>
-    public static string TileLegend(RunSummary r) =>
-        "In the tiles: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}"))
-        + $"; {NoAnswer}: not one of the variant's {r.Words.Unit} got an answer or timed out, so it has no rate or latency to show; {NoTelemetry}: the API's runtime was not recorded.";
+    /// <summary>
+    /// The tiles' legend: each label and what it means, once for every tile, and what "\u2265", "no answer" and "n/a"
+    /// say only where a tile shows one, so the first screen defines what it prints and nothing else.
+    /// </summary>
+    public static string TileLegend(RunSummary r)
+    {
+        var values = Tiles(r).SelectMany(t => t.Figures).Select(f => f.Value).ToList();
+        (string Mark, string Meaning)[] marks =
+        [
+            ("\u2265", $"\u2265 marks a lower bound, where timed-out {r.Words.Unit} reach that rank"),
+            (NoAnswer, $"{NoAnswer}: not one of the variant's {r.Words.Unit} got an answer or timed out, so it has no rate or latency to show"),
+            (NoTelemetry, $"{NoTelemetry}: the API's runtime was not recorded"),
+        ];
+        return "In the tiles: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}")
+            .Concat(marks.Where(m => values.Any(v => v.Contains(m.Mark, StringComparison.Ordinal))).Select(m => m.Meaning))) + ".";
+    }
 
     /// <summary>The report folder's other files, as report.html links them.</summary>
     private static IEnumerable<string> ReportFiles(RunSummary r) =>

@@ -22,7 +22,8 @@
 #     whose cost grows with them (`calls`: the HTTP client's events).
 #   BASELINE_RUNNER=path/to/ConcurrencySandbox.LoadTests.dll: each pair also runs that build's observer ("baseline",
 #     the same way; runner and watch only), so a change to the observer is measured before/after in the same process
-#     and minutes. With --observer trace the baseline is a trace of BASELINE_TRACE_PROVIDERS (dotnet-trace's words).
+#     and minutes. What one run leaves in the process counts for the others: a calls' trace (every peak before aa7b6b0)
+#     turns the API's activity tracking on for good, and every observed run after it pays for it (performance.md). With --observer trace the baseline is a trace of BASELINE_TRACE_PROVIDERS (dotnet-trace's words).
 # Changed 2026-11-29 (issue 42 item 3): each run used to start a fresh API (the runner's child, or one per watch or
 # trace run), so a pair measured one process against another as much as the observer (quiet, 71a5e76: the plain runs
 # alone spread 42.8k-55.2k requests/s). Now one API serves every run, warmed by one plain and one observed run first

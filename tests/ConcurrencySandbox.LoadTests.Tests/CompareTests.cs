@@ -32,6 +32,64 @@ public sealed class CompareTests : IDisposable
     }
 
     [Fact]
+    public void ADifferenceWhoseIntervalsDoNotOverlapIsStatedWithItsCi()
+    {
+        var a = WriteSummary("a", Rounded([100, 101, 99, 102, 98, 100], verdictFigure: (2, 1.8, 2.2)));
+        var b = WriteSummary("b", Rounded([150, 151, 149, 152, 148, 150], verdictFigure: (4, 3.5, 4.5)));
+
+        var table = ReportComparison.Of(a, b).Table();
+
+        var mean = table.Rows.Single(r => r[0] == "async" && r[1] == "mean (ms)");
+        Assert.Equal(["100 [98, 102]", "150 [148, 152]", "+50 [+46, +54]", "1.50 x"], mean.Skip(2));
+        var run = table.Rows.Single(r => r[0] == "(the run)");
+        Assert.Equal(["slowdown", "2 [1.8, 2.2]", "4 [3.5, 4.5]", "+2 [+1.3, +2.7]"], run.Skip(1).Take(4));
+    }
+
+    [Fact]
+    public void ADifferenceWhoseIntervalsOverlapIsNoDifferenceMeasured()
+    {
+        var a = WriteSummary("a", Rounded([100, 101, 99, 102, 98, 100], verdictFigure: (2, 1.8, 2.2)));
+        var b = WriteSummary("b", Rounded([99, 103, 97, 104, 100, 101], verdictFigure: (2.1, 1.5, 2.5)));
+
+        var comparison = ReportComparison.Of(a, b);
+
+        var mean = comparison.Table().Rows.Single(r => r[0] == "async" && r[1] == "mean (ms)");
+        Assert.Equal("no difference measured (within noise: measured +0.5 [-5, +6])", mean[4]);
+        Assert.StartsWith("no difference measured (within noise: ", comparison.Table().Rows.Single(r => r[0] == "(the run)")[4]);
+        Assert.Contains(Noise.NoDifference, comparison.ToMarkdown());
+        Assert.Contains(ReportComparison.DifferenceNote, comparison.ToMarkdown());
+    }
+
+    [Fact]
+    public void AFigureWithoutACiOnEitherSideIsPrintedButNotJudged()
+    {
+        var a = WriteSummary("a", Rounded([100, 101, 99, 102, 98, 100], verdictFigure: (2, 1.8, 2.2)));
+        var b = WriteSummary("b", SyntheticReports.LoadRun("fanout", ["async"], 20, 5, (_, _) => 150).Analysed());
+
+        var rows = ReportComparison.Of(a, b).Table().Rows;
+
+        // B ran once: its mean has no CI, so the difference is printed and not judged, never a finding.
+        var mean = rows.Single(r => r[0] == "async" && r[1] == "mean (ms)")[4];
+        Assert.Matches(@"^\+\d+(\.\d)? \(not judged: no 95 % CI in B\)$", mean);
+        // The peak-load mean is not measured per round: not judged on either side.
+        Assert.EndsWith("(not judged: no 95 % CI in A and B)", rows.Single(r => r[0] == "async" && r[1] == "mean at peak load (ms)")[4]);
+        Assert.DoesNotContain(rows, r => r[0] == "(the run)");
+    }
+
+    [Fact]
+    public void ALowerBoundKeepsItsMarkAndIsNotJudgedEvenOverRounds()
+    {
+        var rounded = Rounded([100, 101, 99, 102, 98, 100], verdictFigure: (2, 1.8, 2.2));
+        var a = WriteSummary("a", rounded with { Variants = [rounded.Variants[0] with { LowerBounds = ["meanMs"] }] });
+        var b = WriteSummary("b", Rounded([150, 151, 149, 152, 148, 150], verdictFigure: (4, 3.5, 4.5)));
+
+        var mean = ReportComparison.Of(a, b).Table().Rows.Single(r => r[0] == "async" && r[1] == "mean (ms)");
+
+        Assert.StartsWith("\u2265 ", mean[2]);
+        Assert.EndsWith("(not judged: no 95 % CI in A)", mean[4]);
+    }
+
+    [Fact]
     public async Task ComparingDifferentExperimentsExitsWith2AndOneLine()
     {
         var a = Write("a", SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100));
@@ -102,6 +160,24 @@ public sealed class CompareTests : IDisposable
     {
         var folder = Path.Combine(_root, name);
         ReportWriter.Write(folder, report, RunnerCommandLine.Format([report.Experiment]));
+        return folder;
+    }
+
+    /// <summary>A fanout run of one variant, async, measured in six rounds with these means (ms), and the rounds' verdict figure (median, low, high).</summary>
+    private static RunSummary Rounded(double[] meansMs, (double Median, double Low, double High) verdictFigure)
+    {
+        var summary = SyntheticReports.LoadRun("fanout", ["async"], 20, 5, (_, _) => meansMs[0]).Analysed();
+        return summary with
+        {
+            Rounds = new SummaryRounds("async", meansMs.Length, "slowdown", verdictFigure.Median, verdictFigure.Low, verdictFigure.High,
+                [.. meansMs.Select((mean, i) => new SummaryRound(i + 1, ["async"], null, "Reproduced", [new SummaryRoundVariant("async", 1000 / mean, mean, mean * 1.1, 10)]))]),
+        };
+    }
+
+    private string WriteSummary(string name, RunSummary summary)
+    {
+        var folder = Path.Combine(_root, name);
+        ReportWriter.Write(folder, summary);
         return folder;
     }
 

@@ -42,7 +42,7 @@ public sealed partial class FirstScreenTests : IDisposable
         var (first, second) = dedicated.P99Ms <= async.P99Ms ? (dedicated, async) : (async, dedicated);
         Assert.Contains($"{first.Name} and {second.Name} answered every request up to 40 users, p99 {first.Name} {ReportWriter.Latency(first, first.P99Ms, "p99Ms")} ms, {second.Name} {ReportWriter.Latency(second, second.P99Ms, "p99Ms")} ms", summary.Answer, StringComparison.Ordinal);
         Assert.Contains(string.Create(CultureInfo.InvariantCulture, $"threadpool failed {threadpool.Outcomes.FailedPercent:0.#} % of its {threadpool.Requests} requests ({threadpool.Outcomes.TimedOut} timed out)"), summary.Answer, StringComparison.Ordinal);
-        Assert.EndsWith("seed 003's effect reproduced.", summary.Answer, StringComparison.Ordinal);
+        Assert.EndsWith($"seed 003's effect ({SeedReports.Effect("003")}) reproduced.", summary.Answer, StringComparison.Ordinal);
         // It opens report.html, under the title, and summary.md.
         ReportWriter.Write(_out, summary);
         Assert.Equal($"p.answer {summary.Answer}", RenderedPage.LinesOf(Path.Combine(_out, "report.html"))[1]);
@@ -65,10 +65,41 @@ public sealed partial class FirstScreenTests : IDisposable
             },
         };
         var summary = unsure.Analysed();
-        Assert.EndsWith("seed 003's effect reproduced on 1 of 3 claims (2 inconclusive).", summary.Answer, StringComparison.Ordinal);
+        Assert.EndsWith($"seed 003's effect ({SeedReports.Effect("003")}) reproduced on 1 of 3 claims (2 inconclusive).", summary.Answer, StringComparison.Ordinal);
         var lines = RenderedPage.Lines(ReportWriter.ReportHtml(summary));
         Assert.Contains(lines, line => line.StartsWith("p.verdict Reproduced", StringComparison.Ordinal));
         Assert.DoesNotContain(lines, line => line.StartsWith("p.verdict reproduced", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void AnInconclusiveAnswerNamesTheEffectAndAsksOnlyForWhatWouldDecideIt()
+    {
+        // streaming --find-capacity's answer said "run it again on a quieter machine or with more rounds" where its verdict
+        // said the ramp's top was held and the clients were at their CPU limit: neither would change with a quieter machine.
+        var run = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (_, _) => 100);
+        var summary = (run with { Finding = run.Finding with { Outcome = Outcome.Inconclusive } }).Analysed();
+        SummaryRounds Rounds(double? low, double? high) => new("threadpool async", 6, "slowdown", 2, low, high, []);
+
+        Assert.EndsWith($"whether seed 003's effect ({SeedReports.Effect("003")}) holds is inconclusive: the verdict below says why and what to change.", summary.Answer, StringComparison.Ordinal);
+        Assert.EndsWith("inconclusive (slowdown 2, 95 % CI 1.5 to 2.5 over 0 rounds): the 95 % CI straddles the verdict's threshold, so run it again on a quieter machine or with more rounds",
+            PlainAnswer.Of(summary with { Rounds = Rounds(1.5, 2.5) }).TrimEnd('.'), StringComparison.Ordinal);
+        Assert.EndsWith("too few rounds to tell, so run it with more (--rounds).", PlainAnswer.Of(summary with { Rounds = Rounds(null, null) }), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TheTileLegendDefinesTheMarksATileShowsAndNoOther()
+    {
+        // Every legend said what "\u2265", "no answer" and "n/a (no telemetry)" mean, on first screens that showed none of them.
+        var clean = Summary("fanout");
+        var timingOut = Summary("fanout-timing-out");
+        var silent = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, _) => name == "threadpool" ? 90_000 : 100).Analysed();
+
+        Assert.DoesNotContain("\u2265", ReportWriter.TileLegend(clean), StringComparison.Ordinal);
+        Assert.DoesNotContain($"{ReportWriter.NoAnswer}: ", ReportWriter.TileLegend(clean), StringComparison.Ordinal);
+        Assert.DoesNotContain($"{ReportWriter.NoTelemetry}: ", ReportWriter.TileLegend(clean), StringComparison.Ordinal);
+        Assert.Contains("\u2265 marks a lower bound", ReportWriter.TileLegend(timingOut), StringComparison.Ordinal);
+        Assert.Contains($"{ReportWriter.NoAnswer}: ", ReportWriter.TileLegend(silent), StringComparison.Ordinal);
+        Assert.EndsWith(".", ReportWriter.TileLegend(clean), StringComparison.Ordinal);
     }
 
     /// <summary>Every report kind's first screen, from the analysis of synthetic raw results as a real run makes them.</summary>

@@ -63,6 +63,47 @@ public sealed class ReportTests : IDisposable
     }
 
     [Fact]
+    public void AVariantExpectedToFailThatDidNotSaysSoWhereverTheExpectationIsPrinted()
+    {
+        // The live smoke run printed "sync all 160 ok (expected to fail)": sync was answered every time at smoke's load.
+        var report = SyntheticReports.LoadRun("sleep", ["sync", "taskrun", "async"], 20, 5, (name, t) => name == "taskrun" && t >= 10 ? 90_000 : 100) with
+        {
+            ExpectedToFail = ["sync", "taskrun"],
+        };
+
+        var summary = ReportWriter.Write(_out, report, RunnerCommandLine.Format(["sleep", "--profile", "smoke"]));
+
+        var sync = $"sync (expected to fail, but all {summary.Variants[0].Requests} were answered)";
+        Assert.Contains($"sync all {summary.Variants[0].Requests} ok (expected to fail, but all {summary.Variants[0].Requests} were answered);", ReportWriter.OutcomeLine(summary));
+        // taskrun timed out as expected: the bare mark stays.
+        Assert.Contains("failed (50 timed out) (expected to fail); async all", ReportWriter.OutcomeLine(summary));
+        var markdown = File.ReadAllText(Path.Combine(_out, "summary.md"));
+        Assert.Contains($"| {sync} |", markdown);
+        Assert.Contains($"Expected to fail, as the effect shown: sync (but all {summary.Variants[0].Requests} were answered), taskrun.", markdown);
+        Assert.Contains(sync, File.ReadAllText(Path.Combine(_out, "report.html")));
+        Assert.DoesNotContain("ok (expected to fail)", markdown);
+    }
+
+    [Theory]
+    [InlineData(0, 160, "expected to fail, but all 160 were answered")]
+    [InlineData(1, 160, "expected to fail, but only 1 of 160 failed (0.6 %, within the 1 % limit)")]
+    [InlineData(40, 160, "expected to fail")]
+    [InlineData(0, 0, "expected to fail, but it sent none")]
+    public void AnExpectationToFailIsMetOnlyPastTheLimitTheOtherVariantsAreHeldTo(long failed, long requests, string expected)
+    {
+        var variant = SyntheticReports.LoadRun("sleep", ["sync"], 3, 5, (_, _) => 100).Analysed().Variants[0] with
+        {
+            ExpectedToFail = true,
+            Requests = requests,
+            Failed = failed,
+            Outcomes = new SummaryOutcomes(requests - failed, 0, failed, 0, requests, failed, requests - failed, failed, requests == 0 ? 0 : 100.0 * failed / requests),
+        };
+
+        Assert.Equal(expected, ReportWriter.Expectation(variant));
+        Assert.Null(ReportWriter.Expectation(variant with { ExpectedToFail = false }));
+    }
+
+    [Fact]
     public void EachLoadAgentsRowReachesSummaryJsonAndASingleRunnersVariantHasNone()
     {
         var stats = TestStats.Uniform(10, 5);

@@ -47,20 +47,20 @@ public class RoundsTests
     [Fact]
     public void TheVerdictQuotesTheMedianAndTheCiOfThePerRoundFigures()
     {
-        var (finding, shown) = RoundVerdict.Judge(RoundsOf([95, 101, 99, 97, 103, 100]), 6, "A B | B A", null);
+        var (finding, shown) = RoundVerdict.Judge(RoundsOf([95, 101, 99, 97, 103, 100]), 6, null);
 
         Assert.Equal(Outcome.Reproduced, finding.Outcome);
         // Six values: the distribution-free 95 % CI of the median is [min, max].
         Assert.Equal(99.5, finding.Interval!.Median);
         Assert.Equal((95.0, 103.0), (finding.Interval.Low!.Value, finding.Interval.High!.Value));
-        Assert.Contains("taskrun / sync throughput 100 % [95, 103] over 6 of 6 round(s) (A B | B A)", finding.Verdict);
+        Assert.Contains("taskrun / sync throughput 100 % [95, 103] over 6 of 6 round(s); the median round: ", finding.Verdict);
         Assert.Contains(shown, new[] { 1, 2, 5 });
     }
 
     [Fact]
     public void ACiThatStraddlesTheThresholdIsInconclusiveAndSaysWhy()
     {
-        var (finding, _) = RoundVerdict.Judge(RoundsOf([95, 130, 99, 120, 103, 115]), 6, "A B | B A", null);
+        var (finding, _) = RoundVerdict.Judge(RoundsOf([95, 130, 99, 120, 103, 115]), 6, null);
 
         Assert.Equal(Outcome.Inconclusive, finding.Outcome);
         Assert.StartsWith("Inconclusive: the 95 % CI straddles the threshold of 110 %", finding.Verdict);
@@ -70,7 +70,7 @@ public class RoundsTests
     [Fact]
     public void ACiEntirelyOnTheOtherSideIsNotReproduced()
     {
-        var (finding, _) = RoundVerdict.Judge(RoundsOf([150, 160, 170, 155, 165, 158]), 6, "A B", null);
+        var (finding, _) = RoundVerdict.Judge(RoundsOf([150, 160, 170, 155, 165, 158]), 6, null);
 
         Assert.Equal(Outcome.NotReproduced, finding.Outcome);
     }
@@ -78,7 +78,7 @@ public class RoundsTests
     [Fact]
     public void FewerThanSixRoundsGiveNoCiSoNoVerdictAndTheBudgetStopIsNamed()
     {
-        var (finding, _) = RoundVerdict.Judge(RoundsOf([95, 96, 97]), 6, "A B", "stopped after 3 of 6 rounds");
+        var (finding, _) = RoundVerdict.Judge(RoundsOf([95, 96, 97]), 6, "stopped after 3 of 6 rounds");
 
         Assert.Equal(Outcome.Inconclusive, finding.Outcome);
         Assert.Contains("3 round(s) give no 95 % CI", finding.Verdict);
@@ -92,8 +92,8 @@ public class RoundsTests
         IReadOnlyList<Finding> above = [.. new[] { 3.0, 3.1, 3.2, 3.3, 3.4, 3.5 }.Select(v => Round(atLeast with { Value = v }, Outcome.Reproduced))];
         IReadOnlyList<Finding> below = [.. new[] { 1.0, 1.1, 1.2, 1.3, 1.4, 1.5 }.Select(v => Round(atLeast with { Value = v }, Outcome.NotAssessed))];
 
-        Assert.Equal(Outcome.Reproduced, RoundVerdict.Judge(above, 6, "A B", null).Finding.Outcome);
-        Assert.Equal(Outcome.Inconclusive, RoundVerdict.Judge(below, 6, "A B", null).Finding.Outcome);
+        Assert.Equal(Outcome.Reproduced, RoundVerdict.Judge(above, 6, null).Finding.Outcome);
+        Assert.Equal(Outcome.Inconclusive, RoundVerdict.Judge(below, 6, null).Finding.Outcome);
     }
 
     [Fact]
@@ -101,7 +101,7 @@ public class RoundsTests
     {
         IReadOnlyList<Finding> rounds = [.. RoundsOf([95, 101, 99, 97, 103, 100]), Finding.Impossible([], "taskrun / sync throughput of 226 % is above what 2 core(s) allow")];
 
-        var (finding, _) = RoundVerdict.Judge(rounds, 7, "A B", null);
+        var (finding, _) = RoundVerdict.Judge(rounds, 7, null);
 
         Assert.Equal(6, finding.Interval!.Count);
         Assert.Contains("left out as impossible: round 7: taskrun / sync throughput of 226 %", finding.Verdict);
@@ -110,7 +110,7 @@ public class RoundsTests
     [Fact]
     public void EveryRoundImpossibleGivesNoVerdict()
     {
-        var (finding, _) = RoundVerdict.Judge([Finding.Impossible([], "too fast")], 1, "A B", null);
+        var (finding, _) = RoundVerdict.Judge([Finding.Impossible([], "too fast")], 1, null);
 
         Assert.Equal(Outcome.Impossible, finding.Outcome);
         Assert.StartsWith("Impossible figure, no verdict: too fast", finding.Verdict);
@@ -211,7 +211,7 @@ public class RoundsTests
              new Claim("max latency", ClaimVerdict.Confirmed, "5 x", "[no 95 % CI: an extreme]", "clears 2 x")],
             [], "round.") with { Figure = slowdown with { Value = v } }).ToList();
 
-        var (finding, _) = RoundVerdict.Judge(rounds, 6, "sync taskrun async | async taskrun sync", null);
+        var (finding, _) = RoundVerdict.Judge(rounds, 6, null);
 
         var latency = finding.Claims[0];
         Assert.Equal(ClaimVerdict.Confirmed, latency.Verdict);
@@ -224,7 +224,7 @@ public class RoundsTests
     public void TheRoundsTableReachesSummaryJsonAndMarkdownAndReadsBack()
     {
         var report = SyntheticReports.LoadRun("compute", ["sync", "taskrun"], 3, 5, (_, _) => 10);
-        var (finding, _) = RoundVerdict.Judge(RoundsOf([95, 101, 99, 97, 103, 100]), 6, "sync taskrun | taskrun sync", null);
+        var (finding, _) = RoundVerdict.Judge(RoundsOf([95, 101, 99, 97, 103, 100]), 6, null);
         var rounds = ExperimentRunner.RoundTable("sync taskrun | taskrun sync", 6, finding,
             [.. Enumerable.Range(0, 6).Select(i => (Rounds.Order(new[] { new Variant("sync", null!), new Variant("taskrun", null!) }, 6)[i], report.Variants, RoundsOf([95, 101, 99, 97, 103, 100])[i]))]);
 
@@ -234,7 +234,44 @@ public class RoundsTests
         Assert.Equal(6, summary.Rounds!.Rounds.Count);
         Assert.Equal(["taskrun", "sync"], summary.Rounds.Rounds[1].Order);
         Assert.Equal((95.0, 103.0), (summary.Rounds.Low!.Value, summary.Rounds.High!.Value));
-        Assert.Contains("in the order sync taskrun | taskrun sync", ReportWriter.SummaryMarkdown(report.Analysed()));
+        Assert.Contains("- round 2: taskrun then sync: 101 (reproduced)", ReportWriter.SummaryMarkdown(report.Analysed()));
+    }
+
+    [Fact]
+    public void TheVerdictSaysHowManyRoundsAndTheRoundsAreListedUnderItInTheConsoleSummaryAndReportAlike()
+    {
+        // coldstart's verdict printed six rounds' order in one line: "over 6 of 6 round(s) (default-pool min-workers-200 | min-workers-200 default-pool | ...)".
+        var report = SyntheticReports.Burst(8, new Dictionary<string, int> { ["default-pool"] = 2, ["min-workers-200"] = 8 });
+        double[] figures = [9.6, 7.583, 11.116, 12.601, 8.31, 11.588];
+        var slowdown = new VerdictFigure("last response, default pool / raised minimum", 0, 2, ReproducedAbove: true, "0.0", " x");
+        IReadOnlyList<Finding> perRound = [.. figures.Select(v => Round(slowdown with { Value = v }, Outcome.Reproduced))];
+        var (finding, _) = RoundVerdict.Judge(perRound, 6, null);
+        var order = Rounds.Order(new[] { new Variant("default-pool", null!), new Variant("min-workers-200", null!) }, 6);
+        var summary = (report with
+        {
+            Finding = finding,
+            Rounds = ExperimentRunner.RoundTable(Rounds.Describe([.. order.Select(o => (IReadOnlyList<string>)[.. o.Select(v => v.Name)])]), 6, finding,
+                [.. Enumerable.Range(0, 6).Select(i => (order[i], report.Variants, perRound[i]))]),
+        }).Analysed();
+        using var console = new StringWriter();
+
+        ReportWriter.PrintOutcome(summary, "out", console);
+
+        Assert.DoesNotContain("|", summary.Verdict);
+        Assert.Contains("over 6 of 6 round(s);", summary.Verdict);
+        var lines = ReportWriter.RoundLines(summary);
+        Assert.Equal(6, lines.Count);
+        Assert.Equal("round 1: default-pool then min-workers-200: 9.6 (reproduced)", lines[0]);
+        Assert.Equal("round 2: min-workers-200 then default-pool: 7.583 (reproduced)", lines[1]);
+        var printed = console.ToString().Split('\n').Select(l => l.Trim()).ToList();
+        var markdown = ReportWriter.SummaryMarkdown(summary);
+        var html = ReportWriter.ReportHtml(summary);
+        Assert.All(lines, line =>
+        {
+            Assert.Contains(line, printed);
+            Assert.Contains($"- {line}", markdown);
+            Assert.Contains(line, html);
+        });
     }
 
     [Theory]

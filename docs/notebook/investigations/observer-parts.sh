@@ -7,7 +7,9 @@
 # part wrote per second (EVENTS=1, the first round's traces counted by provider/event with nettrace-events.cs, a
 # file-based app), and (PERF=1) perf's CPU samples of the API over the phase (the runtime's perf map on), the share of
 # them inside what each part makes the service do (inclusive: the request-duration metric's recording, EventPipe's
-# writes and stack walks, the TPL's activity ids), which a busy machine disturbs far less than the CPU per request.
+# writes and stack walks, the TPL's activity ids, the hosting event source's per-request calls and the activities they
+# start), which a busy machine disturbs far less than the CPU per request. A tpl-flow phase turns the service's activity
+# tracking on for good: `watch` phases after it show what every request then pays while ASP.NET Core's counters are read.
 # Usage: DOTNET_TRACE=path/to/dotnet-trace docs/notebook/investigations/observer-parts.sh [rounds=2] [phase seconds=8]
 # (PHASES="none route-metric ..." runs only those phases, in that order.)
 # (Release build of this checkout first). Needs wrk, curl and dotnet-trace.
@@ -24,6 +26,7 @@ start_api "$R/api/ConcurrencySandbox.Api.dll" "$W"
 unset DOTNET_PerfMapEnabled DOTNET_EnableWriteXorExecute
 side=""
 wrk_pid=""
+perf_no=0
 trap 'kill $wrk_pid $api_pid $side 2>/dev/null || true; rm -rf "$W"' EXIT
 # The parts, in dotnet-trace's words (provider:keywords:level[:arguments]); RuntimeObserver.Session and CauseTrace.Providers say why each is there.
 declare -A parts=(
@@ -56,7 +59,9 @@ phase() {
   sleep 1
   n0=$(started); read_cpu_ticks "$api_pid"; t0=$cpu_ticks; from=$EPOCHREALTIME
   if [ "${PERF:-0}" = 1 ]; then
-    perf record -q -F 499 -g -p "$api_pid" -o "$W/$name-$round.perf" -- sleep "$seconds" 2>>"$W/perf.log" || { echo "perf record failed:" >&2; cat "$W/perf.log" >&2; }
+    # Numbered in the order taken: PHASES may name a part twice in a round.
+    perf_no=$((perf_no + 1))
+    perf record -q -F 499 -g -p "$api_pid" -o "$W/$(printf %02d "$perf_no")-$name-$round.perf" -- sleep "$seconds" 2>>"$W/perf.log" || { echo "perf record failed:" >&2; cat "$W/perf.log" >&2; }
   else
     sleep "$seconds"
   fi
@@ -79,7 +84,10 @@ if [ "${PERF:-0}" = 1 ]; then
     metric=$(perf report -i "$f" --children --sort sym --stdio -g none 2>/dev/null | awk '/HostingMetrics::RequestEnd/ { sub("%", "", $1); print $1; exit }')
     runtime=$(perf report -i "$f" --no-children --sort dso --stdio -g none 2>/dev/null | awk '/libcoreclr.so/ { sub("%", "", $1); print $1; exit }')
     tpl=$(perf report -i "$f" --no-children --sort sym --stdio -g none 2>/dev/null | awk '/TplEventSource|ActivityTracker|SetCurrentThreadActivityId/ { sub("%", "", $1); s += $1 } END { print s + 0 }')
-    printf '%-18s %6s samples; request-duration metric %5.2f %%, libcoreclr.so %5.2f %%, TPL activity ids %5.2f %%\n' "$(basename "$f" .perf)" "$samples" "${metric:-0}" "${runtime:-0}" "$tpl"
+    # Inclusive: the samples with ASP.NET Core's hosting event source (its RequestStart/RequestStop, called on every request
+    # while its counters are enabled, at any level) or the activity tracking those Start/Stop events drive on the stack.
+    hosting=$(perf script -i "$f" -F ip,sym 2>/dev/null | awk -v n="$samples" 'BEGIN { RS = "" } /HostingEventSource|RecordRequestStartEventLog|ActivityTracker/ { k++ } END { printf "%.2f", (n > 0 ? 100 * k / n : 0) }')
+    printf '%-18s %6s samples; request-duration metric %5.2f %%, libcoreclr.so %5.2f %%, TPL activity ids %5.2f %%, hosting events and activities %5.2f %%\n' "$(basename "$f" .perf)" "$samples" "${metric:-0}" "${runtime:-0}" "$tpl" "$hosting"
   done
 fi
 if [ "${EVENTS:-0}" = 1 ]; then

@@ -93,7 +93,7 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
     /// <summary>How long the allocation trace runs: long enough for a few hundred allocation samples at a break, short enough to cost the step little.</summary>
     public static readonly TimeSpan Length = TimeSpan.FromSeconds(1);
 
-    /// <summary>How long the calls' trace ran (from the peak, <see cref="CallsWindow"/> at most); 0 when the calls came with the allocations.</summary>
+    /// <summary>How long the calls' trace ran (from the peak, <see cref="CallsWindow"/> at most); 0 when none ran (the service held no outgoing connection at the peak, so it made no call).</summary>
     public double CallsSeconds { get; init; }
 
     /// <summary>

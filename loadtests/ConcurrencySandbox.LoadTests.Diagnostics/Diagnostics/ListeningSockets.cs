@@ -16,7 +16,8 @@ internal sealed record ListeningSocket(IPAddress Address, int Port, int OwnerUid
 /// <summary>
 /// Finds the process listening on a TCP port from Linux's /proc: the listening sockets' inodes in /proc/net/tcp and
 /// /proc/net/tcp6 (state 0A), then the process with a descriptor linked to one of them (/proc/PID/fd/N -> socket:[INODE]).
-/// Processes of other users are not readable to a non-root runner, so their sockets have no holder here.
+/// Processes of other users are not readable to a non-root runner, so their sockets have no holder here. Also says
+/// whether a process holds a connection it opened (<see cref="HoldsOutgoingConnection(int)"/>).
 /// </summary>
 internal static class ListeningSockets
 {
@@ -26,14 +27,17 @@ internal static class ListeningSockets
     public static readonly IReadOnlyList<string> Tables = ["/proc/net/tcp", "/proc/net/tcp6"];
 
     /// <summary>The listening sockets in the text of one /proc/net/tcp or tcp6 table (its header line and other states skipped).</summary>
-    public static IReadOnlyList<ListeningSocket> Parse(string table)
+    public static IReadOnlyList<ListeningSocket> Parse(string table) =>
+        [.. Rows(table).Where(row => row.State == ListenState).Select(row => new ListeningSocket(row.Address, row.Port, row.OwnerUid, row.Inode))];
+
+    /// <summary>Every socket of one /proc/net/tcp or tcp6 table, in any state: its local address and port, state, owner and inode.</summary>
+    private static IEnumerable<(IPAddress Address, int Port, string State, int OwnerUid, long Inode)> Rows(string table)
     {
-        var sockets = new List<ListeningSocket>();
         foreach (var line in table.Split('\n').Skip(1))
         {
             // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode ...
             var fields = line.Split(' ', StringSplitOptions.RemoveEmptyEntries);
-            if (fields.Length < 10 || fields[3] != ListenState || fields[1].Split(':') is not [var address, var port]
+            if (fields.Length < 10 || fields[1].Split(':') is not [var address, var port]
                 || !int.TryParse(port, NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out var portNumber)
                 || !int.TryParse(fields[7], NumberStyles.None, CultureInfo.InvariantCulture, out var uid)
                 || !long.TryParse(fields[9], NumberStyles.None, CultureInfo.InvariantCulture, out var inode)
@@ -41,9 +45,38 @@ internal static class ListeningSockets
             {
                 continue;
             }
-            sockets.Add(new ListeningSocket(ip, portNumber, uid, inode));
+            yield return (ip, portNumber, fields[3], uid, inode);
         }
-        return sockets;
+    }
+
+    /// <summary>
+    /// Whether process <paramref name="processId"/> holds a TCP connection it opened: one of its sockets, in any state but
+    /// listening, on a local port none of its listening sockets has (an accepted request's connection has the listener's
+    /// port, an outgoing call's an ephemeral one). Read from its descriptors and its network namespace's tables
+    /// (/proc/PID/net/tcp{,6}); null when they cannot be read (another user's process, one that exited).
+    /// </summary>
+    public static bool? HoldsOutgoingConnection(int processId)
+    {
+        try
+        {
+            var inodes = Directory.EnumerateFileSystemEntries($"/proc/{processId}/fd")
+                .Select(fd => new FileInfo(fd).LinkTarget is { } target ? SocketInode(target) : null)
+                .OfType<long>()
+                .ToHashSet();
+            return HoldsOutgoingConnection(Tables.Select(table => table.Replace("/proc/", $"/proc/{processId}/", StringComparison.Ordinal)).Where(File.Exists).Select(File.ReadAllText), inodes);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>Whether the sockets of <paramref name="inodes"/> in <paramref name="tables"/> include a connection on a port none of them listens on.</summary>
+    internal static bool HoldsOutgoingConnection(IEnumerable<string> tables, IReadOnlySet<long> inodes)
+    {
+        var own = tables.SelectMany(Rows).Where(row => inodes.Contains(row.Inode)).ToList();
+        var listening = own.Where(row => row.State == ListenState).Select(row => row.Port).ToHashSet();
+        return own.Any(row => row.State != ListenState && !listening.Contains(row.Port));
     }
 
     /// <summary>The inode a /proc/PID/fd link names when it is a socket ("socket:[12345]"), else null.</summary>

@@ -125,9 +125,18 @@ public static class StackSampler
         Recorded(client,
             [
                 new EventPipeProvider("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
-                new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, (long)ClrTraceEventParser.Keywords.Default),
+                new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, RuntimeKeywords),
             ],
             length, traceStarted, traceStopped, ReadStacks);
+
+    /// <summary>
+    /// The runtime's keywords in a stack sample: its modules and the methods it compiles while sampled (the rundown at the
+    /// stop names the others). dotnet-stack's Default set also made the service write, each with its stack, the GC's
+    /// suspension events for every suspension the sampler makes (about 2,700 events a second under load), its GC and
+    /// pool events, none of which the samples are read from; and its Binder keyword starts an activity for each assembly
+    /// the service loads while sampled, which turns the service's activity tracking on for good (docs/notebook/performance.md).
+    /// </summary>
+    internal const long RuntimeKeywords = (long)(ClrTraceEventParser.Keywords.Loader | ClrTraceEventParser.Keywords.Jit);
 
     /// <summary>
     /// One short EventPipe trace of <paramref name="providers"/> for <paramref name="length"/>, with the runtime's rundown

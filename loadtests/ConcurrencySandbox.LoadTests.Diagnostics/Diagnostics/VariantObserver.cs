@@ -73,6 +73,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private Task<(BlockingSites? Sites, string? Note, IReadOnlyList<SampleRound>? Rounds)>? _stacks;
     private Task<(RecordedTrace? Trace, string? Note)>? _causes;
     private Task<(RecordedTrace? Trace, string? Note)>? _calls;
+    // The service held no outgoing connection at the peak, so no calls' trace was taken: it made no call.
+    private bool _callsNeedNoTrace;
     // The run's one call-site resolver (each module's IL and PDB read once), built with the route window's routes.
     private CallSiteResolver? _resolver;
     // Who held the cores: read as the observer starts, with each interval, and as the load ends.
@@ -114,7 +116,13 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
                 await Task.Delay(Settle(left), cancellationToken);
                 return await Task.Run(() => CauseTrace.Record(observer.Channel.Client, allocationSampling: observer.LightSession), cancellationToken);
             }, "the allocation trace");
-            _calls = RecordedOrWhyNotAsync(() => CauseTrace.RecordCallsAsync(observer.Channel.Client, CauseTrace.CallsWindow, LoadRuns, cancellationToken), "the HTTP client's trace");
+            // A local service that holds no connection it opened makes no HTTP call to trace; the calls' trace is then not
+            // taken: its TPL keyword turns the service's activity tracking on for good, and from then on every request pays
+            // for it while the always-on session holds ASP.NET Core's counters (docs/notebook/performance.md).
+            _callsNeedNoTrace = observer.Channel.ProcessId is { } processId && ListeningSockets.HoldsOutgoingConnection(processId) == false;
+            _calls = _callsNeedNoTrace
+                ? Task.FromResult<(RecordedTrace?, string?)>((null, null))
+                : RecordedOrWhyNotAsync(() => CauseTrace.RecordCallsAsync(observer.Channel.Client, CauseTrace.CallsWindow, LoadRuns, cancellationToken), "the HTTP client's trace");
         }
     }
 
@@ -189,7 +197,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         // Read now that the load is over: the hot methods of the stack sample and the cause trace.
         var resolver = await ResolverAsync();
         var hot = rounds is null ? null : HotMethods.From(rounds, resolver);
-        var (causes, causesReadNote) = ReadCauses(recorded, recordedCalls, resolver);
+        var (causes, causesReadNote) = ReadCauses(recorded, recordedCalls, _callsNeedNoTrace, resolver);
         causesNote ??= callsNote ?? causesReadNote;
         for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
         {
@@ -206,21 +214,28 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
 
     /// <summary>
     /// The recorded allocation and calls traces read into one cause trace (and their files deleted), or why it could not
-    /// be: both or none, for a cause trace without its calls would read as one that saw no call.
+    /// be: both or none, for a cause trace without its calls would read as one that saw no call; unless
+    /// <paramref name="callsNeedNoTrace"/> (the service held no outgoing connection): then no call, and no calls' seconds.
     /// </summary>
-    private static (CauseTrace?, string?) ReadCauses(RecordedTrace? recorded, RecordedTrace? recordedCalls, CallSiteResolver resolver)
+    private static (CauseTrace?, string?) ReadCauses(RecordedTrace? recorded, RecordedTrace? recordedCalls, bool callsNeedNoTrace, CallSiteResolver resolver)
     {
         using (recorded)
         using (recordedCalls)
         {
-            if (recorded is null || recordedCalls is null)
+            if (recorded is null || (recordedCalls is null && !callsNeedNoTrace))
             {
                 return (null, null);
             }
             try
             {
+                // The allocation trace holds no HTTP event: read alone, it says no call.
+                var allocations = CauseTrace.Read(recorded, resolver);
+                if (recordedCalls is null)
+                {
+                    return (allocations, null);
+                }
                 var calls = CauseTrace.Read(recordedCalls, resolver);
-                return (CauseTrace.Read(recorded, resolver) with { Calls = calls.Calls, CallsSeconds = calls.Seconds }, null);
+                return (allocations with { Calls = calls.Calls, CallsSeconds = calls.Seconds }, null);
             }
             catch (Exception e) when (e is not OperationCanceledException)
             {

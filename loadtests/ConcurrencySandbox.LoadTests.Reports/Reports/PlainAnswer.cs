@@ -74,20 +74,32 @@ public static class PlainAnswer
         var ci = r.Rounds is { Figure: { } figure, Median: { } median } rounds
             ? Invariant($" ({figure} {median:0.##}{(rounds.Low is { } low && rounds.High is { } high ? Invariant($", 95 % CI {low:0.##} to {high:0.##}") : ", no 95 % CI")} over {rounds.Rounds.Count} rounds)")
             : "";
-        if (SeedReports.Introduce(r.Seed) is null)
+        if (SeedReports.Effect(r.Seed) is not { } effect)
         {
             // A user's service re-runs no seed: its verdict is the capacity or the diagnosis, already said.
             return "";
         }
         return r.Outcome switch
         {
-            nameof(Outcome.Reproduced) => $"; seed {r.Seed}'s effect reproduced{ofClaims}{ci}",
-            nameof(Outcome.NotReproduced) => $"; seed {r.Seed}'s effect not reproduced{ofClaims}{ci}",
-            nameof(Outcome.Inconclusive) => $"; inconclusive: the figure cannot decide either way{ci}, so run it again on a quieter machine or with more rounds",
+            nameof(Outcome.Reproduced) => $"; seed {r.Seed}'s effect ({effect}) reproduced{ofClaims}{ci}",
+            nameof(Outcome.NotReproduced) => $"; seed {r.Seed}'s effect ({effect}) not reproduced{ofClaims}{ci}",
+            nameof(Outcome.Inconclusive) => $"; whether seed {r.Seed}'s effect ({effect}) holds is inconclusive{ci}: {Undecided(r)}",
             nameof(Outcome.Impossible) => "; no verdict: a figure cannot be true on this machine (flagged below)",
             nameof(Outcome.NotAssessed) => r.Partial is not null ? "; no verdict: the run was stopped before every variant ran" : "; not assessed: the variants the verdict needs did not all produce data",
             nameof(Outcome.NoVerdict) => "; figures only, no verdict (too short a load to judge)",
             _ => "",
         };
     }
+
+    /// <summary>
+    /// What to do about an inconclusive verdict: more rounds where too few gave no CI, a quieter machine or more rounds
+    /// where the rounds' CI straddles the threshold; else the verdict below says why (a capacity search that held the
+    /// top of its ramp, clients at their CPU limit), never a generic "run it again" that would not change it.
+    /// </summary>
+    private static string Undecided(RunSummary r) => r.Rounds switch
+    {
+        { Median: not null, Low: null } => "too few rounds to tell, so run it with more (--rounds)",
+        { Low: not null } => "the 95 % CI straddles the verdict's threshold, so run it again on a quieter machine or with more rounds",
+        _ => "the verdict below says why and what to change",
+    };
 }

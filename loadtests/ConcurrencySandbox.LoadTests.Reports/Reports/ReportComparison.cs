@@ -1,12 +1,17 @@
 using System.Globalization;
 using System.Text;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>
 /// Two runs of the same experiment side by side: per variant the mean, p99, mean at peak load, RPS and peak pool
-/// threads of each, B - A and B / A. Runs of different experiments, or without a variant in common, are not comparable.
+/// threads of each, B - A and B / A, and the rounds' verdict figure when both runs have one. Each side's figure carries
+/// the 95 % CI its summary gives (over its rounds), and B - A is read by the one noise rule (<see cref="Noise"/>): "no
+/// difference measured (within noise: ...)" when the intervals overlap, "not judged" where a side has no CI. Runs of
+/// different experiments, or without a variant in common, are not comparable.
 /// </summary>
 public sealed record ReportComparison(ReportFolder A, ReportFolder B)
 {
@@ -26,6 +31,28 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
         return new ReportComparison(fileA, fileB);
     }
 
+    /// <summary>A compared figure: its name, how it prints, its value in a variant, its latency member (lower bounds) and its value in one round, when rounds measure it.</summary>
+    private sealed record Figure(string Name, string Format, Func<SummaryVariant, double?> OfVariant, string? LatencyMember, Func<SummaryRoundVariant, double?>? OfRound);
+
+    private static readonly Figure[] Figures =
+    [
+        new("mean (ms)", "0.#", v => v.MeanMs, "meanMs", r => r.MeanMs),
+        new("p99 (ms)", "0.#", v => v.P99Ms, "p99Ms", r => r.P99Ms),
+        new("mean at peak load (ms)", "0.#", v => v.PeakLoadMeanMs, null, null),
+        new("RPS", "0.##", v => v.RequestsPerSecond, null, r => r.RequestsPerSecond),
+        new("peak threads", "0", v => v.PeakThreads, null, null),
+    ];
+
+    /// <summary>One side's figure as compared: its value, its cell, and its 95 % CI when it has one.</summary>
+    private sealed record Measured(double? Value, string Cell, double? Low = null, double? High = null);
+
+    /// <summary>What the table's B - A column means, said once under it.</summary>
+    public const string DifferenceNote =
+        "A figure with [low, high] is the median over the run's interleaved rounds with its 95 % CI (the report's per-variant table shows one round). " +
+        "B - A is judged by its 95 % CI [B's low - A's high, B's high - A's low]: \"" + Noise.NoDifference + " (within noise: ...)\" when it reaches 0, which is when the two intervals overlap. " +
+        "A figure has no CI in a run of fewer than 6 rounds, when it is a lower bound (\u2265: requests timed out), or when it is not measured per round (mean at peak load, peak threads); " +
+        "a difference with a side without one is printed but not judged: run both with --rounds 6 or more to judge it.";
+
     public TextTable Table()
     {
         var names = A.Summary.Variants.Select(v => v.Name).Concat(B.Summary.Variants.Select(v => v.Name)).Distinct();
@@ -33,24 +60,67 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
         foreach (var name in names)
         {
             var (a, b) = (A.Summary.Variants.FirstOrDefault(v => v.Name == name), B.Summary.Variants.FirstOrDefault(v => v.Name == name));
-            rows.Add(Row(name, "mean (ms)", a?.MeanMs, b?.MeanMs, "0.#"));
-            rows.Add(Row(name, "p99 (ms)", a?.P99Ms, b?.P99Ms, "0.#"));
-            rows.Add(Row(name, "mean at peak load (ms)", a?.PeakLoadMeanMs, b?.PeakLoadMeanMs, "0.#"));
-            rows.Add(Row(name, "RPS", a?.RequestsPerSecond, b?.RequestsPerSecond, "0.##"));
-            rows.Add(Row(name, "peak threads", a?.PeakThreads, b?.PeakThreads, "0"));
+            rows.AddRange(Figures.Select(f => Row(name, f.Name, Measure(A.Summary, a, f), Measure(B.Summary, b, f), f.Format)));
         }
-        return new TextTable(["variant", "figure", "A", "B", "B - A", "B / A"], rows, new HashSet<int> { 2, 3, 4, 5 });
+        if (A.Summary.Rounds is { Figure: { } figure, Median: { } } roundsA && B.Summary.Rounds is { Median: { } } roundsB && roundsB.Figure == figure)
+        {
+            rows.Add(Row("(the run)", figure, VerdictFigure(roundsA), VerdictFigure(roundsB), "0.##"));
+        }
+        // B - A is words as often as a number ("no difference measured (within noise: ...)"): not a numeric column, so it wraps and the table fits the page.
+        return new TextTable(["variant", "figure", "A", "B", "B - A", "B / A"], rows, new HashSet<int> { 2, 3, 5 });
     }
 
-    private static IReadOnlyList<string> Row(string variant, string figure, double? a, double? b, string format) =>
+    /// <summary>
+    /// A variant's figure in one run: with rounds that measure it, their median and 95 % CI (<see cref="Estimates"/>, as
+    /// the verdict takes it); else the variant's figure, without a CI (one round, fewer than 6, a lower bound, or not measured per round).
+    /// </summary>
+    private static Measured Measure(RunSummary run, SummaryVariant? v, Figure f)
+    {
+        if (v is null || f.OfVariant(v) is not { } value)
+        {
+            return new Measured(null, "n/a");
+        }
+        var bound = f.LatencyMember is { } member && v.LowerBounds?.Contains(member) == true;
+        var cell = f.LatencyMember is { } latency ? ReportWriter.Latency(v, value, latency, f.Format) : value.ToString(f.Format, CultureInfo.InvariantCulture);
+        double[] rounds = bound || f.OfRound is not { } perRound ? []
+            : [.. (run.Rounds?.Rounds ?? []).SelectMany(r => r.Variants).Where(r => r.Variant == v.Name).Select(perRound).OfType<double>()];
+        return rounds.Length > 0 && Estimates.Of(rounds) is { Low: { } low, High: { } high } estimate
+            ? new Measured(estimate.Median, Interval(estimate.Median, low, high, f.Format), low, high)
+            : new Measured(value, cell);
+    }
+
+    /// <summary>The rounds' verdict figure as summary.json carries it: its median and 95 % CI.</summary>
+    private static Measured VerdictFigure(SummaryRounds rounds) => rounds is { Median: { } median, Low: { } low, High: { } high }
+        ? new Measured(median, Interval(median, low, high, "0.##"), low, high)
+        : new Measured(rounds.Median, rounds.Median?.ToString("0.##", CultureInfo.InvariantCulture) ?? "n/a");
+
+    private static string Interval(double median, double low, double high, string format) =>
+        $"{median.ToString(format, CultureInfo.InvariantCulture)} [{low.ToString(format, CultureInfo.InvariantCulture)}, {high.ToString(format, CultureInfo.InvariantCulture)}]";
+
+    private static IReadOnlyList<string> Row(string variant, string figure, Measured a, Measured b, string format) =>
     [
         variant,
         figure,
-        a?.ToString(format, CultureInfo.InvariantCulture) ?? "n/a",
-        b?.ToString(format, CultureInfo.InvariantCulture) ?? "n/a",
-        a is { } x && b is { } y ? (y - x).ToString("+" + format + ";-" + format + ";0", CultureInfo.InvariantCulture) : "n/a",
-        a is { } p && b is { } q && p != 0 ? (q / p).ToString("0.00", CultureInfo.InvariantCulture) + " x" : "n/a",
+        a.Cell,
+        b.Cell,
+        Difference(a, b, format),
+        a.Value is { } p && b.Value is { } q && p != 0 ? (q / p).ToString("0.00", CultureInfo.InvariantCulture) + " x" : "n/a",
     ];
+
+    /// <summary>B - A judged by the one noise rule when both sides have a CI; printed as "not judged", naming the side without one, when either has none.</summary>
+    private static string Difference(Measured a, Measured b, string format)
+    {
+        if (a.Value is not { } x || b.Value is not { } y)
+        {
+            return "n/a";
+        }
+        if (a is { Low: { } aLow, High: { } aHigh } && b is { Low: { } bLow, High: { } bHigh })
+        {
+            return Noise.Difference(x, aLow, aHigh, y, bLow, bHigh, format);
+        }
+        var without = string.Join(" and ", new[] { ("A", a.Low), ("B", b.Low) }.Where(s => s.Item2 is null).Select(s => s.Item1));
+        return $"{Noise.Signed(y - x, format)} (not judged: no 95 % CI in {without})";
+    }
 
     private IEnumerable<string> Sides() =>
     [
@@ -60,7 +130,7 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
     ];
 
     private static string Side(string label, ReportFolder s) =>
-        string.Create(CultureInfo.InvariantCulture, $"{label}: {s.Folder}, started {s.Summary.StartedAt:u}, profile {s.Summary.Profile}, {s.Machine}, `{s.Summary.CommandLine}`");
+        string.Create(CultureInfo.InvariantCulture, $"{label}: {s.Folder}, started {s.Summary.StartedAt:u}, profile {s.Summary.Profile}, {(s.Summary.Rounds is { } r ? $"{r.Rounds.Count} round(s)" : "one round")}, {s.Machine}, `{s.Summary.CommandLine}`");
 
     public string Title => $"{A.Summary.Experiment}, run A beside run B{(SeedReports.Introduce(A.Summary.Seed) is { } seed ? $" ({seed})" : "")}";
 
@@ -75,10 +145,12 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
         }
         md.AppendLine();
         md.Append(Table().ToMarkdown());
+        md.AppendLine();
+        md.AppendLine(DifferenceNote);
         return md.ToString();
     }
 
-    public string ToHtml() => new HtmlPage(Title).List(Sides()).Table(Table()).ToString();
+    public string ToHtml() => new HtmlPage(Title).List(Sides()).Table(Table()).Paragraph(DifferenceNote).ToString();
 
     /// <summary>Writes compare.md and compare.html into <paramref name="folder"/>.</summary>
     public void Write(string folder)

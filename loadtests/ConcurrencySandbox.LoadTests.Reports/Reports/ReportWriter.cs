@@ -130,7 +130,7 @@ public static class ReportWriter
     /// <summary>
     /// The report's opening, the same blocks in report.html and summary.md: the partial note, the plain answer, the tiles
     /// (so the first screen holds both, on a phone too), the headline and its details, the other findings, the verdict
-    /// and its claims, and how the requests ended.
+    /// and its claims, the rounds in the order they ran, and how the requests ended.
     /// </summary>
     private static HtmlPage Opening(HtmlPage page, RunSummary r)
     {
@@ -156,6 +156,10 @@ public static class ReportWriter
         if (claims.Count > 0)
         {
             page = page.List([.. claims.Select(c => c.Line)]);
+        }
+        if (RoundsIntro(r) is { } rounds)
+        {
+            page = page.Paragraph(rounds).List(RoundLines(r));
         }
         return page.Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes");
     }
@@ -273,17 +277,29 @@ public static class ReportWriter
     public static IReadOnlyList<(string Label, string Meaning)> TileLabels(RunSummary r) =>
     [
         (r.Words.PerSecond, $"the variant's {r.Words.Unit} (answered or failed) per second of its whole run"),
-        ($"{r.Words.LatencyPrefix}p50 / p99 (ms)", $"the median and the 99th percentile, in milliseconds, of the {r.Words.Unit} that got an answer or timed out; \u2265 marks a lower bound, where timed-out ones reach that rank"),
+        ($"{r.Words.LatencyPrefix}p50 / p99 (ms)", $"the median and the 99th percentile, in milliseconds, of the {r.Words.Unit} that got an answer or timed out"),
         ("failed", $"the {r.Words.Unit} that failed (HTTP errors, timeouts, connection errors) of all it sent"),
         ("timed out", $"the {r.Words.Unit} given up after the client's timeout, counted in failed too"),
         ("peak load", "the highest load the variant was put under (users, arrival rate, clients, or a burst's size)"),
         ("pool threads / queue", "the most thread-pool threads and the longest thread-pool queue the API recorded while the variant ran"),
     ];
 
-    /// <summary>The tiles' legend: each label and what it means, and what "no answer" and "n/a" say, once for every tile.</summary>
-    public static string TileLegend(RunSummary r) =>
-        "In the tiles: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}"))
-        + $"; {NoAnswer}: not one of the variant's {r.Words.Unit} got an answer or timed out, so it has no rate or latency to show; {NoTelemetry}: the API's runtime was not recorded.";
+    /// <summary>
+    /// The tiles' legend: each label and what it means, once for every tile, and what "\u2265", "no answer" and "n/a"
+    /// say only where a tile shows one, so the first screen defines what it prints and nothing else.
+    /// </summary>
+    public static string TileLegend(RunSummary r)
+    {
+        var values = Tiles(r).SelectMany(t => t.Figures).Select(f => f.Value).ToList();
+        (string Mark, string Meaning)[] marks =
+        [
+            ("\u2265", $"\u2265 marks a lower bound, where timed-out {r.Words.Unit} reach that rank"),
+            (NoAnswer, $"{NoAnswer}: not one of the variant's {r.Words.Unit} got an answer or timed out, so it has no rate or latency to show"),
+            (NoTelemetry, $"{NoTelemetry}: the API's runtime was not recorded"),
+        ];
+        return "In the tiles: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}")
+            .Concat(marks.Where(m => values.Any(v => v.Contains(m.Mark, StringComparison.Ordinal))).Select(m => m.Meaning))) + ".";
+    }
 
     /// <summary>The report folder's other files, as report.html links them.</summary>
     private static IEnumerable<string> ReportFiles(RunSummary r) =>
@@ -333,7 +349,7 @@ public static class ReportWriter
         ],
         [.. r.Variants.Select(v => (IReadOnlyList<string>)
         [
-            v.ExpectedToFail ? $"{v.Name} (expected to fail)" : v.Name, v.Request, Invariant($"{v.Requests}"),
+            Expectation(v) is { } expectation ? $"{v.Name} ({expectation})" : v.Name, v.Request, Invariant($"{v.Requests}"),
             Invariant($"{v.Failed} ({v.Outcomes.FailedPercent:0.#} %)"), Invariant($"{v.Outcomes.TimedOut}"),
             Latency(v, v.MeanMs, "meanMs"), Latency(v, v.P50Ms, "p50Ms"), Latency(v, v.P75Ms, "p75Ms"), Latency(v, v.P95Ms, "p95Ms"),
             Latency(v, v.P99Ms, "p99Ms"), Latency(v, v.P999Ms, "p999Ms"), Latency(v, v.MaxMs, "maxMs"), Invariant($"{v.RequestsPerSecond:0.##}"),
@@ -344,7 +360,23 @@ public static class ReportWriter
 
     /// <summary>How the rounds ran and which one the per-variant tables show; empty for a single round without a figure.</summary>
     public static string RoundsNote(RunSummary r) => r.Rounds is not { } rounds ? "" : Invariant(
-        $"Measured in {rounds.Rounds.Count} of {rounds.Planned} interleaved round(s), in the order {rounds.Order}, each against fresh API processes; the per-variant tables show the round nearest the median{(rounds.Figure is { } figure ? $" of {figure}" : "")}, every round is below.");
+        $"Measured in {rounds.Rounds.Count} of {rounds.Planned} interleaved round(s), each against fresh API processes, in the order listed under the verdict; the per-variant tables show the round nearest the median{(rounds.Figure is { } figure ? $" of {figure}" : "")}, every round is below.");
+
+    /// <summary>What the rounds' list under the verdict holds; null for a single round without a figure.</summary>
+    public static string? RoundsIntro(RunSummary r) => r.Rounds is not { } rounds ? null
+        : $"The rounds, each with its variants in the order they ran{(rounds.Figure is { } figure ? $", its {figure}" : "")} and what it alone would say:";
+
+    /// <summary>
+    /// The rounds under the verdict, one line each, the same in the console, summary.md and report.html: "round 2:
+    /// min-workers-200 then default-pool: 7.583 (reproduced)". The verdict itself says only how many rounds there were.
+    /// </summary>
+    public static IReadOnlyList<string> RoundLines(RunSummary r) =>
+        [.. (r.Rounds?.Rounds ?? []).Select(round => Invariant(
+            $"round {round.Round}: {string.Join(" then ", round.Order)}: {(round.Figure is { } value ? Invariant($"{value:0.###}") : "no figure")} ({OutcomeWords(round.Outcome)})"))];
+
+    /// <summary>An outcome's name in words: "NotReproduced" reads "not reproduced".</summary>
+    private static string OutcomeWords(string outcome) =>
+        string.Concat(outcome.Select((c, i) => i > 0 && char.IsUpper(c) ? $" {char.ToLowerInvariant(c)}" : $"{char.ToLowerInvariant(c)}"));
 
     /// <summary>One row per round and variant, in the order they ran, with the round's verdict figure; null for a single round without a figure.</summary>
     public static TextTable? RoundsTable(RunSummary r) => r.Rounds is not { } rounds ? null : new TextTable(
@@ -359,7 +391,21 @@ public static class ReportWriter
 
     /// <summary>Every variant's outcome counts in one line: "Requests: threadpool 32 of 52 failed (32 timed out); async all 40 ok." ("Messages: ..." for streaming).</summary>
     public static string OutcomeLine(RunSummary r) =>
-        $"{r.Words.Sentence}: " + string.Join("; ", r.Variants.Select(v => $"{v.Name} {v.Outcomes.Describe()}{(v.ExpectedToFail ? " (expected to fail)" : "")}")) + ".";
+        $"{r.Words.Sentence}: " + string.Join("; ", r.Variants.Select(v => $"{v.Name} {v.Outcomes.Describe()}{(Expectation(v) is { } expectation ? $" ({expectation})" : "")}")) + ".";
+
+    /// <summary>
+    /// How a variant expected to fail (a starving one) is marked beside its result: "expected to fail" when its failed
+    /// share passed the limit every other variant is held to, else the expectation and that it was not met ("expected to
+    /// fail, but all 160 were answered"); null for a variant not expected to fail.
+    /// </summary>
+    public static string? Expectation(SummaryVariant v) => !v.ExpectedToFail ? null : "expected to fail" + (ExpectationNotMet(v) is { } unmet ? $", {unmet}" : "");
+
+    /// <summary>"but all 160 were answered", "but only 1 of 160 failed (0.6 %, within the 1 % limit)" or "but it sent none"; null when the variant failed as expected.</summary>
+    private static string? ExpectationNotMet(SummaryVariant v) =>
+        v.Outcomes.FailedPercent > Experiment.MaxFailedPercent ? null
+        : v.Requests == 0 ? "but it sent none"
+        : v.Failed == 0 ? Invariant($"but all {v.Requests} were answered")
+        : Invariant($"but only {v.Failed} of {v.Requests} failed ({v.Outcomes.FailedPercent:0.#} %, within the {Experiment.MaxFailedPercent:0} % limit)");
 
     /// <summary>How each variant's requests ended: ok, then each HTTP status, timeout and connection error message with its count.</summary>
     public static TextTable OutcomeTable(RunSummary r) => new(
@@ -532,7 +578,7 @@ public static class ReportWriter
 
     private static string ThresholdNote(RunSummary r)
     {
-        var expected = r.Variants.Where(v => v.ExpectedToFail).Select(v => v.Name).ToList();
+        var expected = r.Variants.Where(v => v.ExpectedToFail).Select(v => ExpectationNotMet(v) is { } unmet ? $"{v.Name} ({unmet})" : v.Name).ToList();
         return Invariant($"Every variant not expected to fail is held to at most {Experiment.MaxFailedPercent:0} % failed requests (failedPercent). ") +
             (expected.Count == 0 ? "No variant is expected to fail." : $"Expected to fail, as the effect shown: {string.Join(", ", expected)}.");
     }
@@ -564,6 +610,14 @@ public static class ReportWriter
         foreach (var claim in report.Claims ?? [])
         {
             console.WriteLine($"   claim {claim.Line}");
+        }
+        if (RoundsIntro(report) is { } rounds)
+        {
+            console.WriteLine($"   {rounds}");
+            foreach (var line in RoundLines(report))
+            {
+                console.WriteLine($"   {line}");
+            }
         }
         foreach (var failed in report.Thresholds.Where(t => !t.Passed))
         {

@@ -104,7 +104,7 @@ internal static class ExperimentRunner
         // An experiment not (yet) measured in rounds, run once, keeps its own verdict (fanout, streaming, run --url).
         var (judged, shownRound) = roundCount == 1 && experiment.DefaultRounds == 1
             ? (roundFindings[0], 0)
-            : RoundVerdict.Judge(roundFindings, roundCount, orderText, stoppedBecause);
+            : RoundVerdict.Judge(roundFindings, roundCount, stoppedBecause);
         var finding = smokeBecause is null ? judged : RoundVerdict.NoVerdict(judged, smokeBecause);
         var results = perRound[shownRound].Results;
         var observations = perRound[shownRound].Observations;

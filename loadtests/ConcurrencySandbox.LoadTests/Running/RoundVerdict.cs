@@ -12,7 +12,8 @@ namespace ConcurrencySandbox.LoadTests.Running;
 internal static class RoundVerdict
 {
     /// <summary>The run's finding and the round (0-based) whose results stand for the variants in the report: the one nearest the median.</summary>
-    public static (Finding Finding, int ShownRound) Judge(IReadOnlyList<Finding> rounds, int planned, string order, string? stoppedBecause)
+    /// <remarks>The verdict says how many rounds, not their order: each round's order is listed under it (<see cref="Reports.ReportWriter.RoundLines"/>).</remarks>
+    public static (Finding Finding, int ShownRound) Judge(IReadOnlyList<Finding> rounds, int planned, string? stoppedBecause)
     {
         if (rounds.Count == 0)
         {
@@ -33,7 +34,7 @@ internal static class RoundVerdict
         var estimate = Estimates.Of([.. judged.Select(r => r.Finding.Figure!.Value)]);
         var shown = judged.MinBy(r => Math.Abs(r.Finding.Figure!.Value - estimate.Median));
         var lowerBound = judged.Any(r => r.Finding.Figure!.LowerBound);
-        var quoted = Invariant($"{figure.Name} {figure.Show(estimate.Median)} {estimate.Interval(figure.Format)} over {judged.Count} of {planned} round(s) ({order}){(lowerBound ? ", a lower bound (requests timed out)" : "")}");
+        var quoted = Invariant($"{figure.Name} {figure.Show(estimate.Median)} {estimate.Interval(figure.Format)} over {judged.Count} of {planned} round(s){(lowerBound ? ", a lower bound (requests timed out)" : "")}");
         var side = figure.SideOf(estimate.Low, estimate.High, lowerBound);
         // The claim that rests on the verdict figure is stated from the rounds' CI, not from the shown round's alone.
         var claims = shown.Finding.Claims.Select(c => c.OnVerdictFigure

@@ -63,6 +63,45 @@ public sealed class ListeningSocketsTests
     public void OnlySocketLinksNameAnInode(string link, long? inode) =>
         Assert.Equal(inode, ListeningSockets.SocketInode(link));
 
+    // One process's sockets (inodes 4242, 5555, 6000): listening on 127.0.0.1:8080, a request accepted on it (local port
+    // 8080) and a call it opened from 127.0.0.1:50001 to 127.0.0.1:8081; inode 7000 is another process's call.
+    private const string Connections = """
+          sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+           0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000000000000000 100 0 0 10 0
+           1: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000  1000        0 5555 1 0000000000000000 20 4 30 10 -1
+           2: 0100007F:C351 0100007F:1F91 01 00000000:00000000 00:00000000 00000000  1000        0 6000 1 0000000000000000 20 4 30 10 -1
+           3: 0100007F:C352 0100007F:1F91 01 00000000:00000000 00:00000000 00000000  1000        0 7000 1 0000000000000000 20 4 30 10 -1
+        """;
+
+    /// <summary>The calls' trace is skipped for a service that holds no connection it opened: an accepted request's connection is not one.</summary>
+    [Fact]
+    public void AConnectionOnAnEphemeralPortIsOutgoingAndAnAcceptedOneIsNot()
+    {
+        Assert.False(ListeningSockets.HoldsOutgoingConnection([Connections], new HashSet<long> { 4242, 5555, 7001 }));
+        Assert.True(ListeningSockets.HoldsOutgoingConnection([Connections], new HashSet<long> { 4242, 5555, 6000 }));
+        Assert.False(ListeningSockets.HoldsOutgoingConnection([Connections], new HashSet<long>()));
+    }
+
+    [FactOnLinux]
+    public void AProcessIsReadForTheConnectionsItOpened()
+    {
+        using var sleeper = System.Diagnostics.Process.Start("sleep", "30");
+        try
+        {
+            Assert.False(ListeningSockets.HoldsOutgoingConnection(sleeper.Id), "a process without sockets opened none");
+        }
+        finally
+        {
+            sleeper.Kill();
+        }
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        using var client = new TcpClient();
+        client.Connect((IPEndPoint)listener.LocalEndpoint);
+        Assert.True(ListeningSockets.HoldsOutgoingConnection(Environment.ProcessId), "this process connected to its own listener");
+        Assert.Null(ListeningSockets.HoldsOutgoingConnection(int.MaxValue));
+    }
+
     [FactOnLinux]
     public void APortNobodyListensOnHasNoProcessAndSaysWhy()
     {

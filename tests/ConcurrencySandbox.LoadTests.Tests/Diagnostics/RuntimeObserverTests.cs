@@ -2,6 +2,7 @@ using System.Diagnostics.Tracing;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using Microsoft.Diagnostics.NETCore.Client;
+using Microsoft.Diagnostics.Tracing.Parsers;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -81,6 +82,21 @@ public sealed class RuntimeObserverTests
 
         Assert.DoesNotContain(session.Providers, p => p.Name == "System.Diagnostics.Metrics");
         Assert.All(session.Providers.Where(p => p.Name == "Microsoft.AspNetCore.Hosting"), p => Assert.Equal(EventLevel.Critical, p.EventLevel));
+    }
+
+    /// <summary>
+    /// The stack sample asks the runtime for its modules and the methods it compiles only: not the GC's suspension events
+    /// (one set per suspension the sampler makes), the GC's or the pool's, each written with its stack, nor the Binder
+    /// keyword, whose assembly-load activities turn the service's activity tracking on for good.
+    /// </summary>
+    [Fact]
+    public void TheStackSampleAsksTheRuntimeForNoEventItDoesNotRead()
+    {
+        const ClrTraceEventParser.Keywords unread = ClrTraceEventParser.Keywords.GC | ClrTraceEventParser.Keywords.Binder
+            | ClrTraceEventParser.Keywords.Threading | ClrTraceEventParser.Keywords.Contention | ClrTraceEventParser.Keywords.Exception;
+
+        Assert.Equal(0, StackSampler.RuntimeKeywords & (long)unread);
+        Assert.NotEqual(0, StackSampler.RuntimeKeywords & (long)ClrTraceEventParser.Keywords.Jit);
     }
 
     [Theory]

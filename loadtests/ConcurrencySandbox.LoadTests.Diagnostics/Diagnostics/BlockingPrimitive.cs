@@ -121,10 +121,14 @@ internal static class BlockingPrimitive
 
     /// <summary>
     /// Whether a call the IL makes (<paramref name="called"/>) can be the wait a stack shows (<paramref name="seen"/>): the
-    /// same, any Task wait for the inlined wait a stack shows, a Stream read for the socket or file read below it.
+    /// same, any Task wait for the inlined wait a stack shows, a Stream read for the socket or file read or the wait handle
+    /// below it (a middleware's synchronous read of an HTTP response's body was sampled in a wait handle, 2026-11-29).
     /// </summary>
     public static bool Compatible(string? called, string seen) =>
-        called is not null && (called == seen || (seen == TaskWait && IsTaskWait(called)) || (called == StreamRead && seen is SocketIo or FileIo));
+        called is not null && (called == seen || (seen == TaskWait && IsTaskWait(called)) || (called == StreamRead && seen is SocketIo or FileIo or WaitHandle));
+
+    /// <summary>Whether a wait the stack shows says less than the call the IL makes (<see cref="Compatible"/>): a Task wait of any kind, or a wait handle some other call waits in.</summary>
+    public static bool IsGeneric(string? seen) => seen is null or TaskWait or WaitHandle;
 
     /// <summary>Whether the primitive is one of the ways to wait for a Task.</summary>
     public static bool IsTaskWait(string? primitive) => primitive is Result or Wait or GetResult or TaskWait;

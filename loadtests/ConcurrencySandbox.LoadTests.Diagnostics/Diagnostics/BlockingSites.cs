@@ -14,6 +14,16 @@ public sealed record BlockingSite(string CallSite, int Threads, bool InUserCode,
     public bool Busy { get; init; }
 
     /// <summary>
+    /// Every line of its method the site's threads waited at, in order, when more than one (<see cref="BlockingSites.Holding"/>
+    /// merges the sites of one method: two waits in it, or a line attribution that moved); empty when the site has one
+    /// line or none (then <see cref="Source"/>'s line is the one).
+    /// </summary>
+    public IReadOnlyList<SourceLine> Lines { get; init; } = [];
+
+    /// <summary>The site's lines: <see cref="Lines"/> when it has several, else its call's line, else none.</summary>
+    public IReadOnlyList<SourceLine> AllLines => Lines.Count > 0 ? Lines : Source?.Line is { } line ? [line] : [];
+
+    /// <summary>
     /// Whether the threads wait rather than run: their user frame called into the framework or native code (a thread whose
     /// leaf frame is user code is running it), and that call, when resolved, is a wait named in <see cref="BlockingPrimitive"/>
     /// or native code (a Sleep's or a lock's wait shows only native frames), not "a call into" a framework method that is no wait.
@@ -94,15 +104,20 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     public BlockingSite? Top => Named.FirstOrDefault();
 
     /// <summary>
-    /// The parked sites as the developer would read them, biggest first: sites of one method and line blocking on one
-    /// primitive (/quotes' SupplierPrice sleeping inlined into the request's Quote and in the work item it queued) are
-    /// one place to change, their threads together (CI 2026-11-29 named "`Orders.SupplierPrice` (Orders.cs:69) 50 % and
-    /// `Orders.SupplierPrice` (Orders.cs:69) 50 %"); the first of each keeps its call path. A method without lines that
-    /// sleeps in one place and waits for a lock in another stays two sites (the lock rule tells them apart).
+    /// The parked sites as the developer would read them, biggest first: the sites of one method with lines are one place
+    /// to change, their threads together and every line kept (<see cref="BlockingSite.Lines"/>), whether it blocked at one
+    /// line in two ways (/quotes' SupplierPrice sleeping inlined into the request's Quote and in the work item it queued:
+    /// CI 2026-11-29 named "`Orders.SupplierPrice` (Orders.cs:69) 50 % and `Orders.SupplierPrice` (Orders.cs:69) 50 %"),
+    /// at two lines, or at a line the attribution moved; the biggest of each keeps its call path and primitive. A method
+    /// without lines that sleeps in one place and waits for a lock in another stays two sites (the lock rule tells them apart).
     /// </summary>
     private List<BlockingSite> Named => [.. Sites.Where(s => s.Parked)
-        .GroupBy(s => (NameOf(s), s.Source?.Primitive ?? s.CallSite))
-        .Select(g => g.First() with { Threads = g.Sum(s => s.Threads) })
+        .GroupBy(s => s.Source?.Line is null ? (NameOf(s), s.Source?.Primitive ?? s.CallSite) : (MethodOf(s), ""))
+        .Select(g => g.First() with
+        {
+            Threads = g.Sum(s => s.Threads),
+            Lines = g.SelectMany(s => s.AllLines).Distinct().OrderBy(l => l.File, StringComparer.Ordinal).ThenBy(l => l.Line).ToList() is { Count: > 1 } lines ? lines : g.First().Lines,
+        })
         .OrderByDescending(s => s.Threads)];
 
     /// <summary>The biggest group in user code not parked in a wait (<see cref="BlockingSite.Busy"/>, or in a call that is no wait), if any: running, not blocked.</summary>
@@ -169,9 +184,12 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
         return System.FormattableString.Invariant($"{CountWord(holding.Count)} call sites hold the pool's threads: {string.Join(", ", shares.SkipLast(1))} and {shares[^1]} of the {blocked} blocked threads sampled ({string.Join("; ", holding.Select(Describe))})");
     }
 
-    /// <summary>"Orders.Quote (Program.cs:40)": a site's method as the developer wrote it, with its line when known.</summary>
-    public static string NameOf(BlockingSite site) =>
-        BlockingCall.Where(MethodOf(site), site.Source?.Line, null);
+    /// <summary>"Orders.Quote (Program.cs:40)", "Orders.SupplierPrice (Orders.cs:69, 70)": a site's method as the developer wrote it, with its lines when known.</summary>
+    public static string NameOf(BlockingSite site) => site.AllLines.Count > 0 ? $"{MethodOf(site)} ({LinesOf(site.AllLines)})" : MethodOf(site);
+
+    /// <summary>"Orders.cs:69, 70": lines by file, each file named once.</summary>
+    public static string LinesOf(IEnumerable<SourceLine> lines) =>
+        string.Join(", ", lines.GroupBy(l => Path.GetFileName(l.File)).Select(f => $"{f.Key}:{string.Join(", ", f.Select(l => l.Line))}"));
 
     /// <summary>The method the developer wrote that blocks at <see cref="Top"/>, also when the JIT inlined it (the sampled frame is then its caller).</summary>
     public string? MethodToChange => Top is { } site ? MethodOf(site) : null;
@@ -287,6 +305,8 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     {
         { InUserCode: false } => $"{site.Threads} of {PoolThreads} pool threads: {site.CallSite}",
         { Parked: false } => $"{site.Threads} of {PoolThreads} pool threads run (busy on a core, not blocked) {site.Source?.DescribeRunning() ?? site.CallSite}",
+        // A method merged from several lines is described without one of them, then with them all.
+        _ when site.Lines.Count > 1 && site.Source is { } call => $"{site.Threads} of {PoolThreads} pool threads wait in {(call with { Line = null }).Describe()}; its threads waited at {LinesOf(site.Lines)}",
         _ => $"{site.Threads} of {PoolThreads} pool threads wait in {site.Source?.Describe() ?? site.CallSite}",
     };
 }

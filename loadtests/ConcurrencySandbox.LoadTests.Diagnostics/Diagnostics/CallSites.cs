@@ -30,14 +30,32 @@ public sealed record BlockingCall(string Method, string Primitive, SourceLine? L
     /// <summary>The methods that could be the one, each with the line of its blocking call (when <see cref="Unsure"/>).</summary>
     public IReadOnlyList<CallStep> Listed { get; init; } = [];
 
-    /// <summary>The path from the method up to the handler (or the background service), nearest caller first, each with the line of its call.</summary>
-    public IReadOnlyList<CallStep> CalledFrom { get; init; } = [];
+    /// <summary>
+    /// The path from the method up to the handler (or the background service), nearest caller first, each with the line of
+    /// its call. A caller named twice in a row is one step, the first kept: an async method's state machine (with its line)
+    /// and the stub frame that started it above it read as the same method (the benchmark's middleware said "from
+    /// PaymentsMiddleware.InvokeAsync (PaymentsMiddleware.cs:11), from PaymentsMiddleware.InvokeAsync").
+    /// </summary>
+    public IReadOnlyList<CallStep> CalledFrom { get; init => field = [.. value.Where((step, i) => i == 0 || value[i - 1].Method != step.Method)]; } = [];
 
     /// <summary>The background service whose work blocks, outside any request (then there is no <see cref="Route"/>).</summary>
     public string? Background { get; init; }
 
     /// <summary>Whether the thread ran work the request of <see cref="Route"/> queued (Task.Run), outside the request itself.</summary>
     public bool Queued { get; init; }
+
+    /// <summary>
+    /// Whether the call is made in the application's middleware (an <c>app.Use</c> lambda, a class with <c>InvokeAsync(HttpContext)</c>),
+    /// which runs for every request: <see cref="Route"/> is then the request the sample caught, not the endpoint whose handler
+    /// to change.
+    /// </summary>
+    public bool EveryRequest { get; init; }
+
+    /// <summary>The words that say where the call serves, for a headline: "every request (middleware)", the route, or the background service; null when none is known.</summary>
+    public string? Scope => EveryRequest ? EveryRequestWords : Route ?? (Background is { } background ? $"the background service {background}" : null);
+
+    /// <summary>What <see cref="Scope"/> says of a call in middleware.</summary>
+    public const string EveryRequestWords = "every request (middleware)";
 
     /// <summary>
     /// How the route ASP.NET Core's own metrics reported for the load (http.route) bore on <see cref="Route"/>: "ASP.NET
@@ -72,7 +90,8 @@ public sealed record BlockingCall(string Method, string Primitive, SourceLine? L
 
     private string PathUp() => CalledFrom.Count == 0 ? "" : $", called from {string.Join(", from ", CalledFrom)}";
 
-    private string Serving() => Route is not null ? Queued ? $", work queued by {Route} (a pool thread outside the request)" : $", serving {Route}"
+    private string Serving() => EveryRequest ? $", in middleware, so for every request{(Route is null ? "" : $" ({Route} among them)")}"
+        : Route is not null ? Queued ? $", work queued by {Route} (a pool thread outside the request)" : $", serving {Route}"
         : Background is not null ? $", in the background service {Background} (no request)"
         : Handler is not null && Handler != Method && CalledFrom.All(s => s.Method != Handler) ? $", in the handler {Handler}" : "";
 }
@@ -107,13 +126,14 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
         var userName = SourceNames.Describe(stack.Frames[user]);
         var served = Served(appModules);
         var handlerFrame = HandlerFrame(stack.Frames, user);
-        var (handler, route) = Handler(stack, handlerFrame, served);
+        var (handler, route, everyRequest) = Handler(stack, handlerFrame, served);
         var above = StackPath(stack, user, handlerFrame);
         if (Place(stack, user) is not { } leaf)
         {
             return new BlockingCall(userName, BlockingPrimitive.Classify(below, []) ?? Unknown(below), null, route, handler, null, "the sampled frame has no IL offset or its module is not on this machine: no lines")
             {
                 CalledFrom = above,
+                EveryRequest = everyRequest,
             };
         }
         var background = handlerFrame is null ? served.BackgroundOf(served.OutsideRequest, leaf.Method) : null;
@@ -141,12 +161,12 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             // shows is the one it waits in. Else the statement's IL shows no blocking call: the frame and its statement's line.
             if (OnlyCall(leaf.Method, primitive) is not { } only)
             {
-                return new BlockingCall(userName, primitive ?? Unknown(below), statement?.Line, route, handler, null, note) { CalledFrom = above, Background = background, Queued = queued is not null };
+                return new BlockingCall(userName, primitive ?? Unknown(below), statement?.Line, route, handler, null, note) { CalledFrom = above, Background = background, Queued = queued is not null, EveryRequest = everyRequest };
             }
             found = [(leaf.Method, only, [])];
         }
         // The call found in the IL says which wait it was when the stack could not (the JIT inlined it).
-        string Primitive(ILCall call) => (primitive is null or BlockingPrimitive.TaskWait ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive) ?? Unknown(below);
+        string Primitive(ILCall call) => (BlockingPrimitive.IsGeneric(primitive) ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive) ?? Unknown(below);
         if (found.Count == 1)
         {
             var (method, call, chain) = found[0];
@@ -156,6 +176,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
                 CalledFrom = [.. chain, .. above],
                 Background = background,
                 Queued = queued is not null,
+                EveryRequest = everyRequest,
             };
         }
         var listed = found.Select(f => new CallStep(f.Method.Name, f.Method.LineOf(f.Call.ILOffset))).ToList();
@@ -168,6 +189,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             CalledFrom = [.. found[0].Chain.Reverse().TakeWhile((step, i) => found.All(f => f.Chain.Count > i && f.Chain[^(i + 1)] == step)).Reverse(), .. above],
             Background = background,
             Queued = queued is not null,
+            EveryRequest = everyRequest,
         };
     }
 
@@ -230,18 +252,20 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
         var backgrounds = callers.Select(c => inRequest ? null : served.BackgroundOf(reach, c.Method)).Distinct().ToList();
         var routes = callers.Select(c => inRequest ? served.RouteOf(reach, c.Method) : served.BackgroundOf(reach, c.Method) is null ? served.QueuedBy(c.Method) : null).Distinct().ToList();
         var queued = !inRequest && routes.Count == 1 && routes[0] is not null;
+        var everyRequest = inRequest && callers.All(c => served.InMiddleware(reach, c.Method));
         if (callers.Count == 1)
         {
             var (method, call, step) = callers[0];
             var noRoute = routes[0] is null && backgrounds[0] is null ? $"; {served.NoRoute(inRequest)}" : "";
             // The stack shows the wait the JIT inlined the call into; the one call that makes it says which it was.
-            var named = primitive == BlockingPrimitive.TaskWait ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive;
+            var named = BlockingPrimitive.IsGeneric(primitive) ? BlockingPrimitive.Match(SourceNames.Describe(call.Callee)) ?? primitive : primitive;
             return new BlockingCall(step.Method, named, step.Line, routes[0], null, inliner,
                 $"{why}: {step.Method} is the one method of {scope} whose IL makes this call{pdb}{noRoute}")
             {
                 CalledFrom = reach.ContainsKey(method) ? ApplicationCode.PathUp(reach, method) : [],
                 Background = backgrounds[0],
                 Queued = queued,
+                EveryRequest = everyRequest,
             };
         }
         // Several make the call and the stack cannot say which did: all of them, each with its line, and a route only when they share it.
@@ -253,6 +277,7 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
             Listed = listed,
             Background = backgrounds.Count == 1 ? backgrounds[0] : null,
             Queued = queued,
+            EveryRequest = everyRequest,
         };
     }
 
@@ -313,16 +338,21 @@ public sealed class CallSiteResolver(string? requestPath = null, IReadOnlyDictio
         below.FirstOrDefault(f => !f.StartsWith(BlockingSites.NativeCode, StringComparison.Ordinal) && !f.All(c => char.IsAsciiLetterUpper(c) || c == '_')) is { } frame ? $"a call into {frame}"
         : below.Contains(BlockingSites.OnCpu) ? "no call (it ran its own code)" : BlockingSites.NativeCode;
 
-    /// <summary>The ASP.NET Core handler at <paramref name="handlerFrame"/> (null outside a request) and the route of the endpoint it serves.</summary>
-    private (string? Handler, string? Route) Handler(ThreadStack stack, int? handlerFrame, ServedCode served)
+    /// <summary>
+    /// The ASP.NET Core handler at <paramref name="handlerFrame"/> (null outside a request), the route of the endpoint it
+    /// serves, and whether that frame is the application's middleware, which runs for every request (the route is then the
+    /// request's the sample caught).
+    /// </summary>
+    private (string? Handler, string? Route, bool EveryRequest) Handler(ThreadStack stack, int? handlerFrame, ServedCode served)
     {
         if (handlerFrame is not { } index)
         {
-            return (null, null);
+            return (null, null, false);
         }
         var name = SourceNames.Describe(stack.Frames[index]);
-        var endpoint = Place(stack, index) is { } place ? served.EndpointOf(place.Method) : null;
-        return (name, endpoint?.Route ?? served.ServingRoute);
+        var place = Place(stack, index);
+        var endpoint = place is { } at ? served.EndpointOf(at.Method) : null;
+        return (name, endpoint?.Route ?? served.ServingRoute, endpoint is null && place is { } frame && served.IsMiddleware(frame.Method));
     }
 
     /// <summary>

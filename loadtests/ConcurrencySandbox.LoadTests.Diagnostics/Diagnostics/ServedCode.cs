@@ -126,6 +126,14 @@ internal sealed class ServedCode
         || (e.Handler.Module == method.Module && method.Module.EnclosingMethod(method.Token) == e.Handler.Token)
         || Code.Callees(e.Handler).Any(c => c.Callee == method));
 
+    /// <summary>Whether <paramref name="method"/> is the application's middleware: an Invoke/InvokeAsync or app.Use lambda, its async state machine, or a lambda in it.</summary>
+    public bool IsMiddleware(AppMethod method) => _middleware.Any(m => m == method
+        || (m.Module == method.Module && (m.Module.StateMachineMoveNext(m.Token) == method.Token || m.Module.EnclosingMethod(method.Token) == m.Token)));
+
+    /// <summary>Whether a request reached <paramref name="method"/> from the application's middleware (its root in <paramref name="reach"/>), not from the endpoint's handler.</summary>
+    public bool InMiddleware(IReadOnlyDictionary<AppMethod, Reached> reach, AppMethod method) =>
+        Root(reach, method) is { } root && _middleware.Contains(root);
+
     /// <summary>The route a request that reached <paramref name="method"/> served: its root's endpoint's, else the serving endpoint's.</summary>
     public string? RouteOf(IReadOnlyDictionary<AppMethod, Reached> reach, AppMethod method) =>
         (Root(reach, method) is { } root ? All.FirstOrDefault(e => e.Handler == root)?.Route : null) ?? ServingRoute;

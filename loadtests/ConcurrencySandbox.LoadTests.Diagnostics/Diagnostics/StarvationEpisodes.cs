@@ -107,6 +107,12 @@ public static class StarvationEpisodes
 public sealed record EpisodeDiagnosis(string WhatWaited, string? Fix, BlockingSite? Site, bool CpuBound, int PoolThreads = 0)
 {
     /// <summary>
+    /// The call sites holding comparable shares of the episode's blocked threads (<see cref="BlockingSites.Holding"/>),
+    /// <see cref="Site"/> first, when two or more do: the sentence and the fix name them all, as the run's headline does; empty otherwise.
+    /// </summary>
+    public IReadOnlyList<BlockingSite> Holding { get; init; } = [];
+
+    /// <summary>
     /// The diagnosis of <paramref name="episode"/> from the stack sample taken in it (<paramref name="sites"/>, null when
     /// none was taken, with <paramref name="notSampledBecause"/>): a site parked in a known blocking primitive is to be made
     /// asynchronous, with the pool's minimum raised to the episode's peak as a stopgap; a site running on a core is CPU-bound,
@@ -134,14 +140,19 @@ public sealed record EpisodeDiagnosis(string WhatWaited, string? Fix, BlockingSi
                 ? Invariant($"the stack sample found no pool thread ({sites.AllThreads} threads in all)")
                 : Invariant($"no pool thread was in user code: {sites.Describe(idle)}"), null, null, false, sites.PoolThreads);
         }
-        var method = sites.MethodToChange ?? top.CallSite;
+        // Two or more comparable sites: which the sample ranked first is luck, so all are named (BlockingSites.Holding).
+        var holding = sites.Holding is { Count: > 1 } several ? several : [];
+        var whatWaited = holding.Count > 1 ? sites.DescribeHolding()! : sites.Describe(top);
         if (top.Source is { } call && BlockingPrimitive.IsKnown(call.Primitive))
         {
             var peak = episode.PeakThreads;
-            return new EpisodeDiagnosis(sites.Describe(top),
-                Invariant($"make {method} asynchronous and await what it now waits for with {call.Primitive}. As a stopgap, raise the pool's minimum to the {peak} threads this episode peaked at: {FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(peak)} (hexadecimal) in the process's environment, ThreadPool.SetMinThreads({peak}, ...) in code, or {FixCheck.MinimumSetting}={peak} for the sandbox API and the sample service."),
-                top, false, sites.PoolThreads);
+            var change = holding.Count > 1
+                ? $"make {string.Join(" and ", holding.Select(BlockingSites.NameOf))} asynchronous and await what they now wait for"
+                : $"make {sites.MethodToChange ?? top.CallSite} asynchronous and await what it now waits for with {call.Primitive}";
+            return new EpisodeDiagnosis(whatWaited,
+                Invariant($"{change}. As a stopgap, raise the pool's minimum to the {peak} threads this episode peaked at: {FixCheck.RuntimeMinimumSetting}={FixCheck.RuntimeMinimum(peak)} (hexadecimal) in the process's environment, ThreadPool.SetMinThreads({peak}, ...) in code, or {FixCheck.MinimumSetting}={peak} for the sandbox API and the sample service."),
+                top, false, sites.PoolThreads) { Holding = holding };
         }
-        return new EpisodeDiagnosis(sites.Describe(top), null, top, false, sites.PoolThreads);
+        return new EpisodeDiagnosis(whatWaited, null, top, false, sites.PoolThreads) { Holding = holding };
     }
 }

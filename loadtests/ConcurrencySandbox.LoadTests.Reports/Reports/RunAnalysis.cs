@@ -199,6 +199,9 @@ public static class RunAnalysis
         [.. o.Adjustments.Select(a => new SummaryAdjustment(a.ElapsedSeconds, a.NewWorkerThreadCount, a.Reason))],
         o.Stacks is { } stacks
             ? new SummaryStacks(stacks.PoolThreads, stacks.AllThreads, [.. stacks.Sites.Select(Site)], stacks.BlocksQueuedWork, stacks.Top is { } top ? Site(top) : null)
+            {
+                Holding = stacks.Holding is { Count: > 1 } holding ? [.. holding.Select(Site)] : null,
+            }
             : null,
         o.StacksNote,
         o.Diagnosis is { Inputs: var i } d
@@ -224,7 +227,11 @@ public static class RunAnalysis
             Background = c.Background,
             RouteCheck = c.RouteCheck,
             Queued = c.Queued ? true : null,
-        } : null);
+            EveryRequest = c.EveryRequest ? true : null,
+        } : null)
+    {
+        Lines = s.Lines.Count > 1 ? [.. s.Lines.Select(l => Line(l)!)] : null,
+    };
 
     private static SummaryCallStep Step(CallStep step) => new(step.Method, Line(step.Line));
 

@@ -16,7 +16,11 @@ internal sealed record WatchCallSite(string Method, string Primitive, string? Fi
 internal sealed record WatchEpisode(
     int Number, DateTimeOffset StartUtc, double StartSeconds, double DurationSeconds, bool Drained,
     int ThreadsAtStart, int PeakThreads, long QueuedAtStart, long PeakQueued, int StarvationInjections, int BlockingInjections, IReadOnlyList<WatchReasonCount> OtherAdjustments,
-    string WhatWaited, WatchCallSite? CallSite, bool CpuBound, string? Fix);
+    string WhatWaited, WatchCallSite? CallSite, bool CpuBound, string? Fix)
+{
+    /// <summary>Every call site holding a comparable share of the episode's blocked threads, <see cref="CallSite"/> first, when two or more do (none picked); null otherwise.</summary>
+    public IReadOnlyList<WatchCallSite>? CallSites { get; init; }
+}
 
 /// <summary>
 /// What <c>watch</c> saw, the one input of watch.md and watch.json: the process and how it was reached, how long and how
@@ -47,11 +51,14 @@ internal sealed record WatchReport(
 
     private static WatchEpisode Episode(int number, DateTimeOffset startedUtc, StarvationEpisode e, EpisodeDiagnosis d)
     {
-        var call = d.Site?.Source;
-        var site = d.Site is { } s ? new WatchCallSite(call?.Method ?? s.CallSite, call?.Primitive ?? "", call?.Line?.File, call?.Line?.Line, call?.Route, s.Threads, d.PoolThreads) : null;
+        WatchCallSite Site(BlockingSite s) =>
+            new(s.Source?.Method ?? s.CallSite, s.Source?.Primitive ?? "", s.Source?.Line?.File, s.Source?.Line?.Line, s.Source?.Route, s.Threads, d.PoolThreads);
         return new WatchEpisode(number, startedUtc.AddSeconds(e.StartSeconds), e.StartSeconds, e.DurationSeconds, e.Drained,
             e.ThreadsAtStart, e.PeakThreads, e.QueuedAtStart, e.PeakQueued, e.StarvationInjections, e.BlockingInjections,
-            [.. e.OtherInjections.Select(o => new WatchReasonCount(o.Reason, o.Count))], d.WhatWaited, site, d.CpuBound, d.Fix);
+            [.. e.OtherInjections.Select(o => new WatchReasonCount(o.Reason, o.Count))], d.WhatWaited, d.Site is { } site ? Site(site) : null, d.CpuBound, d.Fix)
+        {
+            CallSites = d.Holding.Count > 1 ? [.. d.Holding.Select(Site)] : null,
+        };
     }
 
     /// <summary>The line printed as an episode ends: when, how long, the pool, what waited, the fix.</summary>

@@ -103,7 +103,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                     return Shared(w, stacks, holding);
                 }
                 return top.Source is { } call
-                    ? $"Change `{call.Method}`{w.Where(call.Line, call.Route ?? (call.Background is { } b ? $"the background service {b}" : null))}: it blocks on {Short(call.Primitive)}."
+                    ? $"Change `{call.Method}`{w.Where(top.AllLines, call.Scope)}: it blocks on {Short(call.Primitive)}."
                     : $"Change `{stacks.MethodToChange}`: it blocks in {top.CallSite.Split(" -> ")[^1]}.";
             case Cause.Starvation:
                 return "Change the blocking call the pool's threads wait in: the stack sample did not catch it (below).";
@@ -130,7 +130,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
     {
         var blocked = stacks.BlockedThreads;
         var shown = holding.Count > ListedCandidates ? ListedCandidates - 1 : holding.Count;
-        var named = holding.Take(shown).Select(s => $"`{BlockingSites.MethodOf(s)}`{w.Where(s.Source?.Line, null)} {w.Figure("share of the blocked threads", 100.0 * s.Threads / blocked, "%", "0")} %").ToList();
+        var named = holding.Take(shown).Select(s => $"`{BlockingSites.MethodOf(s)}`{w.Where(s.AllLines, null)} {w.Figure("share of the blocked threads", 100.0 * s.Threads / blocked, "%", "0")} %").ToList();
         if (holding.Count > shown)
         {
             named.Add($"{w.Figure("call sites not listed", holding.Count - shown)} more below");
@@ -262,13 +262,12 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         }
 
         /// <summary>" (Orders.cs:22, GET /orders/{id:int})": the line and the route, each when known.</summary>
-        public string Where(SourceLine? line, string? route)
+        public string Where(SourceLine? line, string? route) => Where(line is null ? [] : [line], route);
+
+        /// <summary>" (Orders.cs:69, 70, GET /quotes/{id:int})": the lines (each file named once) and the route, each when known.</summary>
+        public string Where(IReadOnlyList<SourceLine> lines, string? route)
         {
-            var parts = new List<string>();
-            if (line is not null)
-            {
-                parts.Add($"{Path.GetFileName(line.File)}:{Figure("line", line.Line)}");
-            }
+            var parts = lines.GroupBy(l => Path.GetFileName(l.File)).Select(f => $"{f.Key}:{string.Join(", ", f.Select(l => Figure("line", l.Line)))}").ToList();
             if (route is not null)
             {
                 parts.Add(route);

@@ -363,7 +363,15 @@ public sealed record SummaryObservation(
 public sealed record SummaryAdjustment(double ElapsedSeconds, int NewWorkerThreadCount, string Reason);
 
 /// <summary>Pool threads grouped by their first frames in user code, largest group first; <see cref="Top"/> is the biggest group in user code.</summary>
-public sealed record SummaryStacks(int PoolThreads, int AllThreads, IReadOnlyList<SummaryBlockingSite> Sites, bool BlocksQueuedWork, SummaryBlockingSite? Top);
+public sealed record SummaryStacks(int PoolThreads, int AllThreads, IReadOnlyList<SummaryBlockingSite> Sites, bool BlocksQueuedWork, SummaryBlockingSite? Top)
+{
+    /// <summary>
+    /// The call sites holding comparable shares of the blocked threads, <see cref="Top"/> first, when two or more do (the
+    /// headline then names them all, none picked); left out when Top dominates, so summaries written before it read back the same.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummaryBlockingSite>? Holding { get; init; }
+}
 
 /// <summary>Where a number of pool threads were found ("FanOutStrategies.SyncOverAsync -> Task.Wait").</summary>
 public sealed record SummaryBlockingSite(
@@ -372,7 +380,12 @@ public sealed record SummaryBlockingSite(
     bool InUserCode,
     bool InRequest,
     // Left out when absent (summaries written before call sites were named in source words), so those read back and write out the same.
-    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] SummaryCallSite? Source = null);
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] SummaryCallSite? Source = null)
+{
+    /// <summary>Every line of one method the site's threads waited at, when more than one (the sites of one method merged: Top's and Holding's); left out otherwise.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummarySourceLine>? Lines { get; init; }
+}
 
 /// <summary>A blocking call site as the developer wrote it: method, primitive, file:line, route or handler, what the JIT inlined it into, and why lines are missing.</summary>
 public sealed record SummaryCallSite(string Method, string Primitive, SummarySourceLine? Line, string? Route, string? Handler, string? InlinedInto, string? Note)
@@ -400,6 +413,10 @@ public sealed record SummaryCallSite(string Method, string Primitive, SummarySou
     /// <summary>True when the thread ran work the request of <see cref="Route"/> queued (Task.Run), outside the request itself; left out otherwise.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public bool? Queued { get; init; }
+
+    /// <summary>True when the call is made in the application's middleware, which runs for every request (<see cref="Route"/> is then the request caught); left out otherwise.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public bool? EveryRequest { get; init; }
 }
 
 /// <summary>A method on a call site's path (or among its candidates) with the line of its call.</summary>

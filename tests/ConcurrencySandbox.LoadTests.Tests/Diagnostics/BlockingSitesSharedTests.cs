@@ -70,6 +70,53 @@ public sealed class BlockingSitesSharedTests
         }
     }
 
+    /// <summary>
+    /// One method blocking at two lines (two waits in it, or a line attribution that moved between samples) is one place to
+    /// change: named once with its threads together and both lines, in the diagnosis and the headline, whether it holds the
+    /// pool alone or beside another site (seeded counts; the old code named it twice and split its share).
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(4)]
+    [InlineData(5)]
+    [InlineData(6)]
+    public void OneMethodBlockingAtTwoLinesIsNamedOnceWithBothLinesAndItsSharesSummed(int seed)
+    {
+        var random = new Random(seed);
+        var (atFirst, atSecond) = (random.Next(3, 16), random.Next(3, 16));
+        // Beside it: nothing, a comparable Orders.Quote, or a minor one.
+        var quote = random.Next(3) switch { 0 => 0, 1 => atFirst + atSecond + random.Next(-2, 3), _ => random.Next(1, 3) };
+        var first = new BlockingCall("Orders.SupplierPrice", BlockingPrimitive.Sleep, new SourceLine("/src/SampleService/Orders.cs", 69), "GET /quotes/{id:int}", null, null, null);
+        var second = first with { Primitive = random.Next(2) == 0 ? BlockingPrimitive.Sleep : BlockingPrimitive.Result, Line = new SourceLine("/src/SampleService/Orders.cs", 70) };
+        var sites = Sampled([(first, atFirst), (second, atSecond), .. quote > 0 ? [(Quote, quote)] : Array.Empty<(BlockingCall, int)>()]);
+
+        var supplier = sites.Holding.Where(s => BlockingSites.MethodOf(s) == "Orders.SupplierPrice").ToList();
+        var (headline, diagnosis) = Diagnosed(sites);
+
+        Assert.Equal(atFirst + atSecond, Assert.Single(supplier).Threads);
+        Assert.Equal("Orders.SupplierPrice (Orders.cs:69, 70)", BlockingSites.NameOf(supplier[0]));
+        var named = sites.Holding.Count > 1
+            ? $"`Orders.SupplierPrice` (Orders.cs:69, 70) {100.0 * (atFirst + atSecond) / sites.BlockedThreads:0} %"
+            : "Change `Orders.SupplierPrice` (Orders.cs:69, 70, GET /quotes/{id:int}): it blocks on ";
+        Assert.Contains(named, headline.Sentences[0], StringComparison.Ordinal);
+        Assert.Single(System.Text.RegularExpressions.Regex.Matches(headline.Text, "Orders.SupplierPrice"));
+        Assert.DoesNotContain("(Orders.cs:70)", diagnosis.Describe(), StringComparison.Ordinal);
+        Assert.Contains("its threads waited at Orders.cs:69, 70", diagnosis.Describe(), StringComparison.Ordinal);
+    }
+
+    /// <summary>A method without lines that waits in two ways stays two sites: nothing says they are one place (StarvedSpellTests' lock and sleep).</summary>
+    [Fact]
+    public void AMethodWithoutLinesWaitingInTwoWaysStaysTwoSites()
+    {
+        var sleeps = new BlockingCall("Inventory.Reserve", BlockingPrimitive.Sleep, null, "GET /inventory/{id:int}", null, null, null);
+        var sites = Sampled((sleeps, 12), (sleeps with { Primitive = BlockingPrimitive.Lock }, 11));
+
+        Assert.Equal(2, sites.Holding.Count);
+        Assert.All(sites.Holding, s => Assert.Empty(s.Lines));
+    }
+
     [Fact]
     public void ThreeSitesHoldingComparableSharesAreAllNamedAndAMinorFourthIsNot()
     {
@@ -102,6 +149,74 @@ public sealed class BlockingSitesSharedTests
         Assert.Equal("Change `Orders.Quote` (Program.cs:40, GET /quotes/{id:int}): it blocks on .Result.", headline.Sentences[0]);
         Assert.DoesNotContain("SupplierPrice", headline.Text, StringComparison.Ordinal);
         Assert.Contains("make `Orders.Quote` async", diagnosis.Describe(), StringComparison.Ordinal);
+    }
+
+    /// <summary>
+    /// summary.json's stacks carry every comparable site (holding, Top first) beside Top, as the headline names them; with
+    /// a dominant site the field is left out, and either way the summary reads back through the contract unchanged.
+    /// </summary>
+    [Theory]
+    [InlineData(13, 12, 2)]
+    [InlineData(9, 8, 3)]
+    [InlineData(22, 3, 1)]
+    public void TheSummaryCarriesEveryComparableSiteBesideTop(int quoteThreads, int supplierThreads, int holding)
+    {
+        var sites = holding == 3 ? Sampled((Quote, quoteThreads), (SupplierPrice, supplierThreads), (Audit, supplierThreads)) : Sampled((Quote, quoteThreads), (SupplierPrice, supplierThreads));
+        var report = SyntheticReports.LoadRun("fanout", ["sync"], 10, 5, (_, _) => 100);
+        var observed = SyntheticReports.Observed(SyntheticReports.StarvingAdjustments(3, 2)) with { Stacks = sites };
+
+        var summary = (report with { Observations = new Dictionary<string, VariantObservation> { ["sync"] = observed } }).Analysed();
+        var stacks = summary.Observations["sync"].Stacks!;
+
+        Assert.Equal("Orders.Quote", stacks.Top!.Source!.Method);
+        if (holding > 1)
+        {
+            Assert.Equal(sites.Holding.Select(BlockingSites.MethodOf), stacks.Holding!.Select(s => s.Source!.Method));
+            Assert.Equal(sites.Holding.Select(s => s.Source!.Line!.Line), stacks.Holding!.Select(s => s.Source!.Line!.Line));
+        }
+        else
+        {
+            Assert.Null(stacks.Holding);
+        }
+        var json = summary.ToJson();
+        Assert.Equal(holding > 1, json.Contains("\"holding\"", StringComparison.Ordinal));
+        Assert.True(System.Text.Json.Nodes.JsonNode.DeepEquals(System.Text.Json.Nodes.JsonNode.Parse(json), System.Text.Json.Nodes.JsonNode.Parse(ConcurrencySandbox.Contracts.Reports.RunSummary.Parse(json).ToJson())));
+    }
+
+    /// <summary>A method merged from two lines keeps both in summary.json (lines), beside its call site's one.</summary>
+    [Fact]
+    public void TheSummaryKeepsEveryLineOfAMergedMethod()
+    {
+        var at70 = SupplierPrice with { Queued = false, Line = new SourceLine("/src/SampleService/Program.cs", 48) };
+        var report = SyntheticReports.LoadRun("fanout", ["sync"], 10, 5, (_, _) => 100);
+        var observed = SyntheticReports.Observed(SyntheticReports.StarvingAdjustments(3, 2)) with { Stacks = Sampled((SupplierPrice, 12), (at70, 9)) };
+
+        var top = (report with { Observations = new Dictionary<string, VariantObservation> { ["sync"] = observed } }).Analysed().Observations["sync"].Stacks!.Top!;
+
+        Assert.Equal(21, top.Threads);
+        Assert.Equal([47, 48], top.Lines!.Select(l => l.Line));
+    }
+
+    /// <summary>watch's episode names every comparable site, in its line, its fix and watch.json's call sites, as the run's headline does; a dominant one alone.</summary>
+    [Theory]
+    [InlineData(13, 12, 2)]
+    [InlineData(22, 3, 1)]
+    public void AWatchEpisodeNamesEveryComparableSite(int quoteThreads, int supplierThreads, int named)
+    {
+        var sites = Sampled((Quote, quoteThreads), (SupplierPrice, supplierThreads));
+        var episode = new StarvationEpisode(2, 9, true, 4, 10, 40, 60, 3, 5, []);
+
+        var diagnosis = EpisodeDiagnosis.Of(episode, sites);
+        var line = ConcurrencySandbox.LoadTests.Cli.WatchReport.Line(1, episode, diagnosis);
+        var written = ConcurrencySandbox.LoadTests.Cli.WatchReport.Of(
+            DiagnosticsChannel.OfProcess(Environment.ProcessId), DateTimeOffset.UnixEpoch, 20, "stopped", false, [], [], [episode], [diagnosis], 0).Episodes.Single();
+
+        Assert.Equal(named, diagnosis.Holding.Count == 0 ? 1 : diagnosis.Holding.Count);
+        Assert.Contains("Orders.Quote", line, StringComparison.Ordinal);
+        Assert.Equal(named == 2, line.Contains("Orders.SupplierPrice", StringComparison.Ordinal));
+        Assert.Equal(named == 2, diagnosis.Fix!.Contains("Orders.SupplierPrice", StringComparison.Ordinal));
+        Assert.Equal("Orders.Quote", written.CallSite!.Method);
+        Assert.Equal(named == 2 ? ["Orders.Quote", "Orders.SupplierPrice"] : null, written.CallSites?.Select(c => c.Method).ToArray());
     }
 
     /// <summary>The headline and the diagnosis of InlinedHelper's recorded break at 32 users, its stack sample replaced by <paramref name="sites"/>.</summary>

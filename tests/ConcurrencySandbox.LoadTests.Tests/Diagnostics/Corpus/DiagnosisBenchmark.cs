@@ -218,13 +218,17 @@ public static class DiagnosisBenchmark
         return score;
     }
 
-    /// <summary>The verdict for one generated service's diagnosis (<paramref name="call"/>: the top call site in user code, null when none).</summary>
+    /// <summary>
+    /// The verdict for one generated service's diagnosis (<paramref name="call"/>: the top call site in user code, null when
+    /// none). A call in middleware runs for every request: it is right only when it says so (<see cref="BlockingCall.EveryRequest"/>)
+    /// with the loaded request's route, and a call in a handler only when it does not.
+    /// </summary>
     public static Scored Score(GeneratedService service, BlockingCall? call) => Score(service.Shape.Name, service.Shape, service.Expected, call);
 
     private static Scored Score(string name, ServiceShape? shape, ExpectedCallSite expected, BlockingCall? call)
     {
         var also = expected.AlsoWaits is { } a ? $" (or :{a.Line}, {a.Primitive})" : "";
-        var expectedText = $"{expected.Method} ({expected.File}:{expected.Line}), {string.Join(" or ", expected.Primitives)}{also}, {expected.Route ?? "no route"}";
+        var expectedText = $"{expected.Method} ({expected.File}:{expected.Line}), {string.Join(" or ", expected.Primitives)}{also}, {(expected.EveryRequest ? $"{BlockingCall.EveryRequestWords}, {expected.Route}" : expected.Route ?? "no route")}";
         if (call is null)
         {
             return new Scored(name, shape, Verdict.NotNamed, "no call site in user code", expectedText);
@@ -236,7 +240,7 @@ public static class DiagnosisBenchmark
             || (expected.AlsoWaits is { } also && At(method, line, also.Line) && primitive == also.Primitive);
         var verdict = call.Unsure
             ? call.Listed.Any(c => At(c.Method, c.Line, expected.Line) || (expected.AlsoWaits is { } also && At(c.Method, c.Line, also.Line))) ? Verdict.Ambiguous : Verdict.Wrong
-            : Waits(call.Method, call.Line, call.Primitive) && call.Route == expected.Route ? Verdict.Right : Verdict.Wrong;
+            : Waits(call.Method, call.Line, call.Primitive) && call.Route == expected.Route && call.EveryRequest == expected.EveryRequest ? Verdict.Right : Verdict.Wrong;
         return new Scored(name, shape, verdict, $"{call.Describe()}{(call.Note is { } note ? $" [{note}]" : "")}", expectedText);
     }
 

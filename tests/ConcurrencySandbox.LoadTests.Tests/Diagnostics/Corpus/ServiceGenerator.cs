@@ -20,7 +20,7 @@ public enum Entry
     /// <summary>A minimal-API lambda mapped on a route group inside an extension method.</summary>
     RouteGroup,
 
-    /// <summary>A middleware class around every request.</summary>
+    /// <summary>A middleware class around every request: its InvokeAsync returns next's task, or (by seed) is async and awaits it.</summary>
     Middleware,
 
     /// <summary>A BackgroundService blocking pool threads with no request on their stacks.</summary>
@@ -40,6 +40,9 @@ public enum Entry
 
     /// <summary>A minimal-API lambda mapped on the app behind an endpoint filter of its own (AddEndpointFilter: an async lambda awaiting next).</summary>
     FilteredLambda,
+
+    /// <summary>A middleware lambda around every request, <c>app.Use(async (context, next) => { ...; await next(context); })</c>.</summary>
+    MiddlewareLambda,
 }
 
 /// <summary>What the code blocks on (issue 37 item 4's primitives).</summary>
@@ -66,6 +69,12 @@ public sealed record ServiceShape(int Index, Entry Entry, Wait Wait, int Depth, 
 /// <summary>What a right diagnosis says: the method that blocks (source words), the file and line of its blocking call, the route (null: none, a background service), and the primitives that name the wait rightly.</summary>
 public sealed record ExpectedCallSite(string Method, string File, int Line, string? Route, IReadOnlyList<string> Primitives)
 {
+    /// <summary>
+    /// The call is in middleware, which runs for every request: a right diagnosis says so (<see cref="BlockingCall.EveryRequest"/>),
+    /// with <see cref="Route"/> the loaded request's, rather than calling it the code of the loaded route's handler.
+    /// </summary>
+    public bool EveryRequest { get; init; }
+
     /// <summary>
     /// The line before <see cref="Line"/> where the threads also wait, when they do (a stream read's: the synchronous
     /// HttpClient.Send that opens the stream waits for a connection SocketsHttpHandler opens on the starved pool's
@@ -187,6 +196,10 @@ public static class ServiceGenerator
         {
             program.Line($"app.UseMiddleware<{type}Middleware>();");
         }
+        // The loopback upstream's own requests pass through the middleware too: they must not wait on themselves.
+        const string skipUpstream = "if (context.Request.Path.StartsWithSegments(\"/upstream\"))";
+        const string idOfPath = "var id = context.Request.Path.Value!.Length;";
+
         if (shape.Entry == Entry.Conventional)
         {
             program.Line("app.MapControllerRoute(\"default\", \"{controller=Home}/{action=Index}/{id?}\");");
@@ -243,7 +256,7 @@ public static class ServiceGenerator
                 page.Line("");
                 page.Line($"public sealed class {type}{action}Model : PageModel");
                 page.Line("{");
-                entryLine = Body(page, "    public IActionResult OnGet(int id)", entryCall, shape.Wait, "    ", returns: "Content(id.ToString(System.Globalization.CultureInfo.InvariantCulture))");
+                entryLine = Body(page, "    public IActionResult OnGet(int id)", entryCall, shape.Wait, "    ", last: "return Content(id.ToString(System.Globalization.CultureInfo.InvariantCulture));");
                 page.Line("}");
                 files[$"Pages/{type}/{action}.cshtml.cs"] = page.Text;
                 entryFile = $"{action}.cshtml.cs";
@@ -295,13 +308,24 @@ public static class ServiceGenerator
                 var middleware = new SourceWriter();
                 middleware.Line($"public sealed class {type}Middleware(RequestDelegate next)");
                 middleware.Line("{");
-                // The loopback upstream's own requests pass through it too: they must not wait on themselves.
-                entryLine = Body(middleware, "    public Task InvokeAsync(HttpContext context)", entryCall, shape.Wait, "    ", returns: "next(context)",
-                    id: "if (context.Request.Path.StartsWithSegments(\"/upstream\")) return next(context);\n        var id = context.Request.Path.Value!.Length;");
+                entryLine = random.Next(2) == 0
+                    ? Body(middleware, "    public Task InvokeAsync(HttpContext context)", entryCall, shape.Wait, "    ", last: "return next(context);",
+                        id: $"{skipUpstream} return next(context);\n        {idOfPath}")
+                    : Body(middleware, "    public async Task InvokeAsync(HttpContext context)", entryCall, shape.Wait, "    ", last: "await next(context);",
+                        id: $"{skipUpstream}\n        {{\n            await next(context);\n            return;\n        }}\n        {idOfPath}");
                 middleware.Line("}");
                 files[$"{type}Middleware.cs"] = middleware.Text;
                 entryFile = $"{type}Middleware.cs";
                 entryMethod = $"{type}Middleware.InvokeAsync";
+                route = $"GET /{resource}/{{id:int}}";
+                path = $"/{resource}/1";
+                break;
+            case Entry.MiddlewareLambda:
+                entryLine = Body(program, "app.Use(async (context, next) =>", entryCall, shape.Wait, "", ");", last: "await next(context);",
+                    id: $"{skipUpstream}\n    {{\n        await next(context);\n        return;\n    }}\n    {idOfPath}");
+                program.Line($"app.MapGet(\"/{resource}/{{id:int}}\", (int id) => id);");
+                entryFile = "Program.cs";
+                entryMethod = "the lambda in Program (top-level statements)";
                 route = $"GET /{resource}/{{id:int}}";
                 path = $"/{resource}/1";
                 break;
@@ -371,6 +395,7 @@ public static class ServiceGenerator
             ? new ExpectedCallSite(entryMethod, entryFile, entryLine, route, Primitives(shape.Wait))
             : new ExpectedCallSite(chain.Method, "Chain.cs", chain.Line, route, Primitives(shape.Wait))) with
             {
+                EveryRequest = shape.Entry is Entry.Middleware or Entry.MiddlewareLambda,
                 // BeforeBlocking's Send is the line right above the read.
                 AlsoWaits = BeforeBlocking(shape.Wait) is null ? null : (shape.Depth == 0 ? entryLine - 1 : chain.Line - 1, BlockingPrimitive.HttpSend),
             };
@@ -395,9 +420,10 @@ public static class ServiceGenerator
 
     /// <summary>
     /// A method's body: a call to the chain's first method, or (depth 0) the blocking statement; returns the line of
-    /// that call or statement. <paramref name="header"/> opens it; a lambda's closes with <paramref name="close"/>.
+    /// that call or statement. <paramref name="header"/> opens it; <paramref name="id"/> (statements that declare it)
+    /// comes first, <paramref name="last"/> closes it; a lambda's closes with <paramref name="close"/>.
     /// </summary>
-    private static int Body(SourceWriter writer, string header, string? call, Wait wait, string indent, string close = "", string returns = "id", string? id = null)
+    private static int Body(SourceWriter writer, string header, string? call, Wait wait, string indent, string close = "", string last = "return id;", string? id = null)
     {
         writer.Line(header);
         writer.Line($"{indent}{{");
@@ -418,7 +444,7 @@ public static class ServiceGenerator
             }
             line = writer.Line($"{indent}    {Blocking(wait)}");
         }
-        writer.Line($"{indent}    return {returns};");
+        writer.Line($"{indent}    {last}");
         writer.Line($"{indent}}}{close}");
         return line;
     }

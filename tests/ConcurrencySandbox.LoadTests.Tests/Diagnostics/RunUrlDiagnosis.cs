@@ -16,16 +16,16 @@ internal static class RunUrlDiagnosis
 
     /// <summary>
     /// Runs <c>run --url ... --find-capacity</c> against GET <paramref name="path"/> (relative to the service's address) in
-    /// 3 s steps (3 s of settling before each), up to 64 users and 120 s, and reads its summary.json back.
+    /// 3 s steps (3 s of settling before each), up to 64 users and <paramref name="maxDurationSeconds"/>, and reads its summary.json back.
     /// </summary>
-    public static async Task<RunSummary> FindCapacityAsync(SampleServiceProcess service, string path)
+    public static async Task<RunSummary> FindCapacityAsync(SampleServiceProcess service, string path, int maxDurationSeconds = 120)
     {
         var folder = Directory.CreateTempSubdirectory("targets-").FullName;
         try
         {
             var (output, error) = (new StringWriter(), new StringWriter());
             var code = await CommandLine.InvokeAsync(
-                ["run", "--url", $"{service.BaseAddress}{path.TrimStart('/')}", "--pid", $"{service.ProcessId}", "--find-capacity", "--step-s", "3", "--settle-s", "3", "--max-load", "64", "--max-duration-s", "120", "--out", folder],
+                ["run", "--url", $"{service.BaseAddress}{path.TrimStart('/')}", "--pid", $"{service.ProcessId}", "--find-capacity", "--step-s", "3", "--settle-s", "3", "--max-load", "64", "--max-duration-s", $"{maxDurationSeconds}", "--out", folder],
                 output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
 
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");

@@ -407,11 +407,7 @@ ratio() {
 for pair in $(seq 1 "$pairs"); do
   total_requests=(0 0 0 0); total_seconds=(0 0 0 0); total_api_ticks=(0 0 0 0); total_tool_ticks=(0 0 0 0)
   for second in $(seq 0 $((seconds - 1))); do
-    # ABBA: the tools in slot order in turns 0 and 3 of every four, in reverse order in 1 and 2.
-    order=("${slots[@]}")
-    if (( second % 4 == 1 || second % 4 == 2 )); then
-      order=(); for slot in "${slots[@]}"; do order=("$slot" "${order[@]}"); done
-    fi
+    abba_order "$second" "${slots[@]}"
     for slot in "${order[@]}"; do turn "$slot"; done
   done
   for slot in "${slots[@]}"; do

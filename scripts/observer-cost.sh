@@ -272,11 +272,7 @@ pair() {
   requests=(0 0 0); turn_seconds=(0 0 0); api_ticks=(0 0 0); own_ticks=(0 0 0)
   for s in "${!sides[@]}"; do read_cpu_ticks "${api_pids[s]}"; api_from[s]=$cpu_ticks; done
   for second in $(seq 0 $((seconds - 1))); do
-    # ABBA: the sides in order in turns 0 and 3 of every four, in reverse order in 1 and 2.
-    order=("${!sides[@]}")
-    if (( second % 4 == 1 || second % 4 == 2 )); then
-      order=(); for s in "${!sides[@]}"; do order=("$s" "${order[@]}"); done
-    fi
+    abba_order "$second" "${!sides[@]}"
     for s in "${order[@]}"; do turn "$s"; done
   done
   for s in "${!sides[@]}"; do

@@ -37,6 +37,17 @@ cpus_for() {
   fi
 }
 
+# abba_order TURN SLOT...: sets order to the SLOTs in their order in turns 0 and 3 of every four, reversed in turns 1
+# and 2 (ABBA), so a drift of the machine over a few turns lands on every slot alike.
+abba_order() {
+  local turn=$1 slot
+  shift
+  order=("$@")
+  if (( turn % 4 == 1 || turn % 4 == 2 )); then
+    order=(); for slot in "$@"; do order=("$slot" "${order[@]}"); done
+  fi
+}
+
 # requests_started URL: sets started to the API at URL's requestsStarted (/api/telemetry; this reading included).
 requests_started() {
   started=$(curl -fsS "$1/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p')

@@ -7,8 +7,9 @@
 # observer is a process of its own, that process (watch, dotnet-trace, one part): all stopped and continued together,
 # so every microsecond the observer spends falls in its own side's turns. Per turn: requests the API started (its own
 # requestsStarted, /api/telemetry), the API's CPU (/proc) and the side's processes' CPU. Per pair, over its turns:
-# observed/plain throughput (the sum of observed turns' requests over their seconds against plain's) and the API's CPU per
-# request observed/plain. Loopback only.
+# observed/plain throughput (the sum of observed turns' requests over their seconds against plain's), the same over the
+# first 5 turns (where the runner's once-a-run parts mostly fall) and over the rest (its session alone), and the API's CPU
+# per request observed/plain. Loopback only.
 #   --observer runner (default): the runner's own observer as it runs in a load run (`run --url ... --pid API`: its
 #     always-on session, the route window once requests flow, the stack sample and the cause trace at the peak) against
 #     `run --url ... --no-observer`.
@@ -240,8 +241,9 @@ side_ticks() {
   cpu_ticks=$ticks
 }
 
-# turn SIDE: one 1-second turn of the side (every process of it), added to its totals: requests its API started (less the
-# closing reading itself), seconds, its API's CPU ticks and its processes'.
+# turn SIDE TURN: one 1-second turn of the side (every process of it); appends "pair side turn requests seconds api-ticks
+# side-ticks" to $work/turns.txt: the requests its API started (less the closing reading itself), the turn's seconds,
+# its API's CPU ticks and its processes'.
 turn() {
   local s=$1
   kill -0 "${runner_pids[s]}" 2>/dev/null || { echo "the ${sides[s]} side's runner ended during the turns:" >&2; tail -n 5 "$work/runner-$s-$pair.log" >&2; exit 2; }
@@ -257,54 +259,58 @@ turn() {
   local to=$EPOCHREALTIME
   sleep 0.02  # the API takes the requests that were on their way when the side stopped
   requests_started "${urls[s]}"
-  requests[s]=$((requests[s] + started - before - 1))
-  turn_seconds[s]=$(awk -v t="${turn_seconds[s]}" -v a="$from" -v b="$to" 'BEGIN { printf "%.6f", t + b - a }')
-  read_cpu_ticks "${api_pids[s]}"; api_ticks[s]=$((api_ticks[s] + cpu_ticks - api_before))
-  side_ticks "$s"; own_ticks[s]=$((own_ticks[s] + cpu_ticks - side_before))
+  read_cpu_ticks "${api_pids[s]}"; local api=$((cpu_ticks - api_before))
+  side_ticks "$s"
+  echo "$pair ${sides[s]} $2 $((started - before - 1)) $(awk -v a="$from" -v b="$to" 'BEGIN { printf "%.6f", b - a }') $api $((cpu_ticks - side_before))" >>"$work/turns.txt"
 }
 
 # pair N: starts every side, takes SECONDS turns of each (ABBA), ends the sides; appends one row per side to
-# $work/pairs.txt: "pair side requests seconds api-ticks side-ticks api-ticks-outside-its-turns".
+# $work/pairs.txt: "pair side api-ticks" over the whole of its turns, the other sides' turns included.
 pair() {
   pair=$1
   local s second order api_from=()
   for s in "${!sides[@]}"; do start_side "$s" "$pair"; done
-  requests=(0 0 0); turn_seconds=(0 0 0); api_ticks=(0 0 0); own_ticks=(0 0 0)
   for s in "${!sides[@]}"; do read_cpu_ticks "${api_pids[s]}"; api_from[s]=$cpu_ticks; done
   for second in $(seq 0 $((seconds - 1))); do
     abba_order "$second" "${!sides[@]}"
-    for s in "${order[@]}"; do turn "$s"; done
+    for s in "${order[@]}"; do turn "$s" "$second"; done
   done
   for s in "${!sides[@]}"; do
     read_cpu_ticks "${api_pids[s]}"
-    echo "$pair ${sides[s]} ${requests[s]} ${turn_seconds[s]} ${api_ticks[s]} ${own_ticks[s]} $((cpu_ticks - api_from[s] - api_ticks[s]))" >>"$work/pairs.txt"
+    echo "$pair ${sides[s]} $((cpu_ticks - api_from[s]))" >>"$work/pairs.txt"
   done
   for s in "${!sides[@]}"; do end_side "$s" "$pair"; done
 }
 
-# The figures, from $work/pairs.txt: per pair (or for a run's verdict, over all its pairs) each side's rate and CPU per
+# figures PAIR|all: from $work/turns.txt and pairs.txt, per pair (or for a run's verdict, over all its pairs) each side's rate and CPU per
 # request, and each side's ratio to plain.
 figures() {
-  python3 - "$work/pairs.txt" "$clock_ticks_per_second" "$1" "$observer" "$mode" <<'PY'
+  python3 - "$work/turns.txt" "$work/pairs.txt" "$clock_ticks_per_second" "$1" "$observer" "$mode" <<'PY'
 import sys
-path, hz, which, observer, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-rows = [l.split() for l in open(path)]
-rows = [(int(p), side, int(n), float(sec), int(api), int(own), int(out)) for p, side, n, sec, api, own, out in rows]
-def per(side, pairs):
-    picked = [r for r in rows if r[1] == side and r[0] in pairs]
-    n, sec = sum(r[2] for r in picked), sum(r[3] for r in picked)
-    return dict(rate=n / sec, api=sum(r[4] for r in picked) / hz / n * 1e6, own=sum(r[5] for r in picked) / hz / n * 1e6,
-                out=sum(r[6] for r in picked) / hz)
-sides = [s for s in ("observed", "baseline") if any(r[1] == s for r in rows)]
-numbers = sorted({r[0] for r in rows} - {0})
+turns_path, pairs_path, hz, which, observer, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+turns = [(int(p), side, int(t), int(n), float(sec), int(api), int(own)) for p, side, t, n, sec, api, own in (l.split() for l in open(turns_path))]
+whole = {(int(p), side): int(api) for p, side, api in (l.split() for l in open(pairs_path))}
+# The turns in which a side's runner takes the observer's once-a-run parts (the route window from its first interval row,
+# the stack sample and the cause trace about a second later, their reading) fall mostly in the first few.
+EARLY = 5
+def per(side, pairs, turn=lambda t: True):
+    picked = [r for r in turns if r[1] == side and r[0] in pairs and turn(r[2])]
+    n, sec = sum(r[3] for r in picked), sum(r[4] for r in picked)
+    return dict(rate=n / sec, api=sum(r[5] for r in picked) / hz / n * 1e6, own=sum(r[6] for r in picked) / hz / n * 1e6,
+                out=sum(whole[(p, side)] for p in pairs) / hz - sum(r[5] for r in picked) / hz)
+sides = [s for s in ("observed", "baseline") if any(r[1] == s for r in turns)]
+numbers = sorted({r[0] for r in turns} - {0})
 if which != "all":
     p = int(which)
     plain = per("plain", [p])
     text = [f"pair {p}: plain {plain['rate']:,.0f} requests/s (the API {plain['api']:.2f} us of CPU per request, its runner {plain['own']:.2f} us)"]
     for s in sides:
         o = per(s, [p])
-        text.append(f"{s} {o['rate']:,.0f} (the API {o['api']:.2f} us, its runner and observer {o['own']:.2f} us): ratio {o['rate'] / plain['rate']:.3f},"
-                    f" the API's CPU per request {o['api'] / plain['api']:.3f} x, its CPU outside its turns {o['out']:.2f} s (plain's {plain['out']:.2f} s)")
+        early = per(s, [p], lambda t: t < EARLY)["rate"] / per("plain", [p], lambda t: t < EARLY)["rate"]
+        late = per(s, [p], lambda t: t >= EARLY)["rate"] / per("plain", [p], lambda t: t >= EARLY)["rate"]
+        text.append(f"{s} {o['rate']:,.0f} (the API {o['api']:.2f} us, its runner and observer {o['own']:.2f} us): ratio {o['rate'] / plain['rate']:.3f}"
+                    f" (turns 1-{EARLY} {early:.3f}, the rest {late:.3f}), the API's CPU per request {o['api'] / plain['api']:.3f} x,"
+                    f" its CPU outside its turns {o['out']:.2f} s (plain's {plain['out']:.2f} s)")
     print("; ".join(text))
     sys.exit(0)
 plain = per("plain", numbers)
@@ -312,12 +318,15 @@ for s in sides:
     ratios = [per(s, [p])["rate"] / per("plain", [p])["rate"] for p in numbers]
     cpu = [per(s, [p])["api"] / per("plain", [p])["api"] for p in numbers]
     o = per(s, numbers)
+    early = per(s, numbers, lambda t: t < EARLY)["rate"] / per("plain", numbers, lambda t: t < EARLY)["rate"]
+    late = per(s, numbers, lambda t: t >= EARLY)["rate"] / per("plain", numbers, lambda t: t >= EARLY)["rate"]
     label = "no observer (the method's check)" if observer == "none" else f"{observer} observer" + (" (baseline build)" if s == "baseline" else "")
     if observer == "none":
         verdict = f"pairs within {max(abs(r - 1) for r in ratios):.1%} of 1.00 (the method's error on this machine now)"
     else:
         verdict = "MET (>= 0.95 in every pair)" if min(ratios) >= 0.95 else f"NOT MET ({sum(r < 0.95 for r in ratios)} of {len(ratios)} pairs under 0.95)"
-    print(f"verdict, {label}, {mode}: throughput {s}/plain per pair {', '.join(f'{r:.3f}' for r in ratios)}, all turns {o['rate'] / plain['rate']:.3f}, worst {min(ratios):.3f}: {verdict};"
+    print(f"verdict, {label}, {mode}: throughput {s}/plain per pair {', '.join(f'{r:.3f}' for r in ratios)}, all turns {o['rate'] / plain['rate']:.3f}"
+          f" (turns 1-{EARLY} {early:.3f}, the rest {late:.3f}), worst {min(ratios):.3f}: {verdict};"
           f" the API's CPU per request {', '.join(f'{c:.3f}' for c in cpu)} x ({o['api']:.2f} against {plain['api']:.2f} us, {o['api'] / plain['api'] - 1:+.1%});"
           f" runner{' and observer' if observer != 'none' else ''} {o['own']:.2f} against {plain['own']:.2f} us per request")
 PY

@@ -298,6 +298,9 @@ def per(side, pairs, turn=lambda t: True):
     n, sec = sum(r[3] for r in picked), sum(r[4] for r in picked)
     return dict(rate=n / sec, api=sum(r[5] for r in picked) / hz / n * 1e6, own=sum(r[6] for r in picked) / hz / n * 1e6,
                 out=sum(whole[(p, side)] for p in pairs) / hz - sum(r[5] for r in picked) / hz)
+def split(side, pairs, figure):
+    """The side's FIGURE against plain's over the first EARLY turns and over the rest."""
+    return tuple(per(side, pairs, turn)[figure] / per("plain", pairs, turn)[figure] for turn in (lambda t: t < EARLY, lambda t: t >= EARLY))
 sides = [s for s in ("observed", "baseline") if any(r[1] == s for r in turns)]
 numbers = sorted({r[0] for r in turns} - {0})
 if which != "all":
@@ -306,10 +309,10 @@ if which != "all":
     text = [f"pair {p}: plain {plain['rate']:,.0f} requests/s (the API {plain['api']:.2f} us of CPU per request, its runner {plain['own']:.2f} us)"]
     for s in sides:
         o = per(s, [p])
-        early = per(s, [p], lambda t: t < EARLY)["rate"] / per("plain", [p], lambda t: t < EARLY)["rate"]
-        late = per(s, [p], lambda t: t >= EARLY)["rate"] / per("plain", [p], lambda t: t >= EARLY)["rate"]
+        rate, cpu = split(s, [p], "rate"), split(s, [p], "api")
         text.append(f"{s} {o['rate']:,.0f} (the API {o['api']:.2f} us, its runner and observer {o['own']:.2f} us): ratio {o['rate'] / plain['rate']:.3f}"
-                    f" (turns 1-{EARLY} {early:.3f}, the rest {late:.3f}), the API's CPU per request {o['api'] / plain['api']:.3f} x,"
+                    f" (turns 1-{EARLY} {rate[0]:.3f}, the rest {rate[1]:.3f}), the API's CPU per request {o['api'] / plain['api']:.3f} x"
+                    f" (turns 1-{EARLY} {cpu[0]:.3f}, the rest {cpu[1]:.3f}),"
                     f" its CPU outside its turns {o['out']:.2f} s (plain's {plain['out']:.2f} s)")
     print("; ".join(text))
     sys.exit(0)
@@ -318,15 +321,14 @@ for s in sides:
     ratios = [per(s, [p])["rate"] / per("plain", [p])["rate"] for p in numbers]
     cpu = [per(s, [p])["api"] / per("plain", [p])["api"] for p in numbers]
     o = per(s, numbers)
-    early = per(s, numbers, lambda t: t < EARLY)["rate"] / per("plain", numbers, lambda t: t < EARLY)["rate"]
-    late = per(s, numbers, lambda t: t >= EARLY)["rate"] / per("plain", numbers, lambda t: t >= EARLY)["rate"]
+    early = split(s, numbers, "rate")
     label = "no observer (the method's check)" if observer == "none" else f"{observer} observer" + (" (baseline build)" if s == "baseline" else "")
     if observer == "none":
         verdict = f"pairs within {max(abs(r - 1) for r in ratios):.1%} of 1.00 (the method's error on this machine now)"
     else:
         verdict = "MET (>= 0.95 in every pair)" if min(ratios) >= 0.95 else f"NOT MET ({sum(r < 0.95 for r in ratios)} of {len(ratios)} pairs under 0.95)"
     print(f"verdict, {label}, {mode}: throughput {s}/plain per pair {', '.join(f'{r:.3f}' for r in ratios)}, all turns {o['rate'] / plain['rate']:.3f}"
-          f" (turns 1-{EARLY} {early:.3f}, the rest {late:.3f}), worst {min(ratios):.3f}: {verdict};"
+          f" (turns 1-{EARLY} {early[0]:.3f}, the rest {early[1]:.3f}), worst {min(ratios):.3f}: {verdict};"
           f" the API's CPU per request {', '.join(f'{c:.3f}' for c in cpu)} x ({o['api']:.2f} against {plain['api']:.2f} us, {o['api'] / plain['api'] - 1:+.1%});"
           f" runner{' and observer' if observer != 'none' else ''} {o['own']:.2f} against {plain['own']:.2f} us per request")
 PY

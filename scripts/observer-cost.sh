@@ -309,8 +309,9 @@ if which != "all":
     text = [f"pair {p}: plain {plain['rate']:,.0f} requests/s (the API {plain['api']:.2f} us of CPU per request, its runner {plain['own']:.2f} us)"]
     for s in sides:
         o = per(s, [p])
-        rate, cpu = split(s, [p], "rate"), split(s, [p], "api")
-        text.append(f"{s} {o['rate']:,.0f} (the API {o['api']:.2f} us, its runner and observer {o['own']:.2f} us): ratio {o['rate'] / plain['rate']:.3f}"
+        rate, cpu, own = split(s, [p], "rate"), split(s, [p], "api"), split(s, [p], "own")
+        text.append(f"{s} {o['rate']:,.0f} (the API {o['api']:.2f} us, its runner and observer {o['own']:.2f} us, {o['own'] / plain['own']:.3f} x plain's"
+                    f" (turns 1-{EARLY} {own[0]:.3f}, the rest {own[1]:.3f})): ratio {o['rate'] / plain['rate']:.3f}"
                     f" (turns 1-{EARLY} {rate[0]:.3f}, the rest {rate[1]:.3f}), the API's CPU per request {o['api'] / plain['api']:.3f} x"
                     f" (turns 1-{EARLY} {cpu[0]:.3f}, the rest {cpu[1]:.3f}),"
                     f" its CPU outside its turns {o['out']:.2f} s (plain's {plain['out']:.2f} s)")

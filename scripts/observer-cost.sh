@@ -227,16 +227,22 @@ end_side() {
   kill -KILL ${side_pids[$1]} 2>/dev/null || true
   for pid in ${side_pids[$1]}; do wait "$pid" 2>/dev/null || true; done
   side_pids[$1]=""
-  case "$observer" in
-    routes | stacks | causes) echo "  ${sides[$1]} $observer: $(tail -n 1 "$work/side-$1-$2.log")" ;;
-  esac
+  if [ -f "$work/side-$1-$2.log" ]; then
+    case "$observer" in
+      routes | stacks | causes) echo "  ${sides[$1]} $observer: $(tail -n 1 "$work/side-$1-$2.log")" ;;
+    esac
+  fi
 }
 
-# side_ticks SIDE: sets cpu_ticks to the CPU ticks of the side's processes together (one that has ended adds nothing).
+# side_ticks SIDE: sets cpu_ticks to the CPU ticks of the side's processes together; one that has ended (a part that
+# finished) counts with its last reading, so a turn does not lose what it spent before (only what it spent after that
+# reading, in its last turn).
+declare -A last_ticks
 side_ticks() {
   local pid ticks=0
   for pid in ${side_pids[$1]}; do
-    if read_cpu_ticks "$pid"; then ticks=$((ticks + cpu_ticks)); fi
+    if read_cpu_ticks "$pid"; then last_ticks[$pid]=$cpu_ticks; fi
+    ticks=$((ticks + ${last_ticks[$pid]:-0}))
   done
   cpu_ticks=$ticks
 }

@@ -330,12 +330,14 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// generator and the neighbours take cores from the service, which alone then stays under the limit), else a contended lock when most sampled pool
     /// threads wait on one in user code, else CPU when the stack sample found the requests' pool threads running and
     /// none blocked (<see cref="DiagnosisInputs.RequestsRunNotBlock"/>: on a shared machine the process may get less than
-    /// its cores), else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
+    /// its cores), else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said;
+    /// "no clear cause" when the heaviest finding accounts for less than <see cref="CauseFindings.LeastShare"/> of the break.
     /// </summary>
     public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause, LowerStep? lowest = null) =>
         observation?.Diagnosis is null
             ? $"cause not known: the runtime was not observed ({notObservedBecause ?? "no pool series"})"
-            : FindingsAt(broke, observation, unloadedP99Ms, lowest)[0].Describe();
+            : FindingsAt(broke, observation, unloadedP99Ms, lowest)[0] is var first && CauseFindings.Accounts(first) ? first.Describe()
+            : Invariant($"no clear cause: the heaviest finding accounts for {100 * first.Weight:0} % of the break by its measure, under the {100 * CauseFindings.LeastShare:0} % a cause is named from: {first.Describe()}");
 
     /// <summary>
     /// Every cause seen at the break, one finding each, ranked (<see cref="CauseFindings.Rank"/>): the first is the cause

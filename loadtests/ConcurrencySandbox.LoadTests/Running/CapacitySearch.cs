@@ -99,7 +99,7 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
     /// not the ramp before it; the whole step when it did not ramp or no full interval held the load.
     /// </summary>
     public LatencyStats HeldPart(VariantResult step, double load) =>
-        RampAt(load) > TimeSpan.Zero && step.Steps.LastOrDefault(s => Math.Abs(s.Load - load) < 1e-9) is { } held ? held.Stats : step.Total;
+        RampAt(load) > TimeSpan.Zero && step.HeldAt(load) is { } held ? held.Stats : step.Total;
 
     /// <summary>The report's sentence on how each step was shaped and judged.</summary>
     public string DescribeSteps() => Open

@@ -35,7 +35,7 @@ public static class ReportWriter
     }
 
     /// <summary>Renders every file of a report folder but summary.json from the summary.</summary>
-    public static void Render(string folder, RunSummary summary)
+    private static void Render(string folder, RunSummary summary)
     {
         Directory.CreateDirectory(folder);
         var title = ReportChart.Title(summary);

@@ -53,14 +53,21 @@ public static class ResponseCurve
         }
         // A step with no load (a drain after the load ended) is no point of a response curve.
         var loaded = variant.Steps.Select((step, index) => (step, index)).Where(s => s.step.Load > 0).ToList();
-        var points = loaded.Select(s => PointOf(s.step)).ToList();
-        var (knee, noKneeBecause) = FindKnee(points, UnitOf(variant.LoadUnit));
-        var name = variant.Key.Label;
-        var unit = UnitOf(variant.LoadUnit);
+        return Of(variant.Key.Label, variant.LoadUnit, [.. loaded.Select(s => PointOf(s.step))], [.. loaded.Select(s => s.index)]);
+    }
+
+    /// <summary>
+    /// The curve of points already taken (a variant's, or a summary's as written), with its knee and its sentence by
+    /// this build's rule; <paramref name="stepOfPoint"/> is each point's index among the variant's steps.
+    /// </summary>
+    public static SummaryCurve Of(string name, string loadUnit, IReadOnlyList<SummaryCurvePoint> points, IReadOnlyList<int> stepOfPoint)
+    {
+        var unit = UnitOf(loadUnit);
+        var (knee, noKneeBecause) = FindKnee(points, unit);
         var line = knee is not null ? Invariant($"{name}: knee at {points[knee.Index].Load:0.##} {unit} ({knee.Reason}; {RestsOn(points, [knee.Index, knee.Index + 1], unit)})")
             : noKneeBecause is not null ? $"{name}: no knee stated: {noKneeBecause}"
             : Invariant($"{name}: no knee up to {points[^1].Load:0.##} {unit} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load; {RestsOn(points, [], unit)})");
-        return new SummaryCurve(points, knee is null ? null : new SummaryKnee(knee.Index, loaded[knee.Index].index, knee.Reason), line);
+        return new SummaryCurve(points, knee is null ? null : new SummaryKnee(knee.Index, stepOfPoint[knee.Index], knee.Reason), line);
     }
 
     /// <summary>

@@ -19,6 +19,31 @@ public static class RunAnalysis
         return summary with { Answer = PlainAnswer.Of(summary) };
     }
 
+    /// <summary>
+    /// A summary's sentences worded again by this build from the summary's own fields (what <c>report</c> renders): the
+    /// plain answer, each response curve's knee and its sentence (from the curve's points as written), and the words
+    /// that name the unit and say what the latency columns hold. The verdict, the claims and the diagnosis's words rest
+    /// on the raw results, which a summary does not keep whole, so they stay as the run wrote them.
+    /// </summary>
+    public static RunSummary Reworded(RunSummary s)
+    {
+        var reworded = s with
+        {
+            Words = Words(s.Words.Unit == ReportWords.Messages.Unit ? ReportWords.Messages : ReportWords.Requests),
+            Variants = [.. s.Variants.Select(Reworded)],
+        };
+        return reworded with { Answer = PlainAnswer.Of(reworded) };
+    }
+
+    /// <summary>A variant with its curve's knee and sentence found again from the points it holds; as written when its steps do not match its points.</summary>
+    private static SummaryVariant Reworded(SummaryVariant v)
+    {
+        int[] loadedSteps = [.. v.Steps.Select((step, index) => (step, index)).Where(s => s.step.Load > 0).Select(s => s.index)];
+        return v.Curve is { } curve && loadedSteps.Length == curve.Points.Count ? v with { Curve = ResponseCurve.Of(v.Name, v.LoadUnit, curve.Points, loadedSteps) } : v;
+    }
+
+    private static SummaryWords Words(ReportWords w) => new(w.Unit, w.What, w.PerSecond, w.Ok, w.LatencyPrefix, w.LatencyNote);
+
     private static RunSummary Analysed(ExperimentReport r, string commandLine, IReadOnlyList<string> colors) => new(
         RunSummary.CurrentVersion,
         r.Experiment,
@@ -38,7 +63,7 @@ public static class RunAnalysis
         commandLine,
         r.Observations.ToDictionary(o => o.Key, o => Observation(o.Value)),
         r.Fix is { } fix ? new SummaryFix(fix.Before, fix.After, fix.MinimumThreads) : null,
-        new SummaryWords(r.Words.Unit, r.Words.What, r.Words.PerSecond, r.Words.Ok, r.Words.LatencyPrefix, r.Words.LatencyNote),
+        Words(r.Words),
         [.. r.Evidence.Select(Evidence)])
     {
         DiagnosisDoesNotApplyBecause = r.DiagnosisDoesNotApplyBecause,
@@ -119,27 +144,38 @@ public static class RunAnalysis
         (LatencyBounds.P95, "p95Ms"), (LatencyBounds.P99, "p99Ms"), (LatencyBounds.P999, "p999Ms"), (LatencyBounds.Max, "maxMs"),
     ];
 
-    /// <summary>A capacity search's steps as its curve's points, in the order they ran: each step held one load for its length.</summary>
+    /// <summary>A capacity search's steps as its curve's points, in the order they ran.</summary>
     private static SummaryCapacityStep[] CapacitySteps(ExperimentReport r, IReadOnlyDictionary<string, string?> brokeBecause) =>
-    [
-        .. r.Variants.Where(v => brokeBecause.ContainsKey(v.Key.Label)).Select(v => new SummaryCapacityStep(
+        [.. r.Variants.Where(v => brokeBecause.ContainsKey(v.Key.Label)).Select(v => CapacityStep(r, v, brokeBecause[v.Key.Label]))];
+
+    /// <summary>
+    /// One capacity step over the part that held its load (after its climb, <see cref="VariantResult.HeldAt"/>): the part the
+    /// step was judged on, whose figures the headline reads.
+    /// </summary>
+    private static SummaryCapacityStep CapacityStep(ExperimentReport r, VariantResult v, string? brokeBecause)
+    {
+        var held = v.HeldAt(v.PeakLoad);
+        var stats = held?.Stats ?? v.Total;
+        var seconds = held is { } h ? h.ToSeconds - h.FromSeconds : v.ElapsedSeconds;
+        return new SummaryCapacityStep(
             v.Key.Label,
             r.FixRampPrefix is { } prefix && v.Key.Label.StartsWith(prefix, StringComparison.Ordinal) ? "--verify-fix" : "search",
             v.PeakLoad,
-            v.Total.Completed > 0 ? v.Total.P50Ms : null,
-            v.Total.Completed > 0 ? v.Total.P99Ms : null,
-            v.ElapsedSeconds > 0 ? v.Total.Ok / v.ElapsedSeconds : 0,
-            v.Total.Requests,
-            v.Total.Completed,
-            v.Total.TimedOut,
-            brokeBecause[v.Key.Label])
+            stats.Completed > 0 ? stats.P50Ms : null,
+            stats.Completed > 0 ? stats.P99Ms : null,
+            seconds > 0 ? stats.Ok / seconds : 0,
+            stats.Requests,
+            stats.Completed,
+            stats.TimedOut,
+            brokeBecause)
         {
+            LowerBounds = stats.Completed > 0 ? LowerBounds(stats, LatencyBounds.P50 | LatencyBounds.P99) : null,
             StartedFrom = r.StepStarts?.GetValueOrDefault(v.Key.Label),
             // The step's whole run: the span the GC finding reads (GcFigures.Of).
             Gc = StepGc(v, double.NegativeInfinity, v.ElapsedSeconds, EventsLost(r, v)),
             Upstream = StepUpstream(r.Observations.GetValueOrDefault(v.Key.Label)),
-        }),
-    ];
+        };
+    }
 
     /// <summary>The outgoing calls a step's trace saw (<see cref="CauseTrace.Calls"/>), or why none was read; null when the runtime was not observed.</summary>
     private static SummaryStepUpstream? StepUpstream(VariantObservation? observation) => observation switch

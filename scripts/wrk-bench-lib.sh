@@ -72,7 +72,8 @@ start_api() {
 ready_url() {
   ready=""
   for _ in $(seq 1 120); do
-    ready=$(sed -n "s|^$2 \(http:[^ ]*\).*|\1|p" "$1" | head -n 1)
+    # The log is opened by the process started in the background, which may not have run yet.
+    if [ -f "$1" ]; then ready=$(sed -n "s|^$2 \(http:[^ ]*\).*|\1|p" "$1" | head -n 1); fi
     [ -n "$ready" ] && return
     sleep 0.5
   done

@@ -15,23 +15,38 @@ public static class PlainAnswer
     public static string Of(RunSummary r)
     {
         var tested = SeedReports.Introduce(r.Seed) is { } seed ? $"{r.Experiment} re-runs {seed}" : $"{r.Experiment} against {r.Target}";
+        return $"{tested}: {Found(r)}.";
+    }
+
+    /// <summary>
+    /// What the run found, without what was tested (a page of several runs, the matrix, says that once): what held and
+    /// what failed by how much, then how sure the verdict is.
+    /// </summary>
+    public static string Found(RunSummary r)
+    {
         var measured = r.Variants.Where(v => v.Requests > 0).ToList();
         if (measured.Count == 0)
         {
             return r.Partial is not null
-                ? $"{tested}: the run was stopped before its first step ended, so nothing was measured and there is no verdict."
-                : $"{tested}: no {r.Words.Unit} were sent, so there is nothing to compare and no verdict.";
+                ? "the run was stopped before its first step ended, so nothing was measured and there is no verdict"
+                : $"no {r.Words.Unit} were sent, so there is nothing to compare and no verdict";
         }
         var body = r.Capacity is { } capacity ? Capacity(capacity) : string.Join("; ", Variants(r, measured));
-        return $"{tested}: {body}{Sureness(r)}.";
+        return body + Sureness(r);
     }
 
-    /// <summary>"held p99 ≤ 500 ms up to 12 users and broke at 16 users (why)".</summary>
+    /// <summary>"held its SLO (p99 ≤ 500 ms) up to 12 users and broke it at 16 users (why)".</summary>
     private static string Capacity(SummaryCapacity c)
     {
-        var held = c.Held is { } h ? Invariant($"held its SLO ({c.Slo}) up to {h:0.##} {c.Unit}") : $"held its SLO ({c.Slo}) at no load tried";
+        var held = c.Held is { } h ? Invariant($"held its SLO ({Slo(c)}) up to {h:0.##} {c.Unit}") : $"held its SLO ({Slo(c)}) at no load tried";
         return held + (c.BrokeAt is { } b ? Invariant($" and broke it at {b:0.##} {c.Unit}{(c.BrokeBecause is { } why ? $" ({why})" : "")}") : ", no load tried broke it");
     }
+
+    /// <summary>
+    /// The SLO as a first screen says it, "p99 ≤ 1062.9 ms"; how it was set (from one user's p99, on how many requests) is
+    /// said once, under the headline. The whole description where there is no figure ("no SLO: ...").
+    /// </summary>
+    public static string Slo(SummaryCapacity c) => double.IsFinite(c.SloP99Ms) ? Invariant($"p99 ≤ {c.SloP99Ms:0.#} ms") : c.Slo;
 
     /// <summary>The variants that answered everything (grouped when their p99 reads the same), then each that failed or got no answer.</summary>
     private static IEnumerable<string> Variants(RunSummary r, IReadOnlyList<SummaryVariant> measured)

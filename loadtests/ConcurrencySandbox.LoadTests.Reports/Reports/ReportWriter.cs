@@ -321,7 +321,7 @@ public static class ReportWriter
         var load = peak is null || peak.LoadUnit == "burst" ? "" : Invariant($", up to {peak.PeakLoad:0.##} {(peak.LoadUnit == "rate" ? "req/s" : peak.LoadUnit)}");
         var cores = r.ApiProcessorCount is { } n ? Invariant($", API on {n} core{(n == 1 ? "" : "s")}") : "";
         var names = r.Variants.Select(v => v.Name).ToList();
-        var tested = r.Capacity is { } capacity ? $"the most load {r.Target} takes within its SLO ({capacity.Slo})"
+        var tested = r.Capacity is { } capacity ? $"the most load {r.Target} takes within its SLO ({PlainAnswer.Slo(capacity)})"
             : names.Count == 0 ? $"{r.Experiment}, stopped before any variant was measured"
             : names.Count == 1 ? $"{names[0]} under load"
             : $"{string.Join(", ", names.SkipLast(1))} and {names[^1]} compared";

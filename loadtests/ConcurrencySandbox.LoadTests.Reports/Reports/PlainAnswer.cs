@@ -22,7 +22,8 @@ public static class PlainAnswer
     /// What the run found, without what was tested (a page of several runs, the matrix, says that once): what held and
     /// what failed by how much, then how sure the verdict is.
     /// </summary>
-    public static string Found(RunSummary r)
+    /// <param name="effectSaid">The seed's effect was already said in words on the page: name it by its seed only.</param>
+    public static string Found(RunSummary r, bool effectSaid = false)
     {
         var measured = r.Variants.Where(v => v.Requests > 0).ToList();
         if (measured.Count == 0)
@@ -32,7 +33,7 @@ public static class PlainAnswer
                 : $"no {r.Words.Unit} were sent, so there is nothing to compare and no verdict";
         }
         var body = r.Capacity is { } capacity ? Capacity(capacity) : string.Join("; ", Variants(r, measured));
-        return body + Sureness(r);
+        return body + Sureness(r, effectSaid);
     }
 
     /// <summary>"held its SLO (p99 ≤ 500 ms) up to 12 users and broke it at 16 users (why)".</summary>
@@ -81,7 +82,7 @@ public static class PlainAnswer
     private static string Singular(string unit) => unit.EndsWith('s') ? unit[..^1] : unit;
 
     /// <summary>"; seed 003's effect reproduced", with the claims that did not confirm it and the rounds' 95 % CI when there is one.</summary>
-    private static string Sureness(RunSummary r)
+    private static string Sureness(RunSummary r, bool effectSaid)
     {
         var claims = r.Claims ?? [];
         var unconfirmed = claims.Where(c => c.Verdict != "Confirmed").GroupBy(c => c.Verdict.ToLowerInvariant()).Select(g => Invariant($"{g.Count()} {g.Key}")).ToList();
@@ -89,16 +90,17 @@ public static class PlainAnswer
         var ci = r.Rounds is { Figure: { } figure, Median: { } median } rounds
             ? Invariant($" ({figure} {median:0.##}{(rounds.Low is { } low && rounds.High is { } high ? Invariant($", 95 % CI {low:0.##} to {high:0.##}") : ", no 95 % CI")} over {rounds.Rounds.Count} rounds)")
             : "";
-        if (SeedReports.Effect(r.Seed) is not { } effect)
+        if (SeedReports.Effect(r.Seed) is not { } words)
         {
             // A user's service re-runs no seed: its verdict is the capacity or the diagnosis, already said.
             return "";
         }
+        var effect = effectSaid ? "" : $" ({words})";
         return r.Outcome switch
         {
-            nameof(Outcome.Reproduced) => $"; seed {r.Seed}'s effect ({effect}) reproduced{ofClaims}{ci}",
-            nameof(Outcome.NotReproduced) => $"; seed {r.Seed}'s effect ({effect}) not reproduced{ofClaims}{ci}",
-            nameof(Outcome.Inconclusive) => $"; whether seed {r.Seed}'s effect ({effect}) holds is inconclusive{ci}: {Undecided(r)}",
+            nameof(Outcome.Reproduced) => $"; seed {r.Seed}'s effect{effect} reproduced{ofClaims}{ci}",
+            nameof(Outcome.NotReproduced) => $"; seed {r.Seed}'s effect{effect} not reproduced{ofClaims}{ci}",
+            nameof(Outcome.Inconclusive) => $"; whether seed {r.Seed}'s effect{effect} holds is inconclusive{ci}: {Undecided(r)}",
             nameof(Outcome.Impossible) => "; no verdict: a figure cannot be true on this machine (flagged below)",
             nameof(Outcome.NotAssessed) => r.Partial is not null ? "; no verdict: the run was stopped before every variant ran" : "; not assessed: the variants the verdict needs did not all produce data",
             nameof(Outcome.NoVerdict) => "; figures only, no verdict (too short a load to judge)",

@@ -365,7 +365,8 @@ internal static class MatrixRunner
 
     /// <summary>
     /// The page's first sentence: the seeds it re-runs introduced in words, the core counts, and what each core count's
-    /// fan-out found in its own report's words ("async and dedicated answered every request ...; threadpool failed ...").
+    /// fan-out found in its own report's words ("async and dedicated answered every request ...; threadpool failed ..."),
+    /// the seed's effect in words once.
     /// </summary>
     public static string Answer(IReadOnlyList<CoreCountRun> measured)
     {
@@ -376,7 +377,7 @@ internal static class MatrixRunner
             fanOutSeed is null ? null : $"{SeedReports.Introduce(fanOutSeed) ?? $"seed {fanOutSeed}"} (its fan-out)",
         }.OfType<string>().ToList();
         var tested = seeds.Count == 0 ? "the matrix measured nothing" : $"the matrix re-runs {string.Join(" and ", seeds)} with the API on {string.Join(" and ", measured.Select(r => r.Label))}";
-        return tested + string.Concat(measured.Where(r => r.FanOut is not null).Select(r => $"; the fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!)}")) + ".";
+        return tested + string.Concat(measured.Where(r => r.FanOut is not null).Select((r, i) => $"; the fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!, effectSaid: i > 0)}")) + ".";
     }
 
     /// <summary>The seed whose compute sweep the matrix re-runs (<c>TaskRunExperiment</c>'s).</summary>

@@ -455,7 +455,7 @@ internal static class MatrixRunner
         return md.ToString();
     }
 
-    /// <summary>The matrix's report.html: the verdict and the flags first, then the tables, the setup and the chart.</summary>
+    /// <summary>The matrix's report.html: the plain answer, the verdict and each core count's report first, then the sweep and its flags, the fan-out, the setup and the chart.</summary>
     public static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string chartSvg, string? efficiencySvg, string? partial)
     {
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
@@ -471,10 +471,6 @@ internal static class MatrixRunner
         {
             page.Links(OwnReportsLead, fanOuts.Select(run => $"{FanOutFolder(run)}/report.html"));
         }
-        if (flags.Count > 0)
-        {
-            page.Heading(2, "Flagged figures (impossible and inconclusive ones carry no verdict)").List(flags.Select(f => f.ToString()), "flags");
-        }
         if (measured.Any(r => r.Sweep.Count > 0))
         {
             page.Heading(2, "Compute sweep (seed 004's table) per core count").Table(SweepTable(measured)).List(SweepFacts(measured));
@@ -482,6 +478,11 @@ internal static class MatrixRunner
             {
                 page.Figure(efficiencySvg);
             }
+        }
+        // The flags qualify the sweep's rows: under its table, as in matrix.md, not as the first section a reader meets.
+        if (flags.Count > 0)
+        {
+            page.Heading(2, "Flagged figures (impossible and inconclusive ones carry no verdict)").List(flags.Select(f => f.ToString()), "flags");
         }
         if (fanOuts.Count > 0)
         {

@@ -102,6 +102,19 @@ public sealed partial class FirstScreenTests : IDisposable
     }
 
     [Fact]
+    public void APeakLoadOfOneIsOneUserAndARateKeepsItsUnit()
+    {
+        // find-capacity's one-user step read "peak load 1 users".
+        var summary = Summary("fanout");
+        var oneUser = summary with { Variants = [.. summary.Variants.Select(v => v with { PeakLoad = 1 })] };
+
+        Assert.All(ReportWriter.Tiles(oneUser), tile => Assert.Equal("1 user", Value(tile, "peak load")));
+        Assert.Contains("up to 1 user", PlainAnswer.Of(oneUser), StringComparison.Ordinal);
+        Assert.Equal("1 req/s", ResponseCurve.LoadText(1, "rate"));
+        Assert.Equal("2 users", ResponseCurve.LoadText(2, "users"));
+    }
+
+    [Fact]
     public void TheTileLegendDefinesTheMarksATileShowsAndNoOther()
     {
         // Every legend said what "\u2265", "no answer" and "n/a (no telemetry)" mean, on first screens that showed none of them.

@@ -54,7 +54,7 @@ public static class PlainAnswer
     {
         var unit = r.Words.Unit;
         var clean = measured.Where(v => v.Failed == 0).ToList();
-        var upTo = measured.All(v => v.LoadUnit == "burst") ? "" : Invariant($" up to {measured.Max(v => v.PeakLoad):0.##} {ResponseCurve.UnitOf(measured[0].LoadUnit)}");
+        var upTo = measured.All(v => v.LoadUnit == "burst") ? "" : $" up to {ResponseCurve.LoadText(measured.Max(v => v.PeakLoad), measured[0].LoadUnit)}";
         if (clean.Count > 0)
         {
             var fastestFirst = clean.OrderBy(v => v.P99Ms).ToList();

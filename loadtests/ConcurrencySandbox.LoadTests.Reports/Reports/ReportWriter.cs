@@ -263,7 +263,7 @@ public static class ReportWriter
                     new(labels[1], noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
                     new(labels[2], Invariant($"{v.Failed} of {v.Requests}")),
                     new(labels[3], Invariant($"{v.Outcomes.TimedOut}")),
-                    new(labels[4], v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : Invariant($"{v.PeakLoad:0.##} {ResponseCurve.UnitOf(v.LoadUnit)}")),
+                    new(labels[4], v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : ResponseCurve.LoadText(v.PeakLoad, v.LoadUnit)),
                     new(labels[5], v.PeakThreads is { } threads ? Invariant($"{threads} / {v.PeakQueue}") : NoTelemetry),
                 ]);
             }),

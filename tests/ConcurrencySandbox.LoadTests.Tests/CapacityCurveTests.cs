@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
@@ -49,6 +50,35 @@ public sealed class CapacityCurveTests : IDisposable
         Assert.Contains("data-series=\"SLO: p99 \u2264 500 ms\"", svg);
         Assert.Contains("search broke the SLO", svg);
         Assert.Contains("- search: held up to 12 users; broke at 16 users (p99 900 ms)", File.ReadAllText(Path.Combine(_out, "summary.md")));
+    }
+
+    [Fact]
+    public void AClimbingStepIsSummedUpOverItsHoldAndTheConsoleSaysTheSameFigures()
+    {
+        // A 16-user step that climbed for 5 s at 100 ms, then held 16 users for 5 s at 900 ms: judged over the hold, as
+        // the headline's figures are, so capacity.steps and the console's closing line must read the hold too.
+        var climb = SyntheticReports.LoadRun("run", ["16-users"], 5, 30, (_, _) => 100).Variants[0].Total;
+        var hold = SyntheticReports.LoadRun("run", ["16-users"], 5, 30, (_, _) => 900).Variants[0].Total;
+        var whole = SyntheticReports.LoadRun("run", ["16-users"], 10, 30, (_, sent) => sent < 5 ? 100 : 900).Variants[0];
+        var step = whole with
+        {
+            Intervals = [.. whole.Intervals.Select(i => i with { Load = i.ElapsedSeconds <= 5 ? 1 : 16 })],
+            Steps = [new StepRow(1, 0, 5, climb), new StepRow(16, 5, 10, hold)],
+        };
+        var report = SyntheticReports.Report("run", "none", "find-capacity", [step]) with
+        {
+            Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", null, 16, "p99 900 ms", null, null, null),
+            StepBrokeBecause = new Dictionary<string, string?> { ["16-users"] = "p99 900 ms" },
+        };
+
+        var summary = report.Analysed();
+
+        var searched = Assert.Single(summary.Capacity!.Steps!);
+        Assert.Equal(hold.P50Ms, searched.P50Ms);
+        Assert.Equal(hold.P99Ms, searched.P99Ms);
+        Assert.Equal(hold.Requests, searched.Requests);
+        Assert.Contains(ReportWriter.StepLines(summary), line => line.Contains(
+            FormattableString.Invariant($"16-users (search) users=16 sent={hold.Requests} answered={hold.Completed} timedout=0 p50={hold.P50Ms:0.#}ms p99={hold.P99Ms:0.#}ms broke"), StringComparison.Ordinal));
     }
 
     public void Dispose()

@@ -104,6 +104,12 @@ public sealed record VariantResult(
     /// <summary>The steps of a stepped load, each merged from its intervals (the partial tail left out).</summary>
     public IReadOnlyList<StepRow> Steps { get; init; } = [];
 
+    /// <summary>
+    /// The part of a variant that climbed to <paramref name="load"/> and then held it: its last step row at that load;
+    /// null when it did not climb (one step) or no full interval held the load. What a capacity step is judged on.
+    /// </summary>
+    public StepRow? HeldAt(double load) => Steps.Count > 1 ? Steps.LastOrDefault(s => Math.Abs(s.Load - load) < 1e-9) : null;
+
     /// <summary>The run's latency distribution over completed requests (the "nines" chart).</summary>
     public IReadOnlyList<PercentilePoint> Distribution { get; init; } = [];
 

@@ -591,12 +591,16 @@ public static class ReportWriter
     /// <summary>A stopped run's opening words: where it stopped, and that the figures cover only what ran before.</summary>
     public static string PartialNote(string partial) => $"{partial}. The figures cover only what ran before the stop.";
 
-    /// <summary>Prints the verdict and every failed limit; true when all thresholds passed.</summary>
+    /// <summary>Prints each step's figures, the verdict and every failed limit; true when all thresholds passed.</summary>
     public static bool PrintOutcome(RunSummary report, string folder, TextWriter console)
     {
         if (report.Partial is { } partial)
         {
             console.WriteLine($"== PARTIAL REPORT: {PartialNote(partial)}");
+        }
+        foreach (var line in StepLines(report))
+        {
+            console.WriteLine(line);
         }
         if (report.Headline is { } headline)
         {
@@ -626,6 +630,28 @@ public static class ReportWriter
         console.WriteLine($"report: {Path.GetFullPath(folder)}");
         return report.Passed;
     }
+
+    /// <summary>
+    /// The console's closing per-step lines, read from the summary: every request in the step it was sent in, answered,
+    /// failed or timed out (issue 39 item 4), so each figure is the one the headline and the report print (a lower bound
+    /// with its "≥"). The live step lines above them were running figures: the requests sent in a step that had ended by its
+    /// close. A capacity search's steps are its own (<see cref="SummaryCapacity.Steps"/>, each over the part that held its
+    /// load); other runs', every stepped variant's steps. None for a run without steps.
+    /// </summary>
+    public static IReadOnlyList<string> StepLines(RunSummary r)
+    {
+        List<string> lines = r.Capacity?.Steps is { Count: > 0 } search
+            ? [.. search.Select(s => Invariant(
+                $"   {s.Variant} ({s.Ramp}) {r.Capacity.Unit}={s.Load:0.#} sent={s.Requests} answered={s.Answered} timedout={s.TimedOut} p50={StepMs(s.P50Ms, s.LowerBounds, "p50Ms")} p99={StepMs(s.P99Ms, s.LowerBounds, "p99Ms")} {(s.BrokeBecause is null ? "held" : "broke")}"))]
+            : [.. r.Variants.SelectMany(v => v.Steps.Select(s => Invariant(
+                $"   {r.Experiment}/{v.Name} step {v.LoadUnit}={s.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s sent={s.Outcomes.Requests} sent/s={s.RequestsPerSecond:0.#} p50={StepMs(s.NoAnswer is true ? null : s.P50Ms, s.LowerBounds, "p50Ms")} p99={StepMs(s.NoAnswer is true ? null : s.P99Ms, s.LowerBounds, "p99Ms")} failed={s.Outcomes.Failed} timedout={s.Outcomes.TimedOut}")))];
+        return lines.Count == 0 ? [] : ["== each step's requests by the step they were sent in (the figures of the headline and the report; the step lines above counted those ended by each step's close):", .. lines];
+    }
+
+    /// <summary>"3868.7ms", "≥30000ms" for a lower bound, "n/a" for no answer: as the headline rounds it.</summary>
+    private static string StepMs(double? ms, IReadOnlyList<string>? lowerBounds, string name) => ms is { } value
+        ? Invariant($"{(lowerBounds?.Contains(name) == true ? "\u2265" : "")}{value:0.#}ms")
+        : "n/a";
 
     /// <summary>The machine in one line; the API's processor count only when it is known (the matrix lists it per core count).</summary>
     public static string MachineLine(SummaryMachine m, int? apiProcessorCount) => Invariant(

@@ -144,27 +144,38 @@ public static class RunAnalysis
         (LatencyBounds.P95, "p95Ms"), (LatencyBounds.P99, "p99Ms"), (LatencyBounds.P999, "p999Ms"), (LatencyBounds.Max, "maxMs"),
     ];
 
-    /// <summary>A capacity search's steps as its curve's points, in the order they ran: each step held one load for its length.</summary>
+    /// <summary>A capacity search's steps as its curve's points, in the order they ran.</summary>
     private static SummaryCapacityStep[] CapacitySteps(ExperimentReport r, IReadOnlyDictionary<string, string?> brokeBecause) =>
-    [
-        .. r.Variants.Where(v => brokeBecause.ContainsKey(v.Key.Label)).Select(v => new SummaryCapacityStep(
+        [.. r.Variants.Where(v => brokeBecause.ContainsKey(v.Key.Label)).Select(v => CapacityStep(r, v, brokeBecause[v.Key.Label]))];
+
+    /// <summary>
+    /// One capacity step over the part that held its load (after its climb, <see cref="VariantResult.HeldAt"/>): the part the
+    /// step was judged on, whose figures the headline reads.
+    /// </summary>
+    private static SummaryCapacityStep CapacityStep(ExperimentReport r, VariantResult v, string? brokeBecause)
+    {
+        var held = v.HeldAt(v.PeakLoad);
+        var stats = held?.Stats ?? v.Total;
+        var seconds = held is { } h ? h.ToSeconds - h.FromSeconds : v.ElapsedSeconds;
+        return new SummaryCapacityStep(
             v.Key.Label,
             r.FixRampPrefix is { } prefix && v.Key.Label.StartsWith(prefix, StringComparison.Ordinal) ? "--verify-fix" : "search",
             v.PeakLoad,
-            v.Total.Completed > 0 ? v.Total.P50Ms : null,
-            v.Total.Completed > 0 ? v.Total.P99Ms : null,
-            v.ElapsedSeconds > 0 ? v.Total.Ok / v.ElapsedSeconds : 0,
-            v.Total.Requests,
-            v.Total.Completed,
-            v.Total.TimedOut,
-            brokeBecause[v.Key.Label])
+            stats.Completed > 0 ? stats.P50Ms : null,
+            stats.Completed > 0 ? stats.P99Ms : null,
+            seconds > 0 ? stats.Ok / seconds : 0,
+            stats.Requests,
+            stats.Completed,
+            stats.TimedOut,
+            brokeBecause)
         {
+            LowerBounds = stats.Completed > 0 ? LowerBounds(stats, LatencyBounds.P50 | LatencyBounds.P99) : null,
             StartedFrom = r.StepStarts?.GetValueOrDefault(v.Key.Label),
             // The step's whole run: the span the GC finding reads (GcFigures.Of).
             Gc = StepGc(v, double.NegativeInfinity, v.ElapsedSeconds, EventsLost(r, v)),
             Upstream = StepUpstream(r.Observations.GetValueOrDefault(v.Key.Label)),
-        }),
-    ];
+        };
+    }
 
     /// <summary>The outgoing calls a step's trace saw (<see cref="CauseTrace.Calls"/>), or why none was read; null when the runtime was not observed.</summary>
     private static SummaryStepUpstream? StepUpstream(VariantObservation? observation) => observation switch

@@ -123,8 +123,30 @@ internal sealed record WatchReport(
         {
             return Invariant($"Nothing starved: in the {WatchedSeconds:0.#} s watched the runtime injected no thread for Starvation, nor for CooperativeBlocking while work was queued.");
         }
-        var named = Episodes.Where(e => e.CallSite is not null).GroupBy(e => e.CallSite!.Method).OrderByDescending(g => g.Count()).FirstOrDefault();
         var starved = Episodes.Sum(e => e.DurationSeconds);
-        return Invariant($"The pool starved in {Episodes.Count} episode(s), {starved:0.#} s of the {WatchedSeconds:0.#} s watched, {Injections(Episodes.Sum(e => e.StarvationInjections), Episodes.Sum(e => e.BlockingInjections))} in all{(named is null ? "; no stack sample named a call site." : $"; the call site most named: {named.Key} ({named.Count()} of {Episodes.Count} episodes).")}");
+        return Invariant($"The pool starved in {Episodes.Count} episode(s), {starved:0.#} s of the {WatchedSeconds:0.#} s watched, {Injections(Episodes.Sum(e => e.StarvationInjections), Episodes.Sum(e => e.BlockingInjections))} in all; {MostNamed()}");
+    }
+
+    /// <summary>
+    /// The call site the episodes name most, each episode counted for every site it names (all the comparable ones,
+    /// <see cref="WatchEpisode.CallSites"/>, as its line and fix do, not only the one its sample ranked first); sites
+    /// named as often are all said, none picked.
+    /// </summary>
+    private string MostNamed()
+    {
+        var counts = Episodes
+            .SelectMany(e => (e.CallSites ?? (e.CallSite is { } site ? [site] : [])).Select(s => s.Method).Distinct())
+            .GroupBy(method => method)
+            .Select(g => (Method: g.Key, Episodes: g.Count()))
+            .ToList();
+        if (counts.Count == 0)
+        {
+            return "no stack sample named a call site.";
+        }
+        var most = counts.Max(c => c.Episodes);
+        var named = counts.Where(c => c.Episodes == most).Select(c => c.Method).Order(StringComparer.Ordinal).ToList();
+        return named.Count == 1
+            ? Invariant($"the call site most named: {named[0]} ({most} of {Episodes.Count} episodes).")
+            : Invariant($"the call sites most named: {string.Join(", ", named.SkipLast(1))} and {named[^1]} ({most} of {Episodes.Count} episodes each).");
     }
 }

@@ -65,9 +65,10 @@ internal sealed record IntervalEnded(
 
 /// <summary>
 /// One step of the load closed: a point of the response curve (<see cref="SummaryCurvePoint"/>, as the report draws it) and
-/// the variant's knee so far by the report's rule (<see cref="ResponseCurve.FindKnee"/>). Live, the timed-out requests
-/// are those that ended in the step (the report counts them by when they were sent), at least the client's timeout; once
-/// the run ends the page redraws the curve from summary.json, as the report does.
+/// the variant's knee so far by the report's rule (<see cref="ResponseCurve.FindKnee"/>). Live, the step's figures are
+/// running ones: the requests sent in the step that had ended by its close (those still in flight count in the report,
+/// which books every request by the step it was sent in), timed-out ones at least the client's timeout; once the run
+/// ends the page redraws the curve from summary.json, as the report does, and the console prints the final figures.
 /// </summary>
 internal sealed record StepEnded(
     string Series, string LoadUnit, string LoadLabel, double FromSeconds, double ToSeconds, long Requests, long Failed, long TimedOut, double RequestsPerSecond,

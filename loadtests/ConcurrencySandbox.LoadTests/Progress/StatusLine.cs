@@ -41,12 +41,13 @@ internal static class StatusLine
     }
 
     /// <summary>
-    /// One line per closed step: a point of the response curve as it closes, over the requests that <em>ended</em> in the
-    /// step (said <c>ended=</c>, not <c>requests=</c>): the report, written once the variant is done, counts each request in
-    /// the step it was sent in, which a step still waiting on its answers cannot yet.
+    /// One line per closed step, a running figure and said so ("so far"): the requests SENT in the step that had ended by
+    /// its close. Its requests still in flight end later, and the slowest of them are what a starved step's p99 is made of,
+    /// so the step's final figures (every request in the step it was sent in: the headline's and the report's) can be far
+    /// higher; the console prints those once the run ends (<see cref="Reports.ReportWriter.StepLines"/>).
     /// </summary>
     public static string Step(StepEnded s) => string.Create(CultureInfo.InvariantCulture,
-        $"{s.Series} step {s.LoadUnit}={s.Point.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s ended={s.Requests} ended/s={s.RequestsPerSecond:0.#} p50={Ms(s.Point.P50Ms)} p99={Ms(s.Point.P99Ms)} failed={s.Failed} timedout={s.TimedOut}");
+        $"{s.Series} step {s.LoadUnit}={s.Point.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s so far (sent in it, ended by its close): ended={s.Requests} ended/s={s.RequestsPerSecond:0.#} p50={Ms(s.Point.P50Ms)} p99={Ms(s.Point.P99Ms)} failed={s.Failed} timedout={s.TimedOut}");
 
     /// <summary>m:ss, or h:mm:ss from an hour.</summary>
     public static string Clock(TimeSpan span)

@@ -474,6 +474,10 @@ public sealed record SummaryFinding(string Cause, string? Place, string Evidence
 /// </summary>
 public sealed record SummaryCapacityStep(string Variant, string Ramp, double Load, double? P50Ms, double? P99Ms, double OkPerSecond, long Requests, long Answered, long TimedOut, string? BrokeBecause)
 {
+    /// <summary>The latency members that are lower bounds ("p50Ms", "p99Ms": timed-out requests rank at or below them); absent when none is and in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<string>? LowerBounds { get; init; }
+
     /// <summary>The state the step started from (a fresh process, or the pool's threads at its start); absent in earlier summaries.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public SummaryStepStart? StartedFrom { get; init; }

@@ -1,0 +1,60 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Cli;
+
+namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
+
+/// <summary>
+/// One step, one p99 (issue 37, issue 39 items 4 and 5): the console's last word on each step of a <c>run --url</c> is
+/// the summary's figure (every request in the step it was sent in), the one the headline reads, not the running figure
+/// the step's live line printed as it closed.
+/// </summary>
+public sealed partial class ProgressClosingLinesTests
+{
+    // A step line of the console, live or closing: its load and start, the requests it counts, its p99.
+    [GeneratedRegex(@"^\s*url/target step users=(?<load>[\d.]+) (?<from>[\d.]+)-[\d.]+s .*?\b(?:sent|ended)=(?<requests>\d+) .*?\bp99=(?<p99>\S+)")]
+    private static partial Regex StepLine();
+
+    [FactOnLinux]
+    [Trait("Category", "Slow")]
+    public async Task TheConsolesLastLineForEachStepReadsTheSummarysFigures()
+    {
+        // 700 ms a request in 1-s steps: every step closes with requests it sent still in flight, so a step's running
+        // count is short of its final one.
+        await using var service = await SampleServiceProcess.StartAsync();
+        var folder = Directory.CreateTempSubdirectory("closing-lines-").FullName;
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+            var code = await CommandLine.InvokeAsync(
+                ["run", "--url", $"{service.BaseAddress}orders/1?delayMs=700", "--profile", "smoke", "--no-observer", "--out", folder],
+                output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+            Assert.True(code is CommandLine.ExitOk or CommandLine.ExitThresholdFailed, $"exit {code}: {error}");
+            var summary = RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
+
+            // The last line the console printed for each step, by its load and start.
+            var last = output.ToString().Split('\n').Select(l => StepLine().Match(l)).Where(m => m.Success)
+                .GroupBy(m => (m.Groups["load"].Value, m.Groups["from"].Value)).ToDictionary(g => g.Key, g => g.Last());
+            var steps = summary.Variants[0].Steps;
+            Assert.True(steps.Count >= 3, $"{steps.Count} steps");
+            foreach (var step in steps)
+            {
+                var line = last[(Invariant(step.Load, "0.#"), Invariant(step.FromSeconds, "0.0"))];
+                Assert.Equal(step.Outcomes.Requests, long.Parse(line.Groups["requests"].Value, CultureInfo.InvariantCulture));
+                Assert.Equal($"{(step.LowerBounds?.Contains("p99Ms") == true ? "\u2265" : "")}{Invariant(step.P99Ms, "0.#")}ms", line.Groups["p99"].Value);
+            }
+            // Where the headline names the break's p99, the console's line of that step prints the same figure.
+            if (summary.HeadlineFigures?.FirstOrDefault(f => f.Name == "p99 at the break") is { } broke)
+            {
+                Assert.Contains(steps, s => last[(Invariant(s.Load, "0.#"), Invariant(s.FromSeconds, "0.0"))].Groups["p99"].Value.TrimStart('\u2265') == Invariant(broke.Value, "0.#") + "ms");
+            }
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    private static string Invariant(double value, string format) => value.ToString(format, CultureInfo.InvariantCulture);
+}

@@ -35,6 +35,34 @@ public sealed class ReportCommandTests : IDisposable
     }
 
     [Fact]
+    public async Task ReportWordsASummarysDerivedSentencesAsThisBuildDoesAndWritesThemBackIntoSummaryJson()
+    {
+        // A summary written by an earlier build: its answer, knee sentences and latency note in that build's words.
+        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
+        var folder = Path.Combine(_root, "earlier");
+        var today = ReportWriter.Write(folder, report, "fanout");
+        var earlier = today with
+        {
+            Answer = "an earlier build's answer",
+            Words = today.Words with { LatencyNote = "an earlier build's latency note" },
+            Variants = [.. today.Variants.Select(v => v with { Curve = v.Curve! with { Knee = null, Line = v.Name + ": an earlier build's knee sentence" } })],
+        };
+        File.WriteAllText(Path.Combine(folder, "summary.json"), earlier.ToJson());
+
+        var (code, _, error) = await InvokeAsync("report", Path.Combine(folder, "summary.json"));
+
+        Assert.Equal(CommandLine.ExitOk, code);
+        Assert.Equal("", error);
+        var written = RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
+        Assert.Equal(today.ToJson(), written.ToJson());
+        var markdown = File.ReadAllText(Path.Combine(folder, "summary.md"));
+        Assert.Contains(today.Answer!, markdown);
+        Assert.Contains(today.Words.LatencyNote, markdown);
+        Assert.All(today.Variants, v => Assert.Contains(v.Curve!.Line, markdown));
+        Assert.DoesNotContain("an earlier build's", markdown + File.ReadAllText(Path.Combine(folder, "report.html")));
+    }
+
+    [Fact]
     public async Task ReportOfAnOlderSummaryExitsWith2AndOneLineNamingTheVersionItReads()
     {
         var folder = Path.Combine(_root, "old");

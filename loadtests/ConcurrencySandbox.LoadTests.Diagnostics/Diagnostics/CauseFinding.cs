@@ -25,6 +25,17 @@ public sealed record CauseFinding(string Cause, string? Place, string Evidence, 
 /// </summary>
 public static class CauseFindings
 {
+    /// <summary>
+    /// The share of the break the heaviest finding must account for to be named its cause. Below it the break is said to
+    /// have no clear cause, the findings listed as seen: on a busy machine (load average 33, 2026-11-29) a hashing
+    /// handler's CPU was not read as its limit and a GC whose pauses were 3 % of the step came first, and a headline that
+    /// names a cause it rests 3 % of the break on sends the user to the wrong fix.
+    /// </summary>
+    public const double LeastShare = 0.10;
+
+    /// <summary>Whether <paramref name="finding"/> accounts for enough of the break (<see cref="LeastShare"/>) to be named its cause.</summary>
+    public static bool Accounts(CauseFinding finding) => finding.Weight >= LeastShare;
+
     /// <summary>The findings by weight, heaviest first (a stable sort: equal weights keep the order given).</summary>
     public static IReadOnlyList<CauseFinding> Rank(IEnumerable<CauseFinding> findings) => [.. findings.OrderByDescending(f => f.Weight)];
 }

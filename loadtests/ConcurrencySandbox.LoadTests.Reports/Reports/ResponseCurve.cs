@@ -44,6 +44,13 @@ public static class ResponseCurve
     /// <summary>The load's unit as a curve's axis and sentences print it ("users", "req/s").</summary>
     public static string UnitOf(string loadUnit) => loadUnit == "rate" ? "req/s" : loadUnit;
 
+    /// <summary>A load as the first screen prints it: "40 users", "1 user", "20 req/s".</summary>
+    public static string LoadText(double load, string loadUnit)
+    {
+        var unit = UnitOf(loadUnit);
+        return Invariant($"{load:0.##} {(load == 1 && unit.EndsWith('s') && !unit.Contains('/') ? unit[..^1] : unit)}");
+    }
+
     /// <summary>The curve of one variant from its loaded steps, its knee and its sentence; null when the load had fewer than two steps (no curve to draw).</summary>
     public static SummaryCurve? Of(VariantResult variant)
     {
@@ -53,14 +60,21 @@ public static class ResponseCurve
         }
         // A step with no load (a drain after the load ended) is no point of a response curve.
         var loaded = variant.Steps.Select((step, index) => (step, index)).Where(s => s.step.Load > 0).ToList();
-        var points = loaded.Select(s => PointOf(s.step)).ToList();
-        var (knee, noKneeBecause) = FindKnee(points, UnitOf(variant.LoadUnit));
-        var name = variant.Key.Label;
-        var unit = UnitOf(variant.LoadUnit);
+        return Of(variant.Key.Label, variant.LoadUnit, [.. loaded.Select(s => PointOf(s.step))], [.. loaded.Select(s => s.index)]);
+    }
+
+    /// <summary>
+    /// The curve of points already taken (a variant's, or a summary's as written), with its knee and its sentence by
+    /// this build's rule; <paramref name="stepOfPoint"/> is each point's index among the variant's steps.
+    /// </summary>
+    public static SummaryCurve Of(string name, string loadUnit, IReadOnlyList<SummaryCurvePoint> points, IReadOnlyList<int> stepOfPoint)
+    {
+        var unit = UnitOf(loadUnit);
+        var (knee, noKneeBecause) = FindKnee(points, unit);
         var line = knee is not null ? Invariant($"{name}: knee at {points[knee.Index].Load:0.##} {unit} ({knee.Reason}; {RestsOn(points, [knee.Index, knee.Index + 1], unit)})")
             : noKneeBecause is not null ? $"{name}: no knee stated: {noKneeBecause}"
             : Invariant($"{name}: no knee up to {points[^1].Load:0.##} {unit} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load; {RestsOn(points, [], unit)})");
-        return new SummaryCurve(points, knee is null ? null : new SummaryKnee(knee.Index, loaded[knee.Index].index, knee.Reason), line);
+        return new SummaryCurve(points, knee is null ? null : new SummaryKnee(knee.Index, stepOfPoint[knee.Index], knee.Reason), line);
     }
 
     /// <summary>

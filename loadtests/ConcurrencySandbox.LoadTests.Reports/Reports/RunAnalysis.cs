@@ -19,6 +19,31 @@ public static class RunAnalysis
         return summary with { Answer = PlainAnswer.Of(summary) };
     }
 
+    /// <summary>
+    /// A summary's sentences worded again by this build from the summary's own fields (what <c>report</c> renders): the
+    /// plain answer, each response curve's knee and its sentence (from the curve's points as written), and the words
+    /// that name the unit and say what the latency columns hold. The verdict, the claims and the diagnosis's words rest
+    /// on the raw results, which a summary does not keep whole, so they stay as the run wrote them.
+    /// </summary>
+    public static RunSummary Reworded(RunSummary s)
+    {
+        var reworded = s with
+        {
+            Words = Words(s.Words.Unit == ReportWords.Messages.Unit ? ReportWords.Messages : ReportWords.Requests),
+            Variants = [.. s.Variants.Select(Reworded)],
+        };
+        return reworded with { Answer = PlainAnswer.Of(reworded) };
+    }
+
+    /// <summary>A variant with its curve's knee and sentence found again from the points it holds; as written when its steps do not match its points.</summary>
+    private static SummaryVariant Reworded(SummaryVariant v)
+    {
+        int[] loadedSteps = [.. v.Steps.Select((step, index) => (step, index)).Where(s => s.step.Load > 0).Select(s => s.index)];
+        return v.Curve is { } curve && loadedSteps.Length == curve.Points.Count ? v with { Curve = ResponseCurve.Of(v.Name, v.LoadUnit, curve.Points, loadedSteps) } : v;
+    }
+
+    private static SummaryWords Words(ReportWords w) => new(w.Unit, w.What, w.PerSecond, w.Ok, w.LatencyPrefix, w.LatencyNote);
+
     private static RunSummary Analysed(ExperimentReport r, string commandLine, IReadOnlyList<string> colors) => new(
         RunSummary.CurrentVersion,
         r.Experiment,
@@ -38,7 +63,7 @@ public static class RunAnalysis
         commandLine,
         r.Observations.ToDictionary(o => o.Key, o => Observation(o.Value)),
         r.Fix is { } fix ? new SummaryFix(fix.Before, fix.After, fix.MinimumThreads) : null,
-        new SummaryWords(r.Words.Unit, r.Words.What, r.Words.PerSecond, r.Words.Ok, r.Words.LatencyPrefix, r.Words.LatencyNote),
+        Words(r.Words),
         [.. r.Evidence.Select(Evidence)])
     {
         DiagnosisDoesNotApplyBecause = r.DiagnosisDoesNotApplyBecause,

@@ -7,7 +7,8 @@ namespace ConcurrencySandbox.LoadTests.Cli;
 
 /// <summary>
 /// <c>report PATH/summary.json</c>: renders a report folder again from its one result (summary.md, report.html, the
-/// CSVs and charts, the closing lines) without running anything; a summary of another version or a file that is not
+/// CSVs and charts, the closing lines) without running anything, its derived sentences worded by this build
+/// (<see cref="RunAnalysis.Reworded"/>); a summary of another version or a file that is not
 /// one is refused with one line naming the version this runner reads (exit 2).
 /// </summary>
 internal static class ReportCommand
@@ -41,7 +42,9 @@ internal static class ReportCommand
             }
             var folder = parse.GetValue(outFolder) ?? Path.GetDirectoryName(Path.GetFullPath(path))!;
             var clock = Stopwatch.StartNew();
-            ReportWriter.Render(folder, summary);
+            // Today's words for what the summary's own fields say, written back so summary.json and the pages agree.
+            summary = RunAnalysis.Reworded(summary);
+            ReportWriter.Write(folder, summary);
             ReportWriter.PrintOutcome(summary, folder, output);
             await output.WriteLineAsync(FormattableString.Invariant($"rendered from {Path.GetFullPath(path)} in {clock.Elapsed.TotalSeconds:0.00} s, nothing run"));
             return CommandLine.ExitOk;

@@ -330,12 +330,15 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// generator and the neighbours take cores from the service, which alone then stays under the limit), else a contended lock when most sampled pool
     /// threads wait on one in user code, else CPU when the stack sample found the requests' pool threads running and
     /// none blocked (<see cref="DiagnosisInputs.RequestsRunNotBlock"/>: on a shared machine the process may get less than
-    /// its cores), else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said.
+    /// its cores) and its threads were not measured waiting for a core under <see cref="CoreUse.WaitedForCoreShare"/> of the
+    /// requests' time, else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said;
+    /// "no clear cause" when the heaviest finding accounts for less than <see cref="CauseFindings.LeastShare"/> of the break.
     /// </summary>
     public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause, LowerStep? lowest = null) =>
         observation?.Diagnosis is null
             ? $"cause not known: the runtime was not observed ({notObservedBecause ?? "no pool series"})"
-            : FindingsAt(broke, observation, unloadedP99Ms, lowest)[0].Describe();
+            : FindingsAt(broke, observation, unloadedP99Ms, lowest)[0] is var first && CauseFindings.Accounts(first) ? first.Describe()
+            : Invariant($"no clear cause: the heaviest finding accounts for {100 * first.Weight:0} % of the break by its measure, under the {100 * CauseFindings.LeastShare:0} % a cause is named from: {first.Describe()}");
 
     /// <summary>
     /// Every cause seen at the break, one finding each, ranked (<see cref="CauseFindings.Rank"/>): the first is the cause
@@ -482,7 +485,15 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         {
             return new CauseFinding("CPU", place, Invariant($"{spent.Describe(inFlight)}{running}"), figures, 1);
         }
-        // The threads that held the requests ran, none blocked: the cores bound them, also when other processes on a shared machine held some of the cores.
+        // The threads that held the requests ran, none blocked: the cores bound them, also when other processes on a shared
+        // machine held some of the cores; unless the service's threads were measured queueing for a core under the share
+        // at which the cores bind: then the requests waited elsewhere, off any thread (an async call), and the few threads
+        // caught running were not what held them (a service waiting on a dependency that serves 6 at a time, 2 of 3
+        // pool threads caught running its continuations with 32 requests in flight, the process at 7 % of its cores).
+        if (observation.Cores?.WaitedShare(inFlight) is { } waited && waited < CoreUse.WaitedForCoreShare)
+        {
+            return null;
+        }
         return diagnosis.Inputs.BusySite is { } computing
             ? new CauseFinding("CPU", place, Invariant($"the stack sample found the requests' pool threads running, none blocked: {computing}; the process used {peakCpuPercent:0} % of its {diagnosis.Inputs.ProcessorCount} cores, under the {CpuLimitPercent:0} % that alone would show it: other processes on the machine may have held the rest{cores}{hot}"), figures, CpuLimitPercent / 100)
             : null;

@@ -37,7 +37,12 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         var cause = CauseOf(finding, diagnosis);
         var sentences = new[]
         {
-            cause == Cause.Other ? Other(finding.Findings[0]) : Change(words, cause, observation),
+            cause switch
+            {
+                Cause.Other => Other(finding.Findings[0]),
+                Cause.Unclear => Unclear(words, finding.Findings[0]),
+                _ => Change(words, cause, observation),
+            },
             Load(words, finding, cause, diagnosis),
             Fix(words, cause, observation, verifiedHeld),
             Sure(words, cause, observation, UpstreamTraced(finding)),
@@ -62,6 +67,9 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
 
         /// <summary>A cause the headline has no words of its own for (a ranked finding of a kind added later): named as the finding names it.</summary>
         Other,
+
+        /// <summary>Broke, but the heaviest finding accounts for too little of the break to be named its cause (<see cref="CauseFindings.Accounts"/>).</summary>
+        Unclear,
     }
 
     // The cause at the break: the first ranked finding's, else as CapacityFinding.CauseOf worded it (a plain profile);
@@ -73,6 +81,10 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             return Cause.NotObserved;
         }
         var at = finding.Findings.Count > 0 ? finding.Findings[0].Cause : finding.Cause ?? "";
+        if (finding.Findings.Count > 0 && !CauseFindings.Accounts(finding.Findings[0]))
+        {
+            return Cause.Unclear;
+        }
         if (finding.Findings.Count > 0 && at is not ("pool starvation" or "CPU" or "a contended lock" or "the upstream"))
         {
             return Cause.Other;
@@ -141,6 +153,10 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
     // 1. for a cause without words of its own: the finding's cause and place, its evidence below.
     private static string Other(CauseFinding first) =>
         $"The first cause at the break is {first.Cause}{(first.Place is { } place ? $", in {place}" : "")}; its evidence is below.";
+
+    // 1. when no finding accounts for enough of the break: none named as its cause, the heaviest said with its share.
+    private static string Unclear(Words w, CauseFinding first) =>
+        $"No clear cause of the break: the heaviest finding, {first.Cause}, accounts for {w.Figure("heaviest finding's share of the break", 100 * first.Weight, "%")} % of it; the findings are below.";
 
     // 2. The load held, where it broke and why; a starved pool that kept p99 within the SLO is said so, never "broke".
     private static string Load(Words w, CapacityFinding finding, Cause cause, StarvationDiagnosis? diagnosis)
@@ -226,6 +242,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                     : "Unsure which dependency: the runner does not see the service's outgoing calls.";
             case Cause.NotObserved:
                 return "Unsure of the cause: only load and latency were measured.";
+            case Cause.Unclear:
+                return Invariant($"Unsure of the cause: none of the findings accounts for the {w.Figure("share a cause is named from", 100 * CauseFindings.LeastShare, "%", "0")} % of the break a cause is named from.");
             case Cause.Starvation or Cause.Cpu or Cause.Lock:
                 return stacks is null ? "Unsure of the place: no stack sample was taken (why is below)." : null;
             default:

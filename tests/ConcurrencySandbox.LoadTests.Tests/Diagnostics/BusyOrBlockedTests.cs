@@ -295,6 +295,46 @@ public sealed class BusyOrBlockedTests
         Assert.StartsWith("Change `RiskModel.Score`", Headline.Of(finding with { Cause = CapacityFinding.CauseOf(blocking.Result, blocked, 2.5, null) }, blocked).Text);
     }
 
+    /// <summary>
+    /// A service that awaits a dependency serving 6 requests at a time (written cold, 2026-11-29): at 32 users 2 of its 3
+    /// pool threads were caught running continuations, none blocked, while the process used 7 % of its cores and its
+    /// threads queued for a core 0.2 s of the 2.1 s the 32 requests were in flight. Running threads alone made it "CPU",
+    /// ahead of the upstream whose calls made up most of each request. A measured wait for a core under a quarter of the
+    /// requests' time says the requests waited elsewhere; unmeasured (or a quarter and more), the running threads still decide.
+    /// </summary>
+    [Theory]
+    [InlineData(0.2, false)]
+    [InlineData(null, true)]
+    [InlineData(20.0, true)]
+    public void RunningThreadsMakeTheCpuTheCauseOnlyWhenTheRequestsWereNotMeasuredWaitingElsewhere(double? waitedForCoreSeconds, bool cpu)
+    {
+        var running = new ThreadStack(1,
+        [
+            "UNMANAGED_CODE_TIME", "Interop+Crypto.EvpDigestOneShot", "System.Security.Cryptography.HashProviderDispenser+OneShotHashProvider.HashData",
+            "System.Security.Cryptography.SHA256.HashData", "Shop.RiskModel.Score", "Program+<>c.<<Main>$>b__0_0", .. Bottoms[0],
+        ]);
+        var step = RecordedBreak.Of(
+            users: 32, requests: 1170, fastestMs: 40, p99Ms: 824,
+            samples: [(1.0, 3, 0), (2.0, 3, 1), (3.0, 3, 0)],
+            intervals: [(1, 117, 250, 500), (2, 120, 260, 800), (3, 118, 255, 824)],
+            adjustments: "0.5 H 4 3; 1.5 H 4 3",
+            BlockingSites.Group([running, running with { ThreadId = 2 }, Idle(3)]));
+        var broke = step with
+        {
+            Result = step.Result with
+            {
+                Telemetry = [.. step.Result.Telemetry.Select(t => t with { Snapshot = t.Snapshot with { Process = new ProcessTelemetry(0, 7, 0, 0), ProcessorCount = 2 } })],
+            },
+        };
+        var diagnosis = broke.Diagnose();
+        var observed = broke.Observed(diagnosis) with { Cores = new CoreUse(2.1, 2, 2, 1, 97, waitedForCoreSeconds) };
+
+        var cause = CapacityFinding.CauseOf(broke.Result, observed, 230, null);
+
+        Assert.False(diagnosis.Starved, cause);
+        Assert.Equal(cpu, cause.StartsWith("CPU (", StringComparison.Ordinal));
+    }
+
     [Fact]
     public void AQueueThatGrowsWithStarvationInjectionsIsNoStarvationUnlessSampledPoolThreadsBlockInAWait()
     {

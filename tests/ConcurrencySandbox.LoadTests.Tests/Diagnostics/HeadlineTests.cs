@@ -20,7 +20,7 @@ public sealed partial class HeadlineTests
     [GeneratedRegex(@"(?<![\w.])\d+(?:\.\d+)?(?!\w)")]
     private static partial Regex Number();
 
-    public static TheoryData<string> Seeds => ["starvation", "cpu-bound", "cpu-bound, no dominant method", "upstream", "upstream, traced", "not observed", "held", "latency held", "ambiguous", "lock", "a cause found later", "two sites", "three sites", "five sites"];
+    public static TheoryData<string> Seeds => ["starvation", "cpu-bound", "cpu-bound, no dominant method", "upstream", "upstream, traced", "not observed", "held", "latency held", "ambiguous", "lock", "a cause found later", "a weak finding", "two sites", "three sites", "five sites"];
 
     [Theory]
     [MemberData(nameof(Seeds))]
@@ -63,6 +63,11 @@ public sealed partial class HeadlineTests
         Assert.Contains("Sure which dependency: the runner traced the service's outgoing calls", traced, StringComparison.Ordinal);
         Assert.DoesNotContain("5391", traced, StringComparison.Ordinal);
         Assert.StartsWith("The first cause at the break is GC, in Orders.Build; its evidence is below. Held 28 users; broke at 32 users, by GC:", Headline.Of(Seeded("a cause found later").Finding, Seeded("a cause found later").Observation).Text);
+        // A GC whose pauses were 3 % of the step came first when the busy machine's CPU was not read as the limit: not named the cause.
+        var weak = Headline.Of(Seeded("a weak finding").Finding, Seeded("a weak finding").Observation);
+        Assert.Equal("No clear cause of the break: the heaviest finding, GC, accounts for 3.3 % of it; the findings are below.", weak.Sentences[0]);
+        Assert.StartsWith("Held 28 users; broke at 32 users: p99", weak.Sentences[1]);
+        Assert.StartsWith("Unsure of the cause", weak.Sentences[^1]);
         var cpu = Headline.Of(Seeded("cpu-bound").Finding, Seeded("cpu-bound").Observation).Text;
         Assert.DoesNotContain("async", cpu, StringComparison.Ordinal);
         Assert.DoesNotContain("minimum", cpu, StringComparison.Ordinal);
@@ -158,6 +163,13 @@ public sealed partial class HeadlineTests
                 var diagnosis = StarvationDiagnosis.From(Starved() with { Spell = StarvedSpell.None, PoolThreadsAtPeak = 50, StarvationAdjustments = 0, PeakQueueLength = 0 });
                 var gc = new CauseFinding("GC", "Orders.Build", "31 % of the time in GC pauses", [new("time in GC pauses", 31, "%")], 0.31);
                 return new Seed(finding with { Cause = gc.Describe(), Findings = [gc] }, Observed(diagnosis), Sources(load, diagnosis));
+            }
+            case "a weak finding":
+            {
+                var diagnosis = StarvationDiagnosis.From(Starved() with { Spell = StarvedSpell.None, PoolThreadsAtPeak = 50, StarvationAdjustments = 0, PeakQueueLength = 0 });
+                var gc = new CauseFinding("GC", "RiskModel.Score", "at least 3 % of the break's time was the GC's", [new("time in GC pauses", 3.3, "%")], 0.033);
+                return new Seed(finding with { Cause = $"no clear cause: ... {gc.Describe()}", Findings = [gc] }, Observed(diagnosis),
+                    Sources(load, diagnosis, ("heaviest finding's share of the break", 3.3), ("share a cause is named from", 100 * CauseFindings.LeastShare)));
             }
             default:
                 throw new ArgumentOutOfRangeException(nameof(seed), seed, null);

@@ -154,7 +154,9 @@ public sealed class RuntimeObserverTests
 
         var samples = observer.Samples;
         Assert.Equal(0, observer.EventsLost);
-        Assert.All(samples, s => Assert.True(s.CpuIntervalSeconds >= 0.9, $"an interval of about the requested second or more, got {s.CpuIntervalSeconds}"));
+        // Not "about a second each": the runtime's counter loop keeps its cadence, so a poll that came late is followed by a
+        // shorter interval (0.74 s seen at load average 39); what holds is that each reading has one and that they add up.
+        Assert.All(samples, s => Assert.True(s.CpuIntervalSeconds > 0, $"an interval the runtime measured, got {s.CpuIntervalSeconds}"));
         Assert.All(samples.Zip(samples.Skip(1)), pair => Assert.True(pair.Second.WrittenSeconds > pair.First.WrittenSeconds, "the runtime's clock advances"));
         var covered = samples.Skip(1).Sum(s => s.CpuIntervalSeconds!.Value);
         Assert.InRange(covered - (samples[^1].WrittenSeconds - samples[0].WrittenSeconds), -VariantResult.CpuCoverageToleranceSeconds, VariantResult.CpuCoverageToleranceSeconds);

@@ -102,6 +102,24 @@ public sealed partial class FirstScreenTests : IDisposable
     }
 
     [Fact]
+    public void ARunUrlProfileJudgedByAnSloSaysWhereItBrokeAsItsHeadlineDoes()
+    {
+        // The answer said "answered every request at p99 743.9 ms up to 40 users" above a headline "broke at 36 users".
+        var judged = Summary("run-url") with
+        {
+            HeadlineFigures = [new("held", 32, "users"), new("broke at", 36, "users"), new("SLO p99", 250.5, "ms"), new("p99 at the break", 743.9, "ms")],
+        };
+        var held = Summary("run-url") with { HeadlineFigures = [new("held", 40, "users"), new("SLO p99", 250.5, "ms")] };
+
+        Assert.EndsWith("; its SLO (p99 \u2264 250.5 ms) held up to 32 users and broke at 36 users.", PlainAnswer.Of(judged), StringComparison.Ordinal);
+        Assert.EndsWith("; its SLO (p99 \u2264 250.5 ms) held up to 40 users, no load tried broke it.", PlainAnswer.Of(held), StringComparison.Ordinal);
+        Assert.DoesNotContain("SLO", PlainAnswer.Of(Summary("run-url")), StringComparison.Ordinal);
+        var page = RunAnalysis.Reworded(judged);
+        Assert.Equal(PlainAnswer.Of(judged), page.Answer);
+        AssertFirstScreenReadsTheSummary("run-url judged", page);
+    }
+
+    [Fact]
     public void APeakLoadOfOneIsOneUserAndARateKeepsItsUnit()
     {
         // find-capacity's one-user step read "peak load 1 users".

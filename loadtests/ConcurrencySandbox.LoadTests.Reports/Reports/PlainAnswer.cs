@@ -32,8 +32,26 @@ public static class PlainAnswer
                 ? "the run was stopped before its first step ended, so nothing was measured and there is no verdict"
                 : $"no {r.Words.Unit} were sent, so there is nothing to compare and no verdict";
         }
-        var body = r.Capacity is { } capacity ? Capacity(capacity) : string.Join("; ", Variants(r, measured));
+        var body = r.Capacity is { } capacity ? Capacity(capacity) : string.Join("; ", Variants(r, measured)) + ProfileSlo(r);
         return body + Sureness(r, effectSaid);
+    }
+
+    /// <summary>
+    /// "; its SLO (p99 ≤ 250.5 ms) held up to 32 users and broke at 36 users": a `run --url` profile judged by an SLO as
+    /// its headline judges it (the headline's own figures), so a page whose variants answered every request does not say
+    /// only that while its headline says the service broke. Empty where the headline judged no SLO.
+    /// </summary>
+    private static string ProfileSlo(RunSummary r)
+    {
+        SummaryFigure? Figure(string name) => r.HeadlineFigures?.FirstOrDefault(f => f.Name == name);
+        if (Figure("SLO p99") is not { } slo)
+        {
+            return "";
+        }
+        static string Load(SummaryFigure f) => Invariant($"{f.Value:0.##} {(f.Value == 1 && f.Unit == "users" ? "user" : f.Unit)}");
+        var held = Figure("held") is { } h ? $"held up to {Load(h)}" : "held at no load tried";
+        var broke = Figure("broke at") is { } b ? $" and broke at {Load(b)}" : ", no load tried broke it";
+        return Invariant($"; its SLO (p99 \u2264 {slo.Value:0.#} ms) {held}{broke}");
     }
 
     /// <summary>"held its SLO (p99 ≤ 500 ms) up to 12 users and broke it at 16 users (why)".</summary>

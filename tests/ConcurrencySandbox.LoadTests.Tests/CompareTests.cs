@@ -90,6 +90,25 @@ public sealed class CompareTests : IDisposable
     }
 
     [Fact]
+    public void ADifferenceAgainstALowerBoundIsABoundItselfAndTwoLowerBoundsGiveNone()
+    {
+        // compare.html printed "\u2265 29752.6" beside 98.4 and then "-29654.2" and "0.00 x", as if both were measured.
+        var run = Rounded([100, 101, 99, 102, 98, 100], verdictFigure: (2, 1.8, 2.2));
+        RunSummary TimedOut(double meanMs) => run with { Variants = [run.Variants[0] with { MeanMs = meanMs, LowerBounds = ["meanMs"] }], Rounds = null };
+        RunSummary Once(double meanMs) => run with { Variants = [run.Variants[0] with { MeanMs = meanMs }], Rounds = null };
+        string[] MeanRow(RunSummary a, RunSummary b, string name) =>
+            [.. ReportComparison.Of(WriteSummary(name + "-a", a), WriteSummary(name + "-b", b)).Table().Rows.Single(r => r[0] == "async" && r[1] == "mean (ms)")];
+
+        var aBound = MeanRow(TimedOut(30_000), Once(100), "a-bound");
+        var bBound = MeanRow(Once(100), TimedOut(30_000), "b-bound");
+        var both = MeanRow(TimedOut(30_000), TimedOut(60_000), "both");
+
+        Assert.Equal(["\u2264 -29900 (not judged: no 95 % CI in A and B)", "\u2264 0.0033 x"], aBound[4..]);
+        Assert.Equal(["\u2265 +29900 (not judged: no 95 % CI in A and B)", "\u2265 300.00 x"], bBound[4..]);
+        Assert.Equal(["n/a (both lower bounds: requests timed out in A and B)", "n/a"], both[4..]);
+    }
+
+    [Fact]
     public async Task ComparingDifferentExperimentsExitsWith2AndOneLine()
     {
         var a = Write("a", SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100));

@@ -87,6 +87,52 @@ public sealed partial class FirstScreenTests : IDisposable
     }
 
     [Fact]
+    public void ACapacitySearchsHeadingAndAnswerGiveItsSloAsOneFigureAndHowItWasSetOnlyBelow()
+    {
+        // Both carried the SLO's whole provenance, three parentheses deep: "held its SLO (SLO p99 1062.9 ms (2 x the unloaded p99 of 531.5 ms (the median of 3 rounds ...))) up to 8 users".
+        var search = CapacityCurveTests.Search();
+        const string setFrom = "SLO p99 500 ms (2 x the unloaded p99 of 250 ms (the median of 3 rounds of one user, from 8 requests))";
+        var summary = (search with { Capacity = search.Capacity! with { Slo = setFrom } }).Analysed();
+
+        var (answer, title) = (summary.Answer!, ReportWriter.PageTitle(summary));
+
+        Assert.Contains("held its SLO (p99 \u2264 500 ms) up to 12 users and broke it at 16 users (p99 900 ms)", answer, StringComparison.Ordinal);
+        Assert.Contains("takes within its SLO (p99 \u2264 500 ms)", title, StringComparison.Ordinal);
+        Assert.DoesNotContain("unloaded", answer + title, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ARunUrlProfileJudgedByAnSloSaysWhereItBrokeAsItsHeadlineDoes()
+    {
+        // The answer said "answered every request at p99 743.9 ms up to 40 users" above a headline "broke at 36 users".
+        var judged = Summary("run-url") with
+        {
+            HeadlineFigures = [new("held", 32, "users"), new("broke at", 36, "users"), new("SLO p99", 250.5, "ms"), new("p99 at the break", 743.9, "ms")],
+        };
+        var held = Summary("run-url") with { HeadlineFigures = [new("held", 40, "users"), new("SLO p99", 250.5, "ms")] };
+
+        Assert.EndsWith("; its SLO (p99 \u2264 250.5 ms) held up to 32 users and broke at 36 users.", PlainAnswer.Of(judged), StringComparison.Ordinal);
+        Assert.EndsWith("; its SLO (p99 \u2264 250.5 ms) held up to 40 users, no load tried broke it.", PlainAnswer.Of(held), StringComparison.Ordinal);
+        Assert.DoesNotContain("SLO", PlainAnswer.Of(Summary("run-url")), StringComparison.Ordinal);
+        var page = RunAnalysis.Reworded(judged);
+        Assert.Equal(PlainAnswer.Of(judged), page.Answer);
+        AssertFirstScreenReadsTheSummary("run-url judged", page);
+    }
+
+    [Fact]
+    public void APeakLoadOfOneIsOneUserAndARateKeepsItsUnit()
+    {
+        // find-capacity's one-user step read "peak load 1 users".
+        var summary = Summary("fanout");
+        var oneUser = summary with { Variants = [.. summary.Variants.Select(v => v with { PeakLoad = 1 })] };
+
+        Assert.All(ReportWriter.Tiles(oneUser), tile => Assert.Equal("1 user", Value(tile, "peak load")));
+        Assert.Contains("up to 1 user", PlainAnswer.Of(oneUser), StringComparison.Ordinal);
+        Assert.Equal("1 req/s", ResponseCurve.LoadText(1, "rate"));
+        Assert.Equal("2 users", ResponseCurve.LoadText(2, "users"));
+    }
+
+    [Fact]
     public void TheTileLegendDefinesTheMarksATileShowsAndNoOther()
     {
         // Every legend said what "\u2265", "no answer" and "n/a (no telemetry)" mean, on first screens that showed none of them.
@@ -103,21 +149,37 @@ public sealed partial class FirstScreenTests : IDisposable
     }
 
     /// <summary>Every report kind's first screen, from the analysis of synthetic raw results as a real run makes them.</summary>
-    public static TheoryData<string> Kinds() => ["fanout", "fanout-timing-out", "coldstart", "find-capacity", "stopped"];
+    public static TheoryData<string> Kinds() => ["fanout", "fanout-timing-out", "coldstart", "find-capacity", "stopped", "streaming", "no-answer", "run-url"];
 
     [Theory]
     [MemberData(nameof(Kinds))]
-    public void EveryNumberInTheFirstSentenceAndTilesIsAFieldOfTheSummaryAndLowerBoundsKeepTheirSign(string kind)
+    public void EveryNumberInTheFirstSentenceAndTilesIsAFieldOfTheSummaryAndLowerBoundsKeepTheirSign(string kind) => AssertFirstScreenReadsTheSummary(kind, Summary(kind));
+
+    /// <summary>The committed reports (docs/results) of this version, as <c>report</c> renders them: real runs of the kinds the synthetic ones stand for, with rounds and claims.</summary>
+    public static TheoryData<string> CommittedSummariesOfThisVersion() =>
+    [
+        .. SummaryContractTests.CommittedSummaryFiles()
+            .Where(file => RunSummary.VersionOf(File.ReadAllText(CommittedSummary(file))) == RunSummary.CurrentVersion),
+    ];
+
+    [Theory]
+    [MemberData(nameof(CommittedSummariesOfThisVersion))]
+    public void EveryNumberOnACommittedReportsFirstScreenIsAFieldOfItsSummary(string file) =>
+        AssertFirstScreenReadsTheSummary(file, RunAnalysis.Reworded(RunSummary.Parse(File.ReadAllText(CommittedSummary(file)))));
+
+    private static string CommittedSummary(string file) => Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", file);
+
+    private void AssertFirstScreenReadsTheSummary(string kind, RunSummary summary)
     {
-        var summary = Summary(kind);
         ReportWriter.Write(_out, summary);
         var lines = RenderedPage.LinesOf(Path.Combine(_out, "report.html"));
         var firstScreen = lines.Where(line => line.StartsWith("p.answer ", StringComparison.Ordinal) || line.StartsWith("tile ", StringComparison.Ordinal)).ToList();
         Assert.NotEmpty(firstScreen);
 
         var fields = FieldsOf(summary);
-        // The seed's introduction is words (its number and year), not a figure of the run; the SLO and why a step broke it are the summary's own words, quoted.
-        var quoted = new[] { SeedReports.Introduce(summary.Seed), $"seed {summary.Seed}", summary.Capacity?.Slo, summary.Capacity?.BrokeBecause }.OfType<string>()
+        // The seed's introduction is words (its number and year), not a figure of the run; the SLO and why a step broke it
+        // are the summary's own words, quoted; "95 % CI" names the interval, not a figure.
+        var quoted = new[] { SeedReports.Introduce(summary.Seed), $"seed {summary.Seed}", summary.Capacity?.Slo, summary.Capacity?.BrokeBecause, "95 % CI" }.OfType<string>()
             .Concat(summary.Variants.Select(v => v.Name).OrderByDescending(name => name.Length));
         var text = quoted.Aggregate(string.Join("\n", firstScreen), (t, words) => t.Replace(words, "", StringComparison.Ordinal));
         var numbers = Number().Matches(text).Select(m => m.Value).ToList();
@@ -167,6 +229,9 @@ public sealed partial class FirstScreenTests : IDisposable
         "fanout-timing-out" => SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100).Analysed(),
         "coldstart" => SyntheticReports.Burst(64, new Dictionary<string, int> { ["default-pool"] = 4, ["min-workers-200"] = 64 }).Analysed(),
         "find-capacity" => CapacityCurveTests.Search().Analysed(),
+        "streaming" => (SyntheticReports.LoadRun("streaming", ["allocating", "saea-pooled"], 20, 5, (name, _) => name == "allocating" ? 3 : 1.5) with { Seed = "001", Words = ReportWords.Messages }).Analysed(),
+        "no-answer" => SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, _) => name == "threadpool" ? 90_000 : 100).Analysed(),
+        "run-url" => (SyntheticReports.LoadRun("run", ["GET /api/orders"], 20, 5, (_, t) => t >= 10 ? 2_000 : 100) with { Seed = "none (a user's service)" }).Analysed(),
         _ => (SyntheticReports.LoadRun("fanout", ["threadpool"], 20, 5, (_, _) => 100) with { Variants = [], Partial = PartialRun.Describe("threadpool", 0, 10, []) }).Analysed(),
     };
 

@@ -4,6 +4,7 @@ using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.Platform.Machine;
@@ -72,6 +73,34 @@ public class MatrixTests
         {
             Directory.Delete(folder, recursive: true);
         }
+    }
+
+    [Fact]
+    public void TheMatrixPageOpensWithTheSeedsInWordsWhatEachCoreCountsFanOutFoundAndALinkToItsReport()
+    {
+        // It opened "Hypothesis 3 of seed 004" with neither seed introduced, and linked the fan-out reports only at the bottom.
+        // The 1,000-cycle rows' CIs are 8 x the target: flagged inconclusive.
+        var runs = new[] { 1, 2 }.Select(cpus => new CoreCountRun(cpus, null, cpus, [Row(1_000, 30, 40), Row(1_000_000_000, 100, 1)], null,
+            SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 / cpus ? 90_000 : 100, cpus).Analysed())).ToList();
+
+        var lines = RenderedPage.Lines(MatrixRunner.Html(runs, "Hypothesis 3 of seed 004 ...", new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1), null, 1_000, "<svg/>", null, null));
+        var markdown = MatrixRunner.Markdown(runs, "Hypothesis 3 of seed 004 ...", new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1), null, 1_000, null);
+
+        var answer = lines[1];
+        Assert.StartsWith($"p.answer the matrix re-runs {SeedReports.Introduce("004")} (its compute sweep) and {SeedReports.Introduce("003")} (its fan-out) with the API on 1 core(s) and 2 core(s)", answer, StringComparison.Ordinal);
+        Assert.Contains($"the fan-out on 1 core(s): {PlainAnswer.Found(runs[0].FanOut!)}", answer, StringComparison.Ordinal);
+        Assert.Contains($"the fan-out on 2 core(s): {PlainAnswer.Found(runs[1].FanOut!, effectSaid: true)}", answer, StringComparison.Ordinal);
+        Assert.Equal(2, answer.Split(SeedReports.Effect("003")!).Length);
+        Assert.Equal("p.verdict Hypothesis 3 of seed 004 ...", lines[2]);
+        var firstHeading = lines.ToList().FindIndex(line => line.StartsWith("h2 ", StringComparison.Ordinal));
+        Assert.All(new[] { "fanout-1cpu/report.html", "fanout-2cpu/report.html" }, file =>
+        {
+            Assert.InRange(lines.ToList().IndexOf($"a {file}"), 3, firstHeading);
+            Assert.Contains($"[{file}]({file})", markdown, StringComparison.Ordinal);
+        });
+        Assert.Contains($"**{answer["p.answer ".Length..]}**", markdown, StringComparison.Ordinal);
+        // The sweep's flags (a red list) follow its table instead of opening the page.
+        Assert.InRange(lines.ToList().IndexOf("h2 Flagged figures (impossible and inconclusive ones carry no verdict)"), lines.ToList().IndexOf("h2 Compute sweep (seed 004's table) per core count") + 1, int.MaxValue);
     }
 
     /// <summary>Two summaries are the same when they serialize the same (records holding lists compare those by reference).</summary>

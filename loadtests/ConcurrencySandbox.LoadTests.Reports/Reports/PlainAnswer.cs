@@ -15,30 +15,64 @@ public static class PlainAnswer
     public static string Of(RunSummary r)
     {
         var tested = SeedReports.Introduce(r.Seed) is { } seed ? $"{r.Experiment} re-runs {seed}" : $"{r.Experiment} against {r.Target}";
+        return $"{tested}: {Found(r)}.";
+    }
+
+    /// <summary>
+    /// What the run found, without what was tested (a page of several runs, the matrix, says that once): what held and
+    /// what failed by how much, then how sure the verdict is.
+    /// </summary>
+    /// <param name="effectSaid">The seed's effect was already said in words on the page: name it by its seed only.</param>
+    public static string Found(RunSummary r, bool effectSaid = false)
+    {
         var measured = r.Variants.Where(v => v.Requests > 0).ToList();
         if (measured.Count == 0)
         {
             return r.Partial is not null
-                ? $"{tested}: the run was stopped before its first step ended, so nothing was measured and there is no verdict."
-                : $"{tested}: no {r.Words.Unit} were sent, so there is nothing to compare and no verdict.";
+                ? "the run was stopped before its first step ended, so nothing was measured and there is no verdict"
+                : $"no {r.Words.Unit} were sent, so there is nothing to compare and no verdict";
         }
-        var body = r.Capacity is { } capacity ? Capacity(capacity) : string.Join("; ", Variants(r, measured));
-        return $"{tested}: {body}{Sureness(r)}.";
+        var body = r.Capacity is { } capacity ? Capacity(capacity) : string.Join("; ", Variants(r, measured)) + ProfileSlo(r);
+        return body + Sureness(r, effectSaid);
     }
 
-    /// <summary>"held p99 ≤ 500 ms up to 12 users and broke at 16 users (why)".</summary>
+    /// <summary>
+    /// "; its SLO (p99 ≤ 250.5 ms) held up to 32 users and broke at 36 users": a `run --url` profile judged by an SLO as
+    /// its headline judges it (the headline's own figures), so a page whose variants answered every request does not say
+    /// only that while its headline says the service broke. Empty where the headline judged no SLO.
+    /// </summary>
+    private static string ProfileSlo(RunSummary r)
+    {
+        SummaryFigure? Figure(string name) => r.HeadlineFigures?.FirstOrDefault(f => f.Name == name);
+        if (Figure("SLO p99") is not { } slo)
+        {
+            return "";
+        }
+        static string Load(SummaryFigure f) => Invariant($"{f.Value:0.##} {(f.Value == 1 && f.Unit == "users" ? "user" : f.Unit)}");
+        var held = Figure("held") is { } h ? $"held up to {Load(h)}" : "held at no load tried";
+        var broke = Figure("broke at") is { } b ? $" and broke at {Load(b)}" : ", no load tried broke it";
+        return Invariant($"; its SLO (p99 \u2264 {slo.Value:0.#} ms) {held}{broke}");
+    }
+
+    /// <summary>"held its SLO (p99 ≤ 500 ms) up to 12 users and broke it at 16 users (why)".</summary>
     private static string Capacity(SummaryCapacity c)
     {
-        var held = c.Held is { } h ? Invariant($"held its SLO ({c.Slo}) up to {h:0.##} {c.Unit}") : $"held its SLO ({c.Slo}) at no load tried";
+        var held = c.Held is { } h ? Invariant($"held its SLO ({Slo(c)}) up to {h:0.##} {c.Unit}") : $"held its SLO ({Slo(c)}) at no load tried";
         return held + (c.BrokeAt is { } b ? Invariant($" and broke it at {b:0.##} {c.Unit}{(c.BrokeBecause is { } why ? $" ({why})" : "")}") : ", no load tried broke it");
     }
+
+    /// <summary>
+    /// The SLO as a first screen says it, "p99 ≤ 1062.9 ms"; how it was set (from one user's p99, on how many requests) is
+    /// said once, under the headline. The whole description where there is no figure ("no SLO: ...").
+    /// </summary>
+    public static string Slo(SummaryCapacity c) => double.IsFinite(c.SloP99Ms) ? Invariant($"p99 ≤ {c.SloP99Ms:0.#} ms") : c.Slo;
 
     /// <summary>The variants that answered everything (grouped when their p99 reads the same), then each that failed or got no answer.</summary>
     private static IEnumerable<string> Variants(RunSummary r, IReadOnlyList<SummaryVariant> measured)
     {
         var unit = r.Words.Unit;
         var clean = measured.Where(v => v.Failed == 0).ToList();
-        var upTo = measured.All(v => v.LoadUnit == "burst") ? "" : Invariant($" up to {measured.Max(v => v.PeakLoad):0.##} {ResponseCurve.UnitOf(measured[0].LoadUnit)}");
+        var upTo = measured.All(v => v.LoadUnit == "burst") ? "" : $" up to {ResponseCurve.LoadText(measured.Max(v => v.PeakLoad), measured[0].LoadUnit)}";
         if (clean.Count > 0)
         {
             var fastestFirst = clean.OrderBy(v => v.P99Ms).ToList();
@@ -66,7 +100,7 @@ public static class PlainAnswer
     private static string Singular(string unit) => unit.EndsWith('s') ? unit[..^1] : unit;
 
     /// <summary>"; seed 003's effect reproduced", with the claims that did not confirm it and the rounds' 95 % CI when there is one.</summary>
-    private static string Sureness(RunSummary r)
+    private static string Sureness(RunSummary r, bool effectSaid)
     {
         var claims = r.Claims ?? [];
         var unconfirmed = claims.Where(c => c.Verdict != "Confirmed").GroupBy(c => c.Verdict.ToLowerInvariant()).Select(g => Invariant($"{g.Count()} {g.Key}")).ToList();
@@ -74,16 +108,17 @@ public static class PlainAnswer
         var ci = r.Rounds is { Figure: { } figure, Median: { } median } rounds
             ? Invariant($" ({figure} {median:0.##}{(rounds.Low is { } low && rounds.High is { } high ? Invariant($", 95 % CI {low:0.##} to {high:0.##}") : ", no 95 % CI")} over {rounds.Rounds.Count} rounds)")
             : "";
-        if (SeedReports.Effect(r.Seed) is not { } effect)
+        if (SeedReports.Effect(r.Seed) is not { } words)
         {
             // A user's service re-runs no seed: its verdict is the capacity or the diagnosis, already said.
             return "";
         }
+        var effect = effectSaid ? "" : $" ({words})";
         return r.Outcome switch
         {
-            nameof(Outcome.Reproduced) => $"; seed {r.Seed}'s effect ({effect}) reproduced{ofClaims}{ci}",
-            nameof(Outcome.NotReproduced) => $"; seed {r.Seed}'s effect ({effect}) not reproduced{ofClaims}{ci}",
-            nameof(Outcome.Inconclusive) => $"; whether seed {r.Seed}'s effect ({effect}) holds is inconclusive{ci}: {Undecided(r)}",
+            nameof(Outcome.Reproduced) => $"; seed {r.Seed}'s effect{effect} reproduced{ofClaims}{ci}",
+            nameof(Outcome.NotReproduced) => $"; seed {r.Seed}'s effect{effect} not reproduced{ofClaims}{ci}",
+            nameof(Outcome.Inconclusive) => $"; whether seed {r.Seed}'s effect{effect} holds is inconclusive{ci}: {Undecided(r)}",
             nameof(Outcome.Impossible) => "; no verdict: a figure cannot be true on this machine (flagged below)",
             nameof(Outcome.NotAssessed) => r.Partial is not null ? "; no verdict: the run was stopped before every variant ran" : "; not assessed: the variants the verdict needs did not all produce data",
             nameof(Outcome.NoVerdict) => "; figures only, no verdict (too short a load to judge)",

@@ -43,14 +43,15 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
         new("peak threads", "0", v => v.PeakThreads, null, null),
     ];
 
-    /// <summary>One side's figure as compared: its value, its cell, and its 95 % CI when it has one.</summary>
-    private sealed record Measured(double? Value, string Cell, double? Low = null, double? High = null);
+    /// <summary>One side's figure as compared: its value, its cell, its 95 % CI when it has one, and whether it is a lower bound (requests timed out).</summary>
+    private sealed record Measured(double? Value, string Cell, double? Low = null, double? High = null, bool Bound = false);
 
     /// <summary>What the table's B - A column means, said once under it.</summary>
     public const string DifferenceNote =
         "A figure with [low, high] is the median over the run's interleaved rounds with its 95 % CI (the report's per-variant table shows one round). " +
         "B - A is judged by its 95 % CI [B's low - A's high, B's high - A's low]: \"" + Noise.NoDifference + " (within noise: ...)\" when it reaches 0, which is when the two intervals overlap. " +
         "A figure has no CI in a run of fewer than 6 rounds, when it is a lower bound (\u2265: requests timed out), or when it is not measured per round (mean at peak load, peak threads); " +
+        "against a lower bound, B - A and B / A are bounds too (\u2264 when A's figure is one, \u2265 when B's is), and between two lower bounds there is none; " +
         "a difference with a side without one is printed but not judged: run both with --rounds 6 or more to judge it.";
 
     public TextTable Table()
@@ -86,7 +87,7 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
             : [.. (run.Rounds?.Rounds ?? []).SelectMany(r => r.Variants).Where(r => r.Variant == v.Name).Select(perRound).OfType<double>()];
         return rounds.Length > 0 && Estimates.Of(rounds) is { Low: { } low, High: { } high } estimate
             ? new Measured(estimate.Median, Interval(estimate.Median, low, high, f.Format), low, high)
-            : new Measured(value, cell);
+            : new Measured(value, cell, Bound: bound);
     }
 
     /// <summary>The rounds' verdict figure as summary.json carries it: its median and 95 % CI.</summary>
@@ -104,8 +105,23 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
         a.Cell,
         b.Cell,
         Difference(a, b, format),
-        a.Value is { } p && b.Value is { } q && p != 0 ? (q / p).ToString("0.00", CultureInfo.InvariantCulture) + " x" : "n/a",
+        a.Value is { } p && b.Value is { } q && p != 0 && BoundOf(a, b) is { } mark ? mark + Ratio(q / p) + " x" : "n/a",
     ];
+
+    /// <summary>
+    /// The mark B - A and B / A carry when a side is a lower bound: A at least its figure makes them at most ("≤ "), B
+    /// at least its figure makes them at least ("≥ "); both lower bounds bound neither (null); no bound, no mark.
+    /// </summary>
+    private static string? BoundOf(Measured a, Measured b) => (a.Bound, b.Bound) switch
+    {
+        (true, true) => null,
+        (true, false) => "\u2264 ",
+        (false, true) => "\u2265 ",
+        _ => "",
+    };
+
+    /// <summary>A ratio with the digits a small one needs to read as what it is (0.0033 x, never "0.00 x").</summary>
+    private static string Ratio(double ratio) => ratio.ToString(Math.Abs(ratio) >= 0.1 ? "0.00" : "0.####", CultureInfo.InvariantCulture);
 
     /// <summary>B - A judged by the one noise rule when both sides have a CI; printed as "not judged", naming the side without one, when either has none.</summary>
     private static string Difference(Measured a, Measured b, string format)
@@ -114,12 +130,16 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
         {
             return "n/a";
         }
+        if (BoundOf(a, b) is not { } mark)
+        {
+            return "n/a (both lower bounds: requests timed out in A and B)";
+        }
         if (a is { Low: { } aLow, High: { } aHigh } && b is { Low: { } bLow, High: { } bHigh })
         {
             return Noise.Difference(x, aLow, aHigh, y, bLow, bHigh, format);
         }
         var without = string.Join(" and ", new[] { ("A", a.Low), ("B", b.Low) }.Where(s => s.Item2 is null).Select(s => s.Item1));
-        return $"{Noise.Signed(y - x, format)} (not judged: no 95 % CI in {without})";
+        return $"{mark}{Noise.Signed(y - x, format)} (not judged: no 95 % CI in {without})";
     }
 
     private IEnumerable<string> Sides() =>

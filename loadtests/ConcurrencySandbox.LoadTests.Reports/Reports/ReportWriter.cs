@@ -263,7 +263,7 @@ public static class ReportWriter
                     new(labels[1], noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
                     new(labels[2], Invariant($"{v.Failed} of {v.Requests}")),
                     new(labels[3], Invariant($"{v.Outcomes.TimedOut}")),
-                    new(labels[4], v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : Invariant($"{v.PeakLoad:0.##} {ResponseCurve.UnitOf(v.LoadUnit)}")),
+                    new(labels[4], v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : ResponseCurve.LoadText(v.PeakLoad, v.LoadUnit)),
                     new(labels[5], v.PeakThreads is { } threads ? Invariant($"{threads} / {v.PeakQueue}") : NoTelemetry),
                 ]);
             }),
@@ -321,7 +321,7 @@ public static class ReportWriter
         var load = peak is null || peak.LoadUnit == "burst" ? "" : Invariant($", up to {peak.PeakLoad:0.##} {(peak.LoadUnit == "rate" ? "req/s" : peak.LoadUnit)}");
         var cores = r.ApiProcessorCount is { } n ? Invariant($", API on {n} core{(n == 1 ? "" : "s")}") : "";
         var names = r.Variants.Select(v => v.Name).ToList();
-        var tested = r.Capacity is { } capacity ? $"the most load {r.Target} takes within its SLO ({capacity.Slo})"
+        var tested = r.Capacity is { } capacity ? $"the most load {r.Target} takes within its SLO ({PlainAnswer.Slo(capacity)})"
             : names.Count == 0 ? $"{r.Experiment}, stopped before any variant was measured"
             : names.Count == 1 ? $"{names[0]} under load"
             : $"{string.Join(", ", names.SkipLast(1))} and {names[^1]} compared";

@@ -44,6 +44,13 @@ public static class ResponseCurve
     /// <summary>The load's unit as a curve's axis and sentences print it ("users", "req/s").</summary>
     public static string UnitOf(string loadUnit) => loadUnit == "rate" ? "req/s" : loadUnit;
 
+    /// <summary>A load as the first screen prints it: "40 users", "1 user", "20 req/s".</summary>
+    public static string LoadText(double load, string loadUnit)
+    {
+        var unit = UnitOf(loadUnit);
+        return Invariant($"{load:0.##} {(load == 1 && unit.EndsWith('s') && !unit.Contains('/') ? unit[..^1] : unit)}");
+    }
+
     /// <summary>The curve of one variant from its loaded steps, its knee and its sentence; null when the load had fewer than two steps (no curve to draw).</summary>
     public static SummaryCurve? Of(VariantResult variant)
     {

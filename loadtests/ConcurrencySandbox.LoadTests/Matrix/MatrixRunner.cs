@@ -363,6 +363,27 @@ internal static class MatrixRunner
             : string.Create(CultureInfo.InvariantCulture, $"{Hypothesis3Name} refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
     }
 
+    /// <summary>
+    /// The page's first sentence: the seeds it re-runs introduced in words, the core counts, and what each core count's
+    /// fan-out found in its own report's words ("async and dedicated answered every request ...; threadpool failed ..."),
+    /// the seed's effect in words once.
+    /// </summary>
+    public static string Answer(IReadOnlyList<CoreCountRun> measured)
+    {
+        var fanOutSeed = measured.Select(r => r.FanOut?.Seed).OfType<string>().FirstOrDefault();
+        var seeds = new[]
+        {
+            measured.Any(r => r.Sweep.Count > 0) ? $"{SeedReports.Introduce(ComputeSeed)} (its compute sweep)" : null,
+            fanOutSeed is null ? null : $"{SeedReports.Introduce(fanOutSeed) ?? $"seed {fanOutSeed}"} (its fan-out)",
+        }.OfType<string>().ToList();
+        var tested = seeds.Count == 0 ? "the matrix measured nothing" : $"the matrix re-runs {string.Join(" and ", seeds)} with the API on {string.Join(" and ", measured.Select(r => r.Label))}";
+        return tested + string.Concat(measured.Where(r => r.FanOut is not null).Select((r, i) => $"; the fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!, effectSaid: i > 0)}")) + ".";
+    }
+
+    /// <summary>The seed whose compute sweep the matrix re-runs (<c>TaskRunExperiment</c>'s).</summary>
+    private const string ComputeSeed = "004";
+    private const string OwnReportsLead = "Each core count's own fan-out report: ";
+
     public static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string? partial)
     {
         var md = new StringBuilder();
@@ -372,6 +393,14 @@ internal static class MatrixRunner
         if (partial is not null)
         {
             md.AppendLine($"**PARTIAL REPORT: {ReportWriter.PartialNote(partial)}**");
+            md.AppendLine();
+        }
+        md.AppendLine($"**{Answer(measured)}**");
+        md.AppendLine();
+        var fanOutReports = measured.Where(r => r.FanOut is not null).Select(r => $"{FanOutFolder(r)}/report.html").ToList();
+        if (fanOutReports.Count > 0)
+        {
+            md.AppendLine($"{OwnReportsLead}{string.Join(", ", fanOutReports.Select(file => $"[{file}]({file})"))}.");
             md.AppendLine();
         }
         foreach (var line in Setup(runs, options, setup))
@@ -426,7 +455,7 @@ internal static class MatrixRunner
         return md.ToString();
     }
 
-    /// <summary>The matrix's report.html: the verdict and the flags first, then the tables, the setup and the chart.</summary>
+    /// <summary>The matrix's report.html: the plain answer, the verdict and each core count's report first, then the sweep and its flags, the fan-out, the setup and the chart.</summary>
     public static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string chartSvg, string? efficiencySvg, string? partial)
     {
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
@@ -437,10 +466,10 @@ internal static class MatrixRunner
         {
             page.Paragraph($"PARTIAL REPORT: {ReportWriter.PartialNote(partial)}", "verdict partial");
         }
-        page.Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts, partial));
-        if (flags.Count > 0)
+        page.Paragraph(Answer(measured), HtmlPage.AnswerClass).Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts, partial));
+        if (fanOuts.Count > 0)
         {
-            page.Heading(2, "Flagged figures (impossible and inconclusive ones carry no verdict)").List(flags.Select(f => f.ToString()), "flags");
+            page.Links(OwnReportsLead, fanOuts.Select(run => $"{FanOutFolder(run)}/report.html"));
         }
         if (measured.Any(r => r.Sweep.Count > 0))
         {
@@ -449,6 +478,11 @@ internal static class MatrixRunner
             {
                 page.Figure(efficiencySvg);
             }
+        }
+        // The flags qualify the sweep's rows: under its table, as in matrix.md, not as the first section a reader meets.
+        if (flags.Count > 0)
+        {
+            page.Heading(2, "Flagged figures (impossible and inconclusive ones carry no verdict)").List(flags.Select(f => f.ToString()), "flags");
         }
         if (fanOuts.Count > 0)
         {

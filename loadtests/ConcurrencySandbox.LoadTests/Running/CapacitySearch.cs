@@ -197,7 +197,7 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
             ? Invariant($"narrowed to within {gapPercent:0} % by {by}; {stopped}")
             : gapPercent <= CapacityOptions.ResolutionPercent
                 ? Invariant($"narrowed to within {gapPercent:0} % by {by}")
-                : Invariant($"narrowed to {broke.Load - held.Value:0.#} {options.Unit} ({gapPercent:0} %, no load between) by {by}");
+                : Invariant($"narrowed to {CapacityFinding.LoadText(broke.Load - held.Value, options.Unit)} ({gapPercent:0} %, no load between) by {by}");
         return new CapacityRamp(probes, held, broke, null, narrowing);
     }
 }

@@ -375,7 +375,7 @@ public sealed class CapacityFindingTests
 
         Assert.Equal([2], loads);
         Assert.Equal((1, 2.0), (ramp.Held!.Value, ramp.Broke!.Load));
-        Assert.Equal("narrowed to 1 users (100 %, no load between) by 0 bisection steps after the doubling", ramp.Narrowing);
+        Assert.Equal("narrowed to 1 user (100 %, no load between) by 0 bisection steps after the doubling", ramp.Narrowing);
     }
 
     [Fact]

@@ -95,30 +95,8 @@ for setting in API_COUNTS PROFILE; do
 done
 if [ "$api_counts" = 1 ]; then command -v ss >/dev/null || { echo "API_COUNTS=1 needs ss: apt-get install -y iproute2" >&2; exit 2; }; fi
 
-api_cpus=""
-client_cpus=""
-client_cpu_count=$(nproc)
-api_cpu_count=$(nproc)
-if [ "$mode" = pinned ]; then
-  if (( $(nproc) < 2 )); then
-    echo "note: pinned mode needs 2 cpus and this machine has $(nproc): running shared (client and API on the same cpu), the ratio printed, not judged"
-    mode=shared
-  elif ! command -v taskset >/dev/null; then
-    echo "note: pinned mode needs taskset (util-linux), not found: running shared, the ratio printed, not judged"
-    mode=shared
-  else
-    # The first two cpus this script may run on (its affinity list, e.g. "0-3" or "2,5"): the API's and the tool's.
-    allowed=()
-    IFS=, read -r -a ranges <<<"$(taskset -cp $$ | sed 's/.*: //')"
-    for range in "${ranges[@]}"; do
-      for ((cpu = ${range%-*}; cpu <= ${range#*-}; cpu++)); do allowed+=("$cpu"); done
-    done
-    api_cpus=${allowed[0]}
-    client_cpus=${allowed[1]}
-    client_cpu_count=1
-    api_cpu_count=1
-  fi
-fi
+cpus_for "$mode"
+mode=$pinned_mode
 # wrk gets one thread per cpu it may use (it runs one event loop per thread, as the runner's pool sizes to its cpus).
 wrk_threads=$client_cpu_count
 if [ "$mode" = pinned ]; then
@@ -246,12 +224,6 @@ fi
 runner_threads_before=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$runner_pid/status")
 slots=("${!tool_pids[@]}")
 
-# started_requests: sets started to the API's requestsStarted (this reading included).
-started_requests() {
-  started=$(curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p')
-  [ -n "$started" ] || { echo "the API's telemetry has no requestsStarted" >&2; exit 2; }
-}
-
 # tool_ticks SLOT: sets cpu_ticks to the CPU ticks of the tool of SLOT, all its processes (a runner's agents) together.
 tool_ticks() {
   local pid ticks=0
@@ -263,7 +235,7 @@ tool_ticks() {
 # API started (less the closing reading itself), seconds, and the API's and the tool's CPU ticks.
 turn() {
   local slot=$1
-  started_requests; local before=$started
+  requests_started "$url"; local before=$started
   read_cpu_ticks "$api_pid"; local api_before=$cpu_ticks
   tool_ticks "$slot"; local tool_before=$cpu_ticks
   [ "$api_counts" = 0 ] || { read_socket_bytes; local received_before=$socket_received sent_before=$socket_sent; }
@@ -275,7 +247,7 @@ turn() {
   local to=$EPOCHREALTIME
   sleep 0.02  # the API takes the requests that were on their way when the tool stopped
   count_turn "$slot" disable
-  started_requests
+  requests_started "$url"
   total_requests[$slot]=$((total_requests[$slot] + started - before - 1))
   total_seconds[$slot]=$(awk -v t="${total_seconds[$slot]}" -v a="$from" -v b="$to" 'BEGIN { printf "%.6f", t + b - a }')
   read_cpu_ticks "$api_pid"; total_api_ticks[$slot]=$((total_api_ticks[$slot] + cpu_ticks - api_before))
@@ -435,11 +407,7 @@ ratio() {
 for pair in $(seq 1 "$pairs"); do
   total_requests=(0 0 0 0); total_seconds=(0 0 0 0); total_api_ticks=(0 0 0 0); total_tool_ticks=(0 0 0 0)
   for second in $(seq 0 $((seconds - 1))); do
-    # ABBA: the tools in slot order in turns 0 and 3 of every four, in reverse order in 1 and 2.
-    order=("${slots[@]}")
-    if (( second % 4 == 1 || second % 4 == 2 )); then
-      order=(); for slot in "${slots[@]}"; do order=("$slot" "${order[@]}"); done
-    fi
+    abba_order "$second" "${slots[@]}"
     for slot in "${order[@]}"; do turn "$slot"; done
   done
   for slot in "${slots[@]}"; do

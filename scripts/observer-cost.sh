@@ -1,50 +1,73 @@
 #!/usr/bin/env bash
-# What the runtime observer costs the API, measured in ONE warmed API process: compute/sync?cycles=1 under the runner's
-# constant closed load (`run --url`), runs alternating with and without the observer, the order alternated from pair to
-# pair (observed first in odd pairs, plain first in even ones). Per run: the runner's throughput (its summary.json), the
-# API's own CPU per request over the run (/proc over the API's requestsStarted, which a busy machine disturbs far less
-# than the throughput) and the runner's CPU per request; per pair, both ratios to the plain run. Loopback only.
+# What the runtime observer costs the API, measured in 1-second turns so the machine's drift lands on both sides: TWO
+# API processes from one build (three with a baseline), "observed" and "plain", each loaded by its own runner (`run
+# --url .../api/compute/sync?cycles=1`, a constant closed load of USERS); the script stops (SIGSTOP) and continues
+# (SIGCONT) the two sides' processes turn by turn, ABBA, as loadtests/bench-vs-wrk.sh does with its tools, so one API
+# is loaded while the other idles (an idle API costs next to nothing). A side's processes are its runner and, when the
+# observer is a process of its own, that process (watch, dotnet-trace, one part): all stopped and continued together,
+# so every microsecond the observer spends falls in its own side's turns. Per turn: requests the API started (its own
+# requestsStarted, /api/telemetry), the API's CPU (/proc) and the side's processes' CPU. Per pair, over its turns:
+# observed/plain throughput (the sum of observed turns' requests over their seconds against plain's), the same over the
+# first 5 turns (where the runner's once-a-run parts mostly fall) and over the rest (its session alone), and the API's CPU
+# per request observed/plain. Loopback only.
 #   --observer runner (default): the runner's own observer as it runs in a load run (`run --url ... --pid API`: its
 #     always-on session, the route window once requests flow, the stack sample and the cause trace at the peak) against
 #     `run --url ... --no-observer`.
-#   --observer watch: `watch --pid` (issue 40's passive watch, the same session) beside a --no-observer run; plain runs
-#     have no watch. Issue 40 allows watch 5 % (0.95).
+#   --observer watch: `watch --pid` (issue 40's passive watch, the same session) on the observed API beside a
+#     --no-observer runner; the plain API has no watch. Issue 40 allows watch 5 % (0.95).
 #   --observer trace: the allocation trace's providers (CauseTrace.Providers on .NET 10) held by dotnet-trace (DOTNET_TRACE=
-#     path, else dotnet-trace on PATH) over the whole of a --no-observer run: the trace's cost per second it runs.
-#   --observer session|routes|stacks|causes|calls: ONE part of the runner's observer, taken beside a --no-observer run by
+#     path, else dotnet-trace on PATH) over the whole pair beside a --no-observer runner: the trace's cost per second it runs.
+#   --observer session|routes|stacks|causes|calls: ONE part of the runner's observer, taken beside a --no-observer runner by
 #     docs/notebook/investigations/observer-part.cs with the runner's own code, when the runner would take it (the
-#     session for the whole run; the route window 3 s, the stack sample's 3 rounds, the allocation trace's 1 s, once, a
-#     few seconds in; the HTTP client's calls from then to the load's end, longer than the runner's CauseTrace.CallsWindow
+#     session for the whole pair; the route window 3 s, the stack sample's 3 rounds, the allocation trace's 1 s, once, a
+#     few seconds in; the HTTP client's calls from then to the pair's end, longer than the runner's CauseTrace.CallsWindow
 #     of 2 s, so what they cost a second shows): what each part costs as a share of the API's CPU per request.
 #     compute/sync makes no outgoing call, so `calls` there is its session's cost alone.
-#   UPSTREAM_CALLS=N (1..64): the load is /api/fanout?calls=N&delayMs=0&strategy=async instead, the API's calls going
-#     over HTTP to a ThirdPartyStub of their own (ThirdParty__BaseUrl): N outgoing HTTP calls per request, for the parts
-#     whose cost grows with them (`calls`: the HTTP client's events).
-#   BASELINE_RUNNER=path/to/ConcurrencySandbox.LoadTests.dll: each pair also runs that build's observer ("baseline",
-#     the same way; runner and watch only), so a change to the observer is measured before/after in the same process
-#     and minutes. What one run leaves in the process counts for the others: a calls' trace (every peak before aa7b6b0)
-#     turns the API's activity tracking on for good, and every observed run after it pays for it (performance.md). With --observer trace the baseline is a trace of BASELINE_TRACE_PROVIDERS (dotnet-trace's words).
-# Changed 2026-11-29 (issue 42 item 3): each run used to start a fresh API (the runner's child, or one per watch or
-# trace run), so a pair measured one process against another as much as the observer (quiet, 71a5e76: the plain runs
-# alone spread 42.8k-55.2k requests/s). Now one API serves every run, warmed by one plain and one observed run first
-# (not counted); the runner loads it with `run --url` (the runner mode used to run `compute` on its own child).
-# Usage: scripts/observer-cost.sh [--observer runner|watch|trace|session|routes|stacks|causes|calls] [pairs] [users] [seconds]
-#   (default 3 pairs, 16 users, 20 s per run). Needs curl and python3. Exit 2 with one line on bad input.
-# The quiet figures (nothing else running; docs/notebook/performance.md, "The observer's cost in one warmed API"):
-#   for i in 1 2 3; do scripts/observer-cost.sh 3 16 20; done                # issue 42's bar: >= 0.95 in every pair
+#   --observer none: the method's own check: both APIs plain, measured the same way; their pairs must read 1.00 within
+#     the method's error before a pair with an observer can be read (docs/notebook/performance.md says how close they came).
+#   --mode shared (default): nothing pinned, the APIs and the runners (and observers) share every cpu, as a load run on
+#     one machine does: what the observer's processes spend is taken from the API. --mode pinned: the APIs on the first
+#     cpu, the runners and observers on the second (taskset), as bench-vs-wrk's pinned mode: the API's side alone.
+#   UPSTREAM_CALLS=N (1..64): the load is /api/fanout?calls=N&delayMs=0&strategy=async instead, the APIs' calls going
+#     over HTTP to a ThirdPartyStub (ThirdParty__BaseUrl): N outgoing HTTP calls per request, for the parts whose cost
+#     grows with them (`calls`: the HTTP client's events).
+#   BASELINE_RUNNER=path/to/ConcurrencySandbox.LoadTests.dll: a third API observed by that build's observer ("baseline",
+#     the same way; runner and watch only) takes turns too, so a change to the observer is measured before/after in the
+#     same seconds. With --observer trace the baseline is a trace of BASELINE_TRACE_PROVIDERS (dotnet-trace's words).
+# What it measures that the 20-second runs before it did not (issue 42, 2026-11-29): they alternated observed and plain
+# runs of 20 s in one API, so a pair compared two stretches of a machine whose speed moved by a fifth within a run (the
+# plain runs alone spread as widely as the pairs); here each pair's two sides are interleaved second by second, so a
+# drift longer than a few seconds lands on both. What it cannot: the observer's parts that run once a run (the route
+# window, the stack sample, the cause trace) still run once per pair, not per turn: each pair starts fresh runners (and
+# watch, trace or part), so a pair holds one observed run's worth of them, in the observed turns they fall in, spread
+# over that pair's SECONDS observed seconds, as a load run of SECONDS seconds spreads them. An observer's session left
+# open in the API while its side is stopped (a stack sample or rundown that straddles a stop) makes the idle observed
+# API work in the plain side's turns: the script prints each API's CPU outside its own turns, so that shows. The runner's
+# attach (its session's start) and start-up come before the turns and are not counted; what it does after the load (the
+# diagnosis, the report) is not counted either: its runner is killed at the pair's end, as the load ends.
+# Usage: scripts/observer-cost.sh [--observer runner|watch|trace|session|routes|stacks|causes|calls|none]
+#   [--mode shared|pinned] [pairs] [users] [seconds]
+#   (default 3 pairs, 16 users, 20 1-second turns of each side per pair, after one warm-up pair not counted). Needs curl
+#   and python3. Exit 2 with one line on bad input. Prints one line per pair and, last, a one-line verdict per run.
+# The quiet figures (nothing else running; docs/notebook/performance.md, "The observer's cost in 1-second turns"):
+#   scripts/observer-cost.sh --observer none 3 16 20                             # the method: 1.00 +- its error
+#   for i in 1 2 3; do scripts/observer-cost.sh 3 16 20; done                    # issue 42's bar: >= 0.95 in every pair
+#   for i in 1 2 3; do scripts/observer-cost.sh --observer watch 3 16 20; done   # issue 40's watch
 #   BASELINE_RUNNER=<main's build>/ConcurrencySandbox.LoadTests.dll scripts/observer-cost.sh 3 16 20   # before/after
 #   for p in session routes stacks causes calls; do scripts/observer-cost.sh --observer $p 3 16 20; done    # the parts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 observer=runner
-if [ "${1:-}" = "--observer" ]; then
-  observer="${2:-}"
+mode=shared
+while [ "${1:-}" = "--observer" ] || [ "${1:-}" = "--mode" ]; do
+  if [ "$1" = "--observer" ]; then observer="${2:-}"; else mode="${2:-}"; fi
   shift 2 || shift
-fi
+done
 case "$observer" in
-  runner | watch | trace | session | routes | stacks | causes | calls) ;;
-  *) echo "--observer must be runner, watch, trace, session, routes, stacks, causes or calls, not '$observer'" >&2; exit 2 ;;
+  runner | watch | trace | session | routes | stacks | causes | calls | none) ;;
+  *) echo "--observer must be runner, watch, trace, session, routes, stacks, causes, calls or none, not '$observer'" >&2; exit 2 ;;
 esac
+[ "$mode" = shared ] || [ "$mode" = pinned ] || { echo "--mode must be shared or pinned, not '$mode'" >&2; exit 2; }
 # CauseTrace.Providers on .NET 10 in dotnet-trace's words: the runtime's AllocationSampling keyword at Informational (4).
 # (Before: the GC keyword at Verbose, Microsoft-Windows-DotNETRuntime:0x1:5. Until 2026-11-29 the trace also held
 # System.Net.Http:0xFFFFFFFFFFFFFFFF:4 and System.Threading.Tasks.TplEventSource:0x80:4, now the calls' own session.)
@@ -57,18 +80,20 @@ pairs=${1:-3}; users=${2:-16}; seconds=${3:-20}
 upstream_calls=${UPSTREAM_CALLS:-}
 [ -z "$upstream_calls" ] || { [[ "$upstream_calls" =~ ^[0-9]+$ ]] && (( upstream_calls >= 1 && upstream_calls <= 64 )); } ||
   { echo "UPSTREAM_CALLS must be 1..64, not '$upstream_calls'" >&2; exit 2; }
-modes=(observed plain)
+sides=(observed plain)
 if [ -n "${BASELINE_RUNNER:-}" ] && [ "$observer" != trace ]; then
   [ "$observer" = runner ] || [ "$observer" = watch ] || { echo "BASELINE_RUNNER goes with --observer runner or watch, not '$observer'" >&2; exit 2; }
   [ -f "$BASELINE_RUNNER" ] || { echo "BASELINE_RUNNER is not a file: '$BASELINE_RUNNER'" >&2; exit 2; }
-  modes+=(baseline)
+  sides+=(baseline)
 elif [ -n "${BASELINE_TRACE_PROVIDERS:-}" ] && [ "$observer" = trace ]; then
-  modes+=(baseline)
+  sides+=(baseline)
 fi
 for tool in curl python3; do
   command -v "$tool" >/dev/null || { echo "$tool is not installed: apt-get install -y $tool" >&2; exit 2; }
 done
 source scripts/wrk-bench-lib.sh
+cpus_for "$mode"
+mode=$pinned_mode
 dotnet build loadtests/ConcurrencySandbox.LoadTests -c Release -v quiet -nologo >/dev/null
 runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySandbox.LoadTests.dll
 part_app=docs/notebook/investigations/observer-part.cs
@@ -77,17 +102,25 @@ case "$observer" in
 esac
 # Named for this script: a cleanup of /tmp/tmp.* by something else on a shared machine took the API log of two runs.
 work=$(mktemp -d -t observer-cost.XXXXXX)
-api_pid=""
-side_pid=""
+# The runners' recorded traces go here too: a runner killed at its pair's end never reads (and deletes) them.
+export TMPDIR=$work
+api_pids=()
+urls=()
+side_pids=()
 stub_pid=""
 cleanup() {
-  for pid in "$side_pid" "$api_pid" "$stub_pid"; do
+  # SIGKILL ends a stopped process too; SIGTERM would wait for a SIGCONT.
+  for pid in ${side_pids[*]}; do kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in "${api_pids[@]}" "$stub_pid"; do
     if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
   done
   rm -rf "$work"
 }
 trap cleanup EXIT
-printf '{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [%d, "00:00:%02d"] } ] }\n' "$users" "$seconds" >"$work/load.json"
+# The runners load for longer than a pair's turns take (a stopped process's clock runs on) and are killed at its end.
+lifetime=$((4 * seconds + 60))
+printf '{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [%d, "00:%02d:%02d"] } ] }\n' \
+  "$users" $((lifetime / 60)) $((lifetime % 60)) >"$work/load.json"
 if [ -n "$upstream_calls" ]; then
   dotnet build src/ConcurrencySandbox.ThirdPartyStub -c Release -v quiet -nologo >/dev/null
   dotnet src/ConcurrencySandbox.ThirdPartyStub/bin/Release/net10.0/ConcurrencySandbox.ThirdPartyStub.dll --urls http://127.0.0.1:0 \
@@ -97,117 +130,223 @@ if [ -n "$upstream_calls" ]; then
   [ -n "$ready" ] || { echo "the stub printed no ready line" >&2; cat "$work/stub.log" >&2; exit 2; }
   export ThirdParty__BaseUrl="$ready"
 fi
-start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work"
-target="$url/api/compute/sync?cycles=1"
-[ -z "$upstream_calls" ] || target="$url/api/fanout?calls=$upstream_calls&delayMs=0&strategy=async"
-echo "# observer cost ($observer): $pairs pairs, $users users, $seconds s per run, one API (pid $api_pid) on ${target#"$url"}; $(bench_header)"
+path="/api/compute/sync?cycles=1"
+[ -z "$upstream_calls" ] || path="/api/fanout?calls=$upstream_calls&delayMs=0&strategy=async"
+for s in "${!sides[@]}"; do
+  mkdir -p "$work/api-$s"
+  start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work/api-$s" "$api_cpus"
+  api_pids[s]=$api_pid
+  urls[s]=$url
+done
+if [ "$mode" = pinned ]; then
+  pinning="the APIs on cpu $api_cpus, the runners and observers on cpu $client_cpus (taskset)"
+else
+  pinning="nothing pinned: the APIs, runners and observers share all $(nproc) cpus"
+fi
+echo "# observer cost ($observer), mode $mode ($pinning): $pairs pairs of $seconds 1-second turns of each side (ABBA), $users users, on $path;" \
+  "APIs: $(for s in "${!sides[@]}"; do printf '%s pid %s; ' "${sides[s]}" "${api_pids[s]}"; done)$(bench_header)"
 
-# attached PATTERN LOG NAME: waits up to a minute for $side_pid's LOG to show PATTERN (it attached); exits when it ended first.
+# attached PID PATTERN LOG NAME: waits up to a minute for PID's LOG to show PATTERN (it attached); exits when it ended first.
 attached() {
   for _ in $(seq 1 600); do
-    grep -q "$1" "$2" && return
-    kill -0 "$side_pid" 2>/dev/null || { echo "$3 ended before it attached:" >&2; cat "$2" >&2; exit 2; }
+    grep -q "$2" "$3" && return
+    kill -0 "$1" 2>/dev/null || { echo "$4 ended before it attached:" >&2; cat "$3" >&2; exit 2; }
     sleep 0.1
   done
+  echo "$4 did not attach within a minute:" >&2; cat "$3" >&2; exit 2
 }
 
-# side MODE RUN: starts what observes the API beside a --no-observer run (watch, dotnet-trace or one part); none for the
-# runner's own observer or a plain run.
-side() {
-  local log="$work/side-$2.log"
-  case "$observer/$1" in
-    runner/* | */plain) return ;;
+# descendants PID...: the pids and every descendant of theirs (`dotnet run --file` runs the part as its child).
+descendants() {
+  local pid
+  for pid in "$@"; do
+    echo "$pid"
+    # shellcheck disable=SC2046 # one pid a word
+    [ -z "$(pgrep -P "$pid" || true)" ] || descendants $(pgrep -P "$pid")
+  done
+}
+
+# start_side SIDE PAIR: starts what observes the side's API beside a --no-observer runner (watch, dotnet-trace or one
+# part; none for the runner's own observer, a plain side or --observer none), then the side's runner, waits until the
+# runner's load has reached the API (its users' requests started), and stops them all; side_pids[SIDE] holds their pids.
+start_side() {
+  local s=$1 name=${sides[$1]} log="$work/side-$1-$2.log" observer_pid="" dll=$runner flags=(--no-observer)
+  [ "$name" = baseline ] && [ "$observer" != trace ] && dll=$BASELINE_RUNNER
+  pin_to "$client_cpus"
+  case "$observer/$name" in
+    */plain | none/* ) ;;
+    runner/*) flags=(--pid "${api_pids[s]}") ;;
     watch/*)
-      local dll=$runner
-      [ "$1" = baseline ] && dll=$BASELINE_RUNNER
-      dotnet "$dll" watch --pid "$api_pid" --out "$work/watch-$2" >"$log" 2>&1 &
-      side_pid=$!
-      attached '^watching ' "$log" watch ;;
+      "${pin[@]}" dotnet "$dll" watch --pid "${api_pids[s]}" --out "$work/watch-$s-$2" >"$log" 2>&1 &
+      observer_pid=$!
+      attached "$observer_pid" '^watching ' "$log" watch ;;
     trace/*)
       local providers=$trace_providers
-      [ "$1" = baseline ] && providers=$BASELINE_TRACE_PROVIDERS
-      # Longer than the load: the trace covers all of it and ends by itself (its rundown after the load).
-      "${DOTNET_TRACE:-dotnet-trace}" collect -p "$api_pid" --providers "$providers" --duration "00:00:$(printf '%02d' $((seconds + 5)))" \
-        -o "$work/trace-$2.nettrace" >"$log" 2>&1 &
-      side_pid=$!
-      attached 'Output File' "$log" dotnet-trace ;;
+      [ "$name" = baseline ] && providers=$BASELINE_TRACE_PROVIDERS
+      # Longer than the pair: the trace covers all of it and is killed at its end.
+      "${pin[@]}" "${DOTNET_TRACE:-dotnet-trace}" collect -p "${api_pids[s]}" --providers "$providers" --duration "$(printf '00:%02d:%02d' $((lifetime / 60)) $((lifetime % 60)))" \
+        -o "$work/trace-$s-$2.nettrace" >"$log" 2>&1 &
+      observer_pid=$!
+      attached "$observer_pid" 'Output File' "$log" dotnet-trace ;;
     *)
-      # The part, when the runner would take it: the route window with the first interval row (2 s into the load), the stack
-      # sample and the allocation trace a second later (VariantObserver.OnInterval), the calls from then to the load's end;
-      # the session from the start to the end.
+      # The part, when the runner would take it: the route window with the first interval row (2 s into the load), the
+      # stack sample and the allocation trace a second later (VariantObserver.OnInterval), the calls from then to the
+      # pair's end; the session from the start to the end. Its delays run on the wall clock, whose seconds the turns
+      # halve: a part that waits 3 s is taken about 1.5 s into its side's turns.
       local delay=2 hold=0
-      [ "$observer" = session ] && delay=0 hold=$seconds
+      [ "$observer" = session ] && delay=0 hold=$lifetime
       [ "$observer" = stacks ] || [ "$observer" = causes ] && delay=3
-      [ "$observer" = calls ] && delay=2 hold=$((seconds - 2))
-      dotnet run --no-build --file "$part_app" -- "$api_pid" "$observer" "$delay" "$hold" "$target" >"$log" 2>&1 &
-      side_pid=$! ;;
+      [ "$observer" = calls ] && delay=2 hold=$lifetime
+      "${pin[@]}" dotnet run --no-build --file "$part_app" -- "${api_pids[s]}" "$observer" "$delay" "$hold" "${urls[s]}$path" >"$log" 2>&1 &
+      observer_pid=$! ;;
   esac
-}
-
-# side_done RUN: waits for (watch: stops) what side started, and says what it did.
-side_done() {
-  [ -n "$side_pid" ] || return 0
-  local log="$work/side-$1.log"
-  # SIGTERM ends a watch as Ctrl+C does (its report written, exit 0); a background job of a script ignores SIGINT.
-  [ "$observer" = watch ] && kill -TERM "$side_pid"
-  wait "$side_pid" || { echo "$observer ($1) exited with $?:" >&2; cat "$log" >&2; exit 2; }
-  side_pid=""
-  echo "  $observer $1: $(tail -n 1 "$log")"
-  rm -f "$work/trace-$1.nettrace"
-}
-
-# run MODE RUN: one constant load on the API, observed (or baseline) or plain; appends "MODE RUN rps api-us runner-us" to $work/runs.txt.
-run() {
-  local dll=$runner flags=(--no-observer)
-  [ "$observer" = runner ] && [ "$1" != plain ] && flags=(--pid "$api_pid")
-  [ "$observer/$1" = runner/baseline ] && dll=$BASELINE_RUNNER
-  side "$1" "$2"
-  local requests ticks
-  requests=$(curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p')
-  read_cpu_ticks "$api_pid"; ticks=$cpu_ticks
-  /usr/bin/time -f '%U %S' -o "$work/time-$2" dotnet "$dll" run --url "$target" --config "$work/load.json" --out "$work/$2" "${flags[@]}" >"$work/runner-$2.log" 2>&1 ||
-    { echo "the runner's $1 run $2 failed:" >&2; tail -n 5 "$work/runner-$2.log" >&2; exit 2; }
-  read_cpu_ticks "$api_pid"; ticks=$((cpu_ticks - ticks))
-  requests=$(( $(curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p') - requests - 1 ))
-  side_done "$2"
-  python3 - "$work/$2/summary.json" "$1" "$2" "$ticks" "$clock_ticks_per_second" "$requests" "$work/time-$2" <<'PY' >>"$work/runs.txt"
-import json, sys
-summary, mode, run, ticks, hz, requests, timing = sys.argv[1:]
-rps = json.load(open(summary))["variants"][0]["requestsPerSecond"]
-runner_seconds = sum(float(x) for x in open(timing).read().split()[-2:])
-print(f"{mode} {run} {rps:.1f} {int(ticks) / int(hz) / int(requests) * 1e6:.2f} {runner_seconds / int(requests) * 1e6:.2f}")
-PY
-}
-
-# Warm-up, not counted: the API's JIT and pool, and its first EventPipe session, before anything is compared.
-for mode in plain observed; do run "$mode" "warm-$mode" >/dev/null; done
-echo "# warmed; $(uptime)"
-for i in $(seq 1 "$pairs"); do
-  # The order turns with each pair (observed plain, plain observed, ...), so a drift of the machine or the API lands on both.
-  n=${#modes[@]}
-  for k in $(seq 0 $((n - 1))); do
-    if (( i % 2 == 1 )); then mode=${modes[k]}; else mode=${modes[n - 1 - k]}; fi
-    run "$mode" "$mode-$i"
-    tail -n 1 "$work/runs.txt" | awk '{ printf "%s: %.0f requests/s, the API %.2f us of CPU per request, the runner %.2f us\n", $2, $3, $4, $5 }'
+  requests_started "${urls[s]}"
+  local before=$started
+  # --slo-p99-ms: a closed profile without it holds one user first, for as long as its first step (UrlCommand.UnloadedFirst).
+  "${pin[@]}" dotnet "$dll" run --url "${urls[s]}$path" --config "$work/load.json" --slo-p99-ms 60000 --out "$work/report-$s-$2" "${flags[@]}" \
+    >"$work/runner-$s-$2.log" 2>&1 &
+  local runner_pid=$!
+  for _ in $(seq 1 1200); do
+    requests_started "${urls[s]}"
+    (( started - before > 4 * users )) && break
+    kill -0 "$runner_pid" 2>/dev/null || { echo "the $name side's runner ended before its load began:" >&2; tail -n 5 "$work/runner-$s-$2.log" >&2; exit 2; }
+    sleep 0.05
   done
-done
-python3 - "$work/runs.txt" <<'PY'
-import re, sys
-rows = [l.split() for l in open(sys.argv[1]) if not l.split()[1].startswith("warm-")]
-def by(mode): return {int(re.sub(r"\D", "", r[1])): (float(r[2]), float(r[3]), float(r[4])) for r in rows if r[0] == mode}
-plain = by("plain")
-for mode in ("observed", "baseline"):
-    runs = by(mode)
-    if not runs:
-        continue
-    pairs = sorted(runs)
-    rps = [runs[i][0] / plain[i][0] for i in pairs]
-    cpu = [runs[i][1] / plain[i][1] for i in pairs]
-    mean = lambda xs: sum(xs) / len(xs)
-    print(f"{mode}: throughput ratio per pair " + ", ".join(f"{r:.3f}" for r in rps)
-          + f"; ratio of means {mean([runs[i][0] for i in pairs]) / mean([plain[i][0] for i in pairs]):.3f}; worst pair {min(rps):.3f}")
-    print(f"{mode}: the API's CPU per request per pair " + ", ".join(f"{c:.3f}" for c in cpu) + " x plain"
-          + f"; means {mean([runs[i][1] for i in pairs]):.2f} us against {mean([plain[i][1] for i in pairs]):.2f} us ({mean([runs[i][1] for i in pairs]) / mean([plain[i][1] for i in pairs]) - 1:+.1%})")
-    print(f"{mode}: the runner's CPU per request {mean([runs[i][2] for i in pairs]):.2f} us against {mean([plain[i][2] for i in pairs]):.2f} us plain")
+  (( started - before > 4 * users )) || { echo "the $name side's runner sent no load within a minute:" >&2; tail -n 5 "$work/runner-$s-$2.log" >&2; exit 2; }
+  # shellcheck disable=SC2046 # one pid a word
+  side_pids[s]=$(descendants "$runner_pid" $observer_pid | tr '\n' ' ')
+  runner_pids[s]=$runner_pid
+  # shellcheck disable=SC2086 # a list of pids
+  kill -STOP ${side_pids[s]} 2>/dev/null || true
+}
+
+# end_side SIDE PAIR: kills the side's processes (the load ends; a watch's report and a runner's diagnosis are not waited
+# for) and says what a part did, when it finished.
+end_side() {
+  # shellcheck disable=SC2086 # a list of pids
+  kill -KILL ${side_pids[$1]} 2>/dev/null || true
+  for pid in ${side_pids[$1]}; do wait "$pid" 2>/dev/null || true; done
+  side_pids[$1]=""
+  if [ -f "$work/side-$1-$2.log" ]; then
+    case "$observer" in
+      routes | stacks | causes) echo "  ${sides[$1]} $observer: $(tail -n 1 "$work/side-$1-$2.log")" ;;
+    esac
+  fi
+}
+
+# side_ticks SIDE: sets cpu_ticks to the CPU ticks of the side's processes together; one that has ended (a part that
+# finished) counts with its last reading, so a turn does not lose what it spent before (only what it spent after that
+# reading, in its last turn).
+declare -A last_ticks
+side_ticks() {
+  local pid ticks=0
+  for pid in ${side_pids[$1]}; do
+    if read_cpu_ticks "$pid"; then last_ticks[$pid]=$cpu_ticks; fi
+    ticks=$((ticks + ${last_ticks[$pid]:-0}))
+  done
+  cpu_ticks=$ticks
+}
+
+# turn SIDE TURN: one 1-second turn of the side (every process of it); appends "pair side turn requests seconds api-ticks
+# side-ticks" to $work/turns.txt: the requests its API started (less the closing reading itself), the turn's seconds,
+# its API's CPU ticks and its processes'.
+turn() {
+  local s=$1
+  kill -0 "${runner_pids[s]}" 2>/dev/null || { echo "the ${sides[s]} side's runner ended during the turns:" >&2; tail -n 5 "$work/runner-$s-$pair.log" >&2; exit 2; }
+  requests_started "${urls[s]}"; local before=$started
+  read_cpu_ticks "${api_pids[s]}"; local api_before=$cpu_ticks
+  side_ticks "$s"; local side_before=$cpu_ticks
+  local from=$EPOCHREALTIME
+  # shellcheck disable=SC2086 # a list of pids
+  kill -CONT ${side_pids[s]} 2>/dev/null || true
+  sleep 1
+  # shellcheck disable=SC2086 # a list of pids
+  kill -STOP ${side_pids[s]} 2>/dev/null || true
+  local to=$EPOCHREALTIME
+  sleep 0.02  # the API takes the requests that were on their way when the side stopped
+  requests_started "${urls[s]}"
+  read_cpu_ticks "${api_pids[s]}"; local api=$((cpu_ticks - api_before))
+  side_ticks "$s"
+  echo "$pair ${sides[s]} $2 $((started - before - 1)) $(awk -v a="$from" -v b="$to" 'BEGIN { printf "%.6f", b - a }') $api $((cpu_ticks - side_before))" >>"$work/turns.txt"
+}
+
+# pair N: starts every side, takes SECONDS turns of each (ABBA), ends the sides; appends one row per side to
+# $work/pairs.txt: "pair side api-ticks" over the whole of its turns, the other sides' turns included.
+pair() {
+  pair=$1
+  local s second order api_from=()
+  for s in "${!sides[@]}"; do start_side "$s" "$pair"; done
+  for s in "${!sides[@]}"; do read_cpu_ticks "${api_pids[s]}"; api_from[s]=$cpu_ticks; done
+  for second in $(seq 0 $((seconds - 1))); do
+    abba_order "$second" "${!sides[@]}"
+    for s in "${order[@]}"; do turn "$s" "$second"; done
+  done
+  for s in "${!sides[@]}"; do
+    read_cpu_ticks "${api_pids[s]}"
+    echo "$pair ${sides[s]} $((cpu_ticks - api_from[s]))" >>"$work/pairs.txt"
+  done
+  for s in "${!sides[@]}"; do end_side "$s" "$pair"; done
+}
+
+# figures PAIR|all: from $work/turns.txt and pairs.txt, per pair (or for a run's verdict, over all its pairs) each side's rate and CPU per
+# request, and each side's ratio to plain.
+figures() {
+  python3 - "$work/turns.txt" "$work/pairs.txt" "$clock_ticks_per_second" "$1" "$observer" "$mode" <<'PY'
+import sys
+turns_path, pairs_path, hz, which, observer, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+turns = [(int(p), side, int(t), int(n), float(sec), int(api), int(own)) for p, side, t, n, sec, api, own in (l.split() for l in open(turns_path))]
+whole = {(int(p), side): int(api) for p, side, api in (l.split() for l in open(pairs_path))}
+# The turns in which a side's runner takes the observer's once-a-run parts (the route window from its first interval row,
+# the stack sample and the cause trace about a second later, their reading) fall mostly in the first few.
+EARLY = 5
+def per(side, pairs, turn=lambda t: True):
+    picked = [r for r in turns if r[1] == side and r[0] in pairs and turn(r[2])]
+    n, sec = sum(r[3] for r in picked), sum(r[4] for r in picked)
+    return dict(rate=n / sec, api=sum(r[5] for r in picked) / hz / n * 1e6, own=sum(r[6] for r in picked) / hz / n * 1e6,
+                out=sum(whole[(p, side)] for p in pairs) / hz - sum(r[5] for r in picked) / hz)
+def split(side, pairs, figure):
+    """The side's FIGURE against plain's over the first EARLY turns and over the rest."""
+    return tuple(per(side, pairs, turn)[figure] / per("plain", pairs, turn)[figure] for turn in (lambda t: t < EARLY, lambda t: t >= EARLY))
+sides = [s for s in ("observed", "baseline") if any(r[1] == s for r in turns)]
+numbers = sorted({r[0] for r in turns} - {0})
+if which != "all":
+    p = int(which)
+    plain = per("plain", [p])
+    text = [f"pair {p}: plain {plain['rate']:,.0f} requests/s (the API {plain['api']:.2f} us of CPU per request, its runner {plain['own']:.2f} us)"]
+    for s in sides:
+        o = per(s, [p])
+        rate, cpu, own = split(s, [p], "rate"), split(s, [p], "api"), split(s, [p], "own")
+        text.append(f"{s} {o['rate']:,.0f} (the API {o['api']:.2f} us, its runner and observer {o['own']:.2f} us, {o['own'] / plain['own']:.3f} x plain's"
+                    f" (turns 1-{EARLY} {own[0]:.3f}, the rest {own[1]:.3f})): ratio {o['rate'] / plain['rate']:.3f}"
+                    f" (turns 1-{EARLY} {rate[0]:.3f}, the rest {rate[1]:.3f}), the API's CPU per request {o['api'] / plain['api']:.3f} x"
+                    f" (turns 1-{EARLY} {cpu[0]:.3f}, the rest {cpu[1]:.3f}),"
+                    f" its CPU outside its turns {o['out']:.2f} s (plain's {plain['out']:.2f} s)")
+    print("; ".join(text))
+    sys.exit(0)
+plain = per("plain", numbers)
+for s in sides:
+    ratios = [per(s, [p])["rate"] / per("plain", [p])["rate"] for p in numbers]
+    cpu = [per(s, [p])["api"] / per("plain", [p])["api"] for p in numbers]
+    o = per(s, numbers)
+    early = split(s, numbers, "rate")
+    label = "no observer (the method's check)" if observer == "none" else f"{observer} observer" + (" (baseline build)" if s == "baseline" else "")
+    if observer == "none":
+        verdict = f"pairs within {max(abs(r - 1) for r in ratios):.1%} of 1.00 (the method's error on this machine now)"
+    else:
+        verdict = "MET (>= 0.95 in every pair)" if min(ratios) >= 0.95 else f"NOT MET ({sum(r < 0.95 for r in ratios)} of {len(ratios)} pairs under 0.95)"
+    print(f"verdict, {label}, {mode}: throughput {s}/plain per pair {', '.join(f'{r:.3f}' for r in ratios)}, all turns {o['rate'] / plain['rate']:.3f}"
+          f" (turns 1-{EARLY} {early[0]:.3f}, the rest {early[1]:.3f}), worst {min(ratios):.3f}: {verdict};"
+          f" the API's CPU per request {', '.join(f'{c:.3f}' for c in cpu)} x ({o['api']:.2f} against {plain['api']:.2f} us, {o['api'] / plain['api'] - 1:+.1%});"
+          f" runner{' and observer' if observer != 'none' else ''} {o['own']:.2f} against {plain['own']:.2f} us per request")
 PY
-echo "# done; $(uptime)"
+}
+
+# Warm-up, not counted: one pair of the same turns (each API's JIT and pool, its first EventPipe session, the runners').
+pair 0
+echo "# warm-up, not counted: $(figures 0); $(uptime)"
+for i in $(seq 1 "$pairs"); do
+  pair "$i"
+  figures "$i"
+done
+figures all
+echo "# done; $(bench_header)"

@@ -7,6 +7,53 @@ pin_to() {
   if [ -n "$1" ]; then pin=(taskset -c "$1"); fi
 }
 
+# cpus_for MODE (pinned|shared): sets api_cpus and client_cpus (the first two cpus this script may run on when pinned,
+# empty when shared), api_cpu_count and client_cpu_count, and pinned_mode to the mode that will run: shared, with a
+# note, when pinned cannot be (one cpu, or no taskset).
+cpus_for() {
+  pinned_mode=$1
+  api_cpus=""
+  client_cpus=""
+  client_cpu_count=$(nproc)
+  api_cpu_count=$(nproc)
+  [ "$pinned_mode" = pinned ] || return 0
+  if (( $(nproc) < 2 )); then
+    echo "note: pinned mode needs 2 cpus and this machine has $(nproc): running shared (client and API on the same cpu), the ratio printed, not judged"
+    pinned_mode=shared
+  elif ! command -v taskset >/dev/null; then
+    echo "note: pinned mode needs taskset (util-linux), not found: running shared, the ratio printed, not judged"
+    pinned_mode=shared
+  else
+    # The first two cpus this script may run on (its affinity list, e.g. "0-3" or "2,5"): the API's and the tool's.
+    local allowed=() ranges range cpu
+    IFS=, read -r -a ranges <<<"$(taskset -cp $$ | sed 's/.*: //')"
+    for range in "${ranges[@]}"; do
+      for ((cpu = ${range%-*}; cpu <= ${range#*-}; cpu++)); do allowed+=("$cpu"); done
+    done
+    api_cpus=${allowed[0]}
+    client_cpus=${allowed[1]}
+    client_cpu_count=1
+    api_cpu_count=1
+  fi
+}
+
+# abba_order TURN SLOT...: sets order to the SLOTs in their order in turns 0 and 3 of every four, reversed in turns 1
+# and 2 (ABBA), so a drift of the machine over a few turns lands on every slot alike.
+abba_order() {
+  local turn=$1 slot
+  shift
+  order=("$@")
+  if (( turn % 4 == 1 || turn % 4 == 2 )); then
+    order=(); for slot in "$@"; do order=("$slot" "${order[@]}"); done
+  fi
+}
+
+# requests_started URL: sets started to the API at URL's requestsStarted (/api/telemetry; this reading included).
+requests_started() {
+  started=$(curl -fsS "$1/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p')
+  [ -n "$started" ] || { echo "the API at $1 has no requestsStarted in /api/telemetry" >&2; exit 2; }
+}
+
 # start_api API_DLL WORK_DIR [CPU_LIST]: starts one API (pinned to CPU_LIST when given) on a free loopback port with
 # quiet logging, waits for its ready line, and sets api_pid and url (no trailing slash). Exits 2 when no ready line
 # comes within 60 s.
@@ -25,7 +72,8 @@ start_api() {
 ready_url() {
   ready=""
   for _ in $(seq 1 120); do
-    ready=$(sed -n "s|^$2 \(http:[^ ]*\).*|\1|p" "$1" | head -n 1)
+    # The log is opened by the process started in the background, which may not have run yet.
+    if [ -f "$1" ]; then ready=$(sed -n "s|^$2 \(http:[^ ]*\).*|\1|p" "$1" | head -n 1); fi
     [ -n "$ready" ] && return
     sleep 0.5
   done

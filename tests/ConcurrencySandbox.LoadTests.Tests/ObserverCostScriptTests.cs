@@ -6,8 +6,10 @@ public class ObserverCostScriptTests
     private static readonly string Script = Path.Combine(FolderLayeringTests.RepositoryRoot(), "scripts", "observer-cost.sh");
 
     [Theory]
-    [InlineData(new[] { "--observer", "stack" }, "--observer must be runner, watch, trace, session, routes, stacks, causes or calls, not 'stack'")]
-    [InlineData(new[] { "--observer" }, "--observer must be runner, watch, trace, session, routes, stacks, causes or calls, not ''")]
+    [InlineData(new[] { "--observer", "stack" }, "--observer must be runner, watch, trace, session, routes, stacks, causes, calls or none, not 'stack'")]
+    [InlineData(new[] { "--observer" }, "--observer must be runner, watch, trace, session, routes, stacks, causes, calls or none, not ''")]
+    [InlineData(new[] { "--mode", "apart" }, "--mode must be shared or pinned, not 'apart'")]
+    [InlineData(new[] { "--observer", "watch", "--mode" }, "--mode must be shared or pinned, not ''")]
     [InlineData(new[] { "0" }, "pairs must be 1..20, not '0'")]
     [InlineData(new[] { "3", "16x" }, "users must be 1..1024, not '16x'")]
     [InlineData(new[] { "3", "16", "5" }, "seconds must be 6..59 (the observer's parts take the first 5), not '5'")]

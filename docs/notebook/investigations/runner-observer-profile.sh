@@ -26,11 +26,12 @@ echo "# runner observer profile: $rounds rounds of $seconds s, one API (pid $api
 
 # one MODE NAME [perf]: one run of the runner on the API; prints its CPU per request under the load and over the process.
 one() {
+  # --slo-p99-ms: without it a closed profile holds one user first, as long as its first step (UrlCommand.UnloadedFirst).
   local flags=(--no-observer) prefix=()
   [ "$1" = observed ] && flags=(--pid "$api_pid")
   [ "${3:-}" = perf ] && prefix=(perf record -q -F 499 -g -o "$W/$2.perf" --)
   DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0 "${prefix[@]}" dotnet "$runner" run --url "$target" --config "$W/load.json" \
-    --out "$W/$2" "${flags[@]}" >"$W/$2.log" 2>&1 &
+    --slo-p99-ms 60000 --out "$W/$2" "${flags[@]}" >"$W/$2.log" 2>&1 &
   runner_pid=$!
   echo "$runner_pid" >>"$W/pids"
   # perf execs the runner: the pid to read is its child when perf runs it.

@@ -70,7 +70,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private static readonly TimeSpan RouteWindow = TimeSpan.FromSeconds(3);
 
     private Task<IReadOnlyDictionary<string, long>>? _routes;
-    private Task<(BlockingSites? Sites, string? Note, IReadOnlyList<SampleRound>? Rounds)>? _stacks;
+    private Task<(IReadOnlyList<ThreadStack>? Stacks, string? Note, IReadOnlyList<SampleRound>? Rounds)>? _stacks;
     private Task<(RecordedTrace? Trace, string? Note)>? _causes;
     private Task<(RecordedTrace? Trace, string? Note)>? _calls;
     // The service held no outgoing connection at the peak, so no calls' trace was taken: it made no call.
@@ -150,8 +150,15 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         }
     }
 
-    /// <summary>The stack sample at the peak, grouped by call site at once (a sample that found no pool thread in user code is taken again while the load runs); its rounds are kept for <see cref="HotMethods"/>, read after the load.</summary>
-    private async Task<(BlockingSites?, string?, IReadOnlyList<SampleRound>?)> SampleStacksAsync(TimeSpan left, Func<bool> loadRuns, CancellationToken cancellationToken)
+    /// <summary>
+    /// The stack sample at the peak (a sample that found no pool thread in user code is taken again while the load runs),
+    /// one stack per thread; grouped by call site after the load (<see cref="FinishAsync"/>), as its rounds are read for
+    /// <see cref="HotMethods"/>: naming a call site reads the modules' IL and PDBs (and on a blocked service its sources),
+    /// work that would take a core from the service under load. Whether to look again is read from the stacks alone: a
+    /// pool thread with a frame of user code on its stack is in user code with or without the resolver, so only a sample
+    /// that shows none is grouped with it at once (the resolver may find a user method inlined away).
+    /// </summary>
+    private async Task<(IReadOnlyList<ThreadStack>?, string?, IReadOnlyList<SampleRound>?)> SampleStacksAsync(TimeSpan left, Func<bool> loadRuns, CancellationToken cancellationToken)
     {
         try
         {
@@ -159,16 +166,17 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             for (var attempt = 1; ; attempt++)
             {
                 var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, cancellationToken, loadRuns, observer.Channel.ProcessId);
-                var sites = BlockingSites.Group(StackSampler.Combine(rounds), await ResolverAsync());
-                if (!sites.AnyInUserCode && !loadRuns())
+                var stacks = StackSampler.Combine(rounds);
+                var inUserCode = BlockingSites.Group(stacks).AnyInUserCode || BlockingSites.Group(stacks, await ResolverAsync()).AnyInUserCode;
+                if (!inUserCode && !loadRuns())
                 {
                     // A sample that ended after the load did and found no pool thread in user code does not say what they did under it.
                     return (null, Invariant($"the stack sample ended after the load did ({left.TotalSeconds:0.#} s of it were left at the peak) and found no pool thread in user code, so it names no call site"), null);
                 }
                 // No pool thread in user code yet (a busy machine's service still taking its first requests), the load still running: look again.
-                if (sites.AnyInUserCode || attempt == StackAttempts)
+                if (inUserCode || attempt == StackAttempts)
                 {
-                    return (sites, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"), rounds);
+                    return (stacks, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"), rounds);
                 }
                 await Task.Delay(ResampleGap, cancellationToken);
             }
@@ -191,11 +199,12 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var startedTimestamp = _startedTimestamp;
         var ended = Stopwatch.GetTimestamp();
         const string neverAtPeak = "the load never reached its peak while observed";
-        var (sites, note, rounds) = _stacks is null ? (null, neverAtPeak, null) : await _stacks;
+        var (stacks, note, rounds) = _stacks is null ? (null, neverAtPeak, null) : await _stacks;
         var (recorded, causesNote) = _causes is null ? (null, neverAtPeak) : await _causes;
         var (recordedCalls, callsNote) = _calls is null ? (null, neverAtPeak) : await _calls;
-        // Read now that the load is over: the hot methods of the stack sample and the cause trace.
+        // Read now that the load is over: the stack sample's call sites and hot methods, and the cause trace.
         var resolver = await ResolverAsync();
+        var sites = stacks is null ? null : BlockingSites.Group(stacks, resolver);
         var hot = rounds is null ? null : HotMethods.From(rounds, resolver);
         var (causes, causesReadNote) = ReadCauses(recorded, recordedCalls, _callsNeedNoTrace, resolver);
         causesNote ??= callsNote ?? causesReadNote;
@@ -244,7 +253,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         }
     }
 
-    /// <summary>The run's resolver, built on first use once the route window is over (the stack sample's grouping under the load, else the reading after it).</summary>
+    /// <summary>The run's resolver, built on first use once the route window is over: after the load, unless a stack sample under it showed no frame of user code (<see cref="SampleStacksAsync"/>).</summary>
     private async Task<CallSiteResolver> ResolverAsync()
     {
         var routes = _routes is null ? null : await _routes;
@@ -258,6 +267,9 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
 
     /// <summary>How many call-site resolvers the run built: one at most, shared by the stack sample's grouping, its hot methods and the cause trace.</summary>
     internal int ResolversBuilt { get; private set; }
+
+    /// <summary>Whether the stack sample at the peak has been taken (and the decision to look again made).</summary>
+    internal bool StackSampleTaken => _stacks?.IsCompleted == true;
 
     private void TakeCoreReading()
     {

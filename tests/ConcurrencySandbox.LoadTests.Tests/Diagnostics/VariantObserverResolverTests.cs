@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 
@@ -24,5 +25,42 @@ public sealed class VariantObserverResolverTests
         Assert.False(observation.StacksNote?.StartsWith("the stack sample failed", StringComparison.Ordinal) ?? false, observation.StacksNote);
         Assert.True(observation.Causes is not null, observation.CauseTraceNote);
         Assert.Equal(1, observer.ResolversBuilt);
+    }
+
+    [FactOnLinux]
+    [Trait("Category", "Slow")]
+    public async Task AStackSampleThatFindsAPoolThreadInUserCodeNamesItsCallSitesAfterTheLoadOnly()
+    {
+        // A pool thread of this process runs its own code for the whole "load" (30 s, so the sample ends while it runs):
+        // the sample shows it in user code, so nothing is to be looked at again and the call sites (the resolver's IL and
+        // PDB reads) wait for the load's end instead of taking a core from the service under it.
+        using var stop = new CancellationTokenSource();
+        var spinning = Task.Run(() => SpinUntil(stop.Token));
+        await using var runtime = await RuntimeObserver.AttachAsync(DiagnosticsChannel.OfProcess(Environment.ProcessId), CancellationToken.None);
+        await using var observer = new VariantObserver(runtime, Environment.ProcessorCount, peakLoad: 1, loadSeconds: 30);
+        var key = new VariantKey("observed");
+        observer.OnInterval(new IntervalRow(key, 0, "users", 1, 0, LatencyStats.Empty), CancellationToken.None);
+        for (var waited = 0; waited < 600 && !observer.StackSampleTaken; waited++)
+        {
+            await Task.Delay(100);
+        }
+
+        Assert.True(observer.StackSampleTaken, "no stack sample within 60 s");
+        Assert.Equal(0, observer.ResolversBuilt);
+        var (_, observation) = await observer.FinishAsync(new VariantResult(key, "/", "users", 30, [], [], LatencyStats.Empty));
+        await stop.CancelAsync();
+        await spinning;
+        Assert.True(observation.Stacks is { AnyInUserCode: true }, observation.StacksNote);
+        Assert.Null(observation.StacksNote);
+        Assert.Equal(1, observer.ResolversBuilt);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void SpinUntil(CancellationToken stop)
+    {
+        while (!stop.IsCancellationRequested)
+        {
+            Thread.SpinWait(1000);
+        }
     }
 }

@@ -16,7 +16,10 @@ internal static class RunUrlDiagnosis
 
     /// <summary>
     /// Runs <c>run --url ... --find-capacity</c> against GET <paramref name="path"/> (relative to the service's address) in
-    /// 3 s steps (3 s of settling before each), up to 64 users and <paramref name="maxDurationSeconds"/>, and reads its summary.json back.
+    /// 3 s steps (at most 1 s of settling before each), up to 64 users and <paramref name="maxDurationSeconds"/>, and reads its
+    /// summary.json back. The settle was 3 s: a pool grown by a step does not shrink back in 3 s (idle threads retire after
+    /// about 20), so every step after a grown one waited all of it, and the report said it inherited the pool either way;
+    /// the searches of CI's slowest tests spent about 2 s a step on it (CI at 20.7 min, 2026-11-29).
     /// </summary>
     public static async Task<RunSummary> FindCapacityAsync(SampleServiceProcess service, string path, int maxDurationSeconds = 120)
     {
@@ -25,7 +28,7 @@ internal static class RunUrlDiagnosis
         {
             var (output, error) = (new StringWriter(), new StringWriter());
             var code = await CommandLine.InvokeAsync(
-                ["run", "--url", $"{service.BaseAddress}{path.TrimStart('/')}", "--pid", $"{service.ProcessId}", "--find-capacity", "--step-s", "3", "--settle-s", "3", "--max-load", "64", "--max-duration-s", $"{maxDurationSeconds}", "--out", folder],
+                ["run", "--url", $"{service.BaseAddress}{path.TrimStart('/')}", "--pid", $"{service.ProcessId}", "--find-capacity", "--step-s", "3", "--settle-s", "1", "--max-load", "64", "--max-duration-s", $"{maxDurationSeconds}", "--out", folder],
                 output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
 
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");

@@ -48,9 +48,8 @@ public static class PlainAnswer
         {
             return "";
         }
-        static string Load(SummaryFigure f) => Invariant($"{f.Value:0.##} {(f.Value == 1 && f.Unit == "users" ? "user" : f.Unit)}");
-        var held = Figure("held") is { } h ? $"held up to {Load(h)}" : "held at no load tried";
-        var broke = Figure("broke at") is { } b ? $" and broke at {Load(b)}" : ", no load tried broke it";
+        var held = Figure("held") is { } h ? $"held up to {ResponseCurve.LoadText(h.Value, h.Unit)}" : "held at no load tried";
+        var broke = Figure("broke at") is { } b ? $" and broke at {ResponseCurve.LoadText(b.Value, b.Unit)}" : ", no load tried broke it";
         return Invariant($"; its SLO (p99 \u2264 {slo.Value:0.#} ms) {held}{broke}");
     }
 

@@ -294,17 +294,7 @@ public static class ServiceGenerator
                 path = $"/{type}/{action}/1";
                 break;
             case Entry.ActionFilter:
-                files[$"{type}Controller.cs"] = $$"""
-                    using Microsoft.AspNetCore.Mvc;
-
-                    [ApiController]
-                    [Route("{{resource}}")]
-                    public sealed class {{type}}Controller : ControllerBase
-                    {
-                        [HttpGet("{id:int}")]
-                        public int Get(int id) => id;
-                    }
-                    """;
+                files[$"{type}Controller.cs"] = PassingController(type, resource, "", "id");
                 var actionFilter = new SourceWriter();
                 actionFilter.Line("using Microsoft.AspNetCore.Mvc.Filters;");
                 actionFilter.Line("");
@@ -343,17 +333,7 @@ public static class ServiceGenerator
                 path = $"/{resource}/1";
                 break;
             case Entry.GenericRepository:
-                files[$"{type}Controller.cs"] = $$"""
-                    using Microsoft.AspNetCore.Mvc;
-
-                    [ApiController]
-                    [Route("{{resource}}")]
-                    public sealed class {{type}}Controller(I{{type}}Repository repository) : ControllerBase
-                    {
-                        [HttpGet("{id:int}")]
-                        public int Get(int id) => repository.Get(id).Id;
-                    }
-                    """;
+                files[$"{type}Controller.cs"] = PassingController(type, resource, $"(I{type}Repository repository)", "repository.Get(id).Id");
                 var repository = new SourceWriter();
                 repository.Line("public abstract class RepositoryBase<TEntity> where TEntity : new()");
                 repository.Line("{");
@@ -515,6 +495,19 @@ public static class ServiceGenerator
             };
         return new GeneratedService(shape, files, path, expected);
     }
+
+    /// <summary>A controller whose action makes no wait of its own: it returns <paramref name="result"/>, its constructor taking <paramref name="parameters"/>.</summary>
+    private static string PassingController(string type, string resource, string parameters, string result) => $$"""
+        using Microsoft.AspNetCore.Mvc;
+
+        [ApiController]
+        [Route("{{resource}}")]
+        public sealed class {{type}}Controller{{parameters}} : ControllerBase
+        {
+            [HttpGet("{id:int}")]
+            public int Get(int id) => {{result}};
+        }
+        """;
 
     /// <summary>
     /// Every file moved to a class library beside the service (keys under "../NameLib/", its project among them), which

@@ -14,7 +14,7 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
 {
     [Fact]
     [Trait("Category", "Slow")]
-    public void TheRampFindsWhereTheBlockingEndpointBreaksAndNamesPoolStarvation()
+    public void TheRampFindsWhereTheBlockingEndpointBreaksAndNamesPoolStarvation() => search.Folder.Check(() =>
     {
         Assert.True(search.Code == CommandLine.ExitOk, $"exit {search.Code}: {search.Error}");
         Assert.Contains("-- find-capacity: SLO p99 1200 ms (given by --slo-p99-ms; the unloaded p99 of ", search.Output);
@@ -41,11 +41,11 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
         Assert.All(search.Summary.Capacity!.Steps!, s => Assert.StartsWith($"a fresh process, warmed by {FreshProcessSteps.WarmRequests} requests", s.StartedFrom!.State));
         Assert.Contains("Each step ran on a fresh process (--launch)", details);
         Assert.Contains("Each step ramped from 1 user at the quick profile's pace", details);
-    }
+    });
 
     [Fact]
     [Trait("Category", "Slow")]
-    public void VerifyFixStartsTheLaunchedServiceAgainWithTheSizedMinimumAndMeasuresItsCapacityBesideThePrediction()
+    public void VerifyFixStartsTheLaunchedServiceAgainWithTheSizedMinimumAndMeasuresItsCapacityBesideThePrediction() => search.Folder.Check(() =>
     {
         Assert.True(search.Code == CommandLine.ExitOk, $"exit {search.Code}: {search.Error}");
         Assert.Contains("-- verify-fix: starting ", search.Output);
@@ -58,7 +58,7 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
         var capacity = search.Summary.Capacity!;
         Assert.Equal(int.Parse(minimum, System.Globalization.CultureInfo.InvariantCulture), capacity.Fix!.MinimumThreads);
         Assert.Contains(capacity.DiagnosedVariant!, search.Json.RootElement.GetProperty("observations").EnumerateObject().Select(o => o.Name));
-    }
+    });
 
     /// <summary>
     /// The one run both tests read. /quotes asks two suppliers at once, one call made on the request's thread and the other
@@ -69,11 +69,13 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
     /// run the N queued calls, so a step holds the SLO (2.4 x the sleep) only on more than 1.4 N threads. The pool reaches
     /// about N + 1 while the users climb at the quick profile's pace, so the break does not depend on the pool lagging by
     /// luck (Thread.Sleep alone, one thread per user, the pool kept up with: see the capfix note in
-    /// docs/notebook/diagnostics.md). --max-load 6 keeps the two ramps short.
+    /// docs/notebook/diagnostics.md). --max-load 6 keeps the two ramps short. The run's folder (summary.json, the report,
+    /// console.txt) is kept when a test fails, its path in the failure (a run once broke at 2 users "by the upstream",
+    /// not reproduced, and nothing was left to read), and deleted when both pass.
     /// </summary>
     public sealed class LaunchedSearch : IAsyncLifetime
     {
-        private readonly string _folder = Directory.CreateTempSubdirectory("find-capacity-").FullName;
+        public FolderKeptOnFailure Folder { get; } = new("find-capacity-");
 
         public int Code { get; private set; }
 
@@ -90,21 +92,26 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
         public async Task InitializeAsync()
         {
             var sample = Path.Combine(AppContext.BaseDirectory, "sample", "ConcurrencySandbox.SampleService.dll");
-            (Code, Output, Error) = await FindCapacityTests.RunAsync($"http://127.0.0.1:{FindCapacityTests.FreePort()}/quotes/1?delayMs=500", "--launch", sample, "--find-capacity", "--verify-fix", "--slo-p99-ms", "1200", "--step-s", "3", "--max-load", "6", "--max-duration-s", "90", "--out", _folder);
-            var summary = Path.Combine(_folder, "summary.json");
-            if (File.Exists(summary))
+            (Code, Output, Error) = await FindCapacityTests.RunAsync($"http://127.0.0.1:{FindCapacityTests.FreePort()}/quotes/1?delayMs=500", "--launch", sample, "--find-capacity", "--verify-fix", "--slo-p99-ms", "1200", "--step-s", "3", "--max-load", "6", "--max-duration-s", "90", "--out", Folder.Path);
+            Folder.KeepConsole(Code, Output, Error);
+            var summary = Path.Combine(Folder.Path, "summary.json");
+            // A summary that does not read fails the fixture with the folder kept, as a failed test would.
+            Folder.Check(() =>
             {
-                var text = await File.ReadAllTextAsync(summary);
-                Json = JsonDocument.Parse(text);
-                Summary = RunSummary.Parse(text);
-                SummaryMd = await File.ReadAllTextAsync(Path.Combine(_folder, "summary.md"));
-            }
+                if (File.Exists(summary))
+                {
+                    var text = File.ReadAllText(summary);
+                    Json = JsonDocument.Parse(text);
+                    Summary = RunSummary.Parse(text);
+                    SummaryMd = File.ReadAllText(Path.Combine(Folder.Path, "summary.md"));
+                }
+            });
         }
 
         public Task DisposeAsync()
         {
             Json.Dispose();
-            Directory.Delete(_folder, recursive: true);
+            Folder.Dispose();
             return Task.CompletedTask;
         }
     }

@@ -364,9 +364,9 @@ internal static class MatrixRunner
     }
 
     /// <summary>
-    /// The page's first sentence: the seeds it re-runs introduced in words, the core counts, and what each core count's
-    /// fan-out found in its own report's words ("async and dedicated answered every request ...; threadpool failed ..."),
-    /// the seed's effect in words once.
+    /// The page's first sentence: the seeds it re-runs introduced in words, the core counts, what the compute sweep found
+    /// per core count (<see cref="SweepFound"/>), and what each core count's fan-out found in its own report's words
+    /// ("async and dedicated answered every request ...; threadpool failed ..."), the seed's effect in words once.
     /// </summary>
     public static string Answer(IReadOnlyList<CoreCountRun> measured)
     {
@@ -377,7 +377,32 @@ internal static class MatrixRunner
             fanOutSeed is null ? null : $"{SeedReports.Introduce(fanOutSeed) ?? $"seed {fanOutSeed}"} (its fan-out)",
         }.OfType<string>().ToList();
         var tested = seeds.Count == 0 ? "the matrix measured nothing" : $"the matrix re-runs {string.Join(" and ", seeds)} with the API on {string.Join(" and ", measured.Select(r => r.Label))}";
-        return tested + string.Concat(measured.Where(r => r.FanOut is not null).Select((r, i) => $"; the fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!, effectSaid: i > 0)}")) + ".";
+        return tested + (SweepFound(measured) is { } sweep ? $"; {sweep}" : "")
+            + string.Concat(measured.Where(r => r.FanOut is not null).Select((r, i) => $"; the fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!, effectSaid: i > 0)}")) + ".";
+    }
+
+    /// <summary>
+    /// What won the compute sweep, by how much and how sure, from each core count's largest row and its break-even
+    /// bracket: "the compute sweep: Task.Run's efficiency at 1,000,000,000 cycles 100 % [99, 101] on 1 core and 195.9 %
+    /// [191.2, 200.5] on 2 cores; its break-even none in the sweep on 1 core, between 10,000 and 1,000,000 cycles on 2
+    /// cores". Null when no core count ran the sweep.
+    /// </summary>
+    private static string? SweepFound(IReadOnlyList<CoreCountRun> measured)
+    {
+        var swept = measured.Where(r => r.Sweep.Count > 0).ToList();
+        if (swept.Count == 0)
+        {
+            return null;
+        }
+        var largest = swept.Select(r => (Run: r, Row: r.Sweep.MaxBy(row => row.Amount)!)).ToList();
+        // One amount for every core count is said once; else each core count's with its figure.
+        var oneAmount = largest.Select(l => l.Row.Amount).Distinct().Count() == 1;
+        string At(long amount) => string.Create(CultureInfo.InvariantCulture, $" at {amount:N0} cycles");
+        var efficiency = string.Join(" and ", largest.Select(l => string.Create(CultureInfo.InvariantCulture,
+            $"{l.Row.EfficiencyPercent:0.#} % {l.Row.Efficiency.Interval("0.#")}{(oneAmount ? "" : At(l.Row.Amount))} on {l.Run.Label}")));
+        var at = oneAmount ? At(largest[0].Row.Amount) : "";
+        var breakEven = string.Join(", ", swept.Select(r => $"{(BracketOf(r) is { Above: not null } bracket ? bracket.Text : "none in the sweep")} on {r.Label}"));
+        return $"the compute sweep: Task.Run's efficiency{at} {efficiency} (100 % is no gain); its break-even {breakEven}";
     }
 
     /// <summary>The seed whose compute sweep the matrix re-runs (<c>TaskRunExperiment</c>'s).</summary>

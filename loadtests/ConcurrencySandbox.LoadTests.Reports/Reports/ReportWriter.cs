@@ -258,7 +258,8 @@ public static class ReportWriter
                 var noAnswer = v.Outcomes.Completed == 0;
                 return new ReportTile(v.Name, v.Color,
                 [
-                    new(labels[0], noAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
+                    // The rate counts failed requests too (the tables print it so): "no answer" only where none ended at all.
+                    new(labels[0], v.Outcomes.NoAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
                     new(labels[1], noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
                     new(labels[2], $"{CountText.Of(v.Failed)} of {CountText.Of(v.Requests)}"),
                     new(labels[3], CountText.Of(v.Outcomes.TimedOut)),
@@ -296,7 +297,7 @@ public static class ReportWriter
         (string Mark, string Meaning)[] marks =
         [
             ("\u2265", $"\u2265 marks a lower bound, where timed-out {r.Words.Unit} reach that rank"),
-            (NoAnswer, $"{NoAnswer}: not one of the variant's {r.Words.Unit} got an answer or timed out, so it has no rate or latency to show"),
+            (NoAnswer, $"{NoAnswer}: not one of the variant's {r.Words.Unit} got an answer, so it has no latency to show (the tables below give the time its timed-out {r.Words.Unit} waited, at least, marked \u2265)"),
             (NoTelemetry, $"{NoTelemetry}: the API's runtime was not recorded"),
         ];
         return "In the tiles: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}")

@@ -21,7 +21,8 @@ public sealed record CauseFinding(string Cause, string? Place, string Evidence, 
 /// a contended lock, the share of the pool's sampled threads waiting on it; CPU, the process's share of its cores (1 when
 /// the machine's cores were spent while the requests waited for one), less the GC's share when the GC is a finding too;
 /// GC, its share of the break's time (<see cref="GcShare"/>: its pauses, and the allocator's share of the CPU samples
-/// between them); the upstream, the share of the break's p99 the slowest outgoing call's p99 makes up. Ties keep the order given.
+/// between them); the upstream, the slowest outgoing call's mean share of the requests' time at the break (its p99 over the
+/// break's where that is not known). Ties keep the order given.
 /// </summary>
 public static class CauseFindings
 {

@@ -73,6 +73,19 @@ public sealed record UpstreamCall(string Call, int Requests, double MeanMs, doub
     /// <summary>Whether the service's connection pool to the host was the limit: the calls spent at least <see cref="PoolLimitShare"/> of their time waiting for a connection.</summary>
     public bool PoolWasTheLimit => QueueShare >= PoolLimitShare;
 
+    /// <summary>
+    /// The share of the requests' time these calls took over a trace of <paramref name="tracedSeconds"/>: the calls in flight
+    /// on average (Little's law) over the <paramref name="requestsInFlight"/>, at most 1 (two calls in parallel can each take
+    /// a whole request). Only calls that started and ended inside the trace were counted, which leaves out about one mean
+    /// call's length at its end, so their summed time is spread over the trace less one mean call. Null when the trace's
+    /// length or the requests in flight are not known, or the calls were too long for the trace to count them so.
+    /// </summary>
+    public double? ShareOfRequests(double tracedSeconds, double requestsInFlight)
+    {
+        var countedMs = (1000 * tracedSeconds) - MeanMs;
+        return Requests > 0 && requestsInFlight > 0 && countedMs > 0 ? Math.Min(1, Requests * MeanMs / countedMs / requestsInFlight) : null;
+    }
+
     /// <summary>"pricing:5001/quotes/{id}: 240 calls, p50 20 ms, p99 250 ms, 230 waited for a connection (mean 180 ms), 200 x 240".</summary>
     public string Describe()
     {

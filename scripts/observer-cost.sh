@@ -25,6 +25,7 @@
 #     compute/sync makes no outgoing call, so `calls` there is its session's cost alone.
 #   --observer none: the method's own check: both APIs plain, measured the same way; their pairs must read 1.00 within
 #     the method's error before a pair with an observer can be read (docs/notebook/performance.md says how close they came).
+#   KEEP=DIR: the run's folder (turns.txt, pairs.txt, every process's log) is copied to DIR at its end.
 #   --mode shared (default): nothing pinned, the APIs and the runners (and observers) share every cpu, as a load run on
 #     one machine does: what the observer's processes spend is taken from the API. --mode pinned: the APIs on the first
 #     cpu, the runners and observers on the second (taskset), as bench-vs-wrk's pinned mode: the API's side alone.
@@ -114,6 +115,8 @@ cleanup() {
   for pid in "${api_pids[@]}" "$stub_pid"; do
     if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
   done
+  # KEEP=DIR keeps the turns (turns.txt: one row per turn, pairs.txt) and every log, for a per-turn reading.
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$work"/. "$KEEP"/ 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT

@@ -8,7 +8,9 @@
 # nproc, the load average before and after and the duration. ONLY=Svc06,RazorPage runs those of the seed's services
 # (and of the repository's) whose names hold one of them; ONLY=Api runs the API's endpoints alone, with no corpus build.
 # CAUSES=N runs instead the seed's first N cause services (issue 38 item 6: CPU, allocations, a slow dependency through
-# IHttpClientFactory, CPU and that dependency), each through run --url --find-capacity, and writes their table by cause.
+# IHttpClientFactory, CPU and that dependency; from the 17th, the shapes of the cold services: a backtracking Regex, LINQ
+# over a large list, a named client that retries 503s, a database that is not HTTP; ONLY=Regex,Linq,Retry,Database picks
+# those), each through run --url --find-capacity, and writes their table by cause.
 # Usage: scripts/diagnosis-benchmark.sh [report file]   (default reports/<date>-diagnosis-benchmark.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."

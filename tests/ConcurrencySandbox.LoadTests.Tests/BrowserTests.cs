@@ -158,6 +158,31 @@ public sealed class BrowserTests : IDisposable
         Assert.True(DistinctPixelBytes(png) > 16, $"the first screen of {kind} is blank");
     }
 
+    /// <summary>Every committed report.html (docs/results: each run's report and each matrix's page), relative to docs/results.</summary>
+    public static TheoryData<string> CommittedPages()
+    {
+        var results = Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results");
+        return [.. Directory.GetFiles(results, "report.html", SearchOption.AllDirectories).Select(file => Path.GetRelativePath(results, file)).Order(StringComparer.Ordinal)];
+    }
+
+    [TheoryWhenChromiumIsInstalled]
+    [MemberData(nameof(CommittedPages))]
+    public async Task EveryCommittedPageOpensColdOnItsAnswerAt1280PxAndFetchesNothing(string file)
+    {
+        // Issue 39's "done when", on the pages as committed: opened cold, the first screen answers, nothing is clipped or fetched.
+        var page = await OpenAsync(new Uri(Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", file)).AbsoluteUri);
+        await page.Page.WaitForFunctionAsync("() => document.querySelector('#report h1') !== null", null, new() { Timeout = 60_000 });
+
+        var firstScreen = await page.Page.EvaluateAsync<string[]>(
+            "() => [...document.querySelectorAll('#report h1, p.answer')].filter(e => e.getBoundingClientRect().bottom < window.innerHeight).map(e => e.tagName.toLowerCase() + '.' + e.className)");
+        Assert.Equal(["h1.", "p.answer"], firstScreen);
+        Assert.DoesNotContain("**", await page.Page.InnerTextAsync("#report"), StringComparison.Ordinal);
+        Assert.Empty(await page.OverflowingAsync());
+        Assert.Empty(page.ConsoleErrors);
+        Assert.Equal([page.Url], page.Requests);
+        await page.FirstScreenAsync($"committed-{file.Replace(Path.DirectorySeparatorChar, '-')}.png");
+    }
+
     [FactWhenChromiumIsInstalled]
     public async Task TileFiguresKeepOneLineAtDesktopAndPhoneWidthsWithLongLowerBounds()
     {

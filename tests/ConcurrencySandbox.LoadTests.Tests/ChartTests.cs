@@ -191,7 +191,7 @@ public class ChartTests
 
         Assert.Contains(">90 %</text>", svg);
         Assert.Contains(">99 %</text>", svg);
-        Assert.Contains($"data-series=\"async ({report.Variants[1].Total.Completed} answered, {report.Variants[1].Total.TimedOut} timed out)\"", svg);
+        Assert.Contains($"data-series=\"async ({CountText.Of(report.Variants[1].Total.Completed)} answered, {CountText.Of(report.Variants[1].Total.TimedOut)} timed out)\"", svg);
         Assert.Null(ReportChart.Distribution(["t"], [report.Analysed().Variants[0] with { Distribution = [] }]));
     }
 
@@ -318,8 +318,8 @@ public class ChartTests
         var svg = EfficiencyChart.Render(runs)!;
 
         Assert.Equal(1, Count(svg, "class=\"panel\"")); // one y axis for every core count
-        Assert.Contains("data-series=\"1 core(s): median efficiency\" data-points=\"3\"", svg);
-        Assert.Contains("data-series=\"2 core(s): median efficiency\" data-points=\"3\"", svg);
+        Assert.Contains("data-series=\"1 core: median efficiency\" data-points=\"3\"", svg);
+        Assert.Contains("data-series=\"2 cores: median efficiency\" data-points=\"3\"", svg);
         Assert.Contains("data-series=\"seed 004, 4 cores (2015)\" data-points=\"2\"", svg);
         Assert.Contains("data-series=\"seed 004, 1 core (2015)\" data-points=\"2\"", svg);
         Assert.Contains("data-series=\"limit 100 % (the most 1 core gives)\" data-points=\"2\"", svg);
@@ -341,8 +341,8 @@ public class ChartTests
         var svg = EfficiencyChart.Render(runs)!;
 
         // 1,000 cycles is inconclusive (+-30 % against a 5 % target), 180 % on one core is impossible.
-        Assert.Contains("data-series=\"1 core(s): median efficiency\" data-points=\"1\"", svg);
-        Assert.Contains("data-series=\"1 core(s): no verdict (ring)\" data-points=\"2\"", svg);
+        Assert.Contains("data-series=\"1 core: median efficiency\" data-points=\"1\"", svg);
+        Assert.Contains("data-series=\"1 core: no verdict (ring)\" data-points=\"2\"", svg);
         Assert.Equal(2 + 1, Count(svg, "fill=\"white\" stroke=\"#1f77b4\"")); // two rings and the legend's swatch
     }
 
@@ -357,12 +357,12 @@ public class ChartTests
         var svg = EfficiencyChart.Render(runs)!;
 
         // 1,000 cycles is inconclusive (+-30 %): a ring, and the line goes from 1 to 1,000,000 cycles in one stroke.
-        var line = SeriesGroup(svg, "2 core(s): median efficiency");
+        var line = SeriesGroup(svg, "2 cores: median efficiency");
         Assert.Contains("data-points=\"2\"", line);
         Assert.Equal(1, Count(line, "<polyline"));
-        Assert.Contains("data-points=\"1\"", SeriesGroup(svg, "2 core(s): no verdict (ring)"));
+        Assert.Contains("data-points=\"1\"", SeriesGroup(svg, "2 cores: no verdict (ring)"));
         // A capped whisker per row, the ring's too (the table prints every row's CI), however short: never "lying on" the line.
-        var whiskers = SeriesGroup(svg, "2 core(s): 95 % CI (whiskers)");
+        var whiskers = SeriesGroup(svg, "2 cores: 95 % CI (whiskers)");
         Assert.Contains("data-points=\"6\"", whiskers);
         Assert.Equal(3, Count(whiskers, "<path d=\"M"));
         Assert.DoesNotContain("lies on", string.Join(" ", HiddenSeries.Notes(svg)), StringComparison.Ordinal);
@@ -381,10 +381,10 @@ public class ChartTests
         Assert.StartsWith("solid lines: ", EfficiencyChart.Footnote, StringComparison.Ordinal);
         Assert.Contains("; capped whiskers: each row", EfficiencyChart.Footnote, StringComparison.Ordinal);
         Assert.Contains("; hollow rings: ", EfficiencyChart.Footnote, StringComparison.Ordinal);
-        Assert.Contains("stroke-width=\"2.5\"", SeriesGroup(svg, "2 core(s): median efficiency"));
+        Assert.Contains("stroke-width=\"2.5\"", SeriesGroup(svg, "2 cores: median efficiency"));
         Assert.DoesNotContain("left out of the lines", svg);
-        Assert.Contains("H", SeriesGroup(svg, "2 core(s): 95 % CI (whiskers)").Split("<path d=\"")[1].Split('"')[0], StringComparison.Ordinal);
-        Assert.Contains("fill=\"white\"", SeriesGroup(svg, "2 core(s): no verdict (ring)"));
+        Assert.Contains("H", SeriesGroup(svg, "2 cores: 95 % CI (whiskers)").Split("<path d=\"")[1].Split('"')[0], StringComparison.Ordinal);
+        Assert.Contains("fill=\"white\"", SeriesGroup(svg, "2 cores: no verdict (ring)"));
     }
 
     private static string SeriesGroup(string svg, string series)

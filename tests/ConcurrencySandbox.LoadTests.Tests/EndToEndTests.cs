@@ -79,7 +79,7 @@ public sealed class EndToEndTests : IDisposable
         {
             var measured = matrix.Contains($"| {cpus} core: Sync |", StringComparison.Ordinal)
                 && matrix.Contains($"\n| {cpus} | {cpus} | threadpool@{cpus}cpu |", StringComparison.Ordinal);
-            Assert.True(measured || matrix.Contains($"{cpus} core(s): skipped", StringComparison.Ordinal), $"{cpus} core(s) neither measured nor skipped:\n{matrix}");
+            Assert.True(measured || matrix.Contains($"{CountText.Of(cpus, "core")}: skipped", StringComparison.Ordinal), $"{CountText.Of(cpus, "core")} neither measured nor skipped:\n{matrix}");
         }
         Assert.Contains("threadpool@1cpu", await File.ReadAllTextAsync(Path.Combine(_out, "curves.csv")));
     }
@@ -178,9 +178,9 @@ public sealed class EndToEndTests : IDisposable
             var (code, output, error) = await CommandRun.InterruptAfterAsync(runner, line => line.StartsWith("fanout/threadpool@1cpu step ", StringComparison.Ordinal), first);
 
             Assert.True(code == CommandLine.ExitCancelled, $"exit {code}: {error}\n{output}");
-            const string where = "partial: stopped in the fan-out on 1 core(s), after variant threadpool@1cpu step ";
+            const string where = "partial: stopped in the fan-out on 1 core, after variant threadpool@1cpu step ";
             Assert.Contains($"== PARTIAL REPORT: {where}", output);
-            Assert.Contains("finished before it: the compute sweep on 1 core(s)", output);
+            Assert.Contains("finished before it: the compute sweep on 1 core", output);
             // No verdict from part of a matrix: hypothesis 3 and the fan-out are not judged, and no experiment's verdict line is printed.
             Assert.Contains("== matrix: " + Matrix.MatrixRunner.Hypothesis3Name + " not judged: ", output);
             Assert.DoesNotContain("== fanout: ", output);

@@ -29,8 +29,8 @@ public class FigureFlagTests
 
         Assert.Equal(StopReason.BudgetSpent, sweep.Rows[0].Stopped); // the API writes the reason as a camelCase word
         Assert.Equal(3, flags.Count);
-        Assert.Contains(flags, f => f.Kind == FlagKind.Impossible && f.Figure == "2 core(s), 10 cycles: % efficiency" && f.Value == "725 % [710, 740] n=8, min 700");
-        Assert.Contains(flags, f => f.Kind == FlagKind.Inconclusive && f.Figure == "2 core(s), 10 cycles: sync");
-        Assert.Contains(flags, f => f.Kind == FlagKind.Busy && f.Figure == "2 core(s), 1,000,000,000 cycles: machine");
+        Assert.Contains(flags, f => f.Kind == FlagKind.Impossible && f.Figure == "2 cores, 10 cycles: % efficiency" && f.Value == "725 % [710, 740] n=8, min 700");
+        Assert.Contains(flags, f => f.Kind == FlagKind.Inconclusive && f.Figure == "2 cores, 10 cycles: sync");
+        Assert.Contains(flags, f => f.Kind == FlagKind.Busy && f.Figure == "2 cores, 1,000,000,000 cycles: machine");
     }
 }

@@ -153,7 +153,7 @@ public sealed class HiddenSeriesTests : IDisposable
 
         Assert.Empty(HiddenSeries.In(fanOut));
         Assert.Empty(HiddenSeries.In(efficiency));
-        Assert.Contains("2 core(s): median efficiency lies on 1 core(s): median efficiency at every point: drawn on top in short dashes with hollow diamonds", HiddenSeries.Notes(efficiency));
+        Assert.Contains("2 cores: median efficiency lies on 1 core: median efficiency at every point: drawn on top in short dashes with hollow diamonds", HiddenSeries.Notes(efficiency));
     }
 
     [Fact]

@@ -31,7 +31,7 @@ public class MatrixTests
     [InlineData(101, 4, 1, "confirmed: on 1 core Task.Run's efficiency at 1,000,000,000 cycles was 101 % [97, 105] n=10")]
     [InlineData(180, 4, 2, "refuted")] // the API was not really pinned: 180 % is possible on the 2 cores it had
     [InlineData(180, 4, 1, "not decided")] // impossible on one core even at the CI's lower end
-    [InlineData(101, 30, 1, "not decided: on 1 core the row at 1,000,000,000 cycles did not pass its checks (1 core(s), 1,000,000,000 cycles: % efficiency inconclusive: +-30 %")]
+    [InlineData(101, 30, 1, "not decided: on 1 core the row at 1,000,000,000 cycles did not pass its checks (1 core, 1,000,000,000 cycles: % efficiency inconclusive: +-30 %")]
     public void Hypothesis3IsJudgedOnOneCoreAtTheLargestAmountOnlyWhenThatRowPassedItsChecks(double efficiencyAtLargest, double halfWidthPercent, int apiProcessorCount, string expected)
     {
         CoreCountRun[] runs =
@@ -87,9 +87,11 @@ public class MatrixTests
         var markdown = MatrixRunner.Markdown(runs, "Hypothesis 3 of seed 004 ...", new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1), null, 1_000, null);
 
         var answer = lines[1];
-        Assert.StartsWith($"p.answer the matrix re-runs {SeedReports.Introduce("004")} (its compute sweep) and {SeedReports.Introduce("003")} (its fan-out) with the API on 1 core(s) and 2 core(s)", answer, StringComparison.Ordinal);
-        Assert.Contains($"the fan-out on 1 core(s): {PlainAnswer.Found(runs[0].FanOut!)}", answer, StringComparison.Ordinal);
-        Assert.Contains($"the fan-out on 2 core(s): {PlainAnswer.Found(runs[1].FanOut!, effectSaid: true)}", answer, StringComparison.Ordinal);
+        Assert.StartsWith($"p.answer the matrix re-runs {SeedReports.Introduce("004")} (its compute sweep) and {SeedReports.Introduce("003")} (its fan-out) with the API on 1 core and 2 cores", answer, StringComparison.Ordinal);
+        // What won the sweep, by how much and how sure, before the fan-outs: the largest row's efficiency with its CI and the break-even.
+        Assert.Contains("with the API on 1 core and 2 cores; the compute sweep: Task.Run's efficiency at 1,000,000,000 cycles 100 % [99, 101] on 1 core and 100 % [99, 101] on 2 cores (100 % is no gain); its break-even none in the sweep on 1 core, none in the sweep on 2 cores; the fan-out on 1 core: ", answer, StringComparison.Ordinal);
+        Assert.Contains($"the fan-out on 1 core: {PlainAnswer.Found(runs[0].FanOut!)}", answer, StringComparison.Ordinal);
+        Assert.Contains($"the fan-out on 2 cores: {PlainAnswer.Found(runs[1].FanOut!, effectSaid: true)}", answer, StringComparison.Ordinal);
         Assert.Equal(2, answer.Split(SeedReports.Effect("003")!).Length);
         Assert.Equal("p.verdict Hypothesis 3 of seed 004 ...", lines[2]);
         var firstHeading = lines.ToList().FindIndex(line => line.StartsWith("h2 ", StringComparison.Ordinal));

@@ -66,7 +66,7 @@ public partial class PoolAdjustmentMarkerTests
         var panel = PoolPanel(svg, "threadpool");
         Assert.Single(MarkerPaths(panel, "pool adjustment: Starvation"));
         Assert.Contains(Legend(panel), text => text == "pool adjustment: Starvation (1)");
-        Assert.Contains("2 marker(s) outside the x axis are not drawn", HiddenSeries.Notes(svg));
+        Assert.Contains("2 markers outside the x axis are not drawn", HiddenSeries.Notes(svg));
         var frame = panel.Elements(Svg + "rect").Single(r => (string?)r.Attribute("fill") == "none");
         Assert.All(Groups(panel, "markers").SelectMany(g => g.Elements(Svg + "path")).SelectMany(Xs),
             x => Assert.InRange(x, Number(frame, "x") - 5, Number(frame, "x") + Number(frame, "width") + 5));

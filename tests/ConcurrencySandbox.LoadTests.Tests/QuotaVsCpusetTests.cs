@@ -16,7 +16,7 @@ public class QuotaVsCpusetTests
 
         Assert.Equal(LimitFinding.QuotaCostsMore, verdict.Finding);
         Assert.Equal(2.0, verdict.Ratio.Median, 3);
-        Assert.StartsWith("ok: quota vs cpuset at 1 core(s), single-threaded request: quota / cpuset time 2.00 x [1.95, 2.10] n=12", verdict.Line(), StringComparison.Ordinal);
+        Assert.StartsWith("ok: quota vs cpuset at 1 core, single-threaded request: quota / cpuset time 2.00 x [1.95, 2.10] n=12", verdict.Line(), StringComparison.Ordinal);
         Assert.Contains("the quota costs more: 100 % longer, CI [95 %, 110 %]", verdict.Line(), StringComparison.Ordinal);
     }
 
@@ -57,7 +57,7 @@ public class QuotaVsCpusetTests
         Assert.Equal(LimitFinding.NoDifference, narrow.Finding);
         Assert.StartsWith("ok: ", narrow.Line(), StringComparison.Ordinal);
         Assert.Equal(LimitFinding.Inconclusive, wide.Finding);
-        Assert.StartsWith("inconclusive: quota vs cpuset at 2 core(s)", wide.Line(), StringComparison.Ordinal);
+        Assert.StartsWith("inconclusive: quota vs cpuset at 2 cores", wide.Line(), StringComparison.Ordinal);
         Assert.Contains("a difference of that size is not ruled out", wide.Line(), StringComparison.Ordinal);
     }
 
@@ -82,7 +82,7 @@ public class QuotaVsCpusetTests
         var verdict = QuotaVsCpuset.Judge("request", 1, Rounds(3, 3, 3, 3, 3), 10);
 
         Assert.Equal(LimitFinding.Inconclusive, verdict.Finding);
-        Assert.Contains("5 round(s) give no 95 % CI (at least 6 needed)", verdict.Line(), StringComparison.Ordinal);
+        Assert.Contains("5 rounds give no 95 % CI (at least 6 needed)", verdict.Line(), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -159,7 +159,7 @@ public class QuotaVsCpusetTests
         var unread = QuotaVsCpuset.Judge("throttled burst", 1, Rounds(2.0, 2.1, 1.9, 2.2, 2.0, 2.05, 1.95, 2.1, 2.0, 2.3, 1.8, 2.0), 10, null, null, mustThrottle: true);
 
         Assert.Equal(LimitFinding.Inconclusive, verdict.Finding);
-        Assert.StartsWith("inconclusive: quota vs cpuset at 1 core(s), throttled burst:", verdict.Line(), StringComparison.Ordinal);
+        Assert.StartsWith("inconclusive: quota vs cpuset at 1 core, throttled burst:", verdict.Line(), StringComparison.Ordinal);
         Assert.Contains("not throttled: 0 of 40 CFS periods of the quota container throttled, so this run says nothing about what throttling costs (no verdict)", verdict.Line(), StringComparison.Ordinal);
         Assert.DoesNotContain("costs more", verdict.Line(), StringComparison.Ordinal);
         Assert.Equal(LimitFinding.Inconclusive, unread.Finding);
@@ -195,7 +195,7 @@ public class QuotaVsCpusetTests
 
         Assert.NotNull(why);
         Assert.StartsWith($"not applicable: a --cpus {cores} quota on a {hostCpus}-CPU host can never be exceeded", why, StringComparison.Ordinal);
-        Assert.Equal($"skipped: quota vs cpuset at {cores} core(s), throttled burst: {why}", QuotaVsCpuset.SkippedLine(cores, "throttled burst", why));
+        Assert.Equal($"skipped: quota vs cpuset at {cores} cores, throttled burst: {why}", QuotaVsCpuset.SkippedLine(cores, "throttled burst", why));
     }
 
     [Theory]

@@ -46,7 +46,7 @@ public sealed partial class ReportReadabilityTests : IDisposable
         ReportWriter.Write(_out, report, "x");
 
         var table = ReportWriter.StepTable(report.Analysed())!;
-        Assert.Equal(["100 users", "900 users", "1700 users", "2500 users", "3300 users", "3700 users (knee)", "4100 users", "4900 users", "5700 users", "6500 users", "7300 users", "8000 users"],
+        Assert.Equal(["100 users", "900 users", "1,700 users", "2,500 users", "3,300 users", "3,700 users (knee)", "4,100 users", "4,900 users", "5,700 users", "6,500 users", "7,300 users", "8,000 users"],
             table.Rows.Where(r => !r[1].StartsWith("tail", StringComparison.Ordinal)).Select(r => r[1]));
         var markdown = File.ReadAllText(Path.Combine(_out, "summary.md"));
         Assert.Contains("allocating shows 12 of its 80 steps (every 8 steps from the first, the knee and the last); steps.csv holds every step", markdown, StringComparison.Ordinal);

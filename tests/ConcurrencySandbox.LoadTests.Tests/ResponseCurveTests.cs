@@ -65,7 +65,7 @@ public sealed class ResponseCurveTests
 
         Assert.Equal(new KneeFinding(null, null), fewAtTheBend);
         Assert.Null(fewAtFirst.Knee);
-        Assert.Equal($"its first step (2 users) had 3 request(s) with a latency, fewer than the {ResponseCurve.MinimumRequestsPerStep} a step needs to give an unloaded latency", fewAtFirst.NoKneeBecause);
+        Assert.Equal($"its first step (2 users) had 3 requests with a latency, fewer than the {ResponseCurve.MinimumRequestsPerStep} a step needs to give an unloaded latency", fewAtFirst.NoKneeBecause);
     }
 
     [Fact]

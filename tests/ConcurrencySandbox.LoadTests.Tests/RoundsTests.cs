@@ -53,7 +53,7 @@ public class RoundsTests
         // Six values: the distribution-free 95 % CI of the median is [min, max].
         Assert.Equal(99.5, finding.Interval!.Median);
         Assert.Equal((95.0, 103.0), (finding.Interval.Low!.Value, finding.Interval.High!.Value));
-        Assert.Contains("taskrun / sync throughput 100 % [95, 103] over 6 of 6 round(s); the median round: ", finding.Verdict);
+        Assert.Contains("taskrun / sync throughput 100 % [95, 103] over 6 of 6 rounds; the median round: ", finding.Verdict);
         Assert.Contains(shown, new[] { 1, 2, 5 });
     }
 
@@ -81,7 +81,7 @@ public class RoundsTests
         var (finding, _) = RoundVerdict.Judge(RoundsOf([95, 96, 97]), 6, "stopped after 3 of 6 rounds");
 
         Assert.Equal(Outcome.Inconclusive, finding.Outcome);
-        Assert.Contains("3 round(s) give no 95 % CI", finding.Verdict);
+        Assert.Contains("3 rounds give no 95 % CI", finding.Verdict);
         Assert.Contains("stopped after 3 of 6 rounds", finding.Verdict);
     }
 
@@ -127,7 +127,7 @@ public class RoundsTests
         Assert.Equal(impossible, why is not null);
         if (impossible)
         {
-            Assert.Contains($"above what {cores} core(s) allow ({cores * 100} %)", why);
+            Assert.Contains($"above what {(cores == 1 ? "1 core allows" : $"{cores} cores allow")} ({cores * 100} %)", why);
             Assert.Contains("warm-up", why);
         }
     }
@@ -139,7 +139,7 @@ public class RoundsTests
 
         Assert.Equal(Outcome.Impossible, finding.Outcome);
         Assert.Null(finding.Figure);
-        Assert.Contains("300 % is above what 2 core(s) allow", finding.Verdict);
+        Assert.Contains("300 % is above what 2 cores allow", finding.Verdict);
     }
 
     [Fact]
@@ -258,7 +258,7 @@ public class RoundsTests
         ReportWriter.PrintOutcome(summary, "out", console);
 
         Assert.DoesNotContain("|", summary.Verdict);
-        Assert.Contains("over 6 of 6 round(s);", summary.Verdict);
+        Assert.Contains("over 6 of 6 rounds;", summary.Verdict);
         var lines = ReportWriter.RoundLines(summary);
         Assert.Equal(6, lines.Count);
         Assert.Equal("round 1: default-pool then min-workers-200: 9.6 (reproduced)", lines[0]);

@@ -128,4 +128,45 @@ public sealed class StreamingClaimsTests
         seconds,
         new StreamingServerCounters(ConnectedClients: Load.Clients, Load.Clients, 0, 0, 0, messages, 0, 0, 0, [], 0, 0),
         new StreamingProcessFigures(allocatedBytes, 0, 0, 0, 0, cpuMs, 0, heapBytes, 0, 0));
+
+    [Fact]
+    public void OneClaimConfirmedBesideTwoInconclusiveIsPartlyReproducedNeverReproduced()
+    {
+        // streaming-quick-quiet said "Reproduced" over garbage gone confirmed, heap halved and less CPU inconclusive.
+        IReadOnlyList<Claim> claims =
+        [
+            new("garbage gone", ClaimVerdict.Confirmed, "-0.3 %", "[-1.2, 0.1]", "every interval at or below the line; the claim: ..."),
+            new("heap halved", ClaimVerdict.Inconclusive, "66.6 %", "[55.7, 87.7]", "an interval straddles the line; the claim: ..."),
+            new("less CPU", ClaimVerdict.Inconclusive, "88.2 %", "[60, 129]", "an interval straddles the line; the claim: ..."),
+        ];
+
+        var finding = Finding.OfClaims(claims, [], "timing.");
+        var allConfirmed = Finding.OfClaims([.. claims.Select(c => c with { Verdict = ClaimVerdict.Confirmed })], [], "timing.");
+
+        Assert.Equal(Outcome.Inconclusive, finding.Outcome);
+        Assert.True(finding.Partly);
+        Assert.StartsWith("Partly reproduced: 1 of 3 claims confirmed, 2 inconclusive (heap halved: an interval straddles the line; less CPU: an interval straddles the line): timing.", finding.Verdict, StringComparison.Ordinal);
+        Assert.Equal(Outcome.Reproduced, allConfirmed.Outcome);
+        Assert.StartsWith("Reproduced: timing.", allConfirmed.Verdict, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TheCommittedStreamingRunRenderedAgainSaysPartlyReproducedOnEveryPageAndInItsFirstSentence()
+    {
+        var file = Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", "streaming-quick-quiet", ReportWriter.SummaryFileName);
+        var committed = RunSummary.Parse(File.ReadAllText(file));
+
+        var summary = RunAnalysis.Reworded(committed);
+
+        Assert.Equal(nameof(Outcome.Inconclusive), summary.Outcome);
+        Assert.StartsWith("Partly reproduced: 1 of 3 claims confirmed, 2 inconclusive (heap halved: an interval straddles the line; less CPU: an interval straddles the line): ", summary.Verdict, StringComparison.Ordinal);
+        // The rest of the run's sentence as it wrote it.
+        Assert.EndsWith(committed.Verdict[committed.Verdict.IndexOf(": ", StringComparison.Ordinal)..], summary.Verdict, StringComparison.Ordinal);
+        Assert.Contains("partly reproduced: 1 of 3 claims confirmed, 2 inconclusive", summary.Answer, StringComparison.Ordinal);
+        var lines = RenderedPage.Lines(ReportWriter.ReportHtml(summary));
+        Assert.Contains($"p.verdict {summary.Verdict}", lines);
+        Assert.Contains(summary.Verdict, ReportWriter.SummaryMarkdown(summary), StringComparison.Ordinal);
+        // The same words twice render the same: the rule is stable on its own output.
+        Assert.Equal(summary.Verdict, RunAnalysis.Reworded(summary).Verdict);
+    }
 }

@@ -154,9 +154,25 @@ public sealed record HotMethods(int CpuSamples, double Seconds, IReadOnlyList<Ho
         return new HotMethods(running.Count, rounds.Sum(r => r.Seconds), routed) { NativeCalls = native };
     }
 
-    /// <summary>Whether the sample caught its thread running: in managed code, or in user code's callees that are no wait (<see cref="BlockingSites.IsBusy"/>).</summary>
+    /// <summary>
+    /// Whether the sample caught its thread running: in managed code, or in user code's callees that are no wait
+    /// (<see cref="BlockingSites.IsBusy"/>); never a pool worker spinning while it waits for work (<see cref="WaitsForWork"/>).
+    /// </summary>
     public static bool Ran(ThreadStack sample) =>
-        BlockingSites.UserFrame(sample) >= 0 ? BlockingSites.IsBusy(sample) : sample.Frames.Count > 0 && sample.Frames[0] == BlockingSites.OnCpu;
+        BlockingSites.UserFrame(sample) >= 0 ? BlockingSites.IsBusy(sample) : sample.Frames.Count > 0 && sample.Frames[0] == BlockingSites.OnCpu && !WaitsForWork(sample);
+
+    /// <summary>
+    /// Whether the sample caught a pool worker with no work item, spinning in managed code before it parks: its leaf
+    /// managed frame is the pool's wait for work (LowLevelLifoSemaphore's, or the worker's loop itself). Not the service's
+    /// work, and gone once the cores are short (a worker spins only while there is nothing to run): counted as CPU, those
+    /// spins held 22 of the 27 running samples without an application frame on a cold service's Regex handler
+    /// (issue 38, Vetting, 2026-11-29), and their half of its CPU samples hid the hot method under the half a method needs.
+    /// </summary>
+    public static bool WaitsForWork(ThreadStack sample) =>
+        sample.Frames is [_, var managed, ..] && (managed.StartsWith(PoolWaitForWork, StringComparison.Ordinal) || managed == PoolWorkerLoop);
+
+    private const string PoolWaitForWork = "System.Threading.LowLevelLifoSemaphore.";
+    private const string PoolWorkerLoop = "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart";
 
     /// <summary>
     /// The method of the application the JIT inlined into the user frame at <paramref name="frame"/> and that the sample

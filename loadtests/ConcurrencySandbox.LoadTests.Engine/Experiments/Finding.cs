@@ -86,8 +86,69 @@ public sealed record Claim(string What, ClaimVerdict Verdict, string Figure, str
     /// </summary>
     public bool OnVerdictFigure { get; init; }
 
+    /// <summary>The claim as the summary holds it, which every report prints.</summary>
+    public SummaryClaim Summary => new(What, Verdict.ToString(), Figure, Interval, Why);
+
     /// <summary>"heap halved: refuted: saea-pooled 153 % of allocating's [148, 160] (the seed's about 50 %)".</summary>
-    public string Line => new SummaryClaim(What, Verdict.ToString(), Figure, Interval, Why).Line;
+    public string Line => Summary.Line;
+}
+
+/// <summary>
+/// The one rule that words a verdict over a seed's claims, for a run's finding (<see cref="Finding.Verdict"/>), for a
+/// summary rendered again (<c>report</c>) and for the first sentence: a verdict rests only on the claims whose figures
+/// passed their checks, so "Reproduced" only when every claim is confirmed; some confirmed and the rest inconclusive or
+/// refuted reads "Partly reproduced: 1 of 3 claims confirmed, 2 inconclusive (heap halved: an interval straddles the
+/// line; less CPU: an interval straddles the line)", an inconclusive outcome.
+/// </summary>
+public static class ClaimsVerdict
+{
+    /// <summary>True when some claims are confirmed and not all, in an outcome that is no verdict either way.</summary>
+    public static bool Partly(Outcome outcome, IReadOnlyList<SummaryClaim> claims) =>
+        outcome == Outcome.Inconclusive && claims.Any(c => Is(c, ClaimVerdict.Confirmed)) && !AllConfirmed(claims);
+
+    /// <summary>True when every claim is confirmed (and there is one): what "Reproduced" over claims needs.</summary>
+    public static bool AllConfirmed(IReadOnlyList<SummaryClaim> claims) => claims.Count > 0 && claims.All(c => Is(c, ClaimVerdict.Confirmed));
+
+    /// <summary>
+    /// The outcome a run stated, held to this rule: "Reproduced" over claims not all confirmed is inconclusive (partly
+    /// reproduced); any other outcome as stated.
+    /// </summary>
+    public static Outcome Held(Outcome stated, IReadOnlyList<SummaryClaim> claims) =>
+        stated == Outcome.Reproduced && claims.Count > 0 && !AllConfirmed(claims) ? Outcome.Inconclusive : stated;
+
+    /// <summary>
+    /// "1 of 3 claims confirmed, 2 inconclusive": how many claims have <paramref name="lead"/>'s verdict, then the others
+    /// by verdict; empty when every claim has it.
+    /// </summary>
+    public static string Tally(IReadOnlyList<SummaryClaim> claims, ClaimVerdict lead)
+    {
+        var led = claims.Count(c => Is(c, lead));
+        if (led == claims.Count)
+        {
+            return "";
+        }
+        var others = claims.Where(c => !Is(c, lead)).GroupBy(c => c.Verdict.ToLowerInvariant()).Select(g => $"{CountText.Of(g.Count())} {g.Key}");
+        return $"{CountText.Of(led)} of {CountText.Of(claims.Count, "claim")} {lead.ToString().ToLowerInvariant()}, {string.Join(", ", others)}";
+    }
+
+    /// <summary>
+    /// The verdict's first words: "Reproduced", "Not reproduced", "Inconclusive", ..., or "Partly reproduced: 1 of 3
+    /// claims confirmed, 2 inconclusive (heap halved: why; less CPU: why)", each claim not confirmed with the first
+    /// clause of its why.
+    /// </summary>
+    public static string Label(Outcome outcome, IReadOnlyList<SummaryClaim> claims) => Partly(outcome, claims)
+        ? $"Partly reproduced: {Tally(claims, ClaimVerdict.Confirmed)} ({string.Join("; ", claims.Where(c => !Is(c, ClaimVerdict.Confirmed)).Select(c => $"{c.What}: {c.Why.Split("; ")[0]}"))})"
+        : outcome switch
+        {
+            Outcome.Reproduced => "Reproduced",
+            Outcome.NotReproduced => "Not reproduced",
+            Outcome.Inconclusive => "Inconclusive",
+            Outcome.Impossible => "Impossible figure, no verdict",
+            Outcome.NoVerdict => "smoke: no verdict",
+            _ => "Not assessed",
+        };
+
+    private static bool Is(SummaryClaim claim, ClaimVerdict verdict) => claim.Verdict == verdict.ToString();
 }
 
 /// <summary>What the data says about the seed's effect: the outcome, the figures side by side and one computed sentence.</summary>
@@ -103,21 +164,22 @@ public sealed record Finding(Outcome Outcome, IReadOnlyList<SeedComparison> Comp
     public IReadOnlyList<Claim> Claims { get; init; } = [];
 
     /// <summary>
-    /// True when the claims disagree (one confirmed, another refuted) in a finding judged from them: the headline says
-    /// "Partly reproduced". Never for a finding that is no verdict (smoke, impossible), whatever its claims.
+    /// True when some claims are confirmed and the others not (<see cref="ClaimsVerdict.Partly"/>) in a finding judged
+    /// from them: the headline says "Partly reproduced". Never for a finding that is no verdict (smoke, impossible),
+    /// whatever its claims.
     /// </summary>
-    public bool Partly => Outcome == Outcome.Inconclusive && Claims.Any(c => c.Verdict == ClaimVerdict.Confirmed) && Claims.Any(c => c.Verdict == ClaimVerdict.Refuted);
+    public bool Partly => ClaimsVerdict.Partly(Stated, SummaryClaims);
 
-    /// <summary>The sentence the reports print: "Reproduced: ...", "Partly reproduced: ...", "Not reproduced: ...", "Inconclusive: ..." or "Not assessed: ...".</summary>
-    public string Verdict => $"{(Partly ? "Partly reproduced" : Outcome switch
-    {
-        Outcome.Reproduced => "Reproduced",
-        Outcome.NotReproduced => "Not reproduced",
-        Outcome.Inconclusive => "Inconclusive",
-        Outcome.Impossible => "Impossible figure, no verdict",
-        Outcome.NoVerdict => "smoke: no verdict",
-        _ => "Not assessed",
-    })}: {Detail}";
+    /// <summary>
+    /// The outcome held to its claims (<see cref="ClaimsVerdict.Held"/>): what the reports print and the summary keeps,
+    /// so a finding stated "Reproduced" over claims not all confirmed reads partly reproduced wherever it is made.
+    /// </summary>
+    public Outcome Stated => ClaimsVerdict.Held(Outcome, SummaryClaims);
+
+    /// <summary>The sentence the reports print: "Reproduced: ...", "Partly reproduced: 1 of 3 claims confirmed, ...: ...", "Not reproduced: ...", "Inconclusive: ..." or "Not assessed: ...".</summary>
+    public string Verdict => $"{ClaimsVerdict.Label(Stated, SummaryClaims)}: {Detail}";
+
+    private IReadOnlyList<SummaryClaim> SummaryClaims => [.. Claims.Select(c => c.Summary)];
 
     public static Finding NotAssessed(string why) => new(Outcome.NotAssessed, [], why);
 
@@ -125,17 +187,17 @@ public sealed record Finding(Outcome Outcome, IReadOnlyList<SeedComparison> Comp
     public static Finding Impossible(IReadOnlyList<SeedComparison> comparisons, string why) => new(Outcome.Impossible, comparisons, why);
 
     /// <summary>
-    /// A finding from the claims its figures decide (inconclusive ones decide nothing, and the detail names them):
-    /// reproduced when every decided claim is confirmed, not reproduced when every one is refuted, else inconclusive as
-    /// a whole (printed "Partly reproduced" when they disagree).
+    /// A finding from the claims its figures decide: reproduced when every claim is confirmed, not reproduced when every
+    /// decided one is refuted, else inconclusive as a whole (printed "Partly reproduced" when some are confirmed).
     /// </summary>
     public static Finding OfClaims(IReadOnlyList<Claim> claims, IReadOnlyList<SeedComparison> comparisons, string detail) =>
         new(OutcomeOf(claims), comparisons, $"{detail} Claims: {Tally(claims)}.") { Claims = claims };
 
     /// <summary>
-    /// Reproduced when every decided claim is confirmed, not reproduced when every one is refuted, else (none decided, or
-    /// they disagree) inconclusive; inconclusive too when the claim on the verdict figure is (<see cref="Claim.OnVerdictFigure"/>):
-    /// the other claims cannot state the verdict without it.
+    /// Reproduced when every claim is confirmed (an inconclusive one leaves part of the effect unshown: <see cref="ClaimsVerdict"/>),
+    /// not reproduced when every decided one is refuted, else (none decided, some confirmed and some not) inconclusive;
+    /// inconclusive too when the claim on the verdict figure is (<see cref="Claim.OnVerdictFigure"/>): the other claims
+    /// cannot state the verdict without it.
     /// </summary>
     public static Outcome OutcomeOf(IReadOnlyList<Claim> claims)
     {
@@ -145,7 +207,7 @@ public sealed record Finding(Outcome Outcome, IReadOnlyList<SeedComparison> Comp
         }
         var decided = claims.Where(c => c.Verdict != ClaimVerdict.Inconclusive).ToList();
         return decided.Count == 0 ? Outcome.Inconclusive
-            : decided.All(c => c.Verdict == ClaimVerdict.Confirmed) ? Outcome.Reproduced
+            : ClaimsVerdict.AllConfirmed([.. claims.Select(c => c.Summary)]) ? Outcome.Reproduced
             : decided.All(c => c.Verdict == ClaimVerdict.Refuted) ? Outcome.NotReproduced
             : Outcome.Inconclusive;
     }

@@ -34,8 +34,8 @@ public sealed record ResponseCurveModel(string Title, string LoadLabel, string L
                 var steps = ramp.OrderBy(s => s.Load).ToList();
                 var held = steps.Where(s => s.BrokeBecause is null).Select(s => s.Load).ToList();
                 var broke = steps.FirstOrDefault(s => s.BrokeBecause is not null);
-                var line = FormattableString.Invariant($"{ramp.Key}: held {(held.Count == 0 ? "at no load" : $"up to {held.Max():0.##} {capacity.Unit}")}; ")
-                    + (broke is null ? "no step broke the SLO" : FormattableString.Invariant($"broke at {broke.Load:0.##} {capacity.Unit} ({broke.BrokeBecause})"));
+                var line = $"{ramp.Key}: held {(held.Count == 0 ? "at no load" : $"up to {ResponseCurve.LoadText(held.Max(), capacity.Unit)}")}; "
+                    + (broke is null ? "no step broke the SLO" : $"broke at {ResponseCurve.LoadText(broke.Load, capacity.Unit)} ({broke.BrokeBecause})");
                 return new ChartCurve(ramp.Key, i == 0 ? summary.Variants[0].Color : VariantPalette.LoadColor,
                     [.. steps.Select(s => new SummaryCurvePoint(s.Load, s.P50Ms, s.P99Ms, s.OkPerSecond, s.Answered, s.TimedOut, 0, null))],
                     null, line, [.. steps.Select(s => s.BrokeBecause)]);

@@ -1,4 +1,3 @@
-using System.Globalization;
 using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
@@ -36,8 +35,8 @@ internal static class ObserverSection
         ["variant", "process", "samples", "longest gap (s)", "pool adjustments by reason", "pool threads at the peak", "series"],
         [.. r.Observations.Select(o => (IReadOnlyList<string>)
         [
-            o.Key, o.Value.Process, Invariant($"{o.Value.Samples}"), Invariant($"{o.Value.LongestGapSeconds:0.0#}"),
-            o.Value.Adjustments.Count == 0 ? "none" : string.Join(", ", o.Value.AdjustmentsByReason.Select(a => Invariant($"{a.Key} {a.Value}"))),
+            o.Key, o.Value.Process, CountText.Of(o.Value.Samples), Invariant($"{o.Value.LongestGapSeconds:0.0#}"),
+            o.Value.Adjustments.Count == 0 ? "none" : string.Join(", ", o.Value.AdjustmentsByReason.Select(a => $"{a.Key} {CountText.Of(a.Value)}")),
             o.Value.StacksText ?? o.Value.StacksNote ?? "not sampled",
             o.Value.Series,
         ])],
@@ -61,7 +60,7 @@ internal static class ObserverSection
         {
             return null;
         }
-        IReadOnlyList<IReadOnlyList<string>> rows = [Row("before", before, "default"), Row("after", after, Invariant($"{fix.MinimumThreads}"))];
+        IReadOnlyList<IReadOnlyList<string>> rows = [Row("before", before, "default"), Row("after", after, CountText.Of(fix.MinimumThreads))];
         if (r.Observations.GetValueOrDefault(fix.Before)?.Diagnosis is { Inputs.HoldMs: > 0 } diagnosis)
         {
             rows = [.. rows, Predicted(after.Name, fix.MinimumThreads, diagnosis.Inputs, before.PeakLoad)];
@@ -74,15 +73,15 @@ internal static class ObserverSection
         // With the minimum, no request waits for a thread: each takes the unqueued latency, and a closed load's users go round at that pace.
         static IReadOnlyList<string> Predicted(string label, int minimum, SummaryDiagnosisInputs inputs, double peakLoad) =>
         [
-            "predicted", label, Invariant($"{minimum}"), Invariant($"{inputs.HoldMs:0.#}"), "", "",
+            "predicted", label, CountText.Of(minimum), Invariant($"{inputs.HoldMs:0.#}"), "", "",
             inputs.LoadUnit == "rate" ? Invariant($"{peakLoad:0.##}") : Invariant($"{peakLoad * 1000 / inputs.HoldMs:0.##}"),
-            "0", Invariant($"{minimum}"),
+            "0", CountText.Of(minimum),
         ];
 
         static IReadOnlyList<string> Row(string when, SummaryVariant v, string minimum) =>
         [
             when, v.Name, minimum, ReportWriter.Latency(v, v.MeanMs, "meanMs"), ReportWriter.Latency(v, v.P99Ms, "p99Ms"), ReportWriter.Latency(v, v.MaxMs, "maxMs"),
-            Invariant($"{v.RequestsPerSecond:0.##}"), Invariant($"{v.Failed}"), v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a",
+            Invariant($"{v.RequestsPerSecond:0.##}"), CountText.Of(v.Failed), v.PeakThreads is { } threads ? CountText.Of(threads) : "n/a",
         ];
     }
 

@@ -56,8 +56,8 @@ public static class PlainAnswer
     /// <summary>"held its SLO (p99 ≤ 500 ms) up to 12 users and broke it at 16 users (why)".</summary>
     private static string Capacity(SummaryCapacity c)
     {
-        var held = c.Held is { } h ? Invariant($"held its SLO ({Slo(c)}) up to {h:0.##} {c.Unit}") : $"held its SLO ({Slo(c)}) at no load tried";
-        return held + (c.BrokeAt is { } b ? Invariant($" and broke it at {b:0.##} {c.Unit}{(c.BrokeBecause is { } why ? $" ({why})" : "")}") : ", no load tried broke it");
+        var held = c.Held is { } h ? $"held its SLO ({Slo(c)}) up to {ResponseCurve.LoadText(h, c.Unit)}" : $"held its SLO ({Slo(c)}) at no load tried";
+        return held + (c.BrokeAt is { } b ? $" and broke it at {ResponseCurve.LoadText(b, c.Unit)}{(c.BrokeBecause is { } why ? $" ({why})" : "")}" : ", no load tried broke it");
     }
 
     /// <summary>
@@ -83,8 +83,8 @@ public static class PlainAnswer
         foreach (var v in measured.Where(v => v.Failed > 0))
         {
             yield return v.Outcomes.Completed == 0
-                ? Invariant($"{v.Name} got no answer to any of its {v.Requests} {unit}{How(v.Outcomes)}")
-                : Invariant($"{v.Name} failed {v.Outcomes.FailedPercent:0.#} % of its {v.Requests} {unit}{How(v.Outcomes)}");
+                ? $"{v.Name} got no answer to any of its {CountText.Of(v.Requests)} {unit}{How(v.Outcomes)}"
+                : Invariant($"{v.Name} failed {v.Outcomes.FailedPercent:0.#} % of its {CountText.Of(v.Requests)} {unit}{How(v.Outcomes)}");
         }
     }
 
@@ -98,14 +98,17 @@ public static class PlainAnswer
 
     private static string Singular(string unit) => unit.EndsWith('s') ? unit[..^1] : unit;
 
-    /// <summary>"; seed 003's effect reproduced", with the claims that did not confirm it and the rounds' 95 % CI when there is one.</summary>
+    /// <summary>
+    /// "; seed 003's effect reproduced", "partly reproduced: 1 of 3 claims confirmed, 2 inconclusive" or "not reproduced: 1
+    /// of 3 claims refuted, 2 inconclusive" by the verdict's own rule (<see cref="ClaimsVerdict"/>), with the rounds' 95 %
+    /// CI when there is one.
+    /// </summary>
     private static string Sureness(RunSummary r, bool effectSaid)
     {
         var claims = r.Claims ?? [];
-        var unconfirmed = claims.Where(c => c.Verdict != "Confirmed").GroupBy(c => c.Verdict.ToLowerInvariant()).Select(g => Invariant($"{g.Count()} {g.Key}")).ToList();
-        var ofClaims = claims.Count > 0 && unconfirmed.Count > 0 ? Invariant($" on {claims.Count(c => c.Verdict == "Confirmed")} of {claims.Count} claims ({string.Join(", ", unconfirmed)})") : "";
+        var refuted = ClaimsVerdict.Tally(claims, ClaimVerdict.Refuted);
         var ci = r.Rounds is { Figure: { } figure, Median: { } median } rounds
-            ? Invariant($" ({figure} {median:0.##}{(rounds.Low is { } low && rounds.High is { } high ? Invariant($", 95 % CI {low:0.##} to {high:0.##}") : ", no 95 % CI")} over {rounds.Rounds.Count} rounds)")
+            ? Invariant($" ({figure} {median:0.##}{(rounds.Low is { } low && rounds.High is { } high ? Invariant($", 95 % CI {low:0.##} to {high:0.##}") : ", no 95 % CI")} over {CountText.Of(rounds.Rounds.Count, "round")})")
             : "";
         if (SeedReports.Effect(r.Seed) is not { } words)
         {
@@ -113,10 +116,14 @@ public static class PlainAnswer
             return "";
         }
         var effect = effectSaid ? "" : $" ({words})";
+        if (Enum.TryParse<Outcome>(r.Outcome, out var outcome) && ClaimsVerdict.Partly(outcome, claims))
+        {
+            return $"; seed {r.Seed}'s effect{effect} partly reproduced: {ClaimsVerdict.Tally(claims, ClaimVerdict.Confirmed)}{ci}";
+        }
         return r.Outcome switch
         {
-            nameof(Outcome.Reproduced) => $"; seed {r.Seed}'s effect{effect} reproduced{ofClaims}{ci}",
-            nameof(Outcome.NotReproduced) => $"; seed {r.Seed}'s effect{effect} not reproduced{ofClaims}{ci}",
+            nameof(Outcome.Reproduced) => $"; seed {r.Seed}'s effect{effect} reproduced{ci}",
+            nameof(Outcome.NotReproduced) => $"; seed {r.Seed}'s effect{effect} not reproduced{(refuted.Length > 0 ? $": {refuted}" : "")}{ci}",
             nameof(Outcome.Inconclusive) => $"; whether seed {r.Seed}'s effect{effect} holds is inconclusive{ci}: {Undecided(r)}",
             nameof(Outcome.Impossible) => "; no verdict: a figure cannot be true on this machine (flagged below)",
             nameof(Outcome.NotAssessed) => r.Partial is not null ? "; no verdict: the run was stopped before every variant ran" : "; not assessed: the variants the verdict needs did not all produce data",

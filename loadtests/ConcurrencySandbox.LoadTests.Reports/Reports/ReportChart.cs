@@ -22,10 +22,11 @@ public static class ReportChart
     /// <summary>Colour of the requests that timed out (not a variant's colour).</summary>
     public const string TimedOutColor = "#111111";
 
-    public static string Render(RunSummary summary) => Render(Title(summary), summary.Variants, summary.Observations);
+    public static string Render(RunSummary summary) => Render(Title(summary), summary.Variants, summary.Observations, summary.Words.Unit);
 
     /// <param name="observations">What the runtime observer saw, by variant label: its pool adjustments are drawn on the variant's pool panel.</param>
-    public static string Render(IReadOnlyList<string> titleLines, IReadOnlyList<SummaryVariant> variants, IReadOnlyDictionary<string, SummaryObservation> observations)
+    /// <param name="unit">What the variants sent ("requests", "messages"): the outcome panels' axis counts these.</param>
+    public static string Render(IReadOnlyList<string> titleLines, IReadOnlyList<SummaryVariant> variants, IReadOnlyDictionary<string, SummaryObservation> observations, string unit = "requests")
     {
         var isBurst = variants.Count > 0 && variants.All(v => v.LoadUnit == "burst");
         IReadOnlyList<SummaryAdjustment> AdjustmentsOf(SummaryVariant v) => observations.TryGetValue(v.Name, out var o) ? o.Adjustments : [];
@@ -41,7 +42,7 @@ public static class ReportChart
             else
             {
                 panels.Add(Latency(variant, shared));
-                panels.Add(Outcomes(variant, shared));
+                panels.Add(Outcomes(variant, shared, unit));
             }
             panels.Add(Pool(variant, shared, AdjustmentsOf(variant)));
         }
@@ -66,7 +67,7 @@ public static class ReportChart
             return null;
         }
         return Nines(titleLines, "answered and timed-out requests", "Latency distribution; dashed: requests that timed out, drawn at their timeout (a lower bound)", "latency",
-            [.. variants.Select(v => ($"{v.Name} ({v.Outcomes.Completed} answered, {v.Outcomes.TimedOut} timed out)", v.Color, v.Distribution))]);
+            [.. variants.Select(v => ($"{v.Name} ({CountText.Of(v.Outcomes.Completed)} answered, {CountText.Of(v.Outcomes.TimedOut)} timed out)", v.Color, v.Distribution))]);
     }
 
     /// <summary>One curve per variant of milliseconds (log axis) against the percentile of <paramref name="population"/> on a "nines" axis.</summary>
@@ -234,8 +235,8 @@ public static class ReportChart
         ],
         Height: 170);
 
-    /// <summary>Requests ended per interval, stacked: ok in the variant's colour, failed and timed out in their own (only when there were any).</summary>
-    private static ChartPanel Outcomes(SummaryVariant v, SharedScales shared)
+    /// <summary>Requests (or messages: <paramref name="unit"/>) ended per interval, stacked: ok in the variant's colour, failed and timed out in their own (only when there were any).</summary>
+    private static ChartPanel Outcomes(SummaryVariant v, SharedScales shared, string unit)
     {
         var series = new List<ChartSeries>();
         if (v.Outcomes.TimedOut > 0)
@@ -248,8 +249,8 @@ public static class ReportChart
         }
         series.Add(new($"{v.Name} ok", [.. v.Intervals.Select(i => (i.ElapsedSeconds, (double)i.Ok))], v.Color, Axis.Left, Stroke.Bars));
         return new ChartPanel(
-            $"{v.Name}: requests ended per interval by outcome ({v.Outcomes.Describe()})",
-            new ChartAxis("requests", Counts: true, Span: (0, shared.RequestsPerInterval)),
+            $"{v.Name}: {unit} ended per interval by outcome ({v.Outcomes.Describe()})",
+            new ChartAxis(unit, Counts: true, Span: (0, shared.RequestsPerInterval)),
             null,
             series,
             Height: 110);
@@ -262,7 +263,7 @@ public static class ReportChart
             $"{v.Name}: every completed request, when it completed and how long it took (shared scale)",
             new ChartAxis("latency (s)", Span: (0, shared.TimelineSeconds)),
             null,
-            [new ChartSeries($"{v.Name} ({answered.Count} completed)", [.. answered.Select(r => (r.CompletedSeconds, r.LatencyMs / 1000))], v.Color, Axis.Left, Stroke.Dots)],
+            [new ChartSeries($"{v.Name} ({CountText.Of(answered.Count)} completed)", [.. answered.Select(r => (r.CompletedSeconds, r.LatencyMs / 1000))], v.Color, Axis.Left, Stroke.Dots)],
             Height: 200);
     }
 
@@ -293,10 +294,11 @@ public static class ReportChart
     private static (double X, double Y)[] PerInterval(SummaryVariant v, Func<SummaryInterval, double> value) =>
         [.. v.Intervals.Select(i => (i.ElapsedSeconds, i.Completed > 0 ? value(i) : double.NaN))];
 
+    /// <summary>A load axis's label, naming the unit its points are in: "users", "clients", "arrival rate (req/s)", the burst's size.</summary>
     public static string LoadLabel(string loadUnit) => loadUnit switch
     {
         "rate" => "arrival rate (req/s)",
         "burst" => "requests sent at once (the burst)",
-        _ => "users",
+        _ => loadUnit,
     };
 }

@@ -150,7 +150,7 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
     ];
 
     private static string Side(string label, ReportFolder s) =>
-        string.Create(CultureInfo.InvariantCulture, $"{label}: {s.Folder}, started {s.Summary.StartedAt:u}, profile {s.Summary.Profile}, {(s.Summary.Rounds is { } r ? $"{r.Rounds.Count} round(s)" : "one round")}, {s.Machine}, `{s.Summary.CommandLine}`");
+        string.Create(CultureInfo.InvariantCulture, $"{label}: {s.Folder}, started {s.Summary.StartedAt:u}, profile {s.Summary.Profile}, {(s.Summary.Rounds is { } r ? CountText.Of(r.Rounds.Count, "round") : "one round")}, {s.Machine}, `{s.Summary.CommandLine}`");
 
     public string Title => $"{A.Summary.Experiment}, run A beside run B{(SeedReports.Introduce(A.Summary.Seed) is { } seed ? $" ({seed})" : "")}";
 

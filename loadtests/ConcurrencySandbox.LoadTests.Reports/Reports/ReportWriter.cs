@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Text;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
@@ -137,8 +136,8 @@ public static class ReportWriter
         var claims = r.Claims ?? [];
         var verdictClass = r.Outcome switch
         {
-            // Green only when nothing under it is unsure: not over claims that stayed inconclusive or were refuted.
-            nameof(Outcome.Reproduced) when claims.All(c => c.Verdict == nameof(ClaimVerdict.Confirmed)) => "verdict reproduced",
+            // Green only when nothing under it is unsure: "Reproduced" over claims needs every one confirmed (ClaimsVerdict).
+            nameof(Outcome.Reproduced) => "verdict reproduced",
             nameof(Outcome.NotReproduced) => "verdict not",
             _ => "verdict",
         };
@@ -259,12 +258,13 @@ public static class ReportWriter
                 var noAnswer = v.Outcomes.Completed == 0;
                 return new ReportTile(v.Name, v.Color,
                 [
-                    new(labels[0], noAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
+                    // The rate counts failed requests too (the tables print it so): "no answer" only where none ended at all.
+                    new(labels[0], v.Outcomes.NoAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
                     new(labels[1], noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
-                    new(labels[2], Invariant($"{v.Failed} of {v.Requests}")),
-                    new(labels[3], Invariant($"{v.Outcomes.TimedOut}")),
-                    new(labels[4], v.LoadUnit == "burst" ? Invariant($"a burst of {v.Requests}") : ResponseCurve.LoadText(v.PeakLoad, v.LoadUnit)),
-                    new(labels[5], v.PeakThreads is { } threads ? Invariant($"{threads} / {v.PeakQueue}") : NoTelemetry),
+                    new(labels[2], $"{CountText.Of(v.Failed)} of {CountText.Of(v.Requests)}"),
+                    new(labels[3], CountText.Of(v.Outcomes.TimedOut)),
+                    new(labels[4], v.LoadUnit == "burst" ? $"a burst of {CountText.Of(v.Requests)}" : ResponseCurve.LoadText(v.PeakLoad, v.LoadUnit)),
+                    new(labels[5], v.PeakThreads is { } threads ? $"{CountText.Of(threads)} / {PoolCount(v.PeakQueue)}" : NoTelemetry),
                 ]);
             }),
         ];
@@ -272,6 +272,9 @@ public static class ReportWriter
 
     /// <summary>What a tile's pool figure reads when the variant's runtime was not recorded.</summary>
     public const string NoTelemetry = "n/a (no telemetry)";
+
+    /// <summary>A pool count (peak threads, peak queue) as a cell: the count, or <see cref="NoTelemetry"/> without telemetry.</summary>
+    public static string PoolCount(long? count) => count is { } n ? CountText.Of(n) : NoTelemetry;
 
     /// <summary>The tiles' labels in their order, each with what it means: <see cref="TileLegend"/> says them once under the tiles.</summary>
     public static IReadOnlyList<(string Label, string Meaning)> TileLabels(RunSummary r) =>
@@ -294,7 +297,7 @@ public static class ReportWriter
         (string Mark, string Meaning)[] marks =
         [
             ("\u2265", $"\u2265 marks a lower bound, where timed-out {r.Words.Unit} reach that rank"),
-            (NoAnswer, $"{NoAnswer}: not one of the variant's {r.Words.Unit} got an answer or timed out, so it has no rate or latency to show"),
+            (NoAnswer, $"{NoAnswer}: not one of the variant's {r.Words.Unit} got an answer, so it has no latency to show (the tables below give the time its timed-out {r.Words.Unit} waited, at least, marked \u2265)"),
             (NoTelemetry, $"{NoTelemetry}: the API's runtime was not recorded"),
         ];
         return "In the tiles: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}")
@@ -318,8 +321,8 @@ public static class ReportWriter
     public static string PageTitle(RunSummary r)
     {
         var peak = r.Variants.MaxBy(v => v.PeakLoad);
-        var load = peak is null || peak.LoadUnit == "burst" ? "" : Invariant($", up to {peak.PeakLoad:0.##} {(peak.LoadUnit == "rate" ? "req/s" : peak.LoadUnit)}");
-        var cores = r.ApiProcessorCount is { } n ? Invariant($", API on {n} core{(n == 1 ? "" : "s")}") : "";
+        var load = peak is null || peak.LoadUnit == "burst" ? "" : $", up to {ResponseCurve.LoadText(peak.PeakLoad, peak.LoadUnit)}";
+        var cores = r.ApiProcessorCount is { } n ? $", API on {CountText.Of(n, "core")}" : "";
         var names = r.Variants.Select(v => v.Name).ToList();
         var tested = r.Capacity is { } capacity ? $"the most load {r.Target} takes within its SLO ({PlainAnswer.Slo(capacity)})"
             : names.Count == 0 ? $"{r.Experiment}, stopped before any variant was measured"
@@ -349,18 +352,18 @@ public static class ReportWriter
         ],
         [.. r.Variants.Select(v => (IReadOnlyList<string>)
         [
-            Expectation(v) is { } expectation ? $"{v.Name} ({expectation})" : v.Name, v.Request, Invariant($"{v.Requests}"),
-            Invariant($"{v.Failed} ({v.Outcomes.FailedPercent:0.#} %)"), Invariant($"{v.Outcomes.TimedOut}"),
+            Expectation(v) is { } expectation ? $"{v.Name} ({expectation})" : v.Name, v.Request, CountText.Of(v.Requests),
+            Invariant($"{CountText.Of(v.Failed)} ({v.Outcomes.FailedPercent:0.#} %)"), CountText.Of(v.Outcomes.TimedOut),
             Latency(v, v.MeanMs, "meanMs"), Latency(v, v.P50Ms, "p50Ms"), Latency(v, v.P75Ms, "p75Ms"), Latency(v, v.P95Ms, "p95Ms"),
             Latency(v, v.P99Ms, "p99Ms"), Latency(v, v.P999Ms, "p999Ms"), Latency(v, v.MaxMs, "maxMs"), Invariant($"{v.RequestsPerSecond:0.##}"),
             PeakLoadMean(v),
-            v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a (no telemetry)",
+            PoolCount(v.PeakThreads), PoolCount(v.PeakQueue),
         ])],
         new HashSet<int>(Enumerable.Range(2, 14)));
 
     /// <summary>How the rounds ran and which one the per-variant tables show; empty for a single round without a figure.</summary>
     public static string RoundsNote(RunSummary r) => r.Rounds is not { } rounds ? "" : Invariant(
-        $"Measured in {rounds.Rounds.Count} of {rounds.Planned} interleaved round(s), each against fresh API processes, in the order listed under the verdict; the per-variant tables show the round nearest the median{(rounds.Figure is { } figure ? $" of {figure}" : "")}, every round is below.");
+        $"Measured in {rounds.Rounds.Count} of {CountText.Of(rounds.Planned, "interleaved round")}, each against fresh API processes, in the order listed under the verdict; the per-variant tables show the round nearest the median{(rounds.Figure is { } figure ? $" of {figure}" : "")}, every round is below.");
 
     /// <summary>What the rounds' list under the verdict holds; null for a single round without a figure.</summary>
     public static string? RoundsIntro(RunSummary r) => r.Rounds is not { } rounds ? null
@@ -404,14 +407,14 @@ public static class ReportWriter
     private static string? ExpectationNotMet(SummaryVariant v) =>
         v.Outcomes.FailedPercent > Experiment.MaxFailedPercent ? null
         : v.Requests == 0 ? "but it sent none"
-        : v.Failed == 0 ? Invariant($"but all {v.Requests} were answered")
-        : Invariant($"but only {v.Failed} of {v.Requests} failed ({v.Outcomes.FailedPercent:0.#} %, within the {Experiment.MaxFailedPercent:0} % limit)");
+        : v.Failed == 0 ? $"but all {CountText.Of(v.Requests)} were answered"
+        : Invariant($"but only {CountText.Of(v.Failed)} of {CountText.Of(v.Requests)} failed ({v.Outcomes.FailedPercent:0.#} %, within the {Experiment.MaxFailedPercent:0} % limit)");
 
     /// <summary>How each variant's requests ended: ok, then each HTTP status, timeout and connection error message with its count.</summary>
     public static TextTable OutcomeTable(RunSummary r) => new(
         ["variant", "outcome", r.Words.Unit],
         [.. r.Variants.SelectMany(v => new[] { new SummaryOutcomeCount(r.Words.Ok, v.Ok) }.Concat(v.Failures)
-            .Select(o => (IReadOnlyList<string>)[v.Name, o.What, Invariant($"{o.Count}")]))],
+            .Select(o => (IReadOnlyList<string>)[v.Name, o.What, CountText.Of(o.Count)]))],
         new HashSet<int> { 2 });
 
     /// <summary>
@@ -431,7 +434,7 @@ public static class ReportWriter
             [.. r.Variants.SelectMany(v => StepsShown(v).Select(i => (Step: v.Steps[i], Knee: i == KneeStep(v)))
                 .Select(s => (IReadOnlyList<string>)
                 [
-                    .. StepCells(v, Invariant($"{s.Step.Load:0.##} {v.LoadUnit}{(s.Knee ? " (knee)" : "")}"), s.Step.FromSeconds, s.Step.ToSeconds, s.Step.Outcomes,
+                    .. StepCells(v, $"{ResponseCurve.LoadText(s.Step.Load, v.LoadUnit)}{(s.Knee ? " (knee)" : "")}", s.Step.FromSeconds, s.Step.ToSeconds, s.Step.Outcomes,
                         Cell(s.Step.P50Ms, "p50Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Cell(s.Step.P99Ms, "p99Ms", s.Step.LowerBounds, s.Step.Outcomes.NoAnswer), Invariant($"{s.Step.RequestsPerSecond:0.##}")),
                     .. withGc ? GcCells(s.Step.Gc) : [],
                 ]))],
@@ -454,7 +457,7 @@ public static class ReportWriter
             ["step", "ramp", "load", $"{r.Words.LatencyPrefix}p99 (ms)", "SLO", .. withGc ? GcColumns : []],
             [.. steps.Select(s => (IReadOnlyList<string>)
             [
-                s.Variant, s.Ramp, Invariant($"{s.Load:0.##} {r.Capacity.Unit}"), s.P99Ms is { } p99 ? Invariant($"{p99:0.#}") : NoAnswer,
+                s.Variant, s.Ramp, ResponseCurve.LoadText(s.Load, r.Capacity.Unit), s.P99Ms is { } p99 ? Invariant($"{p99:0.#}") : NoAnswer,
                 s.BrokeBecause is { } why ? $"broke: {why}" : "held",
                 .. withGc ? GcCells(s.Gc) : [],
             ])],
@@ -505,7 +508,7 @@ public static class ReportWriter
     {
         var summarised = r.Variants.Where(v => v.Steps.Count > SummarisedStepsAbove).ToList();
         return summarised.Count == 0 ? null
-            : "Per step, summarised: " + string.Join("; ", summarised.Select(v => Invariant($"{v.Name} shows {StepsShown(v).Count} of its {v.Steps.Count} steps (every {StrideOf(v)} steps from the first, the knee and the last)")))
+            : "Per step, summarised: " + string.Join("; ", summarised.Select(v => $"{v.Name} shows {CountText.Of(StepsShown(v).Count)} of its {CountText.Of(v.Steps.Count, "step")} (every {CountText.Of(StrideOf(v), "step")} from the first, the knee and the last)"))
                 + $"; {StepsFileName} holds every step, so these rows do not add up to the totals.";
     }
 
@@ -513,7 +516,7 @@ public static class ReportWriter
     public static TextTable? AgentTable(RunSummary r)
     {
         var rows = r.Variants.SelectMany(v => (v.Agents ?? []).Select(a => (IReadOnlyList<string>)[
-            v.Name, Invariant($"{a.Index}"), a.Host, Invariant($"{a.Requests}"), Invariant($"{a.CpuSeconds:0.0} s"), Invariant($"{a.CpuPercent:0} % of {a.ProcessorCount}"),
+            v.Name, Invariant($"{a.Index}"), a.Host, CountText.Of(a.Requests), Invariant($"{a.CpuSeconds:0.0} s"), Invariant($"{a.CpuPercent:0} % of {a.ProcessorCount}"),
             a.Fault is { } fault ? $"FAILED: {fault}" : a.ClientBound ? "client-bound" : "ok",
             string.Join(" ", a.MissingIntervalSeconds.Select(seconds => Invariant($"{seconds:0.#}"))),
         ])).ToList();
@@ -522,9 +525,9 @@ public static class ReportWriter
 
     private static IReadOnlyList<string> StepCells(SummaryVariant v, string load, double fromSeconds, double toSeconds, SummaryOutcomes outcomes, string p50, string p99, string rps) =>
     [
-        v.Name, load, Invariant($"{fromSeconds:0.#}-{toSeconds:0.#}"), Invariant($"{outcomes.Requests}"), rps,
+        v.Name, load, Invariant($"{fromSeconds:0.#}-{toSeconds:0.#}"), CountText.Of(outcomes.Requests), rps,
         p50, p99,
-        Invariant($"{outcomes.Failed}"), Invariant($"{outcomes.TimedOut}"),
+        CountText.Of(outcomes.Failed), CountText.Of(outcomes.TimedOut),
     ];
 
     /// <summary>A latency cell of a row in which no request got an answer or timed out: there is no latency, and 0 would read as a fast one.</summary>
@@ -550,8 +553,16 @@ public static class ReportWriter
         return rows.Count == 0 ? null : new TextTable(["variant", "figure", "value"], rows, new HashSet<int> { 2 });
     }
 
-    /// <summary>An experiment's figure as a cell; one under its noise (<see cref="Noise"/>) reads as no finding, with the measured value.</summary>
-    public static string FigureCell(SummaryFigure f) => Noise.Amount(f.Value, f.Unit);
+    /// <summary>
+    /// An experiment's figure as a cell: a count ("30,199 messages", "21") as every count is printed (<see cref="CountText"/>);
+    /// another amount under its noise (<see cref="Noise"/>) reads as no finding, with the measured value.
+    /// </summary>
+    public static string FigureCell(SummaryFigure f) => CountUnits.Contains(f.Unit) && f.Value >= 0 && f.Value == Math.Floor(f.Value)
+        ? $"{CountText.Of((long)f.Value)} {f.Unit}".TrimEnd()
+        : Noise.Amount(f.Value, f.Unit);
+
+    /// <summary>The units of the figures that count things (none: "OS threads peak", "gen0 collections").</summary>
+    private static readonly HashSet<string> CountUnits = ["", "clients", "messages", "requests", "users"];
 
     /// <summary>
     /// The mean at peak load for a table cell: "\u2265 45000 (3 of 4 timed out)" when requests sent at peak timed out (a lower bound),
@@ -561,7 +572,7 @@ public static class ReportWriter
     {
         var peak = v.SentAtPeak;
         return peak.AtLeastMeanMs is not { } atLeast ? "n/a (none sent at peak)"
-            : peak.TimedOut > 0 || peak.ConnectionErrors > 0 ? Invariant($"\u2265 {atLeast:0} ({peak.TimedOut} of {peak.Requests} timed out{(peak.ConnectionErrors > 0 ? Invariant($", {peak.ConnectionErrors} failed without an answer") : "")})")
+            : peak.TimedOut > 0 || peak.ConnectionErrors > 0 ? Invariant($"\u2265 {atLeast:0} ({CountText.Of(peak.TimedOut)} of {CountText.Of(peak.Requests)} timed out{(peak.ConnectionErrors > 0 ? $", {CountText.Of(peak.ConnectionErrors)} failed without an answer" : "")})")
             : Invariant($"{v.PeakLoadMeanMs ?? atLeast:0.#}");
     }
 
@@ -642,9 +653,9 @@ public static class ReportWriter
     {
         List<string> lines = r.Capacity?.Steps is { Count: > 0 } search
             ? [.. search.Select(s => Invariant(
-                $"   {s.Variant} ({s.Ramp}) {r.Capacity.Unit}={s.Load:0.#} sent={s.Requests} answered={s.Answered} timedout={s.TimedOut} p50={StepMs(s.P50Ms, s.LowerBounds, "p50Ms")} p99={StepMs(s.P99Ms, s.LowerBounds, "p99Ms")} {(s.BrokeBecause is null ? "held" : "broke")}"))]
+                $"   {s.Variant} ({s.Ramp}) {r.Capacity.Unit}={s.Load:0.#} sent={CountText.Of(s.Requests)} answered={CountText.Of(s.Answered)} timedout={CountText.Of(s.TimedOut)} p50={StepMs(s.P50Ms, s.LowerBounds, "p50Ms")} p99={StepMs(s.P99Ms, s.LowerBounds, "p99Ms")} {(s.BrokeBecause is null ? "held" : "broke")}"))]
             : [.. r.Variants.SelectMany(v => v.Steps.Select(s => Invariant(
-                $"   {r.Experiment}/{v.Name} step {v.LoadUnit}={s.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s sent={s.Outcomes.Requests} sent/s={s.RequestsPerSecond:0.#} p50={StepMs(s.NoAnswer is true ? null : s.P50Ms, s.LowerBounds, "p50Ms")} p99={StepMs(s.NoAnswer is true ? null : s.P99Ms, s.LowerBounds, "p99Ms")} failed={s.Outcomes.Failed} timedout={s.Outcomes.TimedOut}")))];
+                $"   {r.Experiment}/{v.Name} step {v.LoadUnit}={s.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s sent={CountText.Of(s.Outcomes.Requests)} sent/s={s.RequestsPerSecond:0.#} p50={StepMs(s.NoAnswer is true ? null : s.P50Ms, s.LowerBounds, "p50Ms")} p99={StepMs(s.NoAnswer is true ? null : s.P99Ms, s.LowerBounds, "p99Ms")} failed={CountText.Of(s.Outcomes.Failed)} timedout={CountText.Of(s.Outcomes.TimedOut)}")))];
         return lines.Count == 0 ? [] : ["== each step's requests by the step they were sent in (the figures of the headline and the report; the step lines above counted those ended by each step's close):", .. lines];
     }
 

@@ -44,11 +44,15 @@ public static class ResponseCurve
     /// <summary>The load's unit as a curve's axis and sentences print it ("users", "req/s").</summary>
     public static string UnitOf(string loadUnit) => loadUnit == "rate" ? "req/s" : loadUnit;
 
-    /// <summary>A load as the first screen prints it: "40 users", "1 user", "20 req/s".</summary>
+    /// <summary>
+    /// A load as every page prints it: users or clients a count ("40 users", "1 user", "5,124 clients", <see cref="CountText"/>),
+    /// a rate with its decimals ("20 req/s", "2.5 req/s").
+    /// </summary>
     public static string LoadText(double load, string loadUnit)
     {
         var unit = UnitOf(loadUnit);
-        return Invariant($"{load:0.##} {(load == 1 && unit.EndsWith('s') && !unit.Contains('/') ? unit[..^1] : unit)}");
+        return unit.Contains('/') || load != Math.Floor(load) ? Invariant($"{load:0.##} {unit}")
+            : CountText.Of((long)load, unit.EndsWith('s') ? unit[..^1] : unit, unit);
     }
 
     /// <summary>The curve of one variant from its loaded steps, its knee and its sentence; null when the load had fewer than two steps (no curve to draw).</summary>
@@ -71,9 +75,9 @@ public static class ResponseCurve
     {
         var unit = UnitOf(loadUnit);
         var (knee, noKneeBecause) = FindKnee(points, unit);
-        var line = knee is not null ? Invariant($"{name}: knee at {points[knee.Index].Load:0.##} {unit} ({knee.Reason}; {RestsOn(points, [knee.Index, knee.Index + 1], unit)})")
+        var line = knee is not null ? $"{name}: knee at {LoadText(points[knee.Index].Load, unit)} ({knee.Reason}; {RestsOn(points, [knee.Index, knee.Index + 1], unit)})"
             : noKneeBecause is not null ? $"{name}: no knee stated: {noKneeBecause}"
-            : Invariant($"{name}: no knee up to {points[^1].Load:0.##} {unit} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load; {RestsOn(points, [], unit)})");
+            : Invariant($"{name}: no knee up to {LoadText(points[^1].Load, unit)} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load; {RestsOn(points, [], unit)})");
         return new SummaryCurve(points, knee is null ? null : new SummaryKnee(knee.Index, stepOfPoint[knee.Index], knee.Reason), line);
     }
 
@@ -84,9 +88,9 @@ public static class ResponseCurve
     private static string RestsOn(IReadOnlyList<SummaryCurvePoint> points, IReadOnlyList<int> steps, string unit)
     {
         var first = points[0];
-        var unloaded = Invariant($"the unloaded p99 from {Measured(first)} requests at {first.Load:0.##} {unit}");
+        var unloaded = $"the unloaded p99 from {CountText.Of(Measured(first), "request")} at {LoadText(first.Load, unit)}";
         return steps.Count == 0 ? unloaded
-            : Invariant($"from {string.Join(" and ", steps.Select(i => Invariant($"{Measured(points[i])} requests at {points[i].Load:0.##} {unit}")))}, {unloaded}");
+            : $"from {string.Join(" and ", steps.Select(i => $"{CountText.Of(Measured(points[i]), "request")} at {LoadText(points[i].Load, unit)}"))}, {unloaded}";
     }
 
     /// <summary>The requests of a step with a latency or a bound: answered, or sent in it and timed out.</summary>
@@ -111,11 +115,11 @@ public static class ResponseCurve
         var first = points[0];
         if (first.P99Ms is not { } unloaded)
         {
-            return new KneeFinding(null, Invariant($"its first step ({first.Load:0.##} {unit}) got no answer within it, so there is no unloaded latency to compare with (saturated at the lowest load measured, its knee at or below it, or its requests outlast a step)"));
+            return new KneeFinding(null, $"its first step ({LoadText(first.Load, unit)}) got no answer within it, so there is no unloaded latency to compare with (saturated at the lowest load measured, its knee at or below it, or its requests outlast a step)");
         }
         if (Measured(first) < MinimumRequestsPerStep)
         {
-            return new KneeFinding(null, Invariant($"its first step ({first.Load:0.##} {unit}) had {Measured(first)} request(s) with a latency, fewer than the {MinimumRequestsPerStep} a step needs to give an unloaded latency"));
+            return new KneeFinding(null, $"its first step ({LoadText(first.Load, unit)}) had {CountText.Of(Measured(first), "request")} with a latency, fewer than the {MinimumRequestsPerStep} a step needs to give an unloaded latency");
         }
         string? unconfirmed = null;
         for (var i = 1; i < points.Count; i++)
@@ -126,12 +130,12 @@ public static class ResponseCurve
             }
             if (i + 1 == points.Count)
             {
-                unconfirmed = Invariant($"the bend at {points[i].Load:0.##} {unit} ({reason}) is the last step, so no later step confirms it");
+                unconfirmed = $"the bend at {LoadText(points[i].Load, unit)} ({reason}) is the last step, so no later step confirms it";
                 break;
             }
             if (BendOf(points[i], points[i + 1], unloaded) is not null)
             {
-                return new KneeFinding(new Knee(i, Invariant($"{reason}; confirmed at {points[i + 1].Load:0.##} {unit}")), null);
+                return new KneeFinding(new Knee(i, $"{reason}; confirmed at {LoadText(points[i + 1].Load, unit)}"), null);
             }
         }
         return new KneeFinding(null, unconfirmed);

@@ -21,18 +21,41 @@ public static class RunAnalysis
 
     /// <summary>
     /// A summary's sentences worded again by this build from the summary's own fields (what <c>report</c> renders): the
-    /// plain answer, each response curve's knee and its sentence (from the curve's points as written), and the words
-    /// that name the unit and say what the latency columns hold. The verdict, the claims and the diagnosis's words rest
-    /// on the raw results, which a summary does not keep whole, so they stay as the run wrote them.
+    /// plain answer, each response curve's knee and its sentence (from the curve's points as written), the words that
+    /// name the unit and say what the latency columns hold, and the verdict's first words as its claims allow them
+    /// (<see cref="Rejudged"/>). The verdict's figures, the claims and the diagnosis's words rest on the raw results,
+    /// which a summary does not keep whole, so they stay as the run wrote them.
     /// </summary>
     public static RunSummary Reworded(RunSummary s)
     {
-        var reworded = s with
+        var reworded = Rejudged(s) with
         {
             Words = Words(s.Words.Unit == ReportWords.Messages.Unit ? ReportWords.Messages : ReportWords.Requests),
             Variants = [.. s.Variants.Select(Reworded)],
         };
         return reworded with { Answer = PlainAnswer.Of(reworded) };
+    }
+
+    /// <summary>
+    /// The verdict held to this build's rule over the summary's claims (<see cref="ClaimsVerdict"/>): a run that stated
+    /// "Reproduced" over claims not all confirmed reads "Partly reproduced: 1 of 3 claims confirmed, 2 inconclusive (...)",
+    /// an inconclusive outcome, the rest of its sentence as written. As written when its sentence does not open with the
+    /// words its outcome gives (a summary of other words than this build's).
+    /// </summary>
+    private static RunSummary Rejudged(RunSummary s)
+    {
+        var claims = s.Claims ?? [];
+        if (!Enum.TryParse<Outcome>(s.Outcome, out var stated))
+        {
+            return s;
+        }
+        var opening = ClaimsVerdict.Label(stated, claims) + ": ";
+        var held = ClaimsVerdict.Held(stated, claims);
+        if (!s.Verdict.StartsWith(opening, StringComparison.Ordinal))
+        {
+            return s;
+        }
+        return s with { Outcome = held.ToString(), Verdict = $"{ClaimsVerdict.Label(held, claims)}: {s.Verdict[opening.Length..]}" };
     }
 
     /// <summary>A variant with its curve's knee and sentence found again from the points it holds; as written when its steps do not match its points.</summary>
@@ -56,7 +79,7 @@ public static class RunAnalysis
         r.ApiProcessorCount,
         [.. r.Variants.Select((v, i) => Variant(v, r.ExpectedToFail.Contains(v.Key.Name), colors[i], EventsLost(r, v)))],
         [.. r.Finding.Comparisons.Select(c => new SummaryComparison(c.Figure, c.Seed, c.Today))],
-        r.Finding.Outcome.ToString(),
+        r.Finding.Stated.ToString(),
         r.Finding.Verdict,
         [.. r.Thresholds.Select(t => new SummaryThreshold(t.Threshold, t.Variant, t.Actual, t.Passed))],
         r.Passed,
@@ -73,7 +96,7 @@ public static class RunAnalysis
         Capacity = r.Capacity is { } capacity && r.StepBrokeBecause is { } broke ? capacity with { Steps = CapacitySteps(r, broke) } : r.Capacity,
         Rounds = r.Rounds,
         Partial = r.Partial,
-        Claims = r.Finding.Claims.Count == 0 ? null : [.. r.Finding.Claims.Select(c => new SummaryClaim(c.What, c.Verdict.ToString(), c.Figure, c.Interval, c.Why))],
+        Claims = r.Finding.Claims.Count == 0 ? null : [.. r.Finding.Claims.Select(c => c.Summary)],
     };
 
     /// <summary>The events the observer's session of <paramref name="v"/> lost (<see cref="VariantObservation.EventsLost"/>); 0 when it was not observed.</summary>

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Security;
 using System.Text;
+using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
@@ -168,7 +169,7 @@ public static class SvgChart
         var dropped = (panel.Markers ?? []).Sum(m => m.Points.Count) - markers.Sum(m => m.Points.Count);
         if (dropped > 0)
         {
-            notes.Add(Invariant($"{dropped} marker(s) outside the x axis are not drawn"));
+            notes.Add($"{CountText.Of(dropped, "marker")} outside the x axis {(dropped == 1 ? "is" : "are")} not drawn");
         }
         markers.RemoveAll(m => m.Points.Count == 0);
 
@@ -270,7 +271,7 @@ public static class SvgChart
         var legendTop = bottom + XAxisHeight;
         var entries = panel.Series.Select((s, i) => (Swatch: Swatch(s, hiddenAgainst[i] is not null), s.Name))
             .Concat(markers.Select((m, row) => (Swatch: (Func<int, int, string>)((lx, ly) => MarkerPath(m.Shape, lx + 15, ly, MarkerRadius, m.Color, m.Filled)),
-                Name: asTicks ? Invariant($"{m.Name} ({m.Points.Count}, tick row {row + 1})") : Invariant($"{m.Name} ({m.Points.Count})"))))
+                Name: asTicks ? $"{m.Name} ({CountText.Of(m.Points.Count)}, tick row {row + 1})" : $"{m.Name} ({CountText.Of(m.Points.Count)})")))
             .ToList();
         // A column as wide as the longest entry (swatch and text at about 7 px a character), so no entry runs into the next.
         var columnWidth = Math.Max(LegendColumnWidth, entries.Select(e => LegendTextLeft + LegendCharacterWidth * e.Name.Length + LegendColumnGap).DefaultIfEmpty(0).Max());

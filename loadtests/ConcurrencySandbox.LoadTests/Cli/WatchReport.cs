@@ -1,6 +1,7 @@
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using static System.FormattableString;
 
@@ -66,11 +67,11 @@ internal sealed record WatchReport(
         Invariant($"episode {number}: at +{e.StartSeconds:0.0} s for {e.DurationSeconds:0.0} s{(e.Drained ? "" : " (still starving when the watch ended)")}, pool {e.ThreadsAtStart} -> {e.PeakThreads} threads, queue {e.QueuedAtStart} -> {e.PeakQueued} at most, {Injections(e.StarvationInjections, e.BlockingInjections)}; {d.WhatWaited}{(d.Fix is { } fix ? $"; fix: {fix}" : "")}");
 
     private static string Injections(int starvation, int blocking) =>
-        Invariant($"{starvation} Starvation and {blocking} CooperativeBlocking injection(s)");
+        $"{CountText.Of(starvation)} Starvation and {CountText.Of(blocking)} CooperativeBlocking {CountText.Noun(starvation + blocking, "injection")}";
 
     /// <summary>The closing line: how many episodes, how long, where the report is.</summary>
     public string Closing(string markdownPath) =>
-        Invariant($"watch: {(Episodes.Count == 0 ? "no starvation" : $"{Episodes.Count} starvation episode(s)")} in {WatchedSeconds:0.#} s of {Process} ({EndedBecause}); report: {markdownPath}");
+        Invariant($"watch: {(Episodes.Count == 0 ? "no starvation" : CountText.Of(Episodes.Count, "starvation episode"))} in {WatchedSeconds:0.#} s of {Process} ({EndedBecause}); report: {markdownPath}");
 
     public static void Write(string folder, WatchReport report)
     {
@@ -124,7 +125,7 @@ internal sealed record WatchReport(
             return Invariant($"Nothing starved: in the {WatchedSeconds:0.#} s watched the runtime injected no thread for Starvation, nor for CooperativeBlocking while work was queued.");
         }
         var starved = Episodes.Sum(e => e.DurationSeconds);
-        return Invariant($"The pool starved in {Episodes.Count} episode(s), {starved:0.#} s of the {WatchedSeconds:0.#} s watched, {Injections(Episodes.Sum(e => e.StarvationInjections), Episodes.Sum(e => e.BlockingInjections))} in all; {MostNamed()}");
+        return Invariant($"The pool starved in {CountText.Of(Episodes.Count, "episode")}, {starved:0.#} s of the {WatchedSeconds:0.#} s watched, {Injections(Episodes.Sum(e => e.StarvationInjections), Episodes.Sum(e => e.BlockingInjections))} in all; {MostNamed()}");
     }
 
     /// <summary>

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
@@ -22,7 +23,7 @@ internal static class PhysicalLimits
     /// </summary>
     public static string? ThroughputRatio(string figure, double ratio, int cores) =>
         ratio > cores
-            ? Invariant($"{figure} of {ratio * 100:0} % is above what {cores} core(s) allow ({cores * 100} %); likely cause: one variant paid the JIT's warm-up or ran in a slower stretch of the machine (a speed change or CFS throttling), not the code")
+            ? Invariant($"{figure} of {ratio * 100:0} % is above what {CountText.Of(cores, "core")} {(cores == 1 ? "allows" : "allow")} ({cores * 100} %); likely cause: one variant paid the JIT's warm-up or ran in a slower stretch of the machine (a speed change or CFS throttling), not the code")
             : null;
 
     /// <summary>A request that waits <paramref name="floorMs"/> cannot be answered sooner: a latency below that means the clock or the request was not what it claims.</summary>

@@ -2,6 +2,7 @@ using System.Globalization;
 using ConcurrencySandbox.Contracts.Seeds;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.Platform.Statistics;
+using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Experiments;
@@ -72,7 +73,7 @@ internal static class Starvation
         var figure = new VerdictFigure($"{name} / {reference.Key.Name} slowdown {ramp}", ratio, Ratio, ReproducedAbove: true, "0.0", " x") { LowerBound = blockingSent.Censored };
         // The share of the reference's latency that is not the stub's wait: the most a 2x CPU speed change can move its slowdown by.
         var speedShare = Math.Max(0, referenceSent.CompletedMeanMs - referenceUnloaded.LatencyMs) / referenceSent.CompletedMeanMs;
-        var slices = Invariant($"{name} sent {blockingSent.Requests} request(s) in {blockingSlices.Count} send slice(s) {ramp}, {reference.Key.Name} {referenceSent.Requests} in {referenceSlices.Count}");
+        var slices = $"{name} sent {CountText.Of(blockingSent.Requests, "request")} in {CountText.Of(blockingSlices.Count, "send slice")} {ramp}, {reference.Key.Name} {CountText.Of(referenceSent.Requests)} in {CountText.Of(referenceSlices.Count)}";
         var latency = LatencyClaim(figure, interval, speedShare, slices, $"{name} {blockingFigure} / {reference.Key.Name} {referenceSlowdown:0.0} x");
         IReadOnlyList<Claim> claims =
         [

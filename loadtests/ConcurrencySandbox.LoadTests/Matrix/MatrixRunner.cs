@@ -22,8 +22,8 @@ namespace ConcurrencySandbox.LoadTests.Matrix;
 internal sealed record CoreCountRun(int Cpus, string? SkippedBecause, int? ApiProcessorCount, IReadOnlyList<ComparisonRow> Sweep, double? BreakEvenAmount, RunSummary? FanOut,
     ContainerLimit? Container = null, BreakEvenBracket? Bracket = null)
 {
-    /// <summary>How the report names this run: "2 core(s)" locally, "2 core(s) --cpus 2" in a container.</summary>
-    public string Label => $"{Cpus} core(s){LimitSuffix}";
+    /// <summary>How the report names this run: "1 core", "2 cores" locally, "2 cores --cpus 2" in a container.</summary>
+    public string Label => $"{CountText.Of(Cpus, "core")}{LimitSuffix}";
 
     /// <summary>Nothing locally (so the local report reads as before), " --cpus 2" or " --cpuset-cpus 0-1" in a container.</summary>
     public string LimitSuffix => Container is null ? "" : $" {Container}";
@@ -222,7 +222,7 @@ internal static class MatrixRunner
             {
                 var setting = new CoreCountRun(limit.Cpus, null, null, [], null, null, limit);
                 runs.Add(limit.Cpus > hostCpus
-                    ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {hostCpus} CPU(s)" }, root.Console)
+                    ? Skipped(setting with { SkippedBecause = $"the engine refuses {limit}: this host has {CountText.Of(hostCpus, "CPU")}" }, root.Console)
                     : await RunCoreCountAsync(setting, new ContainerApiServers(engine, options.Image, limit, environment), options, fanOut, load, root, report, runs, cancellationToken));
                 if (runs[^1].StoppedIn is not null)
                 {
@@ -237,7 +237,7 @@ internal static class MatrixRunner
         foreach (var cpus in options.Cpus)
         {
             var skipped = !hasTaskset ? "taskset (util-linux) is not installed, so the API cannot be pinned"
-                : cpus > available ? $"this machine offers only {available} core(s) to the runner"
+                : cpus > available ? $"this machine offers only {CountText.Of(available, "core")} to the runner"
                 : null;
             var setting = new CoreCountRun(cpus, skipped, null, [], null, null);
             runs.Add(skipped is not null
@@ -334,7 +334,7 @@ internal static class MatrixRunner
 
     /// <summary>One sweep row's flags on <paramref name="cores"/> cores, by the rule the API uses (<see cref="FigureChecks.Comparison"/>).</summary>
     public static IReadOnlyList<FigureFlag> Flags(ComparisonRow row, int cores) =>
-        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{cores} core(s), {row.Amount:N0} cycles"), row.ToFigures(), cores);
+        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{CountText.Of(cores, "core")}, {row.Amount:N0} cycles"), row.ToFigures(), cores);
 
     /// <summary>
     /// Seed 004's hypothesis 3: on one core Task.Run brings no gain. Judged at the sweep's largest amount, where the
@@ -364,9 +364,9 @@ internal static class MatrixRunner
     }
 
     /// <summary>
-    /// The page's first sentence: the seeds it re-runs introduced in words, the core counts, and what each core count's
-    /// fan-out found in its own report's words ("async and dedicated answered every request ...; threadpool failed ..."),
-    /// the seed's effect in words once.
+    /// The page's first sentence: the seeds it re-runs introduced in words, the core counts, what the compute sweep found
+    /// per core count (<see cref="SweepFound"/>), and what each core count's fan-out found in its own report's words
+    /// ("async and dedicated answered every request ...; threadpool failed ..."), the seed's effect in words once.
     /// </summary>
     public static string Answer(IReadOnlyList<CoreCountRun> measured)
     {
@@ -377,7 +377,32 @@ internal static class MatrixRunner
             fanOutSeed is null ? null : $"{SeedReports.Introduce(fanOutSeed) ?? $"seed {fanOutSeed}"} (its fan-out)",
         }.OfType<string>().ToList();
         var tested = seeds.Count == 0 ? "the matrix measured nothing" : $"the matrix re-runs {string.Join(" and ", seeds)} with the API on {string.Join(" and ", measured.Select(r => r.Label))}";
-        return tested + string.Concat(measured.Where(r => r.FanOut is not null).Select((r, i) => $"; the fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!, effectSaid: i > 0)}")) + ".";
+        return tested + (SweepFound(measured) is { } sweep ? $"; {sweep}" : "")
+            + string.Concat(measured.Where(r => r.FanOut is not null).Select((r, i) => $"; the fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!, effectSaid: i > 0)}")) + ".";
+    }
+
+    /// <summary>
+    /// What won the compute sweep, by how much and how sure, from each core count's largest row and its break-even
+    /// bracket: "the compute sweep: Task.Run's efficiency at 1,000,000,000 cycles 100 % [99, 101] on 1 core and 195.9 %
+    /// [191.2, 200.5] on 2 cores; its break-even none in the sweep on 1 core, between 10,000 and 1,000,000 cycles on 2
+    /// cores". Null when no core count ran the sweep.
+    /// </summary>
+    private static string? SweepFound(IReadOnlyList<CoreCountRun> measured)
+    {
+        var swept = measured.Where(r => r.Sweep.Count > 0).ToList();
+        if (swept.Count == 0)
+        {
+            return null;
+        }
+        var largest = swept.Select(r => (Run: r, Row: r.Sweep.MaxBy(row => row.Amount)!)).ToList();
+        // One amount for every core count is said once; else each core count's with its figure.
+        var oneAmount = largest.Select(l => l.Row.Amount).Distinct().Count() == 1;
+        string At(long amount) => string.Create(CultureInfo.InvariantCulture, $" at {amount:N0} cycles");
+        var efficiency = string.Join(" and ", largest.Select(l => string.Create(CultureInfo.InvariantCulture,
+            $"{l.Row.EfficiencyPercent:0.#} % {l.Row.Efficiency.Interval("0.#")}{(oneAmount ? "" : At(l.Row.Amount))} on {l.Run.Label}")));
+        var at = oneAmount ? At(largest[0].Row.Amount) : "";
+        var breakEven = string.Join(", ", swept.Select(r => $"{(BracketOf(r) is { Above: not null } bracket ? bracket.Text : "none in the sweep")} on {r.Label}"));
+        return $"the compute sweep: Task.Run's efficiency{at} {efficiency} (100 % is no gain); its break-even {breakEven}";
     }
 
     /// <summary>The seed whose compute sweep the matrix re-runs (<c>TaskRunExperiment</c>'s).</summary>
@@ -505,7 +530,7 @@ internal static class MatrixRunner
     ];
 
     private static TextTable SweepTable(List<CoreCountRun> measured) => new(
-        ["Cycles", .. measured.SelectMany(r => new[] { $"{r.Cpus} core{r.LimitSuffix}: Sync", $"{r.Cpus} core{r.LimitSuffix}: Async", $"{r.Cpus} core{r.LimitSuffix}: % Efficiency [95 % CI] n" })],
+        ["Cycles", .. measured.SelectMany(r => new[] { $"{r.Label}: Sync", $"{r.Label}: Async", $"{r.Label}: % Efficiency [95 % CI] n" })],
         [.. measured.SelectMany(r => r.Sweep).Select(r => r.Amount).Distinct().Order().Select(amount => (IReadOnlyList<string>)
         [
             amount.ToString("N0", CultureInfo.InvariantCulture),
@@ -542,8 +567,8 @@ internal static class MatrixRunner
         [
             $"{run.Cpus}{run.LimitSuffix}", run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Name,
             ReportWriter.Latency(v, v.MeanMs, "meanMs", "0"), ReportWriter.PeakLoadMean(v), ReportWriter.Latency(v, v.P99Ms, "p99Ms", "0"),
-            v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), string.Create(CultureInfo.InvariantCulture, $"{v.Failed} of {v.Requests}"), v.Outcomes.TimedOut.ToString(CultureInfo.InvariantCulture),
-            v.PeakThreads?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.PeakQueue?.ToString(CultureInfo.InvariantCulture) ?? "n/a", StarvedFrom(v, StarvedFactor * delayMs),
+            v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), $"{CountText.Of(v.Failed)} of {CountText.Of(v.Requests)}", CountText.Of(v.Outcomes.TimedOut),
+            ReportWriter.PoolCount(v.PeakThreads), ReportWriter.PoolCount(v.PeakQueue), StarvedFrom(v, StarvedFactor * delayMs),
         ]))],
         new HashSet<int> { 0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11 });
 
@@ -585,6 +610,6 @@ internal static class MatrixRunner
     /// </summary>
     public static string StarvedFrom(SummaryVariant result, double meanMs) =>
         result.Intervals.FirstOrDefault(i => i.SentAtLeastMeanMs >= meanMs) is { } interval
-            ? string.Create(CultureInfo.InvariantCulture, $"{interval.Load:0.#} {result.LoadUnit}")
+            ? ResponseCurve.LoadText(interval.Load, result.LoadUnit)
             : "never";
 }

@@ -2,6 +2,7 @@ using System.Globalization;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Platform.Machine;
 using ConcurrencySandbox.Platform.Statistics;
+using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
@@ -84,9 +85,9 @@ internal sealed record LimitSide(Estimate Seconds, double TotalSeconds, CgroupCp
 /// </summary>
 internal sealed record LimitVerdict(string Workload, int Cores, LimitFinding Finding, Estimate Ratio, string Reason, LimitSide Quota, LimitSide Cpuset)
 {
-    /// <summary>"ok: quota vs cpuset at 1 core(s), ..." or "inconclusive: quota vs cpuset at 1 core(s), ...": the container stage's line.</summary>
+    /// <summary>"ok: quota vs cpuset at 1 core, ..." or "inconclusive: quota vs cpuset at 2 cores, ...": the container stage's line.</summary>
     public string Line() =>
-        Invariant($"{(Finding == LimitFinding.Inconclusive ? "inconclusive" : "ok")}: quota vs cpuset at {Cores} core(s), {Workload}: quota / cpuset time {Ratio.Describe("0.00", " x")}; ") +
+        Invariant($"{(Finding == LimitFinding.Inconclusive ? "inconclusive" : "ok")}: quota vs cpuset at {CountText.Of(Cores, "core")}, {Workload}: quota / cpuset time {Ratio.Describe("0.00", " x")}; ") +
         Invariant($"quota {Quota.Seconds.Describe("0.000", " s")}, cpuset {Cpuset.Seconds.Describe("0.000", " s")}: {Reason}. ") +
         $"Counters: quota {Quota}; cpuset {Cpuset}";
 }
@@ -114,7 +115,7 @@ internal static class QuotaVsCpuset
         var (finding, reason) = ratio switch
         {
             _ when mustThrottle && NotThrottled(quotaStat) is { } why => (LimitFinding.Inconclusive, why),
-            { Low: null } => (LimitFinding.Inconclusive, Invariant($"{rounds.Count} round(s) give no 95 % CI (at least {MedianInterval.MinimumCount} needed)")),
+            { Low: null } => (LimitFinding.Inconclusive, Invariant($"{CountText.Of(rounds.Count, "round")} {(rounds.Count == 1 ? "gives" : "give")} no 95 % CI (at least {MedianInterval.MinimumCount} needed)")),
             _ when ratio.Low > 1 - (targetHalfWidthPercent / 100) && ratio.High < 1 + (targetHalfWidthPercent / 100) =>
                 (LimitFinding.NoDifference, Invariant($"no difference beyond +-{targetHalfWidthPercent:0.#} %: the CI [{Percent(ratio.Low.Value - 1)}, {Percent(ratio.High!.Value - 1)}] lies within it")),
             { Low: > 1, Median: >= TimesFrom } => (LimitFinding.QuotaCostsMore, Invariant($"the quota costs more: {ratio.Median:0.00#} x as long, CI [{ratio.Low.Value:0.00#} x, {ratio.High!.Value:0.00#} x]")),
@@ -143,11 +144,11 @@ internal static class QuotaVsCpuset
     /// or null when it can: a quota of every host CPU (or more) is never spent before the period ends.
     /// </summary>
     public static string? CannotThrottle(int cores, int hostCpus) => cores >= hostCpus
-        ? Invariant($"not applicable: a --cpus {cores} quota on a {hostCpus}-CPU host can never be exceeded (the container's threads cannot run on more than {hostCpus} CPU(s) at once), so nothing is throttled and no verdict is given")
+        ? Invariant($"not applicable: a --cpus {cores} quota on a {hostCpus}-CPU host can never be exceeded (the container's threads cannot run on more than {CountText.Of(hostCpus, "CPU")} at once), so nothing is throttled and no verdict is given")
         : null;
 
-    /// <summary>"skipped: quota vs cpuset at 2 core(s), throttled burst (...): why": the container stage counts it as skipped.</summary>
-    public static string SkippedLine(int cores, string workload, string why) => Invariant($"skipped: quota vs cpuset at {cores} core(s), {workload}: {why}");
+    /// <summary>"skipped: quota vs cpuset at 2 cores, throttled burst (...): why": the container stage counts it as skipped.</summary>
+    public static string SkippedLine(int cores, string workload, string why) => $"skipped: quota vs cpuset at {CountText.Of(cores, "core")}, {workload}: {why}";
 
     /// <summary>From this ratio up the quota's cost is said in times ("10.05 x as long") rather than percent ("904.7 % longer").</summary>
     private const double TimesFrom = 3;

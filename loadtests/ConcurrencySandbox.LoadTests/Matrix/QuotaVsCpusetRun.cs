@@ -5,6 +5,7 @@ using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Hosting;
 using ConcurrencySandbox.Platform.Machine;
 using ConcurrencySandbox.Platform.Statistics;
+using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Matrix;
@@ -70,7 +71,7 @@ internal static class QuotaVsCpusetRun
             {
                 foreach (var name in new[] { single.Name, burst.Name, throttled.Name, probe })
                 {
-                    console.WriteLine(QuotaVsCpuset.SkippedLine(cores, name, Invariant($"the host has only {hostCpus} CPU(s)")));
+                    console.WriteLine(QuotaVsCpuset.SkippedLine(cores, name, $"the host has only {CountText.Of(hostCpus, "CPU")}"));
                 }
                 continue;
             }
@@ -101,7 +102,7 @@ internal static class QuotaVsCpusetRun
                 verdicts.Add(QuotaVsCpuset.Judge(probe, cores, [.. rounds.Select(r => LimitRound.Probe(r.QuotaFirst, r.Quota, r.Cpuset))], options.CiWidthPercent, quotaStat, cpusetStat, mustThrottle: true));
                 console.WriteLine(verdicts[^1].Line());
             }
-            console.WriteLine(Invariant($"limits: {cores} core(s) measured in {started.Elapsed.TotalSeconds:0} s, {options.Rounds} rounds per workload (quota and cpuset alternating which goes first); load {LoadAverage()}"));
+            console.WriteLine(Invariant($"limits: {CountText.Of(cores, "core")} measured in {started.Elapsed.TotalSeconds:0} s, {CountText.Of(options.Rounds, "round")} per workload (quota and cpuset alternating which goes first); load {LoadAverage()}"));
         }
         return verdicts;
     }

@@ -1,4 +1,5 @@
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Progress;
 
@@ -19,7 +20,7 @@ internal static class StatusLine
         }
         if (state.Series is null)
         {
-            return $"starting: {state.Count} variant(s), {elapsed}{left}";
+            return $"starting: {CountText.Of(state.Count, "variant")}, {elapsed}{left}";
         }
         var step = state.StepsClosed < state.PlannedSteps ? $"{state.StepsClosed + 1}/{state.PlannedSteps}" : $"{state.StepsClosed + 1}";
         var head = $"[{state.Index + 1}/{state.Count}] {state.Series}  step {step}";

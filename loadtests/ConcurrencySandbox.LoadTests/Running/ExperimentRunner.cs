@@ -53,7 +53,7 @@ internal static class ExperimentRunner
         var budget = roundsBudget ?? Rounds.DefaultBudget(roundLoad.Shape.Duration, variants.Count, roundCount, StartAllowance);
         var (profile, shape) = DriverOf(variants[0]).Describe(roundLoad);
         var label = new VariantKey(experiment.Name, cpus, limit).Label;
-        console.WriteLine($"== {label}: {variants.Count} variant(s) against {servers.Describe()}; {shape}");
+        console.WriteLine($"== {label}: {CountText.Of(variants.Count, "variant")} against {servers.Describe()}; {shape}");
         if (roundCount > 1)
         {
             console.WriteLine(Invariant($"-- {roundCount} interleaved rounds ({orderText}), each a ramp shortened to {roundLoad.Shape.Duration.TotalSeconds:0.#} s; budget {budget.TotalSeconds:0} s"));

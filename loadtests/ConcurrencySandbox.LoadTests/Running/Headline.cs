@@ -239,6 +239,9 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             case Cause.Upstream:
                 return upstreamTraced
                     ? "Sure which dependency: the runner traced the service's outgoing calls; the slowest, by host and port, is below."
+                    // Traced, and no HTTP call: what it waits on is not HTTP (a raw TCP store, issue 38's cold service Vault).
+                    : observation?.Causes is { Calls.Count: 0 }
+                    ? "Unsure which dependency: the service made no HTTP call while traced, so it waits on something else (a database, a queue, a socket)."
                     : "Unsure which dependency: the runner does not see the service's outgoing calls.";
             case Cause.NotObserved:
                 return "Unsure of the cause: only load and latency were measured.";

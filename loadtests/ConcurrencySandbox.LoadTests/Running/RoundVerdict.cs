@@ -1,5 +1,6 @@
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.Platform.Statistics;
+using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Running;
@@ -34,7 +35,7 @@ internal static class RoundVerdict
         var estimate = Estimates.Of([.. judged.Select(r => r.Finding.Figure!.Value)]);
         var shown = judged.MinBy(r => Math.Abs(r.Finding.Figure!.Value - estimate.Median));
         var lowerBound = judged.Any(r => r.Finding.Figure!.LowerBound);
-        var quoted = Invariant($"{figure.Name} {figure.Show(estimate.Median)} {estimate.Interval(figure.Format)} over {judged.Count} of {planned} round(s){(lowerBound ? ", a lower bound (requests timed out)" : "")}");
+        var quoted = Invariant($"{figure.Name} {figure.Show(estimate.Median)} {estimate.Interval(figure.Format)} over {judged.Count} of {CountText.Of(planned, "round")}{(lowerBound ? ", a lower bound (requests timed out)" : "")}");
         var side = figure.SideOf(estimate.Low, estimate.High, lowerBound);
         // The claim that rests on the verdict figure is stated from the rounds' CI, not from the shown round's alone.
         var claims = shown.Finding.Claims.Select(c => c.OnVerdictFigure
@@ -80,7 +81,7 @@ internal static class RoundVerdict
 
     private static string Why(Contracts.Statistics.Estimate estimate, VerdictFigure figure, bool lowerBound) =>
         estimate.Low is null
-            ? Invariant($"{estimate.Count} round(s) give no 95 % CI (at least {MedianInterval.MinimumCount} needed; --rounds)")
+            ? Invariant($"{CountText.Of(estimate.Count, "round")} {(estimate.Count == 1 ? "gives" : "give")} no 95 % CI (at least {MedianInterval.MinimumCount} needed; --rounds)")
             : lowerBound
                 ? Invariant($"the figure is only a lower bound and its CI does not clear {figure.Show(figure.Threshold)}")
                 : Invariant($"the 95 % CI straddles the threshold of {figure.Show(figure.Threshold)}");

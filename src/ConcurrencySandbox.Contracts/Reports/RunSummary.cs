@@ -271,19 +271,19 @@ public sealed record SummaryAgent(
 public sealed record SummaryOutcomes(
     long Ok, long HttpErrors, long TimedOut, long ConnectionErrors, long Requests, long Failed, long Completed, long NotCompleted, double FailedPercent)
 {
-    /// <summary>"3 of 52 failed (2 timed out, 1 HTTP error(s))", "all 52 ok" or "no requests".</summary>
+    /// <summary>"3 of 1,052 failed (2 timed out, 1 HTTP error)", "all 1,052 ok" or "no requests".</summary>
     public string Describe()
     {
         if (Failed == 0)
         {
-            return Requests == 0 ? "no requests" : $"all {Requests} ok";
+            return Requests == 0 ? "no requests" : $"all {CountText.Of(Requests)} ok";
         }
-        return $"{Failed} of {Requests} failed ({FailureParts()})";
+        return $"{CountText.Of(Failed)} of {CountText.Of(Requests)} failed ({FailureParts()})";
     }
 
-    /// <summary>How the failed ones failed: "2 timed out, 1 HTTP error(s)".</summary>
-    public string FailureParts() => string.Join(", ", new[] { (TimedOut, "timed out"), (HttpErrors, "HTTP error(s)"), (ConnectionErrors, "connection error(s)") }
-        .Where(p => p.Item1 > 0).Select(p => $"{p.Item1} {p.Item2}"));
+    /// <summary>How the failed ones failed: "2 timed out, 1 HTTP error, 3 connection errors".</summary>
+    public string FailureParts() => string.Join(", ", new[] { (TimedOut, "timed out", "timed out"), (HttpErrors, "HTTP error", "HTTP errors"), (ConnectionErrors, "connection error", "connection errors") }
+        .Where(p => p.Item1 > 0).Select(p => CountText.Of(p.Item1, p.Item2, p.Item3)));
 
     /// <summary>No request got an answer or timed out: there is no latency.</summary>
     [JsonIgnore]

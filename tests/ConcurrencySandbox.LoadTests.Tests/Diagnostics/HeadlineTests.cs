@@ -58,7 +58,10 @@ public sealed partial class HeadlineTests
         Assert.StartsWith("Change the blocking call in one of 5 methods, unsure which: Quotes.Nap (Quotes.cs:12), Invoices.Nap (Invoices.cs:40), Reports.Nap (Reports.cs:9), and 2 more below.",
             Headline.Of(Seeded("ambiguous").Finding, Seeded("ambiguous").Observation).Text);
         Assert.StartsWith("No method of the service to change", Headline.Of(Seeded("upstream").Finding, Seeded("upstream").Observation).Text);
-        Assert.Contains("Unsure which dependency", Headline.Of(Seeded("upstream").Finding, Seeded("upstream").Observation).Text, StringComparison.Ordinal);
+        Assert.EndsWith("Unsure which dependency: the runner does not see the service's outgoing calls.", Headline.Of(Seeded("upstream").Finding, Seeded("upstream").Observation).Text, StringComparison.Ordinal);
+        // Issue 38, a dependency that is not HTTP (a raw TCP store): the calls were traced and there were none, which is said.
+        var notHttp = Seeded("upstream").Observation! with { Causes = new CauseTrace(1, null, []) { CallsSeconds = 2 } };
+        Assert.EndsWith("Unsure which dependency: the service made no HTTP call while traced, so it waits on something else (a database, a queue, a socket).", Headline.Of(Seeded("upstream").Finding, notHttp).Text, StringComparison.Ordinal);
         var traced = Headline.Of(Seeded("upstream, traced").Finding, Seeded("upstream, traced").Observation).Text;
         Assert.Contains("Sure which dependency: the runner traced the service's outgoing calls", traced, StringComparison.Ordinal);
         Assert.DoesNotContain("5391", traced, StringComparison.Ordinal);

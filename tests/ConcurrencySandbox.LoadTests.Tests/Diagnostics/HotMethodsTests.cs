@@ -94,6 +94,44 @@ public sealed class HotMethodsTests
         Assert.EndsWith("; its CPU per request is not known (no CPU figure over the load)", ninety.Describe(null, 2));
     }
 
+    /// <summary>
+    /// Issue 38, the cold service Vetting (a backtracking Regex per request): its pool's idle workers, spinning in
+    /// LowLevelLifoSemaphore's wait for work, were sampled in managed code as often as the handler, so the Regex's method
+    /// held 42 % of the CPU samples and the headline said no method dominates. Seeded: the handler's method in 55-90 % of
+    /// the samples of work, and idle spins as many again or more: the method is named, over the samples of work alone.
+    /// </summary>
+    [Fact]
+    public void APoolWorkerSpinningWhileItWaitsForWorkIsNoCpuSample()
+    {
+        string[][] spinning =
+        [
+            [BlockingSites.OnCpu, "System.Threading.LowLevelLifoSemaphore.Wait", "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart", "System.Threading.Thread.StartCallback"],
+            [BlockingSites.OnCpu, "System.Threading.LowLevelLifoSemaphore.WaitForSignal", "System.Threading.LowLevelLifoSemaphore.Wait", "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart", "System.Threading.Thread.StartCallback"],
+            [BlockingSites.OnCpu, "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart", "System.Threading.Thread.StartCallback"],
+        ];
+        string[] serving = [BlockingSites.OnCpu, "System.Net.Sockets.SocketAsyncEngine.EventLoop", "System.Threading.Thread.StartCallback"];
+        var random = new Random(3806);
+        for (var draw = 0; draw < 50; draw++)
+        {
+            var matching = random.Next(55, 91);
+            var idle = random.Next(100, 200);
+            var samples = Enumerable.Range(0, matching).Select(i => Sample(i % 2, BlockingSites.OnCpu, "System.Text.RegularExpressions.RegexInterpreter.Scan", "System.Text.RegularExpressions.Regex.IsMatch", "Vetting.CustomerNameRules.IsPlausible"))
+                .Concat(Enumerable.Range(0, 100 - matching).Select(i => new ThreadStack(2, serving)))
+                .Concat(Enumerable.Range(0, idle).Select(i => new ThreadStack(3 + (i % 4), spinning[i % spinning.Length])))
+                .OrderBy(_ => random.Next())
+                .ToList();
+
+            var hot = HotMethods.From([new SampleRound([], null, null, 0.3) { Samples = samples }], new CallSiteResolver())!;
+
+            Assert.Equal(100, hot.CpuSamples);
+            Assert.Equal("CustomerNameRules.IsPlausible", hot.Dominant?.Method);
+            Assert.Equal(matching / 100.0, hot.Dominant!.Share, precision: 9);
+        }
+        // A worker running a work item has the pool's loop below its work, not as its leaf managed frame: it ran.
+        Assert.True(HotMethods.Ran(new ThreadStack(1, [BlockingSites.OnCpu, "System.Threading.ThreadPoolWorkQueue.Dispatch", "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart"])));
+        Assert.All(spinning, leafFirst => Assert.False(HotMethods.Ran(new ThreadStack(1, leafFirst))));
+    }
+
     [Fact]
     public void WithNoDominantMethodTheTopFiveAreListedWithTheirSharesAndSaidSo()
     {

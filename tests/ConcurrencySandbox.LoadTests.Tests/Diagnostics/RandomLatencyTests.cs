@@ -34,7 +34,7 @@ public sealed class RandomLatencyTests
         }
         else if (Measured(0) < ResponseCurve.MinimumRequestsPerStep)
         {
-            Assert.Contains($"its first step ({Load(0)} users) had {Measured(0)} request(s) with a latency, fewer than the {ResponseCurve.MinimumRequestsPerStep}", curve.Line, StringComparison.Ordinal);
+            Assert.Contains($"its first step ({Load(0)} users) had {CountText.Of(Measured(0), "request")} with a latency, fewer than the {ResponseCurve.MinimumRequestsPerStep}", curve.Line, StringComparison.Ordinal);
         }
         else
         {

@@ -7,6 +7,7 @@ using ConcurrencySandbox.LoadTests.ApiClient;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.Platform.Hosting;
 using ConcurrencySandbox.Platform.Statistics;
+using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Experiments.Streaming;
@@ -104,7 +105,7 @@ internal sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, S
             figures.Add(new("client processes CPU at capacity", held.ClientCpuCoresBusy * 100, "% of a core"));
         }
 
-        figures.AddRange(search.Steps.Select(step => new VariantFigure($"step {step.Clients} clients ({step.Why}): {StepLateness}", step.LatenessP99Ms, "ms")));
+        figures.AddRange(search.Steps.Select(step => new VariantFigure($"step {CountText.Of(step.Clients, "client")} ({step.Why}): {StepLateness}", step.LatenessP99Ms, "ms")));
         return figures;
     }
 
@@ -162,9 +163,9 @@ internal sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, S
             return "";
         }
         var bound = shares.Where(s => s.Share >= ClientsBusyShare).ToList();
-        var figures = string.Join(", ", shares.Select(s => Invariant($"{s.Variant} {s.Share * 100:0} % at {s.Clients} clients")));
+        var figures = string.Join(", ", shares.Select(s => Invariant($"{s.Variant} {s.Share * 100:0} % at {CountText.Of(s.Clients, "client")}")));
         return bound.Count == 0
-            ? Invariant($"The clients were not the limit: their processes used at most {shares.Max(s => s.Share) * 100:0} % of their {shares[0].ClientCores} core(s) at the deciding step ({figures}).")
+            ? Invariant($"The clients were not the limit: their processes used at most {shares.Max(s => s.Share) * 100:0} % of their {CountText.Of(shares[0].ClientCores, "core")} at the deciding step ({figures}).")
             : $"The clients may have been the limit of {string.Join(", ", bound.Select(s => s.Variant))}: their processes used {ClientsBusyShare * 100:0} % or more of their cores at the deciding step ({figures}), so that capacity is a lower bound of the server's; give the clients more cores (--agents, --client-cpus).";
     }
 
@@ -181,8 +182,8 @@ internal sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, S
             // Allocating held every step it ran: its capacity has no upper end, so any ratio to it is no figure.
             var top = pooled.Where(p => p.Value.ReachedTop).Select(p => p.Key).ToList();
             var figure = top.Count == pooled.Count
-                ? $"allocating and {string.Join(", ", top)} both at least {allocating.Capacity}: no ratio"
-                : $"allocating at least {allocating.Capacity}, the top of the ramp: no ratio";
+                ? $"allocating and {string.Join(", ", top)} both at least {CountText.Of(allocating.Capacity)}: no ratio"
+                : $"allocating at least {CountText.Of(allocating.Capacity)}, the top of the ramp: no ratio";
             return new(what, ClaimVerdict.Inconclusive, figure, "[no interval: a lower bound]", "allocating held the top of the ramp; raise --capacity-to");
         }
         var ratios = pooled.Select(p => (p.Key, Low: p.Value.Capacity / (double)allocatingFailedAt, High: p.Value.FailedAt is { } failed && allocating.Capacity > 0 ? failed / (double)allocating.Capacity : double.PositiveInfinity)).ToList();
@@ -195,11 +196,12 @@ internal sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, S
                 : new(what, ClaimVerdict.Inconclusive, text, interval, Invariant($"the interval (the ramp's x1.5 step on both sides) straddles {SeedCapacityRatio:0} x; narrow the ramp around the capacities"));
     }
 
-    /// <summary>"between 1519 and 2278" (held, first failed), "below 200" (none held), "at least 9000" (the top held).</summary>
+    /// <summary>"between 1,519 and 2,278" (held, first failed), "below 200" (none held), "at least 9,000" (the top held).</summary>
     private static string Describe(CapacitySearch search) =>
-        search.ReachedTop ? Invariant($"at least {search.Capacity}")
-        : search.Held is null ? Invariant($"below {search.FailedAt}")
-        : Invariant($"between {search.Capacity} and {search.FailedAt}");
+        search.ReachedTop ? $"at least {CountText.Of(search.Capacity)}"
+        : search.FailedAt is not { } failedAt ? "below the ramp's first step"
+        : search.Held is null ? $"below {CountText.Of(failedAt)}"
+        : $"between {CountText.Of(search.Capacity)} and {CountText.Of(failedAt)}";
 
     /// <summary>Seed 001's "less CPU": the pooled / allocating CPU per message at each client count both held, a paired ratio per step, its median with a 95 % CI.</summary>
     private static Claim CpuClaim(CapacitySearch allocating, IReadOnlyList<KeyValuePair<string, CapacitySearch>> pooled)
@@ -412,9 +414,9 @@ internal sealed record CapacityStep(
         && MessagesPerSecond >= ScheduledMessagesPerSecond * 0.95;
 
     public string Why => Held ? "held"
-        : ConnectedClients < Clients ? $"only {ConnectedClients} of {Clients} connected"
-        : LostMessages > 0 ? $"{LostMessages} messages lost, corrupt or out of order"
-        : DroppedClients > 0 ? $"{DroppedClients} clients dropped or failed"
+        : ConnectedClients < Clients ? $"only {CountText.Of(ConnectedClients)} of {CountText.Of(Clients)} connected"
+        : LostMessages > 0 ? $"{CountText.Of(LostMessages, "message")} lost, corrupt or out of order"
+        : DroppedClients > 0 ? $"{CountText.Of(DroppedClients, "client")} dropped or failed"
         : LatenessP99Ms > StreamingExperiment.LatenessP99LimitMs ? $"lateness p99 {LatenessP99Ms:0.#} ms"
         : $"{MessagesPerSecond:0} of {ScheduledMessagesPerSecond:0} messages/s sent";
 }
@@ -439,7 +441,7 @@ internal sealed record CapacitySearch(CapacityRamp Ramp, IReadOnlyList<CapacityS
     public string Describe()
     {
         var failed = Steps.FirstOrDefault(step => !step.Held);
-        var held = Held is { } h ? $"{h.Clients} clients ({h.MessagesPerSecond:0} messages/s, p99 {h.LatenessP99Ms:0.#} ms, {h.CpuMicrosecondsPerMessage:0.#} µs CPU per message)" : $"no step (fewer than {Ramp.From} clients)";
-        return failed is null ? $"at least {held}, the top of the ramp" : $"{held}; {failed.Clients} not: {failed.Why}";
+        var held = Held is { } h ? $"{CountText.Of(h.Clients, "client")} ({h.MessagesPerSecond:0} messages/s, p99 {h.LatenessP99Ms:0.#} ms, {h.CpuMicrosecondsPerMessage:0.#} µs CPU per message)" : $"no step (fewer than {Ramp.From} clients)";
+        return failed is null ? $"at least {held}, the top of the ramp" : $"{held}; {CountText.Of(failed.Clients)} not: {failed.Why}";
     }
 }

@@ -14,6 +14,18 @@ public enum Cause
 
     /// <summary>SHA-256 rounds, then the awaited upstream call: two causes, either is a right first.</summary>
     CpuAndUpstream,
+
+    /// <summary>A catastrophically backtracking Regex (nested quantifiers) on a name that almost matches: a core's work, most of it in the Regex engine below the method (issue 38, the cold service Vetting).</summary>
+    CpuRegex,
+
+    /// <summary>LINQ over a large list per request: a copy of 200,000 records and a projection of a quarter of them, a few MB a request, much of it on the large-object heap (issue 38, the cold service Rollup).</summary>
+    AllocationLinq,
+
+    /// <summary>The awaited upstream call through a named client whose DelegatingHandler retries the upstream's 503s (one call in 7) (issue 38, the cold service Shipping).</summary>
+    UpstreamRetry,
+
+    /// <summary>An awaited "database" that is not HTTP (2 connections, 50 ms a query): the upstream, which no HTTP call names (issue 38, the cold service Vault's shape).</summary>
+    Database,
 }
 
 /// <summary>One generated cause service's dimensions: its entry (the handler shapes that serve a request), its cause, how many calls below the entry the work is, and whether those methods ask the JIT to inline them.</summary>
@@ -25,9 +37,10 @@ public sealed record CauseShape(int Index, Entry Entry, Cause Cause, int Depth, 
 /// <summary>
 /// What a right finding says: one of <paramref name="Accepted"/> ranked first, each a cause as the report words it
 /// ("CPU", "GC", "the upstream") with its place: the method that does the work (source words, as the report names it)
-/// or the end of the call's name (the path template, "/upstream/quotes/{id}": the host's port is the run's).
+/// or the end of the call's name (the path template, "/upstream/quotes/{id}": the host's port is the run's); no place
+/// for a dependency that is not HTTP, which no call names.
 /// </summary>
-public sealed record ExpectedCause(IReadOnlyList<(string Cause, string Place)> Accepted, string File, int Line);
+public sealed record ExpectedCause(IReadOnlyList<(string Cause, string? Place)> Accepted, string File, int Line);
 
 /// <summary>A generated cause service: its shape, its source files by name, the path the load requests, and what a right finding says.</summary>
 public sealed record GeneratedCauseService(CauseShape Shape, IReadOnlyDictionary<string, string> Files, string RequestPath, ExpectedCause Expected);
@@ -49,11 +62,21 @@ public static class CauseServiceGenerator
     public const string GcCause = "GC";
     public const string UpstreamCause = "the upstream";
 
-    /// <summary><paramref name="count"/> services from <paramref name="seed"/>: the entry x cause grid in a seeded order (every pair once before any repeats), each with a seeded depth, inlining and names.</summary>
+    /// <summary>The causes of the first grid; those after them (from <see cref="Cause.CpuRegex"/>) come in a second grid, so a seed's first services stay what they were before those were added.</summary>
+    private static readonly Cause[] FirstCauses = [Cause.Cpu, Cause.Allocation, Cause.Upstream, Cause.CpuAndUpstream];
+
+    /// <summary>
+    /// <paramref name="count"/> services from <paramref name="seed"/>: the entry x cause grid in a seeded order (every pair
+    /// once before any repeats; the causes added later after the first grid's, in an order of their own), each with a
+    /// seeded depth, inlining and names.
+    /// </summary>
     public static IReadOnlyList<GeneratedCauseService> Compose(int seed, int count)
     {
         var random = new Random(seed);
-        var grid = Entries.SelectMany(e => Enum.GetValues<Cause>().Select(c => (Entry: e, Cause: c))).OrderBy(_ => random.Next()).ToList();
+        var later = new Random(seed + 38);
+        List<(Entry Entry, Cause Cause)> Grid(IEnumerable<Cause> causes, Random order) => [.. Entries.SelectMany(e => causes.Select(c => (Entry: e, Cause: c))).OrderBy(_ => order.Next())];
+        var grid = Grid(FirstCauses, random);
+        grid.AddRange(Grid(Enum.GetValues<Cause>().Except(FirstCauses), later));
         return [.. Enumerable.Range(0, count).Select(i => Generate(new CauseShape(i, grid[i % grid.Count].Entry, grid[i % grid.Count].Cause, random.Next(4), random.Next(2) == 0), random))];
     }
 
@@ -68,6 +91,10 @@ public static class CauseServiceGenerator
             "var digest = BitConverter.GetBytes(id);", "for (var round = 0; round < Work.Rounds; round++) { digest = System.Security.Cryptography.SHA256.HashData(digest); }",
             $"id += (await Upstream.Factory!.CreateClient(Upstream.Name).GetStringAsync($\"upstream/{resource}/{{id}}\")).Length & digest[0] & 0;",
         ], 1),
+        Cause.CpuRegex => (["var plausible = Names.Pattern.IsMatch(Names.AlmostAName);", "id += (plausible ? 1 : 0) & 0;"], 0),
+        Cause.AllocationLinq => (["var copy = Ledger.Sales.ToList();", "var picked = copy.Where(s => s.Region == id % 4).Select(s => new { s.Product, Revenue = s.Quantity * s.Price }).ToList();", "id += picked.Count & 0;"], 0),
+        Cause.UpstreamRetry => ([$"id += (await Upstream.Factory!.CreateClient(Upstream.RetryingName).GetStringAsync($\"upstream/{resource}/{{id}}\")).Length & 0;"], 0),
+        Cause.Database => (["id += await Database.QueryAsync(id) & 0;"], 0),
         _ => throw new ArgumentOutOfRangeException(nameof(cause)),
     };
 
@@ -89,6 +116,11 @@ public static class CauseServiceGenerator
         program.Line("var builder = WebApplication.CreateBuilder(args);");
         program.Line("builder.Logging.SetMinimumLevel(LogLevel.Warning);");
         program.Line("builder.Services.AddHttpClient(Upstream.Name, http => http.BaseAddress = Upstream.Address);");
+        if (shape.Cause == Cause.UpstreamRetry)
+        {
+            program.Line("builder.Services.AddTransient<RetryOnBusy>();");
+            program.Line("builder.Services.AddHttpClient(Upstream.RetryingName, http => http.BaseAddress = Upstream.Address).AddHttpMessageHandler<RetryOnBusy>();");
+        }
         if (controller)
         {
             program.Line("builder.Services.AddControllers();");
@@ -150,19 +182,23 @@ public static class CauseServiceGenerator
                 (entryFile, entryMethod, path) = ($"{type}Endpoints.cs", $"the lambda in {type}Endpoints.Map{type}", $"/api/{resource}/1");
                 break;
         }
-        // The slow dependency: the same process's loopback route, 2 requests at a time, 50 ms each (awaited: it holds no thread).
-        program.Line($"app.MapGet(\"/upstream/{resource}/{{id:int}}\", async (int id) => {{ await Upstream.Slots.WaitAsync(); try {{ await Task.Delay(Upstream.DelayMs); return id; }} finally {{ Upstream.Slots.Release(); }} }});");
+        // The slow dependency: the same process's loopback route, 2 requests at a time, 50 ms each (awaited: it holds no
+        // thread); behind a retrying client, busy (503 at once) for one call in 7.
+        program.Line(shape.Cause == Cause.UpstreamRetry
+            ? $"app.MapGet(\"/upstream/{resource}/{{id:int}}\", async (int id) => {{ if (Upstream.Busy()) {{ return Results.StatusCode(503); }} await Upstream.Slots.WaitAsync(); try {{ await Task.Delay(Upstream.DelayMs); return Results.Ok(id); }} finally {{ Upstream.Slots.Release(); }} }});"
+            : $"app.MapGet(\"/upstream/{resource}/{{id:int}}\", async (int id) => {{ await Upstream.Slots.WaitAsync(); try {{ await Task.Delay(Upstream.DelayMs); return id; }} finally {{ Upstream.Slots.Release(); }} }});");
         program.Line($"app.Lifetime.ApplicationStarted.Register(() => {{ Upstream.Address = new Uri(app.Urls.First() + \"/\"); Console.WriteLine($\"{shape.Name} ready: {{string.Join(' ', app.Urls)}} pid {{Environment.ProcessId}}\"); }});");
         program.Line("app.Run();");
         files["Program.cs"] = program.Text;
 
         var (method, file, line) = shape.Depth == 0 ? (entryMethod, entryFile, entryLine) : (chain.Method, "Chain.cs", chain.Line);
         var call = $"/upstream/{resource}/{{id}}";
-        IReadOnlyList<(string, string)> accepted = shape.Cause switch
+        IReadOnlyList<(string, string?)> accepted = shape.Cause switch
         {
-            Cause.Cpu => [(CpuCause, method)],
-            Cause.Allocation => [(GcCause, method)],
-            Cause.Upstream => [(UpstreamCause, call)],
+            Cause.Cpu or Cause.CpuRegex => [(CpuCause, method)],
+            Cause.Allocation or Cause.AllocationLinq => [(GcCause, method)],
+            Cause.Upstream or Cause.UpstreamRetry => [(UpstreamCause, call)],
+            Cause.Database => [(UpstreamCause, null)],
             _ => [(CpuCause, method), (UpstreamCause, call)],
         };
         return new GeneratedCauseService(shape, files, path, new ExpectedCause(accepted, file, line));
@@ -189,7 +225,11 @@ public static class CauseServiceGenerator
         return line;
     }
 
-    /// <summary>The work's sizes and the slow dependency: a named client from IHttpClientFactory to the service's own loopback route.</summary>
+    /// <summary>
+    /// The work's sizes and data (the Regex and its almost-matching name, the ledger LINQ reads) and the slow dependencies:
+    /// a named client from IHttpClientFactory to the service's own loopback route (and one that retries its 503s), and a
+    /// "database" that is not HTTP.
+    /// </summary>
     private const string Support = """
         public static class Work
         {
@@ -205,6 +245,61 @@ public static class CauseServiceGenerator
             public static readonly SemaphoreSlim Slots = new(2);
             public static IHttpClientFactory? Factory { get; set; }
             public static Uri? Address { get; set; }
+            public const string RetryingName = "retrying";
+            private static int _calls;
+            public static bool Busy() => Interlocked.Increment(ref _calls) % 7 == 0;
+        }
+
+        // The upstream answers 503 when busy: try again up to three times, a little later each time.
+        public sealed class RetryOnBusy : DelegatingHandler
+        {
+            protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
+            {
+                for (var attempt = 1; ; attempt++)
+                {
+                    var response = await base.SendAsync(request, cancellationToken);
+                    if (response.StatusCode != System.Net.HttpStatusCode.ServiceUnavailable || attempt == 4)
+                    {
+                        return response;
+                    }
+                    response.Dispose();
+                    await Task.Delay(20 * attempt, cancellationToken);
+                }
+            }
+        }
+
+        public static class Names
+        {
+            // Words of letters separated by single spaces or hyphens; nested quantifiers backtrack on a name that almost matches.
+            public static readonly System.Text.RegularExpressions.Regex Pattern = new(@"^([a-zA-Z]+[\s-]?)+$");
+            public const string AlmostAName = "Maximilianjones!";
+        }
+
+        public sealed record Sale(int Region, int Product, int Quantity, decimal Price);
+
+        public static class Ledger
+        {
+            public static readonly List<Sale> Sales = [.. Enumerable.Range(0, 200_000).Select(i => new Sale(i % 4, i % 40, 1 + (i % 19), 0.5m * (i % 200)))];
+        }
+
+        // A database reached over its own protocol (not HTTP): 2 connections, 50 ms a query.
+        public static class Database
+        {
+            private static readonly SemaphoreSlim Connections = new(2);
+
+            public static async Task<int> QueryAsync(int id)
+            {
+                await Connections.WaitAsync();
+                try
+                {
+                    await Task.Delay(Upstream.DelayMs);
+                    return id;
+                }
+                finally
+                {
+                    Connections.Release();
+                }
+            }
         }
         """;
 }

@@ -143,6 +143,28 @@ public sealed class DiagnosisAccuracyTests(ITestOutputHelper output)
         var mix = services.First(x => x.Shape.Cause == Cause.CpuAndUpstream);
         Assert.Equal(Verdict.Right, Score(mix, null, Found("the upstream", $"127.0.0.1:1{mix.Expected.Accepted[1].Place}"), Found("CPU", null)));
         Assert.Equal(Verdict.Right, Score(mix, null, Found("CPU", mix.Expected.Accepted[0].Place)));
+
+        // A dependency that is not HTTP: the upstream said with no call is right; a call named for it is wrong.
+        var database = services.First(x => x.Shape.Cause == Cause.Database);
+        Assert.Equal(Verdict.Right, Score(database, null, Found("the upstream", null)));
+        Assert.Equal(Verdict.Wrong, Score(database, null, Found("the upstream", "127.0.0.1:41234/upstream/x/{id}")));
+        Assert.Equal(Verdict.Wrong, Score(database, null, Found("CPU", null)));
+    }
+
+    /// <summary>The causes added after the first grid (issue 38, the cold services) come after it: a seed's first services are what they were, so earlier runs' names still say which service they were.</summary>
+    [Fact]
+    public void TheCausesAddedLaterLeaveASeedsFirstServicesAsTheyWere()
+    {
+        var services = CauseServiceGenerator.Compose(Seed, CauseServiceGenerator.Entries.Length * Enum.GetValues<Cause>().Length);
+
+        // Seed 37's names as the notebook's runs of 2026-11-29 recorded them.
+        Assert.Equal("Cause00MinimalLambdaCpuAndUpstreamD1", services[0].Shape.Name);
+        Assert.Equal("Cause01ControllerCpuD0I", services[1].Shape.Name);
+        Assert.Equal("Cause05ControllerCpuAndUpstreamD0I", services[5].Shape.Name);
+        Assert.Equal("Cause10ControllerAllocationD0", services[10].Shape.Name);
+        Assert.Equal("Cause14MinimalLambdaCpuD1I", services[14].Shape.Name);
+        Assert.Equal("Cause15MethodGroupAllocationD2", services[15].Shape.Name);
+        Assert.All(services.Skip(16), s => Assert.True(s.Shape.Cause >= Cause.CpuRegex, s.Shape.Name));
     }
 
     /// <summary>The cause generator's promise: every entry x cause pair, each service's expected line holding its work (the loop or the upstream call) and its path served by its route.</summary>
@@ -160,7 +182,11 @@ public sealed class DiagnosisAccuracyTests(ITestOutputHelper output)
             {
                 Cause.Cpu or Cause.CpuAndUpstream => "SHA256.HashData",
                 Cause.Allocation => "text +=",
-                _ => "CreateClient(Upstream.Name)",
+                Cause.Upstream => "CreateClient(Upstream.Name)",
+                Cause.CpuRegex => "Names.Pattern.IsMatch",
+                Cause.AllocationLinq => "Ledger.Sales.ToList()",
+                Cause.UpstreamRetry => "CreateClient(Upstream.RetryingName)",
+                _ => "Database.QueryAsync",
             };
             Assert.True(line.Contains(work, StringComparison.Ordinal), $"{service.Shape.Name}: {line}");
             Assert.DoesNotContain(".Result", string.Concat(service.Files.Values), StringComparison.Ordinal);

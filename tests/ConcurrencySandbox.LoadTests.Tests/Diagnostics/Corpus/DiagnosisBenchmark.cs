@@ -149,8 +149,9 @@ public static class DiagnosisBenchmark
 
     /// <summary>
     /// The verdict for a cause service's ranked findings: right when the first is one of the expected causes with its
-    /// method (CPU, GC: the place begins with it) or its call (the upstream: the place ends with the path template) named;
-    /// not named when the first is an expected cause with no place; wrong otherwise, and wrong before anything else when
+    /// method (CPU, GC: the place begins with it) or its call (the upstream: the place ends with the path template) named,
+    /// or, for a dependency that is not HTTP, the upstream with no call named; not named when the first is an expected
+    /// cause with no place; wrong otherwise (a call named for a dependency that makes none too), and wrong before anything else when
     /// the report says "pool starvation" first or tells the user to make the code async or raise the pool's minimum
     /// (nothing in these services blocks: following that advice makes CPU-bound code worse, issue 38 item 1).
     /// </summary>
@@ -170,11 +171,12 @@ public static class DiagnosisBenchmark
         }
         if (first.Place is not { } place)
         {
-            return Scored(Verdict.NotNamed, " [the right cause, with no method or call]");
+            // A dependency that is not HTTP has no call to name: said, not named, is right.
+            return causes.Any(a => a.Place is null) ? Scored(Verdict.Right) : Scored(Verdict.NotNamed, " [the right cause, with no method or call]");
         }
-        bool Names((string Cause, string Place) a) => a.Cause == CauseServiceGenerator.UpstreamCause
-            ? place.EndsWith(a.Place, StringComparison.Ordinal)
-            : place == a.Place || place.StartsWith(a.Place + " ", StringComparison.Ordinal);
+        bool Names((string Cause, string? Place) a) => a.Place is { } expectedPlace && (a.Cause == CauseServiceGenerator.UpstreamCause
+            ? place.EndsWith(expectedPlace, StringComparison.Ordinal)
+            : place == expectedPlace || place.StartsWith(expectedPlace + " ", StringComparison.Ordinal));
         return Scored(causes.Any(Names) ? Verdict.Right : Verdict.Wrong);
     }
 

@@ -1,0 +1,139 @@
+using System.Net;
+using System.Text.RegularExpressions;
+using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Reports;
+
+namespace ConcurrencySandbox.LoadTests.Tests;
+
+/// <summary>
+/// Issue 39's "done when", on the committed results (docs/results) as a reader opens them: the matrix's first sentence
+/// reads only figures its files hold (each run's report has its own check, <see cref="FirstScreenTests"/>), and every
+/// committed chart's axis says what its series plot.
+/// </summary>
+public sealed partial class CommittedResultsTests
+{
+    private static string Results => Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results");
+
+    /// <summary>Every committed matrix folder (one with matrix.json), relative to docs/results.</summary>
+    public static TheoryData<string> CommittedMatrices() =>
+        [.. Directory.GetFiles(Results, "matrix.json", SearchOption.AllDirectories).Select(file => Path.GetRelativePath(Results, Path.GetDirectoryName(file)!)).Order(StringComparer.Ordinal)];
+
+    [Theory]
+    [MemberData(nameof(CommittedMatrices))]
+    public void EveryNumberInACommittedMatrixsFirstSentenceIsAFigureOfItsFiles(string folder)
+    {
+        var path = Path.Combine(Results, folder);
+        var answer = FirstSentence(File.ReadAllText(Path.Combine(path, "matrix.md")));
+        var summaries = Directory.GetFiles(path, ReportWriter.SummaryFileName, SearchOption.AllDirectories).Select(file => RunSummary.Parse(File.ReadAllText(file))).ToList();
+
+        // The seeds are introduced in words (their numbers and years); each fan-out's variants are named.
+        var quoted = summaries.SelectMany(s => new[] { SeedReports.Introduce(s.Seed), $"seed {s.Seed}" }.Concat(s.Variants.Select(v => v.Name)))
+            .Append(SeedReports.Introduce("004")).Append("seed 004").OfType<string>().Distinct().OrderByDescending(words => words.Length);
+        var fields = summaries.SelectMany(s => FirstScreenTests.FieldsOf(s)).Concat(FirstScreenTests.FieldsOfJson(File.ReadAllText(Path.Combine(path, "matrix.json")))).ToList();
+
+        Assert.StartsWith("the matrix re-runs ", answer, StringComparison.Ordinal);
+        FirstScreenTests.AssertEveryNumberIsAField(folder, quoted.Aggregate(answer, (text, words) => text.Replace(words, "", StringComparison.Ordinal)), fields);
+    }
+
+    [Theory]
+    [MemberData(nameof(CommittedMatrices))]
+    public void EachCoreCountsOwnReportIsCommittedAndLinkedFromTheMatrixsPages(string folder)
+    {
+        var path = Path.Combine(Results, folder);
+        var reports = Directory.GetDirectories(path, "fanout-*").Select(d => $"{Path.GetFileName(d)}/report.html").Order(StringComparer.Ordinal).ToList();
+        var markdown = File.ReadAllText(Path.Combine(path, "matrix.md"));
+
+        Assert.NotEmpty(reports);
+        Assert.All(reports, report =>
+        {
+            Assert.True(File.Exists(Path.Combine(path, report)), $"{folder}: {report} is not committed");
+            Assert.Contains($"[{report}]({report})", markdown, StringComparison.Ordinal);
+            Assert.Contains($"a {report}", RenderedPage.LinesOf(Path.Combine(path, "report.html")));
+        });
+    }
+
+    /// <summary>Every committed static chart (chart.svg, response-curve.svg), relative to docs/results.</summary>
+    public static TheoryData<string> CommittedCharts() =>
+    [
+        .. new[] { "chart.svg", ReportWriter.ResponseCurveFile }
+            .SelectMany(name => Directory.GetFiles(Results, name, SearchOption.AllDirectories))
+            .Select(file => Path.GetRelativePath(Results, file)).Order(StringComparer.Ordinal),
+    ];
+
+    [Theory]
+    [MemberData(nameof(CommittedCharts))]
+    public void EachCommittedChartsAxesSayWhatItsSeriesPlot(string file)
+    {
+        var path = Path.Combine(Results, file);
+        // The run the chart draws: the summary beside it, or (a matrix's) its first fan-out's.
+        var summary = RunSummary.Parse(File.ReadAllText(
+            File.Exists(Path.Combine(Path.GetDirectoryName(path)!, ReportWriter.SummaryFileName)) ? Path.Combine(Path.GetDirectoryName(path)!, ReportWriter.SummaryFileName)
+            : Directory.GetFiles(Path.GetDirectoryName(path)!, ReportWriter.SummaryFileName, SearchOption.AllDirectories).Order(StringComparer.Ordinal).First()));
+        var loadLabel = ReportChart.LoadLabel(summary.Variants[0].LoadUnit);
+        var panels = Panels(File.ReadAllText(path));
+
+        Assert.NotEmpty(panels);
+        // A panel with nothing to draw ("no data recorded": a variant none of whose requests was answered) has no axes.
+        foreach (var panel in panels.Where(p => p.Series.Count > 0))
+        {
+            var where = $"{file}, panel \"{panel.Title}\"";
+            // Every panel of a chart shares its x axis: the load on a response curve, time on the others.
+            Assert.True(Path.GetFileName(file) == ReportWriter.ResponseCurveFile ? panel.X == loadLabel : panel.X.StartsWith("seconds since ", StringComparison.Ordinal),
+                $"{where}: its x axis reads \"{panel.X}\"");
+            foreach (var series in panel.Series)
+            {
+                (string? Axis, string? Expected) check = series switch
+                {
+                    _ when series.EndsWith(" p99", StringComparison.Ordinal) || series.EndsWith(" p50", StringComparison.Ordinal) => (panel.Left, "latency"),
+                    _ when series.EndsWith(" ok/s", StringComparison.Ordinal) => (panel.Left, "ok answers / s"),
+                    _ when series.EndsWith(" threads", StringComparison.Ordinal) => (panel.Left, "pool threads"),
+                    _ when series.EndsWith(" queue", StringComparison.Ordinal) => (panel.Right, "queued work items"),
+                    _ when series.EndsWith(" ok", StringComparison.Ordinal) || series.EndsWith(" timed out", StringComparison.Ordinal) => (panel.Left, summary.Words.Unit),
+                    _ when series.EndsWith(", every variant", StringComparison.Ordinal) => (panel.Left, loadLabel),
+                    _ when series.EndsWith(" served", StringComparison.Ordinal) => (panel.Left, "requests (cumulative)"),
+                    _ when series.EndsWith(" completed)", StringComparison.Ordinal) => (panel.Left, "latency (s)"),
+                    _ => (null, null),
+                };
+                if (check is { Expected: { } expected })
+                {
+                    Assert.True(check.Axis?.StartsWith(expected, StringComparison.Ordinal) == true, $"{where}: \"{series}\" is plotted on an axis labelled \"{check.Axis}\", not \"{expected}\"");
+                }
+            }
+        }
+    }
+
+    /// <summary>The first bold paragraph of a page in Markdown: its plain answer.</summary>
+    private static string FirstSentence(string markdown) =>
+        markdown.Split('\n').First(line => line.StartsWith("**", StringComparison.Ordinal) && !line.StartsWith("**PARTIAL", StringComparison.Ordinal)).Trim('*');
+
+    private sealed record Panel(string Title, string X, string? Left, string? Right, IReadOnlyList<string> Series);
+
+    /// <summary>Each panel of an SVG drawn by SvgChart: its title, its x, left and right axis labels, and the series it draws.</summary>
+    private static List<Panel> Panels(string svg) =>
+    [
+        .. svg.Split("<g class=\"panel\">").Skip(1).Select(part => new Panel(
+            Text(PanelTitle().Match(part)),
+            Text(XLabel().Match(part)),
+            LeftLabel().Match(part) is { Success: true } left ? Text(left) : null,
+            RightLabel().Match(part) is { Success: true } right ? Text(right) : null,
+            [.. SeriesName().Matches(part).Select(Text)])),
+    ];
+
+    private static string Text(Match m) => WebUtility.HtmlDecode(m.Groups[1].Value);
+
+    [GeneratedRegex("^<text [^>]*font-weight=\"bold\">([^<]*)</text>")]
+    private static partial Regex PanelTitle();
+
+    [GeneratedRegex("<text [^>]*text-anchor=\"middle\" fill=\"#333\">([^<]*)</text>")]
+    private static partial Regex XLabel();
+
+    [GeneratedRegex("rotate\\(-90\\)\" text-anchor=\"middle\">([^<]*)</text>")]
+    private static partial Regex LeftLabel();
+
+    [GeneratedRegex("rotate\\(90\\)\" text-anchor=\"middle\">([^<]*)</text>")]
+    private static partial Regex RightLabel();
+
+    [GeneratedRegex("<g class=\"series\" data-series=\"([^\"]*)\"")]
+    private static partial Regex SeriesName();
+}

@@ -117,15 +117,32 @@ internal sealed class ApplicationCode
                 }
             }
         }
+        // A class that inherits the method (a repository deriving from a generic RepositoryBase<TEntity>) runs its nearest
+        // ancestor's, which several implementations can share.
+        var yielded = new HashSet<AppMethod>();
         foreach (var (owner, ownerType) in implementations)
         {
-            foreach (var method in ownerType.Methods.Where(m => owner.HasBody(m) && Implements(owner.MethodName(m), ownerType.Name, type, name)))
+            var (declarer, methods) = Lineage(owner, ownerType)
+                .Select(t => (t.Module, Methods: t.Type.Methods.Where(m => t.Module.HasBody(m) && Implements(t.Module.MethodName(m), t.Type.Name, type, name)).ToList()))
+                .FirstOrDefault(t => t.Methods.Count > 0, (Module: owner, Methods: new List<int>()));
+            foreach (var method in methods.Where(m => (declarer != module || m != call.LocalToken) && yielded.Add(new AppMethod(declarer, m))))
             {
-                if (owner != module || method != call.LocalToken)
-                {
-                    yield return new AppMethod(owner, method);
-                }
+                yield return new AppMethod(declarer, method);
             }
+        }
+    }
+
+    /// <summary>The type and its base types, as far as the application's own types go, nearest first.</summary>
+    private IEnumerable<(ModuleSource Module, ModuleType Type)> Lineage(ModuleSource module, ModuleType type)
+    {
+        for (var depth = 0; depth < 16; depth++)
+        {
+            yield return (module, type);
+            if (type.BaseType is not { } baseType || !_types.TryGetValue(baseType, out var known))
+            {
+                yield break;
+            }
+            (module, type) = known;
         }
     }
 

@@ -61,6 +61,13 @@ public sealed record DiagnosisInputs(
     /// <summary>How long one request holds its pool thread while it blocks: the fastest request's latency (one that never queued), in ms.</summary>
     public double HoldMs { get; init; }
 
+    /// <summary>
+    /// The background service <see cref="BlockingMethod"/> blocks in, outside any request (null when it serves requests):
+    /// the requests' latency (<see cref="HoldMs"/>) is then no measure of its wait (the cold service Reports rendered each
+    /// queued report in a 150 ms .Result while its requests took 17 ms).
+    /// </summary>
+    public string? BlockingBackground { get; init; }
+
     /// <summary>Whether <see cref="HoldMs"/> is only a lower bound: no request was answered faster than the client's timeout, so the fastest is a timeout, not a wait.</summary>
     public bool HoldIsLowerBound { get; init; }
 
@@ -222,7 +229,8 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
             : i.BlockingCandidates > 1 ? $"make the blocking call async in whichever it is of {m}"
             : i.AlsoBlocking.Count > 0 ? $"make `{m}` and {string.Join(" and ", i.AlsoBlocking.Select(a => $"`{a}`"))} async (each holds the pool's threads)"
             : $"make `{m}` async";
-        var holds = WaitKnown ? Invariant($": it holds a pool thread for its whole {i.HoldMs:0} ms wait")
+        var holds = i.BlockingBackground is { } background ? $": it runs in the background service {background}, outside any request, so the requests' latency says nothing of how long it holds a pool thread"
+            : WaitKnown ? Invariant($": it holds a pool thread for its whole {i.HoldMs:0} ms wait")
             : i.HoldIsLowerBound ? Invariant($": how long it holds a pool thread is not known (no request was answered before the client gave up after at least {i.HoldMs:0} ms, a lower bound, not a wait)")
             : Invariant($": how long it holds a pool thread is not known (the fastest request took {i.HoldMs:0.###} ms, which shows no wait)");
         var asyncBuys = AsyncCapacity is { } a

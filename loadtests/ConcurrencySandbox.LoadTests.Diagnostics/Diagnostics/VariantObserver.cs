@@ -334,6 +334,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             BlockingMethod = sites?.MethodToChange,
             AlsoBlocking = sites is null ? [] : [.. sites.Holding.Skip(1).Select(BlockingSites.MethodOf)],
             BlockingCandidates = sites?.Top?.Source?.Candidates ?? 1,
+            BlockingBackground = sites?.Top?.Source?.Background,
             BusySite = runNotBlock && sites?.TopBusy is { } busy ? sites.Describe(busy) : null,
             NoneSampledBlocked = noneBlocked,
             HoldMs = result.Total.MinMs,

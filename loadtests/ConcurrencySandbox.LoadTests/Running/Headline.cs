@@ -248,7 +248,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             case Cause.Unclear:
                 return Invariant($"Unsure of the cause: none of the findings accounts for the {w.Figure("share a cause is named from", 100 * CauseFindings.LeastShare, "%", "0")} % of the break a cause is named from.");
             case Cause.Starvation or Cause.Cpu or Cause.Lock:
-                return stacks is null ? "Unsure of the place: no stack sample was taken (why is below)." : null;
+                // A sample can be taken and still name nothing (it ended after the load did, with no pool thread in user code).
+                return stacks is null ? "Unsure of the place: the stack sample named no call site (why is below)." : null;
             default:
                 return null;
         }

@@ -76,6 +76,22 @@ public sealed partial class HeadlineTests
         Assert.DoesNotContain("minimum", cpu, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// The cold service Reports (a background service starving the pool, 2026-11-29): its stack sample was taken, ended after
+    /// the load did and named nothing, and the headline said "no stack sample was taken".
+    /// </summary>
+    [Fact]
+    public void AStackSampleThatNamedNothingIsNotSaidNeverTaken()
+    {
+        var (finding, observation, _) = Seeded("starvation");
+        var unnamed = observation! with { Stacks = null, StacksNote = "the stack sample ended after the load did (3.7 s of it were left at the peak) and found no pool thread in user code, so it names no call site" };
+
+        var headline = Headline.Of(finding, unnamed);
+
+        Assert.Equal("Change the blocking call the pool's threads wait in: the stack sample did not catch it (below).", headline.Sentences[0]);
+        Assert.Equal("Unsure of the place: the stack sample named no call site (why is below).", headline.Sentences[^1]);
+    }
+
     private sealed record Seed(CapacityFinding Finding, VariantObservation? Observation, IReadOnlyList<(string Name, double Value)> Sources);
 
     private static readonly ServiceSlo Slo = new(409.8, "SLO p99 409.8 ms (2 x the unloaded p99 of 204.9 ms (the median of 5 rounds of one user, 198.2-230.4 ms))");

@@ -6,7 +6,8 @@ using ConcurrencySandbox.LoadTests.Diagnostics;
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
 /// <summary>What <c>run --url</c> reported on a service: the top call site in user code (null when none), every site's call site, whether the pool starved, summary.md, and what it wrote to stderr.</summary>
-internal sealed record Diagnosed(BlockingCall? Top, IReadOnlyList<string> Sites, bool Starved, string Summary, string Error = "");
+/// <param name="StacksNote">Why the stack sample named no call site, when it named none (summary.json's <c>stacksNote</c>).</param>
+internal sealed record Diagnosed(BlockingCall? Top, IReadOnlyList<string> Sites, bool Starved, string Summary, string Error = "", string? StacksNote = null);
 
 /// <summary>The runner as a new user runs it, <c>run --url</c> with the service's pid, under a short load that holds more users than the pool's first threads.</summary>
 internal static class RunUrlDiagnosis
@@ -57,8 +58,10 @@ internal static class RunUrlDiagnosis
             var summary = await File.ReadAllTextAsync(Path.Combine(folder, "report", "summary.md"));
             using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(folder, "report", "summary.json")));
             var observation = json.RootElement.GetProperty("observations").EnumerateObject().Single().Value;
+            // A sample that named nothing (it ended after the load did, or failed) writes no stacks, and says why: nothing is named.
             var stacks = observation.GetProperty("stacks");
-            var sites = stacks.GetProperty("sites").EnumerateArray().ToList();
+            var sites = stacks.ValueKind == JsonValueKind.Object ? stacks.GetProperty("sites").EnumerateArray().ToList() : [];
+            var stacksNote = observation.TryGetProperty("stacksNote", out var note) && note.ValueKind == JsonValueKind.String ? note.GetString() : null;
             var top = sites.FirstOrDefault(s => s.GetProperty("inUserCode").GetBoolean());
             var call = top.ValueKind == JsonValueKind.Object && top.TryGetProperty("source", out var source)
                 ? source.Deserialize<BlockingCall>(new JsonSerializerOptions(JsonSerializerDefaults.Web))
@@ -69,7 +72,7 @@ internal static class RunUrlDiagnosis
             }
             // No diagnosis (no counter sample arrived during the run): not starved as far as the report says, the call site scored all the same.
             var starved = observation.GetProperty("diagnosis") is { ValueKind: JsonValueKind.Object } diagnosis && diagnosis.GetProperty("starved").GetBoolean();
-            return new Diagnosed(call, [.. sites.Select(s => s.GetProperty("callSite").GetString()!)], starved, summary, error.ToString());
+            return new Diagnosed(call, [.. sites.Select(s => s.GetProperty("callSite").GetString()!)], starved, summary, error.ToString(), stacksNote);
         }
         finally
         {

@@ -8,6 +8,29 @@ public sealed class StarvationDiagnosisTests
         RequestsInFlight: 125, InFlightBasis: "the peak's users", ThreadsPerRequest: 1, PoolThreadsAtPeak: 40,
         GrowthPerSecond: 2, PeakQueueLength: 300, StarvationAdjustments: 12, CallSite: "37 of 40 pool threads wait in FanOutStrategies.SyncOverAsync -> Task.Wait");
 
+    /// <summary>
+    /// The cold service Reports (2026-11-29): a BackgroundService renders each queued report on a pool thread, blocking on
+    /// .Result for 150 ms, while the requests (an awaited 20 ms save and an enqueue) hold no thread; the diagnosis said
+    /// "it holds a pool thread for its whole 17 ms wait", the fastest request's latency, which is no wait of that call.
+    /// </summary>
+    [Fact]
+    public void ABackgroundServicesBlockingCallIsNotGivenTheRequestsLatencyAsItsWait()
+    {
+        var render = new BlockingCall("ReportRenderer.Render", BlockingPrimitive.Result, new SourceLine("/src/Reports/RenderWorker.cs", 19), null, null, "Task.InnerInvoke", null) { Background = "RenderWorker" };
+        var sites = new BlockingSites(51, 59,
+        [
+            new BlockingSite("ReportRenderer.Render -> Task.InternalWait", 34, InUserCode: true, InRequest: false, render),
+            new BlockingSite(BlockingSites.NoUserCode, 17, InUserCode: false),
+        ]);
+
+        var diagnosis = (RecordedBreak.SampleServiceAt32Users with { Sites = sites }).Diagnose();
+
+        Assert.True(diagnosis.Starved);
+        var described = diagnosis.Describe();
+        Assert.Contains("Fix: make `ReportRenderer.Render` async: it runs in the background service RenderWorker, outside any request", described);
+        Assert.DoesNotContain("its whole", described);
+    }
+
     [Fact]
     public void RequestsThatHoldNoPoolThreadNeedNoneAndAreNotStarvedByLittlesLaw()
     {

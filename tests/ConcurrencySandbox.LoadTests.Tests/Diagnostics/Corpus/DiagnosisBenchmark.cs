@@ -216,7 +216,7 @@ public static class DiagnosisBenchmark
     {
         var diagnosed = await RunUrlDiagnosis.DiagnoseAsync(process, path);
         var score = Score(name, shape, expected, diagnosed.Top);
-        log($"{name}: {score.Verdict}: named {score.Named}; expected {score.Expected}");
+        log($"{name}: {score.Verdict}: named {score.Named}{(diagnosed.StacksNote is { } note ? $" ({note})" : "")}; expected {score.Expected}");
         return score;
     }
 

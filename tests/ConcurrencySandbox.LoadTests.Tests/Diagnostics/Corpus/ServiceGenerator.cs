@@ -43,6 +43,26 @@ public enum Entry
 
     /// <summary>A middleware lambda around every request, <c>app.Use(async (context, next) => { ...; await next(context); })</c>.</summary>
     MiddlewareLambda,
+
+    /// <summary>
+    /// A global MVC action filter (<c>AddControllers(o => o.Filters.Add&lt;XFilter&gt;())</c>) whose synchronous
+    /// OnActionExecuting makes the wait, or calls a constructor-injected interface service that does, before a controller
+    /// action that does not block (issue 37, the cold services of 2026-11-29 evening).
+    /// </summary>
+    ActionFilter,
+
+    /// <summary>
+    /// An endpoint filter class of the app's own (<c>.AddEndpointFilter&lt;XFilter&gt;()</c>) whose InvokeAsync makes the wait
+    /// before it passes the request on (async and awaiting next, or by seed returning next's task), in front of a
+    /// minimal-API lambda that does not block.
+    /// </summary>
+    BlockingEndpointFilter,
+
+    /// <summary>
+    /// A controller calling a constructor-injected repository interface whose implementation inherits a generic base
+    /// class, <c>RepositoryBase&lt;TEntity&gt;</c>, whose generic <c>Get&lt;TKey&gt;</c> makes the wait (or calls the chain that does).
+    /// </summary>
+    GenericRepository,
 }
 
 /// <summary>What the code blocks on (issue 37 item 4's primitives).</summary>
@@ -89,7 +109,8 @@ public sealed record GeneratedService(ServiceShape Shape, IReadOnlyDictionary<st
 /// <summary>
 /// Composes small ASP.NET Core services from the dimensions of issue 37 item 4, with a seed, so the benchmark's shapes
 /// are not the ones anybody hand-picked: an entry (controller with an injected interface service, attribute-route tokens,
-/// minimal-API lambda, method group, route group, middleware, background service), a wait, a depth of 0-3 calls below
+/// minimal-API lambda, method group, route group, middleware, background service, an MVC action filter, an endpoint filter
+/// class, a generic base repository, ...), a wait, a depth of 0-3 calls below
 /// the entry, with or without AggressiveInlining on those calls, and names drawn from lists. Every service also holds
 /// decoys that make the same blocking call but never run under the load (a DI factory run at start-up, an endpoint the
 /// load does not request): a diagnosis that names one of them is wrong.
@@ -158,7 +179,8 @@ public static class ServiceGenerator
         var verbs = Verbs.OrderBy(_ => random.Next()).Take(shape.Depth).ToList();
         var action = Actions[random.Next(Actions.Length)];
         var files = new Dictionary<string, string>();
-        var controller = shape.Entry is Entry.Controller or Entry.ControllerTokens or Entry.Conventional;
+        var controller = shape.Entry is Entry.Controller or Entry.ControllerTokens or Entry.Conventional or Entry.ActionFilter;
+        var mvc = controller || shape.Entry == Entry.GenericRepository;
         // The chain of calls below the entry: in the injected service for a controller, else in a static class.
         var chainType = controller ? $"{type}Service" : $"{type}Work";
         var chain = Chain(shape, chainType, verbs, controller);
@@ -175,10 +197,17 @@ public static class ServiceGenerator
         var program = new SourceWriter();
         program.Line("var builder = WebApplication.CreateBuilder(args);");
         program.Line("builder.Logging.SetMinimumLevel(LogLevel.Warning);");
+        if (mvc)
+        {
+            program.Line(shape.Entry == Entry.ActionFilter ? $"builder.Services.AddControllers(options => options.Filters.Add<{type}Filter>());" : "builder.Services.AddControllers();");
+        }
         if (controller)
         {
-            program.Line("builder.Services.AddControllers();");
             program.Line($"builder.Services.AddSingleton<I{chainType}, {chainType}>();");
+        }
+        if (shape.Entry == Entry.GenericRepository)
+        {
+            program.Line($"builder.Services.AddScoped<I{type}Repository, {type}Repository>();");
         }
         if (shape.Entry == Entry.Background)
         {
@@ -204,7 +233,7 @@ public static class ServiceGenerator
         {
             program.Line("app.MapControllerRoute(\"default\", \"{controller=Home}/{action=Index}/{id?}\");");
         }
-        else if (controller)
+        else if (mvc)
         {
             program.Line("app.MapControllers();");
         }
@@ -263,6 +292,71 @@ public static class ServiceGenerator
                 entryMethod = $"{type}{action}Model.OnGet";
                 route = $"GET /{type}/{action}/{{id:int}}";
                 path = $"/{type}/{action}/1";
+                break;
+            case Entry.ActionFilter:
+                files[$"{type}Controller.cs"] = PassingController(type, resource, "", "id");
+                var actionFilter = new SourceWriter();
+                actionFilter.Line("using Microsoft.AspNetCore.Mvc.Filters;");
+                actionFilter.Line("");
+                actionFilter.Line($"public sealed class {type}Filter(I{chainType} service) : IActionFilter");
+                actionFilter.Line("{");
+                entryLine = Body(actionFilter, "    public void OnActionExecuting(ActionExecutingContext context)", entryCall, shape.Wait, "    ",
+                    last: "context.HttpContext.Items[\"checked\"] = id;", id: "var id = context.HttpContext.Request.Path.Value!.Length;");
+                actionFilter.Line("");
+                actionFilter.Line("    public void OnActionExecuted(ActionExecutedContext context)");
+                actionFilter.Line("    {");
+                actionFilter.Line("    }");
+                actionFilter.Line("}");
+                files[$"{type}Filter.cs"] = actionFilter.Text;
+                entryFile = $"{type}Filter.cs";
+                entryMethod = $"{type}Filter.OnActionExecuting";
+                route = $"GET /{resource}/{{id:int}}";
+                path = $"/{resource}/1";
+                break;
+            case Entry.BlockingEndpointFilter:
+                program.Line($"app.MapGet(\"/{resource}/{{id:int}}\", (int id) => id)");
+                program.Line($"    .AddEndpointFilter<{type}Filter>();");
+                var endpointFilter = new SourceWriter();
+                endpointFilter.Line($"public sealed class {type}Filter : IEndpointFilter");
+                endpointFilter.Line("{");
+                const string filterId = "var id = context.HttpContext.Request.Path.Value!.Length;";
+                entryLine = random.Next(2) == 0
+                    ? Body(endpointFilter, "    public ValueTask<object?> InvokeAsync(EndpointFilterInvocationContext context, EndpointFilterDelegate next)", entryCall, shape.Wait, "    ",
+                        last: "return next(context);", id: filterId)
+                    : Body(endpointFilter, "    public async ValueTask<object?> InvokeAsync(EndpointFilterInvocationContext context, EndpointFilterDelegate next)", entryCall, shape.Wait, "    ",
+                        last: "return await next(context);", id: filterId);
+                endpointFilter.Line("}");
+                files[$"{type}Filter.cs"] = endpointFilter.Text;
+                entryFile = $"{type}Filter.cs";
+                entryMethod = $"{type}Filter.InvokeAsync";
+                route = $"GET /{resource}/{{id:int}}";
+                path = $"/{resource}/1";
+                break;
+            case Entry.GenericRepository:
+                files[$"{type}Controller.cs"] = PassingController(type, resource, $"(I{type}Repository repository)", "repository.Get(id).Id");
+                var repository = new SourceWriter();
+                repository.Line("public abstract class RepositoryBase<TEntity> where TEntity : new()");
+                repository.Line("{");
+                entryLine = Body(repository, "    public TEntity Get<TKey>(TKey key) where TKey : notnull", entryCall, shape.Wait, "    ",
+                    last: "return new TEntity();", id: "var id = key.GetHashCode();");
+                repository.Line("}");
+                repository.Line("");
+                repository.Line($"public sealed class {type}Record");
+                repository.Line("{");
+                repository.Line("    public int Id { get; set; }");
+                repository.Line("}");
+                repository.Line("");
+                repository.Line($"public interface I{type}Repository");
+                repository.Line("{");
+                repository.Line($"    {type}Record Get<TKey>(TKey key) where TKey : notnull;");
+                repository.Line("}");
+                repository.Line("");
+                repository.Line($"public sealed class {type}Repository : RepositoryBase<{type}Record>, I{type}Repository;");
+                files["Repository.cs"] = repository.Text;
+                entryFile = "Repository.cs";
+                entryMethod = "RepositoryBase.Get";
+                route = $"GET /{resource}/{{id:int}}";
+                path = $"/{resource}/1";
                 break;
             case Entry.MinimalLambda or Entry.FilteredLambda:
                 entryLine = Body(program, $"app.MapGet(\"/{resource}/{{id:int}}\", (int id) =>", entryCall, shape.Wait, "",
@@ -401,6 +495,19 @@ public static class ServiceGenerator
             };
         return new GeneratedService(shape, files, path, expected);
     }
+
+    /// <summary>A controller whose action makes no wait of its own: it returns <paramref name="result"/>, its constructor taking <paramref name="parameters"/>.</summary>
+    private static string PassingController(string type, string resource, string parameters, string result) => $$"""
+        using Microsoft.AspNetCore.Mvc;
+
+        [ApiController]
+        [Route("{{resource}}")]
+        public sealed class {{type}}Controller{{parameters}} : ControllerBase
+        {
+            [HttpGet("{id:int}")]
+            public int Get(int id) => {{result}};
+        }
+        """;
 
     /// <summary>
     /// Every file moved to a class library beside the service (keys under "../NameLib/", its project among them), which

@@ -77,7 +77,7 @@ public sealed class EndToEndTests : IDisposable
         Assert.Contains("Hypothesis 3", matrix);
         foreach (var cpus in new[] { 1, 2 })
         {
-            var measured = matrix.Contains($"| {cpus} core: Sync |", StringComparison.Ordinal)
+            var measured = matrix.Contains($"| {CountText.Of(cpus, "core")}: Sync |", StringComparison.Ordinal)
                 && matrix.Contains($"\n| {cpus} | {cpus} | threadpool@{cpus}cpu |", StringComparison.Ordinal);
             Assert.True(measured || matrix.Contains($"{CountText.Of(cpus, "core")}: skipped", StringComparison.Ordinal), $"{CountText.Of(cpus, "core")} neither measured nor skipped:\n{matrix}");
         }

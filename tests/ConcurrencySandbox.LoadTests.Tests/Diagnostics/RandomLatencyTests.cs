@@ -1,4 +1,3 @@
-using System.Globalization;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Reports;
@@ -25,20 +24,22 @@ public sealed class RandomLatencyTests
         var curve = Assert.Single(profile.Variants).Curve!;
         var points = curve.Points;
         long Measured(int i) => points[i].Answered + points[i].SentTimedOut;
-        string Load(int i) => points[i].Load.ToString("0.##", CultureInfo.InvariantCulture);
+        // A step's load and requests as every page prints them (ResponseCurve.LoadText, CountText): "1 user", "1,204 requests".
+        string Load(int i) => ResponseCurve.LoadText(points[i].Load, "users");
+        string At(int i) => $"{CountText.Of(Measured(i), "request")} at {Load(i)}";
         if (curve.Knee is { } knee)
         {
             Assert.All(new[] { knee.Point, knee.Point + 1 }, i => Assert.True(Measured(i) >= ResponseCurve.MinimumRequestsPerStep, curve.Line));
-            Assert.Contains($"{Measured(knee.Point)} requests at {Load(knee.Point)} users", curve.Line, StringComparison.Ordinal);
-            Assert.Contains($"the unloaded p99 from {Measured(0)} requests at {Load(0)} users", curve.Line, StringComparison.Ordinal);
+            Assert.Contains(At(knee.Point), curve.Line, StringComparison.Ordinal);
+            Assert.Contains($"the unloaded p99 from {At(0)}", curve.Line, StringComparison.Ordinal);
         }
         else if (Measured(0) < ResponseCurve.MinimumRequestsPerStep)
         {
-            Assert.Contains($"its first step ({Load(0)} users) had {CountText.Of(Measured(0), "request")} with a latency, fewer than the {ResponseCurve.MinimumRequestsPerStep}", curve.Line, StringComparison.Ordinal);
+            Assert.Contains($"its first step ({Load(0)}) had {CountText.Of(Measured(0), "request")} with a latency, fewer than the {ResponseCurve.MinimumRequestsPerStep}", curve.Line, StringComparison.Ordinal);
         }
         else
         {
-            Assert.Contains($"{Measured(0)} requests at {Load(0)} users", curve.Line, StringComparison.Ordinal);
+            Assert.Contains(At(0), curve.Line, StringComparison.Ordinal);
         }
 
         // --find-capacity's SLO rests on one user's requests: as many as the summary's baselineRequests, stated in its sentence.

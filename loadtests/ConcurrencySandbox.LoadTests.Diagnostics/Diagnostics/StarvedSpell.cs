@@ -10,8 +10,8 @@ namespace ConcurrencySandbox.LoadTests.Diagnostics;
 /// what the variant's stack sample found: pool threads blocked in user code off a lock (<paramref name="ThreadsBlock"/>,
 /// <see cref="BlockingSites.BlocksOffLock"/>), (nearly) all of them so (<paramref name="PoolBlocked"/>, <see cref="BlockingSites.PoolBlocked"/>),
 /// (nearly) all of them so inside a request (<paramref name="RequestsHoldThePool"/>, <see cref="BlockingSites.RequestsHoldThePool"/>);
-/// how long the requests took then: the p99 of the reporting interval the sample fell in (<paramref name="IntervalP99Ms"/>,
-/// 0 when none was answered in it) beside the run's fastest request, one that never queued (<paramref name="FastestMs"/>);
+/// how long the requests in flight then took: the higher p99 of the reporting interval the sample fell in and the next,
+/// where the requests it held up end (<paramref name="IntervalP99Ms"/>, 0 when none was answered in them) beside the run's fastest request, one that never queued (<paramref name="FastestMs"/>);
 /// and whether the step's cause trace ran and saw no outgoing HTTP call (<paramref name="NoOutgoingCall"/>, <see cref="CauseTrace.Calls"/>).
 /// </summary>
 public readonly record struct PoolSample(double Seconds, int Threads, long Queued, double NeededThreads, IReadOnlyList<string> InjectionReasons, bool ThreadsBlock = false, bool PoolBlocked = false, double IntervalP99Ms = 0, double FastestMs = 0,

@@ -349,8 +349,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     /// <summary>
     /// The run's samples with the threads the load needed at each (the load of the interval the sample fell in, in
     /// flight by Little's law, times the threads a request holds), the injections since the sample before, how the
-    /// stack sample found the pool's threads blocked (<paramref name="sites"/>, null when none was taken), that
-    /// interval's p99 beside the run's fastest request (<see cref="PoolSample.RequestsWaited"/>), and whether the step's
+    /// stack sample found the pool's threads blocked (<paramref name="sites"/>, null when none was taken), the p99 of that
+    /// interval and the next beside the run's fastest request (<see cref="PoolSample.RequestsWaited"/>), and whether the step's
     /// cause trace (<paramref name="causes"/>, null when none ran) saw no outgoing HTTP call.
     /// </summary>
     public static IReadOnlyList<PoolSample> PoolSamples(VariantResult result, IReadOnlyList<AdjustmentMark> marks, double threadsPerRequest, BlockingSites? sites = null, CauseTrace? causes = null)
@@ -361,13 +361,18 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var previousSeconds = double.NegativeInfinity;
         foreach (var row in result.Telemetry)
         {
-            var interval = result.Intervals.FirstOrDefault(i => i.ElapsedSeconds >= row.ElapsedSeconds);
+            var at = result.Intervals.Select((i, index) => (i, index)).FirstOrDefault(i => i.i.ElapsedSeconds >= row.ElapsedSeconds);
+            var interval = at.i;
             var load = interval?.Load ?? 0;
+            // The requests in flight at the sample end in its interval or, when they take about an interval, in the next:
+            // those that waited for what the sample saw queued are answered there (/quotes at 2 users, 500 ms each: the
+            // queue's sample fell in an interval of p99 550 ms, the requests it held up ended in the next at 1,459 ms).
+            var waitedP99Ms = interval is null ? 0 : result.Intervals.Skip(at.index).Take(2).Max(i => i.Stats.P99Ms);
             var inFlight = result.LoadUnit == "rate" ? load * result.Total.MinMs / 1000 : load;
             var pool = row.Snapshot.ThreadPool;
             var injections = injected.Where(m => m.ElapsedSeconds > previousSeconds && m.ElapsedSeconds <= row.ElapsedSeconds).Select(m => m.Reason).ToList();
             samples.Add(new PoolSample(row.ElapsedSeconds, pool.ThreadCount, pool.PendingWorkItemCount, inFlight * threadsPerRequest, injections,
-                sites?.BlocksOffLock ?? false, sites?.PoolBlocked ?? false, interval?.Stats.P99Ms ?? 0, result.Total.MinMs,
+                sites?.BlocksOffLock ?? false, sites?.PoolBlocked ?? false, waitedP99Ms, result.Total.MinMs,
                 sites?.RequestsHoldThePool ?? false, causes is { Calls.Count: 0 }));
             previousSeconds = row.ElapsedSeconds;
         }

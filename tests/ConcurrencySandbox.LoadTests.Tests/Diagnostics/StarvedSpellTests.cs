@@ -286,6 +286,31 @@ public sealed class StarvedSpellTests
         Assert.False((broke with { Sites = new BlockingSites(51, 59, [new BlockingSite(BlockingSites.NoUserCode, 51, InUserCode: false)]) }).Diagnose().Starved);
     }
 
+    [Theory]
+    // The queue at one sample only, its requests answered in the next interval: the CI's failure (9dd7a08).
+    [InlineData(new long[] { 0, 0, 1, 0, 0 }, true)]
+    // The queue at the sample whose own interval was already slow: starved, as before.
+    [InlineData(new long[] { 0, 0, 0, 1, 0 }, true)]
+    // Nothing queued: threads blocked in requests and latency grown, but no work waited for a thread at any sample.
+    [InlineData(new long[] { 0, 0, 0, 0, 0 }, false)]
+    public void WorkQueuedWhileThePoolsThreadsBlockIsStarvedWhenTheRequestsInFlightThenWaitedThoughTheyEndedInTheNextInterval(long[] queued, bool starved)
+    {
+        // /quotes/1?delayMs=500 at 2 users on a fresh pool of 3 threads (a launched find-capacity step, 2026-11-29): each
+        // request holds two threads (its own supplier call and the one it queued), so 2 users need 4. The figures of the
+        // step (intervals' p99 501, 509, 550, 1,459, 1,476 ms; 2 of 3 threads asleep in Orders.SupplierPrice), without the
+        // Starvation injection that run had: in CI's run the pool added none (a work item still started every 500 ms), the
+        // one sample with a queue fell in the 550-ms interval, and the break was called the upstream's, to which no call was made.
+        var result = Run(users: 2, threads: [3, 3, 3, 3, 3], queued: queued, intervalP99Ms: [501.5, 509.4, 550.4, 1459.2, 1475.6], fastestMs: 501.5);
+        var sleep = new BlockingCall("Orders.SupplierPrice", BlockingPrimitive.Sleep, null, "GET /quotes/{id:int}", null, null, null);
+        var sites = new BlockingSites(3, 11, [new BlockingSite("Orders.SupplierPrice -> Thread.Sleep", 2, InUserCode: true, InRequest: true, sleep), new BlockingSite(BlockingSites.NoUserCode, 1, InUserCode: false)]);
+        AdjustmentMark[] marks = [new(0.1, 2, "Warmup")];
+
+        var diagnosis = VariantObserver.Diagnose(result, sites, marks)!;
+
+        Assert.False(sites.PoolBlocked);
+        Assert.Equal(starved, diagnosis.Starved);
+    }
+
     [Fact]
     public void ABlockingServiceWhoseRequestsDidNotWaitIsNotStarvedByTheRuntimesInjectionsForIt()
     {

@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Progress;
@@ -286,7 +287,7 @@ public sealed class ProgressConcurrencyTests
             var frames = StackSampler.OwnBlockedFrames();
 
             Assert.NotNull(frames);
-            Assert.Contains(frames, line => line.StartsWith("2 thread(s) in ProgressConcurrencyTests.ParkOn, a contended lock", StringComparison.Ordinal));
+            Assert.Contains(frames, line => line.StartsWith($"{CountText.Of(2, "thread")} in ProgressConcurrencyTests.ParkOn, a contended lock", StringComparison.Ordinal));
         }
         parked.ForEach(t => t.Join());
     }

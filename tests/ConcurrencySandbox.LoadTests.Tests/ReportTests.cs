@@ -117,7 +117,7 @@ public sealed class ReportTests : IDisposable
             Agents =
             [
                 new AgentRow(0, "node-a", 60, 3.8, 4, 1, null),
-                new AgentRow(1, "node-b", 10, 0.5, 1.2, 2, "died mid-run after 1 interval(s) (t = 1.0 s); its own log holds what it measured"),
+                new AgentRow(1, "node-b", 10, 0.5, 1.2, 2, "died mid-run after 1 interval (t = 1.0 s); its own log holds what it measured"),
             ],
         };
         var single = new VariantResult(new VariantKey("threadpool"), "/api/fanout/threadpool", "users", 4, [], [], stats);

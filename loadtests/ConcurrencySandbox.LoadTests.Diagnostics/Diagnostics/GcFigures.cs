@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Engine;
 using static System.FormattableString;
 
@@ -35,7 +36,7 @@ public sealed record GcFigures(double PauseShare, double BytesPerRequest, long P
     {
         if (eventsLost > 0)
         {
-            return (null, Invariant($"the observer's session lost {eventsLost} runtime event(s), so the GC's counter sums may miss a payload"));
+            return (null, Invariant($"the observer's session lost {CountText.Of(eventsLost, "runtime event")}, so the GC's counter sums may miss a payload"));
         }
         var (counted, why) = result.CountedSpanBetween(fromSeconds, toSeconds);
         if (counted is not { Seconds: > 0, Requests: > 0 } span)

@@ -1,5 +1,6 @@
 using System.Diagnostics.Tracing;
 using System.Globalization;
+using ConcurrencySandbox.Contracts.Reports;
 using Microsoft.Diagnostics.NETCore.Client;
 using Microsoft.Diagnostics.Symbols;
 using Microsoft.Diagnostics.Tracing;
@@ -203,7 +204,7 @@ public static class StackSampler
             where primitive is not null
             group stack by (Method: SourceNames.Describe(own.frame), Primitive: primitive) into waiting
             orderby waiting.Count() descending
-            select Invariant($"{waiting.Count()} thread(s) in {waiting.Key.Method}, {waiting.Key.Primitive}");
+            select Invariant($"{CountText.Of(waiting.Count(), "thread")} in {waiting.Key.Method}, {waiting.Key.Primitive}");
         return [.. blocked.Take(most)];
     }
 

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Engine;
 
 namespace ConcurrencySandbox.LoadTests.Agents;
@@ -230,7 +231,7 @@ public sealed class AgentCoordinator : IDisposable
                     return new AgentOutcome(index, _hosts[index], intervals, done, behind);
                 case null:
                     return Ended(string.Create(CultureInfo.InvariantCulture,
-                        $"died mid-run after {intervals.Count} interval(s) (t = {intervals.LastOrDefault()?.ElapsedSeconds ?? 0:0.0} s); its own log holds what it measured"));
+                        $"died mid-run after {CountText.Of(intervals.Count, "interval")} (t = {intervals.LastOrDefault()?.ElapsedSeconds ?? 0:0.0} s); its own log holds what it measured"));
                 case var other:
                     return Ended($"sent an unexpected {other.GetType().Name} while running");
             }

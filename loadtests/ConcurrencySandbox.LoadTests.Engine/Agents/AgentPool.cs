@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Net;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Platform.Hosting;
 using ConcurrencySandbox.LoadTests.Engine;
 
@@ -62,7 +63,7 @@ public sealed class AgentPool : IAsyncDisposable
         try
         {
             await console.WriteLineAsync(string.Create(CultureInfo.InvariantCulture,
-                $"agents: coordinator on {coordinator.Address}, waiting for {plan.Count} agent(s){(plan.StartsLocalAgents ? " started here" : "")}"));
+                $"agents: coordinator on {coordinator.Address}, waiting for {CountText.Of(plan.Count, "agent")}{(plan.StartsLocalAgents ? " started here" : "")}"));
             for (var i = 0; plan.StartsLocalAgents && i < plan.Count; i++)
             {
                 pool._children.Add(ChildProcess.Start(new ChildLaunch(runnerAssembly,

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.ApiClient;
 using static System.FormattableString;
@@ -193,7 +194,7 @@ public sealed record VariantResult(
         var during = Telemetry.Where(t => t.ElapsedSeconds >= fromSeconds && t.ElapsedSeconds <= Math.Min(toSeconds, ElapsedSeconds)).ToList();
         if (during.Count < 2 || during[^1].ElapsedSeconds - during[0].ElapsedSeconds < 1)
         {
-            return (null, Invariant($"{during.Count} counter sample(s) over {(during.Count < 2 ? 0 : during[^1].ElapsedSeconds - during[0].ElapsedSeconds):0.#} s: too few to read a rate"));
+            return (null, Invariant($"{CountText.Of(during.Count, "counter sample")} over {(during.Count < 2 ? 0 : during[^1].ElapsedSeconds - during[0].ElapsedSeconds):0.#} s: too few to read a rate"));
         }
         var seconds = during[^1].ElapsedSeconds - during[0].ElapsedSeconds;
         if (during[^1].CpuCoveredSeconds - during[0].CpuCoveredSeconds is { } covered && seconds - covered > CpuCoverageToleranceSeconds)

@@ -327,7 +327,7 @@ internal static class UrlCommand
             var report = Combined(steps) with
             {
                 Partial = PartialRun.Describe(stopped?.StoppedAt ?? "between two steps of the search", finished, "step"),
-                Headline = Invariant($"Capacity not found: stopped (Ctrl+C or SIGTERM) after {finished.Count} finished step(s) of the search; no capacity is claimed from part of it."),
+                Headline = $"Capacity not found: stopped (Ctrl+C or SIGTERM) after {CountText.Of(finished.Count, "finished step")} of the search; no capacity is claimed from part of it.",
             };
             return WriteStopped(report, root.Settings.OutputFolder, output);
         }

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.Contracts.Control;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.Platform.Hosting;
 
@@ -60,7 +61,7 @@ internal sealed class ChildApiServers(ApiLaunch launch) : ApiServers
     public override bool StartsOwnProcess => true;
 
     public override string Describe() => launch.Cpus is { } cpus
-        ? $"a fresh API child per variant, pinned to cpu(s) {cpus}"
+        ? $"a fresh API child per variant, pinned to {CountText.Noun(cpus.Count, "cpu")} {cpus}"
         : "a fresh API child per variant on a loopback port";
 
     public override ApiServers PinnedTo(CpuSet cpus) => new ChildApiServers(launch with { Cpus = cpus });

@@ -173,7 +173,7 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
         {
             if (bisected == options.BisectSteps)
             {
-                stopped = Invariant($"the bisection's budget of {options.BisectSteps} steps ran out");
+                stopped = $"the bisection's budget of {CountText.Of(options.BisectSteps, "step")} ran out";
                 break;
             }
             if (!RoomFor(between, out stopped))
@@ -192,7 +192,7 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
             }
         }
         var gapPercent = 100 * (broke.Load - held.Value) / held.Value;
-        var by = Invariant($"{bisected} bisection step{(bisected == 1 ? "" : "s")} after the doubling");
+        var by = $"{CountText.Of(bisected, "bisection step")} after the doubling";
         var narrowing = stopped is not null
             ? Invariant($"narrowed to within {gapPercent:0} % by {by}; {stopped}")
             : gapPercent <= CapacityOptions.ResolutionPercent
@@ -244,7 +244,7 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
         var few = Requests < ResponseCurve.MinimumRequestsPerStep
             ? Invariant($", fewer than the {ResponseCurve.MinimumRequestsPerStep} a p99 needs: give --slo-p99-ms or a longer --step-s")
             : "";
-        var from = Invariant($"from {Requests} request{(Requests == 1 ? "" : "s")}{few}");
+        var from = $"from {CountText.Of(Requests, "request")}{few}";
         var rounds = Rounds == 1
             ? Invariant($"{of} of {P99Ms:0.#} ms ({Load}, one round, {from})")
             : Invariant($"{of} of {P99Ms:0.#} ms (the median of {Rounds} rounds of {Load}, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms, {from})");

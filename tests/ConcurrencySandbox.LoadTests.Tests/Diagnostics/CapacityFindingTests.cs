@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Diagnostics;
@@ -270,7 +271,7 @@ public sealed class CapacityFindingTests
         // The step's session lost events: no pause share, the stacks alone show the allocator (60 % of the samples).
         var lost = CapacityFinding.FindingsAt(GcStep(pauseShare: 0.30), concat with { Hot = HotIn("RefundsWork.Rate", new Dictionary<string, double> { ["System.String.Concat"] = 0.6 }), EventsLost = 2 }, 100);
         Assert.Equal(["GC", "CPU"], lost.Select(f => f.Cause));
-        Assert.StartsWith("the GC's counters were not read over the step (the observer's session lost 2 runtime event(s)", lost[0].Evidence);
+        Assert.StartsWith($"the GC's counters were not read over the step (the observer's session lost {CountText.Of(2, "runtime event")}", lost[0].Evidence);
         Assert.Contains("at least 60 % of the break's time was the GC's", lost[0].Evidence);
 
         // No stack sample: the pause share alone, 10 % or more, puts the GC first (at 30 % paused and the cores spent, the CPU's own share was 70 %).
@@ -365,7 +366,25 @@ public sealed class CapacityFindingTests
 
         Assert.Equal([2, 4, 8, 16, 32, 64, 48], loads);
         Assert.Equal((48, 64.0), (ramp.Held!.Value, ramp.Broke!.Load));
-        Assert.Equal("narrowed to within 33 % by 1 bisection step after the doubling; the bisection's budget of 1 steps ran out", ramp.Narrowing);
+        Assert.Equal("narrowed to within 33 % by 1 bisection step after the doubling; the bisection's budget of 1 step ran out", ramp.Narrowing);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(7)]
+    [InlineData(20260)]
+    public void TheSlosSentenceCountsItsRequestsAsEveryPageDoes(int seed)
+    {
+        // Seeded counts beside the edges: one request, and thousands (grouped "1,234").
+        var random = new Random(seed);
+        foreach (var requests in new long[] { 1, 2, 999, 1_000, random.NextInt64(2, 20), random.NextInt64(1_000, 5_000_000) })
+        {
+            var baseline = new UnloadedBaseline(105, 5, 95, 900, requests);
+
+            Assert.Contains($", from {CountText.Of(requests, "request")}", baseline.DescribeSlo(210, given: false), StringComparison.Ordinal);
+        }
+        Assert.Contains("from 1 request,", new UnloadedBaseline(105, 1, 105, 105, 1).DescribeSlo(210, given: false), StringComparison.Ordinal);
+        Assert.Contains("from 1,000 requests)", new UnloadedBaseline(105, 5, 95, 900, 1_000).DescribeSlo(210, given: false), StringComparison.Ordinal);
     }
 
     [Fact]

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
 
@@ -67,6 +68,6 @@ public sealed class GcFiguresTests
         var (figures, notRead) = GcFigures.Between(LateSampleStep(), double.NegativeInfinity, 6, eventsLost: 3);
 
         Assert.Null(figures);
-        Assert.Equal("the observer's session lost 3 runtime event(s), so the GC's counter sums may miss a payload", notRead);
+        Assert.Equal($"the observer's session lost {CountText.Of(3, "runtime event")}, so the GC's counter sums may miss a payload", notRead);
     }
 }

@@ -9,8 +9,8 @@
 # (and of the repository's) whose names hold one of them; ONLY=Api runs the API's endpoints alone, with no corpus build.
 # CAUSES=N runs instead the seed's first N cause services (issue 38 item 6: CPU, allocations, a slow dependency through
 # IHttpClientFactory, CPU and that dependency; from the 17th, the shapes of the cold services: a backtracking Regex, LINQ
-# over a large list, a named client that retries 503s, a database that is not HTTP; ONLY=Regex,Linq,Retry,Database picks
-# those), each through run --url --find-capacity, and writes their table by cause.
+# over a large list, a named client that retries 503s, a database that is not HTTP, five checks of equal CPU with no
+# dominant method; ONLY=Regex,Linq,Retry,Database,Spread picks those), each through run --url --find-capacity, and writes their table by cause.
 # Usage: scripts/diagnosis-benchmark.sh [report file]   (default reports/<date>-diagnosis-benchmark.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."

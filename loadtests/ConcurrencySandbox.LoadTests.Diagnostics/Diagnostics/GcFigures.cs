@@ -69,7 +69,7 @@ public sealed record GcFigures(double PauseShare, double BytesPerRequest, long P
 /// <summary>
 /// The GC's share of a break's time: its pauses (<paramref name="PauseShare"/> of the step, every thread stopped) and,
 /// between them, the allocator's work on the requests' threads (<see cref="InAllocator"/>, the share of the CPU samples in
-/// native code called straight from a frame the allocation samples caught allocating, by frame:
+/// native code called straight from a frame that allocated at the allocator's rate, by frame:
 /// <see cref="HotMethods.AllocatorCalls"/>). Either null when not read; the share then counts it as 0, a lower bound.
 /// </summary>
 public sealed record GcShare(double? PauseShare, IReadOnlyDictionary<string, double>? AllocatorCalls)
@@ -103,13 +103,13 @@ public sealed record GcShare(double? PauseShare, IReadOnlyDictionary<string, dou
     /// <summary>The share of the break's time that was the GC's: the pauses, and the allocator's share of the rest, <c>p + (1 - p) x a</c>.</summary>
     public double OfTheBreak => (PauseShare ?? 0) + ((1 - (PauseShare ?? 0)) * (InAllocator ?? 0));
 
-    /// <summary>"87 % of the break's time was the GC's: its pauses, 30 % of the step, and between them the allocator, in 81 % of the CPU samples (native code called by System.String.Concat, which the allocation samples caught allocating)".</summary>
+    /// <summary>"87 % of the break's time was the GC's: its pauses, 30 % of the step, and between them the allocator, in 81 % of the CPU samples (native code called by System.String.Concat, which allocated at the allocator's rate)".</summary>
     public string Describe()
     {
         var pauses = PauseShare is { } p ? Invariant($"its pauses, {100 * p:0.#} % of the step") : "its pauses not read";
-        var allocator = AllocatorCalls is not { } calls ? "the allocator's share of the CPU not known (no stack sample or no allocation sample of the step)"
+        var allocator = AllocatorCalls is not { } calls ? "the allocator's share of the CPU not known (no stack sample, no allocation sample or no CPU time of the step)"
             : calls.Count == 0 ? "none of the CPU samples in the allocator"
-            : Invariant($"between them the allocator, in {100 * InAllocator:0} % of the CPU samples (native code called by {string.Join(", ", calls.OrderByDescending(c => c.Value).Take(AllocationSamples.Listed).Select(c => SourceNames.Describe(c.Key)))}, which the allocation samples caught allocating)");
+            : Invariant($"between them the allocator, in {100 * InAllocator:0} % of the CPU samples (native code called by {string.Join(", ", calls.OrderByDescending(c => c.Value).Take(AllocationSamples.Listed).Select(c => SourceNames.Describe(c.Key)))}, which allocated at the allocator's rate)");
         var atLeast = PauseShare is null || AllocatorCalls is null ? "at least " : "";
         var leads = Leads ? Invariant($"; the GC ranks before the CPU (from {100 * LeadPauseShare:0} % of the step paused, or {100 * AllocatorLeadShare:0} % of the CPU samples in the allocator)") : "";
         return Invariant($"{atLeast}{100 * OfTheBreak:0} % of the break's time was the GC's: {pauses}, and {allocator}{leads}");

@@ -41,15 +41,31 @@ public sealed record HotMethods(int CpuSamples, double Seconds, IReadOnlyList<Ho
     public IReadOnlyDictionary<string, double> NativeCalls { get; init; } = new Dictionary<string, double>();
 
     /// <summary>
-    /// The CPU samples in the allocator: those of <see cref="NativeCalls"/> whose frame is the framework's and
-    /// <paramref name="allocations"/> caught allocating (<see cref="AllocationSamples.Allocators"/>), by that frame. A frame
-    /// of the application's is left out: what the JIT inlined into it shows as native code below it too (seed 37's hashing
-    /// controller had 91 % of its CPU samples in native code below its handler, SHA-256's crypto library inlined into the
-    /// handler, which allocates the hash arrays). The GC's own pauses are not in them: the sample profiler does not sample
-    /// while the GC has the runtime suspended.
+    /// The CPU samples in the allocator: those of <see cref="NativeCalls"/> whose frame is the framework's and allocated at
+    /// least <see cref="AllocatorLeastBytesPerMs"/> per ms of the native time below it, by that frame. The sampler walks
+    /// managed frames only, and the allocator has none of its own (its helpers are native code the JIT's code calls
+    /// straight): the native time below <c>System.String.Concat</c> is the allocator's, the native time below
+    /// <c>SHA256.HashData</c>, which allocates its 32-byte result, is the crypto library's; the bytes tell them apart.
+    /// <paramref name="allocatedBytesPerCpuMs"/> is the service's allocation per ms of its CPU (the allocation trace's
+    /// rate over the step's CPU time), which each frame's share of the sampled bytes
+    /// (<see cref="AllocationSamples.Allocators"/>) and of the CPU samples turn into bytes per ms of its native time. A
+    /// frame of the application's is left out: what the JIT inlined into it shows as native code below it too (seed 37's
+    /// hashing controller had 91 % of its CPU samples in native code below its handler, SHA-256's crypto library inlined
+    /// into the handler, which allocates the hash arrays). The GC's own pauses are not in them: the sample profiler does
+    /// not sample while the GC has the runtime suspended.
     /// </summary>
-    public IReadOnlyDictionary<string, double> AllocatorCalls(AllocationSamples allocations) =>
-        NativeCalls.Where(c => !BlockingSites.IsUserCode(c.Key) && allocations.Allocators.Contains(c.Key)).ToDictionary(c => c.Key, c => c.Value);
+    public IReadOnlyDictionary<string, double> AllocatorCalls(AllocationSamples allocations, double allocatedBytesPerCpuMs) =>
+        NativeCalls.Where(c => !BlockingSites.IsUserCode(c.Key) && allocations.Allocators.TryGetValue(c.Key, out var bytesShare) && bytesShare * allocatedBytesPerCpuMs >= AllocatorLeastBytesPerMs * c.Value)
+            .ToDictionary(c => c.Key, c => c.Value);
+
+    /// <summary>
+    /// The bytes a frame allocates per ms of the native time below it from which that time is the allocator's. Measured
+    /// (2026-11-29, two runs, docs/notebook/diagnostics.md, "The allocator has no frame"): the allocator ran 1.1-8.7 MB
+    /// per ms of its native time (strings concatenated, arrays of 1-3 KB, arrays of 2-5 ints, a LINQ projection to a
+    /// list), SHA-256 of 32 bytes, which allocates its result, 0.08 MB per ms of the crypto library's; this floor lies
+    /// between, about 3 x the one and a quarter of the other.
+    /// </summary>
+    public const double AllocatorLeastBytesPerMs = 250_000;
 
     /// <summary>
     /// The deepest method holding at least <see cref="DominantShare"/> of the CPU samples (its callers hold as much, and

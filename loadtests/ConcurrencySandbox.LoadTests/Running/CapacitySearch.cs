@@ -419,7 +419,7 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         var before = lowest is null ? null : GcFigures.Of(lowest.Result, lowest.Observation?.EventsLost ?? 0);
         var (figures, notRead) = GcFigures.Between(broke, double.NegativeInfinity, broke.ElapsedSeconds, observation.EventsLost);
         var allocations = observation.Causes?.Allocations;
-        var share = new GcShare(figures?.PauseShare, allocations is not null && observation.Hot is { } hot ? hot.AllocatorCalls(allocations) : null);
+        var share = new GcShare(figures?.PauseShare, allocations is not null && observation.Hot is { } hot && AllocatedBytesPerCpuMs(broke, observation.Causes!, allocations) is { } rate ? hot.AllocatorCalls(allocations, rate) : null);
         if (figures?.IsCauseBeside(before) != true && share.InAllocator is not >= GcShare.AllocatorLeadShare)
         {
             return null;
@@ -431,6 +431,16 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         SummaryFigure[] sampled = share.InAllocator is { } inAllocator ? [new("CPU samples in the allocator", 100 * inAllocator, "%")] : [];
         return (new CauseFinding("GC", allocations?.Methods.FirstOrDefault()?.Describe(), $"{counted}{named}; {share.Describe()}", [.. counters, .. sampled], share.OfTheBreak), share);
     }
+
+    /// <summary>
+    /// The service's allocation per ms of its CPU at the break: the allocation trace's bytes per second over the CPU ms
+    /// per second of the step's counted span (the process's CPU time counter), what a frame's native time is weighed
+    /// against (<see cref="HotMethods.AllocatorCalls"/>); null when either is not known.
+    /// </summary>
+    private static double? AllocatedBytesPerCpuMs(VariantResult broke, CauseTrace trace, AllocationSamples allocations) =>
+        trace.Seconds > 0 && broke.CountedSpanBetween(double.NegativeInfinity, broke.ElapsedSeconds).Span is { Seconds: > 0 } span && span.Growth(s => s.Process.CpuTimeMs) is > 0 and var cpuMs
+            ? allocations.SampledBytes / trace.Seconds / (cpuMs / span.Seconds)
+            : null;
 
     /// <summary>How much an outgoing call's p99 must grow from the lowest step to the break to be the upstream's cause (or take <see cref="UpstreamShare"/> of the break).</summary>
     public const double UpstreamGrowthFactor = 1.5;

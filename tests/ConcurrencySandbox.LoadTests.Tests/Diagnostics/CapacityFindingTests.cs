@@ -293,13 +293,48 @@ public sealed class CapacityFindingTests
         }
     }
 
+    /// <summary>
+    /// Issue 38's cold service Spread: five checks of about equal CPU, one of them SHA-256 rounds whose SHA256.HashData
+    /// allocates each 32-byte hash and runs the crypto library below it (22 % of the CPU samples), the GC pausing 0.4 % of
+    /// the step, about 24 KB allocated per ms of the service's CPU. The crypto library's native time is no allocator's, so
+    /// the CPU is the cause and no one method dominates it; by the old rule (any frame caught allocating) the allocator
+    /// held 22 % of the CPU samples and the GC came first.
+    /// </summary>
+    [Fact]
+    public void ACpuBoundBreakWithNoDominantMethodIsTheCpusThoughItsHashAllocatesItsResult()
+    {
+        const string hash = "System.Security.Cryptography.SHA256.HashData";
+        string[] checks = ["Checks.Sort", "Checks.Primes", "Checks.Device", "Checks.Lookup", "Checks.Roots"];
+        var hot = new HotMethods(1000, 0.5, [.. checks.Select((c, i) => new HotMethod(c, 0.2, 0.2, new SourceLine("Checks.cs", 10 * (i + 1)), null, "GET /devices/{id:int}/checks", 0))])
+        {
+            NativeCalls = new Dictionary<string, double> { [hash] = 0.22 },
+        };
+        var allocations = new AllocationSamples(300, 20_000_000, [new AllocationSite("System.Byte[]", 0.6)], [new AllocationSite("Checks.Device", 0.45, new SourceLine("Checks.cs", 30))])
+        {
+            Allocators = new Dictionary<string, double> { [hash] = 0.45, ["Checks.Lookup"] = 0.55 },
+        };
+        var spread = Observed(starved: false) with { Cores = Cores(30, 5, 65, waitedSeconds: 3), Hot = hot, Causes = new CauseTrace(1, allocations, []) };
+        var broke = GcStep(pauseShare: 0.004);
+
+        var findings = CapacityFinding.FindingsAt(broke, spread, 100);
+
+        Assert.Equal(["CPU"], findings.Select(f => f.Cause));
+        Assert.Null(findings[0].Place);
+        Assert.Contains("no method of the application holds 50 % of the 1000 CPU samples", findings[0].Evidence);
+        var finding = new CapacityFinding("users", new ServiceSlo(200, "an SLO"), 1, 2, "p99 900 ms", findings[0].Describe(), null, Broke: broke.Total) { Findings = findings };
+        var headline = Headline.Of(finding, spread);
+        Assert.Equal("The cores bound it, and no one method of the application dominates their time (below).", headline.Sentences[0]);
+        Assert.Contains(", by the CPU", headline.Sentences[1]);
+        Assert.DoesNotContain("GC", headline.Text);
+    }
+
     /// <summary>A stack sample whose one hot method holds all the CPU samples, <paramref name="nativeCalls"/> of them in native code below those frames.</summary>
     private static HotMethods HotIn(string method, Dictionary<string, double> nativeCalls) =>
         new(1000, 0.6, [new HotMethod(method, 1, 1, new SourceLine("Chain.cs", 9), null, "GET /refunds/{id:int}", 0)]) { NativeCalls = nativeCalls };
 
-    /// <summary>Allocation samples all of System.String by <paramref name="method"/>, whose leaf frames (what called the allocator) were <paramref name="allocators"/>.</summary>
+    /// <summary>Allocation samples all of System.String by <paramref name="method"/>, whose leaf frames (what called the allocator) were <paramref name="allocators"/>, in equal shares.</summary>
     private static AllocationSamples Allocated(string method, params string[] allocators) =>
-        new(4000, 400_000_000, [new AllocationSite("System.String", 1)], [new AllocationSite(method, 1, new SourceLine("Chain.cs", 9))]) { Allocators = allocators.ToHashSet() };
+        new(4000, 400_000_000, [new AllocationSite("System.String", 1)], [new AllocationSite(method, 1, new SourceLine("Chain.cs", 9))]) { Allocators = allocators.ToDictionary(a => a, _ => 1.0 / allocators.Length) };
 
     /// <summary>
     /// A 3 s step of 4 users, 100 requests a second, 3.5 MB allocated a request and the GC pausing <paramref name="pauseShare"/>

@@ -26,6 +26,13 @@ public enum Cause
 
     /// <summary>An awaited "database" that is not HTTP (2 connections, 50 ms a query): the upstream, which no HTTP call names (issue 38, the cold service Vault's shape).</summary>
     Database,
+
+    /// <summary>
+    /// Five checks of about equal CPU (a sort, primes, SHA-256 rounds, a dictionary, square roots), each a method of its
+    /// own: the CPU with no one method dominating, and native code (the crypto library's, below SHA256.HashData, which
+    /// allocates each hash) that is no allocator's (issue 38, the cold service Spread).
+    /// </summary>
+    CpuSpread,
 }
 
 /// <summary>One generated cause service's dimensions: its entry (the handler shapes that serve a request), its cause, how many calls below the entry the work is, and whether those methods ask the JIT to inline them.</summary>
@@ -95,6 +102,7 @@ public static class CauseServiceGenerator
         Cause.AllocationLinq => (["var copy = Ledger.Sales.ToList();", "var picked = copy.Where(s => s.Region == id % 4).Select(s => new { s.Product, Revenue = s.Quantity * s.Price }).ToList();", "id += picked.Count & 0;"], 0),
         Cause.UpstreamRetry => ([$"id += (await Upstream.Factory!.CreateClient(Upstream.RetryingName).GetStringAsync($\"upstream/{resource}/{{id}}\")).Length & 0;"], 0),
         Cause.Database => (["id += await Database.QueryAsync(id) & 0;"], 0),
+        Cause.CpuSpread => (["id += (Checks.Sort(id) + Checks.Primes(id) + Checks.Hash(id) + Checks.Lookup(id) + Checks.Roots(id)) & 0;"], 0),
         _ => throw new ArgumentOutOfRangeException(nameof(cause)),
     };
 
@@ -199,6 +207,7 @@ public static class CauseServiceGenerator
             Cause.Allocation or Cause.AllocationLinq => [(GcCause, method)],
             Cause.Upstream or Cause.UpstreamRetry => [(UpstreamCause, call)],
             Cause.Database => [(UpstreamCause, null)],
+            Cause.CpuSpread => [(CpuCause, null)],
             _ => [(CpuCause, method), (UpstreamCause, call)],
         };
         return new GeneratedCauseService(shape, files, path, new ExpectedCause(accepted, file, line));
@@ -226,7 +235,7 @@ public static class CauseServiceGenerator
     }
 
     /// <summary>
-    /// The work's sizes and data (the Regex and its almost-matching name, the ledger LINQ reads) and the slow dependencies:
+    /// The work's sizes and data (the Regex and its almost-matching name, the ledger LINQ reads, the five checks) and the slow dependencies:
     /// a named client from IHttpClientFactory to the service's own loopback route (and one that retries its 503s), and a
     /// "database" that is not HTTP.
     /// </summary>
@@ -280,6 +289,16 @@ public static class CauseServiceGenerator
         public static class Ledger
         {
             public static readonly List<Sale> Sales = [.. Enumerable.Range(0, 200_000).Select(i => new Sale(i % 4, i % 40, 1 + (i % 19), 0.5m * (i % 200)))];
+        }
+
+        // Five checks of about equal CPU, 0.2-0.3 ms each on a quiet core (2026-11-29): none of them half of a request's.
+        public static class Checks
+        {
+            public static int Sort(int id) { var values = new int[3000]; var random = new Random(id); for (var i = 0; i < values.Length; i++) { values[i] = random.Next(); } Array.Sort(values); return values[0] & 0; }
+            public static int Primes(int id) { var found = 0; for (var n = 2; n < 9000; n++) { var prime = true; for (var d = 2; d * d <= n; d++) { if (n % d == 0) { prime = false; break; } } found += prime ? 1 : 0; } return found & 0; }
+            public static int Hash(int id) { var digest = BitConverter.GetBytes(id); for (var round = 0; round < 200; round++) { digest = System.Security.Cryptography.SHA256.HashData(digest); } return digest[0] & 0; }
+            public static int Lookup(int id) { var counts = new Dictionary<int, int>(); for (var i = 0; i < 10000; i++) { counts[(i * 7919) % 1500] = counts.GetValueOrDefault((i * 7919) % 1500) + 1; } return counts.Count & 0; }
+            public static int Roots(int id) { var sum = 0.0; for (var i = 1; i < 250000; i++) { sum += Math.Sqrt(i + id); } return (int)sum & 0; }
         }
 
         // A database reached over its own protocol (not HTTP): 2 connections, 50 ms a query.

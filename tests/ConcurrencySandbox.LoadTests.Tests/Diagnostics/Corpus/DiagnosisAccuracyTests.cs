@@ -149,6 +149,12 @@ public sealed class DiagnosisAccuracyTests(ITestOutputHelper output)
         Assert.Equal(Verdict.Right, Score(database, null, Found("the upstream", null)));
         Assert.Equal(Verdict.Wrong, Score(database, null, Found("the upstream", "127.0.0.1:41234/upstream/x/{id}")));
         Assert.Equal(Verdict.Wrong, Score(database, null, Found("CPU", null)));
+
+        // The CPU with no one method dominating: said with no method is right; a method named, or the GC first, is wrong.
+        var spread = services.First(x => x.Shape.Cause == Cause.CpuSpread);
+        Assert.Equal(Verdict.Right, Score(spread, null, Found("CPU", null)));
+        Assert.Equal(Verdict.Wrong, Score(spread, null, Found("CPU", "Checks.Hash (Support.cs:60)")));
+        Assert.Equal(Verdict.Wrong, Score(spread, null, Found("GC", null), Found("CPU", null)));
     }
 
     /// <summary>The causes added after the first grid (issue 38, the cold services) come after it: a seed's first services are what they were, so earlier runs' names still say which service they were.</summary>
@@ -186,6 +192,7 @@ public sealed class DiagnosisAccuracyTests(ITestOutputHelper output)
                 Cause.CpuRegex => "Names.Pattern.IsMatch",
                 Cause.AllocationLinq => "Ledger.Sales.ToList()",
                 Cause.UpstreamRetry => "CreateClient(Upstream.RetryingName)",
+                Cause.CpuSpread => "Checks.Hash(id)",
                 _ => "Database.QueryAsync",
             };
             Assert.True(line.Contains(work, StringComparison.Ordinal), $"{service.Shape.Name}: {line}");

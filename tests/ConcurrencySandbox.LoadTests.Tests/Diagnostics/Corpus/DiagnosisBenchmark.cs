@@ -150,7 +150,7 @@ public static class DiagnosisBenchmark
     /// <summary>
     /// The verdict for a cause service's ranked findings: right when the first is one of the expected causes with its
     /// method (CPU, GC: the place begins with it) or its call (the upstream: the place ends with the path template) named,
-    /// or, for a dependency that is not HTTP, the upstream with no call named; not named when the first is an expected
+    /// or, for a dependency that is not HTTP, the upstream with no call named (for CPU spread over methods, the CPU with none); not named when the first is an expected
     /// cause with no place; wrong otherwise (a call named for a dependency that makes none too), and wrong before anything else when
     /// the report says "pool starvation" first or tells the user to make the code async or raise the pool's minimum
     /// (nothing in these services blocks: following that advice makes CPU-bound code worse, issue 38 item 1).
@@ -171,7 +171,7 @@ public static class DiagnosisBenchmark
         }
         if (first.Place is not { } place)
         {
-            // A dependency that is not HTTP has no call to name: said, not named, is right.
+            // A cause with no one place (a dependency that is not HTTP, the CPU spread over methods): said, not named, is right.
             return causes.Any(a => a.Place is null) ? Scored(Verdict.Right) : Scored(Verdict.NotNamed, " [the right cause, with no method or call]");
         }
         bool Names((string Cause, string? Place) a) => a.Place is { } expectedPlace && (a.Cause == CauseServiceGenerator.UpstreamCause

@@ -26,7 +26,7 @@ echo "# runner observer profile: $rounds rounds of $seconds s, one API (pid $api
 
 # one MODE NAME [perf]: one run of the runner on the API; prints its CPU per request under the load and over the process.
 one() {
-  # --slo-p99-ms: without it a closed profile holds one user first, as long as its first step (UrlCommand.UnloadedFirst).
+  # --slo-p99-ms: without it a closed profile holds one user first, for --find-capacity's default step (UrlCommand.UnloadedFirst).
   local flags=(--no-observer) prefix=()
   [ "$1" = observed ] && flags=(--pid "$api_pid")
   [ "${3:-}" = perf ] && prefix=(perf record -q -F 499 -g -o "$W/$2.perf" --)

@@ -28,6 +28,40 @@ public sealed record LatencyStats(OutcomeCounts Outcomes, double MeanMs, double 
     /// <summary>Which figures are lower bounds because timed-out requests rank at or below them.</summary>
     public LatencyBounds LowerBounds { get; init; }
 
+    /// <summary>
+    /// How sure the p99's low end is: the true p99 is at least this with <see cref="P99LowConfidence"/> confidence, whatever
+    /// the distribution (the order statistic at <see cref="P99LowRank"/> of the requests ranked, timeouts at their timeout).
+    /// Below <see cref="P99Ms"/> by as much as the step's request count leaves the p99 unsure. 0 with no answer.
+    /// </summary>
+    public double P99LowMs { get; init; }
+
+    /// <summary>The confidence of <see cref="P99LowMs"/>: a step whose true p99 is at a threshold reads above it by that bound at most 5 % of the time.</summary>
+    public const double P99LowConfidence = 0.95;
+
+    /// <summary>
+    /// The rank (1-based, of <paramref name="ranked"/> values) whose order statistic is a one-sided lower confidence bound on
+    /// the <paramref name="quantile"/> (0-1) at <paramref name="confidence"/>: the highest rank r with P(X(r) &gt; the true
+    /// quantile) = P(Binomial(ranked, quantile) &lt; r) at most 1 - confidence. 0 when none (no value ranked).
+    /// </summary>
+    public static long P99LowRank(long ranked, double quantile = 0.99, double confidence = P99LowConfidence)
+    {
+        // X(r) > q exactly when at most r - 1 values fall at or below q, i.e. at least ranked - r + 1 fall above it: those
+        // above are Binomial(ranked, 1 - quantile), so r = ranked - m + 1 for the least m with P(above >= m) <= 1 - confidence.
+        var above = 1 - quantile;
+        var logPmf = ranked * Math.Log(quantile);
+        var belowM = 0.0;
+        for (long m = 0; m <= ranked; m++)
+        {
+            if (1 - belowM <= 1 - confidence + 1e-12)
+            {
+                return ranked - m + 1;
+            }
+            belowM += Math.Exp(logPmf);
+            logPmf += Math.Log((double)(ranked - m) / (m + 1)) + Math.Log(above / quantile);
+        }
+        return 0;
+    }
+
     /// <summary>True when no request got an answer or timed out: there is no latency, and 0 must not read as a fast one.</summary>
     public bool NoAnswer => Completed == 0 && TimedOut == 0;
 
@@ -58,10 +92,10 @@ public sealed record LatencyStats(OutcomeCounts Outcomes, double MeanMs, double 
         }
         var censorMs = timedOut > 0 ? timedOutAtMs : null;
         var bounds = LatencyBounds.None;
-        double At(double percent, LatencyBounds which)
+        double At(double percent, LatencyBounds which) => AtRank(Math.Max(1, Math.Ceiling(percent / 100 * (completed + timedOut) - 1e-9)), which);
+        // The value at a rank among answers and timeouts; exact while the answer there came before the first timeout, else only "at least the timeout".
+        double AtRank(double rank, LatencyBounds which)
         {
-            // The rank among answers and timeouts; exact while the answer there came before the first timeout, else only "at least the timeout".
-            var rank = Math.Max(1, Math.Ceiling(percent / 100 * (completed + timedOut) - 1e-9));
             if (rank <= completed)
             {
                 var ms = completedMicros.GetValueAtPercentile(100.0 * rank / completed) / 1000.0;
@@ -91,7 +125,9 @@ public sealed record LatencyStats(OutcomeCounts Outcomes, double MeanMs, double 
         {
             bounds |= LatencyBounds.Mean | LatencyBounds.Max;
         }
-        return stats with { TimedOutAtMs = censorMs, LowerBounds = bounds };
+        // Ranked like the p99, so where the p99 is a lower bound (timeouts) its low end is one too: no flag of its own.
+        var p99Low = AtRank(Math.Max(1, P99LowRank(completed + timedOut)), LatencyBounds.None);
+        return stats with { TimedOutAtMs = censorMs, LowerBounds = bounds, P99LowMs = p99Low };
     }
 }
 

@@ -33,7 +33,7 @@ internal static class UrlCommand
         var slo = new Option<double?>("--slo-p99-ms") { Description = "The p99 the service must keep, in ms, a step past it broke (default: 2 x the unloaded p99: one user, measured first, by --find-capacity and a closed profile alike; with --agents a profile's lowest step)." };
         var maxLoad = new Option<double>("--max-load") { Description = "--find-capacity: the highest load tried (users, or requests/s with --rate).", DefaultValueFactory = _ => 1024 };
         var maxDuration = new Option<double>("--max-duration-s") { Description = "--find-capacity: the most seconds the ramp runs, over all its steps.", DefaultValueFactory = _ => 300 };
-        var stepSeconds = new Option<double>("--step-s") { Description = "--find-capacity: seconds each load step (and the unloaded measure) holds its load, after a closed step's climb from 1 user at the quick profile's pace.", DefaultValueFactory = _ => 10 };
+        var stepSeconds = new Option<double>("--step-s") { Description = "--find-capacity: seconds each load step (and the unloaded measure) holds its load, after a closed step's climb from 1 user at the quick profile's pace.", DefaultValueFactory = _ => CapacityOptions.DefaultStepSeconds };
         var settleSeconds = new Option<double>("--settle-s") { Description = "--find-capacity without --launch: the most seconds to wait before each step for the pool to shrink back to its size before the first step.", DefaultValueFactory = _ => 30 };
         var launch = new Option<string?>("--launch") { Description = "Start the service yourself: 'dotnet <this .dll>' listening on the URL's origin (ASPNETCORE_URLS), observed by its pid and stopped at the end; under --find-capacity a fresh process for each step; --verify-fix needs it to restart the service with the sized pool minimum." };
         var verifyFix = new Option<bool>("--verify-fix") { Description = $"With --launch and --find-capacity: start the service again with the pool minimum the diagnosis sized ({FixCheck.RuntimeMinimumSetting}) and find its capacity again, measured beside predicted." };
@@ -147,8 +147,10 @@ internal static class UrlCommand
     }
 
     /// <summary>
-    /// A closed profile run without --slo-p99-ms measures one user first, for as long as the profile's first step, and
-    /// sets its SLO from that (<see cref="CapacityFinding.OfProfile"/>), as --find-capacity sets its own: a lowest step of
+    /// A closed profile run without --slo-p99-ms measures one user first, for as long as --find-capacity's unloaded measure
+    /// by default (<see cref="CapacityOptions.DefaultStepSeconds"/>: the quick profile's 2-s intervals make the same 5
+    /// rounds, so the two commands set their SLO by one rule from as many requests: issue 37 saw two 6-s and 10-s baselines
+    /// of one service differ by 67 %), and sets its SLO from that (<see cref="CapacityFinding.OfProfile"/>), as --find-capacity sets its own: a lowest step of
     /// several users may already be starved (a service needing 3 pool threads a request, at 4 users on 2 cores: its p99
     /// 998 ms against one user's 167), and an SLO of twice that let the quick run hold 20 users where the search broke at
     /// 4. Open profiles, a first step of one user, and --agents (a share of one user cannot be split) keep their shape.
@@ -158,7 +160,7 @@ internal static class UrlCommand
         var first = load.Shape.Steps[0];
         return load.Shape.IsOpen || first.Target <= 1
             ? load
-            : load with { Shape = new LoadShape([new KeepConstant(1, first.During), .. load.Shape.Steps], load.Shape.ReportingInterval) };
+            : load with { Shape = new LoadShape([new KeepConstant(1, TimeSpan.FromSeconds(CapacityOptions.DefaultStepSeconds)), .. load.Shape.Steps], load.Shape.ReportingInterval) };
     }
 
     /// <summary>--slo-p99-ms when given: positive.</summary>
@@ -428,6 +430,8 @@ internal static class UrlCommand
             broke is null ? null : search.Held[broke.Key.Label])
         {
             Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms, unloadedStep),
+            // One user (held before the ramp, by definition) was not judged against the SLO: only a ramp step can be held within noise.
+            HeldWithinNoise = ramp.Held is { } held && steps.TryGetValue(held, out var heldStep) ? slo.WithinNoise(search.Held[heldStep.Variants[0].Key.Label]) : null,
         };
         var diagnosedLabel = brokeObservation is not null ? broke!.Key.Label : FixCheck.MostStarved(observations)?.Label ?? observations.Keys.LastOrDefault();
         return new RampResult(finding, diagnosedLabel is null ? null : observations[diagnosedLabel], diagnosedLabel);

@@ -23,6 +23,9 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
     /// </summary>
     public const double DefaultSloFactor = PoolSample.WaitedFactor;
 
+    /// <summary>--step-s's default: how long each step, and the unloaded measure the SLO is set from, holds its load; a closed profile's one-user baseline lasts as long.</summary>
+    public const double DefaultStepSeconds = 10;
+
     /// <summary>The narrowing stops once the load that broke is within this share above the load held.</summary>
     public const double ResolutionPercent = 12.5;
 
@@ -266,13 +269,20 @@ internal sealed record LowerStep(VariantResult Result, VariantObservation? Obser
 /// <param name="Broke">The latency and outcomes of the step that broke (null when none did).</param>
 internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound, string? Narrowing = null, LatencyStats? Broke = null)
 {
+    /// <summary>
+    /// Why the load held counts as held although its p99 passed the SLO: within the p99's noise (<see cref="ServiceSlo.WithinNoise"/>);
+    /// null when it held clearly (or nothing held).
+    /// </summary>
+    public string? HeldWithinNoise { get; init; }
+
     /// <summary>Every cause seen at the break, ranked (<see cref="FindingsAt"/>): the first is <see cref="Cause"/>; empty when none broke or it was not observed.</summary>
     public IReadOnlyList<CauseFinding> Findings { get; init; } = [];
 
     /// <summary>The report's sentence: "Held 48 users; broke at 52 users (p99 1,234 ms; narrowed to within 8 % ...; SLO ...): pool starvation (...)".</summary>
     public string Describe()
     {
-        var held = HeldLoad is { } h ? $"Held {LoadText(h, Unit)}" : "Held no load tried";
+        var noise = HeldWithinNoise is null ? "" : $" ({HeldWithinNoise})";
+        var held = HeldLoad is { } h ? $"Held {LoadText(h, Unit)}{noise}" : "Held no load tried";
         var narrowed = Narrowing is null ? "" : $"; {Narrowing}";
         var cause = Cause is null ? "" : $": {Cause}";
         return BrokeAt is { } b
@@ -288,6 +298,7 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// each step judged in turn, the load held the highest step before the first that broke. The SLO is the one given,
     /// else the default one of its lowest step (standing for unloaded; a profile of one step has none, nor one whose lowest
     /// step answered nothing, so only failures and a step with no answer break it: a timeout is no p99 to set an SLO from). A starved pool alone breaks nothing: the headline says "starved for N s; latency held".
+    /// A step at the SLO within its p99's noise counts as held, as in the search, and the finding says so (<see cref="HeldWithinNoise"/>).
     /// </summary>
     /// <param name="causeAt">The cause at the break of the run (<see cref="CauseOf"/>), given the baseline's p99.</param>
     public static CapacityFinding OfProfile(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt)
@@ -305,16 +316,19 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         // One user is the unloaded measure the default SLO is set from: it holds by definition, as --find-capacity's does.
         var unloadedHolds = oneUser && givenSloP99Ms is null && baseline.Requests > 0;
         double? held = null;
+        string? heldWithinNoise = null;
         foreach (var step in steps)
         {
-            if (!(unloadedHolds && step == lowest) && slo.BrokeBy(step.Stats) is { } why)
+            var judged = !(unloadedHolds && step == lowest);
+            if (judged && slo.BrokeBy(step.Stats) is { } why)
             {
                 var gap = held is { } h ? Invariant($"the profile's steps {step.Load - h:0.#} {unit} apart") : "the profile's first step broke";
-                return new CapacityFinding(unit, slo, held, step.Load, why, causeAt(result, baseline.P99Ms), null, $"{gap}; run --find-capacity to narrow it", step.Stats);
+                return new CapacityFinding(unit, slo, held, step.Load, why, causeAt(result, baseline.P99Ms), null, $"{gap}; run --find-capacity to narrow it", step.Stats) { HeldWithinNoise = heldWithinNoise };
             }
             held = step.Load;
+            heldWithinNoise = judged ? slo.WithinNoise(step.Stats) : null;
         }
-        return new CapacityFinding(unit, slo, held, null, null, null, Invariant($"the profile's peak ({result.PeakLoad:0.#} {unit}); run --find-capacity"));
+        return new CapacityFinding(unit, slo, held, null, null, null, Invariant($"the profile's peak ({result.PeakLoad:0.#} {unit}); run --find-capacity")) { HeldWithinNoise = heldWithinNoise };
     }
 
     /// <summary>The process's CPU use (a share of all its processors) at or above which the cores are its limit.</summary>

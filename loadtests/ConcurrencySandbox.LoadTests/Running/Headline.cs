@@ -161,7 +161,9 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
     // 2. The load held, where it broke and why; a starved pool that kept p99 within the SLO is said so, never "broke".
     private static string Load(Words w, CapacityFinding finding, Cause cause, StarvationDiagnosis? diagnosis)
     {
-        var held = finding.HeldLoad is { } h ? $"Held {w.Load("held", h)}" : "Held no load tried";
+        // Held at the SLO within the p99's noise: said, so a reader does not take it for a clear hold (the why is below).
+        var noise = finding.HeldWithinNoise is null ? "" : " (at the SLO, within noise)";
+        var held = finding.HeldLoad is { } h ? $"Held {w.Load("held", h)}{noise}" : "Held no load tried";
         var slo = double.IsFinite(finding.Slo.P99Ms) ? $"the SLO of {w.Figure("SLO p99", finding.Slo.P99Ms, "ms")} ms" : "an SLO (none was set)";
         if (finding.BrokeAt is { } broke)
         {
@@ -219,6 +221,17 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         }
     }
 
+    private const string Unsure = "Unsure";
+
+    /// <summary>
+    /// How sure <paramref name="threads"/> of <paramref name="sampled"/> pool threads waiting at one place make the headline
+    /// of that place: "Sure" when they are a majority beyond the sample's noise (the low end of their share's 95 % interval,
+    /// <see cref="ShareInterval"/>, over half: 4 of 4, 9 of 10, 40 of 43), "Fairly sure" when they are at least half but too
+    /// few to rule out fewer (1 of 2, 2 of 3), <see cref="Unsure"/> under half (1 of 3: most threads were elsewhere).
+    /// </summary>
+    internal static string SureOf(int threads, int sampled) =>
+        ShareInterval.Of(threads, sampled).Low > 0.5 ? "Sure" : 2 * threads >= sampled && sampled > 0 ? "Fairly sure" : Unsure;
+
     // 4. How sure: how much of the stack sample the named place held, or why the runner cannot say.
     private static string? Sure(Words w, Cause cause, VariantObservation? observation, bool upstreamTraced)
     {
@@ -235,7 +248,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             case Cause.Cpu when observation?.Hot is { } hot:
                 return Invariant($"{(hot.Dominant is null ? "Unsure" : "Sure")}: from {w.Figure("CPU samples", hot.CpuSamples, "samples")} CPU samples of the service at the break.");
             case Cause.Lock when stacks?.LockSite is { } site:
-                return Invariant($"Sure: {w.Figure("threads there", site.Threads, "threads")} of {w.Figure("pool threads sampled", stacks.PoolThreads, "threads")} sampled pool threads waited for it.");
+                var only = SureOf(site.Threads, stacks.PoolThreads) == Unsure ? "only " : "";
+                return Invariant($"{SureOf(site.Threads, stacks.PoolThreads)}: {only}{w.Figure("threads there", site.Threads, "threads")} of {w.Figure("pool threads sampled", stacks.PoolThreads, "threads")} sampled pool threads waited for it.");
             case Cause.Upstream:
                 return upstreamTraced
                     ? "Sure which dependency: the runner traced the service's outgoing calls; the slowest, by host and port, is below."

@@ -553,13 +553,16 @@ public sealed class CapacityFindingTests
     }
 
     [Fact]
-    public void AProfileRunWithoutAnSloMeasuresOneUserFirstForAsLongAsItsFirstStep()
+    public void AProfileRunWithoutAnSloMeasuresOneUserFirstAsFindCapacityDoes()
     {
         var quick = new LoadOptions(Profiles.Create("quick", 1), "quick", TimeSpan.FromSeconds(60), 1000);
+        var search = new CapacityOptions(null, Open: false, 1, 1, TimeSpan.FromSeconds(CapacityOptions.DefaultStepSeconds), TimeSpan.FromSeconds(300));
 
         var prefixed = UrlCommand.UnloadedFirst(quick);
 
-        Assert.Equal(new KeepConstant(1, TimeSpan.FromSeconds(6)), prefixed.Shape.Steps[0]);
+        // One baseline rule (issue 37): as long as --find-capacity's unloaded measure, cut into as many rounds.
+        Assert.Equal(search.ShapeAt(1).Steps[0], prefixed.Shape.Steps[0]);
+        Assert.Equal(search.Interval, prefixed.Shape.ReportingInterval);
         Assert.Equal(quick.Shape.Steps, prefixed.Shape.Steps.Skip(1));
         Assert.Equal(quick.Shape.ReportingInterval, prefixed.Shape.ReportingInterval);
         // An open profile has no users to start from; a shape that already starts at one user is its own baseline.

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Running;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -93,6 +94,57 @@ public sealed partial class HeadlineTests
     }
 
     private sealed record Seed(CapacityFinding Finding, VariantObservation? Observation, IReadOnlyList<(string Name, double Value)> Sources);
+
+    [Theory]
+    // Pricing under --find-capacity (2026-11-29): one waiter of three sampled threads headed "Sure".
+    [InlineData(1, 3, "Unsure: only 1 of 3 sampled pool threads waited for it.")]
+    [InlineData(2, 3, "Fairly sure: 2 of 3 sampled pool threads waited for it.")]
+    [InlineData(1, 2, "Fairly sure: 1 of 2 sampled pool threads waited for it.")]
+    [InlineData(7, 8, "Sure: 7 of 8 sampled pool threads waited for it.")]
+    [InlineData(40, 43, "Sure: 40 of 43 sampled pool threads waited for it.")]
+    public void TheLockSentenceIsSureOnlyOfAMajorityOfTheSampledThreadsBeyondTheSamplesNoise(int waiters, int sampled, string sure)
+    {
+        Assert.Equal(sure, Headline.Of(Seeded("lock").Finding, LockSampled(waiters, sampled, new Random(waiters))).Sentences[^1]);
+    }
+
+    [Fact]
+    public void OnSeededStacksTheLockSentenceNeverSaysSureOfAMinorityOrOfAFewThreads()
+    {
+        for (var seed = 0; seed < 500; seed++)
+        {
+            var random = new Random(seed);
+            var sampled = random.Next(1, 80);
+            var waiters = random.Next(1, sampled + 1);
+
+            var sure = Headline.Of(Seeded("lock").Finding, LockSampled(waiters, sampled, random)).Sentences[^1];
+
+            var word = sure[..sure.IndexOf(':', StringComparison.Ordinal)];
+            Assert.Contains(Invariant($" {waiters} of {sampled} sampled pool threads waited for it."), sure, StringComparison.Ordinal);
+            // Under half is never sure of the lock; at least half, with too few threads to rule out fewer, only fairly.
+            Assert.Equal(2 * waiters < sampled, word == "Unsure");
+            Assert.False(word == "Sure" && (sampled < 4 || ShareInterval.Of(waiters, sampled).Low <= 0.5), $"{word} from {waiters} of {sampled}");
+            // Nearly all (the share other causes call all) of a dozen or more: sure.
+            Assert.True(word == "Sure" || waiters < BlockingSites.NearlyAllShare * sampled || sampled < 12, $"{word} from {waiters} of {sampled}");
+        }
+    }
+
+    /// <summary>The lock seed's observation with <paramref name="waiters"/> of <paramref name="sampled"/> pool threads waiting for the lock, the others outside user code or running.</summary>
+    private static VariantObservation LockSampled(int waiters, int sampled, Random random)
+    {
+        var call = new BlockingCall("Inventory.Reserve", BlockingPrimitive.Lock, new SourceLine("/src/LockSleep/Program.cs", 31), "GET /inventory/{id:int}", null, null, null);
+        var outside = random.Next(0, sampled - waiters + 1);
+        var running = sampled - waiters - outside;
+        List<BlockingSite> sites = [new("Inventory.Reserve -> Monitor.Enter", waiters, InUserCode: true, InRequest: true, call)];
+        if (running > 0)
+        {
+            sites.Add(new BlockingSite("Inventory.Reserve", running, InUserCode: true, InRequest: true) { Busy = true });
+        }
+        if (outside > 0)
+        {
+            sites.Add(new BlockingSite(BlockingSites.NoUserCode, outside, InUserCode: false));
+        }
+        return Seeded("lock").Observation! with { Stacks = new BlockingSites(sampled, sampled + 4, sites) };
+    }
 
     private static readonly ServiceSlo Slo = new(409.8, "SLO p99 409.8 ms (2 x the unloaded p99 of 204.9 ms (the median of 5 rounds of one user, 198.2-230.4 ms))");
 

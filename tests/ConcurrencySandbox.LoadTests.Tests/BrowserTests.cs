@@ -244,7 +244,7 @@ public sealed class BrowserTests : IDisposable
                 var runs = new[] { 1, 2 }.Select(cpus => new CoreCountRun(cpus, null, cpus, [], null,
                     SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 / cpus ? 90_000 : 100, cpus).Analysed())).ToList();
                 var variants = runs.SelectMany(r => r.FanOut!.Variants).ToList();
-                File.WriteAllText(Path.Combine(folder, "report.html"), MatrixRunner.Html(runs, "Hypothesis 3 of seed 004: not judged (no sweep).", new MatrixOptions([1, 2], null, ["fanout"], 1_000, 1), null, 1_000,
+                File.WriteAllText(Path.Combine(folder, "report.html"), MatrixRunner.Html(runs, "Hypothesis 3 of seed 004: not judged (no sweep).", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["fanout"], 1_000, 1)),
                     ReportChart.Render(["matrix"], variants, new Dictionary<string, SummaryObservation>()), null, null));
                 break;
             case "compare":

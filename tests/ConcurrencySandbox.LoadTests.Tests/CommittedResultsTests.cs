@@ -1,8 +1,11 @@
 using System.Net;
 using System.Text.RegularExpressions;
 using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Experiments;
+using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Reports;
+using ConcurrencySandbox.LoadTests.Runs;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -51,6 +54,72 @@ public sealed partial class CommittedResultsTests
             Assert.Contains($"[{report}]({report})", markdown, StringComparison.Ordinal);
             Assert.Contains($"a {report}", RenderedPage.LinesOf(Path.Combine(path, "report.html")));
         });
+    }
+
+    /// <summary>Every committed --runs folder (one with runs.md), relative to docs/results.</summary>
+    public static TheoryData<string> CommittedRunSeries() =>
+        [.. Directory.GetFiles(Results, RepeatedRuns.FileName, SearchOption.AllDirectories).Select(file => Path.GetRelativePath(Results, Path.GetDirectoryName(file)!)).Order(StringComparer.Ordinal)];
+
+    [Theory]
+    [MemberData(nameof(CommittedMatrices))]
+    public async Task EveryCommittedMatrixPageIsWhatReportRendersFromItsMatrixJson(string folder)
+    {
+        // So they cannot go stale again: a change to the matrix's words fails here until `report` has rendered them anew.
+        await AssertReportRendersTheCommittedFilesAsync(folder);
+    }
+
+    [Theory]
+    [MemberData(nameof(CommittedRunSeries))]
+    public async Task EveryCommittedRunSeriesRunsMdIsWhatReportRendersFromItsRuns(string folder)
+    {
+        await AssertReportRendersTheCommittedFilesAsync(folder);
+    }
+
+    [Theory]
+    [MemberData(nameof(CommittedRunSeries))]
+    public void NoCommittedMatrixPageOrRunsMdPutsAnSInBracketsOnANoun(string folder)
+    {
+        // "1 core(s)", "request(s)": every count takes its noun in its number (CountText). The pages the matrix and the
+        // series render themselves; a fan-out's own report keeps the sentences its run stored (its target, its verdict).
+        var path = Path.Combine(Results, folder);
+        var matrices = Directory.GetFiles(path, MatrixFile.FileName, SearchOption.AllDirectories).Select(Path.GetDirectoryName).OfType<string>().ToList();
+        var pages = matrices.Select(m => Path.Combine(m, "matrix.md")).Append(Path.Combine(path, RepeatedRuns.FileName))
+            .Select(file => (File: file, Text: File.ReadAllText(file)))
+            .Concat(matrices.Select(m => Path.Combine(m, "report.html")).Select(file => (File: file, Text: string.Join("\n", RenderedPage.LinesOf(file)))));
+
+        Assert.NotEmpty(matrices);
+        Assert.All(pages, page => Assert.False(CountTextTests.WordWithS().IsMatch(page.Text),
+            $"{Path.GetRelativePath(Results, page.File)} says \"{CountTextTests.WordWithS().Match(page.Text).Value}\": {page.Text.Split('\n').FirstOrDefault(line => CountTextTests.WordWithS().IsMatch(line))}"));
+    }
+
+    /// <summary>`report` of the committed <paramref name="folder"/> into a fresh folder writes every file it writes as committed, to the byte.</summary>
+    private static async Task AssertReportRendersTheCommittedFilesAsync(string folder)
+    {
+        var committed = Path.Combine(Results, folder);
+        var rendered = Path.Combine(Path.GetTempPath(), "committed-render-" + Guid.NewGuid().ToString("N"));
+        try
+        {
+            using var output = new StringWriter();
+            using var error = new StringWriter();
+            var code = await CommandLine.InvokeAsync(["report", committed, "--out", rendered], output, error, (_, _) => throw new InvalidOperationException("report must not start a run"));
+
+            Assert.True(code == CommandLine.ExitOk, $"report {folder}: exit {code}: {error}");
+            var files = Directory.GetFiles(rendered, "*", SearchOption.AllDirectories).Select(file => Path.GetRelativePath(rendered, file)).Order(StringComparer.Ordinal).ToList();
+            Assert.NotEmpty(files);
+            Assert.All(files, file =>
+            {
+                Assert.True(File.Exists(Path.Combine(committed, file)), $"{folder}/{file} is rendered but not committed");
+                Assert.True(File.ReadAllText(Path.Combine(committed, file)) == File.ReadAllText(Path.Combine(rendered, file)),
+                    $"{folder}/{file} is not what `report {folder}` renders: run it and commit the folder");
+            });
+        }
+        finally
+        {
+            if (Directory.Exists(rendered))
+            {
+                Directory.Delete(rendered, recursive: true);
+            }
+        }
     }
 
     /// <summary>Every committed static chart (chart.svg, response-curve.svg), relative to docs/results.</summary>

@@ -62,8 +62,8 @@ public sealed partial class CountTextTests : IDisposable
     {
         var runs = new[] { new CoreCountRun(1, null, 1, [], null, WithSeededCounts(FirstScreenTests.Summary("fanout-timing-out"))) };
 
-        var html = string.Join("\n", RenderedPage.Lines(MatrixRunner.Html(runs, "verdict", new MatrixOptions([1], null, ["fanout"], 1_000, 1), null, 1_000, "<svg/>", null, null)));
-        var markdown = MatrixRunner.Markdown(runs, "verdict", new MatrixOptions([1], null, ["fanout"], 1_000, 1), null, 1_000, null);
+        var html = string.Join("\n", RenderedPage.Lines(MatrixRunner.Html(runs, "verdict", SyntheticReports.Matrix(new MatrixOptions([1], null, ["fanout"], 1_000, 1)), "<svg/>", null, null)));
+        var markdown = MatrixRunner.Markdown(runs, "verdict", SyntheticReports.Matrix(new MatrixOptions([1], null, ["fanout"], 1_000, 1)), null);
 
         foreach (var (where, text) in new[] { ("the matrix's report.html", html), ("matrix.md", markdown) })
         {
@@ -132,7 +132,7 @@ public sealed partial class CountTextTests : IDisposable
 
     // "round(s)", "error(s)": a word with "(s)" on it ("latency (s)", seconds, has a space before it).
     [GeneratedRegex(@"\w\(s\)")]
-    private static partial Regex WordWithS();
+    internal static partial Regex WordWithS();
 
     public void Dispose()
     {

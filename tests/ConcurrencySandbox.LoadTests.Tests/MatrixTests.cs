@@ -51,7 +51,7 @@ public class MatrixTests
         var folder = Path.Combine(Path.GetTempPath(), "matrix-report-" + Guid.NewGuid().ToString("N"));
         try
         {
-            var report = new MatrixReport(folder, new MatrixOptions([1], null, ["fanout"], 1000, 6), null, 100, "no fan-out");
+            var report = SyntheticReports.Matrix(new MatrixOptions([1], null, ["fanout"], 1000, 6), 100, folder);
             report.WriteRunning([new CoreCountRun(1, null, 1, [], null, fanOut)]);
 
             var threadpool = fanOut.Variants[0];
@@ -83,8 +83,8 @@ public class MatrixTests
         var runs = new[] { 1, 2 }.Select(cpus => new CoreCountRun(cpus, null, cpus, [Row(1_000, 30, 40), Row(1_000_000_000, 100, 1)], null,
             SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 / cpus ? 90_000 : 100, cpus).Analysed())).ToList();
 
-        var lines = RenderedPage.Lines(MatrixRunner.Html(runs, "Hypothesis 3 of seed 004 ...", new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1), null, 1_000, "<svg/>", null, null));
-        var markdown = MatrixRunner.Markdown(runs, "Hypothesis 3 of seed 004 ...", new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1), null, 1_000, null);
+        var lines = RenderedPage.Lines(MatrixRunner.Html(runs, "Hypothesis 3 of seed 004 ...", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1)), "<svg/>", null, null));
+        var markdown = MatrixRunner.Markdown(runs, "Hypothesis 3 of seed 004 ...", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1)), null);
 
         var answer = lines[1];
         Assert.StartsWith($"p.answer the matrix re-runs {SeedReports.Introduce("004")} (its compute sweep) and {SeedReports.Introduce("003")} (its fan-out) with the API on 1 core and 2 cores", answer, StringComparison.Ordinal);
@@ -115,6 +115,42 @@ public class MatrixTests
         var margin = efficiencyPercent * halfWidthPercent / 100;
         return new ComparisonRow(amount, seconds, seconds, new Estimate(efficiencyPercent, efficiencyPercent - margin, efficiencyPercent + margin, 10, efficiencyPercent - margin),
             StopReason.Converged, Remeasured: false, TargetHalfWidthPercent: 5, Load: null, new SpeedCheck(0.01, 0.011), seed);
+    }
+
+    [Theory]
+    [InlineData(7.942e-6, "7.942 us [3.355 us, 8.082 us] n=1000, min 651 ns")]
+    [InlineData(2.5, "2.5 s [1.056 s, 2.544 s] n=1000, min 204.9 ms")]
+    public void AFlaggedSweepDurationIsGivenInTheFormatOfTheTableCellItMarks(double taskRunSeconds, string expected)
+    {
+        // The 2-core row at 1 cycle of the committed matrix: Task.Run's CI +-29.8 %, inconclusive.
+        var scale = taskRunSeconds / 7.942e-6;
+        var row = Row(1, 3.9, 20) with { TaskRun = new Estimate(taskRunSeconds, 3.355e-6 * scale, 8.082e-6 * scale, 1000, 6.51e-7 * scale) };
+        var markdown = MatrixRunner.Markdown([new CoreCountRun(2, null, 2, [row], null, null)], "verdict", SyntheticReports.Matrix(new MatrixOptions([2], null, ["sweep"], 1, 6)), null);
+
+        Assert.Contains($"- 2 cores, 1 cycle: Task.Run = {expected} (inconclusive): inconclusive: +-29.8 %", markdown, StringComparison.Ordinal);
+        Assert.Contains($"| {DurationText.Of(taskRunSeconds)} (inconclusive) |", markdown, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(4)]
+    [InlineData(2026)]
+    public void NoSweepDurationOnTheMatrixPagesIsInENotation(int seed)
+    {
+        // Seeded durations from nanoseconds to seconds, each inconclusive so that it is flagged as well as tabled.
+        var random = new Random(seed);
+        var rows = Enumerable.Range(0, 8).Select(i =>
+        {
+            var seconds = Math.Pow(10, -8 + (random.NextDouble() * 8));
+            var wide = new Estimate(seconds, seconds * 0.6, seconds * 1.3, 1000, seconds * 0.1);
+            return Row((long)Math.Pow(10, i), 90, 20) with { Sync = wide, TaskRun = wide };
+        }).ToList();
+        var report = SyntheticReports.Matrix(new MatrixOptions([1], null, ["sweep"], 10_000_000, 6));
+        var runs = new[] { new CoreCountRun(1, null, 1, rows, null, null) };
+
+        var pages = MatrixRunner.Markdown(runs, "verdict", report, null) + string.Join("\n", RenderedPage.Lines(MatrixRunner.Html(runs, "verdict", report, "<svg/>", null, null)));
+
+        Assert.DoesNotMatch(@"\dE-\d", pages);
+        Assert.All(rows, row => Assert.Contains($"sync = {DurationText.Of(row.SyncSeconds)} [{DurationText.Of(row.Sync.Low!.Value)}, ", pages, StringComparison.Ordinal));
     }
 
     [Fact]

@@ -1,7 +1,9 @@
 using System.Text.Json.Nodes;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Reports;
+using ConcurrencySandbox.LoadTests.Runs;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -93,6 +95,112 @@ public sealed class ReportCommandTests : IDisposable
         Assert.Equal(CommandLine.ExitUsage, code);
         Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
         Assert.Contains($"this runner reads summary.json version {RunSummary.CurrentVersion}", error);
+    }
+
+    /// <summary>A matrix of two core counts (a sweep each, and a fan-out each with timed-out requests) written by the matrix command's own <see cref="MatrixReport"/>.</summary>
+    private string WrittenMatrix(string name, int seed)
+    {
+        var random = new Random(seed);
+        var folder = Path.Combine(_root, name);
+        var runs = new[] { 1, 2 }.Select(cpus => new CoreCountRun(cpus, null, cpus,
+            [.. new long[] { 1, 1_000, 1_000_000 }.Select(amount => MatrixTests.Row(amount, 80 + (random.NextDouble() * 30 * cpus), random.NextDouble() * 10))], null,
+            SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (v, t) => v == "threadpool" && t >= 10 / cpus ? 90_000 : 100 + random.Next(50), cpus).Analysed())).ToList();
+        SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000_000, 6), folder: folder).Write(runs, null);
+        return folder;
+    }
+
+    /// <summary>Every file under <paramref name="folder"/> but the results report reads (summary.json, matrix.json), by path relative to it, with its text.</summary>
+    private static Dictionary<string, string> Pages(string folder) =>
+        Directory.GetFiles(folder, "*", SearchOption.AllDirectories).Where(f => Path.GetFileName(f) is not (ReportWriter.SummaryFileName or MatrixFile.FileName))
+            .ToDictionary(f => Path.GetRelativePath(folder, f), File.ReadAllText);
+
+    [Theory]
+    [InlineData(5)]
+    [InlineData(39)]
+    public async Task ReportRendersEveryPageOfAMatrixAgainFromMatrixJsonAloneThroughTheMatrixsOwnWriter(int seed)
+    {
+        var folder = WrittenMatrix("matrix", seed);
+        var written = Pages(folder);
+        var json = File.ReadAllText(Path.Combine(folder, MatrixFile.FileName));
+        foreach (var page in written.Keys)
+        {
+            File.Delete(Path.Combine(folder, page));
+        }
+
+        var (code, output, error) = await InvokeAsync("report", Path.Combine(folder, MatrixFile.FileName));
+
+        Assert.Equal(CommandLine.ExitOk, code);
+        Assert.Equal("", error);
+        Assert.Contains("matrix.md", written.Keys);
+        Assert.Contains(Path.Combine("fanout-2cpu", "report.html"), written.Keys);
+        Assert.Equal(written, Pages(folder));
+        Assert.Equal(json, File.ReadAllText(Path.Combine(folder, MatrixFile.FileName)));
+        Assert.Contains("== hypothesis 3: Hypothesis 3 of seed 004", output);
+        Assert.Contains("nothing run", output);
+    }
+
+    [Fact]
+    public async Task ReportOfARunsFolderRendersEachRunAndRunsMdAgain()
+    {
+        var series = Path.Combine(_root, "series");
+        var results = new[] { 1, 2 }.Select(run =>
+        {
+            var folder = WrittenMatrix(Path.Combine("series", RepeatedRuns.RunFolder(run)), run);
+            return MatrixFile.Render(Path.Combine(folder, MatrixFile.FileName), "x", folder);
+        }).ToList();
+        RepeatedRuns.Write(series, results);
+        var runsMd = File.ReadAllText(Path.Combine(series, RepeatedRuns.FileName));
+        File.Delete(Path.Combine(series, RepeatedRuns.FileName));
+        File.Delete(Path.Combine(series, "run-2", "matrix.md"));
+
+        var (code, output, error) = await InvokeAsync("report", series);
+
+        Assert.Equal(CommandLine.ExitOk, code);
+        Assert.Equal("", error);
+        Assert.Equal(runsMd, File.ReadAllText(Path.Combine(series, RepeatedRuns.FileName)));
+        Assert.True(File.Exists(Path.Combine(series, "run-2", "matrix.md")));
+        Assert.Contains("(run-1, run-2) in ", output);
+    }
+
+    [Theory]
+    [InlineData(null, "written before matrix.json had a version")]
+    [InlineData(0, "of version 0")]
+    [InlineData(2, "of version 2")]
+    public async Task ReportOfAMatrixJsonOfAnotherVersionExitsWith2AndOneLineNamingTheVersionItReads(int? version, string says)
+    {
+        var folder = WrittenMatrix("old", 1);
+        var matrix = JsonNode.Parse(File.ReadAllText(Path.Combine(folder, MatrixFile.FileName)))!.AsObject();
+        matrix.Remove("version");
+        if (version is { } v)
+        {
+            matrix["version"] = v;
+        }
+        File.WriteAllText(Path.Combine(folder, MatrixFile.FileName), matrix.ToJsonString());
+
+        var (code, _, error) = await InvokeAsync("report", folder);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Contains(says, error, StringComparison.Ordinal);
+        Assert.EndsWith($"this runner reads version {MatrixFile.CurrentVersion} (run the matrix again with this runner)", error.Trim(), StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("""{"name": "some-package", "version": "1.0.0"}""")]
+    [InlineData("""{"version": 1, "runs": "many"}""")]
+    [InlineData("""[1, 2]""")]
+    [InlineData("not json at all")]
+    public async Task ReportOfAForeignMatrixJsonExitsWith2AndOneLine(string content)
+    {
+        Directory.CreateDirectory(_root);
+        var file = Path.Combine(_root, MatrixFile.FileName);
+        File.WriteAllText(file, content);
+
+        var (code, _, error) = await InvokeAsync("report", file);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Contains($"this runner reads matrix.json version {MatrixFile.CurrentVersion}", error);
     }
 
     public void Dispose()

@@ -60,7 +60,7 @@ public sealed partial class ReportHtmlTests : IDisposable
     [Fact]
     public void FlaggedCellIsHighlightedInHtmlAndMarkedInMarkdown()
     {
-        var flag = FigureChecks.Efficiency("2 core(s), 10 cycles: % efficiency", new Estimate(725, 700, 750, 8, 690), cores: 2)!;
+        var flag = FigureChecks.Efficiency("2 cores, 10 cycles: % efficiency", new Estimate(725, 700, 750, 8, 690), cores: 2)!;
         var table = new TextTable(["cycles", "% efficiency"], [["10", $"725 {flag.Mark}"]], new HashSet<int> { 0, 1 });
 
         Assert.Equal([[0, 1]], table.FlaggedCells());

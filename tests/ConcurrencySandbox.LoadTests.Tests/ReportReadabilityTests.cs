@@ -160,7 +160,7 @@ public sealed partial class ReportReadabilityTests : IDisposable
     [InlineData(2.5, "2.5 s")]
     public void SweepDurationsReadInTheirOwnUnitNeverInENotation(double seconds, string expected)
     {
-        Assert.Equal(expected, MatrixRunner.Duration(seconds));
+        Assert.Equal(expected, DurationText.Of(seconds));
     }
 
     [Fact]

@@ -11,6 +11,23 @@ public sealed class ResponseCurveTests
     /// <summary>A step none of whose requests got an answer: <paramref name="timedOut"/> of them were given up after 60 s.</summary>
     private static SummaryCurvePoint TimedOut(double load, long timedOut = 25) => new(load, null, null, 0, 0, timedOut, 0, 60_000);
 
+    [Theory]
+    [InlineData(3)]
+    [InlineData(11)]
+    [InlineData(39)]
+    public void TheKneesSentenceCountsWhatTheLoadSentInItsOwnNoun(int seed)
+    {
+        // Streaming's load sends messages: its knee sentence counts messages, never requests; seeded counts, grouped from 1,000.
+        var random = new Random(seed);
+        long[] counts = [random.NextInt64(20, 1_000), random.NextInt64(1_000, 500_000), random.NextInt64(1_000, 500_000), random.NextInt64(20, 999)];
+        var bends = ResponseCurve.Of("pooled", "clients", [Point(200, 2, 200, counts[0]), Point(400, 2.1, 400, counts[3]), Point(800, 9, 800, counts[1]), Point(1_600, 20, 1_600, counts[2])], [0, 1, 2, 3], "messages");
+        var firstTooFew = ResponseCurve.Of("pooled", "clients", [Point(200, 2, 200, 1), Point(400, 9, 400, counts[1])], [0, 1], "messages");
+
+        Assert.Equal($"pooled: knee at 800 clients (p99 9 ms > 2 x unloaded 2 ms; confirmed at 1,600 clients; from {CountText.Of(counts[1], "message")} at 800 clients and {CountText.Of(counts[2], "message")} at 1,600 clients, the unloaded p99 from {CountText.Of(counts[0], "message")} at 200 clients)", bends.Line);
+        Assert.Contains("had 1 message with a latency", firstTooFew.Line, StringComparison.Ordinal);
+        Assert.DoesNotContain("request", bends.Line + firstTooFew.Line, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void KneeIsTheFirstStepWhoseP99ExceedsTwiceTheUnloadedP99()
     {
@@ -113,7 +130,7 @@ public sealed class ResponseCurveTests
         // threadpool's requests sent after 10 s take 90 s and time out at 60 s.
         var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100);
 
-        var curves = report.Variants.Select(ResponseCurve.Of).ToList();
+        var curves = report.Variants.Select(v => ResponseCurve.Of(v, report.Words.Unit)).ToList();
 
         Assert.All(report.Variants.Zip(curves), c => Assert.Equal(c.First.Steps.Count(s => s.Load > 0), c.Second!.Points.Count));
         var threadpool = curves[0]!;

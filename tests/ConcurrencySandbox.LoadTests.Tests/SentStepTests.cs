@@ -42,7 +42,7 @@ public class SentStepTests
         Assert.Equal(new OutcomeCounts(25, 0, 5, 0), series.Intervals[1].Stats.Outcomes);
         Assert.Equal(steps.Sum(s => s.Stats.Requests), recorder.Total().Requests);
 
-        var curve = ResponseCurve.Of(new VariantResult(new VariantKey("threadpool"), "/x", "users", 1000, series.Intervals, [], recorder.Total()) { Steps = steps })!;
+        var curve = ResponseCurve.Of(new VariantResult(new VariantKey("threadpool"), "/x", "users", 1000, series.Intervals, [], recorder.Total()) { Steps = steps }, "requests")!;
         Assert.Equal([(25L, 4L, 650_000.0), (25L, 2L, 250_000.0)], curve.Points.Select(p => (p.Answered, p.SentTimedOut, p.TimedOutAtLeastMs ?? 0)));
         Assert.Equal(steps.Select(s => (s.Stats.P50Ms, s.Stats.P99Ms)), curve.Points.Select(p => (p.P50Ms ?? 0, p.P99Ms ?? 0)));
     }

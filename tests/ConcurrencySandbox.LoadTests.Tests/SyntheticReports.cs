@@ -5,6 +5,8 @@ using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Reports;
 
+using ConcurrencySandbox.LoadTests.Matrix;
+
 namespace ConcurrencySandbox.LoadTests.Tests;
 
 /// <summary>Reports built from made-up but shaped data (no API, no clock): for chart, HTML, compare and size tests and the report benchmark.</summary>
@@ -14,6 +16,10 @@ public static class SyntheticReports
     public static RunSummary Analysed(this ExperimentReport report) => RunAnalysis.Of(report, "cmd");
 
     public static readonly MachineFacts Machine = new("Test CPU", 2, 2, ".NET 10.0.0", "Linux");
+
+    /// <summary>A matrix report into <paramref name="folder"/> of <paramref name="options"/> on <see cref="Machine"/>, as a test renders it.</summary>
+    internal static MatrixReport Matrix(MatrixOptions options, int delayMs = 1_000, string folder = "") =>
+        new(folder, options, null, delayMs, "no fan-out", Machine.ToSummary(), "matrix --cpus 1,2");
 
     /// <summary>
     /// A closed-model run: users step up ten times over <paramref name="seconds"/>; each variant's latency comes from

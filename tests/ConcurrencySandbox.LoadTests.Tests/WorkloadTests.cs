@@ -143,7 +143,7 @@ public class WorkloadTests
         Assert.All(result.Intervals, i => Assert.Equal(copies, i.Load));
         var step = Assert.Single(result.Steps);
         Assert.Equal((copies, (long)copies), (step.Load, step.Stats.Ok));
-        Assert.Null(ConcurrencySandbox.LoadTests.Reports.ResponseCurve.Of(result));
+        Assert.Null(ConcurrencySandbox.LoadTests.Reports.ResponseCurve.Of(result, "requests"));
     }
 
     /// <summary>A fake clock: a timer jumps the clock to its due time and fires at once; the test moves it on too.</summary>

@@ -56,7 +56,8 @@ public static class ResponseCurve
     }
 
     /// <summary>The curve of one variant from its loaded steps, its knee and its sentence; null when the load had fewer than two steps (no curve to draw).</summary>
-    public static SummaryCurve? Of(VariantResult variant)
+    /// <param name="sent">What the load sent, as the sentences count it ("requests", "messages": the summary's words).</param>
+    public static SummaryCurve? Of(VariantResult variant, string sent)
     {
         if (variant.Steps.Count < 2)
         {
@@ -64,20 +65,21 @@ public static class ResponseCurve
         }
         // A step with no load (a drain after the load ended) is no point of a response curve.
         var loaded = variant.Steps.Select((step, index) => (step, index)).Where(s => s.step.Load > 0).ToList();
-        return Of(variant.Key.Label, variant.LoadUnit, [.. loaded.Select(s => PointOf(s.step))], [.. loaded.Select(s => s.index)]);
+        return Of(variant.Key.Label, variant.LoadUnit, [.. loaded.Select(s => PointOf(s.step))], [.. loaded.Select(s => s.index)], sent);
     }
 
     /// <summary>
     /// The curve of points already taken (a variant's, or a summary's as written), with its knee and its sentence by
     /// this build's rule; <paramref name="stepOfPoint"/> is each point's index among the variant's steps.
     /// </summary>
-    public static SummaryCurve Of(string name, string loadUnit, IReadOnlyList<SummaryCurvePoint> points, IReadOnlyList<int> stepOfPoint)
+    /// <param name="sent">What the load sent, as the sentences count it ("requests", "messages").</param>
+    public static SummaryCurve Of(string name, string loadUnit, IReadOnlyList<SummaryCurvePoint> points, IReadOnlyList<int> stepOfPoint, string sent)
     {
         var unit = UnitOf(loadUnit);
-        var (knee, noKneeBecause) = FindKnee(points, unit);
-        var line = knee is not null ? $"{name}: knee at {LoadText(points[knee.Index].Load, unit)} ({knee.Reason}; {RestsOn(points, [knee.Index, knee.Index + 1], unit)})"
+        var (knee, noKneeBecause) = FindKnee(points, unit, sent);
+        var line = knee is not null ? $"{name}: knee at {LoadText(points[knee.Index].Load, unit)} ({knee.Reason}; {RestsOn(points, [knee.Index, knee.Index + 1], unit, sent)})"
             : noKneeBecause is not null ? $"{name}: no knee stated: {noKneeBecause}"
-            : Invariant($"{name}: no knee up to {LoadText(points[^1].Load, unit)} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load; {RestsOn(points, [], unit)})");
+            : Invariant($"{name}: no knee up to {LoadText(points[^1].Load, unit)} (p99 within {LatencyKneeFactor:0} x unloaded, throughput growing with the load; {RestsOn(points, [], unit, sent)})");
         return new SummaryCurve(points, knee is null ? null : new SummaryKnee(knee.Index, stepOfPoint[knee.Index], knee.Reason), line);
     }
 
@@ -85,13 +87,16 @@ public static class ResponseCurve
     /// "from 143 requests at 8 users and 212 at 16 users, the unloaded p99 from 96 at 4 users": the requests (answered or
     /// timed out, <see cref="Measured"/>) the knee's steps and the unloaded latency rest on, as the summary's points hold them.
     /// </summary>
-    private static string RestsOn(IReadOnlyList<SummaryCurvePoint> points, IReadOnlyList<int> steps, string unit)
+    private static string RestsOn(IReadOnlyList<SummaryCurvePoint> points, IReadOnlyList<int> steps, string unit, string sent)
     {
         var first = points[0];
-        var unloaded = $"the unloaded p99 from {CountText.Of(Measured(first), "request")} at {LoadText(first.Load, unit)}";
+        var unloaded = $"the unloaded p99 from {Count(Measured(first), sent)} at {LoadText(first.Load, unit)}";
         return steps.Count == 0 ? unloaded
-            : $"from {string.Join(" and ", steps.Select(i => $"{CountText.Of(Measured(points[i]), "request")} at {LoadText(points[i].Load, unit)}"))}, {unloaded}";
+            : $"from {string.Join(" and ", steps.Select(i => $"{Count(Measured(points[i]), sent)} at {LoadText(points[i].Load, unit)}"))}, {unloaded}";
     }
+
+    /// <summary>"1 message", "407,833 requests": <paramref name="count"/> of what the load sent, its noun in the number it takes.</summary>
+    private static string Count(long count, string sent) => CountText.Of(count, sent.TrimEnd('s'), sent);
 
     /// <summary>The requests of a step with a latency or a bound: answered, or sent in it and timed out.</summary>
     private static long Measured(SummaryCurvePoint point) => point.Answered + point.SentTimedOut;
@@ -106,7 +111,8 @@ public static class ResponseCurve
     /// because it is the last step; a curve that never bends has no knee and no reason.
     /// </summary>
     /// <param name="unit">The load's unit as the reasons print it ("users", "req/s").</param>
-    public static KneeFinding FindKnee(IReadOnlyList<SummaryCurvePoint> points, string unit = "users")
+    /// <param name="sent">What the load sent, as the reasons count it ("requests", "messages").</param>
+    public static KneeFinding FindKnee(IReadOnlyList<SummaryCurvePoint> points, string unit = "users", string sent = "requests")
     {
         if (points.Count == 0)
         {
@@ -115,11 +121,11 @@ public static class ResponseCurve
         var first = points[0];
         if (first.P99Ms is not { } unloaded)
         {
-            return new KneeFinding(null, $"its first step ({LoadText(first.Load, unit)}) got no answer within it, so there is no unloaded latency to compare with (saturated at the lowest load measured, its knee at or below it, or its requests outlast a step)");
+            return new KneeFinding(null, $"its first step ({LoadText(first.Load, unit)}) got no answer within it, so there is no unloaded latency to compare with (saturated at the lowest load measured, its knee at or below it, or its {sent} outlast a step)");
         }
         if (Measured(first) < MinimumRequestsPerStep)
         {
-            return new KneeFinding(null, $"its first step ({LoadText(first.Load, unit)}) had {CountText.Of(Measured(first), "request")} with a latency, fewer than the {MinimumRequestsPerStep} a step needs to give an unloaded latency");
+            return new KneeFinding(null, $"its first step ({LoadText(first.Load, unit)}) had {Count(Measured(first), sent)} with a latency, fewer than the {MinimumRequestsPerStep} a step needs to give an unloaded latency");
         }
         string? unconfirmed = null;
         for (var i = 1; i < points.Count; i++)

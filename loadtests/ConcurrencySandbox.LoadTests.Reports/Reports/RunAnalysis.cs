@@ -31,7 +31,7 @@ public static class RunAnalysis
         var reworded = Rejudged(s) with
         {
             Words = Words(s.Words.Unit == ReportWords.Messages.Unit ? ReportWords.Messages : ReportWords.Requests),
-            Variants = [.. s.Variants.Select(Reworded)],
+            Variants = [.. s.Variants.Select(v => Reworded(v, s.Words.Unit))],
         };
         return reworded with { Answer = PlainAnswer.Of(reworded) };
     }
@@ -59,10 +59,10 @@ public static class RunAnalysis
     }
 
     /// <summary>A variant with its curve's knee and sentence found again from the points it holds; as written when its steps do not match its points.</summary>
-    private static SummaryVariant Reworded(SummaryVariant v)
+    private static SummaryVariant Reworded(SummaryVariant v, string sent)
     {
         int[] loadedSteps = [.. v.Steps.Select((step, index) => (step, index)).Where(s => s.step.Load > 0).Select(s => s.index)];
-        return v.Curve is { } curve && loadedSteps.Length == curve.Points.Count ? v with { Curve = ResponseCurve.Of(v.Name, v.LoadUnit, curve.Points, loadedSteps) } : v;
+        return v.Curve is { } curve && loadedSteps.Length == curve.Points.Count ? v with { Curve = ResponseCurve.Of(v.Name, v.LoadUnit, curve.Points, loadedSteps, sent) } : v;
     }
 
     private static SummaryWords Words(ReportWords w) => new(w.Unit, w.What, w.PerSecond, w.Ok, w.LatencyPrefix, w.LatencyNote);
@@ -77,7 +77,7 @@ public static class RunAnalysis
         r.StartedAt,
         r.Machine.ToSummary(),
         r.ApiProcessorCount,
-        [.. r.Variants.Select((v, i) => Variant(v, r.ExpectedToFail.Contains(v.Key.Name), colors[i], EventsLost(r, v)))],
+        [.. r.Variants.Select((v, i) => Variant(v, r.ExpectedToFail.Contains(v.Key.Name), colors[i], EventsLost(r, v), r.Words.Unit))],
         [.. r.Finding.Comparisons.Select(c => new SummaryComparison(c.Figure, c.Seed, c.Today))],
         r.Finding.Stated.ToString(),
         r.Finding.Verdict,
@@ -102,7 +102,8 @@ public static class RunAnalysis
     /// <summary>The events the observer's session of <paramref name="v"/> lost (<see cref="VariantObservation.EventsLost"/>); 0 when it was not observed.</summary>
     private static int EventsLost(ExperimentReport r, VariantResult v) => r.Observations.GetValueOrDefault(v.Key.Label)?.EventsLost ?? 0;
 
-    private static SummaryVariant Variant(VariantResult v, bool expectedToFail, string color, int eventsLost)
+    /// <param name="sent">What the load sent, as the curve's sentences count it (<see cref="ReportWords.Unit"/>).</param>
+    private static SummaryVariant Variant(VariantResult v, bool expectedToFail, string color, int eventsLost, string sent)
     {
         var peak = v.SentAtPeak();
         var (peakFrom, peakTo) = v.PeakStep();
@@ -145,7 +146,7 @@ public static class RunAnalysis
             Intervals(v),
             [.. v.Telemetry.Select(Telemetry)],
             [.. v.Distribution.Select(Percentile)],
-            ResponseCurve.Of(v))
+            ResponseCurve.Of(v, sent))
         {
             Burst = v.LoadUnit == "burst" ? [.. v.Requests.Select(q => new SummaryRequest(q.CompletedSeconds, q.LatencyMs, q.End.ToString()))] : null,
             Agents = v.Agents.Count == 0 ? null : [.. v.Agents.Select(a => new SummaryAgent(

@@ -47,7 +47,9 @@ internal sealed record ContainerSetup(string Engine, string EngineVersion, strin
 /// its own; written as each part and each fan-out variant finishes, marked partial: still running, then once at the end.
 /// </summary>
 /// <param name="EmptyChartTitle">The chart's title when no fan-out ran.</param>
-internal sealed record MatrixReport(string Folder, MatrixOptions Options, ContainerSetup? Setup, int DelayMs, string EmptyChartTitle)
+/// <param name="Machine">The machine the matrix ran on, as the pages name it (kept in matrix.json, so <c>report</c> names it, not its own).</param>
+/// <param name="CommandLine">The command that ran the matrix, as the pages quote it.</param>
+internal sealed record MatrixReport(string Folder, MatrixOptions Options, ContainerSetup? Setup, int DelayMs, string EmptyChartTitle, SummaryMachine Machine, string CommandLine)
 {
     /// <summary>Writes the report of the core counts so far as a run still going on; a run killed outright leaves it so.</summary>
     public void WriteRunning(IReadOnlyList<CoreCountRun> runs) => Write(runs, PartialRun.Running([.. runs.SelectMany(MatrixRunner.Finished)]));
@@ -73,11 +75,16 @@ internal sealed record MatrixReport(string Folder, MatrixOptions Options, Contai
             File.WriteAllText(Path.Combine(Folder, MatrixRunner.EfficiencyFile), efficiency);
         }
         var verdict = partial is null ? MatrixRunner.Hypothesis3(runs) : $"{MatrixRunner.Hypothesis3Name} not judged: {MatrixRunner.NotJudged}.";
-        File.WriteAllText(Path.Combine(Folder, "matrix.md"), MatrixRunner.Markdown(runs, verdict, Options, Setup, DelayMs, partial));
-        File.WriteAllText(Path.Combine(Folder, "report.html"), MatrixRunner.Html(runs, verdict, Options, Setup, DelayMs, chart, efficiency, partial));
-        File.WriteAllText(Path.Combine(Folder, "matrix.json"), JsonSerializer.Serialize(
-            new { options = Options, setup = Setup, runs = runs.Select(r => new { r.Cpus, Limit = r.Container?.ToString(), r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, r.Bracket, FanOut = FanOutOf(r) }), verdict, flags = MatrixRunner.Flags(runs), partial },
-            new JsonSerializerOptions(JsonSerializerDefaults.Web) { WriteIndented = true }));
+        File.WriteAllText(Path.Combine(Folder, "matrix.md"), MatrixRunner.Markdown(runs, verdict, this, partial));
+        File.WriteAllText(Path.Combine(Folder, "report.html"), MatrixRunner.Html(runs, verdict, this, chart, efficiency, partial));
+        File.WriteAllText(Path.Combine(Folder, MatrixFile.FileName), JsonSerializer.Serialize(
+            new
+            {
+                version = MatrixFile.CurrentVersion, options = Options, setup = Setup, machine = Machine, commandLine = CommandLine, delayMs = DelayMs, emptyChartTitle = EmptyChartTitle,
+                runs = runs.Select(r => new { r.Cpus, r.Container, r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, r.Bracket, FanOut = FanOutOf(r) }),
+                verdict, flags = MatrixRunner.Flags(runs), partial,
+            },
+            MatrixFile.Json));
         return verdict;
     }
 
@@ -142,7 +149,8 @@ internal static class MatrixRunner
             environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
         }
         var runs = new List<CoreCountRun>();
-        var report = new MatrixReport(outputFolder, options, null, fanOut.Settings.DelayMs, SeedReports.ReRunBy($"fanout per core count ({load.ProfileName})", fanOut.Seed));
+        var report = new MatrixReport(outputFolder, options, null, fanOut.Settings.DelayMs, SeedReports.ReRunBy($"fanout per core count ({load.ProfileName})", fanOut.Seed),
+            MachineFacts.Current().ToSummary(), RunnerCommandLine.Current());
         string? partial = null;
         try
         {
@@ -332,9 +340,9 @@ internal static class MatrixRunner
     public static IReadOnlyList<FigureFlag> Flags(IReadOnlyList<CoreCountRun> runs) =>
         [.. runs.SelectMany(r => r.Sweep.SelectMany(row => Flags(row, r.ApiProcessorCount ?? r.Cpus)))];
 
-    /// <summary>One sweep row's flags on <paramref name="cores"/> cores, by the rule the API uses (<see cref="FigureChecks.Comparison"/>).</summary>
+    /// <summary>One sweep row's flags on <paramref name="cores"/> cores, by the rule the API uses (<see cref="FigureChecks.Comparison"/>), its durations as the sweep table prints them.</summary>
     public static IReadOnlyList<FigureFlag> Flags(ComparisonRow row, int cores) =>
-        FigureChecks.Comparison(string.Create(CultureInfo.InvariantCulture, $"{CountText.Of(cores, "core")}, {row.Amount:N0} cycles"), row.ToFigures(), cores);
+        FigureChecks.Comparison($"{CountText.Of(cores, "core")}, {CountText.Of(row.Amount, "cycle")}", row.ToFigures(), cores, DurationText.Of);
 
     /// <summary>
     /// Seed 004's hypothesis 3: on one core Task.Run brings no gain. Judged at the sweep's largest amount, where the
@@ -409,7 +417,7 @@ internal static class MatrixRunner
     private const string ComputeSeed = "004";
     private const string OwnReportsLead = "Each core count's own fan-out report: ";
 
-    public static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string? partial)
+    public static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string? partial)
     {
         var md = new StringBuilder();
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
@@ -428,7 +436,7 @@ internal static class MatrixRunner
             md.AppendLine($"{OwnReportsLead}{string.Join(", ", fanOutReports.Select(file => $"[{file}]({file})"))}.");
             md.AppendLine();
         }
-        foreach (var line in Setup(runs, options, setup))
+        foreach (var line in Setup(runs, report))
         {
             md.AppendLine(line);
             md.AppendLine();
@@ -468,9 +476,9 @@ internal static class MatrixRunner
             md.AppendLine();
             md.AppendLine("![fan-out per core count](chart.svg)");
             md.AppendLine();
-            md.AppendLine(StarvedNote(delayMs));
+            md.AppendLine(StarvedNote(report.DelayMs));
             md.AppendLine();
-            md.Append(FanOutTable(fanOuts, delayMs).ToMarkdown());
+            md.Append(FanOutTable(fanOuts, report.DelayMs).ToMarkdown());
             md.AppendLine();
             foreach (var line in FanOutVerdicts(fanOuts, partial))
             {
@@ -481,7 +489,7 @@ internal static class MatrixRunner
     }
 
     /// <summary>The matrix's report.html: the plain answer, the verdict and each core count's report first, then the sweep and its flags, the fan-out, the setup and the chart.</summary>
-    public static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixOptions options, ContainerSetup? setup, int delayMs, string chartSvg, string? efficiencySvg, string? partial)
+    public static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string chartSvg, string? efficiencySvg, string? partial)
     {
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
@@ -512,20 +520,20 @@ internal static class MatrixRunner
         if (fanOuts.Count > 0)
         {
             page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}", ResponseCurveModel.Of($"Fan-out on {run.Label}", run.FanOut!.Variants)));
-            page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, delayMs)).Paragraph(StarvedNote(delayMs));
+            page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, report.DelayMs)).Paragraph(StarvedNote(report.DelayMs));
         }
-        return page.Heading(2, "Machine and run").List(Setup(runs, options, setup)).Paragraph("Command line:").Preformatted(RunnerCommandLine.Current())
+        return page.Heading(2, "Machine and run").List(Setup(runs, report)).Paragraph("Command line:").Preformatted(report.CommandLine)
             .Links("Files of this report: ", ["matrix.md", "matrix.json", "curves.csv", "telemetry.csv", "chart.svg", .. efficiencySvg is null ? Array.Empty<string>() : [EfficiencyFile],
                 .. fanOuts.Select(run => $"{FanOutFolder(run)}/report.html")])
             .Heading(2, "Charts").Figure(chartSvg).ToString();
     }
 
-    private static IEnumerable<string> Setup(IReadOnlyList<CoreCountRun> runs, MatrixOptions options, ContainerSetup? setup) =>
+    private static IEnumerable<string> Setup(IReadOnlyList<CoreCountRun> runs, MatrixReport report) =>
     [
-        ReportWriter.MachineLine(MachineFacts.Current().ToSummary(), null),
-        string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", options.Cpus)}; GC: {options.GcMode ?? "runtime default"}; ") + (setup is null
+        ReportWriter.MachineLine(report.Machine, null),
+        string.Create(CultureInfo.InvariantCulture, $"Core counts asked: {string.Join(", ", report.Options.Cpus)}; GC: {report.Options.GcMode ?? "runtime default"}; ") + (report.Setup is null
             ? "the API pinned with taskset to the first N cores and DOTNET_PROCESSOR_COUNT=N."
-            : $"the API in a fresh container per variant, engine {setup.Engine} {setup.EngineVersion}, image {setup.Image} ({setup.ImageId}), limited by {string.Join(" and by ", (options.Limits ?? []).Select(kind => kind == CpuLimitKind.Quota ? "quota (--cpus N)" : "pinning (--cpuset-cpus 0-(N-1))"))}; DOTNET_PROCESSOR_COUNT unset, the runtime derives it from the limit."),
+            : $"the API in a fresh container per variant, engine {report.Setup.Engine} {report.Setup.EngineVersion}, image {report.Setup.Image} ({report.Setup.ImageId}), limited by {string.Join(" and by ", (report.Options.Limits ?? []).Select(kind => kind == CpuLimitKind.Quota ? "quota (--cpus N)" : "pinning (--cpuset-cpus 0-(N-1))"))}; DOTNET_PROCESSOR_COUNT unset, the runtime derives it from the limit."),
         .. runs.Where(r => r.SkippedBecause is not null).Select(r => $"{r.Label}: skipped, {r.SkippedBecause}."),
     ];
 
@@ -580,26 +588,13 @@ internal static class MatrixRunner
     public const string NotJudged = "the matrix was stopped before it finished, and its verdicts are not drawn from part of it";
 
     /// <summary>A sweep row's three cells, each followed by its flag's mark when it has one.</summary>
-    /// <summary>A duration in the unit that keeps it readable, 4 significant digits: "40 ns", "8.833 us", "1.25 ms", "2.5 s" (never "4E-08").</summary>
-    public static string Duration(double seconds)
-    {
-        var (value, unit) = Math.Abs(seconds) switch
-        {
-            >= 1 or 0 => (seconds, "s"),
-            >= 1e-3 => (seconds * 1e3, "ms"),
-            >= 1e-6 => (seconds * 1e6, "us"),
-            _ => (seconds * 1e9, "ns"),
-        };
-        return unit == "s" ? string.Create(CultureInfo.InvariantCulture, $"{value:0.###} s") : string.Create(CultureInfo.InvariantCulture, $"{value:G4} {unit}");
-    }
-
     private static string[] SweepCells(ComparisonRow row, int cores)
     {
         var flags = Flags(row, cores);
         return
         [
-            $"{Duration(row.SyncSeconds)}{FigureChecks.MarkOf(flags, FigureChecks.SyncFigure)}",
-            $"{Duration(row.TaskRunSeconds)}{FigureChecks.MarkOf(flags, FigureChecks.TaskRunFigure)}",
+            $"{DurationText.Of(row.SyncSeconds)}{FigureChecks.MarkOf(flags, FigureChecks.SyncFigure)}",
+            $"{DurationText.Of(row.TaskRunSeconds)}{FigureChecks.MarkOf(flags, FigureChecks.TaskRunFigure)}",
             string.Create(CultureInfo.InvariantCulture, $"{row.EfficiencyPercent:0.#} {row.Efficiency.Interval("0.#")} n={row.Efficiency.Count}{FigureChecks.MarkOf(flags, FigureChecks.EfficiencyFigure)}{FigureChecks.MarkOf(flags, FigureChecks.MachineFigure)}"),
         ];
     }

@@ -70,7 +70,7 @@ internal static class RepeatedRuns
         for (var i = 1; i <= runs; i++)
         {
             console.WriteLine($"== run {i} of {runs}");
-            var result = await runOnce(Path.Combine(outputFolder, $"run-{i}"));
+            var result = await runOnce(Path.Combine(outputFolder, RunFolder(i)));
             if (result.Stopped is not null)
             {
                 return result;
@@ -78,15 +78,23 @@ internal static class RepeatedRuns
             results.Add(result);
         }
 
-        Directory.CreateDirectory(outputFolder);
-        var summary = Markdown(results, [.. Enumerable.Range(1, runs).Select(i => ReportsIn(outputFolder, $"run-{i}"))]);
-        File.WriteAllText(Path.Combine(outputFolder, FileName), summary);
-        var disagreements = Disagreements(results);
+        var disagreements = Write(outputFolder, results);
         console.WriteLine(disagreements.Count == 0
             ? $"== runs: the verdicts of all {runs} runs agree ({Path.Combine(outputFolder, FileName)})"
             : $"== runs: the verdicts disagree on {string.Join(", ", disagreements)} ({Path.Combine(outputFolder, FileName)})");
         return RunResult.Combine(results);
     }
+
+    /// <summary>Writes <see cref="FileName"/> of <paramref name="results"/> (run 1 first, each in its run-N folder) into <paramref name="outputFolder"/>; the verdicts they disagree on.</summary>
+    public static IReadOnlyList<string> Write(string outputFolder, IReadOnlyList<RunResult> results)
+    {
+        Directory.CreateDirectory(outputFolder);
+        File.WriteAllText(Path.Combine(outputFolder, FileName), Markdown(results, [.. Enumerable.Range(1, results.Count).Select(i => ReportsIn(outputFolder, RunFolder(i)))]));
+        return Disagreements(results);
+    }
+
+    /// <summary>Run <paramref name="run"/>'s folder in the series' folder: "run-1".</summary>
+    public static string RunFolder(int run) => string.Create(CultureInfo.InvariantCulture, $"run-{run}");
 
     /// <summary>The verdicts whose outcome word was not the same in every run (a verdict missing from a run counts as differing).</summary>
     public static IReadOnlyList<string> Disagreements(IReadOnlyList<RunResult> results) =>

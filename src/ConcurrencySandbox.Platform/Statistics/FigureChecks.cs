@@ -1,5 +1,6 @@
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using static System.FormattableString;
@@ -36,7 +37,7 @@ public static class FigureChecks
     public static FigureFlag? Efficiency(string figure, Estimate efficiency, int cores) =>
         ImpossibleBeyondInterval(efficiency, cores)
             ? new FigureFlag(figure, Percent(efficiency), FlagKind.Impossible,
-                Invariant($"efficiency above {cores} core(s) x 100 % = {cores * 100} % even at the CI's lower end cannot come from running in parallel; it persisted when re-measured, so the sync timing was disturbed"))
+                Invariant($"efficiency above {CountText.Of(cores, "core")} x 100 % = {cores * 100} % even at the CI's lower end cannot come from running in parallel; it persisted when re-measured, so the sync timing was disturbed"))
             : null;
 
     /// <summary>Flags a figure whose 95 % CI is wider than +-<paramref name="targetHalfWidthPercent"/>, or that has none.</summary>
@@ -45,7 +46,7 @@ public static class FigureChecks
             ? null
             : new FigureFlag(figure, value, FlagKind.Inconclusive, estimate.HalfWidthPercent is { } w
                 ? Invariant($"inconclusive: +-{w:0.#} % (95 % CI over {estimate.Count} repeats, target +-{targetHalfWidthPercent:0.#} %)")
-                : Invariant($"inconclusive: {estimate.Count} repeat(s) give no 95 % CI (at least {MedianInterval.MinimumCount} needed)"));
+                : Invariant($"inconclusive: {CountText.Of(estimate.Count, "repeat")} give no 95 % CI (at least {MedianInterval.MinimumCount} needed)"));
 
     /// <summary>The machine's state as a cause: busy (other processes or steal above 10 % of the CPUs), CFS throttling.</summary>
     public static IEnumerable<FigureFlag> Machine(string figure, MachineLoad? load)
@@ -67,14 +68,15 @@ public static class FigureChecks
     /// Everything wrong with one compare row (seed 004's sync vs Task.Run) on <paramref name="cores"/> cores. Each figure is
     /// named "<paramref name="label"/>: ...".
     /// </summary>
-    public static IReadOnlyList<FigureFlag> Comparison(string label, ComparisonFigures row, int cores)
+    /// <param name="duration">How the page's table prints a duration in seconds (the matrix's <see cref="DurationText.Of"/>), so a flag gives its figure as the cell it marks; null: seconds to 4 significant digits.</param>
+    public static IReadOnlyList<FigureFlag> Comparison(string label, ComparisonFigures row, int cores, Func<double, string>? duration = null)
     {
         FigureFlag?[] flags =
         [
             Efficiency($"{label}: {EfficiencyFigure}", row.Efficiency, cores),
             Interval($"{label}: {EfficiencyFigure}", Percent(row.Efficiency), row.Efficiency, row.TargetHalfWidthPercent),
-            Interval($"{label}: {SyncFigure}", Seconds(row.Sync), row.Sync, row.TargetHalfWidthPercent),
-            Interval($"{label}: {TaskRunFigure}", Seconds(row.TaskRun), row.TaskRun, row.TargetHalfWidthPercent),
+            Interval($"{label}: {SyncFigure}", Seconds(row.Sync, duration), row.Sync, row.TargetHalfWidthPercent),
+            Interval($"{label}: {TaskRunFigure}", Seconds(row.TaskRun, duration), row.TaskRun, row.TargetHalfWidthPercent),
             .. Machine($"{label}: {MachineFigure}", row.Load),
         ];
         return [.. flags.OfType<FigureFlag>()];
@@ -103,5 +105,6 @@ public static class FigureChecks
 
     private static string Percent(Estimate efficiency) => efficiency.Describe("0.#", " %");
 
-    private static string Seconds(Estimate seconds) => seconds.Describe("G4", " s");
+    private static string Seconds(Estimate seconds, Func<double, string>? duration) => duration is null ? seconds.Describe("G4", " s")
+        : Invariant($"{duration(seconds.Median)} {(seconds is { Low: { } low, High: { } high } ? $"[{duration(low)}, {duration(high)}]" : seconds.Interval("G4"))} n={seconds.Count}, min {duration(seconds.Min)}");
 }

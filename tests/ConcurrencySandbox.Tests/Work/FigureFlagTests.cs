@@ -2,6 +2,7 @@ using System.Text.Json;
 using ConcurrencySandbox.Api;
 using ConcurrencySandbox.Api.Work;
 using ConcurrencySandbox.Contracts.Machine;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Statistics;
 using ConcurrencySandbox.Contracts.Work;
 using ConcurrencySandbox.Experiments.Work;
@@ -59,7 +60,7 @@ public sealed class FigureFlagTests
         Assert.True(FigureChecks.ImpossibleBeyondInterval(fewRepeats, cores: 2));
         var flag = FigureChecks.Interval("cell", "250 %", fewRepeats, targetHalfWidthPercent: 5)!;
         Assert.Equal(FlagKind.Inconclusive, flag.Kind);
-        Assert.Contains("3 repeat(s) give no 95 % CI", flag.Reason, StringComparison.Ordinal);
+        Assert.Contains($"{CountText.Of(3, "repeat")} give no 95 % CI", flag.Reason, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -282,7 +283,7 @@ public sealed class FigureFlagTests
         Assert.DoesNotContain("(i", lines[4], StringComparison.Ordinal);
         var listed = lines.SkipWhile(l => !l.StartsWith("Flagged figures", StringComparison.Ordinal)).Where(l => l.StartsWith("- ", StringComparison.Ordinal)).ToList();
         Assert.Equal(2, listed.Count);
-        Assert.StartsWith("- 10 cycles: % efficiency = 725 % [700, 750] n=10, min 690 (impossible): efficiency above 2 core(s)", listed[0], StringComparison.Ordinal);
+        Assert.StartsWith($"- 10 cycles: % efficiency = 725 % [700, 750] n=10, min 690 (impossible): efficiency above {CountText.Of(2, "core")} x 100 %", listed[0], StringComparison.Ordinal);
         Assert.StartsWith("- 1,000 cycles: sync = 0.001 s [0.0007, 0.0013] n=10, min 0.0006 (inconclusive): inconclusive: +-30 %", listed[1], StringComparison.Ordinal);
         Assert.Contains(lines, l => l.StartsWith($"Break-even {BreakEvens.BracketRule}: inconclusive at or below 1,000 cycles", StringComparison.Ordinal)
             && l.Contains("(flagged: 10) (1,000: efficiency 125.0 %", StringComparison.Ordinal));

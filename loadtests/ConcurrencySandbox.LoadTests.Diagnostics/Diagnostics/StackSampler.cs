@@ -77,9 +77,17 @@ public static class StackSampler
     /// <summary>The rounds of <see cref="SampleAsync"/> as taken, each with every sample of its part of the trace.</summary>
     public static async Task<IReadOnlyList<SampleRound>> SampleRoundsAsync(DiagnosticsClient client, int rounds, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null)
     {
-        var taken = await Task.Run(() => SampleRoundsOnce(client, rounds, processId), cancellationToken);
-        return loadRuns?.Invoke() == false ? [.. taken.Take(1)] : taken;
+        using var recorded = await RecordRoundsAsync(client, rounds, cancellationToken, loadRuns, processId);
+        return recorded.Read();
     }
+
+    /// <summary>
+    /// The trace of <see cref="SampleRoundsAsync"/>, recorded and not read: its reading (TraceLog's conversion of the
+    /// rundown, most of a megabyte per thousand compiled methods) costs this process a core for a while, which a caller
+    /// sampling a service under load may rather spend after the load (<see cref="RecordedRounds.Read"/>).
+    /// </summary>
+    public static Task<RecordedRounds> RecordRoundsAsync(DiagnosticsClient client, int rounds, CancellationToken cancellationToken, Func<bool>? loadRuns = null, int? processId = null) =>
+        Task.Run(() => RecordRoundsOnce(client, rounds, processId, loadRuns), cancellationToken);
 
     /// <summary>
     /// One stack per thread seen in <paramref name="rounds"/>: the stack it showed most often, with its share of a core
@@ -97,38 +105,56 @@ public static class StackSampler
     ];
 
     /// <summary>
-    /// One trace of <paramref name="rounds"/> x <see cref="TraceLength"/> split by its samples' times into rounds, each with
-    /// the threads' CPU times read as the trace started and stopped (when <paramref name="processId"/> is local).
+    /// One trace of <paramref name="rounds"/> x <see cref="TraceLength"/>, with the threads' CPU times read as the trace
+    /// started and stopped (when <paramref name="processId"/> is local) and whether the load still ran as it stopped.
     /// </summary>
-    private static List<SampleRound> SampleRoundsOnce(DiagnosticsClient client, int rounds, int? processId)
+    private static RecordedRounds RecordRoundsOnce(DiagnosticsClient client, int rounds, int? processId, Func<bool>? loadRuns)
     {
         IReadOnlyDictionary<int, double>? before = null, after = null;
         long started = 0, stopped = 0;
-        var samples = Trace(client, TraceLength * rounds,
+        var trace = Record(client, Providers, TraceLength * rounds,
             () => (before, started) = (ThreadCpu.Read(processId), System.Diagnostics.Stopwatch.GetTimestamp()),
             () => (after, stopped) = (ThreadCpu.Read(processId), System.Diagnostics.Stopwatch.GetTimestamp()));
-        var seconds = System.Diagnostics.Stopwatch.GetElapsedTime(started, stopped).TotalSeconds;
-        var byRound = samples.ToLookup(sample => Math.Clamp((int)(sample.AtMs / TraceLength.TotalMilliseconds), 0, rounds - 1), sample => sample.Stack);
-        return [.. Enumerable.Range(0, rounds).Select(round => byRound[round].ToList()).Select(inRound => new SampleRound(FirstOfEachThread(inRound), before, after, seconds) { Samples = inRound })];
+        return new RecordedRounds(trace, rounds, before, after, System.Diagnostics.Stopwatch.GetElapsedTime(started, stopped).TotalSeconds, loadRuns?.Invoke() == false);
+    }
+
+    /// <summary>
+    /// A stack sample's trace recorded (<see cref="RecordRoundsAsync"/>) and read when the caller chooses: split by its
+    /// samples' times into <paramref name="rounds"/> rounds, each with the threads' CPU times read as the trace started and
+    /// stopped; one that ended after the load did (<paramref name="endedAfterLoad"/>) keeps its first round only, so a
+    /// short step's idle threads after the load do not outvote what they did under it. Deleted on dispose.
+    /// </summary>
+    public sealed class RecordedRounds(RecordedTrace trace, int rounds, IReadOnlyDictionary<int, double>? before, IReadOnlyDictionary<int, double>? after, double seconds, bool endedAfterLoad) : IDisposable
+    {
+        /// <summary>Whether the load had ended as the trace stopped.</summary>
+        public bool EndedAfterLoad { get; } = endedAfterLoad;
+
+        /// <summary>The rounds, read from the trace now.</summary>
+        public IReadOnlyList<SampleRound> Read()
+        {
+            var byRound = trace.Read(ReadStacks).ToLookup(sample => Math.Clamp((int)(sample.AtMs / TraceLength.TotalMilliseconds), 0, rounds - 1), sample => sample.Stack);
+            var taken = Enumerable.Range(0, rounds).Select(round => byRound[round].ToList()).Select(inRound => new SampleRound(FirstOfEachThread(inRound), before, after, seconds) { Samples = inRound });
+            return [.. taken.Take(EndedAfterLoad ? 1 : rounds)];
+        }
+
+        public void Dispose() => trace.Dispose();
     }
 
     /// <summary>
     /// One sample of every thread's stack, taken with blocking calls only: it needs no thread of the caller's pool, so it
     /// also reads a process whose own pool is starved, the runner itself included (<see cref="OwnBlockedFrames"/>).
     /// </summary>
-    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client) => FirstOfEachThread([.. Trace(client, TraceLength, null, null).Select(sample => sample.Stack)]);
+    public static IReadOnlyList<ThreadStack> SampleOnce(DiagnosticsClient client) => FirstOfEachThread([.. Recorded(client, Providers, TraceLength, null, null, ReadStacks).Select(sample => sample.Stack)]);
 
     /// <summary>The first sample of each thread, as dotnet-stack prints it.</summary>
     private static List<ThreadStack> FirstOfEachThread(IReadOnlyList<ThreadStack> samples) => [.. samples.DistinctBy(s => s.ThreadId)];
 
-    /// <summary>Every sample of one short trace with its time in the trace; <paramref name="traceStarted"/> and <paramref name="traceStopped"/> run as the trace starts and as its sampling ends.</summary>
-    private static List<(double AtMs, ThreadStack Stack)> Trace(DiagnosticsClient client, TimeSpan length, Action? traceStarted, Action? traceStopped) =>
-        Recorded(client,
-            [
-                new EventPipeProvider("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
-                new EventPipeProvider(ClrTraceEventParser.ProviderName, EventLevel.Informational, RuntimeKeywords),
-            ],
-            length, traceStarted, traceStopped, ReadStacks);
+    /// <summary>A stack sample's providers: the sampler, and the runtime's modules and compiled methods (<see cref="RuntimeKeywords"/>).</summary>
+    private static readonly EventPipeProvider[] Providers =
+    [
+        new("Microsoft-DotNETCore-SampleProfiler", EventLevel.Informational),
+        new(ClrTraceEventParser.ProviderName, EventLevel.Informational, RuntimeKeywords),
+    ];
 
     /// <summary>
     /// The runtime's keywords in a stack sample: its modules and the methods it compiles while sampled (the rundown at the

@@ -61,9 +61,14 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private static readonly TimeSpan LastSampleWait = TimeSpan.FromSeconds(1.5);
     private static readonly TimeSpan PollPeriod = TimeSpan.FromMilliseconds(50);
 
-    // A sample that found no pool thread in user code is taken again, up to this many times, while the peak lasts.
+    // A sample that found no pool thread in user code is taken again, up to this many times, while the peak lasts, when
+    // the service held at least HeldShare of the load's requests in flight (MayLookAgain).
     private const int StackAttempts = 3;
     private static readonly TimeSpan ResampleGap = TimeSpan.FromSeconds(1);
+    public const double HeldShare = 0.5;
+    private static readonly TimeSpan LoadEndPoll = TimeSpan.FromMilliseconds(100);
+    // The runner's last interval: its rate and mean latency say how many requests the load had in flight.
+    private volatile IntervalRow? _lastInterval;
 
     // The route ASP.NET Core matched does not change over a run: its metric is read over this window once requests flow
     // (RuntimeObserver.RoutesOverAsync), not for the whole run, and the stack sample's names are checked against it.
@@ -101,6 +106,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     public void OnInterval(IntervalRow row, CancellationToken cancellationToken)
     {
         TakeCoreReading();
+        _lastInterval = row;
         if (_routes is null && row.Load > 0 && observer.LostReason is null)
         {
             _routes = observer.RoutesOverAsync(RouteWindow, cancellationToken);
@@ -151,12 +157,17 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     }
 
     /// <summary>
-    /// The stack sample at the peak (a sample that found no pool thread in user code is taken again while the load runs),
-    /// one stack per thread; grouped by call site after the load (<see cref="FinishAsync"/>), as its rounds are read for
-    /// <see cref="HotMethods"/>: naming a call site reads the modules' IL and PDBs (and on a blocked service its sources),
-    /// work that would take a core from the service under load. Whether to look again is read from the stacks alone: a
-    /// pool thread with a frame of user code on its stack is in user code with or without the resolver, so only a sample
-    /// that shows none is grouped with it at once (the resolver may find a user method inlined away).
+    /// The stack sample at the peak, one stack per thread; grouped by call site after the load (<see cref="FinishAsync"/>),
+    /// as its rounds are read for <see cref="HotMethods"/>: naming a call site reads the modules' IL and PDBs (and on a
+    /// blocked service its sources), work that would take a core from the service under load. A sample is read under the
+    /// load only when it may be taken again (<see cref="MayLookAgain"/>): one that shows no pool thread in user code is
+    /// then taken again while the load runs (a busy machine's service still taking its first requests), up to
+    /// <see cref="StackAttempts"/> times. Otherwise its trace is kept and read once the load is over: TraceLog's conversion
+    /// of its rundown, and the resolver the grouping may need, cost the runner a core for a while, which under the load
+    /// is taken from the service (turns 1-5 of scripts/observer-cost.sh, 2026-11-29: the runner 13.7-16.0 us per request
+    /// against 11.5-11.6 plain, three samples read on compute/sync, whose requests spend their time outside the service).
+    /// Whether a pool thread is in user code is read from the stacks alone first, then with the resolver (it may find a
+    /// user method inlined away).
     /// </summary>
     private async Task<(IReadOnlyList<ThreadStack>?, string?, IReadOnlyList<SampleRound>?)> SampleStacksAsync(TimeSpan left, Func<bool> loadRuns, CancellationToken cancellationToken)
     {
@@ -165,16 +176,21 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             await Task.Delay(Settle(left), cancellationToken);
             for (var attempt = 1; ; attempt++)
             {
-                var rounds = await StackSampler.SampleRoundsAsync(observer.Channel.Client, StackRounds, cancellationToken, loadRuns, observer.Channel.ProcessId);
+                using var recorded = await StackSampler.RecordRoundsAsync(observer.Channel.Client, StackRounds, cancellationToken, loadRuns, observer.Channel.ProcessId);
+                var lookAgain = attempt < StackAttempts && loadRuns() && MayLookAgain(observer.Samples, _lastInterval);
+                while (!lookAgain && loadRuns())
+                {
+                    await Task.Delay(LoadEndPoll, cancellationToken);
+                }
+                var rounds = recorded.Read();
                 var stacks = StackSampler.Combine(rounds);
                 var inUserCode = BlockingSites.Group(stacks).AnyInUserCode || BlockingSites.Group(stacks, await ResolverAsync()).AnyInUserCode;
-                if (!inUserCode && !loadRuns())
+                if (!inUserCode && recorded.EndedAfterLoad)
                 {
                     // A sample that ended after the load did and found no pool thread in user code does not say what they did under it.
                     return (null, Invariant($"the stack sample ended after the load did ({left.TotalSeconds:0.#} s of it were left at the peak) and found no pool thread in user code, so it names no call site"), null);
                 }
-                // No pool thread in user code yet (a busy machine's service still taking its first requests), the load still running: look again.
-                if (inUserCode || attempt == StackAttempts)
+                if (inUserCode || !lookAgain)
                 {
                     return (stacks, attempt == 1 ? null : Invariant($"sampled {attempt} times: the earlier samples found no pool thread in user code"), rounds);
                 }
@@ -186,6 +202,21 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             // A failed stack sample costs the report its call sites, never the load run.
             return (null, $"the stack sample failed: {e.GetType().Name}: {e.Message}", null);
         }
+    }
+
+    /// <summary>
+    /// Whether a second look may find what the first did not: the service held at least <see cref="HeldShare"/> of the
+    /// load's requests in flight (the runner's rate times its mean latency over its last interval, Little's law) at its
+    /// last two counter samples (ASP.NET Core's current-requests), so the requests spend their time inside it, where a
+    /// blocked or still-starting pool thread would hold them. A service whose requests spend most of their time outside it
+    /// (in the network and the client: a fast endpoint, 0-3 of 16 users' requests in it) has no thread a second sample
+    /// could catch holding one. Unknown (no interval answered, no current-requests counter): true, as before.
+    /// </summary>
+    public static bool MayLookAgain(IReadOnlyList<RuntimeSample> samples, IntervalRow? lastInterval)
+    {
+        var held = samples.TakeLast(2).Select(s => s[RuntimeObserver.CurrentRequests]).OfType<double>().ToList();
+        return lastInterval is not { RequestsPerSecond: > 0 } row || held.Count == 0
+            || held.Max() >= HeldShare * row.RequestsPerSecond * row.Stats.MeanMs / 1000;
     }
 
     /// <summary>

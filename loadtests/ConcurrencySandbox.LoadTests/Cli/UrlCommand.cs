@@ -153,14 +153,17 @@ internal static class UrlCommand
     /// of one service differ by 67 %), and sets its SLO from that (<see cref="CapacityFinding.OfProfile"/>), as --find-capacity sets its own: a lowest step of
     /// several users may already be starved (a service needing 3 pool threads a request, at 4 users on 2 cores: its p99
     /// 998 ms against one user's 167), and an SLO of twice that let the quick run hold 20 users where the search broke at
-    /// 4. Open profiles, a first step of one user, and --agents (a share of one user cannot be split) keep their shape.
+    /// 4. Open profiles, a first step of one user, and --agents (a share of one user cannot be split) keep their shape. The
+    /// smoke profile, a check that the run works and no measurement (it states no verdict), measures its one user for as
+    /// long as its own first step: 10 s of it would more than triple a 3-s check.
     /// </summary>
     internal static LoadOptions UnloadedFirst(LoadOptions load)
     {
         var first = load.Shape.Steps[0];
+        var unloaded = load.ProfileName == "smoke" ? first.During : TimeSpan.FromSeconds(CapacityOptions.DefaultStepSeconds);
         return load.Shape.IsOpen || first.Target <= 1
             ? load
-            : load with { Shape = new LoadShape([new KeepConstant(1, TimeSpan.FromSeconds(CapacityOptions.DefaultStepSeconds)), .. load.Shape.Steps], load.Shape.ReportingInterval) };
+            : load with { Shape = new LoadShape([new KeepConstant(1, unloaded), .. load.Shape.Steps], load.Shape.ReportingInterval) };
     }
 
     /// <summary>--slo-p99-ms when given: positive.</summary>

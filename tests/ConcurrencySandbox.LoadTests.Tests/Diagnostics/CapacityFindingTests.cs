@@ -569,6 +569,9 @@ public sealed class CapacityFindingTests
         var open = quick with { Shape = Profiles.Create("open", 50) };
         Assert.Same(open, UrlCommand.UnloadedFirst(open));
         Assert.Same(prefixed, UrlCommand.UnloadedFirst(prefixed));
+        // The smoke profile checks that a run works in 3 s: its one user lasts as long as its first step, not 10 s.
+        var smoke = new LoadOptions(Profiles.Create("smoke", 1), "smoke", TimeSpan.FromSeconds(60), 1000);
+        Assert.Equal(new KeepConstant(1, smoke.Shape.Steps[0].During), UrlCommand.UnloadedFirst(smoke).Shape.Steps[0]);
     }
 
     [Fact]

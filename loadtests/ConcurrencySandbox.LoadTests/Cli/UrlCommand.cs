@@ -105,6 +105,11 @@ internal static class UrlCommand
                         return await FindCapacityAsync(target.PathAndQuery, load, capacity, starts, relaunch, root, error, cancellationToken);
                     }
                     await using var service = launched is null ? null : await LaunchedService.StartAsync(launched, target, new Dictionary<string, string>(), cancellationToken);
+                    if (service is not null)
+                    {
+                        // Warmed as the search warms each fresh process: else the one-user baseline times the first requests' JIT (issue 37: a 1,046-ms round of 264).
+                        await root.Console.WriteLineAsync($"-- launched pid {service.ProcessId}, warmed by {await FreshProcessSteps.WarmAsync(target, cancellationToken)} requests");
+                    }
                     var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, observe, root.Console);
                     return await RunProfileAsync(target.PathAndQuery, load, givenSlo, servers, root, error, cancellationToken);
                 }, cancellationToken);

@@ -37,15 +37,19 @@ internal sealed class FreshProcessSteps(string assembly, Uri target, IReadOnlyDi
     {
         await AfterAsync();
         _service = await LaunchedService.StartAsync(assembly, target, environment, cancellationToken);
-        var warmed = await WarmAsync(cancellationToken);
+        var warmed = await WarmAsync(target, cancellationToken);
         var servers = new TargetApiServers(new Uri(target.GetLeftPart(UriPartial.Authority) + "/"), isSandboxApi: false) { ProcessId = _service.ProcessId };
         var threads = await PoolThreads.ReadAsync(DiagnosticsChannel.OfProcess(_service.ProcessId), cancellationToken);
         await output.WriteLineAsync($"-- a fresh process for the step: pid {_service.ProcessId}, warmed by {warmed} requests");
         return (servers, new SummaryStepStart(threads, Invariant($"a fresh process, warmed by {warmed} requests{(threads is { } t ? Invariant($", its pool at {t} threads") : "")}")));
     }
 
-    // Answered or not, each GET runs the request's path once; bounded, for a service whose answers take seconds.
-    private async Task<int> WarmAsync(CancellationToken cancellationToken)
+    /// <summary>
+    /// Sends <see cref="WarmRequests"/> GETs to <paramref name="target"/>, one at a time, and returns how many were sent:
+    /// answered or not, each runs the request's path once; bounded, for a service whose answers take seconds. A quick run
+    /// under --launch warms its process so too, so its one-user baseline does not carry the first requests' compilation.
+    /// </summary>
+    public static async Task<int> WarmAsync(Uri target, CancellationToken cancellationToken)
     {
         using var http = new HttpClient { Timeout = WarmBound };
         using var bound = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);

@@ -1,5 +1,6 @@
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -44,6 +45,30 @@ public sealed class QuickAgreesWithSearchTests
         Assert.Contains("Each step of the profile started from the pool the step before it grew (one process, ramped at the profile", quick.Summary);
         Assert.Contains("Each step ran on a fresh process (--launch)", search.Summary);
         Assert.Contains("Each step ramped from 1 user at the quick profile", search.Summary);
+    }
+
+    [Fact]
+    [Trait("Category", "Slow")]
+    public async Task AProfileRunWarmsTheProcessItLaunchesAsTheSearchWarmsEachStep()
+    {
+        // Audit written cold (2026-11-30): the quick run's one-user rounds on the just-launched process read 191-1,046 ms
+        // where the search's, warmed, read 115-288 ms, and the two SLOs came out 2.2 x apart.
+        var target = Path.Combine(AppContext.BaseDirectory, "targets", "InlinedHelper", "InlinedHelper.dll");
+        var folder = Directory.CreateTempSubdirectory("warm-").FullName;
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+            string[] run = ["run", "--url", $"http://127.0.0.1:{FindCapacityTests.FreePort()}/orders/1", "--launch", target, "--profile", "smoke", "--no-observer", "--out", folder];
+
+            var code = await CommandLine.InvokeAsync(run, output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+
+            Assert.True(code is CommandLine.ExitOk or CommandLine.ExitThresholdFailed, $"exit {code}: {error}");
+            Assert.Matches($@"-- launched pid \d+, warmed by {FreshProcessSteps.WarmRequests} requests", output.ToString());
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
     }
 
     /// <summary>

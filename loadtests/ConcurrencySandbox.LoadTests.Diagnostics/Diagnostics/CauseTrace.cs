@@ -1,6 +1,7 @@
 using System.Diagnostics.Tracing;
 using System.Globalization;
 using System.Text.RegularExpressions;
+using ConcurrencySandbox.Contracts.Reports;
 using Microsoft.Diagnostics.NETCore.Client;
 using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Etlx;
@@ -89,12 +90,25 @@ public sealed record UpstreamCall(string Call, int Requests, double MeanMs, doub
         return Requests > 0 && requestsInFlight > 0 && countedMs > 0 ? Math.Min(1, Requests * MeanMs / countedMs / requestsInFlight) : null;
     }
 
-    /// <summary>"pricing:5001/quotes/{id}: 240 calls, p50 20 ms, p99 250 ms, 230 waited for a connection (mean 180 ms), 200 x 240".</summary>
+    /// <summary>
+    /// The exchanges these calls made on the wire (System.Net.Http's RequestHeadersStart under each call's activity): more
+    /// than <see cref="Requests"/> when a DelegatingHandler retried inside HttpClient.SendAsync, whose RequestStart and
+    /// RequestStop are raised once around all its attempts; null when not read.
+    /// </summary>
+    public int? Attempts { get; init; }
+
+    /// <summary>The statuses the attempts on the wire answered (ResponseHeadersStop's, .NET 8+), each with how many: the 503s a retrying handler hid behind a 200.</summary>
+    public IReadOnlyDictionary<int, int> AttemptStatuses { get; init; } = new Dictionary<int, int>();
+
+    /// <summary>"pricing:5001/quotes/{id}: 240 calls, 280 attempts on the wire (200 x 240, 503 x 40), p50 20 ms, p99 250 ms, 230 waited for a connection (mean 180 ms); 200 x 240".</summary>
     public string Describe()
     {
         var queued = QueuedRequests > 0 ? Invariant($", {QueuedRequests:0} waited in the connection pool's queue (mean {MeanQueueMs:0.#} ms)") : ", none waited for a connection";
         var statuses = string.Join(", ", Statuses.OrderByDescending(s => s.Value).Select(s => Invariant($"{(s.Key == 0 ? "failed" : s.Key.ToString(CultureInfo.InvariantCulture))} x {s.Value}")));
-        return Invariant($"{Call}: {Requests} calls, p50 {P50Ms:0.#} ms, p99 {P99Ms:0.#} ms{queued}; {statuses}");
+        var retried = Attempts > Requests
+            ? Invariant($", {CountText.Of(Attempts.Value, "attempt")} on the wire{(AttemptStatuses.Count == 0 ? "" : $" ({string.Join(", ", AttemptStatuses.OrderByDescending(s => s.Value).Select(s => Invariant($"{s.Key} x {s.Value}")))})")}")
+            : "";
+        return Invariant($"{Call}: {Requests} calls{retried}, p50 {P50Ms:0.#} ms, p99 {P99Ms:0.#} ms{queued}; {statuses}");
     }
 }
 
@@ -122,9 +136,10 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
 
     private const string HttpProvider = "System.Net.Http";
 
-    // System.Net.Http's events the calls are read from (RequestStart, RequestStop, RequestFailed, RequestLeftQueue): a
-    // runtime that filters events (.NET 10) writes these alone, not the headers' and content's starts and stops too.
-    private static readonly uint[] CallEvents = [1, 2, 3, 6];
+    // System.Net.Http's events the calls are read from (RequestStart, RequestStop, RequestFailed, RequestLeftQueue, and
+    // per exchange on the wire RequestHeadersStart, ResponseHeadersStart and ResponseHeadersStop, which count a retrying
+    // handler's attempts): a runtime that filters events (.NET 10) writes these alone, not the contents' starts and stops too.
+    private static readonly uint[] CallEvents = [1, 2, 3, 6, 7, 11, 12];
 
     // The TPL's TasksFlowActivityIds keyword: with it the runtime gives each HTTP request's events the request's activity id, which pairs its start with its stop.
     private const string TplProvider = "System.Threading.Tasks.TplEventSource";
@@ -223,7 +238,12 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
         var started = new Dictionary<Guid, (string Call, double AtMs)>();
         var queued = new Dictionary<Guid, double>();
         var failed = new HashSet<Guid>();
-        var ended = new List<(string Call, double Ms, int Status, double? QueueMs)>();
+        var ended = new List<(string Call, double Ms, int Status, double? QueueMs, int Attempts, List<int> AttemptStatuses)>();
+        // Each exchange on the wire is an activity of its own whose related activity is its call's: a handler's retries are
+        // several under one RequestStart; a response's status comes on its ResponseHeadersStop, by the response's activity.
+        var attempts = new Dictionary<Guid, int>();
+        var responses = new Dictionary<Guid, Guid>();
+        var attemptStatuses = new Dictionary<Guid, List<int>>();
         foreach (var e in log.Events)
         {
             if (e is AllocationSampledTraceData sample)
@@ -247,10 +267,24 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
                     case "RequestFailed":
                         failed.Add(e.ActivityID);
                         break;
+                    case "RequestHeadersStart" or "RequestHeaders/Start" when started.ContainsKey(e.RelatedActivityID):
+                        attempts[e.RelatedActivityID] = attempts.GetValueOrDefault(e.RelatedActivityID) + 1;
+                        break;
+                    case "ResponseHeadersStart" or "ResponseHeaders/Start" when started.ContainsKey(e.RelatedActivityID):
+                        responses[e.ActivityID] = e.RelatedActivityID;
+                        break;
+                    case "ResponseHeadersStop" or "ResponseHeaders/Stop" when responses.Remove(e.ActivityID, out var answered) && e.PayloadByName("statusCode") is int answer:
+                        if (!attemptStatuses.TryGetValue(answered, out var answers))
+                        {
+                            attemptStatuses[answered] = answers = [];
+                        }
+                        answers.Add(answer);
+                        break;
                     case "RequestStop" or "Request/Stop" when started.Remove(e.ActivityID, out var start):
                         // A failed request's stop follows its RequestFailed: status 0, "failed".
                         var status = failed.Remove(e.ActivityID) || e.PayloadByName("statusCode") is not int code ? 0 : code;
-                        ended.Add((start.Call, e.TimeStampRelativeMSec - start.AtMs, status, queued.Remove(e.ActivityID, out var q) ? q : null));
+                        ended.Add((start.Call, e.TimeStampRelativeMSec - start.AtMs, status, queued.Remove(e.ActivityID, out var q) ? q : null,
+                            attempts.Remove(e.ActivityID, out var tries) ? tries : 0, attemptStatuses.Remove(e.ActivityID, out var statuses) ? statuses : []));
                         break;
                 }
             }
@@ -261,7 +295,11 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
                 var ms = g.Select(c => c.Ms).Order().ToList();
                 var waited = g.Where(c => c.QueueMs is > 0).Select(c => c.QueueMs!.Value).ToList();
                 return new UpstreamCall(g.Key, ms.Count, ms.Average(), Percentile(ms, 0.5), Percentile(ms, 0.99), waited.Count, waited.Count == 0 ? 0 : waited.Average(),
-                    g.GroupBy(c => Math.Max(0, c.Status)).ToDictionary(s => s.Key, s => s.Count()));
+                    g.GroupBy(c => Math.Max(0, c.Status)).ToDictionary(s => s.Key, s => s.Count()))
+                {
+                    Attempts = g.Sum(c => c.Attempts) is > 0 and var tried ? tried : null,
+                    AttemptStatuses = g.SelectMany(c => c.AttemptStatuses).GroupBy(status => status).ToDictionary(s => s.Key, s => s.Count()),
+                };
             })
             .OrderByDescending(c => c.P99Ms)
             .ToList();

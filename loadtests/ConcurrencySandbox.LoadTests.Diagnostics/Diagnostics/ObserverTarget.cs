@@ -176,6 +176,14 @@ public static class ObserverTarget
         }
     }
 
+    /// <summary>
+    /// The one local process listening on <paramref name="port"/>, observable or not; null when none or several do, or
+    /// this user cannot see which (/proc on Linux only). Its CPU can still be read from /proc when its diagnostics channel
+    /// is closed (DOTNET_EnableDiagnostics=0).
+    /// </summary>
+    public static int? HolderOfPort(int port) =>
+        OperatingSystem.IsLinux() && ListeningSockets.OnPort(port) is { Count: > 0 } sockets && ListeningSockets.Holders(sockets.Select(s => s.Inode).ToHashSet()) is [var holder] ? holder : null;
+
     private static UsageException Exited(int processId) =>
         new($"process {processId} does not exist or has exited; start the service first and give its current pid");
 

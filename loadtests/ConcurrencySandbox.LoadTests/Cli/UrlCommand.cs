@@ -237,7 +237,8 @@ internal static class UrlCommand
         await output.WriteLineAsync(processId is { } observed
             ? $"observing pid {observed}{(findByPort ? $" (listening on port {target.Port})" : "")}"
             : $"note: the runtime is not observed (load and latency only): {notObserved}");
-        return new TargetApiServers(new Uri(target.GetLeftPart(UriPartial.Authority) + "/"), isSandboxApi: false) { ProcessId = processId, NotObservedBecause = notObserved };
+        var unobserved = processId is null && observe && given is null ? ObserverTarget.HolderOfPort(target.Port) : null;
+        return new TargetApiServers(new Uri(target.GetLeftPart(UriPartial.Authority) + "/"), isSandboxApi: false) { ProcessId = processId, NotObservedBecause = notObserved, UnobservedProcessId = unobserved };
     }
 
     /// <summary>One GET before the load, so a wrong port is one clear line instead of a report of failures.</summary>
@@ -278,6 +279,9 @@ internal static class UrlCommand
         /// <summary>Why the runtime was not observed in the last step, when it was not.</summary>
         public string? NotObservedBecause { get; private set; }
 
+        /// <summary>Who held the cores over each step (its busiest second, read from /proc), by its variant's label: what a break whose runtime was not observed is judged by.</summary>
+        public Dictionary<string, CoreUse> Cores { get; } = [];
+
         /// <summary>
         /// One step of <paramref name="capacity"/> at <paramref name="level"/> named <paramref name="label"/>, from the state
         /// <paramref name="starts"/> readies; stopped (its report marked partial), it goes on as the cancellation it is, kept last in <see cref="Done"/>
@@ -287,13 +291,24 @@ internal static class UrlCommand
         {
             var (servers, start) = await starts.BeforeAsync(token);
             ExperimentReport step;
-            try
+            var readings = new List<CoreReading>();
+            using (var stepRuns = new CancellationTokenSource())
             {
-                step = await root.RunAsync(new UrlTarget(pathAndQuery, label), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, token);
+                var reader = ReadCoresAsync(servers.ProcessId ?? servers.UnobservedProcessId, readings, stepRuns.Token);
+                try
+                {
+                    step = await root.RunAsync(new UrlTarget(pathAndQuery, label), load with { Shape = capacity.ShapeAt(level), ProfileName = "find-capacity" }, servers, token);
+                }
+                finally
+                {
+                    await stepRuns.CancelAsync();
+                    await reader;
+                    await starts.AfterAsync();
+                }
             }
-            finally
+            if (CoreUse.Busiest(readings, Environment.ProcessorCount) is { } cores)
             {
-                await starts.AfterAsync();
+                Cores[label] = cores;
             }
             Starts[label] = start;
             NotObservedBecause = servers.NotObservedBecause;
@@ -415,6 +430,25 @@ internal static class UrlCommand
         return CommandLine.ExitCancelled;
     }
 
+    /// <summary>Reads who held the cores (/proc) every second until <paramref name="stop"/>, into <paramref name="readings"/>; none for a process that is not local.</summary>
+    private static async Task ReadCoresAsync(int? processId, List<CoreReading> readings, CancellationToken stop)
+    {
+        using var timer = new PeriodicTimer(TimeSpan.FromSeconds(1));
+        do
+        {
+            if (CoreReading.Take(processId) is not { } reading)
+            {
+                return;
+            }
+            readings.Add(reading);
+        }
+        while (await timer.WaitForNextTickAsync(CancellationToken.None) && !stop.IsCancellationRequested);
+        if (CoreReading.Take(processId) is { } last)
+        {
+            readings.Add(last);
+        }
+    }
+
     /// <summary>One ramp's finding, and the observation whose diagnosis it reports (the break's, else the most starved step's, else the last) with its variant's label.</summary>
     private sealed record RampResult(CapacityFinding Finding, VariantObservation? Diagnosed, string? DiagnosedLabel);
 
@@ -434,10 +468,10 @@ internal static class UrlCommand
         var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.PeakLoad, ramp.Broke?.BrokeBecause,
-            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, search.NotObservedBecause, unloadedStep), ramp.Bound, ramp.Narrowing,
+            broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, search.NotObservedBecause, unloadedStep, search.Cores.GetValueOrDefault(broke.Key.Label)), ramp.Bound, ramp.Narrowing,
             broke is null ? null : search.Held[broke.Key.Label])
         {
-            Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms, unloadedStep),
+            Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms, unloadedStep, search.Cores.GetValueOrDefault(broke.Key.Label), search.NotObservedBecause),
             // One user (held before the ramp, by definition) was not judged against the SLO: only a ramp step can be held within noise.
             HeldWithinNoise = ramp.Held is { } held && steps.TryGetValue(held, out var heldStep) ? slo.WithinNoise(search.Held[heldStep.Variants[0].Key.Label]) : null,
         };

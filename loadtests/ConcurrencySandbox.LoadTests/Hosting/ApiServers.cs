@@ -95,6 +95,9 @@ internal sealed class TargetApiServers(Uri target, bool isSandboxApi = true) : A
     /// <summary>Why the serving process is not observed (run --url could not find it, or it is not a .NET process this user reaches).</summary>
     public string? NotObservedBecause { get; init; }
 
+    /// <summary>The serving process when it is local but not observed (its diagnostics channel closed): its CPU is read from /proc instead.</summary>
+    public int? UnobservedProcessId { get; init; }
+
     public override bool ChecksHealth => isSandboxApi;
 
     public override bool StartsOwnProcess => false;

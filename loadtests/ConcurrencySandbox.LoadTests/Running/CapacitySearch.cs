@@ -345,12 +345,14 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// threads wait on one in user code, else CPU when the stack sample found the requests' pool threads running and
     /// none blocked (<see cref="DiagnosisInputs.RequestsRunNotBlock"/>: on a shared machine the process may get less than
     /// its cores) and its threads were not measured waiting for a core under <see cref="CoreUse.WaitedForCoreShare"/> of the
-    /// requests' time, else the upstream (latency grew while the pool was not short); without the observer, why it cannot be said;
-    /// "no clear cause" when the heaviest finding accounts for less than <see cref="CauseFindings.LeastShare"/> of the break.
+    /// requests' time, else the upstream (latency grew while the pool was not short); without the observer, the CPU when
+    /// /proc showed the cores bound the step (<paramref name="unobservedCores"/>, <see cref="UnobservedCpuFinding"/>), else why
+    /// no cause can be said; "no clear cause" when the heaviest finding accounts for less than <see cref="CauseFindings.LeastShare"/> of the break.
     /// </summary>
-    public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause, LowerStep? lowest = null) =>
+    public static string CauseOf(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, string? notObservedBecause, LowerStep? lowest = null, CoreUse? unobservedCores = null) =>
         observation?.Diagnosis is null
-            ? $"cause not known: the runtime was not observed ({notObservedBecause ?? "no pool series"})"
+            ? UnobservedCpuFinding(unobservedCores, InFlight(broke), notObservedBecause) is { } cpu ? cpu.Describe()
+            : $"cause not known: the runtime was not observed ({notObservedBecause ?? "no pool series"}){(unobservedCores is null ? "" : $"; read from /proc over the step, the cores did not bind it ({unobservedCores.Describe(InFlight(broke))}), and the pool, a lock, the GC or an upstream cannot be seen without the runtime's diagnostics channel")}"
             : FindingsAt(broke, observation, unloadedP99Ms, lowest)[0] is var first && CauseFindings.Accounts(first) ? first.Describe()
             : Invariant($"no clear cause: the heaviest finding accounts for {100 * first.Weight:0} % of the break by its measure, under the {100 * CauseFindings.LeastShare:0} % a cause is named from: {first.Describe()}");
 
@@ -365,16 +367,15 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// ranked with the CPU by its share of the break's time (<see cref="GcShare"/>); the upstream call whose p99 grew the most, and whether the connection pool to it was the
     /// limit (<see cref="UpstreamCall.PoolWasTheLimit"/>).
     /// </remarks>
-    public static IReadOnlyList<CauseFinding> FindingsAt(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, LowerStep? lowest = null)
+    public static IReadOnlyList<CauseFinding> FindingsAt(VariantResult broke, VariantObservation? observation, double unloadedP99Ms, LowerStep? lowest = null, CoreUse? unobservedCores = null, string? notObservedBecause = null)
     {
+        var inFlight = InFlight(broke);
         if (observation?.Diagnosis is not { } diagnosis)
         {
-            return [];
+            return UnobservedCpuFinding(unobservedCores, inFlight, notObservedBecause) is { } unobserved ? [unobserved] : [];
         }
         var found = new List<CauseFinding>();
         var peakCpuPercent = broke.Telemetry.Count == 0 ? 0 : broke.Telemetry.Max(t => t.Snapshot.Process.CpuPercent);
-        // Little's law over the step: a closed load's users, an open one's rate x its mean time in the system.
-        var inFlight = broke.LoadUnit == "rate" ? broke.PeakLoad * broke.Total.MeanMs / 1000 : broke.PeakLoad;
         var cores = observation.Cores is { } use ? $"; {use.Describe(inFlight)}" : "";
         // Threads queued behind a lock starve the pool too, but more threads would not help: the lock is the cause.
         var lockSite = observation.Stacks?.LockSite;
@@ -444,6 +445,28 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         SummaryFigure[] counters = figures is null ? [] : [new("time in GC pauses", 100 * figures.PauseShare, "%"), new("allocated per request", figures.BytesPerRequest, "B"), new("peak heap", figures.PeakHeapBytes, "B")];
         SummaryFigure[] sampled = share.InAllocator is { } inAllocator ? [new("CPU samples in the allocator", 100 * inAllocator, "%")] : [];
         return (new CauseFinding("GC", allocations?.Methods.FirstOrDefault()?.Describe(), $"{counted}{named}; {share.Describe()}", [.. counters, .. sampled], share.OfTheBreak), share);
+    }
+
+    /// <summary>The requests in flight over a step, by Little's law: a closed load's users, an open one's rate x its mean time in the system.</summary>
+    private static double InFlight(VariantResult step) => step.LoadUnit == "rate" ? step.PeakLoad * step.Total.MeanMs / 1000 : step.PeakLoad;
+
+    /// <summary>
+    /// The CPU finding of a break whose runtime was not observed (DOTNET_EnableDiagnostics=0 closes the channel the counters,
+    /// the stacks and the traces all come over), from what the operating system still shows of a local process: who held
+    /// the machine's cores over the step and how long the service's threads queued for one (<paramref name="cores"/>, read
+    /// from /proc). The CPU when they bound the requests (<see cref="CoreUse.Bound"/>, weight 1) or the service held its
+    /// cores' limit (<see cref="CpuLimitPercent"/>, weighed by its share); no method named, and why. Null otherwise, or
+    /// without the reading: the pool, a lock, the GC and an upstream are not seen from /proc, so none is named.
+    /// </summary>
+    public static CauseFinding? UnobservedCpuFinding(CoreUse? cores, double inFlight, string? notObservedBecause)
+    {
+        if (cores is null || !(cores.Bound(inFlight) || cores.ServicePercent >= CpuLimitPercent))
+        {
+            return null;
+        }
+        var evidence = $"read from /proc: {cores.Describe(inFlight)}; no method named because the service's diagnostics channel is closed ({notObservedBecause ?? "not observed"})";
+        return new CauseFinding("CPU", null, evidence, [new("service's share of the cores", cores.ServicePercent, "%"), new("machine's cores busy", cores.BusyPercent, "%")],
+            cores.Bound(inFlight) ? 1 : cores.ServicePercent / 100);
     }
 
     /// <summary>

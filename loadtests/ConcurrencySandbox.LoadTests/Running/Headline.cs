@@ -56,6 +56,9 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         /// <summary>The runtime was not observed: load and latency only.</summary>
         NotObserved,
 
+        /// <summary>The runtime was not observed, and /proc showed the cores bound the break: the CPU, no method named.</summary>
+        UnobservedCpu,
+
         /// <summary>Held, and the pool never starved: nothing to change at the loads tried.</summary>
         Nothing,
 
@@ -78,7 +81,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
     {
         if (diagnosis is null)
         {
-            return Cause.NotObserved;
+            // Not observed, and /proc showed the cores bound it (CapacityFinding.UnobservedCpuFinding): the CPU, with no method.
+            return finding.Findings is [{ Cause: "CPU" }, ..] ? Cause.UnobservedCpu : Cause.NotObserved;
         }
         var at = finding.Findings.Count > 0 ? finding.Findings[0].Cause : finding.Cause ?? "";
         if (finding.Findings.Count > 0 && !CauseFindings.Accounts(finding.Findings[0]))
@@ -131,6 +135,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 return "No method of the service to change: latency grew while its pool and CPU were not short, so look upstream.";
             case Cause.NotObserved:
                 return "No method named: the service's runtime was not observed (why is below).";
+            case Cause.UnobservedCpu:
+                return "The cores bound it, read from /proc: no method named, as the service's diagnostics channel is closed (below).";
             default:
                 return null;
         }
@@ -181,7 +187,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             var by = cause switch
             {
                 Cause.Starvation => ", by pool starvation",
-                Cause.Cpu => ", by the CPU",
+                Cause.Cpu or Cause.UnobservedCpu => ", by the CPU",
                 Cause.Lock => ", at a contended lock",
                 Cause.Upstream => ", by the upstream",
                 Cause.Other => $", by {finding.Findings[0].Cause}",
@@ -210,7 +216,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 return $"Fix: make {them} async{async}, or {minimum}{buys}{measured}.";
             case Cause.Cpu when observation?.Hot?.Dominant is { } hot && diagnosis is not null && HotMethods.Buys(hot, observation.Hot.CpuSamples, diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount) is { } buy:
                 return $"Fix: make it cheaper; without it the cores carry {w.Figure("requests/s without the hot method", buy.WithoutPerSecond, "requests/s", "0")} requests/s or more, not {w.Figure("requests/s now", buy.NowPerSecond, "requests/s", "0")}.";
-            case Cause.Cpu:
+            case Cause.Cpu or Cause.UnobservedCpu:
                 return "Fix: cheaper requests or more cores; more pool threads would not help.";
             case Cause.Lock:
                 return "Fix: hold the lock for less time or not at all; more threads or cores would not help.";
@@ -259,6 +265,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                     : "Unsure which dependency: the runner does not see the service's outgoing calls.";
             case Cause.NotObserved:
                 return "Unsure of the cause: only load and latency were measured.";
+            case Cause.UnobservedCpu:
+                return "Unsure of the place: with the channel closed, only the process's CPU time was read (DOTNET_EnableDiagnostics=0 closes it).";
             case Cause.Unclear:
                 return Invariant($"Unsure of the cause: none of the findings accounts for the {w.Figure("share a cause is named from", 100 * CauseFindings.LeastShare, "%", "0")} % of the break a cause is named from.");
             case Cause.Starvation or Cause.Cpu or Cause.Lock:

@@ -455,7 +455,7 @@ public sealed record SummaryCapacity(string Unit, double SloP99Ms, string Slo, d
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<SummaryCapacityStep>? Steps { get; init; }
 
-    /// <summary>Every cause seen at the break, one finding each, ranked: the first is <see cref="Cause"/>; absent when none broke or the runtime was not observed.</summary>
+    /// <summary>Every cause seen at the break, one finding each, ranked: the first is <see cref="Cause"/>; absent when none broke, or the runtime was not observed and /proc did not show the cores bound it.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<SummaryFinding>? Findings { get; init; }
 }

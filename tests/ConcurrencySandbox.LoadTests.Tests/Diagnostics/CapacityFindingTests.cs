@@ -328,6 +328,67 @@ public sealed class CapacityFindingTests
         Assert.DoesNotContain("GC", headline.Text);
     }
 
+    /// <summary>
+    /// Issue 38, a service started with DOTNET_EnableDiagnostics=0: the channel the counters, stacks and traces come over is
+    /// closed, so nothing is observed, but /proc still shows who held the machine's cores over the step and how long the
+    /// service's threads queued for one. Seeded readings of a fake /proc (the machine's, the runner's and the service's
+    /// ticks, the threads' wait or none): the CPU, read from /proc with no method named, exactly when the cores bound the
+    /// requests or the service held its limit; otherwise no cause, saying why with what was read; a wait that was not
+    /// read is never printed. Without a reading, as before.
+    /// </summary>
+    [Fact]
+    public void AServiceWhoseDiagnosticsChannelIsClosedIsNamedCpuFromProcOnlyWhenTheCoresBoundIt()
+    {
+        const string closed = "the process listening on port 5391 (pid 31336) cannot be observed: process 31336 is not a .NET process with a diagnostics channel; check DOTNET_EnableDiagnostics is not 0";
+        static CoreUse ProcReadings(double service, double runner, double others, double? waitedSeconds)
+        {
+            static long Ticks(double percent) => (long)Math.Round(percent * 2);
+            var before = new CoreReading(0, new MachineCounters(0, 0, 0, 0, null, null), 0, waitedSeconds is null ? null : new Dictionary<int, double> { [1] = 0 });
+            var after = new CoreReading(System.Diagnostics.Stopwatch.Frequency, new MachineCounters(200, Ticks(service) + Ticks(runner) + Ticks(others), 0, Ticks(runner), null, null), Ticks(service),
+                waitedSeconds is { } w ? new Dictionary<int, double> { [1] = w } : null);
+            return CoreUse.Between(before, after, cores: 2)!;
+        }
+        var step = StepOf(16, 0);
+        var random = new Random(3839);
+        var (named, unnamed) = (0, 0);
+        for (var draw = 0; draw < 300; draw++)
+        {
+            var service = random.Next(1, 101);
+            var runner = random.Next(0, 101 - service);
+            var cores = ProcReadings(service, runner, random.Next(0, 101 - service - runner), random.Next(3) == 0 ? null : 16 * random.NextDouble());
+
+            var findings = CapacityFinding.FindingsAt(step, null, 100, null, cores, closed);
+            var cause = CapacityFinding.CauseOf(step, null, 100, closed, null, cores);
+
+            if (cores.Bound(16) || cores.ServicePercent >= CapacityFinding.CpuLimitPercent)
+            {
+                named++;
+                var cpu = Assert.Single(findings);
+                Assert.Equal("CPU", cpu.Cause);
+                Assert.Null(cpu.Place);
+                Assert.StartsWith($"CPU (read from /proc: {cores.Describe(16)}; no method named because the service's diagnostics channel is closed ({closed}))", cause);
+                var finding = new CapacityFinding("users", new ServiceSlo(200, "an SLO"), 8, 16, "p99 900 ms", cause, null, Broke: step.Total) { Findings = findings };
+                var headline = Headline.Of(finding, null);
+                Assert.Equal("The cores bound it, read from /proc: no method named, as the service's diagnostics channel is closed (below).", headline.Sentences[0]);
+                Assert.DoesNotContain("async", headline.Text);
+                Assert.DoesNotContain("minimum", headline.Text);
+            }
+            else
+            {
+                unnamed++;
+                Assert.Empty(findings);
+                Assert.Equal($"cause not known: the runtime was not observed ({closed}); read from /proc over the step, the cores did not bind it ({cores.Describe(16)}), and the pool, a lock, the GC or an upstream cannot be seen without the runtime's diagnostics channel", cause);
+            }
+            if (cores.ServiceWaitedSeconds is null)
+            {
+                Assert.DoesNotContain("queued", cause);
+            }
+        }
+        Assert.True(named > 20 && unnamed > 20, $"{named} named, {unnamed} not");
+        Assert.Empty(CapacityFinding.FindingsAt(step, null, 100, null, null, closed));
+        Assert.Equal($"cause not known: the runtime was not observed ({closed})", CapacityFinding.CauseOf(step, null, 100, closed));
+    }
+
     /// <summary>A stack sample whose one hot method holds all the CPU samples, <paramref name="nativeCalls"/> of them in native code below those frames.</summary>
     private static HotMethods HotIn(string method, Dictionary<string, double> nativeCalls) =>
         new(1000, 0.6, [new HotMethod(method, 1, 1, new SourceLine("Chain.cs", 9), null, "GET /refunds/{id:int}", 0)]) { NativeCalls = nativeCalls };

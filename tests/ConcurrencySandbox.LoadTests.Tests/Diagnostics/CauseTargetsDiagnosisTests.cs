@@ -43,6 +43,34 @@ public sealed class CauseTargetsDiagnosisTests
         AssertPlaceLineHolds(gc.Place!, "Allocating", "text +=");
     }
 
+    /// <summary>
+    /// The CPU-bound target started with DOTNET_EnableDiagnostics=0: no diagnostics channel, so no counters, stacks or
+    /// traces; found by its port, its cores are read from /proc instead. Its break is the CPU read from /proc with no
+    /// method named, or, where the cores did not bind it, no cause with what /proc showed: never a starved pool.
+    /// </summary>
+    [Fact]
+    public async Task AHashingHandlerWhoseDiagnosticsChannelIsClosedIsJudgedByItsCoresFromProc()
+    {
+        await using var service = await SampleServiceProcess.StartTargetAsync("CpuHash", new Dictionary<string, string> { ["DOTNET_EnableDiagnostics"] = "0" });
+        var summary = await RunUrlDiagnosis.FindCapacityAsync(service, "risk/1", maxDurationSeconds: 60, byPort: true);
+
+        var capacity = summary.Capacity!;
+        Assert.NotNull(capacity.BrokeAt);
+        Assert.DoesNotContain("pool starvation", capacity.Cause);
+        if (capacity.Findings is [var cpu, ..])
+        {
+            Assert.Equal("CPU", cpu.Cause);
+            Assert.Null(cpu.Place);
+            Assert.StartsWith("read from /proc: the machine's", cpu.Evidence);
+            Assert.StartsWith("The cores bound it, read from /proc", summary.Headline);
+        }
+        else
+        {
+            Assert.StartsWith("cause not known: the runtime was not observed (", capacity.Cause);
+            Assert.Contains("; read from /proc over the step, the cores did not bind it (the machine's", capacity.Cause);
+        }
+    }
+
     [Fact]
     public async Task ASlowDependencyIsNamedAsTheUpstreamCallWithItsLatencyAtTheBreak()
     {

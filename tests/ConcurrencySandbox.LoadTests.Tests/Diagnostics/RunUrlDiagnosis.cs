@@ -22,14 +22,15 @@ internal static class RunUrlDiagnosis
     /// about 20), so every step after a grown one waited all of it, and the report said it inherited the pool either way;
     /// the searches of CI's slowest tests spent about 2 s a step on it (CI at 20.7 min, 2026-11-29).
     /// </summary>
-    public static async Task<RunSummary> FindCapacityAsync(SampleServiceProcess service, string path, int maxDurationSeconds = 120)
+    /// <param name="byPort">Without --pid: the runner finds the process by the URL's port, as it must one it cannot observe (a pid it cannot observe is refused).</param>
+    public static async Task<RunSummary> FindCapacityAsync(SampleServiceProcess service, string path, int maxDurationSeconds = 120, bool byPort = false)
     {
         var folder = Directory.CreateTempSubdirectory("targets-").FullName;
         try
         {
             var (output, error) = (new StringWriter(), new StringWriter());
             var code = await CommandLine.InvokeAsync(
-                ["run", "--url", $"{service.BaseAddress}{path.TrimStart('/')}", "--pid", $"{service.ProcessId}", "--find-capacity", "--step-s", "3", "--settle-s", "1", "--max-load", "64", "--max-duration-s", $"{maxDurationSeconds}", "--out", folder],
+                ["run", "--url", $"{service.BaseAddress}{path.TrimStart('/')}", .. byPort ? Array.Empty<string>() : ["--pid", $"{service.ProcessId}"], "--find-capacity", "--step-s", "3", "--settle-s", "1", "--max-load", "64", "--max-duration-s", $"{maxDurationSeconds}", "--out", folder],
                 output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
 
             Assert.True(code == CommandLine.ExitOk, $"exit {code}: {error}");

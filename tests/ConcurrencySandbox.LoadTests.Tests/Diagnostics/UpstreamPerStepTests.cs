@@ -20,24 +20,16 @@ public sealed class UpstreamPerStepTests
     {
         using var server = new OkServer();
         using var http = new HttpClient { BaseAddress = server.BaseAddress };
-        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var loadEnded = false;
-        var recording = CauseTrace.RecordCallsAsync(new DiagnosticsClient(Environment.ProcessId), TimeSpan.FromMinutes(1), () =>
-        {
-            // Asked first once the session runs.
-            started.TrySetResult();
-            return !Volatile.Read(ref loadEnded);
-        }, CancellationToken.None);
-        await started.Task.WaitAsync(TimeSpan.FromSeconds(60));
-        var watch = System.Diagnostics.Stopwatch.StartNew();
         var calls = 0;
-        while (calls < 12 || watch.Elapsed < 2 * CauseTrace.Length)
+        using var trace = await TraceCallsAsync(async () =>
         {
-            await http.GetStringAsync(new Uri($"quotes/{++calls}?currency=EUR", UriKind.Relative));
-            await Task.Delay(100);
-        }
-        Volatile.Write(ref loadEnded, true);
-        using var trace = await recording.WaitAsync(TimeSpan.FromSeconds(60));
+            var watch = System.Diagnostics.Stopwatch.StartNew();
+            while (calls < 12 || watch.Elapsed < 2 * CauseTrace.Length)
+            {
+                await http.GetStringAsync(new Uri($"quotes/{++calls}?currency=EUR", UriKind.Relative));
+                await Task.Delay(100);
+            }
+        });
 
         using var resolver = new CallSiteResolver("/quotes/1");
         var read = CauseTrace.Read(trace, resolver);
@@ -47,6 +39,85 @@ public sealed class UpstreamPerStepTests
         Assert.Equal(new Dictionary<int, int> { [200] = calls }, quotes.Statuses);
         Assert.True(read.Seconds > CauseTrace.Length.TotalSeconds, $"the trace ran {read.Seconds:0.##} s");
         Assert.Null(read.Allocations);
+    }
+
+    /// <summary>
+    /// Issue 38, a retrying DelegatingHandler (the cold service Shipping's): HttpClient.SendAsync's RequestStart and
+    /// RequestStop wrap all of its attempts, so each call is counted once; the exchanges on the wire under each call's
+    /// activity count the attempts, and their statuses show the 503s the handler hid behind its 200s. Seeded: which
+    /// requests the server answers busy, about one in four; the handler's own count is what the trace must read.
+    /// </summary>
+    [Fact]
+    public async Task ARetryingHandlersAttemptsAreCountedOnTheWireUnderTheirCall()
+    {
+        var random = new Random(3840);
+        using var server = new OkServer(() => random.Next(4) == 0);
+        var retrying = new RetryOnBusy { InnerHandler = new SocketsHttpHandler() };
+        using var http = new HttpClient(retrying) { BaseAddress = server.BaseAddress };
+        var calls = 0;
+        using var trace = await TraceCallsAsync(async () =>
+        {
+            while (calls < 40 || retrying.Busy == 0)
+            {
+                using var response = await http.GetAsync(new Uri($"quotes/{++calls}", UriKind.Relative));
+            }
+        });
+
+        using var resolver = new CallSiteResolver("/quotes/1");
+        var quotes = Assert.Single(CauseTrace.Read(trace, resolver).Calls, c => c.Call == $"127.0.0.1:{server.BaseAddress.Port}/quotes/{{id}}");
+
+        Assert.Equal(calls, quotes.Requests);
+        Assert.Equal(retrying.Attempts, quotes.Attempts);
+        Assert.Equal(retrying.Busy, quotes.AttemptStatuses.GetValueOrDefault(503));
+        Assert.Equal(retrying.Attempts - retrying.Busy, quotes.AttemptStatuses.GetValueOrDefault(200));
+        Assert.StartsWith($"{quotes.Call}: {calls} calls, {retrying.Attempts} attempts on the wire (", quotes.Describe());
+    }
+
+    /// <summary>The calls' trace of this very process while <paramref name="load"/> runs, held until it ends.</summary>
+    private static async Task<RecordedTrace> TraceCallsAsync(Func<Task> load)
+    {
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var loadEnded = false;
+        var recording = CauseTrace.RecordCallsAsync(new DiagnosticsClient(Environment.ProcessId), TimeSpan.FromMinutes(1), () =>
+        {
+            // Asked first once the session runs.
+            started.TrySetResult();
+            return !Volatile.Read(ref loadEnded);
+        }, CancellationToken.None);
+        await started.Task.WaitAsync(TimeSpan.FromSeconds(60));
+        await load();
+        Volatile.Write(ref loadEnded, true);
+        return await recording.WaitAsync(TimeSpan.FromSeconds(60));
+    }
+
+    /// <summary>Retries a 503 up to three times, counting its attempts and the 503s they met.</summary>
+    private sealed class RetryOnBusy : DelegatingHandler
+    {
+        private int _attempts;
+        private int _busy;
+
+        public int Attempts => Volatile.Read(ref _attempts);
+
+        public int Busy => Volatile.Read(ref _busy);
+
+        protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
+        {
+            for (var attempt = 1; ; attempt++)
+            {
+                Interlocked.Increment(ref _attempts);
+                var response = await base.SendAsync(request, cancellationToken);
+                if (response.StatusCode != HttpStatusCode.ServiceUnavailable)
+                {
+                    return response;
+                }
+                Interlocked.Increment(ref _busy);
+                if (attempt == 4)
+                {
+                    return response;
+                }
+                response.Dispose();
+            }
+        }
     }
 
     /// <summary>The calls' trace ends after its window though the load runs on: its cost is bounded per step.</summary>
@@ -94,13 +165,18 @@ public sealed class UpstreamPerStepTests
     }
 
     /// <summary>A loopback HTTP/1.1 server that answers every request 200 "ok" on a kept-alive connection.</summary>
+    /// <summary>A server that answers every GET 200, or 503 when <paramref name="busy"/> says so for that request.</summary>
     private sealed class OkServer : IDisposable
     {
         private static readonly byte[] Ok = Encoding.ASCII.GetBytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        private static readonly byte[] Busy = Encoding.ASCII.GetBytes("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n");
         private readonly TcpListener _listener = new(IPAddress.Loopback, 0);
+        private readonly Lock _busyLock = new();
+        private readonly Func<bool>? _busy;
 
-        public OkServer()
+        public OkServer(Func<bool>? busy = null)
         {
+            _busy = busy;
             _listener.Start();
             BaseAddress = new Uri($"http://127.0.0.1:{((IPEndPoint)_listener.LocalEndpoint).Port}/");
             _ = AcceptAsync();
@@ -123,7 +199,7 @@ public sealed class UpstreamPerStepTests
             }
         }
 
-        private static async Task AnswerAsync(TcpClient connection)
+        private async Task AnswerAsync(TcpClient connection)
         {
             using (connection)
             {
@@ -139,7 +215,12 @@ public sealed class UpstreamPerStepTests
                         for (var end = head.ToString().IndexOf("\r\n\r\n", StringComparison.Ordinal); end >= 0; end = head.ToString().IndexOf("\r\n\r\n", StringComparison.Ordinal))
                         {
                             head.Remove(0, end + 4);
-                            await stream.WriteAsync(Ok);
+                            bool busy;
+                            lock (_busyLock)
+                            {
+                                busy = _busy?.Invoke() == true;
+                            }
+                            await stream.WriteAsync(busy ? Busy : Ok);
                         }
                     }
                 }

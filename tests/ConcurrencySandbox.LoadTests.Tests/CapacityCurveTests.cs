@@ -20,7 +20,7 @@ public sealed class CapacityCurveTests : IDisposable
         return report with
         {
             Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 12, 16, "p99 900 ms", null, null, null),
-            StepBrokeBecause = steps.ToDictionary(s => s.Label, s => s.Ms > 500 ? (string?)"p99 900 ms" : null),
+            StepJudgements = steps.ToDictionary(s => s.Label, s => s.Ms > 500 ? new StepJudgement(StepJudgement.Broke, "p99 900 ms") : new StepJudgement(StepJudgement.Held, null)),
         };
     }
 
@@ -68,7 +68,7 @@ public sealed class CapacityCurveTests : IDisposable
         var report = SyntheticReports.Report("run", "none", "find-capacity", [step]) with
         {
             Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", null, 16, "p99 900 ms", null, null, null),
-            StepBrokeBecause = new Dictionary<string, string?> { ["16-users"] = "p99 900 ms" },
+            StepJudgements = new Dictionary<string, StepJudgement> { ["16-users"] = new StepJudgement(StepJudgement.Broke, "p99 900 ms") },
         };
 
         var summary = report.Analysed();

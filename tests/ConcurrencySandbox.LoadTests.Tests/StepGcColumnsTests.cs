@@ -77,7 +77,7 @@ public sealed class StepGcColumnsTests
         var report = observed with
         {
             Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 4, null, null, null, null, null),
-            StepBrokeBecause = new Dictionary<string, string?> { [step.Key.Label] = null },
+            StepJudgements = new Dictionary<string, StepJudgement> { [step.Key.Label] = new StepJudgement(StepJudgement.Held, null) },
         };
 
         var summary = report.Analysed();

@@ -103,6 +103,16 @@ public sealed record StarvedSpell(double StarvedSeconds, double FromSeconds, dou
 
     public bool Happened => StarvedSeconds > 0;
 
+    /// <summary>
+    /// The starved stretches (seconds since the variant began), oldest first: what a step's share of the spell is read
+    /// from (<see cref="SecondsBetween"/>); empty when the pool never starved, or when the spell was built without them.
+    /// </summary>
+    public IReadOnlyList<(double From, double To)> Spans { get; init; } = [];
+
+    /// <summary>How many of the starved seconds (<see cref="Spans"/>) fell between <paramref name="fromSeconds"/> and <paramref name="toSeconds"/>.</summary>
+    public double SecondsBetween(double fromSeconds, double toSeconds) =>
+        Spans.Sum(s => Math.Max(0, Math.Min(s.To, toSeconds) - Math.Max(s.From, fromSeconds)));
+
     /// <summary>"780 thread injections (CooperativeBlocking 760, Starvation 20)": the injections once, by reason.</summary>
     public string DescribeInjections()
     {
@@ -139,6 +149,7 @@ public sealed record StarvedSpell(double StarvedSeconds, double FromSeconds, dou
             heldUp.Completed > 0 ? heldUp.CompletedMeanMs : null)
         {
             InjectionsByReason = [.. reasons.GroupBy(r => r).OrderByDescending(g => g.Count()).ThenBy(g => g.Key, StringComparer.Ordinal).Select(g => (g.Key, g.Count()))],
+            Spans = spans,
         };
     }
 

@@ -47,8 +47,11 @@ public sealed record ExperimentReport(
     /// <summary>run --url --find-capacity's finding as figures (null for other runs).</summary>
     public SummaryCapacity? Capacity { get; init; }
 
-    /// <summary>A capacity search's verdict on each step, by variant label: why it broke the SLO, or null when it held (null for other runs).</summary>
-    public IReadOnlyDictionary<string, string?>? StepBrokeBecause { get; init; }
+    /// <summary>A capacity search's verdict on each step, by variant label: held, held within noise, starved then held, or broke, and why (null for other runs).</summary>
+    public IReadOnlyDictionary<string, StepJudgement>? StepJudgements { get; init; }
+
+    /// <summary>A plain profile's verdict on each of its steps (its one variant's <see cref="VariantResult.Steps"/>, in order), by the search's rule; null for other runs.</summary>
+    public IReadOnlyList<StepJudgement>? ProfileStepJudgements { get; init; }
 
     /// <summary>The label prefix of the steps of the --verify-fix ramp (after the restart with the pool minimum); null without one.</summary>
     public string? FixRampPrefix { get; init; }

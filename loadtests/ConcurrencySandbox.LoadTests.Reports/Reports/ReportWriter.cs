@@ -458,7 +458,7 @@ public static class ReportWriter
             [.. steps.Select(s => (IReadOnlyList<string>)
             [
                 s.Variant, s.Ramp, ResponseCurve.LoadText(s.Load, r.Capacity.Unit), s.P99Ms is { } p99 ? Invariant($"{p99:0.#}") : NoAnswer,
-                s.BrokeBecause is { } why ? $"broke: {why}" : "held",
+                s.BrokeBecause is { } why ? $"broke: {why}" : s.Why is { } note && s.Verdict is { } verdict ? $"{verdict}: {note}" : "held",
                 .. withGc ? GcCells(s.Gc) : [],
             ])],
             new HashSet<int> { 2, 3, 5, 6, 7 });
@@ -653,9 +653,9 @@ public static class ReportWriter
     {
         List<string> lines = r.Capacity?.Steps is { Count: > 0 } search
             ? [.. search.Select(s => Invariant(
-                $"   {s.Variant} ({s.Ramp}) {r.Capacity.Unit}={s.Load:0.#} sent={CountText.Of(s.Requests)} answered={CountText.Of(s.Answered)} timedout={CountText.Of(s.TimedOut)} p50={StepMs(s.P50Ms, s.LowerBounds, "p50Ms")} p99={StepMs(s.P99Ms, s.LowerBounds, "p99Ms")} {(s.BrokeBecause is null ? "held" : "broke")}"))]
+                $"   {s.Variant} ({s.Ramp}) {r.Capacity.Unit}={s.Load:0.#} sent={CountText.Of(s.Requests)} answered={CountText.Of(s.Answered)} timedout={CountText.Of(s.TimedOut)} p50={StepMs(s.P50Ms, s.LowerBounds, "p50Ms")} p99={StepMs(s.P99Ms, s.LowerBounds, "p99Ms")} {s.Verdict ?? (s.BrokeBecause is null ? "held" : "broke")}"))]
             : [.. r.Variants.SelectMany(v => v.Steps.Select(s => Invariant(
-                $"   {r.Experiment}/{v.Name} step {v.LoadUnit}={s.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s sent={CountText.Of(s.Outcomes.Requests)} sent/s={s.RequestsPerSecond:0.#} p50={StepMs(s.NoAnswer is true ? null : s.P50Ms, s.LowerBounds, "p50Ms")} p99={StepMs(s.NoAnswer is true ? null : s.P99Ms, s.LowerBounds, "p99Ms")} failed={CountText.Of(s.Outcomes.Failed)} timedout={CountText.Of(s.Outcomes.TimedOut)}")))];
+                $"   {r.Experiment}/{v.Name} step {v.LoadUnit}={s.Load:0.#} {s.FromSeconds:0.0}-{s.ToSeconds:0.0}s sent={CountText.Of(s.Outcomes.Requests)} sent/s={s.RequestsPerSecond:0.#} p50={StepMs(s.NoAnswer is true ? null : s.P50Ms, s.LowerBounds, "p50Ms")} p99={StepMs(s.NoAnswer is true ? null : s.P99Ms, s.LowerBounds, "p99Ms")} failed={CountText.Of(s.Outcomes.Failed)} timedout={CountText.Of(s.Outcomes.TimedOut)}{(s.Verdict is { } verdict ? $" {verdict}" : "")}")))];
         return lines.Count == 0 ? [] : ["== each step's requests by the step they were sent in (the figures of the headline and the report; the step lines above counted those ended by each step's close):", .. lines];
     }
 

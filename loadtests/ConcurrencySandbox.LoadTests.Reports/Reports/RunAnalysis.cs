@@ -14,7 +14,7 @@ public static class RunAnalysis
 {
     public static RunSummary Of(ExperimentReport r, string commandLine)
     {
-        var colors = VariantPalette.OfRun([.. r.Variants.Select(v => (v.Key.Name, r.StepBrokeBecause?.ContainsKey(v.Key.Label) == true ? v.PeakLoad : (double?)null))]);
+        var colors = VariantPalette.OfRun([.. r.Variants.Select(v => (v.Key.Name, r.StepJudgements?.ContainsKey(v.Key.Label) == true ? v.PeakLoad : (double?)null))]);
         var summary = Analysed(r, commandLine, colors);
         return summary with { Answer = PlainAnswer.Of(summary) };
     }
@@ -77,7 +77,7 @@ public static class RunAnalysis
         r.StartedAt,
         r.Machine.ToSummary(),
         r.ApiProcessorCount,
-        [.. r.Variants.Select((v, i) => Variant(v, r.ExpectedToFail.Contains(v.Key.Name), colors[i], EventsLost(r, v), r.Words.Unit))],
+        [.. r.Variants.Select((v, i) => Variant(v, r.ExpectedToFail.Contains(v.Key.Name), colors[i], EventsLost(r, v), r.Words.Unit, i == 0 ? r.ProfileStepJudgements : null))],
         [.. r.Finding.Comparisons.Select(c => new SummaryComparison(c.Figure, c.Seed, c.Today))],
         r.Finding.Stated.ToString(),
         r.Finding.Verdict,
@@ -93,7 +93,7 @@ public static class RunAnalysis
         Headline = r.Headline,
         HeadlineFigures = r.HeadlineFigures,
         HeadlineDetails = r.HeadlineDetails,
-        Capacity = r.Capacity is { } capacity && r.StepBrokeBecause is { } broke ? capacity with { Steps = CapacitySteps(r, broke) } : r.Capacity,
+        Capacity = r.Capacity is { } capacity && r.StepJudgements is { } judged ? capacity with { Steps = CapacitySteps(r, judged) } : r.Capacity,
         Rounds = r.Rounds,
         Partial = r.Partial,
         Claims = r.Finding.Claims.Count == 0 ? null : [.. r.Finding.Claims.Select(c => c.Summary)],
@@ -103,7 +103,8 @@ public static class RunAnalysis
     private static int EventsLost(ExperimentReport r, VariantResult v) => r.Observations.GetValueOrDefault(v.Key.Label)?.EventsLost ?? 0;
 
     /// <param name="sent">What the load sent, as the curve's sentences count it (<see cref="ReportWords.Unit"/>).</param>
-    private static SummaryVariant Variant(VariantResult v, bool expectedToFail, string color, int eventsLost, string sent)
+    /// <param name="judged">A plain profile's verdict on each of <paramref name="v"/>'s steps, in order; null when its steps were not judged.</param>
+    private static SummaryVariant Variant(VariantResult v, bool expectedToFail, string color, int eventsLost, string sent, IReadOnlyList<StepJudgement>? judged)
     {
         var peak = v.SentAtPeak();
         var (peakFrom, peakTo) = v.PeakStep();
@@ -130,8 +131,10 @@ public static class RunAnalysis
             v.Total.MaxMs,
             NullIfNaN(v.PeakLoadMeanMs),
             new SummarySentAtPeak(peak.Requests, peak.Completed, peak.TimedOut, peak.ConnectionErrors, NullIfNaN(peak.AtLeastMeanMs)),
-            [.. v.Steps.Select(s => new SummaryStep(s.Load, s.FromSeconds, s.ToSeconds, s.RequestsPerSecond, Outcomes(s.Stats.Outcomes), s.Stats.P50Ms, s.Stats.P99Ms)
+            [.. v.Steps.Select((s, index) => new SummaryStep(s.Load, s.FromSeconds, s.ToSeconds, s.RequestsPerSecond, Outcomes(s.Stats.Outcomes), s.Stats.P50Ms, s.Stats.P99Ms)
             {
+                Verdict = judged?.ElementAtOrDefault(index)?.Verdict,
+                Why = judged?.ElementAtOrDefault(index)?.Why,
                 LowerBounds = LowerBounds(s.Stats, LatencyBounds.P50 | LatencyBounds.P99),
                 NoAnswer = s.Stats.NoAnswer ? true : null,
                 Gc = StepGc(v, s.FromSeconds, s.ToSeconds, eventsLost),
@@ -169,14 +172,14 @@ public static class RunAnalysis
     ];
 
     /// <summary>A capacity search's steps as its curve's points, in the order they ran.</summary>
-    private static SummaryCapacityStep[] CapacitySteps(ExperimentReport r, IReadOnlyDictionary<string, string?> brokeBecause) =>
-        [.. r.Variants.Where(v => brokeBecause.ContainsKey(v.Key.Label)).Select(v => CapacityStep(r, v, brokeBecause[v.Key.Label]))];
+    private static SummaryCapacityStep[] CapacitySteps(ExperimentReport r, IReadOnlyDictionary<string, StepJudgement> judged) =>
+        [.. r.Variants.Where(v => judged.ContainsKey(v.Key.Label)).Select(v => CapacityStep(r, v, judged[v.Key.Label]))];
 
     /// <summary>
     /// One capacity step over the part that held its load (after its climb, <see cref="VariantResult.HeldAt"/>): the part the
     /// step was judged on, whose figures the headline reads.
     /// </summary>
-    private static SummaryCapacityStep CapacityStep(ExperimentReport r, VariantResult v, string? brokeBecause)
+    private static SummaryCapacityStep CapacityStep(ExperimentReport r, VariantResult v, StepJudgement judged)
     {
         var held = v.HeldAt(v.PeakLoad);
         var stats = held?.Stats ?? v.Total;
@@ -191,8 +194,10 @@ public static class RunAnalysis
             stats.Requests,
             stats.Completed,
             stats.TimedOut,
-            brokeBecause)
+            judged.BrokeBecause)
         {
+            Verdict = judged.Verdict,
+            Why = judged.Why,
             LowerBounds = stats.Completed > 0 ? LowerBounds(stats, LatencyBounds.P50 | LatencyBounds.P99) : null,
             StartedFrom = r.StepStarts?.GetValueOrDefault(v.Key.Label),
             // The step's whole run: the span the GC finding reads (GcFigures.Of).

@@ -190,8 +190,9 @@ internal static class UrlCommand
         }
         var result = report.Variants[0];
         var observation = report.Observations.GetValueOrDefault(result.Key.Label);
-        var finding = CapacityFinding.OfProfile(result, givenSloP99Ms, (broke, baselineP99Ms) => CapacityFinding.CauseOf(broke, observation, baselineP99Ms, servers.NotObservedBecause));
-        report = WithHeadline(report, finding, observation, stepStarts: StepStartsText.Ramp);
+        var (finding, judged) = CapacityFinding.OfProfileJudged(result, givenSloP99Ms, (broke, baselineP99Ms) => CapacityFinding.CauseOf(broke, observation, baselineP99Ms, servers.NotObservedBecause),
+            observation?.Diagnosis?.Inputs.Spell);
+        report = WithHeadline(report, finding, observation, stepStarts: StepStartsText.Ramp) with { ProfileStepJudgements = judged };
         var passed = ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, root.Console);
         return await FailedEveryRequestAsync(result, error) ? CommandLine.ExitUsage : passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
@@ -273,8 +274,11 @@ internal static class UrlCommand
 
         public Dictionary<string, SummaryStepStart> Starts { get; } = [];
 
-        /// <summary>What each step is judged on, by its variant's label: the part held at its load (<see cref="CapacityOptions.HeldPart"/>).</summary>
-        public Dictionary<string, LatencyStats> Held { get; } = [];
+        /// <summary>What each step is judged on, by its variant's label: the part held at its load (<see cref="CapacityOptions.HeldRow"/>).</summary>
+        public Dictionary<string, StepRow> Held { get; } = [];
+
+        /// <summary>How each step of a ramp was judged, by its variant's label, a transient break with its repeat's outcome (<see cref="ServiceSlo.Confirmed"/>).</summary>
+        public Dictionary<string, StepJudgement> Judged { get; } = [];
 
         /// <summary>Why the runtime was not observed in the last step, when it was not.</summary>
         public string? NotObservedBecause { get; private set; }
@@ -320,7 +324,7 @@ internal static class UrlCommand
                 }
                 token.ThrowIfCancellationRequested();
             }
-            Held[label] = capacity.HeldPart(step.Variants[0], level);
+            Held[label] = capacity.HeldRow(step.Variants[0], level);
             Done.Add(step);
             WriteSoFar(Done, root.Settings.OutputFolder);
             return step;
@@ -394,13 +398,14 @@ internal static class UrlCommand
             figures = figures with { Fix = verified.Figures };
         }
         var steps = search.Done;
-        var brokeBecause = steps.ToDictionary(s => s.Variants[0].Key.Label, s => slo.BrokeBy(search.Held[s.Variants[0].Key.Label]));
+        // The unloaded step is no ramp step: judged as it stands (one user holds by definition, but its record says how it stood).
+        var judged = steps.ToDictionary(s => s.Variants[0].Key.Label, s => search.Judged.GetValueOrDefault(s.Variants[0].Key.Label) ?? slo.Judge(search.Held[s.Variants[0].Key.Label].Stats));
         var report = WithHeadline(Combined(steps), finding, before.Diagnosed, verified, $"{StepStartsText.Describe(search.Starts)} {capacity.DescribeSteps()}") with
         {
             // The steps that broke the SLO are the finding, not a failed run: only those that held are held to the failed share.
-            Thresholds = [.. steps.Where(s => brokeBecause[s.Variants[0].Key.Label] is null).SelectMany(s => s.Thresholds)],
+            Thresholds = [.. steps.Where(s => judged[s.Variants[0].Key.Label].BrokeBecause is null).SelectMany(s => s.Thresholds)],
             Capacity = figures,
-            StepBrokeBecause = brokeBecause,
+            StepJudgements = judged,
             StepStarts = search.Starts,
             FixRampPrefix = relaunch is null ? null : FixRampPrefix,
         };
@@ -456,24 +461,35 @@ internal static class UrlCommand
     private static async Task<RampResult> RampAsync(SearchSteps search, IStepStarts starts, string labelPrefix, CapacityOptions capacity, ServiceSlo slo, double unloadedP99Ms, LowerStep? unloadedStep, long startedTimestamp, RunRoot root, CancellationToken cancellationToken)
     {
         var steps = new Dictionary<double, ExperimentReport>();
-        async Task<string?> MeasureAsync(double level, CancellationToken token)
+        var labels = new List<string>();
+        async Task<StepJudgement> MeasureAsync(double level, CancellationToken token)
         {
-            var step = await search.RunAsync(starts, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}"), capacity, level, token);
+            // A load run again is the repeat that confirms a transient break (CapacityRamp.RunAsync), from the same state as every step.
+            var again = steps.ContainsKey(level) ? "-repeated" : "";
+            var step = await search.RunAsync(starts, Invariant($"{labelPrefix}{level:0.#}-{(capacity.Open ? "per-s" : "users")}{again}"), capacity, level, token);
             steps[level] = step;
-            return slo.BrokeBy(search.Held[step.Variants[0].Key.Label]);
+            var label = step.Variants[0].Key.Label;
+            labels.Add(label);
+            var held = search.Held[label];
+            return slo.Judge(held.Stats, held.FromSeconds, held.ToSeconds, step.Observations.GetValueOrDefault(label)?.Diagnosis?.Inputs.Spell);
         }
         // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.
         var ramp = await CapacityRamp.RunAsync(capacity, capacity.Open ? null : 1, root.Clock, startedTimestamp, MeasureAsync, cancellationToken);
+        foreach (var (label, probe) in labels.Zip(ramp.Probes))
+        {
+            search.Judged[label] = probe.Judged;
+        }
         var observations = steps.Values.SelectMany(s => s.Observations).ToDictionary(o => o.Key, o => o.Value);
         var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.PeakLoad, ramp.Broke?.BrokeBecause,
             broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, search.NotObservedBecause, unloadedStep, search.Cores.GetValueOrDefault(broke.Key.Label)), ramp.Bound, ramp.Narrowing,
-            broke is null ? null : search.Held[broke.Key.Label])
+            broke is null ? null : search.Held[broke.Key.Label].Stats)
         {
             Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms, unloadedStep, search.Cores.GetValueOrDefault(broke.Key.Label), search.NotObservedBecause),
             // One user (held before the ramp, by definition) was not judged against the SLO: only a ramp step can be held within noise.
-            HeldWithinNoise = ramp.Held is { } held && steps.TryGetValue(held, out var heldStep) ? slo.WithinNoise(search.Held[heldStep.Variants[0].Key.Label]) : null,
+            HeldJudged = ramp.Probes.LastOrDefault(p => !p.Repeat && p.Load == ramp.Held)?.Judged is { Verdict: not StepJudgement.Held } heldJudged ? heldJudged : null,
+            NotConfirmed = [.. ramp.Probes.Where(p => p.Judged.Verdict == StepJudgement.StarvedThenHeld).Select(p => (p.Load, p.Judged.Why!))],
         };
         var diagnosedLabel = brokeObservation is not null ? broke!.Key.Label : FixCheck.MostStarved(observations)?.Label ?? observations.Keys.LastOrDefault();
         return new RampResult(finding, diagnosedLabel is null ? null : observations[diagnosedLabel], diagnosedLabel);

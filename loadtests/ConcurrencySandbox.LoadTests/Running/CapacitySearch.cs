@@ -101,8 +101,11 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
     /// What a step at <paramref name="load"/> is judged on: the part held at its load (its last step row at that load),
     /// not the ramp before it; the whole step when it did not ramp or no full interval held the load.
     /// </summary>
-    public LatencyStats HeldPart(VariantResult step, double load) =>
-        RampAt(load) > TimeSpan.Zero && step.HeldAt(load) is { } held ? held.Stats : step.Total;
+    public LatencyStats HeldPart(VariantResult step, double load) => HeldRow(step, load).Stats;
+
+    /// <summary>The part of <see cref="HeldPart"/> as a step row: its latency, and from when to when its requests were sent (what a starvation spell is read over).</summary>
+    public StepRow HeldRow(VariantResult step, double load) =>
+        RampAt(load) > TimeSpan.Zero && step.HeldAt(load) is { } held ? held : new StepRow(load, 0, step.ElapsedSeconds, step.Total);
 
     /// <summary>The report's sentence on how each step was shaped and judged.</summary>
     public string DescribeSteps() => Open
@@ -110,9 +113,15 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
         : Invariant($"Each step ramped from 1 user at the quick profile's pace ({QuickUsersPerSecond:0.##} users/s, its length rounded up to {Interval.TotalSeconds:0.#}-s intervals), then held its load for {Step.TotalSeconds:0.#} s (--step-s) and was judged over the hold only, as the quick run judges each of its steps.");
 }
 
-/// <summary>One step of the ramp: its load, and why it broke the SLO (null when it held).</summary>
-internal sealed record CapacityProbe(double Load, string? BrokeBecause)
+/// <summary>
+/// One step of the ramp: its load and how it was judged (<see cref="StepJudgement"/>); <see cref="Repeat"/> when it ran
+/// again to confirm a transient break at the same load (<see cref="ServiceSlo.Confirmed"/>).
+/// </summary>
+internal sealed record CapacityProbe(double Load, StepJudgement Judged, bool Repeat = false)
 {
+    /// <summary>Why it broke the SLO; null when it counts as held.</summary>
+    public string? BrokeBecause => Judged.BrokeBecause;
+
     public bool Held => BrokeBecause is null;
 }
 
@@ -124,12 +133,14 @@ internal sealed record CapacityProbe(double Load, string? BrokeBecause)
 internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double? Held, CapacityProbe? Broke, string? Bound, string? Narrowing)
 {
     /// <summary>
-    /// Runs the ramp: <paramref name="measureAsync"/> runs one step at a load and says why it broke (null: held). The
+    /// Runs the ramp: <paramref name="measureAsync"/> runs one step at a load and judges it. A transient break
+    /// (<see cref="StepJudgement.SpellSeconds"/>) is run again at once, at the same load, and judged with that repeat
+    /// (<see cref="ServiceSlo.Confirmed"/>): it costs one step, only on such a break. The
     /// doubling stops at the first break, then the bisection narrows it; each step must fit in what is left of
     /// <see cref="CapacityOptions.MaxDuration"/> since <paramref name="startedTimestamp"/> (on <paramref name="time"/>).
     /// <paramref name="heldBefore"/> is a load known to hold (one user, for a closed ramp), or null.
     /// </summary>
-    public static async Task<CapacityRamp> RunAsync(CapacityOptions options, double? heldBefore, TimeProvider time, long startedTimestamp, Func<double, CancellationToken, Task<string?>> measureAsync, CancellationToken cancellationToken)
+    public static async Task<CapacityRamp> RunAsync(CapacityOptions options, double? heldBefore, TimeProvider time, long startedTimestamp, Func<double, CancellationToken, Task<StepJudgement>> measureAsync, CancellationToken cancellationToken)
     {
         var probes = new List<CapacityProbe>();
         bool RoomFor(double load, out string? bound)
@@ -140,9 +151,20 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
         }
         async Task<CapacityProbe> ProbeAsync(double load)
         {
-            var probe = new CapacityProbe(load, await measureAsync(load, cancellationToken));
-            probes.Add(probe);
-            return probe;
+            var first = await measureAsync(load, cancellationToken);
+            var at = probes.Count;
+            probes.Add(new CapacityProbe(load, first));
+            if (first.SpellSeconds is not null)
+            {
+                StepJudgement? again = null;
+                if (RoomFor(load, out var noRoom))
+                {
+                    again = await measureAsync(load, cancellationToken);
+                    probes.Add(new CapacityProbe(load, again, Repeat: true));
+                }
+                probes[at] = probes[at] with { Judged = ServiceSlo.Confirmed(first, again, again is null ? $"no time to repeat it ({noRoom})" : "when repeated") };
+            }
+            return probes[at];
         }
 
         var held = heldBefore;
@@ -270,10 +292,17 @@ internal sealed record LowerStep(VariantResult Result, VariantObservation? Obser
 internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? HeldLoad, double? BrokeAt, string? BrokeBecause, string? Cause, string? Bound, string? Narrowing = null, LatencyStats? Broke = null)
 {
     /// <summary>
-    /// Why the load held counts as held although its p99 passed the SLO: within the p99's noise (<see cref="ServiceSlo.WithinNoise"/>);
+    /// How the load held was judged when it counts as held although its p99 passed the SLO: within the p99's noise
+    /// (<see cref="ServiceSlo.WithinNoise"/>), or a transient starvation spell that did not repeat (<see cref="ServiceSlo.Confirmed"/>);
     /// null when it held clearly (or nothing held).
     /// </summary>
-    public string? HeldWithinNoise { get; init; }
+    public StepJudgement? HeldJudged { get; init; }
+
+    /// <summary>
+    /// The loads that broke in one round on a transient starvation spell and held when confirmed (<see cref="StepJudgement.StarvedThenHeld"/>),
+    /// with why, in the order run: counted as held, said below the headline.
+    /// </summary>
+    public IReadOnlyList<(double Load, string Why)> NotConfirmed { get; init; } = [];
 
     /// <summary>Every cause seen at the break, ranked (<see cref="FindingsAt"/>): the first is <see cref="Cause"/>; empty when none broke or it was not observed.</summary>
     public IReadOnlyList<CauseFinding> Findings { get; init; } = [];
@@ -281,13 +310,15 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// <summary>The report's sentence: "Held 48 users; broke at 52 users (p99 1,234 ms; narrowed to within 8 % ...; SLO ...): pool starvation (...)".</summary>
     public string Describe()
     {
-        var noise = HeldWithinNoise is null ? "" : $" ({HeldWithinNoise})";
+        var noise = HeldJudged is null ? "" : $" ({HeldJudged.Why})";
         var held = HeldLoad is { } h ? $"Held {LoadText(h, Unit)}{noise}" : "Held no load tried";
         var narrowed = Narrowing is null ? "" : $"; {Narrowing}";
         var cause = Cause is null ? "" : $": {Cause}";
-        return BrokeAt is { } b
+        var spells = NotConfirmed.Count == 0 ? ""
+            : $" Not a break, counted as held: {string.Join("; ", NotConfirmed.Select(n => $"{LoadText(n.Load, Unit)}, {n.Why}"))}.";
+        return (BrokeAt is { } b
             ? $"{held}; broke at {LoadText(b, Unit)} ({BrokeBecause}{narrowed}; {Slo.Described}){cause}."
-            : Invariant($"{held} without breaking ({Slo.Described}); the break is above: {Bound}.");
+            : Invariant($"{held} without breaking ({Slo.Described}); the break is above: {Bound}.")) + spells;
     }
 
     /// <summary>"60 users", "1 user", "250 requests/s".</summary>
@@ -298,10 +329,17 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// each step judged in turn, the load held the highest step before the first that broke. The SLO is the one given,
     /// else the default one of its lowest step (standing for unloaded; a profile of one step has none, nor one whose lowest
     /// step answered nothing, so only failures and a step with no answer break it: a timeout is no p99 to set an SLO from). A starved pool alone breaks nothing: the headline says "starved for N s; latency held".
-    /// A step at the SLO within its p99's noise counts as held, as in the search, and the finding says so (<see cref="HeldWithinNoise"/>).
+    /// A step at the SLO within its p99's noise counts as held, as in the search, and the finding says so (<see cref="HeldJudged"/>).
+    /// A break that rests on a transient starvation spell (<paramref name="spell"/>: the run's, null when not observed) is
+    /// confirmed by the profile's next step, the one above it (the search repeats the step instead): broke too, the break
+    /// stands; held, the ramp goes on. The last step's has no step above it, and stands, said.
     /// </summary>
     /// <param name="causeAt">The cause at the break of the run (<see cref="CauseOf"/>), given the baseline's p99.</param>
-    public static CapacityFinding OfProfile(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt)
+    public static CapacityFinding OfProfile(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt, StarvedSpell? spell = null) =>
+        OfProfileJudged(result, givenSloP99Ms, causeAt, spell).Finding;
+
+    /// <summary><see cref="OfProfile"/>, with how each of the run's steps was judged (<see cref="VariantResult.Steps"/>, in order), as summary.json keeps them.</summary>
+    public static (CapacityFinding Finding, IReadOnlyList<StepJudgement> Steps) OfProfileJudged(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt, StarvedSpell? spell = null)
     {
         var unit = result.LoadUnit == "rate" ? "requests/s" : result.LoadUnit;
         var steps = result.Steps.Count > 0 ? result.Steps : [new StepRow(result.PeakLoad, 0, result.ElapsedSeconds, result.Total)];
@@ -315,20 +353,33 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
             : ServiceSlo.Of(null, baseline);
         // One user is the unloaded measure the default SLO is set from: it holds by definition, as --find-capacity's does.
         var unloadedHolds = oneUser && givenSloP99Ms is null && baseline.Requests > 0;
-        double? held = null;
-        string? heldWithinNoise = null;
-        foreach (var step in steps)
+        var judged = steps.Select(step => unloadedHolds && step == lowest
+            ? new StepJudgement(StepJudgement.Held, "the unloaded measure the SLO is set from")
+            : slo.Judge(step.Stats, step.FromSeconds, step.ToSeconds, spell)).ToList();
+        for (var i = 0; i < judged.Count; i++)
         {
-            var judged = !(unloadedHolds && step == lowest);
-            if (judged && slo.BrokeBy(step.Stats) is { } why)
+            judged[i] = ServiceSlo.Confirmed(judged[i], i + 1 < judged.Count ? judged[i + 1] : null,
+                i + 1 < judged.Count ? $"by the next step, {LoadText(steps[i + 1].Load, unit)}" : "the profile's last step, with no step above it");
+        }
+        double? held = null;
+        StepJudgement? heldJudged = null;
+        var notConfirmed = new List<(double, string)>();
+        for (var i = 0; i < steps.Count; i++)
+        {
+            var step = steps[i];
+            if (judged[i].BrokeBecause is { } why)
             {
                 var gap = held is { } h ? Invariant($"the profile's steps {step.Load - h:0.#} {unit} apart") : "the profile's first step broke";
-                return new CapacityFinding(unit, slo, held, step.Load, why, causeAt(result, baseline.P99Ms), null, $"{gap}; run --find-capacity to narrow it", step.Stats) { HeldWithinNoise = heldWithinNoise };
+                return (new CapacityFinding(unit, slo, held, step.Load, why, causeAt(result, baseline.P99Ms), null, $"{gap}; run --find-capacity to narrow it", step.Stats) { HeldJudged = heldJudged, NotConfirmed = notConfirmed }, judged);
             }
             held = step.Load;
-            heldWithinNoise = judged ? slo.WithinNoise(step.Stats) : null;
+            heldJudged = judged[i].Verdict is StepJudgement.HeldWithinNoise or StepJudgement.StarvedThenHeld ? judged[i] : null;
+            if (judged[i].Verdict == StepJudgement.StarvedThenHeld)
+            {
+                notConfirmed.Add((step.Load, judged[i].Why!));
+            }
         }
-        return new CapacityFinding(unit, slo, held, null, null, null, Invariant($"the profile's peak ({result.PeakLoad:0.#} {unit}); run --find-capacity")) { HeldWithinNoise = heldWithinNoise };
+        return (new CapacityFinding(unit, slo, held, null, null, null, Invariant($"the profile's peak ({result.PeakLoad:0.#} {unit}); run --find-capacity")) { HeldJudged = heldJudged, NotConfirmed = notConfirmed }, judged);
     }
 
     /// <summary>The process's CPU use (a share of all its processors) at or above which the cores are its limit.</summary>
@@ -404,7 +455,7 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         var upstream = UpstreamFinding(broke, observation, lowest, lowestLoad, inFlight);
         if (upstream is not null)
         {
-            found.Add(upstream);
+            found.Add(UnlessBusy(upstream, observation.Cores, inFlight));
         }
         if (lockSite is not null)
         {
@@ -417,11 +468,26 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
             var unnamed = observation.Causes is not { } trace ? observation.CauseTraceNote is { } note ? $"; which call is not known: {note}" : ""
                 : trace.Calls.Count == 0 ? "; no outgoing HTTP call in the step's trace (System.Net.Http's events), so what it waits on is not reached over HttpClient (a database, a queue, a socket) and is not named"
                 : $"; no outgoing HTTP call's p99 grew toward the break nor made up half of it ({string.Join("; ", trace.Calls.Select(c => c.Describe()))}), so what it waits on is not named";
-            found.Add(new CauseFinding("the upstream", null, Invariant($"p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %{cores}{unnamed}"),
-                [new("p99 unloaded", unloadedP99Ms, "ms"), new("p99 at the break", broke.Total.P99Ms, "ms")], broke.Total.P99Ms > 0 ? Math.Max(0, 1 - (unloadedP99Ms / broke.Total.P99Ms)) : 0));
+            found.Add(UnlessBusy(new CauseFinding("the upstream", null, Invariant($"p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %{cores}{unnamed}"),
+                [new("p99 unloaded", unloadedP99Ms, "ms"), new("p99 at the break", broke.Total.P99Ms, "ms")], broke.Total.P99Ms > 0 ? Math.Max(0, 1 - (unloadedP99Ms / broke.Total.P99Ms)) : 0), observation.Cores, inFlight));
         }
         return CauseFindings.Rank(found);
     }
+
+    /// <summary>The cause named when other processes held most of the machine's cores over the break: never the upstream.</summary>
+    public const string BusyMachine = "a busy machine";
+
+    /// <summary>
+    /// <paramref name="upstream"/>, unless the machine was busy with others over the step (<see cref="CoreUse.BusyWithOthers"/>):
+    /// then "the machine was busy: other processes held 88 % of the cores", an unsure cause of the same weight with the
+    /// upstream's evidence kept beside it, since what the requests waited on is not told apart from one such step.
+    /// </summary>
+    private static CauseFinding UnlessBusy(CauseFinding upstream, CoreUse? cores, double inFlight) =>
+        cores is not { BusyWithOthers: true }
+            ? upstream
+            : new CauseFinding(BusyMachine, null,
+                Invariant($"the machine was busy: other processes held {cores.OthersPercent:0} % of the cores ({cores.Describe(inFlight)}), so what the requests waited on cannot be told from this step; latency grew while the pool and the service's CPU were not short, which on a quiet machine would point upstream: {upstream.Evidence}"),
+                [new("other processes' share of the cores", cores.OthersPercent, "%"), .. upstream.Figures], upstream.Weight);
 
     /// <summary>
     /// The GC finding and the GC's share of the break (<see cref="GcShare"/>): when the GC is a cause at the break by its

@@ -1,6 +1,7 @@
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Running;
@@ -41,7 +42,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             {
                 Cause.Other => Other(finding.Findings[0]),
                 Cause.Unclear => Unclear(words, finding.Findings[0]),
-                _ => Change(words, cause, observation),
+                _ => Change(words, cause, observation, finding.Findings.FirstOrDefault()),
             },
             Load(words, finding, cause, diagnosis),
             Fix(words, cause, observation, verifiedHeld),
@@ -68,6 +69,9 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         Lock,
         Upstream,
 
+        /// <summary>Other processes held most of the machine's cores over the break (<see cref="CapacityFinding.BusyMachine"/>): unsure, never the upstream.</summary>
+        BusyMachine,
+
         /// <summary>A cause the headline has no words of its own for (a ranked finding of a kind added later): named as the finding names it.</summary>
         Other,
 
@@ -89,7 +93,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         {
             return Cause.Unclear;
         }
-        if (finding.Findings.Count > 0 && at is not ("pool starvation" or "CPU" or "a contended lock" or "the upstream"))
+        if (finding.Findings.Count > 0 && at is not ("pool starvation" or "CPU" or "a contended lock" or "the upstream" or CapacityFinding.BusyMachine))
         {
             return Cause.Other;
         }
@@ -97,12 +101,13 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
             : at.StartsWith("CPU", StringComparison.Ordinal) ? Cause.Cpu
             : at.StartsWith("a contended lock", StringComparison.Ordinal) ? Cause.Lock
             : at.StartsWith("the upstream", StringComparison.Ordinal) ? Cause.Upstream
+            : at.StartsWith(CapacityFinding.BusyMachine, StringComparison.Ordinal) ? Cause.BusyMachine
             : diagnosis.Starved ? Cause.Starvation
             : Cause.Nothing;
     }
 
     // 1. What to change and where.
-    private static string? Change(Words w, Cause cause, VariantObservation? observation)
+    private static string? Change(Words w, Cause cause, VariantObservation? observation, CauseFinding? first)
     {
         var stacks = observation?.Stacks;
         switch (cause)
@@ -133,6 +138,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 return "Shorten the contended lock the pool's threads wait on (below).";
             case Cause.Upstream:
                 return "No method of the service to change: latency grew while its pool and CPU were not short, so look upstream.";
+            case Cause.BusyMachine when first?.Figures.FirstOrDefault() is { } others:
+                return Invariant($"No cause named: the machine was busy, other processes held {w.Figure(others.Name, others.Value, "%", "0")} % of the cores.");
             case Cause.NotObserved:
                 return "No method named: the service's runtime was not observed (why is below).";
             case Cause.UnobservedCpu:
@@ -167,8 +174,13 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
     // 2. The load held, where it broke and why; a starved pool that kept p99 within the SLO is said so, never "broke".
     private static string Load(Words w, CapacityFinding finding, Cause cause, StarvationDiagnosis? diagnosis)
     {
-        // Held at the SLO within the p99's noise: said, so a reader does not take it for a clear hold (the why is below).
-        var noise = finding.HeldWithinNoise is null ? "" : " (at the SLO, within noise)";
+        // Held at the SLO within the p99's noise, or past it in one round that did not repeat: said, so a reader does not take it for a clear hold (the why is below).
+        var noise = finding.HeldJudged?.Verdict switch
+        {
+            StepJudgement.HeldWithinNoise => " (at the SLO, within noise)",
+            StepJudgement.StarvedThenHeld => " (starved in one round; held when confirmed)",
+            _ => "",
+        };
         var held = finding.HeldLoad is { } h ? $"Held {w.Load("held", h)}{noise}" : "Held no load tried";
         var slo = double.IsFinite(finding.Slo.P99Ms) ? $"the SLO of {w.Figure("SLO p99", finding.Slo.P99Ms, "ms")} ms" : "an SLO (none was set)";
         if (finding.BrokeAt is { } broke)
@@ -190,6 +202,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 Cause.Cpu or Cause.UnobservedCpu => ", by the CPU",
                 Cause.Lock => ", at a contended lock",
                 Cause.Upstream => ", by the upstream",
+                Cause.BusyMachine => ", on a busy machine",
                 Cause.Other => $", by {finding.Findings[0].Cause}",
                 _ => "",
             };
@@ -238,6 +251,14 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
     internal static string SureOf(int threads, int sampled) =>
         ShareInterval.Of(threads, sampled).Low > 0.5 ? "Sure" : 2 * threads >= sampled && sampled > 0 ? "Fairly sure" : Unsure;
 
+    /// <summary>"Sure: 40 of 43", "Unsure: only 1 of 3": <see cref="SureOf"/> the threads at the named place, with its figures; the starvation and the lock sentence alike.</summary>
+    private static string SureFrom(Words w, int threads, int sampled)
+    {
+        var sure = SureOf(threads, sampled);
+        var only = sure == Unsure ? "only " : "";
+        return Invariant($"{sure}: {only}{w.Figure("threads there", threads, "threads")} of {w.Figure("pool threads sampled", sampled, "threads")}");
+    }
+
     // 4. How sure: how much of the stack sample the named place held, or why the runner cannot say.
     private static string? Sure(Words w, Cause cause, VariantObservation? observation, bool upstreamTraced)
     {
@@ -250,12 +271,11 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 var (threads, there) = stacks.Holding is { Count: > 1 } sites
                     ? (sites.Sum(s => s.Threads), $"at these {BlockingSites.CountWord(sites.Count)} sites")
                     : (top.Threads, "there");
-                return Invariant($"{(2 * threads >= stacks.PoolThreads ? "Sure" : "Fairly sure")}: {w.Figure("threads there", threads, "threads")} of {w.Figure("pool threads sampled", stacks.PoolThreads, "threads")} sampled pool threads waited {there}.");
+                return Invariant($"{SureFrom(w, threads, stacks.PoolThreads)} sampled pool threads waited {there}.");
             case Cause.Cpu when observation?.Hot is { } hot:
                 return Invariant($"{(hot.Dominant is null ? "Unsure" : "Sure")}: from {w.Figure("CPU samples", hot.CpuSamples, "samples")} CPU samples of the service at the break.");
             case Cause.Lock when stacks?.LockSite is { } site:
-                var only = SureOf(site.Threads, stacks.PoolThreads) == Unsure ? "only " : "";
-                return Invariant($"{SureOf(site.Threads, stacks.PoolThreads)}: {only}{w.Figure("threads there", site.Threads, "threads")} of {w.Figure("pool threads sampled", stacks.PoolThreads, "threads")} sampled pool threads waited for it.");
+                return Invariant($"{SureFrom(w, site.Threads, stacks.PoolThreads)} sampled pool threads waited for it.");
             case Cause.Upstream:
                 return upstreamTraced
                     ? "Sure which dependency: the runner traced the service's outgoing calls; the slowest, by host and port, is below."
@@ -263,6 +283,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                     : observation?.Causes is { Calls.Count: 0 }
                     ? "Unsure which dependency: the service made no HTTP call while traced, so it waits on something else (a database, a queue, a socket)."
                     : "Unsure which dependency: the runner does not see the service's outgoing calls.";
+            case Cause.BusyMachine:
+                return "Unsure of the cause: run it again on a quieter machine; what the step showed is below.";
             case Cause.NotObserved:
                 return "Unsure of the cause: only load and latency were measured.";
             case Cause.UnobservedCpu:

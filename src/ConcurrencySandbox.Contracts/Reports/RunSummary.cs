@@ -299,6 +299,14 @@ public sealed record SummarySentAtPeak(long Requests, long Completed, long Timed
 /// <summary>One step of a stepped load.</summary>
 public sealed record SummaryStep(double Load, double FromSeconds, double ToSeconds, double RequestsPerSecond, SummaryOutcomes Outcomes, double P50Ms, double P99Ms)
 {
+    /// <summary>How the step was judged against the SLO: "held", "held within noise", "starved, then held" or "broke"; absent where steps are not judged and in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Verdict { get; init; }
+
+    /// <summary>The sentence the verdict rests on: why it broke, the noise sentence of a p99 at the SLO, the spell that did not repeat; absent for a clear hold.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Why { get; init; }
+
     /// <summary>The latency members that are lower bounds ("p50Ms", "p99Ms"); absent when none is.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<string>? LowerBounds { get; init; }
@@ -474,6 +482,14 @@ public sealed record SummaryFinding(string Cause, string? Place, string Evidence
 /// </summary>
 public sealed record SummaryCapacityStep(string Variant, string Ramp, double Load, double? P50Ms, double? P99Ms, double OkPerSecond, long Requests, long Answered, long TimedOut, string? BrokeBecause)
 {
+    /// <summary>How the step was judged against the SLO: "held", "held within noise", "starved, then held" or "broke"; absent where steps are not judged and in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Verdict { get; init; }
+
+    /// <summary>The sentence the verdict rests on: why it broke, the noise sentence of a p99 at the SLO, the spell that did not repeat; absent for a clear hold.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Why { get; init; }
+
     /// <summary>The latency members that are lower bounds ("p50Ms", "p99Ms": timed-out requests rank at or below them); absent when none is and in earlier summaries.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<string>? LowerBounds { get; init; }

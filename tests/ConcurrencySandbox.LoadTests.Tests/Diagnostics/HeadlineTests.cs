@@ -97,18 +97,24 @@ public sealed partial class HeadlineTests
 
     [Theory]
     // Pricing under --find-capacity (2026-11-29): one waiter of three sampled threads headed "Sure".
-    [InlineData(1, 3, "Unsure: only 1 of 3 sampled pool threads waited for it.")]
-    [InlineData(2, 3, "Fairly sure: 2 of 3 sampled pool threads waited for it.")]
-    [InlineData(1, 2, "Fairly sure: 1 of 2 sampled pool threads waited for it.")]
-    [InlineData(7, 8, "Sure: 7 of 8 sampled pool threads waited for it.")]
-    [InlineData(40, 43, "Sure: 40 of 43 sampled pool threads waited for it.")]
-    public void TheLockSentenceIsSureOnlyOfAMajorityOfTheSampledThreadsBeyondTheSamplesNoise(int waiters, int sampled, string sure)
+    [InlineData("lock", 1, 3, "Unsure: only 1 of 3 sampled pool threads waited for it.")]
+    [InlineData("lock", 2, 3, "Fairly sure: 2 of 3 sampled pool threads waited for it.")]
+    [InlineData("lock", 1, 2, "Fairly sure: 1 of 2 sampled pool threads waited for it.")]
+    [InlineData("lock", 7, 8, "Sure: 7 of 8 sampled pool threads waited for it.")]
+    [InlineData("lock", 40, 43, "Sure: 40 of 43 sampled pool threads waited for it.")]
+    // The starvation sentence said "Sure" of any half of the sampled threads (1 of 2 included), "Fairly sure" of fewer.
+    [InlineData("starvation", 1, 2, "Fairly sure: 1 of 2 sampled pool threads waited there.")]
+    [InlineData("starvation", 5, 12, "Unsure: only 5 of 12 sampled pool threads waited there.")]
+    [InlineData("starvation", 40, 43, "Sure: 40 of 43 sampled pool threads waited there.")]
+    public void TheSureSentenceIsSureOnlyOfAMajorityOfTheSampledThreadsBeyondTheSamplesNoise(string seed, int waiters, int sampled, string sure)
     {
-        Assert.Equal(sure, Headline.Of(Seeded("lock").Finding, LockSampled(waiters, sampled, new Random(waiters))).Sentences[^1]);
+        Assert.Equal(sure, Headline.Of(Seeded(seed).Finding, Sampled(seed, waiters, sampled, new Random(waiters))).Sentences[^1]);
     }
 
-    [Fact]
-    public void OnSeededStacksTheLockSentenceNeverSaysSureOfAMinorityOrOfAFewThreads()
+    [Theory]
+    [InlineData("lock", "waited for it.")]
+    [InlineData("starvation", "waited there.")]
+    public void OnSeededStacksTheSureSentenceNeverSaysSureOfAMinorityOrOfAFewThreads(string cause, string waited)
     {
         for (var seed = 0; seed < 500; seed++)
         {
@@ -116,16 +122,32 @@ public sealed partial class HeadlineTests
             var sampled = random.Next(1, 80);
             var waiters = random.Next(1, sampled + 1);
 
-            var sure = Headline.Of(Seeded("lock").Finding, LockSampled(waiters, sampled, random)).Sentences[^1];
+            var sure = Headline.Of(Seeded(cause).Finding, Sampled(cause, waiters, sampled, random)).Sentences[^1];
 
             var word = sure[..sure.IndexOf(':', StringComparison.Ordinal)];
-            Assert.Contains(Invariant($" {waiters} of {sampled} sampled pool threads waited for it."), sure, StringComparison.Ordinal);
-            // Under half is never sure of the lock; at least half, with too few threads to rule out fewer, only fairly.
+            Assert.EndsWith(Invariant($" {waiters} of {sampled} sampled pool threads {waited}"), sure, StringComparison.Ordinal);
+            // Under half is never sure of the place; at least half, with too few threads to rule out fewer, only fairly.
             Assert.Equal(2 * waiters < sampled, word == "Unsure");
             Assert.False(word == "Sure" && (sampled < 4 || ShareInterval.Of(waiters, sampled).Low <= 0.5), $"{word} from {waiters} of {sampled}");
             // Nearly all (the share other causes call all) of a dozen or more: sure.
             Assert.True(word == "Sure" || waiters < BlockingSites.NearlyAllShare * sampled || sampled < 12, $"{word} from {waiters} of {sampled}");
         }
+    }
+
+    private static VariantObservation Sampled(string seed, int waiters, int sampled, Random random) =>
+        seed == "lock" ? LockSampled(waiters, sampled, random) : StarvationSampled(waiters, sampled);
+
+    /// <summary>The starvation seed's observation with <paramref name="waiters"/> of <paramref name="sampled"/> pool threads parked at its call, the others outside user code.</summary>
+    private static VariantObservation StarvationSampled(int waiters, int sampled)
+    {
+        var observation = Seeded("starvation").Observation!;
+        var parked = observation.Stacks!.Top! with { Threads = waiters };
+        List<BlockingSite> sites = [parked];
+        if (sampled > waiters)
+        {
+            sites.Add(new BlockingSite(BlockingSites.NoUserCode, sampled - waiters, InUserCode: false));
+        }
+        return observation with { Stacks = new BlockingSites(sampled, sampled + 4, sites) };
     }
 
     /// <summary>The lock seed's observation with <paramref name="waiters"/> of <paramref name="sampled"/> pool threads waiting for the lock, the others outside user code or running.</summary>

@@ -1,5 +1,6 @@
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.LoadTests.Running;
 using Microsoft.Extensions.Time.Testing;
 
@@ -62,7 +63,7 @@ public sealed class ServiceSloNoAnswerTests
         Assert.Equal(0, held.Requests);
         Assert.StartsWith("no request answered in the step: none was sent in it", brokeBy);
         var time = new FakeTimeProvider();
-        var ramp = await CapacityRamp.RunAsync(options, 1, time, time.GetTimestamp(), (load, _) => Task.FromResult(load >= 8 ? slo.BrokeBy(held) : null), CancellationToken.None);
+        var ramp = await CapacityRamp.RunAsync(options, 1, time, time.GetTimestamp(), (load, _) => Task.FromResult(load >= 8 ? slo.Judge(held) : new StepJudgement(StepJudgement.Held, null)), CancellationToken.None);
         Assert.Equal(8, ramp.Broke!.Load);
         Assert.Equal(brokeBy, ramp.Broke.BrokeBecause);
         Assert.Equal(7, ramp.Held);

@@ -1,4 +1,5 @@
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.LoadTests.Running;
 using Microsoft.Extensions.Time.Testing;
 
@@ -129,11 +130,11 @@ public sealed class SloWithinNoiseTests
             var slo = sloGiven ? ServiceSlo.Of(service.SloMs, UnloadedBaseline.Of(unloaded)) : ServiceSlo.Of(null, UnloadedBaseline.Of(unloaded));
             Assert.Equal(slo.P99Ms, quick.Slo.P99Ms);
             var time = new FakeTimeProvider();
-            var ramp = await CapacityRamp.RunAsync(options, 1, time, time.GetTimestamp(), (load, _) => Task.FromResult(slo.BrokeBy(service.StepAt(load))), CancellationToken.None);
+            var ramp = await CapacityRamp.RunAsync(options, 1, time, time.GetTimestamp(), (load, _) => Task.FromResult(slo.Judge(service.StepAt(load))), CancellationToken.None);
 
             // A contradiction: one command clearly held a load (not at the SLO within noise) at or above where the other broke.
             var searchHeldClearly = ramp.Held is { } h && (h <= 1 || slo.WithinNoise(service.StepAt(h)) is null);
-            if ((quick.BrokeAt is { } qb && searchHeldClearly && ramp.Held >= qb) || (ramp.Broke is { } fb && quick.HeldWithinNoise is null && quick.HeldLoad >= fb.Load))
+            if ((quick.BrokeAt is { } qb && searchHeldClearly && ramp.Held >= qb) || (ramp.Broke is { } fb && quick.HeldJudged is null && quick.HeldLoad >= fb.Load))
             {
                 contradictions.Add($"seed {seed}: quick held {quick.HeldLoad}, broke {quick.BrokeAt}; find-capacity held {ramp.Held}, broke {ramp.Broke?.Load}");
             }

@@ -127,6 +127,51 @@ public sealed class UpstreamFindingTests
         Assert.EndsWith($"which call is not known: {refused}", upstream.Evidence);
     }
 
+    /// <summary>
+    /// Issue 37: with a tight given SLO the search put Audit's break (p99 145 ms of 179 requests, 2 users) down to "the
+    /// upstream" while other processes held 88 % of the cores and the trace saw no HTTP call. On seeded recorded steps
+    /// (other processes' share 0-95 %, the service's and the runner's a few %, the trace absent, empty or with a call that
+    /// grew): when others held half the cores or more, the cause says the machine was busy, with their share, and is
+    /// unsure; never the upstream. Under half, the upstream as before.
+    /// </summary>
+    [Fact]
+    public void OnABusyMachineTheBreakIsPutDownToTheMachineNeverToTheUpstream()
+    {
+        var lowest = new LowerStep(Step(p99Ms: 260), Observed(new CauseTrace(1, null, [Call(p99Ms: 250, queued: 0, meanQueueMs: 0)])));
+        for (var seed = 0; seed < 300; seed++)
+        {
+            var random = new Random(seed);
+            var others = seed == 0 ? 88 : Math.Round(95 * random.NextDouble(), 1);
+            var seconds = 1 + random.NextDouble();
+            // Threads that queued for a core a twentieth of the requests' time: the cores did not bind them.
+            var cores = new CoreUse(seconds, 2, 1 + (9 * random.NextDouble()), 1 + (9 * random.NextDouble()), others, 0.05 * 16 * seconds);
+            CauseTrace? trace = (seed % 3) switch { 0 => null, 1 => new CauseTrace(1, null, []), _ => new CauseTrace(1, null, [Call(p99Ms: 800, queued: 0, meanQueueMs: 0)]) };
+            var observed = Observed(trace) with { Cores = cores };
+            var broke = Step(p99Ms: 900);
+
+            var findings = CapacityFinding.FindingsAt(broke, observed, 100, lowest);
+            var headline = Headline.Of(new CapacityFinding("users", new ServiceSlo(300, "SLO p99 300 ms"), 8, 16, "p99 900 ms", CapacityFinding.CauseOf(broke, observed, 100, null, lowest), null, null, broke.Total) { Findings = findings }, observed).Text;
+
+            var why = $"seed {seed}: others {others} %: {headline}";
+            Assert.DoesNotContain(findings, f => f.Cause == "the upstream" && others >= CoreUse.OthersBusyPercent);
+            if (others >= CoreUse.OthersBusyPercent)
+            {
+                var busy = Assert.Single(findings);
+                Assert.Equal(CapacityFinding.BusyMachine, busy.Cause);
+                Assert.StartsWith(Invariant($"the machine was busy: other processes held {others:0} % of the cores"), busy.Evidence, StringComparison.Ordinal);
+                Assert.StartsWith(Invariant($"No cause named: the machine was busy, other processes held {others:0} % of the cores."), headline, StringComparison.Ordinal);
+                Assert.Contains("broke at 16 users, on a busy machine", headline, StringComparison.Ordinal);
+                Assert.EndsWith("Unsure of the cause: run it again on a quieter machine; what the step showed is below.", headline, StringComparison.Ordinal);
+                Assert.DoesNotContain("upstream", headline, StringComparison.Ordinal);
+            }
+            else
+            {
+                Assert.Equal("the upstream", Assert.Single(findings).Cause);
+                Assert.Contains("by the upstream", headline, StringComparison.Ordinal);
+            }
+        }
+    }
+
     private static UpstreamCall Call(double p99Ms, int queued, double meanQueueMs) =>
         new(Quotes, 240, p99Ms / 2, p99Ms / 3, p99Ms, queued, meanQueueMs, new Dictionary<int, int> { [200] = 240 });
 

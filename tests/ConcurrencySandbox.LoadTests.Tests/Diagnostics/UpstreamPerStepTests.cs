@@ -145,7 +145,7 @@ public sealed class UpstreamPerStepTests
         var report = run with
         {
             Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 8, 16, null, null, null, null),
-            StepBrokeBecause = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "16-users" ? "p99 over the SLO" : null),
+            StepJudgements = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "16-users" ? new StepJudgement(StepJudgement.Broke, "p99 over the SLO") : new StepJudgement(StepJudgement.Held, null)),
             Observations = new Dictionary<string, VariantObservation>
             {
                 ["1-users"] = Observed(new CauseTrace(1, null, [quotes with { P99Ms = 250 }]) { CallsSeconds = 4.5 }),

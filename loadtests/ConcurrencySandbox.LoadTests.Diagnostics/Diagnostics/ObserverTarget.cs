@@ -10,15 +10,58 @@ public static class ObserverTarget
     /// <summary>Throws unless <paramref name="processId"/> is a live .NET process of this user that publishes a diagnostics channel.</summary>
     public static void Check(int processId)
     {
+        if (ClosedChannelOf(processId) is { } closed)
+        {
+            throw new UsageException(closed);
+        }
+    }
+
+    /// <summary>
+    /// Why <paramref name="processId"/>, a live .NET process of this user, cannot be observed although /proc still shows its
+    /// CPU: its diagnostics channel is closed (<see cref="ClosedBy"/>); null when it answers on the channel. Throws as
+    /// <see cref="Check"/> does for anything else: a dead pid, another user's, a silent channel, a process that is not .NET.
+    /// </summary>
+    public static string? ClosedChannelOf(int processId)
+    {
         CheckAlive(processId);
         var channels = DotnetProcesses(id => id == processId);
         if (channels.Silent.Count > 0)
         {
             throw new UsageException($"{Silence(processId)}, so it cannot be observed (a hung runtime, or another program's socket under its pid); give the pid of a .NET 5+ process that answers (dotnet-counters ps lists them)");
         }
-        if (channels.Answering.Count == 0)
+        return channels.Answering.Count > 0 ? null
+            : ClosedBy(processId, ReadProcFile(processId, "environ"), ReadProcFile(processId, "maps"))
+            ?? throw new UsageException($"process {processId} is not a .NET process with a diagnostics channel; give the pid of a .NET 5+ process (dotnet-counters ps lists them) and check DOTNET_EnableDiagnostics is not 0");
+    }
+
+    /// <summary>The settings that close a runtime's diagnostics channel when 0: all of it, or (.NET 8+) its IPC alone.</summary>
+    private static readonly string[] ClosingSettings = ["DOTNET_EnableDiagnostics", "COMPlus_EnableDiagnostics", "DOTNET_EnableDiagnostics_IPC"];
+
+    /// <summary>
+    /// Why a process with no diagnostics channel is still a .NET one, from its /proc files: a setting of
+    /// <see cref="ClosingSettings"/> at 0 in its <paramref name="environ"/> (NUL-separated, as the process started), or the
+    /// runtime (libcoreclr) among its <paramref name="maps"/> with its channel not where this runner looks (the same
+    /// setting given otherwise, or another TMPDIR); null when neither shows (not .NET, or /proc could not be read).
+    /// </summary>
+    internal static string? ClosedBy(int processId, string? environ, string? maps)
+    {
+        var closing = (environ ?? "").Split('\0').FirstOrDefault(v => ClosingSettings.Any(setting => v == $"{setting}=0"));
+        return closing is not null ? $"process {processId} is a .NET process whose diagnostics channel is closed ({closing} in its environment)"
+            : maps?.Contains("/libcoreclr.so", StringComparison.Ordinal) == true
+            ? $"process {processId} runs .NET but publishes no diagnostics channel this runner finds (DOTNET_EnableDiagnostics=0, or its channel under another TMPDIR)"
+            : null;
+    }
+
+    /// <summary>/proc/PID/<paramref name="name"/> of a process of this user; null where it cannot be read.</summary>
+    private static string? ReadProcFile(int processId, string name)
+    {
+        try
         {
-            throw new UsageException($"process {processId} is not a .NET process with a diagnostics channel; give the pid of a .NET 5+ process (dotnet-counters ps lists them) and check DOTNET_EnableDiagnostics is not 0");
+            return File.ReadAllText($"/proc/{processId}/{name}");
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return null;
         }
     }
 

@@ -68,7 +68,7 @@ internal static class UrlCommand
                 {
                     throw new UsageException("--verify-fix on --url measures the capacity the fix gives, so it needs --find-capacity");
                 }
-                var named = ProcessOf(parse.GetValue(pid), parse.GetValue(processName));
+                var (named, closed) = RunProcessOf(parse.GetValue(pid), parse.GetValue(processName));
                 var load = CommandLine.LoadOf(parse);
                 var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-url");
                 var settings = CommandLine.SettingsOf(parse, load, folder, ObserverOptions.Default with { Attach = observe }, terminalWidth);
@@ -100,7 +100,7 @@ internal static class UrlCommand
                         // Every step from the same state: a fresh process each under --launch, else the pool shrunk back.
                         await using var starts = launched is not null
                             ? new FreshProcessSteps(launched, target, new Dictionary<string, string>(), root.Console)
-                            : (IStepStarts)new SettledPoolSteps(await ServersAsync(target, named, named is null, observe, root.Console), settle, root.Console);
+                            : (IStepStarts)new SettledPoolSteps(await ServersAsync(target, named, closed, observe, readsCores: true, root.Console), settle, root.Console);
                         var relaunch = parse.GetValue(verifyFix) ? new Relaunch(launched!, target) : null;
                         return await FindCapacityAsync(target.PathAndQuery, load, capacity, starts, relaunch, root, error, cancellationToken);
                     }
@@ -110,7 +110,7 @@ internal static class UrlCommand
                         // Warmed as the search warms each fresh process: else the one-user baseline times the first requests' JIT (issue 37: a 1,046-ms round of 264).
                         await root.Console.WriteLineAsync($"-- launched pid {service.ProcessId}, warmed by {await FreshProcessSteps.WarmAsync(target, cancellationToken)} requests");
                     }
-                    var servers = await ServersAsync(target, service?.ProcessId ?? named, named is null && service is null, observe, root.Console);
+                    var servers = await ServersAsync(target, service?.ProcessId ?? named, closed, observe, readsCores: false, root.Console);
                     return await RunProfileAsync(target.PathAndQuery, load, givenSlo, servers, root, error, cancellationToken);
                 }, cancellationToken);
             }
@@ -228,17 +228,31 @@ internal static class UrlCommand
     }
 
     /// <summary>
-    /// The servers of a URL target: the process given (or launched) is observed; without one, when
-    /// <paramref name="findByPort"/>, the process listening on the URL's port if this runner can observe it; none without
-    /// <paramref name="observe"/> (--no-observer).
+    /// run --url's process: as <see cref="ProcessOf"/>, except that a --pid whose diagnostics channel is closed
+    /// (<see cref="ObserverTarget.ClosedChannelOf"/>) is taken unobserved, with why, as a process found by its port is:
+    /// /proc still shows its CPU.
     /// </summary>
-    private static async Task<TargetApiServers> ServersAsync(Uri target, int? given, bool findByPort, bool observe, TextWriter output)
+    private static (int? ProcessId, string? ClosedBecause) RunProcessOf(int? pid, string? processName) =>
+        pid is { } id && processName is null ? (id, ObserverTarget.ClosedChannelOf(id)) : (ProcessOf(pid, processName), null);
+
+    /// <summary>
+    /// The servers of a URL target: the process given (or launched) is observed, unless its channel is
+    /// <paramref name="closedBecause"/>; without one, the process listening on the URL's port if this runner can observe
+    /// it; none without <paramref name="observe"/> (--no-observer). A local process that cannot be observed is kept for
+    /// /proc (<see cref="TargetApiServers.UnobservedProcessId"/>), and the note says what is read of it
+    /// (<paramref name="readsCores"/>: its CPU, under --find-capacity) and what cannot be seen.
+    /// </summary>
+    internal static async Task<TargetApiServers> ServersAsync(Uri target, int? given, string? closedBecause, bool observe, bool readsCores, TextWriter output)
     {
-        var (processId, notObserved) = !observe ? (null, "--no-observer") : given is { } id ? (id, null) : ObserverTarget.FindByPort(target.Port);
+        var (processId, notObserved) = !observe ? (null, "--no-observer")
+            : given is not { } id ? ObserverTarget.FindByPort(target.Port)
+            : closedBecause is null ? (id, null) : ((int?)null, closedBecause);
+        var unobserved = processId is null && observe ? given ?? ObserverTarget.HolderOfPort(target.Port) : null;
         await output.WriteLineAsync(processId is { } observed
-            ? $"observing pid {observed}{(findByPort ? $" (listening on port {target.Port})" : "")}"
+            ? $"observing pid {observed}{(given is null ? $" (listening on port {target.Port})" : "")}"
+            : unobserved is { } local && readsCores
+            ? $"note: the runtime is not observed: {notObserved}; pid {local}'s CPU is read from /proc over each step, but no method, thread pool, lock, GC or outgoing call can be seen without its diagnostics channel"
             : $"note: the runtime is not observed (load and latency only): {notObserved}");
-        var unobserved = processId is null && observe && given is null ? ObserverTarget.HolderOfPort(target.Port) : null;
         return new TargetApiServers(new Uri(target.GetLeftPart(UriPartial.Authority) + "/"), isSandboxApi: false) { ProcessId = processId, NotObservedBecause = notObserved, UnobservedProcessId = unobserved };
     }
 

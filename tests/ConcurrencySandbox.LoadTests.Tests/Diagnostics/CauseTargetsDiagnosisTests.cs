@@ -71,6 +71,41 @@ public sealed class CauseTargetsDiagnosisTests
         }
     }
 
+    /// <summary>
+    /// The same target given by --pid, which was refused at the start: taken unobserved, the output says why (the setting
+    /// in its environment) and what cannot be seen, and each step says why its start is not known. At most 20 s of search
+    /// (the test under 30 s: CI's time is over budget), which reaches 4 users at most: where it broke, the break's cause
+    /// reads /proc as when the process is found by its port (that the cores are read is
+    /// ObserverBadInputTests.APidWhoseChannelIsClosedIsKeptForProcAndTheNoteSaysWhatCannotBeSeen's).
+    /// </summary>
+    [Fact]
+    public async Task AHashingHandlerGivenByPidWhoseDiagnosticsChannelIsClosedIsJudgedByItsCoresFromProc()
+    {
+        await using var service = await SampleServiceProcess.StartTargetAsync("CpuHash", new Dictionary<string, string> { ["DOTNET_EnableDiagnostics"] = "0" });
+        var folder = Directory.CreateTempSubdirectory("targets-").FullName;
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+            var code = await Cli.CommandLine.InvokeAsync(
+                ["run", "--url", $"{service.BaseAddress}risk/1", "--pid", Invariant($"{service.ProcessId}"), "--find-capacity", "--step-s", "3", "--settle-s", "1", "--max-load", "16", "--max-duration-s", "20", "--out", folder],
+                output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
+
+            Assert.True(code == Cli.CommandLine.ExitOk, $"exit {code}: {error}");
+            Assert.Contains(Invariant($"note: the runtime is not observed: process {service.ProcessId} is a .NET process whose diagnostics channel is closed (DOTNET_EnableDiagnostics=0 in its environment); pid {service.ProcessId}'s CPU is read from /proc over each step, but no method, thread pool, lock, GC or outgoing call can be seen without its diagnostics channel"), output.ToString());
+            var capacity = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(folder, "summary.json"))).Capacity!;
+            Assert.All(capacity.Steps!, step => Assert.Contains("DOTNET_EnableDiagnostics=0 in its environment", step.StartedFrom!.State));
+            if (capacity.BrokeAt is not null)
+            {
+                Assert.Contains("read from /proc", capacity.Cause);
+                Assert.Contains("DOTNET_EnableDiagnostics=0 in its environment", capacity.Cause);
+            }
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
     [Fact]
     public async Task ASlowDependencyIsNamedAsTheUpstreamCallWithItsLatencyAtTheBreak()
     {

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using ConcurrencySandbox.LoadTests.Cli;
+using ConcurrencySandbox.LoadTests.Diagnostics;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -82,6 +83,74 @@ public sealed class ObserverBadInputTests
     public async Task APidThatIsNotADotnetProcessIsRefused()
     {
         await AssertPidRefusedAsync(new ProcessStartInfo("sleep", "30"), "sleep", "is not a .NET process");
+    }
+
+    /// <summary>
+    /// A --pid with no diagnostics channel is taken for /proc, with why, when its own /proc files say it is .NET: a setting
+    /// that closes the channel at 0 in its environment (named), or the runtime mapped in; otherwise (not .NET, or an
+    /// unreadable /proc) it is refused as before. Seeded environments with other variables around, the settings at other
+    /// values, and maps with and without libcoreclr.
+    /// </summary>
+    [Fact]
+    public void APidWhoseDiagnosticsChannelIsClosedIsTakenForProcOnlyWhenItsProcFilesShowDotnet()
+    {
+        var random = new Random(3803);
+        string[] settings = ["DOTNET_EnableDiagnostics", "COMPlus_EnableDiagnostics", "DOTNET_EnableDiagnostics_IPC"];
+        string[] others = ["PATH=/usr/bin", "HOME=/home/app", "DOTNET_gcServer=0", "ASPNETCORE_URLS=http://127.0.0.1:5000", "DOTNET_EnableDiagnosticsX=0", "XDOTNET_EnableDiagnostics=0"];
+        for (var i = 0; i < 300; i++)
+        {
+            var variables = others.Where(_ => random.Next(2) == 0).ToList();
+            var setting = random.Next(3) == 0 ? null : $"{settings[random.Next(settings.Length)]}={(random.Next(3) == 0 ? "1" : "0")}";
+            if (setting is not null)
+            {
+                variables.Insert(random.Next(variables.Count + 1), setting);
+            }
+            var environ = random.Next(10) == 0 ? null : string.Concat(variables.Select(v => v + '\0'));
+            var runtime = random.Next(2) == 0;
+            var maps = random.Next(10) == 0 ? null
+                : $"7f00-7f01 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n{(runtime ? "7f02-7f03 r-xp 00000000 08:01 2 /usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.0/libcoreclr.so\n" : "")}";
+
+            var closed = ObserverTarget.ClosedBy(4242, environ, maps);
+
+            var closing = environ is not null && setting is not null && setting.EndsWith("=0", StringComparison.Ordinal);
+            var context = $"environ '{environ?.Replace('\0', ' ')}', runtime mapped {maps is not null && runtime}";
+            if (closing)
+            {
+                Assert.Equal($"process 4242 is a .NET process whose diagnostics channel is closed ({setting} in its environment)", closed);
+            }
+            else if (maps is not null && runtime)
+            {
+                Assert.True(closed?.StartsWith("process 4242 runs .NET but publishes no diagnostics channel this runner finds (DOTNET_EnableDiagnostics=0", StringComparison.Ordinal), context);
+            }
+            else
+            {
+                Assert.True(closed is null, context);
+            }
+        }
+    }
+
+    /// <summary>
+    /// A --pid whose channel is closed is not observed but kept for /proc, as a process found by its port is: its CPU is
+    /// read over each step of --find-capacity (the note says so, and what cannot be seen); a plain profile reads load and
+    /// latency only, and says that. This test process's own pid stands for the service: nothing is attached to it.
+    /// </summary>
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task APidWhoseChannelIsClosedIsKeptForProcAndTheNoteSaysWhatCannotBeSeen(bool findCapacity)
+    {
+        var pid = Environment.ProcessId;
+        var closed = $"process {pid} is a .NET process whose diagnostics channel is closed (DOTNET_EnableDiagnostics=0 in its environment)";
+        var output = new StringWriter();
+
+        var servers = await UrlCommand.ServersAsync(new Uri(Url), pid, closed, observe: true, readsCores: findCapacity, output);
+
+        Assert.Null(servers.ProcessId);
+        Assert.Equal(pid, servers.UnobservedProcessId);
+        Assert.Equal(closed, servers.NotObservedBecause);
+        Assert.Equal(findCapacity
+            ? $"note: the runtime is not observed: {closed}; pid {pid}'s CPU is read from /proc over each step, but no method, thread pool, lock, GC or outgoing call can be seen without its diagnostics channel"
+            : $"note: the runtime is not observed (load and latency only): {closed}", output.ToString().Trim());
     }
 
     [FactWhenAnotherUserCanRun]

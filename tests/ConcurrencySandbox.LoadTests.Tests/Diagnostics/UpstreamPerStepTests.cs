@@ -179,7 +179,7 @@ public sealed class UpstreamPerStepTests
         var report = run with
         {
             Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 16, 32, null, null, null, null),
-            StepBrokeBecause = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "32-users" ? "p99 over the SLO" : null),
+            StepJudgements = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "32-users" ? new StepJudgement(StepJudgement.Broke, "p99 over the SLO") : new StepJudgement(StepJudgement.Held, null)),
             Observations = traced.ToDictionary(t => t.Key, t => new VariantObservation("pid 1", 5, 1, [], null, null, null, null) { Causes = new CauseTrace(1, null, t.Value) { CallsSeconds = 2 } }),
         };
 
@@ -221,7 +221,7 @@ public sealed class UpstreamPerStepTests
         var report = run with
         {
             Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 1, 2, null, null, null, null),
-            StepBrokeBecause = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "2-users" ? "p99 over the SLO" : null),
+            StepJudgements = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "2-users" ? new StepJudgement(StepJudgement.Broke, "p99 over the SLO") : new StepJudgement(StepJudgement.Held, null)),
             Observations = run.Variants.ToDictionary(v => v.Key.Label, _ => new VariantObservation("pid 1", 5, 1, [], null, null, null, null)
             {
                 Causes = new CauseTrace(1, null, [RandomCall(new Random(38), "pricing:5001/quotes/{id}") with { Attempts = 9 }]) { CallsSeconds = 2 },

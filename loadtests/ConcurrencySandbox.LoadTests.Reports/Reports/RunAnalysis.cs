@@ -210,8 +210,15 @@ public static class RunAnalysis
     private static SummaryStepUpstream? StepUpstream(VariantObservation? observation) => observation switch
     {
         null => null,
-        { Causes: { } causes } => new SummaryStepUpstream(causes.CallsSeconds, [.. causes.Calls.Select(c => new SummaryUpstreamCall(c.Call, c.Requests, c.MeanMs, c.P50Ms, c.P99Ms, c.QueueShare))], null),
+        { Causes: { } causes } => new SummaryStepUpstream(causes.CallsSeconds, [.. causes.Calls.Select(SummaryCall)], null),
         _ => new SummaryStepUpstream(null, [], observation.CauseTraceNote ?? "no trace of the step was read"),
+    };
+
+    /// <summary>One call of a step's trace as summary.json holds it: its attempts on the wire, by status in order, only where they were read.</summary>
+    private static SummaryUpstreamCall SummaryCall(UpstreamCall c) => new(c.Call, c.Requests, c.MeanMs, c.P50Ms, c.P99Ms, c.QueueShare)
+    {
+        Attempts = c.Attempts,
+        AttemptStatuses = c.Attempts is null ? null : new SortedDictionary<int, int>(c.AttemptStatuses.ToDictionary()),
     };
 
     /// <summary>The GC over a step's counter samples (<see cref="GcFigures.Between"/>), or why it could not be read; null when the runtime was not observed.</summary>

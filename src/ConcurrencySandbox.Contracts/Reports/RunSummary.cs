@@ -518,7 +518,19 @@ public sealed record SummaryStepUpstream(double? Seconds, IReadOnlyList<SummaryU
 /// One outgoing call, by host, port and path with ids folded ("pricing:5001/quotes/{id}"): how many ended over the step,
 /// their mean, p50 and p99, and the share of their time spent waiting for a connection from the service's pool.
 /// </summary>
-public sealed record SummaryUpstreamCall(string Call, int Requests, double MeanMs, double P50Ms, double P99Ms, double QueueShare);
+public sealed record SummaryUpstreamCall(string Call, int Requests, double MeanMs, double P50Ms, double P99Ms, double QueueShare)
+{
+    /// <summary>
+    /// The exchanges these calls made on the wire: more than <see cref="Requests"/> when a DelegatingHandler retried inside
+    /// HttpClient.SendAsync, which counts all its attempts as one call; absent when not read and in earlier summaries.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public int? Attempts { get; init; }
+
+    /// <summary>How many of <see cref="Attempts"/> each status answered, by status ({"200": 240, "503": 40}); absent when the attempts were not read and in earlier summaries.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyDictionary<int, int>? AttemptStatuses { get; init; }
+}
 
 /// <summary>
 /// The GC over one step, from the runtime's counters: the share of the step's time the GC paused the process, the bytes

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
@@ -164,7 +165,92 @@ public sealed class UpstreamPerStepTests
         Assert.Equal(1840, Assert.Single(steps[2].Upstream!.Calls).P99Ms);
     }
 
-    /// <summary>A loopback HTTP/1.1 server that answers every request 200 "ok" on a kept-alive connection.</summary>
+    /// <summary>
+    /// Issue 38: a retrying handler's attempts on the wire reach the step's record in summary.json, not only the page's
+    /// sentence: the calls, the attempts and how many each status answered, as the trace read them. Seeded calls with and
+    /// without retries, and some whose attempts were not read (a runtime before the events): those carry neither member.
+    /// </summary>
+    [Fact]
+    public void EachCallsAttemptsOnTheWireAndTheirStatusesAreInItsStepsRecord()
+    {
+        var random = new Random(3851);
+        var run = SyntheticReports.LoadRun("url", ["1-users", "2-users", "4-users", "8-users", "16-users", "32-users"], 5, 5, (_, _) => 100);
+        var traced = run.Variants.ToDictionary(v => v.Key.Label, _ => Enumerable.Range(0, random.Next(1, 4)).Select(i => RandomCall(random, $"pricing:5001/r{i}/{{id}}")).ToList());
+        var report = run with
+        {
+            Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 16, 32, null, null, null, null),
+            StepBrokeBecause = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "32-users" ? "p99 over the SLO" : null),
+            Observations = traced.ToDictionary(t => t.Key, t => new VariantObservation("pid 1", 5, 1, [], null, null, null, null) { Causes = new CauseTrace(1, null, t.Value) { CallsSeconds = 2 } }),
+        };
+
+        var json = report.Analysed().ToJson();
+
+        using var document = System.Text.Json.JsonDocument.Parse(json);
+        var steps = document.RootElement.GetProperty("capacity").GetProperty("steps").EnumerateArray().ToList();
+        var calls = traced.Values.SelectMany(c => c).ToList();
+        Assert.Contains(calls, c => c.Attempts > c.Requests);
+        Assert.Contains(calls, c => c.Attempts is null);
+        Assert.All(steps, step => Assert.All(traced[step.GetProperty("variant").GetString()!].Zip(step.GetProperty("upstream").GetProperty("calls").EnumerateArray()), pair =>
+        {
+            var (call, written) = pair;
+            Assert.Equal(call.Call, written.GetProperty("call").GetString());
+            Assert.Equal(call.Requests, written.GetProperty("requests").GetInt32());
+            if (call.Attempts is { } attempts)
+            {
+                Assert.Equal(attempts, written.GetProperty("attempts").GetInt32());
+                var statuses = written.GetProperty("attemptStatuses").EnumerateObject().Select(s => (Status: int.Parse(s.Name, CultureInfo.InvariantCulture), Count: s.Value.GetInt32())).ToList();
+                Assert.Equal(call.AttemptStatuses.OrderBy(s => s.Key).Select(s => (s.Key, s.Value)), statuses);
+                Assert.Equal(attempts, statuses.Sum(s => s.Count));
+            }
+            else
+            {
+                Assert.False(written.TryGetProperty("attempts", out _), written.ToString());
+                Assert.False(written.TryGetProperty("attemptStatuses", out _), written.ToString());
+            }
+        }));
+        var read = RunSummary.Parse(json).Capacity!.Steps!.SelectMany(s => s.Upstream!.Calls).ToList();
+        Assert.Equal(calls.Select(c => c.Attempts), read.Select(c => c.Attempts));
+        Assert.Equal(calls.Select(c => c.AttemptStatuses.Sum(s => s.Value)), read.Select(c => c.AttemptStatuses?.Sum(s => s.Value) ?? 0));
+    }
+
+    /// <summary>A summary.json written before the attempts were in it reads, and writes back the same text: its calls carry no attempts.</summary>
+    [Fact]
+    public void ASummaryWrittenBeforeTheAttemptsReadsAndWritesBackTheSame()
+    {
+        var run = SyntheticReports.LoadRun("url", ["1-users", "2-users"], 5, 5, (_, _) => 100);
+        var report = run with
+        {
+            Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 1, 2, null, null, null, null),
+            StepBrokeBecause = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "2-users" ? "p99 over the SLO" : null),
+            Observations = run.Variants.ToDictionary(v => v.Key.Label, _ => new VariantObservation("pid 1", 5, 1, [], null, null, null, null)
+            {
+                Causes = new CauseTrace(1, null, [RandomCall(new Random(38), "pricing:5001/quotes/{id}") with { Attempts = 9 }]) { CallsSeconds = 2 },
+            }),
+        };
+        var json = report.Analysed().ToJson();
+        // The members as an earlier runner wrote the call: up to its queue share.
+        var earlier = System.Text.RegularExpressions.Regex.Replace(json, @"(""queueShare"": [^,\r\n]+),\s*""attempts"": \d+,\s*""attemptStatuses"": \{[^}]*\}", "$1");
+        Assert.NotEqual(json, earlier);
+
+        var read = RunSummary.Parse(earlier);
+
+        Assert.All(read.Capacity!.Steps!.SelectMany(s => s.Upstream!.Calls), c => Assert.Null(c.Attempts));
+        Assert.Equal(earlier, read.ToJson());
+    }
+
+    /// <summary>A traced call with seeded figures; one in three has no attempts read, the others retried 0-3 times over some of their calls.</summary>
+    private static UpstreamCall RandomCall(Random random, string name)
+    {
+        var requests = random.Next(1, 300);
+        var busy = random.Next(3) == 0 ? 0 : random.Next(0, 2 * requests);
+        var read = random.Next(3) != 0;
+        return new UpstreamCall(name, requests, 20 + (200 * random.NextDouble()), 15, 250, 0, 0, new Dictionary<int, int> { [200] = requests })
+        {
+            Attempts = read ? requests + busy : null,
+            AttemptStatuses = read ? new Dictionary<int, int> { [503] = busy, [200] = requests }.Where(s => s.Value > 0).ToDictionary() : new Dictionary<int, int>(),
+        };
+    }
+
     /// <summary>A server that answers every GET 200, or 503 when <paramref name="busy"/> says so for that request.</summary>
     private sealed class OkServer : IDisposable
     {

@@ -32,6 +32,13 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
     /// <summary>The most bisection steps after the doubling found a break: 3 take a doubling's gap to 12.5 %, one more for a noisy step.</summary>
     public int BisectSteps { get; init; } = 4;
 
+    /// <summary>
+    /// The most steps a ramp runs again to confirm a break that rests on a starvation spell (<see cref="ServiceSlo.Confirmed"/>):
+    /// one, its first such break (the doubling's, where the quick run's disagreement came from); a later one stands, said.
+    /// A sync-over-async service starves at every break, so repeating each bisection step too would double their cost.
+    /// </summary>
+    public int RepeatSteps { get; init; } = 1;
+
     public string Unit => Open ? "requests/s" : "users";
 
     /// <summary>The loads the ramp tries, in order: <see cref="StartLoad"/> doubling up to <see cref="MaxLoad"/> (the last one capped at it).</summary>
@@ -133,9 +140,9 @@ internal sealed record CapacityProbe(double Load, StepJudgement Judged, bool Rep
 internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double? Held, CapacityProbe? Broke, string? Bound, string? Narrowing)
 {
     /// <summary>
-    /// Runs the ramp: <paramref name="measureAsync"/> runs one step at a load and judges it. A transient break
+    /// Runs the ramp: <paramref name="measureAsync"/> runs one step at a load and judges it. A break on a starvation spell
     /// (<see cref="StepJudgement.SpellSeconds"/>) is run again at once, at the same load, and judged with that repeat
-    /// (<see cref="ServiceSlo.Confirmed"/>): it costs one step, only on such a break. The
+    /// (<see cref="ServiceSlo.Confirmed"/>), up to <see cref="CapacityOptions.RepeatSteps"/> a ramp: one step at most. The
     /// doubling stops at the first break, then the bisection narrows it; each step must fit in what is left of
     /// <see cref="CapacityOptions.MaxDuration"/> since <paramref name="startedTimestamp"/> (on <paramref name="time"/>).
     /// <paramref name="heldBefore"/> is a load known to hold (one user, for a closed ramp), or null.
@@ -157,12 +164,21 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
             if (first.SpellSeconds is not null)
             {
                 StepJudgement? again = null;
-                if (RoomFor(load, out var noRoom))
+                string? notRepeated = null;
+                if (probes.Count(p => p.Repeat) >= options.RepeatSteps)
+                {
+                    notRepeated = $"the search repeats {CountText.Of(options.RepeatSteps, "break")} on a spell, its first";
+                }
+                else if (RoomFor(load, out var noRoom))
                 {
                     again = await measureAsync(load, cancellationToken);
                     probes.Add(new CapacityProbe(load, again, Repeat: true));
                 }
-                probes[at] = probes[at] with { Judged = ServiceSlo.Confirmed(first, again, again is null ? $"no time to repeat it ({noRoom})" : "when repeated") };
+                else
+                {
+                    notRepeated = $"no time to repeat it ({noRoom})";
+                }
+                probes[at] = probes[at] with { Judged = ServiceSlo.Confirmed(first, again, notRepeated ?? "when repeated") };
             }
             return probes[at];
         }

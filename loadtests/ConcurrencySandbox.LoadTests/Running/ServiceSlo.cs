@@ -15,11 +15,14 @@ namespace ConcurrencySandbox.LoadTests.Running;
 /// <see cref="LatencyStats.P99LowMs"/>, at or under the SLO) is "at the SLO, within noise" (<see cref="WithinNoise"/>) and
 /// counts as held: on a busy machine such a step flips either way run to run, so a search and a profile that judged it
 /// broken would disagree on noise (issue 37). Timeouts stay lower bounds: a step with more than 1 % of them broke, certainly.
-/// A break on p99 that rests on a transient starvation spell (<see cref="Judge(LatencyStats, double, double, StarvedSpell?)"/>:
-/// the pool starved for at most half of the step, so it recovered within it) is confirmed before it is reported
-/// (<see cref="Confirmed"/>), by the next step run at or above its load: the search repeats it, a profile's next step is the
-/// one above. Confirmed, it broke as before; not, it counts as held, "starved for N s in one round; held when repeated"
-/// (issue 37: a 2-s spell on the quick run's one process broke Audit at 20 users, where 24 to 36 then held).
+/// A break on p99 that rests on a starvation spell (<see cref="Judge(LatencyStats, double, double, StarvedSpell?)"/>: the
+/// pool starved in the step) is confirmed before it is reported (<see cref="Confirmed"/>), by the next step run at or above
+/// its load: the search repeats it (once a ramp, <see cref="CapacityOptions.RepeatSteps"/>), a profile's next step is the one
+/// above. Confirmed, it broke as before; not, the spell was transient and the step counts as held, "starved for N s in one
+/// round; held when repeated" (issue 37: a spell on the quick run's one process broke Audit at 20 users, where 24 to 36
+/// then held; a spell's starved seconds smear over a whole 6-s step, the counters' samples judged by the p99 of the
+/// interval after them, so how much of a step starved does not tell a transient spell from a sustained one: only a
+/// second round does).
 /// </summary>
 /// <param name="P99Ms">The p99 the service must keep, in ms.</param>
 /// <param name="Described">"SLO p99 40 ms (2 x the unloaded p99 of 20 ms: ...)": which SLO and where it came from.</param>
@@ -67,23 +70,17 @@ internal sealed record ServiceSlo(double P99Ms, string Described)
     /// <summary>
     /// <see cref="Judge(LatencyStats)"/> of a step sent from <paramref name="fromSeconds"/> to <paramref name="toSeconds"/> of its
     /// run, with the run's starved spell (<paramref name="spell"/>, null when the runtime was not observed): a break on p99
-    /// (none failed beyond the share that breaks it) in which the pool starved for more than nothing and at most
-    /// <see cref="TransientShare"/> of the step is transient, to be confirmed (<see cref="StepJudgement.SpellSeconds"/>).
-    /// A spell over most of the step is the break itself (a sustained one), and a break by failures is certain: neither
-    /// is repeated, so the search pays a repeat only for a break a spell may have made.
+    /// (none failed beyond the share that breaks it) in which the pool starved is to be confirmed
+    /// (<see cref="StepJudgement.SpellSeconds"/>: the starved seconds in it). A break by failures is certain and one with
+    /// no spell rests on none: neither is repeated.
     /// </summary>
     public StepJudgement Judge(LatencyStats stats, double fromSeconds, double toSeconds, StarvedSpell? spell)
     {
         var judged = Judge(stats);
         var starved = spell?.SecondsBetween(fromSeconds, toSeconds) ?? 0;
         var onP99 = stats.Completed > 0 && 100.0 * stats.Failed / stats.Requests <= Experiments.Experiment.MaxFailedPercent;
-        return judged.Verdict == StepJudgement.Broke && onP99 && starved > 0 && starved <= TransientShare * (toSeconds - fromSeconds)
-            ? judged with { SpellSeconds = starved }
-            : judged;
+        return judged.Verdict == StepJudgement.Broke && onP99 && starved > 0 ? judged with { SpellSeconds = starved } : judged;
     }
-
-    /// <summary>The most of a step a starvation spell may cover for the step's break to be transient: half.</summary>
-    public const double TransientShare = 0.5;
 
     /// <summary>
     /// A transient break (<paramref name="first"/>, with <see cref="StepJudgement.SpellSeconds"/>) confirmed or not by the next

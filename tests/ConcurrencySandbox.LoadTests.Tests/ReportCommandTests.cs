@@ -162,6 +162,36 @@ public sealed class ReportCommandTests : IDisposable
         Assert.Contains("(run-1, run-2) in ", output);
     }
 
+    [Fact]
+    public async Task ReportOfAnAllRunsFolderRendersEachExperimentOfEachRunInAllsOrderAndRunsMdAgain()
+    {
+        // `all --runs 2`: run-N/<experiment>/summary.json and no result of its own at either level (refused before).
+        var series = Path.Combine(_root, "all");
+        var results = new[] { 1, 2 }.Select(run => RunResult.Combine(new[] { ("compute", new[] { "sync", "taskrun" }), ("fanout", ["threadpool", "async"]) }.Select(e =>
+        {
+            var report = SyntheticReports.LoadRun(e.Item1, e.Item2, 12, 4, (name, t) => name == e.Item2[0] && t >= 6 ? 400 * run : 100);
+            return RunResult.Of(ReportWriter.Write(Path.Combine(series, RepeatedRuns.RunFolder(run), e.Item1), report, RunnerCommandLine.Format(["all", "--runs", "2"])));
+        }))).ToList();
+        RepeatedRuns.Write(series, results);
+        var runsMd = File.ReadAllText(Path.Combine(series, RepeatedRuns.FileName));
+        File.Delete(Path.Combine(series, RepeatedRuns.FileName));
+        File.Delete(Path.Combine(series, "run-2", "fanout", "report.html"));
+
+        var (code, output, error) = await InvokeAsync("report", series);
+
+        Assert.Equal(CommandLine.ExitOk, code);
+        Assert.Equal("", error);
+        Assert.Equal(runsMd, File.ReadAllText(Path.Combine(series, RepeatedRuns.FileName)));
+        Assert.True(File.Exists(Path.Combine(series, "run-2", "fanout", "report.html")));
+        Assert.Contains("(run-1, run-2) in ", output);
+        Assert.True(output.IndexOf("== compute: ", StringComparison.Ordinal) < output.IndexOf("== fanout: ", StringComparison.Ordinal), output);
+
+        // One run of `all` alone: each experiment's folder, in all's order.
+        (code, output, error) = await InvokeAsync("report", Path.Combine(series, "run-1"));
+        Assert.Equal((CommandLine.ExitOk, ""), (code, error));
+        Assert.Contains("(compute, fanout) in ", output);
+    }
+
     [Theory]
     [InlineData(null, "written before matrix.json had a version")]
     [InlineData(0, "of version 0")]

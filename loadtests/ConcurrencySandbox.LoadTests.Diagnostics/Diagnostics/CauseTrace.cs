@@ -149,7 +149,9 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
 
     // The calls' trace is copied to a file as it runs, the runtime's buffer between: a step's calls at a few thousand a second fit.
     private const int CallsBufferMegabytes = 64;
-    private static readonly TimeSpan LoadEndPoll = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>How often a trace that ends with the load asks whether it has ended.</summary>
+    internal static readonly TimeSpan LoadEndPoll = TimeSpan.FromMilliseconds(100);
 
     // The mean distance between two allocation samples of .NET 10's randomized sampling, in bytes ("about 100 KB"): an
     // object of s bytes is sampled with probability 1 - exp(-s / mean), so each sample stands for s over that many bytes.

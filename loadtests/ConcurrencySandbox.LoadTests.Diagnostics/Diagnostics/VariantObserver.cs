@@ -66,7 +66,6 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private const int StackAttempts = 3;
     private static readonly TimeSpan ResampleGap = TimeSpan.FromSeconds(1);
     public const double HeldShare = 0.5;
-    private static readonly TimeSpan LoadEndPoll = TimeSpan.FromMilliseconds(100);
     // The runner's last interval: its rate and mean latency say how many requests the load had in flight.
     private volatile IntervalRow? _lastInterval;
 
@@ -180,7 +179,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
                 var lookAgain = attempt < StackAttempts && loadRuns() && MayLookAgain(observer.Samples, _lastInterval);
                 while (!lookAgain && loadRuns())
                 {
-                    await Task.Delay(LoadEndPoll, cancellationToken);
+                    await Task.Delay(CauseTrace.LoadEndPoll, cancellationToken);
                 }
                 var rounds = recorded.Read();
                 var stacks = StackSampler.Combine(rounds);
@@ -390,15 +389,20 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var injected = marks.Where((m, i) => i == 0 || m.NewWorkerThreadCount > marks[i - 1].NewWorkerThreadCount).ToList();
         var samples = new List<PoolSample>();
         var previousSeconds = double.NegativeInfinity;
+        // The interval a sample fell in: the first that ends at or after it (the samples come in time order).
+        var index = 0;
         foreach (var row in result.Telemetry)
         {
-            var at = result.Intervals.Select((i, index) => (i, index)).FirstOrDefault(i => i.i.ElapsedSeconds >= row.ElapsedSeconds);
-            var interval = at.i;
+            while (index < result.Intervals.Count && result.Intervals[index].ElapsedSeconds < row.ElapsedSeconds)
+            {
+                index++;
+            }
+            var interval = index < result.Intervals.Count ? result.Intervals[index] : null;
             var load = interval?.Load ?? 0;
             // The requests in flight at the sample end in its interval or, when they take about an interval, in the next:
             // those that waited for what the sample saw queued are answered there (/quotes at 2 users, 500 ms each: the
             // queue's sample fell in an interval of p99 550 ms, the requests it held up ended in the next at 1,459 ms).
-            var waitedP99Ms = interval is null ? 0 : result.Intervals.Skip(at.index).Take(2).Max(i => i.Stats.P99Ms);
+            var waitedP99Ms = interval is null ? 0 : result.Intervals.Skip(index).Take(2).Max(i => i.Stats.P99Ms);
             var inFlight = result.LoadUnit == "rate" ? load * result.Total.MinMs / 1000 : load;
             var pool = row.Snapshot.ThreadPool;
             var injections = injected.Where(m => m.ElapsedSeconds > previousSeconds && m.ElapsedSeconds <= row.ElapsedSeconds).Select(m => m.Reason).ToList();

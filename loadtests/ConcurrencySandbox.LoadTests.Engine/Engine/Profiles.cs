@@ -3,7 +3,10 @@ namespace ConcurrencySandbox.LoadTests.Engine;
 /// <summary>The built-in load shapes a user picks with --profile.</summary>
 public static class Profiles
 {
-    public static readonly IReadOnlyList<string> Names = ["quick", "seed003", "seed001", "open", "smoke"];
+    /// <summary>The profile that checks a run works (a few seconds, no verdict), never a measurement.</summary>
+    public const string Smoke = "smoke";
+
+    public static readonly IReadOnlyList<string> Names = ["quick", "seed003", "seed001", "open", Smoke];
 
     /// <summary>Builds a named profile; <paramref name="openRatePerSecond"/> is the open profile's peak arrival rate.</summary>
     public static LoadShape Create(string name, double openRatePerSecond) => name switch
@@ -19,7 +22,7 @@ public static class Profiles
             [new RampingInject(openRatePerSecond, TimeSpan.FromSeconds(45)), new Inject(openRatePerSecond, TimeSpan.FromSeconds(15))],
             TimeSpan.FromSeconds(2)),
         // A few seconds, for tests and CI: 2, 4 then 6 users.
-        "smoke" => new LoadShape(SteppedRamp(2, 2, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(3)), TimeSpan.FromSeconds(1)),
+        Smoke => new LoadShape(SteppedRamp(2, 2, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(3)), TimeSpan.FromSeconds(1)),
         _ => throw new ArgumentException($"unknown profile '{name}' (expected one of: {string.Join(", ", Names)})", nameof(name)),
     };
 

@@ -165,7 +165,7 @@ internal static class UrlCommand
     internal static LoadOptions UnloadedFirst(LoadOptions load)
     {
         var first = load.Shape.Steps[0];
-        var unloaded = load.ProfileName == "smoke" ? first.During : TimeSpan.FromSeconds(CapacityOptions.DefaultStepSeconds);
+        var unloaded = load.IsCheck ? first.During : TimeSpan.FromSeconds(CapacityOptions.DefaultStepSeconds);
         return load.Shape.IsOpen || first.Target <= 1
             ? load
             : load with { Shape = new LoadShape([new KeepConstant(1, unloaded), .. load.Shape.Steps], load.Shape.ReportingInterval) };

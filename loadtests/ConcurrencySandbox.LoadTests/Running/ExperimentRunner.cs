@@ -196,7 +196,7 @@ internal static class ExperimentRunner
 
     /// <summary>Why this run gives figures but no verdict: the smoke profile, or a load shorter than the experiment needs; null otherwise.</summary>
     public static string? SmokeBecause(Experiment experiment, LoadOptions load) =>
-        load.ProfileName == "smoke" ? Invariant($"the smoke profile's {load.Shape.Duration.TotalSeconds:0.#} s of load is a check that the run works, not a measurement")
+        load.IsCheck ? Invariant($"the smoke profile's {load.Shape.Duration.TotalSeconds:0.#} s of load is a check that the run works, not a measurement")
         : load.Shape.Duration < experiment.MinimumLoad ? Invariant($"{load.Shape.Duration.TotalSeconds:0.#} s of load is shorter than the {experiment.MinimumLoad.TotalSeconds:0} s {experiment.Name} needs")
         : null;
 

@@ -145,7 +145,7 @@ public sealed class UpstreamPerStepTests
         var report = run with
         {
             Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 8, 16, null, null, null, null),
-            StepJudgements = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "16-users" ? new StepJudgement(StepJudgement.Broke, "p99 over the SLO") : new StepJudgement(StepJudgement.Held, null)),
+            StepJudgements = BrokeAt(run, "16-users"),
             Observations = new Dictionary<string, VariantObservation>
             {
                 ["1-users"] = Observed(new CauseTrace(1, null, [quotes with { P99Ms = 250 }]) { CallsSeconds = 4.5 }),
@@ -179,7 +179,7 @@ public sealed class UpstreamPerStepTests
         var report = run with
         {
             Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 16, 32, null, null, null, null),
-            StepJudgements = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "32-users" ? new StepJudgement(StepJudgement.Broke, "p99 over the SLO") : new StepJudgement(StepJudgement.Held, null)),
+            StepJudgements = BrokeAt(run, "32-users"),
             Observations = traced.ToDictionary(t => t.Key, t => new VariantObservation("pid 1", 5, 1, [], null, null, null, null) { Causes = new CauseTrace(1, null, t.Value) { CallsSeconds = 2 } }),
         };
 
@@ -221,7 +221,7 @@ public sealed class UpstreamPerStepTests
         var report = run with
         {
             Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 1, 2, null, null, null, null),
-            StepJudgements = run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == "2-users" ? new StepJudgement(StepJudgement.Broke, "p99 over the SLO") : new StepJudgement(StepJudgement.Held, null)),
+            StepJudgements = BrokeAt(run, "2-users"),
             Observations = run.Variants.ToDictionary(v => v.Key.Label, _ => new VariantObservation("pid 1", 5, 1, [], null, null, null, null)
             {
                 Causes = new CauseTrace(1, null, [RandomCall(new Random(38), "pricing:5001/quotes/{id}") with { Attempts = 9 }]) { CallsSeconds = 2 },
@@ -250,6 +250,10 @@ public sealed class UpstreamPerStepTests
             AttemptStatuses = read ? new Dictionary<int, int> { [503] = busy, [200] = requests }.Where(s => s.Value > 0).ToDictionary() : new Dictionary<int, int>(),
         };
     }
+
+    /// <summary>The search's verdicts on <paramref name="run"/>'s steps: <paramref name="broke"/> broke the SLO, the others held.</summary>
+    private static Dictionary<string, StepJudgement> BrokeAt(ExperimentReport run, string broke) =>
+        run.Variants.ToDictionary(v => v.Key.Label, v => v.Key.Label == broke ? new StepJudgement(StepJudgement.Broke, "p99 over the SLO") : new StepJudgement(StepJudgement.Held, null));
 
     /// <summary>A server that answers every GET 200, or 503 when <paramref name="busy"/> says so for that request.</summary>
     private sealed class OkServer : IDisposable

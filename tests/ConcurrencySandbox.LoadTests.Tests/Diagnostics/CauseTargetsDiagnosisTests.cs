@@ -53,7 +53,8 @@ public sealed class CauseTargetsDiagnosisTests
     public async Task AHashingHandlerWhoseDiagnosticsChannelIsClosedIsJudgedByItsCoresFromProc()
     {
         await using var service = await SampleServiceProcess.StartTargetAsync("CpuHash", new Dictionary<string, string> { ["DOTNET_EnableDiagnostics"] = "0" });
-        var summary = await RunUrlDiagnosis.FindCapacityAsync(service, "risk/1", maxDurationSeconds: 60, byPort: true);
+        // 120 s (the default): alone it broke at 6 users in 30 s, but beside a parallel test it held to 60 s (2026-11-30).
+        var summary = await RunUrlDiagnosis.FindCapacityAsync(service, "risk/1", byPort: true);
 
         var capacity = summary.Capacity!;
         Assert.NotNull(capacity.BrokeAt);
@@ -112,10 +113,29 @@ public sealed class CauseTargetsDiagnosisTests
     {
         var (summary, pricing) = await FindCapacityBehindPricingAsync("quotes/1");
 
+        var evidence = UpstreamEvidence(summary, pricing);
+        Assert.Contains("at the break", evidence);
+        Assert.Contains("connection pool to it was", evidence);
+    }
+
+    /// <summary>
+    /// The upstream finding's evidence, its place the call to Pricing; or, where other processes held half of the cores or
+    /// more over the step (a parallel test's load: "other processes 96 %" in a quiet full run, 2026-11-30), the busy
+    /// machine's, which names no place but keeps the same call and figures ("which on a quiet machine would point upstream").
+    /// </summary>
+    private static string UpstreamEvidence(RunSummary summary, Uri pricing)
+    {
+        var call = Invariant($"127.0.0.1:{pricing.Port}/quotes/{{id}}");
+        if ((summary.Capacity?.Findings ?? []).FirstOrDefault(f => f.Cause == CapacityFinding.BusyMachine) is { } busy
+            && (summary.Capacity?.Findings ?? []).All(f => f.Cause != "the upstream"))
+        {
+            Assert.Null(busy.Place);
+            Assert.Contains($"which on a quiet machine would point upstream: {call}: ", busy.Evidence, StringComparison.Ordinal);
+            return busy.Evidence;
+        }
         var upstream = Finding(summary, "the upstream");
-        Assert.Equal(Invariant($"127.0.0.1:{pricing.Port}/quotes/{{id}}"), upstream.Place);
-        Assert.Contains("at the break", upstream.Evidence);
-        Assert.Contains("connection pool to it was", upstream.Evidence);
+        Assert.Equal(call, upstream.Place);
+        return upstream.Evidence;
     }
 
     [Fact]
@@ -132,8 +152,7 @@ public sealed class CauseTargetsDiagnosisTests
             Assert.StartsWith("the machine's", cores.Evidence, StringComparison.Ordinal);
             return;
         }
-        var upstream = Finding(summary, "the upstream");
-        Assert.Equal(Invariant($"127.0.0.1:{pricing.Port}/quotes/{{id}}"), upstream.Place);
+        UpstreamEvidence(summary, pricing);
         // The hashing is the second cause when the cores ran out first or beside it: named with its hot method then.
         if (summary.Capacity!.Findings!.FirstOrDefault(f => f.Cause == "CPU") is { Place: { } hot })
         {

@@ -494,16 +494,18 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     public const string BusyMachine = "a busy machine";
 
     /// <summary>
-    /// <paramref name="upstream"/>, unless the machine was busy with others over the step (<see cref="CoreUse.BusyWithOthers"/>):
-    /// then "the machine was busy: other processes held 88 % of the cores", an unsure cause of the same weight with the
-    /// upstream's evidence kept beside it, since what the requests waited on is not told apart from one such step.
+    /// <paramref name="upstream"/>, unless the machine was busy with others over the step (<see cref="CoreUse.BusyWithOthers"/>)
+    /// and no outgoing call was seen to grow: then "the machine was busy: other processes held 88 % of the cores", an unsure
+    /// cause of the same weight with the upstream's evidence kept beside it, since what the requests waited on is not told
+    /// apart from one such step. A traced call that grew is measured whoever held the cores: it stays named, with the others'
+    /// share said (a dependency on the same machine shares its cores).
     /// </summary>
     private static CauseFinding UnlessBusy(CauseFinding upstream, CoreUse? cores, double inFlight) =>
-        cores is not { BusyWithOthers: true }
-            ? upstream
+        cores is not { BusyWithOthers: true } ? upstream
+            : upstream.Place is not null ? upstream with { Evidence = Invariant($"{upstream.Evidence}; other processes held {cores.OthersOverStepPercent:0} % of the machine's cores over the step, so a dependency on this machine may have answered slower for them") }
             : new CauseFinding(BusyMachine, null,
-                Invariant($"the machine was busy: other processes held {cores.OthersPercent:0} % of the cores ({cores.Describe(inFlight)}), so what the requests waited on cannot be told from this step; latency grew while the pool and the service's CPU were not short, which on a quiet machine would point upstream: {upstream.Evidence}"),
-                [new("other processes' share of the cores", cores.OthersPercent, "%"), .. upstream.Figures], upstream.Weight);
+                Invariant($"the machine was busy: other processes held {cores.OthersOverStepPercent:0} % of the cores over the step ({cores.Describe(inFlight)}), so what the requests waited on cannot be told from this step; latency grew while the pool and the service's CPU were not short, which on a quiet machine would point upstream: {upstream.Evidence}"),
+                [new("other processes' share of the cores", cores.OthersOverStepPercent, "%"), .. upstream.Figures], upstream.Weight);
 
     /// <summary>
     /// The GC finding and the GC's share of the break (<see cref="GcShare"/>): when the GC is a cause at the break by its

@@ -326,7 +326,8 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// <summary>The report's sentence: "Held 48 users; broke at 52 users (p99 1,234 ms; narrowed to within 8 % ...; SLO ...): pool starvation (...)".</summary>
     public string Describe()
     {
-        var noise = HeldJudged is null ? "" : $" ({HeldJudged.Why})";
+        // A held load that starved in one round is said once, among the loads not confirmed as breaks below.
+        var noise = HeldJudged is { Verdict: StepJudgement.HeldWithinNoise } ? $" ({HeldJudged.Why})" : "";
         var held = HeldLoad is { } h ? $"Held {LoadText(h, Unit)}{noise}" : "Held no load tried";
         var narrowed = Narrowing is null ? "" : $"; {Narrowing}";
         var cause = Cause is null ? "" : $": {Cause}";

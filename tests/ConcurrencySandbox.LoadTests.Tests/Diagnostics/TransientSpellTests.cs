@@ -90,6 +90,31 @@ public sealed class TransientSpellTests
         }
     }
 
+    /// <summary>
+    /// The search's held load may be a step that starved in one round and held when repeated: its sentence is said once,
+    /// among the loads not confirmed as breaks, not again after the load held (a held load within noise keeps its sentence
+    /// there: it is in no other list). Seeded spells and loads.
+    /// </summary>
+    [Fact]
+    public void AHeldLoadThatStarvedInOneRoundIsSaidOnceInTheFinding()
+    {
+        for (var seed = 0; seed < Seeds; seed++)
+        {
+            var random = new Random(seed);
+            var held = 4 * random.Next(1, 16);
+            var starved = new StepJudgement(StepJudgement.StarvedThenHeld, $"starved for {random.Next(1, 6)}.{random.Next(10)} s in one round (p99 {random.Next(200, 900)} ms); held when repeated", 2);
+            var noise = new StepJudgement(StepJudgement.HeldWithinNoise, $"p99 {random.Next(200, 900)} ms at the SLO within its noise");
+            var slo = new ServiceSlo(180, "SLO p99 180 ms");
+
+            var spelled = new CapacityFinding("users", slo, held, held + 4, "p99 900 ms", null, null) { HeldJudged = starved, NotConfirmed = [(held, starved.Why!)] }.Describe();
+            var noisy = new CapacityFinding("users", slo, held, held + 4, "p99 900 ms", null, null) { HeldJudged = noise }.Describe();
+
+            Assert.Equal(1, spelled.Split(starved.Why!).Length - 1);
+            Assert.Contains($"Not a break, counted as held: {held} users, {starved.Why}.", spelled, StringComparison.Ordinal);
+            Assert.StartsWith($"Held {held} users ({noise.Why}); broke at {held + 4} users", noisy, StringComparison.Ordinal);
+        }
+    }
+
     [Fact]
     public void OnlyABreakOnP99WithTheStarvedSecondsInTheStepIsToBeConfirmed()
     {

@@ -280,6 +280,9 @@ public static class RunAnalysis
             ? new SummaryDiagnosis(
                 new SummaryDiagnosisInputs(i.RequestsInFlight, i.InFlightBasis, i.ThreadsPerRequest, i.PoolThreadsAtPeak, i.GrowthPerSecond, i.PeakQueueLength, i.StarvationAdjustments, i.CallSite, i.HoldMs, i.LoadUnit),
                 d.NeededThreads, d.Starved, d.SecondsToGrow)
+            {
+                StarvedSpans = i.Spell.Spans.Count > 0 ? [.. i.Spell.Spans.Select(span => new SummarySpan(span.From, span.To))] : null,
+            }
             : null,
         o.LostReason,
         o.AdjustmentsByReason)

@@ -34,12 +34,13 @@ internal static class UrlCommand
         var maxLoad = new Option<double>("--max-load") { Description = "--find-capacity: the highest load tried (users, or requests/s with --rate).", DefaultValueFactory = _ => 1024 };
         var maxDuration = new Option<double>("--max-duration-s") { Description = "--find-capacity: the most seconds the ramp runs, over all its steps.", DefaultValueFactory = _ => 300 };
         var stepSeconds = new Option<double>("--step-s") { Description = "--find-capacity: seconds each load step (and the unloaded measure) holds its load, after a closed step's climb from 1 user at the quick profile's pace.", DefaultValueFactory = _ => CapacityOptions.DefaultStepSeconds };
+        var bisectSteps = new Option<int>("--bisect-steps") { Description = $"--find-capacity: the most steps that narrow the break after the doubling found it, each halving the gap until it is within {CapacityOptions.ResolutionPercent} % (0: the doubling's step is the break, its gap said).", DefaultValueFactory = _ => CapacityOptions.DefaultBisectSteps };
         var settleSeconds = new Option<double>("--settle-s") { Description = "--find-capacity without --launch: the most seconds to wait before each step for the pool to shrink back to its size before the first step.", DefaultValueFactory = _ => 30 };
         var launch = new Option<string?>("--launch") { Description = "Start the service yourself: 'dotnet <this .dll>' listening on the URL's origin (ASPNETCORE_URLS), observed by its pid and stopped at the end; under --find-capacity a fresh process for each step; --verify-fix needs it to restart the service with the sized pool minimum." };
         var verifyFix = new Option<bool>("--verify-fix") { Description = $"With --launch and --find-capacity: start the service again with the pool minimum the diagnosis sized ({FixCheck.RuntimeMinimumSetting}) and find its capacity again, measured beside predicted." };
         var command = new Command("run", "Load any HTTP endpoint on this machine with a load profile, observe its .NET process from outside, and write the report with the diagnosis.")
         {
-            url, pid, processName, outFolder, findCapacity, slo, maxLoad, maxDuration, stepSeconds, settleSeconds, launch, verifyFix, CommandLine.NoUrlObserver,
+            url, pid, processName, outFolder, findCapacity, slo, maxLoad, maxDuration, stepSeconds, bisectSteps, settleSeconds, launch, verifyFix, CommandLine.NoUrlObserver,
         };
         foreach (var option in CommandLine.LoadSymbols.Concat(CommandLine.SessionSymbols))
         {
@@ -72,7 +73,7 @@ internal static class UrlCommand
                 var load = CommandLine.LoadOf(parse);
                 var folder = parse.GetValue(outFolder) ?? Path.Combine("reports", $"{DateTime.Now:yyyyMMdd-HHmmss}-url");
                 var settings = CommandLine.SettingsOf(parse, load, folder, ObserverOptions.Default with { Attach = observe }, terminalWidth);
-                var capacity = parse.GetValue(findCapacity) ? CapacityOf(parse, slo, maxLoad, stepSeconds, maxDuration, settings) : null;
+                var capacity = parse.GetValue(findCapacity) ? CapacityOf(parse, slo, maxLoad, stepSeconds, maxDuration, bisectSteps, settings) : null;
                 var givenSlo = SloOf(parse.GetValue(slo));
                 if (capacity is null && givenSlo is null && settings.Agents is null)
                 {
@@ -133,7 +134,7 @@ internal static class UrlCommand
     /// that held it, so they name the variant * (the steps are named by their load). --agents is refused: the search
     /// starts with one user (the unloaded baseline, and the SLO's default), which cannot be split over agents.
     /// </summary>
-    private static CapacityOptions CapacityOf(ParseResult parse, Option<double?> slo, Option<double> maxLoad, Option<double> stepSeconds, Option<double> maxDuration, RunSettings settings)
+    private static CapacityOptions CapacityOf(ParseResult parse, Option<double?> slo, Option<double> maxLoad, Option<double> stepSeconds, Option<double> maxDuration, Option<int> bisectSteps, RunSettings settings)
     {
         if (settings.Agents is not null)
         {
@@ -148,7 +149,10 @@ internal static class UrlCommand
         return new CapacityOptions(
             SloOf(parse.GetValue(slo)),
             rate is not null, rate ?? FirstUsers, values.Positive(maxLoad),
-            TimeSpan.FromSeconds(values.Positive(stepSeconds)), TimeSpan.FromSeconds(values.Positive(maxDuration)));
+            TimeSpan.FromSeconds(values.Positive(stepSeconds)), TimeSpan.FromSeconds(values.Positive(maxDuration)))
+        {
+            BisectSteps = values.InRange(bisectSteps, 0, CapacityOptions.MaxBisectSteps),
+        };
     }
 
     /// <summary>

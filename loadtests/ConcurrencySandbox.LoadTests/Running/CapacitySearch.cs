@@ -29,8 +29,14 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
     /// <summary>The narrowing stops once the load that broke is within this share above the load held.</summary>
     public const double ResolutionPercent = 12.5;
 
-    /// <summary>The most bisection steps after the doubling found a break: 3 take a doubling's gap to 12.5 %, one more for a noisy step.</summary>
-    public int BisectSteps { get; init; } = 4;
+    /// <summary>--bisect-steps's default: 3 take a doubling's gap to 12.5 %, one more for a noisy step.</summary>
+    public const int DefaultBisectSteps = 4;
+
+    /// <summary>--bisect-steps's most: 16 halvings narrow any gap the doubling leaves to far under <see cref="ResolutionPercent"/>.</summary>
+    public const int MaxBisectSteps = 16;
+
+    /// <summary>The most bisection steps after the doubling found a break (<see cref="DefaultBisectSteps"/>); 0: the doubling's step is the break.</summary>
+    public int BisectSteps { get; init; } = DefaultBisectSteps;
 
     /// <summary>
     /// The most steps a ramp runs again to confirm a break that rests on a starvation spell (<see cref="ServiceSlo.Confirmed"/>):
@@ -234,7 +240,9 @@ internal sealed record CapacityRamp(IReadOnlyList<CapacityProbe> Probes, double?
         }
         var gapPercent = 100 * (broke.Load - held.Value) / held.Value;
         var by = $"{CountText.Of(bisected, "bisection step")} after the doubling";
-        var narrowing = stopped is not null
+        var narrowing = options.BisectSteps == 0
+            ? Invariant($"not narrowed (--bisect-steps 0): the break lies within {gapPercent:0} % above the load held")
+            : stopped is not null
             ? Invariant($"narrowed to within {gapPercent:0} % by {by}; {stopped}")
             : gapPercent <= CapacityOptions.ResolutionPercent
                 ? Invariant($"narrowed to within {gapPercent:0} % by {by}")

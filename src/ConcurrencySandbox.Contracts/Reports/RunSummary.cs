@@ -433,7 +433,19 @@ public sealed record SummaryCallStep(string Method, SummarySourceLine? Line);
 public sealed record SummarySourceLine(string File, int Line);
 
 /// <summary>The pool the load needed (Little's law) against the one it had.</summary>
-public sealed record SummaryDiagnosis(SummaryDiagnosisInputs Inputs, int NeededThreads, bool Starved, double? SecondsToGrow);
+public sealed record SummaryDiagnosis(SummaryDiagnosisInputs Inputs, int NeededThreads, bool Starved, double? SecondsToGrow)
+{
+    /// <summary>
+    /// The stretches the pool starved in (seconds since the variant began, oldest first): what a step's share of the spell,
+    /// and so whether its break is one to confirm, is read from, kept so the break can be judged again from the summary;
+    /// absent when the pool never starved and in earlier summaries.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<SummarySpan>? StarvedSpans { get; init; }
+}
+
+/// <summary>A stretch of a variant's time axis, in seconds since it began.</summary>
+public sealed record SummarySpan(double FromSeconds, double ToSeconds);
 
 /// <summary>What the diagnosis is computed from, all measured.</summary>
 public sealed record SummaryDiagnosisInputs(

@@ -468,6 +468,16 @@ public sealed class CapacityFindingTests
         Assert.Equal("narrowed to within 33 % by 1 bisection step after the doubling; the bisection's budget of 1 step ran out", ramp.Narrowing);
     }
 
+    [Fact]
+    public async Task NoBisectionAskedLeavesTheDoublingsStepAsTheBreakAndSaysHowWideItIs()
+    {
+        var (ramp, loads) = await RampAgainstAsync(breaksAt: 50, Closed with { MaxLoad = 1024, BisectSteps = 0, MaxDuration = TimeSpan.FromHours(1) });
+
+        Assert.Equal([2, 4, 8, 16, 32, 64], loads);
+        Assert.Equal((32, 64.0), (ramp.Held!.Value, ramp.Broke!.Load));
+        Assert.Equal("not narrowed (--bisect-steps 0): the break lies within 100 % above the load held", ramp.Narrowing);
+    }
+
     [Theory]
     [InlineData(1)]
     [InlineData(7)]

@@ -1,15 +1,13 @@
 using ConcurrencySandbox.Contracts.Reports;
-using ConcurrencySandbox.LoadTests.Running;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
 /// <summary>
-/// Issue 38's other causes, as a new user meets them (<c>run --url ... --find-capacity</c> with the service's pid) on the
-/// small services of tests/Targets: an allocating handler (Allocating), a slow dependency reached through
-/// IHttpClientFactory (Storefront's /quotes against the Pricing service, which serves 2 requests at a time, 50 ms each), the same call
-/// behind a few milliseconds of hashing (/priced: two causes), and a dependency that is not HTTP (/stock). Each break's
-/// findings must name its cause with the method or the call to change.
+/// Issue 38's other causes, as a new user meets them (<c>run --url ... --find-capacity</c>) on the small services of
+/// tests/Targets: an allocating handler (Allocating) and a CPU-bound one whose diagnostics channel is closed (CpuHash).
+/// Each break's findings must name its cause with the method to change, or say what cannot be seen; the slow dependency's
+/// are <see cref="UpstreamTargetsDiagnosisTests"/>.
 /// </summary>
 [Trait("Category", "Slow")]
 public sealed class CauseTargetsDiagnosisTests
@@ -18,25 +16,19 @@ public sealed class CauseTargetsDiagnosisTests
     public async Task AnAllocatingHandlerIsNamedAsTheGcWithItsTypeAndAllocatingMethod()
     {
         await using var service = await SampleServiceProcess.StartTargetAsync("Allocating");
-        var summary = await RunUrlDiagnosis.FindCapacityAsync(service, "report/1");
-        // A search whose 120 s ran out before a break (held 16 users in a full busy run, 2026-11-29, the 32-user step
-        // not reached) has no break to name a cause at: searched again with twice the time, not passed.
-        if (summary.Capacity?.BrokeAt is null)
-        {
-            summary = await RunUrlDiagnosis.FindCapacityAsync(service, "report/1", maxDurationSeconds: 240);
-        }
+        var summary = await RunUrlDiagnosis.FindBreakAsync(service, "report/1");
 
         // Where other processes (the suite's other targets, run in parallel) held the machine's cores, the search breaks on
         // the cores before the GC shows (CI, 2026-11-29: broke at 3 users, "other processes 45 %"): then the break must be
         // the cores', said so, with the allocating method as the hot one; else the GC is named.
         var findings = summary.Capacity?.Findings ?? [];
         if (findings.All(f => f.Cause != "GC") && findings.FirstOrDefault(f => f.Cause == "CPU") is { } cores
-            && OtherProcessesShare(cores.Evidence) >= 25)
+            && RunUrlDiagnosis.OtherProcessesShare(cores.Evidence) >= 25)
         {
             Assert.Contains("ReportBuilder.Render (Program.cs:", cores.Evidence);
             return;
         }
-        var gc = Finding(summary, "GC");
+        var gc = RunUrlDiagnosis.Finding(summary, "GC");
         // The string concatenation's copies: System.String, allocated in ReportBuilder.Render, its line read back from the source.
         Assert.Contains("System.String", gc.Evidence);
         Assert.StartsWith("ReportBuilder.Render (Program.cs:", gc.Place);
@@ -108,96 +100,11 @@ public sealed class CauseTargetsDiagnosisTests
         }
     }
 
-    [Fact]
-    public async Task ASlowDependencyIsNamedAsTheUpstreamCallWithItsLatencyAtTheBreak()
-    {
-        var (summary, pricing) = await FindCapacityBehindPricingAsync("quotes/1");
-
-        var evidence = UpstreamEvidence(summary, pricing);
-        Assert.Contains("at the break", evidence);
-        Assert.Contains("connection pool to it was", evidence);
-    }
-
-    /// <summary>
-    /// The upstream finding's evidence, its place the call to Pricing: a traced call that grew is named also where other
-    /// processes held the cores over the step (the others' share then said beside it).
-    /// </summary>
-    private static string UpstreamEvidence(RunSummary summary, Uri pricing)
-    {
-        var upstream = Finding(summary, "the upstream");
-        Assert.Equal(Invariant($"127.0.0.1:{pricing.Port}/quotes/{{id}}"), upstream.Place);
-        return upstream.Evidence;
-    }
-
-    [Fact]
-    public async Task AHandlerThatHashesAndWaitsOnTheDependencyShowsTheUpstreamCallAmongItsFindings()
-    {
-        var (summary, pricing) = await FindCapacityBehindPricingAsync("priced/1");
-
-        // Where other processes held the machine's cores (CI's own builds and targets: broke at 2 users with "other
-        // processes 78 %", 2026-11-29), the break is the cores' before the dependency's latency grows: said, as for /stock.
-        var findings = summary.Capacity?.Findings ?? [];
-        if (findings.All(f => f.Cause != "the upstream") && findings.FirstOrDefault(f => f.Cause == "CPU") is { } cores
-            && OtherProcessesShare(cores.Evidence) >= 25)
-        {
-            Assert.StartsWith("the machine's", cores.Evidence, StringComparison.Ordinal);
-            return;
-        }
-        UpstreamEvidence(summary, pricing);
-        // The hashing is the second cause when the cores ran out first or beside it: named with its hot method then.
-        if (summary.Capacity!.Findings!.FirstOrDefault(f => f.Cause == "CPU") is { Place: { } hot })
-        {
-            Assert.StartsWith("RiskScore.Of (Program.cs:", hot);
-        }
-    }
-
-    [Fact]
-    public async Task ADependencyThatIsNotHttpIsSaidNotNamed()
-    {
-        var (summary, _) = await FindCapacityBehindPricingAsync("stock/1");
-
-        var findings = summary.Capacity?.Findings ?? [];
-        Assert.DoesNotContain(findings, f => f.Cause == "the upstream" && f.Place is not null);
-        // Where other processes held the machine's cores while the requests waited for one, the break is the cores' or,
-        // with other processes holding half of them or more, a busy machine's, and the upstream is no finding (a 2-users
-        // break at a load average of 40 read so; "other processes held 90 % of the cores" beside 3 more tests); else it
-        // is, said not HTTP.
-        if (findings.FirstOrDefault(f => f.Cause == "the upstream") is { } upstream)
-        {
-            Assert.Contains("no outgoing HTTP call in the step's trace", upstream.Evidence);
-        }
-        else
-        {
-            Assert.Contains(findings, f => (f.Cause == "CPU" && f.Evidence.StartsWith("the machine's", StringComparison.Ordinal))
-                || (f.Cause == CapacityFinding.BusyMachine && f.Evidence.StartsWith("the machine was busy: other processes held", StringComparison.Ordinal)));
-        }
-    }
-
-    /// <summary>"... the runner generating the load 15 %, other processes 45 %, ...": the share other processes held, or 0.</summary>
-    private static int OtherProcessesShare(string evidence) =>
-        System.Text.RegularExpressions.Regex.Match(evidence, @"other processes (\d+) %") is { Success: true } m
-            ? int.Parse(m.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture) : 0;
-
-    private static SummaryFinding Finding(RunSummary summary, string cause)
-    {
-        var findings = summary.Capacity?.Findings ?? [];
-        return findings.FirstOrDefault(f => f.Cause == cause)
-            ?? throw new Xunit.Sdk.XunitException($"no '{cause}' finding; {string.Join(" | ", findings.Select(f => $"{f.Cause} ({f.Evidence})"))}; headline: {summary.Headline}");
-    }
-
     /// <summary>"ReportBuilder.Render (Program.cs:21)": the line in the target's source holds <paramref name="code"/>.</summary>
     private static void AssertPlaceLineHolds(string place, string target, string code)
     {
         var line = int.Parse(place.Split("Program.cs:")[1].TakeWhile(char.IsAsciiDigit).ToArray(), System.Globalization.CultureInfo.InvariantCulture);
         var source = Path.Combine(FolderLayeringTests.RepositoryRoot(), "tests", "Targets", target, "Program.cs");
         Assert.Contains(code, File.ReadAllLines(source)[line - 1]);
-    }
-
-    /// <summary>The capacity search of Storefront's <paramref name="path"/>, with the Pricing service it calls started first; Pricing's address.</summary>
-    private static async Task<(RunSummary Summary, Uri Pricing)> FindCapacityBehindPricingAsync(string path)
-    {
-        await using var pricing = await SampleServiceProcess.StartTargetAsync("Pricing");
-        await using var storefront = await SampleServiceProcess.StartTargetAsync("Storefront", new Dictionary<string, string> { ["Pricing__BaseAddress"] = pricing.BaseAddress.ToString() });
-        return (await RunUrlDiagnosis.FindCapacityAsync(storefront, path), pricing.BaseAddress);
     }
 }

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -53,6 +54,17 @@ public sealed class ObserverBadInputTests
         Assert.Equal(CommandLine.ExitUsage, code);
         Assert.Contains(cause, error);
         Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
+    [Theory]
+    [InlineData("-1")]
+    [InlineData("17")]
+    public async Task BisectStepsOutOfItsRangeAreRefusedNamingTheRange(string steps)
+    {
+        var (code, error) = await RunAsync(["--url", Url, "--find-capacity", "--bisect-steps", steps]);
+
+        Assert.Equal(CommandLine.ExitUsage, code);
+        Assert.Equal($"error: --bisect-steps must be from 0 to {CapacityOptions.MaxBisectSteps}, got {steps}", error.Trim());
     }
 
     [Theory]

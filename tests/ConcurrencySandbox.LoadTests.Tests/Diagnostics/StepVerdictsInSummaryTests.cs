@@ -81,6 +81,46 @@ public sealed class StepVerdictsInSummaryTests
         Assert.Equal((13, 14), (ramp.Held, ramp.Broke!.Load));
     }
 
+    /// <summary>
+    /// The stretches the pool starved in go into summary.json with the diagnosis (seconds since the variant began), so a
+    /// step's share of the spell, what decides whether its break is one to confirm, can be read again from the summary:
+    /// seeded spells of 1-4 stretches each give back the same share of every step as the spell itself; a pool that never
+    /// starved writes none.
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    public void TheStarvedStretchesAreInSummaryJsonAndGiveEachStepTheSameShareOfTheSpell(int seed)
+    {
+        var random = new Random(seed);
+        var spans = new List<(double From, double To)>();
+        var at = 0.0;
+        foreach (var _ in Enumerable.Range(0, random.Next(1, 5)))
+        {
+            var from = at + (random.Next(1, 40) / 4.0);
+            spans.Add((from, at = from + (random.Next(1, 12) / 4.0)));
+        }
+        var starved = new StarvedSpell(spans.Sum(s => s.To - s.From), spans[0].From, spans[^1].To, 4, 0, 0, null) { Spans = spans };
+        var steps = Enumerable.Range(0, 8).Select(i => new StepRow(4 * (i + 1), 6 * i, 6 * (i + 1), Recorded("held", 100, random))).ToList();
+        var key = new VariantKey("target");
+        var run = new VariantResult(key, "/x", "users", 32, [.. steps.Select(s => new IntervalRow(key, s.ToSeconds, "users", s.Load, s.Stats.Requests / 6.0, s.Stats))], [], steps[0].Stats) { Steps = steps };
+
+        SummaryDiagnosis? Written(StarvedSpell spell)
+        {
+            var diagnosis = StarvationDiagnosis.From(new DiagnosisInputs(16, "the peak's users", 1, 8, 1, 12, 4, null) { Spell = spell, ProcessorCount = 2 });
+            var observed = new VariantObservation("pid 1", 48, 1, [], null, null, diagnosis, null);
+            var report = SyntheticReports.Report("url", "none", "quick", [run]) with { Observations = new Dictionary<string, VariantObservation> { ["target"] = observed } };
+            return RunSummary.Parse(report.Analysed().ToJson()).Observations["target"].Diagnosis;
+        }
+
+        var written = Written(starved)!.StarvedSpans!;
+        var again = new StarvedSpell(starved.StarvedSeconds, starved.FromSeconds, starved.ToSeconds, 4, 0, 0, null) { Spans = [.. written.Select(s => (s.FromSeconds, s.ToSeconds))] };
+        Assert.Equal(spans, written.Select(s => (s.FromSeconds, s.ToSeconds)));
+        Assert.All(steps, step => Assert.Equal(starved.SecondsBetween(step.FromSeconds, step.ToSeconds), again.SecondsBetween(step.FromSeconds, step.ToSeconds), 9));
+        Assert.Null(Written(StarvedSpell.None)!.StarvedSpans);
+    }
+
     /// <summary>A step's answers: clearly within the SLO, at it within noise (3 of 100 slow), or clearly past it (a tenth slow), around <paramref name="baseMs"/> for the fast ones.</summary>
     private static LatencyStats Recorded(string shape, double baseMs, Random random)
     {

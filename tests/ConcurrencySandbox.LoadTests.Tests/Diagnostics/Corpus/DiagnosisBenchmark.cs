@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Running;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics.Corpus;
 
@@ -108,7 +109,7 @@ public static class DiagnosisBenchmark
             foreach (var service in services)
             {
                 await using var process = await SampleServiceProcess.StartAssemblyAsync(assembly(service.Shape.Name));
-                var summary = await RunUrlDiagnosis.FindCapacityAsync(process, service.RequestPath);
+                var summary = await RunUrlDiagnosis.FindCapacityAsync(process, service.RequestPath, bisectSteps: CapacityOptions.DefaultBisectSteps);
                 var score = ScoreCause(service, summary.Capacity?.Findings ?? [], summary.Headline);
                 log(string.Create(CultureInfo.InvariantCulture, $"{score.Name}: {score.Verdict}: {score.Named}; expected {score.Expected}; held {summary.Capacity?.Held}, broke at {summary.Capacity?.BrokeAt}"));
                 // What each finding rested on, and the GC of every step: the evidence a wrong ranking is judged by.

@@ -215,7 +215,7 @@ public sealed class EndToEndTests : IDisposable
     public async Task SigintMidFindCapacityWritesTheStepsDoneMarkedPartialAndClaimsNoCapacity()
     {
         await using var service = await Diagnostics.SampleServiceProcess.StartAsync();
-        using var runner = StartRunner("run", "--url", $"{service.BaseAddress}orders/1?delayMs=20", "--find-capacity", "--slo-p99-ms", "1500", "--step-s", "1", "--max-duration-s", "120", "--out", _out);
+        using var runner = StartRunner("run", "--url", $"{service.BaseAddress}orders/1?delayMs=20", "--find-capacity", "--slo-p99-ms", "1500", "--step-s", "1", "--settle-s", "1", "--max-duration-s", "120", "--out", _out);
         try
         {
             // Once the ramp's second step has started: the unloaded measure and the first step are done.

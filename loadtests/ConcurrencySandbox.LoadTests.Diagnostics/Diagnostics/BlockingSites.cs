@@ -1,4 +1,5 @@
 using System.Text.RegularExpressions;
+using ConcurrencySandbox.Contracts.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
 
@@ -181,7 +182,7 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
         }
         var blocked = BlockedThreads;
         var shares = holding.Select(s => System.FormattableString.Invariant($"{NameOf(s)} {100.0 * s.Threads / blocked:0} %")).ToList();
-        return System.FormattableString.Invariant($"{CountWord(holding.Count)} call sites hold the pool's threads: {string.Join(", ", shares.SkipLast(1))} and {shares[^1]} of the {blocked} blocked threads sampled ({string.Join("; ", holding.Select(Describe))})");
+        return System.FormattableString.Invariant($"{CountWord(holding.Count)} call sites hold the pool's threads: {CountText.Listed(shares)} of the {blocked} blocked threads sampled ({string.Join("; ", holding.Select(Describe))})");
     }
 
     /// <summary>"Orders.Quote (Program.cs:40)", "Orders.SupplierPrice (Orders.cs:69, 70)": a site's method as the developer wrote it, with its lines when known.</summary>

@@ -327,7 +327,7 @@ public static class ReportWriter
         var tested = r.Capacity is { } capacity ? $"the most load {r.Target} takes within its SLO ({PlainAnswer.Slo(capacity)})"
             : names.Count == 0 ? $"{r.Experiment}, stopped before any variant was measured"
             : names.Count == 1 ? $"{names[0]} under load"
-            : $"{string.Join(", ", names.SkipLast(1))} and {names[^1]} compared";
+            : $"{CountText.Listed(names)} compared";
         return Invariant($"{r.Experiment}: {tested} ({r.Profile} profile){load}{cores}{(r.Partial is null ? "" : ", PARTIAL")}");
     }
 

@@ -148,6 +148,6 @@ internal sealed record WatchReport(
         var named = counts.Where(c => c.Episodes == most).Select(c => c.Method).Order(StringComparer.Ordinal).ToList();
         return named.Count == 1
             ? Invariant($"the call site most named: {named[0]} ({most} of {Episodes.Count} episodes).")
-            : Invariant($"the call sites most named: {string.Join(", ", named.SkipLast(1))} and {named[^1]} ({most} of {Episodes.Count} episodes each).");
+            : Invariant($"the call sites most named: {CountText.Listed(named)} ({most} of {Episodes.Count} episodes each).");
     }
 }

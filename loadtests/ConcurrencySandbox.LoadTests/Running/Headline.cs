@@ -160,7 +160,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         {
             named.Add($"{w.Figure("call sites not listed", holding.Count - shown)} more below");
         }
-        return $"Change the {BlockingSites.CountWord(holding.Count)} call sites holding the pool's blocked threads: {string.Join(", ", named.SkipLast(1))} and {named[^1]}.";
+        return $"Change the {BlockingSites.CountWord(holding.Count)} call sites holding the pool's blocked threads: {CountText.Listed(named)}.";
     }
 
     // 1. for a cause without words of its own: the finding's cause and place, its evidence below.

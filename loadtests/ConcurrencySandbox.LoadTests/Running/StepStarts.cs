@@ -95,7 +95,7 @@ internal sealed class SettledPoolSteps(TargetApiServers servers, TimeSpan bound,
     {
         if (servers.ProcessId is not { } pid)
         {
-            return (servers, new SummaryStepStart(null, $"not known: the runtime is not observed ({servers.NotObservedBecause ?? "no process"})"));
+            return (servers, new SummaryStepStart(null, $"{StepStartsText.NotKnown}the runtime is not observed ({servers.NotObservedBecause ?? "no process"})"));
         }
         await using var observer = await RuntimeObserver.AttachAsync(DiagnosticsChannel.OfProcess(pid), cancellationToken);
         var start = await _settle.WaitAsync(() => PoolThreads.Latest(observer), cancellationToken);
@@ -134,7 +134,7 @@ internal sealed class PoolSettle(TimeSpan bound, TimeProvider time, Func<TimeSpa
         }
         if (threads is not { } first)
         {
-            return new SummaryStepStart(null, Invariant($"not known: no reading of the pool's threads within {FirstReadingBound.TotalSeconds:0} s"));
+            return new SummaryStepStart(null, Invariant($"{StepStartsText.NotKnown}no reading of the pool's threads within {FirstReadingBound.TotalSeconds:0} s"));
         }
         if (_startSize is not { } size)
         {
@@ -159,13 +159,20 @@ internal static class StepStartsText
 {
     public const string Inherited = "inherited";
 
+    /// <summary>How a step's start reads when the pool could not be read before it: "not known: " and why.</summary>
+    public const string NotKnown = "not known: ";
+
     /// <summary>
     /// What a plain profile's steps start from (a ramp on one process), and where --find-capacity's figure may differ: its
     /// steps climb at the quick profile's pace too, each from a fresh state, so with the quick profile both ask one question.
     /// </summary>
     public static readonly string Ramp = Invariant($"Each step of the profile started from the pool the step before it grew (one process, ramped at the profile's pace) and was judged over its whole length at its load; --find-capacity climbs to each of its loads at the quick profile's pace ({CapacityOptions.QuickUsersPerSecond:0.##} users/s) from a fresh process or a settled pool and judges the part held, so with --profile quick the two agree within a step. Both set the default SLO from one user's p99 (here the profile's first step, there a run of its own; with --agents the profile's lowest step); they may still differ by resolution (here the profile's steps, there narrowed by bisection).");
 
-    /// <summary>"Each step started from a fresh process ...", or from the pool back at its first size, naming each step that did not.</summary>
+    /// <summary>
+    /// "Each step started from a fresh process ...", or from the pool back at its first size, naming the steps that did not,
+    /// each state once with the steps it held for ("unloaded-1-user, 2-users and 4-users not known: ..."); when no step's
+    /// start could be read for one reason (the runtime not observed), that reason once.
+    /// </summary>
     public static string Describe(IReadOnlyDictionary<string, SummaryStepStart> starts)
     {
         if (starts.Count == 0)
@@ -176,10 +183,15 @@ internal static class StepStartsText
         {
             return Invariant($"Each step ran on a fresh process (--launch): started, warmed by {FreshProcessSteps.WarmRequests} requests, measured and stopped.");
         }
-        var others = starts.Where(s => s.Value.State.StartsWith(Inherited, StringComparison.Ordinal) || s.Value.PoolThreads is null).Select(s => $"{s.Key} {s.Value.State}").ToList();
+        var others = starts.Where(s => s.Value.State.StartsWith(Inherited, StringComparison.Ordinal) || s.Value.PoolThreads is null)
+            .GroupBy(s => s.Value.State, s => s.Key).ToList();
+        if (others is [var only] && only.Count() == starts.Count && only.Key.StartsWith(NotKnown, StringComparison.Ordinal))
+        {
+            return $"No step's start is known: {only.Key[NotKnown.Length..]}.";
+        }
         return others.Count == 0
             ? "Each step started from the pool back at its size before the first step."
-            : $"Each step started from the pool back at its size before the first step, except: {string.Join("; ", others)}.";
+            : $"Each step started from the pool back at its size before the first step, except: {string.Join("; ", others.Select(state => $"{CountText.Listed([.. state])} {state.Key}"))}.";
     }
 }
 

@@ -15,6 +15,10 @@ public static class CountText
     /// <summary>"1 core", "2 cores", "3,895,458 requests"; <paramref name="plural"/> where the noun does not take an "s".</summary>
     public static string Of(long count, string singular, string? plural = null) => $"{Of(count)} {Noun(count, singular, plural)}";
 
+    /// <summary>A list in words: "a", "a and b", "a, b and c"; empty for none.</summary>
+    public static string Listed(IReadOnlyList<string> items) =>
+        items.Count < 2 ? string.Concat(items) : $"{string.Join(", ", items.SkipLast(1))} and {items[^1]}";
+
     /// <summary>The noun alone in the number <paramref name="count"/> takes: "core" for 1, "cores" otherwise.</summary>
     public static string Noun(long count, string singular, string? plural = null) => count == 1 ? singular : plural ?? singular + "s";
 }

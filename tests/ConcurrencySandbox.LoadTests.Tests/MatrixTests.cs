@@ -87,7 +87,7 @@ public class MatrixTests
         var markdown = MatrixRunner.Markdown(runs, "Hypothesis 3 of seed 004 ...", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1)), null);
 
         var answer = lines[1];
-        Assert.StartsWith($"p.answer the matrix re-runs {SeedReports.Introduce("004")} (its compute sweep) and {SeedReports.Introduce("003")} (its fan-out) with the API on 1 core and 2 cores", answer, StringComparison.Ordinal);
+        Assert.StartsWith($"p.answer The matrix re-runs {SeedReports.Introduce("004")} (its compute sweep) and {SeedReports.Introduce("003")} (its fan-out) with the API on 1 core and 2 cores", answer, StringComparison.Ordinal);
         // What won the sweep, by how much and how sure, before the fan-outs: the largest row's efficiency with its CI and the break-even.
         Assert.Contains("with the API on 1 core and 2 cores; the compute sweep: Task.Run's efficiency at 1,000,000,000 cycles 100 % [99, 101] on 1 core and 100 % [99, 101] on 2 cores (100 % is no gain); its break-even none in the sweep on 1 core, none in the sweep on 2 cores; the fan-out on 1 core: ", answer, StringComparison.Ordinal);
         Assert.Contains($"the fan-out on 1 core: {PlainAnswer.Found(runs[0].FanOut!)}", answer, StringComparison.Ordinal);

@@ -384,7 +384,7 @@ internal static class MatrixRunner
             measured.Any(r => r.Sweep.Count > 0) ? $"{SeedReports.Introduce(ComputeSeed)} (its compute sweep)" : null,
             fanOutSeed is null ? null : $"{SeedReports.Introduce(fanOutSeed) ?? $"seed {fanOutSeed}"} (its fan-out)",
         }.OfType<string>().ToList();
-        var tested = seeds.Count == 0 ? "the matrix measured nothing" : $"the matrix re-runs {string.Join(" and ", seeds)} with the API on {string.Join(" and ", measured.Select(r => r.Label))}";
+        var tested = seeds.Count == 0 ? "The matrix measured nothing" : $"The matrix re-runs {string.Join(" and ", seeds)} with the API on {string.Join(" and ", measured.Select(r => r.Label))}";
         return tested + (SweepFound(measured) is { } sweep ? $"; {sweep}" : "")
             + string.Concat(measured.Where(r => r.FanOut is not null).Select((r, i) => $"; the fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!, effectSaid: i > 0)}")) + ".";
     }

@@ -35,7 +35,7 @@ public sealed partial class CommittedResultsTests
             .Append(SeedReports.Introduce("004")).Append("seed 004").OfType<string>().Distinct().OrderByDescending(words => words.Length);
         var fields = summaries.SelectMany(s => FirstScreenTests.FieldsOf(s)).Concat(FirstScreenTests.FieldsOfJson(File.ReadAllText(Path.Combine(path, "matrix.json")))).ToList();
 
-        Assert.StartsWith("the matrix re-runs ", answer, StringComparison.Ordinal);
+        Assert.StartsWith("The matrix re-runs ", answer, StringComparison.Ordinal);
         FirstScreenTests.AssertEveryNumberIsAField(folder, quoted.Aggregate(answer, (text, words) => text.Replace(words, "", StringComparison.Ordinal)), fields);
     }
 

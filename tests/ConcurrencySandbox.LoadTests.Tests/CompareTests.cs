@@ -109,6 +109,56 @@ public sealed class CompareTests : IDisposable
     }
 
     [Fact]
+    public void ThePageOpensWithWhatMovedBeyondNoiseByHowMuchAndHowSureAsTheTablePrintsIt()
+    {
+        // compare.html opened on the two runs' folders and a table of 11 rows; no sentence said what changed (issue 39 item 3).
+        var a = WriteSummary("a", Rounded([100, 101, 99, 102, 98, 100], verdictFigure: (2, 1.8, 2.2)));
+        var b = WriteSummary("b", Rounded([150, 151, 149, 152, 148, 150], verdictFigure: (2.1, 1.5, 2.5)));
+        var comparison = ReportComparison.Of(a, b);
+
+        var answer = comparison.Answer();
+
+        Assert.StartsWith("fanout, run B against run A: 3 figures moved beyond noise (B - A with its 95 % CI, which clears 0, then B / A): async mean (ms) +50 [+46, +54] (1.50 x); ", answer, StringComparison.Ordinal);
+        Assert.EndsWith("; 1 figure within noise; 2 figures not judged (a side without a 95 % CI: fewer than 6 rounds, a lower bound, or not measured per round).", answer, StringComparison.Ordinal);
+        AssertAnswerReadsTheTable(comparison);
+        Assert.Equal($"p.answer {answer}", RenderedPage.Lines(comparison.ToHtml())[1]);
+        Assert.StartsWith($"# {comparison.Title}\n\n**{answer}**\n\n- A: ", comparison.ToMarkdown(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TheAnswerCountsEveryRowOnceAndQuotesEachFigureThatMovedAsItsRowForSeededRuns()
+    {
+        var random = new Random(39);
+        for (var pair = 0; pair < 12; pair++)
+        {
+            double[] Means(double centre, double spread) => [.. Enumerable.Range(0, 6).Select(_ => Math.Round(centre + (random.NextDouble() - 0.5) * spread, 1))];
+            var (centreA, centreB) = (50 + random.NextDouble() * 200, 50 + random.NextDouble() * 200);
+            var a = Rounded(Means(centreA, random.NextDouble() * 40), verdictFigure: (2, 1.8, 2.2));
+            var b = Rounded(Means(pair % 3 == 0 ? centreA : centreB, random.NextDouble() * 40), verdictFigure: (2 + random.NextDouble(), 1.5, 3.5));
+            // Every third B ran once (no CI); some A's mean is a lower bound (requests timed out).
+            var comparison = ReportComparison.Of(
+                WriteSummary($"seeded-{pair}-a", pair % 4 == 1 ? a with { Variants = [a.Variants[0] with { LowerBounds = ["meanMs"] }] } : a),
+                WriteSummary($"seeded-{pair}-b", pair % 3 == 2 ? b with { Rounds = null } : b));
+
+            AssertAnswerReadsTheTable(comparison);
+        }
+    }
+
+    /// <summary>The answer names each row whose B - A is a finding (no "no difference", not "not judged", not "n/a") by its cells, and counts the others by kind, so it cannot say what the table does not.</summary>
+    private static void AssertAnswerReadsTheTable(ReportComparison comparison)
+    {
+        var rows = comparison.Table().Rows;
+        var within = rows.Count(r => r[4].StartsWith(Noise.NoDifference, StringComparison.Ordinal));
+        var moved = rows.Where(r => !r[4].StartsWith(Noise.NoDifference, StringComparison.Ordinal) && !r[4].Contains("not judged", StringComparison.Ordinal) && !r[4].StartsWith("n/a", StringComparison.Ordinal)).ToList();
+        var answer = comparison.Answer();
+        Assert.All(moved, r => Assert.Contains($"{(r[0] == "(the run)" ? "the run's" : r[0])} {r[1]} {r[4]} ({r[5]})", answer, StringComparison.Ordinal));
+        Assert.Contains(moved.Count == 0 ? "no figure moved beyond noise" : $"{CountText.Of(moved.Count, "figure")} moved beyond noise", answer, StringComparison.Ordinal);
+        Assert.Equal(within > 0, answer.Contains($"; {CountText.Of(within, "figure")} within noise", StringComparison.Ordinal));
+        var notJudged = rows.Count - moved.Count - within;
+        Assert.Equal(notJudged > 0, answer.Contains($"; {CountText.Of(notJudged, "figure")} not judged", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task ComparingDifferentExperimentsExitsWith2AndOneLine()
     {
         var a = Write("a", SyntheticReports.LoadRun("fanout", ["async"], 10, 5, (_, _) => 100));

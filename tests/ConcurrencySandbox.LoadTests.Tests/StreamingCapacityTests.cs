@@ -74,6 +74,23 @@ public sealed class StreamingCapacityTests
     }
 
     [Fact]
+    public void ThreeVariantsAtTheTopOfTheRampAreNamedAsAListThatReadsAsOne()
+    {
+        // The committed streaming-capacity read "allocating and saea-pooled, pipelines both at least 9000".
+        var ramp = new CapacityRamp(100, 1000, TimeSpan.FromSeconds(1));
+        var searches = new Dictionary<string, CapacitySearch>
+        {
+            ["allocating"] = SearchHolding(ramp, 1000),
+            ["saea-pooled"] = SearchHolding(ramp, 1000),
+            ["pipelines"] = SearchHolding(ramp, 1000),
+        };
+
+        var capacity = StreamingCapacity.Judge(searches).Claims.Single(c => c.What == "capacity doubled");
+
+        Assert.Equal("allocating, saea-pooled and pipelines all at least 1,000: no ratio", capacity.Figure);
+    }
+
+    [Fact]
     public void EverySeedClaimGetsALineAndTheHeapAndGarbageSayTheyAreNotMeasuredByTheSearch()
     {
         var ramp = new CapacityRamp(100, 1000, TimeSpan.FromSeconds(1));

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Diagnostics;
@@ -192,14 +193,14 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
             // Injections for starvation with no thread sampled blocked are said as what they are, not read as starvation.
             var added = i.NoneSampledBlocked && i.StarvationAdjustments > 0
                 ? Invariant($"; the pool added threads ({i.StarvationAdjustments} starvation injections), none sampled blocked")
-                : Invariant($", {i.StarvationAdjustments} starvation injections");
+                : Invariant($", {CountText.Of(i.StarvationAdjustments, "starvation injection")}");
             return Invariant($"Not starved: at no sample of the run did work wait that the pool's threads could not take ({StarvedMeans}); at the peak the load {sizing} and the pool had {i.PoolThreadsAtPeak} (queue peaked at {i.PeakQueueLength}{added}).{where}");
         }
         var growth = SecondsToGrow is { } s
             ? Invariant($"growing {i.GrowthPerSecond:0.#}/s, it would take about {s:0} s to get there by itself")
             : i.GrowthPerSecond > 0 ? Invariant($"growing {i.GrowthPerSecond:0.#}/s") : "and it did not grow during the run";
         // The spell says the injections once, by reason; without one, the peak's starvation injections are the evidence.
-        var queue = i.Spell.Happened ? Queue : Invariant($"{Queue}, {i.StarvationAdjustments} starvation injections");
+        var queue = i.Spell.Happened ? Queue : Invariant($"{Queue}, {CountText.Of(i.StarvationAdjustments, "starvation injection")}");
         return Invariant($"Starved{Spell()}: at the peak the load {sizing}; the pool had {i.PoolThreadsAtPeak}, {growth} ({queue}).{where} {Fixes()}");
     }
 
@@ -212,8 +213,8 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
             return "";
         }
         var waited = spell.HeldUpMeanMs is { } meanMs ? Invariant($", answered after {meanMs:0} ms on average") : "";
-        var timedOut = spell.HeldUpTimedOut > 0 ? Invariant($", {spell.HeldUpTimedOut} timed out") : "";
-        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, work waiting that the pool's threads could not take ({StarvedMeans}), {spell.DescribeInjections()} meanwhile); {spell.HeldUpRequests} requests waited behind it (sent during it, or in flight when it began){waited}{timedOut}");
+        var timedOut = spell.HeldUpTimedOut > 0 ? Invariant($", {CountText.Of(spell.HeldUpTimedOut)} timed out") : "";
+        return Invariant($" for {spell.StarvedSeconds:0.#} s ({spell.FromSeconds:0.#} s to {spell.ToSeconds:0.#} s of the run, work waiting that the pool's threads could not take ({StarvedMeans}), {spell.DescribeInjections()} meanwhile); {CountText.Of(spell.HeldUpRequests, "request")} waited behind it (sent during it, or in flight when it began){waited}{timedOut}");
     }
 
     /// <summary>"about 12 users", or "fewer than 1 user" for a capacity that would round to 0.</summary>

@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Engine;
 using static System.FormattableString;
 
@@ -116,8 +117,8 @@ public sealed record StarvedSpell(double StarvedSeconds, double FromSeconds, dou
     /// <summary>"780 thread injections (CooperativeBlocking 760, Starvation 20)": the injections once, by reason.</summary>
     public string DescribeInjections()
     {
-        var reasons = InjectionsByReason.Count == 0 ? "" : $" ({string.Join(", ", InjectionsByReason.Select(r => Invariant($"{r.Reason} {r.Count}")))})";
-        return Invariant($"{Injections} thread injections{reasons}");
+        var reasons = InjectionsByReason.Count == 0 ? "" : $" ({string.Join(", ", InjectionsByReason.Select(r => Invariant($"{r.Reason} {CountText.Of(r.Count)}")))})";
+        return Invariant($"{CountText.Of(Injections, "thread injection")}{reasons}");
     }
 
     /// <summary>

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.Platform.Statistics;
@@ -54,21 +53,62 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
         "against a lower bound, B - A and B / A are bounds too (\u2264 when A's figure is one, \u2265 when B's is), and between two lower bounds there is none; " +
         "a difference with a side without one is printed but not judged: run both with --rounds 6 or more to judge it.";
 
-    public TextTable Table()
+    /// <summary>One row of the table: a figure of a variant (or of the run) in A and in B, and what B - A says.</summary>
+    private sealed record Compared(string Variant, string Figure, Measured A, Measured B, string Format)
+    {
+        /// <summary>Both sides carry a 95 % CI and neither is a lower bound: B - A is judged by the noise rule.</summary>
+        public bool Judged => A is { Value: not null, Low: not null, High: not null } && B is { Value: not null, Low: not null, High: not null };
+
+        /// <summary>Judged, and its interval [B's low - A's high, B's high - A's low] clears 0.</summary>
+        public bool Differs => Judged && !Noise.Reaches0(B.Low - A.High, B.High - A.Low);
+
+        public IReadOnlyList<string> Cells => [Variant, Figure, A.Cell, B.Cell, Difference(A, B, Format), RatioCell(A, B)];
+    }
+
+    private IReadOnlyList<Compared> Rows()
     {
         var names = A.Summary.Variants.Select(v => v.Name).Concat(B.Summary.Variants.Select(v => v.Name)).Distinct();
-        var rows = new List<IReadOnlyList<string>>();
+        var rows = new List<Compared>();
         foreach (var name in names)
         {
             var (a, b) = (A.Summary.Variants.FirstOrDefault(v => v.Name == name), B.Summary.Variants.FirstOrDefault(v => v.Name == name));
-            rows.AddRange(Figures.Select(f => Row(name, f.Name, Measure(A.Summary, a, f), Measure(B.Summary, b, f), f.Format)));
+            rows.AddRange(Figures.Select(f => new Compared(name, f.Name, Measure(A.Summary, a, f), Measure(B.Summary, b, f), f.Format)));
         }
         if (A.Summary.Rounds is { Figure: { } figure, Median: { } } roundsA && B.Summary.Rounds is { Median: { } } roundsB && roundsB.Figure == figure)
         {
-            rows.Add(Row("(the run)", figure, VerdictFigure(roundsA), VerdictFigure(roundsB), "0.##"));
+            rows.Add(new Compared("(the run)", figure, VerdictFigure(roundsA), VerdictFigure(roundsB), "0.##"));
         }
+        return rows;
+    }
+
+    public TextTable Table() =>
         // B - A is words as often as a number ("no difference measured (within noise: ...)"): not a numeric column, so it wraps and the table fits the page.
-        return new TextTable(["variant", "figure", "A", "B", "B - A", "B / A"], rows, new HashSet<int> { 2, 3, 5 });
+        new(["variant", "figure", "A", "B", "B - A", "B / A"], [.. Rows().Select(r => r.Cells)], new HashSet<int> { 2, 3, 5 });
+
+    /// <summary>
+    /// The page's first sentence: which figures B moved beyond noise (each's B - A with its CI and B / A, as the table
+    /// prints them), then how many the noise rule could not tell apart and how many it could not judge, and why.
+    /// </summary>
+    public string Answer()
+    {
+        var rows = Rows();
+        var differs = rows.Where(r => r.Differs).ToList();
+        var within = rows.Count(r => r.Judged && !r.Differs);
+        var notJudged = rows.Count(r => !r.Judged);
+        var moved = differs.Count == 0
+            ? "no figure moved beyond noise"
+            : $"{CountText.Of(differs.Count, "figure")} moved beyond noise (B - A with its 95 % CI, which clears 0, then B / A): "
+                + string.Join("; ", differs.Select(r => $"{(r.Variant == "(the run)" ? "the run's" : r.Variant)} {r.Figure} {Difference(r.A, r.B, r.Format)} ({RatioCell(r.A, r.B)})"));
+        var rest = new List<string>();
+        if (within > 0)
+        {
+            rest.Add($"{CountText.Of(within, "figure")} within noise");
+        }
+        if (notJudged > 0)
+        {
+            rest.Add($"{CountText.Of(notJudged, "figure")} not judged (a side without a 95 % CI: fewer than 6 rounds, a lower bound, or not measured per round)");
+        }
+        return $"{A.Summary.Experiment}, run B against run A: {moved}{(rest.Count == 0 ? "" : "; " + string.Join("; ", rest))}.";
     }
 
     /// <summary>
@@ -98,15 +138,9 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
     private static string Interval(double median, double low, double high, string format) =>
         $"{median.ToString(format, CultureInfo.InvariantCulture)} [{low.ToString(format, CultureInfo.InvariantCulture)}, {high.ToString(format, CultureInfo.InvariantCulture)}]";
 
-    private static IReadOnlyList<string> Row(string variant, string figure, Measured a, Measured b, string format) =>
-    [
-        variant,
-        figure,
-        a.Cell,
-        b.Cell,
-        Difference(a, b, format),
-        a.Value is { } p && b.Value is { } q && p != 0 && BoundOf(a, b) is { } mark ? mark + Ratio(q / p) + " x" : "n/a",
-    ];
+    /// <summary>B / A as the table prints it, with the mark a lower bound gives it; "n/a" without both figures or between two lower bounds.</summary>
+    private static string RatioCell(Measured a, Measured b) =>
+        a.Value is { } p && b.Value is { } q && p != 0 && BoundOf(a, b) is { } mark ? mark + Ratio(q / p) + " x" : "n/a";
 
     /// <summary>
     /// The mark B - A and B / A carry when a side is a lower bound: A at least its figure makes them at most ("≤ "), B
@@ -154,23 +188,12 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
 
     public string Title => $"{A.Summary.Experiment}, run A beside run B{(SeedReports.Introduce(A.Summary.Seed) is { } seed ? $" ({seed})" : "")}";
 
-    public string ToMarkdown()
-    {
-        var md = new StringBuilder();
-        md.AppendLine($"# {Title}");
-        md.AppendLine();
-        foreach (var line in Sides())
-        {
-            md.AppendLine($"- {line}");
-        }
-        md.AppendLine();
-        md.Append(Table().ToMarkdown());
-        md.AppendLine();
-        md.AppendLine(DifferenceNote);
-        return md.ToString();
-    }
+    /// <summary>The page, compare.html's and compare.md's alike: the plain answer, the two runs, the table and what B - A means.</summary>
+    private HtmlPage Page() => new HtmlPage(Title).Paragraph(Answer(), HtmlPage.AnswerClass).List(Sides()).Table(Table()).Paragraph(DifferenceNote);
 
-    public string ToHtml() => new HtmlPage(Title).List(Sides()).Table(Table()).Paragraph(DifferenceNote).ToString();
+    public string ToMarkdown() => Page().ToMarkdown();
+
+    public string ToHtml() => Page().ToString();
 
     /// <summary>Writes compare.md and compare.html into <paramref name="folder"/>.</summary>
     public void Write(string folder)

@@ -384,7 +384,7 @@ internal static class MatrixRunner
             measured.Any(r => r.Sweep.Count > 0) ? $"{SeedReports.Introduce(ComputeSeed)} (its compute sweep)" : null,
             fanOutSeed is null ? null : $"{SeedReports.Introduce(fanOutSeed) ?? $"seed {fanOutSeed}"} (its fan-out)",
         }.OfType<string>().ToList();
-        var tested = seeds.Count == 0 ? "the matrix measured nothing" : $"the matrix re-runs {string.Join(" and ", seeds)} with the API on {string.Join(" and ", measured.Select(r => r.Label))}";
+        var tested = seeds.Count == 0 ? "The matrix measured nothing" : $"The matrix re-runs {string.Join(" and ", seeds)} with the API on {string.Join(" and ", measured.Select(r => r.Label))}";
         return tested + (SweepFound(measured) is { } sweep ? $"; {sweep}" : "")
             + string.Concat(measured.Where(r => r.FanOut is not null).Select((r, i) => $"; the fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!, effectSaid: i > 0)}")) + ".";
     }
@@ -476,7 +476,7 @@ internal static class MatrixRunner
             md.AppendLine();
             md.AppendLine("![fan-out per core count](chart.svg)");
             md.AppendLine();
-            md.AppendLine(StarvedNote(report.DelayMs));
+            md.AppendLine(StarvedNote(report.DelayMs, fanOuts));
             md.AppendLine();
             md.Append(FanOutTable(fanOuts, report.DelayMs).ToMarkdown());
             md.AppendLine();
@@ -520,7 +520,7 @@ internal static class MatrixRunner
         if (fanOuts.Count > 0)
         {
             page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}", ResponseCurveModel.Of($"Fan-out on {run.Label}", run.FanOut!.Variants)));
-            page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, report.DelayMs)).Paragraph(StarvedNote(report.DelayMs));
+            page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, report.DelayMs)).Paragraph(StarvedNote(report.DelayMs, fanOuts));
         }
         return page.Heading(2, "Machine and run").List(Setup(runs, report)).Paragraph("Command line:").Preformatted(report.CommandLine)
             .Links("Files of this report: ", ["matrix.md", "matrix.json", "curves.csv", "telemetry.csv", "chart.svg", .. efficiencySvg is null ? Array.Empty<string>() : [EfficiencyFile],
@@ -566,8 +566,9 @@ internal static class MatrixRunner
     /// <summary>The bracket the API sent, else (an API before brackets) the one its rows give on the cores the API had.</summary>
     public static BreakEvenBracket BracketOf(CoreCountRun run) => run.Bracket ?? BreakEvens.Bracket(run.Sweep, "cycles", run.ApiProcessorCount ?? run.Cpus);
 
-    private static string StarvedNote(int delayMs) => string.Create(CultureInfo.InvariantCulture,
-        $"\"Starved from\" is the load of the first interval whose requests (grouped by when they were sent) took {StarvedFactor:0} x the {delayMs} ms delay on average, timed-out ones counted at their timeout. Latency columns cover completed requests; timed-out ones are counted, not averaged.");
+    /// <summary>What "starved from" means, then the latency columns' note of the fan-out reports the rows come from, so the table says what a "\u2265" in it means as each report does.</summary>
+    private static string StarvedNote(int delayMs, IReadOnlyList<CoreCountRun> fanOuts) => string.Create(CultureInfo.InvariantCulture,
+        $"\"Starved from\" is the load of the first interval whose requests (grouped by when they were sent) took {StarvedFactor:0} x the {delayMs} ms delay on average, timed-out ones counted at their timeout. {fanOuts[0].FanOut!.Words.LatencyNote}");
 
     private static TextTable FanOutTable(List<CoreCountRun> fanOuts, int delayMs) => new(
         ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "failed", "timed out", "peak pool threads", "peak queue", "starved from"],

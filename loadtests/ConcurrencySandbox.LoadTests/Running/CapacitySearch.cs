@@ -458,7 +458,7 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         if (diagnosis.Starved && lockSite is null)
         {
             var spell = diagnosis.Inputs.Spell;
-            found.Add(new CauseFinding("pool starvation", diagnosis.Inputs.BlockingMethod, Invariant($"{diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {observation.Adjustments.Count} adjustments in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads}"),
+            found.Add(new CauseFinding("pool starvation", diagnosis.Inputs.BlockingMethod, Invariant($"{diagnosis.Queue}, {spell.DescribeInjections()} while starved for {spell.StarvedSeconds:0.#} s, {CountText.Of(observation.Adjustments.Count, "adjustment")} in all; the pool had {diagnosis.Inputs.PoolThreadsAtPeak} threads, the load needed {diagnosis.NeededThreads}"),
                 [new("pool threads at the peak", diagnosis.Inputs.PoolThreadsAtPeak, "threads"), new("threads needed", diagnosis.NeededThreads, "threads")], 1));
         }
         var lowestLoad = lowest?.Result switch

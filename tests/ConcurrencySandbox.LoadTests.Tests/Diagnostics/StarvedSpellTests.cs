@@ -1,3 +1,4 @@
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
@@ -134,7 +135,7 @@ public sealed class StarvedSpellTests
 
         Assert.False(sites.PoolBlocked);
         Assert.True(diagnosis.Starved);
-        Assert.Equal("1 thread injections (Starvation 1)", diagnosis.Inputs.Spell.DescribeInjections());
+        Assert.Equal("1 thread injection (Starvation 1)", diagnosis.Inputs.Spell.DescribeInjections());
         Assert.StartsWith("pool starvation", CapacityFinding.CauseOf(result, new VariantObservation("pid 1", 5, 1, marks, sites, null, diagnosis, null), 335, null));
     }
 
@@ -420,10 +421,28 @@ public sealed class StarvedSpellTests
         Assert.True(diagnosis.Starved);
         var text = diagnosis.Describe();
         Assert.StartsWith("Starved for 19.2 s (0.8 s to 20 s of the run", text);
-        Assert.Contains("1532 thread injections meanwhile", text);
+        Assert.Contains("1,532 thread injections meanwhile", text);
         Assert.Contains("125 requests waited behind it (sent during it, or in flight when it began), answered after 12000 ms on average", text);
         // The injections are said once: no starvation count at the peak beside the spell's.
         Assert.DoesNotContain("starvation injections", text);
+    }
+
+    [Theory]
+    [InlineData(1, 5427, 0)]
+    [InlineData(210, 1, 1)]
+    [InlineData(1532, 125, 3000)]
+    public void TheSpellsCountsAreGroupedWithTheirNounsInTheirNumberAsEveryCountOnAPage(int injections, long heldUp, long timedOut)
+    {
+        // A run --url report read "5427 requests waited behind it" and a test held "1 thread injections" (issue 39: counts in one format).
+        var random = new Random(injections);
+        foreach (var (i, h, t) in new[] { (injections, heldUp, timedOut) }.Concat(Enumerable.Range(0, 8).Select(_ => (random.Next(1, 200_000), (long)random.Next(1, 2_000_000), (long)random.Next(0, 3) * random.Next(1, 50_000)))))
+        {
+            var text = StarvationDiagnosis.From(Inputs with { Spell = new StarvedSpell(19.2, 0.8, 20, i, h, t, 12_000) }).Describe();
+
+            Assert.Contains($"{CountText.Of(i, "thread injection")} meanwhile", text, StringComparison.Ordinal);
+            Assert.Contains($"; {CountText.Of(h, "request")} waited behind it (", text, StringComparison.Ordinal);
+            Assert.Equal(t > 0, text.Contains($"on average, {CountText.Of(t)} timed out", StringComparison.Ordinal));
+        }
     }
 
     [Fact]

@@ -181,8 +181,8 @@ internal sealed class StreamingCapacity(StreamingLoad load, CapacityRamp ramp, S
         {
             // Allocating held every step it ran: its capacity has no upper end, so any ratio to it is no figure.
             var top = pooled.Where(p => p.Value.ReachedTop).Select(p => p.Key).ToList();
-            var figure = top.Count == pooled.Count
-                ? $"allocating and {string.Join(", ", top)} both at least {CountText.Of(allocating.Capacity)}: no ratio"
+            var figure = top.Count == pooled.Count && top.Count > 0
+                ? $"allocating{(top.Count > 1 ? ", " + string.Join(", ", top.SkipLast(1)) : "")} and {top[^1]} {(top.Count > 1 ? "all" : "both")} at least {CountText.Of(allocating.Capacity)}: no ratio"
                 : $"allocating at least {CountText.Of(allocating.Capacity)}, the top of the ramp: no ratio";
             return new(what, ClaimVerdict.Inconclusive, figure, "[no interval: a lower bound]", "allocating held the top of the ramp; raise --capacity-to");
         }

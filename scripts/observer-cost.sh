@@ -286,7 +286,9 @@ pair() {
   done
   for s in "${!sides[@]}"; do
     read_cpu_ticks "${api_pids[s]}"
-    echo "$pair ${sides[s]} $((cpu_ticks - api_from[s]))" >>"$work/pairs.txt"
+    # The API's pool threads as the pair ends: an observer that stalls the service's threads (a stack sample suspends
+    # them every millisecond) may leave its pool larger than plain's for the rest of the pair.
+    echo "$pair ${sides[s]} $((cpu_ticks - api_from[s])) $(curl -fsS "${urls[s]}/api/telemetry" | sed -n 's/.*"threadCount":\([0-9]*\).*/\1/p')" >>"$work/pairs.txt"
   done
   for s in "${!sides[@]}"; do end_side "$s" "$pair"; done
 }
@@ -298,7 +300,8 @@ figures() {
 import sys
 turns_path, pairs_path, hz, which, observer, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 turns = [(int(p), side, int(t), int(n), float(sec), int(api), int(own)) for p, side, t, n, sec, api, own in (l.split() for l in open(turns_path))]
-whole = {(int(p), side): int(api) for p, side, api in (l.split() for l in open(pairs_path))}
+whole = {(int(p), side): int(api) for p, side, api, *_ in (l.split() for l in open(pairs_path))}
+pool = {(int(p), side): rest[0] for p, side, _, *rest in (l.split() for l in open(pairs_path)) if rest}
 # The turns in which a side's runner takes the observer's once-a-run parts (the route window from its first interval row,
 # the stack sample and the cause trace about a second later, their reading) fall mostly in the first few.
 EARLY = 5
@@ -315,7 +318,8 @@ numbers = sorted({r[0] for r in turns} - {0})
 if which != "all":
     p = int(which)
     plain = per("plain", [p])
-    text = [f"pair {p}: plain {plain['rate']:,.0f} requests/s (the API {plain['api']:.2f} us of CPU per request, its runner {plain['own']:.2f} us)"]
+    text = [f"pair {p}: plain {plain['rate']:,.0f} requests/s (the API {plain['api']:.2f} us of CPU per request, its runner {plain['own']:.2f} us,"
+            f" its pool {pool.get((p, 'plain'), '?')} threads at the end)"]
     for s in sides:
         o = per(s, [p])
         rate, cpu, own = split(s, [p], "rate"), split(s, [p], "api"), split(s, [p], "own")
@@ -323,7 +327,7 @@ if which != "all":
                     f" (turns 1-{EARLY} {own[0]:.3f}, the rest {own[1]:.3f})): ratio {o['rate'] / plain['rate']:.3f}"
                     f" (turns 1-{EARLY} {rate[0]:.3f}, the rest {rate[1]:.3f}), the API's CPU per request {o['api'] / plain['api']:.3f} x"
                     f" (turns 1-{EARLY} {cpu[0]:.3f}, the rest {cpu[1]:.3f}),"
-                    f" its CPU outside its turns {o['out']:.2f} s (plain's {plain['out']:.2f} s)")
+                    f" its CPU outside its turns {o['out']:.2f} s (plain's {plain['out']:.2f} s), its pool {pool.get((p, s), '?')} threads at the end")
     print("; ".join(text))
     sys.exit(0)
 plain = per("plain", numbers)

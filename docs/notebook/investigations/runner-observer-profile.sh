@@ -16,9 +16,10 @@ runner=${RUNNER:-$R/ConcurrencySandbox.LoadTests.dll}
 W=$(mktemp -d -t runner-observer-profile.XXXXXX)
 start_api "$R/api/ConcurrencySandbox.Api.dll" "$W"
 runner_pid=""
-# KEEP=dir keeps the samples there for a closer look, with their frames named (dir/observed-1.script, perf script's text).
+# KEEP=dir keeps the samples there for a closer look, with their frames named (dir/observed-1.script, perf script's text),
+# and each run's timeline (dir/observed-1.timeline: time, the runner's CPU ticks, the API's requests, every 0.2 s).
 # The runtime's perf maps of the runs (DOTNET_PerfMapEnabled) go with the run.
-trap 'kill $runner_pid $api_pid 2>/dev/null || true; for p in $(cat "$W/pids" 2>/dev/null); do rm -f "/tmp/perf-$p.map" "/tmp/perfinfo-$p.map"; done; if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP"; cp "$W"/*.script "$KEEP"/ 2>/dev/null || true; fi; rm -rf "$W"' EXIT
+trap 'kill $runner_pid $api_pid 2>/dev/null || true; for p in $(cat "$W/pids" 2>/dev/null); do rm -f "/tmp/perf-$p.map" "/tmp/perfinfo-$p.map"; done; if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP"; cp "$W"/*.script "$W"/*.timeline "$KEEP"/ 2>/dev/null || true; fi; rm -rf "$W"' EXIT
 target="$url/api/compute/sync?cycles=1"
 printf '{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [16, "00:00:%02d"] } ] }\n' "$seconds" >"$W/load.json"
 started() { curl -fsS "$url/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p'; }

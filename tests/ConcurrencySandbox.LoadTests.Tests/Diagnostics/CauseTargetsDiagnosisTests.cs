@@ -45,8 +45,9 @@ public sealed class CauseTargetsDiagnosisTests
     public async Task AHashingHandlerWhoseDiagnosticsChannelIsClosedIsJudgedByItsCoresFromProc()
     {
         await using var service = await SampleServiceProcess.StartTargetAsync("CpuHash", new Dictionary<string, string> { ["DOTNET_EnableDiagnostics"] = "0" });
-        // 120 s (the default): alone it broke at 6 users in 30 s, but beside a parallel test it held to 60 s (2026-11-30).
-        var summary = await RunUrlDiagnosis.FindCapacityAsync(service, "risk/1", byPort: true);
+        // Alone it broke at 6 users in 30 s, but beside a parallel test it held to 60 s (2026-11-30), and in a clean-clone CI
+        // through all of 120 s (10837d4, 2026-11-30): searched to a break (twice the time where the first ran out).
+        var summary = await RunUrlDiagnosis.FindBreakAsync(service, "risk/1", byPort: true);
 
         var capacity = summary.Capacity!;
         Assert.NotNull(capacity.BrokeAt);

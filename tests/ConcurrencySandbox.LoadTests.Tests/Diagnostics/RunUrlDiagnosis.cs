@@ -50,8 +50,8 @@ internal static class RunUrlDiagnosis
     /// reached; Storefront's /quotes held 16 users at a load average of 20, 2026-11-30, its one-user p99 at 248 ms against
     /// about 100 quiet, so its default SLO at 497 ms), so it is searched again with twice the time, not passed.
     /// </summary>
-    public static async Task<RunSummary> FindBreakAsync(SampleServiceProcess service, string path) =>
-        await FindCapacityAsync(service, path) is { Capacity.BrokeAt: not null } broke ? broke : await FindCapacityAsync(service, path, maxDurationSeconds: 240);
+    public static async Task<RunSummary> FindBreakAsync(SampleServiceProcess service, string path, bool byPort = false) =>
+        await FindCapacityAsync(service, path, byPort: byPort) is { Capacity.BrokeAt: not null } broke ? broke : await FindCapacityAsync(service, path, maxDurationSeconds: 240, byPort: byPort);
 
     /// <summary>Runs <c>run --url</c> against GET <paramref name="path"/> (relative to the service's address) and reads its report back; the top call site's sentence must be in summary.md.</summary>
     /// <param name="exit">The exit code the run must end with (a service whose every request failed is refused with <see cref="CommandLine.ExitUsage"/>, its report written all the same).</param>

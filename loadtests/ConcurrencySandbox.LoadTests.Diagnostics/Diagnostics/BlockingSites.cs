@@ -109,17 +109,29 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     /// to change, their threads together and every line kept (<see cref="BlockingSite.Lines"/>), whether it blocked at one
     /// line in two ways (/quotes' SupplierPrice sleeping inlined into the request's Quote and in the work item it queued:
     /// CI 2026-11-29 named "`Orders.SupplierPrice` (Orders.cs:69) 50 % and `Orders.SupplierPrice` (Orders.cs:69) 50 %"),
-    /// at two lines, or at a line the attribution moved; the biggest of each keeps its call path and primitive. A method
-    /// without lines that sleeps in one place and waits for a lock in another stays two sites (the lock rule tells them apart).
+    /// at two lines, or at a line the attribution moved; the biggest of each keeps its call path and primitive, but a lock
+    /// waited on in the method does when its waiters and one holder parked elsewhere in the method are as many (<see cref="Representative"/>).
+    /// A method without lines that sleeps in one place and waits for a lock in another stays two sites (the lock rule tells them apart).
     /// </summary>
     private List<BlockingSite> Named => [.. Sites.Where(s => s.Parked)
         .GroupBy(s => s.Source?.Line is null ? (NameOf(s), s.Source?.Primitive ?? s.CallSite) : (MethodOf(s), ""))
-        .Select(g => g.First() with
+        .Select(g => Representative([.. g]) with
         {
             Threads = g.Sum(s => s.Threads),
             Lines = g.SelectMany(s => s.AllLines).Distinct().OrderBy(l => l.File, StringComparer.Ordinal).ThenBy(l => l.Line).ToList() is { Count: > 1 } lines ? lines : g.First().Lines,
         })
         .OrderByDescending(s => s.Threads)];
+
+    /// <summary>
+    /// The site whose call path and primitive name a method's group: its biggest, unless a lock is waited on in the method
+    /// by as many threads, counting the one that holds it, parked elsewhere in the method (LockSleep sleeps inside its
+    /// lock: with the pool at two threads one sleeps and one waits, and CI, 2026-11-30, named the sleep; more threads
+    /// would only queue at the lock).
+    /// </summary>
+    private static BlockingSite Representative(IReadOnlyList<BlockingSite> method) =>
+        method.MaxBy(s => s.Threads)! is var biggest && method.FirstOrDefault(s => s.Source?.Primitive == BlockingPrimitive.Lock) is { } waiting && method.Count > 1 && waiting.Threads + 1 >= biggest.Threads
+            ? waiting
+            : biggest;
 
     /// <summary>The biggest group in user code not parked in a wait (<see cref="BlockingSite.Busy"/>, or in a call that is no wait), if any: running, not blocked.</summary>
     public BlockingSite? TopBusy => Sites.FirstOrDefault(s => s.InUserCode && !s.Parked);
@@ -134,10 +146,11 @@ public sealed record BlockingSites(int PoolThreads, int AllThreads, IReadOnlyLis
     public bool RunsWithoutBlocking => AnyInUserCode && Top is null;
 
     /// <summary>
-    /// The biggest group in user code waiting on a lock, when no group is bigger: with two requests at a lock one thread
-    /// holds it (sleeping inside it, say) and one waits, so the waiter can tie with the holder for <see cref="Top"/>.
+    /// The biggest group in user code waiting on a lock, when no group is bigger: <see cref="Top"/> when a lock names it (its
+    /// method's waiters with the holder parked inside, <see cref="Representative"/>); else a lock's site that ties with it:
+    /// with two requests at a lock one thread holds it (sleeping inside it, say) and one waits.
     /// </summary>
-    public BlockingSite? LockSite => Sites.FirstOrDefault(s => s.InUserCode && s.Source?.Primitive == BlockingPrimitive.Lock && s.Threads >= (Top?.Threads ?? 0));
+    public BlockingSite? LockSite => Top is { Source.Primitive: BlockingPrimitive.Lock } top ? top : Sites.FirstOrDefault(s => s.InUserCode && s.Source?.Primitive == BlockingPrimitive.Lock && s.Threads >= (Top?.Threads ?? 0));
 
     /// <summary>
     /// The call sites that hold the blocked pool threads between them, <see cref="Top"/> first: every site parked in a wait

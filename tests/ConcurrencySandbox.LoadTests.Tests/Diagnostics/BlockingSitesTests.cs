@@ -131,6 +131,36 @@ public sealed class BlockingSitesTests
         Assert.False(running.Parked);
     }
 
+    /// <summary>
+    /// LockSleep in CI (2026-11-30), its lines resolved so the sleep inside the lock and the wait to enter it are one
+    /// method's site: with the pool at two threads one slept and one waited, and the sleep named the site. Seeded counts
+    /// and orders: the lock names the method, and is the lock's site, when its waiters and the one holder are as many as
+    /// the biggest other group of the method.
+    /// </summary>
+    [Fact]
+    public void AMethodThatSleepsInsideALockIsNamedByTheLockWhenItsWaitersAndTheHolderAreAsMany()
+    {
+        var waiting = new BlockingCall("Inventory.Reserve", BlockingPrimitive.Lock, new SourceLine("Program.cs", 19), "GET /inventory/{id:int}", null, null, null);
+        var sleeping = waiting with { Primitive = BlockingPrimitive.Sleep, Line = new SourceLine("Program.cs", 22) };
+        var random = new Random(3803);
+        for (var draw = 0; draw < 200; draw++)
+        {
+            var sleepers = 1 + random.Next(6);
+            var waiters = 1 + random.Next(6);
+            BlockingSite[] sites =
+            [
+                new BlockingSite("Inventory.Reserve -> Thread.Sleep", sleepers, InUserCode: true, InRequest: true, sleeping),
+                new BlockingSite("Inventory.Reserve -> Monitor.Enter", waiters, InUserCode: true, InRequest: true, waiting),
+            ];
+            var sampled = new BlockingSites(sleepers + waiters, 20, random.Next(2) == 0 ? sites : [sites[1], sites[0]]);
+            var lockNames = waiters + 1 >= sleepers;
+
+            Assert.Equal(sleepers + waiters, sampled.Top!.Threads);
+            Assert.Equal(lockNames ? BlockingPrimitive.Lock : BlockingPrimitive.Sleep, sampled.Top.Source!.Primitive);
+            Assert.Equal(lockNames, sampled.LockSite is not null);
+        }
+    }
+
     [Fact]
     public void AUserFrameThatCalledStraightIntoNativeCodeNamesNativeCodeRatherThanTracePseudoFrame()
     {

@@ -102,15 +102,19 @@ public sealed record CoreUse(double Seconds, int Cores, double ServicePercent, d
     /// <summary>
     /// Whether the cores bound the requests: spent (by anyone: the service, its load generator, other processes) while
     /// the requests waited for them (<see cref="WaitedForCoreShare"/>) or the service itself held most of them (<see cref="ServiceHeldShare"/>);
-    /// or spent by the service and the runner loading it, no busy neighbour (<see cref="BusyWithOthers"/>), while the
-    /// service's threads queued for a core at least as long as they ran (<see cref="WaitedPerRan"/>): a CPU-bound service
-    /// that splits two quiet cores with its load generator holds about half of them and its requests also wait in the
-    /// runner, so it can stay just under both shares (CI, 2026-11-30: the hashing target at 8 users, the service 49 %,
-    /// the runner 51 %, its threads queued 1.85 s for a core in 1 s, 23 % of the requests' time, and the break was put
-    /// upstream). A service waiting on a dependency does not spend the cores with its runner alone.
+    /// or spent by the service and the runner loading it alone (<see cref="SpentByTheLoad"/>) while the service's threads
+    /// queued for a core at least as long as they ran (<see cref="WaitedPerRan"/>): a CPU-bound service that splits two
+    /// quiet cores with its load generator holds about half of them and its requests also wait in the runner, so it can
+    /// stay just under both shares (CI, 2026-11-30: the hashing target at 8 users, the service 49 %, the runner 51 %, its
+    /// threads queued 1.85 s for a core in 1 s, 23 % of the requests' time, and the break was put upstream). A service
+    /// waiting on a dependency does not spend the cores with its runner alone; where neighbours help spend them, any
+    /// thread that wakes queues, so the queueing alone says nothing and this rule stays out.
     /// </summary>
     public bool Bound(double requestsInFlight) =>
-        Spent && (WaitedShare(requestsInFlight) >= WaitedForCoreShare || ServicePercent >= ServiceHeldShare * BusyPercent || (!BusyWithOthers && WaitedPerRan >= 1));
+        Spent && (WaitedShare(requestsInFlight) >= WaitedForCoreShare || ServicePercent >= ServiceHeldShare * BusyPercent || (SpentByTheLoad && WaitedPerRan >= 1));
+
+    /// <summary>The service and the runner loading it held the spent share of the cores between them (<see cref="SpentPercent"/>), other processes the rest at most.</summary>
+    public bool SpentByTheLoad => ServicePercent + RunnerPercent >= SpentPercent;
 
     /// <summary>Who held the cores between two readings; null when they are under <see cref="MinSeconds"/> apart.</summary>
     public static CoreUse? Between(CoreReading before, CoreReading after, int cores)

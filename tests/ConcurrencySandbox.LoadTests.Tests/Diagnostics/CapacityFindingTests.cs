@@ -222,7 +222,8 @@ public sealed class CapacityFindingTests
     /// its threads queued 1.85 s for a core in 1 s, 23 % of the requests' time: under both shares, and the break was put
     /// upstream. Seeded draws of a service under half of the spent cores, its requests' queueing under a quarter of their
     /// time: the CPU when the service and its runner spent the cores and its threads queued at least as long as they ran;
-    /// the upstream when they queued less; and no CPU from that rule when other processes held half the machine.
+    /// the upstream when they queued less; and no CPU from that rule when other processes helped spend the cores (a
+    /// parallel test's service and runner), however long the service's threads queued.
     /// </summary>
     [Fact]
     public void TheCauseIsTheCpuWhenTheServiceAndItsRunnerSpentTheCoresAndItsThreadsQueuedAsLongAsTheyRan()
@@ -234,7 +235,7 @@ public sealed class CapacityFindingTests
         {
             var othersPercent = random.NextDouble() * 8;
             var servicePercent = 20 + (random.NextDouble() * 25);
-            var runnerPercent = CoreUse.SpentPercent + 1 - servicePercent - othersPercent + (random.NextDouble() * 8);
+            var runnerPercent = CoreUse.SpentPercent + 1 - servicePercent + (random.NextDouble() * (99 - CoreUse.SpentPercent - 1 - othersPercent));
             var users = 12 + random.Next(20);
             var ranSeconds = servicePercent / 100 * 2;
             var queuedPerRan = random.NextDouble() * 2.5;
@@ -243,8 +244,8 @@ public sealed class CapacityFindingTests
                 CapacityFinding.CauseOf(step, Observed(starved: false) with { Cores = Cores(servicePercent, runner, others, waitedSeconds: queuedPerRan * ranSeconds) }, 100, null);
 
             var quiet = CauseWith(othersPercent, runnerPercent);
-            var busyOthers = Math.Max(CoreUse.OthersBusyPercent, servicePercent + 5);
-            var busy = CauseWith(busyOthers + (random.NextDouble() * (99 - busyOthers - servicePercent)), 0);
+            var neighbours = 100 - CoreUse.SpentPercent + 1 + (random.NextDouble() * (99 - (100 - CoreUse.SpentPercent + 1) - servicePercent));
+            var busy = CauseWith(neighbours, Math.Max(0, CoreUse.SpentPercent + 1 + (random.NextDouble() * 8) - servicePercent - neighbours));
 
             // Away from the rounding of the ticks at exactly one second queued per second run.
             if (Math.Abs(queuedPerRan - 1) > 0.02)

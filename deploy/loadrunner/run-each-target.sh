@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs each experiment in $EXPERIMENTS against each API in $TARGETS, one run at a time so the APIs never
-# compete for the host's CPUs, and writes the reports to $REPORTS_DIR/<target host>/<experiment>/.
+# compete for the host's CPUs, and writes the reports to $REPORTS_DIR/<target host>/<experiment>/. A target may name
+# its own experiments after "=", comma-separated (http://api-1cpu:8080=fanout,sleep): those run there instead.
 # A target whose service is not running (an opt-in profile such as cpu4) is skipped with one line; one that is
 # running but not healthy within $TARGET_WAIT_SECONDS fails. A failed run (e.g. a threshold) is reported and the
 # remaining runs still happen; the exit code says so.
@@ -17,7 +18,10 @@ healthy() {
 }
 
 failed=0
-for target in $TARGETS; do
+for entry in $TARGETS; do
+  target=${entry%%=*}
+  experiments=$EXPERIMENTS
+  [ "$target" != "$entry" ] && experiments=${entry#*=} && experiments=${experiments//,/ }
   hostport=${target#*://}
   hostport=${hostport%%/*}
   host=${hostport%%:*}
@@ -37,7 +41,7 @@ for target in $TARGETS; do
     sleep 2
     waited=$((waited + 2))
   done
-  for experiment in $EXPERIMENTS; do
+  for experiment in $experiments; do
     echo "== $experiment against $target"
     if ! dotnet /app/ConcurrencySandbox.LoadTests.dll "$experiment" --profile "$PROFILE" --target "$target" --out "$REPORTS_DIR/$host/$experiment"; then
       echo "!! $experiment against $target failed"

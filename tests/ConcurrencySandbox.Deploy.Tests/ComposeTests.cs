@@ -85,7 +85,7 @@ public class ComposeTests
     public void LoadRunnerTargetsEachApiInTurnAndWaitsOnlyForTheApisEveryProfileStarts()
     {
         var loadRunner = _compose.LoadRunner.Value;
-        var targets = ComposeFile.Environment(loadRunner)["TARGETS"]?.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        var targets = ComposeFile.Environment(loadRunner)["TARGETS"] is { } set ? ComposeFile.WithDefaults(set).Split(' ', StringSplitOptions.RemoveEmptyEntries) : null;
         Assert.Equal(_compose.Apis.Select(api => $"http://{api.Key}:8080"), targets);
         Assert.All(_compose.Apis, api => Assert.Equal(
             api.Value.At("profiles") is null ? "service_healthy" : null,
@@ -140,6 +140,23 @@ public class ComposeTests
             "bash", "deploy/loadrunner/run-each-target.sh");
         Assert.Equal(0, exitCode);
         Assert.Equal("== http://api-absent.invalid:8080 skipped: no service api-absent.invalid is running (opt-in profile not enabled)", output.Trim());
+    }
+
+    /// <summary>A target that names its own experiments after "=" is still the URL alone wherever the script names it.</summary>
+    [FactWhenToolExists("getent")]
+    [Trait("Category", "Slow")]
+    public void LoadRunnerScriptReadsATargetsOwnExperimentsAfterItsUrl()
+    {
+        var (exitCode, output, _) = ExternalTool.RunWith(
+            new Dictionary<string, string> { ["TARGETS"] = "http://api-absent.invalid:8080=fanout,sleep http://api-gone.invalid:8081", ["EXPERIMENTS"] = "compute", ["PROFILE"] = "smoke", ["REPORTS_DIR"] = "/nonexistent" },
+            "bash", "deploy/loadrunner/run-each-target.sh");
+        Assert.Equal(0, exitCode);
+        Assert.Equal(
+            [
+                "== http://api-absent.invalid:8080 skipped: no service api-absent.invalid is running (opt-in profile not enabled)",
+                "== http://api-gone.invalid:8081 skipped: no service api-gone.invalid is running (opt-in profile not enabled)",
+            ],
+            output.Trim().Split('\n'));
     }
 
     [Fact]

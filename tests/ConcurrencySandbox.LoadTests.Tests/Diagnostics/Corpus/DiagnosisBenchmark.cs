@@ -99,9 +99,10 @@ public static class DiagnosisBenchmark
 
     /// <summary>
     /// Builds the cause services, then for each: starts it, runs <c>run --url --find-capacity</c> on it as a new user would
-    /// (<see cref="RunUrlDiagnosis.FindCapacityAsync"/>) and scores its ranked findings (<see cref="ScoreCause"/>).
+    /// (<see cref="RunUrlDiagnosis.FindCapacityAsync"/>, narrowing each break in <paramref name="bisectSteps"/> steps) and
+    /// scores its ranked findings (<see cref="ScoreCause"/>).
     /// </summary>
-    public static async Task<IReadOnlyList<ScoredCause>> RunCausesAsync(IReadOnlyList<GeneratedCauseService> services, Action<string> log, string? keep = null)
+    public static async Task<IReadOnlyList<ScoredCause>> RunCausesAsync(IReadOnlyList<GeneratedCauseService> services, Action<string> log, string? keep, int bisectSteps)
     {
         var scored = new List<ScoredCause>();
         await InCorpusAsync([.. services.Select(s => (s.Shape.Name, s.Files))], log, keep, async assembly =>
@@ -109,7 +110,7 @@ public static class DiagnosisBenchmark
             foreach (var service in services)
             {
                 await using var process = await SampleServiceProcess.StartAssemblyAsync(assembly(service.Shape.Name));
-                var summary = await RunUrlDiagnosis.FindCapacityAsync(process, service.RequestPath, bisectSteps: CapacityOptions.DefaultBisectSteps);
+                var summary = await RunUrlDiagnosis.FindCapacityAsync(process, service.RequestPath, bisectSteps: bisectSteps);
                 var score = ScoreCause(service, summary.Capacity?.Findings ?? [], summary.Headline);
                 log(string.Create(CultureInfo.InvariantCulture, $"{score.Name}: {score.Verdict}: {score.Named}; expected {score.Expected}; held {summary.Capacity?.Held}, broke at {summary.Capacity?.BrokeAt}"));
                 // What each finding rested on, and the GC of every step: the evidence a wrong ranking is judged by.

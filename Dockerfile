@@ -30,15 +30,17 @@ RUN dotnet restore src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj \
  && dotnet restore loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj
 COPY . .
 
-# One publish stage per image, so building one target does not compile the others.
+# The API's publish first; the stub's and the load runner's start from its compiled projects (the libraries they share,
+# and the API itself, which the load runner carries), so building all three compiles each project once: a third less
+# time than three stages from the restore layer (docs/notebook/deploy.md, "Images: one compile per project").
 FROM build AS publish-api
-RUN dotnet publish src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj -c Release --no-restore -p:UseAppHost=false -o /out
+RUN dotnet publish src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj -c Release --no-restore -p:UseAppHost=false -o /out/api
 
-FROM build AS publish-stub
-RUN dotnet publish src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj -c Release --no-restore -p:UseAppHost=false -o /out
+FROM publish-api AS publish-stub
+RUN dotnet publish src/ConcurrencySandbox.ThirdPartyStub/ConcurrencySandbox.ThirdPartyStub.csproj -c Release --no-restore -p:UseAppHost=false -o /out/stub
 
-FROM build AS publish-loadrunner
-RUN dotnet publish loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj -c Release --no-restore -p:UseAppHost=false -o /out
+FROM publish-api AS publish-loadrunner
+RUN dotnet publish loadtests/ConcurrencySandbox.LoadTests/ConcurrencySandbox.LoadTests.csproj -c Release --no-restore -p:UseAppHost=false -o /out/loadrunner
 
 # The ASP.NET runtime image; the load runner needs it too: its publish output carries the API in api/, which it can start.
 FROM ${RUNTIME_IMAGE} AS runtime
@@ -49,11 +51,11 @@ EXPOSE 8080
 USER $APP_UID
 
 FROM runtime AS stub
-COPY --from=publish-stub /out .
+COPY --from=publish-stub /out/stub .
 ENTRYPOINT ["dotnet", "ConcurrencySandbox.ThirdPartyStub.dll"]
 
 FROM runtime AS loadrunner
-COPY --from=publish-loadrunner /out .
+COPY --from=publish-loadrunner /out/loadrunner .
 ENTRYPOINT ["dotnet", "ConcurrencySandbox.LoadTests.dll"]
 
 # Last stage: what a plain `docker build .` produces.
@@ -63,5 +65,5 @@ FROM runtime AS api
 # published. PUT /api/threadpool and reset still refuse non-loopback callers unless Admin__Key is set.
 ENV Control__Host=0.0.0.0
 EXPOSE 5081
-COPY --from=publish-api /out .
+COPY --from=publish-api /out/api .
 ENTRYPOINT ["dotnet", "ConcurrencySandbox.Api.dll"]

@@ -31,8 +31,8 @@ RUN dotnet restore src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj \
 COPY . .
 
 # The API's publish first; the stub's and the load runner's start from its compiled projects (the libraries they share,
-# and the API itself, which the load runner carries), so building all three compiles each project once: a third less
-# time than three stages from the restore layer (docs/notebook/deploy.md, "Images: one compile per project").
+# and the API itself, which the load runner carries), so building all three compiles each project once, not once per
+# image (docs/notebook/deploy.md, "Images: one compile per project").
 FROM build AS publish-api
 RUN dotnet publish src/ConcurrencySandbox.Api/ConcurrencySandbox.Api.csproj -c Release --no-restore -p:UseAppHost=false -o /out/api
 

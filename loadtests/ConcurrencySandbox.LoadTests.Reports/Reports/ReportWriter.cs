@@ -291,7 +291,8 @@ public static class ReportWriter
     /// The tiles' legend: each label and what it means, once for every tile, and what "\u2265", "no answer" and "n/a"
     /// say only where a tile shows one, so the first screen defines what it prints and nothing else.
     /// </summary>
-    public static string TileLegend(RunSummary r)
+    /// <param name="tiles">Which tiles it defines, where a page has more than one set (the matrix's).</param>
+    public static string TileLegend(RunSummary r, string tiles = "the tiles")
     {
         var values = Tiles(r).SelectMany(t => t.Figures).Select(f => f.Value).ToList();
         (string Mark, string Meaning)[] marks =
@@ -300,7 +301,7 @@ public static class ReportWriter
             (NoAnswer, $"{NoAnswer}: not one of the variant's {r.Words.Unit} got an answer, so it has no latency to show (the tables below give the time its timed-out {r.Words.Unit} waited, at least, marked \u2265)"),
             (NoTelemetry, $"{NoTelemetry}: the API's runtime was not recorded"),
         ];
-        return "In the tiles: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}")
+        return $"In {tiles}: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}")
             .Concat(marks.Where(m => values.Any(v => v.Contains(m.Mark, StringComparison.Ordinal))).Select(m => m.Meaning))) + ".";
     }
 

@@ -129,15 +129,12 @@ public sealed class BrowserTests : IDisposable
         var page = await OpenAsync(new Uri(html).AbsoluteUri);
         await page.Page.WaitForFunctionAsync("() => document.querySelector('#report h1') !== null", null, new() { Timeout = 60_000 });
 
-        // The first screen (1280 x 900): the title, then the plain sentence and the tiles of a run's report, or the verdict of a page of several runs.
+        // The first screen (1280 x 900): the title, then the plain answer and the tiles (a matrix's too: per core count and variant).
         var firstScreen = await page.Page.EvaluateAsync<string[]>(
             "() => [...document.querySelectorAll('#report h1, p.answer, p.verdict, .tiles')].filter(e => e.getBoundingClientRect().top < window.innerHeight).map(e => e.tagName.toLowerCase() + '.' + e.className)");
         Assert.Contains("h1.", firstScreen);
-        if (kind != "matrix")
-        {
-            Assert.Contains("p.answer", firstScreen);
-        }
-        if (kind is not ("matrix" or "compare" or "stopped-before-first-step"))
+        Assert.Contains("p.answer", firstScreen);
+        if (kind is not ("compare" or "stopped-before-first-step"))
         {
             Assert.Contains("div.tiles", firstScreen);
         }
@@ -176,6 +173,8 @@ public sealed class BrowserTests : IDisposable
         var firstScreen = await page.Page.EvaluateAsync<string[]>(
             "() => [...document.querySelectorAll('#report h1, p.answer')].filter(e => e.getBoundingClientRect().bottom < window.innerHeight).map(e => e.tagName.toLowerCase() + '.' + e.className)");
         Assert.Equal(["h1.", "p.answer"], firstScreen);
+        // Tiles under the answer, on the first screen: a run's per variant, a matrix's per core count and variant.
+        Assert.True(await page.Page.EvaluateAsync<bool>("() => [...document.querySelectorAll('.tiles')].some(e => e.getBoundingClientRect().top < window.innerHeight)"), $"{file}: no tile on the first screen");
         Assert.DoesNotContain("**", await page.Page.InnerTextAsync("#report"), StringComparison.Ordinal);
         Assert.Empty(await page.OverflowingAsync());
         Assert.Empty(page.ConsoleErrors);

@@ -125,6 +125,48 @@ public sealed partial class FirstScreenTests : IDisposable
         AssertFirstScreenReadsTheSummary("run-url judged", page);
     }
 
+    [Theory]
+    [InlineData(39)]
+    [InlineData(501)]
+    public void WhatARunUrlsHeadlineRestsOnIsBelowTheFirstScreenUnderItsHeadingAndAboveTheHeadlineInTheConsole(int seed)
+    {
+        // A run --url report put a 501-word paragraph right under its headline, on the first screen. Seeded: how long the
+        // paragraph is, whether there is one, and the headline's sentences.
+        var random = new Random(seed);
+        for (var i = 0; i < 6; i++)
+        {
+            string Sentence(int words) => string.Join(" ", Enumerable.Range(0, words).Select(w => $"word{random.Next(100)}")) + ".";
+            var headline = string.Join(" ", Enumerable.Range(0, 1 + random.Next(4)).Select(_ => Sentence(5 + random.Next(20))));
+            var details = i % 3 == 2 ? null : string.Join(" ", Enumerable.Range(0, 1 + random.Next(40)).Select(_ => Sentence(5 + random.Next(30))));
+            var summary = (SyntheticReports.LoadRun("run", ["GET /api/orders"], 20, 5, (_, t) => t >= 10 ? 2_000 : 100) with
+            {
+                Seed = "none (a user's service)", Headline = headline, HeadlineDetails = details,
+            }).Analysed();
+
+            var lines = RenderedPage.Lines(ReportWriter.ReportHtml(summary));
+            var markdown = ReportWriter.SummaryMarkdown(summary);
+            using var console = new StringWriter();
+            ReportWriter.PrintOutcome(summary, _out, console);
+            var printed = console.ToString().Split(Environment.NewLine);
+
+            var firstHeading = lines.ToList().FindIndex(line => line.StartsWith("h2 ", StringComparison.Ordinal));
+            Assert.InRange(lines.ToList().IndexOf($"p.verdict {headline}"), 1, firstHeading);
+            var headlineLine = Array.IndexOf(printed, $"== {headline}");
+            Assert.Equal($"== {summary.Experiment}: {summary.Verdict}", printed[headlineLine + 1]);
+            if (details is null)
+            {
+                Assert.DoesNotContain($"h2 {ReportWriter.HeadlineDetailsHeading}", lines);
+                Assert.DoesNotContain(printed, line => line.StartsWith($"-- {ReportWriter.HeadlineDetailsHeading}", StringComparison.Ordinal));
+                continue;
+            }
+            // On the page: the first heading, over the paragraph; in summary.md the same; in the console the line above the headline.
+            Assert.Equal([$"h2 {ReportWriter.HeadlineDetailsHeading}", $"p.details {details}"], lines.Skip(firstHeading).Take(2));
+            Assert.Contains($"\n## {ReportWriter.HeadlineDetailsHeading}\n\n{details}\n", markdown, StringComparison.Ordinal);
+            Assert.True(markdown.IndexOf(headline, StringComparison.Ordinal) < markdown.IndexOf($"## {ReportWriter.HeadlineDetailsHeading}", StringComparison.Ordinal));
+            Assert.Equal($"-- {ReportWriter.HeadlineDetailsHeading}: {details}", printed[headlineLine - 1]);
+        }
+    }
+
     [Fact]
     public void APeakLoadOfOneIsOneUserAndARateKeepsItsUnit()
     {

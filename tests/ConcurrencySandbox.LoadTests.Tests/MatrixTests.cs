@@ -8,6 +8,7 @@ using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Matrix;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.Platform.Machine;
+using ConcurrencySandbox.Platform.Statistics;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -56,7 +57,7 @@ public class MatrixTests
 
             var threadpool = fanOut.Variants[0];
             Assert.Contains("meanMs", threadpool.LowerBounds!);
-            var row = File.ReadAllLines(Path.Combine(folder, "matrix.md")).Single(line => line.Contains("| threadpool@1cpu |", StringComparison.Ordinal));
+            var row = File.ReadAllLines(Path.Combine(folder, "matrix.md")).Single(line => line.StartsWith("| 1 | 1 | threadpool@1cpu |", StringComparison.Ordinal));
             Assert.Contains(ReportWriter.Latency(threadpool, threadpool.MeanMs, "meanMs", "0"), row, StringComparison.Ordinal);
             Assert.StartsWith("\u2265 ", ReportWriter.Latency(threadpool, threadpool.MeanMs, "meanMs", "0"), StringComparison.Ordinal);
             using var json = JsonDocument.Parse(File.ReadAllText(Path.Combine(folder, "matrix.json")));
@@ -87,14 +88,15 @@ public class MatrixTests
         var markdown = MatrixRunner.Markdown(runs, "Hypothesis 3 of seed 004 ...", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1)), null);
 
         var answer = lines[1];
-        Assert.StartsWith($"p.answer The matrix re-runs {SeedReports.Introduce("004")} (its compute sweep) and {SeedReports.Introduce("003")} (its fan-out) with the API on 1 core and 2 cores", answer, StringComparison.Ordinal);
-        // What won the sweep, by how much and how sure, before the fan-outs: the largest row's efficiency with its CI and the break-even.
-        Assert.Contains("with the API on 1 core and 2 cores; the compute sweep: Task.Run's efficiency at 1,000,000,000 cycles 100 % [99, 101] on 1 core and 100 % [99, 101] on 2 cores (100 % is no gain); its break-even none in the sweep on 1 core, none in the sweep on 2 cores; the fan-out on 1 core: ", answer, StringComparison.Ordinal);
-        Assert.Contains($"the fan-out on 1 core: {PlainAnswer.Found(runs[0].FanOut!)}", answer, StringComparison.Ordinal);
-        Assert.Contains($"the fan-out on 2 cores: {PlainAnswer.Found(runs[1].FanOut!, effectSaid: true)}", answer, StringComparison.Ordinal);
+        Assert.StartsWith($"p.answer The matrix re-runs {SeedReports.Introduce("004")} (its compute sweep) and {SeedReports.Introduce("003")} (its fan-out) with the API on 1 core and 2 cores.", answer, StringComparison.Ordinal);
+        // What won the sweep, by how much and how sure, before the fan-outs: the largest row's efficiency with its CI and the break-even, each core count's fan-out in a sentence of its own.
+        Assert.Contains("with the API on 1 core and 2 cores. The compute sweep: Task.Run's efficiency at 1,000,000,000 cycles was 100 % [99, 101] on 1 core and 100 % [99, 101] on 2 cores (100 % is no gain). Break-even: none in the sweep on 1 core, none in the sweep on 2 cores. The fan-out on 1 core: ", answer, StringComparison.Ordinal);
+        Assert.Contains($"The fan-out on 1 core: {PlainAnswer.Found(runs[0].FanOut!)}. ", answer, StringComparison.Ordinal);
+        Assert.EndsWith($"The fan-out on 2 cores: {PlainAnswer.Found(runs[1].FanOut!, effectSaid: true)}.", answer, StringComparison.Ordinal);
         Assert.Equal(2, answer.Split(SeedReports.Effect("003")!).Length);
-        Assert.Equal("p.verdict Hypothesis 3 of seed 004 ...", lines[2]);
+        Assert.Contains("p.verdict Hypothesis 3 of seed 004 ...", lines);
         var firstHeading = lines.ToList().FindIndex(line => line.StartsWith("h2 ", StringComparison.Ordinal));
+        Assert.InRange(lines.ToList().IndexOf("p.verdict Hypothesis 3 of seed 004 ..."), 2, firstHeading);
         Assert.All(new[] { "fanout-1cpu/report.html", "fanout-2cpu/report.html" }, file =>
         {
             Assert.InRange(lines.ToList().IndexOf($"a {file}"), 3, firstHeading);
@@ -103,6 +105,65 @@ public class MatrixTests
         Assert.Contains($"**{answer["p.answer ".Length..]}**", markdown, StringComparison.Ordinal);
         // The sweep's flags (a red list) follow its table instead of opening the page.
         Assert.InRange(lines.ToList().IndexOf("h2 Flagged figures (impossible and inconclusive ones carry no verdict)"), lines.ToList().IndexOf("h2 Compute sweep (seed 004's table) per core count") + 1, int.MaxValue);
+    }
+
+    [Theory]
+    [InlineData(4)]
+    [InlineData(2026)]
+    public void TheMatrixsFirstScreenHasATilePerCoreCountOfTheSweepAndPerFanOutVariantEachReadingItsFiles(int seed)
+    {
+        // Its first screen was one 150-word sentence and no tile. Seeded: efficiencies and CIs, which core counts ran, and
+        // a fan-out whose threadpool times out from a random second (lower bounds) or from the start (no answer).
+        var random = new Random(seed);
+        var cores = Enumerable.Range(1, 1 + random.Next(3)).ToList();
+        var runs = cores.Select(cpus => new CoreCountRun(cpus, null, cpus,
+            [Row(1_000, 5 + (random.NextDouble() * 40), 5 + random.Next(30)), Row(1_000_000_000, 90 + (random.NextDouble() * 100 * cpus), 0.5 + (random.NextDouble() * 8))], null,
+            SyntheticReports.LoadRun("fanout", ["threadpool", "sync-over-async", "async"], 20, 5, (name, t) => name switch
+            {
+                "threadpool" => t >= (cpus == 1 ? 0 : random.Next(3, 15)) ? 90_000 : 100,
+                "sync-over-async" => 100 + (random.Next(20) * t),
+                _ => 100,
+            }, cpus).Analysed())).ToList();
+        var folder = Path.Combine(Path.GetTempPath(), "matrix-first-screen-" + Guid.NewGuid().ToString("N"));
+        try
+        {
+            SyntheticReports.Matrix(new MatrixOptions(cores, null, ["sweep", "fanout"], 1_000_000_000, 1), 100, folder).Write(runs, null);
+            var lines = RenderedPage.LinesOf(Path.Combine(folder, "report.html"));
+            var firstHeading = lines.ToList().FindIndex(line => line.StartsWith("h2 ", StringComparison.Ordinal));
+            var firstScreen = lines.Take(firstHeading).Where(line => line.StartsWith("p.answer ", StringComparison.Ordinal) || line.StartsWith("tile ", StringComparison.Ordinal)).ToList();
+
+            // A sweep tile per core count: its largest row's efficiency with its CI, the amount, the break-even and the API's processor count.
+            foreach (var run in runs)
+            {
+                var largest = run.Sweep.MaxBy(row => row.Amount)!;
+                Assert.Single(firstScreen, line => line.StartsWith($"tile {run.Label}: Task.Run efficiency {largest.EfficiencyPercent.ToString("0.#", System.Globalization.CultureInfo.InvariantCulture)} % {largest.Efficiency.Interval("0.#")} n={largest.Efficiency.Count}", StringComparison.Ordinal)
+                    && line.EndsWith($"; at 1,000,000,000 cycles; break-even {(MatrixRunner.BracketOf(run) is { Above: not null } bracket ? bracket.Text : "none in the sweep")}; API ProcessorCount {run.Cpus}", StringComparison.Ordinal));
+            }
+            // A fan-out tile per variant and core count, the one its own report opens with: lower bounds keep their "\u2265", no answer is never 0.
+            foreach (var tile in runs.SelectMany(r => ReportWriter.Tiles(r.FanOut!)))
+            {
+                Assert.Single(firstScreen, $"tile {tile.Name}: {string.Join("; ", tile.Figures.Select(f => $"{f.Label} {f.Value}"))}");
+            }
+            var variants = runs.SelectMany(r => r.FanOut!.Variants).ToList();
+            Assert.All(variants.Where(v => v.LowerBounds?.Contains("p99Ms") == true && v.Outcomes.Completed > 0), v =>
+                Assert.Contains(firstScreen, line => line.StartsWith($"tile {v.Name}: ", StringComparison.Ordinal) && line.Contains("/ \u2265 ", StringComparison.Ordinal)));
+            Assert.All(variants.Where(v => v.Outcomes.Completed == 0), v =>
+                Assert.Contains(firstScreen, line => line.StartsWith($"tile {v.Name}: RPS {v.RequestsPerSecond.ToString("0.##", System.Globalization.CultureInfo.InvariantCulture)}; p50 / p99 (ms) {ReportWriter.NoAnswer};", StringComparison.Ordinal)));
+            // Every label of the two sets is defined under them, and every number on the first screen is a field of the matrix's files.
+            Assert.Equal(2, lines.Take(firstHeading).Count(line => line.StartsWith("p.legend In the ", StringComparison.Ordinal)));
+            var quoted = new[] { SeedReports.Introduce("004")!, SeedReports.Introduce("003")!, "seed 004", "seed 003", "95 % CI", "100 % is no gain" }
+                .Concat(runs.Select(r => r.Label)).Concat(variants.Select(v => v.Name)).OrderByDescending(words => words.Length);
+            var fields = runs.SelectMany(r => FirstScreenTests.FieldsOf(r.FanOut!)).Concat(FirstScreenTests.FieldsOfJson(File.ReadAllText(Path.Combine(folder, "matrix.json")))).ToList();
+            FirstScreenTests.AssertEveryNumberIsAField($"matrix, seed {seed}", quoted.Aggregate(string.Join("\n", firstScreen), (text, words) => text.Replace(words, "", StringComparison.Ordinal)), fields);
+            // matrix.md opens with the same blocks: the answer in bold, then each set of tiles as a table.
+            var markdown = File.ReadAllText(Path.Combine(folder, "matrix.md"));
+            Assert.StartsWith($"# Core-count matrix\n\n**{firstScreen[0]["p.answer ".Length..]}**\n\n| variant | Task.Run efficiency | at | break-even | API ProcessorCount |", markdown, StringComparison.Ordinal);
+            Assert.Contains($"| {variants[0].Name} | ", markdown, StringComparison.Ordinal);
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
     }
 
     [Fact]

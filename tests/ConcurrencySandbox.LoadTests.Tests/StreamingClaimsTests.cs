@@ -31,17 +31,51 @@ public sealed class StreamingClaimsTests
     }
 
     [Fact]
-    public void APooledVariantAllocatingBelowIdleIsNoDifferenceMeasuredNotANegativeShare()
+    public void APooledVariantAllocatingBelowIdleDroppedToNoneNotANegativeShareNorNoDifference()
     {
-        // Net of idle, a pooled server's bytes per message are below 0 (the idle process's own share was the larger): noise, not a finding.
+        // Net of idle, a pooled server's bytes per message are below 0 (the idle process's own share was the larger): a drop
+        // to none within noise. It read "garbage gone: confirmed: saea-pooled no difference measured (...)", backwards.
         var allocating = Run(bytesPerMessage: 1000, heapMb: 10, cpuMicroseconds: 12);
         var pooled = Run(bytesPerMessage: -3, heapMb: 5, cpuMicroseconds: 6);
 
         var garbage = StreamingClaims.Judge(allocating, [("saea-pooled", pooled)]).Single(c => c.What == "garbage gone");
 
         Assert.Equal(ClaimVerdict.Confirmed, garbage.Verdict);
-        Assert.StartsWith("saea-pooled no difference measured (within noise: measured -0.3 % [", garbage.Figure);
-        Assert.DoesNotContain("saea-pooled -", garbage.Line, StringComparison.Ordinal);
+        Assert.StartsWith("garbage gone: confirmed: saea-pooled dropped to none within noise (measured -0.3 % [", garbage.Line, StringComparison.Ordinal);
+        Assert.DoesNotContain(Noise.NoDifference, garbage.Line, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(39)]
+    [InlineData(2026)]
+    public void EachClaimsWordsAgreeWithItsVerdict(int seed)
+    {
+        // Seeded pooled figures from below idle to allocating's own: "dropped to none" only under a confirmed claim (a
+        // measured drop), "no difference measured" only where the claims' rule found none confirmed.
+        var random = new Random(seed);
+        var allocating = Run(bytesPerMessage: 1000, heapMb: 10, cpuMicroseconds: 12);
+        var seen = new HashSet<string>();
+        for (var i = 0; i < 40; i++)
+        {
+            var bytes = random.Next(4) switch { 0 => -random.Next(1, 20), 1 => random.Next(0, 150), 2 => random.Next(150, 900), _ => random.Next(900, 1100) };
+            var pooled = Run(bytesPerMessage: bytes, heapMb: 1 + (random.NextDouble() * 12), cpuMicroseconds: 6 + (random.NextDouble() * 12), cpuSpreadMicroseconds: random.NextDouble() * 3);
+            foreach (var claim in StreamingClaims.Judge(allocating, [("saea-pooled", pooled)]))
+            {
+                var where = $"seed {seed}, {bytes} B: {claim.Line}";
+                if (claim.Figure.Contains(Share.DroppedToNone, StringComparison.Ordinal))
+                {
+                    Assert.True(claim.Verdict == ClaimVerdict.Confirmed, where);
+                    seen.Add("dropped");
+                }
+                if (claim.Figure.Contains(Noise.NoDifference, StringComparison.Ordinal))
+                {
+                    Assert.True(claim.Verdict != ClaimVerdict.Confirmed, where);
+                    seen.Add("no difference");
+                }
+                Assert.DoesNotContain("saea-pooled -", claim.Figure, StringComparison.Ordinal);
+            }
+        }
+        Assert.Equal(["dropped", "no difference"], seen.Order());
     }
 
     [Fact]

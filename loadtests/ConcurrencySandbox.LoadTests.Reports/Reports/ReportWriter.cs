@@ -128,8 +128,9 @@ public static class ReportWriter
 
     /// <summary>
     /// The report's opening, the same blocks in report.html and summary.md: the partial note, the plain answer, the tiles
-    /// (so the first screen holds both, on a phone too), the headline and its details, the other findings, the verdict
-    /// and its claims, the rounds in the order they ran, and how the requests ended.
+    /// (so the first screen holds both, on a phone too), the headline, the other findings, the verdict and its claims,
+    /// the rounds in the order they ran, and how the requests ended. What the headline rests on follows, under its own
+    /// heading (<see cref="HeadlineDetailsHeading"/>), so the first screen says the finding in a few sentences.
     /// </summary>
     private static HtmlPage Opening(HtmlPage page, RunSummary r)
     {
@@ -145,8 +146,7 @@ public static class ReportWriter
             .Paragraph(r.Answer, HtmlPage.AnswerClass)
             .Tiles(Tiles(r))
             .Paragraph(r.Variants.Count == 0 ? null : TileLegend(r), "legend")
-            .Paragraph(r.Headline, "verdict")
-            .Paragraph(r.HeadlineDetails, "details");
+            .Paragraph(r.Headline, "verdict");
         if (OtherFindings(r) is { Count: > 0 } others)
         {
             page = page.Paragraph("Also seen at the break:").List(others);
@@ -163,6 +163,13 @@ public static class ReportWriter
         return page.Paragraph(OutcomeLine(r), r.Variants.Any(v => v.Failed > 0) ? "outcomes failed" : "outcomes");
     }
 
+    /// <summary>
+    /// The heading over what a headline rests on (<see cref="RunSummary.HeadlineDetails"/>: a <c>run --url</c>'s finding in
+    /// full, the state its steps started from, the diagnosis), under the first screen on the page and above the headline
+    /// in the console, whose last lines are the ones in view.
+    /// </summary>
+    public const string HeadlineDetailsHeading = "What the headline rests on";
+
     /// <summary>report.html, from the same blocks as summary.md.</summary>
     public static string ReportHtml(RunSummary r)
     {
@@ -174,7 +181,9 @@ public static class ReportWriter
     /// <param name="evidence">The experiment's own evidence charts, drawn right under the verdict.</param>
     private static HtmlPage ReportPage(RunSummary r, IEnumerable<(string Svg, string File, string Alt)> evidence, IEnumerable<(string Svg, string File, string Alt)> charts)
     {
-        var page = Opening(new HtmlPage(PageTitle(r), r), r);
+        var page = Opening(new HtmlPage(PageTitle(r), r), r)
+            .Heading(2, r.HeadlineDetails is null ? null : HeadlineDetailsHeading)
+            .Paragraph(r.HeadlineDetails, "details");
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r, seedIntroduced: r.Answer is not null)), r)
             .Heading(2, r.Evidence.Count > 0 ? "The experiment's own evidence" : null)
             .Figures(evidence)
@@ -291,7 +300,8 @@ public static class ReportWriter
     /// The tiles' legend: each label and what it means, once for every tile, and what "\u2265", "no answer" and "n/a"
     /// say only where a tile shows one, so the first screen defines what it prints and nothing else.
     /// </summary>
-    public static string TileLegend(RunSummary r)
+    /// <param name="tiles">Which tiles it defines, where a page has more than one set (the matrix's).</param>
+    public static string TileLegend(RunSummary r, string tiles = "the tiles")
     {
         var values = Tiles(r).SelectMany(t => t.Figures).Select(f => f.Value).ToList();
         (string Mark, string Meaning)[] marks =
@@ -300,7 +310,7 @@ public static class ReportWriter
             (NoAnswer, $"{NoAnswer}: not one of the variant's {r.Words.Unit} got an answer, so it has no latency to show (the tables below give the time its timed-out {r.Words.Unit} waited, at least, marked \u2265)"),
             (NoTelemetry, $"{NoTelemetry}: the API's runtime was not recorded"),
         ];
-        return "In the tiles: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}")
+        return $"In {tiles}: " + string.Join("; ", TileLabels(r).Select(l => $"{l.Label}: {l.Meaning}")
             .Concat(marks.Where(m => values.Any(v => v.Contains(m.Mark, StringComparison.Ordinal))).Select(m => m.Meaning))) + ".";
     }
 
@@ -602,7 +612,7 @@ public static class ReportWriter
     /// <summary>A stopped run's opening words: where it stopped, and that the figures cover only what ran before.</summary>
     public static string PartialNote(string partial) => $"{partial}. The figures cover only what ran before the stop.";
 
-    /// <summary>Prints each step's figures, the verdict and every failed limit; true when all thresholds passed.</summary>
+    /// <summary>Prints each step's figures, what the headline rests on, the headline, the verdict and every failed limit; true when all thresholds passed.</summary>
     public static bool PrintOutcome(RunSummary report, string folder, TextWriter console)
     {
         if (report.Partial is { } partial)
@@ -613,13 +623,14 @@ public static class ReportWriter
         {
             console.WriteLine(line);
         }
+        // Above the headline, under the page's heading: the headline and the verdict stay the last lines, the ones in view.
+        if (report.HeadlineDetails is { } details)
+        {
+            console.WriteLine($"-- {HeadlineDetailsHeading}: {details}");
+        }
         if (report.Headline is { } headline)
         {
             console.WriteLine($"== {headline}");
-        }
-        if (report.HeadlineDetails is { } details)
-        {
-            console.WriteLine($"   {details}");
         }
         console.WriteLine($"== {report.Experiment}: {report.Verdict}");
         foreach (var claim in report.Claims ?? [])

@@ -16,6 +16,9 @@ internal static class EfficiencyChart
     /// <summary>One colour per core count, in the order the matrix ran them (not a variant's colour).</summary>
     private static readonly string[] CoreCountColors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#17becf"];
 
+    /// <summary>The colour of the <paramref name="index"/>-th core count that ran the sweep, on the chart and its tile.</summary>
+    public static string ColorOf(int index) => CoreCountColors[index % CoreCountColors.Length];
+
     private const string SeedFourCoresColor = "#555555";
     private const string SeedOneCoreColor = "#999999";
     private const string LimitColor = "#111111";
@@ -32,7 +35,7 @@ internal static class EfficiencyChart
         var rows = swept.SelectMany(r => r.Sweep).DistinctBy(r => r.Amount).OrderBy(r => r.Amount).ToList();
         var (from, to) = ((double)rows[0].Amount, (double)rows[^1].Amount);
         var series = new List<ChartSeries>();
-        foreach (var (run, color) in swept.Select((r, i) => (r, CoreCountColors[i % CoreCountColors.Length])))
+        foreach (var (run, color) in swept.Select((r, i) => (r, ColorOf(i))))
         {
             var cores = run.ApiProcessorCount ?? run.Cpus;
             var judged = run.Sweep.OrderBy(r => r.Amount).Select(r => (Row: r, Excluded: MatrixRunner.Flags(r, cores).Any(f => f.Excludes))).ToList();

@@ -372,9 +372,10 @@ internal static class MatrixRunner
     }
 
     /// <summary>
-    /// The page's first sentence: the seeds it re-runs introduced in words, the core counts, what the compute sweep found
-    /// per core count (<see cref="SweepFound"/>), and what each core count's fan-out found in its own report's words
-    /// ("async and dedicated answered every request ...; threadpool failed ..."), the seed's effect in words once.
+    /// The page's plain answer, in short sentences: the seeds it re-runs introduced in words and the core counts; what the
+    /// compute sweep found per core count (<see cref="SweepFound"/>); then, one sentence per core count, what its fan-out
+    /// found in its own report's words (<see cref="PlainAnswer.Found"/>: "async and dedicated answered every request ...;
+    /// threadpool failed ..."), the seed's effect in words once.
     /// </summary>
     public static string Answer(IReadOnlyList<CoreCountRun> measured)
     {
@@ -384,16 +385,16 @@ internal static class MatrixRunner
             measured.Any(r => r.Sweep.Count > 0) ? $"{SeedReports.Introduce(ComputeSeed)} (its compute sweep)" : null,
             fanOutSeed is null ? null : $"{SeedReports.Introduce(fanOutSeed) ?? $"seed {fanOutSeed}"} (its fan-out)",
         }.OfType<string>().ToList();
-        var tested = seeds.Count == 0 ? "The matrix measured nothing" : $"The matrix re-runs {string.Join(" and ", seeds)} with the API on {string.Join(" and ", measured.Select(r => r.Label))}";
-        return tested + (SweepFound(measured) is { } sweep ? $"; {sweep}" : "")
-            + string.Concat(measured.Where(r => r.FanOut is not null).Select((r, i) => $"; the fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!, effectSaid: i > 0)}")) + ".";
+        var tested = seeds.Count == 0 ? "The matrix measured nothing." : $"The matrix re-runs {string.Join(" and ", seeds)} with the API on {CountText.Listed([.. measured.Select(r => r.Label)])}.";
+        return string.Join(" ", new[] { tested, SweepFound(measured) }.OfType<string>()
+            .Concat(measured.Where(r => r.FanOut is not null).Select((r, i) => $"The fan-out on {r.Label}: {PlainAnswer.Found(r.FanOut!, effectSaid: i > 0)}.")));
     }
 
     /// <summary>
     /// What won the compute sweep, by how much and how sure, from each core count's largest row and its break-even
-    /// bracket: "the compute sweep: Task.Run's efficiency at 1,000,000,000 cycles 100 % [99, 101] on 1 core and 195.9 %
-    /// [191.2, 200.5] on 2 cores; its break-even none in the sweep on 1 core, between 10,000 and 1,000,000 cycles on 2
-    /// cores". Null when no core count ran the sweep.
+    /// bracket, in two sentences: "The compute sweep: Task.Run's efficiency at 1,000,000,000 cycles was 100 % [99, 101]
+    /// on 1 core and 195.9 % [191.2, 200.5] on 2 cores (100 % is no gain). Break-even: none in the sweep on 1 core,
+    /// between 10,000 and 1,000,000 cycles on 2 cores." Null when no core count ran the sweep.
     /// </summary>
     private static string? SweepFound(IReadOnlyList<CoreCountRun> measured)
     {
@@ -402,40 +403,97 @@ internal static class MatrixRunner
         {
             return null;
         }
-        var largest = swept.Select(r => (Run: r, Row: r.Sweep.MaxBy(row => row.Amount)!)).ToList();
+        var largest = swept.Select(r => (Run: r, Row: Largest(r))).ToList();
         // One amount for every core count is said once; else each core count's with its figure.
         var oneAmount = largest.Select(l => l.Row.Amount).Distinct().Count() == 1;
-        string At(long amount) => string.Create(CultureInfo.InvariantCulture, $" at {amount:N0} cycles");
-        var efficiency = string.Join(" and ", largest.Select(l => string.Create(CultureInfo.InvariantCulture,
-            $"{l.Row.EfficiencyPercent:0.#} % {l.Row.Efficiency.Interval("0.#")}{(oneAmount ? "" : At(l.Row.Amount))} on {l.Run.Label}")));
-        var at = oneAmount ? At(largest[0].Row.Amount) : "";
-        var breakEven = string.Join(", ", swept.Select(r => $"{(BracketOf(r) is { Above: not null } bracket ? bracket.Text : "none in the sweep")} on {r.Label}"));
-        return $"the compute sweep: Task.Run's efficiency{at} {efficiency} (100 % is no gain); its break-even {breakEven}";
+        var efficiency = CountText.Listed([.. largest.Select(l => $"{EfficiencyText(l.Row)}{(oneAmount ? "" : $" at {CyclesText(l.Row.Amount)}")} on {l.Run.Label}")]);
+        var at = oneAmount ? $" at {CyclesText(largest[0].Row.Amount)}" : "";
+        var breakEven = string.Join(", ", swept.Select(r => $"{BreakEvenText(r)} on {r.Label}"));
+        return $"The compute sweep: Task.Run's efficiency{at} was {efficiency} (100 % is no gain). Break-even: {breakEven}.";
+    }
+
+    /// <summary>A core count's sweep row at its largest amount, the one its answer and hypothesis 3 read.</summary>
+    private static ComparisonRow Largest(CoreCountRun run) => run.Sweep.MaxBy(row => row.Amount)!;
+
+    /// <summary>"100 % [99, 101]": a row's efficiency with its 95 % CI, as the answer and the tiles print it.</summary>
+    private static string EfficiencyText(ComparisonRow row) => string.Create(CultureInfo.InvariantCulture, $"{row.EfficiencyPercent:0.#} % {row.Efficiency.Interval("0.#")}");
+
+    /// <summary>"1,000,000,000 cycles".</summary>
+    private static string CyclesText(long amount) => string.Create(CultureInfo.InvariantCulture, $"{amount:N0} cycles");
+
+    /// <summary>"between 10,000 and 1,000,000 cycles", or "none in the sweep" where no amount is above the crossing.</summary>
+    private static string BreakEvenText(CoreCountRun run) => BracketOf(run) is { Above: not null } bracket ? bracket.Text : "none in the sweep";
+
+    /// <summary>
+    /// A tile per core count that ran the sweep, in its colour on the efficiency chart: Task.Run's efficiency at the
+    /// largest amount with its 95 % CI and repeats (marked as the table marks a flagged one), that amount, the break-even
+    /// and the API's processor count, each as the answer and the tables print it. Their labels: <see cref="SweepTileLegend"/>.
+    /// </summary>
+    private static IReadOnlyList<ReportTile> SweepTiles(IReadOnlyList<CoreCountRun> swept) =>
+    [
+        .. swept.Select((r, i) =>
+        {
+            var row = Largest(r);
+            var mark = FigureChecks.MarkOf(Flags(row, r.ApiProcessorCount ?? r.Cpus), FigureChecks.EfficiencyFigure);
+            return new ReportTile(r.Label, EfficiencyChart.ColorOf(i),
+            [
+                new(SweepTileLabels[0].Label, string.Create(CultureInfo.InvariantCulture, $"{EfficiencyText(row)} n={row.Efficiency.Count}{mark}")),
+                new(SweepTileLabels[1].Label, CyclesText(row.Amount)),
+                new(SweepTileLabels[2].Label, BreakEvenText(r)),
+                new(SweepTileLabels[3].Label, r.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"),
+            ]);
+        }),
+    ];
+
+    /// <summary>The sweep tiles' labels in their order, each with what it means.</summary>
+    private static readonly (string Label, string Meaning)[] SweepTileLabels =
+    [
+        ("Task.Run efficiency", "the sync time over the Task.Run time of the same two units of work, in %, with its 95 % CI and the pairs measured (n): above 100 % Task.Run paid off, N cores give at most N x 100 %"),
+        ("at", "the sweep's largest amount of work, where Task.Run's overhead counts least"),
+        ("break-even", "the amounts between which Task.Run starts to pay (the table's rule, below)"),
+        ("API ProcessorCount", "the processor count the API reported on that core count"),
+    ];
+
+    /// <summary>The sweep tiles' legend: each label and what it means, once for every tile.</summary>
+    private static string SweepTileLegend => "In the compute sweep's tiles, one per core count: " + string.Join("; ", SweepTileLabels.Select(l => $"{l.Label}: {l.Meaning}")) + ".";
+
+    /// <summary>
+    /// The matrix's first screen, the same blocks in report.html and matrix.md, as a run report's: the partial note, the
+    /// plain answer, a tile per core count of the sweep and a tile per fan-out variant (the run reports' own,
+    /// <see cref="ReportWriter.Tiles"/>), each set with its legend; then the verdicts and each core count's own report.
+    /// </summary>
+    private static HtmlPage Opening(IReadOnlyList<CoreCountRun> runs, string verdict, string? partial)
+    {
+        var measured = runs.Where(r => r.SkippedBecause is null).ToList();
+        var swept = measured.Where(r => r.Sweep.Count > 0).ToList();
+        var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
+        var page = new HtmlPage($"Core-count matrix{(partial is null ? "" : ", PARTIAL")}")
+            .Paragraph(partial is null ? null : $"PARTIAL REPORT: {ReportWriter.PartialNote(partial)}", HtmlPage.PartialClass)
+            .Paragraph(Answer(measured), HtmlPage.AnswerClass);
+        if (swept.Count > 0)
+        {
+            page = page.Tiles(SweepTiles(swept)).Paragraph(SweepTileLegend, "legend");
+        }
+        if (fanOuts.Count > 0)
+        {
+            // Every core count's variants as one run's ("async@1cpu", "async@2cpu"), so the tiles and their legend are the run reports' own.
+            var together = fanOuts[0].FanOut! with { Variants = [.. fanOuts.SelectMany(r => r.FanOut!.Variants)] };
+            page = page.Tiles(ReportWriter.Tiles(together)).Paragraph(ReportWriter.TileLegend(together, "the fan-out's tiles, one per variant and core count"), "legend");
+        }
+        page = page.Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts, partial));
+        return fanOuts.Count == 0 ? page : page.Links(OwnReportsLead, fanOuts.Select(run => $"{FanOutFolder(run)}/report.html"));
     }
 
     /// <summary>The seed whose compute sweep the matrix re-runs (<c>TaskRunExperiment</c>'s).</summary>
     private const string ComputeSeed = "004";
     private const string OwnReportsLead = "Each core count's own fan-out report: ";
 
+    /// <summary>matrix.md: the first screen's blocks as report.html's (<see cref="Opening"/>, <see cref="HtmlPage.ToMarkdown"/>), then the setup, the sweep and the fan-out.</summary>
     public static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string? partial)
     {
-        var md = new StringBuilder();
+        var md = new StringBuilder(Opening(runs, verdict, partial).ToMarkdown());
+        md.AppendLine();
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
-        md.AppendLine($"# Core-count matrix{(partial is null ? "" : ", PARTIAL")}");
-        md.AppendLine();
-        if (partial is not null)
-        {
-            md.AppendLine($"**PARTIAL REPORT: {ReportWriter.PartialNote(partial)}**");
-            md.AppendLine();
-        }
-        md.AppendLine($"**{Answer(measured)}**");
-        md.AppendLine();
-        var fanOutReports = measured.Where(r => r.FanOut is not null).Select(r => $"{FanOutFolder(r)}/report.html").ToList();
-        if (fanOutReports.Count > 0)
-        {
-            md.AppendLine($"{OwnReportsLead}{string.Join(", ", fanOutReports.Select(file => $"[{file}]({file})"))}.");
-            md.AppendLine();
-        }
         foreach (var line in Setup(runs, report))
         {
             md.AppendLine(line);
@@ -466,8 +524,6 @@ internal static class MatrixRunner
                 md.AppendLine(line);
             }
         }
-        md.AppendLine();
-        md.AppendLine(verdict);
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
         if (fanOuts.Count > 0)
         {
@@ -479,31 +535,17 @@ internal static class MatrixRunner
             md.AppendLine(StarvedNote(report.DelayMs, fanOuts));
             md.AppendLine();
             md.Append(FanOutTable(fanOuts, report.DelayMs).ToMarkdown());
-            md.AppendLine();
-            foreach (var line in FanOutVerdicts(fanOuts, partial))
-            {
-                md.AppendLine($"- {line}");
-            }
         }
         return md.ToString();
     }
 
-    /// <summary>The matrix's report.html: the plain answer, the verdict and each core count's report first, then the sweep and its flags, the fan-out, the setup and the chart.</summary>
+    /// <summary>The matrix's report.html: the first screen (<see cref="Opening"/>: the plain answer, the tiles, the verdicts and each core count's report), then the sweep and its flags, the fan-out, the setup and the chart.</summary>
     public static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string chartSvg, string? efficiencySvg, string? partial)
     {
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
         var flags = Flags(measured);
-        var page = new HtmlPage($"Core-count matrix{(partial is null ? "" : ", PARTIAL")}");
-        if (partial is not null)
-        {
-            page.Paragraph($"PARTIAL REPORT: {ReportWriter.PartialNote(partial)}", "verdict partial");
-        }
-        page.Paragraph(Answer(measured), HtmlPage.AnswerClass).Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts, partial));
-        if (fanOuts.Count > 0)
-        {
-            page.Links(OwnReportsLead, fanOuts.Select(run => $"{FanOutFolder(run)}/report.html"));
-        }
+        var page = Opening(runs, verdict, partial);
         if (measured.Any(r => r.Sweep.Count > 0))
         {
             page.Heading(2, "Compute sweep (seed 004's table) per core count").Table(SweepTable(measured)).List(SweepFacts(measured));

@@ -30,12 +30,23 @@ internal sealed record Share(string Variant, double Median, double? Low, double?
     public bool HasInterval => Low is not null && High is not null;
 
     /// <summary>
-    /// "saea-pooled 4.1 % [2.0, 6.3]", or with "[no 95 % CI: below 6 windows]"; a share under its noise (below 0, or its
-    /// interval reaching 0) as <see cref="Noise"/> words it: "saea-pooled no difference measured (within noise: measured -0.3 % [-1.2, 0.1])".
+    /// "saea-pooled 4.1 % [2.0, 6.3] of allocating's", or with "[no 95 % CI: below 6 windows]". A share not told from 0
+    /// (below 0, or its interval reaching 0: <see cref="Noise.Within"/>) and wholly at or below the claim's
+    /// <paramref name="line"/> is the drop it measured, "saea-pooled dropped to none within noise (measured -0.3 % [-1.2,
+    /// 0.1] of allocating's)"; one whose interval holds 100 % does not tell the two variants apart, "saea-pooled no
+    /// difference measured (within noise: measured 98 % [90, 106] of allocating's)". The words say what was measured; the
+    /// claim's verdict is <see cref="StreamingClaims"/>'s rule alone.
     /// </summary>
-    public string Describe() => $"{Variant} " + (HasInterval
-        ? Noise.WithInterval(Median, Low, High, Invariant($"{Median * 100:0.#} % [{Low * 100:0.#}, {High * 100:0.#}]"))
-        : Noise.WithInterval(Median, null, null, Invariant($"{Median * 100:0.#} % [no 95 % CI: {NoIntervalBecause}]")));
+    public string Describe(double line)
+    {
+        var measured = (HasInterval ? Invariant($"{Median * 100:0.#} % [{Low * 100:0.#}, {High * 100:0.#}]") : Invariant($"{Median * 100:0.#} % [no 95 % CI: {NoIntervalBecause}]")) + " of allocating's";
+        return $"{Variant} " + (Noise.Within(Median, Low, High) && (High ?? Median) <= line ? $"{DroppedToNone} (measured {measured})"
+            : Low <= 1 && High >= 1 ? Noise.Describe(measured)
+            : measured);
+    }
+
+    /// <summary>A pooled figure not told from 0: what pooling did to it, said as the drop it is.</summary>
+    public const string DroppedToNone = "dropped to none within noise";
 }
 
 /// <summary>
@@ -69,7 +80,7 @@ internal static class StreamingClaims
         }
         var allocatingEstimate = Estimates.Of(reference);
         var shares = pooled.Select(p => Share.Of(p.Name, Estimates.Of(p.Result.Windows(figure)), allocatingEstimate)).ToList();
-        var text = string.Join("; ", shares.Select(s => s.Describe())) + " of allocating's";
+        var text = string.Join("; ", shares.Select(s => s.Describe(line)));
         var interval = Invariant($"(medians of {pooled.Select(p => p.Result.Windows(figure).Count).Append(reference.Count).Min()}+ steady windows)");
         if (shares.Any(s => !s.HasInterval))
         {

@@ -352,13 +352,18 @@ public class HttpLoadClientTests
         Assert.True(System.Diagnostics.Stopwatch.GetElapsedTime(started) >= TimeSpan.FromMilliseconds(200));
         await Eventually.TrueAsync(() => http.Loops[0].OpenConnections == 0, "the timed-out request's connection was closed");
 
-        var cancelled = get(cancel.Token);
+        // Cancelled under a long timeout, so the cancellation ends it: under the 200 ms one, a test thread held up on a busy
+        // machine between the server's read and the cancel lets the deadline pass, and the request times out instead (this
+        // test failed once in a busy fast suite, 2026-11-30, its message not kept).
+        using var longer = new EpollHttpClient(server.BaseAddress, LongTimeout, IPAddress.Loopback, loops: 1);
+        var stalls = longer.Get("/stalls");
+        var cancelled = stalls(cancel.Token);
         await Eventually.TrueAsync(() => server.RequestLines.Count == 2, "the second request reached the server");
         await cancel.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelled.AsTask());
+        await Eventually.TrueAsync(() => longer.Loops[0].OpenConnections == 0, "the cancelled request's connection was closed");
 
-        using var longer = new EpollHttpClient(server.BaseAddress, LongTimeout, IPAddress.Loopback, loops: 1);
-        var waiting = longer.Get("/stalls")(CancellationToken.None);
+        var waiting = stalls(CancellationToken.None);
         await Eventually.TrueAsync(() => server.RequestLines.Count == 3, "the third request reached the server");
         longer.Dispose();
         var outcome = await waiting;

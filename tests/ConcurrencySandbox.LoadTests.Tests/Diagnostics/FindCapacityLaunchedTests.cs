@@ -69,7 +69,9 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
     /// run the N queued calls, so a step holds the SLO (2.4 x the sleep) only on more than 1.4 N threads. The pool reaches
     /// about N + 1 while the users climb at the quick profile's pace, so the break does not depend on the pool lagging by
     /// luck (Thread.Sleep alone, one thread per user, the pool kept up with: see the capfix note in
-    /// docs/notebook/diagnostics.md). --max-load 6 keeps the two ramps short. The run's folder (summary.json, the report,
+    /// docs/notebook/diagnostics.md). --max-load 6 and --bisect-steps 0 keep the two ramps short (neither test reads how
+    /// narrow the break is; each narrowing step is another launch, and this fixture, invisible in the tests' durations,
+    /// ended clean-clone CI's LoadTests alone for about two minutes, 2026-11-30). The run's folder (summary.json, the report,
     /// console.txt) is kept when a test fails, its path in the failure (a run once broke at 2 users "by the upstream",
     /// not reproduced, and nothing was left to read), and deleted when both pass.
     /// </summary>
@@ -92,7 +94,7 @@ public sealed class FindCapacityLaunchedTests(FindCapacityLaunchedTests.Launched
         public async Task InitializeAsync()
         {
             var sample = Path.Combine(AppContext.BaseDirectory, "sample", "ConcurrencySandbox.SampleService.dll");
-            (Code, Output, Error) = await FindCapacityTests.RunAsync($"http://127.0.0.1:{FindCapacityTests.FreePort()}/quotes/1?delayMs=500", "--launch", sample, "--find-capacity", "--verify-fix", "--slo-p99-ms", "1200", "--step-s", "3", "--max-load", "6", "--max-duration-s", "90", "--out", Folder.Path);
+            (Code, Output, Error) = await FindCapacityTests.RunAsync($"http://127.0.0.1:{FindCapacityTests.FreePort()}/quotes/1?delayMs=500", "--launch", sample, "--find-capacity", "--verify-fix", "--slo-p99-ms", "1200", "--step-s", "3", "--max-load", "6", "--max-duration-s", "90", "--bisect-steps", "0", "--out", Folder.Path);
             Folder.KeepConsole(Code, Output, Error);
             var summary = Path.Combine(Folder.Path, "summary.json");
             // A summary that does not read fails the fixture with the folder kept, as a failed test would.

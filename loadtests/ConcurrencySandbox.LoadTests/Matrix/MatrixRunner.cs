@@ -101,7 +101,7 @@ internal sealed record MatrixReport(string Folder, MatrixOptions Options, Contai
         summary.Partial,
         Variants = summary.Variants.Select(v => new
         {
-            v.Name, v.Requests, v.Failed, v.Outcomes.TimedOut, v.MeanMs, v.P99Ms, v.PeakLoadMeanMs, v.SentAtPeak, v.RequestsPerSecond, v.PeakThreads, v.PeakQueue, v.LowerBounds,
+            v.Name, v.Requests, v.Failed, v.Outcomes.TimedOut, v.MeanMs, v.P99Ms, v.PeakStep, v.RequestsPerSecond, v.PeakThreads, v.PeakQueue, v.LowerBounds,
             StarvedFrom = MatrixRunner.StarvedFrom(v, MatrixRunner.StarvedFactor * DelayMs),
         }),
     };
@@ -613,11 +613,11 @@ internal static class MatrixRunner
         $"\"Starved from\" is the load of the first interval whose requests (grouped by when they were sent) took {StarvedFactor:0} x the {delayMs} ms delay on average, timed-out ones counted at their timeout. {fanOuts[0].FanOut!.Words.LatencyNote}");
 
     private static TextTable FanOutTable(List<CoreCountRun> fanOuts, int delayMs) => new(
-        ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "failed", "timed out", "peak pool threads", "peak queue", "starved from"],
+        ["cores", "API ProcessorCount", "strategy", "mean (ms)", ReportWriter.AtPeakLoadColumn, "p99 (ms)", "RPS", "failed", "timed out", "peak pool threads", "peak queue", "starved from"],
         [.. fanOuts.SelectMany(run => run.FanOut!.Variants.Select(v => (IReadOnlyList<string>)
         [
             $"{run.Cpus}{run.LimitSuffix}", run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Name,
-            ReportWriter.Latency(v, v.MeanMs, "meanMs", "0"), ReportWriter.PeakLoadMean(v), ReportWriter.Latency(v, v.P99Ms, "p99Ms", "0"),
+            ReportWriter.Latency(v, v.MeanMs, "meanMs", "0"), ReportWriter.AtPeakLoad(v), ReportWriter.Latency(v, v.P99Ms, "p99Ms", "0"),
             v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), $"{CountText.Of(v.Failed)} of {CountText.Of(v.Requests)}", CountText.Of(v.Outcomes.TimedOut),
             ReportWriter.PoolCount(v.PeakThreads), ReportWriter.PoolCount(v.PeakQueue), StarvedFrom(v, StarvedFactor * delayMs),
         ]))],

@@ -388,7 +388,7 @@ public static class ReportWriter
             $"round {round.Round}: {string.Join(" then ", round.Order)}: {(round.Figure is { } value ? Invariant($"{value:0.###}") : "no figure")} ({OutcomeWords(round.Outcome)})"))];
 
     /// <summary>An outcome's name in words: "NotReproduced" reads "not reproduced".</summary>
-    private static string OutcomeWords(string outcome) =>
+    public static string OutcomeWords(string outcome) =>
         string.Concat(outcome.Select((c, i) => i > 0 && char.IsUpper(c) ? $" {char.ToLowerInvariant(c)}" : $"{char.ToLowerInvariant(c)}"));
 
     /// <summary>One row per round and variant, in the order they ran, with the round's verdict figure; null for a single round without a figure.</summary>

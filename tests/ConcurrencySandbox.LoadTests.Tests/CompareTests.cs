@@ -71,8 +71,8 @@ public sealed class CompareTests : IDisposable
         // B ran once: its mean has no CI, so the difference is printed and not judged, never a finding.
         var mean = rows.Single(r => r[0] == "async" && r[1] == "mean (ms)")[4];
         Assert.Matches(@"^\+\d+(\.\d)? \(not judged: no 95 % CI in B\)$", mean);
-        // The peak-load mean is not measured per round: not judged on either side.
-        Assert.EndsWith("(not judged: no 95 % CI in A and B)", rows.Single(r => r[0] == "async" && r[1] == "mean at peak load (ms)")[4]);
+        // The peak step's p99 is not measured per round: not judged on either side.
+        Assert.EndsWith("(not judged: no 95 % CI in A and B)", rows.Single(r => r[0] == "async" && r[1] == "p99 at peak load (ms)")[4]);
         Assert.DoesNotContain(rows, r => r[0] == "(the run)");
     }
 

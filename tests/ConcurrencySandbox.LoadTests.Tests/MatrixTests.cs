@@ -87,15 +87,22 @@ public class MatrixTests
         var lines = RenderedPage.Lines(MatrixRunner.Html(runs, "Hypothesis 3 of seed 004 ...", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1)), "<svg/>", null, null));
         var markdown = MatrixRunner.Markdown(runs, "Hypothesis 3 of seed 004 ...", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1)), null);
 
+        // The answer: four short sentences (what was compared where, the sweep's efficiency with its CI, the fan-out, the verdicts).
         var answer = lines[1];
-        Assert.StartsWith($"p.answer The matrix re-runs {SeedReports.Introduce("004")} (its compute sweep) and {SeedReports.Introduce("003")} (its fan-out) with the API on 1 core and 2 cores.", answer, StringComparison.Ordinal);
-        // What won the sweep, by how much and how sure, before the fan-outs: the largest row's efficiency with its CI and the break-even, each core count's fan-out in a sentence of its own.
-        Assert.Contains("with the API on 1 core and 2 cores. The compute sweep: Task.Run's efficiency at 1,000,000,000 cycles was 100 % [99, 101] on 1 core and 100 % [99, 101] on 2 cores (100 % is no gain). Break-even: none in the sweep on 1 core, none in the sweep on 2 cores. The fan-out on 1 core: ", answer, StringComparison.Ordinal);
-        Assert.Contains($"The fan-out on 1 core: {PlainAnswer.Found(runs[0].FanOut!)}. ", answer, StringComparison.Ordinal);
-        Assert.EndsWith($"The fan-out on 2 cores: {PlainAnswer.Found(runs[1].FanOut!, effectSaid: true)}.", answer, StringComparison.Ordinal);
-        Assert.Equal(2, answer.Split(SeedReports.Effect("003")!).Length);
+        Assert.StartsWith("p.answer Task.Run against synchronous CPU work (seed 004) and ways to fan out blocking calls (seed 003), with the API on 1 core and 2 cores. Task.Run's efficiency at 1,000,000,000 cycles was 100 % [99, 101] on 1 core and 100 % [99, 101] on 2 cores (100 % is no gain). Fan-out: async answered every request up to ", answer, StringComparison.Ordinal);
+        var threadpool = runs.Select(r => r.FanOut!.Variants[0].Outcomes.FailedPercent).Order().Select(p => p.ToString("0.#", System.Globalization.CultureInfo.InvariantCulture)).ToList();
+        Assert.Contains($"; threadpool failed {threadpool[0]} % to {threadpool[1]} % of its requests. {MatrixRunner.Hypothesis3Name} confirmed; seed 003's effect reproduced on 1 core and 2 cores.", answer, StringComparison.Ordinal);
+        Assert.Equal(4, SentencesOf(answer["p.answer ".Length..]).Count);
+        // What it rests on, under its own heading right after the first screen: the seeds in words, the sweep with its break-even, each core count's fan-out in a sentence of its own.
+        var details = lines[lines.ToList().IndexOf($"h2 {MatrixRunner.AnswerDetailsHeading}") + 1];
+        Assert.StartsWith($"p The matrix re-runs {SeedReports.Introduce("004")} (its compute sweep) and {SeedReports.Introduce("003")} (its fan-out) with the API on 1 core and 2 cores.", details, StringComparison.Ordinal);
+        Assert.Contains("with the API on 1 core and 2 cores. The compute sweep: Task.Run's efficiency at 1,000,000,000 cycles was 100 % [99, 101] on 1 core and 100 % [99, 101] on 2 cores (100 % is no gain). Break-even: none in the sweep on 1 core, none in the sweep on 2 cores. The fan-out on 1 core: ", details, StringComparison.Ordinal);
+        Assert.Contains($"The fan-out on 1 core: {PlainAnswer.Found(runs[0].FanOut!)}. ", details, StringComparison.Ordinal);
+        Assert.EndsWith($"The fan-out on 2 cores: {PlainAnswer.Found(runs[1].FanOut!, effectSaid: true)}.", details, StringComparison.Ordinal);
+        Assert.Equal(2, details.Split(SeedReports.Effect("003")!).Length);
         Assert.Contains("p.verdict Hypothesis 3 of seed 004 ...", lines);
-        var firstHeading = lines.ToList().FindIndex(line => line.StartsWith("h2 ", StringComparison.Ordinal));
+        var firstHeading = lines.ToList().IndexOf($"h2 {MatrixRunner.AnswerDetailsHeading}");
+        Assert.Equal(firstHeading, lines.ToList().FindIndex(line => line.StartsWith("h2 ", StringComparison.Ordinal)));
         Assert.InRange(lines.ToList().IndexOf("p.verdict Hypothesis 3 of seed 004 ..."), 2, firstHeading);
         Assert.All(new[] { "fanout-1cpu/report.html", "fanout-2cpu/report.html" }, file =>
         {
@@ -151,13 +158,14 @@ public class MatrixTests
                 Assert.Contains(firstScreen, line => line.StartsWith($"tile {v.Name}: RPS {v.RequestsPerSecond.ToString("0.##", System.Globalization.CultureInfo.InvariantCulture)}; p50 / p99 (ms) {ReportWriter.NoAnswer};", StringComparison.Ordinal)));
             // Every label of the two sets is defined under them, and every number on the first screen is a field of the matrix's files.
             Assert.Equal(2, lines.Take(firstHeading).Count(line => line.StartsWith("p.legend In the ", StringComparison.Ordinal)));
-            var quoted = new[] { SeedReports.Introduce("004")!, SeedReports.Introduce("003")!, "seed 004", "seed 003", "95 % CI", "100 % is no gain" }
+            Assert.InRange(SentencesOf(firstScreen[0]["p.answer ".Length..]).Count, 1, 4);
+            var quoted = new[] { MatrixRunner.Hypothesis3Name, "seed 004", "seed 003", "95 % CI", "100 % is no gain" }
                 .Concat(runs.Select(r => r.Label)).Concat(variants.Select(v => v.Name)).OrderByDescending(words => words.Length);
             var fields = runs.SelectMany(r => FirstScreenTests.FieldsOf(r.FanOut!)).Concat(FirstScreenTests.FieldsOfJson(File.ReadAllText(Path.Combine(folder, "matrix.json")))).ToList();
             FirstScreenTests.AssertEveryNumberIsAField($"matrix, seed {seed}", quoted.Aggregate(string.Join("\n", firstScreen), (text, words) => text.Replace(words, "", StringComparison.Ordinal)), fields);
             // matrix.md opens with the same blocks: the answer in bold, then each set of tiles as a table.
             var markdown = File.ReadAllText(Path.Combine(folder, "matrix.md"));
-            Assert.StartsWith($"# Core-count matrix\n\n**{firstScreen[0]["p.answer ".Length..]}**\n\n| variant | Task.Run efficiency | at | break-even | API ProcessorCount |", markdown, StringComparison.Ordinal);
+            Assert.StartsWith($"# Core-count matrix\n\n**{firstScreen[0]["p.answer ".Length..]}**\n\n| core count | Task.Run efficiency | at | break-even | API ProcessorCount |", markdown, StringComparison.Ordinal);
             Assert.Contains($"| {variants[0].Name} | ", markdown, StringComparison.Ordinal);
         }
         finally
@@ -183,6 +191,10 @@ public class MatrixTests
         Assert.Single(markdown, line => line.StartsWith("\"Starved from\"", StringComparison.Ordinal) && line.TrimEnd().EndsWith(note, StringComparison.Ordinal));
         Assert.DoesNotContain(page.Concat(markdown), line => line.Contains("not averaged", StringComparison.Ordinal));
     }
+
+    /// <summary>A paragraph's sentences: each ends at a full stop followed by a space or the end (a decimal point is followed by a digit).</summary>
+    internal static IReadOnlyList<string> SentencesOf(string paragraph) =>
+        [.. System.Text.RegularExpressions.Regex.Split(paragraph, @"(?<=\.)(?:\s+|$)").Where(sentence => sentence.Length > 0)];
 
     /// <summary>Two summaries are the same when they serialize the same (records holding lists compare those by reference).</summary>
     private static readonly IEqualityComparer<RunSummary> SummaryComparer = EqualityComparer<RunSummary>.Create((a, b) => a?.ToJson() == b?.ToJson(), s => s.ToJson().GetHashCode(StringComparison.Ordinal));

@@ -1,54 +1,92 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
 public class PeakLoadTests
 {
-    // 10 s at 4 users then 10 s at 8: the peak step runs from 10 s to 20 s.
-    private static readonly IntervalRow[] Rows = [Row(10, 4), Row(20, 8), Row(30, 0), Row(45, 0)];
-
     [Fact]
-    public void MeanAtPeakLoadCountsTheRequestsSentDuringThePeakStepWhereverTheyEnded()
+    public void ThePeakStepIsTheFirstStepRowAtThePeakLoad()
     {
-        var result = Result(new SentSlice(1.0, 3, 300, 0, 0, 0), new SentSlice(12.0, 2, 60_000, 0, 0, 0), new SentSlice(25.0, 1, 100, 0, 0, 0));
+        // 4 users, 8, back to 4, 8 again: the peak step is the first run at 8 users, with the requests booked to it.
+        var result = Result([4, 8, 4, 8], [Step(4, 0, 10, 3), Step(8, 10, 20, 5), Step(4, 20, 30, 2), Step(8, 30, 40, 7)]);
 
-        // The step began somewhere after the middle of the last interval below the peak.
-        Assert.Equal((5, 20), result.PeakStep());
-        Assert.Equal(30_000, result.PeakLoadMeanMs);
-        Assert.False(result.SentAtPeak().Censored);
+        Assert.Equal((8, 10, 20, 5), (result.PeakStep!.Load, result.PeakStep.FromSeconds, result.PeakStep.ToSeconds, result.PeakStep.Stats.Requests));
     }
 
     [Fact]
-    public void TimedOutRequestsSentAtPeakMakeTheMeanALowerBoundInsteadOfALatency()
+    public void AVariantStoppedBeforeItsPeakStepClosedHasNoPeakStep()
     {
-        var result = Result(new SentSlice(12.0, 1, 30_000, 0, 0, 0), new SentSlice(15.0, 0, 0, 3, 180_000, 1));
+        // Stopped during the 8-user step: its intervals reached the peak, but only the 4-user step closed.
+        var result = Result([4, 8], [Step(4, 0, 10, 3)]);
 
-        var atPeak = result.SentAtPeak();
-
-        Assert.Equal(30_000, result.PeakLoadMeanMs);
-        Assert.True(atPeak.Censored);
-        Assert.Equal(60_000, atPeak.TimedOutAtMs);
-        Assert.Equal((30_000 + 180_000) / 4.0, atPeak.AtLeastMeanMs);
-        Assert.Equal(5, atPeak.Requests);
+        Assert.Null(result.PeakStep);
     }
 
-    [Fact]
-    public void RequestsSentJustBeforeTheFirstIntervalAtPeakEndedStillCountAtPeak()
+    [Theory]
+    [InlineData(39)]
+    [InlineData(2026)]
+    [InlineData(53334)]
+    public void ThePerVariantTablesFigureAtPeakLoadIsThePeakStepsRowInTheStepTable(int seed)
     {
-        // The reporting intervals lag the shape: the peak's new users sent their only request at 9.5 s, inside the
-        // interval ending at 10 s whose middle (5 s) was still below the peak.
-        var result = Result(new SentSlice(2.0, 4, 400, 0, 0, 0), new SentSlice(9.5, 4, 120_000, 0, 0, 0));
+        // Latency grows with the time a request was sent, from a random start and at a random rate, some variants into
+        // the 60 s timeout: the peak step's row holds answers, lower bounds or both. Steps and intervals are 2 s apart, so
+        // requests sent in the last moments before the peak step belong to the step before.
+        var random = new Random(seed);
+        var variants = Enumerable.Range(0, random.Next(1, 5)).Select(i => $"v{i}").ToList();
+        var shape = variants.ToDictionary(v => v, _ => (BaseMs: 50 + random.NextDouble() * 2_000, GrowthMsPerSecond: random.NextDouble() < 0.5 ? random.NextDouble() * 50 : random.NextDouble() * 5_000));
+        var summary = SyntheticReports.LoadRun("fanout", variants, 20 + random.Next(0, 3) * 10, random.Next(2, 12),
+            (name, sentSeconds) => shape[name].BaseMs + shape[name].GrowthMsPerSecond * sentSeconds).Analysed();
 
-        Assert.Equal(30_000, result.PeakLoadMeanMs);
+        AssertThePeakFigureIsThePeakRow(summary);
     }
 
-    [Fact]
-    public void MeanAtPeakLoadIsNotANumberWhenNothingWasSentAtPeak()
-    {
-        var result = Result(new SentSlice(1, 1, 100, 0, 0, 0));
+    public static TheoryData<string> CommittedSummariesOfThisVersion() => FirstScreenTests.CommittedSummariesOfThisVersion();
 
-        Assert.True(double.IsNaN(result.PeakLoadMeanMs));
+    [Theory]
+    [MemberData(nameof(CommittedSummariesOfThisVersion))]
+    public void EveryCommittedPagesFigureAtPeakLoadIsThePeakStepsRowInTheStepTable(string file) =>
+        AssertThePeakFigureIsThePeakRow(ReportFolder.ReadSummary(Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", file), file));
+
+    /// <summary>
+    /// Each variant's "at peak load" cell in the per-variant table says what the step table's row of its first step at
+    /// the peak load says: its p50 and p99 ("no answer" when neither has one). A run whose load did not step has no
+    /// step table; its one step is then the whole run, and the cell says that step's p50 and p99.
+    /// </summary>
+    private static void AssertThePeakFigureIsThePeakRow(RunSummary summary)
+    {
+        var table = ReportWriter.VariantTable(summary);
+        var column = table.Headers.ToList().FindIndex(h => h.EndsWith("at peak load (ms)", StringComparison.Ordinal));
+        Assert.True(column >= 0, string.Join(" | ", table.Headers));
+        var steps = ReportWriter.StepTable(summary);
+        foreach (var (variant, row) in summary.Variants.Zip(table.Rows))
+        {
+            var load = ResponseCurve.LoadText(variant.PeakLoad, variant.LoadUnit);
+            var (p50, p99) = variant.Steps.Count > 1 ? RowAt(steps!, variant.Name, load) : Cells(Assert.Single(variant.Steps));
+            Assert.Equal(p50 == ReportWriter.NoAnswer && p99 == ReportWriter.NoAnswer ? ReportWriter.NoAnswer : $"{p50} / {p99}", row[column]);
+        }
+    }
+
+    /// <summary>The p50 and p99 cells of the step table's first row of <paramref name="variant"/> at <paramref name="load"/> (marked "(knee)" or not).</summary>
+    private static (string P50, string P99) RowAt(TextTable steps, string variant, string load)
+    {
+        var row = steps.Rows.First(r => r[0] == variant && (r[1] == load || r[1] == $"{load} (knee)"));
+        return (row[5], row[6]);
+    }
+
+    private static (string P50, string P99) Cells(SummaryStep step) =>
+        (ReportWriter.Cell(step.P50Ms, "p50Ms", step.LowerBounds, step.Outcomes.NoAnswer), ReportWriter.Cell(step.P99Ms, "p99Ms", step.LowerBounds, step.Outcomes.NoAnswer));
+
+    private static StepRow Step(double users, double from, double to, int requests) =>
+        new(users, from, to, TestStats.Of(Enumerable.Repeat(1_000.0, requests)));
+
+    private static VariantResult Result(IReadOnlyList<double> users, IReadOnlyList<StepRow> steps)
+    {
+        var key = new VariantKey("v");
+        IReadOnlyList<IntervalRow> intervals = [.. users.Select((load, i) => new IntervalRow(key, 10 * (i + 1), "users", load, 0, LatencyStats.Empty))];
+        return new VariantResult(key, "/x", "users", intervals[^1].ElapsedSeconds, intervals, [], LatencyStats.Empty) { Steps = steps };
     }
 
     [Fact]
@@ -81,9 +119,4 @@ public class PeakLoadTests
         Assert.Equal([(10.0, RequestEnd.Ok), (20.0, RequestEnd.Timeout)], requests.Select(r => (r.LatencyMs, r.End)));
         Assert.All(requests, r => Assert.InRange(r.CompletedSeconds, 3600, double.MaxValue));
     }
-
-    private static IntervalRow Row(double end, double users) => new(new VariantKey("v"), end, "users", users, 0, LatencyStats.Empty);
-
-    private static VariantResult Result(params SentSlice[] sent) =>
-        new(new VariantKey("v"), "/x", "users", Rows[^1].ElapsedSeconds, Rows, [], LatencyStats.Empty) { Sent = sent };
 }

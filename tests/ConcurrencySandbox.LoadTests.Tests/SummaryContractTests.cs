@@ -69,6 +69,22 @@ public sealed class SummaryContractTests
     }
 
     [Fact]
+    public void ASummaryWrittenBeforeThePeakReadItsStepRowReadsWithThoseMembersDroppedAndNoneWritten()
+    {
+        var summary = WrittenSummary();
+        Assert.All(summary["variants"]!.AsArray(), v => Assert.False(v!.AsObject().ContainsKey("sentAtPeak")));
+        var earlier = summary["variants"]![0]!.AsObject();
+        earlier["peakLoadMeanMs"] = 53334.4;
+        earlier["sentAtPeak"] = JsonNode.Parse("""{"requests": 4, "completed": 4, "timedOut": 0, "connectionErrors": 0, "atLeastMeanMs": 53334.4}""");
+        earlier["peakStepSeconds"] = JsonNode.Parse("[53.0, 60.0]");
+
+        var read = RunSummary.Parse(summary.ToJsonString());
+
+        Assert.DoesNotContain("peakLoadMeanMs", read.ToJson());
+        Assert.Equal(read.Variants[0].Steps.First(s => s.Load == read.Variants[0].PeakLoad), read.Variants[0].PeakStep);
+    }
+
+    [Fact]
     public void ARetypedMemberFailsTheRead()
     {
         var summary = WrittenSummary();

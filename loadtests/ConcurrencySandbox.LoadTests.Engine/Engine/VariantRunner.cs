@@ -99,7 +99,7 @@ public sealed record VariantResult(
     /// <summary>Every request in completion order: kept only for the cold-start burst, where each request is the evidence.</summary>
     public IReadOnlyList<RequestSample> Requests { get; init; } = [];
 
-    /// <summary>The requests grouped by when they were sent (<see cref="LatencyRecorder.SentSliceSeconds"/> slices), for the peak-step figures.</summary>
+    /// <summary>The requests grouped by when they were sent (<see cref="LatencyRecorder.SentSliceSeconds"/> slices): what a verdict's CI resamples.</summary>
     public IReadOnlyList<SentSlice> Sent { get; init; } = [];
 
     /// <summary>The steps of a stepped load, each merged from its intervals (the partial tail left out).</summary>
@@ -141,10 +141,11 @@ public sealed record VariantResult(
     public long? PeakQueue => Telemetry.Count == 0 ? null : Telemetry.Max(t => t.Snapshot.ThreadPool.PendingWorkItemCount);
 
     /// <summary>
-    /// The requests sent during the peak step (the first run of intervals at the peak load), wherever they ended: a
-    /// starving server answers them long after the step ended, or never.
+    /// The peak step: the first step at the peak load, the row the step table shows, with every request sent in it
+    /// wherever it ended (a starving server answers them long after the step ended, or never). Null when no step reached
+    /// the peak (a variant stopped before its peak step closed).
     /// </summary>
-    public SentSummary SentAtPeak() => SentSummary.Of(SlicesAtPeak());
+    public StepRow? PeakStep => Steps.FirstOrDefault(s => s.Load >= PeakLoad);
 
     /// <summary>
     /// The requests that ended between two times (seconds since the variant began), from the intervals they ended in;
@@ -203,42 +204,6 @@ public sealed record VariantResult(
         }
         var requests = EndedBetween(during[0].ElapsedSeconds, during[^1].ElapsedSeconds);
         return requests > 0 ? (new CountedSpan(during[0], during[^1], requests), null) : (null, "no request ended between its counter samples");
-    }
-
-    /// <summary>The send slices of the peak step (<see cref="PeakStep"/>): what a CI of the peak's figures resamples.</summary>
-    public IReadOnlyList<SentSlice> SlicesAtPeak()
-    {
-        var (fromSeconds, toSeconds) = PeakStep();
-        return SlicesBetween(fromSeconds, toSeconds);
-    }
-
-    private IReadOnlyList<SentSlice> SlicesBetween(double fromSeconds, double toSeconds) =>
-        [.. Sent.Where(s => s.FromSeconds >= fromSeconds - LatencyRecorder.SentSliceSeconds / 2 && s.FromSeconds < toSeconds - LatencyRecorder.SentSliceSeconds / 2)];
-
-    /// <summary>Mean latency of the completed requests sent during the peak step; NaN when none completed. See <see cref="SentAtPeak"/> for those that did not.</summary>
-    public double PeakLoadMeanMs => SentAtPeak().CompletedMeanMs;
-
-    /// <summary>
-    /// The peak step in seconds since the variant began: from the middle of the interval before the first one at the
-    /// peak load (an interval's load is read at its middle, so the step began after it; intervals need not start with
-    /// the step, and on a starved server the peak's users may send a single request in its first moments) to the end
-    /// of the last interval at the peak in a row.
-    /// </summary>
-    public (double FromSeconds, double ToSeconds) PeakStep()
-    {
-        var peak = PeakLoad;
-        var first = Intervals.ToList().FindIndex(i => i.Load >= peak);
-        if (first < 0)
-        {
-            return (0, ElapsedSeconds);
-        }
-        var last = first;
-        while (last + 1 < Intervals.Count && Intervals[last + 1].Load >= peak)
-        {
-            last++;
-        }
-        var previousStart = first >= 2 ? Intervals[first - 2].ElapsedSeconds : 0;
-        return (first == 0 ? 0 : (previousStart + Intervals[first - 1].ElapsedSeconds) / 2, Intervals[last].ElapsedSeconds);
     }
 }
 

@@ -62,8 +62,11 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
 
     public HtmlPage Figures(IEnumerable<(string Svg, string File, string Alt)> figures) => figures.Aggregate(this, (page, f) => page.Figure(f.Svg, f.File, f.Alt));
 
-    /// <summary>One tile per item, side by side: its name over a colour bar, then its figures as label and value.</summary>
-    public HtmlPage Tiles(IEnumerable<ReportTile> tiles) => Add(new TilesBlock([.. tiles]));
+    /// <summary>
+    /// One tile per item, side by side: its name over a colour bar, then its figures as label and value; in Markdown a
+    /// table whose first column, the tiles' names, is headed <paramref name="names"/> (what each tile is: a variant, a core count).
+    /// </summary>
+    public HtmlPage Tiles(IEnumerable<ReportTile> tiles, string names = "variant") => Add(new TilesBlock([.. tiles], names));
 
     /// <summary>An interactive chart that <c>Assets/charts.js</c> draws from its model (<see cref="ResponseCurveModel"/>, <see cref="TimeSeriesModel"/>); <paramref name="file"/>: its static twin beside the page, which Markdown links.</summary>
     public HtmlPage Chart(string kind, object model, string? file = null) => Add(new ChartBlock(kind, model, file));
@@ -95,7 +98,7 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
         ListBlock { Items.Count: > 0 } l => string.Join('\n', l.Items.Select(item => $"- {item}")),
         PreformattedBlock p => $"```\n{p.Text}\n```",
         TableBlock t => new TextTable(t.Headers, t.Rows, t.NumericColumns.ToHashSet()).ToMarkdown().TrimEnd('\n'),
-        TilesBlock { Tiles.Count: > 0 } t => new TextTable(["variant", .. t.Tiles[0].Figures.Select(f => f.Label)], [.. t.Tiles.Select(tile => (IReadOnlyList<string>)[tile.Name, .. tile.Figures.Select(f => f.Value)])],
+        TilesBlock { Tiles.Count: > 0 } t => new TextTable([t.Names, .. t.Tiles[0].Figures.Select(f => f.Label)], [.. t.Tiles.Select(tile => (IReadOnlyList<string>)[tile.Name, .. tile.Figures.Select(f => f.Value)])],
             Enumerable.Range(1, t.Tiles[0].Figures.Count).ToHashSet()).ToMarkdown().TrimEnd('\n'),
         LinksBlock l => $"{l.Text}{string.Join(", ", l.Items.Select(file => $"[{file}]({file})"))}.",
         FigureBlock { File: { } file } f => $"![{f.Alt ?? AltOf(file)}]({file})",
@@ -163,7 +166,8 @@ public sealed record LinksBlock(string Text, IReadOnlyList<string> Items) : Page
 
 public sealed record FigureBlock(string Svg, [property: JsonIgnore] string? File, [property: JsonIgnore] string? Alt) : PageBlock;
 
-public sealed record TilesBlock(IReadOnlyList<ReportTile> Tiles) : PageBlock;
+/// <param name="Names">What each tile is, the Markdown table's first column ("variant", "core count"); the page shows each tile's name alone.</param>
+public sealed record TilesBlock(IReadOnlyList<ReportTile> Tiles, [property: JsonIgnore] string Names) : PageBlock;
 
 /// <summary>An interactive chart: <c>Charts[kind]</c> of <c>Assets/charts.js</c> draws <paramref name="Model"/>.</summary>
 public sealed record ChartBlock([property: JsonPropertyName("chart")] string ChartKind, object Model, [property: JsonIgnore] string? File) : PageBlock;

@@ -6,7 +6,7 @@ using ConcurrencySandbox.Platform.Statistics;
 namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>
-/// Two runs of the same experiment side by side: per variant the mean, p99, mean at peak load, RPS and peak pool
+/// Two runs of the same experiment side by side: per variant the mean, p99, p99 at peak load, RPS and peak pool
 /// threads of each, B - A and B / A, and the rounds' verdict figure when both runs have one. Each side's figure carries
 /// the 95 % CI its summary gives (over its rounds), and B - A is read by the one noise rule (<see cref="Noise"/>): "no
 /// difference measured (within noise: ...)" when the intervals overlap, "not judged" where a side has no CI. Runs of
@@ -30,16 +30,25 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
         return new ReportComparison(fileA, fileB);
     }
 
-    /// <summary>A compared figure: its name, how it prints, its value in a variant, its latency member (lower bounds) and its value in one round, when rounds measure it.</summary>
-    private sealed record Figure(string Name, string Format, Func<SummaryVariant, double?> OfVariant, string? LatencyMember, Func<SummaryRoundVariant, double?>? OfRound);
+    /// <summary>
+    /// A compared figure: its name, how it prints, its value in a variant, its latency member and the row that says whether
+    /// it is a lower bound or no answer (the variant's totals, or its peak step), and its value in one round, when rounds measure it.
+    /// </summary>
+    private sealed record Figure(string Name, string Format, Func<SummaryVariant, double?> OfVariant, string? LatencyMember, Func<SummaryVariant, LatencyRow?>? RowOf, Func<SummaryRoundVariant, double?>? OfRound);
+
+    /// <summary>A row's latency context: which of its latency members are lower bounds, and whether it has no latency at all.</summary>
+    private sealed record LatencyRow(IReadOnlyList<string>? LowerBounds, bool NoAnswer);
+
+    private static LatencyRow Totals(SummaryVariant v) => new(v.LowerBounds, v.Outcomes.NoAnswer);
 
     private static readonly Figure[] Figures =
     [
-        new("mean (ms)", "0.#", v => v.MeanMs, "meanMs", r => r.MeanMs),
-        new("p99 (ms)", "0.#", v => v.P99Ms, "p99Ms", r => r.P99Ms),
-        new("mean at peak load (ms)", "0.#", v => v.PeakLoadMeanMs, null, null),
-        new("RPS", "0.##", v => v.RequestsPerSecond, null, r => r.RequestsPerSecond),
-        new("peak threads", "0", v => v.PeakThreads, null, null),
+        new("mean (ms)", "0.#", v => v.MeanMs, "meanMs", Totals, r => r.MeanMs),
+        new("p99 (ms)", "0.#", v => v.P99Ms, "p99Ms", Totals, r => r.P99Ms),
+        new("p99 at peak load (ms)", "0.#", v => v.PeakStep is { Outcomes.NoAnswer: false } step ? step.P99Ms : null, "p99Ms",
+            v => v.PeakStep is { } step ? new LatencyRow(step.LowerBounds, step.Outcomes.NoAnswer) : null, null),
+        new("RPS", "0.##", v => v.RequestsPerSecond, null, null, r => r.RequestsPerSecond),
+        new("peak threads", "0", v => v.PeakThreads, null, null, null),
     ];
 
     /// <summary>One side's figure as compared: its value, its cell, its 95 % CI when it has one, and whether it is a lower bound (requests timed out).</summary>
@@ -49,7 +58,7 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
     public const string DifferenceNote =
         "A figure with [low, high] is the median over the run's interleaved rounds with its 95 % CI (the report's per-variant table shows one round). " +
         "B - A is judged by its 95 % CI [B's low - A's high, B's high - A's low]: \"" + Noise.NoDifference + " (within noise: ...)\" when it reaches 0, which is when the two intervals overlap. " +
-        "A figure has no CI in a run of fewer than 6 rounds, when it is a lower bound (\u2265: requests timed out), or when it is not measured per round (mean at peak load, peak threads); " +
+        "A figure has no CI in a run of fewer than 6 rounds, when it is a lower bound (\u2265: requests timed out), or when it is not measured per round (p99 at peak load, peak threads); " +
         "against a lower bound, B - A and B / A are bounds too (\u2264 when A's figure is one, \u2265 when B's is), and between two lower bounds there is none; " +
         "a difference with a side without one is printed but not judged: run both with --rounds 6 or more to judge it.";
 
@@ -121,8 +130,9 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
         {
             return new Measured(null, "n/a");
         }
-        var bound = f.LatencyMember is { } member && v.LowerBounds?.Contains(member) == true;
-        var cell = f.LatencyMember is { } latency ? ReportWriter.Latency(v, value, latency, f.Format) : value.ToString(f.Format, CultureInfo.InvariantCulture);
+        var row = f.RowOf?.Invoke(v);
+        var bound = f.LatencyMember is { } member && row?.LowerBounds?.Contains(member) == true;
+        var cell = f.LatencyMember is { } latency && row is not null ? ReportWriter.Cell(value, latency, row.LowerBounds, row.NoAnswer, f.Format) : value.ToString(f.Format, CultureInfo.InvariantCulture);
         double[] rounds = bound || f.OfRound is not { } perRound ? []
             : [.. (run.Rounds?.Rounds ?? []).SelectMany(r => r.Variants).Where(r => r.Variant == v.Name).Select(perRound).OfType<double>()];
         return rounds.Length > 0 && Estimates.Of(rounds) is { Low: { } low, High: { } high } estimate

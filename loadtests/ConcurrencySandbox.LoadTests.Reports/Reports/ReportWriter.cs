@@ -341,7 +341,7 @@ public static class ReportWriter
         return Invariant($"{r.Experiment}: {tested} ({r.Profile} profile){load}{cores}{(r.Partial is null ? "" : ", PARTIAL")}");
     }
 
-    private const string PeakNote = "Mean at peak load: the mean latency of the requests sent during the peak step (the first intervals at the highest load), wherever they completed; with timed-out requests it is a lower bound, marked \u2265. Peak threads and queue: the highest values the API recorded while the variant ran.";
+    private const string PeakNote = "At peak load: the p50 and p99 of the requests sent in the peak step (the first step at the highest load, whose row the step table shows when the load stepped), wherever they completed; \u2265 where timed-out requests reach that rank. Peak threads and queue: the highest values the API recorded while the variant ran.";
 
     /// <summary>
     /// The per-variant table; when every variant sent the same request (streaming's 30-word description of its clients),
@@ -358,7 +358,7 @@ public static class ReportWriter
         [
             "variant", r.Words.What, r.Words.Unit, "failed", "timed out",
             .. new[] { "mean", "p50", "p75", "p95", "p99", "p99.9", "max" }.Select(column => $"{r.Words.LatencyPrefix}{column} (ms)"),
-            r.Words.PerSecond, "mean at peak load (ms)", "peak threads", "peak queue",
+            r.Words.PerSecond, $"{r.Words.LatencyPrefix}{AtPeakLoadColumn}", "peak threads", "peak queue",
         ],
         [.. r.Variants.Select(v => (IReadOnlyList<string>)
         [
@@ -366,7 +366,7 @@ public static class ReportWriter
             Invariant($"{CountText.Of(v.Failed)} ({v.Outcomes.FailedPercent:0.#} %)"), CountText.Of(v.Outcomes.TimedOut),
             Latency(v, v.MeanMs, "meanMs"), Latency(v, v.P50Ms, "p50Ms"), Latency(v, v.P75Ms, "p75Ms"), Latency(v, v.P95Ms, "p95Ms"),
             Latency(v, v.P99Ms, "p99Ms"), Latency(v, v.P999Ms, "p999Ms"), Latency(v, v.MaxMs, "maxMs"), Invariant($"{v.RequestsPerSecond:0.##}"),
-            PeakLoadMean(v),
+            AtPeakLoad(v),
             PoolCount(v.PeakThreads), PoolCount(v.PeakQueue),
         ])],
         new HashSet<int>(Enumerable.Range(2, 14)));
@@ -388,7 +388,7 @@ public static class ReportWriter
             $"round {round.Round}: {string.Join(" then ", round.Order)}: {(round.Figure is { } value ? Invariant($"{value:0.###}") : "no figure")} ({OutcomeWords(round.Outcome)})"))];
 
     /// <summary>An outcome's name in words: "NotReproduced" reads "not reproduced".</summary>
-    private static string OutcomeWords(string outcome) =>
+    public static string OutcomeWords(string outcome) =>
         string.Concat(outcome.Select((c, i) => i > 0 && char.IsUpper(c) ? $" {char.ToLowerInvariant(c)}" : $"{char.ToLowerInvariant(c)}"));
 
     /// <summary>One row per round and variant, in the order they ran, with the round's verdict figure; null for a single round without a figure.</summary>
@@ -574,17 +574,17 @@ public static class ReportWriter
     /// <summary>The units of the figures that count things (none: "OS threads peak", "gen0 collections").</summary>
     private static readonly HashSet<string> CountUnits = ["", "clients", "messages", "requests", "users"];
 
+    /// <summary>The per-variant tables' column of <see cref="AtPeakLoad"/> (after the latency prefix, if any).</summary>
+    public const string AtPeakLoadColumn = "p50 / p99 at peak load (ms)";
+
     /// <summary>
-    /// The mean at peak load for a table cell: "\u2265 45000 (3 of 4 timed out)" when requests sent at peak timed out (a lower bound),
-    /// "n/a (none sent at peak)" when none has a latency or a bound.
+    /// The peak step's p50 and p99 for a table cell, as its row in the step table prints them ("1003 / 1042.9",
+    /// "\u2265 60082.1 / \u2265 60082.1" where timed-out requests reach that rank); "no answer" when none of its requests got an
+    /// answer or timed out; "n/a (no step reached the peak load)" for a variant stopped before its peak step closed.
     /// </summary>
-    public static string PeakLoadMean(SummaryVariant v)
-    {
-        var peak = v.SentAtPeak;
-        return peak.AtLeastMeanMs is not { } atLeast ? "n/a (none sent at peak)"
-            : peak.TimedOut > 0 || peak.ConnectionErrors > 0 ? Invariant($"\u2265 {atLeast:0} ({CountText.Of(peak.TimedOut)} of {CountText.Of(peak.Requests)} timed out{(peak.ConnectionErrors > 0 ? $", {CountText.Of(peak.ConnectionErrors)} failed without an answer" : "")})")
-            : Invariant($"{v.PeakLoadMeanMs ?? atLeast:0.#}");
-    }
+    public static string AtPeakLoad(SummaryVariant v) => v.PeakStep is not { } step ? "n/a (no step reached the peak load)"
+        : step.Outcomes.NoAnswer ? NoAnswer
+        : $"{Cell(step.P50Ms, "p50Ms", step.LowerBounds, noAnswer: false)} / {Cell(step.P99Ms, "p99Ms", step.LowerBounds, noAnswer: false)}";
 
     /// <summary>"Seed 003 beside today"; null when the run has no seed figure to set beside its own (run --url's "seed none").</summary>
     private static string? SeedHeading(RunSummary r) => r.Comparisons.Count == 0 ? null : Invariant($"Seed {r.Seed} beside today");

@@ -106,8 +106,6 @@ public static class RunAnalysis
     /// <param name="judged">A plain profile's verdict on each of <paramref name="v"/>'s steps, in order; null when its steps were not judged.</param>
     private static SummaryVariant Variant(VariantResult v, bool expectedToFail, string color, int eventsLost, string sent, IReadOnlyList<StepJudgement>? judged)
     {
-        var peak = v.SentAtPeak();
-        var (peakFrom, peakTo) = v.PeakStep();
         return new SummaryVariant(
             v.Key.Label,
             v.Request,
@@ -129,8 +127,6 @@ public static class RunAnalysis
             v.Total.P99Ms,
             v.Total.P999Ms,
             v.Total.MaxMs,
-            NullIfNaN(v.PeakLoadMeanMs),
-            new SummarySentAtPeak(peak.Requests, peak.Completed, peak.TimedOut, peak.ConnectionErrors, NullIfNaN(peak.AtLeastMeanMs)),
             [.. v.Steps.Select((s, index) => new SummaryStep(s.Load, s.FromSeconds, s.ToSeconds, s.RequestsPerSecond, Outcomes(s.Stats.Outcomes), s.Stats.P50Ms, s.Stats.P99Ms)
             {
                 Verdict = judged?.ElementAtOrDefault(index)?.Verdict,
@@ -139,7 +135,6 @@ public static class RunAnalysis
                 NoAnswer = s.Stats.NoAnswer ? true : null,
                 Gc = StepGc(v, s.FromSeconds, s.ToSeconds, eventsLost),
             })],
-            [peakFrom, peakTo],
             v.PeakThreads,
             v.PeakQueue,
             v.MaxQueueWaitMs,

@@ -101,7 +101,7 @@ internal sealed record MatrixReport(string Folder, MatrixOptions Options, Contai
         summary.Partial,
         Variants = summary.Variants.Select(v => new
         {
-            v.Name, v.Requests, v.Failed, v.Outcomes.TimedOut, v.MeanMs, v.P99Ms, v.PeakLoadMeanMs, v.SentAtPeak, v.RequestsPerSecond, v.PeakThreads, v.PeakQueue, v.LowerBounds,
+            v.Name, v.Requests, v.Failed, v.Outcomes.TimedOut, v.MeanMs, v.P99Ms, v.PeakStep, v.RequestsPerSecond, v.PeakThreads, v.PeakQueue, v.LowerBounds,
             StarvedFrom = MatrixRunner.StarvedFrom(v, MatrixRunner.StarvedFactor * DelayMs),
         }),
     };
@@ -354,30 +354,113 @@ internal static class MatrixRunner
 
     public static string Hypothesis3(IReadOnlyList<CoreCountRun> runs)
     {
+        var (status, why) = Hypothesis3Judged(runs);
+        return $"{Hypothesis3Name} {status}: {why}.";
+    }
+
+    /// <summary>Hypothesis 3's status ("confirmed", "refuted", "not decided", "not tested") and what it rests on.</summary>
+    private static (string Status, string Why) Hypothesis3Judged(IReadOnlyList<CoreCountRun> runs)
+    {
         var one = runs.FirstOrDefault(r => r.Cpus == 1 && r.SkippedBecause is null && r.Sweep.Count > 0);
         if (one is null)
         {
-            return $"{Hypothesis3Name} not tested: no compute sweep ran on 1 core.";
+            return ("not tested", "no compute sweep ran on 1 core");
         }
         var largest = one.Sweep.MaxBy(r => r.Amount)!;
         var efficiency = largest.Efficiency.Describe("0", " %");
         var failed = Flags(largest, one.ApiProcessorCount ?? one.Cpus).Where(f => f.Excludes).ToList();
         if (failed.Count > 0)
         {
-            return string.Create(CultureInfo.InvariantCulture, $"{Hypothesis3Name} not decided: on 1 core the row at {largest.Amount:N0} cycles did not pass its checks ({string.Join("; ", failed.Select(f => $"{f.Figure} {f.Reason}"))}).");
+            return ("not decided", string.Create(CultureInfo.InvariantCulture, $"on 1 core the row at {largest.Amount:N0} cycles did not pass its checks ({string.Join("; ", failed.Select(f => $"{f.Figure} {f.Reason}"))})"));
         }
         return largest.EfficiencyPercent <= NoGainEfficiencyPercent
-            ? string.Create(CultureInfo.InvariantCulture, $"{Hypothesis3Name} confirmed: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, not above {NoGainEfficiencyPercent:0} % (seed 004: about 100 % at best).")
-            : string.Create(CultureInfo.InvariantCulture, $"{Hypothesis3Name} refuted: on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).");
+            ? ("confirmed", string.Create(CultureInfo.InvariantCulture, $"on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, not above {NoGainEfficiencyPercent:0} % (seed 004: about 100 % at best)"))
+            : ("refuted", string.Create(CultureInfo.InvariantCulture, $"on 1 core Task.Run's efficiency at {largest.Amount:N0} cycles was {efficiency}, above {NoGainEfficiencyPercent:0} % (check that the API really was pinned: API ProcessorCount {one.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a"})"));
     }
 
     /// <summary>
-    /// The page's plain answer, in short sentences: the seeds it re-runs introduced in words and the core counts; what the
-    /// compute sweep found per core count (<see cref="SweepFound"/>); then, one sentence per core count, what its fan-out
-    /// found in its own report's words (<see cref="PlainAnswer.Found"/>: "async and dedicated answered every request ...;
-    /// threadpool failed ..."), the seed's effect in words once.
+    /// The page's plain answer, at most four short sentences: what was compared on which core counts; Task.Run's
+    /// efficiency at the sweep's largest amount with its CI per core count; what the fan-out found over every core count
+    /// (<see cref="FanOutFound"/>); the verdicts. What it rests on (the seeds in words, the break-evens, each core count's
+    /// fan-out in its own report's words) is said once below the first screen (<see cref="AnswerDetails"/>).
     /// </summary>
-    public static string Answer(IReadOnlyList<CoreCountRun> measured)
+    /// <param name="judged">False for a stopped matrix, whose verdicts are not drawn (<see cref="NotJudged"/>).</param>
+    public static string Answer(IReadOnlyList<CoreCountRun> measured, bool judged = true)
+    {
+        var swept = measured.Where(r => r.Sweep.Count > 0).ToList();
+        var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
+        var fanOutSeed = fanOuts.Select(r => r.FanOut!.Seed).FirstOrDefault();
+        var compared = new[]
+        {
+            swept.Count > 0 ? $"Task.Run against synchronous CPU work (seed {ComputeSeed})" : null,
+            fanOutSeed is null ? null : $"ways to fan out blocking calls (seed {fanOutSeed})",
+        }.OfType<string>().ToList();
+        if (compared.Count == 0)
+        {
+            return "The matrix measured nothing.";
+        }
+        var sentences = new List<string> { $"{string.Join(" and ", compared)}, with the API on {CountText.Listed([.. measured.Select(r => r.Label)])}." };
+        if (swept.Count > 0)
+        {
+            sentences.Add($"{SweepEfficiency(swept)} (100 % is no gain).");
+        }
+        if (fanOuts.Count > 0)
+        {
+            sentences.Add($"Fan-out: {FanOutFound(fanOuts)}.");
+        }
+        var verdicts = new[]
+        {
+            swept.Count > 0 ? $"{Hypothesis3Name} {(judged ? Hypothesis3Judged(measured).Status : "not judged")}" : null,
+            fanOutSeed is null ? null : $"seed {fanOutSeed}'s effect {(judged ? OutcomesOn(fanOuts) : "not judged")}",
+        }.OfType<string>();
+        sentences.Add($"{Capitalized(string.Join("; ", verdicts))}.");
+        return string.Join(" ", sentences);
+    }
+
+    /// <summary>A fan-out variant's strategy, without its core count: "threadpool@1cpu" is "threadpool".</summary>
+    private static string StrategyOf(string variant) => variant.Split('@')[0];
+
+    private static string Capitalized(string text) => text.Length == 0 ? text : char.ToUpperInvariant(text[0]) + text[1..];
+
+    /// <summary>
+    /// The fan-out over every core count, each strategy once: those that answered every request on every core count with
+    /// the highest p99 among them; each other with the share of its requests that failed, from its lowest core count's to
+    /// its highest ("async and dedicated answered every request up to 40 users (p99 at most 1031.7 ms); threadpool failed
+    /// 67.3 % to 72.5 % of its requests; sync-over-async 76.7 % to 100 %").
+    /// </summary>
+    private static string FanOutFound(IReadOnlyList<CoreCountRun> fanOuts)
+    {
+        var variants = fanOuts.SelectMany(r => r.FanOut!.Variants).ToList();
+        var byStrategy = variants.GroupBy(v => StrategyOf(v.Name)).ToList();
+        var clean = byStrategy.Where(g => g.All(v => v.Requests > 0 && v.Failed == 0)).ToList();
+        var parts = new List<string>();
+        if (clean.Count > 0)
+        {
+            var slowest = clean.SelectMany(g => g).MaxBy(v => v.P99Ms)!;
+            var upTo = ResponseCurve.LoadText(variants.Max(v => v.PeakLoad), variants[0].LoadUnit);
+            parts.Add($"{CountText.Listed([.. clean.Select(g => g.Key)])} answered every request up to {upTo} (p99 at most {ReportWriter.Latency(slowest, slowest.P99Ms, "p99Ms")} ms)");
+        }
+        var failing = byStrategy.Except(clean).Select(g => (Strategy: g.Key, Shares: g.Where(v => v.Requests > 0).Select(v => v.Outcomes.FailedPercent).ToList())).ToList();
+        parts.AddRange(failing.Select((f, i) => $"{f.Strategy} {(f.Shares.Count == 0 ? "sent no request" : $"{(i == 0 ? "failed " : "")}{SharesText(f.Shares)}{(i == 0 ? " of its requests" : "")}")}"));
+        return string.Join("; ", parts);
+    }
+
+    /// <summary>"65.4 %", or "67.3 % to 72.5 %" from the lowest share to the highest.</summary>
+    private static string SharesText(IReadOnlyList<double> percents) => percents.Min() == percents.Max()
+        ? string.Create(CultureInfo.InvariantCulture, $"{percents[0]:0.#} %")
+        : string.Create(CultureInfo.InvariantCulture, $"{percents.Min():0.#} % to {percents.Max():0.#} %");
+
+    /// <summary>"reproduced on 1 core and 2 cores", or per outcome where they differ ("reproduced on 1 core, not reproduced on 2 cores").</summary>
+    private static string OutcomesOn(IReadOnlyList<CoreCountRun> fanOuts) => string.Join(", ", fanOuts.GroupBy(r => r.FanOut!.Outcome)
+        .Select(g => $"{ReportWriter.OutcomeWords(g.Key)} on {CountText.Listed([.. g.Select(r => r.Label)])}"));
+
+    /// <summary>
+    /// What the answer rests on, said once below the first screen: the seeds the matrix re-runs introduced in words and
+    /// the core counts; the compute sweep per core count with its break-even (<see cref="SweepFound"/>); then, one
+    /// sentence per core count, what its fan-out found in its own report's words (<see cref="PlainAnswer.Found"/>), the
+    /// seed's effect in words once.
+    /// </summary>
+    public static string AnswerDetails(IReadOnlyList<CoreCountRun> measured)
     {
         var fanOutSeed = measured.Select(r => r.FanOut?.Seed).OfType<string>().FirstOrDefault();
         var seeds = new[]
@@ -403,13 +486,19 @@ internal static class MatrixRunner
         {
             return null;
         }
+        var breakEven = string.Join(", ", swept.Select(r => $"{BreakEvenText(r)} on {r.Label}"));
+        return $"The compute sweep: {SweepEfficiency(swept)} (100 % is no gain). Break-even: {breakEven}.";
+    }
+
+    /// <summary>"Task.Run's efficiency at 1,000,000,000 cycles was 100 % [99, 101] on 1 core and 195.9 % [191.2, 200.5] on 2 cores", each core count's largest row.</summary>
+    private static string SweepEfficiency(IReadOnlyList<CoreCountRun> swept)
+    {
         var largest = swept.Select(r => (Run: r, Row: Largest(r))).ToList();
         // One amount for every core count is said once; else each core count's with its figure.
         var oneAmount = largest.Select(l => l.Row.Amount).Distinct().Count() == 1;
         var efficiency = CountText.Listed([.. largest.Select(l => $"{EfficiencyText(l.Row)}{(oneAmount ? "" : $" at {CyclesText(l.Row.Amount)}")} on {l.Run.Label}")]);
         var at = oneAmount ? $" at {CyclesText(largest[0].Row.Amount)}" : "";
-        var breakEven = string.Join(", ", swept.Select(r => $"{BreakEvenText(r)} on {r.Label}"));
-        return $"The compute sweep: Task.Run's efficiency{at} was {efficiency} (100 % is no gain). Break-even: {breakEven}.";
+        return $"Task.Run's efficiency{at} was {efficiency}";
     }
 
     /// <summary>A core count's sweep row at its largest amount, the one its answer and hypothesis 3 read.</summary>
@@ -469,10 +558,10 @@ internal static class MatrixRunner
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
         var page = new HtmlPage($"Core-count matrix{(partial is null ? "" : ", PARTIAL")}")
             .Paragraph(partial is null ? null : $"PARTIAL REPORT: {ReportWriter.PartialNote(partial)}", HtmlPage.PartialClass)
-            .Paragraph(Answer(measured), HtmlPage.AnswerClass);
+            .Paragraph(Answer(measured, judged: partial is null), HtmlPage.AnswerClass);
         if (swept.Count > 0)
         {
-            page = page.Tiles(SweepTiles(swept)).Paragraph(SweepTileLegend, "legend");
+            page = page.Tiles(SweepTiles(swept), "core count").Paragraph(SweepTileLegend, "legend");
         }
         if (fanOuts.Count > 0)
         {
@@ -481,8 +570,12 @@ internal static class MatrixRunner
             page = page.Tiles(ReportWriter.Tiles(together)).Paragraph(ReportWriter.TileLegend(together, "the fan-out's tiles, one per variant and core count"), "legend");
         }
         page = page.Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts, partial));
-        return fanOuts.Count == 0 ? page : page.Links(OwnReportsLead, fanOuts.Select(run => $"{FanOutFolder(run)}/report.html"));
+        page = fanOuts.Count == 0 ? page : page.Links(OwnReportsLead, fanOuts.Select(run => $"{FanOutFolder(run)}/report.html"));
+        return page.Heading(2, AnswerDetailsHeading).Paragraph(AnswerDetails(measured));
     }
+
+    /// <summary>The heading of what the answer rests on, the first section after the first screen.</summary>
+    public const string AnswerDetailsHeading = "What the answer rests on";
 
     /// <summary>The seed whose compute sweep the matrix re-runs (<c>TaskRunExperiment</c>'s).</summary>
     private const string ComputeSeed = "004";
@@ -613,11 +706,11 @@ internal static class MatrixRunner
         $"\"Starved from\" is the load of the first interval whose requests (grouped by when they were sent) took {StarvedFactor:0} x the {delayMs} ms delay on average, timed-out ones counted at their timeout. {fanOuts[0].FanOut!.Words.LatencyNote}");
 
     private static TextTable FanOutTable(List<CoreCountRun> fanOuts, int delayMs) => new(
-        ["cores", "API ProcessorCount", "strategy", "mean (ms)", "mean at peak load (ms)", "p99 (ms)", "RPS", "failed", "timed out", "peak pool threads", "peak queue", "starved from"],
+        ["cores", "API ProcessorCount", "strategy", "mean (ms)", ReportWriter.AtPeakLoadColumn, "p99 (ms)", "RPS", "failed", "timed out", "peak pool threads", "peak queue", "starved from"],
         [.. fanOuts.SelectMany(run => run.FanOut!.Variants.Select(v => (IReadOnlyList<string>)
         [
             $"{run.Cpus}{run.LimitSuffix}", run.ApiProcessorCount?.ToString(CultureInfo.InvariantCulture) ?? "n/a", v.Name,
-            ReportWriter.Latency(v, v.MeanMs, "meanMs", "0"), ReportWriter.PeakLoadMean(v), ReportWriter.Latency(v, v.P99Ms, "p99Ms", "0"),
+            ReportWriter.Latency(v, v.MeanMs, "meanMs", "0"), ReportWriter.AtPeakLoad(v), ReportWriter.Latency(v, v.P99Ms, "p99Ms", "0"),
             v.RequestsPerSecond.ToString("0.##", CultureInfo.InvariantCulture), $"{CountText.Of(v.Failed)} of {CountText.Of(v.Requests)}", CountText.Of(v.Outcomes.TimedOut),
             ReportWriter.PoolCount(v.PeakThreads), ReportWriter.PoolCount(v.PeakQueue), StarvedFrom(v, StarvedFactor * delayMs),
         ]))],

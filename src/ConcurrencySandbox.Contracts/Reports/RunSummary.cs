@@ -1,4 +1,5 @@
 using System.Text.Json;
+using System.Text.Json.Nodes;
 using System.Text.Json.Serialization;
 
 namespace ConcurrencySandbox.Contracts.Reports;
@@ -98,8 +99,25 @@ public sealed record RunSummary(
     public string ToJson() => JsonSerializer.Serialize(this, Json);
 
     /// <summary>Reads a summary of <see cref="CurrentVersion"/>; throws <see cref="JsonException"/> on any member that does not match.</summary>
-    public static RunSummary Parse(string json) =>
-        JsonSerializer.Deserialize<RunSummary>(json, Json) ?? throw new JsonException("summary.json holds null");
+    public static RunSummary Parse(string json)
+    {
+        var root = JsonNode.Parse(json) ?? throw new JsonException("summary.json holds null");
+        foreach (var variant in ((root as JsonObject)?["variants"] as JsonArray ?? []).OfType<JsonObject>())
+        {
+            foreach (var member in RetiredVariantMembers)
+            {
+                variant.Remove(member);
+            }
+        }
+        return root.Deserialize<RunSummary>(Json) ?? throw new JsonException("summary.json holds null");
+    }
+
+    /// <summary>
+    /// A variant's members that summaries of this version held until the peak's figures read the peak step's row
+    /// (<see cref="SummaryVariant.PeakStep"/>): a mean over a window half an interval wider than that row, which could
+    /// disagree with it. Dropped as they are read, so those summaries still render (with the row's figures); never written.
+    /// </summary>
+    private static readonly string[] RetiredVariantMembers = ["peakLoadMeanMs", "sentAtPeak", "peakStepSeconds"];
 
     /// <summary>The version a summary declares ("version", or "schemaVersion" before 4), read before its layout is trusted; null when it has none.</summary>
     public static int? VersionOf(string json)
@@ -138,9 +156,6 @@ public sealed record SummaryMachine(string CpuModel, int LogicalCores, int Proce
 
 /// <summary>One variant's figures: its totals, latency percentiles over the requests that got an answer, the peak step, the pool and the experiment's own figures.</summary>
 /// <param name="Name">The variant's label as the report prints it ("threadpool@2cpu").</param>
-/// <param name="PeakLoadMeanMs">The mean latency of the completed requests sent during the peak step; null when none completed.</param>
-/// <param name="SentAtPeak">The requests sent during the peak step, wherever they ended.</param>
-/// <param name="PeakStepSeconds">The peak step's start and end, in seconds since the variant began.</param>
 /// <param name="PeakThreads">The most pool threads the API reported; null without telemetry.</param>
 /// <param name="TelemetrySource">Where the runtime's figures came from, as the report names it.</param>
 public sealed record SummaryVariant(
@@ -164,10 +179,7 @@ public sealed record SummaryVariant(
     double P99Ms,
     double P999Ms,
     double MaxMs,
-    double? PeakLoadMeanMs,
-    SummarySentAtPeak SentAtPeak,
     IReadOnlyList<SummaryStep> Steps,
-    IReadOnlyList<double> PeakStepSeconds,
     int? PeakThreads,
     long? PeakQueue,
     double? MaxQueueWaitMs,
@@ -194,6 +206,14 @@ public sealed record SummaryVariant(
     /// <summary>Every request of a burst (cold start), in completion order; absent for other loads.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<SummaryRequest>? Burst { get; init; }
+
+    /// <summary>
+    /// The peak step: the first step at the variant's peak load, the row the step table shows, with the requests sent in
+    /// it wherever they ended. Every figure "at peak load" reads this row, so a page cannot give the peak two values.
+    /// Null when no step reached the peak (a run stopped before its peak step closed).
+    /// </summary>
+    [JsonIgnore]
+    public SummaryStep? PeakStep => Steps.FirstOrDefault(s => s.Load >= PeakLoad);
 }
 
 /// <summary>One reporting interval: its end (seconds since the variant began), whether it is the partial tail after the last full interval (<paramref name="Tail"/>), the load applied, and the requests that ended in it.</summary>
@@ -292,9 +312,6 @@ public sealed record SummaryOutcomes(
 
 /// <summary>One row of the status and error table: "HTTP 503", "timed out (client timeout)" or a connection error's message, and how often.</summary>
 public sealed record SummaryOutcomeCount(string What, long Count);
-
-/// <summary>The requests sent during the peak step; <see cref="AtLeastMeanMs"/> counts a timed-out request at its timeout (a lower bound), null when none has a latency or a bound.</summary>
-public sealed record SummarySentAtPeak(long Requests, long Completed, long TimedOut, long ConnectionErrors, double? AtLeastMeanMs);
 
 /// <summary>One step of a stepped load.</summary>
 public sealed record SummaryStep(double Load, double FromSeconds, double ToSeconds, double RequestsPerSecond, SummaryOutcomes Outcomes, double P50Ms, double P99Ms)

@@ -345,7 +345,8 @@ else
   watch_channel=$(grep -o '"channel": "[^"]*"' "$watch_json" 2>/dev/null | cut -d'"' -f4)
   watch_samples=$(grep -o '"samples": [0-9]*' "$watch_json" 2>/dev/null | grep -o '[0-9]*$')
   watch_episodes=$(grep -c '"number": ' "$watch_json" 2>/dev/null)
-  watch_site=$(grep -o '"whatWaited": "[^"]*"' "$watch_json" 2>/dev/null | head -n 1 | cut -d'"' -f4)
+  # The JSON writer escapes an apostrophe as \u0027 ("the pool's threads"): printed as the report says it.
+  watch_site=$(grep -o '"whatWaited": "[^"]*"' "$watch_json" 2>/dev/null | head -n 1 | cut -d'"' -f4 | sed "s/\\\\u0027/'/g")
   if [ "$watch_rc" = 0 ] && [ "$watch_channel" = "the diagnostics socket /diag/api-1cpu.sock" ] && [ "${watch_samples:-0}" -gt 0 ]; then
     pass "watch on api-1cpu through the socket volume during the stack: $watch_samples samples, ${watch_episodes:-0} starvation episode(s)${watch_site:+ ($watch_site)}"
   else

@@ -99,6 +99,63 @@ public sealed class RuntimeObserverTests
         Assert.NotEqual(0, StackSampler.RuntimeKeywords & (long)ClrTraceEventParser.Keywords.Jit);
     }
 
+    /// <summary>
+    /// Issue 42 item 3: each once-a-run part ends its session in the service before it returns, the always-on session
+    /// held throughout: the runtime's EventPipe threads (a session's streaming thread, the sampler's) are as many after
+    /// the route window, the stack sample, the allocation trace and the calls' trace as before them, so no part leaves
+    /// the service writing or sampling for the rest of the run. That the count sees a session is checked first.
+    /// </summary>
+    [Fact]
+    public async Task EachOnceARunPartEndsItsSessionInTheService()
+    {
+        await using var service = await SampleServiceProcess.StartAsync();
+        var channel = DiagnosticsChannel.OfProcess(service.ProcessId);
+        await using var observer = await RuntimeObserver.AttachAsync(channel, CancellationToken.None);
+        var before = EventPipeThreads(service.ProcessId);
+        async Task BackToBeforeAsync(string part) =>
+            await Eventually.TrueAsync(() => EventPipeThreads(service.ProcessId) == before, $"the service's EventPipe threads back to {before} after {part} (now {EventPipeThreads(service.ProcessId)})");
+
+        using (var session = channel.Client.StartEventPipeSession(
+            new EventPipeProvider("System.Runtime", EventLevel.Informational, 0, new Dictionary<string, string> { ["EventCounterIntervalSec"] = "1" }), requestRundown: false))
+        {
+            var drained = Task.Run(() => session.EventStream.CopyTo(Stream.Null));
+            await Eventually.TrueAsync(() => EventPipeThreads(service.ProcessId) > before, "a thread more in the service while a session of its own is open");
+            session.Stop();
+            await drained;
+        }
+        await BackToBeforeAsync("that session");
+
+        await observer.RoutesOverAsync(TimeSpan.FromSeconds(1), CancellationToken.None);
+        await BackToBeforeAsync("the route window");
+        using (await StackSampler.RecordRoundsAsync(channel.Client, 1, CancellationToken.None))
+        {
+            await BackToBeforeAsync("the stack sample");
+        }
+        using (CauseTrace.Record(channel.Client, observer.LightSession))
+        {
+            await BackToBeforeAsync("the allocation trace");
+        }
+        using (await CauseTrace.RecordCallsAsync(channel.Client, TimeSpan.FromSeconds(1), () => true, CancellationToken.None))
+        {
+            await BackToBeforeAsync("the calls' trace");
+        }
+    }
+
+    /// <summary>The threads of <paramref name="processId"/> the runtime names ".NET EventPipe" (Linux's /proc).</summary>
+    private static int EventPipeThreads(int processId) =>
+        Directory.EnumerateDirectories($"/proc/{processId}/task").Count(task =>
+        {
+            try
+            {
+                return File.ReadAllText(Path.Combine(task, "comm")).Trim() == ".NET EventPipe";
+            }
+            catch (IOException)
+            {
+                // The thread ended between the listing and the read.
+                return false;
+            }
+        });
+
     [Theory]
     [InlineData("http.request.method=GET,http.response.status_code=200,http.route=/orders/{id:int},network.protocol.version=1.1,url.scheme=http", "GET /orders/{id:int}")]
     [InlineData("http.request.method=GET,http.route={controller=Home}/{action=Index}/{id?},url.scheme=http", "GET {controller=Home}/{action=Index}/{id?}")]

@@ -90,4 +90,61 @@ public sealed class StepGcColumnsTests
         var markdown = ReportWriter.SummaryMarkdown(summary);
         Assert.Contains(table.ToMarkdown(), markdown, StringComparison.Ordinal);
     }
+
+    [Theory]
+    [InlineData(38)]
+    [InlineData(39)]
+    [InlineData(2026)]
+    public void ACapacitySearchsStepTableShowsEachCallsAttemptsOnTheWireWhereTheyWereReadAndNothingWhereNot(int seed)
+    {
+        // Issue 38's attempts (a retrying handler's 503s behind its 200s) were in summary.json but on no page. Seeded: each
+        // step's calls traced or not (not observed, trace not read, no call), each call's attempts read or not, retried or not.
+        var random = new Random(seed);
+        var steps = Enumerable.Range(0, 6).Select(i => new SummaryCapacityStep($"{4 * (i + 1)}-users", "search", 4 * (i + 1), 90, 120, 30, 300, 300, 0, null)
+        {
+            Upstream = random.Next(5) switch
+            {
+                0 => null,
+                1 => new SummaryStepUpstream(null, [], "the trace was lost"),
+                2 => new SummaryStepUpstream(10, [], null),
+                _ => new SummaryStepUpstream(10, [.. Enumerable.Range(0, random.Next(1, 4)).Select(Call)], null),
+            },
+        }).ToList();
+        SummaryUpstreamCall Call(int index)
+        {
+            var requests = random.Next(1, 3_000);
+            var busy = random.Next(2) == 0 ? 0 : random.Next(1, requests);
+            var call = new SummaryUpstreamCall($"pricing:5001/quotes-{index}/{{id}}", requests, 20, 18, 20 + random.Next(500), 0);
+            return random.Next(3) == 0 ? call : call with { Attempts = requests + busy, AttemptStatuses = busy == 0 ? new Dictionary<int, int> { [200] = requests } : new Dictionary<int, int> { [200] = requests, [503] = busy } };
+        }
+        var run = SyntheticReports.LoadRun("run", ["GET /api/orders"], 10, 5, (_, _) => 100).Analysed();
+        var summary = run with { Capacity = new SummaryCapacity("users", 500, "p99 <= 500 ms (given)", 24, null, null, null, null, null) { Steps = steps } };
+
+        var table = ReportWriter.CapacityStepTable(summary)!;
+
+        var column = table.Headers.ToList().IndexOf(ReportWriter.CallsColumn);
+        Assert.Equal(steps.Any(s => s.Upstream is not null), column >= 0);
+        foreach (var (step, row) in steps.Zip(table.Rows).Where(_ => column >= 0))
+        {
+            var cell = row[column];
+            var calls = step.Upstream?.Calls ?? [];
+            Assert.Equal(step.Upstream switch { null => "n/a (the runtime was not observed)", { NotReadBecause: { } why } => $"n/a ({why})", _ => cell }, cell);
+            Assert.Equal(step.Upstream is { NotReadBecause: null, Calls.Count: 0 }, cell == "none");
+            foreach (var call in calls)
+            {
+                var described = cell.Split("; ").Single(part => part.StartsWith($"{call.Call}: ", StringComparison.Ordinal));
+                Assert.StartsWith($"{call.Call}: {CountText.Of(call.Requests, "call")}", described, StringComparison.Ordinal);
+                Assert.Equal(call.Attempts is not null, described.Contains(" on the wire", StringComparison.Ordinal));
+                if (call.Attempts is { } attempts)
+                {
+                    // Most answers first: the 200s, then the 503s the handler retried.
+                    var busy = call.AttemptStatuses!.GetValueOrDefault(503);
+                    Assert.Contains($", {CountText.Of(attempts, "attempt")} on the wire (200 x {call.Requests}{(busy > 0 ? $", 503 x {busy}" : "")}), p99 ", described, StringComparison.Ordinal);
+                }
+            }
+            Assert.DoesNotContain(" 0 attempts", cell, StringComparison.Ordinal);
+        }
+        var unobserved = run with { Capacity = summary.Capacity! with { Steps = [.. steps.Select(s => s with { Upstream = null })] } };
+        Assert.DoesNotContain(ReportWriter.CallsColumn, ReportWriter.CapacityStepTable(unobserved)!.Headers);
+    }
 }

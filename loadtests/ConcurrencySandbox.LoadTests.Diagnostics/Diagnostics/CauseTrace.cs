@@ -105,9 +105,7 @@ public sealed record UpstreamCall(string Call, int Requests, double MeanMs, doub
     {
         var queued = QueuedRequests > 0 ? Invariant($", {QueuedRequests:0} waited in the connection pool's queue (mean {MeanQueueMs:0.#} ms)") : ", none waited for a connection";
         var statuses = string.Join(", ", Statuses.OrderByDescending(s => s.Value).Select(s => Invariant($"{(s.Key == 0 ? "failed" : s.Key.ToString(CultureInfo.InvariantCulture))} x {s.Value}")));
-        var retried = Attempts > Requests
-            ? Invariant($", {CountText.Of(Attempts.Value, "attempt")} on the wire{(AttemptStatuses.Count == 0 ? "" : $" ({string.Join(", ", AttemptStatuses.OrderByDescending(s => s.Value).Select(s => Invariant($"{s.Key} x {s.Value}")))})")}")
-            : "";
+        var retried = Attempts > Requests ? $", {SummaryUpstreamCall.OnTheWire(Attempts.Value, AttemptStatuses)}" : "";
         return Invariant($"{Call}: {Requests} calls{retried}, p50 {P50Ms:0.#} ms, p99 {P99Ms:0.#} ms{queued}; {statuses}");
     }
 }

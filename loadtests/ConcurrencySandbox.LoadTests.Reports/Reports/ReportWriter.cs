@@ -463,18 +463,37 @@ public static class ReportWriter
             return null;
         }
         var withGc = steps.Any(s => s.Gc is not null);
+        var withCalls = steps.Any(s => s.Upstream is not null);
         return new TextTable(
-            ["step", "ramp", "load", $"{r.Words.LatencyPrefix}p99 (ms)", "SLO", .. withGc ? GcColumns : []],
+            ["step", "ramp", "load", $"{r.Words.LatencyPrefix}p99 (ms)", "SLO", .. withGc ? GcColumns : [], .. withCalls ? [CallsColumn] : Array.Empty<string>()],
             [.. steps.Select(s => (IReadOnlyList<string>)
             [
                 s.Variant, s.Ramp, ResponseCurve.LoadText(s.Load, r.Capacity.Unit), s.P99Ms is { } p99 ? Invariant($"{p99:0.#}") : NoAnswer,
                 s.BrokeBecause is { } why ? $"broke: {why}" : s.Why is { } note && s.Verdict is { } verdict ? $"{verdict}: {note}" : "held",
                 .. withGc ? GcCells(s.Gc) : [],
+                .. withCalls ? [CallsCell(s.Upstream)] : Array.Empty<string>(),
             ])],
             new HashSet<int> { 2, 3, 5, 6, 7 });
     }
 
     private static readonly string[] GcColumns = ["time in GC pauses", "allocated per request", "peak heap"];
+
+    /// <summary>The capacity step table's column of the outgoing calls (<see cref="CallsCell"/>), shown when any step's calls were traced.</summary>
+    public const string CallsColumn = "outgoing calls (the upstream finding's figures)";
+
+    /// <summary>
+    /// A capacity step's outgoing calls as the upstream finding read them, slowest p99 first: "pricing:5001/quotes/{id}:
+    /// 240 calls, 280 attempts on the wire (200 x 240, 503 x 40), p99 250 ms"; the attempts only where they were read
+    /// (nothing, never 0, where not); "none" for a step that made no call; "n/a" with why where its trace was not read.
+    /// </summary>
+    public static string CallsCell(SummaryStepUpstream? upstream) => upstream switch
+    {
+        null => "n/a (the runtime was not observed)",
+        { NotReadBecause: { } why } => $"n/a ({why})",
+        { Calls.Count: 0 } => "none",
+        _ => string.Join("; ", upstream.Calls.Select(c =>
+            $"{c.Call}: {CountText.Of(c.Requests, "call")}{(c.Attempts is { } attempts ? $", {SummaryUpstreamCall.OnTheWire(attempts, c.AttemptStatuses)}" : "")}, p99 {Invariant($"{c.P99Ms:0.#}")} ms")),
+    };
 
     /// <summary>
     /// A step's GC columns from its summary fields: the pause share, bytes allocated per request and peak heap; "n/a" with

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Text.Json.Serialization;
@@ -559,6 +560,14 @@ public sealed record SummaryUpstreamCall(string Call, int Requests, double MeanM
     /// <summary>How many of <see cref="Attempts"/> each status answered, by status ({"200": 240, "503": 40}); absent when the attempts were not read and in earlier summaries.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyDictionary<int, int>? AttemptStatuses { get; init; }
+
+    /// <summary>
+    /// "280 attempts on the wire (200 x 240, 503 x 40)": the exchanges a call's requests made, with the statuses that
+    /// answered them, most first; the one wording of the diagnosis's sentence and the step table's cell.
+    /// </summary>
+    public static string OnTheWire(int attempts, IReadOnlyDictionary<int, int>? statuses) =>
+        $"{CountText.Of(attempts, "attempt")} on the wire" + (statuses is not { Count: > 0 } ? ""
+            : $" ({string.Join(", ", statuses.OrderByDescending(s => s.Value).Select(s => string.Create(CultureInfo.InvariantCulture, $"{s.Key} x {s.Value}")))})");
 }
 
 /// <summary>

@@ -25,6 +25,10 @@
 #     compute/sync makes no outgoing call, so `calls` there is its session's cost alone.
 #   --observer none: the method's own check: both APIs plain, measured the same way; their pairs must read 1.00 within
 #     the method's error before a pair with an observer can be read (docs/notebook/performance.md says how close they came).
+#   PROFILE=1: perf's call-chain samples of each API over turns 8 to the pair's last (after the once-a-run parts), the
+#     APIs started with the runtime's perf map, kept as perf-SIDE-PAIR.data and reported (modules and symbols, self) as
+#     perf-SIDE-PAIR.txt: where an API that is dearer per request after the parts spends it. Needs perf; its own cost
+#     falls on every side alike.
 #   KEEP=DIR: the run's folder (turns.txt, pairs.txt, every process's log) is copied to DIR at its end.
 #   --mode shared (default): nothing pinned, the APIs and the runners (and observers) share every cpu, as a load run on
 #     one machine does: what the observer's processes spend is taken from the API. --mode pinned: the APIs on the first
@@ -81,6 +85,9 @@ pairs=${1:-3}; users=${2:-16}; seconds=${3:-20}
 upstream_calls=${UPSTREAM_CALLS:-}
 [ -z "$upstream_calls" ] || { [[ "$upstream_calls" =~ ^[0-9]+$ ]] && (( upstream_calls >= 1 && upstream_calls <= 64 )); } ||
   { echo "UPSTREAM_CALLS must be 1..64, not '$upstream_calls'" >&2; exit 2; }
+profile=${PROFILE:-0}
+[ "$profile" = 0 ] || [ "$profile" = 1 ] || { echo "PROFILE must be 0 or 1, not '$profile'" >&2; exit 2; }
+[ "$profile" = 0 ] || command -v perf >/dev/null || { echo "PROFILE=1 needs perf: apt-get install -y linux-perf" >&2; exit 2; }
 sides=(observed plain)
 if [ -n "${BASELINE_RUNNER:-}" ] && [ "$observer" != trace ]; then
   [ "$observer" = runner ] || [ "$observer" = watch ] || { echo "BASELINE_RUNNER goes with --observer runner or watch, not '$observer'" >&2; exit 2; }
@@ -135,12 +142,15 @@ if [ -n "$upstream_calls" ]; then
 fi
 path="/api/compute/sync?cycles=1"
 [ -z "$upstream_calls" ] || path="/api/fanout?calls=$upstream_calls&delayMs=0&strategy=async"
+# perf names JIT-compiled code by the runtime's perf map, which needs the code where it was written (no W^X double mapping).
+[ "$profile" = 0 ] || export DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0
 for s in "${!sides[@]}"; do
   mkdir -p "$work/api-$s"
   start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work/api-$s" "$api_cpus"
   api_pids[s]=$api_pid
   urls[s]=$url
 done
+unset DOTNET_PerfMapEnabled DOTNET_EnableWriteXorExecute
 if [ "$mode" = pinned ]; then
   pinning="the APIs on cpu $api_cpus, the runners and observers on cpu $client_cpus (taskset)"
 else
@@ -280,10 +290,24 @@ pair() {
   local s second order api_from=()
   for s in "${!sides[@]}"; do start_side "$s" "$pair"; done
   for s in "${!sides[@]}"; do read_cpu_ticks "${api_pids[s]}"; api_from[s]=$cpu_ticks; done
+  local perfs=()
   for second in $(seq 0 $((seconds - 1))); do
+    if [ "$profile" = 1 ] && [ "$second" = 7 ] && [ "$pair" != 0 ]; then
+      for s in "${!sides[@]}"; do
+        perf record -F 499 -g -p "${api_pids[s]}" -o "$work/perf-${sides[s]}-$pair.data" >/dev/null 2>&1 &
+        perfs+=($!)
+      done
+    fi
     abba_order "$second" "${!sides[@]}"
     for s in "${order[@]}"; do turn "$s" "$second"; done
   done
+  if ((${#perfs[@]} > 0)); then
+    kill -INT "${perfs[@]}" 2>/dev/null || true
+    wait "${perfs[@]}" 2>/dev/null || true
+    for s in "${!sides[@]}"; do
+      perf report -i "$work/perf-${sides[s]}-$pair.data" --no-children --sort dso,sym --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' >"$work/perf-${sides[s]}-$pair.txt" || true
+    done
+  fi
   for s in "${!sides[@]}"; do
     read_cpu_ticks "${api_pids[s]}"
     # The API's pool threads as the pair ends: an observer that stalls the service's threads (a stack sample suspends

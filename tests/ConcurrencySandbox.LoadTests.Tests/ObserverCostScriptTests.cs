@@ -36,6 +36,18 @@ public class ObserverCostScriptTests
     }
 
     [Theory]
+    [InlineData("2")]
+    [InlineData("yes")]
+    public async Task AProfileSettingOtherThanZeroOrOneIsRefused(string profile)
+    {
+        var (code, output, error) = await CommandRun.RunAsync("env", [$"PROFILE={profile}", "bash", Script]);
+
+        Assert.Equal(2, code);
+        Assert.Empty(output);
+        Assert.Equal($"PROFILE must be 0 or 1, not '{profile}'", error.Trim());
+    }
+
+    [Theory]
     [InlineData("0")]
     [InlineData("65")]
     [InlineData("4x")]

@@ -416,8 +416,8 @@ internal static class UrlCommand
             figures = figures with { Fix = verified.Figures };
         }
         var steps = search.Done;
-        // The unloaded step is no ramp step: judged as it stands (one user holds by definition, but its record says how it stood).
-        var judged = steps.ToDictionary(s => s.Variants[0].Key.Label, s => search.Judged.GetValueOrDefault(s.Variants[0].Key.Label) ?? slo.Judge(search.Held[s.Variants[0].Key.Label].Stats));
+        // The unloaded step is no ramp step: it sets the baseline (one user holds by definition) and its record says how it stood.
+        var judged = steps.ToDictionary(s => s.Variants[0].Key.Label, s => search.Judged.GetValueOrDefault(s.Variants[0].Key.Label) ?? slo.JudgeBaseline(baseline, search.Held[s.Variants[0].Key.Label].Stats));
         var report = WithHeadline(Combined(steps), finding, before.Diagnosed, verified, $"{StepStartsText.Describe(search.Starts)} {capacity.DescribeSteps()}") with
         {
             // The steps that broke the SLO are the finding, not a failed run: only those that held are held to the failed share.

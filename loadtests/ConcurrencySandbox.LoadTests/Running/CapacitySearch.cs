@@ -288,19 +288,25 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
     /// <summary>"SLO p99 40 ms (2 x the unloaded p99 of 20 ms (the median of 5 rounds of one user, 18-31 ms, from 240 requests))": which SLO, where it came from and how many requests it rests on.</summary>
     public string DescribeSlo(double sloP99Ms, bool given)
     {
+        var rounds = Describe();
+        var basis = given ? $"given by --slo-p99-ms; {rounds}"
+            : DefaultSloMs > CapacityOptions.DefaultSloFactor * P99Ms ? Invariant($"the {SloFloorMs:0} ms floor, above {CapacityOptions.DefaultSloFactor:0} x {rounds}")
+            : Invariant($"{CapacityOptions.DefaultSloFactor:0} x {rounds}");
+        return Invariant($"SLO p99 {sloP99Ms:0.#} ms ({basis})");
+    }
+
+    /// <summary>"the unloaded p99 of 20 ms (the median of 5 rounds of one user, 18-31 ms, from 240 requests)": the baseline and how many requests it rests on.</summary>
+    public string Describe()
+    {
         var of = Load == OneUser ? "the unloaded p99" : "the lowest step's p99";
         // As few as a response curve's knee may not rest on: said, so a p99 of noise (a slow or random service's one user) is not read as the service's.
         var few = Requests < ResponseCurve.MinimumRequestsPerStep
             ? Invariant($", fewer than the {ResponseCurve.MinimumRequestsPerStep} a p99 needs: give --slo-p99-ms or a longer --step-s")
             : "";
         var from = $"from {CountText.Of(Requests, "request")}{few}";
-        var rounds = Rounds == 1
+        return Rounds == 1
             ? Invariant($"{of} of {P99Ms:0.#} ms ({Load}, one round, {from})")
             : Invariant($"{of} of {P99Ms:0.#} ms (the median of {Rounds} rounds of {Load}, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms, {from})");
-        var basis = given ? $"given by --slo-p99-ms; {rounds}"
-            : DefaultSloMs > CapacityOptions.DefaultSloFactor * P99Ms ? Invariant($"the {SloFloorMs:0} ms floor, above {CapacityOptions.DefaultSloFactor:0} x {rounds}")
-            : Invariant($"{CapacityOptions.DefaultSloFactor:0} x {rounds}");
-        return Invariant($"SLO p99 {sloP99Ms:0.#} ms ({basis})");
     }
 }
 

@@ -78,9 +78,27 @@ internal sealed record ServiceSlo(double P99Ms, string Described)
     {
         var judged = Judge(stats);
         var starved = spell?.SecondsBetween(fromSeconds, toSeconds) ?? 0;
-        var onP99 = stats.Completed > 0 && 100.0 * stats.Failed / stats.Requests <= Experiments.Experiment.MaxFailedPercent;
-        return judged.Verdict == StepJudgement.Broke && onP99 && starved > 0 ? judged with { SpellSeconds = starved } : judged;
+        return BrokeOnP99(judged, stats) && starved > 0 ? judged with { SpellSeconds = starved } : judged;
     }
+
+    /// <summary>
+    /// The unloaded step's record (--find-capacity's one user). It is no ramp step: it sets the baseline, the median of its
+    /// rounds' p99s, which the SLO is at least (a given SLO below it is refused), so one user held by definition and the
+    /// headline says "held 1 user". Where all its requests together read a p99 past the SLO (a slow round of a few requests
+    /// on a busy machine: 7 requests, one of 1.6 s, against a median of 230 ms, 2026-11-30), its record says held and why,
+    /// not "broke" beside that headline; failures beyond the share that breaks a step still break it.
+    /// </summary>
+    public StepJudgement JudgeBaseline(UnloadedBaseline baseline, LatencyStats stats)
+    {
+        var judged = Judge(stats);
+        return BrokeOnP99(judged, stats)
+            ? new StepJudgement(StepJudgement.Held, $"the baseline, held by definition: {baseline.Describe()}; all its requests together read {judged.Why}")
+            : judged;
+    }
+
+    /// <summary>Whether <paramref name="judged"/> broke on its p99 alone: some request answered and no more failed than the share that breaks a step.</summary>
+    private static bool BrokeOnP99(StepJudgement judged, LatencyStats stats) =>
+        judged.Verdict == StepJudgement.Broke && stats.Completed > 0 && 100.0 * stats.Failed / stats.Requests <= Experiments.Experiment.MaxFailedPercent;
 
     /// <summary>
     /// A transient break (<paramref name="first"/>, with <see cref="StepJudgement.SpellSeconds"/>) confirmed or not by the next

@@ -2,7 +2,7 @@
 # What the runtime observer costs the API, measured in 1-second turns so the machine's drift lands on both sides: TWO
 # API processes from one build (three with a baseline), "observed" and "plain", each loaded by its own runner (`run
 # --url .../api/compute/sync?cycles=1`, a constant closed load of USERS); the script stops (SIGSTOP) and continues
-# (SIGCONT) the two sides' processes turn by turn, ABBA, as loadtests/bench-vs-wrk.sh does with its tools, so one API
+# (SIGCONT) the sides' processes turn by turn, ABBA, as loadtests/bench-vs-wrk.sh does with its tools, so one API
 # is loaded while the other idles (an idle API costs next to nothing). A side's processes are its runner and, when the
 # observer is a process of its own, that process (watch, dotnet-trace, one part): all stopped and continued together,
 # so every microsecond the observer spends falls in its own side's turns. Per turn: requests the API started (its own
@@ -10,23 +10,34 @@
 # observed/plain throughput (the sum of observed turns' requests over their seconds against plain's), the same over the
 # first 5 turns (where the runner's once-a-run parts mostly fall) and over the rest (its session alone), and the API's CPU
 # per request observed/plain. Loopback only.
+# A pair is as many legs as sides (two: observed and plain; three with a baseline) with the sides on the APIs in turn:
+# in leg L side S loads API (S + L) mod the number of sides, with fresh runners (and observers) each leg, so every side
+# loads every API once a pair, and a pair's ratio is the geometric mean of its legs' ratios. Why (issue 42, s58): an API
+# process has a speed of its own for its whole life (its own JIT, tiering and PGO, its own memory), so when a pair was
+# one leg (each side on the same API in every pair) two plain APIs read pairs of 1.028, 1.130, 1.120, one process 5-9 %
+# cheaper per request in all three: a difference no number of turns averages away, and it cancels in the legs' mean.
+# Each pair line shows its legs' ratios and the API each ran on (legs apart in opposite directions, their mean near 1.00:
+# that difference); the verdict gives the pairs' mean with a 95 % interval beside every pair. The warm-up pair has its
+# legs too, so every API has been observed once before a pair counts: an after-cost an observer leaves in a process
+# (none was shown: docs/notebook/investigations/part-after.sh) falls on every side alike; a pair measures the observer
+# while it observes.
 #   --observer runner (default): the runner's own observer as it runs in a load run (`run --url ... --pid API`: its
 #     always-on session, the route window once requests flow, the stack sample and the cause trace at the peak) against
 #     `run --url ... --no-observer`.
 #   --observer watch: `watch --pid` (issue 40's passive watch, the same session) on the observed API beside a
 #     --no-observer runner; the plain API has no watch. Issue 40 allows watch 5 % (0.95).
 #   --observer trace: the allocation trace's providers (CauseTrace.Providers on .NET 10) held by dotnet-trace (DOTNET_TRACE=
-#     path, else dotnet-trace on PATH) over the whole pair beside a --no-observer runner: the trace's cost per second it runs.
+#     path, else dotnet-trace on PATH) over the whole leg beside a --no-observer runner: the trace's cost per second it runs.
 #   --observer session|routes|stacks|causes|calls: ONE part of the runner's observer, taken beside a --no-observer runner by
 #     docs/notebook/investigations/observer-part.cs with the runner's own code, when the runner would take it (the
-#     session for the whole pair; the route window 3 s, the stack sample's 3 rounds, the allocation trace's 1 s, once, a
+#     session for the whole leg; the route window 3 s, the stack sample's 3 rounds, the allocation trace's 1 s, once, a
 #     few seconds in; the HTTP client's calls from then as the runner traces them, CauseTrace.CallsWindow (2 s) or less
-#     once the trace holds enough calls): what each part costs as a share of the API's CPU per request, over a pair's
+#     once the trace holds enough calls): what each part costs as a share of the API's CPU per request, over a leg's
 #     SECONDS (pass 10 for the default 10-s step). compute/sync makes no outgoing call, so `calls` there is its session's
 #     cost alone.
 #   --observer none: the method's own check: both APIs plain, measured the same way; their pairs must read 1.00 within
 #     the method's error before a pair with an observer can be read (docs/notebook/performance.md says how close they came).
-#   PROFILE=1: perf's call-chain samples of each API over turns 8 to the pair's last (after the once-a-run parts), the
+#   PROFILE=1: perf's call-chain samples of each API over turns 8 to the leg's last (after the once-a-run parts), the
 #     APIs started with the runtime's perf map, kept as perf-SIDE-PAIR.data and reported (modules and symbols, self) as
 #     perf-SIDE-PAIR.txt: where an API that is dearer per request after the parts spends it. Needs perf; its own cost
 #     falls on every side alike.
@@ -44,16 +55,16 @@
 # runs of 20 s in one API, so a pair compared two stretches of a machine whose speed moved by a fifth within a run (the
 # plain runs alone spread as widely as the pairs); here each pair's two sides are interleaved second by second, so a
 # drift longer than a few seconds lands on both. What it cannot: the observer's parts that run once a run (the route
-# window, the stack sample, the cause trace) still run once per pair, not per turn: each pair starts fresh runners (and
-# watch, trace or part), so a pair holds one observed run's worth of them, in the observed turns they fall in, spread
-# over that pair's SECONDS observed seconds, as a load run of SECONDS seconds spreads them. An observer's session left
+# window, the stack sample, the cause trace) still run once per leg, not per turn: each leg starts fresh runners (and
+# watch, trace or part), so a leg holds one observed run's worth of them, in the observed turns they fall in, spread
+# over that leg's SECONDS observed seconds, as a load run of SECONDS seconds spreads them. An observer's session left
 # open in the API while its side is stopped (a stack sample or rundown that straddles a stop) makes the idle observed
 # API work in the plain side's turns: the script prints each API's CPU outside its own turns, so that shows. The runner's
 # attach (its session's start) and start-up come before the turns and are not counted; what it does after the load (the
-# diagnosis, the report) is not counted either: its runner is killed at the pair's end, as the load ends.
+# diagnosis, the report) is not counted either: its runner is killed at the leg's end, as the load ends.
 # Usage: scripts/observer-cost.sh [--observer runner|watch|trace|session|routes|stacks|causes|calls|none]
 #   [--mode shared|pinned] [pairs] [users] [seconds]
-#   (default 3 pairs, 16 users, 20 1-second turns of each side per pair, after one warm-up pair not counted). Needs curl
+#   (default 3 pairs, 16 users, 20 1-second turns of each side per leg, after one warm-up pair not counted). Needs curl
 #   and python3. Exit 2 with one line on bad input. Prints one line per pair and, last, a one-line verdict per run.
 # The quiet figures (nothing else running; docs/notebook/performance.md, "The observer's cost in 1-second turns"):
 #   scripts/observer-cost.sh --observer none 3 16 20                             # the method: 1.00 +- its error
@@ -111,10 +122,11 @@ case "$observer" in
 esac
 # Named for this script: a cleanup of /tmp/tmp.* by something else on a shared machine took the API log of two runs.
 work=$(mktemp -d -t observer-cost.XXXXXX)
-# The runners' recorded traces go here too: a runner killed at its pair's end never reads (and deletes) them.
+# The runners' recorded traces go here too: a runner killed at its leg's end never reads (and deletes) them.
 export TMPDIR=$work
 api_pids=()
 urls=()
+api_of=()  # per side, the API (an index of api_pids) it loads in the current leg
 side_pids=()
 stub_pid=""
 cleanup() {
@@ -128,7 +140,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-# The runners load for longer than a pair's turns take (a stopped process's clock runs on) and are killed at its end.
+# The runners load for longer than a leg's turns take (a stopped process's clock runs on) and are killed at its end.
 lifetime=$((4 * seconds + 60))
 printf '{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [%d, "00:%02d:%02d"] } ] }\n' \
   "$users" $((lifetime / 60)) $((lifetime % 60)) >"$work/load.json"
@@ -157,8 +169,8 @@ if [ "$mode" = pinned ]; then
 else
   pinning="nothing pinned: the APIs, runners and observers share all $(nproc) cpus"
 fi
-echo "# observer cost ($observer), mode $mode ($pinning): $pairs pairs of $seconds 1-second turns of each side (ABBA), $users users, on $path;" \
-  "APIs: $(for s in "${!sides[@]}"; do printf '%s pid %s; ' "${sides[s]}" "${api_pids[s]}"; done)$(bench_header)"
+echo "# observer cost ($observer), mode $mode ($pinning): $pairs pairs of ${#sides[@]} legs (the sides on the APIs in turn), each leg $seconds 1-second turns of each side (ABBA), $users users, on $path;" \
+  "APIs: $(for s in "${!sides[@]}"; do printf 'API %s pid %s; ' "$s" "${api_pids[s]}"; done)$(bench_header)"
 
 # attached PID PATTERN LOG NAME: waits up to a minute for PID's LOG to show PATTERN (it attached); exits when it ended first.
 attached() {
@@ -180,48 +192,50 @@ descendants() {
   done
 }
 
-# start_side SIDE PAIR: starts what observes the side's API beside a --no-observer runner (watch, dotnet-trace or one
+# start_side SIDE LEG_TAG: starts what observes the side's API beside a --no-observer runner (watch, dotnet-trace or one
 # part; none for the runner's own observer, a plain side or --observer none), then the side's runner, waits until the
 # runner's load has reached the API (its users' requests started), and stops them all; side_pids[SIDE] holds their pids.
 start_side() {
   local s=$1 name=${sides[$1]} log="$work/side-$1-$2.log" observer_pid="" dll=$runner flags=(--no-observer)
+  local api_pid=${api_pids[api_of[s]]} url=${urls[api_of[s]]}
   [ "$name" = baseline ] && [ "$observer" != trace ] && dll=$BASELINE_RUNNER
   pin_to "$client_cpus"
   case "$observer/$name" in
     */plain | none/* ) ;;
-    runner/*) flags=(--pid "${api_pids[s]}") ;;
+    runner/*) flags=(--pid "$api_pid") ;;
     watch/*)
-      "${pin[@]}" dotnet "$dll" watch --pid "${api_pids[s]}" --out "$work/watch-$s-$2" >"$log" 2>&1 &
+      "${pin[@]}" dotnet "$dll" watch --pid "$api_pid" --out "$work/watch-$s-$2" >"$log" 2>&1 &
       observer_pid=$!
       attached "$observer_pid" '^watching ' "$log" watch ;;
     trace/*)
       local providers=$trace_providers
       [ "$name" = baseline ] && providers=$BASELINE_TRACE_PROVIDERS
-      # Longer than the pair: the trace covers all of it and is killed at its end.
-      "${pin[@]}" "${DOTNET_TRACE:-dotnet-trace}" collect -p "${api_pids[s]}" --providers "$providers" --duration "$(printf '00:%02d:%02d' $((lifetime / 60)) $((lifetime % 60)))" \
+      # Longer than the leg: the trace covers all of it and is killed at its end.
+      "${pin[@]}" "${DOTNET_TRACE:-dotnet-trace}" collect -p "$api_pid" --providers "$providers" --duration "$(printf '00:%02d:%02d' $((lifetime / 60)) $((lifetime % 60)))" \
         -o "$work/trace-$s-$2.nettrace" >"$log" 2>&1 &
       observer_pid=$!
       attached "$observer_pid" 'Output File' "$log" dotnet-trace ;;
     *)
       # The part, when the runner would take it: the route window with the first interval row (2 s into the load), the
       # stack sample and the allocation trace a second later (VariantObserver.OnInterval), the calls' trace from then as
-      # the runner holds it (CauseTrace.CallsWindow, or less once it holds enough calls); the session from the start to the end. Its delays run on the wall clock, whose seconds the turns
-      # halve: a part that waits 3 s is taken about 1.5 s into its side's turns.
+      # the runner holds it (CauseTrace.CallsWindow, or less once it holds enough calls); the session from the start to
+      # the end. Its delays run on the wall clock, whose seconds the turns halve: a part that waits 3 s is taken about
+      # 1.5 s into its side's turns.
       local delay=2 hold=0
       [ "$observer" = session ] && delay=0 hold=$lifetime
       [ "$observer" = stacks ] || [ "$observer" = causes ] && delay=3
       [ "$observer" = calls ] && delay=2
-      "${pin[@]}" dotnet run --no-build --file "$part_app" -- "${api_pids[s]}" "$observer" "$delay" "$hold" "${urls[s]}$path" >"$log" 2>&1 &
+      "${pin[@]}" dotnet run --no-build --file "$part_app" -- "$api_pid" "$observer" "$delay" "$hold" "$url$path" >"$log" 2>&1 &
       observer_pid=$! ;;
   esac
-  requests_started "${urls[s]}"
+  requests_started "$url"
   local before=$started
   # --slo-p99-ms: a closed profile without it holds one user first, for as long as its first step (UrlCommand.UnloadedFirst).
-  "${pin[@]}" dotnet "$dll" run --url "${urls[s]}$path" --config "$work/load.json" --slo-p99-ms 60000 --out "$work/report-$s-$2" "${flags[@]}" \
+  "${pin[@]}" dotnet "$dll" run --url "$url$path" --config "$work/load.json" --slo-p99-ms 60000 --out "$work/report-$s-$2" "${flags[@]}" \
     >"$work/runner-$s-$2.log" 2>&1 &
   local runner_pid=$!
   for _ in $(seq 1 1200); do
-    requests_started "${urls[s]}"
+    requests_started "$url"
     (( started - before > 4 * users )) && break
     kill -0 "$runner_pid" 2>/dev/null || { echo "the $name side's runner ended before its load began:" >&2; tail -n 5 "$work/runner-$s-$2.log" >&2; exit 2; }
     sleep 0.05
@@ -234,7 +248,7 @@ start_side() {
   kill -STOP ${side_pids[s]} 2>/dev/null || true
 }
 
-# end_side SIDE PAIR: kills the side's processes (the load ends; a watch's report and a runner's diagnosis are not waited
+# end_side SIDE LEG_TAG: kills the side's processes (the load ends; a watch's report and a runner's diagnosis are not waited
 # for) and says what a part did, when it finished.
 end_side() {
   # shellcheck disable=SC2086 # a list of pids
@@ -261,14 +275,15 @@ side_ticks() {
   cpu_ticks=$ticks
 }
 
-# turn SIDE TURN: one 1-second turn of the side (every process of it); appends "pair side turn requests seconds api-ticks
-# side-ticks" to $work/turns.txt: the requests its API started (less the closing reading itself), the turn's seconds,
+# turn SIDE TURN: one 1-second turn of the side (every process of it); appends "pair leg api side turn requests seconds
+# api-ticks side-ticks" to $work/turns.txt: the requests its API started (less the closing reading itself), the turn's seconds,
 # its API's CPU ticks and its processes'.
 turn() {
   local s=$1
-  kill -0 "${runner_pids[s]}" 2>/dev/null || { echo "the ${sides[s]} side's runner ended during the turns:" >&2; tail -n 5 "$work/runner-$s-$pair.log" >&2; exit 2; }
-  requests_started "${urls[s]}"; local before=$started
-  read_cpu_ticks "${api_pids[s]}"; local api_before=$cpu_ticks
+  kill -0 "${runner_pids[s]}" 2>/dev/null || { echo "the ${sides[s]} side's runner ended during the turns:" >&2; tail -n 5 "$work/runner-$s-$leg_tag.log" >&2; exit 2; }
+  local api_pid=${api_pids[api_of[s]]} url=${urls[api_of[s]]}
+  requests_started "$url"; local before=$started
+  read_cpu_ticks "$api_pid"; local api_before=$cpu_ticks
   side_ticks "$s"; local side_before=$cpu_ticks
   local from=$EPOCHREALTIME
   # shellcheck disable=SC2086 # a list of pids
@@ -278,24 +293,26 @@ turn() {
   kill -STOP ${side_pids[s]} 2>/dev/null || true
   local to=$EPOCHREALTIME
   sleep 0.02  # the API takes the requests that were on their way when the side stopped
-  requests_started "${urls[s]}"
-  read_cpu_ticks "${api_pids[s]}"; local api=$((cpu_ticks - api_before))
+  requests_started "$url"
+  read_cpu_ticks "$api_pid"; local api=$((cpu_ticks - api_before))
   side_ticks "$s"
-  echo "$pair ${sides[s]} $2 $((started - before - 1)) $(awk -v a="$from" -v b="$to" 'BEGIN { printf "%.6f", b - a }') $api $((cpu_ticks - side_before))" >>"$work/turns.txt"
+  echo "$pair $leg ${api_of[s]} ${sides[s]} $2 $((started - before - 1)) $(awk -v a="$from" -v b="$to" 'BEGIN { printf "%.6f", b - a }') $api $((cpu_ticks - side_before))" >>"$work/turns.txt"
 }
 
-# pair N: starts every side, takes SECONDS turns of each (ABBA), ends the sides; appends one row per side to
-# $work/pairs.txt: "pair side api-ticks" over the whole of its turns, the other sides' turns included.
-pair() {
-  pair=$1
+# leg N L: the pair's leg L: every side on the API the leg gives it (side S on API (S + L) mod the sides' count), started
+# afresh, SECONDS turns of each (ABBA), the sides ended; appends one row per side to $work/pairs.txt: "pair leg api
+# side api-ticks pool-threads", its API's CPU over the whole of the leg's turns (the other sides' turns included).
+leg() {
+  pair=$1 leg=$2 leg_tag=$1.$2
   local s second order api_from=()
-  for s in "${!sides[@]}"; do start_side "$s" "$pair"; done
-  for s in "${!sides[@]}"; do read_cpu_ticks "${api_pids[s]}"; api_from[s]=$cpu_ticks; done
+  for s in "${!sides[@]}"; do api_of[s]=$(((s + leg) % ${#sides[@]})); done
+  for s in "${!sides[@]}"; do start_side "$s" "$leg_tag"; done
+  for s in "${!sides[@]}"; do read_cpu_ticks "${api_pids[api_of[s]]}"; api_from[s]=$cpu_ticks; done
   local perfs=()
   for second in $(seq 0 $((seconds - 1))); do
     if [ "$profile" = 1 ] && [ "$second" = 7 ] && [ "$pair" != 0 ]; then
       for s in "${!sides[@]}"; do
-        perf record -F 499 -g -p "${api_pids[s]}" -o "$work/perf-${sides[s]}-$pair.data" >/dev/null 2>&1 &
+        perf record -F 499 -g -p "${api_pids[api_of[s]]}" -o "$work/perf-${sides[s]}-$leg_tag.data" >/dev/null 2>&1 &
         perfs+=($!)
       done
     fi
@@ -306,71 +323,28 @@ pair() {
     kill -INT "${perfs[@]}" 2>/dev/null || true
     wait "${perfs[@]}" 2>/dev/null || true
     for s in "${!sides[@]}"; do
-      perf report -i "$work/perf-${sides[s]}-$pair.data" --no-children --sort dso,sym --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' >"$work/perf-${sides[s]}-$pair.txt" || true
+      perf report -i "$work/perf-${sides[s]}-$leg_tag.data" --no-children --sort dso,sym --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' >"$work/perf-${sides[s]}-$leg_tag.txt" || true
     done
   fi
   for s in "${!sides[@]}"; do
-    read_cpu_ticks "${api_pids[s]}"
-    # The API's pool threads as the pair ends: an observer that stalls the service's threads (a stack sample suspends
-    # them every millisecond) may leave its pool larger than plain's for the rest of the pair.
-    echo "$pair ${sides[s]} $((cpu_ticks - api_from[s])) $(curl -fsS "${urls[s]}/api/telemetry" | sed -n 's/.*"threadCount":\([0-9]*\).*/\1/p')" >>"$work/pairs.txt"
+    read_cpu_ticks "${api_pids[api_of[s]]}"
+    # The API's pool threads as the leg ends: an observer that stalls the service's threads (a stack sample suspends
+    # them every millisecond) may leave its pool larger than plain's for the rest of the leg.
+    echo "$pair $leg ${api_of[s]} ${sides[s]} $((cpu_ticks - api_from[s])) $(curl -fsS "${urls[api_of[s]]}/api/telemetry" | sed -n 's/.*"threadCount":\([0-9]*\).*/\1/p')" >>"$work/pairs.txt"
   done
-  for s in "${!sides[@]}"; do end_side "$s" "$pair"; done
+  for s in "${!sides[@]}"; do end_side "$s" "$leg_tag"; done
 }
 
-# figures PAIR|all: from $work/turns.txt and pairs.txt, per pair (or for a run's verdict, over all its pairs) each side's rate and CPU per
-# request, and each side's ratio to plain.
+# pair N: one leg per side, so every side loads every API once in the pair.
+pair() {
+  local l
+  for l in "${!sides[@]}"; do leg "$1" "$l"; done
+}
+
+# figures PAIR|all: per pair (or for a run's verdict, over all its pairs) each side's rate and CPU per request and its
+# ratio to plain's (the geometric mean of its legs'), from $work/turns.txt and pairs.txt: scripts/observer-cost-figures.py.
 figures() {
-  python3 - "$work/turns.txt" "$work/pairs.txt" "$clock_ticks_per_second" "$1" "$observer" "$mode" <<'PY'
-import sys
-turns_path, pairs_path, hz, which, observer, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
-turns = [(int(p), side, int(t), int(n), float(sec), int(api), int(own)) for p, side, t, n, sec, api, own in (l.split() for l in open(turns_path))]
-whole = {(int(p), side): int(api) for p, side, api, *_ in (l.split() for l in open(pairs_path))}
-pool = {(int(p), side): rest[0] for p, side, _, *rest in (l.split() for l in open(pairs_path)) if rest}
-# The turns in which a side's runner takes the observer's once-a-run parts (the route window from its first interval row,
-# the stack sample and the cause trace about a second later, their reading) fall mostly in the first few.
-EARLY = 5
-def per(side, pairs, turn=lambda t: True):
-    picked = [r for r in turns if r[1] == side and r[0] in pairs and turn(r[2])]
-    n, sec = sum(r[3] for r in picked), sum(r[4] for r in picked)
-    return dict(rate=n / sec, api=sum(r[5] for r in picked) / hz / n * 1e6, own=sum(r[6] for r in picked) / hz / n * 1e6,
-                out=sum(whole[(p, side)] for p in pairs) / hz - sum(r[5] for r in picked) / hz)
-def split(side, pairs, figure):
-    """The side's FIGURE against plain's over the first EARLY turns and over the rest."""
-    return tuple(per(side, pairs, turn)[figure] / per("plain", pairs, turn)[figure] for turn in (lambda t: t < EARLY, lambda t: t >= EARLY))
-sides = [s for s in ("observed", "baseline") if any(r[1] == s for r in turns)]
-numbers = sorted({r[0] for r in turns} - {0})
-if which != "all":
-    p = int(which)
-    plain = per("plain", [p])
-    text = [f"pair {p}: plain {plain['rate']:,.0f} requests/s (the API {plain['api']:.2f} us of CPU per request, its runner {plain['own']:.2f} us,"
-            f" its pool {pool.get((p, 'plain'), '?')} threads at the end)"]
-    for s in sides:
-        o = per(s, [p])
-        rate, cpu, own = split(s, [p], "rate"), split(s, [p], "api"), split(s, [p], "own")
-        text.append(f"{s} {o['rate']:,.0f} (the API {o['api']:.2f} us, its runner and observer {o['own']:.2f} us, {o['own'] / plain['own']:.3f} x plain's"
-                    f" (turns 1-{EARLY} {own[0]:.3f}, the rest {own[1]:.3f})): ratio {o['rate'] / plain['rate']:.3f}"
-                    f" (turns 1-{EARLY} {rate[0]:.3f}, the rest {rate[1]:.3f}), the API's CPU per request {o['api'] / plain['api']:.3f} x"
-                    f" (turns 1-{EARLY} {cpu[0]:.3f}, the rest {cpu[1]:.3f}),"
-                    f" its CPU outside its turns {o['out']:.2f} s (plain's {plain['out']:.2f} s), its pool {pool.get((p, s), '?')} threads at the end")
-    print("; ".join(text))
-    sys.exit(0)
-plain = per("plain", numbers)
-for s in sides:
-    ratios = [per(s, [p])["rate"] / per("plain", [p])["rate"] for p in numbers]
-    cpu = [per(s, [p])["api"] / per("plain", [p])["api"] for p in numbers]
-    o = per(s, numbers)
-    early = split(s, numbers, "rate")
-    label = "no observer (the method's check)" if observer == "none" else f"{observer} observer" + (" (baseline build)" if s == "baseline" else "")
-    if observer == "none":
-        verdict = f"pairs within {max(abs(r - 1) for r in ratios):.1%} of 1.00 (the method's error on this machine now)"
-    else:
-        verdict = "MET (>= 0.95 in every pair)" if min(ratios) >= 0.95 else f"NOT MET ({sum(r < 0.95 for r in ratios)} of {len(ratios)} pairs under 0.95)"
-    print(f"verdict, {label}, {mode}: throughput {s}/plain per pair {', '.join(f'{r:.3f}' for r in ratios)}, all turns {o['rate'] / plain['rate']:.3f}"
-          f" (turns 1-{EARLY} {early[0]:.3f}, the rest {early[1]:.3f}), worst {min(ratios):.3f}: {verdict};"
-          f" the API's CPU per request {', '.join(f'{c:.3f}' for c in cpu)} x ({o['api']:.2f} against {plain['api']:.2f} us, {o['api'] / plain['api'] - 1:+.1%});"
-          f" runner{' and observer' if observer != 'none' else ''} {o['own']:.2f} against {plain['own']:.2f} us per request")
-PY
+  python3 scripts/observer-cost-figures.py "$work/turns.txt" "$work/pairs.txt" "$clock_ticks_per_second" "$1" "$observer" "$mode"
 }
 
 # Warm-up, not counted: one pair of the same turns (each API's JIT and pool, its first EventPipe session, the runners').

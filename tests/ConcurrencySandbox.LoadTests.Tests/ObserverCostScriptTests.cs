@@ -1,9 +1,14 @@
+using System.Globalization;
+using System.Text;
+using System.Text.RegularExpressions;
+
 namespace ConcurrencySandbox.LoadTests.Tests;
 
 /// <summary>scripts/observer-cost.sh refuses bad arguments before it builds or starts anything: exit 2, one line naming the cause.</summary>
 public class ObserverCostScriptTests
 {
     private static readonly string Script = Path.Combine(FolderLayeringTests.RepositoryRoot(), "scripts", "observer-cost.sh");
+    private static readonly string Figures = Path.Combine(FolderLayeringTests.RepositoryRoot(), "scripts", "observer-cost-figures.py");
 
     [Theory]
     [InlineData(new[] { "--observer", "stack" }, "--observer must be runner, watch, trace, session, routes, stacks, causes, calls or none, not 'stack'")]
@@ -58,5 +63,83 @@ public class ObserverCostScriptTests
         Assert.Equal(2, code);
         Assert.Empty(output);
         Assert.Equal($"UPSTREAM_CALLS must be 1..64, not '{calls}'", error.Trim());
+    }
+
+    /// <summary>
+    /// A pair's ratio is its legs' geometric mean, each side on each API once: an API process faster than the other for its
+    /// whole life (up to 15 % either way, generated) leaves the pair at the observer's own cost, where a pair of one leg (the
+    /// design before: each side on one API throughout) read that cost times the processes' difference.
+    /// </summary>
+    [Theory]
+    [InlineData(1, 1.0)]
+    [InlineData(2, 1.0)]
+    [InlineData(3, 0.93)]
+    [InlineData(4, 0.96)]
+    [InlineData(5, 0.90)]
+    public async Task APairReadsTheObserversCostWhicheverApiProcessIsFaster(int seed, double cost)
+    {
+        var random = new Random(seed);
+        var speeds = new[] { 0.85 + 0.3 * random.NextDouble(), 0.85 + 0.3 * random.NextDouble() };
+        using var run = GeneratedRun.Write(random, speeds, cost, pairs: 3, turnsPerLeg: 20);
+
+        var (code, output, error) = await CommandRun.RunAsync("python3", [Figures, run.Turns, run.Pairs, "100", "all", cost == 1.0 ? "none" : "runner", "shared"]);
+
+        Assert.True(code == 0, error);
+        var pairRatios = Regex.Match(output, @"per pair ([0-9., ]+), mean").Groups[1].Value.Split(", ").Select(r => double.Parse(r, CultureInfo.InvariantCulture)).ToList();
+        Assert.Equal(3, pairRatios.Count);
+        // Each generated turn is off by at most 1 %, so a pair may be off by that much; the processes differ by up to 35 %.
+        Assert.All(pairRatios, r => Assert.InRange(r, cost * 0.99, cost * 1.01));
+        for (var p = 1; p <= 3; p++)
+        {
+            var (_, pairLine, _) = await CommandRun.RunAsync("python3", [Figures, run.Turns, run.Pairs, "100", p.ToString(CultureInfo.InvariantCulture), "runner", "shared"]);
+            var legs = Regex.Match(pairLine, @"its legs ([0-9.]+) on API 0, ([0-9.]+) on API 1").Groups;
+            // Leg 0 has the observed side on API 0, leg 1 on API 1: each leg alone reads the cost times the processes' difference.
+            Assert.InRange(double.Parse(legs[1].Value, CultureInfo.InvariantCulture), cost * speeds[0] / speeds[1] * 0.98, cost * speeds[0] / speeds[1] * 1.02);
+            Assert.InRange(double.Parse(legs[2].Value, CultureInfo.InvariantCulture), cost * speeds[1] / speeds[0] * 0.98, cost * speeds[1] / speeds[0] * 1.02);
+        }
+    }
+
+    /// <summary>turns.txt and pairs.txt as observer-cost.sh writes them, for two APIs of the given speeds and an observer of the given cost.</summary>
+    private sealed class GeneratedRun : IDisposable
+    {
+        private readonly string _folder = Directory.CreateTempSubdirectory("observer-cost-figures-").FullName;
+
+        public string Turns => Path.Combine(_folder, "turns.txt");
+
+        public string Pairs => Path.Combine(_folder, "pairs.txt");
+
+        public static GeneratedRun Write(Random random, double[] speeds, double cost, int pairs, int turnsPerLeg)
+        {
+            var run = new GeneratedRun();
+            var turns = new StringBuilder();
+            var legRows = new StringBuilder();
+            string[] sides = ["observed", "plain"];
+            for (var pair = 0; pair <= pairs; pair++)
+            {
+                for (var leg = 0; leg < sides.Length; leg++)
+                {
+                    for (var side = 0; side < sides.Length; side++)
+                    {
+                        var api = (side + leg) % sides.Length;
+                        long apiTicks = 0;
+                        for (var turn = 0; turn < turnsPerLeg; turn++)
+                        {
+                            var seconds = 0.98 + 0.04 * random.NextDouble();
+                            var rate = 10_000 * speeds[api] * (side == 0 ? cost : 1.0) * (0.99 + 0.02 * random.NextDouble());
+                            var requests = (long)(rate * seconds);
+                            var ticks = requests * 40 / 10_000;
+                            apiTicks += ticks;
+                            turns.AppendLine(CultureInfo.InvariantCulture, $"{pair} {leg} {api} {sides[side]} {turn} {requests} {seconds:F6} {ticks} {requests * 20 / 10_000}");
+                        }
+                        legRows.AppendLine(CultureInfo.InvariantCulture, $"{pair} {leg} {api} {sides[side]} {apiTicks + 5} {4 + random.Next(4)}");
+                    }
+                }
+            }
+            File.WriteAllText(run.Turns, turns.ToString());
+            File.WriteAllText(run.Pairs, legRows.ToString());
+            return run;
+        }
+
+        public void Dispose() => Directory.Delete(_folder, recursive: true);
     }
 }

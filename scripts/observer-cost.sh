@@ -32,9 +32,10 @@
 #   --observer session|routes|stacks|causes|calls: ONE part of the runner's observer, taken beside a --no-observer runner by
 #     docs/notebook/investigations/observer-part.cs with the runner's own code, when the runner would take it (the
 #     session for the whole leg; the route window 3 s, the stack sample's 3 rounds, the allocation trace's 1 s, once, a
-#     few seconds in; the HTTP client's calls from then to the leg's end, longer than the runner's CauseTrace.CallsWindow
-#     of 2 s, so what they cost a second shows): what each part costs as a share of the API's CPU per request.
-#     compute/sync makes no outgoing call, so `calls` there is its session's cost alone.
+#     few seconds in; the HTTP client's calls from then as the runner traces them, CauseTrace.CallsWindow (2 s) or less
+#     once the trace holds enough calls): what each part costs as a share of the API's CPU per request, over a leg's
+#     SECONDS (pass 10 for the default 10-s step). compute/sync makes no outgoing call, so `calls` there is its session's
+#     cost alone.
 #   --observer none: the method's own check: both APIs plain, measured the same way; their pairs must read 1.00 within
 #     the method's error before a pair with an observer can be read (docs/notebook/performance.md says how close they came).
 #   PROFILE=1: perf's call-chain samples of each API over turns 8 to the leg's last (after the once-a-run parts), the
@@ -217,13 +218,14 @@ start_side() {
       attached "$observer_pid" 'Output File' "$log" dotnet-trace ;;
     *)
       # The part, when the runner would take it: the route window with the first interval row (2 s into the load), the
-      # stack sample and the allocation trace a second later (VariantObserver.OnInterval), the calls from then to the
-      # leg's end; the session from the start to the end. Its delays run on the wall clock, whose seconds the turns
-      # halve: a part that waits 3 s is taken about 1.5 s into its side's turns.
+      # stack sample and the allocation trace a second later (VariantObserver.OnInterval), the calls' trace from then as
+      # the runner holds it (CauseTrace.CallsWindow, or less once it holds enough calls); the session from the start to
+      # the end. Its delays run on the wall clock, whose seconds the turns halve: a part that waits 3 s is taken about
+      # 1.5 s into its side's turns.
       local delay=2 hold=0
       [ "$observer" = session ] && delay=0 hold=$lifetime
       [ "$observer" = stacks ] || [ "$observer" = causes ] && delay=3
-      [ "$observer" = calls ] && delay=2 hold=$lifetime
+      [ "$observer" = calls ] && delay=2
       "${pin[@]}" dotnet run --no-build --file "$part_app" -- "$api_pid" "$observer" "$delay" "$hold" "$url$path" >"$log" 2>&1 &
       observer_pid=$! ;;
   esac

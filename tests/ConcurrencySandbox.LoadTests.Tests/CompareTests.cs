@@ -45,6 +45,26 @@ public sealed class CompareTests : IDisposable
         Assert.Equal(["slowdown", "2 [1.8, 2.2]", "4 [3.5, 4.5]", "+2 [+1.3, +2.7]"], run.Skip(1).Take(4));
     }
 
+    [Theory]
+    [InlineData("0.0", 5)]
+    [InlineData("0.00", 6)]
+    public void TheRunsVerdictFigureIsComparedAtThePrecisionItsPagesPrint(string format, int seed)
+    {
+        // compare printed coldstart's verdict figure at 0.## (8.15 [7.22, 10.86]) beside pages that print it at its own 0.0.
+        var random = new Random(seed);
+        (double, double, double) Figure() => (2 + random.NextDouble(), 1 + random.NextDouble(), 3 + random.NextDouble());
+        var (summaryA, summaryB) = (Rounded([100, 101, 99, 102, 98, 100], Figure()), Rounded([150, 151, 149, 152, 148, 150], Figure()));
+        var a = WriteSummary("a", summaryA with { Rounds = summaryA.Rounds! with { Format = format } });
+        var b = WriteSummary("b", summaryB with { Rounds = summaryB.Rounds! with { Format = format } });
+
+        var run = ReportComparison.Of(a, b).Table().Rows.Single(r => r[0] == "(the run)");
+
+        foreach (var (cell, rounds) in new[] { (run[2], ReportFolder.Read(a).Summary.Rounds!), (run[3], ReportFolder.Read(b).Summary.Rounds!) })
+        {
+            Assert.Equal($"{rounds.Show(rounds.Median!.Value)} [{rounds.Show(rounds.Low!.Value)}, {rounds.Show(rounds.High!.Value)}]", cell);
+        }
+    }
+
     [Fact]
     public void ADifferenceWhoseIntervalsOverlapIsNoDifferenceMeasured()
     {

@@ -1,3 +1,4 @@
+using System.Globalization;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Telemetry;
 using ConcurrencySandbox.LoadTests.Cli;
@@ -262,7 +263,7 @@ public class RoundsTests
         var lines = ReportWriter.RoundLines(summary);
         Assert.Equal(6, lines.Count);
         Assert.Equal("round 1: default-pool then min-workers-200: 9.6 (reproduced)", lines[0]);
-        Assert.Equal("round 2: min-workers-200 then default-pool: 7.583 (reproduced)", lines[1]);
+        Assert.Equal("round 2: min-workers-200 then default-pool: 7.6 (reproduced)", lines[1]);
         var printed = console.ToString().Split('\n').Select(l => l.Trim()).ToList();
         var markdown = ReportWriter.SummaryMarkdown(summary);
         var html = ReportWriter.ReportHtml(summary);
@@ -272,6 +273,35 @@ public class RoundsTests
             Assert.Contains($"- {line}", markdown);
             Assert.Contains(line, html);
         });
+    }
+
+    [Theory]
+    [InlineData("0.0", 1)]
+    [InlineData("0.00", 2)]
+    [InlineData("0", 3)]
+    public void TheVerdictFigureHasOnePrecisionInTheVerdictTheAnswerAndTheRounds(string format, int seed)
+    {
+        // coldstart's page printed one figure at three precisions: 8.15 in the answer, 8.2 in the verdict, 8.118 in round 1.
+        var random = new Random(seed);
+        double[] figures = [.. Enumerable.Range(0, 6).Select(_ => 2.5 + 10 * random.NextDouble())];
+        var slowdown = new VerdictFigure("last response, default pool / raised minimum", 0, 2, ReproducedAbove: true, format, " x");
+        IReadOnlyList<Finding> perRound = [.. figures.Select(v => Round(slowdown with { Value = v }, Outcome.Reproduced))];
+        var (finding, _) = RoundVerdict.Judge(perRound, 6, null);
+        var order = Rounds.Order(new[] { new Variant("default-pool", null!), new Variant("min-workers-200", null!) }, 6);
+        var report = SyntheticReports.Burst(8, new Dictionary<string, int> { ["default-pool"] = 2, ["min-workers-200"] = 8 });
+        var summary = RunSummary.Parse((report with
+        {
+            Finding = finding,
+            Rounds = ExperimentRunner.RoundTable(Rounds.Describe([.. order.Select(o => (IReadOnlyList<string>)[.. o.Select(v => v.Name)])]), 6, finding,
+                [.. Enumerable.Range(0, 6).Select(i => (order[i], report.Variants, perRound[i]))]),
+        }).Analysed().ToJson());
+
+        string Show(double value) => value.ToString(format, CultureInfo.InvariantCulture);
+        var (median, low, high) = (Show(finding.Interval!.Median), Show(finding.Interval.Low!.Value), Show(finding.Interval.High!.Value));
+        Assert.Contains($"{slowdown.Name} {median} x [{low}, {high}]", summary.Verdict);
+        Assert.Contains($"({slowdown.Name} {median}, 95 % CI {low} to {high} over 6 rounds)", summary.Answer);
+        Assert.Equal([.. figures.Select(Show)], ReportWriter.RoundLines(summary).Select(line => line.Split(": ")[^1].Split(' ')[0]));
+        Assert.All(ReportWriter.RoundsTable(summary)!.Rows, row => Assert.Contains(row[7], figures.Select(Show)));
     }
 
     [Theory]

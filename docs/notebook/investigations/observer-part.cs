@@ -1,7 +1,7 @@
 // One part of the runner's runtime observer, taken on a running .NET process with the runner's own code, as a load run
 // takes it (VariantObserver): the always-on session held for HOLD seconds, the route window (3 s), the stack sample (3
-// rounds of 100 ms), the allocation trace (1 s) or the HTTP client's calls (HOLD seconds: the runner holds them
-// CauseTrace.CallsWindow at most; longer, what they cost a second), DELAY seconds after the start.
+// rounds of 100 ms), the allocation trace (1 s) or the HTTP client's calls (as the runner traces them at a step's peak:
+// CauseTrace.CallsWindow, or less once the trace holds enough calls), DELAY seconds after the start.
 // scripts/observer-cost.sh --observer PART runs it beside a --no-observer load, so each part's cost is measured alone.
 // Prints the API's CPU over the part.
 // Usage: dotnet run observer-part.cs -- PID session|routes|stacks|causes|calls DELAY HOLD URL
@@ -48,7 +48,7 @@ string Causes()
 
 async Task<string> CallsAsync()
 {
-    using var recorded = await CauseTrace.RecordCallsAsync(channel.Client, hold, () => true, CancellationToken.None);
+    using var recorded = await CauseTrace.RecordCallsAsync(channel.Client, CauseTrace.CallsWindow, () => true, CancellationToken.None);
     using var resolver = new CallSiteResolver(path);
     return $"{CauseTrace.Read(recorded, resolver).Calls.Sum(c => c.Requests)} outgoing calls";
 }

@@ -132,6 +132,18 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
     /// </summary>
     public static readonly TimeSpan CallsWindow = TimeSpan.FromSeconds(2);
 
+    /// <summary>
+    /// The calls' trace ends sooner once it holds this much (and has run <see cref="CallsShortest"/>): its cost is a few
+    /// microseconds a call, so a service making thousands of calls a second paid for 2 s of them what a few thousand
+    /// calls already say. A fan-out's calls took 100-230 bytes each in the trace (System.Net.Http's five events of a call:
+    /// 5.5 MB over 9 s at about 6,500 calls a second, 2026-11-30; header-events-cost.sh's 900 bytes a request of 4 calls),
+    /// so this is 2,300-5,000 calls.
+    /// </summary>
+    internal const long CallsEnoughBytes = 512 * 1024;
+
+    /// <summary>The least a calls' trace runs although it holds enough: a call slower than the trace cannot end in it, so a short trace would keep the fast calls only.</summary>
+    internal static readonly TimeSpan CallsShortest = TimeSpan.FromMilliseconds(500);
+
     private const string HttpProvider = "System.Net.Http";
 
     // System.Net.Http's events the calls are read from (RequestStart, RequestStop, RequestFailed, RequestLeftQueue, and
@@ -188,8 +200,9 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
         StackSampler.Record(client, Providers(allocationSampling), Length, null, null);
 
     /// <summary>
-    /// Traces the outgoing HTTP calls of the process behind <paramref name="client"/> to a file for <paramref name="longest"/>
-    /// or until <paramref name="loadRuns"/> says the load ended (polled every 100 ms), read by
+    /// Traces the outgoing HTTP calls of the process behind <paramref name="client"/> to a file for <paramref name="longest"/>,
+    /// until <paramref name="loadRuns"/> says the load ended (polled every 100 ms) or, after <see cref="CallsShortest"/>,
+    /// once the file holds <see cref="CallsEnoughBytes"/>, read by
     /// <see cref="Read(RecordedTrace, CallSiteResolver)"/> after it: a few events per call, without a stack (a runtime
     /// before .NET 10 refuses that session and gets every HTTP event with its stack).
     /// </summary>
@@ -202,7 +215,8 @@ public sealed partial record CauseTrace(double Seconds, AllocationSamples? Alloc
             await using var file = File.Create(trace.Path);
             var copy = session.EventStream.CopyToAsync(file, CancellationToken.None);
             var started = System.Diagnostics.Stopwatch.GetTimestamp();
-            while (loadRuns() && System.Diagnostics.Stopwatch.GetElapsedTime(started) < longest)
+            while (loadRuns() && System.Diagnostics.Stopwatch.GetElapsedTime(started) is var ran && ran < longest
+                && (ran < CallsShortest || new FileInfo(trace.Path).Length < CallsEnoughBytes))
             {
                 await Task.Delay(LoadEndPoll, cancellationToken);
             }

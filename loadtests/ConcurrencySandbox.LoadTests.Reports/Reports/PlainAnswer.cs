@@ -108,7 +108,7 @@ public static class PlainAnswer
         var claims = r.Claims ?? [];
         var refuted = ClaimsVerdict.Tally(claims, ClaimVerdict.Refuted);
         var ci = r.Rounds is { Figure: { } figure, Median: { } median } rounds
-            ? Invariant($" ({figure} {median:0.##}{(rounds.Low is { } low && rounds.High is { } high ? Invariant($", 95 % CI {low:0.##} to {high:0.##}") : ", no 95 % CI")} over {CountText.Of(rounds.Rounds.Count, "round")})")
+            ? $" ({figure} {rounds.Show(median)}{(rounds.Low is { } low && rounds.High is { } high ? $", 95 % CI {rounds.Show(low)} to {rounds.Show(high)}" : ", no 95 % CI")} over {CountText.Of(rounds.Rounds.Count, "round")})"
             : "";
         if (SeedReports.Effect(r.Seed) is not { } words)
         {

@@ -85,7 +85,9 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
         }
         if (A.Summary.Rounds is { Figure: { } figure, Median: { } } roundsA && B.Summary.Rounds is { Median: { } } roundsB && roundsB.Figure == figure)
         {
-            rows.Add(new Compared("(the run)", figure, VerdictFigure(roundsA), VerdictFigure(roundsB), "0.##"));
+            // At the format the run's pages print the figure at (SummaryRounds.Show), so compare and the pages read alike.
+            var format = roundsA.Format ?? roundsB.Format ?? SummaryRounds.UnstatedFormat;
+            rows.Add(new Compared("(the run)", figure, VerdictFigure(roundsA, format), VerdictFigure(roundsB, format), format));
         }
         return rows;
     }
@@ -140,10 +142,10 @@ public sealed record ReportComparison(ReportFolder A, ReportFolder B)
             : new Measured(value, cell, Bound: bound);
     }
 
-    /// <summary>The rounds' verdict figure as summary.json carries it: its median and 95 % CI.</summary>
-    private static Measured VerdictFigure(SummaryRounds rounds) => rounds is { Median: { } median, Low: { } low, High: { } high }
-        ? new Measured(median, Interval(median, low, high, "0.##"), low, high)
-        : new Measured(rounds.Median, rounds.Median?.ToString("0.##", CultureInfo.InvariantCulture) ?? "n/a");
+    /// <summary>The rounds' verdict figure as summary.json carries it: its median and 95 % CI, at the figure's format.</summary>
+    private static Measured VerdictFigure(SummaryRounds rounds, string format) => rounds is { Median: { } median, Low: { } low, High: { } high }
+        ? new Measured(median, Interval(median, low, high, format), low, high)
+        : new Measured(rounds.Median, rounds.Median?.ToString(format, CultureInfo.InvariantCulture) ?? "n/a");
 
     private static string Interval(double median, double low, double high, string format) =>
         $"{median.ToString(format, CultureInfo.InvariantCulture)} [{low.ToString(format, CultureInfo.InvariantCulture)}, {high.ToString(format, CultureInfo.InvariantCulture)}]";

@@ -381,11 +381,11 @@ public static class ReportWriter
 
     /// <summary>
     /// The rounds under the verdict, one line each, the same in the console, summary.md and report.html: "round 2:
-    /// min-workers-200 then default-pool: 7.583 (reproduced)". The verdict itself says only how many rounds there were.
+    /// min-workers-200 then default-pool: 7.6 (reproduced)", the figure at its one format (<see cref="SummaryRounds.Show"/>). The verdict itself says only how many rounds there were.
     /// </summary>
     public static IReadOnlyList<string> RoundLines(RunSummary r) =>
-        [.. (r.Rounds?.Rounds ?? []).Select(round => Invariant(
-            $"round {round.Round}: {string.Join(" then ", round.Order)}: {(round.Figure is { } value ? Invariant($"{value:0.###}") : "no figure")} ({OutcomeWords(round.Outcome)})"))];
+        r.Rounds is not { } rounds ? [] : [.. rounds.Rounds.Select(round => Invariant(
+            $"round {round.Round}: {string.Join(" then ", round.Order)}: {(round.Figure is { } value ? rounds.Show(value) : "no figure")} ({OutcomeWords(round.Outcome)})"))];
 
     /// <summary>An outcome's name in words: "NotReproduced" reads "not reproduced".</summary>
     public static string OutcomeWords(string outcome) =>
@@ -398,7 +398,7 @@ public static class ReportWriter
         [
             Invariant($"{round.Round}"), string.Join(' ', round.Order), v.Variant,
             Invariant($"{v.RequestsPerSecond:0.##}"), v.MeanMs is { } mean ? Invariant($"{mean:0.#}") : "no answer", v.P99Ms is { } p99 ? Invariant($"{p99:0.#}") : "no answer",
-            Invariant($"{v.ElapsedSeconds:0.#}"), round.Figure is { } value ? Invariant($"{value:0.###}") : "none", round.Outcome,
+            Invariant($"{v.ElapsedSeconds:0.#}"), round.Figure is { } value ? rounds.Show(value) : "none", round.Outcome,
         ]))],
         new HashSet<int> { 0, 3, 4, 5, 6, 7 });
 

@@ -200,11 +200,12 @@ internal static class ExperimentRunner
         : load.Shape.Duration < experiment.MinimumLoad ? Invariant($"{load.Shape.Duration.TotalSeconds:0.#} s of load is shorter than the {experiment.MinimumLoad.TotalSeconds:0} s {experiment.Name} needs")
         : null;
 
-    /// <summary>The rounds as summary.json and summary.md show them: the order, the figure's median and CI, each round's figure and variants.</summary>
+    /// <summary>The rounds as summary.json and summary.md show them: the order, the figure's median and CI, each round's figure and variants, the figure's format.</summary>
     public static SummaryRounds RoundTable(string order, int planned, Finding finding, IReadOnlyList<(IReadOnlyList<Variant> Order, IReadOnlyList<VariantResult> Results, Finding Finding)> rounds) =>
         new(order, planned, finding.Figure?.Name, finding.Interval?.Median, finding.Interval?.Low, finding.Interval?.High,
             [.. rounds.Select((r, i) => new SummaryRound(i + 1, [.. r.Order.Select(v => v.Name)], r.Finding.Figure?.Value, r.Finding.Outcome.ToString(),
-                [.. r.Results.Select(v => new SummaryRoundVariant(v.Key.Label, v.RequestsPerSecond, NullIfNaN(v.Total.MeanMs), NullIfNaN(v.Total.P99Ms), v.ElapsedSeconds))]))]);
+                [.. r.Results.Select(v => new SummaryRoundVariant(v.Key.Label, v.RequestsPerSecond, NullIfNaN(v.Total.MeanMs), NullIfNaN(v.Total.P99Ms), v.ElapsedSeconds))]))],
+            finding.Figure?.Format);
 
     private static double? NullIfNaN(double value) => double.IsNaN(value) ? null : value;
 

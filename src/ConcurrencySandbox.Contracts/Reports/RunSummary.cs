@@ -595,9 +595,16 @@ public sealed record SummaryFix(string Before, string After, int MinimumThreads)
 /// <summary>
 /// How a load run's variants were measured in rounds: the <paramref name="Order"/> ("sync taskrun | taskrun sync"), the
 /// verdict figure's name, its median and 95 % CI over the rounds (null ends: no CI below 6 rounds; all null: no figure),
-/// and each round.
+/// each round, and the figure's <paramref name="Format"/>: the one precision the verdict, the answer and the rounds print it at.
 /// </summary>
-public sealed record SummaryRounds(string Order, int Planned, string? Figure, double? Median, double? Low, double? High, IReadOnlyList<SummaryRound> Rounds);
+public sealed record SummaryRounds(string Order, int Planned, string? Figure, double? Median, double? Low, double? High, IReadOnlyList<SummaryRound> Rounds, string? Format = null)
+{
+    /// <summary>The precision of a summary written before the figure's format was stored (the rounds' list's).</summary>
+    public const string UnstatedFormat = "0.###";
+
+    /// <summary>A value of the verdict figure as every place prints it ("8.2" at the figure's format "0.0").</summary>
+    public string Show(double value) => value.ToString(Format ?? UnstatedFormat, CultureInfo.InvariantCulture);
+}
 
 /// <summary>One round: its variants in the order they ran, the verdict figure it gave (null: none) and that round's outcome alone.</summary>
 public sealed record SummaryRound(int Round, IReadOnlyList<string> Order, double? Figure, string Outcome, IReadOnlyList<SummaryRoundVariant> Variants);

@@ -136,6 +136,48 @@ public sealed class UpstreamPerStepTests
         Assert.True(watch.Elapsed >= window);
     }
 
+    /// <summary>
+    /// A service making calls as fast as it can: the calls' trace ends once it holds enough of them, long before its
+    /// window, so what it costs a step is bounded by calls rather than by seconds; the calls in it are still read whole.
+    /// </summary>
+    [Fact]
+    public async Task TheCallsTraceEndsOnceItHoldsEnoughCallsLongBeforeItsWindow()
+    {
+        using var server = new OkServer();
+        using var http = new HttpClient { BaseAddress = server.BaseAddress };
+        var window = TimeSpan.FromMinutes(2);
+        using var stop = new CancellationTokenSource();
+        var callers = Enumerable.Range(0, 4).Select(c => Task.Run(async () =>
+        {
+            for (var i = 0; !stop.IsCancellationRequested; i++)
+            {
+                await http.GetStringAsync(new Uri($"quotes/{c}{i}", UriKind.Relative));
+            }
+        })).ToArray();
+
+        RecordedTrace trace;
+        try
+        {
+            trace = await CauseTrace.RecordCallsAsync(new DiagnosticsClient(Environment.ProcessId), window, () => true, CancellationToken.None).WaitAsync(2 * window);
+        }
+        finally
+        {
+            await stop.CancelAsync();
+            await Task.WhenAll(callers);
+        }
+
+        using (trace)
+        {
+            using var resolver = new CallSiteResolver("/quotes/1");
+            var read = CauseTrace.Read(trace, resolver);
+            Assert.True(new FileInfo(trace.Path).Length >= CauseTrace.CallsEnoughBytes, $"{new FileInfo(trace.Path).Length} bytes");
+            Assert.InRange(read.Seconds, CauseTrace.CallsShortest.TotalSeconds, window.TotalSeconds / 2);
+            var quotes = Assert.Single(read.Calls, c => c.Call == $"127.0.0.1:{server.BaseAddress.Port}/quotes/{{id}}");
+            Assert.True(quotes.Requests >= 1_000, $"{quotes.Requests} calls in {read.Seconds:0.##} s");
+            Assert.Equal(new Dictionary<int, int> { [200] = quotes.Requests }, quotes.Statuses);
+        }
+    }
+
     [Fact]
     public void EachCapacityStepCarriesItsCallsInTheSummaryOrWhyNone()
     {

@@ -21,7 +21,7 @@ early, later = (lambda t: t < EARLY), (lambda t: t >= EARLY)
 def per(side, pairs, in_legs=legs, turn=lambda t: True):
     picked = [r for r in turns if r[3] == side and r[0] in pairs and r[1] in in_legs and turn(r[4])]
     n, sec = sum(r[5] for r in picked), sum(r[6] for r in picked)
-    return dict(rate=n / sec, api=sum(r[7] for r in picked) / hz / n * 1e6, own=sum(r[8] for r in picked) / hz / n * 1e6,
+    return dict(n=n / len({(r[0], r[1]) for r in picked}), rate=n / sec, api=sum(r[7] for r in picked) / hz / n * 1e6, own=sum(r[8] for r in picked) / hz / n * 1e6,
                 out=sum(whole[(p, leg, side)] for p in pairs for leg in in_legs) / hz - sum(r[7] for r in picked) / hz)
 def leg_ratios(side, pairs, figure, turn=lambda t: True):
     return [per(side, pairs, [leg], turn)[figure] / per("plain", pairs, [leg], turn)[figure] for leg in legs]
@@ -41,6 +41,15 @@ def error(side, p):
         mean = sum(x) / len(x)
         legs_squared.append(sum((v - mean) ** 2 for v in x) / (len(x) - 1) / len(x))
     return math.sqrt(sum(legs_squared)) / len(legs)
+def extra(side, pairs, figure, turn):
+    """The CPU seconds a leg the side's FIGURE (api: its API; own: its runner and observer) spent over plain's at plain's
+    cost per request, at the side's own requests: a fixed cost of the observer, which a busy machine's throughput hides
+    and the CPU per request shows (s58, busy: every leg's turns 1-5 dearer, none of its later turns)."""
+    return sum(per(side, pairs, [leg], turn)["n"] * (per(side, pairs, [leg], turn)[figure] - per("plain", pairs, [leg], turn)[figure]) / 1e6
+               for leg in legs) / len(legs)
+def extras(side, pairs):
+    return (f"its extra CPU a leg over plain's, turns 1-{EARLY} / the rest: the API {extra(side, pairs, 'api', early):+.2f} / {extra(side, pairs, 'api', later):+.2f} s,"
+            f" its runner and observer {extra(side, pairs, 'own', early):+.2f} / {extra(side, pairs, 'own', later):+.2f} s")
 def split(side, pairs, figure):
     return f"turns 1-{EARLY} {ratio(side, pairs, figure, early):.3f}, the rest {ratio(side, pairs, figure, later):.3f}"
 # Two-sided 95 % quantiles of Student's t for 1..19 degrees of freedom: the interval of the pairs' mean (of their logs).
@@ -67,7 +76,7 @@ if which != "all":
         text.append(f"{s} {o['rate']:,.0f} (the API {o['api']:.2f} us, its runner and observer {o['own']:.2f} us, {ratio(s, [p], 'own'):.3f} x plain's"
                     f" ({split(s, [p], 'own')})): ratio {ratio(s, [p], 'rate'):.3f} (+-{error(s, p):.3f}, one standard error from its turns; its legs {on_apis(s, p, leg_ratios(s, [p], 'rate'))};"
                     f" {split(s, [p], 'rate')}), the API's CPU per request {ratio(s, [p], 'api'):.3f} x ({split(s, [p], 'api')}),"
-                    f" its CPU outside its turns {o['out']:.2f} s (plain's {plain['out']:.2f} s),"
+                    f" {extras(s, [p])}, its CPU outside its turns {o['out']:.2f} s (plain's {plain['out']:.2f} s),"
                     f" its pool {'/'.join(pool.get((p, leg, s), '?') for leg in legs)} threads")
     print("; ".join(text))
     sys.exit(0)
@@ -86,4 +95,4 @@ for s in sides:
     print(f"verdict, {label}, {mode}: throughput {s}/plain per pair {', '.join(f'{r:.3f}' for r in ratios)}, {interval(ratios)},"
           f" all turns {ratio(s, numbers, 'rate'):.3f} ({split(s, numbers, 'rate')}), worst {min(ratios):.3f}: {verdict};"
           f" the API's CPU per request {', '.join(f'{c:.3f}' for c in cpu)} x ({o['api']:.2f} against {plain['api']:.2f} us, {ratio(s, numbers, 'api') - 1:+.1%});"
-          f" runner{' and observer' if observer != 'none' else ''} {o['own']:.2f} against {plain['own']:.2f} us per request")
+          f" runner{' and observer' if observer != 'none' else ''} {o['own']:.2f} against {plain['own']:.2f} us per request; {extras(s, numbers)}")

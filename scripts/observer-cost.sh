@@ -12,7 +12,8 @@
 # per request observed/plain. Loopback only.
 # A pair is as many legs as sides (two: observed and plain; three with a baseline) with the sides on the APIs in turn:
 # in leg L side S loads API (S + L) mod the number of sides, with fresh runners (and observers) each leg, so every side
-# loads every API once a pair, and a pair's ratio is the geometric mean of its legs' ratios. Why (issue 42, s58): an API
+# loads every API once a pair, and a pair's ratio is the geometric mean of its legs' ratios; which side starts and takes
+# its turn first alternates by leg as well (the ABBA order mirrored in odd legs). Why (issue 42, s58): an API
 # process has a speed of its own for its whole life (its own JIT, tiering and PGO, its own memory), so when a pair was
 # one leg (each side on the same API in every pair) two plain APIs read pairs of 1.028, 1.130, 1.120, one process 5-9 %
 # cheaper per request in all three: a difference no number of turns averages away, and it cancels in the legs' mean.
@@ -306,7 +307,10 @@ leg() {
   pair=$1 leg=$2 leg_tag=$1.$2
   local s second order api_from=()
   for s in "${!sides[@]}"; do api_of[s]=$(((s + leg) % ${#sides[@]})); done
-  for s in "${!sides[@]}"; do start_side "$s" "$leg_tag"; done
+  # Which side starts and takes its turn first alternates by leg too (ABBA shifted by two turns in odd legs), so no
+  # side is first in more of a pair's seconds than another.
+  abba_order "$((2 * (leg % 2)))" "${!sides[@]}"
+  for s in "${order[@]}"; do start_side "$s" "$leg_tag"; done
   for s in "${!sides[@]}"; do read_cpu_ticks "${api_pids[api_of[s]]}"; api_from[s]=$cpu_ticks; done
   local perfs=()
   for second in $(seq 0 $((seconds - 1))); do
@@ -316,7 +320,7 @@ leg() {
         perfs+=($!)
       done
     fi
-    abba_order "$second" "${!sides[@]}"
+    abba_order "$((second + 2 * (leg % 2)))" "${!sides[@]}"
     for s in "${order[@]}"; do turn "$s" "$second"; done
   done
   if ((${#perfs[@]} > 0)); then

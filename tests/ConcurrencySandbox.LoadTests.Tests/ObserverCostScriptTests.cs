@@ -80,7 +80,7 @@ public class ObserverCostScriptTests
     {
         var random = new Random(seed);
         var speeds = new[] { 0.85 + 0.3 * random.NextDouble(), 0.85 + 0.3 * random.NextDouble() };
-        using var run = GeneratedRun.Write(random, speeds, cost, pairs: 3, turnsPerLeg: 20);
+        using var run = GeneratedRun.Write(random, speeds, cost, pairs: 3, turnsPerLeg: 20, earlyExtraTicks: 0);
 
         var (code, output, error) = await CommandRun.RunAsync("python3", [Figures, run.Turns, run.Pairs, "100", "all", cost == 1.0 ? "none" : "runner", "shared"]);
 
@@ -99,7 +99,32 @@ public class ObserverCostScriptTests
         }
     }
 
-    /// <summary>turns.txt and pairs.txt as observer-cost.sh writes them, for two APIs of the given speeds and an observer of the given cost.</summary>
+    /// <summary>
+    /// An observer's fixed cost (its once-a-run parts, in a leg's first turns) reads as the observed API's extra CPU seconds
+    /// a leg in turns 1-5 and none after, whichever API process is faster: a figure a busy machine's throughput hides.
+    /// </summary>
+    [Theory]
+    [InlineData(6, 20)]
+    [InlineData(7, 45)]
+    [InlineData(8, 0)]
+    public async Task AFixedEarlyCostReadsAsTheApisExtraCpuInTheFirstTurns(int seed, int extraTicks)
+    {
+        var random = new Random(seed);
+        using var run = GeneratedRun.Write(random, [0.85 + 0.3 * random.NextDouble(), 0.85 + 0.3 * random.NextDouble()], 1.0, pairs: 2, turnsPerLeg: 10, earlyExtraTicks: extraTicks);
+
+        var (code, output, error) = await CommandRun.RunAsync("python3", [Figures, run.Turns, run.Pairs, "100", "all", "runner", "shared"]);
+
+        Assert.True(code == 0, error);
+        var seconds = Regex.Match(output, @"turns 1-5 / the rest: the API ([-+][0-9.]+) / ([-+][0-9.]+) s").Groups;
+        // The generated ticks are whole, so a turn's CPU per request is off by up to one tick in 40.
+        Assert.InRange(double.Parse(seconds[1].Value, CultureInfo.InvariantCulture), extraTicks / 100.0 - 0.05, extraTicks / 100.0 + 0.05);
+        Assert.InRange(double.Parse(seconds[2].Value, CultureInfo.InvariantCulture), -0.05, 0.05);
+    }
+
+    /// <summary>
+    /// turns.txt and pairs.txt as observer-cost.sh writes them, for two APIs of the given speeds and an observer of the given
+    /// cost, its API spending <paramref name="earlyExtraTicks"/> more CPU ticks a leg over its first 5 turns.
+    /// </summary>
     private sealed class GeneratedRun : IDisposable
     {
         private readonly string _folder = Directory.CreateTempSubdirectory("observer-cost-figures-").FullName;
@@ -108,7 +133,7 @@ public class ObserverCostScriptTests
 
         public string Pairs => Path.Combine(_folder, "pairs.txt");
 
-        public static GeneratedRun Write(Random random, double[] speeds, double cost, int pairs, int turnsPerLeg)
+        public static GeneratedRun Write(Random random, double[] speeds, double cost, int pairs, int turnsPerLeg, int earlyExtraTicks)
         {
             var run = new GeneratedRun();
             var turns = new StringBuilder();
@@ -127,7 +152,7 @@ public class ObserverCostScriptTests
                             var seconds = 0.98 + 0.04 * random.NextDouble();
                             var rate = 10_000 * speeds[api] * (side == 0 ? cost : 1.0) * (0.99 + 0.02 * random.NextDouble());
                             var requests = (long)(rate * seconds);
-                            var ticks = requests * 40 / 10_000;
+                            var ticks = requests * 40 / 10_000 + (side == 0 && turn < 5 ? earlyExtraTicks / 5 : 0);
                             apiTicks += ticks;
                             turns.AppendLine(CultureInfo.InvariantCulture, $"{pair} {leg} {api} {sides[side]} {turn} {requests} {seconds:F6} {ticks} {requests * 20 / 10_000}");
                         }

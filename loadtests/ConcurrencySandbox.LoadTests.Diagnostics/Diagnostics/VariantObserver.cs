@@ -34,6 +34,12 @@ public sealed record VariantObservation(
     /// <summary>Why <see cref="Causes"/> is missing: the load never reached its peak, or the runtime refused the trace; null when taken.</summary>
     public string? CauseTraceNote { get; init; }
 
+    /// <summary>
+    /// Whether the service held a TCP connection it opened when the load reached its peak (<see cref="ListeningSockets.HoldsOutgoingConnection(int)"/>):
+    /// false for one that calls no dependency over TCP; null when not read (a container's process, another user's, no peak).
+    /// </summary>
+    public bool? HoldsOutgoingConnection { get; init; }
+
     /// <summary>Who held the machine's cores over the variant's busiest second or so (<see cref="CoreUse"/>), or null when /proc could not be read for the process.</summary>
     public CoreUse? Cores { get; init; }
 
@@ -77,8 +83,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private Task<(IReadOnlyList<ThreadStack>? Stacks, string? Note, IReadOnlyList<SampleRound>? Rounds)>? _stacks;
     private Task<(RecordedTrace? Trace, string? Note)>? _causes;
     private Task<(RecordedTrace? Trace, string? Note)>? _calls;
-    // The service held no outgoing connection at the peak, so no calls' trace was taken: it made no call.
-    private bool _callsNeedNoTrace;
+    // Whether the service held a TCP connection it opened at the peak (null: not read); without one no calls' trace is taken: it made no call.
+    private bool? _holdsOutgoingConnection;
     // The run's one call-site resolver (each module's IL and PDB read once), built with the route window's routes.
     private CallSiteResolver? _resolver;
     // Who held the cores: read as the observer starts, with each interval, and as the load ends.
@@ -124,8 +130,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
             // A local service that holds no connection it opened makes no HTTP call to trace; the calls' trace is then not
             // taken: its TPL keyword turns the service's activity tracking on for good, and from then on every request pays
             // for it while the always-on session holds ASP.NET Core's counters (docs/notebook/performance.md).
-            _callsNeedNoTrace = observer.Channel.ProcessId is { } processId && ListeningSockets.HoldsOutgoingConnection(processId) == false;
-            _calls = _callsNeedNoTrace
+            _holdsOutgoingConnection = observer.Channel.ProcessId is { } processId ? ListeningSockets.HoldsOutgoingConnection(processId) : null;
+            _calls = _holdsOutgoingConnection == false
                 ? Task.FromResult<(RecordedTrace?, string?)>((null, null))
                 : RecordedOrWhyNotAsync(() => CauseTrace.RecordCallsAsync(observer.Channel.Client, CauseTrace.CallsWindow, LoadRuns, cancellationToken), "the HTTP client's trace");
         }
@@ -236,7 +242,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var resolver = await ResolverAsync();
         var sites = stacks is null ? null : BlockingSites.Group(stacks, resolver);
         var hot = rounds is null ? null : HotMethods.From(rounds, resolver);
-        var (causes, causesReadNote) = ReadCauses(recorded, recordedCalls, _callsNeedNoTrace, resolver);
+        var (causes, causesReadNote) = ReadCauses(recorded, recordedCalls, _holdsOutgoingConnection == false, resolver);
         causesNote ??= callsNote ?? causesReadNote;
         for (var waited = TimeSpan.Zero; waited < LastSampleWait && observer.LostReason is null && !observer.Samples.Any(s => s.Timestamp > ended); waited += PollPeriod)
         {
@@ -248,7 +254,7 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
         var gaps = samples.Zip(samples.Skip(1), (a, b) => Stopwatch.GetElapsedTime(a.Timestamp, b.Timestamp).TotalSeconds);
         var marks = MarksSince(startedTimestamp);
         return (result, new VariantObservation(observer.Channel.Process, samples.Count, gaps.DefaultIfEmpty(0).Max(), marks, sites, note,
-            Diagnose(result, sites, marks, causes), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount), Hot = hot, Causes = causes, CauseTraceNote = causesNote });
+            Diagnose(result, sites, marks, causes), observer.LostReason) { EventsLost = observer.EventsLost, Cores = CoreUse.Busiest(_cores, Environment.ProcessorCount), Hot = hot, Causes = causes, CauseTraceNote = causesNote, HoldsOutgoingConnection = _holdsOutgoingConnection });
     }
 
     /// <summary>

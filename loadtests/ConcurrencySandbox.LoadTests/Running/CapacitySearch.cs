@@ -493,17 +493,60 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
             found.Add(new CauseFinding("a contended lock", lockSite.Source?.Method, Invariant($"{observation.Stacks!.Describe(lockSite)}; requests pass it one at a time, so neither more pool threads nor more cores raise the load it holds; p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms"),
                 [new("pool threads waiting on it", lockSite.Threads, "threads")], (double)lockSite.Threads / Math.Max(lockSite.Threads, observation.Stacks.PoolThreads)));
         }
+        if (found.Count == 0 && observation.HoldsOutgoingConnection == false)
+        {
+            found.Add(WithoutDependency(broke, observation, diagnosis, unloadedP99Ms, peakCpuPercent, inFlight));
+        }
         if (found.Count == 0)
         {
             // No HTTP call grew (or none was seen): the dependency is not named, and why.
             var unnamed = observation.Causes is not { } trace ? observation.CauseTraceNote is { } note ? $"; which call is not known: {note}" : ""
                 : trace.Calls.Count == 0 ? "; no outgoing HTTP call in the step's trace (System.Net.Http's events), so what it waits on is not reached over HttpClient (a database, a queue, a socket) and is not named"
                 : $"; no outgoing HTTP call's p99 grew toward the break nor made up half of it ({string.Join("; ", trace.Calls.Select(c => c.Describe()))}), so what it waits on is not named";
-            found.Add(UnlessBusy(new CauseFinding("the upstream", null, Invariant($"p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short and the CPU peaked at {peakCpuPercent:0} %{cores}{unnamed}"),
-                [new("p99 unloaded", unloadedP99Ms, "ms"), new("p99 at the break", broke.Total.P99Ms, "ms")], broke.Total.P99Ms > 0 ? Math.Max(0, 1 - (unloadedP99Ms / broke.Total.P99Ms)) : 0), observation.Cores, inFlight));
+            found.Add(UnlessBusy(new CauseFinding("the upstream", null, Invariant($"{PoolNotShort(broke, diagnosis, unloadedP99Ms)} and the CPU peaked at {peakCpuPercent:0} %{cores}{unnamed}"),
+                P99Grew(broke, unloadedP99Ms), P99GrowthShare(broke, unloadedP99Ms)), observation.Cores, inFlight));
         }
         return CauseFindings.Rank(found);
     }
+
+    /// <summary>The cause read as "a wait inside the service" when no TCP connection it opened could have held its requests.</summary>
+    public const string WaitInside = "a wait inside the service";
+
+    /// <summary>
+    /// The cause at a break no rule before it named, of a service that held no TCP connection it opened at the peak
+    /// (<see cref="VariantObservation.HoldsOutgoingConnection"/>): it calls no dependency over TCP, so the upstream is not
+    /// named. When the machine's cores were spent (by the service, the runner loading it and other processes), the requests
+    /// waited on them: the CPU, with the hot method (a CPU-bound service sharing two cores with its runner and a parallel
+    /// test held 40 % of them, its threads queueing under a quarter of the requests' time, and was sent upstream, CI
+    /// 2026-11-30). With cores to spare, on something inside the process (an async limiter, a channel, a timer) or over
+    /// a channel that is not TCP, not named.
+    /// </summary>
+    private static CauseFinding WithoutDependency(VariantResult broke, VariantObservation observation, StarvationDiagnosis diagnosis, double unloadedP99Ms, double peakCpuPercent, double inFlight)
+    {
+        const string noConnection = "the service held no TCP connection it opened at the peak, so it waited on no dependency over TCP";
+        var grew = PoolNotShort(broke, diagnosis, unloadedP99Ms);
+        if (observation.Cores is { Spent: true } spent)
+        {
+            return new CauseFinding("CPU", observation.Hot?.Dominant?.Describe(), Invariant($"{spent.Describe(inFlight)}; {grew} and {noConnection}: the requests waited on the cores the service shares with the runner and other processes{HotText(observation, diagnosis)}"),
+                [new("process CPU at the peak", peakCpuPercent, "%"), .. P99Grew(broke, unloadedP99Ms)], P99GrowthShare(broke, unloadedP99Ms));
+        }
+        var cores = observation.Cores is { } use ? $"; {use.Describe(inFlight)}" : "";
+        return new CauseFinding(WaitInside, null, Invariant($"{grew}, the CPU peaked at {peakCpuPercent:0} %{cores}, and {noConnection}: what the requests waited on inside the process (an async lock or limiter, a channel, a timer) or over a channel that is not TCP is not named"),
+            P99Grew(broke, unloadedP99Ms), P99GrowthShare(broke, unloadedP99Ms));
+    }
+
+    /// <summary>"; the hot method: ..." where the CPU went, for every CPU cause, or why it is not known.</summary>
+    private static string HotText(VariantObservation observation, StarvationDiagnosis diagnosis) =>
+        observation.Hot is { } methods ? $"; {methods.Describe(diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount)}"
+            : $"; the hot method is not known: no stack sample of the step ({observation.StacksNote ?? "none was taken"})";
+
+    private static string PoolNotShort(VariantResult broke, StarvationDiagnosis diagnosis, double unloadedP99Ms) =>
+        Invariant($"p99 grew from {unloadedP99Ms:0.#} ms to {broke.Total.P99Ms:0.#} ms while the pool, at {diagnosis.Inputs.PoolThreadsAtPeak} threads, was not short");
+
+    private static SummaryFigure[] P99Grew(VariantResult broke, double unloadedP99Ms) => [new("p99 unloaded", unloadedP99Ms, "ms"), new("p99 at the break", broke.Total.P99Ms, "ms")];
+
+    /// <summary>How much of the break's p99 the growth from the unloaded p99 is: the weight of a cause read from that growth.</summary>
+    private static double P99GrowthShare(VariantResult broke, double unloadedP99Ms) => broke.Total.P99Ms > 0 ? Math.Max(0, 1 - (unloadedP99Ms / broke.Total.P99Ms)) : 0;
 
     /// <summary>The cause named when other processes held most of the machine's cores over the break: never the upstream.</summary>
     public const string BusyMachine = "a busy machine";
@@ -638,8 +681,7 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     private static CauseFinding? CpuFinding(VariantObservation observation, StarvationDiagnosis diagnosis, double peakCpuPercent, double inFlight, string cores)
     {
         // Where the CPU went, for every CPU cause: the hot method, what it costs per request, the load without it.
-        var hot = observation.Hot is { } methods ? $"; {methods.Describe(diagnosis.Inputs.CpuMsPerRequest, diagnosis.Inputs.ProcessorCount)}"
-            : $"; the hot method is not known: no stack sample of the step ({observation.StacksNote ?? "none was taken"})";
+        var hot = HotText(observation, diagnosis);
         var running = (diagnosis.Inputs.BusySite is { } busy ? $"; {busy}" : "") + hot;
         var place = observation.Hot?.Dominant?.Describe();
         SummaryFigure[] figures = [new("process CPU at the peak", peakCpuPercent, "%")];

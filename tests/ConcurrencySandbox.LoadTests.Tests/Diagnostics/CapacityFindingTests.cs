@@ -256,6 +256,38 @@ public sealed class CapacityFindingTests
         }
     }
 
+    /// <summary>
+    /// CI with three tests at a time (2026-11-30): the hashing target (no outgoing call) broke at 8 users on 2 cores 100 %
+    /// busy (the service 40 %, its runner 26 %, a parallel test 34 %), under every share of the CPU rules, and was headed
+    /// "look upstream". A service that held no TCP connection it opened has no upstream: seeded draws of the cores spent
+    /// that way name the CPU; the same cores with the connection unread or held keep the rules after it (the upstream);
+    /// and cores to spare with no connection name a wait inside the service, never the upstream.
+    /// </summary>
+    [Fact]
+    public void AServiceHoldingNoOutgoingConnectionIsNeverSentUpstream()
+    {
+        var random = new Random(3804);
+        for (var draw = 0; draw < 300; draw++)
+        {
+            var servicePercent = 20 + (random.NextDouble() * 25);
+            var othersPercent = random.NextDouble() * (CoreUse.OthersBusyPercent - 1);
+            var spent = Cores(servicePercent, Math.Max(0, CoreUse.SpentPercent + 1 + (random.NextDouble() * 8) - servicePercent - othersPercent), othersPercent, waitedSeconds: 0);
+            var spare = Cores(servicePercent, random.NextDouble() * (CoreUse.SpentPercent - 1 - servicePercent - (othersPercent / 2)), othersPercent / 2, waitedSeconds: random.NextDouble() * 2);
+            var step = StepOf(8 + random.Next(30), cpuPercent: servicePercent);
+            string CauseWith(CoreUse cores, bool? holds) =>
+                CapacityFinding.CauseOf(step, Observed(starved: false) with { Cores = cores, HoldsOutgoingConnection = holds }, 100, null);
+
+            var cpu = CauseWith(spent, holds: false);
+            Assert.StartsWith("CPU (the machine's 2 cores were ", cpu);
+            Assert.Contains("the service held no TCP connection it opened at the peak", cpu);
+            Assert.StartsWith("the upstream (", CauseWith(spent, holds: true));
+            Assert.StartsWith("the upstream (", CauseWith(spent, holds: null));
+            var inside = CauseWith(spare, holds: false);
+            Assert.StartsWith($"{CapacityFinding.WaitInside} (", inside);
+            Assert.DoesNotContain("upstream", inside);
+        }
+    }
+
     private static CoreUse Cores(double servicePercent, double runnerPercent, double othersPercent, double waitedSeconds)
     {
         static long Ticks(double percent) => (long)Math.Round(percent * 2);

@@ -45,7 +45,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 _ => Change(words, cause, observation, finding.Findings.FirstOrDefault()),
             },
             Load(words, finding, cause, diagnosis),
-            Fix(words, cause, observation, verifiedHeld),
+            Fix(words, cause, observation, finding.Findings.FirstOrDefault(), verifiedHeld),
             Sure(words, cause, observation, UpstreamTraced(finding)),
         };
         return new Headline([.. sentences.OfType<string>()], words.Figures);
@@ -67,6 +67,9 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         Starvation,
         Cpu,
         Lock,
+
+        /// <summary>The GC: its pauses and the allocator's work (<see cref="CapacityFinding.FindingsAt"/>'s GC finding).</summary>
+        Gc,
         Upstream,
 
         /// <summary>Other processes held most of the machine's cores over the break (<see cref="CapacityFinding.BusyMachine"/>): unsure, never the upstream.</summary>
@@ -93,13 +96,14 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
         {
             return Cause.Unclear;
         }
-        if (finding.Findings.Count > 0 && at is not ("pool starvation" or "CPU" or "a contended lock" or "the upstream" or CapacityFinding.BusyMachine))
+        if (finding.Findings.Count > 0 && at is not ("pool starvation" or "CPU" or "a contended lock" or "GC" or "the upstream" or CapacityFinding.BusyMachine))
         {
             return Cause.Other;
         }
         return at.StartsWith("pool starvation", StringComparison.Ordinal) ? Cause.Starvation
             : at.StartsWith("CPU", StringComparison.Ordinal) ? Cause.Cpu
             : at.StartsWith("a contended lock", StringComparison.Ordinal) ? Cause.Lock
+            : at == "GC" ? Cause.Gc
             : at.StartsWith("the upstream", StringComparison.Ordinal) ? Cause.Upstream
             : at.StartsWith(CapacityFinding.BusyMachine, StringComparison.Ordinal) ? Cause.BusyMachine
             : diagnosis.Starved ? Cause.Starvation
@@ -136,6 +140,13 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 return $"Shorten the lock in `{locked.Method}`{w.Where(locked.Line, locked.Route)}: requests pass it one at a time.";
             case Cause.Lock:
                 return "Shorten the contended lock the pool's threads wait on (below).";
+            case Cause.Gc when observation?.Causes?.Allocations is { Methods: [var site, ..] }:
+                var route = observation.Hot?.Methods.FirstOrDefault(m => m.Method == site.Name)?.Route;
+                var perRequest = first?.Figures.FirstOrDefault(f => f.Name == "allocated per request") is { } bytes
+                    ? $", about {w.Figure("MB allocated per request", bytes.Value / 1_000_000, "MB", "0.##")} MB per request" : "";
+                return Invariant($"Allocate less in `{site.Name}`{w.Where(site.Line, route)}: it allocated {w.Figure("method's share of the sampled bytes", 100 * site.Share, "%", "0")} % of the sampled bytes{perRequest}.");
+            case Cause.Gc:
+                return "Allocate less per request: the GC's work held the break, and which methods allocate was not sampled (below).";
             case Cause.Upstream:
                 return "No method of the service to change: latency grew while its pool and CPU were not short, so look upstream.";
             case Cause.BusyMachine when first?.Figures.FirstOrDefault() is { } others:
@@ -201,6 +212,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 Cause.Starvation => ", by pool starvation",
                 Cause.Cpu or Cause.UnobservedCpu => ", by the CPU",
                 Cause.Lock => ", at a contended lock",
+                Cause.Gc => ", by the GC",
                 Cause.Upstream => ", by the upstream",
                 Cause.BusyMachine => ", on a busy machine",
                 Cause.Other => $", by {finding.Findings[0].Cause}",
@@ -215,7 +227,7 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
     }
 
     // 3. The fix and what it buys.
-    private static string? Fix(Words w, Cause cause, VariantObservation? observation, double? verifiedHeld)
+    private static string? Fix(Words w, Cause cause, VariantObservation? observation, CauseFinding? first, double? verifiedHeld)
     {
         var diagnosis = observation?.Diagnosis;
         switch (cause)
@@ -233,6 +245,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 return "Fix: cheaper requests or more cores; more pool threads would not help.";
             case Cause.Lock:
                 return "Fix: hold the lock for less time or not at all; more threads or cores would not help.";
+            case Cause.Gc when first is not null:
+                return Invariant($"Fix: allocate less per request (reuse buffers, stream the output): the GC took {w.Figure("GC's share of the break", 100 * first.Weight, "%", "0")} % of the break's time.");
             case Cause.Upstream:
                 return "Fix: make the dependency faster or call it less; more pool threads or cores would not help.";
             default:
@@ -276,6 +290,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 return Invariant($"{(hot.Dominant is null ? "Unsure" : "Sure")}: from {w.Figure("CPU samples", hot.CpuSamples, "samples")} CPU samples of the service at the break.");
             case Cause.Lock when stacks?.LockSite is { } site:
                 return Invariant($"{SureFrom(w, site.Threads, stacks.PoolThreads)} sampled pool threads waited for it.");
+            case Cause.Gc when observation?.Causes?.Allocations is { Methods: [var allocating, ..] } allocations:
+                return Invariant($"{(allocating.Share > HotMethods.DominantShare ? "Sure" : "Unsure")}: from {w.Figure("allocation samples", allocations.Samples, "samples", "0")} allocation samples of the service at the break.");
             case Cause.Upstream:
                 return upstreamTraced
                     ? "Sure which dependency: the runner traced the service's outgoing calls; the slowest, by host and port, is below."

@@ -21,7 +21,7 @@ public sealed partial class HeadlineTests
     [GeneratedRegex(@"(?<![\w.])\d+(?:\.\d+)?(?!\w)")]
     private static partial Regex Number();
 
-    public static TheoryData<string> Seeds => ["starvation", "cpu-bound", "cpu-bound, no dominant method", "upstream", "upstream, traced", "not observed", "held", "latency held", "ambiguous", "lock", "a cause found later", "a weak finding", "two sites", "three sites", "five sites"];
+    public static TheoryData<string> Seeds => ["starvation", "cpu-bound", "cpu-bound, no dominant method", "upstream", "upstream, traced", "not observed", "held", "latency held", "ambiguous", "lock", "gc", "gc, not sampled", "a cause found later", "a weak finding", "two sites", "three sites", "five sites"];
 
     [Theory]
     [MemberData(nameof(Seeds))]
@@ -66,7 +66,13 @@ public sealed partial class HeadlineTests
         var traced = Headline.Of(Seeded("upstream, traced").Finding, Seeded("upstream, traced").Observation).Text;
         Assert.Contains("Sure which dependency: the runner traced the service's outgoing calls", traced, StringComparison.Ordinal);
         Assert.DoesNotContain("5391", traced, StringComparison.Ordinal);
-        Assert.StartsWith("The first cause at the break is GC, in Orders.Build; its evidence is below. Held 28 users; broke at 32 users, by GC:", Headline.Of(Seeded("a cause found later").Finding, Seeded("a cause found later").Observation).Text);
+        Assert.StartsWith($"The first cause at the break is {CapacityFinding.WaitInside}; its evidence is below. Held 28 users; broke at 32 users, by {CapacityFinding.WaitInside}:", Headline.Of(Seeded("a cause found later").Finding, Seeded("a cause found later").Observation).Text);
+        var gc = Headline.Of(Seeded("gc").Finding, Seeded("gc").Observation);
+        Assert.Equal("Allocate less in `StatementBuilder.Build` (Program.cs:34, GET /api/Statements/{account:int}): it allocated 100 % of the sampled bytes, about 2.04 MB per request.", gc.Sentences[0]);
+        Assert.Contains("broke at 32 users, by the GC:", gc.Sentences[1], StringComparison.Ordinal);
+        Assert.Equal("Fix: allocate less per request (reuse buffers, stream the output): the GC took 17 % of the break's time.", gc.Sentences[2]);
+        Assert.Equal("Sure: from 1560 allocation samples of the service at the break.", gc.Sentences[3]);
+        Assert.StartsWith("Allocate less per request: the GC's work held the break, and which methods allocate was not sampled (below).", Headline.Of(Seeded("gc, not sampled").Finding, Seeded("gc, not sampled").Observation).Text);
         // A GC whose pauses were 3 % of the step came first when the busy machine's CPU was not read as the limit: not named the cause.
         var weak = Headline.Of(Seeded("a weak finding").Finding, Seeded("a weak finding").Observation);
         Assert.Equal("No clear cause of the break: the heaviest finding, GC, accounts for 3.3 % of it; the findings are below.", weak.Sentences[0]);
@@ -252,10 +258,23 @@ public sealed partial class HeadlineTests
             }
             case "a cause found later":
             {
-                // A ranked finding of a kind the headline has no words of its own for (issue 38's GC, say): named as found.
+                // A ranked finding of a kind the headline has no words of its own for (a service with no outgoing connection
+                // that waited with cores to spare): named as found.
                 var diagnosis = StarvationDiagnosis.From(Starved() with { Spell = StarvedSpell.None, PoolThreadsAtPeak = 50, StarvationAdjustments = 0, PeakQueueLength = 0 });
-                var gc = new CauseFinding("GC", "Orders.Build", "31 % of the time in GC pauses", [new("time in GC pauses", 31, "%")], 0.31);
-                return new Seed(finding with { Cause = gc.Describe(), Findings = [gc] }, Observed(diagnosis), Sources(load, diagnosis));
+                var inside = new CauseFinding(CapacityFinding.WaitInside, null, "p99 grew from 204.9 ms to 507.1 ms while the pool, at 50 threads, was not short", [new("p99 at the break", 507.1, "ms")], 0.6);
+                return new Seed(finding with { Cause = inside.Describe(), Findings = [inside] }, Observed(diagnosis), Sources(load, diagnosis));
+            }
+            case "gc" or "gc, not sampled":
+            {
+                // Issue 38's GC (a controller building a 6,000-entry statement and its JSON a request, never seen by the
+                // project, 2026-11-30): the allocating method with its line and route, its bytes per request, the GC's share.
+                var diagnosis = StarvationDiagnosis.From(Starved() with { Spell = StarvedSpell.None, PoolThreadsAtPeak = 7, StarvationAdjustments = 0, PeakQueueLength = 2 });
+                var gc = new CauseFinding("GC", "StatementBuilder.Build (Program.cs:34)", "the GC paused the process 11.9 % of the step ...", [new("time in GC pauses", 11.9, "%"), new("allocated per request", 2_040_000, "B")], 0.17);
+                var allocations = new AllocationSamples(1560, 275_500_000, [new AllocationSite("System.String", 0.65)], [new AllocationSite("StatementBuilder.Build", 1, new SourceLine("/src/Ledger/Program.cs", 34))]);
+                var hot = new HotMethod("StatementBuilder.Build", 0.6, 0.1, new SourceLine("/src/Ledger/Program.cs", 37), null, "GET /api/Statements/{account:int}", 0);
+                var observation = Observed(diagnosis) with { Hot = new HotMethods(300, 1, [hot]), Causes = seed == "gc" ? new CauseTrace(1, allocations, []) : null };
+                List<(string, double)> named = seed == "gc" ? [("line", 34), ("method's share of the sampled bytes", 100), ("MB allocated per request", 2.04), ("allocation samples", 1560)] : [];
+                return new Seed(finding with { Cause = gc.Describe(), Findings = [gc] }, observation, Sources(load, diagnosis, [.. named, ("GC's share of the break", 17)]));
             }
             case "a weak finding":
             {

@@ -208,6 +208,15 @@ warm_up() {
   tool_pids[$1]="$2${children:+ $children}"
   kill -STOP ${tool_pids[$1]}
 }
+if [ -n "${BASELINE_RUNNER:-}" ]; then
+  [ -f "$BASELINE_RUNNER" ] || { echo "BASELINE_RUNNER is not a file: '$BASELINE_RUNNER'" >&2; exit 2; }
+  # Started with the runner, so the two warm up together: the runner, stopped once warm, waits less for the baseline
+  # (on a busy machine a baseline warming up alone took over 30 s, and the runner's coordinator, whose clock ran on
+  # while it was stopped, then gave its agents up as silent).
+  # shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
+  "${pin[@]}" "${perf_map[@]}" dotnet "$BASELINE_RUNNER" "${runner_args[@]}" --out "$work/baseline-report" ${RUNNER_ARGS:-} >"$work/baseline.log" 2>&1 &
+  tool_pids[3]=$!
+fi
 tool_pids[1]=$runner_pid
 warm_up 1 "$runner_pid" "$work/runner.log" "load runner"
 [ "$agents" = 0 ] || echo "load runner: pid ${tool_pids[1]%% *} and its $agents agents (pids ${tool_pids[1]#* }) take its turns together"
@@ -219,13 +228,7 @@ if [ -n "$live_port" ]; then
     || { echo "no page connected: http://127.0.0.1:$live_port/events sent no event during the runner's warm-up ($(head -c 300 "$work/page.log"))" >&2; exit 2; }
   echo "live page: a page is connected to the runner's --live $live_port (curl reading http://127.0.0.1:$live_port/events), $events events read in the warm-up"
 fi
-if [ -n "${BASELINE_RUNNER:-}" ]; then
-  [ -f "$BASELINE_RUNNER" ] || { echo "BASELINE_RUNNER is not a file: '$BASELINE_RUNNER'" >&2; exit 2; }
-  # shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
-  "${pin[@]}" "${perf_map[@]}" dotnet "$BASELINE_RUNNER" "${runner_args[@]}" --out "$work/baseline-report" ${RUNNER_ARGS:-} >"$work/baseline.log" 2>&1 &
-  tool_pids[3]=$!
-  warm_up 3 "${tool_pids[3]}" "$work/baseline.log" "baseline runner"
-fi
+[ -z "${BASELINE_RUNNER:-}" ] || warm_up 3 "${tool_pids[3]}" "$work/baseline.log" "baseline runner"
 runner_threads_before=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$runner_pid/status")
 slots=("${!tool_pids[@]}")
 

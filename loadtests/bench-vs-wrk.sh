@@ -41,7 +41,11 @@
 #     runner with the runtime's perf map) and prints its CPU per request by part (socket system calls, parsing,
 #     scheduling and wake-ups, timing and histogram recording, allocation and GC: scripts/perf-parts.py), with its
 #     system calls and context switches per request (docs/notebook/performance.md, "Where the runner's microseconds go").
-#     Needs perf; the profiler's own cost is in these turns' figures, so judge ratios without it.
+#     Needs perf; the profiler's own cost is in these turns' figures, so judge ratios without it. A runner with agents
+#     (AGENTS=N) is also split by process (the coordinator, each agent: its CPU per request, its parts, its threads and
+#     its system calls), so where the agents' extra goes is seen per process.
+#   KEEP=DIR: the run's folder (every tool's log, the runner's report, PROFILE=1's perf data and perf script text) is
+#     copied to DIR at its end.
 # The quiet runs issue 42 judges (nothing else running on the machine; three runs in a row of each mode, the worst
 # pair counts; each run prints the load average before and after, so a busy spell shows):
 #   for i in 1 2 3; do loadtests/bench-vs-wrk.sh --mode shared 8 64 3; done               # shared: >= 0.95 every pair
@@ -122,6 +126,7 @@ cleanup() {
     kill -KILL "$pid" 2>/dev/null || true
   done
   if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; fi
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$work"/. "$KEEP"/ 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -203,6 +208,15 @@ warm_up() {
   tool_pids[$1]="$2${children:+ $children}"
   kill -STOP ${tool_pids[$1]}
 }
+if [ -n "${BASELINE_RUNNER:-}" ]; then
+  [ -f "$BASELINE_RUNNER" ] || { echo "BASELINE_RUNNER is not a file: '$BASELINE_RUNNER'" >&2; exit 2; }
+  # Started with the runner, so the two warm up together: the runner, stopped once warm, waits less for the baseline
+  # (on a busy machine a baseline warming up alone took over 30 s, and the runner's coordinator, whose clock ran on
+  # while it was stopped, then gave its agents up as silent).
+  # shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
+  "${pin[@]}" "${perf_map[@]}" dotnet "$BASELINE_RUNNER" "${runner_args[@]}" --out "$work/baseline-report" ${RUNNER_ARGS:-} >"$work/baseline.log" 2>&1 &
+  tool_pids[3]=$!
+fi
 tool_pids[1]=$runner_pid
 warm_up 1 "$runner_pid" "$work/runner.log" "load runner"
 [ "$agents" = 0 ] || echo "load runner: pid ${tool_pids[1]%% *} and its $agents agents (pids ${tool_pids[1]#* }) take its turns together"
@@ -214,20 +228,16 @@ if [ -n "$live_port" ]; then
     || { echo "no page connected: http://127.0.0.1:$live_port/events sent no event during the runner's warm-up ($(head -c 300 "$work/page.log"))" >&2; exit 2; }
   echo "live page: a page is connected to the runner's --live $live_port (curl reading http://127.0.0.1:$live_port/events), $events events read in the warm-up"
 fi
-if [ -n "${BASELINE_RUNNER:-}" ]; then
-  [ -f "$BASELINE_RUNNER" ] || { echo "BASELINE_RUNNER is not a file: '$BASELINE_RUNNER'" >&2; exit 2; }
-  # shellcheck disable=SC2086 # RUNNER_ARGS is a list of options
-  "${pin[@]}" "${perf_map[@]}" dotnet "$BASELINE_RUNNER" "${runner_args[@]}" --out "$work/baseline-report" ${RUNNER_ARGS:-} >"$work/baseline.log" 2>&1 &
-  tool_pids[3]=$!
-  warm_up 3 "${tool_pids[3]}" "$work/baseline.log" "baseline runner"
-fi
+[ -z "${BASELINE_RUNNER:-}" ] || warm_up 3 "${tool_pids[3]}" "$work/baseline.log" "baseline runner"
 runner_threads_before=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$runner_pid/status")
 slots=("${!tool_pids[@]}")
 
-# tool_ticks SLOT: sets cpu_ticks to the CPU ticks of the tool of SLOT, all its processes (a runner's agents) together.
+# tool_ticks SLOT: sets cpu_ticks to the CPU ticks of the tool of SLOT, all its processes (a runner's agents) together,
+# and process_ticks[PID] to each process's own.
+declare -A process_ticks=() counted_process_ticks=()
 tool_ticks() {
   local pid ticks=0
-  for pid in ${tool_pids[$1]}; do read_cpu_ticks "$pid"; ticks=$((ticks + cpu_ticks)); done
+  for pid in ${tool_pids[$1]}; do read_cpu_ticks "$pid"; process_ticks[$pid]=$cpu_ticks; ticks=$((ticks + cpu_ticks)); done
   cpu_ticks=$ticks
 }
 
@@ -237,7 +247,8 @@ turn() {
   local slot=$1
   requests_started "$url"; local before=$started
   read_cpu_ticks "$api_pid"; local api_before=$cpu_ticks
-  tool_ticks "$slot"; local tool_before=$cpu_ticks
+  tool_ticks "$slot"; local tool_before=$cpu_ticks pid
+  local -A process_before=(); for pid in ${tool_pids[$slot]}; do process_before[$pid]=${process_ticks[$pid]}; done
   [ "$api_counts" = 0 ] || { read_socket_bytes; local received_before=$socket_received sent_before=$socket_sent; }
   count_turn "$slot" enable
   local from=$EPOCHREALTIME
@@ -252,6 +263,9 @@ turn() {
   total_seconds[$slot]=$(awk -v t="${total_seconds[$slot]}" -v a="$from" -v b="$to" 'BEGIN { printf "%.6f", t + b - a }')
   read_cpu_ticks "$api_pid"; total_api_ticks[$slot]=$((total_api_ticks[$slot] + cpu_ticks - api_before))
   tool_ticks "$slot"; total_tool_ticks[$slot]=$((total_tool_ticks[$slot] + cpu_ticks - tool_before))
+  for pid in ${tool_pids[$slot]}; do
+    counted_process_ticks[$pid]=$((${counted_process_ticks[$pid]:-0} + process_ticks[$pid] - process_before[$pid]))
+  done
   if [ "$api_counts" = 1 ]; then
     read_socket_bytes
     api_read_bytes[slot]=$((api_read_bytes[slot] + socket_received - received_before))
@@ -334,11 +348,16 @@ start_counters() {
 # With PROFILE=1: per tool slot, call-chain samples of the tool and its system calls and context switches.
 profiled_syscalls='epoll_wait epoll_pwait epoll_ctl recvfrom recvmsg read readv sendto sendmsg write writev futex sched_yield'
 start_profiles() {
-  local slot events=raw_syscalls:sys_enter,context-switches,sched:sched_wakeup name
+  local slot events=raw_syscalls:sys_enter,context-switches,sched:sched_wakeup name pid
   for name in $profiled_syscalls; do events+=",syscalls:sys_enter_$name"; done
   for slot in "${slots[@]}"; do
     start_perf "$slot" "profile$slot" record -g -F 1999 -p "$(tool_of "$slot")" -o "$work/profile$slot.data"
     start_perf "$slot" "syscalls$slot" stat -x, -e "$events" -p "$(tool_of "$slot")" -o "$work/syscalls$slot.csv"
+    if (( $(wc -w <<<"${tool_pids[$slot]}") > 1 )); then
+      for pid in ${tool_pids[$slot]}; do
+        start_perf "$slot" "syscalls$slot-$pid" stat -x, -e "$events" -p "$pid" -o "$work/syscalls$slot-$pid.csv"
+      done
+    fi
   done
 }
 # Instructions per request, per tool over its turns, where perf can count them (hardware events).
@@ -356,16 +375,41 @@ instructions_per_request() {
   awk -F, -v n="$2" '$1 ~ /^[0-9]+$/ && n > 0 { printf "%.0f", $1 / n; found = 1 } END { if (!found) print "n/a" }' "$work/instructions$1.csv"
 }
 
+# us_per_request TICKS REQUESTS: sets us to TICKS of CPU per request, in microseconds.
+us_per_request() { us=$(awk -v t="$1" -v hz="$clock_ticks_per_second" -v n="$2" 'BEGIN { printf "%.3f", (n > 0 ? t / hz / n * 1e6 : 0) }'); }
 # print_profile SLOT NAME REQUESTS TOOL_TICKS: NAME's CPU per request by part over its turns, then its system calls
-# and context switches per request (the events counted less than 1 in 100 requests left out).
+# and context switches per request (the events counted less than 1 in 100 requests left out). A runner with agents
+# (AGENTS=N) is then split by process, each with its own CPU over the turns per request of all of them, and its threads.
 print_profile() {
-  local us
-  us=$(awk -v t="$4" -v hz="$clock_ticks_per_second" -v n="$3" 'BEGIN { printf "%.3f", (n > 0 ? t / hz / n * 1e6 : 0) }')
+  local us pid process=0
+  us_per_request "$4" "$3"
   echo "profile, $2: $us us of CPU per request over its turns ($3 requests)"
-  perf script -i "$work/profile$1.data" 2>/dev/null | python3 scripts/perf-parts.py "$2" --us-per-request "$us"
-  awk -F, -v name="$2" -v n="$3" '$1 ~ /^[0-9.]+$/ && n > 0 && $1 / n >= 0.01 {
+  perf script -i "$work/profile$1.data" -F comm,pid,tid,time,event,ip,sym,dso 2>/dev/null >"$work/profile$1.txt"
+  python3 scripts/perf-parts.py "$2" --us-per-request "$us" <"$work/profile$1.txt"
+  if (( $(wc -w <<<"${tool_pids[$1]}") > 1 )); then
+    for pid in ${tool_pids[$1]}; do
+      us_per_request "${counted_process_ticks[$pid]}" "$3"
+      local who="coordinator"; (( process == 0 )) || who="agent process $process"
+      echo "profile, $2, $who (pid $pid): $us us of CPU per request of all its processes' turns"
+      python3 scripts/perf-parts.py "$2, $who" --us-per-request "$us" --pid "$pid" <"$work/profile$1.txt"
+      process=$((process + 1))
+    done
+  fi
+  per_request_counts "$2" "$3" "$work/syscalls$1.csv"
+  if (( $(wc -w <<<"${tool_pids[$1]}") > 1 )); then
+    process=0
+    for pid in ${tool_pids[$1]}; do
+      local who="coordinator"; (( process == 0 )) || who="agent process $process"
+      per_request_counts "$2, $who (pid $pid)" "$3" "$work/syscalls$1-$pid.csv"
+      process=$((process + 1))
+    done
+  fi
+}
+# per_request_counts NAME REQUESTS CSV: the events of a perf stat CSV per request (those under 1 in 100 requests left out).
+per_request_counts() {
+  awk -F, -v name="$1" -v n="$2" '$1 ~ /^[0-9.]+$/ && n > 0 && $1 / n >= 0.01 {
     e = $3; sub(/^(syscalls:sys_enter_|sched:sched_)/, "", e); sub(/^raw_syscalls:sys_enter$/, "system calls, all", e)
-    out = out sprintf(" %s %.3f,", e, $1 / n) } END { sub(/,$/, "", out); printf "per request, %s:%s\n", name, out }' "$work/syscalls$1.csv"
+    out = out sprintf(" %s %.3f,", e, $1 / n) } END { sub(/,$/, "", out); printf "per request, %s:%s\n", name, out }' "$3"
 }
 # print_counts SLOT NAME REQUESTS: NAME's turns, per request: each counted event on the API's threads and on the tool's,
 # and the bytes the API received and sent.

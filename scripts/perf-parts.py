@@ -6,7 +6,10 @@ A sample in the kernel goes to the system call it is under (send, receive, poll,
 system call" (interrupts, page faults, the scheduler). A sample in user space goes to the first frame from the leaf up
 that names a part (parsing, timing and histogram recording, allocation and GC, scheduling and async machinery, the
 runtime's socket layer, the event loop); "other" when none does. Used by loadtests/bench-vs-wrk.sh (PROFILE=1).
-Usage: perf script -i perf.data | scripts/perf-parts.py NAME [--us-per-request US]
+With --pid PID (the samples need `perf script -F comm,pid,tid,...`), only that process's samples count, and a last
+line splits them by thread (the socket loops, the thread pool's workers, ...): one process of several profiled
+together, as a coordinator and its load agents are.
+Usage: perf script -i perf.data | scripts/perf-parts.py NAME [--us-per-request US] [--pid PID]
 """
 import re
 import sys
@@ -80,20 +83,36 @@ def part_of(block):
     return "other user code (" + (symbol[:60] if symbol != "[unknown]" else "unnamed, in " + dso.rsplit("/", 1)[-1]) + ")"
 
 
+# A sample's first line with -F comm,pid,tid,...: the thread's name (which may hold spaces), then pid/tid.
+SAMPLE_HEAD = re.compile(r"^(.*?)\s+(\d+)/(\d+)\s")
+
+
+def thread_kind(comm):
+    """A thread's name without its number ("load loop 1" -> "load loop"), so a process's threads of one kind add up."""
+    return re.sub(r"\s*#?\d+$", "", comm.strip()) or comm.strip()
+
+
 def main():
     args = sys.argv[1:]
     if not args:
-        sys.exit("usage: perf-parts.py NAME [--us-per-request US]")
+        sys.exit("usage: perf-parts.py NAME [--us-per-request US] [--pid PID]")
     name = args[0]
     us = float(args[args.index("--us-per-request") + 1]) if "--us-per-request" in args else None
+    pid = args[args.index("--pid") + 1] if "--pid" in args else None
     counts = {}
+    threads = {}
     block = []
     for line in list(sys.stdin) + [""]:
         if line.strip():
             block.append(line.rstrip("\n"))
         elif block:
-            part = part_of(block)
-            counts[part] = counts.get(part, 0) + 1
+            head = SAMPLE_HEAD.match(block[0])
+            if pid is None or (head and head.group(2) == pid):
+                part = part_of(block)
+                counts[part] = counts.get(part, 0) + 1
+                if head:
+                    kind = thread_kind(head.group(1))
+                    threads[kind] = threads.get(kind, 0) + 1
             block = []
     total = sum(counts.values())
     if total == 0:
@@ -108,6 +127,11 @@ def main():
         share = 100.0 * n / total
         per_request = f", {us * n / total:.2f} us per request" if us is not None else ""
         print(f"profile, {name}: {part}: {share:.1f} % of {total} samples{per_request}")
+    if pid is not None:
+        by_thread = ", ".join(
+            f"{kind} {100.0 * n / total:.1f} %" + (f" ({us * n / total:.2f} us)" if us is not None else "")
+            for kind, n in sorted(threads.items(), key=lambda kv: -kv[1]))
+        print(f"profile, {name}: by thread: {by_thread}")
 
 
 if __name__ == "__main__":

@@ -75,6 +75,54 @@ public class HistogramMergeTests
         Assert.Equal(8, coordinator.Total().TimedOut);
     }
 
+    [Theory]
+    [InlineData(3)]
+    [InlineData(17)]
+    [InlineData(41)]
+    public void ATakenIntervalIsAPlainHistogramOfExactlyItsOwnValues(int seed)
+    {
+        // The recorder's histogram is concurrent (every count read takes a lock); a take hands out a plain copy, so the
+        // interval's statistics, encodings and merges read an array. Two takes: the second holds only its own values.
+        var random = new Random(seed);
+        var tally = new OutcomeTally();
+        foreach (var batch in new[] { random.Next(1, 5000), random.Next(1, 5000) })
+        {
+            var expected = LatencyRecorder.NewHistogram();
+            for (var i = 0; i < batch; i++)
+            {
+                var micros = random.Next(3) == 0 ? random.NextInt64(1, LatencyRecorder.HighestMicros) : random.Next(100, 20_000);
+                tally.Record(micros, RequestEnd.Ok);
+                expected.RecordValue(micros);
+            }
+
+            var taken = tally.Take();
+
+            Assert.IsType<LongHistogram>(taken.Histogram);
+            Assert.Equal(batch, taken.Counts.Ok);
+            Assert.Equal(expected.TotalCount, taken.Histogram.TotalCount);
+            Assert.All(Percentiles, p => Assert.Equal(expected.GetValueAtPercentile(p), taken.Histogram.GetValueAtPercentile(p)));
+            Assert.Equal(expected.GetMean(), taken.Histogram.GetMean());
+            Assert.Equal(HistogramWire.Encode(expected), HistogramWire.Encode(taken.Histogram));
+            Assert.True(taken.Histogram.EndTimeStamp >= taken.Histogram.StartTimeStamp && taken.Histogram.StartTimeStamp > 0, "the interval's times are carried");
+        }
+    }
+
+    [Theory]
+    [InlineData(5)]
+    [InlineData(23)]
+    [InlineData(61)]
+    public void TheStatisticsMaximumIsHdrHistogramsOwn(int seed)
+    {
+        var random = new Random(seed);
+        var histogram = LatencyRecorder.NewHistogram();
+        for (var i = random.Next(1, 3000); i > 0; i--)
+        {
+            histogram.RecordValue(random.Next(4) == 0 ? random.NextInt64(1, LatencyRecorder.HighestMicros) : random.Next(1, 50_000));
+        }
+
+        Assert.Equal(histogram.GetMaxValue() / 1000.0, LatencyStats.From(histogram, new OutcomeCounts(histogram.TotalCount, 0, 0, 0)).MaxMs);
+    }
+
     [Fact]
     public void ATextThatIsNotAnEncodedHistogramIsAFormatError()
     {

@@ -110,7 +110,9 @@ public sealed record LatencyStats(OutcomeCounts Outcomes, double MeanMs, double 
         }
         var completedSumMs = completed == 0 ? 0 : completedMicros.GetMean() * completed / 1000;
         var mean = (completedSumMs + timedOut * (censorMs ?? 0)) / (completed + timedOut);
-        var completedMaxMs = completed == 0 ? 0 : completedMicros.GetMaxValue() / 1000.0;
+        // The value at 100 % is HdrHistogram's maximum (the highest equivalent of the last filled bucket), read by a
+        // plain pass over the counts, where GetMaxValue walks them with its iterator's objects: each interval does this.
+        var completedMaxMs = completed == 0 ? 0 : completedMicros.GetValueAtPercentile(100) / 1000.0;
         var stats = new LatencyStats(
             outcomes,
             mean,

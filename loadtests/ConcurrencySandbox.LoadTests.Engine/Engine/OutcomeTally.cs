@@ -15,6 +15,9 @@ internal sealed class OutcomeTally
     private readonly Recorder _answered = HistogramFactory.With64BitBucketSize().WithValuesFrom(1).WithValuesUpTo(LatencyRecorder.HighestMicros)
         .WithPrecisionOf(LatencyRecorder.Digits).WithThreadSafeWrites().WithThreadSafeReads().Create();
     private HistogramBase? _recycled;
+    // What a take hands out: the interval's counts copied once out of the recorder's concurrent histogram, whose every
+    // count read takes its phaser's lock, so the interval's statistics, encodings and merges read a plain array.
+    private readonly LongHistogram _taken = LatencyRecorder.NewHistogram();
     private long _ok;
     private long _httpErrors;
     private long _timedOut;
@@ -47,8 +50,16 @@ internal sealed class OutcomeTally
     /// <summary>What was recorded since the previous take. Its histogram is reused by the next take: read or copy it before then. One reader at a time.</summary>
     public TalliedOutcomes Take()
     {
-        var histogram = _answered.GetIntervalHistogram(_recycled);
-        _recycled = histogram;
+        var interval = _answered.GetIntervalHistogram(_recycled);
+        _recycled = interval;
+        var histogram = _taken;
+        histogram.Reset();
+        if (interval.TotalCount > 0)
+        {
+            histogram.Add(interval);
+        }
+        histogram.StartTimeStamp = interval.StartTimeStamp;
+        histogram.EndTimeStamp = interval.EndTimeStamp;
         var counts = new OutcomeCounts(
             Interlocked.Exchange(ref _ok, 0), Interlocked.Exchange(ref _httpErrors, 0), Interlocked.Exchange(ref _timedOut, 0), Interlocked.Exchange(ref _connectionErrors, 0));
         var timedOutMinMicros = Interlocked.Exchange(ref _timedOutMinMicros, long.MaxValue);

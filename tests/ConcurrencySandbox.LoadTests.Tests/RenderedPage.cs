@@ -50,7 +50,8 @@ internal static class RenderedPage
                     lines.Add($"figure {block.GetProperty("svg").GetString()}");
                     break;
                 case "chart":
-                    lines.Add($"chart {block.GetProperty("chart").GetString()} {block.GetProperty("model").GetRawText()}");
+                    // A chart without a model draws from the page's summary.
+                    lines.Add($"chart {block.GetProperty("chart").GetString()} {(block.TryGetProperty("model", out var model) ? model.GetRawText() : "summary")}");
                     break;
             }
         }

@@ -68,8 +68,12 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
     /// </summary>
     public HtmlPage Tiles(IEnumerable<ReportTile> tiles, string names = "variant") => Add(new TilesBlock([.. tiles], names));
 
-    /// <summary>An interactive chart that <c>Assets/charts.js</c> draws from its model (<see cref="ResponseCurveModel"/>, <see cref="TimeSeriesModel"/>); <paramref name="file"/>: its static twin beside the page, which Markdown links.</summary>
-    public HtmlPage Chart(string kind, object model, string? file = null) => Add(new ChartBlock(kind, model, file));
+    /// <summary>
+    /// An interactive chart that <c>Assets/charts.js</c> draws from its model (<see cref="ResponseCurveModel"/>,
+    /// <see cref="TimeSeriesModel"/>...), or without one from the page's summary (<see cref="SummaryCharts"/>);
+    /// <paramref name="file"/>: its static twin beside the page, which Markdown links.
+    /// </summary>
+    public HtmlPage Chart(string kind, object? model = null, string? file = null) => Add(new ChartBlock(kind, model, file));
 
     /// <summary>
     /// The page as Markdown (summary.md): the same blocks in the same order, tables as Markdown tables, tiles as one
@@ -169,5 +173,5 @@ public sealed record FigureBlock(string Svg, [property: JsonIgnore] string? File
 /// <param name="Names">What each tile is, the Markdown table's first column ("variant", "core count"); the page shows each tile's name alone.</param>
 public sealed record TilesBlock(IReadOnlyList<ReportTile> Tiles, [property: JsonIgnore] string Names) : PageBlock;
 
-/// <summary>An interactive chart: <c>Charts[kind]</c> of <c>Assets/charts.js</c> draws <paramref name="Model"/>.</summary>
-public sealed record ChartBlock([property: JsonPropertyName("chart")] string ChartKind, object Model, [property: JsonIgnore] string? File) : PageBlock;
+/// <summary>An interactive chart: <c>Charts[kind]</c> of <c>Assets/charts.js</c> draws <paramref name="Model"/>, or the page's summary where it has none.</summary>
+public sealed record ChartBlock([property: JsonPropertyName("chart")] string ChartKind, object? Model, [property: JsonIgnore] string? File) : PageBlock;

@@ -186,7 +186,8 @@ public static class ReportWriter
             .Paragraph(r.HeadlineDetails, "details");
         page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r, seedIntroduced: r.Answer is not null)), r)
             .Heading(2, r.Evidence.Count > 0 ? "The experiment's own evidence" : null)
-            .Figures(evidence)
+            .Figures(evidence);
+        page = EvidenceDrawn(r).Select(BarsModel.Of).Aggregate(page, (p, chart) => p.Chart(chart.Kind, chart.Model))
             .List(EvidenceAllZero(r))
             .Heading(2, SeedHeading(r))
             .Table(SeedHeading(r) is null ? null : SeedTable(r))
@@ -209,7 +210,7 @@ public static class ReportWriter
             ? page.Paragraph(NoThresholds)
             : page.Table(ThresholdTable(r))
                 .Paragraph(ThresholdNote(r));
-        return page
+        page = page
             .Paragraph(r.Partial is not null ? "The run was stopped before it finished, so it exits with code 130 whatever its thresholds say."
                 : r.Thresholds.Count == 0 ? null
                 : r.Passed ? "All thresholds passed." : "At least one threshold failed: the run exits with code 1.")
@@ -225,6 +226,20 @@ public static class ReportWriter
             .Preformatted(r.CommandLine)
             .Heading(2, "Charts")
             .Figures(charts);
+        return SummaryChartSections(page, r.Variants);
+    }
+
+    /// <summary>
+    /// The charts drawn from the page's summary (<see cref="SummaryCharts"/>): each variant over time, then the latency
+    /// distribution when any request has a latency or a bound; nothing for a run without variants.
+    /// </summary>
+    public static HtmlPage SummaryChartSections(HtmlPage page, IReadOnlyList<SummaryVariant> variants)
+    {
+        if (variants.Count > 0)
+        {
+            page = page.Heading(2, "Per variant over time").Chart(SummaryCharts.VariantPanels);
+        }
+        return variants.Any(v => v.Distribution.Count > 0) ? page.Heading(2, "Latency distribution").Chart(SummaryCharts.LatencyDistribution) : page;
     }
 
     /// <summary>

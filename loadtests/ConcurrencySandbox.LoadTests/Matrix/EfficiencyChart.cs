@@ -62,6 +62,41 @@ internal static class EfficiencyChart
             ]);
     }
 
+    /// <summary>
+    /// The chart as <c>Charts.efficiency</c> (Reports/Assets/charts.js) draws it on the matrix's page: per core count its
+    /// rows with their verdict (a row <see cref="MatrixRunner.Flags(ComparisonRow, int)"/> excludes is a ring), seed 004's
+    /// curves and the limits; null when no core count ran the sweep.
+    /// </summary>
+    public static EfficiencyModel? Model(IReadOnlyList<CoreCountRun> runs)
+    {
+        var swept = runs.Where(r => r.SkippedBecause is null && r.Sweep.Count > 0).ToList();
+        if (swept.Count == 0)
+        {
+            return null;
+        }
+        var rows = swept.SelectMany(r => r.Sweep).DistinctBy(r => r.Amount).OrderBy(r => r.Amount).ToList();
+        var lines = swept.Select((run, i) => new EfficiencyLine(run.Label, ColorOf(i),
+            [.. run.Sweep.OrderBy(r => r.Amount).Select(r => new EfficiencyRow(r.Amount, r.EfficiencyPercent, r.Efficiency.Low, r.Efficiency.High,
+                Verdict: !MatrixRunner.Flags(r, run.ApiProcessorCount ?? run.Cpus).Any(f => f.Excludes)))])).ToList();
+        return new EfficiencyModel(
+            $"Task.Run's efficiency (sync time / Task.Run time x 100) per core count, beside {SeedReports.Introduce("004")}",
+            "Efficiency vs cycles, every core count on one axis, with seed 004's curves and the limits",
+            [.. lines.Select(l => new ChartVariant(l.Name, l.Color))],
+            lines,
+            [
+                new EfficiencySeed("seed 004, 4 cores (2015)", SeedFourCoresColor, SeedPoints(rows, s => s.FourCoresPercent)),
+                new EfficiencySeed("seed 004, 1 core (2015)", SeedOneCoreColor, SeedPoints(rows, s => s.OneCorePercent)),
+            ],
+            [
+                new EfficiencyLimit("limit 100 % (the most 1 core gives)", 100),
+                .. swept.Select(r => r.ApiProcessorCount ?? r.Cpus).Where(n => n > 1).Distinct().Order()
+                    .Select(n => new EfficiencyLimit(string.Create(CultureInfo.InvariantCulture, $"limit {n} x 100 % (the most {n} cores give)"), n * 100)),
+            ]);
+    }
+
+    private static double[][] SeedPoints(IReadOnlyList<ComparisonRow> rows, Func<SeedEfficiency, double?> percent) =>
+        [.. rows.Where(r => r.Seed is { } s && percent(s) is not null).Select(r => new[] { r.Amount, percent(r.Seed!)!.Value })];
+
     /// <summary>What the chart draws, under its title: the lines, the whiskers and the rings, as <see cref="Render"/> makes them.</summary>
     public const string Footnote = "solid lines: each core count's median efficiency through the rows with a verdict; capped whiskers: each row's 95 % CI, as the table's [95 % CI]; hollow rings: impossible or inconclusive rows (no verdict), which the lines pass by and no verdict uses";
 
@@ -76,3 +111,20 @@ internal static class EfficiencyChart
     private static ChartSeries Limit(string name, double percent, double from, double to) =>
         new(name, [(from, percent), (to, percent)], LimitColor, Axis.Left, Stroke.Dotted);
 }
+
+/// <summary>The model of <c>Charts.efficiency</c>: per core count a line of sweep rows, seed 004's curves and the limits.</summary>
+internal sealed record EfficiencyModel(string Title, string PanelTitle, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<EfficiencyLine> Lines, IReadOnlyList<EfficiencySeed> Seeds, IReadOnlyList<EfficiencyLimit> Limits)
+{
+    public const string Kind = "efficiency";
+}
+
+/// <summary>A core count's sweep rows in its colour.</summary>
+internal sealed record EfficiencyLine(string Name, string Color, IReadOnlyList<EfficiencyRow> Rows);
+
+/// <summary>A sweep row: its efficiency with its 95 % CI, and whether it carries a verdict (else a ring off the line).</summary>
+internal sealed record EfficiencyRow(long Cycles, double Percent, double? Low, double? High, bool Verdict);
+
+/// <summary>One of seed 004's curves: (cycles, percent) pairs.</summary>
+internal sealed record EfficiencySeed(string Name, string Color, IReadOnlyList<double[]> Points);
+
+internal sealed record EfficiencyLimit(string Name, double Percent);

@@ -556,23 +556,32 @@ internal static class MatrixRunner
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         var swept = measured.Where(r => r.Sweep.Count > 0).ToList();
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
-        var page = new HtmlPage($"Core-count matrix{(partial is null ? "" : ", PARTIAL")}")
+        var together = FanOutsTogether(fanOuts);
+        var page = new HtmlPage($"Core-count matrix{(partial is null ? "" : ", PARTIAL")}", together)
             .Paragraph(partial is null ? null : $"PARTIAL REPORT: {ReportWriter.PartialNote(partial)}", HtmlPage.PartialClass)
             .Paragraph(Answer(measured, judged: partial is null), HtmlPage.AnswerClass);
         if (swept.Count > 0)
         {
             page = page.Tiles(SweepTiles(swept), "core count").Paragraph(SweepTileLegend, "legend");
         }
-        if (fanOuts.Count > 0)
+        if (together is not null)
         {
-            // Every core count's variants as one run's ("async@1cpu", "async@2cpu"), so the tiles and their legend are the run reports' own.
-            var together = fanOuts[0].FanOut! with { Variants = [.. fanOuts.SelectMany(r => r.FanOut!.Variants)] };
             page = page.Tiles(ReportWriter.Tiles(together)).Paragraph(ReportWriter.TileLegend(together, "the fan-out's tiles, one per variant and core count"), "legend");
         }
         page = page.Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts, partial));
         page = fanOuts.Count == 0 ? page : page.Links(OwnReportsLead, fanOuts.Select(run => $"{FanOutFolder(run)}/report.html"));
         return page.Heading(2, AnswerDetailsHeading).Paragraph(AnswerDetails(measured));
     }
+
+    /// <summary>
+    /// Every core count's fan-out as one run's, its variants "async@1cpu", "async@2cpu" with their observations: the
+    /// tiles and their legend are the run reports' own, and the page's charts draw it as a run's summary; null without a fan-out.
+    /// </summary>
+    private static RunSummary? FanOutsTogether(IReadOnlyList<CoreCountRun> fanOuts) => fanOuts.Count == 0 ? null : fanOuts[0].FanOut! with
+    {
+        Variants = [.. fanOuts.SelectMany(r => r.FanOut!.Variants)],
+        Observations = fanOuts.SelectMany(r => r.FanOut!.Observations).DistinctBy(o => o.Key).ToDictionary(),
+    };
 
     /// <summary>The heading of what the answer rests on, the first section after the first screen.</summary>
     public const string AnswerDetailsHeading = "What the answer rests on";
@@ -646,6 +655,10 @@ internal static class MatrixRunner
             {
                 page.Figure(efficiencySvg);
             }
+            if (EfficiencyChart.Model(runs) is { } efficiency)
+            {
+                page.Chart(EfficiencyModel.Kind, efficiency).Paragraph(EfficiencyChart.Footnote, "legend");
+            }
         }
         // The flags qualify the sweep's rows: under its table, as in matrix.md, not as the first section a reader meets.
         if (flags.Count > 0)
@@ -657,10 +670,11 @@ internal static class MatrixRunner
             page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}", ResponseCurveModel.Of($"Fan-out on {run.Label}", run.FanOut!.Variants)));
             page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, report.DelayMs)).Paragraph(StarvedNote(report.DelayMs, fanOuts));
         }
-        return page.Heading(2, "Machine and run").List(Setup(runs, report)).Paragraph("Command line:").Preformatted(report.CommandLine)
+        page = page.Heading(2, "Machine and run").List(Setup(runs, report)).Paragraph("Command line:").Preformatted(report.CommandLine)
             .Links("Files of this report: ", ["matrix.md", "matrix.json", "curves.csv", "telemetry.csv", "chart.svg", .. efficiencySvg is null ? Array.Empty<string>() : [EfficiencyFile],
                 .. fanOuts.Select(run => $"{FanOutFolder(run)}/report.html")])
-            .Heading(2, "Charts").Figure(chartSvg).ToString();
+            .Heading(2, "Charts").Figure(chartSvg);
+        return ReportWriter.SummaryChartSections(page, [.. fanOuts.SelectMany(r => r.FanOut!.Variants)]).ToString();
     }
 
     private static IEnumerable<string> Setup(IReadOnlyList<CoreCountRun> runs, MatrixReport report) =>

@@ -13,7 +13,7 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 
 /// <summary>
 /// report.html and the Swagger UI opened in Debian's chromium (driven by Playwright, no browser download): no console
-/// error, no request leaving the page, every declared chart series drawn with data and the pool adjustments as markers, a screenshot kept under
+/// error, no request leaving the page, every chart's series drawn with the summary's points on axes that say what they plot, a screenshot kept under
 /// TestResults/screenshots. Skipped, with the reason, where chromium is not installed.
 /// </summary>
 [Trait("Category", "Slow")]
@@ -28,37 +28,6 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
 
     private readonly string _out = Path.Combine(Path.GetTempPath(), "loadtests-browser-" + Guid.NewGuid().ToString("N"));
     private readonly List<OpenPage> _pages = [];
-
-    [FactWhenChromiumIsInstalled]
-    public async Task ReportHtmlDrawsEveryDeclaredSeriesAndPoolAdjustmentMarkerAndFetchesNothing()
-    {
-        // threadpool's requests sent after 10 s time out: their band must be drawn too; its pool starves and adjusts.
-        var report = SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 ? 90_000 : 100) with
-        {
-            ExpectedToFail = ["threadpool"],
-            Observations = new Dictionary<string, VariantObservation> { ["threadpool"] = SyntheticReports.Observed(SyntheticReports.StarvingAdjustments(starvation: 5, climbing: 4)) },
-        };
-        ReportWriter.Write(_out, report, RunnerCommandLine.Format(["fanout", "--profile", "quick"]));
-        var page = await OpenAsync(new Uri(Path.Combine(_out, "report.html")).AbsoluteUri);
-
-        var drawn = await page.Page.EvaluateAsync<string[]>(
-            "() => [...document.querySelectorAll('g.series')].filter(g => g.querySelector('polyline,circle,rect') && Number(g.dataset.points) > 0).map(g => g.dataset.series)");
-        string[] declared =
-        [
-            "threadpool p99", "threadpool p50", "threadpool ok", "threadpool timed out", "threadpool threads", "threadpool queue",
-            "async p99", "async p50", "async ok", "async threads", "async queue", "users, every variant",
-        ];
-        Assert.All(declared, name => Assert.Contains(name, drawn));
-        Assert.Contains(drawn, name => name.StartsWith("async (", StringComparison.Ordinal) && name.EndsWith(" answered, 0 timed out)", StringComparison.Ordinal));
-        // The distribution draws threadpool's timed-out requests dashed at their timeout, a lower bound.
-        Assert.Contains(drawn, name => name.StartsWith("threadpool (", StringComparison.Ordinal) && name.Contains(" timed out): timed out, \u2265 ", StringComparison.Ordinal));
-        var markers = await page.Page.EvaluateAsync<string[]>(
-            "() => [...document.querySelectorAll('g.markers')].map(g => g.dataset.markers + ' x' + g.querySelectorAll('path,line').length)");
-        Assert.Equal(["pool adjustment: Starvation x5", "pool adjustment: ClimbingMove x4"], markers);
-        Assert.Empty(page.ConsoleErrors);
-        Assert.Equal([page.Url], page.Requests);
-        await page.ScreenshotAsync("report-html.png");
-    }
 
     [FactWhenChromiumIsInstalled]
     public async Task ResponseCurveHasAPointPerStepAndVariantShowsValuesOnHoverAndHidesAVariantFromItsButton()
@@ -194,28 +163,28 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
 
     private const string Generated = "generated:";
 
-    /// <summary>Every series of every interactive chart as drawn: the chart's kind and index, the plot, the series' label, its points and largest value.</summary>
+    /// <summary>Every series of every interactive chart as drawn: the chart's kind and index, the plot, the series' label, its points and largest value, the x axis's label and its own y axis's.</summary>
     private const string DrawnSeriesScript = """
         () => Charts.instances.flatMap((c, ci) => c.plots.flatMap((u, pi) => u.series.slice(1).map((s, si) => {
           const ys = u.data[si + 1].filter(y => y != null);
-          return [c.el.dataset.chart, ci, pi, s.label, ys.length, ys.reduce((m, y) => Math.max(m, y), 0)].join("\t");
+          return [c.el.dataset.chart, ci, pi, s.label, ys.length, ys.reduce((m, y) => Math.max(m, y), 0), u.axes[0].label, (u.axes.find(a => a.scale === s.scale) || {}).label].join("\t");
         })))
         """;
 
-    private sealed record DrawnSeries(string Chart, int Index, int Plot, string Label, int Points, double Max);
+    private sealed record DrawnSeries(string Chart, int Index, int Plot, string Label, int Points, double Max, string X, string Y);
 
     [TheoryWhenChromiumIsInstalled]
     [MemberData(nameof(PanelPages))]
     public async Task EveryPanelIsDrawnWithThePointsOfTheSummaryItReadsAndFetchesNothing(string source)
     {
-        // The panels chart.svg, distribution.svg, evidence-N.svg and the matrix's SVGs drew, now charts.js's, against their figures.
+        // The panels the static SVGs drew before charts.js did (chart.svg, distribution.svg, evidence-N.svg, the matrix's), against their figures.
         var html = source.StartsWith(Generated, StringComparison.Ordinal)
             ? PanelPage(source[Generated.Length..], Path.Combine(_out, source[Generated.Length..]))
             : Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results", source);
         var page = await OpenAsync(new Uri(html).AbsoluteUri);
         await page.Page.WaitForFunctionAsync("() => window.Charts && document.querySelectorAll('.chart').length === Charts.instances.length", null, new() { Timeout = 60_000 });
         var drawn = (await page.Page.EvaluateAsync<string[]>(DrawnSeriesScript)).Select(line => line.Split('\t'))
-            .Select(f => new DrawnSeries(f[0], int.Parse(f[1], CultureInfo.InvariantCulture), int.Parse(f[2], CultureInfo.InvariantCulture), f[3], int.Parse(f[4], CultureInfo.InvariantCulture), double.Parse(f[5], CultureInfo.InvariantCulture))).ToList();
+            .Select(f => new DrawnSeries(f[0], int.Parse(f[1], CultureInfo.InvariantCulture), int.Parse(f[2], CultureInfo.InvariantCulture), f[3], int.Parse(f[4], CultureInfo.InvariantCulture), double.Parse(f[5], CultureInfo.InvariantCulture), f[6], f[7])).ToList();
         var summaryJson = await page.Page.EvaluateAsync<string>("() => document.getElementById('summary').textContent");
         Assert.NotEqual("null", summaryJson);
         var summary = RunSummary.Parse(summaryJson);
@@ -247,6 +216,25 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
                 adjustments.GroupBy(a => a.Reason).Select(g => $"pool adjustment: {g.Key} x{g.Count()}").Order(StringComparer.Ordinal),
                 panels.Where(d => d.Plot == pool.Plot && d.Label.StartsWith("pool adjustment: ", StringComparison.Ordinal)).Select(d => $"{d.Label} x{d.Points}").Order(StringComparer.Ordinal));
         }
+        // Each panel's axes say what its series plot: time on x, and on y what the series is (as CommittedResultsTests read chart.svg's).
+        var loadLabel = summary.Variants.Count == 0 ? "" : ResponseCurve.LoadLabel(summary.Variants[0].LoadUnit);
+        foreach (var series in panels)
+        {
+            Assert.StartsWith("seconds since ", series.X, StringComparison.Ordinal);
+            string? expected = series.Label switch
+            {
+                var l when l.EndsWith(" p99", StringComparison.Ordinal) || l.EndsWith(" p50", StringComparison.Ordinal) => "latency",
+                var l when l.EndsWith(" threads", StringComparison.Ordinal) || l.StartsWith("pool adjustment: ", StringComparison.Ordinal) => "pool threads",
+                var l when l.EndsWith(" queue", StringComparison.Ordinal) => "queued work items",
+                var l when l.EndsWith(" ok", StringComparison.Ordinal) || l.EndsWith(" timed out", StringComparison.Ordinal) || l.Contains(" failed (", StringComparison.Ordinal) => summary.Words.Unit,
+                var l when l.EndsWith(", every variant", StringComparison.Ordinal) => loadLabel,
+                var l when l.EndsWith(" served", StringComparison.Ordinal) || l.Contains(" given up ", StringComparison.Ordinal) => $"{summary.Words.Unit} so far",
+                var l when l.EndsWith(" completed", StringComparison.Ordinal) => "latency (s)",
+                _ => null,
+            };
+            Assert.True(expected is not null && series.Y == expected, $"{source}: \"{series.Label}\" is plotted on an axis labelled \"{series.Y}\", not \"{expected}\"");
+        }
+        Assert.All(drawn.Where(d => d.Chart == ResponseCurveModel.Kind), d => Assert.Equal(summary.Capacity is null ? loadLabel : ResponseCurve.LoadLabel(summary.Variants[0].LoadUnit), d.X));
         foreach (var v in summary.Variants.Where(v => v.Distribution.Count > 0))
         {
             var exact = v.Distribution.Count(p => !p.IsLowerBound && p.Percentile < 100 && p.LatencyMs > 0);
@@ -370,9 +358,7 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
                 Directory.CreateDirectory(folder);
                 var runs = new[] { 1, 2 }.Select(cpus => new CoreCountRun(cpus, null, cpus, [], null,
                     SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 / cpus ? 90_000 : 100, cpus).Analysed())).ToList();
-                var variants = runs.SelectMany(r => r.FanOut!.Variants).ToList();
-                File.WriteAllText(Path.Combine(folder, "report.html"), MatrixRunner.Html(runs, "Hypothesis 3 of seed 004: not judged (no sweep).", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["fanout"], 1_000, 1)),
-                    ReportChart.Render(["matrix"], variants, new Dictionary<string, SummaryObservation>()), null, null));
+                File.WriteAllText(Path.Combine(folder, "report.html"), MatrixRunner.Html(runs, "Hypothesis 3 of seed 004: not judged (no sweep).", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["fanout"], 1_000, 1)), null));
                 break;
             case "compare":
                 ReportWriter.Write(Path.Combine(folder, "a"), timingOut, command);

@@ -1,5 +1,6 @@
 using System.Reflection;
 using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
@@ -28,7 +29,7 @@ public sealed record ResponseCurveModel(string Title, string LoadLabel, string L
             return Of(title, summary.Variants);
         }
         var unit = summary.Variants[0].LoadUnit;
-        return new ResponseCurveModel(title, ReportChart.LoadLabel(unit), ResponseCurve.UnitOf(unit),
+        return new ResponseCurveModel(title, ResponseCurve.LoadLabel(unit), ResponseCurve.UnitOf(unit),
             [.. capacity.Steps.GroupBy(s => s.Ramp).Select((ramp, i) =>
             {
                 var steps = ramp.OrderBy(s => s.Load).ToList();
@@ -52,7 +53,7 @@ public sealed record ResponseCurveModel(string Title, string LoadLabel, string L
             return null;
         }
         var unit = curved[0].LoadUnit;
-        return new ResponseCurveModel(title, ReportChart.LoadLabel(unit), ResponseCurve.UnitOf(unit),
+        return new ResponseCurveModel(title, ResponseCurve.LoadLabel(unit), ResponseCurve.UnitOf(unit),
             [.. curved.Select(v => new ChartCurve(v.Name, v.Color, v.Curve!.Points, v.Curve.Knee is { } k ? new Knee(k.Point, k.Reason) : null, v.Curve.Line))]);
     }
 }
@@ -89,6 +90,46 @@ internal sealed record TimeSeriesModel(string Title, string PanelTitle, string X
                 new TimeSeriesLine($"{v.Name} p99", v.Name, v.Color, false, [.. v.Intervals.Select(i => At(i, s => s.P99Ms))]),
                 new TimeSeriesLine($"{v.Name} p50", v.Name, v.Color, true, [.. v.Intervals.Select(i => At(i, s => s.P50Ms))]),
             })]);
+    }
+}
+
+/// <summary>What the charts of a run say they draw, in their title.</summary>
+public static class ChartTitle
+{
+    /// <summary>
+    /// A chart's title: the experiment, the seed it re-runs said in words (not where <paramref name="seedIntroduced"/>, on
+    /// a page whose answer already said it), the request(s) sent, and the machine.
+    /// </summary>
+    public static IReadOnlyList<string> Lines(RunSummary s, bool seedIntroduced = false) =>
+    [
+        $"{s.Experiment} ({s.Profile})",
+        .. !seedIntroduced && SeedReports.Introduce(s.Seed) is { } seed ? [$"re-runs {seed}"] : Array.Empty<string>(),
+        RequestPattern([.. s.Variants.Select(v => v.Request)]) is var request && request.StartsWith('/') ? $"GET {request}" : request,
+        $"{s.Machine.LogicalCores} logical cores{(s.ApiProcessorCount is { } n ? $", API ProcessorCount {n}" : "")}, {s.Machine.Runtime}, {s.Machine.CpuModel}",
+    ];
+
+    /// <summary>The requests as one line: the common start and end, and the parts that differ as {a|b|c}.</summary>
+    public static string RequestPattern(IReadOnlyList<string> requests)
+    {
+        var distinct = requests.Distinct().ToList();
+        if (distinct.Count <= 1)
+        {
+            return distinct.FirstOrDefault() ?? "";
+        }
+        var prefix = distinct.Aggregate((a, b) => a[..CommonLength(a, b, fromEnd: false)]);
+        var rest = distinct.Select(r => r[prefix.Length..]).ToList();
+        var suffix = rest.Aggregate((a, b) => a[^CommonLength(a, b, fromEnd: true)..]);
+        return $"{prefix}{{{string.Join('|', rest.Select(r => r[..^suffix.Length]))}}}{suffix}";
+    }
+
+    private static int CommonLength(string a, string b, bool fromEnd)
+    {
+        var n = 0;
+        while (n < a.Length && n < b.Length && (fromEnd ? a[^(n + 1)] == b[^(n + 1)] : a[n] == b[n]))
+        {
+            n++;
+        }
+        return n;
     }
 }
 

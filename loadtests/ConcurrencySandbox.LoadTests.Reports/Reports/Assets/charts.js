@@ -570,7 +570,7 @@
    * core count a line through the rows with a verdict, a hollow ring for a row without one (impossible or
    * inconclusive), capped whiskers for each row's 95 % CI; seed 004's curves dashed and the limits dotted.
    * model: { title, panelTitle, variants: [{ name, color }], lines: [{ name, color, rows: [{ cycles, percent, low, high, verdict }] }],
-   *          seeds: [{ name, color, points: [[cycles, percent]] }], limits: [{ name, percent }] }
+   *          seeds: [{ name, color, points: [[cycles, percent]] }], limits: [{ name, color, percent }] }
    */
   function efficiencyPlots(model) {
     const xs = [...new Set([...model.lines.flatMap(l => l.rows.map(r => r.cycles)), ...model.seeds.flatMap(s => s.points.map(p => p[0]))])].sort((a, b) => a - b);
@@ -600,7 +600,7 @@
       data.push(xs.map(x => (s.points.find(p => p[0] === x) || [])[1]));
     }
     for (const limit of model.limits) {
-      series.push(line(limit.name, null, "#111111", percent, { width: 1.5, dash: [2, 3], points: { show: false } }));
+      series.push(line(limit.name, null, limit.color, percent, { width: 1.5, dash: [2, 3], points: { show: false } }));
       data.push(xs.map(() => limit.percent));
     }
     const top = most([...data.slice(1).flat().filter(y => y != null), ...model.lines.flatMap(l => l.rows.map(r => r.high || 0))]);

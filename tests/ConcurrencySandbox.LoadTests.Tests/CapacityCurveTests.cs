@@ -39,16 +39,15 @@ public sealed class CapacityCurveTests : IDisposable
     }
 
     [Fact]
-    public void TheReportDrawsTheSearchNotItsStepsOnOneTimeAxisAndItsStaticCurveHasTheSlo()
+    public void TheReportDrawsTheSearchNotItsStepsOnOneTimeAxisWithTheSloAndWhyAStepBrokeIt()
     {
         ReportWriter.Write(_out, Search(), "run --url http://127.0.0.1/x --find-capacity");
 
         var html = File.ReadAllText(Path.Combine(_out, "report.html"));
-        var svg = File.ReadAllText(Path.Combine(_out, ReportWriter.ResponseCurveFile));
         Assert.DoesNotContain("Every variant on one time axis", html);
-        Assert.Contains("\"sloMs\":500", html);
-        Assert.Contains("data-series=\"SLO: p99 \u2264 500 ms\"", svg);
-        Assert.Contains("search broke the SLO", svg);
+        var curve = Assert.Single(RenderedPage.Lines(html), line => line.StartsWith($"chart {ResponseCurveModel.Kind} ", StringComparison.Ordinal));
+        Assert.Contains("\"sloMs\":500", curve);
+        Assert.Contains("\"broke\":[null,null,null,\"p99 900 ms\"]", curve);
         Assert.Contains("- search: held up to 12 users; broke at 16 users (p99 900 ms)", File.ReadAllText(Path.Combine(_out, "summary.md")));
     }
 

@@ -1,5 +1,3 @@
-using System.Net;
-using System.Text.RegularExpressions;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Cli;
 using ConcurrencySandbox.LoadTests.Experiments;
@@ -11,10 +9,11 @@ namespace ConcurrencySandbox.LoadTests.Tests;
 
 /// <summary>
 /// Issue 39's "done when", on the committed results (docs/results) as a reader opens them: the matrix's first sentence
-/// reads only figures its files hold (each run's report has its own check, <see cref="FirstScreenTests"/>), and every
-/// committed chart's axis says what its series plot.
+/// reads only figures its files hold (each run's report has its own check, <see cref="FirstScreenTests"/>), each core
+/// count's report is there and linked, and every page is what <c>report</c> renders (its charts' axes and points:
+/// <see cref="BrowserTests"/>).
 /// </summary>
-public sealed partial class CommittedResultsTests
+public sealed class CommittedResultsTests
 {
     private static string Results => Path.Combine(FolderLayeringTests.RepositoryRoot(), "docs", "results");
 
@@ -123,87 +122,7 @@ public sealed partial class CommittedResultsTests
         }
     }
 
-    /// <summary>Every committed static chart (chart.svg, response-curve.svg), relative to docs/results.</summary>
-    public static TheoryData<string> CommittedCharts() =>
-    [
-        .. new[] { "chart.svg", ReportWriter.ResponseCurveFile }
-            .SelectMany(name => Directory.GetFiles(Results, name, SearchOption.AllDirectories))
-            .Select(file => Path.GetRelativePath(Results, file)).Order(StringComparer.Ordinal),
-    ];
-
-    [Theory]
-    [MemberData(nameof(CommittedCharts))]
-    public void EachCommittedChartsAxesSayWhatItsSeriesPlot(string file)
-    {
-        var path = Path.Combine(Results, file);
-        // The run the chart draws: the summary beside it, or (a matrix's) its first fan-out's.
-        var summary = RunSummary.Parse(File.ReadAllText(
-            File.Exists(Path.Combine(Path.GetDirectoryName(path)!, ReportWriter.SummaryFileName)) ? Path.Combine(Path.GetDirectoryName(path)!, ReportWriter.SummaryFileName)
-            : Directory.GetFiles(Path.GetDirectoryName(path)!, ReportWriter.SummaryFileName, SearchOption.AllDirectories).Order(StringComparer.Ordinal).First()));
-        var loadLabel = ReportChart.LoadLabel(summary.Variants[0].LoadUnit);
-        var panels = Panels(File.ReadAllText(path));
-
-        Assert.NotEmpty(panels);
-        // A panel with nothing to draw ("no data recorded": a variant none of whose requests was answered) has no axes.
-        foreach (var panel in panels.Where(p => p.Series.Count > 0))
-        {
-            var where = $"{file}, panel \"{panel.Title}\"";
-            // Every panel of a chart shares its x axis: the load on a response curve, time on the others.
-            Assert.True(Path.GetFileName(file) == ReportWriter.ResponseCurveFile ? panel.X == loadLabel : panel.X.StartsWith("seconds since ", StringComparison.Ordinal),
-                $"{where}: its x axis reads \"{panel.X}\"");
-            foreach (var series in panel.Series)
-            {
-                (string? Axis, string? Expected) check = series switch
-                {
-                    _ when series.EndsWith(" p99", StringComparison.Ordinal) || series.EndsWith(" p50", StringComparison.Ordinal) => (panel.Left, "latency"),
-                    _ when series.EndsWith(" ok/s", StringComparison.Ordinal) => (panel.Left, "ok answers / s"),
-                    _ when series.EndsWith(" threads", StringComparison.Ordinal) => (panel.Left, "pool threads"),
-                    _ when series.EndsWith(" queue", StringComparison.Ordinal) => (panel.Right, "queued work items"),
-                    _ when series.EndsWith(" ok", StringComparison.Ordinal) || series.EndsWith(" timed out", StringComparison.Ordinal) => (panel.Left, summary.Words.Unit),
-                    _ when series.EndsWith(", every variant", StringComparison.Ordinal) => (panel.Left, loadLabel),
-                    _ when series.EndsWith(" served", StringComparison.Ordinal) => (panel.Left, "requests (cumulative)"),
-                    _ when series.EndsWith(" completed)", StringComparison.Ordinal) => (panel.Left, "latency (s)"),
-                    _ => (null, null),
-                };
-                if (check is { Expected: { } expected })
-                {
-                    Assert.True(check.Axis?.StartsWith(expected, StringComparison.Ordinal) == true, $"{where}: \"{series}\" is plotted on an axis labelled \"{check.Axis}\", not \"{expected}\"");
-                }
-            }
-        }
-    }
-
     /// <summary>The first bold paragraph of a page in Markdown: its plain answer.</summary>
     private static string FirstSentence(string markdown) =>
         markdown.Split('\n').First(line => line.StartsWith("**", StringComparison.Ordinal) && !line.StartsWith("**PARTIAL", StringComparison.Ordinal)).Trim('*');
-
-    private sealed record Panel(string Title, string X, string? Left, string? Right, IReadOnlyList<string> Series);
-
-    /// <summary>Each panel of an SVG drawn by SvgChart: its title, its x, left and right axis labels, and the series it draws.</summary>
-    private static List<Panel> Panels(string svg) =>
-    [
-        .. svg.Split("<g class=\"panel\">").Skip(1).Select(part => new Panel(
-            Text(PanelTitle().Match(part)),
-            Text(XLabel().Match(part)),
-            LeftLabel().Match(part) is { Success: true } left ? Text(left) : null,
-            RightLabel().Match(part) is { Success: true } right ? Text(right) : null,
-            [.. SeriesName().Matches(part).Select(Text)])),
-    ];
-
-    private static string Text(Match m) => WebUtility.HtmlDecode(m.Groups[1].Value);
-
-    [GeneratedRegex("^<text [^>]*font-weight=\"bold\">([^<]*)</text>")]
-    private static partial Regex PanelTitle();
-
-    [GeneratedRegex("<text [^>]*text-anchor=\"middle\" fill=\"#333\">([^<]*)</text>")]
-    private static partial Regex XLabel();
-
-    [GeneratedRegex("rotate\\(-90\\)\" text-anchor=\"middle\">([^<]*)</text>")]
-    private static partial Regex LeftLabel();
-
-    [GeneratedRegex("rotate\\(90\\)\" text-anchor=\"middle\">([^<]*)</text>")]
-    private static partial Regex RightLabel();
-
-    [GeneratedRegex("<g class=\"series\" data-series=\"([^\"]*)\"")]
-    private static partial Regex SeriesName();
 }

@@ -84,7 +84,7 @@ public class MatrixTests
         var runs = new[] { 1, 2 }.Select(cpus => new CoreCountRun(cpus, null, cpus, [Row(1_000, 30, 40), Row(1_000_000_000, 100, 1)], null,
             SyntheticReports.LoadRun("fanout", ["threadpool", "async"], 20, 5, (name, t) => name == "threadpool" && t >= 10 / cpus ? 90_000 : 100, cpus).Analysed())).ToList();
 
-        var lines = RenderedPage.Lines(MatrixRunner.Html(runs, "Hypothesis 3 of seed 004 ...", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1)), "<svg/>", null, null));
+        var lines = RenderedPage.Lines(MatrixRunner.Html(runs, "Hypothesis 3 of seed 004 ...", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1)), null));
         var markdown = MatrixRunner.Markdown(runs, "Hypothesis 3 of seed 004 ...", SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["sweep", "fanout"], 1_000, 1)), null);
 
         // The answer: four short sentences (what was compared where, the sweep's efficiency with its CI, the fan-out, the verdicts).
@@ -183,7 +183,7 @@ public class MatrixTests
         var report = SyntheticReports.Matrix(new MatrixOptions([1, 2], null, ["fanout"], 1_000, 1));
         var note = runs[0].FanOut!.Words.LatencyNote;
 
-        var page = RenderedPage.Lines(MatrixRunner.Html(runs, "verdict", report, "<svg/>", null, null));
+        var page = RenderedPage.Lines(MatrixRunner.Html(runs, "verdict", report, null));
         var markdown = MatrixRunner.Markdown(runs, "verdict", report, null).Split('\n');
 
         Assert.Contains(page, line => line.StartsWith("td ", StringComparison.Ordinal) && line.Contains("| threadpool@1cpu | \u2265 ", StringComparison.Ordinal));
@@ -238,7 +238,7 @@ public class MatrixTests
         var report = SyntheticReports.Matrix(new MatrixOptions([1], null, ["sweep"], 10_000_000, 6));
         var runs = new[] { new CoreCountRun(1, null, 1, rows, null, null) };
 
-        var pages = MatrixRunner.Markdown(runs, "verdict", report, null) + string.Join("\n", RenderedPage.Lines(MatrixRunner.Html(runs, "verdict", report, "<svg/>", null, null)));
+        var pages = MatrixRunner.Markdown(runs, "verdict", report, null) + string.Join("\n", RenderedPage.Lines(MatrixRunner.Html(runs, "verdict", report, null)));
 
         Assert.DoesNotMatch(@"\dE-\d", pages);
         Assert.All(rows, row => Assert.Contains($"sync = {DurationText.Of(row.SyncSeconds)} [{DurationText.Of(row.Sync.Low!.Value)}, ", pages, StringComparison.Ordinal));

@@ -128,9 +128,9 @@ public sealed class ReceiveExperimentTests
         Assert.Equal([new EvidenceValue("per-call", 4), new EvidenceValue("preallocated", 1)], charts[0].Values);
         Assert.Contains(charts[0].SeedLines, line => line.Name.StartsWith("seed 002 per-call: 4.9 x", StringComparison.Ordinal));
         Assert.Equal("B", charts[1].Unit);
-        var svg = ConcurrencySandbox.LoadTests.Reports.ReportChart.Evidence(ConcurrencySandbox.LoadTests.Reports.RunAnalysis.Evidence(charts[0]));
-        Assert.Contains("data-series=\"per-call: 4 x preallocated\" data-points=\"1\"", svg);
-        Assert.Contains(">per-call</text>", svg);
+        var (kind, model) = ConcurrencySandbox.LoadTests.Reports.BarsModel.Of(ConcurrencySandbox.LoadTests.Reports.RunAnalysis.Evidence(charts[0]));
+        Assert.Equal(ConcurrencySandbox.LoadTests.Reports.BarsModel.Kind, kind);
+        Assert.Contains(((ConcurrencySandbox.LoadTests.Reports.BarsModel)model).Bars, bar => bar is { Name: "per-call", Value: 4, Label: "4 x preallocated" });
     }
 
     [Theory]

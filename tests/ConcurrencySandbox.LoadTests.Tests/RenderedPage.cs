@@ -46,11 +46,9 @@ internal static class RenderedPage
                     lines.AddRange(block.GetProperty("tiles").EnumerateArray().Select(tile => $"tile {tile.GetProperty("name").GetString()}: "
                         + string.Join("; ", tile.GetProperty("figures").EnumerateArray().Select(f => $"{f.GetProperty("label").GetString()} {f.GetProperty("value").GetString()}"))));
                     break;
-                case "figure":
-                    lines.Add($"figure {block.GetProperty("svg").GetString()}");
-                    break;
                 case "chart":
-                    lines.Add($"chart {block.GetProperty("chart").GetString()} {block.GetProperty("model").GetRawText()}");
+                    // A chart without a model draws from the page's summary.
+                    lines.Add($"chart {block.GetProperty("chart").GetString()} {(block.TryGetProperty("model", out var model) ? model.GetRawText() : "summary")}");
                     break;
             }
         }

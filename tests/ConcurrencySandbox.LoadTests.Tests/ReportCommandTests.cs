@@ -12,7 +12,7 @@ public sealed class ReportCommandTests : IDisposable
 {
     private readonly string _root = Path.Combine(Path.GetTempPath(), "report-" + Guid.NewGuid().ToString("N"));
 
-    private static readonly string[] Rendered = ["summary.md", "report.html", "curves.csv", "steps.csv", "telemetry.csv", "chart.svg", "distribution.svg", ReportWriter.ResponseCurveFile];
+    private static readonly string[] Rendered = ["summary.md", "report.html", "curves.csv", "steps.csv", "telemetry.csv"];
 
     [Fact]
     public async Task ReportRendersEveryFileAgainFromSummaryJsonAloneWithoutRunningAnything()

@@ -40,11 +40,11 @@ public sealed class StreamingEvidenceTests
         var allocating = chart.Distributions![0].Points;
         Assert.Equal(0.1, allocating.Single(p => p.Percentile == 99).LatencyMs, 9);
         Assert.Equal(5.1, allocating.Single(p => p.Percentile == 99.9).LatencyMs, 9);
-        var svg = ReportChart.Evidence(RunAnalysis.Evidence(chart));
-        Assert.Contains("data-series=\"allocating\" data-points=\"7\"", svg);
-        Assert.Contains("data-series=\"pipelines\" data-points=\"7\"", svg);
-        Assert.Contains("percentile of messages (log &quot;nines&quot; axis)", svg);
-        Assert.Contains(">99.9 %</text>", svg);
+        var (kind, model) = BarsModel.Of(RunAnalysis.Evidence(chart));
+        Assert.Equal(DistributionModel.Kind, kind);
+        var drawn = (DistributionModel)model;
+        Assert.Equal("messages", drawn.Population);
+        Assert.Equal(["allocating 7", "pipelines 7"], drawn.Curves.Select(c => $"{c.Name} {c.Points.Count}"));
     }
 
     [Fact]

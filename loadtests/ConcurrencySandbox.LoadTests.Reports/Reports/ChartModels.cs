@@ -1,10 +1,11 @@
 using System.Reflection;
 using ConcurrencySandbox.Contracts.Reports;
+using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>A variant as the interactive charts name and colour it (its button that shows or hides all its series).</summary>
-internal sealed record ChartVariant(string Name, string Color);
+public sealed record ChartVariant(string Name, string Color);
 
 /// <summary>
 /// One variant's response curve as <c>Charts.responseCurve</c> draws it: its points and its knee (the point's index);
@@ -28,7 +29,7 @@ public sealed record ResponseCurveModel(string Title, string LoadLabel, string L
             return Of(title, summary.Variants);
         }
         var unit = summary.Variants[0].LoadUnit;
-        return new ResponseCurveModel(title, ReportChart.LoadLabel(unit), ResponseCurve.UnitOf(unit),
+        return new ResponseCurveModel(title, ResponseCurve.LoadLabel(unit), ResponseCurve.UnitOf(unit),
             [.. capacity.Steps.GroupBy(s => s.Ramp).Select((ramp, i) =>
             {
                 var steps = ramp.OrderBy(s => s.Load).ToList();
@@ -52,7 +53,7 @@ public sealed record ResponseCurveModel(string Title, string LoadLabel, string L
             return null;
         }
         var unit = curved[0].LoadUnit;
-        return new ResponseCurveModel(title, ReportChart.LoadLabel(unit), ResponseCurve.UnitOf(unit),
+        return new ResponseCurveModel(title, ResponseCurve.LoadLabel(unit), ResponseCurve.UnitOf(unit),
             [.. curved.Select(v => new ChartCurve(v.Name, v.Color, v.Curve!.Points, v.Curve.Knee is { } k ? new Knee(k.Point, k.Reason) : null, v.Curve.Line))]);
     }
 }
@@ -89,6 +90,96 @@ internal sealed record TimeSeriesModel(string Title, string PanelTitle, string X
                 new TimeSeriesLine($"{v.Name} p99", v.Name, v.Color, false, [.. v.Intervals.Select(i => At(i, s => s.P99Ms))]),
                 new TimeSeriesLine($"{v.Name} p50", v.Name, v.Color, true, [.. v.Intervals.Select(i => At(i, s => s.P50Ms))]),
             })]);
+    }
+}
+
+/// <summary>What the charts of a run say they draw, in their title.</summary>
+public static class ChartTitle
+{
+    /// <summary>
+    /// A chart's title: the experiment, the seed it re-runs said in words (not where <paramref name="seedIntroduced"/>, on
+    /// a page whose answer already said it), the request(s) sent, and the machine.
+    /// </summary>
+    public static IReadOnlyList<string> Lines(RunSummary s, bool seedIntroduced = false) =>
+    [
+        $"{s.Experiment} ({s.Profile})",
+        .. !seedIntroduced && SeedReports.Introduce(s.Seed) is { } seed ? [$"re-runs {seed}"] : Array.Empty<string>(),
+        RequestPattern([.. s.Variants.Select(v => v.Request)]) is var request && request.StartsWith('/') ? $"GET {request}" : request,
+        $"{s.Machine.LogicalCores} logical cores{(s.ApiProcessorCount is { } n ? $", API ProcessorCount {n}" : "")}, {s.Machine.Runtime}, {s.Machine.CpuModel}",
+    ];
+
+    /// <summary>The requests as one line: the common start and end, and the parts that differ as {a|b|c}.</summary>
+    public static string RequestPattern(IReadOnlyList<string> requests)
+    {
+        var distinct = requests.Distinct().ToList();
+        if (distinct.Count <= 1)
+        {
+            return distinct.FirstOrDefault() ?? "";
+        }
+        var prefix = distinct.Aggregate((a, b) => a[..CommonLength(a, b, fromEnd: false)]);
+        var rest = distinct.Select(r => r[prefix.Length..]).ToList();
+        var suffix = rest.Aggregate((a, b) => a[^CommonLength(a, b, fromEnd: true)..]);
+        return $"{prefix}{{{string.Join('|', rest.Select(r => r[..^suffix.Length]))}}}{suffix}";
+    }
+
+    private static int CommonLength(string a, string b, bool fromEnd)
+    {
+        var n = 0;
+        while (n < a.Length && n < b.Length && (fromEnd ? a[^(n + 1)] == b[^(n + 1)] : a[n] == b[n]))
+        {
+            n++;
+        }
+        return n;
+    }
+}
+
+/// <summary>
+/// The charts report.html draws from the run's summary.json as the page carries it, with no model of their own
+/// (<c>Assets/charts.js</c>): every figure they plot is a field of the summary.
+/// </summary>
+public static class SummaryCharts
+{
+    /// <summary>Per variant on shared scales: latency and requests by outcome per interval (a burst's completion timeline and curve), the API's pool with the observer's adjustments; then the load.</summary>
+    public const string VariantPanels = "variantPanels";
+
+    /// <summary>Every variant's answered and timed-out requests on a "nines" axis, the timed-out ones dashed at their timeout (a lower bound).</summary>
+    public const string LatencyDistribution = "latencyDistribution";
+}
+
+/// <summary>A curve of <c>Charts.distribution</c>: its points on the "nines" axis, the lower bounds among them dashed.</summary>
+internal sealed record DistributionCurve(string Name, string Color, IReadOnlyList<SummaryPercentile> Points);
+
+/// <summary>The model of <c>Charts.distribution</c>: <paramref name="Quantity"/> (log) against the percentile of <paramref name="Population"/>.</summary>
+internal sealed record DistributionModel(string PanelTitle, string Population, string Quantity, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<DistributionCurve> Curves)
+{
+    public const string Kind = "distribution";
+}
+
+/// <summary>One bar of <c>Charts.bars</c>: a variant's figure as drawn (0 under its noise, <see cref="Noise.Drawn"/>) and as printed (<see cref="Noise.Amount"/>).</summary>
+internal sealed record ChartBar(string Name, string Color, double Value, string Label);
+
+/// <summary>The model of <c>Charts.bars</c>: an experiment's evidence, a bar per variant and the seed's figures as lines.</summary>
+internal sealed record BarsModel(string PanelTitle, string Unit, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<ChartBar> Bars, IReadOnlyList<SummaryNamedValue> SeedLines)
+{
+    public const string Kind = "bars";
+
+    /// <summary>
+    /// An experiment's evidence chart: its bars, a variant's colour each (a matrix's "async@2cpu" in async's), the seed's
+    /// figures beside; or its distributions' curves on a "nines" axis of <see cref="SummaryEvidence.Unit"/>'s lateness.
+    /// </summary>
+    public static (string Kind, object Model) Of(SummaryEvidence chart)
+    {
+        static string ColorOf(string name) => VariantPalette.ColorOf(name.Split('@')[0]);
+        if (chart.Distributions is { Count: > 0 } distributions)
+        {
+            return (DistributionModel.Kind, new DistributionModel(chart.Title, chart.Unit, "lateness",
+                [.. distributions.Select(d => new ChartVariant(d.Name, ColorOf(d.Name)))],
+                [.. distributions.Select(d => new DistributionCurve(d.Name, ColorOf(d.Name), d.Points))]));
+        }
+        return (Kind, new BarsModel(chart.Title, chart.Unit,
+            [.. chart.Values.Select(v => new ChartVariant(v.Name, ColorOf(v.Name)))],
+            [.. chart.Values.Select(v => new ChartBar(v.Name, ColorOf(v.Name), Noise.Drawn(v.Value), Noise.Amount(v.Value, chart.Unit)))],
+            chart.SeedLines));
     }
 }
 

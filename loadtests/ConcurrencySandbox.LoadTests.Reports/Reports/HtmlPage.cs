@@ -57,24 +57,23 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
     /// <summary>Links to files beside the page (relative names only: opening the page fetches none of them).</summary>
     public HtmlPage Links(string lead, IEnumerable<string> files) => Add(new LinksBlock(lead, [.. files]));
 
-    /// <summary>An SVG drawn by <see cref="SvgChart"/> (trusted markup, not text), the same as <paramref name="file"/> written beside the page (Markdown links that).</summary>
-    public HtmlPage Figure(string svg, string? file = null, string? alt = null) => Add(new FigureBlock(svg, file, alt));
-
-    public HtmlPage Figures(IEnumerable<(string Svg, string File, string Alt)> figures) => figures.Aggregate(this, (page, f) => page.Figure(f.Svg, f.File, f.Alt));
-
     /// <summary>
     /// One tile per item, side by side: its name over a colour bar, then its figures as label and value; in Markdown a
     /// table whose first column, the tiles' names, is headed <paramref name="names"/> (what each tile is: a variant, a core count).
     /// </summary>
     public HtmlPage Tiles(IEnumerable<ReportTile> tiles, string names = "variant") => Add(new TilesBlock([.. tiles], names));
 
-    /// <summary>An interactive chart that <c>Assets/charts.js</c> draws from its model (<see cref="ResponseCurveModel"/>, <see cref="TimeSeriesModel"/>); <paramref name="file"/>: its static twin beside the page, which Markdown links.</summary>
-    public HtmlPage Chart(string kind, object model, string? file = null) => Add(new ChartBlock(kind, model, file));
+    /// <summary>
+    /// An interactive chart that <c>Assets/charts.js</c> draws from its model (<see cref="ResponseCurveModel"/>,
+    /// <see cref="TimeSeriesModel"/>...), or without one from the page's summary (<see cref="SummaryCharts"/>);
+    /// Markdown says the page draws it.
+    /// </summary>
+    public HtmlPage Chart(string kind, object? model = null) => Add(new ChartBlock(kind, model));
 
     /// <summary>
     /// The page as Markdown (summary.md): the same blocks in the same order, tables as Markdown tables, tiles as one
-    /// table, charts and figures as links to their files beside it; a section left with nothing to say in Markdown (an
-    /// interactive chart with no file) is left out with its heading.
+    /// table, each chart as a link to the page that draws it (<see cref="ChartsLink"/>); a section left with nothing to
+    /// say in Markdown is left out with its heading.
     /// </summary>
     public string ToMarkdown()
     {
@@ -87,8 +86,8 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
     /// <summary>The classes whose paragraph Markdown writes in bold (the partial note, the plain answer).</summary>
     public const string PartialClass = "verdict partial", AnswerClass = "answer";
 
-    /// <summary>"response curve" for response-curve.svg.</summary>
-    private static string AltOf(string file) => Path.GetFileNameWithoutExtension(file).Replace('-', ' ');
+    /// <summary>Where Markdown sends a reader for a chart: report.html beside it draws every chart from the same figures.</summary>
+    public const string ChartsLink = "Drawn in [report.html](report.html), from the same figures.";
 
     private static string? Markdown(PageBlock block) => block switch
     {
@@ -101,8 +100,7 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
         TilesBlock { Tiles.Count: > 0 } t => new TextTable([t.Names, .. t.Tiles[0].Figures.Select(f => f.Label)], [.. t.Tiles.Select(tile => (IReadOnlyList<string>)[tile.Name, .. tile.Figures.Select(f => f.Value)])],
             Enumerable.Range(1, t.Tiles[0].Figures.Count).ToHashSet()).ToMarkdown().TrimEnd('\n'),
         LinksBlock l => $"{l.Text}{string.Join(", ", l.Items.Select(file => $"[{file}]({file})"))}.",
-        FigureBlock { File: { } file } f => $"![{f.Alt ?? AltOf(file)}]({file})",
-        ChartBlock { File: { } file } => $"![{AltOf(file)}]({file})",
+        ChartBlock => ChartsLink,
         _ => null,
     };
 
@@ -146,7 +144,6 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
 [JsonDerivedType(typeof(ListBlock), "list")]
 [JsonDerivedType(typeof(TableBlock), "table")]
 [JsonDerivedType(typeof(LinksBlock), "links")]
-[JsonDerivedType(typeof(FigureBlock), "figure")]
 [JsonDerivedType(typeof(TilesBlock), "tiles")]
 [JsonDerivedType(typeof(ChartBlock), "chart")]
 public abstract record PageBlock;
@@ -164,10 +161,8 @@ public sealed record TableBlock(IReadOnlyList<string> Headers, IReadOnlyList<IRe
 
 public sealed record LinksBlock(string Text, IReadOnlyList<string> Items) : PageBlock;
 
-public sealed record FigureBlock(string Svg, [property: JsonIgnore] string? File, [property: JsonIgnore] string? Alt) : PageBlock;
-
 /// <param name="Names">What each tile is, the Markdown table's first column ("variant", "core count"); the page shows each tile's name alone.</param>
 public sealed record TilesBlock(IReadOnlyList<ReportTile> Tiles, [property: JsonIgnore] string Names) : PageBlock;
 
-/// <summary>An interactive chart: <c>Charts[kind]</c> of <c>Assets/charts.js</c> draws <paramref name="Model"/>.</summary>
-public sealed record ChartBlock([property: JsonPropertyName("chart")] string ChartKind, object Model, [property: JsonIgnore] string? File) : PageBlock;
+/// <summary>An interactive chart: <c>Charts[kind]</c> of <c>Assets/charts.js</c> draws <paramref name="Model"/>, or the page's summary where it has none.</summary>
+public sealed record ChartBlock([property: JsonPropertyName("chart")] string ChartKind, object? Model) : PageBlock;

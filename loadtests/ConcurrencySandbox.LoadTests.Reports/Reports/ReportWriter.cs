@@ -8,8 +8,8 @@ namespace ConcurrencySandbox.LoadTests.Reports;
 
 /// <summary>
 /// Writes a report folder from a run's one result (<see cref="RunSummary"/>): summary.json, then curves.csv, steps.csv,
-/// telemetry.csv, summary.md, chart.svg, distribution.svg (when any request completed), response-curve.svg and
-/// report.html, each a function of the summary alone (so <c>report PATH/summary.json</c> renders them again).
+/// telemetry.csv, summary.md and report.html (which draws the charts), each a function of the summary alone (so
+/// <c>report PATH/summary.json</c> renders them again).
 /// </summary>
 public static class ReportWriter
 {
@@ -37,31 +37,12 @@ public static class ReportWriter
     private static void Render(string folder, RunSummary summary)
     {
         Directory.CreateDirectory(folder);
-        var title = ReportChart.Title(summary);
         File.WriteAllText(Path.Combine(folder, "curves.csv"), CurvesCsv(summary.Variants));
         File.WriteAllText(Path.Combine(folder, "telemetry.csv"), TelemetryCsv(summary.Variants));
         File.WriteAllText(Path.Combine(folder, StepsFileName), StepsCsv(summary.Variants));
-        if (ResponseCurveModel.Of(title[0], summary) is { } curves)
-        {
-            File.WriteAllText(Path.Combine(folder, ResponseCurveFile), ReportChart.ResponseCurves(title, curves));
-        }
-        var (evidence, charts) = Figures(summary);
-        foreach (var (svg, file, _) in evidence.Concat(charts))
-        {
-            File.WriteAllText(Path.Combine(folder, file), svg);
-        }
-        var page = ReportPage(summary, evidence, charts);
+        var page = ReportPage(summary);
         File.WriteAllText(Path.Combine(folder, "summary.md"), page.ToMarkdown());
         File.WriteAllText(Path.Combine(folder, "report.html"), page.ToString());
-    }
-
-    /// <summary>The static charts beside the report, each with its file name and alt text: the experiment's evidence, then chart.svg and distribution.svg (when any request completed).</summary>
-    private static (List<(string Svg, string File, string Alt)> Evidence, List<(string Svg, string File, string Alt)> Charts) Figures(RunSummary r)
-    {
-        var distribution = ReportChart.Distribution(ReportChart.Title(r), r.Variants);
-        return (
-            [.. EvidenceDrawn(r).Select((e, i) => (ReportChart.Evidence(e), Invariant($"evidence-{i + 1}.svg"), e.Title))],
-            [(ReportChart.Render(r), "chart.svg", "chart"), .. distribution is null ? [] : new[] { (distribution, "distribution.svg", "latency distribution") }]);
     }
 
     /// <summary>The evidence charts worth drawing: a distribution, or bars of which at least one is not 0.</summary>
@@ -73,8 +54,6 @@ public static class ReportWriter
 
     private static bool AllZero(SummaryEvidence e) => e.Distributions is not { Count: > 0 } && e.Values.All(v => v.Value == 0);
 
-    /// <summary>The static response curve, for summary.md and the README (report.html draws the interactive one).</summary>
-    public const string ResponseCurveFile = "response-curve.svg";
 
     public static string CurvesCsv(IEnumerable<SummaryVariant> variants)
     {
@@ -120,11 +99,7 @@ public static class ReportWriter
         [.. (r.Capacity?.Findings ?? []).Skip(1).Select(f => Invariant($"{f.Cause}{(f.Place is null ? "" : $" at {f.Place}")} ({f.Evidence}; {100 * f.Weight:0} % of the break by its measure)"))];
 
     /// <summary>summary.md: report.html's blocks as Markdown (<see cref="HtmlPage.ToMarkdown"/>), so the two say the same in the same order.</summary>
-    public static string SummaryMarkdown(RunSummary r)
-    {
-        var (evidence, charts) = Figures(r);
-        return ReportPage(r, evidence, charts).ToMarkdown();
-    }
+    public static string SummaryMarkdown(RunSummary r) => ReportPage(r).ToMarkdown();
 
     /// <summary>
     /// The report's opening, the same blocks in report.html and summary.md: the partial note, the plain answer, the tiles
@@ -171,22 +146,20 @@ public static class ReportWriter
     public const string HeadlineDetailsHeading = "What the headline rests on";
 
     /// <summary>report.html, from the same blocks as summary.md.</summary>
-    public static string ReportHtml(RunSummary r)
-    {
-        var (evidence, charts) = Figures(r);
-        return ReportPage(r, evidence, charts).ToString();
-    }
+    public static string ReportHtml(RunSummary r) => ReportPage(r).ToString();
 
-    /// <summary>The report's blocks: the answer first, then the seed beside today, the variants, thresholds, machine, command line and charts.</summary>
-    /// <param name="evidence">The experiment's own evidence charts, drawn right under the verdict.</param>
-    private static HtmlPage ReportPage(RunSummary r, IEnumerable<(string Svg, string File, string Alt)> evidence, IEnumerable<(string Svg, string File, string Alt)> charts)
+    /// <summary>
+    /// The report's blocks: the answer first, then the curves, the experiment's own evidence, the seed beside today, the
+    /// variants, thresholds, machine and command line, and the charts of each variant over time.
+    /// </summary>
+    private static HtmlPage ReportPage(RunSummary r)
     {
         var page = Opening(new HtmlPage(PageTitle(r), r), r)
             .Heading(2, r.HeadlineDetails is null ? null : HeadlineDetailsHeading)
             .Paragraph(r.HeadlineDetails, "details");
-        page = InteractiveCharts(page, string.Join(" \u00b7 ", ReportChart.Title(r, seedIntroduced: r.Answer is not null)), r)
-            .Heading(2, r.Evidence.Count > 0 ? "The experiment's own evidence" : null)
-            .Figures(evidence)
+        page = InteractiveCharts(page, string.Join(" \u00b7 ", ChartTitle.Lines(r, seedIntroduced: r.Answer is not null)), r)
+            .Heading(2, r.Evidence.Count > 0 ? "The experiment's own evidence" : null);
+        page = EvidenceDrawn(r).Select(BarsModel.Of).Aggregate(page, (p, chart) => p.Chart(chart.Kind, chart.Model))
             .List(EvidenceAllZero(r))
             .Heading(2, SeedHeading(r))
             .Table(SeedHeading(r) is null ? null : SeedTable(r))
@@ -209,7 +182,7 @@ public static class ReportWriter
             ? page.Paragraph(NoThresholds)
             : page.Table(ThresholdTable(r))
                 .Paragraph(ThresholdNote(r));
-        return page
+        page = page
             .Paragraph(r.Partial is not null ? "The run was stopped before it finished, so it exits with code 130 whatever its thresholds say."
                 : r.Thresholds.Count == 0 ? null
                 : r.Passed ? "All thresholds passed." : "At least one threshold failed: the run exits with code 1.")
@@ -220,11 +193,23 @@ public static class ReportWriter
                 Invariant($"Started {r.StartedAt:u} against {r.Target}."),
                 $"Load shape: {r.LoadShape}.",
             ])
-            .Links("Files of this report: ", ReportFiles(r))
+            .Links("Files of this report: ", ReportFiles)
             .Paragraph("Command line:")
-            .Preformatted(r.CommandLine)
-            .Heading(2, "Charts")
-            .Figures(charts);
+            .Preformatted(r.CommandLine);
+        return SummaryChartSections(page, r.Variants);
+    }
+
+    /// <summary>
+    /// The charts drawn from the page's summary (<see cref="SummaryCharts"/>): each variant over time, then the latency
+    /// distribution when any request has a latency or a bound; nothing for a run without variants.
+    /// </summary>
+    public static HtmlPage SummaryChartSections(HtmlPage page, IReadOnlyList<SummaryVariant> variants)
+    {
+        if (variants.Count > 0)
+        {
+            page = page.Heading(2, "Per variant over time").Chart(SummaryCharts.VariantPanels);
+        }
+        return variants.Any(v => v.Distribution.Count > 0) ? page.Heading(2, "Latency distribution").Chart(SummaryCharts.LatencyDistribution) : page;
     }
 
     /// <summary>
@@ -234,7 +219,7 @@ public static class ReportWriter
     public static HtmlPage InteractiveCharts(HtmlPage page, string title, RunSummary r)
     {
         var variants = r.Variants;
-        page = ResponseCurveSection(page, "Response curve", ResponseCurveModel.Of(title, r), ResponseCurveFile);
+        page = ResponseCurveSection(page, "Response curve", ResponseCurveModel.Of(title, r));
         // A capacity search's steps are one service at one load each: its curve is the picture, not a time axis of steps drawn over each other.
         if (variants.Count > 1 && r.Capacity is null && variants.All(v => v.LoadUnit != "burst") && TimeSeriesModel.LatencyOverTime(title, variants) is { } overTime)
         {
@@ -244,9 +229,9 @@ public static class ReportWriter
     }
 
     /// <summary>The interactive response curve under its heading, then each variant's knee in words; the page unchanged when the load was not stepped.</summary>
-    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, ResponseCurveModel? model, string? file = null) =>
+    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, ResponseCurveModel? model) =>
         model is { } curves
-            ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, curves, file).List(KneeLines(curves))
+            ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, curves).List(KneeLines(curves))
             : page;
 
     /// <summary>Each variant's knee in words as the analysis put it: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
@@ -315,13 +300,7 @@ public static class ReportWriter
     }
 
     /// <summary>The report folder's other files, as report.html links them.</summary>
-    private static IEnumerable<string> ReportFiles(RunSummary r) =>
-    [
-        "curves.csv", StepsFileName, "telemetry.csv", SummaryFileName, "summary.md", "chart.svg",
-        .. ResponseCurveModel.Of(r.Experiment, r) is not null ? [ResponseCurveFile] : Array.Empty<string>(),
-        .. r.Variants.Any(v => v.Distribution.Count > 0) ? ["distribution.svg"] : Array.Empty<string>(),
-        .. Enumerable.Range(1, EvidenceDrawn(r).Count).Select(i => Invariant($"evidence-{i}.svg")),
-    ];
+    private static readonly string[] ReportFiles = ["curves.csv", StepsFileName, "telemetry.csv", SummaryFileName, "summary.md"];
 
     /// <summary>
     /// report.html's heading, in plain words: what was tested (the variants compared, or the capacity searched for), the

@@ -1,3 +1,4 @@
+using System.Globalization;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Engine;
 using static System.FormattableString;
@@ -43,6 +44,19 @@ public static class ResponseCurve
 
     /// <summary>The load's unit as a curve's axis and sentences print it ("users", "req/s").</summary>
     public static string UnitOf(string loadUnit) => loadUnit == "rate" ? "req/s" : loadUnit;
+
+    /// <summary>A load axis's label, naming the unit its points are in: "users", "clients", "arrival rate (req/s)", the burst's size.</summary>
+    public static string LoadLabel(string loadUnit) => loadUnit switch
+    {
+        "rate" => "arrival rate (req/s)",
+        "burst" => "requests sent at once (the burst)",
+        _ => loadUnit,
+    };
+
+    /// <summary>A latency in milliseconds written with its unit, as a knee's reason says it: 1 ms, 100 ms, 1 s, 10 s.</summary>
+    public static string Milliseconds(double ms) => ms >= 1000
+        ? (ms / 1000).ToString("0.##", CultureInfo.InvariantCulture) + " s"
+        : ms.ToString(ms >= 1 ? "0.##" : "0.###", CultureInfo.InvariantCulture) + " ms";
 
     /// <summary>
     /// A load as every page prints it: users or clients a count ("40 users", "1 user", "5,124 clients", <see cref="CountText"/>),
@@ -153,7 +167,7 @@ public static class ResponseCurve
         // No answer in the step: its timed-out requests' bound stands for its latency (at least that long).
         if ((point.P99Ms ?? point.TimedOutAtLeastMs) is { } p99 && p99 > LatencyKneeFactor * unloadedMs)
         {
-            return $"p99 {(point.P99Ms is null ? "\u2265 " : "")}{SvgChart.Milliseconds(p99)} > {LatencyKneeFactor:0} x unloaded {SvgChart.Milliseconds(unloadedMs)}";
+            return $"p99 {(point.P99Ms is null ? "\u2265 " : "")}{Milliseconds(p99)} > {LatencyKneeFactor:0} x unloaded {Milliseconds(unloadedMs)}";
         }
         // Throughput can only stop growing after a step that had some: from no answer to no answer is no knee.
         if (point.Load > before.Load && before.Load > 0 && before.OkPerSecond > 0)

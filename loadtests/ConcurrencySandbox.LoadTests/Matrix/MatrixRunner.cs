@@ -66,17 +66,9 @@ internal sealed record MatrixReport(string Folder, MatrixOptions Options, Contai
         }
         File.WriteAllText(Path.Combine(Folder, "curves.csv"), ReportWriter.CurvesCsv(allFanOut));
         File.WriteAllText(Path.Combine(Folder, "telemetry.csv"), ReportWriter.TelemetryCsv(allFanOut));
-        var observations = fanOuts.SelectMany(r => r.FanOut!.Observations).DistinctBy(o => o.Key).ToDictionary();
-        var chart = ReportChart.Render(fanOuts.Count == 0 ? [EmptyChartTitle] : ReportChart.Title(fanOuts[0].FanOut! with { Experiment = "fanout per core count", Variants = allFanOut, ApiProcessorCount = null }), allFanOut, observations);
-        File.WriteAllText(Path.Combine(Folder, "chart.svg"), chart);
-        var efficiency = EfficiencyChart.Render(runs);
-        if (efficiency is not null)
-        {
-            File.WriteAllText(Path.Combine(Folder, MatrixRunner.EfficiencyFile), efficiency);
-        }
         var verdict = partial is null ? MatrixRunner.Hypothesis3(runs) : $"{MatrixRunner.Hypothesis3Name} not judged: {MatrixRunner.NotJudged}.";
         File.WriteAllText(Path.Combine(Folder, "matrix.md"), MatrixRunner.Markdown(runs, verdict, this, partial));
-        File.WriteAllText(Path.Combine(Folder, "report.html"), MatrixRunner.Html(runs, verdict, this, chart, efficiency, partial));
+        File.WriteAllText(Path.Combine(Folder, "report.html"), MatrixRunner.Html(runs, verdict, this, partial));
         File.WriteAllText(Path.Combine(Folder, MatrixFile.FileName), JsonSerializer.Serialize(
             new
             {
@@ -123,9 +115,6 @@ internal static class MatrixRunner
 
     /// <summary>What the sweep request may take beyond the longest the API's sweep can run (<see cref="MeasurementPolicy.LongestSweep"/>): starting, calibrating, answering.</summary>
     private static readonly TimeSpan SweepTimeoutMargin = TimeSpan.FromMinutes(10);
-
-    /// <summary>The compute sweep's efficiency chart (<see cref="EfficiencyChart"/>) in the matrix's folder.</summary>
-    public const string EfficiencyFile = "efficiency.svg";
 
     /// <summary>A core count's fan-out report folder in the matrix's: "fanout-2cpu".</summary>
     public static string FanOutFolder(CoreCountRun run) => $"fanout-{run.Key}";
@@ -524,7 +513,7 @@ internal static class MatrixRunner
         {
             var row = Largest(r);
             var mark = FigureChecks.MarkOf(Flags(row, r.ApiProcessorCount ?? r.Cpus), FigureChecks.EfficiencyFigure);
-            return new ReportTile(r.Label, EfficiencyChart.ColorOf(i),
+            return new ReportTile(r.Label, EfficiencyModel.ColorOf(i),
             [
                 new(SweepTileLabels[0].Label, string.Create(CultureInfo.InvariantCulture, $"{EfficiencyText(row)} n={row.Efficiency.Count}{mark}")),
                 new(SweepTileLabels[1].Label, CyclesText(row.Amount)),
@@ -556,23 +545,32 @@ internal static class MatrixRunner
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         var swept = measured.Where(r => r.Sweep.Count > 0).ToList();
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
-        var page = new HtmlPage($"Core-count matrix{(partial is null ? "" : ", PARTIAL")}")
+        var together = FanOutsTogether(fanOuts);
+        var page = new HtmlPage($"Core-count matrix{(partial is null ? "" : ", PARTIAL")}", together)
             .Paragraph(partial is null ? null : $"PARTIAL REPORT: {ReportWriter.PartialNote(partial)}", HtmlPage.PartialClass)
             .Paragraph(Answer(measured, judged: partial is null), HtmlPage.AnswerClass);
         if (swept.Count > 0)
         {
             page = page.Tiles(SweepTiles(swept), "core count").Paragraph(SweepTileLegend, "legend");
         }
-        if (fanOuts.Count > 0)
+        if (together is not null)
         {
-            // Every core count's variants as one run's ("async@1cpu", "async@2cpu"), so the tiles and their legend are the run reports' own.
-            var together = fanOuts[0].FanOut! with { Variants = [.. fanOuts.SelectMany(r => r.FanOut!.Variants)] };
             page = page.Tiles(ReportWriter.Tiles(together)).Paragraph(ReportWriter.TileLegend(together, "the fan-out's tiles, one per variant and core count"), "legend");
         }
         page = page.Paragraph(verdict, "verdict").List(FanOutVerdicts(fanOuts, partial));
         page = fanOuts.Count == 0 ? page : page.Links(OwnReportsLead, fanOuts.Select(run => $"{FanOutFolder(run)}/report.html"));
         return page.Heading(2, AnswerDetailsHeading).Paragraph(AnswerDetails(measured));
     }
+
+    /// <summary>
+    /// Every core count's fan-out as one run's, its variants "async@1cpu", "async@2cpu" with their observations: the
+    /// tiles and their legend are the run reports' own, and the page's charts draw it as a run's summary; null without a fan-out.
+    /// </summary>
+    private static RunSummary? FanOutsTogether(IReadOnlyList<CoreCountRun> fanOuts) => fanOuts.Count == 0 ? null : fanOuts[0].FanOut! with
+    {
+        Variants = [.. fanOuts.SelectMany(r => r.FanOut!.Variants)],
+        Observations = fanOuts.SelectMany(r => r.FanOut!.Observations).DistinctBy(o => o.Key).ToDictionary(),
+    };
 
     /// <summary>The heading of what the answer rests on, the first section after the first screen.</summary>
     public const string AnswerDetailsHeading = "What the answer rests on";
@@ -599,7 +597,7 @@ internal static class MatrixRunner
             md.AppendLine();
             md.Append(SweepTable(measured).ToMarkdown());
             md.AppendLine();
-            md.AppendLine($"![efficiency vs cycles per core count]({EfficiencyFile})");
+            md.AppendLine(HtmlPage.ChartsLink);
             var flags = Flags(measured);
             if (flags.Count > 0)
             {
@@ -623,7 +621,7 @@ internal static class MatrixRunner
             md.AppendLine();
             md.AppendLine("## Fan-out per core count");
             md.AppendLine();
-            md.AppendLine("![fan-out per core count](chart.svg)");
+            md.AppendLine(HtmlPage.ChartsLink);
             md.AppendLine();
             md.AppendLine(StarvedNote(report.DelayMs, fanOuts));
             md.AppendLine();
@@ -633,7 +631,7 @@ internal static class MatrixRunner
     }
 
     /// <summary>The matrix's report.html: the first screen (<see cref="Opening"/>: the plain answer, the tiles, the verdicts and each core count's report), then the sweep and its flags, the fan-out, the setup and the chart.</summary>
-    public static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string chartSvg, string? efficiencySvg, string? partial)
+    public static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string? partial)
     {
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
@@ -642,9 +640,9 @@ internal static class MatrixRunner
         if (measured.Any(r => r.Sweep.Count > 0))
         {
             page.Heading(2, "Compute sweep (seed 004's table) per core count").Table(SweepTable(measured)).List(SweepFacts(measured));
-            if (efficiencySvg is not null)
+            if (EfficiencyModel.Of(runs) is { } efficiency)
             {
-                page.Figure(efficiencySvg);
+                page.Chart(EfficiencyModel.Kind, efficiency).Paragraph(EfficiencyModel.Footnote, "legend");
             }
         }
         // The flags qualify the sweep's rows: under its table, as in matrix.md, not as the first section a reader meets.
@@ -657,10 +655,10 @@ internal static class MatrixRunner
             page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}", ResponseCurveModel.Of($"Fan-out on {run.Label}", run.FanOut!.Variants)));
             page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, report.DelayMs)).Paragraph(StarvedNote(report.DelayMs, fanOuts));
         }
-        return page.Heading(2, "Machine and run").List(Setup(runs, report)).Paragraph("Command line:").Preformatted(report.CommandLine)
-            .Links("Files of this report: ", ["matrix.md", "matrix.json", "curves.csv", "telemetry.csv", "chart.svg", .. efficiencySvg is null ? Array.Empty<string>() : [EfficiencyFile],
-                .. fanOuts.Select(run => $"{FanOutFolder(run)}/report.html")])
-            .Heading(2, "Charts").Figure(chartSvg).ToString();
+        page = page.Heading(2, "Machine and run").List(Setup(runs, report)).Paragraph("Command line:").Preformatted(report.CommandLine)
+            .Links("Files of this report: ", ["matrix.md", "matrix.json", "curves.csv", "telemetry.csv",
+                .. fanOuts.Select(run => $"{FanOutFolder(run)}/report.html")]);
+        return ReportWriter.SummaryChartSections(page, [.. fanOuts.SelectMany(r => r.FanOut!.Variants)]).ToString();
     }
 
     private static IEnumerable<string> Setup(IReadOnlyList<CoreCountRun> runs, MatrixReport report) =>

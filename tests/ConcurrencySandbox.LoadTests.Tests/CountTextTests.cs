@@ -28,6 +28,9 @@ public sealed partial class CountTextTests : IDisposable
         Assert.Equal("1 user", ResponseCurve.LoadText(1, "users"));
         Assert.Equal("5,124 clients", ResponseCurve.LoadText(5_124, "clients"));
         Assert.Equal("2.5 req/s", ResponseCurve.LoadText(2.5, "rate"));
+        Assert.Equal("1 request", CountText.Amount(1.04, "request"));
+        Assert.Equal("1.1 requests", CountText.Amount(1.06, "request"));
+        Assert.Equal("1,250.5 requests", CountText.Amount(1_250.5, "request"));
     }
 
     /// <summary>Every report kind with a measured variant (a stopped run before its first step has no count to print).</summary>

@@ -77,6 +77,9 @@ internal static class BlockingPrimitive
         ("Stream.CopyTo", StreamRead),
         ("StreamReader.ReadToEnd", StreamRead),
         ("StreamReader.ReadLine", StreamRead),
+        // A pipe's synchronous read (on Unix a socket below it): what a reader's inlined ReadToEnd leaves on the stack.
+        ("PipeStream.Read", StreamRead),
+        ("PipeStream.ReadCore", StreamRead),
     ];
 
     // The frames a wait ends in, below the entry point the developer called (a library's own wait, a socket read in a
@@ -88,6 +91,8 @@ internal static class BlockingPrimitive
         "WaitSubsystem.Wait", "Thread.SpinWait", "SpinWait.SpinOnce", "Thread.Yield",
         "Sys.LowLevelMonitor_Wait", "Sys.LowLevelMonitor_TimedWait", "Sys.Poll", "Sys.WaitForSocketEvents", "Sys.Read", "Sys.PRead",
         "Sys.Receive", "Sys.ReceiveMessage", "Sys.Connect", "Sys.Accept", "Sys.Write", "Sys.Send", "Sys.SendMessage", "Sys.Select",
+        // A blocking socket's receive once the JIT inlined Socket.Receive and the read's interop stub into them.
+        "SocketAsyncContext.ReceiveFrom", "SocketPal.TryCompleteReceiveFrom",
     ];
 
     /// <summary>

@@ -181,13 +181,14 @@ public sealed record StarvationDiagnosis(DiagnosisInputs Inputs, int NeededThrea
     {
         var i = Inputs;
         var where = i.CallSite is null ? "" : i.AlsoBlocking.Count > 0 ? $" The blocking call sites: {i.CallSite}." : $" The blocking call site: {i.CallSite}.";
+        var inFlight = Invariant($"{CountText.Amount(i.RequestsInFlight, "request")} in flight ({i.InFlightBasis})");
         var sizing = i.RequestsHoldNoPoolThread
-            ? Invariant($"held no pool thread while it waited ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}), and the stack sample found no pool thread in user code)")
+            ? Invariant($"held no pool thread while it waited ({inFlight}, and the stack sample found no pool thread in user code)")
             : i.RequestsRunNotBlock
-            ? Invariant($"kept its pool threads busy, not blocked ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}); the stack sample found {i.BusySite}, and none blocked in user code), so more pool threads or an async call would not help (the cores bound it)")
+            ? Invariant($"kept its pool threads busy, not blocked ({inFlight}; the stack sample found {i.BusySite}, and none blocked in user code), so more pool threads or an async call would not help (the cores bound it)")
             : i.NoneSampledBlocked
-            ? Invariant($"held no pool thread blocked ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}), and neither the stack sample nor the runtime's injections showed a pool thread parked in a wait)")
-            : Invariant($"needed about {NeededThreads} threads ({i.RequestsInFlight:0.#} requests in flight ({i.InFlightBasis}) x {Math.Max(1, i.ThreadsPerRequest):0.#} pool threads each, Little's law)");
+            ? Invariant($"held no pool thread blocked ({inFlight}, and neither the stack sample nor the runtime's injections showed a pool thread parked in a wait)")
+            : Invariant($"needed about {CountText.Of(NeededThreads, "thread")} ({inFlight} x {CountText.Amount(Math.Max(1, i.ThreadsPerRequest), "pool thread")} each, Little's law)");
         if (!Starved)
         {
             // Injections for starvation with no thread sampled blocked are said as what they are, not read as starvation.

@@ -15,6 +15,13 @@ public static class CountText
     /// <summary>"1 core", "2 cores", "3,895,458 requests"; <paramref name="plural"/> where the noun does not take an "s".</summary>
     public static string Of(long count, string singular, string? plural = null) => $"{Of(count)} {Noun(count, singular, plural)}";
 
+    /// <summary>A measured amount to one decimal with its noun: "1 request", "2.5 requests", "1,250 requests"; singular only when it prints as 1.</summary>
+    public static string Amount(double amount, string singular, string? plural = null)
+    {
+        var text = amount.ToString("#,0.#", CultureInfo.InvariantCulture);
+        return $"{text} {(text == "1" ? singular : plural ?? singular + "s")}";
+    }
+
     /// <summary>A list in words: "a", "a and b", "a, b and c"; empty for none.</summary>
     public static string Listed(IReadOnlyList<string> items) =>
         items.Count < 2 ? string.Concat(items) : $"{string.Join(", ", items.SkipLast(1))} and {items[^1]}";

@@ -238,9 +238,13 @@ public sealed record SummaryInterval(
     public long Completed => Ok + HttpErrors;
 }
 
-/// <summary>One reading of the API's runtime during a variant (seconds since it began).</summary>
+/// <summary>
+/// One reading of the API's runtime during a variant (seconds since it began). <paramref name="OsThreads"/> is null for a
+/// reading of the runtime's counters over the diagnostics channel (a service the runner observes), which carry none.
+/// </summary>
 public sealed record SummaryTelemetry(
-    double ElapsedSeconds, int ThreadCount, long QueueLength, long CompletedItems, double CpuPercent, int OsThreads, long WorkingSetBytes,
+    double ElapsedSeconds, int ThreadCount, long QueueLength, long CompletedItems, double CpuPercent,
+    int? OsThreads, long WorkingSetBytes,
     long HeapBytes, long AllocatedBytes, int Gen0, int Gen1, int Gen2, double GcPauseMs, long LockContentions, long InFlight);
 
 /// <summary>One request of a burst: when it ended (seconds since the burst was sent), how long it took, and how it ended ("Ok", "HttpStatus", "Timeout", "ConnectionError").</summary>

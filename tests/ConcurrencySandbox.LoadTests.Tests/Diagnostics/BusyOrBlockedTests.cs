@@ -61,6 +61,37 @@ public sealed class BusyOrBlockedTests
         .. Bottoms[random.Next(Bottoms.Length)],
     ]);
 
+    /// <summary>
+    /// A synchronous read of a pipe to its end, leaf first, as dotnet-stack showed it in a minimal API written cold (issue
+    /// 37's walk, 2026-11-30: <c>new StreamReader(pipe).ReadToEnd()</c>; on Unix the pipe is a socket). The runner's sample
+    /// of the same process had the reader's ReadToEnd inlined and read 40 threads parked in it as "run (busy on a core)".
+    /// </summary>
+    private static readonly string[] PipeRead =
+    [
+        "UNMANAGED_CODE_TIME", "Interop+Sys.Read", "System.Net.Sockets.SocketPal.TryCompleteReceiveFrom", "System.Net.Sockets.SocketAsyncContext.ReceiveFrom",
+        "System.Net.Sockets.Socket.Receive", "System.Net.Sockets.Socket.Receive", "System.IO.Pipes.PipeStream.ReadCore", "System.IO.StreamReader.ReadBuffer",
+        "System.IO.StreamReader.ReadToEnd",
+    ];
+
+    [Fact]
+    public void APipeReadWaitsWhicheverOfItsFramesTheJitInlined()
+    {
+        // Any frame but the leaf's native time and the one the read's syscall is made from may be inlined into its caller.
+        var random = new Random(3707);
+        var inlinable = Enumerable.Range(1, PipeRead.Length - 1).Where(i => PipeRead[i] != "System.Net.Sockets.SocketPal.TryCompleteReceiveFrom").ToList();
+        for (var i = 0; i < 200; i++)
+        {
+            var inlined = inlinable.Where(_ => random.Next(2) == 0).ToHashSet();
+            string[] below = [.. PipeRead.Where((_, index) => !inlined.Contains(index))];
+            var stack = Thread(random, i, below) with { CpuShare = random.NextDouble() };
+
+            Assert.False(BlockingSites.IsBusy(stack), string.Join(" <- ", stack.Frames));
+            // As CallSites names it: the frames below the user's, and the call its statement's IL makes (SlowFeed.cs:12's ReadToEnd).
+            var primitive = BlockingPrimitive.Classify([.. below.Reverse().Select(SourceNames.Describe)], ["StreamReader.ReadToEnd"]);
+            Assert.Contains(primitive, new[] { BlockingPrimitive.StreamRead, BlockingPrimitive.SocketIo });
+        }
+    }
+
     private static ThreadStack Idle(int id) => new(id, ["UNMANAGED_CODE_TIME", "System.Threading.LowLevelLifoSemaphore.WaitForSignal", WorkerLoop]);
 
     [Fact]

@@ -1,6 +1,8 @@
 using System.Diagnostics;
+using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
+using ConcurrencySandbox.LoadTests.Reports;
 
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics;
 
@@ -124,5 +126,36 @@ public sealed class ObservedTelemetryTests
 
         Assert.Equal(expected, observation.Series);
         Assert.Equal(expected == "complete", observation.Complete);
+    }
+
+    /// <summary>
+    /// The runtime's counters carry no OS thread count, so a service the runner observes has none in summary.json and
+    /// telemetry.csv, where every row read 0 (issue 37's walk on a controller service); a row the API served keeps its own.
+    /// </summary>
+    [Fact]
+    public void AnObservedServiceHasNoOsThreadCountWhereTheApiKeepsItsOwn()
+    {
+        var served = SyntheticReports.LoadRun("url", ["target"], seconds: 10, requestsPerSecond: 20, (_, _) => 50);
+        var observedRows = SeededCounters.Run("target", SeededCounters.OnTime()).Telemetry;
+        var observed = served with { Variants = [served.Variants[0] with { Telemetry = observedRows }] };
+
+        Assert.All(served.Analysed().Variants[0].Telemetry, t => Assert.True(t.OsThreads > 0));
+        var summary = observed.Analysed();
+        Assert.Equal(observedRows.Count, summary.Variants[0].Telemetry.Count);
+        Assert.All(summary.Variants[0].Telemetry, t => Assert.Null(t.OsThreads));
+        Assert.Equal(summary.ToJson(), RunSummary.Parse(summary.ToJson()).ToJson());
+
+        var folder = Directory.CreateTempSubdirectory("observed-telemetry-");
+        try
+        {
+            ReportWriter.Write(folder.FullName, summary);
+            var lines = File.ReadAllLines(Path.Combine(folder.FullName, "telemetry.csv"));
+            var column = Array.IndexOf(lines[0].Split(','), "os_threads");
+            Assert.All(lines.Skip(1), line => Assert.Equal("", line.Split(',')[column]));
+        }
+        finally
+        {
+            folder.Delete(recursive: true);
+        }
     }
 }

@@ -96,12 +96,32 @@ public sealed class StarvationDiagnosisTests
         Assert.Contains("did not grow", diagnosis.Describe());
     }
 
+    /// <summary>
+    /// Each noun of the sizing takes its number (issue 37's walk read "needed about 1 threads (1 requests in flight ...) x
+    /// 1 pool threads each" at one user), over seeded loads and holds, fractional ones included.
+    /// </summary>
+    [Fact]
+    public void TheSizingsNounsTakeTheirNumbers()
+    {
+        var random = new Random(3701);
+        for (var i = 0; i < 200; i++)
+        {
+            var inFlight = random.Next(3) == 0 ? 1 : Math.Round(random.NextDouble() * 40, 1);
+            var each = random.Next(3) == 0 ? 1 : Math.Round(1 + random.NextDouble() * 4, 1);
+            var text = StarvationDiagnosis.From(Starving with { RequestsInFlight = inFlight, ThreadsPerRequest = each, PoolThreadsAtPeak = 1 }).Describe();
+
+            Assert.DoesNotMatch(@"(?<![\d.,])1 (threads|requests|pool threads)\b", text);
+            Assert.Contains(inFlight == 1 ? "(1 request in flight (" : " requests in flight (", text);
+            Assert.Contains(each == 1 ? " x 1 pool thread each" : " pool threads each", text);
+        }
+    }
+
     [Fact]
     public void TheParagraphNamesTheNeedThePoolTheGrowthTheCallSiteAndTheMinimumToSet()
     {
         var text = StarvationDiagnosis.From(Starving).Describe();
 
-        Assert.StartsWith("Starved: at the peak the load needed about 125 threads (125 requests in flight (the peak's users) x 1 pool threads each, Little's law)", text);
+        Assert.StartsWith("Starved: at the peak the load needed about 125 threads (125 requests in flight (the peak's users) x 1 pool thread each, Little's law)", text);
         Assert.Contains("the pool had 40, growing 2/s, it would take about 43 s", text);
         Assert.Contains("FanOutStrategies.SyncOverAsync -> Task.Wait", text);
         Assert.Contains("ThreadPool__MinWorkerThreads=125", text);

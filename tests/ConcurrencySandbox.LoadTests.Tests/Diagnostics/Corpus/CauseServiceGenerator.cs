@@ -1,3 +1,5 @@
+using ConcurrencySandbox.LoadTests.Running;
+
 namespace ConcurrencySandbox.LoadTests.Tests.Diagnostics.Corpus;
 
 /// <summary>What breaks a generated cause service (issue 38 item 6): work that runs on a core and waits on nothing, or a dependency that is slow.</summary>
@@ -24,7 +26,10 @@ public enum Cause
     /// <summary>The awaited upstream call through a named client whose DelegatingHandler retries the upstream's 503s (one call in 7) (issue 38, the cold service Shipping).</summary>
     UpstreamRetry,
 
-    /// <summary>An awaited "database" that is not HTTP (2 connections, 50 ms a query): the upstream, which no HTTP call names (issue 38, the cold service Vault's shape).</summary>
+    /// <summary>
+    /// An awaited "database" that is not HTTP (2 connections, 50 ms a query): the upstream, which no HTTP call names (issue 38,
+    /// the cold service Vault's shape); or, as it is simulated inside the process and holds no TCP connection, a wait inside the service.
+    /// </summary>
     Database,
 
     /// <summary>
@@ -206,7 +211,8 @@ public static class CauseServiceGenerator
             Cause.Cpu or Cause.CpuRegex => [(CpuCause, method)],
             Cause.Allocation or Cause.AllocationLinq => [(GcCause, method)],
             Cause.Upstream or Cause.UpstreamRetry => [(UpstreamCause, call)],
-            Cause.Database => [(UpstreamCause, null)],
+            // Simulated inside the process (a semaphore and a delay), it holds no TCP connection: a wait inside the service is right too.
+            Cause.Database => [(UpstreamCause, null), (CapacityFinding.WaitInside, null)],
             Cause.CpuSpread => [(CpuCause, null)],
             _ => [(CpuCause, method), (UpstreamCause, call)],
         };

@@ -151,6 +151,7 @@ public sealed class DiagnosisAccuracyTests(ITestOutputHelper output)
         // A dependency that is not HTTP: the upstream said with no call is right; a call named for it is wrong.
         var database = services.First(x => x.Shape.Cause == Cause.Database);
         Assert.Equal(Verdict.Right, Score(database, null, Found("the upstream", null)));
+        Assert.Equal(Verdict.Right, Score(database, null, Found(CapacityFinding.WaitInside, null)));
         Assert.Equal(Verdict.Wrong, Score(database, null, Found("the upstream", "127.0.0.1:41234/upstream/x/{id}")));
         Assert.Equal(Verdict.Wrong, Score(database, null, Found("CPU", null)));
 

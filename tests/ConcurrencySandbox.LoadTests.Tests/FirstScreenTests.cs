@@ -5,6 +5,8 @@ using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Engine;
 using ConcurrencySandbox.LoadTests.Experiments;
 using ConcurrencySandbox.LoadTests.Reports;
+using ConcurrencySandbox.LoadTests.Running;
+using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Tests;
 
@@ -196,6 +198,104 @@ public sealed partial class FirstScreenTests : IDisposable
         Assert.EndsWith(".", ReportWriter.TileLegend(clean), StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData(3)]
+    [InlineData(39)]
+    [InlineData(507)]
+    [InlineData(2026)]
+    public void ASearchsTilesAndFirstLineGiveAStepsP99AsItWasJudgedAndAQuickPageHasOneUnloadedP99(int seed)
+    {
+        // QuoteDesk's search (session 59): the 4-user tile read 964.1 ms (its climb included), the first line 881.7 ms (the
+        // hold the search judged); its quick run's knee read "2 x unloaded 172.67 ms" beside an SLO of "2 x the unloaded p99
+        // of 163.7 ms". Seeded: the latencies, the starved climb, where it breaks, the SLO.
+        var random = new Random(seed);
+        var summary = SearchWithStarvedClimbs(random).Analysed();
+        var tiles = ReportWriter.Tiles(summary);
+        var label = ReportWriter.TileLabels(summary)[1].Label;
+        foreach (var step in summary.Capacity!.Steps!)
+        {
+            var tile = tiles.Single(t => t.Name == step.Variant);
+            Assert.Equal(Invariant($"{step.P50Ms:0.#} / {step.P99Ms:0.#}"), Value(tile, label));
+            // Not the whole run's, which its starved climb moved (what the tile read before).
+            Assert.NotEqual(summary.Variants.Single(v => v.Name == step.Variant).P99Ms, step.P99Ms);
+        }
+        var broke = summary.Capacity.Steps!.Single(s => s.Verdict == StepJudgement.Broke && s.Load == summary.Capacity.BrokeAt);
+        var answered = AnswerP99().Match(summary.Answer!);
+        Assert.True(answered.Success, summary.Answer);
+        Assert.Equal(Value(tiles.Single(t => t.Name == broke.Variant), label).Split(" / ")[1], answered.Groups[1].Value);
+        Assert.Contains(RenderedPage.Lines(ReportWriter.ReportHtml(summary)), line => line.StartsWith($"tile {broke.Variant}: RPS ", StringComparison.Ordinal) && line.Contains($"{label} {Value(tiles.Single(t => t.Name == broke.Variant), label)}", StringComparison.Ordinal));
+        AssertFirstScreenReadsTheSummary($"search, seed {seed}", summary);
+
+        var quick = QuickWithItsSlo(random);
+        var page = RenderedPage.Lines(ReportWriter.ReportHtml(quick));
+        Assert.Contains(page, line => line.Contains("x unloaded ", StringComparison.Ordinal));
+        var unloaded = page.SelectMany(line => Unloaded().Matches(line)).Select(m => m.Groups[1].Value).Distinct().ToList();
+        Assert.True(unloaded.Count == 1, $"seed {seed}: the page gives \"unloaded\" {unloaded.Count} values: {string.Join(", ", unloaded)}");
+        AssertFirstScreenReadsTheSummary($"quick, seed {seed}", quick);
+    }
+
+    /// <summary>
+    /// A find-capacity run as --url --launch makes one: a step a variant that climbs to its load from one user, then holds it,
+    /// the first second of each climb starved (4-8 x slower), judged over the hold by the search's own rule (<see cref="ServiceSlo"/>);
+    /// the loads double from one user to the first that breaks, then bisect once.
+    /// </summary>
+    private static ExperimentReport SearchWithStarvedClimbs(Random random)
+    {
+        var baseMs = 40 + random.Next(300);
+        var breaksAt = 3 + random.Next(6);
+        var slo = new ServiceSlo(Math.Round(baseMs * (2 + random.NextDouble()), 1), "SLO given");
+        var starvedMs = baseMs * (4 + 4 * random.NextDouble());
+        VariantResult Step(int users)
+        {
+            var holdMs = users >= breaksAt ? slo.P99Ms * (1.5 + random.NextDouble()) : baseMs * (1 + 0.2 * users / breaksAt);
+            var run = SyntheticReports.LoadRun("run", [$"{users}-users"], 20, 8 + random.Next(8), (_, t) => t < 1 ? starvedMs : holdMs).Variants[0];
+            // LoadRun's ten steps of 4 to 40 users: a climb of one user a step to the load, then the load held.
+            double At(double load) => Math.Min(users, load / 4);
+            return run with { Intervals = [.. run.Intervals.Select(i => i with { Load = At(i.Load) })], Steps = [.. run.Steps.Select(s => s with { Load = At(s.Load) })] };
+        }
+        var loads = new List<int>();
+        for (var users = 1; loads.Count == 0 || loads[^1] < breaksAt; users *= 2)
+        {
+            loads.Add(users);
+        }
+        if (loads.Count > 1 && loads[^1] - loads[^2] > 1)
+        {
+            loads.Add((loads[^1] + loads[^2]) / 2);
+        }
+        var steps = loads.Select(Step).ToList();
+        var judged = steps.ToDictionary(v => v.Key.Label, v => v.HeldAt(v.PeakLoad) is { } held ? slo.Judge(held.Stats, held.FromSeconds, held.ToSeconds, null) : throw new InvalidOperationException("no hold"));
+        var held = steps.Where(v => judged[v.Key.Label].BrokeBecause is null).Max(v => v.PeakLoad);
+        var broke = steps.Where(v => judged[v.Key.Label].BrokeBecause is not null).MinBy(v => v.PeakLoad)!;
+        return SyntheticReports.Report("run", "none (a user's service)", "find-capacity", steps) with
+        {
+            Capacity = new SummaryCapacity("users", slo.P99Ms, slo.Described, held, broke.PeakLoad, judged[broke.Key.Label].BrokeBecause, null, null, null),
+            StepJudgements = judged,
+        };
+    }
+
+    /// <summary>
+    /// A quick profile's run whose headline rests on its SLO, set as the runner sets it: from the rounds of its first step
+    /// (<see cref="UnloadedBaseline"/>); its throughput grows with the load (as a closed model's does) until latency bends
+    /// it, so its knee is stated on p99 against the first step's.
+    /// </summary>
+    private static RunSummary QuickWithItsSlo(Random random)
+    {
+        var baseMs = 40 + random.Next(300);
+        var run = SyntheticReports.LoadRun("run", ["target"], 50, 8 + random.Next(8), (_, t) => baseMs * (t < 15 ? 1 : 3 + random.NextDouble()));
+        var first = run.Variants[0].Steps[0];
+        var baseline = UnloadedBaseline.Of(run.Variants[0].Intervals.Where(i => i.Load == first.Load), first.Stats, UnloadedBaseline.OneUser);
+        var summary = (run with { Seed = "none (a user's service)", HeadlineDetails = $"Held; broke ({baseline.DescribeSlo(baseline.DefaultSloMs, given: false)})." }).Analysed();
+        var target = summary.Variants[0];
+        var points = target.Curve!.Points.Select(p => p with { OkPerSecond = p.Load * 1000 / baseMs }).ToList();
+        return summary with { Variants = [target with { Curve = ResponseCurve.Of(target.Name, target.LoadUnit, points, [.. points.Select((_, i) => i)], "requests") }] };
+    }
+
+    [GeneratedRegex(@"broke it at [^(]+\(p99 ([\d.,]+) ms")]
+    private static partial Regex AnswerP99();
+
+    [GeneratedRegex(@"unloaded (?:p99 )?(?:of )?([\d.,]+) m?s\b")]
+    private static partial Regex Unloaded();
+
     /// <summary>Every report kind's first screen, from the analysis of synthetic raw results as a real run makes them.</summary>
     public static TheoryData<string> Kinds() => ["fanout", "fanout-timing-out", "coldstart", "find-capacity", "stopped", "streaming", "no-answer", "run-url"];
 
@@ -230,9 +330,13 @@ public sealed partial class FirstScreenTests : IDisposable
         var quoted = new[] { SeedReports.Introduce(summary.Seed), $"seed {summary.Seed}", summary.Capacity?.Slo, summary.Capacity?.BrokeBecause, "95 % CI" }.OfType<string>()
             .Concat(summary.Variants.Select(v => v.Name).OrderByDescending(name => name.Length));
         AssertEveryNumberIsAField(kind, quoted.Aggregate(string.Join("\n", firstScreen), (t, words) => t.Replace(words, "", StringComparison.Ordinal)), fields);
-        foreach (var v in summary.Variants.Where(v => v.LowerBounds?.Contains("p99Ms") == true && v.Outcomes.Completed > 0))
+        // A search's tile gives its step's hold, as the search judged it; any other tile its variant's whole run.
+        var bounded = summary.Capacity?.Steps is { Count: > 0 } steps
+            ? steps.Where(s => s.LowerBounds?.Contains("p99Ms") == true && s.P99Ms is not null).Select(s => s.Variant)
+            : summary.Variants.Where(v => v.LowerBounds?.Contains("p99Ms") == true && v.Outcomes.Completed > 0).Select(v => v.Name);
+        foreach (var name in bounded)
         {
-            Assert.Contains(firstScreen, line => line.StartsWith($"tile {v.Name}: ", StringComparison.Ordinal) && line.Contains("/ \u2265 ", StringComparison.Ordinal));
+            Assert.Contains(firstScreen, line => line.StartsWith($"tile {name}: ", StringComparison.Ordinal) && line.Contains("/ \u2265 ", StringComparison.Ordinal));
         }
     }
 
@@ -296,6 +400,8 @@ public sealed partial class FirstScreenTests : IDisposable
     internal static List<double> FieldsOf(RunSummary summary)
     {
         var fields = FieldsOfJson(summary.ToJson());
+        // A search's steps are a series but for the hold's p50 and p99, which each step's tile gives.
+        fields.AddRange((summary.Capacity?.Steps ?? []).SelectMany(s => new[] { s.P50Ms, s.P99Ms }).OfType<double>());
         var claims = summary.Claims ?? [];
         fields.Add(claims.Count);
         fields.AddRange(claims.GroupBy(c => c.Verdict).Select(g => (double)g.Count()));

@@ -19,7 +19,7 @@ public static class SyntheticReports
 
     /// <summary>A matrix report into <paramref name="folder"/> of <paramref name="options"/> on <see cref="Machine"/>, as a test renders it.</summary>
     internal static MatrixReport Matrix(MatrixOptions options, int delayMs = 1_000, string folder = "") =>
-        new(folder, options, null, delayMs, "no fan-out", Machine.ToSummary(), "matrix --cpus 1,2");
+        new(folder, options, null, delayMs, Machine.ToSummary(), "matrix --cpus 1,2");
 
     /// <summary>
     /// A closed-model run: users step up ten times over <paramref name="seconds"/>; each variant's latency comes from

@@ -26,7 +26,4 @@ public static class SeedReports
 
     /// <summary>"blocking calls on the shared ThreadPool starve it, so latency climbs with the load": what "seed 003's effect" is, in words; null for no seed.</summary>
     public static string? Effect(string seed) => Seeds.TryGetValue(seed, out var s) ? s.Effect : null;
-
-    /// <summary>"fanout (quick) re-runs seed 003, a 2006 report ..." as a title; <paramref name="what"/> alone for a run that re-runs no seed.</summary>
-    public static string ReRunBy(string what, string seed) => Introduce(seed) is { } introduced ? $"{what} re-runs {introduced}" : what;
 }

@@ -29,10 +29,6 @@ public static class Noise
         return Within(value) ? Describe(measured) : measured;
     }
 
-    /// <summary>A figure with its 95 % CI: "4.1 % [2.0, 6.3]", or <see cref="Describe"/> of it when the figure or its interval does not tell it from 0.</summary>
-    public static string WithInterval(double value, double? low, double? high, string measured) =>
-        Within(value, low, high) ? Describe(measured) : measured;
-
     /// <summary>
     /// B - A of two figures each with its 95 % CI: "+12.3 [4.1, 20.5]", or <see cref="Describe"/> of it when the
     /// difference's interval [B's low - A's high, B's high - A's low] reaches 0, which is when the two intervals overlap.

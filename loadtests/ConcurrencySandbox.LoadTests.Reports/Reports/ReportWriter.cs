@@ -254,7 +254,8 @@ public static class ReportWriter
                 [
                     // The rate counts failed requests too (the tables print it so): "no answer" only where none ended at all.
                     new(labels[0], v.Outcomes.NoAnswer ? NoAnswer : Invariant($"{v.RequestsPerSecond:0.##}")),
-                    new(labels[1], noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
+                    new(labels[1], HeldStep(r, v) is { } held ? HeldLatency(held)
+                        : noAnswer ? NoAnswer : $"{Latency(v, v.P50Ms, "p50Ms")} / {Latency(v, v.P99Ms, "p99Ms")}"),
                     new(labels[2], $"{CountText.Of(v.Failed)} of {CountText.Of(v.Requests)}"),
                     new(labels[3], CountText.Of(v.Outcomes.TimedOut)),
                     new(labels[4], v.LoadUnit == "burst" ? $"a burst of {CountText.Of(v.Requests)}" : ResponseCurve.LoadText(v.PeakLoad, v.LoadUnit)),
@@ -263,6 +264,17 @@ public static class ReportWriter
             }),
         ];
     }
+
+    /// <summary>
+    /// A capacity search's step of <paramref name="v"/>: judged over the part that held its load, its climb left out, whose
+    /// p50 and p99 the first line, the headline, the curve and the step table give; null outside a search.
+    /// </summary>
+    private static SummaryCapacityStep? HeldStep(RunSummary r, SummaryVariant v) => r.Capacity?.Steps?.FirstOrDefault(s => s.Variant == v.Name);
+
+    /// <summary>A search step's held p50 / p99 as its tile gives them ("≥" on a bound); <see cref="NoAnswer"/> when none of its requests had a latency.</summary>
+    public static string HeldLatency(SummaryCapacityStep s) => s.P50Ms is { } p50 && s.P99Ms is { } p99
+        ? $"{Cell(p50, "p50Ms", s.LowerBounds, noAnswer: false)} / {Cell(p99, "p99Ms", s.LowerBounds, noAnswer: false)}"
+        : NoAnswer;
 
     /// <summary>What a tile's pool figure reads when the variant's runtime was not recorded.</summary>
     public const string NoTelemetry = "n/a (no telemetry)";
@@ -274,7 +286,9 @@ public static class ReportWriter
     public static IReadOnlyList<(string Label, string Meaning)> TileLabels(RunSummary r) =>
     [
         (r.Words.PerSecond, $"the variant's {r.Words.Unit} (answered or failed) per second of its whole run"),
-        ($"{r.Words.LatencyPrefix}p50 / p99 (ms)", $"the median and the 99th percentile, in milliseconds, of the {r.Words.Unit} that got an answer or timed out"),
+        r.Capacity?.Steps is { Count: > 0 }
+            ? ($"{r.Words.LatencyPrefix}p50 / p99 held (ms)", $"the median and the 99th percentile, in milliseconds, of the {r.Words.Unit} sent while the step held its load (its climb left out: the part judged against the SLO), that got an answer or timed out")
+            : ($"{r.Words.LatencyPrefix}p50 / p99 (ms)", $"the median and the 99th percentile, in milliseconds, of the {r.Words.Unit} that got an answer or timed out"),
         ("failed", $"the {r.Words.Unit} that failed (HTTP errors, timeouts, connection errors) of all it sent"),
         ("timed out", $"the {r.Words.Unit} given up after the client's timeout, counted in failed too"),
         ("peak load", "the highest load the variant was put under (users, arrival rate, clients, or a burst's size)"),
@@ -447,7 +461,7 @@ public static class ReportWriter
             ["step", "ramp", "load", $"{r.Words.LatencyPrefix}p99 (ms)", "SLO", .. withGc ? GcColumns : [], .. withCalls ? [CallsColumn] : Array.Empty<string>()],
             [.. steps.Select(s => (IReadOnlyList<string>)
             [
-                s.Variant, s.Ramp, ResponseCurve.LoadText(s.Load, r.Capacity.Unit), s.P99Ms is { } p99 ? Invariant($"{p99:0.#}") : NoAnswer,
+                s.Variant, s.Ramp, ResponseCurve.LoadText(s.Load, r.Capacity.Unit), s.P99Ms is { } p99 ? Cell(p99, "p99Ms", s.LowerBounds, noAnswer: false) : NoAnswer,
                 s.BrokeBecause is { } why ? $"broke: {why}" : s.Why is { } note && s.Verdict is { } verdict ? $"{verdict}: {note}" : "held",
                 .. withGc ? GcCells(s.Gc) : [],
                 .. withCalls ? [CallsCell(s.Upstream)] : Array.Empty<string>(),

@@ -499,10 +499,13 @@ internal static class UrlCommand
         }
         var observations = steps.Values.SelectMany(s => s.Observations).ToDictionary(o => o.Key, o => o.Value);
         var broke = ramp.Broke is { } b ? steps[b.Load].Variants[0] : null;
+        // The break's figures are those of the run the search judged broke, not of the repeat that confirmed it (whose
+        // observation the diagnosis reads): the headline's p99 is then the first line's and the step table's.
+        var brokeJudged = ramp.Broke is { } judged ? labels[ramp.Probes.ToList().IndexOf(judged)] : null;
         var brokeObservation = broke is null ? null : observations.GetValueOrDefault(broke.Key.Label);
         var finding = new CapacityFinding(capacity.Unit, slo, ramp.Held, broke?.PeakLoad, ramp.Broke?.BrokeBecause,
             broke is null ? null : CapacityFinding.CauseOf(broke, brokeObservation, unloadedP99Ms, search.NotObservedBecause, unloadedStep, search.Cores.GetValueOrDefault(broke.Key.Label)), ramp.Bound, ramp.Narrowing,
-            broke is null ? null : search.Held[broke.Key.Label].Stats)
+            brokeJudged is null ? null : search.Held[brokeJudged].Stats)
         {
             Findings = broke is null ? [] : CapacityFinding.FindingsAt(broke, brokeObservation, unloadedP99Ms, unloadedStep, search.Cores.GetValueOrDefault(broke.Key.Label), search.NotObservedBecause),
             // One user (held before the ramp, by definition) was not judged against the SLO: only a ramp step can be held within noise.

@@ -1,8 +1,8 @@
-using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
+using ConcurrencySandbox.LoadTests.Reports;
 using static System.FormattableString;
 
 namespace ConcurrencySandbox.LoadTests.Cli;
@@ -82,40 +82,31 @@ internal sealed record WatchReport(
 
     public string Markdown()
     {
-        var md = new StringBuilder();
-        md.AppendLine(Invariant($"# watch: {Process}"));
-        md.AppendLine();
-        md.AppendLine(Invariant($"{Headline()}"));
-        md.AppendLine();
-        md.AppendLine(Invariant($"Watched {Channel} from {StartedUtc:yyyy-MM-dd HH:mm:ss} UTC for {WatchedSeconds:0.#} s ({EndedBecause}), sending it no request: {Samples} counter samples, the pool's threads {ThreadsMin} to {ThreadsMax}, its queue {QueuedMin} to {QueuedMax} work items; the pool's adjustments by reason: {(Adjustments.Count == 0 ? "none" : string.Join(", ", Adjustments.Select(a => $"{a.Reason} {a.Count}")))}.{(EventsLost > 0 ? $" INCOMPLETE: the runtime dropped {EventsLost} events (its session buffers were full)." : "")}"));
-        if (ProcessExited)
-        {
-            md.AppendLine();
-            md.AppendLine(Invariant($"ENDED EARLY: {EndedBecause}; this report holds what was seen until then."));
-        }
+        var page = new HtmlPage(Invariant($"watch: {Process}"))
+            .Paragraph(Headline())
+            .Paragraph(Invariant($"Watched {Channel} from {StartedUtc:yyyy-MM-dd HH:mm:ss} UTC for {WatchedSeconds:0.#} s ({EndedBecause}), sending it no request: {Samples} counter samples, the pool's threads {ThreadsMin} to {ThreadsMax}, its queue {QueuedMin} to {QueuedMax} work items; the pool's adjustments by reason: {(Adjustments.Count == 0 ? "none" : string.Join(", ", Adjustments.Select(a => $"{a.Reason} {a.Count}")))}.{(EventsLost > 0 ? $" INCOMPLETE: the runtime dropped {EventsLost} events (its session buffers were full)." : "")}"))
+            .Paragraph(ProcessExited ? Invariant($"ENDED EARLY: {EndedBecause}; this report holds what was seen until then.") : null);
         if (Episodes.Count == 0)
         {
-            return md.ToString();
+            return page.ToMarkdown();
         }
-        md.AppendLine();
-        md.AppendLine("An episode starts where the pool's queue began to hold work before the runtime's first starving injection (ThreadPoolWorkerThreadAdjustment with reason Starvation, or CooperativeBlocking while work was queued: a pool thread blocked waiting on a Task; hill climbing alone is no episode) and ends at the first counter sample after its last such injection whose queue is empty.");
-        md.AppendLine();
-        md.AppendLine("| # | start (UTC) | since watch began | lasted | threads at start -> peak | queue at start -> peak | Starvation injections | CooperativeBlocking injections | other adjustments |");
-        md.AppendLine("|---|---|---|---|---|---|---|---|---|");
+        page.Paragraph("An episode starts where the pool's queue began to hold work before the runtime's first starving injection (ThreadPoolWorkerThreadAdjustment with reason Starvation, or CooperativeBlocking while work was queued: a pool thread blocked waiting on a Task; hill climbing alone is no episode) and ends at the first counter sample after its last such injection whose queue is empty.")
+            .Table(new TextTable(
+                ["#", "start (UTC)", "since watch began", "lasted", "threads at start -> peak", "queue at start -> peak", "Starvation injections", "CooperativeBlocking injections", "other adjustments"],
+                [.. Episodes.Select(e => (IReadOnlyList<string>)
+                [
+                    Invariant($"{e.Number}"), Invariant($"{e.StartUtc:HH:mm:ss.f}"), Invariant($"{e.StartSeconds:0.0} s"), Invariant($"{e.DurationSeconds:0.0} s{(e.Drained ? "" : ", still starving at the end")}"),
+                    Invariant($"{e.ThreadsAtStart} -> {e.PeakThreads}"), Invariant($"{e.QueuedAtStart} -> {e.PeakQueued}"), Invariant($"{e.StarvationInjections}"), Invariant($"{e.BlockingInjections}"),
+                    e.OtherAdjustments.Count == 0 ? "none" : string.Join(", ", e.OtherAdjustments.Select(a => $"{a.Reason} {a.Count}")),
+                ])],
+                new HashSet<int>()));
         foreach (var e in Episodes)
         {
-            md.AppendLine(Invariant($"| {e.Number} | {e.StartUtc:HH:mm:ss.f} | {e.StartSeconds:0.0} s | {e.DurationSeconds:0.0} s{(e.Drained ? "" : ", still starving at the end")} | {e.ThreadsAtStart} -> {e.PeakThreads} | {e.QueuedAtStart} -> {e.PeakQueued} | {e.StarvationInjections} | {e.BlockingInjections} | {(e.OtherAdjustments.Count == 0 ? "none" : string.Join(", ", e.OtherAdjustments.Select(a => $"{a.Reason} {a.Count}")))} |"));
+            page.Heading(2, Invariant($"Episode {e.Number}"))
+                .Paragraph(Invariant($"What waited: {e.WhatWaited}."))
+                .Paragraph(e.Fix is { } fix ? $"Fix: {fix}" : "Fix: none named: the stack sample does not show the pool's threads in a known blocking call or running on a core.");
         }
-        foreach (var e in Episodes)
-        {
-            md.AppendLine();
-            md.AppendLine(Invariant($"## Episode {e.Number}"));
-            md.AppendLine();
-            md.AppendLine(Invariant($"What waited: {e.WhatWaited}."));
-            md.AppendLine();
-            md.AppendLine(e.Fix is { } fix ? $"Fix: {fix}" : "Fix: none named: the stack sample does not show the pool's threads in a known blocking call or running on a core.");
-        }
-        return md.ToString();
+        return page.ToMarkdown();
     }
 
     private string Headline()

@@ -14,7 +14,7 @@ namespace ConcurrencySandbox.LoadTests.Matrix;
 /// are written beside it for a reader, and rendered again from these.
 /// </summary>
 internal sealed record MatrixFile(
-    int Version, MatrixOptions Options, ContainerSetup? Setup, SummaryMachine Machine, string CommandLine, int DelayMs, string EmptyChartTitle,
+    int Version, MatrixOptions Options, ContainerSetup? Setup, SummaryMachine Machine, string CommandLine, int DelayMs,
     IReadOnlyList<MatrixFileRun> Runs, string? Partial)
 {
     public const string FileName = "matrix.json";
@@ -84,7 +84,7 @@ internal sealed record MatrixFile(
                 r.FanOut is { } fanOut ? RunAnalysis.Reworded(ReportFolder.ReadSummary(Path.Combine(from, fanOut.Summary), $"'{Path.Combine(from, fanOut.Summary)}'")) : null,
                 r.Container, r.Bracket)),
         ];
-        var report = new MatrixReport(folder, file.Options, file.Setup, file.DelayMs, file.EmptyChartTitle, file.Machine, file.CommandLine);
+        var report = new MatrixReport(folder, file.Options, file.Setup, file.DelayMs, file.Machine, file.CommandLine);
         var verdict = report.Write(runs, file.Partial);
         return MatrixRunner.Headline(runs, verdict);
     }

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text;
 using System.Text.Json;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.Contracts.Statistics;
@@ -46,10 +45,9 @@ internal sealed record ContainerSetup(string Engine, string EngineVersion, strin
 /// report (fanout-Ncpu/) and the matrix's tables and matrix.json from its <see cref="RunSummary"/>, never a figure of
 /// its own; written as each part and each fan-out variant finishes, marked partial: still running, then once at the end.
 /// </summary>
-/// <param name="EmptyChartTitle">The chart's title when no fan-out ran.</param>
 /// <param name="Machine">The machine the matrix ran on, as the pages name it (kept in matrix.json, so <c>report</c> names it, not its own).</param>
 /// <param name="CommandLine">The command that ran the matrix, as the pages quote it.</param>
-internal sealed record MatrixReport(string Folder, MatrixOptions Options, ContainerSetup? Setup, int DelayMs, string EmptyChartTitle, SummaryMachine Machine, string CommandLine)
+internal sealed record MatrixReport(string Folder, MatrixOptions Options, ContainerSetup? Setup, int DelayMs, SummaryMachine Machine, string CommandLine)
 {
     /// <summary>Writes the report of the core counts so far as a run still going on; a run killed outright leaves it so.</summary>
     public void WriteRunning(IReadOnlyList<CoreCountRun> runs) => Write(runs, PartialRun.Running([.. runs.SelectMany(MatrixRunner.Finished)]));
@@ -72,7 +70,7 @@ internal sealed record MatrixReport(string Folder, MatrixOptions Options, Contai
         File.WriteAllText(Path.Combine(Folder, MatrixFile.FileName), JsonSerializer.Serialize(
             new
             {
-                version = MatrixFile.CurrentVersion, options = Options, setup = Setup, machine = Machine, commandLine = CommandLine, delayMs = DelayMs, emptyChartTitle = EmptyChartTitle,
+                version = MatrixFile.CurrentVersion, options = Options, setup = Setup, machine = Machine, commandLine = CommandLine, delayMs = DelayMs,
                 runs = runs.Select(r => new { r.Cpus, r.Container, r.SkippedBecause, r.ApiProcessorCount, r.Sweep, r.BreakEvenAmount, r.Bracket, FanOut = FanOutOf(r) }),
                 verdict, flags = MatrixRunner.Flags(runs), partial,
             },
@@ -138,8 +136,7 @@ internal static class MatrixRunner
             environment["DOTNET_gcServer"] = gc == "server" ? "1" : "0";
         }
         var runs = new List<CoreCountRun>();
-        var report = new MatrixReport(outputFolder, options, null, fanOut.Settings.DelayMs, SeedReports.ReRunBy($"fanout per core count ({load.ProfileName})", fanOut.Seed),
-            MachineFacts.Current().ToSummary(), RunnerCommandLine.Current());
+        var report = new MatrixReport(outputFolder, options, null, fanOut.Settings.DelayMs, MachineFacts.Current().ToSummary(), RunnerCommandLine.Current());
         string? partial = null;
         try
         {
@@ -579,59 +576,14 @@ internal static class MatrixRunner
     private const string ComputeSeed = "004";
     private const string OwnReportsLead = "Each core count's own fan-out report: ";
 
-    /// <summary>matrix.md: the first screen's blocks as report.html's (<see cref="Opening"/>, <see cref="HtmlPage.ToMarkdown"/>), then the setup, the sweep and the fan-out.</summary>
-    public static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string? partial)
-    {
-        var md = new StringBuilder(Opening(runs, verdict, partial).ToMarkdown());
-        md.AppendLine();
-        var measured = runs.Where(r => r.SkippedBecause is null).ToList();
-        foreach (var line in Setup(runs, report))
-        {
-            md.AppendLine(line);
-            md.AppendLine();
-        }
-        if (measured.Any(r => r.Sweep.Count > 0))
-        {
-            md.AppendLine();
-            md.AppendLine("## Compute sweep (seed 004's table) per core count");
-            md.AppendLine();
-            md.Append(SweepTable(measured).ToMarkdown());
-            md.AppendLine();
-            md.AppendLine(HtmlPage.ChartsLink);
-            var flags = Flags(measured);
-            if (flags.Count > 0)
-            {
-                md.AppendLine();
-                md.AppendLine("Flagged figures (impossible and inconclusive ones carry no verdict; busy and CFS throttled name a cause):");
-                md.AppendLine();
-                foreach (var flag in flags)
-                {
-                    md.AppendLine($"- {flag}");
-                }
-            }
-            foreach (var line in SweepFacts(measured))
-            {
-                md.AppendLine();
-                md.AppendLine(line);
-            }
-        }
-        var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
-        if (fanOuts.Count > 0)
-        {
-            md.AppendLine();
-            md.AppendLine("## Fan-out per core count");
-            md.AppendLine();
-            md.AppendLine(HtmlPage.ChartsLink);
-            md.AppendLine();
-            md.AppendLine(StarvedNote(report.DelayMs, fanOuts));
-            md.AppendLine();
-            md.Append(FanOutTable(fanOuts, report.DelayMs).ToMarkdown());
-        }
-        return md.ToString();
-    }
+    /// <summary>matrix.md: report.html's blocks as Markdown (<see cref="HtmlPage.ToMarkdown"/>), so the two say the same in the same order.</summary>
+    public static string Markdown(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string? partial) => Page(runs, verdict, report, partial).ToMarkdown();
 
-    /// <summary>The matrix's report.html: the first screen (<see cref="Opening"/>: the plain answer, the tiles, the verdicts and each core count's report), then the sweep and its flags, the fan-out, the setup and the chart.</summary>
-    public static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string? partial)
+    /// <summary>The matrix's report.html, from the same blocks as matrix.md.</summary>
+    public static string Html(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string? partial) => Page(runs, verdict, report, partial).ToString();
+
+    /// <summary>The matrix's page: the first screen (<see cref="Opening"/>: the plain answer, the tiles, the verdicts and each core count's report), then the sweep and its flags, the fan-out, the setup and the charts.</summary>
+    private static HtmlPage Page(IReadOnlyList<CoreCountRun> runs, string verdict, MatrixReport report, string? partial)
     {
         var measured = runs.Where(r => r.SkippedBecause is null).ToList();
         var fanOuts = measured.Where(r => r.FanOut is not null).ToList();
@@ -658,7 +610,7 @@ internal static class MatrixRunner
         page = page.Heading(2, "Machine and run").List(Setup(runs, report)).Paragraph("Command line:").Preformatted(report.CommandLine)
             .Links("Files of this report: ", ["matrix.md", "matrix.json", "curves.csv", "telemetry.csv",
                 .. fanOuts.Select(run => $"{FanOutFolder(run)}/report.html")]);
-        return ReportWriter.SummaryChartSections(page, [.. fanOuts.SelectMany(r => r.FanOut!.Variants)]).ToString();
+        return ReportWriter.SummaryChartSections(page, [.. fanOuts.SelectMany(r => r.FanOut!.Variants)]);
     }
 
     private static IEnumerable<string> Setup(IReadOnlyList<CoreCountRun> runs, MatrixReport report) =>

@@ -285,7 +285,7 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
     /// <summary>The SLO a ramp without --slo-p99-ms uses: <see cref="CapacityOptions.DefaultSloFactor"/> x the baseline, at least <see cref="SloFloorMs"/>.</summary>
     public double DefaultSloMs => Math.Max(CapacityOptions.DefaultSloFactor * P99Ms, SloFloorMs);
 
-    /// <summary>"SLO p99 40 ms (2 x the unloaded p99 of 20 ms (the median of 5 rounds of one user, 18-31 ms, from 240 requests))": which SLO, where it came from and how many requests it rests on.</summary>
+    /// <summary>"SLO p99 40 ms (2 x the median round's p99 of 20 ms (5 rounds of one user, 18-31 ms, from 240 requests))": which SLO, where it came from and how many requests it rests on.</summary>
     public string DescribeSlo(double sloP99Ms, bool given)
     {
         var rounds = Describe();
@@ -295,7 +295,7 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
         return Invariant($"SLO p99 {sloP99Ms:0.#} ms ({basis})");
     }
 
-    /// <summary>"the unloaded p99 of 20 ms (the median of 5 rounds of one user, 18-31 ms, from 240 requests)": the baseline and how many requests it rests on.</summary>
+    /// <summary>"the median round's p99 of 20 ms (5 rounds of one user, 18-31 ms, from 240 requests)", or of one round "the unloaded p99 of 20 ms (one user, one round, ...)": the baseline and how many requests it rests on.</summary>
     public string Describe()
     {
         var of = Load == OneUser ? "the unloaded p99" : "the lowest step's p99";
@@ -306,7 +306,8 @@ internal sealed record UnloadedBaseline(double P99Ms, int Rounds, double LowestR
         var from = $"from {CountText.Of(Requests, "request")}{few}";
         return Rounds == 1
             ? Invariant($"{of} of {P99Ms:0.#} ms ({Load}, one round, {from})")
-            : Invariant($"{of} of {P99Ms:0.#} ms (the median of {Rounds} rounds of {Load}, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms, {from})");
+            // "the median round's", not "the unloaded" p99: a response curve's knee reads its first step's p99 of all its requests, another figure.
+            : Invariant($"the median round's p99 of {P99Ms:0.#} ms ({Rounds} rounds of {Load}, {LowestRoundMs:0.#}-{HighestRoundMs:0.#} ms, {from})");
     }
 }
 

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Reports;
 using ConcurrencySandbox.Platform.Statistics;
@@ -111,7 +110,7 @@ internal static class RepeatedRuns
     }
 
     /// <summary>A row per name (in first-seen order), a column per run with that run's text, and a last column from <paramref name="summarize"/>.</summary>
-    private static string PerRunTable(IReadOnlyList<RunResult> results, string nameHeader, string lastHeader,
+    private static TextTable PerRunTable(IReadOnlyList<RunResult> results, string nameHeader, string lastHeader,
         Func<RunResult, IEnumerable<(string Name, string Text)>> cells, Func<string, IReadOnlyList<string?>, string> summarize)
     {
         var perRun = results.Select(r => cells(r).ToList()).ToList();
@@ -123,7 +122,7 @@ internal static class RepeatedRuns
                 var texts = perRun.Select(run => run.FirstOrDefault(c => c.Name == name).Text).ToList();
                 return (IReadOnlyList<string>)[name, .. texts.Select(t => t ?? "(missing)"), summarize(name, texts)];
             })],
-            new HashSet<int>()).ToMarkdown();
+            new HashSet<int>());
     }
 
     /// <summary>The report.html files a run wrote (its own, and a matrix's fan-outs or each experiment of <c>all</c>), relative to <paramref name="outputFolder"/>.</summary>
@@ -138,37 +137,22 @@ internal static class RepeatedRuns
     /// <param name="reports">Per run, the report.html files it wrote, relative to runs.md's folder.</param>
     public static string Markdown(IReadOnlyList<RunResult> results, IReadOnlyList<IReadOnlyList<string>> reports)
     {
-        var md = new StringBuilder();
-        md.AppendLine(string.Create(CultureInfo.InvariantCulture, $"# {results.Count} runs of the same command"));
-        md.AppendLine();
         var disagreements = Disagreements(results);
-        md.AppendLine(disagreements.Count == 0
-            ? "The verdicts agree in every run."
-            : $"The verdicts disagree on: {string.Join(", ", disagreements)}.");
-        md.AppendLine();
-        md.AppendLine("## Verdicts per run");
-        md.AppendLine();
-        md.Append(PerRunTable(results, "verdict", "agree", r => r.Verdicts.Select(v => (v.Name, v.Text)),
-            (name, _) => disagreements.Contains(name) ? "no" : "yes"));
-        md.AppendLine();
-        md.AppendLine("## Headline figures across runs");
-        md.AppendLine();
-        md.Append(PerRunTable(results, "figure", "across runs", r => r.Figures.Select(f => (f.Name, f.Text)), (_, texts) =>
-        {
-            var values = texts.Select(t => t is null ? null : HeadlineFigure.LeadingNumber(t)).OfType<double>().ToList();
-            return values.Count == texts.Count ? SpreadOf(values) : "not a number in every run";
-        }));
-        md.AppendLine();
-        md.AppendLine("A spread is (max - min) / median of the runs' values.");
-        md.AppendLine();
-        md.AppendLine("## Each run's report");
-        md.AppendLine();
-        foreach (var (files, run) in reports.Select((files, i) => (files, i + 1)))
-        {
-            md.AppendLine(files.Count == 0
-                ? string.Create(CultureInfo.InvariantCulture, $"- run {run}: no report.html was written")
-                : string.Create(CultureInfo.InvariantCulture, $"- run {run}: {string.Join(", ", files.Select(f => $"[{f}]({f})"))}"));
-        }
-        return md.ToString();
+        return new HtmlPage(string.Create(CultureInfo.InvariantCulture, $"{results.Count} runs of the same command"))
+            .Paragraph(disagreements.Count == 0 ? "The verdicts agree in every run." : $"The verdicts disagree on: {string.Join(", ", disagreements)}.")
+            .Heading(2, "Verdicts per run")
+            .Table(PerRunTable(results, "verdict", "agree", r => r.Verdicts.Select(v => (v.Name, v.Text)), (name, _) => disagreements.Contains(name) ? "no" : "yes"))
+            .Heading(2, "Headline figures across runs")
+            .Table(PerRunTable(results, "figure", "across runs", r => r.Figures.Select(f => (f.Name, f.Text)), (_, texts) =>
+            {
+                var values = texts.Select(t => t is null ? null : HeadlineFigure.LeadingNumber(t)).OfType<double>().ToList();
+                return values.Count == texts.Count ? SpreadOf(values) : "not a number in every run";
+            }))
+            .Paragraph("A spread is (max - min) / median of the runs' values.")
+            .Heading(2, "Each run's report")
+            .List(reports.Select((files, i) => files.Count == 0
+                ? string.Create(CultureInfo.InvariantCulture, $"run {i + 1}: no report.html was written")
+                : string.Create(CultureInfo.InvariantCulture, $"run {i + 1}: {string.Join(", ", files.Select(f => $"[{f}]({f})"))}")))
+            .ToMarkdown();
     }
 }

@@ -610,8 +610,8 @@ public sealed class CapacityFindingTests
 
         Assert.Equal(new UnloadedBaseline(105, 5, 95, 900, 5 * 20), baseline);
         Assert.Equal(210, baseline.DefaultSloMs);
-        Assert.Equal("SLO p99 210 ms (2 x the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms, from 100 requests))", baseline.DescribeSlo(210, given: false));
-        Assert.Equal("SLO p99 1500 ms (given by --slo-p99-ms; the unloaded p99 of 105 ms (the median of 5 rounds of one user, 95-900 ms, from 100 requests))", baseline.DescribeSlo(1500, given: true));
+        Assert.Equal("SLO p99 210 ms (2 x the median round's p99 of 105 ms (5 rounds of one user, 95-900 ms, from 100 requests))", baseline.DescribeSlo(210, given: false));
+        Assert.Equal("SLO p99 1500 ms (given by --slo-p99-ms; the median round's p99 of 105 ms (5 rounds of one user, 95-900 ms, from 100 requests))", baseline.DescribeSlo(1500, given: true));
     }
 
     [Fact]
@@ -621,7 +621,7 @@ public sealed class CapacityFindingTests
 
         Assert.Equal(1.9, baseline.P99Ms, precision: 6);
         Assert.Equal(UnloadedBaseline.SloFloorMs, baseline.DefaultSloMs);
-        Assert.StartsWith("SLO p99 10 ms (the 10 ms floor, above 2 x the unloaded p99 of 1.9 ms", baseline.DescribeSlo(baseline.DefaultSloMs, given: false));
+        Assert.StartsWith("SLO p99 10 ms (the 10 ms floor, above 2 x the median round's p99 of 1.9 ms", baseline.DescribeSlo(baseline.DefaultSloMs, given: false));
     }
 
     /// <summary>The ramp against a fake service that breaks from <paramref name="breaksAt"/> on, each step taking its ramp and hold on a fake clock.</summary>
@@ -664,7 +664,7 @@ public sealed class CapacityFindingTests
 
         Assert.Equal((40.0, (double?)null), (finding.HeldLoad!.Value, finding.BrokeAt));
         Assert.Equal(200, finding.Slo.P99Ms);
-        Assert.StartsWith("Held 40 users without breaking (SLO p99 200 ms (2 x the lowest step's p99 of 100 ms (the median of 3 rounds of 4 users, 100-100 ms, from 300 requests))", finding.Describe());
+        Assert.StartsWith("Held 40 users without breaking (SLO p99 200 ms (2 x the median round's p99 of 100 ms (3 rounds of 4 users, 100-100 ms, from 300 requests))", finding.Describe());
         Assert.EndsWith("the break is above: the profile's peak (40 users); run --find-capacity.", finding.Describe());
     }
 
@@ -738,7 +738,7 @@ public sealed class CapacityFindingTests
 
         Assert.Equal((1.0, 4.0), (finding.HeldLoad!.Value, finding.BrokeAt!.Value));
         Assert.Equal(334, finding.Slo.P99Ms);
-        Assert.Contains("2 x the unloaded p99 of 167 ms (the median of 3 rounds of one user, 160-400 ms, from 60 requests)", finding.Describe(), StringComparison.Ordinal);
+        Assert.Contains("2 x the median round's p99 of 167 ms (3 rounds of one user, 160-400 ms, from 60 requests)", finding.Describe(), StringComparison.Ordinal);
         // A given SLO judges the one user's step too: nothing holds by definition against a bound the user set.
         Assert.Null(CapacityFinding.OfProfile(ramp, 300, NoCause).HeldLoad);
     }

@@ -509,7 +509,7 @@ public sealed class CapacityFindingTests
     [Fact]
     public void TheFindingSaysTheLoadHeldTheBreakHowFinelyAndItsCauseOrTheBoundThatEndedTheRamp()
     {
-        var slo = new ServiceSlo(210, "SLO p99 210 ms (2 x the unloaded p99 of 105 ms (the median of 5 rounds of one user, 98-140 ms))");
+        var slo = new ServiceSlo(210, "SLO p99 210 ms (2 x the median round's p99 of 105 ms (5 rounds of one user, 98-140 ms))");
         var broke = new CapacityFinding("users", slo, 48, 52, "p99 900 ms", "pool starvation (...)", null, "narrowed to within 8 % by 3 bisection steps after the doubling");
         var held = broke with { BrokeAt = null, BrokeBecause = null, Cause = null, HeldLoad = 20, Bound = "the ramp reached its max load (20 users, --max-load)", Narrowing = null };
 

@@ -174,7 +174,7 @@ public sealed partial class HeadlineTests
         return Seeded("lock").Observation! with { Stacks = new BlockingSites(sampled, sampled + 4, sites) };
     }
 
-    private static readonly ServiceSlo Slo = new(409.8, "SLO p99 409.8 ms (2 x the unloaded p99 of 204.9 ms (the median of 5 rounds of one user, 198.2-230.4 ms))");
+    private static readonly ServiceSlo Slo = new(409.8, "SLO p99 409.8 ms (2 x the median round's p99 of 204.9 ms (5 rounds of one user, 198.2-230.4 ms))");
 
     private static Seed Seeded(string seed)
     {

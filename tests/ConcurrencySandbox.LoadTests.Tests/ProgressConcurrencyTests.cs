@@ -266,6 +266,52 @@ public sealed class ProgressConcurrencyTests
         Assert.Contains("(one is due every 6 s)", output.ToString());
     }
 
+    [Fact]
+    public void AnIntervalEndingJustAfterACatchUpTickDoesNotShrinkTheStallLimit()
+    {
+        // Stopped from 6.5 s to 13.7 s (the wrk benchmark's turns): the 2 s timer fires at once on SIGCONT and again on
+        // its schedule at 14.0, 0.3 s later. A limit of 5 x 0.3 s (the 5 s minimum) named a stall 5 s into the next stop.
+        using var output = new LockedWriter();
+        var progress = new RunProgress(Plan, _clock, []);
+        using var watch = new StallWatch(() => progress.State, output, _clock, ownFrames: null);
+        progress.Publish(new VariantStarted(0, 2, "fanout/threadpool", "/api/fanout", "#d62728"));
+        foreach (var elapsedSeconds in new[] { 2, 4, 6, 13.7, 14.0 })
+        {
+            progress.Publish(Interval(load: 4, elapsedSeconds: elapsedSeconds));
+        }
+
+        for (var i = 0; i < 9; i++)
+        {
+            _clock.Advance(TimeSpan.FromSeconds(1));
+        }
+        Assert.Equal(0, watch.Stalls);
+        Assert.True(progress.State.IntervalSeconds >= 2, $"the reporting interval read as {progress.State.IntervalSeconds} s");
+    }
+
+    [Theory]
+    [InlineData(11)]
+    [InlineData(37)]
+    [InlineData(59)]
+    public void TheIntervalTheStallWatchReadsIsNeverShorterThanTheTimersPeriodWhateverStopsTheRunner(int seed)
+    {
+        // A periodic timer in a process stopped at random: a tick that fell in a stop fires once at the continue, the next
+        // on the schedule, so ticks end at most one a period and two can end any time apart.
+        var random = new Random(seed);
+        var periodSeconds = random.Next(1, 7);
+        var progress = new RunProgress(Plan, _clock, []);
+        progress.Publish(new VariantStarted(0, 2, "fanout/threadpool", "/api/fanout", "#d62728"));
+        var now = 0.0;
+        for (var tick = 0; tick < 40; tick++)
+        {
+            var scheduled = (Math.Floor(now / periodSeconds) + 1) * periodSeconds;
+            var stopped = random.Next(3) == 0 ? (from: scheduled - random.NextDouble() * periodSeconds, seconds: random.NextDouble() * 4 * periodSeconds) : default;
+            now = stopped.seconds > 0 && stopped.from + stopped.seconds > scheduled ? stopped.from + stopped.seconds : scheduled;
+            progress.Publish(Interval(load: 4, elapsedSeconds: now));
+
+            Assert.True(progress.State.IntervalSeconds >= periodSeconds - 1e-9, $"tick {tick} at {now:0.00} s: the interval read as {progress.State.IntervalSeconds} s, the period is {periodSeconds} s");
+        }
+    }
+
     [FactOnLinux]
     [Trait("Category", "Slow")]
     public void TheRunnersOwnBlockedThreadsAreNamedFromASampleOfItsOwnStacks()

@@ -466,7 +466,8 @@ ratio() {
 for pair in $(seq 1 "$pairs"); do
   total_requests=(0 0 0 0); total_seconds=(0 0 0 0); total_api_ticks=(0 0 0 0); total_tool_ticks=(0 0 0 0)
   for second in $(seq 0 $((seconds - 1))); do
-    turn_order "$second" "${slots[@]}"
+    # Numbered across pairs, so a pair's first turn is never the same tool as the previous pair's last.
+    turn_order "$(((pair - 1) * seconds + second))" "${slots[@]}"
     for slot in "${order[@]}"; do turn "$slot"; done
   done
   for slot in "${slots[@]}"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Is the load runner the bottleneck? wrk and our runner load ONE API process on GET /api/compute/sync?cycles=1 with the
 # same number of connections/users, taking 1-second turns: both run for the whole benchmark, and the script stops one
-# (SIGSTOP) and continues the other (SIGCONT) each second, in ABBA order, SECONDS turns of each per pair. Each turn's
+# (SIGSTOP) and continues the other (SIGCONT) each second, in turn_order (scripts/wrk-bench-lib.sh: ABBA for two tools, rotated for
+# more, so no tool takes two turns in a row), SECONDS turns of each per pair. Each turn's
 # requests are counted by the API itself (requestsStarted in /api/telemetry, the same counter for both tools), so the
 # two rates are measured alike and a change of the VM's vCPU speed, which lasts seconds here (docs/notebook/measurement.md),
 # lands on both tools' turns instead of on one tool's block. Prints each pair's throughputs and ratio, and for each tool
@@ -31,7 +32,7 @@
 #     continued at once) and their CPU is added up, so the ratio is the N agents' throughput against wrk's.
 #   RUNNER_TERMINAL=1: the runner runs in a pseudo-terminal (util-linux script, 160 x 40), so it draws its status line
 #     as it does for a user, with --verbose so its interval lines still show when it has warmed up.
-#   seconds: 1-second turns of each tool per pair, at least 4 so the ABBA order completes once.
+#   seconds: 1-second turns of each tool per pair, at least 4 so the turn order completes once.
 #   API_COUNTS=1: also counts, with perf switched on around each turn only, what the API and each tool did per request
 #     in that tool's turns (CPU, wake-ups the tool caused, context switches, epoll_wait, connections accepted, reads and
 #     the reads that found nothing, writes, futex) and the bytes the API received and sent per request (ss): how the
@@ -137,7 +138,7 @@ runner=loadtests/ConcurrencySandbox.LoadTests/bin/Release/net10.0/ConcurrencySan
 # One API for both tools: the copy the build put next to the runner (the same server the runner's children run).
 start_api "$(dirname "$runner")/api/ConcurrencySandbox.Api.dll" "$work" "$api_cpus"
 path="/api/compute/sync?cycles=1"
-echo "API at $url; ${seconds} 1-second turns of each tool per pair (ABBA), ${connections} connections/users, GET $path"
+echo "API at $url; ${seconds} 1-second turns of each tool per pair (ABBA for two tools, rotated for more), ${connections} connections/users, GET $path"
 echo "mode $mode: $pinning; the runner's output goes to $([ "$runner_terminal" = 1 ] && echo "a pseudo-terminal (status line on)" || echo "a file (no status line)")"
 
 # Warm-up (JIT, connection pools): 30 s of wrk alone. An API pinned to one cpu settles slowly under this load: in 5 s
@@ -242,7 +243,10 @@ tool_ticks() {
 }
 
 # turn SLOT: one 1-second turn of the tool of SLOT (every process of it), added to SLOT's totals: requests the
-# API started (less the closing reading itself), seconds, and the API's and the tool's CPU ticks.
+# API started (less the closing reading itself), seconds, and the API's and the tool's CPU ticks; and one line in
+# $work/turns.txt: "pair second slot previous-slot requests seconds tool-ticks api-ticks" (previous-slot: whose turn
+# came just before, -1 for the first).
+previous_slot=-1
 turn() {
   local slot=$1
   requests_started "$url"; local before=$started
@@ -262,7 +266,10 @@ turn() {
   total_requests[$slot]=$((total_requests[$slot] + started - before - 1))
   total_seconds[$slot]=$(awk -v t="${total_seconds[$slot]}" -v a="$from" -v b="$to" 'BEGIN { printf "%.6f", t + b - a }')
   read_cpu_ticks "$api_pid"; total_api_ticks[$slot]=$((total_api_ticks[$slot] + cpu_ticks - api_before))
+  local api_turn_ticks=$((cpu_ticks - api_before))
   tool_ticks "$slot"; total_tool_ticks[$slot]=$((total_tool_ticks[$slot] + cpu_ticks - tool_before))
+  echo "$pair $second $slot $previous_slot $((started - before - 1)) $(awk -v a="$from" -v b="$to" 'BEGIN { printf "%.6f", b - a }') $((cpu_ticks - tool_before)) $api_turn_ticks" >>"$work/turns.txt"
+  previous_slot=$slot
   for pid in ${tool_pids[$slot]}; do
     counted_process_ticks[$pid]=$((${counted_process_ticks[$pid]:-0} + process_ticks[$pid] - process_before[$pid]))
   done
@@ -434,6 +441,14 @@ print_counts() {
     }'
 }
 
+# turn_rates PAIR SLOT: the pair's turns of the tool of SLOT in order, each one's requests per second (thousands) and
+# its CPU per request; "+" marks a turn that came right after the tool's own previous one (stopped and continued at
+# once, not after the others' turns), so a low pair shows whether one turn or all of them made it.
+turn_rates() {
+  awk -v p="$1" -v slot="$2" -v name="${tool_names[$2]}" -v hz="$clock_ticks_per_second" '
+    $1 == p && $3 == slot { out = out sprintf(" %s%.1f/%.1f", ($4 == slot ? "+" : ""), $5 / $6 / 1000, ($5 > 0 ? $7 / hz / $5 * 1e6 : 0)) }
+    END { printf "pair %d turns, %s (thousand requests/s / its CPU us per request):%s\n", p, name, out }' "$work/turns.txt"
+}
 rate() { awk -v n="${total_requests[$1]}" -v s="${total_seconds[$1]}" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }'; }
 
 bench_header
@@ -451,7 +466,8 @@ ratio() {
 for pair in $(seq 1 "$pairs"); do
   total_requests=(0 0 0 0); total_seconds=(0 0 0 0); total_api_ticks=(0 0 0 0); total_tool_ticks=(0 0 0 0)
   for second in $(seq 0 $((seconds - 1))); do
-    abba_order "$second" "${slots[@]}"
+    # Numbered across pairs, so a pair's first turn is never the same tool as the previous pair's last.
+    turn_order "$(((pair - 1) * seconds + second))" "${slots[@]}"
     for slot in "${order[@]}"; do turn "$slot"; done
   done
   for slot in "${slots[@]}"; do
@@ -460,6 +476,7 @@ for pair in $(seq 1 "$pairs"); do
     echo "pair $pair: $(figures "$slot" "${tool_names[$slot]}" "$client_cpu_count")"
     summary_row "$pair" "$slot"
   done
+  for slot in "${slots[@]}"; do turn_rates "$pair" "$slot"; done
   if [ "$mode" = pinned ]; then
     check_pair "$pair" wrk "$(rate 0)" "${tool_names[1]} (sync variant)" "$(rate 1)" "$minimum" || failed=1
   else

@@ -2,11 +2,12 @@
 # What the runtime observer costs the API, measured in 1-second turns so the machine's drift lands on both sides: TWO
 # API processes from one build (three with a baseline), "observed" and "plain", each loaded by its own runner (`run
 # --url .../api/compute/sync?cycles=1`, a constant closed load of USERS); the script stops (SIGSTOP) and continues
-# (SIGCONT) the sides' processes turn by turn, ABBA, as loadtests/bench-vs-wrk.sh does with its tools, so one API
-# is loaded while the other idles (an idle API costs next to nothing). A side's processes are its runner and, when the
-# observer is a process of its own, that process (watch, dotnet-trace, one part): all stopped and continued together,
-# so every microsecond the observer spends falls in its own side's turns. Per turn: requests the API started (its own
-# requestsStarted, /api/telemetry), the API's CPU (/proc) and the side's processes' CPU. Per pair, over its turns:
+# (SIGCONT) the sides' processes turn by turn (turn_order: ABBA for two sides, rotated for three), as
+# loadtests/bench-vs-wrk.sh does with its tools, so one API is loaded while the other idles (an idle API costs next to
+# nothing). A side's processes are its runner and, when the observer is a process of its own, that process (watch,
+# dotnet-trace, one part): all stopped and continued together, so every microsecond the observer spends falls in its
+# own side's turns. Per turn: requests the API started (its own requestsStarted, /api/telemetry), the API's CPU (/proc)
+# and the side's processes' CPU. Per pair, over its turns:
 # observed/plain throughput (the sum of observed turns' requests over their seconds against plain's), the same over the
 # first 5 turns (where the runner's once-a-run parts mostly fall) and over the rest (its session alone), and the API's CPU
 # per request observed/plain. Loopback only.
@@ -309,7 +310,7 @@ leg() {
   for s in "${!sides[@]}"; do api_of[s]=$(((s + leg) % ${#sides[@]})); done
   # Which side starts and takes its turn first alternates by leg too (ABBA shifted by two turns in odd legs), so no
   # side is first in more of a pair's seconds than another.
-  abba_order "$((2 * (leg % 2)))" "${!sides[@]}"
+  turn_order "$((2 * (leg % 2)))" "${!sides[@]}"
   for s in "${order[@]}"; do start_side "$s" "$leg_tag"; done
   for s in "${!sides[@]}"; do read_cpu_ticks "${api_pids[api_of[s]]}"; api_from[s]=$cpu_ticks; done
   local perfs=()
@@ -320,7 +321,7 @@ leg() {
         perfs+=($!)
       done
     fi
-    abba_order "$((second + 2 * (leg % 2)))" "${!sides[@]}"
+    turn_order "$((second + 2 * (leg % 2)))" "${!sides[@]}"
     for s in "${order[@]}"; do turn "$s" "$second"; done
   done
   if ((${#perfs[@]} > 0)); then

@@ -37,15 +37,22 @@ cpus_for() {
   fi
 }
 
-# abba_order TURN SLOT...: sets order to the SLOTs in their order in turns 0 and 3 of every four, reversed in turns 1
-# and 2 (ABBA), so a drift of the machine over a few turns lands on every slot alike.
-abba_order() {
-  local turn=$1 slot
+# turn_order TURN SLOT...: sets order to the SLOTs' order in turn TURN, so a drift of the machine over a few turns
+# lands on every slot alike. Two slots: ABBA (in order in turns 0 and 3 of every four, reversed in 1 and 2), which
+# gives each slot a turn right after its own once every four. Three or more: the slots rotated by TURN (each slot in
+# each place once every N turns), so no slot ever takes two turns in a row: with ABBA's reversal the first and last
+# slots did at every reversal and a middle slot never did, and a tool continued at once after its own turn runs
+# faster (issue 42, s60, docs/notebook/performance.md: wrk 17 % more requests per second in those turns, a runner
+# 18 % less CPU per request), so the middle slot (the runner) was measured against tools with a head start.
+turn_order() {
+  local turn=$1 i
   shift
   order=("$@")
-  if (( turn % 4 == 1 || turn % 4 == 2 )); then
-    order=(); for slot in "$@"; do order=("$slot" "${order[@]}"); done
+  if (( $# == 2 )); then
+    if (( turn % 4 == 1 || turn % 4 == 2 )); then order=("$2" "$1"); fi
+    return
   fi
+  for ((i = 0; i < $#; i++)); do order[i]=${*:$(((turn + i) % $# + 1)):1}; done
 }
 
 # requests_started URL: sets started to the API at URL's requestsStarted (/api/telemetry; this reading included).

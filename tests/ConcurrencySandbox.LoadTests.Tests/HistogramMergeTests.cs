@@ -50,7 +50,7 @@ public class HistogramMergeTests
         var wires = new List<AgentInterval>();
         var agents = Enumerable.Range(0, 2).Select(index => new LatencyRecorder
         {
-            IntervalTaken = t => wires.Add(AgentWire.IntervalOf(index, 0, new IntervalRow(new VariantKey("async"), 1, "users", 1, 0, LatencyStats.Empty), 0, t)),
+            IntervalTaken = t => wires.Add(AgentWire.IntervalOf(index, 0, new IntervalRow(new VariantKey("async"), 1, "users", 1, 0, LatencyStats.Empty), 0, t, HistogramWire.Encode(t.Histogram))),
         }).ToList();
         var all = new LatencyRecorder();
         for (var i = 1; i <= 400; i++)
@@ -121,6 +121,45 @@ public class HistogramMergeTests
         }
 
         Assert.Equal(histogram.GetMaxValue() / 1000.0, LatencyStats.From(histogram, new OutcomeCounts(histogram.TotalCount, 0, 0, 0)).MaxMs);
+    }
+
+    [Theory]
+    [InlineData(7)]
+    [InlineData(31)]
+    [InlineData(73)]
+    public void AnAgentsLogIsByteForByteWhatHdrHistogramsLogWriterWrites(int seed)
+    {
+        // The agent's log takes each interval as encoded for the wire; a reader of .hlog files must see no difference.
+        var random = new Random(seed);
+        var startTime = new DateTime(2026, 11, 30, 20, 0, 0, DateTimeKind.Utc).AddMilliseconds(random.Next(1_000_000));
+        var intervals = Enumerable.Range(0, random.Next(1, 6)).Select(i =>
+        {
+            var histogram = LatencyRecorder.NewHistogram();
+            for (var n = random.Next(0, 4000); n > 0; n--)
+            {
+                histogram.RecordValue(random.Next(5) == 0 ? random.NextInt64(1, LatencyRecorder.HighestMicros) : random.Next(1, 30_000));
+            }
+            histogram.StartTimeStamp = 1_796_000_000_000 + i * 2_000 + random.Next(1000);
+            histogram.EndTimeStamp = histogram.StartTimeStamp + random.Next(1, 5000);
+            return histogram;
+        }).ToList();
+
+        using var library = new MemoryStream();
+        using (var writer = new HistogramLogWriter(library))
+        {
+            writer.Write(startTime);
+            intervals.ForEach(writer.Append);
+        }
+        using var agents = new MemoryStream();
+        using (var log = new IntervalLog(agents, startTime))
+        {
+            intervals.ForEach(h => log.Append(h, HistogramWire.Encode(h)));
+        }
+
+        Assert.Equal(library.ToArray(), agents.ToArray());
+        agents.Position = 0;
+        var read = new HistogramLogReader(agents).ReadHistograms().ToList();
+        Assert.Equal(intervals.Select(h => h.TotalCount), read.Select(h => h.TotalCount));
     }
 
     [Fact]

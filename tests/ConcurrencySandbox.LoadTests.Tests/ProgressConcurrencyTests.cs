@@ -249,21 +249,58 @@ public sealed class ProgressConcurrencyTests
     public void TheStallLimitFollowsTheReportingIntervalTheFirstIntervalShows()
     {
         using var output = new LockedWriter();
-        var progress = new RunProgress(Plan, _clock, []);
+        var progress = FirstVariantStarted();
         using var watch = new StallWatch(() => progress.State, output, _clock, ownFrames: null);
-        progress.Publish(new VariantStarted(0, 2, "fanout/threadpool", "/api/fanout", "#d62728"));
         // A 6 s reporting interval: its first interval ends 6 s into the load.
         progress.Publish(Interval(load: 4, elapsedSeconds: 6));
         Assert.Equal(6, progress.State.IntervalSeconds);
 
-        for (var i = 0; i < 29; i++)
-        {
-            _clock.Advance(TimeSpan.FromSeconds(1));
-        }
+        TickSeconds(29);
         Assert.Equal(0, watch.Stalls);
         _clock.Advance(TimeSpan.FromSeconds(1));
         Assert.Equal(1, watch.Stalls);
         Assert.Contains("(one is due every 6 s)", output.ToString());
+    }
+
+    [Fact]
+    public void AnIntervalEndingJustAfterACatchUpTickDoesNotShrinkTheStallLimit()
+    {
+        // Stopped from 6.5 s to 13.7 s (the wrk benchmark's turns): the 2 s timer fires at once on SIGCONT and again on
+        // its schedule at 14.0, 0.3 s later. A limit of 5 x 0.3 s (the 5 s minimum) named a stall 5 s into the next stop.
+        using var output = new LockedWriter();
+        var progress = FirstVariantStarted();
+        using var watch = new StallWatch(() => progress.State, output, _clock, ownFrames: null);
+        foreach (var elapsedSeconds in new[] { 2, 4, 6, 13.7, 14.0 })
+        {
+            progress.Publish(Interval(load: 4, elapsedSeconds: elapsedSeconds));
+        }
+
+        TickSeconds(9);
+        Assert.Equal(0, watch.Stalls);
+        Assert.True(progress.State.IntervalSeconds >= 2, $"the reporting interval read as {progress.State.IntervalSeconds} s");
+    }
+
+    [Theory]
+    [InlineData(11)]
+    [InlineData(37)]
+    [InlineData(59)]
+    public void TheIntervalTheStallWatchReadsIsNeverShorterThanTheTimersPeriodWhateverStopsTheRunner(int seed)
+    {
+        // A periodic timer in a process stopped at random: a tick that fell in a stop fires once at the continue, the next
+        // on the schedule, so ticks end at most one a period and two can end any time apart.
+        var random = new Random(seed);
+        var periodSeconds = random.Next(1, 7);
+        var progress = FirstVariantStarted();
+        var now = 0.0;
+        for (var tick = 0; tick < 40; tick++)
+        {
+            var scheduled = (Math.Floor(now / periodSeconds) + 1) * periodSeconds;
+            var stopped = random.Next(3) == 0 ? (from: scheduled - random.NextDouble() * periodSeconds, seconds: random.NextDouble() * 4 * periodSeconds) : default;
+            now = stopped.seconds > 0 && stopped.from + stopped.seconds > scheduled ? stopped.from + stopped.seconds : scheduled;
+            progress.Publish(Interval(load: 4, elapsedSeconds: now));
+
+            Assert.True(progress.State.IntervalSeconds >= periodSeconds - 1e-9, $"tick {tick} at {now:0.00} s: the interval read as {progress.State.IntervalSeconds} s, the period is {periodSeconds} s");
+        }
     }
 
     [FactOnLinux]
@@ -297,6 +334,23 @@ public sealed class ProgressConcurrencyTests
     {
         lock (gate)
         {
+        }
+    }
+
+    /// <summary>A run's progress on the test's clock, its first variant (fanout/threadpool) started.</summary>
+    private RunProgress FirstVariantStarted()
+    {
+        var progress = new RunProgress(Plan, _clock, []);
+        progress.Publish(new VariantStarted(0, 2, "fanout/threadpool", "/api/fanout", "#d62728"));
+        return progress;
+    }
+
+    /// <summary>The test's clock moved on a second at a time, so the stall watch's 1-second timer checks at each.</summary>
+    private void TickSeconds(int seconds)
+    {
+        for (var i = 0; i < seconds; i++)
+        {
+            _clock.Advance(TimeSpan.FromSeconds(1));
         }
     }
 

@@ -65,7 +65,7 @@ public class SentStepTests
             {
                 agent.TakeInterval(end, step);
                 // Through the agents' JSON line, as the coordinator reads it.
-                var line = JsonSerializer.Serialize<AgentMessage>(AgentWire.IntervalOf(i, sequence, row, 0, taken[i]!), ContractJson.Options);
+                var line = JsonSerializer.Serialize<AgentMessage>(AgentWire.IntervalOf(i, sequence, row, 0, taken[i]!, HistogramWire.Encode(taken[i]!.Histogram)), ContractJson.Options);
                 return (AgentInterval)JsonSerializer.Deserialize<AgentMessage>(line, ContractJson.Options)!;
             }).ToList();
             sequence++;

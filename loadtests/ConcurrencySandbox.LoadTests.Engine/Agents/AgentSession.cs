@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Net.Sockets;
 using ConcurrencySandbox.LoadTests.Engine;
-using HdrHistogram;
 
 namespace ConcurrencySandbox.LoadTests.Agents;
 
@@ -74,9 +73,8 @@ public sealed class AgentSession(Uri coordinator, int index, string logFolder, T
         var send = http.Get(assignment.Request);
         Directory.CreateDirectory(logFolder);
         await using var log = File.Create(Path.Combine(logFolder, $"{Safe(assignment.Variant)}-agent-{index}.hlog"));
-        using var logWriter = new HistogramLogWriter(log);
-        // The header alone (format version, start time, legend); each interval is appended as it is taken.
-        logWriter.Write(DateTime.UtcNow);
+        // The header now; each interval is appended as it is taken.
+        using var intervalLog = new IntervalLog(log, DateTime.UtcNow);
 
         link.Send(new AgentReady(index));
         switch (await link.ReceiveAsync(cancellationToken))
@@ -94,15 +92,17 @@ public sealed class AgentSession(Uri coordinator, int index, string logFolder, T
         var process = Process.GetCurrentProcess();
         var cpuAtStart = process.TotalProcessorTime;
         var sequence = 0;
-        // Set by the recorder as it takes each interval, just before the interval's row is reported (its histograms are reused at the next take).
+        // Set by the recorder as it takes each interval, just before the interval's row is reported (its histograms are
+        // reused at the next take), with the interval's histogram encoded once for the log and the coordinator.
         TakenInterval? taken = null;
+        var encoded = "";
         var result = await VariantRunner.RunAsync(new VariantKey(assignment.Variant), assignment.Request, workload, send, shape.ReportingInterval, null, IVariantProgress.OfIntervals(row =>
         {
-            link.Send(AgentWire.IntervalOf(index, sequence++, row, CpuSeconds(), taken!));
+            link.Send(AgentWire.IntervalOf(index, sequence++, row, CpuSeconds(), taken!, encoded));
         }), cancellationToken, intervalTaken: interval =>
         {
-            logWriter.Append(interval.Histogram);
-            log.Flush();
+            encoded = HistogramWire.Encode(interval.Histogram);
+            intervalLog.Append(interval.Histogram, encoded);
             taken = interval;
         }, stepLoad: whole.LoadBetween);
         // Stopped: the coordinator stops too and keeps what it merged; an agent sends no partial result.

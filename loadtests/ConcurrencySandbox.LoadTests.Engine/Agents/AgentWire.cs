@@ -20,9 +20,12 @@ internal static class AgentWire
         variant.Label, baseAddress.ToString(), request, segment.Index, segment.Count, StepsOf(load.Shape),
         load.Shape.ReportingInterval.TotalSeconds, load.RequestTimeout.TotalSeconds, load.MaxInFlight);
 
-    /// <summary>An interval as an agent sends it: its row, its CPU use and what its recorder took, histograms encoded.</summary>
-    public static AgentInterval IntervalOf(int index, int sequence, IntervalRow row, double cpuSeconds, TakenInterval taken) => new(
-        index, sequence, row.ElapsedSeconds, row.Partial, HistogramWire.Encode(taken.Histogram),
+    /// <summary>
+    /// An interval as an agent sends it: its row, its CPU use and what its recorder took, histograms encoded (the
+    /// interval's own as <paramref name="histogram"/>, <see cref="HistogramWire.Encode"/> of it, which the agent's log takes too).
+    /// </summary>
+    public static AgentInterval IntervalOf(int index, int sequence, IntervalRow row, double cpuSeconds, TakenInterval taken, string histogram) => new(
+        index, sequence, row.ElapsedSeconds, row.Partial, histogram,
         taken.Counts.Ok, taken.Counts.HttpErrors, taken.Counts.TimedOut, taken.Counts.ConnectionErrors, cpuSeconds,
         [.. taken.SentSteps.Select(s => new AgentSentStep(s.Step, HistogramWire.Encode(s.Histogram), s.Counts.Ok, s.Counts.HttpErrors, s.Counts.TimedOut, s.Counts.ConnectionErrors, s.TimedOutAtMs))])
     {

@@ -34,8 +34,16 @@ internal sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
     /// <summary>When the running variant last recorded an interval.</summary>
     public DateTimeOffset LastProgressAt { get; init; } = StartedAt;
 
-    /// <summary>The reporting interval as the running variant's intervals show it: the first one's length, then the gap between the last two.</summary>
+    /// <summary>
+    /// The reporting interval as the running variant's intervals show it: their mean length (the latest one's elapsed time
+    /// over their count). Not the gap between the last two: after the runner was stopped (SIGSTOP, a VM's pause) its timer
+    /// fires at once and again on its schedule, so two intervals can end 0.3 s apart, and a stall limit of 5 such gaps
+    /// named a stall where there was none. Its timer fires at most once a period, so the mean is never below the period.
+    /// </summary>
     public double IntervalSeconds { get; init; } = 1;
+
+    // The running variant's intervals so far.
+    private int Intervals { get; init; }
 
     /// <summary>
     /// What the variants done so far took beyond their planned load, on average (starting the API, the warm-up request,
@@ -50,12 +58,12 @@ internal sealed record RunState(RunPlanned Plan, DateTimeOffset StartedAt)
         VariantStarted v => Finished(now) with
         {
             Index = v.Index, Count = v.Count, Series = v.Series, VariantStartedAt = now, StepsClosed = 0, Failed = 0, Last = null,
-            Loading = false, LastProgressAt = now, IntervalSeconds = 1,
+            Loading = false, LastProgressAt = now, IntervalSeconds = 1, Intervals = 0,
         },
         IntervalEnded i when i.Series == Series => this with
         {
-            Last = i, Failed = Failed + i.Failed, Loading = !i.Partial, LastProgressAt = now,
-            IntervalSeconds = (i.ElapsedSeconds - (Last?.ElapsedSeconds ?? 0)) is var gap and > 0 ? gap : IntervalSeconds,
+            Last = i, Failed = Failed + i.Failed, Loading = !i.Partial, LastProgressAt = now, Intervals = Intervals + 1,
+            IntervalSeconds = i.ElapsedSeconds > 0 ? i.ElapsedSeconds / (Intervals + 1) : IntervalSeconds,
         },
         StepEnded s when s.Series == Series => this with { StepsClosed = StepsClosed + 1 },
         RunEnded end => this with { Ended = end, Loading = false },

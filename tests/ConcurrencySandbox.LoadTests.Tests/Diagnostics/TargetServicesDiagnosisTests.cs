@@ -50,7 +50,7 @@ public sealed class TargetServicesDiagnosisTests
     public async Task ACpuBoundHandlerBreaksOnTheCpuWithNoBlockingCallSiteNorAsyncOrPoolMinimumFix()
     {
         await using var service = await SampleServiceProcess.StartTargetAsync("CpuHash");
-        var summary = await RunUrlDiagnosis.FindCapacityAsync(service, "risk/1");
+        var summary = await RunUrlDiagnosis.FindBreakAsync(service, "risk/1");
 
         var capacity = summary.Capacity!;
         Assert.True(capacity.Cause?.StartsWith("CPU (", StringComparison.Ordinal) == true, $"{summary.Headline}\n{capacity.Cause}");

@@ -6,7 +6,10 @@ public static class Profiles
     /// <summary>The profile that checks a run works (a few seconds, no verdict), never a measurement.</summary>
     public const string Smoke = "smoke";
 
-    public static readonly IReadOnlyList<string> Names = ["quick", "seed003", "seed001", "open", Smoke];
+    /// <summary>The default profile: 4 users, +4 every 6 s, one minute (run --url reaches each of its steps by a climb: CapacityOptions.ClimbingTo).</summary>
+    public const string Quick = "quick";
+
+    public static readonly IReadOnlyList<string> Names = [Quick, "seed003", "seed001", "open", Smoke];
 
     /// <summary>Builds a named profile; <paramref name="openRatePerSecond"/> is the open profile's peak arrival rate.</summary>
     public static LoadShape Create(string name, double openRatePerSecond) => name switch
@@ -16,7 +19,7 @@ public static class Profiles
         // Seed 001: 50 clients held for 5 minutes (the streaming experiment's clients; for HTTP experiments, 50 users).
         "seed001" => new LoadShape([new KeepConstant(50, TimeSpan.FromMinutes(5))], TimeSpan.FromSeconds(5)),
         // The same shape compressed to one minute: +4 users every 6 s up to 40.
-        "quick" => new LoadShape(SteppedRamp(4, 4, TimeSpan.FromSeconds(6), TimeSpan.FromMinutes(1)), TimeSpan.FromSeconds(2)),
+        Quick => new LoadShape(SteppedRamp(4, 4, TimeSpan.FromSeconds(6), TimeSpan.FromMinutes(1)), TimeSpan.FromSeconds(2)),
         // Open model: the arrival rate ramps up for 45 s, then holds its peak for 15 s.
         "open" => new LoadShape(
             [new RampingInject(openRatePerSecond, TimeSpan.FromSeconds(45)), new Inject(openRatePerSecond, TimeSpan.FromSeconds(15))],

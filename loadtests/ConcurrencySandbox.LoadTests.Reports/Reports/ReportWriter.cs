@@ -503,13 +503,18 @@ public static class ReportWriter
 
     /// <summary>
     /// The steps of a variant its table row shows: all of them up to <see cref="SummarisedStepsAbove"/>; beyond, every
-    /// n-th from the first (about ten rows), the knee and the last.
+    /// n-th from the first (about ten rows), the knee and the last. A quick run's climbs to its steps
+    /// (<see cref="StepJudgement.Climbing"/>) are left to steps.csv: its rows are the steps held and judged, and the knee.
     /// </summary>
     public static IReadOnlyList<int> StepsShown(SummaryVariant v)
     {
         if (v.Steps.Count <= SummarisedStepsAbove)
         {
             return [.. Enumerable.Range(0, v.Steps.Count)];
+        }
+        if (Climbed(v))
+        {
+            return [.. Enumerable.Range(0, v.Steps.Count).Where(i => v.Steps[i].Verdict != StepJudgement.Climbing || i == KneeStep(v))];
         }
         var stride = StrideOf(v);
         var shown = Enumerable.Range(0, v.Steps.Count).Where(i => i % stride == 0).Append(v.Steps.Count - 1).ToHashSet();
@@ -522,6 +527,8 @@ public static class ReportWriter
 
     private static int StrideOf(SummaryVariant v) => (int)Math.Ceiling(v.Steps.Count / (double)SummaryStepRows);
 
+    private static bool Climbed(SummaryVariant v) => v.Steps.Any(s => s.Verdict == StepJudgement.Climbing);
+
     /// <summary>The step the response curve's knee is at, or null.</summary>
     private static int? KneeStep(SummaryVariant v) => v.Curve?.Knee?.Step;
 
@@ -530,7 +537,7 @@ public static class ReportWriter
     {
         var summarised = r.Variants.Where(v => v.Steps.Count > SummarisedStepsAbove).ToList();
         return summarised.Count == 0 ? null
-            : "Per step, summarised: " + string.Join("; ", summarised.Select(v => $"{v.Name} shows {CountText.Of(StepsShown(v).Count)} of its {CountText.Of(v.Steps.Count, "step")} (every {CountText.Of(StrideOf(v), "step")} from the first, the knee and the last)"))
+            : "Per step, summarised: " + string.Join("; ", summarised.Select(v => $"{v.Name} shows {CountText.Of(StepsShown(v).Count)} of its {CountText.Of(v.Steps.Count, "step")} ({(Climbed(v) ? "the steps held and judged and the knee, not the climbs to them" : $"every {CountText.Of(StrideOf(v), "step")} from the first, the knee and the last")})"))
                 + $"; {StepsFileName} holds every step, so these rows do not add up to the totals.";
     }
 

@@ -27,7 +27,7 @@ internal static class CommandLine
     private static readonly Option<string> Profile = new("--profile")
     {
         Description = "Load shape: quick (4 users +4 every 6 s, 1 min per variant), seed003 (4 users +4 every 45 s, 8 min), open (arrival rate ramping to --rate), smoke (3 s, for tests).",
-        DefaultValueFactory = _ => "quick",
+        DefaultValueFactory = _ => Profiles.Quick,
     };
 
     private static readonly Option<FileInfo?> Config = new("--config") { Description = "A load-shape JSON file (see docs/run-an-experiment.md); replaces --profile." };

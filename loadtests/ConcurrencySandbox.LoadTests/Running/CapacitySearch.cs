@@ -80,7 +80,7 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
     /// A blocking service's capacity depends on how fast its load arrives (the pool injects threads over seconds), so a
     /// step that reached its load at the quick run's pace asks the quick run's question, and the two can agree.
     /// </summary>
-    public static readonly double QuickUsersPerSecond = QuickPace(Profiles.Create("quick", 1).Steps);
+    public static readonly double QuickUsersPerSecond = QuickPace(Profiles.Create(Profiles.Quick, 1).Steps);
 
     private static double QuickPace(IReadOnlyList<LoadSimulation> quick) => (quick[1].Target - quick[0].Target) / quick[0].During.TotalSeconds;
 
@@ -92,9 +92,38 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
     /// <see cref="QuickUsersPerSecond"/>, rounded up to whole reporting intervals (so the held part's intervals hold no
     /// ramp). Zero for one user and for an open rate (no quick run to agree with: the quick profile is closed).
     /// </summary>
-    public TimeSpan RampAt(double load) => Open || load <= 1
-        ? TimeSpan.Zero
-        : Interval * Math.Ceiling((load - 1) / QuickUsersPerSecond / Interval.TotalSeconds);
+    public TimeSpan RampAt(double load) => Open || load <= 1 ? TimeSpan.Zero : ClimbOf(load - 1, Interval);
+
+    /// <summary>How long adding <paramref name="users"/> users takes at <see cref="QuickUsersPerSecond"/>, rounded up to whole <paramref name="interval"/>s.</summary>
+    public static TimeSpan ClimbOf(double users, TimeSpan interval) => interval * Math.Ceiling(users / QuickUsersPerSecond / interval.TotalSeconds);
+
+    /// <summary>
+    /// The quick profile's steps against a URL, each reached as a search's step reaches its load: climbing from the load
+    /// before it (none before the first) one user at a time at <see cref="QuickUsersPerSecond"/>, the climb rounded up to
+    /// whole reporting intervals (the first user added as the climb begins, the step's load as it ends), then the step held
+    /// for its own length. The climb's users are steps of their own (every request belongs to the step it was sent in),
+    /// which the quick run counts and shows but does not judge (<see cref="CapacityFinding.OfProfileJudged"/>): its 4 users
+    /// put on at once starved a pool grown for the step before, and a 6-s step of 117-191 requests broke on that spell's
+    /// few (issue 37, Reports: the quick run broke at 4 users, the search held 32). A step one user above the load before
+    /// it is no climb; a ramping or open step keeps its shape.
+    /// </summary>
+    public static LoadShape ClimbingTo(LoadShape profile)
+    {
+        var steps = new List<LoadSimulation>();
+        var before = 0;
+        foreach (var step in profile.Steps)
+        {
+            var users = step is KeepConstant constant ? constant.Copies - before : 0;
+            if (users > 1)
+            {
+                var climb = ClimbOf(users, profile.ReportingInterval);
+                steps.AddRange(Profiles.SteppedRamp(before + 1, 1, climb / (users - 1), climb).Take(users - 1));
+            }
+            steps.Add(step);
+            before = (int)step.Target;
+        }
+        return new LoadShape(steps, profile.ReportingInterval);
+    }
 
     /// <summary>One step's whole length: its ramp, then <see cref="Step"/> held.</summary>
     public TimeSpan LengthAt(double load) => RampAt(load) + Step;
@@ -363,15 +392,19 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// step answered nothing, so only failures and a step with no answer break it: a timeout is no p99 to set an SLO from). A starved pool alone breaks nothing: the headline says "starved for N s; latency held".
     /// A step at the SLO within its p99's noise counts as held, as in the search, and the finding says so (<see cref="HeldJudged"/>).
     /// A break that rests on a transient starvation spell (<paramref name="spell"/>: the run's, null when not observed) is
-    /// confirmed by the profile's next step, the one above it (the search repeats the step instead): broke too, the break
-    /// stands; held, the ramp goes on. The last step's has no step above it, and stands, said.
+    /// confirmed by the profile's next judged step, the one above it (the search repeats the step instead): broke too, the
+    /// break stands, and that next step stands as it was judged, as the search's repeat does (it confirmed a break, so it is
+    /// not itself read against the step above it); held, the ramp goes on. The last step's has no step above it, and stands, said.
+    /// With <paramref name="heldLoads"/> (the quick profile's loads, reached by a climb: <see cref="CapacityOptions.ClimbingTo"/>)
+    /// only the steps at those loads are judged, each over its hold, as the search judges its steps; the climb's steps are
+    /// counted and shown, "climbing" (<see cref="StepJudgement.Climbing"/>).
     /// </summary>
     /// <param name="causeAt">The cause at the break of the run (<see cref="CauseOf"/>), given the baseline's p99.</param>
-    public static CapacityFinding OfProfile(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt, StarvedSpell? spell = null) =>
-        OfProfileJudged(result, givenSloP99Ms, causeAt, spell).Finding;
+    public static CapacityFinding OfProfile(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt, StarvedSpell? spell = null, IReadOnlyCollection<double>? heldLoads = null) =>
+        OfProfileJudged(result, givenSloP99Ms, causeAt, spell, heldLoads).Finding;
 
     /// <summary><see cref="OfProfile"/>, with how each of the run's steps was judged (<see cref="VariantResult.Steps"/>, in order), as summary.json keeps them.</summary>
-    public static (CapacityFinding Finding, IReadOnlyList<StepJudgement> Steps) OfProfileJudged(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt, StarvedSpell? spell = null)
+    public static (CapacityFinding Finding, IReadOnlyList<StepJudgement> Steps) OfProfileJudged(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt, StarvedSpell? spell = null, IReadOnlyCollection<double>? heldLoads = null)
     {
         var unit = result.LoadUnit == "rate" ? "requests/s" : result.LoadUnit;
         var steps = result.Steps.Count > 0 ? result.Steps : [new StepRow(result.PeakLoad, 0, result.ElapsedSeconds, result.Total)];
@@ -385,33 +418,44 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
             : ServiceSlo.Of(null, baseline);
         // One user is the unloaded measure the default SLO is set from: it holds by definition, as --find-capacity's does.
         var unloadedHolds = oneUser && givenSloP99Ms is null && baseline.Requests > 0;
-        var judged = steps.Select(step => unloadedHolds && step == lowest
-            ? new StepJudgement(StepJudgement.Held, "the unloaded measure the SLO is set from")
+        var climbing = steps.Select(step => heldLoads is not null && !heldLoads.Contains(step.Load)).ToList();
+        var judged = steps.Select((step, i) => climbing[i]
+            ? new StepJudgement(StepJudgement.Climbing, Invariant($"climbing to {LoadText(steps.Skip(i).FirstOrDefault(s => heldLoads!.Contains(s.Load))?.Load ?? step.Load, unit)} at the quick profile's pace ({CapacityOptions.QuickUsersPerSecond:0.##} users/s): counted, not judged, as --find-capacity judges each step over its hold"))
+            : unloadedHolds && step == lowest ? new StepJudgement(StepJudgement.Held, "the unloaded measure the SLO is set from")
             : slo.Judge(step.Stats, step.FromSeconds, step.ToSeconds, spell)).ToList();
-        for (var i = 0; i < judged.Count; i++)
+        var held = Enumerable.Range(0, steps.Count).Where(i => !climbing[i]).ToList();
+        for (var h = 0; h < held.Count; h++)
         {
-            judged[i] = ServiceSlo.Confirmed(judged[i], i + 1 < judged.Count ? judged[i + 1] : null,
-                i + 1 < judged.Count ? $"by the next step, {LoadText(steps[i + 1].Load, unit)}" : "the profile's last step, with no step above it");
+            var (i, next) = (held[h], h + 1 < held.Count ? held[h + 1] : (int?)null);
+            var confirmed = ServiceSlo.Confirmed(judged[i], next is { } n ? judged[n] : null,
+                next is { } above ? $"by the next step, {LoadText(steps[above].Load, unit)}" : "the profile's last step, with no step above it");
+            // The step that confirmed a break stands as judged, as the search's repeat does: read against the step above it, it
+            // could say "starved, then held" of a load that confirmed the break below it (QuoteDesk: 16 users broke, confirmed by 20, "held" by 24).
+            if (judged[i].SpellSeconds is not null && confirmed.Verdict == StepJudgement.Broke && next is { } confirming)
+            {
+                judged[confirming] = judged[confirming] with { SpellSeconds = null };
+            }
+            judged[i] = confirmed;
         }
-        double? held = null;
+        double? heldLoad = null;
         StepJudgement? heldJudged = null;
         var notConfirmed = new List<(double, string)>();
-        for (var i = 0; i < steps.Count; i++)
+        foreach (var i in held)
         {
             var step = steps[i];
             if (judged[i].BrokeBecause is { } why)
             {
-                var gap = held is { } h ? Invariant($"the profile's steps {step.Load - h:0.#} {unit} apart") : "the profile's first step broke";
-                return (new CapacityFinding(unit, slo, held, step.Load, why, causeAt(result, baseline.P99Ms), null, $"{gap}; run --find-capacity to narrow it", step.Stats) { HeldJudged = heldJudged, NotConfirmed = notConfirmed }, judged);
+                var gap = heldLoad is { } h ? Invariant($"the profile's steps {step.Load - h:0.#} {unit} apart") : "the profile's first step broke";
+                return (new CapacityFinding(unit, slo, heldLoad, step.Load, why, causeAt(result, baseline.P99Ms), null, $"{gap}; run --find-capacity to narrow it", step.Stats) { HeldJudged = heldJudged, NotConfirmed = notConfirmed }, judged);
             }
-            held = step.Load;
+            heldLoad = step.Load;
             heldJudged = judged[i].Verdict is StepJudgement.HeldWithinNoise or StepJudgement.StarvedThenHeld ? judged[i] : null;
             if (judged[i].Verdict == StepJudgement.StarvedThenHeld)
             {
                 notConfirmed.Add((step.Load, judged[i].Why!));
             }
         }
-        return (new CapacityFinding(unit, slo, held, null, null, null, Invariant($"the profile's peak ({result.PeakLoad:0.#} {unit}); run --find-capacity")) { HeldJudged = heldJudged, NotConfirmed = notConfirmed }, judged);
+        return (new CapacityFinding(unit, slo, heldLoad, null, null, null, Invariant($"the profile's peak ({result.PeakLoad:0.#} {unit}); run --find-capacity")) { HeldJudged = heldJudged, NotConfirmed = notConfirmed }, judged);
     }
 
     /// <summary>The process's CPU use (a share of all its processors) at or above which the cores are its limit.</summary>

@@ -163,10 +163,14 @@ internal static class StepStartsText
     public const string NotKnown = "not known: ";
 
     /// <summary>
-    /// What a plain profile's steps start from (a ramp on one process), and where --find-capacity's figure may differ: its
-    /// steps climb at the quick profile's pace too, each from a fresh state, so with the quick profile both ask one question.
+    /// What the quick profile's steps start from against a URL (a ramp on one process, each step reached by a climb:
+    /// <see cref="CapacityOptions.ClimbingTo"/>), and where --find-capacity's figure may differ: its steps climb at the same
+    /// pace, each from a fresh state, so both ask one question.
     /// </summary>
-    public static readonly string Ramp = Invariant($"Each step of the profile started from the pool the step before it grew (one process, ramped at the profile's pace) and was judged over its whole length at its load; --find-capacity climbs to each of its loads at the quick profile's pace ({CapacityOptions.QuickUsersPerSecond:0.##} users/s) from a fresh process or a settled pool and judges the part held, so with --profile quick the two agree within a step. Both set the default SLO from one user's p99 (here the profile's first step, there a run of its own; with --agents the profile's lowest step); they may still differ by resolution (here the profile's steps, there narrowed by bisection).");
+    public static readonly string Climbed = Invariant($"Each step of the profile started from the pool the step before it grew (one process, ramped at the profile's pace): it climbed from the load before it one user at a time at {CapacityOptions.QuickUsersPerSecond:0.##} users/s, then held its load and was judged over the hold only, the climb's requests counted in steps of their own; --find-capacity climbs to each of its loads at the same pace from a fresh process or a settled pool and judges its hold, so the two agree within a step. Both set the default SLO from one user's p99 (here the profile's first step, there a run of its own); they may still differ by resolution (here the profile's steps, there narrowed by bisection).");
+
+    /// <summary>What a plain profile's steps start from when they were not reached by a climb (a profile other than quick, a --config shape, --agents).</summary>
+    public static readonly string Ramp = Invariant($"Each step of the profile started from the pool the step before it grew (one process, ramped at the profile's pace) and was judged over its whole length at its load; --find-capacity climbs to each of its loads at the quick profile's pace ({CapacityOptions.QuickUsersPerSecond:0.##} users/s) from a fresh process or a settled pool and judges the part held, so where this profile's steps put their users on at once and starved the pool the two may differ. Both set the default SLO from one user's p99 (here the profile's first step, there a run of its own; with --agents the profile's lowest step); they may still differ by resolution (here the profile's steps, there narrowed by bisection).");
 
     /// <summary>
     /// "Each step started from a fresh process ...", or from the pool back at its first size, naming the steps that did not,

@@ -45,6 +45,36 @@ public sealed class StepVerdictsInSummaryTests
         Assert.Equal(20, finding.BrokeAt);
     }
 
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public void AQuickRunsClimbsAreCountedAsClimbingAndItsTableShowsTheStepsHeld(int seed)
+    {
+        // The quick profile against a URL: one user, then each of its loads reached one user at a time and held (CapacityOptions.ClimbingTo).
+        var random = new Random(seed);
+        var profile = new LoadShape([new KeepConstant(1, TimeSpan.FromSeconds(10)), .. Profiles.Create(Profiles.Quick, 1).Steps], TimeSpan.FromSeconds(2));
+        var shape = CapacityOptions.ClimbingTo(profile);
+        var held = profile.Steps.Select(s => s.Target).ToHashSet();
+        var at = 0.0;
+        var steps = shape.Steps.Select(s => new StepRow(s.Target, at, at += s.During.TotalSeconds, Recorded("held", 100 + random.Next(0, 100), random))).ToList();
+        var key = new VariantKey("target");
+        var run = new VariantResult(key, "/x", "users", at, [.. steps.Select(s => new IntervalRow(key, s.ToSeconds, "users", s.Load, s.Stats.Requests / 2.0, s.Stats))], [], steps[0].Stats) { Steps = steps };
+
+        var (finding, judged) = CapacityFinding.OfProfileJudged(run, Slo.P99Ms, (_, _) => null, heldLoads: held);
+        var summary = RunSummary.Parse((SyntheticReports.Report("url", "none", "quick", [run]) with { ProfileStepJudgements = judged }).Analysed().ToJson());
+
+        var written = summary.Variants[0].Steps;
+        Assert.Equal(steps.Select(s => held.Contains(s.Load) ? StepJudgement.Held : StepJudgement.Climbing), written.Select(s => s.Verdict));
+        Assert.Equal("climbing to 4 users at the quick profile's pace (0.67 users/s): counted, not judged, as --find-capacity judges each step over its hold", written[1].Why);
+        Assert.Equal(40, finding.HeldLoad);
+        // Every step is in summary.json and steps.csv; the table's rows are the loads held, and the knee wherever it is.
+        var table = ReportWriter.StepTable(summary)!.Rows.Select(r => r[1]).ToList();
+        var knee = summary.Variants[0].Curve?.Knee?.Step;
+        Assert.Equal(Enumerable.Range(0, steps.Count).Where(i => held.Contains(steps[i].Load) || i == knee).Count(), table.Count);
+        Assert.All(held, load => Assert.Contains(table, row => row.StartsWith(ResponseCurve.LoadText(load, "users"), StringComparison.Ordinal)));
+        Assert.Contains("the steps held and judged and the knee, not the climbs to them", ReportWriter.StepSummaryNote(summary), StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task EveryStepOfASearchSaysInSummaryJsonHowItStoodTheRepeatOfATransientBreakIncluded()
     {

@@ -161,7 +161,13 @@ internal sealed class ModuleSource : IDisposable
                 }
                 continue;
             }
-            il.Offset += OperandSize(opCode, ref il);
+            // The size read first: a switch's reads its count, which `il.Offset += ...` would add to the offset before it.
+            var operand = OperandSize(opCode, ref il);
+            if (operand > il.RemainingBytes)
+            {
+                break;
+            }
+            il.Offset += operand;
         }
         return calls;
     }

@@ -56,7 +56,7 @@ internal static class ObservedTelemetry
                 processorCount,
                 new ThreadPoolTelemetry((int)(sample[RuntimeObserver.ThreadCount] ?? 0), (long)(sample[RuntimeObserver.QueueLength] ?? 0), (long)completed, 0, 0),
                 new GCTelemetry((int)gen0, (int)gen1, (int)gen2, (long)allocated, (long)((sample[RuntimeObserver.HeapSizeMb] ?? 0) * BytesPerMegabyte), pausedMs),
-                new ProcessTelemetry(cpuMs, cpuPercent, (long)((sample[RuntimeObserver.WorkingSetMb] ?? 0) * BytesPerMegabyte), 0),
+                new ProcessTelemetry(cpuMs, cpuPercent, (long)((sample[RuntimeObserver.WorkingSetMb] ?? 0) * BytesPerMegabyte), OsThreadCount: null),
                 (long)contentions,
                 (long)(sample[RuntimeObserver.CurrentRequests] ?? 0),
                 (long)(sample[RuntimeObserver.TotalRequests] ?? 0),

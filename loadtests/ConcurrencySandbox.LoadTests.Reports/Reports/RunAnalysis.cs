@@ -246,9 +246,7 @@ public static class RunAnalysis
     private static SummaryTelemetry Telemetry(TelemetryRow row)
     {
         var (t, p, g) = (row.Snapshot.ThreadPool, row.Snapshot.Process, row.Snapshot.GC);
-        // A row of the runtime's counters (its CPU readings' covered seconds kept) has no OS thread count: none, not 0.
-        int? osThreads = row.CpuCoveredSeconds is null ? p.OsThreadCount : null;
-        return new SummaryTelemetry(row.ElapsedSeconds, t.ThreadCount, t.PendingWorkItemCount, t.CompletedWorkItemCount, p.CpuPercent, osThreads, p.WorkingSetBytes,
+        return new SummaryTelemetry(row.ElapsedSeconds, t.ThreadCount, t.PendingWorkItemCount, t.CompletedWorkItemCount, p.CpuPercent, p.OsThreadCount, p.WorkingSetBytes,
             g.HeapSizeBytes, g.TotalAllocatedBytes, g.Gen0Collections, g.Gen1Collections, g.Gen2Collections, g.TotalPauseDurationMs, row.Snapshot.LockContentionCount, row.Snapshot.InFlightRequests);
     }
 

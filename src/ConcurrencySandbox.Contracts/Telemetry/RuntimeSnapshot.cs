@@ -6,8 +6,11 @@ public readonly record struct ThreadPoolTelemetry(
 public readonly record struct GCTelemetry(
     int Gen0Collections, int Gen1Collections, int Gen2Collections, long TotalAllocatedBytes, long HeapSizeBytes, double TotalPauseDurationMs);
 
-/// <summary>CPU use is the CPU time since the previous snapshot over the wall time times the processor count.</summary>
-public readonly record struct ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int OsThreadCount);
+/// <summary>
+/// CPU use is the CPU time since the previous snapshot over the wall time times the processor count. <paramref name="OsThreadCount"/>
+/// is null where the source has none: the runtime's counters read from outside the process (a service the runner observes).
+/// </summary>
+public readonly record struct ProcessTelemetry(double CpuTimeMs, double CpuPercent, long WorkingSetBytes, int? OsThreadCount);
 
 /// <summary>The API port's requests: in flight now, and started since the process began (a server-side count that a
 /// load tool's own figures can be checked against, and that gives any tool's throughput from the server's side).</summary>

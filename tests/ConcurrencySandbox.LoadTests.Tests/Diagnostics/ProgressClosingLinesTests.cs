@@ -20,24 +20,32 @@ public sealed partial class ProgressClosingLinesTests
     [Trait("Category", "Slow")]
     public async Task TheConsolesLastLineForEachStepReadsTheSummarysFigures()
     {
-        // 700 ms a request in 1-s steps: every step closes with requests it sent still in flight, so a step's running
-        // count is short of its final one.
+        // 700 ms a request in 2-s steps of 1-s intervals: every step closes with requests it sent still in flight, so a
+        // step's running count is short of its final one. Steps of two intervals, not the smoke profile's one: a step is
+        // cut by its intervals' loads (IntervalSeries), and an interval closed late spans two of a 1-s shape's steps, read
+        // at its midpoint's load, so one step leaves no row (the clean-clone CI of 6dae860, 2026-11-30: "2 steps" of the
+        // smoke run's 3, with three test processes starting at once; passed 3 of 3 by name after).
         await using var service = await SampleServiceProcess.StartAsync();
         var folder = Directory.CreateTempSubdirectory("closing-lines-").FullName;
         try
         {
+            var config = Path.Combine(folder, "shape.json");
+            await File.WriteAllTextAsync(config, """
+                { "ReportingInterval": "00:00:01", "LoadSimulationsSettings": [
+                  { "KeepConstant": [2, "00:00:02"] }, { "KeepConstant": [4, "00:00:02"] }, { "KeepConstant": [6, "00:00:02"] } ] }
+                """);
             var (output, error) = (new StringWriter(), new StringWriter());
             var code = await CommandLine.InvokeAsync(
-                ["run", "--url", $"{service.BaseAddress}orders/1?delayMs=700", "--profile", "smoke", "--no-observer", "--out", folder],
+                ["run", "--url", $"{service.BaseAddress}orders/1?delayMs=700", "--config", config, "--no-observer", "--out", Path.Combine(folder, "report")],
                 output, error, (_, _) => throw new InvalidOperationException("run --url has its own action"));
             Assert.True(code is CommandLine.ExitOk or CommandLine.ExitThresholdFailed, $"exit {code}: {error}");
-            var summary = RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "summary.json")));
+            var summary = RunSummary.Parse(File.ReadAllText(Path.Combine(folder, "report", "summary.json")));
 
             // The last line the console printed for each step, by its load and start.
             var last = output.ToString().Split('\n').Select(l => StepLine().Match(l)).Where(m => m.Success)
                 .GroupBy(m => (m.Groups["load"].Value, m.Groups["from"].Value)).ToDictionary(g => g.Key, g => g.Last());
             var steps = summary.Variants[0].Steps;
-            Assert.True(steps.Count >= 3, $"{steps.Count} steps");
+            Assert.True(steps.Count >= 3, $"{steps.Count} steps; intervals (end s, users): {string.Join(", ", summary.Variants[0].Intervals.Select(i => $"{i.ElapsedSeconds:0.00} {i.Load}"))}");
             foreach (var step in steps)
             {
                 var line = last[(Invariant(step.Load, "0.#"), Invariant(step.FromSeconds, "0.0"))];

@@ -219,23 +219,32 @@ public static class ReportWriter
     public static HtmlPage InteractiveCharts(HtmlPage page, string title, RunSummary r)
     {
         var variants = r.Variants;
-        page = ResponseCurveSection(page, "Response curve", ResponseCurveModel.Of(title, r));
+        page = ResponseCurveSection(page, "Response curve", new SummaryChart(title), r);
         // A capacity search's steps are one service at one load each: its curve is the picture, not a time axis of steps drawn over each other.
-        if (variants.Count > 1 && r.Capacity is null && variants.All(v => v.LoadUnit != "burst") && TimeSeriesModel.LatencyOverTime(title, variants) is { } overTime)
+        if (variants.Count > 1 && r.Capacity is null && variants.All(v => v.LoadUnit != "burst") && variants.Any(v => v.Intervals.Count > 0))
         {
-            page = page.Heading(2, "Every variant on one time axis").Chart(TimeSeriesModel.Kind, overTime);
+            page = page.Heading(2, "Every variant on one time axis").Chart(SummaryCharts.LatencyOverTime, new SummaryChart(title));
         }
         return page;
     }
 
-    /// <summary>The interactive response curve under its heading, then each variant's knee in words; the page unchanged when the load was not stepped.</summary>
-    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, ResponseCurveModel? model) =>
-        model is { } curves
-            ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, curves).List(KneeLines(curves))
-            : page;
+    /// <summary>The interactive response curve of <paramref name="r"/> (charts.js draws it from the page's summary) under its heading, then <see cref="CurveLines"/>; the page unchanged when the load was not stepped.</summary>
+    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, SummaryChart chart, RunSummary r) =>
+        CurveLines(r) is { Count: > 0 } lines ? page.Heading(2, heading).Chart(SummaryCharts.ResponseCurve, chart).List(lines) : page;
 
-    /// <summary>Each variant's knee in words as the analysis put it: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
-    public static IReadOnlyList<string> KneeLines(ResponseCurveModel curves) => [.. curves.Variants.Select(c => c.Line)];
+    /// <summary>
+    /// Each curve in words: a variant's knee as the analysis put it ("threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded
+    /// 1.01 s)", or that it has none), a capacity search's ramp held up to and broke at; none when the load was not stepped.
+    /// </summary>
+    public static IReadOnlyList<string> CurveLines(RunSummary r) => r.Capacity is { Steps.Count: > 0 } capacity
+        ? [.. capacity.Steps.GroupBy(s => s.Ramp).Select(ramp =>
+        {
+            var held = ramp.Where(s => s.BrokeBecause is null).Select(s => s.Load).ToList();
+            var broke = ramp.OrderBy(s => s.Load).FirstOrDefault(s => s.BrokeBecause is not null);
+            return $"{ramp.Key}: held {(held.Count == 0 ? "at no load" : $"up to {ResponseCurve.LoadText(held.Max(), capacity.Unit)}")}; "
+                + (broke is null ? "no step broke the SLO" : $"broke at {ResponseCurve.LoadText(broke.Load, capacity.Unit)} ({broke.BrokeBecause})");
+        })]
+        : [.. r.Variants.Where(v => v.Curve is not null).Select(v => v.Curve!.Line)];
 
     /// <summary>
     /// The first screen's tiles, one per variant: its rate, p50 and p99, failures and timeouts, peak load, and the pool's

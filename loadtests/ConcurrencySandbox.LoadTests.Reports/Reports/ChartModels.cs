@@ -4,9 +4,6 @@ using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>A variant as the interactive charts name and colour it (its button that shows or hides all its series).</summary>
-public sealed record ChartVariant(string Name, string Color);
-
 /// <summary>What the charts of a run say they draw, in their title.</summary>
 public static class ChartTitle
 {
@@ -73,7 +70,7 @@ public static class SummaryCharts
 internal sealed record DistributionCurve(string Name, string Color, IReadOnlyList<SummaryPercentile> Points);
 
 /// <summary>The model of <c>Charts.distribution</c>: <paramref name="Quantity"/> (log) against the percentile of <paramref name="Population"/>.</summary>
-internal sealed record DistributionModel(string PanelTitle, string Population, string Quantity, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<DistributionCurve> Curves)
+internal sealed record DistributionModel(string PanelTitle, string Population, string Quantity, IReadOnlyList<DistributionCurve> Curves)
 {
     public const string Kind = "distribution";
 }
@@ -82,7 +79,7 @@ internal sealed record DistributionModel(string PanelTitle, string Population, s
 internal sealed record ChartBar(string Name, string Color, double Value, string Label);
 
 /// <summary>The model of <c>Charts.bars</c>: an experiment's evidence, a bar per variant and the seed's figures as lines.</summary>
-internal sealed record BarsModel(string PanelTitle, string Unit, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<ChartBar> Bars, IReadOnlyList<SummaryNamedValue> SeedLines)
+internal sealed record BarsModel(string PanelTitle, string Unit, IReadOnlyList<ChartBar> Bars, IReadOnlyList<SummaryNamedValue> SeedLines)
 {
     public const string Kind = "bars";
 
@@ -96,11 +93,9 @@ internal sealed record BarsModel(string PanelTitle, string Unit, IReadOnlyList<C
         if (chart.Distributions is { Count: > 0 } distributions)
         {
             return (DistributionModel.Kind, new DistributionModel(chart.Title, chart.Unit, "lateness",
-                [.. distributions.Select(d => new ChartVariant(d.Name, ColorOf(d.Name)))],
                 [.. distributions.Select(d => new DistributionCurve(d.Name, ColorOf(d.Name), d.Points))]));
         }
         return (Kind, new BarsModel(chart.Title, chart.Unit,
-            [.. chart.Values.Select(v => new ChartVariant(v.Name, ColorOf(v.Name)))],
             [.. chart.Values.Select(v => new ChartBar(v.Name, ColorOf(v.Name), Noise.Drawn(v.Value), Noise.Amount(v.Value, chart.Unit)))],
             chart.SeedLines));
     }

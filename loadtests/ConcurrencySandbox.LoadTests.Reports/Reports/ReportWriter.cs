@@ -157,8 +157,15 @@ public static class ReportWriter
         var page = Opening(new HtmlPage(PageTitle(r), r), r)
             .Heading(2, r.HeadlineDetails is null ? null : HeadlineDetailsHeading)
             .Paragraph(r.HeadlineDetails, "details");
-        page = InteractiveCharts(page, string.Join(" \u00b7 ", ChartTitle.Lines(r, seedIntroduced: r.Answer is not null)), r)
-            .Heading(2, r.Evidence.Count > 0 ? "The experiment's own evidence" : null);
+        var chart = new SummaryChart(string.Join(" \u00b7 ", ChartTitle.Lines(r, seedIntroduced: r.Answer is not null)));
+        page = ResponseCurveSection(page, "Response curve", chart, r);
+        // Every variant's latency on one time axis, for more than one variant of a load run; a capacity search's steps are
+        // one service at one load each: its curve is the picture, not a time axis of steps drawn over each other.
+        if (r.Variants.Count > 1 && r.Capacity is null && r.Variants.All(v => v.LoadUnit != "burst") && r.Variants.Any(v => v.Intervals.Count > 0))
+        {
+            page = page.Heading(2, "Every variant on one time axis").Chart(SummaryCharts.LatencyOverTime, chart);
+        }
+        page = page.Heading(2, r.Evidence.Count > 0 ? "The experiment's own evidence" : null);
         page = EvidenceDrawn(r).Select(BarsModel.Of).Aggregate(page, (p, chart) => p.Chart(chart.Kind, chart.Model))
             .List(EvidenceAllZero(r))
             .Heading(2, SeedHeading(r))
@@ -210,22 +217,6 @@ public static class ReportWriter
             page = page.Heading(2, "Per variant over time").Chart(SummaryCharts.VariantPanels);
         }
         return variants.Any(v => v.Distribution.Count > 0) ? page.Heading(2, "Latency distribution").Chart(SummaryCharts.LatencyDistribution) : page;
-    }
-
-    /// <summary>
-    /// The interactive charts that open a report: the response curve with each variant's knee (a stepped load), then
-    /// every variant's latency on one time axis (more than one variant of a load run).
-    /// </summary>
-    public static HtmlPage InteractiveCharts(HtmlPage page, string title, RunSummary r)
-    {
-        var variants = r.Variants;
-        page = ResponseCurveSection(page, "Response curve", new SummaryChart(title), r);
-        // A capacity search's steps are one service at one load each: its curve is the picture, not a time axis of steps drawn over each other.
-        if (variants.Count > 1 && r.Capacity is null && variants.All(v => v.LoadUnit != "burst") && variants.Any(v => v.Intervals.Count > 0))
-        {
-            page = page.Heading(2, "Every variant on one time axis").Chart(SummaryCharts.LatencyOverTime, new SummaryChart(title));
-        }
-        return page;
     }
 
     /// <summary>The interactive response curve of <paramref name="r"/> (charts.js draws it from the page's summary) under its heading, then <see cref="CurveLines"/>; the page unchanged when the load was not stepped.</summary>

@@ -523,7 +523,7 @@
    * Milliseconds (log) against the percentile of the population on a "nines" axis (90 %, 99 %, 99.9 %, ...): per curve its
    * exact points solid, then its lower bounds (timed-out requests, drawn at their timeout) dashed, joined to its last
    * exact point, so a variant whose requests mostly timed out sits above one whose requests were answered.
-   * model: { panelTitle, population, quantity, variants: [{ name, color }], curves: [{ name, color, points: [{ percentile, latencyMs, isLowerBound }] }] }
+   * model: { panelTitle, population, quantity, curves: [{ name, color, points: [{ percentile, latencyMs, isLowerBound }] }] }
    */
   function distributionPlots(model) {
     const nines = p => -Math.log10(1 - p.percentile / 100);
@@ -555,7 +555,6 @@
     return {
       panelTitle: "Latency distribution; dashed: requests that timed out, drawn at their timeout (a lower bound)",
       population: `answered and timed-out ${summary.words.unit}`, quantity: "latency",
-      variants: summary.variants.filter(v => v.distribution.length > 0),
       curves: summary.variants.filter(v => v.distribution.length > 0).map(v => ({ name: v.name, color: v.color, points: v.distribution })),
     };
   }
@@ -563,7 +562,7 @@
   /**
    * An experiment's evidence: a bar per variant in its colour (x: the variants in order; a figure under its noise drawn
    * at 0, its label saying what was measured), the seed's figures as dashed grey lines across the width.
-   * model: { panelTitle, unit, variants: [{ name, color }], bars: [{ name, color, value, label }], seedLines: [{ name, value }] }
+   * model: { panelTitle, unit, bars: [{ name, color, value, label }], seedLines: [{ name, value }] }
    */
   function barPlots(model) {
     const n = model.bars.length;
@@ -610,7 +609,7 @@
    * The matrix's compute sweep (seed 004's hypotheses): Task.Run's efficiency against the cycles per unit (log x), per
    * core count a line through the rows with a verdict, a hollow ring for a row without one (impossible or
    * inconclusive), capped whiskers for each row's 95 % CI; seed 004's curves dashed and the limits dotted.
-   * model: { title, panelTitle, variants: [{ name, color }], lines: [{ name, color, rows: [{ cycles, percent, low, high, verdict }] }],
+   * model: { title, panelTitle, lines: [{ name, color, rows: [{ cycles, percent, low, high, verdict }] }],
    *          seeds: [{ name, color, points: [[cycles, percent]] }], limits: [{ name, color, percent }] }
    */
   function efficiencyPlots(model) {
@@ -685,10 +684,11 @@
     timeSeries: (el, model) => new Chart(el, model, timeSeriesPlots),
     latencyOverTime: (el, model, summary) => new Chart(el, latencyOverTime(model, summary), timeSeriesPlots),
     variantPanels: (el, summary) => new Chart(el, { variants: summary.variants }, () => variantPanelPlots(summary)),
-    distribution: (el, model) => new Chart(el, model, distributionPlots),
-    latencyDistribution: (el, summary) => new Chart(el, latencyDistribution(summary), distributionPlots),
-    bars: (el, model) => new Chart(el, model, barPlots),
-    efficiency: (el, model) => new Chart(el, model, efficiencyPlots),
+    // A variant's button for each curve, bar or line of the model.
+    distribution: (el, model) => new Chart(el, { ...model, variants: model.curves }, distributionPlots),
+    latencyDistribution: (el, summary) => global.Charts.distribution(el, latencyDistribution(summary)),
+    bars: (el, model) => new Chart(el, { ...model, variants: model.bars }, barPlots),
+    efficiency: (el, model) => new Chart(el, { ...model, variants: model.lines }, efficiencyPlots),
     tiles,
     instances,
   };

@@ -82,6 +82,8 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
         Assert.Equal(new double[] { 500, 500, 500, 500 }, slo);
         Assert.Single(broke);
         Assert.Equal(new double[] { 4, 8, 12, 16 }, loads);
+        // Why the step broke it, in the legend at its point: the step's own reason from the summary.
+        Assert.Equal(new string?[] { null, null, null, "p99 900 ms" }, await page.Page.EvaluateAsync<string?[]>("() => Charts.instances[0].model.variants[0].broke"));
         Assert.Empty(page.ConsoleErrors);
         Assert.Equal([page.Url], page.Requests);
         await page.ScreenshotAsync("find-capacity-curve.png");
@@ -234,7 +236,7 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
             };
             Assert.True(expected is not null && series.Y == expected, $"{source}: \"{series.Label}\" is plotted on an axis labelled \"{series.Y}\", not \"{expected}\"");
         }
-        Assert.All(drawn.Where(d => d.Chart == ResponseCurveModel.Kind), d => Assert.Equal(summary.Capacity is null ? loadLabel : ResponseCurve.LoadLabel(summary.Variants[0].LoadUnit), d.X));
+        Assert.All(drawn.Where(d => d.Chart == SummaryCharts.ResponseCurve), d => Assert.Equal(summary.Capacity is null ? loadLabel : ResponseCurve.LoadLabel(summary.Variants[0].LoadUnit), d.X));
         foreach (var v in summary.Variants.Where(v => v.Distribution.Count > 0))
         {
             var exact = v.Distribution.Count(p => !p.IsLowerBound && p.Percentile < 100 && p.LatencyMs > 0);
@@ -245,6 +247,11 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
             Assert.Equal(bounds.Count == 0 ? 0 : joined, drawn.SingleOrDefault(d => d.Chart == SummaryCharts.LatencyDistribution && d.Label == $"{v.Name}: timed out, at least")?.Points ?? 0);
         }
         Assert.Equal(summary.Variants.Any(v => v.Distribution.Count > 0), drawn.Any(d => d.Chart == SummaryCharts.LatencyDistribution));
+        // Every variant on one time axis, where the page has it: each variant's p99 per interval that got an answer.
+        foreach (var v in summary.Variants.Where(_ => drawn.Any(d => d.Chart == SummaryCharts.LatencyOverTime)))
+        {
+            Assert.Equal(v.Intervals.Count(i => i.Completed > 0 && i.P99Ms > 0), One(SummaryCharts.LatencyOverTime, $"{v.Name} p99").Points);
+        }
 
         // The evidence, in the summary's order: a bar per variant at its figure (0 under its noise), or a distribution's curves.
         var evidence = ReportWriter.EvidenceDrawn(summary);

@@ -25,17 +25,15 @@ public sealed class CapacityCurveTests : IDisposable
     }
 
     [Fact]
-    public void TheCurveHasTheLoadOnXOnePointPerStepInLoadOrderEachHeldOrBrokeAndTheSlo()
+    public void TheCurvesStepsAreEachHeldOrBrokeAgainstTheSloAndItsLineSaysWhere()
     {
+        // BrowserTests.FindCapacitysCurve... draws them: the load on x in load order, the SLO, why a step broke it.
         var summary = Search().Analysed();
 
-        var model = ResponseCurveModel.Of("run", summary)!;
-
-        var curve = Assert.Single(model.Variants);
-        Assert.Equal([4.0, 8, 12, 16], curve.Points.Select(p => p.Load));
-        Assert.Equal([null, null, null, "p99 900 ms"], curve.Broke!);
-        Assert.Equal(500, model.SloMs);
-        Assert.Equal("search: held up to 12 users; broke at 16 users (p99 900 ms)", curve.Line);
+        Assert.Equal([4.0, 8, 16, 12], summary.Capacity!.Steps!.Select(s => s.Load));
+        Assert.Equal([null, null, "p99 900 ms", null], summary.Capacity.Steps!.Select(s => s.BrokeBecause));
+        Assert.Equal(500, summary.Capacity.SloP99Ms);
+        Assert.Equal(["search: held up to 12 users; broke at 16 users (p99 900 ms)"], ReportWriter.CurveLines(summary));
     }
 
     [Fact]
@@ -45,9 +43,7 @@ public sealed class CapacityCurveTests : IDisposable
 
         var html = File.ReadAllText(Path.Combine(_out, "report.html"));
         Assert.DoesNotContain("Every variant on one time axis", html);
-        var curve = Assert.Single(RenderedPage.Lines(html), line => line.StartsWith($"chart {ResponseCurveModel.Kind} ", StringComparison.Ordinal));
-        Assert.Contains("\"sloMs\":500", curve);
-        Assert.Contains("\"broke\":[null,null,null,\"p99 900 ms\"]", curve);
+        Assert.Single(RenderedPage.Lines(html), line => line.StartsWith($"chart {SummaryCharts.ResponseCurve} ", StringComparison.Ordinal));
         Assert.Contains("- search: held up to 12 users; broke at 16 users (p99 900 ms)", File.ReadAllText(Path.Combine(_out, "summary.md")));
     }
 

@@ -4,95 +4,6 @@ using ConcurrencySandbox.LoadTests.Experiments;
 
 namespace ConcurrencySandbox.LoadTests.Reports;
 
-/// <summary>A variant as the interactive charts name and colour it (its button that shows or hides all its series).</summary>
-public sealed record ChartVariant(string Name, string Color);
-
-/// <summary>
-/// One variant's response curve as <c>Charts.responseCurve</c> draws it: its points and its knee (the point's index);
-/// a capacity search's also why each step broke the SLO (<paramref name="Broke"/>, null where it held).
-/// </summary>
-public sealed record ChartCurve(string Name, string Color, IReadOnlyList<SummaryCurvePoint> Points, Knee? Knee, string Line, IReadOnlyList<string?>? Broke = null);
-
-/// <summary>The model of <c>Charts.responseCurve</c> in <c>Assets/charts.js</c>: every variant's curve against one load axis, and a capacity search's SLO.</summary>
-public sealed record ResponseCurveModel(string Title, string LoadLabel, string LoadUnit, IReadOnlyList<ChartCurve> Variants, double? SloMs = null)
-{
-    public const string Kind = "responseCurve";
-
-    /// <summary>
-    /// The run's response curve: a capacity search's (the load on x, one point per step, each marked held or broke,
-    /// the SLO drawn), else its variants' (<see cref="Of(string, IReadOnlyList{SummaryVariant})"/>).
-    /// </summary>
-    public static ResponseCurveModel? Of(string title, RunSummary summary)
-    {
-        if (summary.Capacity is not { Steps.Count: > 0 } capacity)
-        {
-            return Of(title, summary.Variants);
-        }
-        var unit = summary.Variants[0].LoadUnit;
-        return new ResponseCurveModel(title, ResponseCurve.LoadLabel(unit), ResponseCurve.UnitOf(unit),
-            [.. capacity.Steps.GroupBy(s => s.Ramp).Select((ramp, i) =>
-            {
-                var steps = ramp.OrderBy(s => s.Load).ToList();
-                var held = steps.Where(s => s.BrokeBecause is null).Select(s => s.Load).ToList();
-                var broke = steps.FirstOrDefault(s => s.BrokeBecause is not null);
-                var line = $"{ramp.Key}: held {(held.Count == 0 ? "at no load" : $"up to {ResponseCurve.LoadText(held.Max(), capacity.Unit)}")}; "
-                    + (broke is null ? "no step broke the SLO" : $"broke at {ResponseCurve.LoadText(broke.Load, capacity.Unit)} ({broke.BrokeBecause})");
-                return new ChartCurve(ramp.Key, i == 0 ? summary.Variants[0].Color : VariantPalette.LoadColor,
-                    [.. steps.Select(s => new SummaryCurvePoint(s.Load, s.P50Ms, s.P99Ms, s.OkPerSecond, s.Answered, s.TimedOut, 0, null))],
-                    null, line, [.. steps.Select(s => s.BrokeBecause)]);
-            })],
-            capacity.SloP99Ms);
-    }
-
-    /// <summary>The summary's response curves; null when no variant ran a stepped load (nothing to draw).</summary>
-    public static ResponseCurveModel? Of(string title, IReadOnlyList<SummaryVariant> variants)
-    {
-        var curved = variants.Where(v => v.Curve is not null).ToList();
-        if (curved.Count == 0)
-        {
-            return null;
-        }
-        var unit = curved[0].LoadUnit;
-        return new ResponseCurveModel(title, ResponseCurve.LoadLabel(unit), ResponseCurve.UnitOf(unit),
-            [.. curved.Select(v => new ChartCurve(v.Name, v.Color, v.Curve!.Points, v.Curve.Knee is { } k ? new Knee(k.Point, k.Reason) : null, v.Curve.Line))]);
-    }
-}
-
-/// <summary>One line of a <see cref="TimeSeriesModel"/>: (x, y) points, y null for a gap (an interval without an answer).</summary>
-internal sealed record TimeSeriesLine(string Name, string Variant, string Color, bool Dashed, IReadOnlyList<double?[]> Points);
-
-/// <summary>The model of <c>Charts.timeSeries</c>: every variant's lines on one time axis.</summary>
-internal sealed record TimeSeriesModel(string Title, string PanelTitle, string XLabel, string YLabel, string Unit, bool Log, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<TimeSeriesLine> Series)
-{
-    public const string Kind = "timeSeries";
-
-    /// <summary>
-    /// Every variant's p99 (solid) and p50 (dashed) per reporting interval on one time axis, so strategies compare in one
-    /// picture; an interval without an answered request is a gap. Null when no variant has intervals.
-    /// </summary>
-    public static TimeSeriesModel? LatencyOverTime(string title, IReadOnlyList<SummaryVariant> variants)
-    {
-        if (variants.All(v => v.Intervals.Count == 0))
-        {
-            return null;
-        }
-        double?[] At(SummaryInterval i, Func<SummaryInterval, double> value) => [i.ElapsedSeconds, i.Completed > 0 ? value(i) : null];
-        return new TimeSeriesModel(
-            title,
-            "Every variant's latency per interval on one time axis: p99 solid, p50 dashed (log scale)",
-            "seconds since the variant started (variants run one after another)",
-            "latency",
-            "ms",
-            Log: true,
-            [.. variants.Select(v => new ChartVariant(v.Name, v.Color))],
-            [.. variants.SelectMany(v => new[]
-            {
-                new TimeSeriesLine($"{v.Name} p99", v.Name, v.Color, false, [.. v.Intervals.Select(i => At(i, s => s.P99Ms))]),
-                new TimeSeriesLine($"{v.Name} p50", v.Name, v.Color, true, [.. v.Intervals.Select(i => At(i, s => s.P50Ms))]),
-            })]);
-    }
-}
-
 /// <summary>What the charts of a run say they draw, in their title.</summary>
 public static class ChartTitle
 {
@@ -133,24 +44,33 @@ public static class ChartTitle
     }
 }
 
+/// <summary>The model of a chart drawn from the page's summary that has a title: the title, and the variants it draws (null: every one).</summary>
+public sealed record SummaryChart(string Title, IReadOnlyList<string>? Variants = null);
+
 /// <summary>
-/// The charts report.html draws from the run's summary.json as the page carries it, with no model of their own
-/// (<c>Assets/charts.js</c>): every figure they plot is a field of the summary.
+/// The charts report.html draws from the run's summary.json as the page carries it (<c>Assets/charts.js</c>): every
+/// figure they plot is a field of the summary; a chart with a title has a <see cref="SummaryChart"/> for it.
 /// </summary>
 public static class SummaryCharts
 {
+    /// <summary>Latency and throughput against the offered load: the variants' curves with their knees, or a capacity search's steps, each held or broke, with the SLO.</summary>
+    public const string ResponseCurve = "responseCurve";
+
     /// <summary>Per variant on shared scales: latency and requests by outcome per interval (a burst's completion timeline and curve), the API's pool with the observer's adjustments; then the load.</summary>
     public const string VariantPanels = "variantPanels";
 
     /// <summary>Every variant's answered and timed-out requests on a "nines" axis, the timed-out ones dashed at their timeout (a lower bound).</summary>
     public const string LatencyDistribution = "latencyDistribution";
+
+    /// <summary>Every variant's p99 (solid) and p50 (dashed) per interval on one time axis, so strategies compare in one picture.</summary>
+    public const string LatencyOverTime = "latencyOverTime";
 }
 
 /// <summary>A curve of <c>Charts.distribution</c>: its points on the "nines" axis, the lower bounds among them dashed.</summary>
 internal sealed record DistributionCurve(string Name, string Color, IReadOnlyList<SummaryPercentile> Points);
 
 /// <summary>The model of <c>Charts.distribution</c>: <paramref name="Quantity"/> (log) against the percentile of <paramref name="Population"/>.</summary>
-internal sealed record DistributionModel(string PanelTitle, string Population, string Quantity, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<DistributionCurve> Curves)
+internal sealed record DistributionModel(string PanelTitle, string Population, string Quantity, IReadOnlyList<DistributionCurve> Curves)
 {
     public const string Kind = "distribution";
 }
@@ -159,7 +79,7 @@ internal sealed record DistributionModel(string PanelTitle, string Population, s
 internal sealed record ChartBar(string Name, string Color, double Value, string Label);
 
 /// <summary>The model of <c>Charts.bars</c>: an experiment's evidence, a bar per variant and the seed's figures as lines.</summary>
-internal sealed record BarsModel(string PanelTitle, string Unit, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<ChartBar> Bars, IReadOnlyList<SummaryNamedValue> SeedLines)
+internal sealed record BarsModel(string PanelTitle, string Unit, IReadOnlyList<ChartBar> Bars, IReadOnlyList<SummaryNamedValue> SeedLines)
 {
     public const string Kind = "bars";
 
@@ -173,11 +93,9 @@ internal sealed record BarsModel(string PanelTitle, string Unit, IReadOnlyList<C
         if (chart.Distributions is { Count: > 0 } distributions)
         {
             return (DistributionModel.Kind, new DistributionModel(chart.Title, chart.Unit, "lateness",
-                [.. distributions.Select(d => new ChartVariant(d.Name, ColorOf(d.Name)))],
                 [.. distributions.Select(d => new DistributionCurve(d.Name, ColorOf(d.Name), d.Points))]));
         }
         return (Kind, new BarsModel(chart.Title, chart.Unit,
-            [.. chart.Values.Select(v => new ChartVariant(v.Name, ColorOf(v.Name)))],
             [.. chart.Values.Select(v => new ChartBar(v.Name, ColorOf(v.Name), Noise.Drawn(v.Value), Noise.Amount(v.Value, chart.Unit)))],
             chart.SeedLines));
     }

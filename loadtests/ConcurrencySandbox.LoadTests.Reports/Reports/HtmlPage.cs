@@ -64,9 +64,8 @@ public sealed partial class HtmlPage(string title, RunSummary? summary = null)
     public HtmlPage Tiles(IEnumerable<ReportTile> tiles, string names = "variant") => Add(new TilesBlock([.. tiles], names));
 
     /// <summary>
-    /// An interactive chart that <c>Assets/charts.js</c> draws from its model (<see cref="ResponseCurveModel"/>,
-    /// <see cref="TimeSeriesModel"/>...), or without one from the page's summary (<see cref="SummaryCharts"/>);
-    /// Markdown says the page draws it.
+    /// An interactive chart that <c>Assets/charts.js</c> draws from its model (the evidence's, the matrix's efficiency), or
+    /// from the page's summary (<see cref="SummaryCharts"/>); Markdown says the page draws it.
     /// </summary>
     public HtmlPage Chart(string kind, object? model = null) => Add(new ChartBlock(kind, model));
 
@@ -164,5 +163,5 @@ public sealed record LinksBlock(string Text, IReadOnlyList<string> Items) : Page
 /// <param name="Names">What each tile is, the Markdown table's first column ("variant", "core count"); the page shows each tile's name alone.</param>
 public sealed record TilesBlock(IReadOnlyList<ReportTile> Tiles, [property: JsonIgnore] string Names) : PageBlock;
 
-/// <summary>An interactive chart: <c>Charts[kind]</c> of <c>Assets/charts.js</c> draws <paramref name="Model"/>, or the page's summary where it has none.</summary>
+/// <summary>An interactive chart: <c>Charts[kind]</c> of <c>Assets/charts.js</c> draws <paramref name="Model"/>, or the page's summary where it has none (a summary's chart with a model reads both).</summary>
 public sealed record ChartBlock([property: JsonPropertyName("chart")] string ChartKind, object? Model) : PageBlock;

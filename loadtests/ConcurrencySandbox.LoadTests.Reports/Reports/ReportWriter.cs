@@ -157,8 +157,15 @@ public static class ReportWriter
         var page = Opening(new HtmlPage(PageTitle(r), r), r)
             .Heading(2, r.HeadlineDetails is null ? null : HeadlineDetailsHeading)
             .Paragraph(r.HeadlineDetails, "details");
-        page = InteractiveCharts(page, string.Join(" \u00b7 ", ChartTitle.Lines(r, seedIntroduced: r.Answer is not null)), r)
-            .Heading(2, r.Evidence.Count > 0 ? "The experiment's own evidence" : null);
+        var chart = new SummaryChart(string.Join(" \u00b7 ", ChartTitle.Lines(r, seedIntroduced: r.Answer is not null)));
+        page = ResponseCurveSection(page, "Response curve", chart, r);
+        // Every variant's latency on one time axis, for more than one variant of a load run; a capacity search's steps are
+        // one service at one load each: its curve is the picture, not a time axis of steps drawn over each other.
+        if (r.Variants.Count > 1 && r.Capacity is null && r.Variants.All(v => v.LoadUnit != "burst") && r.Variants.Any(v => v.Intervals.Count > 0))
+        {
+            page = page.Heading(2, "Every variant on one time axis").Chart(SummaryCharts.LatencyOverTime, chart);
+        }
+        page = page.Heading(2, r.Evidence.Count > 0 ? "The experiment's own evidence" : null);
         page = EvidenceDrawn(r).Select(BarsModel.Of).Aggregate(page, (p, chart) => p.Chart(chart.Kind, chart.Model))
             .List(EvidenceAllZero(r))
             .Heading(2, SeedHeading(r))
@@ -212,30 +219,23 @@ public static class ReportWriter
         return variants.Any(v => v.Distribution.Count > 0) ? page.Heading(2, "Latency distribution").Chart(SummaryCharts.LatencyDistribution) : page;
     }
 
+    /// <summary>The interactive response curve of <paramref name="r"/> (charts.js draws it from the page's summary) under its heading, then <see cref="CurveLines"/>; the page unchanged when the load was not stepped.</summary>
+    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, SummaryChart chart, RunSummary r) =>
+        CurveLines(r) is { Count: > 0 } lines ? page.Heading(2, heading).Chart(SummaryCharts.ResponseCurve, chart).List(lines) : page;
+
     /// <summary>
-    /// The interactive charts that open a report: the response curve with each variant's knee (a stepped load), then
-    /// every variant's latency on one time axis (more than one variant of a load run).
+    /// Each curve in words: a variant's knee as the analysis put it ("threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded
+    /// 1.01 s)", or that it has none), a capacity search's ramp held up to and broke at; none when the load was not stepped.
     /// </summary>
-    public static HtmlPage InteractiveCharts(HtmlPage page, string title, RunSummary r)
-    {
-        var variants = r.Variants;
-        page = ResponseCurveSection(page, "Response curve", ResponseCurveModel.Of(title, r));
-        // A capacity search's steps are one service at one load each: its curve is the picture, not a time axis of steps drawn over each other.
-        if (variants.Count > 1 && r.Capacity is null && variants.All(v => v.LoadUnit != "burst") && TimeSeriesModel.LatencyOverTime(title, variants) is { } overTime)
+    public static IReadOnlyList<string> CurveLines(RunSummary r) => r.Capacity is { Steps.Count: > 0 } capacity
+        ? [.. capacity.Steps.GroupBy(s => s.Ramp).Select(ramp =>
         {
-            page = page.Heading(2, "Every variant on one time axis").Chart(TimeSeriesModel.Kind, overTime);
-        }
-        return page;
-    }
-
-    /// <summary>The interactive response curve under its heading, then each variant's knee in words; the page unchanged when the load was not stepped.</summary>
-    public static HtmlPage ResponseCurveSection(HtmlPage page, string heading, ResponseCurveModel? model) =>
-        model is { } curves
-            ? page.Heading(2, heading).Chart(ResponseCurveModel.Kind, curves).List(KneeLines(curves))
-            : page;
-
-    /// <summary>Each variant's knee in words as the analysis put it: "threadpool: knee at 8 users (p99 2.4 s > 2 x unloaded 1.01 s)", or that it has none.</summary>
-    public static IReadOnlyList<string> KneeLines(ResponseCurveModel curves) => [.. curves.Variants.Select(c => c.Line)];
+            var held = ramp.Where(s => s.BrokeBecause is null).Select(s => s.Load).ToList();
+            var broke = ramp.OrderBy(s => s.Load).FirstOrDefault(s => s.BrokeBecause is not null);
+            return $"{ramp.Key}: held {(held.Count == 0 ? "at no load" : $"up to {ResponseCurve.LoadText(held.Max(), capacity.Unit)}")}; "
+                + (broke is null ? "no step broke the SLO" : $"broke at {ResponseCurve.LoadText(broke.Load, capacity.Unit)} ({broke.BrokeBecause})");
+        })]
+        : [.. r.Variants.Where(v => v.Curve is not null).Select(v => v.Curve!.Line)];
 
     /// <summary>
     /// The first screen's tiles, one per variant: its rate, p50 and p99, failures and timeouts, peak load, and the pool's

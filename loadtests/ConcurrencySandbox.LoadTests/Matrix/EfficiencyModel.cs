@@ -12,7 +12,7 @@ namespace ConcurrencySandbox.LoadTests.Matrix;
 /// A row whose efficiency is impossible or inconclusive (<see cref="MatrixRunner.Flags(ComparisonRow, int)"/>) is a
 /// hollow ring, never a point of the line.
 /// </summary>
-internal sealed record EfficiencyModel(string Title, string PanelTitle, IReadOnlyList<ChartVariant> Variants, IReadOnlyList<EfficiencyLine> Lines, IReadOnlyList<EfficiencySeed> Seeds, IReadOnlyList<EfficiencyLimit> Limits)
+internal sealed record EfficiencyModel(string Title, string PanelTitle, IReadOnlyList<EfficiencyLine> Lines, IReadOnlyList<EfficiencySeed> Seeds, IReadOnlyList<EfficiencyLimit> Limits)
 {
     public const string Kind = "efficiency";
 
@@ -45,7 +45,6 @@ internal sealed record EfficiencyModel(string Title, string PanelTitle, IReadOnl
         return new EfficiencyModel(
             $"Task.Run's efficiency (sync time / Task.Run time x 100) per core count, beside {SeedReports.Introduce("004")}",
             "Efficiency vs cycles, every core count on one axis, with seed 004's curves and the limits",
-            [.. lines.Select(l => new ChartVariant(l.Name, l.Color))],
             lines,
             [
                 new EfficiencySeed("seed 004, 4 cores (2015)", SeedFourCoresColor, SeedPoints(rows, s => s.FourCoresPercent)),

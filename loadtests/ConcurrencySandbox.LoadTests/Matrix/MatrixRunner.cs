@@ -604,7 +604,8 @@ internal static class MatrixRunner
         }
         if (fanOuts.Count > 0)
         {
-            page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}", ResponseCurveModel.Of($"Fan-out on {run.Label}", run.FanOut!.Variants)));
+            page = fanOuts.Aggregate(page, (p, run) => ReportWriter.ResponseCurveSection(p, $"Fan-out response curve, {run.Label}",
+                new SummaryChart($"Fan-out on {run.Label}", [.. run.FanOut!.Variants.Select(v => v.Name)]), run.FanOut));
             page.Heading(2, "Fan-out per core count").Table(FanOutTable(fanOuts, report.DelayMs)).Paragraph(StarvedNote(report.DelayMs, fanOuts));
         }
         page = page.Heading(2, "Machine and run").List(Setup(runs, report)).Paragraph("Command line:").Preformatted(report.CommandLine)

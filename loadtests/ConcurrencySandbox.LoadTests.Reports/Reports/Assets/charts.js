@@ -2,8 +2,10 @@
  * The interactive charts of report.html and the runner's live page, drawn with uPlot (vendored beside this file, MIT,
  * uPlot.LICENSE). Every chart is drawn from a JSON model the runner writes (Reports/ChartModels.cs), handed in by report.html's
  * template (Assets/report.html) or the live page; nothing is fetched.
- *   Charts.responseCurve(el, model) -> { update(model) }   latency (p50, p99) and throughput against the offered load
+ *   Charts.responseCurve(el, model[, summary]) -> { update(model) }   latency (p50, p99) and throughput against the offered
+ *                                                          load, from the report's summary when given one (model: { title, variants })
  *   Charts.timeSeries(el, model)    -> { update(model) }   series against seconds since each variant started
+ *   Charts.latencyOverTime(el, { title }, summary)         the report's every variant's p50 and p99 per interval on one time axis
  *   Charts.variantPanels(el, summary)                      per variant, on shared scales: latency and requests by outcome per
  *                                                          interval (a burst's completion timeline and completion curve), the
  *                                                          API's pool threads and queue with the observer's adjustments; the load
@@ -11,8 +13,8 @@
  *   Charts.bars(el, model)                                 an experiment's evidence: a bar per variant, the seed's figures as lines
  *   Charts.efficiency(el, model)                           the matrix's Task.Run efficiency against cycles per core count
  *   Charts.tiles(el, tiles)         -> el                  the first screen's tiles, one per variant: [{ name, color, figures: [{ label, value }] }]
- * variantPanels and the report's latency distribution read the run's summary.json as injected (RunSummary); the others a
- * model the runner wrote from it (Reports/ChartModels.cs, Matrix/EfficiencyModel.cs).
+ * The report's curve, variantPanels, latencyOverTime and latency distribution read the run's summary.json as injected
+ * (RunSummary); the others a model the runner wrote from it (Reports/ChartModels.cs, Matrix/EfficiencyModel.cs).
  * Hover shows every series' value at the cursor (the legend under each plot; charts.css hides its values otherwise), dragging across a plot zooms its x axis
  * (double-click resets), the variant buttons show or hide all of a variant's series, a legend entry one series.
  * Timed-out requests are drawn as hollow up-triangles at the time they were given up after: a lower bound, never a latency.
@@ -100,6 +102,11 @@
       return column;
     }));
     return [xs, ...columns];
+  }
+
+  /** An interval's requests that got an answer (SummaryInterval.Completed): those with a latency. */
+  function completedOf(i) {
+    return i.ok + i.httpErrors;
   }
 
   function positiveOrNull(v) {
@@ -317,6 +324,41 @@
     }];
   }
 
+  /**
+   * The response curve's model from the report's summary (RunSummary): a capacity search's steps per ramp in load order,
+   * each held or broke, with the SLO; else each curved variant's points and knee (of model.variants only, when named).
+   */
+  function curveOf(model, summary) {
+    const variants = summary.variants.filter(v => !model.variants || model.variants.includes(v.name));
+    const unit = variants[0].loadUnit;
+    const curve = { title: model.title, loadLabel: loadLabel(unit), loadUnit: unit === "rate" ? "req/s" : unit };
+    const steps = (summary.capacity && summary.capacity.steps) || [];
+    if (steps.length === 0) {
+      return { ...curve, variants: variants.filter(v => v.curve).map(v => ({ name: v.name, color: v.color, points: v.curve.points, knee: v.curve.knee && { index: v.curve.knee.point, reason: v.curve.knee.reason } })) };
+    }
+    return { ...curve, sloMs: summary.capacity.sloP99Ms, variants: [...new Set(steps.map(s => s.ramp))].map((ramp, i) => {
+      const ramped = steps.filter(s => s.ramp === ramp).sort((a, b) => a.load - b.load);
+      return {
+        name: ramp, color: i === 0 ? variants[0].color : loadColor, broke: ramped.map(s => s.brokeBecause ?? null),
+        points: ramped.map(s => ({ load: s.load, p50Ms: s.p50Ms, p99Ms: s.p99Ms, okPerSecond: s.okPerSecond, answered: s.answered, sentTimedOut: s.timedOut })),
+      };
+    }) };
+  }
+
+  /** The report's every variant on one time axis from its summary: p99 solid, p50 dashed per interval; an interval without an answer a gap. */
+  function latencyOverTime(model, summary) {
+    const at = (v, value) => v.intervals.map(i => [i.elapsedSeconds, completedOf(i) > 0 ? value(i) : null]);
+    return {
+      title: model.title, panelTitle: "Every variant's latency per interval on one time axis: p99 solid, p50 dashed (log scale)",
+      xLabel: "seconds since the variant started (variants run one after another)", yLabel: "latency", unit: "ms", log: true,
+      variants: summary.variants,
+      series: summary.variants.flatMap(v => [
+        { name: `${v.name} p99`, variant: v.name, color: v.color, dashed: false, points: at(v, i => i.p99Ms) },
+        { name: `${v.name} p50`, variant: v.name, color: v.color, dashed: true, points: at(v, i => i.p50Ms) },
+      ]),
+    };
+  }
+
   /** The most of numbers (0 for none), without spreading a long array into arguments. */
   function most(values) {
     return values.reduce((m, v) => (v > m ? v : m), 0);
@@ -383,7 +425,6 @@
     const requestsOf = i => i.ok + i.httpErrors + i.timedOut + i.connectionErrors;
     // SummaryRequest.Answered: an answer arrived, so its time is a latency.
     const answeredOf = v => (v.burst || []).filter(r => r.end === "Ok" || r.end === "HttpStatus");
-    const completedOf = i => i.ok + i.httpErrors;
     const latencies = variants.flatMap(v => v.intervals.filter(i => completedOf(i) > 0).flatMap(i => [i.p50Ms, i.p99Ms])).filter(ms => ms > 0);
     const shared = {
       x: [0, most(variants.flatMap(v => [
@@ -482,7 +523,7 @@
    * Milliseconds (log) against the percentile of the population on a "nines" axis (90 %, 99 %, 99.9 %, ...): per curve its
    * exact points solid, then its lower bounds (timed-out requests, drawn at their timeout) dashed, joined to its last
    * exact point, so a variant whose requests mostly timed out sits above one whose requests were answered.
-   * model: { panelTitle, population, quantity, variants: [{ name, color }], curves: [{ name, color, points: [{ percentile, latencyMs, isLowerBound }] }] }
+   * model: { panelTitle, population, quantity, curves: [{ name, color, points: [{ percentile, latencyMs, isLowerBound }] }] }
    */
   function distributionPlots(model) {
     const nines = p => -Math.log10(1 - p.percentile / 100);
@@ -514,7 +555,6 @@
     return {
       panelTitle: "Latency distribution; dashed: requests that timed out, drawn at their timeout (a lower bound)",
       population: `answered and timed-out ${summary.words.unit}`, quantity: "latency",
-      variants: summary.variants.filter(v => v.distribution.length > 0),
       curves: summary.variants.filter(v => v.distribution.length > 0).map(v => ({ name: v.name, color: v.color, points: v.distribution })),
     };
   }
@@ -522,7 +562,7 @@
   /**
    * An experiment's evidence: a bar per variant in its colour (x: the variants in order; a figure under its noise drawn
    * at 0, its label saying what was measured), the seed's figures as dashed grey lines across the width.
-   * model: { panelTitle, unit, variants: [{ name, color }], bars: [{ name, color, value, label }], seedLines: [{ name, value }] }
+   * model: { panelTitle, unit, bars: [{ name, color, value, label }], seedLines: [{ name, value }] }
    */
   function barPlots(model) {
     const n = model.bars.length;
@@ -569,7 +609,7 @@
    * The matrix's compute sweep (seed 004's hypotheses): Task.Run's efficiency against the cycles per unit (log x), per
    * core count a line through the rows with a verdict, a hollow ring for a row without one (impossible or
    * inconclusive), capped whiskers for each row's 95 % CI; seed 004's curves dashed and the limits dotted.
-   * model: { title, panelTitle, variants: [{ name, color }], lines: [{ name, color, rows: [{ cycles, percent, low, high, verdict }] }],
+   * model: { title, panelTitle, lines: [{ name, color, rows: [{ cycles, percent, low, high, verdict }] }],
    *          seeds: [{ name, color, points: [[cycles, percent]] }], limits: [{ name, color, percent }] }
    */
   function efficiencyPlots(model) {
@@ -640,13 +680,15 @@
   }
 
   global.Charts = {
-    responseCurve: (el, model) => new Chart(el, model, responseCurvePlots),
+    responseCurve: (el, model, summary) => new Chart(el, summary ? curveOf(model, summary) : model, responseCurvePlots),
     timeSeries: (el, model) => new Chart(el, model, timeSeriesPlots),
+    latencyOverTime: (el, model, summary) => new Chart(el, latencyOverTime(model, summary), timeSeriesPlots),
     variantPanels: (el, summary) => new Chart(el, { variants: summary.variants }, () => variantPanelPlots(summary)),
-    distribution: (el, model) => new Chart(el, model, distributionPlots),
-    latencyDistribution: (el, summary) => new Chart(el, latencyDistribution(summary), distributionPlots),
-    bars: (el, model) => new Chart(el, model, barPlots),
-    efficiency: (el, model) => new Chart(el, model, efficiencyPlots),
+    // A variant's button for each curve, bar or line of the model.
+    distribution: (el, model) => new Chart(el, { ...model, variants: model.curves }, distributionPlots),
+    latencyDistribution: (el, summary) => global.Charts.distribution(el, latencyDistribution(summary)),
+    bars: (el, model) => new Chart(el, { ...model, variants: model.bars }, barPlots),
+    efficiency: (el, model) => new Chart(el, { ...model, variants: model.lines }, efficiencyPlots),
     tiles,
     instances,
   };

@@ -45,6 +45,9 @@
 #     Needs perf; the profiler's own cost is in these turns' figures, so judge ratios without it. A runner with agents
 #     (AGENTS=N) is also split by process (the coordinator, each agent: its CPU per request, its parts, its threads and
 #     its system calls), so where the agents' extra goes is seen per process.
+# Each runner reports (takes an interval row, and with agents encodes, sends and merges it) every 2 s per tool taking
+# turns, so once per 2 s of its own turns as in a run of its own (a stopped runner's clock runs on; scripts/wrk-bench-lib.sh,
+# reporting_for); the end prints its rows over the turns. A user's run keeps its own interval (5 s by default).
 #   KEEP=DIR: the run's folder (every tool's log, the runner's report, PROFILE=1's perf data and perf script text) is
 #     copied to DIR at its end.
 # The quiet runs issue 42 judges (nothing else running on the machine; three runs in a row of each mode, the worst
@@ -160,8 +163,14 @@ fi
 sleep 2  # their connections open
 for pid in "${tool_pids[@]}"; do kill -STOP "$pid"; done
 
+# One interval row per 2 s of the runner's own turns, as in a run of its own (reporting_for, scripts/wrk-bench-lib.sh):
+# 2 s per tool taking turns.
+tools=$((1 + ${#tool_pids[@]}))  # wrk, h2load when installed, and the runner
+[ -z "${BASELINE_RUNNER:-}" ] || tools=$((tools + 1))
+reporting_for "$tools"
+echo "the runner reports every $reporting_seconds s of wall-clock time: one row per 2 s of its own turns, $tools tools taking turns"
 cat >"$work/shape.json" <<JSON
-{ "ReportingInterval": "00:00:02", "LoadSimulationsSettings": [ { "KeepConstant": [${connections}, "$(printf '%02d:%02d:%02d' $((lifetime / 3600)) $((lifetime % 3600 / 60)) $((lifetime % 60)))"] } ] }
+{ "ReportingInterval": "$(printf '00:00:%02d' "$reporting_seconds")", "LoadSimulationsSettings": [ { "KeepConstant": [${connections}, "$(printf '%02d:%02d:%02d' $((lifetime / 3600)) $((lifetime % 3600 / 60)) $((lifetime % 60)))"] } ] }
 JSON
 # One ramp of the sync variant for the whole lifetime: a --config (or --target) run keeps its shape whole, one round
 # (with compute's default of 6 interleaved rounds, each a quarter of the lifetime, the runner moved to the taskrun
@@ -194,12 +203,12 @@ if [ -n "$live_port" ]; then
   curl -sSN --retry 120 --retry-connrefused --retry-delay 1 "http://127.0.0.1:$live_port/events" >"$work/page.log" 2>&1 &
   page_pid=$!
 fi
-# warm_up SLOT PID LOG NAME: a runner's warm-up (start-up, JIT and its connections) until it has printed three 2-second
-# rows of load (in a terminal each line starts after the status line's erase), then stopped, with its agents, for
+# warm_up SLOT PID LOG NAME: a runner's warm-up (start-up, JIT and its connections) until it has printed warm_rows rows
+# of load (about 6 s) (in a terminal each line starts after the status line's erase), then stopped, with its agents, for
 # its turns; the slot then holds the runner's pid and its agents'.
 warm_up() {
   for _ in $(seq 1 600); do
-    (( $(grep -c 'compute/sync t=' "$3" || true) >= 3 )) && break
+    (( $(grep -c 'compute/sync t=' "$3" || true) >= warm_rows )) && break
     kill -0 "$2" 2>/dev/null || { echo "the $4 ended before its warm-up:" >&2; cat "$3" >&2; exit 2; }
     sleep 0.1
   done
@@ -231,6 +240,7 @@ if [ -n "$live_port" ]; then
 fi
 [ -z "${BASELINE_RUNNER:-}" ] || warm_up 3 "${tool_pids[3]}" "$work/baseline.log" "baseline runner"
 runner_threads_before=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$runner_pid/status")
+runner_rows_before=$(grep -c 'compute/sync t=' "$work/runner.log" || true)
 slots=("${!tool_pids[@]}")
 
 # tool_ticks SLOT: sets cpu_ticks to the CPU ticks of the tool of SLOT, all its processes (a runner's agents) together,
@@ -497,6 +507,7 @@ if [ -n "$live_port" ]; then
   fi
 fi
 awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(failed|timedout)=/) { split($i, kv, "="); n += kv[2] } } END { printf "load runner: %d failed or timed-out requests over its run\n", n }' "$work/runner.log"
+echo "load runner: $(($(grep -c 'compute/sync t=' "$work/runner.log" || true) - runner_rows_before)) interval rows in its $((pairs * seconds)) turns (its reporting interval $reporting_seconds s)"
 # The runtime may add pool threads after a stop it reads as starvation; printed so a reader can see whether it did.
 echo "load runner threads: $runner_threads_before before the turns, $(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$runner_pid/status") after"
 stop_perfs

@@ -3,8 +3,11 @@
 on stdin and prints each part's share of the samples, and with --us-per-request its microseconds of CPU per request.
 
 A sample in the kernel goes to the system call it is under (send, receive, poll, futex, ...), or to "kernel, no
-system call" (interrupts, page faults, the scheduler). A sample in user space goes to the first frame from the leaf up
-that names a part (parsing, timing and histogram recording, allocation and GC, scheduling and async machinery, the
+system call" (interrupts, page faults, the scheduler). A sample with a frame of the runner's per-interval reporting
+anywhere in its call chain (an interval's take, its statistics, encoding, log line and send; a coordinator's receive,
+decode and merge; the interval's progress lines) goes to that part, whatever its leaf, so the work a run does once per
+interval is told apart from the work it does per request. Any other sample in user space goes to the first frame from
+the leaf up that names a part (parsing, timing and histogram recording, allocation and GC, scheduling and async machinery, the
 runtime's socket layer, the event loop); "other" when none does. Used by loadtests/bench-vs-wrk.sh (PROFILE=1).
 With --pid PID (the samples need `perf script -F comm,pid,tid,...`), only that process's samples count, and a last
 line splits them by thread (the socket loops, the thread pool's workers, ...): one process of several profiled
@@ -24,6 +27,14 @@ SYSCALL_PARTS = [
     ("sched_yield", re.compile(r"sys_sched_yield$")),
 ]
 SYSCALL_ENTRY = re.compile(r"^do_syscall_64$")
+
+# The runner's work once per reporting interval, by a frame anywhere in the sample's call chain (the request loop's own
+# recording, LatencyRecorder.Record, is per request and not in it).
+INTERVAL_PART = "reporting per interval (take, statistics, encode, log, send; receive, decode, merge)"
+INTERVAL_FRAMES = re.compile(
+    r"LatencyRecorder[:.]+(TakeInterval|AddInterval)|OutcomeTally[:.]+Take|SentSteps[:.]+CloseInterval|LatencyStats[:.]+From|"
+    r"IntervalSeries|HistogramWire|IntervalLog|AgentWire|AgentMerge|AgentLink|AgentCoordinator|AgentSession|"
+    r"g__AddInterval|RunProgress|StatusLine|ConsoleLines")
 
 # User-space parts, matched against each frame's symbol from the leaf up; the first frame that matches decides.
 USER_PARTS = [
@@ -60,6 +71,8 @@ def part_of(block):
     stack = list(frames(block))
     if not stack:
         return "unknown (no call chain)"
+    if any(INTERVAL_FRAMES.search(symbol) for symbol, _ in stack):
+        return INTERVAL_PART
     if "kernel" in stack[0][1]:
         kernel = [symbol for symbol, dso in stack if "kernel" in dso]
         if not any(SYSCALL_ENTRY.match(symbol) for symbol in kernel):

@@ -55,6 +55,18 @@ turn_order() {
   for ((i = 0; i < $#; i++)); do order[i]=${*:$(((turn + i) % $# + 1)):1}; done
 }
 
+# reporting_for TOOLS: sets reporting_seconds to the reporting interval a runner gets in a benchmark where TOOLS tools take
+# 1-second turns in rotation, and warm_rows to the rows its warm-up (run alone) waits for, about 6 s of load. The
+# runner's reporting timer runs on wall-clock time, also while the script has it stopped, so with 2-second intervals a
+# runner taking one turn in three took its intervals (an agent's take, encoding and send, a coordinator's decode and
+# merge) 3.5-4 times as often per request as 2-second rows of a run of its own: 42-48 rows in 24 turns, not 12 (issue
+# 42, s61, docs/notebook/performance.md). 2 s per tool keeps one row per 2 s of the runner's own turns; only the
+# benchmark's shape file is sized so, no runner default changes (a user's run reports every 5 s unless it says otherwise).
+reporting_for() {
+  reporting_seconds=$((2 * $1))
+  warm_rows=$(((6 + reporting_seconds - 1) / reporting_seconds))
+}
+
 # requests_started URL: sets started to the API at URL's requestsStarted (/api/telemetry; this reading included).
 requests_started() {
   started=$(curl -fsS "$1/api/telemetry" | sed -n 's/.*"requestsStarted":\([0-9]*\).*/\1/p')

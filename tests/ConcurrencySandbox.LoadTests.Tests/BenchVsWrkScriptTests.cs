@@ -1,9 +1,12 @@
+using System.Globalization;
+
 namespace ConcurrencySandbox.LoadTests.Tests;
 
 /// <summary>loadtests/bench-vs-wrk.sh refuses bad arguments before it builds, starts or pins anything: exit 2, one line naming the cause.</summary>
 public class BenchVsWrkScriptTests
 {
     private static readonly string Script = Path.Combine(FolderLayeringTests.RepositoryRoot(), "loadtests", "bench-vs-wrk.sh");
+    private static readonly string Library = Path.Combine(FolderLayeringTests.RepositoryRoot(), "scripts", "wrk-bench-lib.sh");
 
     [Theory]
     [InlineData("--mode", "both", "--mode must be pinned or shared")]
@@ -77,6 +80,27 @@ public class BenchVsWrkScriptTests
         {
             Directory.Delete(bin, recursive: true);
         }
+    }
+
+    /// <summary>
+    /// A runner taking one 1-second turn in N (its clock running on while it is stopped) gets a reporting interval of 2 s
+    /// per tool, so it reports once per 2 s of its own turns as a run of its own does, not N times as often per request;
+    /// its warm-up, run alone, waits for the rows of about 6 s of load.
+    /// </summary>
+    [Theory]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(4)]
+    [InlineData(5)]
+    public async Task ARunnerTakingOneTurnInNReportsOncePerTwoSecondsOfItsOwnTurns(int tools)
+    {
+        var (code, output, error) = await CommandRun.RunAsync("bash", ["-c", $"source '{Library}' && reporting_for {tools} && echo \"$reporting_seconds $warm_rows\""]);
+
+        Assert.True(code == 0, error);
+        var figures = output.Split(' ', StringSplitOptions.TrimEntries).Select(f => int.Parse(f, CultureInfo.InvariantCulture)).ToArray();
+        var (intervalSeconds, warmRows) = (figures[0], figures[1]);
+        Assert.Equal(2.0, (double)intervalSeconds / tools);
+        Assert.InRange(warmRows * intervalSeconds, 6, 6 + intervalSeconds - 1);
     }
 
     private static Task<(int Code, string Output, string Error)> RunScriptAsync(params string[] args) =>

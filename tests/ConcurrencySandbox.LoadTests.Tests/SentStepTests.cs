@@ -78,6 +78,57 @@ public class SentStepTests
         Assert.Equal(single.Total(), coordinator.Total());
     }
 
+    /// <summary>
+    /// A steady load's interval holds its step's requests from several tallies (those sent in it, those sent earlier and
+    /// in flight at the previous close): it hands them on as ONE delta per step, their exact sum, so a load agent encodes
+    /// and sends one sent-step histogram an interval, not one per tally. Seeded requests, answered and timed out.
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    public void AnIntervalHandsOnOneExactDeltaPerStep(int seed)
+    {
+        var random = new Random(seed);
+        TakenInterval? taken = null;
+        var recorder = StartedLongAgo(t => taken = t);
+        for (var interval = 0; interval < 6; interval++)
+        {
+            var answeredMicros = new List<long>();
+            var (timedOut, timedOutAtMs) = (0L, double.PositiveInfinity);
+            // Sent in this open interval (the clock reads about 1000 s, the intervals close at 100, 200, ...) or in a closed one.
+            foreach (var sentLongAgo in new[] { false, true })
+            {
+                for (var i = random.Next(interval == 0 && sentLongAgo ? 0 : 1, 40); i > 0; i--)
+                {
+                    var ms = sentLongAgo ? 1000_000 - 100_000.0 * random.Next(1, interval + 1) + random.Next(1, 50_000) : random.Next(1, 5_000);
+                    if (random.Next(5) == 0)
+                    {
+                        recorder.Record(ms, RequestOutcome.TimedOut);
+                        (timedOut, timedOutAtMs) = (timedOut + 1, Math.Min(timedOutAtMs, ms));
+                    }
+                    else
+                    {
+                        recorder.Record(ms, RequestOutcome.Success);
+                        answeredMicros.Add((long)Math.Round(ms * 1000));
+                    }
+                }
+            }
+
+            recorder.TakeInterval(100 * (interval + 1), sentStep: 0);
+
+            var delta = Assert.Single(taken!.SentSteps);
+            Assert.Equal(0, delta.Step);
+            Assert.Equal(new OutcomeCounts(answeredMicros.Count, 0, timedOut, 0), delta.Counts);
+            Assert.Equal(timedOut == 0 ? null : timedOutAtMs, delta.TimedOutAtMs);
+            var expected = LatencyRecorder.NewHistogram();
+            answeredMicros.ForEach(micros => expected.RecordValue(micros));
+            // The same counts bucket for bucket: the encodings the wire carries are equal.
+            Assert.Equal(HistogramWire.Encode(expected), HistogramWire.Encode(delta.Histogram));
+            Assert.Equal(expected.TotalCount, delta.Histogram.TotalCount);
+        }
+    }
+
     private static LatencyRecorder StartedLongAgo(Action<TakenInterval>? taken = null) =>
         new(Stopwatch.GetTimestamp() - (long)(1000 * Stopwatch.Frequency)) { IntervalTaken = taken };
 

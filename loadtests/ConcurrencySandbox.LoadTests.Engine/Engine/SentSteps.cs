@@ -47,7 +47,7 @@ internal sealed class SentSteps
     /// <summary>
     /// Closes the open interval at <paramref name="endSeconds"/>, its requests booked to step <paramref name="step"/>
     /// (null: none, and they count only in the totals), and takes every request booked since the previous close. Called
-    /// by one reporter at a time.
+    /// by one reporter at a time. At most one delta per step.
     /// </summary>
     public IReadOnlyList<SentStepDelta> CloseInterval(double endSeconds, int? step)
     {
@@ -64,12 +64,21 @@ internal sealed class SentSteps
         void Take(OutcomeTally tally, int? into)
         {
             var taken = tally.Take();
-            if (into is { } target && (taken.Counts.Requests > 0 || taken.Histogram.TotalCount > 0))
+            if (into is not { } target || (taken.Counts.Requests == 0 && taken.Histogram.TotalCount == 0))
             {
-                var delta = new SentStepDelta(target, taken.Histogram, taken.Counts, taken.TimedOutAtMs);
-                Add(delta);
-                deltas.Add(delta);
+                return;
             }
+            // One delta per step: a step's requests taken from several tallies (the open interval's, the one before, the
+            // step's own) are added into the first one's histogram, so a load agent encodes and sends it once, not once per tally.
+            var index = deltas.FindIndex(d => d.Step == target);
+            if (index < 0)
+            {
+                deltas.Add(new SentStepDelta(target, taken.Histogram, taken.Counts, taken.TimedOutAtMs));
+                return;
+            }
+            var first = deltas[index];
+            first.Histogram.Add(taken.Histogram);
+            deltas[index] = first with { Counts = first.Counts + taken.Counts, TimedOutAtMs = LowerOf(first.TimedOutAtMs, taken.TimedOutAtMs) };
         }
         Take(_open[closing % OpenTallies], step);
         if (closing > 0)
@@ -80,8 +89,14 @@ internal sealed class SentSteps
         {
             Take(_tallies[booked], booked);
         }
+        foreach (var delta in deltas)
+        {
+            Add(delta);
+        }
         return deltas;
     }
+
+    private static double? LowerOf(double? a, double? b) => a is { } x && b is { } y ? Math.Min(x, y) : a ?? b;
 
     /// <summary>Adds requests booked to a step (this recorder's own, or a load agent's): merged exactly.</summary>
     public void Add(SentStepDelta delta)

@@ -55,9 +55,16 @@ public sealed class TargetServicesDiagnosisTests
         var capacity = summary.Capacity!;
         Assert.True(capacity.Cause?.StartsWith("CPU (", StringComparison.Ordinal) == true, $"{summary.Headline}\n{capacity.Cause}");
         // The hot method, though the JIT inlines it into the handler's lambda once tiered up: RiskModel.Score and its line;
-        // or, when the step ended before its stack sample did (a busy machine's short step), that it is not known and why.
+        // or, when the step ended before its stack sample did (a busy machine's short step), that it is not known and why;
+        // or, from a handful of CPU samples (a clean-clone CI's busy machine took 3 in 0.32 s, 2026-12-01), that no method
+        // holds half of them, with their count: a share of so few is no finding either way.
         var diagnosed = summary.Observations[capacity.DiagnosedVariant!];
-        var named = diagnosed.Stacks is null ? "the hot method is not known: no stack sample of the step (" : "the hot method: RiskModel.Score (Program.cs:";
+        var named = diagnosed.Hot switch
+        {
+            null => "the hot method is not known: no stack sample of the step (",
+            { CpuSamples: < FewCpuSamples, Dominant: null } few => $"no method of the application holds 50 % of the {few.CpuSamples} CPU samples",
+            _ => "the hot method: RiskModel.Score (Program.cs:",
+        };
         Assert.True(capacity.Cause.Contains(named, StringComparison.Ordinal), capacity.Cause);
         Assert.False(diagnosed.Diagnosis!.Starved, summary.Headline);
         Assert.Null(diagnosed.Stacks?.Top);
@@ -67,6 +74,9 @@ public sealed class TargetServicesDiagnosisTests
             Assert.False(summary.Headline!.Contains(advice, StringComparison.Ordinal), $"'{advice}' in: {summary.Headline}");
         }
     }
+
+    /// <summary>Fewer CPU samples than this name no hot method in <see cref="ACpuBoundHandlerBreaksOnTheCpuWithNoBlockingCallSiteNorAsyncOrPoolMinimumFix"/>'s eyes.</summary>
+    private const int FewCpuSamples = 20;
 
     private static void AssertLineHolds(BlockingCall call, string code)
     {

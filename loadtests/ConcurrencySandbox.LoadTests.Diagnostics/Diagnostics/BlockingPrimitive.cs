@@ -13,6 +13,7 @@ internal static class BlockingPrimitive
     public const string TaskWait = "a blocking wait on a Task (.Result, .Wait() or GetAwaiter().GetResult())";
     public const string WaitAll = "Task.WaitAll (a blocking wait on several Tasks)";
     public const string StreamRead = "a synchronous Stream read";
+    public const string PipeRead = "a synchronous pipe read";
     public const string HttpSend = "a synchronous HttpClient.Send";
     public const string Sleep = "Thread.Sleep";
     public const string Lock = "a contended lock (Monitor.Enter)";
@@ -57,7 +58,10 @@ internal static class BlockingPrimitive
         ("TaskAwaiter.HandleNonSuccessAndDebuggerNotification", TaskWait),
         ("FileStream.Read", FileIo),
         ("FileStream.Write", FileIo),
+        ("RandomAccess.Read", FileIo),
         ("RandomAccess.ReadAtOffset", FileIo),
+        // Opening a FIFO blocks until its writer opens it: FileStream's constructor and File.OpenRead wait here.
+        ("SafeFileHandle.Open", FileIo),
         ("RandomAccess.WriteAtOffset", FileIo),
         ("File.ReadAllText", FileIo),
         ("File.ReadAllBytes", FileIo),
@@ -77,9 +81,11 @@ internal static class BlockingPrimitive
         ("Stream.CopyTo", StreamRead),
         ("StreamReader.ReadToEnd", StreamRead),
         ("StreamReader.ReadLine", StreamRead),
-        // A pipe's synchronous read (on Unix a socket below it): what a reader's inlined ReadToEnd leaves on the stack.
-        ("PipeStream.Read", StreamRead),
-        ("PipeStream.ReadCore", StreamRead),
+        // A pipe's synchronous read (anonymous or named; on Unix a socket below it): called on the pipe, or what a
+        // reader's or ReadExactly's inlined frames leave on the stack.
+        ("PipeStream.Read", PipeRead),
+        ("PipeStream.ReadByte", PipeRead),
+        ("PipeStream.ReadCore", PipeRead),
     ];
 
     // The frames a wait ends in, below the entry point the developer called (a library's own wait, a socket read in a
@@ -126,11 +132,13 @@ internal static class BlockingPrimitive
 
     /// <summary>
     /// Whether a call the IL makes (<paramref name="called"/>) can be the wait a stack shows (<paramref name="seen"/>): the
-    /// same, any Task wait for the inlined wait a stack shows, a Stream read for the socket or file read or the wait handle
-    /// below it (a middleware's synchronous read of an HTTP response's body was sampled in a wait handle, 2026-11-29).
+    /// same, any Task wait for the inlined wait a stack shows, a Stream or pipe read for the socket or file read or the wait
+    /// handle below it (a middleware's synchronous read of an HTTP response's body was sampled in a wait handle,
+    /// 2026-11-29), a Stream read for the pipe read below it (ReadExactly on a pipe, its own frames inlined).
     /// </summary>
     public static bool Compatible(string? called, string seen) =>
-        called is not null && (called == seen || (seen == TaskWait && IsTaskWait(called)) || (called == StreamRead && seen is SocketIo or FileIo or WaitHandle));
+        called is not null && (called == seen || (seen == TaskWait && IsTaskWait(called))
+            || (called is StreamRead or PipeRead && seen is SocketIo or FileIo or WaitHandle) || (called == StreamRead && seen == PipeRead));
 
     /// <summary>Whether a wait the stack shows says less than the call the IL makes (<see cref="Compatible"/>): a Task wait of any kind, or a wait handle some other call waits in.</summary>
     public static bool IsGeneric(string? seen) => seen is null or TaskWait or WaitHandle;

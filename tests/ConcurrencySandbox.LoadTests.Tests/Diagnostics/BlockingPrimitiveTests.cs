@@ -15,6 +15,14 @@ public sealed class BlockingPrimitiveTests
     [InlineData(BlockingPrimitive.Lock, "Monitor.Enter", "Monitor.ReliableEnter")]
     [InlineData(BlockingPrimitive.Lock, "Lock.EnterScope", "Lock.EnterAndGetCurrentThreadId")]
     [InlineData(BlockingPrimitive.FileIo, "FileStream.Read", "RandomAccess.ReadAtOffset")]
+    // A FIFO read to its end (File.ReadAllBytes of a path with no length), and a FIFO's open waiting for its writer.
+    [InlineData(BlockingPrimitive.FileIo, "File.ReadAllBytes", "File.ReadAllBytesUnknownLength", "RandomAccess.ReadAtOffset", "Sys.Read")]
+    [InlineData(BlockingPrimitive.FileIo, "the constructor of FileStream", "FileStreamHelpers.ChooseStrategy", "SafeFileHandle.Open", "Sys.Open")]
+    [InlineData(BlockingPrimitive.FileIo, "RandomAccess.Read", "RandomAccess.ReadAtOffset")]
+    // A pipe read called on the pipe (anonymous or named: on Unix a socket below it), and ReadExactly on a pipe.
+    [InlineData(BlockingPrimitive.PipeRead, "PipeStream.Read", "PipeStream.ReadCore", "Socket.Receive", "SocketPal.TryCompleteReceiveFrom")]
+    [InlineData(BlockingPrimitive.PipeRead, "PipeStream.ReadByte", "PipeStream.Read")]
+    [InlineData(BlockingPrimitive.StreamRead, "Stream.ReadExactly", "Stream.ReadAtLeastCore", "PipeStream.Read", "PipeStream.ReadCore")]
     [InlineData(BlockingPrimitive.SocketIo, "Socket.Receive")]
     [InlineData(BlockingPrimitive.Semaphore, "SemaphoreSlim.Wait", "SemaphoreSlim.WaitUntilCountOrTimeout")]
     [InlineData(BlockingPrimitive.WaitHandle, "WaitHandle.WaitOne", "WaitHandle.WaitOneNoCheck")]
@@ -42,6 +50,26 @@ public sealed class BlockingPrimitiveTests
     public void OnlyNativeFramesBelowTheUserFrameLeaveTheCallsOfItsStatementToSay()
     {
         Assert.Equal(BlockingPrimitive.Sleep, BlockingPrimitive.Classify([], ["Inventory.Log", "Thread.Sleep"]));
+    }
+
+    [Fact]
+    public void ReadExactlyOnAPipeWhoseOwnFramesTheJitInlinedIsThePipesRead()
+    {
+        // ReadExactly and ReadAtLeastCore inlined into the user's frame: the pipe's read is the nearest frame left.
+        Assert.Equal(BlockingPrimitive.PipeRead, BlockingPrimitive.Classify(["PipeStream.Read", "PipeStream.ReadCore", "Socket.Receive"], ["Local.Pipe", "Stream.ReadExactly"]));
+        Assert.True(BlockingPrimitive.Compatible(BlockingPrimitive.Match("Stream.ReadExactly"), BlockingPrimitive.PipeRead));
+        // A pipe's read with its own frames inlined too: the socket or the read syscall's wait below it.
+        Assert.True(BlockingPrimitive.Compatible(BlockingPrimitive.PipeRead, BlockingPrimitive.SocketIo));
+        // A pipe's read is no Task wait, no file read the developer called.
+        Assert.False(BlockingPrimitive.Compatible(BlockingPrimitive.PipeRead, BlockingPrimitive.Result));
+        Assert.False(BlockingPrimitive.Compatible(BlockingPrimitive.FileIo, BlockingPrimitive.PipeRead));
+    }
+
+    [Fact]
+    public void AThreadWaitingToOpenAFifoWaits()
+    {
+        Assert.True(BlockingPrimitive.IsWait("SafeFileHandle.Open"));
+        Assert.True(BlockingPrimitive.IsKnown(BlockingPrimitive.PipeRead));
     }
 
     [Fact]

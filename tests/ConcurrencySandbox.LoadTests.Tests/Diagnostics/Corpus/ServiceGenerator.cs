@@ -78,6 +78,16 @@ public enum Wait
     Lock,
     Semaphore,
     StreamRead,
+
+    /// <summary>A synchronous read of an anonymous pipe whose writer (a thread of its own, as a child process's output would be) answers after the delay.</summary>
+    PipeRead,
+
+    /// <summary>
+    /// A synchronous File.ReadAllBytes of a FIFO (mkfifo) whose writer answers after the delay: a file read that blocks
+    /// as one on a slow or network mount does, with the same frames (File, RandomAccess, a read syscall); a file on the
+    /// local disk does not block long enough to starve anything.
+    /// </summary>
+    FileRead,
 }
 
 /// <summary>One generated service's dimensions: its entry, its wait, how many calls below the entry the wait is, and whether those methods ask the JIT to inline them.</summary>
@@ -148,6 +158,9 @@ public static class ServiceGenerator
         Wait.Lock => [BlockingPrimitive.Lock],
         Wait.Semaphore => [BlockingPrimitive.Semaphore],
         Wait.StreamRead => [BlockingPrimitive.StreamRead, BlockingPrimitive.SocketIo],
+        // ReadExactly on the pipe, or the pipe's read below it when the JIT inlined ReadExactly's frames.
+        Wait.PipeRead => [BlockingPrimitive.StreamRead, BlockingPrimitive.PipeRead],
+        Wait.FileRead => [BlockingPrimitive.FileIo],
         _ => throw new ArgumentOutOfRangeException(nameof(wait)),
     };
 
@@ -164,6 +177,8 @@ public static class ServiceGenerator
         Wait.Lock => "lock (Slow.Gate) { Thread.Sleep(Slow.HeldMs); }",
         Wait.Semaphore => "Slow.Permits.Wait(); try { Thread.Sleep(Slow.HeldMs); } finally { Slow.Permits.Release(); }",
         Wait.StreamRead => "response.Content.ReadAsStream().ReadExactly(new byte[2]);",
+        Wait.PipeRead => "using (var pipe = Local.Pipe()) { pipe.ReadExactly(new byte[2]); }",
+        Wait.FileRead => "var bytes = File.ReadAllBytes(Local.Fifo());",
         _ => throw new ArgumentOutOfRangeException(nameof(wait)),
     };
 
@@ -621,7 +636,7 @@ public static class ServiceGenerator
         return (writer.Text, verbs.Count > 0 ? $"{chainType}.{verbs[^1]}" : "", workLine);
     }
 
-    /// <summary>The waits' shared pieces: the async delay, the gate, the permits, the loopback upstream.</summary>
+    /// <summary>The waits' shared pieces: the async delay, the gate, the permits, the loopback upstream, the local pipe and FIFO.</summary>
     private static string Support(Wait wait) => $$"""
         public static class Slow
         {
@@ -692,6 +707,44 @@ public static class ServiceGenerator
                     }
                 }
             }
+        }
+
+        // A local producer answering after the delay from a thread of its own, as a child process or a sidecar does: the
+        // pool the service starves does not hold it up, so a read waits for the delay alone.
+        public static class Local
+        {
+            public static System.IO.Pipes.AnonymousPipeServerStream Pipe()
+            {
+                var pipe = new System.IO.Pipes.AnonymousPipeServerStream(System.IO.Pipes.PipeDirection.In);
+                var writer = pipe.ClientSafePipeHandle;
+                Answer(() => new System.IO.Pipes.AnonymousPipeClientStream(System.IO.Pipes.PipeDirection.Out, writer));
+                return pipe;
+            }
+
+            // A new FIFO per read, unlinked once written: its reader's open waits for the writer's, its read for the bytes.
+            public static string Fifo()
+            {
+                var path = Path.Combine(Path.GetTempPath(), $"fifo-{Environment.ProcessId}-{Guid.NewGuid():N}");
+                if (mkfifo(path, 0x180) != 0)
+                {
+                    throw new IOException($"mkfifo {path}: errno {System.Runtime.InteropServices.Marshal.GetLastPInvokeError()}");
+                }
+                Answer(() => new FileStream(path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite), () => File.Delete(path));
+                return path;
+            }
+
+            private static void Answer(Func<Stream> open, Action? done = null) => new Thread(() =>
+            {
+                using (var stream = open())
+                {
+                    Thread.Sleep(global::Slow.DelayMs);
+                    stream.Write("ok"u8);
+                }
+                done?.Invoke();
+            }) { IsBackground = true }.Start();
+
+            [System.Runtime.InteropServices.DllImport("libc", SetLastError = true)]
+            private static extern int mkfifo(string path, uint mode);
         }
         """;
 

@@ -14,7 +14,7 @@ public sealed class ServiceGeneratorTests : IDisposable
     private static readonly Entry[] Added = [Entry.ActionFilter, Entry.BlockingEndpointFilter, Entry.GenericRepository];
 
     // What the blocking statements of ServiceGenerator.Blocking hold, one of them per wait.
-    private static readonly Regex BlockingStatement = new(@"\.Result;|\.Wait\(\);|GetResult\(\);|Task\.WaitAll\(|\.Send\(|Thread\.Sleep\(|lock \(|\.Permits\.Wait\(\)|ReadExactly\(");
+    private static readonly Regex BlockingStatement = new(@"\.Result;|\.Wait\(\);|GetResult\(\);|Task\.WaitAll\(|\.Send\(|Thread\.Sleep\(|lock \(|\.Permits\.Wait\(\)|ReadExactly\(|ReadAllBytes\(");
 
     private const string ImplicitUsings = """
         global using System;

@@ -506,7 +506,7 @@ internal static class UrlCommand
             var label = step.Variants[0].Key.Label;
             labels.Add(label);
             var held = search.Held[label];
-            return slo.Judge(held.Stats, held.FromSeconds, held.ToSeconds, step.Observations.GetValueOrDefault(label)?.Diagnosis?.Inputs.Spell);
+            return slo.Judge(held.Stats, held.FromSeconds, held.ToSeconds, step.Observations.GetValueOrDefault(label)?.Diagnosis?.Inputs.Spell, capacity.Open ? null : level);
         }
         // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.
         var ramp = await CapacityRamp.RunAsync(capacity, capacity.Open ? null : 1, root.Clock, startedTimestamp, MeasureAsync, cancellationToken);

@@ -449,7 +449,7 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
         var judged = steps.Select((step, i) => climbing[i]
             ? new StepJudgement(StepJudgement.Climbing, Invariant($"climbing to {LoadText(steps.Skip(i).FirstOrDefault(s => heldSimulations!.Contains(s.Simulation))?.Load ?? step.Load, unit)} at the quick profile's pace ({CapacityOptions.QuickUsersPerSecond:0.##} users/s), or settling at it: counted, not judged, as --find-capacity judges each step over its hold"))
             : unloadedHolds && step == lowest ? new StepJudgement(StepJudgement.Held, "the unloaded measure the SLO is set from")
-            : slo.Judge(step.Stats, step.FromSeconds, step.ToSeconds, spell)).ToList();
+            : slo.Judge(step.Stats, step.FromSeconds, step.ToSeconds, spell, unit == "users" ? step.Load : null)).ToList();
         var held = Enumerable.Range(0, steps.Count).Where(i => !climbing[i]).ToList();
         for (var h = 0; h < held.Count; h++)
         {

@@ -219,7 +219,13 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
                 panels.Where(d => d.Plot == pool.Plot && d.Label.StartsWith("pool adjustment: ", StringComparison.Ordinal)).Select(d => $"{d.Label} x{d.Points}").Order(StringComparer.Ordinal));
         }
         // Each panel's axes say what its series plot: time on x, and on y what the series is (as CommittedResultsTests read chart.svg's).
-        var loadLabel = summary.Variants.Count == 0 ? "" : ResponseCurve.LoadLabel(summary.Variants[0].LoadUnit);
+        // The load axes' labels charts.js writes from the summary's load unit.
+        var loadLabel = summary.Variants.Count == 0 ? "" : summary.Variants[0].LoadUnit switch
+        {
+            "rate" => "arrival rate (req/s)",
+            "burst" => "requests sent at once (the burst)",
+            var unit => unit,
+        };
         foreach (var series in panels)
         {
             Assert.StartsWith("seconds since ", series.X, StringComparison.Ordinal);
@@ -236,7 +242,7 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
             };
             Assert.True(expected is not null && series.Y == expected, $"{source}: \"{series.Label}\" is plotted on an axis labelled \"{series.Y}\", not \"{expected}\"");
         }
-        Assert.All(drawn.Where(d => d.Chart == SummaryCharts.ResponseCurve), d => Assert.Equal(summary.Capacity is null ? loadLabel : ResponseCurve.LoadLabel(summary.Variants[0].LoadUnit), d.X));
+        Assert.All(drawn.Where(d => d.Chart == SummaryCharts.ResponseCurve), d => Assert.Equal(loadLabel, d.X));
         foreach (var v in summary.Variants.Where(v => v.Distribution.Count > 0))
         {
             var exact = v.Distribution.Count(p => !p.IsLowerBound && p.Percentile < 100 && p.LatencyMs > 0);
@@ -466,6 +472,8 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
             Assert.Equal(steps.Sum(), await page.Page.EvaluateAsync<int>("() => Charts.instances.find(c => c.el.id === 'curve-chart').model.variants.reduce((n, v) => n + v.points.length, 0)"));
             Assert.Equal(new[] { "sleep/sync", "sleep/taskrun", "sleep/async" }, await page.Page.EvaluateAsync<string[]>("() => [...document.querySelectorAll('#curve-chart .chart-variant')].map(b => b.dataset.variant)"));
             Assert.Equal(2, await page.Page.Locator("#curve-chart .uplot").CountAsync());
+            // The load axis named by charts.js from the steps' load unit, as report.html's.
+            Assert.Equal(new[] { "users", "users" }, await page.Page.EvaluateAsync<string[]>("() => Charts.instances.find(c => c.el.id === 'curve-chart').plots.map(u => u.axes[0].label)"));
             Assert.Equal("finished", await page.Page.EvaluateAsync<string>("() => window.live.ended.outcome"));
             Assert.Empty(page.ConsoleErrors);
             Assert.All(page.Requests, url => Assert.StartsWith(address, url, StringComparison.Ordinal));

@@ -150,7 +150,7 @@ public sealed class ProgressTests
     }
 
     private static StepEnded Step(double users, long requests, long failed, double p50Ms, double p99Ms) =>
-        new("fanout/threadpool", "users", "users", 0, 6, requests, failed, 0, requests / 6.0, new(users, p50Ms, p99Ms, (requests - failed) / 6.0, requests, 0, 0, null), null);
+        new("fanout/threadpool", "users", 0, 6, requests, failed, 0, requests / 6.0, new(users, p50Ms, p99Ms, (requests - failed) / 6.0, requests, 0, 0, null), null);
 
     private static IntervalEnded Interval(string series, double load, long failed, double? p99Ms, int? threads, long? queue) =>
         new(series, 6, "users", load, 11.5, 60, failed, 0, p99Ms / 2, p99Ms / 2, p99Ms, p99Ms, threads, queue, Partial: false);

@@ -240,11 +240,12 @@ public sealed class RuntimeObserver : IAsyncDisposable
     }
 
     /// <summary>
-    /// The requests ASP.NET Core's own metrics counted over <paramref name="window"/> by the route routing matched ("GET
-    /// /orders/{id:int}", the pattern as the application mapped it), in a session of its own that holds the request-duration
-    /// histogram only that long: the route does not change over a run, and while the histogram is listened to the service
-    /// records every request into it. Empty when the target does not host ASP.NET Core 8+, served no request in the window
-    /// or refused the session.
+    /// The requests ASP.NET Core's own metrics counted by the route routing matched ("GET /orders/{id:int}", the pattern as
+    /// the application mapped it), in a session of its own that holds the request-duration histogram only until the first
+    /// publication (one a second) that counted a request with a route, or <paramref name="window"/> at most: the route does
+    /// not change over a run, and while the histogram is listened to the service records every request into it (a 3-s
+    /// window was about a quarter of the observer's cost in a load's first seconds, docs/notebook/performance.md). Empty
+    /// when the target does not host ASP.NET Core 8+, served no request in the window or refused the session.
     /// </summary>
     public Task<IReadOnlyDictionary<string, long>> RoutesOverAsync(TimeSpan window, CancellationToken cancellationToken) =>
         RoutesOverAsync(Channel.Client, window, cancellationToken);
@@ -257,15 +258,23 @@ public sealed class RuntimeObserver : IAsyncDisposable
         try
         {
             using var session = await client.StartEventPipeSessionAsync(RouteMetric(sessionId), requestRundown: false, RouteWindowBufferMegabytes, cancellationToken);
+            var counted = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             var reading = Task.Run(() =>
             {
                 using var source = new EventPipeEventSource(session.EventStream);
-                source.Dynamic.All += e => CountRoute(e, sessionId, routes);
+                source.Dynamic.All += e =>
+                {
+                    if (CountRoute(e, sessionId, routes))
+                    {
+                        counted.TrySetResult();
+                    }
+                };
                 source.Process();
             }, CancellationToken.None);
             try
             {
-                await Task.Delay(window, cancellationToken);
+                await Task.WhenAny(Task.Delay(window, cancellationToken), counted.Task);
+                cancellationToken.ThrowIfCancellationRequested();
             }
             finally
             {
@@ -362,20 +371,34 @@ public sealed class RuntimeObserver : IAsyncDisposable
         }
     }
 
-    private static void CountRoute(TraceEvent e, string sessionId, Dictionary<string, long> routes)
+    /// <summary>
+    /// Adds a request-duration histogram's requests to <paramref name="routes"/> by route; true at the end of a publication
+    /// of <paramref name="sessionId"/>'s (its CollectionStop) once a route has been counted: every series of that second is in.
+    /// </summary>
+    private static bool CountRoute(TraceEvent e, string sessionId, Dictionary<string, long> routes)
     {
-        if (e.ProviderName != MetricsProvider || e.EventName != "HistogramValuePublished" || e.PayloadByName("sessionId") as string != sessionId
-            || e.PayloadByName("instrumentName") as string != RequestDuration || e.PayloadByName("tags") is not string tags || e.PayloadByName("count") is not int count || count == 0)
+        if (e.ProviderName != MetricsProvider || e.PayloadByName("sessionId") as string != sessionId)
         {
-            return;
+            return false;
         }
-        if (RouteOf(tags) is { } route)
+        // MetricsEventSource's CollectionStop, a Stop opcode of its Collection task, which TraceEvent names so.
+        if (e.EventName == "Collection/Stop")
         {
             lock (routes)
             {
-                routes[route] = routes.GetValueOrDefault(route) + count;
+                return routes.Count > 0;
             }
         }
+        if (e.EventName != "HistogramValuePublished" || e.PayloadByName("instrumentName") as string != RequestDuration || e.PayloadByName("tags") is not string tags
+            || e.PayloadByName("count") is not int count || count == 0 || RouteOf(tags) is not { } route)
+        {
+            return false;
+        }
+        lock (routes)
+        {
+            routes[route] = routes.GetValueOrDefault(route) + count;
+        }
+        return false;
     }
 
     /// <summary>"GET /orders/{id:int}" from a histogram's tags ("http.request.method=GET,http.route=/orders/{id:int},..."); null without a route (a request no endpoint matched).</summary>

@@ -76,7 +76,8 @@ public sealed class VariantObserver(RuntimeObserver observer, int processorCount
     private volatile IntervalRow? _lastInterval;
 
     // The route ASP.NET Core matched does not change over a run: its metric is read over this window once requests flow
-    // (RuntimeObserver.RoutesOverAsync), not for the whole run, and the stack sample's names are checked against it.
+    // (RuntimeObserver.RoutesOverAsync: to its first publication that counted a route, this long at most), not for the
+    // whole run, and the stack sample's names are checked against it.
     private static readonly TimeSpan RouteWindow = TimeSpan.FromSeconds(3);
 
     private Task<IReadOnlyDictionary<string, long>>? _routes;

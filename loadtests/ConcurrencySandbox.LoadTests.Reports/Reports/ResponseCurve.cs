@@ -45,14 +45,6 @@ public static class ResponseCurve
     /// <summary>The load's unit as a curve's axis and sentences print it ("users", "req/s").</summary>
     public static string UnitOf(string loadUnit) => loadUnit == "rate" ? "req/s" : loadUnit;
 
-    /// <summary>A load axis's label, naming the unit its points are in: "users", "clients", "arrival rate (req/s)", the burst's size.</summary>
-    public static string LoadLabel(string loadUnit) => loadUnit switch
-    {
-        "rate" => "arrival rate (req/s)",
-        "burst" => "requests sent at once (the burst)",
-        _ => loadUnit,
-    };
-
     /// <summary>A latency in milliseconds written with its unit, as a knee's reason says it: 1 ms, 100 ms, 1 s, 10 s.</summary>
     public static string Milliseconds(double ms) => ms >= 1000
         ? (ms / 1000).ToString("0.##", CultureInfo.InvariantCulture) + " s"

@@ -20,13 +20,8 @@ public static class VariantPalette
     /// <summary>The experiments' colours; the same list every time, so declaring it again changes nothing.</summary>
     public static void Declare(IEnumerable<VariantColor> colors) => _declared = [.. colors];
 
-    private static IReadOnlyList<VariantColor> Declared => _declared;
-
     /// <summary>For names the palette does not know: picked by a stable hash of the name, so it never changes between runs.</summary>
     private static readonly string[] Others = ["#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#bcbd22", "#7f7f7f"];
-
-    /// <summary>The colour drawn for the applied load (the same for every variant).</summary>
-    public const string LoadColor = "#555555";
 
     public static string ColorOf(VariantKey variant) => ColorOf(variant.Name);
 
@@ -71,8 +66,8 @@ public static class VariantPalette
 
     public static string ColorOf(string name)
     {
-        var declared = Declared.FirstOrDefault(c => string.Equals(c.Name, name, StringComparison.OrdinalIgnoreCase))
-            ?? Declared.FirstOrDefault(c => c.IsPrefix && name.StartsWith(c.Name, StringComparison.OrdinalIgnoreCase));
+        var declared = _declared.FirstOrDefault(c => string.Equals(c.Name, name, StringComparison.OrdinalIgnoreCase))
+            ?? _declared.FirstOrDefault(c => c.IsPrefix && name.StartsWith(c.Name, StringComparison.OrdinalIgnoreCase));
         if (declared is not null)
         {
             return declared.Color;

@@ -71,7 +71,7 @@ internal sealed record IntervalEnded(
 /// ends the page redraws the curve from summary.json, as the report does, and the console prints the final figures.
 /// </summary>
 internal sealed record StepEnded(
-    string Series, string LoadUnit, string LoadLabel, double FromSeconds, double ToSeconds, long Requests, long Failed, long TimedOut, double RequestsPerSecond,
+    string Series, string LoadUnit, double FromSeconds, double ToSeconds, long Requests, long Failed, long TimedOut, double RequestsPerSecond,
     SummaryCurvePoint Point, Knee? Knee) : ProgressEvent
 {
     /// <summary>The step as a curve point: latencies over the answered requests (null when none was), ok answers per second.</summary>

@@ -139,7 +139,7 @@ internal sealed class RunProgress
                 _points.Add(point);
             }
             var s = step.Stats;
-            run.Publish(new StepEnded(ProgressEvent.SeriesOf(experiment, variant), _loadUnit, ResponseCurve.LoadLabel(_loadUnit), step.FromSeconds, step.ToSeconds,
+            run.Publish(new StepEnded(ProgressEvent.SeriesOf(experiment, variant), _loadUnit, step.FromSeconds, step.ToSeconds,
                 s.Requests, s.Failed, s.TimedOut, step.RequestsPerSecond, point, ResponseCurve.FindKnee(_points, ResponseCurve.UnitOf(_loadUnit)).Knee));
         }
     }

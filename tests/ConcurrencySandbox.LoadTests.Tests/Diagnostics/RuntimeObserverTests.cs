@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Diagnostics.Tracing;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 using ConcurrencySandbox.LoadTests.Engine;
@@ -50,21 +51,28 @@ public sealed class RuntimeObserverTests
         });
     }
 
-    /// <summary>Issue 37 item 1: ASP.NET Core's own request-duration metric, read over a window of its own session, names the route routing matched.</summary>
+    /// <summary>
+    /// Issue 37 item 1: ASP.NET Core's own request-duration metric, read over a window of its own session, names the route
+    /// routing matched; issue 42: the window ends at its first publication (one a second) that counted a route, not at its
+    /// length (60 s here), so the service records its requests into the histogram for a second or two, not the window.
+    /// </summary>
     [Fact]
     public async Task AspNetCoresOwnMetricsGiveTheRouteTheRequestsWereServedBy()
     {
         await using var service = await SampleServiceProcess.StartAsync();
         await using var observer = await RuntimeObserver.AttachAsync(DiagnosticsChannel.OfProcess(service.ProcessId), CancellationToken.None);
 
-        var window = observer.RoutesOverAsync(TimeSpan.FromSeconds(3), CancellationToken.None);
+        var length = TimeSpan.FromSeconds(60);
+        var started = Stopwatch.GetTimestamp();
+        var window = observer.RoutesOverAsync(length, CancellationToken.None);
         while (!window.IsCompleted)
         {
             await service.LoadAsync("orders/1", 4, 1, CancellationToken.None);
         }
         var routes = await window;
 
-        Assert.True(routes.GetValueOrDefault("GET /orders/{id:int}") >= 4, $"4 requests counted on GET /orders/{{id:int}}: {string.Join(", ", routes.Select(r => $"{r.Key} {r.Value}"))}");
+        Assert.True(Stopwatch.GetElapsedTime(started) < length, "the window ended at its first publication that counted a route, before its length");
+        Assert.True(routes.GetValueOrDefault("GET /orders/{id:int}") >= 1, $"requests counted on GET /orders/{{id:int}}: {string.Join(", ", routes.Select(r => $"{r.Key} {r.Value}"))}");
         Assert.DoesNotContain(routes.Keys, r => r.Contains("reports", StringComparison.Ordinal));
     }
 

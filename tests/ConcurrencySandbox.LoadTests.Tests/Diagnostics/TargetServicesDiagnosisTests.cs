@@ -1,3 +1,5 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
 using ConcurrencySandbox.Contracts.Reports;
 using ConcurrencySandbox.LoadTests.Diagnostics;
 
@@ -59,10 +61,9 @@ public sealed class TargetServicesDiagnosisTests
         // or, from a handful of CPU samples (a clean-clone CI's busy machine took 3 in 0.32 s, 2026-12-01), that no method
         // holds half of them, with their count: a share of so few is no finding either way.
         var diagnosed = summary.Observations[capacity.DiagnosedVariant!];
-        // summary.json keeps no hot-method record (SummaryObservation has no Hot), so the sample count is read from the cause's words.
-        var few = System.Text.RegularExpressions.Regex.Match(capacity.Cause, @"no method of the application holds 50 % of the (\d+) CPU samples");
+        var few = Regex.Match(capacity.Cause, @"no method of the application holds 50 % of the (\d+) CPU samples");
         var named = diagnosed.Stacks is null ? "the hot method is not known: no stack sample of the step ("
-            : few.Success && int.Parse(few.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture) < FewCpuSamples ? few.Value
+            : few.Success && int.Parse(few.Groups[1].Value, CultureInfo.InvariantCulture) < FewCpuSamples ? few.Value
             : "the hot method: RiskModel.Score (Program.cs:";
         Assert.True(capacity.Cause.Contains(named, StringComparison.Ordinal), capacity.Cause);
         Assert.False(diagnosed.Diagnosis!.Starved, summary.Headline);

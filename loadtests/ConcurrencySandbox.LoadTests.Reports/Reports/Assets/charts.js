@@ -286,7 +286,7 @@
         });
       g.throughput.push(v.points.map(p => p.okPerSecond), kneeAt(v, p => p.okPerSecond));
     }
-    const xLegend = (u, x) => formatNumber(x, model.loadUnit);
+    const xLegend = (u, x) => formatNumber(x, model.loadUnit === "rate" ? "req/s" : model.loadUnit);
     const latencyGroups = groups.map(g => ({ xs: g.xs, columns: g.latency }));
     if (model.sloMs != null) {
       // The SLO across every load measured, so a point above the line broke it.
@@ -299,11 +299,11 @@
     return [
       {
         title: "Latency against the offered load: p99 solid, p50 dashed (log scale); \u25b3 timed out (a lower bound); \u25c6 knee",
-        xLabel: model.loadLabel, xLegend, yLabel: "latency", yFormat: formatMs, log: true, height: 320, series: latencySeries, data: latencyData,
+        xLabel: loadLabel(model.loadUnit), xLegend, yLabel: "latency", yFormat: formatMs, log: true, height: 320, series: latencySeries, data: latencyData,
       },
       {
         title: "Throughput against the offered load: ok answers per second; \u25c6 knee",
-        xLabel: model.loadLabel, xLegend, yLabel: "ok answers / s", yFormat: v => formatNumber(v), height: 240, series: throughputSeries, data: throughputData,
+        xLabel: loadLabel(model.loadUnit), xLegend, yLabel: "ok answers / s", yFormat: v => formatNumber(v), height: 240, series: throughputSeries, data: throughputData,
       },
     ];
   }
@@ -330,8 +330,7 @@
    */
   function curveOf(model, summary) {
     const variants = summary.variants.filter(v => !model.variants || model.variants.includes(v.name));
-    const unit = variants[0].loadUnit;
-    const curve = { title: model.title, loadLabel: loadLabel(unit), loadUnit: unit === "rate" ? "req/s" : unit };
+    const curve = { title: model.title, loadUnit: variants[0].loadUnit };
     const steps = (summary.capacity && summary.capacity.steps) || [];
     if (steps.length === 0) {
       return { ...curve, variants: variants.filter(v => v.curve).map(v => ({ name: v.name, color: v.color, points: v.curve.points, knee: v.curve.knee && { index: v.curve.knee.point, reason: v.curve.knee.reason } })) };
@@ -404,7 +403,7 @@
   const timedOutColor = "#111111";
   const loadColor = "#555555";
 
-  /** "users", "arrival rate (req/s)", the burst's size: a load axis's label (ReportChart.LoadLabel). */
+  /** A load axis's label from the summary's load unit, naming the unit its points are in: "users", "clients", "arrival rate (req/s)", the burst's size. */
   function loadLabel(unit) {
     return unit === "rate" ? "arrival rate (req/s)" : unit === "burst" ? "requests sent at once (the burst)" : unit;
   }

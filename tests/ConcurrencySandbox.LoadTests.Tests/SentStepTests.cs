@@ -32,7 +32,7 @@ public class SentStepTests
         var recorder = StartedLongAgo();
         var series = new IntervalSeries(new VariantKey("threadpool"), "users", recorder);
 
-        Play([recorder], (end, load, partial) => series.Add(end, load, partial, step => recorder.TakeInterval(end, step)), series.CloseStep);
+        Play([recorder], (end, load, partial) => series.Add(end, load, 0, partial, step => recorder.TakeInterval(end, step)), series.CloseStep);
 
         var steps = series.Steps;
         Assert.Equal([(4.0, 0.0, StepEndSeconds), (8.0, StepEndSeconds, LoadEndSeconds)], steps.Select(s => (s.Load, s.FromSeconds, s.ToSeconds)));

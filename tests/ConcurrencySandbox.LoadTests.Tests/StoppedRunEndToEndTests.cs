@@ -101,8 +101,8 @@ public sealed class StoppedRunEndToEndTests : EndToEndRun
             Assert.Contains("== Capacity not found: stopped (Ctrl+C or SIGTERM)", output);
             Assert.DoesNotContain("Held ", output);
             var summary = RunSummary.Parse(await File.ReadAllTextAsync(Path.Combine(Out, "summary.json")));
-            // Stopped during the 4-users step's climb (1, 2, 3 users) or its hold: the step of its shape it reached.
-            Assert.Matches(@"^partial: stopped after variant 4-users step \d of 4 ", summary.Partial);
+            // Stopped during the 4-users step's climb (1, 2, 3 users), its settling interval or its hold: the step of its shape it reached.
+            Assert.Matches(@"^partial: stopped after variant 4-users step \d of 5 ", summary.Partial);
             Assert.EndsWith("finished before it: unloaded-1-user, 2-users", summary.Partial);
             Assert.StartsWith("Capacity not found: stopped", summary.Headline);
             Assert.Equal(["unloaded-1-user", "2-users"], summary.Variants.Take(2).Select(v => v.Name));

@@ -136,10 +136,10 @@ public sealed class AgentMerge
             return null;
         }
         var now = intervals.Max(i => i.ElapsedSeconds);
-        var applied = _whole.LoadBetween(TimeSpan.FromSeconds(_series.RowStartSeconds), TimeSpan.FromSeconds(now));
+        var (from, to) = (TimeSpan.FromSeconds(_series.RowStartSeconds), TimeSpan.FromSeconds(now));
         var merged = AgentWire.Merged(intervals);
-        // The agents booked their requests to the steps they were sent in, cut by the whole load as here: their step numbers are these.
-        return _series.Add(now, applied, partial, _ => _recorder.AddInterval(merged), missing);
+        // The agents booked their requests to the steps they were sent in, cut by the whole load and its simulations as here: their step numbers are these.
+        return _series.Add(now, _whole.LoadBetween(from, to), _whole.StepBetween(from, to), partial, _ => _recorder.AddInterval(merged), missing);
     }
 
     public static AgentRow RowOf(AgentOutcome agent)

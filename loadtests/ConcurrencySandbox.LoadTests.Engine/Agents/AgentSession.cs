@@ -104,7 +104,7 @@ public sealed class AgentSession(Uri coordinator, int index, string logFolder, T
             encoded = HistogramWire.Encode(interval.Histogram);
             intervalLog.Append(interval.Histogram, encoded);
             taken = interval;
-        }, stepLoad: whole.LoadBetween);
+        }, steppedBy: whole);
         // Stopped: the coordinator stops too and keeps what it merged; an agent sends no partial result.
         cancellationToken.ThrowIfCancellationRequested();
         link.Send(new AgentDone(index, result.ElapsedSeconds, CpuSeconds(), Environment.ProcessorCount, (workload as OpenModel)?.NotSent ?? 0,

@@ -1,8 +1,8 @@
 namespace ConcurrencySandbox.LoadTests.Engine;
 
 /// <summary>
-/// A variant's interval rows and the steps they make, cut from a recorder: each full interval's load decides whether a
-/// new step begins. A step's figures are those of the requests SENT in its intervals, wherever they ended
+/// A variant's interval rows and the steps they make, cut from a recorder: each full interval's load and simulation (the
+/// shape's step it ran, <see cref="IWorkload.StepBetween"/>) decide whether a new step begins. A step's figures are those of the requests SENT in its intervals, wherever they ended
 /// (<see cref="LatencyRecorder.SentInStep"/>); the drain after the load ended (intervals with no load) and the tail after
 /// the last full interval are in no step of their own, and the requests sent in them (the last moments of the load)
 /// belong to the last step. A single runner takes its
@@ -12,7 +12,7 @@ internal sealed class IntervalSeries(VariantKey variant, string loadUnit, Latenc
 {
     private readonly List<IntervalRow> _intervals = [];
     private readonly List<StepRow> _steps = [];
-    private (double Load, double FromSeconds)? _step;
+    private (double Load, int Simulation, double FromSeconds)? _step;
 
     public IReadOnlyList<IntervalRow> Intervals => _intervals;
 
@@ -29,19 +29,20 @@ internal sealed class IntervalSeries(VariantKey variant, string loadUnit, Latenc
     public double RowStartSeconds { get; private set; }
 
     /// <summary>
-    /// Adds the interval ending at <paramref name="nowSeconds"/> at load <paramref name="applied"/>; <paramref name="take"/>
+    /// Adds the interval ending at <paramref name="nowSeconds"/> at load <paramref name="applied"/>, of the shape's
+    /// <paramref name="simulation"/>; <paramref name="take"/>
     /// takes its statistics from the recorder (its argument is the step the requests sent in the interval belong to:
     /// the open one, or for the partial tail the last; null when there is none).
     /// </summary>
     /// <param name="missingAgents">Agents (by index) whose data the interval lacks because they failed.</param>
-    public IntervalRow Add(double nowSeconds, double applied, bool partial, Func<int?, LatencyStats> take, IReadOnlyList<int>? missingAgents = null)
+    public IntervalRow Add(double nowSeconds, double applied, int simulation, bool partial, Func<int?, LatencyStats> take, IReadOnlyList<int>? missingAgents = null)
     {
-        if (!partial && _step is { } current && Math.Abs(current.Load - applied) > 1e-9)
+        if (!partial && _step is { } current && (Math.Abs(current.Load - applied) > 1e-9 || current.Simulation != simulation))
         {
             CloseStep();
         }
         // The partial tail and the drain after the load (no load applied) open no step: what is sent in them is the last step's.
-        _step ??= partial || applied <= 0 ? null : (applied, RowStartSeconds);
+        _step ??= partial || applied <= 0 ? null : (applied, simulation, RowStartSeconds);
         var stats = take(_step is not null ? _steps.Count : _steps.Count > 0 ? _steps.Count - 1 : null);
         var width = Math.Max(nowSeconds - RowStartSeconds, 1e-3);
         RowStartSeconds = nowSeconds;
@@ -55,7 +56,7 @@ internal sealed class IntervalSeries(VariantKey variant, string loadUnit, Latenc
     {
         if (_step is { } finished)
         {
-            var closed = new StepRow(finished.Load, finished.FromSeconds, RowStartSeconds, recorder.SentInStep(_steps.Count));
+            var closed = new StepRow(finished.Load, finished.FromSeconds, RowStartSeconds, recorder.SentInStep(_steps.Count)) { Simulation = finished.Simulation };
             _steps.Add(closed);
             _step = null;
             StepClosed?.Invoke(closed);

@@ -53,6 +53,18 @@ public sealed class LoadShape
     public double RateAt(TimeSpan elapsed) => ValueAt(elapsed.TotalSeconds);
 
     /// <summary>
+    /// The index in <see cref="Steps"/> of the simulation running at <paramref name="elapsed"/> (<see cref="Steps"/>' count
+    /// after the end): a run's steps are cut where it changes as well as where the load does, so two simulations of one
+    /// load (a climb's settling interval and the hold judged after it) are two steps.
+    /// </summary>
+    public int StepAt(TimeSpan elapsed)
+    {
+        var seconds = elapsed.TotalSeconds;
+        var index = Array.FindIndex(_segments, s => seconds < s.Start + s.Seconds);
+        return index < 0 ? _segments.Length : index;
+    }
+
+    /// <summary>
     /// Open model: the intended start of request number <paramref name="index"/> (0-based), i.e. the time at which
     /// the integral of the rate reaches index + 1; null when the shape ends first.
     /// </summary>

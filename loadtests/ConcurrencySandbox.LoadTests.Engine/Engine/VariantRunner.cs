@@ -25,6 +25,9 @@ public sealed record IntervalRow(VariantKey Variant, double ElapsedSeconds, stri
 /// </summary>
 public sealed record StepRow(double Load, double FromSeconds, double ToSeconds, LatencyStats Stats)
 {
+    /// <summary>The index of the shape's simulation the step ran (<see cref="IWorkload.StepBetween"/>): two steps of one load are told apart by it.</summary>
+    public int Simulation { get; init; }
+
     public double RequestsPerSecond => ToSeconds > FromSeconds ? Stats.Requests / (ToSeconds - FromSeconds) : 0;
 }
 
@@ -226,7 +229,7 @@ public static class VariantRunner
     private static readonly TimeSpan HistoryTimeout = TimeSpan.FromSeconds(120);
 
     /// <param name="intervalTaken">Told of each interval as the recorder takes it (a load agent encodes it for its coordinator).</param>
-    /// <param name="stepLoad">The load steps are cut by (the load between two moments); the workload's own unless it runs a share of a larger load.</param>
+    /// <param name="steppedBy">The workload whose load and simulations steps are cut by (<see cref="IWorkload.LoadBetween"/>, <see cref="IWorkload.StepBetween"/>); <paramref name="workload"/> unless it runs a share of a larger load.</param>
     public static async Task<VariantResult> RunAsync(
         VariantKey variant,
         string request,
@@ -240,10 +243,10 @@ public static class VariantRunner
         IOutOfBandTelemetry? observed = null,
         bool telemetryLive = true,
         Action<TakenInterval>? intervalTaken = null,
-        Func<TimeSpan, TimeSpan, double>? stepLoad = null)
+        IWorkload? steppedBy = null)
     {
         // A load agent runs a share of the load but cuts its steps where its coordinator does: by the whole load.
-        stepLoad ??= workload.LoadBetween;
+        steppedBy ??= workload;
         // Observed from outside, the pool's series needs no HTTP call to the API it describes (and no waiting for its queue to drain).
         telemetry = observed is null ? telemetry : null;
         var started = Stopwatch.GetTimestamp();
@@ -301,8 +304,8 @@ public static class VariantRunner
         void AddInterval(bool partial)
         {
             var now = Stopwatch.GetElapsedTime(started).TotalSeconds;
-            var applied = stepLoad(TimeSpan.FromSeconds(series.RowStartSeconds), TimeSpan.FromSeconds(now));
-            var row = series.Add(now, applied, partial, step => recorder.TakeInterval(now, step));
+            var (from, to) = (TimeSpan.FromSeconds(series.RowStartSeconds), TimeSpan.FromSeconds(now));
+            var row = series.Add(now, steppedBy.LoadBetween(from, to), steppedBy.StepBetween(from, to), partial, step => recorder.TakeInterval(now, step));
             progress.OnInterval(row, observed is null ? LatestOf(samples) : observed.RowsSince(variant, started).LastOrDefault()?.Snapshot);
         }
     }

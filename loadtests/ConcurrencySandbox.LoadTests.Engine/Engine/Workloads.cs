@@ -14,6 +14,12 @@ public interface IWorkload
     /// <summary>The load applied between two moments since the run began (users or arrivals per second at the middle; a burst's size).</summary>
     double LoadBetween(TimeSpan from, TimeSpan to);
 
+    /// <summary>
+    /// Which of the shape's simulations ran between two moments (the one at the middle, <see cref="LoadShape.StepAt"/>): a
+    /// step ends where it changes as well as where <see cref="LoadBetween"/> does. A workload without a shape runs one.
+    /// </summary>
+    int StepBetween(TimeSpan from, TimeSpan to) => 0;
+
     Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken);
 
     /// <summary>The shape's load: closed users or an open arrival rate (at most <paramref name="maxInFlight"/> outstanding), the whole of it or a load agent's <paramref name="segment"/>.</summary>
@@ -35,6 +41,8 @@ internal sealed class ClosedModel(LoadShape shape, LoadSegment? segment = null) 
     public string LoadUnit => "users";
 
     public double LoadBetween(TimeSpan from, TimeSpan to) => _segment.UsersOf(shape.UsersAt((from + to) / 2));
+
+    public int StepBetween(TimeSpan from, TimeSpan to) => shape.StepAt((from + to) / 2);
 
     public async Task RunAsync(SendRequest send, LatencyRecorder recorder, CancellationToken cancellationToken)
     {
@@ -97,6 +105,8 @@ internal sealed class OpenModel(LoadShape shape, int maxInFlight, TimeProvider? 
     public string LoadUnit => "rate";
 
     public double LoadBetween(TimeSpan from, TimeSpan to) => _segment.RateOf(shape.RateAt((from + to) / 2));
+
+    public int StepBetween(TimeSpan from, TimeSpan to) => shape.StepAt((from + to) / 2);
 
     /// <summary>How many due requests were never sent because every slot stayed busy until the shape ended.</summary>
     public long NotSent { get; private set; }

@@ -79,7 +79,7 @@ internal static class UrlCommand
                 {
                     load = UnloadedFirst(load);
                 }
-                (load, var heldLoads) = capacity is null ? ClimbingToQuickSteps(load, agents: settings.Agents is not null) : (load, null);
+                (load, var heldSimulations) = capacity is null ? ClimbingToQuickSteps(load, agents: settings.Agents is not null) : (load, null);
                 var settle = TimeSpan.FromSeconds(new OptionValues(parse).Positive(settleSeconds));
                 if (capacity is null)
                 {
@@ -113,7 +113,7 @@ internal static class UrlCommand
                         await root.Console.WriteLineAsync($"-- launched pid {service.ProcessId}, warmed by {await FreshProcessSteps.WarmAsync(target, cancellationToken)} requests");
                     }
                     var servers = await ServersAsync(target, service?.ProcessId ?? named, closed, observe, readsCores: false, root.Console);
-                    return await RunProfileAsync(target.PathAndQuery, load, heldLoads, givenSlo, servers, root, error, cancellationToken);
+                    return await RunProfileAsync(target.PathAndQuery, load, heldSimulations, givenSlo, servers, root, error, cancellationToken);
                 }, cancellationToken);
             }
             catch (Exception e) when (e is UsageException or FormatException)
@@ -178,13 +178,19 @@ internal static class UrlCommand
 
     /// <summary>
     /// The quick profile against a URL reaches each of its steps as --find-capacity's steps reach theirs, by a climb at
-    /// the same pace (<see cref="CapacityOptions.ClimbingTo"/>), and is judged over each step's hold; with the loads held,
-    /// the ones judged. Other profiles, a --config shape (which may ask what a burst does) and --agents (a share of one
-    /// user) keep their shape, every step judged (null).
+    /// the same pace and settling (<see cref="CapacityOptions.ClimbingTo"/>), and is judged over each step's hold; with the
+    /// indexes of the holds in its shape, the simulations judged. Other profiles, a --config shape (which may ask what a
+    /// burst does) and --agents (a share of one user) keep their shape, every step judged (null).
     /// </summary>
-    internal static (LoadOptions Load, IReadOnlyCollection<double>? HeldLoads) ClimbingToQuickSteps(LoadOptions load, bool agents) =>
-        load.ProfileName != Profiles.Quick || agents ? (load, null)
-            : (load with { Shape = CapacityOptions.ClimbingTo(load.Shape) }, [.. load.Shape.Steps.Select(s => s.Target).Distinct()]);
+    internal static (LoadOptions Load, IReadOnlyCollection<int>? HeldSimulations) ClimbingToQuickSteps(LoadOptions load, bool agents)
+    {
+        if (load.ProfileName != Profiles.Quick || agents)
+        {
+            return (load, null);
+        }
+        var (shape, held) = CapacityOptions.ClimbingTo(load.Shape);
+        return (load with { Shape = shape }, held);
+    }
 
     /// <summary>--slo-p99-ms when given: positive.</summary>
     private static double? SloOf(double? given) =>
@@ -194,7 +200,7 @@ internal static class UrlCommand
     /// The load profile against the URL, once: its report with the headline first; the exit code. Its steps are judged by
     /// --find-capacity's rule (<see cref="ServiceSlo"/>), so the two agree on whether and where the service broke.
     /// </summary>
-    private static async Task<int> RunProfileAsync(string pathAndQuery, LoadOptions load, IReadOnlyCollection<double>? heldLoads, double? givenSloP99Ms, TargetApiServers servers, RunRoot root, TextWriter error, CancellationToken cancellationToken)
+    private static async Task<int> RunProfileAsync(string pathAndQuery, LoadOptions load, IReadOnlyCollection<int>? heldSimulations, double? givenSloP99Ms, TargetApiServers servers, RunRoot root, TextWriter error, CancellationToken cancellationToken)
     {
         var folder = root.Settings.OutputFolder;
         var report = await root.RunAsync(new UrlTarget(pathAndQuery, TargetVariant), load, servers, cancellationToken,
@@ -206,8 +212,8 @@ internal static class UrlCommand
         var result = report.Variants[0];
         var observation = report.Observations.GetValueOrDefault(result.Key.Label);
         var (finding, judged) = CapacityFinding.OfProfileJudged(result, givenSloP99Ms, (broke, baselineP99Ms) => CapacityFinding.CauseOf(broke, observation, baselineP99Ms, servers.NotObservedBecause),
-            observation?.Diagnosis?.Inputs.Spell, heldLoads);
-        report = WithHeadline(report, finding, observation, stepStarts: heldLoads is null ? StepStartsText.Ramp : StepStartsText.Climbed) with { ProfileStepJudgements = judged };
+            observation?.Diagnosis?.Inputs.Spell, heldSimulations);
+        report = WithHeadline(report, finding, observation, stepStarts: heldSimulations is null ? StepStartsText.Ramp : StepStartsText.Climbed) with { ProfileStepJudgements = judged };
         var passed = ReportWriter.PrintOutcome(ReportWriter.Write(folder, report, RunnerCommandLine.Current()), folder, root.Console);
         return await FailedEveryRequestAsync(result, error) ? CommandLine.ExitUsage : passed ? CommandLine.ExitOk : CommandLine.ExitThresholdFailed;
     }
@@ -500,7 +506,7 @@ internal static class UrlCommand
             var label = step.Variants[0].Key.Label;
             labels.Add(label);
             var held = search.Held[label];
-            return slo.Judge(held.Stats, held.FromSeconds, held.ToSeconds, step.Observations.GetValueOrDefault(label)?.Diagnosis?.Inputs.Spell);
+            return slo.Judge(held.Stats, held.FromSeconds, held.ToSeconds, step.Observations.GetValueOrDefault(label)?.Diagnosis?.Inputs.Spell, capacity.Open ? null : level);
         }
         // A closed ramp's unloaded measure (one user) holds by definition: its p99 is what the SLO is measured against.
         var ramp = await CapacityRamp.RunAsync(capacity, capacity.Open ? null : 1, root.Clock, startedTimestamp, MeasureAsync, cancellationToken);

@@ -88,54 +88,78 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
     public TimeSpan Interval => TimeSpan.FromSeconds(Math.Max(1, Step.TotalSeconds / 5));
 
     /// <summary>
-    /// How long a closed step at <paramref name="load"/> users ramps before it holds: from 1 user, one more at a time at
-    /// <see cref="QuickUsersPerSecond"/>, rounded up to whole reporting intervals (so the held part's intervals hold no
-    /// ramp). Zero for one user and for an open rate (no quick run to agree with: the quick profile is closed).
+    /// How long a closed step at <paramref name="load"/> users ramps before it holds: the climb from 1 user and its settling
+    /// interval (<see cref="ClimbThenSettle"/>). Zero for one user and for an open rate (no quick run to agree with: the
+    /// quick profile is closed).
     /// </summary>
-    public TimeSpan RampAt(double load) => Open || load <= 1 ? TimeSpan.Zero : ClimbOf(load - 1, Interval);
+    public TimeSpan RampAt(double load) => Open ? TimeSpan.Zero : Length(ClimbThenSettle(0, (int)load, Interval));
 
     /// <summary>How long adding <paramref name="users"/> users takes at <see cref="QuickUsersPerSecond"/>, rounded up to whole <paramref name="interval"/>s.</summary>
     public static TimeSpan ClimbOf(double users, TimeSpan interval) => interval * Math.Ceiling(users / QuickUsersPerSecond / interval.TotalSeconds);
 
     /// <summary>
-    /// The quick profile's steps against a URL, each reached as a search's step reaches its load: climbing from the load
-    /// before it (none before the first) one user at a time at <see cref="QuickUsersPerSecond"/>, the climb rounded up to
-    /// whole reporting intervals (the first user added as the climb begins, the step's load as it ends), then the step held
-    /// for its own length. The climb's users are steps of their own (every request belongs to the step it was sent in),
-    /// which the quick run counts and shows but does not judge (<see cref="CapacityFinding.OfProfileJudged"/>): its 4 users
-    /// put on at once starved a pool grown for the step before, and a 6-s step of 117-191 requests broke on that spell's
-    /// few (issue 37, Reports: the quick run broke at 4 users, the search held 32). A step one user above the load before
-    /// it is no climb; a ramping or open step keeps its shape.
+    /// How both commands reach a closed load from the one before it, before the hold they judge: a climb, one user at a
+    /// time at <see cref="QuickUsersPerSecond"/> from <paramref name="before"/> + 1 (added as it begins) to
+    /// <paramref name="load"/> - 1, rounded up to whole <paramref name="interval"/>s (<see cref="ClimbOf"/>); then one
+    /// interval at <paramref name="load"/>, settling, not judged: the last user arrives as it begins, so the pool's wait
+    /// for threads to serve that user falls there and not in the hold (issue 37: a blocking service needing 2 or more
+    /// pool threads a user starved in the first seconds of each hold; in a 6-s quick hold that spell broke the SLO, in a
+    /// 10-s search hold it was within noise). Empty when <paramref name="load"/> is at most one user above
+    /// <paramref name="before"/>: no climb.
     /// </summary>
-    public static LoadShape ClimbingTo(LoadShape profile)
+    public static IReadOnlyList<LoadSimulation> ClimbThenSettle(int before, int load, TimeSpan interval)
+    {
+        var climbing = load - before - 1;
+        if (climbing < 1)
+        {
+            return [];
+        }
+        var climb = ClimbOf(climbing, interval);
+        return [.. Profiles.SteppedRamp(before + 1, 1, climb / climbing, climb).Take(climbing), new KeepConstant(load, interval)];
+    }
+
+    private static TimeSpan Length(IEnumerable<LoadSimulation> steps) => steps.Aggregate(TimeSpan.Zero, (sum, step) => sum + step.During);
+
+    /// <summary>
+    /// The quick profile's steps against a URL, each reached as a search's step reaches its load (<see cref="ClimbThenSettle"/>),
+    /// then held for its own length, then one more interval at its load, not judged, before the next climb (its first
+    /// user's arrival would land in the hold's last requests); with the indexes of the holds, the only simulations the quick
+    /// run judges (<see cref="CapacityFinding.OfProfileJudged"/>). The climb's users are steps of their own (every request
+    /// belongs to the step it was sent in), counted and shown, not judged: its 4 users put on at once starved a pool grown
+    /// for the step before, and a 6-s step of 117-191 requests broke on that spell's few (issue 37, Reports: the quick run
+    /// broke at 4 users, the search held 32). A step one user above the load before it is no climb; a ramping or open step
+    /// keeps its shape.
+    /// </summary>
+    public static (LoadShape Shape, IReadOnlyCollection<int> Held) ClimbingTo(LoadShape profile)
     {
         var steps = new List<LoadSimulation>();
+        var held = new List<int>();
         var before = 0;
         foreach (var step in profile.Steps)
         {
-            var users = step is KeepConstant constant ? constant.Copies - before : 0;
-            if (users > 1)
+            var climb = step is KeepConstant constant ? ClimbThenSettle(before, constant.Copies, profile.ReportingInterval) : [];
+            if (climb.Count > 0 && steps.Count > 0 && before > 0)
             {
-                var climb = ClimbOf(users, profile.ReportingInterval);
-                steps.AddRange(Profiles.SteppedRamp(before + 1, 1, climb / (users - 1), climb).Take(users - 1));
+                steps.Add(new KeepConstant(before, profile.ReportingInterval));
             }
+            steps.AddRange(climb);
+            held.Add(steps.Count);
             steps.Add(step);
             before = (int)step.Target;
         }
-        return new LoadShape(steps, profile.ReportingInterval);
+        return (new LoadShape(steps, profile.ReportingInterval), held);
     }
 
     /// <summary>One step's whole length: its ramp, then <see cref="Step"/> held.</summary>
     public TimeSpan LengthAt(double load) => RampAt(load) + Step;
 
     /// <summary>
-    /// One step's load shape: a closed step ramps from 1 user to <paramref name="load"/> over <see cref="RampAt"/>, then
-    /// holds it for <see cref="Step"/>; an open step holds <paramref name="load"/> requests/s for <see cref="Step"/>.
+    /// One step's load shape: a closed step climbs from 1 user to <paramref name="load"/> and settles (<see cref="ClimbThenSettle"/>),
+    /// then holds it for <see cref="Step"/>; an open step holds <paramref name="load"/> requests/s for <see cref="Step"/>.
     /// </summary>
     public LoadShape ShapeAt(double load)
     {
-        var ramp = RampAt(load);
-        IReadOnlyList<LoadSimulation> climb = ramp > TimeSpan.Zero ? Profiles.SteppedRamp(1, 1, TimeSpan.FromTicks((long)Math.Ceiling(ramp.Ticks / (load - 1))), ramp) : [];
+        IReadOnlyList<LoadSimulation> climb = Open ? [] : ClimbThenSettle(0, (int)load, Interval);
         return new([.. climb, Open ? new Inject(load, Step) : new KeepConstant((int)load, Step)], Interval);
     }
 
@@ -152,7 +176,10 @@ internal sealed record CapacityOptions(double? SloP99Ms, bool Open, double Start
     /// <summary>The report's sentence on how each step was shaped and judged.</summary>
     public string DescribeSteps() => Open
         ? Invariant($"Each step held its arrival rate for {Step.TotalSeconds:0.#} s (--step-s) and was judged over all of it.")
-        : Invariant($"Each step ramped from 1 user at the quick profile's pace ({QuickUsersPerSecond:0.##} users/s, its length rounded up to {Interval.TotalSeconds:0.#}-s intervals), then held its load for {Step.TotalSeconds:0.#} s (--step-s) and was judged over the hold only, as the quick run judges each of its steps.");
+        : Invariant($"Each step ramped from 1 user at the quick profile's pace ({QuickUsersPerSecond:0.##} users/s, its length rounded up to {Interval.TotalSeconds:0.#}-s intervals), then held its load for {Step.TotalSeconds:0.#} s (--step-s) and was judged over the hold only, as the quick run judges each of its steps; {SettleNotJudged}.");
+
+    /// <summary>Said once where a report describes its steps (<see cref="ClimbThenSettle"/>).</summary>
+    public const string SettleNotJudged = "each step's first interval after its last user arrived is not judged";
 }
 
 /// <summary>
@@ -395,16 +422,16 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
     /// confirmed by the profile's next judged step, the one above it (the search repeats the step instead): broke too, the
     /// break stands, and that next step stands as it was judged, as the search's repeat does (it confirmed a break, so it is
     /// not itself read against the step above it); held, the ramp goes on. The last step's has no step above it, and stands, said.
-    /// With <paramref name="heldLoads"/> (the quick profile's loads, reached by a climb: <see cref="CapacityOptions.ClimbingTo"/>)
-    /// only the steps at those loads are judged, each over its hold, as the search judges its steps; the climb's steps are
+    /// With <paramref name="heldSimulations"/> (the indexes of the quick profile's holds in its shape, each reached by a climb
+    /// and a settling interval: <see cref="CapacityOptions.ClimbingTo"/>) only the steps of those simulations are judged, each over its hold, as the search judges its steps; the climb's steps are
     /// counted and shown, "climbing" (<see cref="StepJudgement.Climbing"/>).
     /// </summary>
     /// <param name="causeAt">The cause at the break of the run (<see cref="CauseOf"/>), given the baseline's p99.</param>
-    public static CapacityFinding OfProfile(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt, StarvedSpell? spell = null, IReadOnlyCollection<double>? heldLoads = null) =>
-        OfProfileJudged(result, givenSloP99Ms, causeAt, spell, heldLoads).Finding;
+    public static CapacityFinding OfProfile(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt, StarvedSpell? spell = null, IReadOnlyCollection<int>? heldSimulations = null) =>
+        OfProfileJudged(result, givenSloP99Ms, causeAt, spell, heldSimulations).Finding;
 
     /// <summary><see cref="OfProfile"/>, with how each of the run's steps was judged (<see cref="VariantResult.Steps"/>, in order), as summary.json keeps them.</summary>
-    public static (CapacityFinding Finding, IReadOnlyList<StepJudgement> Steps) OfProfileJudged(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt, StarvedSpell? spell = null, IReadOnlyCollection<double>? heldLoads = null)
+    public static (CapacityFinding Finding, IReadOnlyList<StepJudgement> Steps) OfProfileJudged(VariantResult result, double? givenSloP99Ms, Func<VariantResult, double, string?> causeAt, StarvedSpell? spell = null, IReadOnlyCollection<int>? heldSimulations = null)
     {
         var unit = result.LoadUnit == "rate" ? "requests/s" : result.LoadUnit;
         var steps = result.Steps.Count > 0 ? result.Steps : [new StepRow(result.PeakLoad, 0, result.ElapsedSeconds, result.Total)];
@@ -418,11 +445,11 @@ internal sealed record CapacityFinding(string Unit, ServiceSlo Slo, double? Held
             : ServiceSlo.Of(null, baseline);
         // One user is the unloaded measure the default SLO is set from: it holds by definition, as --find-capacity's does.
         var unloadedHolds = oneUser && givenSloP99Ms is null && baseline.Requests > 0;
-        var climbing = steps.Select(step => heldLoads is not null && !heldLoads.Contains(step.Load)).ToList();
+        var climbing = steps.Select(step => heldSimulations is not null && !heldSimulations.Contains(step.Simulation)).ToList();
         var judged = steps.Select((step, i) => climbing[i]
-            ? new StepJudgement(StepJudgement.Climbing, Invariant($"climbing to {LoadText(steps.Skip(i).FirstOrDefault(s => heldLoads!.Contains(s.Load))?.Load ?? step.Load, unit)} at the quick profile's pace ({CapacityOptions.QuickUsersPerSecond:0.##} users/s): counted, not judged, as --find-capacity judges each step over its hold"))
+            ? new StepJudgement(StepJudgement.Climbing, Invariant($"climbing to {LoadText(steps.Skip(i).FirstOrDefault(s => heldSimulations!.Contains(s.Simulation))?.Load ?? step.Load, unit)} at the quick profile's pace ({CapacityOptions.QuickUsersPerSecond:0.##} users/s), or settling at it: counted, not judged, as --find-capacity judges each step over its hold"))
             : unloadedHolds && step == lowest ? new StepJudgement(StepJudgement.Held, "the unloaded measure the SLO is set from")
-            : slo.Judge(step.Stats, step.FromSeconds, step.ToSeconds, spell)).ToList();
+            : slo.Judge(step.Stats, step.FromSeconds, step.ToSeconds, spell, unit == "users" ? step.Load : null)).ToList();
         var held = Enumerable.Range(0, steps.Count).Where(i => !climbing[i]).ToList();
         for (var h = 0; h < held.Count; h++)
         {

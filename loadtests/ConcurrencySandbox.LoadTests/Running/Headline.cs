@@ -205,6 +205,8 @@ internal sealed record Headline(IReadOnlyList<string> Sentences, IReadOnlyList<S
                 { Completed: 0 } => $"no request was answered ({w.Figure("timed out at the break", stats.TimedOut, "requests", "0")} timed out, {w.Figure("failed without an answer at the break", stats.Failed - stats.TimedOut, "requests", "0")} failed)",
                 _ when stats.P99Ms > finding.Slo.P99Ms && stats.Outcomes.FailedPercent <= Experiments.Experiment.MaxFailedPercent =>
                     $"p99 {(stats.P99.IsLowerBound ? "\u2265 " : "")}{w.Figure("p99 at the break", stats.P99Ms, "ms")} ms passed {slo}",
+                // Within the SLO and its failures: its users waited through it on earlier requests (ServiceSlo.WaitedThrough).
+                _ when stats.Outcomes.FailedPercent <= Experiments.Experiment.MaxFailedPercent && finding.BrokeBecause is { } waited => waited,
                 _ => $"{w.Figure("failed at the break", stats.Outcomes.FailedPercent, "%")} % of its requests failed or timed out",
             };
             var by = cause switch

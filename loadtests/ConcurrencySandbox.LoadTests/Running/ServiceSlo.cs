@@ -72,13 +72,33 @@ internal sealed record ServiceSlo(double P99Ms, string Described)
     /// run, with the run's starved spell (<paramref name="spell"/>, null when the runtime was not observed): a break on p99
     /// (none failed beyond the share that breaks it) in which the pool starved is to be confirmed
     /// (<see cref="StepJudgement.SpellSeconds"/>: the starved seconds in it). A break by failures is certain and one with
-    /// no spell rests on none: neither is repeated.
+    /// no spell rests on none: neither is repeated. A closed step's <paramref name="users"/> (null for an open one) also
+    /// break it when too many of them waited through it (<see cref="WaitedThrough"/>), a break as certain as failures.
     /// </summary>
-    public StepJudgement Judge(LatencyStats stats, double fromSeconds, double toSeconds, StarvedSpell? spell)
+    public StepJudgement Judge(LatencyStats stats, double fromSeconds, double toSeconds, StarvedSpell? spell, double? users = null)
     {
         var judged = Judge(stats);
+        if (judged.Verdict != StepJudgement.Broke && users is { } closed && WaitedThrough(stats, closed, toSeconds - fromSeconds) is { } waited)
+        {
+            return new StepJudgement(StepJudgement.Broke, waited);
+        }
         var starved = spell?.SecondsBetween(fromSeconds, toSeconds) ?? 0;
         return BrokeOnP99(judged, stats) && starved > 0 ? judged with { SpellSeconds = starved } : judged;
+    }
+
+    /// <summary>
+    /// "at least 5 of its 8 users waited through its whole 6-s step, longer than the SLO, on requests sent before it": a
+    /// closed step of <paramref name="users"/> users lasting <paramref name="seconds"/> that sent fewer requests than it had
+    /// users, so at least the difference sent none in it, each waiting on a request sent before it (which an earlier step
+    /// counts, a settling interval's unjudged) for longer than the step, itself longer than the SLO; more than
+    /// <see cref="Experiments.Experiment.MaxFailedPercent"/> % of its users. Null otherwise: else a hold whose users sat on
+    /// a spell's requests sends one request, answered fast, and reads held.
+    /// </summary>
+    public string? WaitedThrough(LatencyStats stats, double users, double seconds)
+    {
+        var waited = Math.Floor(users) - stats.Requests;
+        return waited <= 0 || seconds * 1000 <= P99Ms || 100 * waited / users <= Experiments.Experiment.MaxFailedPercent ? null
+            : Invariant($"at least {waited:0} of its {users:0} users waited through its whole {seconds:0.#}-s step, longer than the SLO, on requests sent before it");
     }
 
     /// <summary>

@@ -47,15 +47,19 @@ public sealed class CapacityFindingTests
         var shape = Closed.ShapeAt(8);
         var ramp = Closed.RampAt(8);
 
-        // 7 users to add at 4 per 6 s: 10.5 s, rounded up to whole 1-s intervals.
-        Assert.Equal(TimeSpan.FromSeconds(11), ramp);
+        // Users 1 to 7 at 4 per 6 s: 10.5 s, rounded up to whole 1-s intervals; then the 8th user's settling interval, 1 s.
+        Assert.Equal(TimeSpan.FromSeconds(11 + 1), ramp);
         Assert.Equal(ramp + Closed.Step, shape.Duration);
         Assert.Equal(Closed.LengthAt(8), shape.Duration);
         Assert.Equal(1, shape.UsersAt(TimeSpan.Zero));
         var climbing = Enumerable.Range(0, 110).Select(tenth => shape.UsersAt(TimeSpan.FromSeconds(tenth / 10.0))).ToList();
         Assert.Equal(climbing.Order(), climbing);
         Assert.Equal(7, climbing.Max());
-        Assert.All(Enumerable.Range(0, 50), tenth => Assert.Equal(8, shape.UsersAt(ramp + TimeSpan.FromSeconds(tenth / 10.0))));
+        // The settling interval and the hold: 8 users each, two simulations (two steps of the run), the hold the last.
+        Assert.All(Enumerable.Range(0, 60), tenth => Assert.Equal(8, shape.UsersAt(TimeSpan.FromSeconds(11 + (tenth / 10.0)))));
+        Assert.Equal(shape.Steps.Count - 2, shape.StepAt(TimeSpan.FromSeconds(11.5)));
+        Assert.Equal(shape.Steps.Count - 1, shape.StepAt(ramp + TimeSpan.FromSeconds(0.5)));
+        Assert.Equal(Closed.Interval, shape.Steps[^2].During);
         // One user (the unloaded measure) and an open rate do not ramp.
         Assert.Equal(Closed.Step, Closed.ShapeAt(1).Duration);
         Assert.Equal(Closed.Step, (Closed with { Open = true }).ShapeAt(50).Duration);

@@ -50,28 +50,29 @@ public sealed class StepVerdictsInSummaryTests
     [InlineData(2)]
     public void AQuickRunsClimbsAreCountedAsClimbingAndItsTableShowsTheStepsHeld(int seed)
     {
-        // The quick profile against a URL: one user, then each of its loads reached one user at a time and held (CapacityOptions.ClimbingTo).
+        // The quick profile against a URL: one user, then each of its loads reached one user at a time, settled and held (CapacityOptions.ClimbingTo).
         var random = new Random(seed);
         var profile = new LoadShape([new KeepConstant(1, TimeSpan.FromSeconds(10)), .. Profiles.Create(Profiles.Quick, 1).Steps], TimeSpan.FromSeconds(2));
-        var shape = CapacityOptions.ClimbingTo(profile);
-        var held = profile.Steps.Select(s => s.Target).ToHashSet();
+        var (shape, held) = CapacityOptions.ClimbingTo(profile);
         var at = 0.0;
-        var steps = shape.Steps.Select(s => new StepRow(s.Target, at, at += s.During.TotalSeconds, Recorded("held", 100 + random.Next(0, 100), random))).ToList();
+        var steps = shape.Steps.Select((s, i) => new StepRow(s.Target, at, at += s.During.TotalSeconds, Recorded("held", 100 + random.Next(0, 100), random)) { Simulation = i }).ToList();
         var key = new VariantKey("target");
         var run = new VariantResult(key, "/x", "users", at, [.. steps.Select(s => new IntervalRow(key, s.ToSeconds, "users", s.Load, s.Stats.Requests / 2.0, s.Stats))], [], steps[0].Stats) { Steps = steps };
 
-        var (finding, judged) = CapacityFinding.OfProfileJudged(run, Slo.P99Ms, (_, _) => null, heldLoads: held);
+        var (finding, judged) = CapacityFinding.OfProfileJudged(run, Slo.P99Ms, (_, _) => null, heldSimulations: held);
         var summary = RunSummary.Parse((SyntheticReports.Report("url", "none", "quick", [run]) with { ProfileStepJudgements = judged }).Analysed().ToJson());
 
         var written = summary.Variants[0].Steps;
-        Assert.Equal(steps.Select(s => held.Contains(s.Load) ? StepJudgement.Held : StepJudgement.Climbing), written.Select(s => s.Verdict));
-        Assert.Equal("climbing to 4 users at the quick profile's pace (0.67 users/s): counted, not judged, as --find-capacity judges each step over its hold", written[1].Why);
+        Assert.Equal(steps.Select((_, i) => held.Contains(i) ? StepJudgement.Held : StepJudgement.Climbing), written.Select(s => s.Verdict));
+        Assert.Equal("climbing to 4 users at the quick profile's pace (0.67 users/s), or settling at it: counted, not judged, as --find-capacity judges each step over its hold", written[1].Why);
+        // The settling interval before each hold is at the hold's load, and not judged.
+        Assert.All(held.Where(i => i > 1), i => Assert.Equal((steps[i].Load, StepJudgement.Climbing), (written[i - 1].Load, written[i - 1].Verdict)));
         Assert.Equal(40, finding.HeldLoad);
         // Every step is in summary.json and steps.csv; the table's rows are the loads held, and the knee wherever it is.
         var table = ReportWriter.StepTable(summary)!.Rows.Select(r => r[1]).ToList();
         var knee = summary.Variants[0].Curve?.Knee?.Step;
-        Assert.Equal(Enumerable.Range(0, steps.Count).Where(i => held.Contains(steps[i].Load) || i == knee).Count(), table.Count);
-        Assert.All(held, load => Assert.Contains(table, row => row.StartsWith(ResponseCurve.LoadText(load, "users"), StringComparison.Ordinal)));
+        Assert.Equal(Enumerable.Range(0, steps.Count).Where(i => held.Contains(i) || i == knee).Count(), table.Count);
+        Assert.All(held.Select(i => steps[i].Load), load => Assert.Contains(table, row => row.StartsWith(ResponseCurve.LoadText(load, "users"), StringComparison.Ordinal)));
         Assert.Contains("the steps held and judged and the knee, not the climbs to them", ReportWriter.StepSummaryNote(summary), StringComparison.Ordinal);
     }
 

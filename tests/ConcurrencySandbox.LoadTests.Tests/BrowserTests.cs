@@ -433,10 +433,7 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
         using var runner = CommandRun.Start("dotnet", [typeof(Runner).Assembly.Location, "sleep", "--profile", "smoke", "--milliseconds", "20", "--live", "0", "--out", _out]);
         try
         {
-            using var startup = new CancellationTokenSource(TimeSpan.FromMinutes(1));
-            var first = await runner.StandardOutput.ReadLineAsync(startup.Token);
-            Assert.StartsWith("live: http://127.0.0.1:", first);
-            var address = first!["live: ".Length..].Split(' ')[0];
+            var address = await LiveAddressAsync(runner);
             var output = runner.StandardOutput.ReadToEndAsync();
             var error = runner.StandardError.ReadToEndAsync();
 
@@ -490,6 +487,51 @@ public sealed class BrowserTests(BrowserTests.SharedBrowser shared) : IClassFixt
                 runner.Kill(entireProcessTree: true);
             }
         }
+    }
+
+    /// <summary>
+    /// An open load (an arrival rate) on the live page: while it runs, each step's row and the peak-load tile give the load
+    /// in requests/s, as the report's rows at the end do, never the summary's unit word "rate" ("20 rate"). Steps of 6 s:
+    /// the runner reports every 5 s, and a step's row comes when a full interval at the next load closes it.
+    /// </summary>
+    [FactWhenChromiumIsInstalled]
+    public async Task LivePageGivesAnArrivalRateInRequestsPerSecondWhileTheRunGoes()
+    {
+        var config = Path.Combine(Directory.CreateDirectory(_out).FullName, "rate.json");
+        await File.WriteAllTextAsync(config, """{ "LoadSimulationsSettings": [ { "Inject": [20, "00:00:01", "00:00:06"] }, { "Inject": [40, "00:00:01", "00:00:06"] } ] }""");
+        using var runner = CommandRun.Start("dotnet", [typeof(Runner).Assembly.Location, "sleep", "--config", config, "--milliseconds", "20", "--live", "0", "--out", Path.Combine(_out, "rate")]);
+        try
+        {
+            var address = await LiveAddressAsync(runner);
+            // Drained, so a full pipe never holds the runner up.
+            _ = runner.StandardOutput.ReadToEndAsync();
+            _ = runner.StandardError.ReadToEndAsync();
+            var page = await OpenAsync(address, WaitUntilState.Load);
+            await page.Page.WaitForFunctionAsync("() => document.querySelector('#curve tbody tr') !== null && document.querySelector('#tiles .tile dd') !== null", null, new() { Timeout = 60_000, PollingInterval = 50 });
+            var read = await page.Page.EvaluateAsync<string[]>(
+                "() => [document.querySelector('#curve tbody tr').cells[1].textContent, [...document.querySelectorAll('#tiles .tile dd')][4].textContent, window.live.ended === null ? 'running' : 'ended']");
+            Assert.Equal("running", read[2]);
+            // The step's row and the peak-load tile: "20 req/s", not "20 rate".
+            Assert.Matches(@"^\d+(\.\d)? req/s$", read[0]);
+            Assert.Matches(@"^\d+(\.\d)? req/s$", read[1]);
+            Assert.Empty(page.ConsoleErrors);
+        }
+        finally
+        {
+            if (!runner.HasExited)
+            {
+                runner.Kill(entireProcessTree: true);
+            }
+        }
+    }
+
+    /// <summary>The live page's address from the runner's first line ("live: http://127.0.0.1:PORT/ ...").</summary>
+    private static async Task<string> LiveAddressAsync(Process runner)
+    {
+        using var startup = new CancellationTokenSource(TimeSpan.FromMinutes(1));
+        var first = await runner.StandardOutput.ReadLineAsync(startup.Token);
+        Assert.StartsWith("live: http://127.0.0.1:", first);
+        return first!["live: ".Length..].Split(' ')[0];
     }
 
     private async Task<OpenPage> OpenAsync(string url, WaitUntilState waitUntil = WaitUntilState.NetworkIdle)

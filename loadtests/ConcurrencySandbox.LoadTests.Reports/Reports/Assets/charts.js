@@ -286,7 +286,7 @@
         });
       g.throughput.push(v.points.map(p => p.okPerSecond), kneeAt(v, p => p.okPerSecond));
     }
-    const xLegend = (u, x) => formatNumber(x, model.loadUnit === "rate" ? "req/s" : model.loadUnit);
+    const xLegend = (u, x) => formatNumber(x, loadUnit(model.loadUnit));
     const latencyGroups = groups.map(g => ({ xs: g.xs, columns: g.latency }));
     if (model.sloMs != null) {
       // The SLO across every load measured, so a point above the line broke it.
@@ -402,6 +402,11 @@
   const failedColor = "#b0b0b0";
   const timedOutColor = "#111111";
   const loadColor = "#555555";
+
+  /** A load's unit beside its figure, from the summary's load unit: "users", "clients", "req/s" for an arrival rate. */
+  function loadUnit(unit) {
+    return unit === "rate" ? "req/s" : unit;
+  }
 
   /** A load axis's label from the summary's load unit, naming the unit its points are in: "users", "clients", "arrival rate (req/s)", the burst's size. */
   function loadLabel(unit) {
@@ -679,6 +684,7 @@
   }
 
   global.Charts = {
+    loadUnit,
     responseCurve: (el, model, summary) => new Chart(el, summary ? curveOf(model, summary) : model, responseCurvePlots),
     timeSeries: (el, model) => new Chart(el, model, timeSeriesPlots),
     latencyOverTime: (el, model, summary) => new Chart(el, latencyOverTime(model, summary), timeSeriesPlots),
